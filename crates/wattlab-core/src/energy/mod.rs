@@ -1,0 +1,1 @@
+//! Radio energy model (being written).

@@ -1,0 +1,20 @@
+//! wattlab-core: the sans-IO heart of wattlab.
+//!
+//! Nothing here does I/O or reads a clock: time comes in as an argument, packets come in as
+//! parsed headers, and out come packets to send, timers wanted and radio state changes. The
+//! simulator (`wattlab-sim`), the trace analyzer and the live testbed are hosts for this code.
+//!
+//! - [`time`]: integer-nanosecond instants and spans;
+//! - [`packet`]: compact IPv4/TCP/UDP packets (headers by field, payload by length);
+//! - [`wire`]: bytes on the wire for pcap and live mode;
+//! - [`tcp`]: the TCP model (handshake, flow control, persist, RTO, congestion control);
+//! - [`energy`]: the radio energy model, device profiles and accounting policies.
+
+pub mod energy;
+pub mod packet;
+pub mod tcp;
+pub mod time;
+pub mod wire;
+
+pub use packet::{Endpoint, Packet, TcpFlags, TcpHeader, TcpOptions, Transport};
+pub use time::{Duration, Time};

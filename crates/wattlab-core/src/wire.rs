@@ -1,0 +1,1 @@
+//! Wire encoding (being written).
