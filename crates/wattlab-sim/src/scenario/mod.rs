@@ -1,0 +1,10 @@
+//! Scenarios: the TOML schema, units, loading with overrides, and located errors.
+
+pub mod error;
+pub mod load;
+pub mod schema;
+pub mod units;
+
+pub use error::ScenarioError;
+pub use load::{parse, parse_with_overrides};
+pub use schema::*;

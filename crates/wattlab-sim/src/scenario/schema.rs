@@ -1,0 +1,412 @@
+//! The scenario file schema (TOML). Documented for users in `docs/scenario.md`.
+//!
+//! Every struct denies unknown keys, so a typo is an error naming the file, line and key
+//! instead of a silently ignored setting.
+
+use super::units::{Dur, Rate, Size};
+use serde::{Deserialize, Serialize};
+use std::net::Ipv4Addr;
+use toml::Spanned;
+
+/// A whole scenario file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name, used in reports.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Free-text description.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Run control: seed, stop time.
+    #[serde(default)]
+    pub simulation: SimulationConfig,
+    /// Nodes: hosts, routers, access points (`[[node]]`).
+    #[serde(rename = "node", default)]
+    pub nodes: Vec<NodeConfig>,
+    /// Point-to-point links (`[[link]]`).
+    #[serde(rename = "link", default)]
+    pub links: Vec<LinkConfig>,
+    /// Simple wireless last hops between an access point and a station (`[[wireless]]`).
+    #[serde(default)]
+    pub wireless: Vec<WirelessConfig>,
+    /// Static routes that override the computed shortest paths (`[[route]]`).
+    #[serde(rename = "route", default)]
+    pub routes: Vec<RouteConfig>,
+    /// Traffic: applications and their transport settings (`[[flow]]`).
+    #[serde(rename = "flow", default)]
+    pub flows: Vec<FlowConfig>,
+    /// What to write besides the summary.
+    #[serde(default)]
+    pub output: OutputConfig,
+}
+
+/// Run control.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimulationConfig {
+    /// Seed of every random stream (overridden by `--seed`).
+    pub seed: u64,
+    /// Hard stop: simulated time after which the run ends, done or not.
+    pub duration: Dur,
+    /// End the run as soon as every finite flow has completed.
+    pub stop_when_done: bool,
+}
+
+impl Default for SimulationConfig {
+    fn default() -> Self {
+        SimulationConfig { seed: 1, duration: Dur(3_600_000_000_000), stop_when_done: true }
+    }
+}
+
+/// What a node is.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum NodeKind {
+    /// An end host: runs applications, does not forward.
+    Host,
+    /// A router: forwards by static routes.
+    Router,
+    /// An access point: a router with a wireless interface.
+    Ap,
+}
+
+/// One node.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeConfig {
+    /// Unique name.
+    pub name: Spanned<String>,
+    /// host, router or ap.
+    pub kind: NodeKind,
+    /// IPv4 address; assigned as 10.0.0.N (N = position + 1) if absent.
+    #[serde(default)]
+    pub address: Option<Ipv4Addr>,
+    /// The wireless NIC whose energy is measured (stations only).
+    #[serde(default)]
+    pub radio: Option<RadioConfig>,
+}
+
+/// A node's radio: device profile and the power policies to account it under.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RadioConfig {
+    /// Device profile name (see `wattlab profiles`).
+    pub profile: Spanned<String>,
+    /// Accounting policies; each is reported separately from the same run.
+    #[serde(default = "default_policies")]
+    pub policies: Vec<Spanned<String>>,
+}
+
+fn default_policies() -> Vec<Spanned<String>> {
+    ["always-on", "oracle"].iter().map(|s| Spanned::new(0..0, s.to_string())).collect()
+}
+
+/// A DropTail queue limit: exactly one of `packets` or `bytes`.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct QueueConfig {
+    /// Capacity in packets.
+    #[serde(default)]
+    pub packets: Option<u32>,
+    /// Capacity in bytes (IP length).
+    #[serde(default)]
+    pub bytes: Option<Size>,
+}
+
+impl Default for QueueConfig {
+    fn default() -> Self {
+        QueueConfig { packets: Some(100), bytes: None }
+    }
+}
+
+/// Impairments of one direction of a link.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirectionConfig {
+    /// Packet loss process.
+    #[serde(default)]
+    pub loss: Option<LossConfig>,
+    /// Extra random delay per packet.
+    #[serde(default)]
+    pub jitter: Option<JitterConfig>,
+    /// Let jitter reorder packets (default: no, packets keep their order).
+    #[serde(default)]
+    pub reorder: bool,
+}
+
+/// A loss process.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "model", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum LossConfig {
+    /// Independent loss with probability `p`.
+    Bernoulli {
+        /// Loss probability per packet, in [0, 1].
+        p: f64,
+    },
+    /// Gilbert–Elliott two-state chain, stepped per packet.
+    GilbertElliott {
+        /// P(good → bad) per packet.
+        p_good_to_bad: f64,
+        /// P(bad → good) per packet.
+        p_bad_to_good: f64,
+        /// Loss probability in the good state (default 0).
+        #[serde(default)]
+        loss_good: f64,
+        /// Loss probability in the bad state (default 1).
+        #[serde(default = "one")]
+        loss_bad: f64,
+    },
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// Delay jitter added to the propagation delay.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "model", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum JitterConfig {
+    /// A constant extra delay.
+    Constant {
+        /// The extra delay.
+        value: Dur,
+    },
+    /// Uniform extra delay in [min, max].
+    Uniform {
+        /// Smallest extra delay.
+        min: Dur,
+        /// Largest extra delay.
+        max: Dur,
+    },
+    /// Gamma-distributed extra delay (seed 000's peak-hour model).
+    Gamma {
+        /// Shape k > 0.
+        shape: f64,
+        /// Scale θ (a duration); mean = k·θ.
+        scale: Dur,
+    },
+}
+
+/// A full-duplex point-to-point link.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    /// Name used in reports (default `a-b`).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// One end (node name).
+    pub a: Spanned<String>,
+    /// Other end (node name).
+    pub b: Spanned<String>,
+    /// Rate of each direction.
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Dur,
+    /// Transmit queue of each end.
+    #[serde(default)]
+    pub queue: QueueConfig,
+    /// Impairments from a to b.
+    #[serde(default)]
+    pub a_to_b: DirectionConfig,
+    /// Impairments from b to a.
+    #[serde(default)]
+    pub b_to_a: DirectionConfig,
+}
+
+/// A simple wireless last hop: one shared channel between an AP and one station.
+/// Airtime per frame = `mac_overhead` + IP length · 8 / `rate`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WirelessConfig {
+    /// Name used in reports (default `ap-station`).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The access point (node of kind `ap`).
+    pub ap: Spanned<String>,
+    /// The station (a host).
+    pub station: Spanned<String>,
+    /// PHY rate.
+    pub rate: Rate,
+    /// Fixed per-frame MAC/PHY overhead (preamble, headers, inter-frame spaces, ACK); 0 = a
+    /// DummyNet-like pipe, as seed 000 emulated.
+    #[serde(default)]
+    pub mac_overhead: Option<Dur>,
+    /// Propagation delay (default 1 µs).
+    #[serde(default)]
+    pub delay: Option<Dur>,
+    /// One transmitter at a time, AP and station sharing the channel (default true).
+    #[serde(default = "yes")]
+    pub half_duplex: bool,
+    /// Transmit queue at each end.
+    #[serde(default)]
+    pub queue: QueueConfig,
+    /// Impairments AP → station.
+    #[serde(default)]
+    pub down: DirectionConfig,
+    /// Impairments station → AP.
+    #[serde(default)]
+    pub up: DirectionConfig,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A static route: at `node`, packets for `destination` leave towards neighbour `via`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteConfig {
+    /// Where the route is installed.
+    pub node: Spanned<String>,
+    /// Destination node.
+    pub destination: Spanned<String>,
+    /// Next-hop neighbour.
+    pub via: Spanned<String>,
+}
+
+/// TCP settings of a flow (both ends).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSettings {
+    /// Congestion control: reno or newreno.
+    #[serde(default)]
+    pub cc: Option<Spanned<String>>,
+    /// Maximum segment size we advertise.
+    #[serde(default)]
+    pub mss: Option<u16>,
+    /// Receive buffer = largest advertised window.
+    #[serde(default)]
+    pub recv_buffer: Option<Size>,
+    /// Window scale shift to negotiate (off by default).
+    #[serde(default)]
+    pub window_scale: Option<u8>,
+    /// Timestamps option (default on).
+    #[serde(default)]
+    pub timestamps: Option<bool>,
+    /// Delayed ACK (default on).
+    #[serde(default)]
+    pub delayed_ack: Option<bool>,
+    /// Delayed-ACK timer.
+    #[serde(default)]
+    pub delayed_ack_timeout: Option<Dur>,
+    /// Initial congestion window in segments.
+    #[serde(default)]
+    pub initial_cwnd: Option<u32>,
+    /// Lower bound of the retransmission timeout.
+    #[serde(default)]
+    pub min_rto: Option<Dur>,
+}
+
+/// Application-side reading at the receiver.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReaderConfig {
+    /// Read rate; absent = the application reads everything as soon as it arrives.
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    /// The application stops reading from `pause[0]` until `pause[1]` (times from flow start).
+    #[serde(default)]
+    pub pause: Option<[Dur; 2]>,
+}
+
+/// One traffic source.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum FlowConfig {
+    /// The client sends a request, the server answers with `bytes` and closes.
+    BulkDownload {
+        /// Name in reports (default `flowN`).
+        #[serde(default)]
+        name: Option<String>,
+        /// Node that downloads.
+        client: Spanned<String>,
+        /// Node that serves.
+        server: Spanned<String>,
+        /// Bytes to download.
+        bytes: Size,
+        /// Request size (default 100 B).
+        #[serde(default)]
+        request: Option<Size>,
+        /// Server port (default 80).
+        #[serde(default)]
+        port: Option<u16>,
+        /// Start time.
+        #[serde(default)]
+        start: Option<Dur>,
+        /// TCP settings.
+        #[serde(default)]
+        tcp: TcpSettings,
+        /// How the client application reads.
+        #[serde(default)]
+        reader: ReaderConfig,
+    },
+    /// The client connects and sends `bytes` to the server.
+    BulkUpload {
+        /// Name in reports (default `flowN`).
+        #[serde(default)]
+        name: Option<String>,
+        /// Node that uploads.
+        client: Spanned<String>,
+        /// Node that receives.
+        server: Spanned<String>,
+        /// Bytes to upload.
+        bytes: Size,
+        /// Server port (default 5001).
+        #[serde(default)]
+        port: Option<u16>,
+        /// Start time.
+        #[serde(default)]
+        start: Option<Dur>,
+        /// TCP settings.
+        #[serde(default)]
+        tcp: TcpSettings,
+        /// How the server application reads.
+        #[serde(default)]
+        reader: ReaderConfig,
+    },
+    /// Constant-bit-rate UDP datagrams.
+    UdpCbr {
+        /// Name in reports (default `flowN`).
+        #[serde(default)]
+        name: Option<String>,
+        /// Sending node.
+        from: Spanned<String>,
+        /// Receiving node.
+        to: Spanned<String>,
+        /// Sending rate (payload bits per second).
+        rate: Rate,
+        /// UDP payload per datagram (default 1024 B).
+        #[serde(default)]
+        packet_size: Option<Size>,
+        /// Destination port (default 9).
+        #[serde(default)]
+        port: Option<u16>,
+        /// Start time.
+        #[serde(default)]
+        start: Option<Dur>,
+        /// How long to send (default: until the run stops).
+        #[serde(default)]
+        duration: Option<Dur>,
+    },
+}
+
+/// Extra outputs.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OutputConfig {
+    /// Write sampled time series (cwnd, windows, queues) and the radio state timeline.
+    pub timeseries: bool,
+    /// Sampling interval of the time series.
+    pub sample_interval: Dur,
+    /// Interfaces to capture, as `node:iface` (e.g. `client:wlan0`).
+    pub pcap: Vec<String>,
+    /// Bytes captured per packet (0 = whole packet).
+    pub pcap_snaplen: u32,
+}
+
+impl Default for OutputConfig {
+    fn default() -> Self {
+        OutputConfig { timeseries: false, sample_interval: Dur(10_000_000), pcap: Vec::new(), pcap_snaplen: 0 }
+    }
+}

@@ -1,0 +1,182 @@
+//! Quantities with units, as written in scenario files: rates, sizes, durations.
+//!
+//! Each accepts a string with a unit (`"20Mbps"`, `"5MB"`, `"60ms"`) or a bare number in the
+//! base unit (bits/s, bytes, seconds). Negative, non-finite and unknown-unit values are
+//! rejected while deserializing, so the TOML error carries the offending line and key.
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use wattlab_core::Duration;
+
+/// Split `"20 Mbps"` into (20.0, "mbps").
+fn split_number(s: &str) -> Result<(f64, String), String> {
+    let s = s.trim();
+    let idx = s
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == '-' || *c == '+' || *c == 'e' || *c == 'E'))
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    // "1e3ms": the 'e' belongs to the number only if followed by a digit or sign.
+    let (num, unit) = s.split_at(idx);
+    let value: f64 = num.parse().map_err(|_| format!("`{s}` does not start with a number"))?;
+    Ok((value, unit.trim().to_ascii_lowercase()))
+}
+
+fn check_finite_nonneg(v: f64, what: &str, raw: &str) -> Result<f64, String> {
+    if !v.is_finite() {
+        return Err(format!("{what} `{raw}` is not a finite number"));
+    }
+    if v < 0.0 {
+        return Err(format!("{what} `{raw}` is negative"));
+    }
+    Ok(v)
+}
+
+/// A bit rate in bits per second.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Rate(pub u64);
+
+impl Rate {
+    /// Parse `"20Mbps"`, `"20 Mb/s"`, `"1.5Gbps"`, `"64kbps"`, `"100bps"` or a number (bits/s).
+    pub fn parse(s: &str) -> Result<Rate, String> {
+        let (v, unit) = split_number(s)?;
+        let mult = match unit.as_str() {
+            "" | "bps" | "b/s" => 1.0,
+            "kbps" | "kb/s" | "kbit/s" => 1e3,
+            "mbps" | "mb/s" | "mbit/s" => 1e6,
+            "gbps" | "gb/s" | "gbit/s" => 1e9,
+            other => return Err(format!("unknown rate unit `{other}` in `{s}` (use bps, kbps, Mbps or Gbps)")),
+        };
+        Rate::from_bps(check_finite_nonneg(v * mult, "rate", s)?, s)
+    }
+
+    fn from_bps(bps: f64, raw: &str) -> Result<Rate, String> {
+        if bps < 1.0 {
+            return Err(format!("rate `{raw}` must be at least 1 bit/s"));
+        }
+        Ok(Rate(bps.round() as u64))
+    }
+
+    /// Bits per second.
+    pub fn bps(self) -> u64 {
+        self.0
+    }
+}
+
+/// A size in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Size(pub u64);
+
+impl Size {
+    /// Parse `"5MB"` (10^6), `"5MiB"` (2^20), `"64KB"`, `"64KiB"`, `"1500B"` or a number (bytes).
+    pub fn parse(s: &str) -> Result<Size, String> {
+        let (v, unit) = split_number(s)?;
+        let mult = match unit.as_str() {
+            "" | "b" | "bytes" => 1.0,
+            "kb" => 1e3,
+            "mb" => 1e6,
+            "gb" => 1e9,
+            "kib" => 1024.0,
+            "mib" => 1024.0 * 1024.0,
+            "gib" => 1024.0 * 1024.0 * 1024.0,
+            other => return Err(format!("unknown size unit `{other}` in `{s}` (use B, KB, MB, GB, KiB, MiB, GiB)")),
+        };
+        let v = check_finite_nonneg(v * mult, "size", s)?;
+        Ok(Size(v.round() as u64))
+    }
+
+    /// Bytes.
+    pub fn bytes(self) -> u64 {
+        self.0
+    }
+}
+
+/// A duration, stored as integer nanoseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Dur(pub u64);
+
+impl Dur {
+    /// Parse `"60ms"`, `"1.5s"`, `"100us"`, `"250ns"`, `"2min"` or a number (seconds).
+    pub fn parse(s: &str) -> Result<Dur, String> {
+        let (v, unit) = split_number(s)?;
+        let mult = match unit.as_str() {
+            "" | "s" | "sec" => 1e9,
+            "ms" => 1e6,
+            "us" | "µs" => 1e3,
+            "ns" => 1.0,
+            "min" => 60e9,
+            other => return Err(format!("unknown time unit `{other}` in `{s}` (use ns, us, ms, s or min)")),
+        };
+        let v = check_finite_nonneg(v * mult, "duration", s)?;
+        Ok(Dur(v.round() as u64))
+    }
+
+    /// As a core [`Duration`].
+    pub fn get(self) -> Duration {
+        Duration(self.0)
+    }
+}
+
+/// Implements `Deserialize` from a string with units or a bare number.
+macro_rules! deserialize_quantity {
+    ($ty:ident, $expecting:literal) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str($expecting)
+                    }
+                    fn visit_str<E: de::Error>(self, s: &str) -> Result<$ty, E> {
+                        $ty::parse(s).map_err(E::custom)
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> Result<$ty, E> {
+                        $ty::parse(&v.to_string()).map_err(E::custom)
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<$ty, E> {
+                        $ty::parse(&v.to_string()).map_err(E::custom)
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> Result<$ty, E> {
+                        $ty::parse(&v.to_string()).map_err(E::custom)
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+    };
+}
+
+deserialize_quantity!(Rate, "a rate such as \"20Mbps\" or a number of bits per second");
+deserialize_quantity!(Size, "a size such as \"5MB\" or a number of bytes");
+deserialize_quantity!(Dur, "a duration such as \"60ms\" or a number of seconds");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_units() {
+        assert_eq!(Rate::parse("20Mbps").unwrap().bps(), 20_000_000);
+        assert_eq!(Rate::parse("1.5 Gb/s").unwrap().bps(), 1_500_000_000);
+        assert_eq!(Rate::parse("11000000").unwrap().bps(), 11_000_000);
+        assert_eq!(Size::parse("5MB").unwrap().bytes(), 5_000_000);
+        assert_eq!(Size::parse("64KiB").unwrap().bytes(), 65_536);
+        assert_eq!(Dur::parse("60ms").unwrap().get(), Duration::from_millis(60));
+        assert_eq!(Dur::parse("2.5").unwrap().get(), Duration::from_millis(2500));
+        assert_eq!(Dur::parse("1e-3s").unwrap().get(), Duration::from_millis(1));
+    }
+
+    #[test]
+    fn rejects_bad_values_with_reasons() {
+        assert!(Rate::parse("-5Mbps").unwrap_err().contains("negative"));
+        assert!(Rate::parse("5Mbytes").unwrap_err().contains("unknown rate unit"));
+        assert!(Rate::parse("0").unwrap_err().contains("at least"));
+        assert!(Size::parse("abc").unwrap_err().contains("number"));
+        assert!(Dur::parse("inf").is_err());
+    }
+}
