@@ -1,0 +1,579 @@
+//! Turning a parsed [`Scenario`] into a runnable [`Simulation`]: names resolved, addresses
+//! assigned, interfaces and channels created, routes computed, applications attached.
+//! Every reference error points back at the scenario line that made it.
+
+use crate::app::{App, FlowRecord};
+use crate::engine::Scheduler;
+use crate::impairment::{Jitter, LossProcess};
+use crate::link::{Channel, ChannelStats, DropTailQueue, Medium, QueueLimit};
+use crate::output::TimeSeries;
+use crate::pcap::PcapSink;
+use crate::radio::Radio;
+use crate::rng::RngStreams;
+use crate::scenario::{
+    DirectionConfig, FlowConfig, JitterConfig, LossConfig, NodeKind, QueueConfig, ReaderConfig, Scenario,
+    ScenarioError, TcpSettings,
+};
+use crate::sim::{DropCounters, Iface, Listener, Node, Simulation};
+use std::collections::{HashMap, VecDeque};
+use std::net::Ipv4Addr;
+use std::path::PathBuf;
+use toml::Spanned;
+use wattlab_core::energy::{builtin_profile, builtin_profile_names, AccountingPolicy};
+use wattlab_core::tcp::{CongestionControlKind, TcpConfig};
+use wattlab_core::wire::mac_for_node;
+use wattlab_core::{Duration, Time};
+
+/// Options that come from the command line rather than the scenario file.
+#[derive(Clone, Debug, Default)]
+pub struct BuildOptions {
+    /// Directory for pcap files (required if any capture is requested).
+    pub out_dir: Option<PathBuf>,
+    /// Extra captures, `node:iface`, added to the scenario's.
+    pub pcaps: Vec<String>,
+    /// Force time series on.
+    pub timeseries: bool,
+}
+
+/// Congestion-control names accepted in scenarios.
+pub const CC_NAMES: &[&str] = &["reno", "newreno"];
+
+/// Accounting policy names accepted in scenarios.
+pub const POLICY_NAMES: &[&str] = &["always-on", "oracle"];
+
+struct Ctx<'a> {
+    origin: &'a str,
+    source: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err<T>(&self, at: &Spanned<T>, key: &str, msg: impl Into<String>) -> ScenarioError {
+        let span = at.span();
+        let span = (span.end > span.start).then_some(span);
+        ScenarioError::at_span(self.origin, self.source, span, Some(key.to_string()), msg)
+    }
+}
+
+/// Build a simulation from a parsed scenario.
+pub fn build(
+    scn: &Scenario,
+    source: &str,
+    origin: &str,
+    seed: Option<u64>,
+    opts: &BuildOptions,
+) -> Result<Simulation, ScenarioError> {
+    let cx = Ctx { origin, source };
+    let seed = seed.unwrap_or(scn.simulation.seed);
+    let streams = RngStreams::new(seed);
+
+    // Nodes.
+    if scn.nodes.is_empty() {
+        return Err(ScenarioError::general(origin, Some("node".into()), "the scenario has no [[node]]"));
+    }
+    let mut nodes = Vec::new();
+    let mut by_name: HashMap<String, u32> = HashMap::new();
+    let mut addr_to_node = HashMap::new();
+    for (i, n) in scn.nodes.iter().enumerate() {
+        let name = n.name.get_ref().clone();
+        if name.is_empty() || name.contains(':') {
+            return Err(cx.err(&n.name, &format!("node[{i}].name"), "a node name must be non-empty and contain no ':'"));
+        }
+        if by_name.insert(name.clone(), i as u32).is_some() {
+            return Err(cx.err(&n.name, &format!("node[{i}].name"), format!("duplicate node name `{name}`")));
+        }
+        let addr = n.address.unwrap_or_else(|| Ipv4Addr::new(10, 0, ((i + 1) >> 8) as u8, ((i + 1) & 0xff) as u8));
+        if addr_to_node.insert(addr, i as u32).is_some() {
+            return Err(cx.err(&n.name, &format!("node[{i}].address"), format!("address {addr} is used twice")));
+        }
+        nodes.push(Node { name, kind: n.kind, addr, ifaces: Vec::new(), next_port: 49152, next_ip_id: 1 });
+    }
+    let lookup = |s: &Spanned<String>, key: &str| -> Result<u32, ScenarioError> {
+        by_name.get(s.get_ref()).copied().ok_or_else(|| {
+            let known: Vec<&str> = scn.nodes.iter().map(|n| n.name.get_ref().as_str()).collect();
+            cx.err(s, key, format!("unknown node `{}` (nodes: {})", s.get_ref(), known.join(", ")))
+        })
+    };
+
+    // Links and wireless hops become interfaces and channels.
+    let mut ifaces: Vec<Iface> = Vec::new();
+    let mut channels: Vec<Channel> = Vec::new();
+    let mut media: Vec<Medium> = Vec::new();
+    let mut adjacency: Vec<Vec<(u32, u32)>> = vec![Vec::new(); nodes.len()]; // (neighbour, iface)
+    let mut wireless_iface_of: HashMap<u32, u32> = HashMap::new();
+
+    struct Dir<'d> {
+        rate: u64,
+        overhead: Duration,
+        delay: Duration,
+        queue: QueueConfig,
+        imp: &'d DirectionConfig,
+        medium: Option<u32>,
+    }
+    let mut add_pair = |nodes: &mut Vec<Node>,
+                        ifaces: &mut Vec<Iface>,
+                        channels: &mut Vec<Channel>,
+                        a: u32,
+                        b: u32,
+                        prefix: &str,
+                        link_name: &str,
+                        key: &str,
+                        ab: Dir,
+                        ba: Dir|
+     -> Result<(u32, u32), ScenarioError> {
+        let ia = ifaces.len() as u32;
+        let ib = ia + 1;
+        for (node, this, peer) in [(a, ia, ib), (b, ib, ia)] {
+            let count = nodes[node as usize].ifaces.iter().filter(|&&k| ifaces[k as usize].name.starts_with(prefix)).count();
+            ifaces.push(Iface {
+                node,
+                name: format!("{prefix}{count}"),
+                tx: 0,
+                peer,
+                mac: mac_for_node(this),
+                radio: None,
+                pcap: None,
+            });
+            nodes[node as usize].ifaces.push(this);
+        }
+        for (from, to, d, dir_name) in [(ia, ib, ab, "a_to_b"), (ib, ia, ba, "b_to_a")] {
+            let ch = channels.len() as u32;
+            ifaces[from as usize].tx = ch;
+            let from_n = &nodes[ifaces[from as usize].node as usize].name;
+            let to_n = &nodes[ifaces[to as usize].node as usize].name;
+            let name = format!("{link_name}:{from_n}->{to_n}");
+            let limit = queue_limit(&d.queue).map_err(|m| ScenarioError::general(cx.origin, Some(format!("{key}.queue")), m))?;
+            let (loss, jitter) = impairments(d.imp).map_err(|m| ScenarioError::general(cx.origin, Some(format!("{key}.{dir_name}")), m))?;
+            channels.push(Channel {
+                loss_rng: streams.stream(&format!("loss:{name}")),
+                jitter_rng: streams.stream(&format!("jitter:{name}")),
+                name,
+                from,
+                to,
+                rate_bps: d.rate,
+                overhead: d.overhead,
+                delay: d.delay,
+                queue: DropTailQueue::new(limit),
+                in_tx: None,
+                pipe: VecDeque::new(),
+                last_arrival: Time::ZERO,
+                loss,
+                jitter,
+                reorder: d.imp.reorder,
+                medium: d.medium,
+                stats: ChannelStats::default(),
+            });
+        }
+        Ok((ia, ib))
+    };
+
+    for (i, l) in scn.links.iter().enumerate() {
+        let key = format!("link[{i}]");
+        let a = lookup(&l.a, &format!("{key}.a"))?;
+        let b = lookup(&l.b, &format!("{key}.b"))?;
+        if a == b {
+            return Err(cx.err(&l.b, &format!("{key}.b"), "a link must join two different nodes"));
+        }
+        let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a.get_ref(), l.b.get_ref()));
+        let mk = |imp| Dir { rate: l.rate.bps(), overhead: Duration::ZERO, delay: l.delay.get(), queue: l.queue, imp, medium: None };
+        let (ia, ib) = add_pair(&mut nodes, &mut ifaces, &mut channels, a, b, "eth", &name, &key, mk(&l.a_to_b), mk(&l.b_to_a))?;
+        adjacency[a as usize].push((b, ia));
+        adjacency[b as usize].push((a, ib));
+    }
+    for (i, w) in scn.wireless.iter().enumerate() {
+        let key = format!("wireless[{i}]");
+        let ap = lookup(&w.ap, &format!("{key}.ap"))?;
+        let sta = lookup(&w.station, &format!("{key}.station"))?;
+        if nodes[ap as usize].kind != NodeKind::Ap {
+            return Err(cx.err(&w.ap, &format!("{key}.ap"), format!("node `{}` is not of kind \"ap\"", w.ap.get_ref())));
+        }
+        if ap == sta {
+            return Err(cx.err(&w.station, &format!("{key}.station"), "the station must differ from the AP"));
+        }
+        if wireless_iface_of.contains_key(&sta) {
+            return Err(cx.err(&w.station, &format!("{key}.station"), "this station already has a wireless hop"));
+        }
+        let name = w.name.clone().unwrap_or_else(|| format!("{}-{}", w.ap.get_ref(), w.station.get_ref()));
+        let medium = w.half_duplex.then(|| {
+            let ch = channels.len() as u32;
+            media.push(Medium { channels: [ch, ch + 1], busy_with: None, next_turn: 0 });
+            media.len() as u32 - 1
+        });
+        let overhead = w.mac_overhead.map(|d| d.get()).unwrap_or(Duration::ZERO);
+        let delay = w.delay.map(|d| d.get()).unwrap_or(Duration::from_micros(1));
+        let mk = |imp| Dir { rate: w.rate.bps(), overhead, delay, queue: w.queue, imp, medium };
+        let (ia, ib) = add_pair(&mut nodes, &mut ifaces, &mut channels, ap, sta, "wlan", &name, &key, mk(&w.down), mk(&w.up))?;
+        adjacency[ap as usize].push((sta, ia));
+        adjacency[sta as usize].push((ap, ib));
+        wireless_iface_of.insert(sta, ib);
+    }
+
+    // Radios.
+    let mut radios = Vec::new();
+    for (i, n) in scn.nodes.iter().enumerate() {
+        let Some(r) = &n.radio else { continue };
+        let key = format!("node[{i}].radio");
+        let profile = builtin_profile(r.profile.get_ref()).ok_or_else(|| {
+            cx.err(&r.profile, &format!("{key}.profile"), format!(
+                "unknown device profile `{}` (known: {})",
+                r.profile.get_ref(),
+                builtin_profile_names().join(", ")
+            ))
+        })?;
+        let Some(&iface) = wireless_iface_of.get(&(i as u32)) else {
+            return Err(cx.err(&n.name, &key, "a radio needs a [[wireless]] hop with this node as station"));
+        };
+        let mut policies = Vec::new();
+        for p in &r.policies {
+            let policy = match p.get_ref().as_str() {
+                "always-on" => AccountingPolicy::AlwaysOn,
+                "oracle" => AccountingPolicy::Oracle,
+                other => {
+                    return Err(cx.err(p, &format!("{key}.policies"), format!(
+                        "unknown accounting policy `{other}` (known: {})",
+                        POLICY_NAMES.join(", ")
+                    )))
+                }
+            };
+            policies.push((p.get_ref().clone(), policy));
+        }
+        ifaces[iface as usize].radio = Some(radios.len());
+        radios.push(Radio::new(i as u32, profile, &policies, Time::ZERO));
+    }
+
+    // Routes: shortest paths by hop count, then explicit overrides.
+    let mut routes = compute_routes(&adjacency);
+    for (i, r) in scn.routes.iter().enumerate() {
+        let key = format!("route[{i}]");
+        let at = lookup(&r.node, &format!("{key}.node"))?;
+        let dst = lookup(&r.destination, &format!("{key}.destination"))?;
+        let via = lookup(&r.via, &format!("{key}.via"))?;
+        let iface = adjacency[at as usize].iter().find(|(n, _)| *n == via).map(|(_, i)| *i).ok_or_else(|| {
+            cx.err(&r.via, &format!("{key}.via"), format!("`{}` is not a neighbour of `{}`", r.via.get_ref(), r.node.get_ref()))
+        })?;
+        routes[at as usize][dst as usize] = Some(iface);
+    }
+
+    // Flows.
+    let mut apps = Vec::new();
+    let mut app_node = Vec::new();
+    let mut app_tcp = Vec::new();
+    let mut flows = Vec::new();
+    let mut listeners = Vec::new();
+    let mut udp_sinks = HashMap::new();
+    let mut unfinished = 0;
+    for (i, f) in scn.flows.iter().enumerate() {
+        let key = format!("flow[{i}]");
+        match f {
+            FlowConfig::BulkDownload { name, client, server, bytes, request, port, start, tcp, reader } => {
+                let c = lookup(client, &format!("{key}.client"))?;
+                let s = lookup(server, &format!("{key}.server"))?;
+                let cfg = tcp_config(&cx, tcp, &key)?;
+                let start = start.map(|d| Time(d.0)).unwrap_or(Time::ZERO);
+                let request = request.map(|r| r.bytes()).unwrap_or(100).max(1);
+                flows.push(FlowRecord {
+                    name: name.clone().unwrap_or_else(|| format!("flow{i}")),
+                    kind: "bulk-download",
+                    sender: server.get_ref().clone(),
+                    receiver: client.get_ref().clone(),
+                    target_bytes: Some(bytes.bytes()),
+                    start,
+                    ..Default::default()
+                });
+                let rd = make_reader(reader, cfg.recv_buffer as u64, start);
+                apps.push(App::DownloadClient { flow: i, request, reader: rd });
+                app_node.push(c);
+                app_tcp.push(Some(cfg.clone()));
+                apps.push(App::DownloadServer { flow: i, request, response: bytes.bytes(), got: 0, responded: false });
+                app_node.push(s);
+                app_tcp.push(None);
+                listeners.push(Listener {
+                    node: s,
+                    port: port.unwrap_or(80),
+                    client: nodes[c as usize].addr,
+                    app: apps.len() as u32 - 1,
+                    config: cfg,
+                    taken: false,
+                });
+                unfinished += 1;
+            }
+            FlowConfig::BulkUpload { name, client, server, bytes, port, start, tcp, reader } => {
+                let c = lookup(client, &format!("{key}.client"))?;
+                let s = lookup(server, &format!("{key}.server"))?;
+                let cfg = tcp_config(&cx, tcp, &key)?;
+                let start = start.map(|d| Time(d.0)).unwrap_or(Time::ZERO);
+                flows.push(FlowRecord {
+                    name: name.clone().unwrap_or_else(|| format!("flow{i}")),
+                    kind: "bulk-upload",
+                    sender: client.get_ref().clone(),
+                    receiver: server.get_ref().clone(),
+                    target_bytes: Some(bytes.bytes()),
+                    start,
+                    ..Default::default()
+                });
+                apps.push(App::UploadClient { flow: i, bytes: bytes.bytes() });
+                app_node.push(c);
+                app_tcp.push(Some(cfg.clone()));
+                let rd = make_reader(reader, cfg.recv_buffer as u64, start);
+                apps.push(App::UploadServer { flow: i, reader: rd });
+                app_node.push(s);
+                app_tcp.push(None);
+                listeners.push(Listener {
+                    node: s,
+                    port: port.unwrap_or(5001),
+                    client: nodes[c as usize].addr,
+                    app: apps.len() as u32 - 1,
+                    config: cfg,
+                    taken: false,
+                });
+                unfinished += 1;
+            }
+            FlowConfig::UdpCbr { name, from, to, rate, packet_size, port, start, duration } => {
+                let a = lookup(from, &format!("{key}.from"))?;
+                let b = lookup(to, &format!("{key}.to"))?;
+                let size = packet_size.map(|s| s.bytes()).unwrap_or(1024);
+                if size == 0 || size > 65_507 {
+                    return Err(ScenarioError::general(origin, Some(format!("{key}.packet_size")), "must be 1..=65507 bytes"));
+                }
+                let start = start.map(|d| Time(d.0)).unwrap_or(Time::ZERO);
+                let stop = duration.map(|d| start + d.get()).unwrap_or(Time::MAX);
+                let port = port.unwrap_or(9);
+                flows.push(FlowRecord {
+                    name: name.clone().unwrap_or_else(|| format!("flow{i}")),
+                    kind: "udp-cbr",
+                    sender: from.get_ref().clone(),
+                    receiver: to.get_ref().clone(),
+                    target_bytes: None,
+                    start,
+                    ..Default::default()
+                });
+                if udp_sinks.insert((b, port), i).is_some() {
+                    return Err(ScenarioError::general(origin, Some(format!("{key}.port")), "two UDP flows to the same node and port"));
+                }
+                apps.push(App::CbrSource {
+                    flow: i,
+                    interval: Duration::transmission(size, rate.bps()),
+                    size: size as u32,
+                    stop,
+                    src_port: 10_000 + i as u16,
+                    dst_port: port,
+                });
+                app_node.push(a);
+                app_tcp.push(None);
+                if duration.is_some() {
+                    unfinished += 1;
+                }
+            }
+        }
+    }
+
+    // Captures.
+    let mut pcaps = Vec::new();
+    let mut wanted: Vec<String> = scn.output.pcap.clone();
+    wanted.extend(opts.pcaps.iter().cloned());
+    for spec in wanted {
+        let (node_name, if_name) = spec.split_once(':').ok_or_else(|| {
+            ScenarioError::general(origin, Some("output.pcap".into()), format!("`{spec}` is not of the form node:iface"))
+        })?;
+        let node = by_name.get(node_name).copied().ok_or_else(|| {
+            ScenarioError::general(origin, Some("output.pcap".into()), format!("unknown node `{node_name}` in `{spec}`"))
+        })?;
+        let iface = nodes[node as usize].ifaces.iter().copied().find(|&k| ifaces[k as usize].name == if_name).ok_or_else(|| {
+            let names: Vec<&str> = nodes[node as usize].ifaces.iter().map(|&k| ifaces[k as usize].name.as_str()).collect();
+            ScenarioError::general(origin, Some("output.pcap".into()), format!(
+                "node `{node_name}` has no interface `{if_name}` (it has: {})",
+                if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            ))
+        })?;
+        if ifaces[iface as usize].pcap.is_some() {
+            continue;
+        }
+        let dir = opts.out_dir.clone().ok_or_else(|| {
+            ScenarioError::general(origin, Some("output.pcap".into()), "captures need an output directory (--out DIR)")
+        })?;
+        let path = dir.join(format!("{node_name}-{if_name}.pcap"));
+        let sink = PcapSink::create(&path, scn.output.pcap_snaplen)
+            .map_err(|e| ScenarioError::general(origin, Some("output.pcap".into()), e.to_string()))?;
+        ifaces[iface as usize].pcap = Some(pcaps.len());
+        pcaps.push((path.display().to_string(), sink));
+    }
+
+    let timeseries = (scn.output.timeseries || opts.timeseries).then(TimeSeries::default);
+    let napps = apps.len();
+    Ok(Simulation {
+        sched: Scheduler::new(),
+        scenario_name: scn.name.clone().unwrap_or_else(|| origin.to_string()),
+        seed,
+        nodes,
+        ifaces,
+        channels,
+        media,
+        routes,
+        addr_to_node,
+        conns: Vec::new(),
+        conn_index: HashMap::new(),
+        listeners,
+        udp_sinks,
+        apps,
+        app_node,
+        app_conn: vec![None; napps],
+        app_wake_at: vec![None; napps],
+        app_tcp,
+        flows,
+        radios,
+        pcaps,
+        isn_rng: streams.stream("tcp-isn"),
+        horizon: Time(scn.simulation.duration.0),
+        stop_when_done: scn.simulation.stop_when_done && unfinished > 0,
+        unfinished_flows: unfinished,
+        done_at: None,
+        timeseries,
+        sample_interval: scn.output.sample_interval.get().max(Duration::from_micros(1)),
+        drops: DropCounters::default(),
+        io_error: None,
+    })
+}
+
+/// Next-hop interface for every (node, destination) pair by breadth-first search.
+fn compute_routes(adjacency: &[Vec<(u32, u32)>]) -> Vec<Vec<Option<u32>>> {
+    let n = adjacency.len();
+    let mut routes = vec![vec![None; n]; n];
+    for (src, row) in routes.iter_mut().enumerate() {
+        // first_hop[v] = interface at `src` on the first hop of a shortest path to v.
+        let mut first_hop: Vec<Option<u32>> = vec![None; n];
+        let mut seen = vec![false; n];
+        seen[src] = true;
+        let mut q = VecDeque::new();
+        for &(nb, iface) in &adjacency[src] {
+            if !seen[nb as usize] {
+                seen[nb as usize] = true;
+                first_hop[nb as usize] = Some(iface);
+                q.push_back(nb);
+            }
+        }
+        while let Some(v) = q.pop_front() {
+            for &(nb, _) in &adjacency[v as usize] {
+                if !seen[nb as usize] {
+                    seen[nb as usize] = true;
+                    first_hop[nb as usize] = first_hop[v as usize];
+                    q.push_back(nb);
+                }
+            }
+        }
+        *row = first_hop;
+    }
+    routes
+}
+
+fn queue_limit(q: &QueueConfig) -> Result<QueueLimit, String> {
+    match (q.packets, q.bytes) {
+        (Some(0), _) => Err("queue capacity must be at least 1 packet".into()),
+        (Some(n), None) => Ok(QueueLimit::Packets(n)),
+        (None, Some(b)) if b.bytes() >= 1500 => Ok(QueueLimit::Bytes(b.bytes())),
+        (None, Some(_)) => Err("queue capacity in bytes must hold at least one 1500-byte packet".into()),
+        (Some(_), Some(_)) => Err("give the queue capacity in packets or in bytes, not both".into()),
+        (None, None) => Ok(QueueLimit::Packets(100)),
+    }
+}
+
+fn probability(p: f64, what: &str) -> Result<f64, String> {
+    if (0.0..=1.0).contains(&p) {
+        Ok(p)
+    } else {
+        Err(format!("{what} = {p} is not a probability in [0, 1]"))
+    }
+}
+
+fn impairments(d: &DirectionConfig) -> Result<(LossProcess, Jitter), String> {
+    let loss = match &d.loss {
+        None => LossProcess::None,
+        Some(LossConfig::Bernoulli { p }) => LossProcess::Bernoulli { p: probability(*p, "loss.p")? },
+        Some(LossConfig::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad }) => {
+            LossProcess::GilbertElliott {
+                p_good_to_bad: probability(*p_good_to_bad, "loss.p_good_to_bad")?,
+                p_bad_to_good: probability(*p_bad_to_good, "loss.p_bad_to_good")?,
+                loss_good: probability(*loss_good, "loss.loss_good")?,
+                loss_bad: probability(*loss_bad, "loss.loss_bad")?,
+                bad: false,
+            }
+        }
+    };
+    let jitter = match &d.jitter {
+        None => Jitter::None,
+        Some(JitterConfig::Constant { value }) => Jitter::Uniform { min: value.get(), max: value.get() },
+        Some(JitterConfig::Uniform { min, max }) => {
+            if max < min {
+                return Err("jitter.max is smaller than jitter.min".into());
+            }
+            Jitter::Uniform { min: min.get(), max: max.get() }
+        }
+        Some(JitterConfig::Gamma { shape, scale }) => {
+            if !(*shape > 0.0 && shape.is_finite()) || scale.0 == 0 {
+                return Err(format!("gamma jitter needs shape > 0 and scale > 0 (got shape {shape})"));
+            }
+            Jitter::gamma(*shape, scale.get()).ok_or("invalid gamma parameters")?
+        }
+    };
+    Ok((loss, jitter))
+}
+
+fn tcp_config(cx: &Ctx, t: &TcpSettings, key: &str) -> Result<TcpConfig, ScenarioError> {
+    let mut c = TcpConfig::default();
+    if let Some(cc) = &t.cc {
+        c.congestion_control = match cc.get_ref().to_ascii_lowercase().as_str() {
+            "reno" => CongestionControlKind::Reno,
+            "newreno" => CongestionControlKind::NewReno,
+            other => {
+                return Err(cx.err(cc, &format!("{key}.tcp.cc"), format!(
+                    "unknown congestion control `{other}` (known: {})",
+                    CC_NAMES.join(", ")
+                )))
+            }
+        };
+    }
+    let general = |k: &str, m: &str| ScenarioError::general(cx.origin, Some(format!("{key}.tcp.{k}")), m);
+    if let Some(m) = t.mss {
+        if m < 88 {
+            return Err(general("mss", "MSS must be at least 88 bytes"));
+        }
+        c.mss = m;
+    }
+    if let Some(b) = t.recv_buffer {
+        if b.bytes() < 1 || b.bytes() > u32::MAX as u64 {
+            return Err(general("recv_buffer", "receive buffer must be between 1 byte and 4 GiB"));
+        }
+        c.recv_buffer = b.bytes() as u32;
+    }
+    if let Some(s) = t.window_scale {
+        if s > 14 {
+            return Err(general("window_scale", "window scale shift must be 0..=14 (RFC 7323)"));
+        }
+        c.window_scale = Some(s);
+    }
+    if c.window_scale.is_none() && c.recv_buffer > 65_535 {
+        return Err(general("recv_buffer", "a receive buffer above 65535 bytes needs window_scale"));
+    }
+    if let Some(v) = t.timestamps {
+        c.timestamps = v;
+    }
+    if let Some(v) = t.delayed_ack {
+        c.delayed_ack = v;
+    }
+    if let Some(v) = t.delayed_ack_timeout {
+        c.delayed_ack_timeout = v.get();
+    }
+    if let Some(v) = t.initial_cwnd {
+        if v == 0 {
+            return Err(general("initial_cwnd", "initial window must be at least 1 segment"));
+        }
+        c.initial_cwnd = v;
+    }
+    if let Some(v) = t.min_rto {
+        c.min_rto = v.get();
+    }
+    Ok(c)
+}
+
+fn make_reader(r: &ReaderConfig, buffer: u64, start: Time) -> crate::app::Reader {
+    let pause = r.pause.map(|[a, b]| (start + a.get(), start + b.get()));
+    Simulation::reader(r.rate.map(|x| x.bps()), pause, buffer, start)
+}

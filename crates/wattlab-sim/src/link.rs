@@ -1,0 +1,228 @@
+//! Links: DropTail queues, transmitters, propagation pipes and shared wireless media.
+//!
+//! A link direction is a [`Channel`]: packets wait in a DropTail queue, are serialized one at
+//! a time at the channel rate (plus a fixed per-frame overhead on the simple wireless hop),
+//! may be lost by the direction's loss process, and then travel the propagation delay (plus
+//! jitter) in a FIFO pipe. A [`Medium`] makes two channels share one transmitter slot: the
+//! half-duplex wireless hop, where the AP and its station take turns.
+
+use crate::impairment::{Jitter, LossProcess};
+use crate::rng::StreamRng;
+use serde::Serialize;
+use std::collections::VecDeque;
+use wattlab_core::{Duration, Packet, Time};
+
+/// Index of a channel (one direction of a link) in the simulation.
+pub type ChannelId = u32;
+/// Index of an interface in the simulation.
+pub type IfaceId = u32;
+
+/// Capacity of a DropTail queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    /// At most this many packets.
+    Packets(u32),
+    /// At most this many bytes (IP length).
+    Bytes(u64),
+}
+
+/// A first-in first-out queue that drops arrivals when full.
+#[derive(Debug)]
+pub struct DropTailQueue {
+    items: VecDeque<Packet>,
+    bytes: u64,
+    limit: QueueLimit,
+}
+
+impl DropTailQueue {
+    /// An empty queue with the given limit.
+    pub fn new(limit: QueueLimit) -> Self {
+        let cap = match limit {
+            QueueLimit::Packets(n) => n as usize,
+            QueueLimit::Bytes(b) => (b / 1500) as usize + 1,
+        };
+        DropTailQueue { items: VecDeque::with_capacity(cap.min(1 << 16)), bytes: 0, limit }
+    }
+
+    /// Enqueue `p` unless the queue is full; returns false if it was dropped.
+    pub fn offer(&mut self, p: Packet) -> bool {
+        let fits = match self.limit {
+            QueueLimit::Packets(n) => self.items.len() < n as usize,
+            QueueLimit::Bytes(b) => self.bytes + p.ip_len() as u64 <= b,
+        };
+        if fits {
+            self.bytes += p.ip_len() as u64;
+            self.items.push_back(p);
+        }
+        fits
+    }
+
+    /// Dequeue the head packet.
+    pub fn pop(&mut self) -> Option<Packet> {
+        let p = self.items.pop_front()?;
+        self.bytes -= p.ip_len() as u64;
+        Some(p)
+    }
+
+    /// Packets queued.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// True if nothing is queued.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Bytes queued.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+/// Counters of one channel.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ChannelStats {
+    /// Packets that finished transmission.
+    pub packets_sent: u64,
+    /// IP bytes that finished transmission.
+    pub bytes_sent: u64,
+    /// Packets dropped because the queue was full.
+    pub queue_drops: u64,
+    /// Packets lost by the loss process.
+    pub losses: u64,
+    /// Packets delivered to the far end.
+    pub packets_delivered: u64,
+    /// Largest queue length seen, in packets.
+    pub max_queue_packets: u64,
+    /// Time the transmitter was busy.
+    pub busy_ns: u64,
+}
+
+/// One direction of a link.
+pub struct Channel {
+    /// Report name, e.g. `wired:server->ap`.
+    pub name: String,
+    /// Transmitting interface.
+    pub from: IfaceId,
+    /// Receiving interface.
+    pub to: IfaceId,
+    /// Serialization rate.
+    pub rate_bps: u64,
+    /// Fixed per-frame overhead added to the serialization time.
+    pub overhead: Duration,
+    /// Propagation delay.
+    pub delay: Duration,
+    /// Transmit queue.
+    pub queue: DropTailQueue,
+    /// The packet being serialized, if any.
+    pub in_tx: Option<Packet>,
+    /// Packets propagating, with their arrival times (non-decreasing unless `reorder`).
+    pub pipe: VecDeque<(Time, Packet)>,
+    /// Arrival time of the last packet put in the pipe (keeps FIFO order under jitter).
+    pub last_arrival: Time,
+    /// Loss process and its stream.
+    pub loss: LossProcess,
+    /// RNG stream of the loss process.
+    pub loss_rng: StreamRng,
+    /// Jitter process.
+    pub jitter: Jitter,
+    /// RNG stream of the jitter process.
+    pub jitter_rng: StreamRng,
+    /// Allow jitter to reorder packets.
+    pub reorder: bool,
+    /// Shared medium this channel transmits on, if half-duplex.
+    pub medium: Option<u32>,
+    /// Counters.
+    pub stats: ChannelStats,
+}
+
+impl Channel {
+    /// Serialization time of `p` on this channel.
+    pub fn airtime(&self, p: &Packet) -> Duration {
+        self.overhead + Duration::transmission(p.ip_len() as u64, self.rate_bps)
+    }
+
+    /// True if the transmitter has something to send and is not sending.
+    pub fn ready(&self) -> bool {
+        self.in_tx.is_none() && !self.queue.is_empty()
+    }
+
+    /// Put a packet that finished transmission into the pipe, unless the loss process takes
+    /// it; returns its arrival time at the far end.
+    pub fn propagate(&mut self, now: Time, p: Packet) -> Option<Time> {
+        if self.loss.next_lost(&mut self.loss_rng) {
+            self.stats.losses += 1;
+            return None;
+        }
+        let mut at = now + self.delay + self.jitter.sample(&mut self.jitter_rng);
+        if self.reorder {
+            let pos = self.pipe.iter().rposition(|(t, _)| *t <= at).map_or(0, |i| i + 1);
+            self.pipe.insert(pos, (at, p));
+        } else {
+            at = at.max(self.last_arrival);
+            self.pipe.push_back((at, p));
+        }
+        self.last_arrival = self.last_arrival.max(at);
+        Some(at)
+    }
+}
+
+/// A transmitter slot shared by two channels (half-duplex wireless hop).
+#[derive(Debug)]
+pub struct Medium {
+    /// The channels sharing the medium.
+    pub channels: [ChannelId; 2],
+    /// Channel currently transmitting.
+    pub busy_with: Option<ChannelId>,
+    /// Which channel gets the medium on a tie (alternates, so neither side starves).
+    pub next_turn: usize,
+}
+
+impl Medium {
+    /// Choose which ready channel transmits next: the one whose turn it is, else the other.
+    pub fn pick(&mut self, ready: [bool; 2]) -> Option<ChannelId> {
+        let first = self.next_turn;
+        for k in [first, 1 - first] {
+            if ready[k] {
+                self.next_turn = 1 - k;
+                return Some(self.channels[k]);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+    use wattlab_core::packet::UdpHeader;
+
+    fn pkt(len: u32) -> Packet {
+        Packet::udp(Ipv4Addr::LOCALHOST, Ipv4Addr::LOCALHOST, UdpHeader::default(), len - 28)
+    }
+
+    #[test]
+    fn droptail_limits_by_packets_and_bytes() {
+        let mut q = DropTailQueue::new(QueueLimit::Packets(2));
+        assert!(q.offer(pkt(100)) && q.offer(pkt(100)));
+        assert!(!q.offer(pkt(100)));
+        let mut q = DropTailQueue::new(QueueLimit::Bytes(250));
+        assert!(q.offer(pkt(100)) && q.offer(pkt(100)));
+        assert!(!q.offer(pkt(100)));
+        assert_eq!(q.bytes(), 200);
+        q.pop();
+        assert!(q.offer(pkt(150)));
+        assert_eq!(q.bytes(), 250);
+    }
+
+    #[test]
+    fn medium_alternates_on_ties() {
+        let mut m = Medium { channels: [7, 9], busy_with: None, next_turn: 0 };
+        assert_eq!(m.pick([true, true]), Some(7));
+        assert_eq!(m.pick([true, true]), Some(9));
+        assert_eq!(m.pick([true, false]), Some(7));
+        assert_eq!(m.pick([false, false]), None);
+    }
+}

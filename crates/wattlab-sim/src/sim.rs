@@ -1,0 +1,592 @@
+//! The simulation: nodes, interfaces, channels and host stacks, driven by one event queue.
+//!
+//! Packets move as `Copy` structs through [`Channel`]s; TCP connections are the sans-IO
+//! `wattlab_core::tcp` state machines, polled after every input; applications and radios hang
+//! off nodes. The loop is single-threaded and allocation-free per packet once queues are warm.
+
+use crate::app::{App, AppId, FlowRecord, Reader};
+use crate::build;
+use crate::engine::Scheduler;
+use crate::link::{Channel, ChannelId, IfaceId, Medium};
+use crate::output::{RunOutput, TimeSeries};
+use crate::pcap::PcapSink;
+use crate::radio::Radio;
+use crate::rng::StreamRng;
+use crate::scenario::NodeKind;
+use rand::Rng;
+use std::collections::HashMap;
+use std::net::Ipv4Addr;
+use wattlab_core::energy::Activity;
+use wattlab_core::packet::{TcpFlags, Transport, UdpHeader};
+use wattlab_core::tcp::{TcpConfig, TcpConnection, TcpEvent};
+use wattlab_core::{Duration, Endpoint, Packet, Time};
+
+/// A node: host, router or access point.
+pub struct Node {
+    /// Name from the scenario.
+    pub name: String,
+    /// What it is.
+    pub kind: NodeKind,
+    /// Its IPv4 address.
+    pub addr: Ipv4Addr,
+    /// Its interfaces.
+    pub ifaces: Vec<IfaceId>,
+    /// Next ephemeral port for outgoing connections.
+    pub next_port: u16,
+    /// IP id counter for datagrams the node originates.
+    pub next_ip_id: u16,
+}
+
+/// A network interface: one end of a link or of a wireless hop.
+pub struct Iface {
+    /// Owning node.
+    pub node: u32,
+    /// Name, e.g. `eth0` or `wlan0`.
+    pub name: String,
+    /// Channel this interface transmits on.
+    pub tx: ChannelId,
+    /// Interface at the other end.
+    pub peer: IfaceId,
+    /// MAC address (for pcap).
+    pub mac: [u8; 6],
+    /// Radio fed by this interface's airtime (wireless interfaces of nodes with a radio).
+    pub radio: Option<usize>,
+    /// Capture of this interface, if requested.
+    pub pcap: Option<usize>,
+}
+
+/// A TCP connection and where it lives.
+pub struct ConnSlot {
+    /// The protocol state machine.
+    pub conn: TcpConnection,
+    /// Node it runs on.
+    pub node: u32,
+    /// Application that owns it.
+    pub app: AppId,
+    /// Time of the timer event currently scheduled for it, if any.
+    pub timer_at: Option<Time>,
+    /// IP bytes it handed to the network (headers and retransmissions included).
+    pub wire_bytes: u64,
+    /// Packets it handed to the network.
+    pub wire_packets: u64,
+}
+
+/// A passive open waiting for a flow's client.
+pub struct Listener {
+    /// Server node.
+    pub node: u32,
+    /// Listening port.
+    pub port: u16,
+    /// Address of the client this listener accepts.
+    pub client: Ipv4Addr,
+    /// Server application.
+    pub app: AppId,
+    /// TCP settings of the server side.
+    pub config: TcpConfig,
+    /// Already accepted its connection.
+    pub taken: bool,
+}
+
+/// Events of the simulation.
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// A channel finished serializing its packet.
+    TxDone(ChannelId),
+    /// The head of a channel's pipe reaches the far end.
+    Arrive(ChannelId),
+    /// A connection's timer, scheduled for `at`.
+    ConnTimer {
+        /// Connection index.
+        conn: u32,
+        /// Deadline this event was scheduled for (stale if the connection moved it).
+        at: Time,
+    },
+    /// An application wants to run (start, read tick, next datagram).
+    AppWake(AppId),
+    /// Take a time-series sample.
+    Sample,
+}
+
+/// Counters that belong to no link or flow.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct DropCounters {
+    /// Packets to an address no node has, or with no route.
+    pub unroutable: u64,
+    /// Packets whose TTL ran out.
+    pub ttl_expired: u64,
+    /// TCP segments for no connection and no listener.
+    pub no_socket: u64,
+    /// Packets addressed elsewhere arriving at a host (hosts do not forward).
+    pub not_forwarded: u64,
+}
+
+/// A built scenario, ready to run.
+pub struct Simulation {
+    pub(crate) sched: Scheduler<Event>,
+    pub(crate) scenario_name: String,
+    pub(crate) seed: u64,
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) ifaces: Vec<Iface>,
+    pub(crate) channels: Vec<Channel>,
+    pub(crate) media: Vec<Medium>,
+    /// routes[node][destination node] = outgoing interface.
+    pub(crate) routes: Vec<Vec<Option<IfaceId>>>,
+    pub(crate) addr_to_node: HashMap<Ipv4Addr, u32>,
+    pub(crate) conns: Vec<ConnSlot>,
+    pub(crate) conn_index: HashMap<(u32, Endpoint, Endpoint), u32>,
+    pub(crate) listeners: Vec<Listener>,
+    pub(crate) udp_sinks: HashMap<(u32, u16), usize>,
+    pub(crate) apps: Vec<App>,
+    pub(crate) app_node: Vec<u32>,
+    pub(crate) app_conn: Vec<Option<u32>>,
+    pub(crate) app_wake_at: Vec<Option<Time>>,
+    /// TCP settings of client-side connections, per app.
+    pub(crate) app_tcp: Vec<Option<TcpConfig>>,
+    pub(crate) flows: Vec<FlowRecord>,
+    pub(crate) radios: Vec<Radio>,
+    pub(crate) pcaps: Vec<(String, PcapSink)>,
+    pub(crate) isn_rng: StreamRng,
+    pub(crate) horizon: Time,
+    pub(crate) stop_when_done: bool,
+    pub(crate) unfinished_flows: usize,
+    pub(crate) done_at: Option<Time>,
+    pub(crate) timeseries: Option<TimeSeries>,
+    pub(crate) sample_interval: Duration,
+    pub(crate) drops: DropCounters,
+    pub(crate) io_error: Option<String>,
+}
+
+impl Simulation {
+    /// Build a simulation from scenario text. `origin` names the file in errors; `seed`
+    /// overrides the scenario's seed; `overrides` are `key=value` settings.
+    pub fn from_toml(
+        text: &str,
+        origin: &str,
+        seed: Option<u64>,
+        overrides: &[String],
+        opts: &build::BuildOptions,
+    ) -> Result<Simulation, crate::scenario::ScenarioError> {
+        let scenario = crate::scenario::parse_with_overrides(text, origin, overrides)?;
+        build::build(&scenario, text, origin, seed, opts)
+    }
+
+    /// Run until every flow is done (or the scenario's stop time), then collect the results.
+    pub fn run(mut self) -> Result<RunOutput, String> {
+        self.run_loop();
+        if let Some(e) = self.io_error.take() {
+            return Err(e);
+        }
+        Ok(crate::output::collect(self))
+    }
+
+    /// Run the event loop without collecting results (used by benchmarks).
+    pub(crate) fn run_loop(&mut self) {
+        for app in 0..self.apps.len() as AppId {
+            let start = self.flows[self.apps[app as usize].flow()].start;
+            if !matches!(self.apps[app as usize], App::DownloadServer { .. } | App::UploadServer { .. }) {
+                self.schedule_app(app, start);
+            }
+        }
+        if self.timeseries.is_some() {
+            self.sched.schedule(Time::ZERO, Event::Sample);
+        }
+        while let Some((now, ev)) = self.sched.pop_until(self.horizon) {
+            match ev {
+                Event::TxDone(ch) => self.on_tx_done(now, ch),
+                Event::Arrive(ch) => self.on_arrive(now, ch),
+                Event::ConnTimer { conn, at } => self.on_conn_timer(now, conn, at),
+                Event::AppWake(app) => self.on_app_wake(now, app),
+                Event::Sample => self.on_sample(now),
+            }
+            if self.done_at.is_some() || self.io_error.is_some() {
+                break;
+            }
+        }
+    }
+
+    /// The time the results cover: when the last flow finished, else the stop time or the
+    /// last event.
+    pub(crate) fn end_time(&self) -> Time {
+        self.done_at.unwrap_or_else(|| if self.sched.pending() > 0 { self.horizon } else { self.sched.now() })
+    }
+
+    // ---- links ------------------------------------------------------------------------
+
+    /// Hand `p` to the node's routing: out of the interface towards its destination.
+    fn send_from(&mut self, node: u32, p: Packet) {
+        let Some(&dst) = self.addr_to_node.get(&p.dst) else {
+            self.drops.unroutable += 1;
+            return;
+        };
+        let Some(iface) = self.routes[node as usize][dst as usize] else {
+            self.drops.unroutable += 1;
+            return;
+        };
+        let ch = self.ifaces[iface as usize].tx;
+        self.enqueue(ch, p);
+    }
+
+    fn enqueue(&mut self, ch: ChannelId, p: Packet) {
+        let c = &mut self.channels[ch as usize];
+        if !c.queue.offer(p) {
+            c.stats.queue_drops += 1;
+            return;
+        }
+        c.stats.max_queue_packets = c.stats.max_queue_packets.max(c.queue.len() as u64);
+        self.kick(ch);
+    }
+
+    /// Start a transmission on `ch` (or its medium) if it is free and has work.
+    fn kick(&mut self, ch: ChannelId) {
+        match self.channels[ch as usize].medium {
+            None => {
+                if self.channels[ch as usize].ready() {
+                    self.start_tx(ch);
+                }
+            }
+            Some(m) => {
+                let medium = &self.media[m as usize];
+                if medium.busy_with.is_some() {
+                    return;
+                }
+                let [a, b] = medium.channels;
+                let ready = [self.channels[a as usize].ready(), self.channels[b as usize].ready()];
+                if let Some(next) = self.media[m as usize].pick(ready) {
+                    self.media[m as usize].busy_with = Some(next);
+                    self.start_tx(next);
+                }
+            }
+        }
+    }
+
+    fn start_tx(&mut self, ch: ChannelId) {
+        let now = self.sched.now();
+        let c = &mut self.channels[ch as usize];
+        let Some(p) = c.queue.pop() else { return };
+        let airtime = c.airtime(&p);
+        c.in_tx = Some(p);
+        c.stats.busy_ns += airtime.0;
+        let (from, to) = (c.from, c.to);
+        self.sched.schedule(now + airtime, Event::TxDone(ch));
+        self.capture(from, now, &p, true);
+        if let Some(r) = self.ifaces[from as usize].radio {
+            self.radios[r].activity(now, now + airtime, Activity::Tx);
+        }
+        if let Some(r) = self.ifaces[to as usize].radio {
+            self.radios[r].activity(now, now + airtime, Activity::Rx);
+        }
+    }
+
+    fn on_tx_done(&mut self, now: Time, ch: ChannelId) {
+        let c = &mut self.channels[ch as usize];
+        let Some(p) = c.in_tx.take() else { return };
+        c.stats.packets_sent += 1;
+        c.stats.bytes_sent += p.ip_len() as u64;
+        if let Some(at) = c.propagate(now, p) {
+            self.sched.schedule(at, Event::Arrive(ch));
+        }
+        if let Some(m) = c.medium {
+            self.media[m as usize].busy_with = None;
+        }
+        self.kick(ch);
+    }
+
+    fn on_arrive(&mut self, now: Time, ch: ChannelId) {
+        let c = &mut self.channels[ch as usize];
+        let Some((_, p)) = c.pipe.pop_front() else { return };
+        c.stats.packets_delivered += 1;
+        let to = c.to;
+        self.capture(to, now, &p, false);
+        let node = self.ifaces[to as usize].node;
+        self.receive(now, node, p);
+    }
+
+    fn capture(&mut self, iface: IfaceId, t: Time, p: &Packet, outgoing: bool) {
+        let i = &self.ifaces[iface as usize];
+        let Some(k) = i.pcap else { return };
+        let peer = self.ifaces[i.peer as usize].mac;
+        let (src, dst) = if outgoing { (i.mac, peer) } else { (peer, i.mac) };
+        if let Err(e) = self.pcaps[k].1.write(t, p, src, dst) {
+            self.io_error.get_or_insert_with(|| format!("writing capture {}: {e}", self.pcaps[k].0));
+        }
+    }
+
+    // ---- nodes ------------------------------------------------------------------------
+
+    fn receive(&mut self, now: Time, node: u32, mut p: Packet) {
+        if p.dst == self.nodes[node as usize].addr {
+            self.deliver_local(now, node, p);
+            return;
+        }
+        if self.nodes[node as usize].kind == NodeKind::Host {
+            self.drops.not_forwarded += 1;
+            return;
+        }
+        if p.ttl <= 1 {
+            self.drops.ttl_expired += 1;
+            return;
+        }
+        p.ttl -= 1;
+        self.send_from(node, p);
+    }
+
+    fn deliver_local(&mut self, now: Time, node: u32, p: Packet) {
+        match p.transport {
+            Transport::Tcp(h) => {
+                let key = (node, p.dst_endpoint(), p.src_endpoint());
+                let c = match self.conn_index.get(&key) {
+                    Some(&c) => c,
+                    None => {
+                        let is_syn = h.flags.contains(TcpFlags::SYN) && !h.flags.contains(TcpFlags::ACK);
+                        match is_syn.then(|| self.accept(node, &p)).flatten() {
+                            Some(c) => c,
+                            None => {
+                                self.drops.no_socket += 1;
+                                return;
+                            }
+                        }
+                    }
+                };
+                self.conns[c as usize].conn.handle_segment(now, &p);
+                self.drive(now, c);
+            }
+            Transport::Udp(h) => {
+                if let Some(&flow) = self.udp_sinks.get(&(node, h.dst_port)) {
+                    let f = &mut self.flows[flow];
+                    f.datagrams_received += 1;
+                    f.bytes_delivered += p.payload_len as u64;
+                }
+            }
+            Transport::Other { .. } => {}
+        }
+    }
+
+    /// Create the server side of a connection for an incoming SYN, if a listener wants it.
+    fn accept(&mut self, node: u32, syn: &Packet) -> Option<u32> {
+        let local = syn.dst_endpoint();
+        let l = self
+            .listeners
+            .iter()
+            .position(|l| !l.taken && l.node == node && l.port == local.port && l.client == syn.src)?;
+        self.listeners[l].taken = true;
+        let isn = self.isn_rng.random::<u32>();
+        let conn = TcpConnection::listen(self.listeners[l].config.clone(), local, isn);
+        let app = self.listeners[l].app;
+        let c = self.add_conn(conn, node, app, local, syn.src_endpoint());
+        let flow = self.apps[app as usize].flow();
+        match self.apps[app as usize] {
+            App::DownloadServer { .. } => self.flows[flow].data_conn = Some(c),
+            _ => self.flows[flow].recv_conn = Some(c),
+        }
+        Some(c)
+    }
+
+    fn add_conn(&mut self, conn: TcpConnection, node: u32, app: AppId, local: Endpoint, remote: Endpoint) -> u32 {
+        let c = self.conns.len() as u32;
+        self.conns.push(ConnSlot { conn, node, app, timer_at: None, wire_bytes: 0, wire_packets: 0 });
+        self.conn_index.insert((node, local, remote), c);
+        self.app_conn[app as usize] = Some(c);
+        c
+    }
+
+    // ---- TCP driving ------------------------------------------------------------------
+
+    /// Flush a connection's output, run its application on its events, re-arm its timer.
+    fn drive(&mut self, now: Time, c: u32) {
+        loop {
+            let node = self.conns[c as usize].node;
+            while let Some(p) = self.conns[c as usize].conn.poll_transmit(now) {
+                let slot = &mut self.conns[c as usize];
+                slot.wire_bytes += p.ip_len() as u64;
+                slot.wire_packets += 1;
+                self.send_from(node, p);
+            }
+            let mut any = false;
+            while let Some(ev) = self.conns[c as usize].conn.poll_event() {
+                any = true;
+                self.on_tcp_event(now, c, ev);
+            }
+            if !any {
+                break;
+            }
+        }
+        let slot = &mut self.conns[c as usize];
+        if let Some(t) = slot.conn.poll_timeout() {
+            let t = t.max(now);
+            if slot.timer_at.is_none_or(|s| t < s) {
+                slot.timer_at = Some(t);
+                self.sched.schedule(t, Event::ConnTimer { conn: c, at: t });
+            }
+        }
+    }
+
+    fn on_conn_timer(&mut self, now: Time, c: u32, at: Time) {
+        let slot = &mut self.conns[c as usize];
+        if slot.timer_at != Some(at) {
+            return; // superseded by an earlier deadline that already ran
+        }
+        slot.timer_at = None;
+        if slot.conn.poll_timeout().is_some_and(|t| t <= now) {
+            slot.conn.handle_timeout(now);
+        }
+        self.drive(now, c);
+    }
+
+    // ---- applications -----------------------------------------------------------------
+
+    fn schedule_app(&mut self, app: AppId, at: Time) {
+        let slot = &mut self.app_wake_at[app as usize];
+        if slot.is_none_or(|s| at < s) {
+            *slot = Some(at);
+            self.sched.schedule(at, Event::AppWake(app));
+        }
+    }
+
+    fn on_app_wake(&mut self, now: Time, app: AppId) {
+        if self.app_wake_at[app as usize] != Some(now) {
+            return; // an earlier wake replaced this one
+        }
+        self.app_wake_at[app as usize] = None;
+        match self.apps[app as usize].clone() {
+            App::DownloadClient { .. } | App::UploadClient { .. } if self.app_conn[app as usize].is_none() => {
+                self.open_connection(now, app);
+            }
+            App::DownloadClient { .. } | App::UploadServer { .. } => {
+                if let Some(c) = self.app_conn[app as usize] {
+                    self.app_read(now, app, c);
+                    self.drive(now, c);
+                }
+            }
+            App::CbrSource { flow, interval, size, stop, src_port, dst_port } => {
+                if now >= stop {
+                    self.finish_flow(now, flow);
+                    return;
+                }
+                let node = self.app_node[app as usize];
+                let dst = self.flow_peer_addr(flow);
+                let n = &mut self.nodes[node as usize];
+                let mut p = Packet::udp(n.addr, dst, UdpHeader { src_port, dst_port }, size);
+                p.ip_id = n.next_ip_id;
+                n.next_ip_id = n.next_ip_id.wrapping_add(1);
+                self.flows[flow].datagrams_sent += 1;
+                self.send_from(node, p);
+                self.schedule_app(app, now + interval);
+            }
+            _ => {}
+        }
+    }
+
+    fn flow_peer_addr(&self, flow: usize) -> Ipv4Addr {
+        let name = &self.flows[flow].receiver;
+        self.nodes.iter().find(|n| &n.name == name).map(|n| n.addr).unwrap_or(Ipv4Addr::UNSPECIFIED)
+    }
+
+    fn open_connection(&mut self, now: Time, app: AppId) {
+        let node = self.app_node[app as usize];
+        let flow = self.apps[app as usize].flow();
+        let Some(l) = self.listeners.iter().find(|l| self.apps[l.app as usize].flow() == flow) else { return };
+        let remote = Endpoint::new(self.nodes[l.node as usize].addr, l.port);
+        let n = &mut self.nodes[node as usize];
+        let local = Endpoint::new(n.addr, n.next_port);
+        n.next_port = if n.next_port == u16::MAX { 49152 } else { n.next_port + 1 };
+        let isn = self.isn_rng.random::<u32>();
+        let config = self.app_tcp[app as usize].clone().unwrap_or_default();
+        let conn = TcpConnection::connect(config, local, remote, isn, now);
+        let c = self.add_conn(conn, node, app, local, remote);
+        match self.apps[app as usize] {
+            App::DownloadClient { .. } => self.flows[flow].recv_conn = Some(c),
+            _ => self.flows[flow].data_conn = Some(c),
+        }
+        self.drive(now, c);
+    }
+
+    fn on_tcp_event(&mut self, now: Time, c: u32, ev: TcpEvent) {
+        let app = self.conns[c as usize].app;
+        let flow = self.apps[app as usize].flow();
+        let conn = &mut self.conns[c as usize].conn;
+        match (&mut self.apps[app as usize], ev) {
+            (App::DownloadClient { request, .. }, TcpEvent::Connected) => {
+                self.flows[flow].connected_at = Some(now);
+                conn.send(*request);
+            }
+            (App::UploadClient { bytes, .. }, TcpEvent::Connected) => {
+                self.flows[flow].connected_at = Some(now);
+                conn.send(*bytes);
+                conn.close();
+            }
+            (App::DownloadServer { request, response, got, responded, .. }, TcpEvent::Readable) => {
+                *got += conn.read(u64::MAX);
+                if *got >= *request && !*responded {
+                    *responded = true;
+                    conn.send(*response);
+                    conn.close();
+                }
+            }
+            (App::DownloadClient { .. } | App::UploadServer { .. }, TcpEvent::Readable) => self.app_read(now, app, c),
+            (App::DownloadClient { .. } | App::UploadServer { .. }, TcpEvent::PeerClosed) => {
+                self.app_read(now, app, c);
+                self.conns[c as usize].conn.close();
+            }
+            _ => {}
+        }
+    }
+
+    /// Let a reading application consume what its reader allows; note completion.
+    fn app_read(&mut self, now: Time, app: AppId, c: u32) {
+        let flow = self.apps[app as usize].flow();
+        let conn = &mut self.conns[c as usize].conn;
+        let (n, next) = match &mut self.apps[app as usize] {
+            App::DownloadClient { reader, .. } | App::UploadServer { reader, .. } => reader.read(now, conn),
+            _ => return,
+        };
+        self.flows[flow].bytes_delivered += n;
+        if let Some(t) = next {
+            self.schedule_app(app, t);
+        }
+        let f = &self.flows[flow];
+        if f.completed_at.is_none() && f.target_bytes.is_some_and(|t| f.bytes_delivered >= t) {
+            if matches!(self.apps[app as usize], App::DownloadClient { .. }) {
+                // The whole response is in: the client closes its side too.
+                self.conns[c as usize].conn.close();
+            }
+            self.finish_flow(now, flow);
+        }
+    }
+
+    fn finish_flow(&mut self, now: Time, flow: usize) {
+        if self.flows[flow].completed_at.is_some() {
+            return;
+        }
+        self.flows[flow].completed_at = Some(now);
+        self.unfinished_flows = self.unfinished_flows.saturating_sub(1);
+        if self.unfinished_flows == 0 && self.stop_when_done {
+            self.done_at = Some(now);
+        }
+    }
+
+    // ---- sampling ---------------------------------------------------------------------
+
+    fn on_sample(&mut self, now: Time) {
+        let Some(ts) = self.timeseries.as_mut() else { return };
+        for (i, f) in self.flows.iter().enumerate() {
+            let Some(c) = f.data_conn else { continue };
+            let snd = &self.conns[c as usize].conn;
+            let adv = f.recv_conn.map(|r| self.conns[r as usize].conn.advertised_window()).unwrap_or(0);
+            ts.push_flow(now, i as u32, snd, adv);
+        }
+        for (i, c) in self.channels.iter().enumerate() {
+            ts.push_queue(now, i as u32, c.queue.len() as u32, c.queue.bytes());
+        }
+        self.sched.schedule(now + self.sample_interval, Event::Sample);
+    }
+
+    /// Number of events processed.
+    pub fn events(&self) -> u64 {
+        self.sched.processed()
+    }
+
+    /// A fresh reader for an application (used while building).
+    pub(crate) fn reader(rate: Option<u64>, pause: Option<(Time, Time)>, buffer: u64, start: Time) -> Reader {
+        Reader::new(rate, pause, buffer, start)
+    }
+}
