@@ -1,1 +1,2 @@
 //! Simulator (being written).
+pub mod pcap;
