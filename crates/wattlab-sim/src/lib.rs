@@ -1,6 +1,22 @@
 //! wattlab-sim: a deterministic packet-level discrete-event simulator.
+//!
+//! A scenario (TOML, see [`scenario`]) is built into a [`Simulation`] of nodes joined by
+//! links and wireless hops; hosts run sans-IO TCP connections from `wattlab-core` under
+//! applications; the client's radio is costed by the core energy model. Same scenario and
+//! seed give the same bytes out: JSON summary, CSV series and pcap.
 
+pub mod app;
+pub mod build;
 pub mod engine;
 pub mod impairment;
+pub mod link;
+pub mod output;
+pub mod pcap;
+pub mod radio;
 pub mod rng;
 pub mod scenario;
+pub mod sim;
+
+pub use build::BuildOptions;
+pub use output::{RunOutput, Summary};
+pub use sim::Simulation;

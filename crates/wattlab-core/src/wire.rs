@@ -1,1 +1,0 @@
-//! Wire encoding (being written).

@@ -1,0 +1,206 @@
+//! Packet → bytes.
+
+use etherparse::{EtherType, Ethernet2Header, IpNumber, Ipv4Header};
+
+use super::{WireError, ETHERTYPE_IPV4, MAX_IPV4_LEN, MAX_TCP_OPTIONS_LEN};
+use crate::packet::{
+    Packet, TcpFlags, TcpHeader, TcpOptions, Transport, IPPROTO_TCP, IPPROTO_UDP, IPV4_HEADER_LEN,
+    MAX_SACK_BLOCKS, UDP_HEADER_LEN,
+};
+
+/// Offset of the checksum field inside a TCP header.
+const TCP_CHECKSUM_OFFSET: usize = 16;
+
+/// Append `pkt` as an IPv4 packet (header, transport header, zero-filled payload) to `buf`.
+///
+/// On error `buf` is left unchanged. The only allocation is `buf` growing by
+/// [`Packet::ip_len`] bytes.
+pub fn encode_ipv4(pkt: &Packet, buf: &mut Vec<u8>) -> Result<(), WireError> {
+    // Validate everything first so a failed encode never leaves half a packet in `buf`.
+    let total_len = checked_ip_len(pkt)?;
+    let payload_len = pkt.payload_len as usize; // fits: checked_ip_len bounds it by 65535
+
+    let ip_payload_len = total_len - IPV4_HEADER_LEN as u16; // total_len >= 20 by construction
+    let mut ip = Ipv4Header::new(
+        ip_payload_len,
+        pkt.ttl,
+        IpNumber(pkt.protocol()),
+        pkt.src.octets(),
+        pkt.dst.octets(),
+    )
+    .map_err(|_| WireError::PacketTooLong { len: u64::from(total_len) })?;
+    ip.identification = pkt.ip_id;
+    // Linux sets DF on TCP (path-MTU discovery); datagrams and others go without it here.
+    ip.dont_fragment = matches!(pkt.transport, Transport::Tcp(_));
+    ip.header_checksum = ip.calc_header_checksum();
+
+    buf.reserve(usize::from(total_len));
+    let start = buf.len();
+    buf.extend_from_slice(&ip.to_bytes());
+
+    match &pkt.transport {
+        Transport::Tcp(h) => {
+            let mut tcp = to_etherparse_tcp(h);
+            let tcp_start = buf.len();
+            buf.extend_from_slice(&tcp.to_bytes());
+            buf.resize(buf.len() + payload_len, 0);
+            let payload = &buf[tcp_start + tcp.header_len()..];
+            match tcp.calc_checksum_ipv4(&ip, payload) {
+                Ok(sum) => tcp.checksum = sum,
+                Err(_) => {
+                    // Unreachable after checked_ip_len, but keep `buf` intact if it happens.
+                    buf.truncate(start);
+                    return Err(WireError::PacketTooLong { len: u64::from(total_len) });
+                }
+            }
+            buf[tcp_start + TCP_CHECKSUM_OFFSET..tcp_start + TCP_CHECKSUM_OFFSET + 2]
+                .copy_from_slice(&tcp.checksum.to_be_bytes());
+        }
+        Transport::Udp(h) => {
+            let udp_start = buf.len();
+            buf.resize(udp_start + UDP_HEADER_LEN as usize + payload_len, 0);
+            let payload = &buf[udp_start + UDP_HEADER_LEN as usize..];
+            match etherparse::UdpHeader::with_ipv4_checksum(h.src_port, h.dst_port, &ip, payload) {
+                Ok(udp) => buf[udp_start..udp_start + UDP_HEADER_LEN as usize]
+                    .copy_from_slice(&udp.to_bytes()),
+                Err(_) => {
+                    buf.truncate(start);
+                    return Err(WireError::PacketTooLong { len: u64::from(total_len) });
+                }
+            }
+        }
+        Transport::Other { .. } => buf.resize(buf.len() + payload_len, 0),
+    }
+    debug_assert_eq!(buf.len() - start, usize::from(total_len));
+    Ok(())
+}
+
+/// Append `pkt` as an Ethernet II frame (EtherType IPv4, no FCS) to `buf`.
+///
+/// On error `buf` is left unchanged.
+pub fn encode_ethernet(
+    pkt: &Packet,
+    src_mac: [u8; 6],
+    dst_mac: [u8; 6],
+    buf: &mut Vec<u8>,
+) -> Result<(), WireError> {
+    checked_ip_len(pkt)?;
+    let eth = Ethernet2Header {
+        source: src_mac,
+        destination: dst_mac,
+        ether_type: EtherType(ETHERTYPE_IPV4),
+    };
+    let start = buf.len();
+    buf.extend_from_slice(&eth.to_bytes());
+    if let Err(e) = encode_ipv4(pkt, buf) {
+        buf.truncate(start);
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// Validate `pkt` for encoding and return its IPv4 total length.
+fn checked_ip_len(pkt: &Packet) -> Result<u16, WireError> {
+    let transport_len = match &pkt.transport {
+        Transport::Tcp(h) => {
+            let o = &h.options;
+            // Checked before `TcpOptions::len` so `sack_blocks()` can never index out of range.
+            if usize::from(o.sack_len) > MAX_SACK_BLOCKS {
+                return Err(WireError::TooManySackBlocks { count: o.sack_len });
+            }
+            if o.len() > MAX_TCP_OPTIONS_LEN {
+                return Err(WireError::TcpOptionsTooLong { len: o.len() });
+            }
+            h.len()
+        }
+        Transport::Udp(_) => UDP_HEADER_LEN,
+        Transport::Other { protocol } => {
+            if *protocol == IPPROTO_TCP || *protocol == IPPROTO_UDP {
+                return Err(WireError::OtherWithTransportProtocol { protocol: *protocol });
+            }
+            0
+        }
+    };
+    // In u64: `Packet::ip_len` would overflow u32 for a payload_len near u32::MAX.
+    let len = u64::from(IPV4_HEADER_LEN) + u64::from(transport_len) + u64::from(pkt.payload_len);
+    if len > u64::from(MAX_IPV4_LEN) {
+        return Err(WireError::PacketTooLong { len });
+    }
+    Ok(len as u16)
+}
+
+/// The etherparse TCP header for `h`, checksum still zero.
+fn to_etherparse_tcp(h: &TcpHeader) -> etherparse::TcpHeader {
+    let f = h.flags;
+    let mut tcp = etherparse::TcpHeader::new(h.src_port, h.dst_port, h.seq, h.window);
+    tcp.acknowledgment_number = h.ack;
+    tcp.fin = f.contains(TcpFlags::FIN);
+    tcp.syn = f.contains(TcpFlags::SYN);
+    tcp.rst = f.contains(TcpFlags::RST);
+    tcp.psh = f.contains(TcpFlags::PSH);
+    tcp.ack = f.contains(TcpFlags::ACK);
+    tcp.urg = f.contains(TcpFlags::URG);
+    tcp.ece = f.contains(TcpFlags::ECE);
+    tcp.cwr = f.contains(TcpFlags::CWR);
+    let mut opts = [0u8; MAX_TCP_OPTIONS_LEN as usize];
+    let n = write_tcp_options(&h.options, &mut opts);
+    debug_assert_eq!(n as u32, h.options.len(), "option layout disagrees with TcpOptions::len");
+    // Cannot fail: n <= 40 was validated by checked_ip_len; an empty option list is the
+    // fallback rather than a panic.
+    tcp.options = etherparse::TcpOptions::try_from_slice(&opts[..n]).unwrap_or_default();
+    tcp
+}
+
+/// Write `o` in the Linux layout (see the module docs) and return the byte count.
+///
+/// The caller guarantees `o.len() <= 40` and `sack_len <= 4`.
+fn write_tcp_options(o: &TcpOptions, out: &mut [u8; MAX_TCP_OPTIONS_LEN as usize]) -> usize {
+    const NOP: u8 = 1;
+    let mut w = OptWriter { out, n: 0 };
+    if let Some(mss) = o.mss {
+        let [hi, lo] = mss.to_be_bytes();
+        w.put(&[2, 4, hi, lo]);
+    }
+    match (o.sack_permitted, o.timestamps) {
+        (sack_perm, Some(ts)) => {
+            // SACK_PERM rides in the two bytes that would otherwise be NOP padding for TS.
+            w.put(if sack_perm { &[4, 2] } else { &[NOP, NOP] });
+            w.put(&[8, 10]);
+            w.put(&ts.tsval.to_be_bytes());
+            w.put(&ts.tsecr.to_be_bytes());
+        }
+        (true, None) => w.put(&[NOP, NOP, 4, 2]),
+        (false, None) => {}
+    }
+    if let Some(shift) = o.window_scale {
+        w.put(&[NOP, 3, 3, shift]);
+    }
+    let blocks = o.sack_blocks();
+    if !blocks.is_empty() {
+        w.put(&[NOP, NOP, 5, 2 + 8 * blocks.len() as u8]);
+        for b in blocks {
+            w.put(&b.left.to_be_bytes());
+            w.put(&b.right.to_be_bytes());
+        }
+    }
+    w.n
+}
+
+/// Cursor over the fixed option buffer.
+struct OptWriter<'a> {
+    out: &'a mut [u8; MAX_TCP_OPTIONS_LEN as usize],
+    n: usize,
+}
+
+impl OptWriter<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        // Bounds hold by the caller's validation; `get_mut` keeps an impossible overflow from
+        // panicking in release builds (the length mismatch is caught by a debug assertion).
+        if let Some(dst) = self.out.get_mut(self.n..self.n + bytes.len()) {
+            dst.copy_from_slice(bytes);
+            self.n += bytes.len();
+        } else {
+            debug_assert!(false, "TCP options overflow 40 bytes");
+        }
+    }
+}
