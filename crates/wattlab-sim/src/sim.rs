@@ -176,7 +176,7 @@ impl Simulation {
         if let Some(e) = self.io_error.take() {
             return Err(e);
         }
-        Ok(crate::output::collect(self))
+        crate::output::collect(self)
     }
 
     /// Run the event loop without collecting results (used by benchmarks).

@@ -1,0 +1,150 @@
+//! `wattlab._core`: the Python face of the Rust core. Thin by design: it converts arguments,
+//! calls `wattlab-sim`/`wattlab-core`, and hands results back as plain Python objects; the
+//! Python package builds DataFrames, tables and files from them.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::path::PathBuf;
+use std::time::Instant;
+use wattlab_core::energy::{builtin_profiles, RadioState};
+use wattlab_sim::{BuildOptions, Simulation};
+
+create_exception!(_core, ScenarioError, PyException, "A scenario file is invalid: see .origin, .line, .column, .key, .message.");
+create_exception!(_core, SimulationError, PyException, "A run failed while executing (e.g. a capture file could not be written).");
+
+/// Turn a located scenario error into a Python `ScenarioError` with attributes.
+fn scenario_error(py: Python<'_>, e: wattlab_sim::scenario::ScenarioError) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
+    let value = err.value(py);
+    let _ = value.setattr("origin", e.origin.clone());
+    let _ = value.setattr("line", e.line);
+    let _ = value.setattr("column", e.column);
+    let _ = value.setattr("key", e.key.clone());
+    let _ = value.setattr("message", e.message.clone());
+    err
+}
+
+/// Build a simulation from scenario text, or raise `ScenarioError`.
+fn build(
+    py: Python<'_>,
+    text: &str,
+    origin: &str,
+    seed: Option<u64>,
+    overrides: &[String],
+    out_dir: Option<String>,
+    pcaps: Vec<String>,
+    timeseries: bool,
+) -> PyResult<Simulation> {
+    let opts = BuildOptions { out_dir: out_dir.map(PathBuf::from), pcaps, timeseries };
+    Simulation::from_toml(text, origin, seed, overrides, &opts).map_err(|e| scenario_error(py, e))
+}
+
+/// Check a scenario without running it; raises `ScenarioError` if it is invalid.
+#[pyfunction]
+#[pyo3(signature = (text, origin, overrides=Vec::new()))]
+fn validate(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -> PyResult<()> {
+    build(py, text, origin, None, &overrides, None, Vec::new(), false).map(|_| ())
+}
+
+/// Run a scenario. Returns a dict: `summary_json` (str), `timeseries` (dict of column lists
+/// or None), `channel_names`, `flow_names`, `pcap_files`, `wall_time_s`.
+#[pyfunction]
+#[pyo3(signature = (text, origin, seed=None, overrides=Vec::new(), out_dir=None, pcaps=Vec::new(), timeseries=false))]
+#[allow(clippy::too_many_arguments)]
+fn run_scenario<'py>(
+    py: Python<'py>,
+    text: &str,
+    origin: &str,
+    seed: Option<u64>,
+    overrides: Vec<String>,
+    out_dir: Option<String>,
+    pcaps: Vec<String>,
+    timeseries: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let sim = build(py, text, origin, seed, &overrides, out_dir, pcaps, timeseries)?;
+    let t0 = Instant::now();
+    let out = py.allow_threads(|| sim.run()).map_err(SimulationError::new_err)?;
+    let wall = t0.elapsed().as_secs_f64();
+    let d = PyDict::new(py);
+    d.set_item("summary_json", out.summary.to_json())?;
+    d.set_item("wall_time_s", wall)?;
+    d.set_item("channel_names", out.channel_names)?;
+    d.set_item("flow_names", out.flow_names)?;
+    d.set_item("pcap_files", out.pcap_files)?;
+    match out.timeseries {
+        None => d.set_item("timeseries", py.None())?,
+        Some(ts) => {
+            let t = PyDict::new(py);
+            t.set_item("flow_time_s", ts.flow_time_s)?;
+            t.set_item("flow", ts.flow)?;
+            t.set_item("cwnd", ts.cwnd)?;
+            t.set_item("ssthresh", ts.ssthresh)?;
+            t.set_item("peer_window", ts.peer_window)?;
+            t.set_item("advertised_window", ts.advertised_window)?;
+            t.set_item("in_flight", ts.in_flight)?;
+            t.set_item("srtt_ms", ts.srtt_ms)?;
+            t.set_item("queue_time_s", ts.queue_time_s)?;
+            t.set_item("channel", ts.channel)?;
+            t.set_item("queue_packets", ts.queue_packets)?;
+            t.set_item("queue_bytes", ts.queue_bytes)?;
+            d.set_item("timeseries", t)?;
+        }
+    }
+    Ok(d)
+}
+
+/// Run a scenario `repeat` times and report wall time and events per second of each run.
+#[pyfunction]
+#[pyo3(signature = (text, origin, repeat=3, seed=None))]
+fn bench<'py>(py: Python<'py>, text: &str, origin: &str, repeat: usize, seed: Option<u64>) -> PyResult<Bound<'py, PyList>> {
+    let runs = PyList::empty(py);
+    for _ in 0..repeat.max(1) {
+        let sim = build(py, text, origin, seed, &[], None, Vec::new(), false)?;
+        let t0 = Instant::now();
+        let out = py.allow_threads(|| sim.run()).map_err(SimulationError::new_err)?;
+        let wall = t0.elapsed().as_secs_f64();
+        let d = PyDict::new(py);
+        d.set_item("wall_time_s", wall)?;
+        d.set_item("events", out.summary.events)?;
+        d.set_item("events_per_s", out.summary.events as f64 / wall.max(1e-12))?;
+        d.set_item("summary_json", out.summary.to_json())?;
+        runs.append(d)?;
+    }
+    Ok(runs)
+}
+
+/// The built-in device profiles as a list of dicts (name, description, source, powers in
+/// mW per state, transitions, derived-value notes).
+#[pyfunction]
+fn profiles<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for p in builtin_profiles() {
+        let d = PyDict::new(py);
+        d.set_item("name", &p.name)?;
+        d.set_item("description", &p.description)?;
+        d.set_item("source", &p.source)?;
+        let powers = PyDict::new(py);
+        for s in [RadioState::Tx, RadioState::Rx, RadioState::Idle, RadioState::Sleep, RadioState::Off] {
+            powers.set_item(s.as_str(), p.power_mw(s))?;
+        }
+        d.set_item("power_mw", powers)?;
+        d.set_item("json", serde_json::to_string(&p).unwrap_or_default())?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+/// The native module.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(bench, m)?)?;
+    m.add_function(wrap_pyfunction!(profiles, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,272 @@
+//! Results of a run: the JSON summary (flows, radios, links) and columnar time series.
+//!
+//! Nothing here depends on the wall clock, so the same scenario and seed give the same bytes.
+
+use crate::sim::{DropCounters, Simulation};
+use serde::Serialize;
+use wattlab_core::energy::EnergyReport;
+use wattlab_core::tcp::TcpConnection;
+use wattlab_core::Time;
+
+/// Per-flow results.
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowSummary {
+    /// Flow name.
+    pub name: String,
+    /// Application kind.
+    pub kind: String,
+    /// Node that sends the bulk data.
+    pub sender: String,
+    /// Node that receives it.
+    pub receiver: String,
+    /// Bytes the flow had to deliver (null for open-ended flows).
+    pub target_bytes: Option<u64>,
+    /// Application bytes delivered to the receiving application.
+    pub bytes_delivered: u64,
+    /// True if every byte was delivered.
+    pub completed: bool,
+    /// Start time (s).
+    pub start_s: f64,
+    /// Connection established (s), TCP only.
+    pub connected_s: Option<f64>,
+    /// Completion time from start (s): when the receiver had the last byte.
+    pub completion_time_s: Option<f64>,
+    /// Application bytes per second of flow duration, in bits/s.
+    pub goodput_bps: f64,
+    /// IP bytes the data sender put on the wire (headers and retransmissions included), in
+    /// bits/s of flow duration.
+    pub throughput_bps: f64,
+    /// IP bytes sent by the data sender.
+    pub sender_wire_bytes: u64,
+    /// Packets sent by the data sender.
+    pub sender_wire_packets: u64,
+    /// Retransmitted segments.
+    pub retransmitted_segments: u64,
+    /// Retransmitted payload bytes.
+    pub retransmitted_bytes: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Fast retransmits.
+    pub fast_retransmits: u64,
+    /// Zero-window probes sent by the data sender.
+    pub persist_probes: u64,
+    /// Smoothed RTT at the end (ms), as the data sender measured it.
+    pub final_srtt_ms: Option<f64>,
+    /// UDP datagrams sent.
+    pub datagrams_sent: u64,
+    /// UDP datagrams received.
+    pub datagrams_received: u64,
+}
+
+/// Energy of one radio under one accounting policy.
+#[derive(Clone, Debug, Serialize)]
+pub struct RadioSummary {
+    /// Node the radio belongs to.
+    pub node: String,
+    /// Device profile.
+    pub profile: String,
+    /// Accounting policy.
+    pub policy: String,
+    /// Total energy (J).
+    pub energy_j: f64,
+    /// The full report: time and energy per state, transitions.
+    pub report: EnergyReport,
+}
+
+/// Per-channel (link direction) counters.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkSummary {
+    /// `link:from->to`.
+    pub name: String,
+    /// Rate (bits/s).
+    pub rate_bps: u64,
+    /// Counters.
+    #[serde(flatten)]
+    pub stats: crate::link::ChannelStats,
+    /// Fraction of the run the transmitter was busy.
+    pub utilization: f64,
+}
+
+/// The JSON summary of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// Scenario name.
+    pub scenario: String,
+    /// Seed used.
+    pub seed: u64,
+    /// Simulated time the results cover (s).
+    pub end_time_s: f64,
+    /// True if every finite flow completed.
+    pub completed: bool,
+    /// Events processed.
+    pub events: u64,
+    /// Flows.
+    pub flows: Vec<FlowSummary>,
+    /// Radios, one entry per (radio, policy).
+    pub radios: Vec<RadioSummary>,
+    /// Link directions.
+    pub links: Vec<LinkSummary>,
+    /// Packets dropped outside links.
+    pub drops: DropCounters,
+}
+
+/// Sampled series, stored by column (ready for DataFrames).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TimeSeries {
+    /// Flow samples: time (s).
+    pub flow_time_s: Vec<f64>,
+    /// Flow samples: flow index.
+    pub flow: Vec<u32>,
+    /// Congestion window of the data sender (bytes).
+    pub cwnd: Vec<u32>,
+    /// Slow-start threshold (bytes).
+    pub ssthresh: Vec<u32>,
+    /// Receiver window as the data sender last saw it (bytes).
+    pub peer_window: Vec<u32>,
+    /// Window the receiver currently advertises (bytes).
+    pub advertised_window: Vec<u32>,
+    /// Bytes in flight.
+    pub in_flight: Vec<u32>,
+    /// Smoothed RTT (ms; NaN before the first sample).
+    pub srtt_ms: Vec<f64>,
+    /// Queue samples: time (s).
+    pub queue_time_s: Vec<f64>,
+    /// Queue samples: channel index.
+    pub channel: Vec<u32>,
+    /// Queue length (packets).
+    pub queue_packets: Vec<u32>,
+    /// Queue length (bytes).
+    pub queue_bytes: Vec<u64>,
+}
+
+impl TimeSeries {
+    /// Append a sample of a flow's sender state.
+    pub fn push_flow(&mut self, t: Time, flow: u32, snd: &TcpConnection, advertised: u32) {
+        self.flow_time_s.push(t.as_secs_f64());
+        self.flow.push(flow);
+        self.cwnd.push(snd.cwnd());
+        self.ssthresh.push(snd.ssthresh());
+        self.peer_window.push(snd.peer_window());
+        self.advertised_window.push(advertised);
+        self.in_flight.push(snd.bytes_in_flight());
+        self.srtt_ms.push(snd.srtt().map(|d| d.as_secs_f64() * 1e3).unwrap_or(f64::NAN));
+    }
+
+    /// Append a sample of a channel's queue.
+    pub fn push_queue(&mut self, t: Time, channel: u32, packets: u32, bytes: u64) {
+        self.queue_time_s.push(t.as_secs_f64());
+        self.channel.push(channel);
+        self.queue_packets.push(packets);
+        self.queue_bytes.push(bytes);
+    }
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    /// The summary.
+    pub summary: Summary,
+    /// Sampled series, if requested.
+    pub timeseries: Option<TimeSeries>,
+    /// Names of the channels, indexed as in the time series.
+    pub channel_names: Vec<String>,
+    /// Flow names, indexed as in the time series.
+    pub flow_names: Vec<String>,
+    /// Pcap files written.
+    pub pcap_files: Vec<String>,
+}
+
+impl Summary {
+    /// The summary as pretty JSON (deterministic: fixed field order, shortest float repr).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+}
+
+/// Gather the results of a finished simulation.
+pub(crate) fn collect(sim: Simulation) -> Result<RunOutput, String> {
+    let end = sim.end_time();
+    let secs = |t: Time| t.as_secs_f64();
+    let flows = sim
+        .flows
+        .iter()
+        .map(|f| {
+            let snd = f.data_conn.map(|c| &sim.conns[c as usize]);
+            let stats = snd.map(|s| s.conn.stats().clone()).unwrap_or_default();
+            let until = f.completed_at.unwrap_or(end);
+            let dur = until.saturating_since(f.start).as_secs_f64();
+            let per_s = |x: u64| if dur > 0.0 { x as f64 * 8.0 / dur } else { 0.0 };
+            let wire_bytes = snd.map(|s| s.wire_bytes).unwrap_or(0);
+            FlowSummary {
+                name: f.name.clone(),
+                kind: f.kind.to_string(),
+                sender: f.sender.clone(),
+                receiver: f.receiver.clone(),
+                target_bytes: f.target_bytes,
+                bytes_delivered: f.bytes_delivered,
+                completed: f.completed_at.is_some(),
+                start_s: secs(f.start),
+                connected_s: f.connected_at.map(secs),
+                completion_time_s: f.completed_at.map(|t| t.saturating_since(f.start).as_secs_f64()),
+                goodput_bps: per_s(f.bytes_delivered),
+                throughput_bps: per_s(wire_bytes),
+                sender_wire_bytes: wire_bytes,
+                sender_wire_packets: snd.map(|s| s.wire_packets).unwrap_or(0),
+                retransmitted_segments: stats.retransmitted_segments,
+                retransmitted_bytes: stats.bytes_retransmitted,
+                timeouts: stats.timeouts,
+                fast_retransmits: stats.fast_retransmits,
+                persist_probes: stats.persist_probes_sent,
+                final_srtt_ms: snd.and_then(|s| s.conn.srtt()).map(|d| d.as_secs_f64() * 1e3),
+                datagrams_sent: f.datagrams_sent,
+                datagrams_received: f.datagrams_received,
+            }
+        })
+        .collect();
+    let mut radios = Vec::new();
+    for r in &sim.radios {
+        for (policy, report) in r.reports(end) {
+            radios.push(RadioSummary {
+                node: sim.nodes[r.node as usize].name.clone(),
+                profile: r.profile.name.clone(),
+                policy,
+                energy_j: report.energy_j(),
+                report,
+            });
+        }
+    }
+    let run_ns = end.as_nanos().max(1) as f64;
+    let links = sim
+        .channels
+        .iter()
+        .map(|c| LinkSummary {
+            name: c.name.clone(),
+            rate_bps: c.rate_bps,
+            stats: c.stats.clone(),
+            utilization: c.stats.busy_ns as f64 / run_ns,
+        })
+        .collect();
+    let summary = Summary {
+        scenario: sim.scenario_name.clone(),
+        seed: sim.seed,
+        end_time_s: secs(end),
+        completed: sim.flows.iter().all(|f| f.target_bytes.is_none() || f.completed_at.is_some()),
+        events: sim.sched.processed(),
+        flows,
+        radios,
+        links,
+        drops: sim.drops.clone(),
+    };
+    let mut pcap_files = Vec::new();
+    for (path, sink) in sim.pcaps {
+        sink.finish().map_err(|e| e.to_string())?;
+        pcap_files.push(path);
+    }
+    Ok(RunOutput {
+        summary,
+        timeseries: sim.timeseries,
+        channel_names: sim.channels.iter().map(|c| c.name.clone()).collect(),
+        flow_names: sim.flows.iter().map(|f| f.name.clone()).collect(),
+        pcap_files,
+    })
+}
