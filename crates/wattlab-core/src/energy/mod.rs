@@ -8,3 +8,5 @@ pub use profile::{
     ProfileError, Transition,
 };
 pub use state::{ParseRadioStateError, RadioState};
+pub mod meter;
+pub use meter::{EnergyReport, RadioMeter, StateEnergy, TransitionEnergy};
