@@ -10,3 +10,5 @@ pub use profile::{
 pub use state::{ParseRadioStateError, RadioState};
 pub mod meter;
 pub use meter::{EnergyReport, RadioMeter, StateEnergy, TransitionEnergy};
+pub mod policy;
+pub use policy::{break_even_time, AccountingPolicy, Activity, ParsePolicyError, PolicyMeter};
