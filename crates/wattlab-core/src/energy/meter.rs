@@ -183,7 +183,10 @@ impl RadioMeter {
         let leg = |from, to| {
             profile
                 .transition(from, to)
-                .map_or(Leg::default(), |t| Leg { ns: t.duration.as_nanos(), power_uw: t.power_uw })
+                .map_or(Leg::default(), |t| Leg {
+                    ns: t.duration.as_nanos(),
+                    power_uw: t.power_uw,
+                })
         };
         let (off, sleep, idle) = (RadioState::Off, RadioState::Sleep, RadioState::Idle);
         RadioMeter {
@@ -218,7 +221,10 @@ impl RadioMeter {
     /// Switches to `state` at `now` (`now` must not precede the last change: debug-asserted,
     /// clamped to it in release builds). Switching to the current state does nothing.
     pub fn set_state(&mut self, now: Time, state: RadioState) {
-        debug_assert!(now >= self.last, "RadioMeter::set_state: time went backwards");
+        debug_assert!(
+            now >= self.last,
+            "RadioMeter::set_state: time went backwards"
+        );
         let now = now.max(self.last);
         if state == self.state {
             return;
@@ -303,7 +309,11 @@ impl RadioMeter {
         );
         let st = |s: RadioState| {
             let fj = t.energy_fj[s.index()];
-            StateEnergy { time_ns: t.time_ns[s.index()], energy_nj: fj_to_nj(fj), energy_j: fj_to_j(fj) }
+            StateEnergy {
+                time_ns: t.time_ns[s.index()],
+                energy_nj: fj_to_nj(fj),
+                energy_j: fj_to_j(fj),
+            }
         };
         let total_fj: u128 = t.energy_fj.iter().sum::<u128>() + t.trans_fj;
         let idle_fj = t.energy_fj[RadioState::Idle.index()];
@@ -372,7 +382,11 @@ mod tests {
 
     fn conserved(r: &EnergyReport) {
         let states: u64 = RadioState::ALL.iter().map(|&s| r.state(s).time_ns).sum();
-        assert_eq!(states + r.transitions.time_ns, r.duration_ns, "time not conserved: {r:?}");
+        assert_eq!(
+            states + r.transitions.time_ns,
+            r.duration_ns,
+            "time not conserved: {r:?}"
+        );
         assert_eq!(r.duration_ns, r.end_ns - r.start_ns);
     }
 
@@ -423,17 +437,26 @@ mod tests {
         let r = m.report(t(2_000_000));
         conserved(&r);
         assert_eq!(r.duration_ns, 2_000_000_000);
-        assert_eq!((r.idle.time_ns, r.idle.energy_nj), (1_110_000_000, 1_464_090_000));
+        assert_eq!(
+            (r.idle.time_ns, r.idle.energy_nj),
+            (1_110_000_000, 1_464_090_000)
+        );
         assert_eq!((r.rx.time_ns, r.rx.energy_nj), (3_500_000, 4_987_500));
         assert_eq!((r.tx.time_ns, r.tx.energy_nj), (1_500_000, 2_512_500));
-        assert_eq!((r.sleep.time_ns, r.sleep.energy_nj), (782_000_000, 138_414_000));
+        assert_eq!(
+            (r.sleep.time_ns, r.sleep.energy_nj),
+            (782_000_000, 138_414_000)
+        );
         assert_eq!((r.off.time_ns, r.off.energy_nj), (100_000_000, 0));
-        assert_eq!(r.transitions, TransitionEnergy {
-            count: 7,
-            time_ns: 3_000_000,
-            energy_nj: 3_957_000,
-            energy_j: r.transitions.energy_j
-        });
+        assert_eq!(
+            r.transitions,
+            TransitionEnergy {
+                count: 7,
+                time_ns: 3_000_000,
+                energy_nj: 3_957_000,
+                energy_j: r.transitions.energy_j
+            }
+        );
         assert_eq!(r.total_energy_nj, 1_613_961_000);
         assert_eq!(r.total_energy_fj, 1_613_961_000 * 1_000_000);
         assert!((r.energy_j() - 1.613961).abs() < 1e-12);
@@ -477,7 +500,10 @@ mod tests {
         let r = m.report(Time::ZERO + us(500));
         conserved(&r);
         assert_eq!((r.sleep.time_ns, r.transitions.time_ns), (0, 500_000));
-        assert_eq!(r.transitions.energy_nj, 800 + 499_000 * 1_400_000 / 1_000_000);
+        assert_eq!(
+            r.transitions.energy_nj,
+            800 + 499_000 * 1_400_000 / 1_000_000
+        );
         assert_eq!(r.short_dormant_intervals, 1);
         // 0.5 us asleep: only half the down leg fits.
         let mut m = RadioMeter::new(&p, Time::ZERO, Idle);
@@ -509,7 +535,10 @@ mod tests {
         assert_eq!(r.transitions.count, 1);
         assert_eq!(r.transitions.time_ns, 1_000_000);
         assert_eq!(r.sleep.time_ns, 4_000_000);
-        assert_eq!((r.idle.time_ns, r.tx.time_ns, r.rx.time_ns), (1_000_000, 1_000_000, 1_000_000));
+        assert_eq!(
+            (r.idle.time_ns, r.tx.time_ns, r.rx.time_ns),
+            (1_000_000, 1_000_000, 1_000_000)
+        );
     }
 
     #[test]
@@ -527,7 +556,9 @@ mod tests {
     fn time_is_conserved_under_random_switching() {
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = move || {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             x >> 33
         };
         for p in crate::energy::builtin_profiles() {
@@ -543,7 +574,10 @@ mod tests {
                 .iter()
                 .map(|&s| r.state(s).time_ns as u128 * p.power_uw(s) as u128)
                 .sum();
-            assert!(r.total_energy_fj >= parts, "transitions never have negative energy");
+            assert!(
+                r.total_energy_fj >= parts,
+                "transitions never have negative energy"
+            );
         }
     }
 }

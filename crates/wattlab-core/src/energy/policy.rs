@@ -35,16 +35,20 @@ pub fn break_even_time(profile: &DeviceProfile) -> Duration {
         return Duration::MAX;
     }
     let leg = |from, to| {
-        profile
-            .transition(from, to)
-            .map_or((0i128, 0i128), |t| (t.duration.as_nanos() as i128, t.energy_fj() as i128))
+        profile.transition(from, to).map_or((0i128, 0i128), |t| {
+            (t.duration.as_nanos() as i128, t.energy_fj() as i128)
+        })
     };
     let (d_d, e_d) = leg(RadioState::Idle, RadioState::Sleep);
     let (d_u, e_u) = leg(RadioState::Sleep, RadioState::Idle);
     let d = d_d + d_u;
     // Energies in fJ (ns x uW), so dividing by uW gives ns.
     let num = e_d + e_u - p_s * d;
-    let t = if num <= 0 { 0 } else { (num + (p_i - p_s) - 1) / (p_i - p_s) };
+    let t = if num <= 0 {
+        0
+    } else {
+        (num + (p_i - p_s) - 1) / (p_i - p_s)
+    };
     Duration::from_nanos(t.max(d).min(u64::MAX as i128) as u64)
 }
 
@@ -90,7 +94,12 @@ pub struct ParsePolicyError(pub String);
 impl fmt::Display for ParsePolicyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<&str> = AccountingPolicy::ALL.iter().map(|p| p.as_str()).collect();
-        write!(f, "unknown accounting policy `{}`; valid policies: {}", self.0, names.join(", "))
+        write!(
+            f,
+            "unknown accounting policy `{}`; valid policies: {}",
+            self.0,
+            names.join(", ")
+        )
     }
 }
 
@@ -239,7 +248,10 @@ mod tests {
     struct Lcg(u64);
     impl Lcg {
         fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             self.0 >> 33
         }
         fn below(&mut self, n: u64) -> u64 {
@@ -262,10 +274,19 @@ mod tests {
         assert_eq!(break_even_time(&p), Duration::from_nanos(1_766_307));
         // WaveLAN DSSS: up = 2 ms at idle power, so T* = (2 ms x P_i - 2 ms x P_s)/(P_i - P_s)
         // = 2 ms exactly; Table 1 cards: 2 x 30 us at idle power gives 60 us the same way.
-        assert_eq!(break_even_time(&builtin_profile("wavelan-dsss").unwrap()), Duration::from_millis(2));
-        assert_eq!(break_even_time(&builtin_profile("orinoco").unwrap()), Duration::from_micros(60));
+        assert_eq!(
+            break_even_time(&builtin_profile("wavelan-dsss").unwrap()),
+            Duration::from_millis(2)
+        );
+        assert_eq!(
+            break_even_time(&builtin_profile("orinoco").unwrap()),
+            Duration::from_micros(60)
+        );
         // Seed 001's card: no transition cost and sleep = off = 0 W: any gap is worth it.
-        assert_eq!(break_even_time(&builtin_profile("wavelan-turbo-2mbps").unwrap()), Duration::ZERO);
+        assert_eq!(
+            break_even_time(&builtin_profile("wavelan-turbo-2mbps").unwrap()),
+            Duration::ZERO
+        );
     }
 
     #[test]
@@ -286,7 +307,11 @@ mod tests {
         let mut v = Vec::with_capacity(n);
         for _ in 0..n {
             let len = Duration::from_nanos(1 + rng.below(2_000_000));
-            let kind = if rng.below(2) == 0 { Activity::Tx } else { Activity::Rx };
+            let kind = if rng.below(2) == 0 {
+                Activity::Tx
+            } else {
+                Activity::Rx
+            };
             v.push((t, t + len, kind));
             let gap = match rng.below(4) {
                 0 => 0,
@@ -318,9 +343,14 @@ mod tests {
                 conserved(&r);
                 let w = |s| p.power_uw(s) as u128;
                 // E = T P_idle + sum tx (P_tx - P_idle) + sum rx (P_rx - P_idle), exactly in fJ.
-                let expect = end.as_nanos() as u128 * w(Idle) + tx * (w(Tx) - w(Idle)) + rx * (w(Rx) - w(Idle));
+                let expect = end.as_nanos() as u128 * w(Idle)
+                    + tx * (w(Tx) - w(Idle))
+                    + rx * (w(Rx) - w(Idle));
                 assert_eq!(r.total_energy_fj, expect, "{}", p.name());
-                assert_eq!((r.transitions.count, r.sleep.time_ns, r.clipped_activity_ns), (0, 0, 0));
+                assert_eq!(
+                    (r.transitions.count, r.sleep.time_ns, r.clipped_activity_ns),
+                    (0, 0, 0)
+                );
                 assert_eq!(r.policy.as_deref(), Some("always-on"));
             }
         }
@@ -342,7 +372,11 @@ mod tests {
                 }
                 let (a, b) = (on.report(end), or.report(end));
                 conserved(&b);
-                assert!(b.total_energy_fj <= a.total_energy_fj, "{}: oracle {b:?} > always-on {a:?}", p.name());
+                assert!(
+                    b.total_energy_fj <= a.total_energy_fj,
+                    "{}: oracle {b:?} > always-on {a:?}",
+                    p.name()
+                );
                 // Same traffic: tx/rx time identical, and the oracle never clips a transition.
                 assert_eq!((a.tx.time_ns, a.rx.time_ns), (b.tx.time_ns, b.rx.time_ns));
                 assert_eq!(b.short_dormant_intervals, 0, "{}", p.name());
@@ -361,7 +395,10 @@ mod tests {
             m.report(Time(2000) + gap)
         };
         let r = one(be);
-        assert_eq!((r.sleep.time_ns, r.transitions.count, r.idle.time_ns), (0, 0, be.as_nanos()));
+        assert_eq!(
+            (r.sleep.time_ns, r.transitions.count, r.idle.time_ns),
+            (0, 0, be.as_nanos())
+        );
         let r = one(be + Duration(1));
         conserved(&r);
         assert_eq!(r.transitions.count, 2);
@@ -369,7 +406,11 @@ mod tests {
         assert_eq!(r.idle.time_ns, 0);
         // Leading and trailing gaps too: awake at start, ready at end.
         let mut m = PolicyMeter::new(AccountingPolicy::Oracle, &p, Time::ZERO);
-        m.activity(Time::ZERO + Duration::from_millis(10), Time::ZERO + Duration::from_millis(11), Activity::Rx);
+        m.activity(
+            Time::ZERO + Duration::from_millis(10),
+            Time::ZERO + Duration::from_millis(11),
+            Activity::Rx,
+        );
         let r = m.report(Time::ZERO + Duration::from_millis(21));
         conserved(&r);
         assert_eq!(r.transitions.count, 4);
@@ -388,7 +429,10 @@ mod tests {
         let r = m.report(Time(500));
         conserved(&r);
         assert_eq!(r.clipped_activity_ns, 50 + 50 + 60);
-        assert_eq!((r.rx.time_ns, r.tx.time_ns, r.idle.time_ns), (100, 100, 200));
+        assert_eq!(
+            (r.rx.time_ns, r.tx.time_ns, r.idle.time_ns),
+            (100, 100, 200)
+        );
         assert_eq!(m.clipped(), Duration(160));
     }
 
@@ -397,10 +441,21 @@ mod tests {
         let p = builtin_profile("wavelan-dsss").unwrap();
         let mut m = PolicyMeter::new(AccountingPolicy::Oracle, &p, Time::ZERO);
         m.enable_timeline();
-        m.activity(Time::ZERO + Duration::from_millis(100), Time::ZERO + Duration::from_millis(101), Activity::Tx);
-        m.activity(Time::ZERO + Duration::from_millis(101), Time::ZERO + Duration::from_millis(102), Activity::Rx);
+        m.activity(
+            Time::ZERO + Duration::from_millis(100),
+            Time::ZERO + Duration::from_millis(101),
+            Activity::Tx,
+        );
+        m.activity(
+            Time::ZERO + Duration::from_millis(101),
+            Time::ZERO + Duration::from_millis(102),
+            Activity::Rx,
+        );
         let ms = |x| Time::ZERO + Duration::from_millis(x);
-        assert_eq!(m.timeline(), &[(Time::ZERO, Sleep), (ms(100), Tx), (ms(101), Rx)]);
+        assert_eq!(
+            m.timeline(),
+            &[(Time::ZERO, Sleep), (ms(100), Tx), (ms(101), Rx)]
+        );
         for pol in AccountingPolicy::ALL {
             assert_eq!(pol.as_str().parse::<AccountingPolicy>(), Ok(pol));
         }

@@ -81,7 +81,13 @@ pub enum ProfileError {
 impl fmt::Display for ProfileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ProfileError::Invalid { origin, line, column, key, message } => {
+            ProfileError::Invalid {
+                origin,
+                line,
+                column,
+                key,
+                message,
+            } => {
                 write!(f, "{origin}")?;
                 if let Some(l) = line {
                     write!(f, ": line {l}")?;
@@ -171,7 +177,9 @@ fn key_path_at(text: &str, line: usize, field_hint: Option<&str>) -> Option<Stri
         } else if let Some(inner) = t.strip_prefix('[').and_then(|r| r.split(']').next()) {
             table = Some(inner.trim().to_string());
         } else if i + 1 == line {
-            key_on_line = t.split_once('=').map(|(k, _)| k.trim().trim_matches('"').to_string());
+            key_on_line = t
+                .split_once('=')
+                .map(|(k, _)| k.trim().trim_matches('"').to_string());
         }
     }
     let key = field_hint.map(str::to_string).or(key_on_line);
@@ -191,7 +199,13 @@ fn field_in_message(msg: &str) -> Option<&str> {
         .and_then(|rest| rest.split('`').next())
 }
 
-fn err_at(origin: &str, text: &str, span: Option<Range<usize>>, key: Option<String>, message: String) -> ProfileError {
+fn err_at(
+    origin: &str,
+    text: &str,
+    span: Option<Range<usize>>,
+    key: Option<String>,
+    message: String,
+) -> ProfileError {
     let (line, column) = match span {
         Some(s) => {
             let (l, c) = line_col(text, s.start);
@@ -199,7 +213,13 @@ fn err_at(origin: &str, text: &str, span: Option<Range<usize>>, key: Option<Stri
         }
         None => (None, None),
     };
-    ProfileError::Invalid { origin: origin.to_string(), line, column, key, message }
+    ProfileError::Invalid {
+        origin: origin.to_string(),
+        line,
+        column,
+        key,
+        message,
+    }
 }
 
 /// Checks a float quantity and converts it to an integer in 1/1000 of its unit.
@@ -212,7 +232,15 @@ fn milli_units(
     text: &str,
 ) -> Result<u64, ProfileError> {
     let x = *v.get_ref();
-    let bad = |m: String| Err(err_at(origin, text, Some(v.span()), Some(key.to_string()), m));
+    let bad = |m: String| {
+        Err(err_at(
+            origin,
+            text,
+            Some(v.span()),
+            Some(key.to_string()),
+            m,
+        ))
+    };
     if !x.is_finite() {
         return bad(format!("{what} must be a finite number, got {x}"));
     }
@@ -238,7 +266,13 @@ impl DeviceProfile {
         })?;
         let whole = Some(0..0);
         if raw.name.trim().is_empty() {
-            return Err(err_at(origin, text, whole, Some("name".into()), "name must not be empty".into()));
+            return Err(err_at(
+                origin,
+                text,
+                whole,
+                Some("name".into()),
+                "name must not be empty".into(),
+            ));
         }
         if raw.source.trim().is_empty() {
             return Err(err_at(
@@ -298,9 +332,22 @@ impl DeviceProfile {
                     format!("transition {from} -> {to} defined twice"),
                 ));
             }
-            let duration_ns =
-                milli_units(&t.duration_us, MAX_DURATION_US, "duration (us)", &k("duration_us"), origin, text)?;
-            let power = milli_units(&t.power_mw, MAX_POWER_MW, "power (mW)", &k("power_mw"), origin, text)?;
+            let duration_ns = milli_units(
+                &t.duration_us,
+                MAX_DURATION_US,
+                "duration (us)",
+                &k("duration_us"),
+                origin,
+                text,
+            )?;
+            let power = milli_units(
+                &t.power_mw,
+                MAX_POWER_MW,
+                "power (mW)",
+                &k("power_mw"),
+                origin,
+                text,
+            )?;
             transitions.push(Transition {
                 from,
                 to,
@@ -351,7 +398,9 @@ impl DeviceProfile {
     }
     /// The transition `from` -> `to`, if defined.
     pub fn transition(&self, from: RadioState, to: RadioState) -> Option<&Transition> {
-        self.transitions.iter().find(|t| t.from == from && t.to == to)
+        self.transitions
+            .iter()
+            .find(|t| t.from == from && t.to == to)
     }
     /// Notes on derived or assumed values, keyed by the value they explain.
     pub fn derived(&self) -> &BTreeMap<String, String> {
@@ -361,16 +410,43 @@ impl DeviceProfile {
 
 /// The built-in profiles: (name, TOML text). Names equal the file stems in `profiles/`.
 const BUILTIN: &[(&str, &str)] = &[
-    ("wavelan-dsss", include_str!("../../../../profiles/wavelan-dsss.toml")),
-    ("atheros-ar5004", include_str!("../../../../profiles/atheros-ar5004.toml")),
-    ("wavelan-turbo-2mbps", include_str!("../../../../profiles/wavelan-turbo-2mbps.toml")),
+    (
+        "wavelan-dsss",
+        include_str!("../../../../profiles/wavelan-dsss.toml"),
+    ),
+    (
+        "atheros-ar5004",
+        include_str!("../../../../profiles/atheros-ar5004.toml"),
+    ),
+    (
+        "wavelan-turbo-2mbps",
+        include_str!("../../../../profiles/wavelan-turbo-2mbps.toml"),
+    ),
     ("orinoco", include_str!("../../../../profiles/orinoco.toml")),
-    ("aironet-340", include_str!("../../../../profiles/aironet-340.toml")),
-    ("aironet-4800", include_str!("../../../../profiles/aironet-4800.toml")),
-    ("aironet-350", include_str!("../../../../profiles/aironet-350.toml")),
-    ("intel-w2011", include_str!("../../../../profiles/intel-w2011.toml")),
-    ("dlink-dwl650", include_str!("../../../../profiles/dlink-dwl650.toml")),
-    ("compaq-wl110", include_str!("../../../../profiles/compaq-wl110.toml")),
+    (
+        "aironet-340",
+        include_str!("../../../../profiles/aironet-340.toml"),
+    ),
+    (
+        "aironet-4800",
+        include_str!("../../../../profiles/aironet-4800.toml"),
+    ),
+    (
+        "aironet-350",
+        include_str!("../../../../profiles/aironet-350.toml"),
+    ),
+    (
+        "intel-w2011",
+        include_str!("../../../../profiles/intel-w2011.toml"),
+    ),
+    (
+        "dlink-dwl650",
+        include_str!("../../../../profiles/dlink-dwl650.toml"),
+    ),
+    (
+        "compaq-wl110",
+        include_str!("../../../../profiles/compaq-wl110.toml"),
+    ),
 ];
 
 fn parse_builtin(name: &str, text: &str) -> Result<DeviceProfile, ProfileError> {
@@ -384,7 +460,10 @@ pub fn builtin_profile_names() -> Vec<&'static str> {
 
 /// All built-in profiles, parsed. (They are checked by tests, so none is ever skipped.)
 pub fn builtin_profiles() -> Vec<DeviceProfile> {
-    BUILTIN.iter().filter_map(|(n, t)| parse_builtin(n, t).ok()).collect()
+    BUILTIN
+        .iter()
+        .filter_map(|(n, t)| parse_builtin(n, t).ok())
+        .collect()
 }
 
 /// The built-in profile called `name`, if any.
@@ -415,36 +494,72 @@ mod tests {
             let p = parse_builtin(stem, text).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(p.name(), *stem, "profile name must equal its file stem");
             assert!(!p.source().trim().is_empty(), "{stem}: empty source");
-            assert!(!p.description().trim().is_empty(), "{stem}: empty description");
-            assert!(!p.derived().is_empty(), "{stem}: says nothing about derived values");
+            assert!(
+                !p.description().trim().is_empty(),
+                "{stem}: empty description"
+            );
+            assert!(
+                !p.derived().is_empty(),
+                "{stem}: says nothing about derived values"
+            );
             for t in p.transitions() {
-                assert!(!t.source.trim().is_empty(), "{stem}: transition without source");
+                assert!(
+                    !t.source.trim().is_empty(),
+                    "{stem}: transition without source"
+                );
             }
             // Every source used here orders tx >= rx >= idle >= sleep >= off (seed 001's card
             // included: its derived tx/rx are idle plus a positive increment).
             let w = |s| p.power_uw(s);
-            assert!(w(Tx) >= w(Rx) && w(Rx) >= w(Idle), "{stem}: tx >= rx >= idle violated");
-            assert!(w(Idle) >= w(Sleep) && w(Sleep) >= w(Off), "{stem}: idle >= sleep >= off violated");
+            assert!(
+                w(Tx) >= w(Rx) && w(Rx) >= w(Idle),
+                "{stem}: tx >= rx >= idle violated"
+            );
+            assert!(
+                w(Idle) >= w(Sleep) && w(Sleep) >= w(Off),
+                "{stem}: idle >= sleep >= off violated"
+            );
         }
     }
 
     #[test]
     fn builtin_values_match_the_papers() {
         let p = builtin_profile("wavelan-dsss").unwrap();
-        assert_eq!([p.power_uw(Idle), p.power_uw(Rx), p.power_uw(Tx), p.power_uw(Sleep)], [
-            1_319_000, 1_425_000, 1_675_000, 177_000
-        ]);
+        assert_eq!(
+            [
+                p.power_uw(Idle),
+                p.power_uw(Rx),
+                p.power_uw(Tx),
+                p.power_uw(Sleep)
+            ],
+            [1_319_000, 1_425_000, 1_675_000, 177_000]
+        );
         let up = p.transition(Sleep, Idle).unwrap();
-        assert_eq!((up.duration, up.power_uw), (Duration::from_millis(2), 1_319_000));
+        assert_eq!(
+            (up.duration, up.power_uw),
+            (Duration::from_millis(2), 1_319_000)
+        );
 
         let a = builtin_profile("atheros-ar5004").unwrap();
-        assert_eq!([a.power_uw(Tx), a.power_uw(Rx), a.power_uw(Idle), a.power_uw(Sleep)], [
-            1_400_000, 900_000, 800_000, 16_000
-        ]);
+        assert_eq!(
+            [
+                a.power_uw(Tx),
+                a.power_uw(Rx),
+                a.power_uw(Idle),
+                a.power_uw(Sleep)
+            ],
+            [1_400_000, 900_000, 800_000, 16_000]
+        );
         let down = a.transition(Idle, Sleep).unwrap();
-        assert_eq!((down.duration, down.power_uw), (Duration::from_micros(1), 800_000));
+        assert_eq!(
+            (down.duration, down.power_uw),
+            (Duration::from_micros(1), 800_000)
+        );
         let up = a.transition(Sleep, Idle).unwrap();
-        assert_eq!((up.duration, up.power_uw), (Duration::from_millis(1), 1_400_000));
+        assert_eq!(
+            (up.duration, up.power_uw),
+            (Duration::from_millis(1), 1_400_000)
+        );
 
         // Seed 003 Table 1: (tx, rx, sleep) mW, idle = 0.82 rx.
         for (n, tx, rx, sl) in [
@@ -461,7 +576,10 @@ mod tests {
             assert_eq!(p.power_uw(Rx), rx * 1000, "{n}");
             assert_eq!(p.power_uw(Sleep), sl * 1000, "{n}");
             assert_eq!(p.power_uw(Idle), rx * 820, "{n}: idle = 0.82 rx");
-            assert!(p.derived().contains_key("power_mw.idle"), "{n}: idle must be marked derived");
+            assert!(
+                p.derived().contains_key("power_mw.idle"),
+                "{n}: idle must be marked derived"
+            );
         }
         let t = builtin_profile("wavelan-turbo-2mbps").unwrap();
         assert_eq!(t.power_uw(Off), 0);
@@ -471,7 +589,10 @@ mod tests {
     #[test]
     fn unknown_builtin_lists_valid_names() {
         let e = find_builtin_profile("wavelan").unwrap_err().to_string();
-        assert!(e.contains("`wavelan`") && e.contains("atheros-ar5004") && e.contains("orinoco"), "{e}");
+        assert!(
+            e.contains("`wavelan`") && e.contains("atheros-ar5004") && e.contains("orinoco"),
+            "{e}"
+        );
         assert!(builtin_profile("nope").is_none());
         assert_eq!(builtin_profile_names().len(), BUILTIN.len());
     }
@@ -507,26 +628,43 @@ source = "made up"
     }
 
     fn err(text: &str) -> String {
-        DeviceProfile::from_toml_str(text, "bad.toml").unwrap_err().to_string()
+        DeviceProfile::from_toml_str(text, "bad.toml")
+            .unwrap_err()
+            .to_string()
     }
 
     #[test]
     fn unknown_key_is_reported_with_line_and_key() {
         let e = err(&GOOD.replace("rx = 200.0", "rx = 200.0\nrxx = 1.0"));
         assert!(e.starts_with("bad.toml: line 10"), "{e}");
-        assert!(e.contains("power_mw.rxx") && e.contains("unknown field"), "{e}");
-        let e = err(&GOOD.replace("source = \"made up\"\n\n", "source = \"made up\"\ncolour = 1\n\n"));
+        assert!(
+            e.contains("power_mw.rxx") && e.contains("unknown field"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace(
+            "source = \"made up\"\n\n",
+            "source = \"made up\"\ncolour = 1\n\n",
+        ));
         assert!(e.contains("line 4") && e.contains("`colour`"), "{e}");
     }
 
     #[test]
     fn negative_or_non_finite_values_are_rejected() {
         let e = err(&GOOD.replace("tx = 300.0", "tx = -300.0"));
-        assert!(e.contains("line 10") && e.contains("power_mw.tx") && e.contains("negative"), "{e}");
+        assert!(
+            e.contains("line 10") && e.contains("power_mw.tx") && e.contains("negative"),
+            "{e}"
+        );
         let e = err(&GOOD.replace("duration_us = 2.5", "duration_us = -1"));
-        assert!(e.contains("line 15") && e.contains("transition[0].duration_us"), "{e}");
+        assert!(
+            e.contains("line 15") && e.contains("transition[0].duration_us"),
+            "{e}"
+        );
         let e = err(&GOOD.replace("idle = 100.0", "idle = nan"));
-        assert!(e.contains("line 8") && e.contains("power_mw.idle") && e.contains("finite"), "{e}");
+        assert!(
+            e.contains("line 8") && e.contains("power_mw.idle") && e.contains("finite"),
+            "{e}"
+        );
         let e = err(&GOOD.replace("rx = 200.0", "rx = inf"));
         assert!(e.contains("line 9") && e.contains("finite"), "{e}");
     }
@@ -536,7 +674,10 @@ source = "made up"
         let e = err(&GOOD.replace("sleep = 10.5", "sleep = \"low\""));
         assert!(e.contains("line 7") && e.contains("power_mw.sleep"), "{e}");
         let e = err(&GOOD.replace("to = \"idle\"", "to = \"awake\""));
-        assert!(e.contains("line 14") && e.contains("transition[0].to") && e.contains("awake"), "{e}");
+        assert!(
+            e.contains("line 14") && e.contains("transition[0].to") && e.contains("awake"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -25,8 +25,13 @@ pub enum RadioState {
 
 impl RadioState {
     /// All states, in index order (see [`RadioState::index`]).
-    pub const ALL: [RadioState; 5] =
-        [RadioState::Off, RadioState::Sleep, RadioState::Idle, RadioState::Rx, RadioState::Tx];
+    pub const ALL: [RadioState; 5] = [
+        RadioState::Off,
+        RadioState::Sleep,
+        RadioState::Idle,
+        RadioState::Rx,
+        RadioState::Tx,
+    ];
 
     /// Stable lower-case name: "off", "sleep", "idle", "rx" or "tx".
     pub const fn as_str(self) -> &'static str {
@@ -67,7 +72,11 @@ pub struct ParseRadioStateError(pub String);
 
 impl fmt::Display for ParseRadioStateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown radio state `{}` (expected one of: off, sleep, idle, rx, tx)", self.0)
+        write!(
+            f,
+            "unknown radio state `{}` (expected one of: off, sleep, idle, rx, tx)",
+            self.0
+        )
     }
 }
 
