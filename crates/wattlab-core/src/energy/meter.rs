@@ -1,0 +1,583 @@
+//! Exact integration of radio state intervals into energy.
+//!
+//! Time is integer nanoseconds and power integer microwatts, so every interval contributes
+//! `ns × µW` femtojoules exactly (u128 accumulators); reports round to nanojoules only at the end.
+//! See the module docs of [`crate::energy`] for the transition semantics.
+
+use super::profile::DeviceProfile;
+use super::state::RadioState;
+use crate::time::{Duration, Time};
+use serde::Serialize;
+
+/// Femtojoules per nanojoule.
+const FJ_PER_NJ: u128 = 1_000_000;
+
+/// Femtojoules to nanojoules, rounded half up.
+fn fj_to_nj(fj: u128) -> u64 {
+    ((fj + FJ_PER_NJ / 2) / FJ_PER_NJ).min(u64::MAX as u128) as u64
+}
+
+/// Femtojoules to joules (for display; the exact value is the integer).
+fn fj_to_j(fj: u128) -> f64 {
+    fj as f64 * 1e-15
+}
+
+/// Cost of one transition leg: zero when the profile does not define it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Leg {
+    ns: u64,
+    power_uw: u64,
+}
+
+/// Running totals (exact).
+#[derive(Clone, Debug, Default)]
+struct Totals {
+    time_ns: [u64; 5],
+    energy_fj: [u128; 5],
+    trans_count: u64,
+    trans_ns: u64,
+    trans_fj: u128,
+    short_dormant: u64,
+}
+
+/// Meters one radio: integrates the time spent in each state, and the transitions, exactly.
+#[derive(Clone, Debug)]
+pub struct RadioMeter {
+    profile: String,
+    power_uw: [u64; 5],
+    /// Down (Idle -> dormant) and up (dormant -> Idle) legs, indexed by dormant state index
+    /// (Off = 0, Sleep = 1).
+    down: [Leg; 2],
+    up: [Leg; 2],
+    start: Time,
+    last: Time,
+    state: RadioState,
+    /// The current dormant interval was entered from an awake state, so it owes a down leg.
+    /// (A meter that *starts* dormant owes none: the radio was already asleep.)
+    owes_down: bool,
+    totals: Totals,
+    timeline: Option<Vec<(Time, RadioState)>>,
+}
+
+/// Time and energy spent in one radio state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct StateEnergy {
+    /// Time in the state, in nanoseconds (transition time excluded).
+    pub time_ns: u64,
+    /// Energy, in nanojoules (rounded half up from the exact femtojoules).
+    pub energy_nj: u64,
+    /// Energy, in joules.
+    pub energy_j: f64,
+}
+
+/// Time and energy spent in dormant <-> awake transitions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct TransitionEnergy {
+    /// Number of dormant <-> awake switches (each leg counted, whatever its cost).
+    pub count: u64,
+    /// Time spent in transitions, in nanoseconds.
+    pub time_ns: u64,
+    /// Energy, in nanojoules (rounded).
+    pub energy_nj: u64,
+    /// Energy, in joules.
+    pub energy_j: f64,
+}
+
+/// Energy and time breakdown of one metered run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EnergyReport {
+    /// Device profile name.
+    pub profile: String,
+    /// Accounting policy name, when produced by a [`super::PolicyMeter`].
+    pub policy: Option<String>,
+    /// Start of the run, ns.
+    pub start_ns: u64,
+    /// End of the run, ns.
+    pub end_ns: u64,
+    /// `end_ns - start_ns`; always equals the sum of all state and transition times.
+    pub duration_ns: u64,
+    /// Time and energy in `Off`.
+    pub off: StateEnergy,
+    /// Time and energy in `Sleep`.
+    pub sleep: StateEnergy,
+    /// Time and energy in `Idle`.
+    pub idle: StateEnergy,
+    /// Time and energy in `Rx`.
+    pub rx: StateEnergy,
+    /// Time and energy in `Tx`.
+    pub tx: StateEnergy,
+    /// Time and energy in transitions.
+    pub transitions: TransitionEnergy,
+    /// Total energy, nJ (rounded from the exact total, so it may differ from the sum of the
+    /// rounded parts by a few nJ).
+    pub total_energy_nj: u64,
+    /// Total energy, J.
+    pub total_energy_j: f64,
+    /// Energy spent awake while nothing is sent or received (the `Idle` state's energy), nJ.
+    pub awake_idle_energy_nj: u64,
+    /// Same, J.
+    pub awake_idle_energy_j: f64,
+    /// Dormant intervals too short to hold their down and up transitions (clipped; a policy
+    /// that does this asks the radio for something impossible).
+    pub short_dormant_intervals: u64,
+    /// Activity time dropped because intervals overlapped or came out of order (policy meters).
+    pub clipped_activity_ns: u64,
+    /// Exact total energy in femtojoules (ns × µW).
+    #[serde(skip)]
+    pub total_energy_fj: u128,
+}
+
+impl EnergyReport {
+    /// Time and energy in `state`.
+    pub fn state(&self, state: RadioState) -> &StateEnergy {
+        match state {
+            RadioState::Off => &self.off,
+            RadioState::Sleep => &self.sleep,
+            RadioState::Idle => &self.idle,
+            RadioState::Rx => &self.rx,
+            RadioState::Tx => &self.tx,
+        }
+    }
+    /// Time spent in `state` (transitions excluded).
+    pub fn time_in(&self, state: RadioState) -> Duration {
+        Duration::from_nanos(self.state(state).time_ns)
+    }
+    /// Energy spent in `state`, J.
+    pub fn energy_in_j(&self, state: RadioState) -> f64 {
+        self.state(state).energy_j
+    }
+    /// Total energy, J.
+    pub fn energy_j(&self) -> f64 {
+        self.total_energy_j
+    }
+    /// Total energy, nJ (rounded).
+    pub fn energy_nj(&self) -> u64 {
+        self.total_energy_nj
+    }
+    /// Length of the run.
+    pub fn duration(&self) -> Duration {
+        Duration::from_nanos(self.duration_ns)
+    }
+    /// Mean power over the run, mW (0 for an empty run).
+    pub fn average_power_mw(&self) -> f64 {
+        if self.duration_ns == 0 {
+            0.0
+        } else {
+            self.total_energy_fj as f64 / self.duration_ns as f64 / 1000.0
+        }
+    }
+}
+
+/// Index of a dormant state in the leg arrays.
+fn dormant_index(s: RadioState) -> usize {
+    if s == RadioState::Off {
+        0
+    } else {
+        1
+    }
+}
+
+impl RadioMeter {
+    /// A meter for `profile`, in state `initial` from `start` on.
+    pub fn new(profile: &DeviceProfile, start: Time, initial: RadioState) -> Self {
+        let leg = |from, to| {
+            profile
+                .transition(from, to)
+                .map_or(Leg::default(), |t| Leg {
+                    ns: t.duration.as_nanos(),
+                    power_uw: t.power_uw,
+                })
+        };
+        let (off, sleep, idle) = (RadioState::Off, RadioState::Sleep, RadioState::Idle);
+        RadioMeter {
+            profile: profile.name().to_string(),
+            power_uw: RadioState::ALL.map(|s| profile.power_uw(s)),
+            down: [leg(idle, off), leg(idle, sleep)],
+            up: [leg(off, idle), leg(sleep, idle)],
+            start,
+            last: start,
+            state: initial,
+            owes_down: false,
+            totals: Totals::default(),
+            timeline: None,
+        }
+    }
+
+    /// The current state.
+    pub fn state(&self) -> RadioState {
+        self.state
+    }
+
+    /// Instant of the last state change (or the start).
+    pub fn last_change(&self) -> Time {
+        self.last
+    }
+
+    /// Start of the metered run.
+    pub fn start(&self) -> Time {
+        self.start
+    }
+
+    /// Switches to `state` at `now` (`now` must not precede the last change: debug-asserted,
+    /// clamped to it in release builds). Switching to the current state does nothing.
+    pub fn set_state(&mut self, now: Time, state: RadioState) {
+        debug_assert!(
+            now >= self.last,
+            "RadioMeter::set_state: time went backwards"
+        );
+        let now = now.max(self.last);
+        if state == self.state {
+            return;
+        }
+        let leaving_to_awake = state.is_awake();
+        Self::account(
+            &mut self.totals,
+            &self.power_uw,
+            &self.down,
+            &self.up,
+            self.state,
+            now - self.last,
+            self.owes_down,
+            leaving_to_awake,
+            true,
+        );
+        self.owes_down = self.state.is_awake() && state.is_dormant();
+        self.state = state;
+        self.last = now;
+        if let Some(tl) = self.timeline.as_mut() {
+            // Several changes at one instant: keep only the last, so the log has no empty spans.
+            match tl.last_mut() {
+                Some(e) if e.0 == now => e.1 = state,
+                _ => tl.push((now, state)),
+            }
+        }
+    }
+
+    /// Adds one state interval of length `len` to `t`. For a dormant state, the down leg (if
+    /// owed) is carved from the start and the up leg (if `up`) from the end, down first when the
+    /// interval is too short for both; `closed` says the interval really ended (so clipping is a
+    /// short dormant interval rather than a report taken mid-transition).
+    #[allow(clippy::too_many_arguments)]
+    fn account(
+        t: &mut Totals,
+        power_uw: &[u64; 5],
+        down: &[Leg; 2],
+        up: &[Leg; 2],
+        state: RadioState,
+        len: Duration,
+        owes_down: bool,
+        up_owed: bool,
+        closed: bool,
+    ) {
+        let mut len = len.as_nanos();
+        if state.is_dormant() {
+            let i = dormant_index(state);
+            let d = if owes_down { down[i] } else { Leg::default() };
+            let u = if up_owed { up[i] } else { Leg::default() };
+            let take_d = d.ns.min(len);
+            len -= take_d;
+            let take_u = u.ns.min(len);
+            len -= take_u;
+            if closed && (take_d < d.ns || take_u < u.ns) {
+                t.short_dormant += 1;
+            }
+            t.trans_count += owes_down as u64 + up_owed as u64;
+            t.trans_ns += take_d + take_u;
+            t.trans_fj += take_d as u128 * d.power_uw as u128 + take_u as u128 * u.power_uw as u128;
+        }
+        let i = state.index();
+        t.time_ns[i] += len;
+        t.energy_fj[i] += len as u128 * power_uw[i] as u128;
+    }
+
+    /// Totals as if the current state lasted until `end` (clamped to the last change); the
+    /// meter is not modified. A dormant state still in progress at `end` pays its down leg (up
+    /// to `end`) but no up leg: the radio is still asleep.
+    pub fn report(&self, end: Time) -> EnergyReport {
+        let end = end.max(self.last);
+        let mut t = self.totals.clone();
+        Self::account(
+            &mut t,
+            &self.power_uw,
+            &self.down,
+            &self.up,
+            self.state,
+            end - self.last,
+            self.owes_down,
+            false,
+            false,
+        );
+        let st = |s: RadioState| {
+            let fj = t.energy_fj[s.index()];
+            StateEnergy {
+                time_ns: t.time_ns[s.index()],
+                energy_nj: fj_to_nj(fj),
+                energy_j: fj_to_j(fj),
+            }
+        };
+        let total_fj: u128 = t.energy_fj.iter().sum::<u128>() + t.trans_fj;
+        let idle_fj = t.energy_fj[RadioState::Idle.index()];
+        EnergyReport {
+            profile: self.profile.clone(),
+            policy: None,
+            start_ns: self.start.as_nanos(),
+            end_ns: end.as_nanos(),
+            duration_ns: (end - self.start).as_nanos(),
+            off: st(RadioState::Off),
+            sleep: st(RadioState::Sleep),
+            idle: st(RadioState::Idle),
+            rx: st(RadioState::Rx),
+            tx: st(RadioState::Tx),
+            transitions: TransitionEnergy {
+                count: t.trans_count,
+                time_ns: t.trans_ns,
+                energy_nj: fj_to_nj(t.trans_fj),
+                energy_j: fj_to_j(t.trans_fj),
+            },
+            total_energy_nj: fj_to_nj(total_fj),
+            total_energy_j: fj_to_j(total_fj),
+            awake_idle_energy_nj: fj_to_nj(idle_fj),
+            awake_idle_energy_j: fj_to_j(idle_fj),
+            short_dormant_intervals: t.short_dormant,
+            clipped_activity_ns: 0,
+            total_energy_fj: total_fj,
+        }
+    }
+
+    /// Starts logging state changes (off by default, to keep metering allocation-free).
+    pub fn enable_timeline(&mut self) {
+        if self.timeline.is_none() {
+            self.timeline = Some(vec![(self.last, self.state)]);
+        }
+    }
+
+    /// Logged `(instant, new state)` changes; empty unless [`RadioMeter::enable_timeline`] was called.
+    pub fn timeline(&self) -> &[(Time, RadioState)] {
+        self.timeline.as_deref().unwrap_or(&[])
+    }
+
+    /// A copy without the timeline (no log copied), for non-destructive what-ifs.
+    pub(crate) fn clone_without_timeline(&self) -> RadioMeter {
+        RadioMeter {
+            profile: self.profile.clone(),
+            totals: self.totals.clone(),
+            timeline: None,
+            ..*self
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::energy::builtin_profile;
+    use RadioState::*;
+
+    fn ms(x: u64) -> Duration {
+        Duration::from_millis(x)
+    }
+    fn us(x: u64) -> Duration {
+        Duration::from_micros(x)
+    }
+
+    fn conserved(r: &EnergyReport) {
+        let states: u64 = RadioState::ALL.iter().map(|&s| r.state(s).time_ns).sum();
+        assert_eq!(
+            states + r.transitions.time_ns,
+            r.duration_ns,
+            "time not conserved: {r:?}"
+        );
+        assert_eq!(r.duration_ns, r.end_ns - r.start_ns);
+    }
+
+    /// Hand-computed fixture on seed 000's WaveLAN DSSS (idle 1319, rx 1425, tx 1675,
+    /// sleep 177 mW, off 0; sleep->idle = 2 ms at idle power, idle->sleep free; no off legs).
+    ///
+    /// | from      | to        | state | carved                                   |
+    /// |-----------|-----------|-------|------------------------------------------|
+    /// | 0         | 1.000 s   | idle  | 1000 ms                                  |
+    /// | 1.000     | 1.0025    | rx    | 2.5 ms                                   |
+    /// | 1.0025    | 1.0037    | tx    | 1.2 ms                                   |
+    /// | 1.0037    | 1.3037    | sleep | 298 ms sleep + 2 ms up (wake at 1.3037)  |
+    /// | 1.3037    | 1.3137    | idle  | 10 ms                                    |
+    /// | 1.3137    | 1.3147    | rx    | 1 ms                                     |
+    /// | 1.3147    | 1.3157    | sleep | 1 ms < 2 ms up: 1 ms up, 0 sleep (SHORT) |
+    /// | 1.3157    | 1.4157    | idle  | 100 ms                                   |
+    /// | 1.4157    | 1.5157    | off   | 100 ms (no off transitions defined)      |
+    /// | 1.5157    | 1.5160    | tx    | 0.3 ms                                   |
+    /// | 1.5160    | 2.0 (end) | sleep | 484 ms, still asleep at end: no up leg   |
+    ///
+    /// idle  1110 ms x 1319 mW = 1_464_090_000 nJ
+    /// rx     3.5 ms x 1425 mW =     4_987_500 nJ
+    /// tx     1.5 ms x 1675 mW =     2_512_500 nJ
+    /// sleep  782 ms x  177 mW =   138_414_000 nJ
+    /// off    100 ms x    0 mW =             0 nJ
+    /// trans    3 ms x 1319 mW =     3_957_000 nJ  (7 switches: 4 sleep, 2 off, 1 final sleep)
+    /// total                   = 1_613_961_000 nJ over exactly 2 s
+    #[test]
+    fn hand_computed_fixture_wavelan_dsss() {
+        let p = builtin_profile("wavelan-dsss").unwrap();
+        let mut m = RadioMeter::new(&p, Time::ZERO, Idle);
+        m.enable_timeline();
+        let t = |x_us: u64| Time::ZERO + us(x_us);
+        for (at, s) in [
+            (1_000_000, Rx),
+            (1_002_500, Tx),
+            (1_003_700, Sleep),
+            (1_303_700, Idle),
+            (1_313_700, Rx),
+            (1_314_700, Sleep),
+            (1_315_700, Idle),
+            (1_415_700, Off),
+            (1_515_700, Tx),
+            (1_516_000, Sleep),
+        ] {
+            m.set_state(t(at), s);
+        }
+        let r = m.report(t(2_000_000));
+        conserved(&r);
+        assert_eq!(r.duration_ns, 2_000_000_000);
+        assert_eq!(
+            (r.idle.time_ns, r.idle.energy_nj),
+            (1_110_000_000, 1_464_090_000)
+        );
+        assert_eq!((r.rx.time_ns, r.rx.energy_nj), (3_500_000, 4_987_500));
+        assert_eq!((r.tx.time_ns, r.tx.energy_nj), (1_500_000, 2_512_500));
+        assert_eq!(
+            (r.sleep.time_ns, r.sleep.energy_nj),
+            (782_000_000, 138_414_000)
+        );
+        assert_eq!((r.off.time_ns, r.off.energy_nj), (100_000_000, 0));
+        assert_eq!(
+            r.transitions,
+            TransitionEnergy {
+                count: 7,
+                time_ns: 3_000_000,
+                energy_nj: 3_957_000,
+                energy_j: r.transitions.energy_j
+            }
+        );
+        assert_eq!(r.total_energy_nj, 1_613_961_000);
+        assert_eq!(r.total_energy_fj, 1_613_961_000 * 1_000_000);
+        assert!((r.energy_j() - 1.613961).abs() < 1e-12);
+        assert_eq!(r.awake_idle_energy_nj, r.idle.energy_nj);
+        assert_eq!(r.short_dormant_intervals, 1);
+        assert_eq!(m.timeline().len(), 11);
+        assert_eq!(m.timeline()[0], (Time::ZERO, Idle));
+        assert_eq!(m.timeline()[10], (t(1_516_000), Sleep));
+        // report() is non-destructive and extends the current state.
+        let later = m.report(t(3_000_000));
+        assert_eq!(later.sleep.time_ns, r.sleep.time_ns + 1_000_000_000);
+        assert_eq!(m.report(t(2_000_000)), r);
+    }
+
+    #[test]
+    fn transitions_are_carved_from_dormant_intervals() {
+        // Atheros: down 1 us @ 800 mW, up 1 ms @ 1400 mW, sleep 16 mW.
+        let p = builtin_profile("atheros-ar5004").unwrap();
+        let mut m = RadioMeter::new(&p, Time::ZERO, Idle);
+        m.set_state(Time::ZERO + ms(1), Sleep);
+        m.set_state(Time::ZERO + ms(11), Rx); // awake at 11 ms: up carved from [10 ms, 11 ms)
+        let r = m.report(Time::ZERO + ms(12));
+        conserved(&r);
+        assert_eq!(r.idle.time_ns, 1_000_000);
+        assert_eq!(r.sleep.time_ns, 10_000_000 - 1_001_000);
+        assert_eq!(r.rx.time_ns, 1_000_000);
+        assert_eq!(r.transitions.count, 2);
+        assert_eq!(r.transitions.time_ns, 1_001_000);
+        // 1000 ns x 800_000 uW + 1e6 ns x 1_400_000 uW = 0.8 uJ + 1400 uJ
+        assert_eq!(r.transitions.energy_nj, 800 + 1_400_000);
+        assert_eq!(r.short_dormant_intervals, 0);
+    }
+
+    #[test]
+    fn short_dormant_intervals_are_clipped_down_first() {
+        let p = builtin_profile("atheros-ar5004").unwrap();
+        // 500 us asleep: down 1 us, up clipped to 499 us, no sleep at all.
+        let mut m = RadioMeter::new(&p, Time::ZERO, Idle);
+        m.set_state(Time::ZERO, Sleep);
+        m.set_state(Time::ZERO + us(500), Tx);
+        let r = m.report(Time::ZERO + us(500));
+        conserved(&r);
+        assert_eq!((r.sleep.time_ns, r.transitions.time_ns), (0, 500_000));
+        assert_eq!(
+            r.transitions.energy_nj,
+            800 + 499_000 * 1_400_000 / 1_000_000
+        );
+        assert_eq!(r.short_dormant_intervals, 1);
+        // 0.5 us asleep: only half the down leg fits.
+        let mut m = RadioMeter::new(&p, Time::ZERO, Idle);
+        m.set_state(Time(100), Sleep);
+        m.set_state(Time(600), Idle);
+        let r = m.report(Time(1000));
+        conserved(&r);
+        assert_eq!(r.transitions.time_ns, 500);
+        assert_eq!(r.transitions.energy_nj, 400); // 500 ns x 0.8 W = 400 nJ
+        assert_eq!(r.short_dormant_intervals, 1);
+        // A report taken mid-down-transition is not a short interval: the run just ended.
+        let mut m = RadioMeter::new(&p, Time::ZERO, Idle);
+        m.set_state(Time(100), Sleep);
+        let r = m.report(Time(600));
+        conserved(&r);
+        assert_eq!((r.transitions.time_ns, r.short_dormant_intervals), (500, 0));
+    }
+
+    #[test]
+    fn starting_dormant_owes_no_down_leg_and_awake_switches_are_free() {
+        let p = builtin_profile("atheros-ar5004").unwrap();
+        let mut m = RadioMeter::new(&p, Time::ZERO, Sleep);
+        m.set_state(Time::ZERO + ms(5), Idle);
+        m.set_state(Time::ZERO + ms(6), Tx);
+        m.set_state(Time::ZERO + ms(7), Rx);
+        m.set_state(Time::ZERO + ms(7), Rx); // same state: no-op
+        let r = m.report(Time::ZERO + ms(8));
+        conserved(&r);
+        assert_eq!(r.transitions.count, 1);
+        assert_eq!(r.transitions.time_ns, 1_000_000);
+        assert_eq!(r.sleep.time_ns, 4_000_000);
+        assert_eq!(
+            (r.idle.time_ns, r.tx.time_ns, r.rx.time_ns),
+            (1_000_000, 1_000_000, 1_000_000)
+        );
+    }
+
+    #[test]
+    fn report_before_last_change_is_clamped() {
+        let p = builtin_profile("orinoco").unwrap();
+        let mut m = RadioMeter::new(&p, Time(1000), Idle);
+        m.set_state(Time(5000), Tx);
+        let r = m.report(Time(10));
+        conserved(&r);
+        assert_eq!((r.end_ns, r.idle.time_ns, r.tx.time_ns), (5000, 4000, 0));
+        assert!(m.timeline().is_empty());
+    }
+
+    #[test]
+    fn time_is_conserved_under_random_switching() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        for p in crate::energy::builtin_profiles() {
+            let mut m = RadioMeter::new(&p, Time(7), Idle);
+            let mut now = Time(7);
+            for _ in 0..500 {
+                now += Duration::from_nanos(next() % 3_000_000);
+                m.set_state(now, RadioState::ALL[(next() % 5) as usize]);
+            }
+            let r = m.report(now + us(10));
+            conserved(&r);
+            let parts: u128 = RadioState::ALL
+                .iter()
+                .map(|&s| r.state(s).time_ns as u128 * p.power_uw(s) as u128)
+                .sum();
+            assert!(
+                r.total_energy_fj >= parts,
+                "transitions never have negative energy"
+            );
+        }
+    }
+}

@@ -1,0 +1,695 @@
+//! Device profiles: per-state powers and transition costs of one wireless NIC, loaded from TOML.
+//!
+//! A profile file gives powers in milliwatts and durations in microseconds as floats (that is
+//! how papers quote them); they are stored as integer microwatts and nanoseconds so that the
+//! meter's accounting is exact. Every profile must say where its numbers come from (`source`)
+//! and which of them are derived or assumed (`[derived]`). See `profiles/*.toml` for examples.
+
+use super::state::RadioState;
+use crate::time::Duration;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use toml::Spanned;
+
+/// Largest power accepted in a profile, in milliwatts (1 MW): far above any radio, and small
+/// enough that ns × µW products never come near overflowing the u128 accumulators.
+const MAX_POWER_MW: f64 = 1e9;
+/// Largest transition duration accepted, in microseconds (one hour).
+const MAX_DURATION_US: f64 = 3.6e9;
+
+/// A state transition of the radio: how long it takes and what it draws meanwhile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transition {
+    /// State left (one of `from`/`to` is dormant, the other is `Idle`).
+    pub from: RadioState,
+    /// State entered.
+    pub to: RadioState,
+    /// How long the transition takes.
+    pub duration: Duration,
+    /// Power drawn during the transition, in microwatts.
+    pub power_uw: u64,
+    /// Where the numbers come from (citation or stated assumption).
+    pub source: String,
+}
+
+impl Transition {
+    /// Energy of one full transition, in femtojoules (ns × µW).
+    pub fn energy_fj(&self) -> u128 {
+        self.duration.as_nanos() as u128 * self.power_uw as u128
+    }
+}
+
+/// Power model of one wireless NIC: per-state power, transitions, and their provenance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceProfile {
+    name: String,
+    description: String,
+    source: String,
+    phy: Option<String>,
+    power_uw: [u64; 5],
+    transitions: Vec<Transition>,
+    derived: BTreeMap<String, String>,
+}
+
+/// Error loading a profile: where (origin, line, column, key) and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProfileError {
+    /// The TOML text is malformed or a value is invalid.
+    Invalid {
+        /// File name or other origin of the text.
+        origin: String,
+        /// 1-based line, if known.
+        line: Option<usize>,
+        /// 1-based column (in characters), if known.
+        column: Option<usize>,
+        /// Dotted key path (e.g. `power_mw.tx`, `transition[1].duration_us`), if known.
+        key: Option<String>,
+        /// What is wrong.
+        message: String,
+    },
+    /// No built-in profile has this name.
+    UnknownProfile {
+        /// The name asked for.
+        name: String,
+        /// The names that exist.
+        valid: Vec<String>,
+    },
+}
+
+impl fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProfileError::Invalid {
+                origin,
+                line,
+                column,
+                key,
+                message,
+            } => {
+                write!(f, "{origin}")?;
+                if let Some(l) = line {
+                    write!(f, ": line {l}")?;
+                    if let Some(c) = column {
+                        write!(f, ", column {c}")?;
+                    }
+                }
+                if let Some(k) = key {
+                    write!(f, ": key `{k}`")?;
+                }
+                write!(f, ": {message}")
+            }
+            ProfileError::UnknownProfile { name, valid } => write!(
+                f,
+                "unknown device profile `{name}`; valid profiles: {}",
+                valid.join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ProfileError {}
+
+// ---- the file format, as parsed (spans kept so that validation errors can point at lines) ----
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    name: String,
+    description: String,
+    source: String,
+    #[serde(default)]
+    phy: Option<String>,
+    power_mw: RawPowers,
+    #[serde(default)]
+    transition: Vec<RawTransition>,
+    #[serde(default)]
+    derived: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPowers {
+    off: Spanned<f64>,
+    sleep: Spanned<f64>,
+    idle: Spanned<f64>,
+    rx: Spanned<f64>,
+    tx: Spanned<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTransition {
+    from: Spanned<String>,
+    to: Spanned<String>,
+    duration_us: Spanned<f64>,
+    power_mw: Spanned<f64>,
+    source: String,
+}
+
+/// 1-based (line, column) of a byte offset in `text`.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    // Step back to a char boundary so slicing cannot panic on odd spans.
+    let mut o = offset;
+    while !text.is_char_boundary(o) {
+        o -= 1;
+    }
+    let before = &text[..o];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// Dotted path of the key whose value sits on `line` (1-based), from the table headers above it.
+fn key_path_at(text: &str, line: usize, field_hint: Option<&str>) -> Option<String> {
+    let mut table: Option<String> = None;
+    let mut array_counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut key_on_line = None;
+    for (i, l) in text.lines().enumerate().take(line) {
+        let t = l.trim();
+        if let Some(inner) = t.strip_prefix("[[").and_then(|r| r.split("]]").next()) {
+            let name = inner.trim().to_string();
+            let n = array_counts.entry(name.clone()).or_insert(0);
+            table = Some(format!("{name}[{n}]"));
+            *n += 1;
+        } else if let Some(inner) = t.strip_prefix('[').and_then(|r| r.split(']').next()) {
+            table = Some(inner.trim().to_string());
+        } else if i + 1 == line {
+            key_on_line = t
+                .split_once('=')
+                .map(|(k, _)| k.trim().trim_matches('"').to_string());
+        }
+    }
+    let key = field_hint.map(str::to_string).or(key_on_line);
+    match (table, key) {
+        (Some(t), Some(k)) => Some(format!("{t}.{k}")),
+        (None, Some(k)) => Some(k),
+        (Some(t), None) => Some(t),
+        (None, None) => None,
+    }
+}
+
+/// The backticked field name in serde's "unknown field `x`" / "missing field `x`" messages.
+fn field_in_message(msg: &str) -> Option<&str> {
+    ["unknown field `", "missing field `"]
+        .iter()
+        .find_map(|p| msg.find(p).map(|i| &msg[i + p.len()..]))
+        .and_then(|rest| rest.split('`').next())
+}
+
+fn err_at(
+    origin: &str,
+    text: &str,
+    span: Option<Range<usize>>,
+    key: Option<String>,
+    message: String,
+) -> ProfileError {
+    let (line, column) = match span {
+        Some(s) => {
+            let (l, c) = line_col(text, s.start);
+            (Some(l), Some(c))
+        }
+        None => (None, None),
+    };
+    ProfileError::Invalid {
+        origin: origin.to_string(),
+        line,
+        column,
+        key,
+        message,
+    }
+}
+
+/// Checks a float quantity and converts it to an integer in 1/1000 of its unit.
+fn milli_units(
+    v: &Spanned<f64>,
+    max: f64,
+    what: &str,
+    key: &str,
+    origin: &str,
+    text: &str,
+) -> Result<u64, ProfileError> {
+    let x = *v.get_ref();
+    let bad = |m: String| {
+        Err(err_at(
+            origin,
+            text,
+            Some(v.span()),
+            Some(key.to_string()),
+            m,
+        ))
+    };
+    if !x.is_finite() {
+        return bad(format!("{what} must be a finite number, got {x}"));
+    }
+    if x < 0.0 {
+        return bad(format!("{what} must not be negative, got {x}"));
+    }
+    if x > max {
+        return bad(format!("{what} {x} is implausibly large (limit {max})"));
+    }
+    Ok((x * 1000.0).round() as u64)
+}
+
+impl DeviceProfile {
+    /// Parses and validates a profile from TOML text; `origin` (e.g. a file name) prefixes errors.
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<DeviceProfile, ProfileError> {
+        let raw: RawProfile = toml::from_str(text).map_err(|e| {
+            let span = e.span();
+            let msg = e.message().trim().to_string();
+            let key = span
+                .clone()
+                .and_then(|s| key_path_at(text, line_col(text, s.start).0, field_in_message(&msg)));
+            err_at(origin, text, span, key, msg)
+        })?;
+        let whole = Some(0..0);
+        if raw.name.trim().is_empty() {
+            return Err(err_at(
+                origin,
+                text,
+                whole,
+                Some("name".into()),
+                "name must not be empty".into(),
+            ));
+        }
+        if raw.source.trim().is_empty() {
+            return Err(err_at(
+                origin,
+                text,
+                whole,
+                Some("source".into()),
+                "source must cite where the numbers come from".into(),
+            ));
+        }
+
+        let p = &raw.power_mw;
+        let mut power_uw = [0u64; 5];
+        for (st, v) in [
+            (RadioState::Off, &p.off),
+            (RadioState::Sleep, &p.sleep),
+            (RadioState::Idle, &p.idle),
+            (RadioState::Rx, &p.rx),
+            (RadioState::Tx, &p.tx),
+        ] {
+            let key = format!("power_mw.{}", st.as_str());
+            power_uw[st.index()] = milli_units(v, MAX_POWER_MW, "power (mW)", &key, origin, text)?;
+        }
+
+        let mut transitions: Vec<Transition> = Vec::with_capacity(raw.transition.len());
+        for (i, t) in raw.transition.iter().enumerate() {
+            let k = |f: &str| format!("transition[{i}].{f}");
+            let state = |s: &Spanned<String>, f: &str| -> Result<RadioState, ProfileError> {
+                s.get_ref()
+                    .parse::<RadioState>()
+                    .map_err(|e| err_at(origin, text, Some(s.span()), Some(k(f)), e.to_string()))
+            };
+            let from = state(&t.from, "from")?;
+            let to = state(&t.to, "to")?;
+            // Only dormant <-> Idle transitions mean anything to the meter: awake states switch
+            // for free, and a dormant state is always left through Idle (see the meter docs).
+            let ok = (from.is_dormant() && to == RadioState::Idle)
+                || (from == RadioState::Idle && to.is_dormant());
+            if !ok {
+                return Err(err_at(
+                    origin,
+                    text,
+                    Some(t.from.span()),
+                    Some(k("from")),
+                    format!(
+                        "transition {from} -> {to} not supported: transitions must go between a \
+                         dormant state (off, sleep) and idle"
+                    ),
+                ));
+            }
+            if transitions.iter().any(|x| x.from == from && x.to == to) {
+                return Err(err_at(
+                    origin,
+                    text,
+                    Some(t.from.span()),
+                    Some(k("from")),
+                    format!("transition {from} -> {to} defined twice"),
+                ));
+            }
+            let duration_ns = milli_units(
+                &t.duration_us,
+                MAX_DURATION_US,
+                "duration (us)",
+                &k("duration_us"),
+                origin,
+                text,
+            )?;
+            let power = milli_units(
+                &t.power_mw,
+                MAX_POWER_MW,
+                "power (mW)",
+                &k("power_mw"),
+                origin,
+                text,
+            )?;
+            transitions.push(Transition {
+                from,
+                to,
+                duration: Duration::from_nanos(duration_ns),
+                power_uw: power,
+                source: t.source.clone(),
+            });
+        }
+
+        Ok(DeviceProfile {
+            name: raw.name,
+            description: raw.description,
+            source: raw.source,
+            phy: raw.phy,
+            power_uw,
+            transitions,
+            derived: raw.derived,
+        })
+    }
+
+    /// Short identifier, e.g. `atheros-ar5004`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// One-line human description of the card.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+    /// Citation: paper, table or datasheet the numbers come from.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+    /// PHY the card was measured with (free text), if the source says.
+    pub fn phy(&self) -> Option<&str> {
+        self.phy.as_deref()
+    }
+    /// Power drawn in `state`, in microwatts.
+    pub fn power_uw(&self, state: RadioState) -> u64 {
+        self.power_uw[state.index()]
+    }
+    /// Power drawn in `state`, in milliwatts (for display).
+    pub fn power_mw(&self, state: RadioState) -> f64 {
+        self.power_uw(state) as f64 / 1000.0
+    }
+    /// All transitions the profile defines.
+    pub fn transitions(&self) -> &[Transition] {
+        &self.transitions
+    }
+    /// The transition `from` -> `to`, if defined.
+    pub fn transition(&self, from: RadioState, to: RadioState) -> Option<&Transition> {
+        self.transitions
+            .iter()
+            .find(|t| t.from == from && t.to == to)
+    }
+    /// Notes on derived or assumed values, keyed by the value they explain.
+    pub fn derived(&self) -> &BTreeMap<String, String> {
+        &self.derived
+    }
+}
+
+/// The built-in profiles: (name, TOML text). Names equal the file stems in `profiles/`.
+const BUILTIN: &[(&str, &str)] = &[
+    (
+        "wavelan-dsss",
+        include_str!("../../../../profiles/wavelan-dsss.toml"),
+    ),
+    (
+        "atheros-ar5004",
+        include_str!("../../../../profiles/atheros-ar5004.toml"),
+    ),
+    (
+        "wavelan-turbo-2mbps",
+        include_str!("../../../../profiles/wavelan-turbo-2mbps.toml"),
+    ),
+    ("orinoco", include_str!("../../../../profiles/orinoco.toml")),
+    (
+        "aironet-340",
+        include_str!("../../../../profiles/aironet-340.toml"),
+    ),
+    (
+        "aironet-4800",
+        include_str!("../../../../profiles/aironet-4800.toml"),
+    ),
+    (
+        "aironet-350",
+        include_str!("../../../../profiles/aironet-350.toml"),
+    ),
+    (
+        "intel-w2011",
+        include_str!("../../../../profiles/intel-w2011.toml"),
+    ),
+    (
+        "dlink-dwl650",
+        include_str!("../../../../profiles/dlink-dwl650.toml"),
+    ),
+    (
+        "compaq-wl110",
+        include_str!("../../../../profiles/compaq-wl110.toml"),
+    ),
+];
+
+fn parse_builtin(name: &str, text: &str) -> Result<DeviceProfile, ProfileError> {
+    DeviceProfile::from_toml_str(text, &format!("profiles/{name}.toml (built-in)"))
+}
+
+/// Names of the built-in profiles, in a stable order.
+pub fn builtin_profile_names() -> Vec<&'static str> {
+    BUILTIN.iter().map(|(n, _)| *n).collect()
+}
+
+/// All built-in profiles, parsed. (They are checked by tests, so none is ever skipped.)
+pub fn builtin_profiles() -> Vec<DeviceProfile> {
+    BUILTIN
+        .iter()
+        .filter_map(|(n, t)| parse_builtin(n, t).ok())
+        .collect()
+}
+
+/// The built-in profile called `name`, if any.
+pub fn builtin_profile(name: &str) -> Option<DeviceProfile> {
+    find_builtin_profile(name).ok()
+}
+
+/// The built-in profile called `name`, or an error listing the valid names.
+pub fn find_builtin_profile(name: &str) -> Result<DeviceProfile, ProfileError> {
+    match BUILTIN.iter().find(|(n, _)| *n == name) {
+        Some((n, t)) => parse_builtin(n, t),
+        None => Err(ProfileError::UnknownProfile {
+            name: name.to_string(),
+            valid: BUILTIN.iter().map(|(n, _)| n.to_string()).collect(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use RadioState::*;
+
+    #[test]
+    fn every_builtin_parses_and_cites_a_source() {
+        assert_eq!(builtin_profiles().len(), BUILTIN.len());
+        for (stem, text) in BUILTIN {
+            let p = parse_builtin(stem, text).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(p.name(), *stem, "profile name must equal its file stem");
+            assert!(!p.source().trim().is_empty(), "{stem}: empty source");
+            assert!(
+                !p.description().trim().is_empty(),
+                "{stem}: empty description"
+            );
+            assert!(
+                !p.derived().is_empty(),
+                "{stem}: says nothing about derived values"
+            );
+            for t in p.transitions() {
+                assert!(
+                    !t.source.trim().is_empty(),
+                    "{stem}: transition without source"
+                );
+            }
+            // Every source used here orders tx >= rx >= idle >= sleep >= off (seed 001's card
+            // included: its derived tx/rx are idle plus a positive increment).
+            let w = |s| p.power_uw(s);
+            assert!(
+                w(Tx) >= w(Rx) && w(Rx) >= w(Idle),
+                "{stem}: tx >= rx >= idle violated"
+            );
+            assert!(
+                w(Idle) >= w(Sleep) && w(Sleep) >= w(Off),
+                "{stem}: idle >= sleep >= off violated"
+            );
+        }
+    }
+
+    #[test]
+    fn builtin_values_match_the_papers() {
+        let p = builtin_profile("wavelan-dsss").unwrap();
+        assert_eq!(
+            [
+                p.power_uw(Idle),
+                p.power_uw(Rx),
+                p.power_uw(Tx),
+                p.power_uw(Sleep)
+            ],
+            [1_319_000, 1_425_000, 1_675_000, 177_000]
+        );
+        let up = p.transition(Sleep, Idle).unwrap();
+        assert_eq!(
+            (up.duration, up.power_uw),
+            (Duration::from_millis(2), 1_319_000)
+        );
+
+        let a = builtin_profile("atheros-ar5004").unwrap();
+        assert_eq!(
+            [
+                a.power_uw(Tx),
+                a.power_uw(Rx),
+                a.power_uw(Idle),
+                a.power_uw(Sleep)
+            ],
+            [1_400_000, 900_000, 800_000, 16_000]
+        );
+        let down = a.transition(Idle, Sleep).unwrap();
+        assert_eq!(
+            (down.duration, down.power_uw),
+            (Duration::from_micros(1), 800_000)
+        );
+        let up = a.transition(Sleep, Idle).unwrap();
+        assert_eq!(
+            (up.duration, up.power_uw),
+            (Duration::from_millis(1), 1_400_000)
+        );
+
+        // Seed 003 Table 1: (tx, rx, sleep) mW, idle = 0.82 rx.
+        for (n, tx, rx, sl) in [
+            ("orinoco", 1425, 925, 45),
+            ("aironet-340", 1750, 1250, 50),
+            ("aironet-4800", 2450, 1400, 25),
+            ("aironet-350", 2250, 1350, 85),
+            ("intel-w2011", 1750, 850, 50),
+            ("dlink-dwl650", 1425, 925, 45),
+            ("compaq-wl110", 1425, 925, 45),
+        ] {
+            let p = builtin_profile(n).unwrap();
+            assert_eq!(p.power_uw(Tx), tx * 1000, "{n}");
+            assert_eq!(p.power_uw(Rx), rx * 1000, "{n}");
+            assert_eq!(p.power_uw(Sleep), sl * 1000, "{n}");
+            assert_eq!(p.power_uw(Idle), rx * 820, "{n}: idle = 0.82 rx");
+            assert!(
+                p.derived().contains_key("power_mw.idle"),
+                "{n}: idle must be marked derived"
+            );
+        }
+        let t = builtin_profile("wavelan-turbo-2mbps").unwrap();
+        assert_eq!(t.power_uw(Off), 0);
+        assert!(t.transitions().is_empty());
+    }
+
+    #[test]
+    fn unknown_builtin_lists_valid_names() {
+        let e = find_builtin_profile("wavelan").unwrap_err().to_string();
+        assert!(
+            e.contains("`wavelan`") && e.contains("atheros-ar5004") && e.contains("orinoco"),
+            "{e}"
+        );
+        assert!(builtin_profile("nope").is_none());
+        assert_eq!(builtin_profile_names().len(), BUILTIN.len());
+    }
+
+    const GOOD: &str = r#"name = "t"
+description = "test card"
+source = "made up"
+
+[power_mw]
+off = 0
+sleep = 10.5
+idle = 100.0
+rx = 200.0
+tx = 300.0
+
+[[transition]]
+from = "sleep"
+to = "idle"
+duration_us = 2.5
+power_mw = 100.0
+source = "made up"
+"#;
+
+    #[test]
+    fn good_profile_converts_units_exactly() {
+        let p = DeviceProfile::from_toml_str(GOOD, "good.toml").unwrap();
+        assert_eq!(p.power_uw(Sleep), 10_500);
+        assert_eq!(p.power_uw(Off), 0);
+        let t = p.transition(Sleep, Idle).unwrap();
+        assert_eq!(t.duration, Duration::from_nanos(2500));
+        assert_eq!(t.energy_fj(), 2500 * 100_000);
+        assert!(p.phy().is_none() && p.derived().is_empty());
+    }
+
+    fn err(text: &str) -> String {
+        DeviceProfile::from_toml_str(text, "bad.toml")
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn unknown_key_is_reported_with_line_and_key() {
+        let e = err(&GOOD.replace("rx = 200.0", "rx = 200.0\nrxx = 1.0"));
+        assert!(e.starts_with("bad.toml: line 10"), "{e}");
+        assert!(
+            e.contains("power_mw.rxx") && e.contains("unknown field"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace(
+            "source = \"made up\"\n\n",
+            "source = \"made up\"\ncolour = 1\n\n",
+        ));
+        assert!(e.contains("line 4") && e.contains("`colour`"), "{e}");
+    }
+
+    #[test]
+    fn negative_or_non_finite_values_are_rejected() {
+        let e = err(&GOOD.replace("tx = 300.0", "tx = -300.0"));
+        assert!(
+            e.contains("line 10") && e.contains("power_mw.tx") && e.contains("negative"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("duration_us = 2.5", "duration_us = -1"));
+        assert!(
+            e.contains("line 15") && e.contains("transition[0].duration_us"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("idle = 100.0", "idle = nan"));
+        assert!(
+            e.contains("line 8") && e.contains("power_mw.idle") && e.contains("finite"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("rx = 200.0", "rx = inf"));
+        assert!(e.contains("line 9") && e.contains("finite"), "{e}");
+    }
+
+    #[test]
+    fn wrong_type_is_reported_with_line_and_key() {
+        let e = err(&GOOD.replace("sleep = 10.5", "sleep = \"low\""));
+        assert!(e.contains("line 7") && e.contains("power_mw.sleep"), "{e}");
+        let e = err(&GOOD.replace("to = \"idle\"", "to = \"awake\""));
+        assert!(
+            e.contains("line 14") && e.contains("transition[0].to") && e.contains("awake"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn bad_transitions_and_missing_fields_are_rejected() {
+        let e = err(&GOOD.replace("from = \"sleep\"", "from = \"rx\""));
+        assert!(e.contains("line 13") && e.contains("not supported"), "{e}");
+        let dup = format!("{GOOD}\n{}", &GOOD[GOOD.find("[[transition]]").unwrap()..]);
+        assert!(err(&dup).contains("defined twice"));
+        let e = err(&GOOD.replace("tx = 300.0\n", ""));
+        assert!(e.contains("missing field") && e.contains("tx"), "{e}");
+        let e = err(&GOOD.replace("source = \"made up\"\n\n[power", "source = \" \"\n\n[power"));
+        assert!(e.contains("key `source`"), "{e}");
+        assert!(err("this is not toml").starts_with("bad.toml"));
+    }
+}
