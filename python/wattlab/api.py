@@ -89,7 +89,8 @@ def _radios_frame(radios: list[dict]) -> pd.DataFrame:
         rep = r["report"]
         row = {"node": r["node"], "profile": r["profile"], "policy": r["policy"], "energy_j": r["energy_j"]}
         row["duration_s"] = rep.get("duration_ns", 0) / 1e9
-        for state, v in rep.get("states", {}).items():
+        for state in ("tx", "rx", "idle", "sleep", "off"):
+            v = rep[state]
             row[f"time_{state}_s"] = v["time_ns"] / 1e9
             row[f"energy_{state}_j"] = v["energy_nj"] / 1e9
         tr = rep.get("transitions", {})
@@ -120,6 +121,8 @@ def _result(raw: dict) -> RunResult:
                 "advertised_window": ts["advertised_window"],
                 "in_flight": ts["in_flight"],
                 "srtt_ms": ts["srtt_ms"],
+                "rto_ms": ts["rto_ms"],
+                "delivered": ts["delivered"],
             }
         )
         queue_series = pd.DataFrame(

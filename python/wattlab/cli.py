@@ -92,7 +92,7 @@ def profiles(
 ) -> None:
     """List the built-in radio device profiles with their powers and sources."""
     if json_out:
-        sys.stdout.write(json.dumps([json.loads(p["json"]) for p in _core.profiles()], indent=2) + "\n")
+        sys.stdout.write(json.dumps(_core.profiles(), indent=2) + "\n")
         return
     report.print_profiles(console, api.profiles())
 

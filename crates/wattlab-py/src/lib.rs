@@ -85,6 +85,8 @@ fn run_scenario<'py>(
             t.set_item("advertised_window", ts.advertised_window)?;
             t.set_item("in_flight", ts.in_flight)?;
             t.set_item("srtt_ms", ts.srtt_ms)?;
+            t.set_item("rto_ms", ts.rto_ms)?;
+            t.set_item("delivered", ts.delivered)?;
             t.set_item("queue_time_s", ts.queue_time_s)?;
             t.set_item("channel", ts.channel)?;
             t.set_item("queue_packets", ts.queue_packets)?;
@@ -122,15 +124,27 @@ fn profiles<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
     for p in builtin_profiles() {
         let d = PyDict::new(py);
-        d.set_item("name", &p.name)?;
-        d.set_item("description", &p.description)?;
-        d.set_item("source", &p.source)?;
+        d.set_item("name", p.name())?;
+        d.set_item("description", p.description())?;
+        d.set_item("source", p.source())?;
+        d.set_item("phy", p.phy())?;
         let powers = PyDict::new(py);
         for s in [RadioState::Tx, RadioState::Rx, RadioState::Idle, RadioState::Sleep, RadioState::Off] {
             powers.set_item(s.as_str(), p.power_mw(s))?;
         }
         d.set_item("power_mw", powers)?;
-        d.set_item("json", serde_json::to_string(&p).unwrap_or_default())?;
+        let transitions = PyList::empty(py);
+        for t in p.transitions() {
+            let td = PyDict::new(py);
+            td.set_item("from", t.from.as_str())?;
+            td.set_item("to", t.to.as_str())?;
+            td.set_item("duration_us", t.duration.as_nanos() as f64 / 1e3)?;
+            td.set_item("power_mw", t.power_uw as f64 / 1e3)?;
+            td.set_item("source", &t.source)?;
+            transitions.append(td)?;
+        }
+        d.set_item("transitions", transitions)?;
+        d.set_item("derived", p.derived().clone())?;
         out.append(d)?;
     }
     Ok(out)

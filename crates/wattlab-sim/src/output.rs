@@ -129,6 +129,10 @@ pub struct TimeSeries {
     pub in_flight: Vec<u32>,
     /// Smoothed RTT (ms; NaN before the first sample).
     pub srtt_ms: Vec<f64>,
+    /// Current retransmission timeout of the data sender (ms).
+    pub rto_ms: Vec<f64>,
+    /// Application bytes delivered to the receiver so far.
+    pub delivered: Vec<u64>,
     /// Queue samples: time (s).
     pub queue_time_s: Vec<f64>,
     /// Queue samples: channel index.
@@ -141,7 +145,7 @@ pub struct TimeSeries {
 
 impl TimeSeries {
     /// Append a sample of a flow's sender state.
-    pub fn push_flow(&mut self, t: Time, flow: u32, snd: &TcpConnection, advertised: u32) {
+    pub fn push_flow(&mut self, t: Time, flow: u32, snd: &TcpConnection, advertised: u32, delivered: u64) {
         self.flow_time_s.push(t.as_secs_f64());
         self.flow.push(flow);
         self.cwnd.push(snd.cwnd());
@@ -150,6 +154,8 @@ impl TimeSeries {
         self.advertised_window.push(advertised);
         self.in_flight.push(snd.bytes_in_flight());
         self.srtt_ms.push(snd.srtt().map(|d| d.as_secs_f64() * 1e3).unwrap_or(f64::NAN));
+        self.rto_ms.push(snd.rto().as_secs_f64() * 1e3);
+        self.delivered.push(delivered);
     }
 
     /// Append a sample of a channel's queue.
@@ -228,7 +234,7 @@ pub(crate) fn collect(sim: Simulation) -> Result<RunOutput, String> {
         for (policy, report) in r.reports(end) {
             radios.push(RadioSummary {
                 node: sim.nodes[r.node as usize].name.clone(),
-                profile: r.profile.name.clone(),
+                profile: r.profile.name().to_string(),
                 policy,
                 energy_j: report.energy_j(),
                 report,

@@ -572,7 +572,7 @@ impl Simulation {
             let Some(c) = f.data_conn else { continue };
             let snd = &self.conns[c as usize].conn;
             let adv = f.recv_conn.map(|r| self.conns[r as usize].conn.advertised_window()).unwrap_or(0);
-            ts.push_flow(now, i as u32, snd, adv);
+            ts.push_flow(now, i as u32, snd, adv, f.bytes_delivered);
         }
         for (i, c) in self.channels.iter().enumerate() {
             ts.push_queue(now, i as u32, c.queue.len() as u32, c.queue.bytes());

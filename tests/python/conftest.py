@@ -1,0 +1,67 @@
+"""Shared helpers for the Python test suite."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ROOT / "scenarios"
+
+
+@pytest.fixture
+def tcpdump() -> str:
+    """Path of tcpdump, or skip with the reason (CI installs it via `make test`)."""
+    path = shutil.which("tcpdump")
+    if path is None:
+        pytest.skip("tcpdump is not installed (make test installs it when run as root)")
+    return path
+
+
+def wlan_scenario(
+    *,
+    bytes_: str = "1MB",
+    wired_rate: str = "100Mbps",
+    wired_delay: str = "30ms",
+    wlan_rate: str = "20Mbps",
+    loss: float | None = None,
+    profile: str = "wavelan-dsss",
+    extra_flow: str = "",
+    mac_overhead: str = "0us",
+) -> str:
+    """A server–ap–client download scenario as TOML text."""
+    down = f'down = {{ loss = {{ model = "bernoulli", p = {loss} }} }}' if loss else ""
+    return f"""
+name = "test"
+[[node]]
+name = "server"
+kind = "host"
+[[node]]
+name = "ap"
+kind = "ap"
+[[node]]
+name = "client"
+kind = "host"
+radio = {{ profile = "{profile}", policies = ["always-on", "oracle"] }}
+[[link]]
+name = "wired"
+a = "server"
+b = "ap"
+rate = "{wired_rate}"
+delay = "{wired_delay}"
+[[wireless]]
+name = "wlan"
+ap = "ap"
+station = "client"
+rate = "{wlan_rate}"
+mac_overhead = "{mac_overhead}"
+{down}
+[[flow]]
+kind = "bulk-download"
+client = "client"
+server = "server"
+bytes = "{bytes_}"
+{extra_flow}
+"""

@@ -1,0 +1,91 @@
+"""Malformed scenarios give a clear error naming file, line and key (issue 2, test 6)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import wattlab
+from conftest import wlan_scenario
+
+BASE = wlan_scenario()
+
+
+def _error_for(text: str) -> wattlab.ScenarioError:
+    with pytest.raises(wattlab.ScenarioError) as info:
+        wattlab.validate(text)
+    return info.value
+
+
+def test_unknown_key_names_line_and_key():
+    text = BASE.replace('rate = "20Mbps"', 'rate = "20Mbps"\nrat = "1Mbps"')
+    e = _error_for(text)
+    assert "unknown field `rat`" in e.message
+    assert e.line == text.splitlines().index('rat = "1Mbps"') + 1
+    assert e.key and "wireless" in e.key
+
+
+def test_wrong_type_names_key():
+    text = BASE.replace('bytes = "1MB"', "bytes = true")
+    e = _error_for(text)
+    assert e.key == "flow[0].bytes"
+    assert e.line == text.splitlines().index("bytes = true") + 1
+    assert "size" in e.message
+
+
+def test_negative_rate_is_rejected_with_reason():
+    text = BASE.replace('rate = "100Mbps"', 'rate = "-100Mbps"')
+    e = _error_for(text)
+    assert "negative" in e.message
+    assert e.key == "link[0].rate"
+    assert e.line == text.splitlines().index('rate = "-100Mbps"') + 1
+
+
+def test_unknown_profile_lists_known_ones():
+    text = BASE.replace('"wavelan-dsss"', '"wavelan-9000"')
+    e = _error_for(text)
+    assert "unknown device profile `wavelan-9000`" in e.message
+    assert "orinoco" in e.message and "atheros-ar5004" in e.message
+    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if "wavelan-9000" in l)
+
+
+def test_unknown_node_reference_and_bad_probability():
+    e = _error_for(BASE.replace('server = "server"', 'server = "srv"'))
+    assert "unknown node `srv`" in e.message and e.line is not None
+    e = _error_for(wlan_scenario(loss=1.5))
+    assert "not a probability" in e.message
+
+
+def test_unknown_congestion_control_lists_valid_ones():
+    e = _error_for(BASE + 'tcp = { cc = "bbr9" }\n')
+    assert "unknown congestion control `bbr9`" in e.message and "newreno" in e.message
+
+
+def test_override_errors_name_the_override():
+    with pytest.raises(wattlab.ScenarioError) as info:
+        wattlab.validate(BASE, overrides=["link.nosuch.rate=1Mbps"])
+    assert "no entry named `nosuch`" in str(info.value)
+
+
+def test_cli_reports_error_without_traceback(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(BASE.replace('rate = "100Mbps"', 'rate = "fast"'))
+    proc = subprocess.run(
+        [sys.executable, "-m", "wattlab.cli", "run", str(bad)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 2
+    assert f"{bad}:" in proc.stderr and "link[0].rate" in proc.stderr
+    assert "Traceback" not in proc.stderr and "panicked" not in proc.stderr
+    assert bad.read_text().count('rate = "fast"') == 1  # the user's file is untouched
+
+
+def test_cli_missing_file(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "wattlab.cli", "run", str(tmp_path / "nope.toml")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2 and "not found" in proc.stderr and "Traceback" not in proc.stderr
