@@ -1,0 +1,114 @@
+//! Loss-recovery bookkeeping: duplicate-ACK counting, fast retransmit and the NewReno `recover`
+//! point (RFC 5681 §3.2, RFC 6582 §3.2). Window arithmetic lives in [`super::cc`].
+//!
+//! Positions are unwrapped sequence offsets (see [`super::seq::SeqSpace`]).
+
+use super::cc::RecoveryStyle;
+
+/// What to do on a duplicate ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DupAckAction {
+    /// Nothing yet (below the threshold, or the `recover` check forbids a new recovery).
+    None,
+    /// Fast retransmit the segment at snd_una and enter fast recovery.
+    FastRetransmit,
+    /// Already in recovery: inflate the window.
+    Inflate,
+}
+
+/// What to do on an ACK of new data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewAckAction {
+    /// Not in recovery: normal window growth.
+    Normal,
+    /// NewReno partial ACK: retransmit the segment at the new snd_una, deflate partially.
+    /// `first` is true for the first partial ACK of this recovery (restart the RTO only then).
+    PartialAck {
+        /// First partial ACK of this recovery episode.
+        first: bool,
+    },
+    /// Recovery is over: deflate to ssthresh.
+    ExitRecovery,
+}
+
+/// Duplicate-ACK counter and recovery state.
+#[derive(Clone, Debug, Default)]
+pub struct LossRecovery {
+    dupacks: u32,
+    in_recovery: bool,
+    /// Highest position sent when recovery (or the last timeout) started (exclusive end).
+    recover: u64,
+    partial_acks: u32,
+}
+
+impl LossRecovery {
+    /// Consecutive duplicate ACKs seen.
+    pub fn dupacks(&self) -> u32 {
+        self.dupacks
+    }
+
+    /// True during fast recovery.
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// The NewReno `recover` point.
+    pub fn recover(&self) -> u64 {
+        self.recover
+    }
+
+    /// A duplicate ACK (RFC 5681 §2 definition) for `ack` arrived while `snd_max` was sent.
+    pub fn on_dup_ack(
+        &mut self,
+        ack: u64,
+        snd_max: u64,
+        threshold: u32,
+        style: RecoveryStyle,
+        fast_recovery: bool,
+    ) -> DupAckAction {
+        self.dupacks = self.dupacks.saturating_add(1);
+        if self.in_recovery {
+            return if fast_recovery { DupAckAction::Inflate } else { DupAckAction::None };
+        }
+        if self.dupacks != threshold.max(1) {
+            return DupAckAction::None;
+        }
+        // RFC 6582 §3.2 step 2: only start a new recovery if the ACK covers more than
+        // `recover`, so one window of losses causes one window reduction.
+        if style == RecoveryStyle::NewReno && ack <= self.recover && self.recover > 0 {
+            return DupAckAction::None;
+        }
+        self.recover = snd_max;
+        self.in_recovery = fast_recovery;
+        self.partial_acks = 0;
+        DupAckAction::FastRetransmit
+    }
+
+    /// An ACK advancing snd_una to `ack` arrived.
+    pub fn on_new_ack(&mut self, ack: u64, style: RecoveryStyle) -> NewAckAction {
+        if !self.in_recovery {
+            self.dupacks = 0;
+            return NewAckAction::Normal;
+        }
+        match style {
+            RecoveryStyle::NewReno if ack < self.recover => {
+                // Partial ACK: stay in recovery; dupacks keep counting from zero.
+                self.dupacks = 0;
+                self.partial_acks += 1;
+                NewAckAction::PartialAck { first: self.partial_acks == 1 }
+            }
+            _ => {
+                self.in_recovery = false;
+                self.dupacks = 0;
+                NewAckAction::ExitRecovery
+            }
+        }
+    }
+
+    /// Retransmission timeout: leave recovery, remember the highest sent position (RFC 6582 §4).
+    pub fn on_timeout(&mut self, snd_max: u64) {
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recover = snd_max;
+    }
+}

@@ -1,0 +1,117 @@
+//! RFC 6298 retransmission-timeout estimator.
+
+use crate::time::Duration;
+
+/// Clock granularity G of RFC 6298 §2: our timestamp clock ticks every millisecond.
+pub const CLOCK_GRANULARITY: Duration = Duration::from_millis(1);
+
+/// SRTT/RTTVAR estimator with clamped, backed-off RTO (RFC 6298).
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    srtt: Option<Duration>,
+    rttvar: Duration,
+    rto: Duration,
+    min_rto: Duration,
+    max_rto: Duration,
+}
+
+impl RttEstimator {
+    /// Estimator with no sample yet: RTO = `initial` (RFC 6298 §2.1).
+    pub fn new(initial: Duration, min_rto: Duration, max_rto: Duration) -> Self {
+        RttEstimator { srtt: None, rttvar: Duration::ZERO, rto: initial, min_rto, max_rto }
+    }
+
+    /// Feed one RTT measurement (RFC 6298 §2.2–2.4); also undoes any backoff.
+    pub fn sample(&mut self, r: Duration) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = Duration(r.0 / 2);
+            }
+            Some(srtt) => {
+                // RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'| ; SRTT <- 7/8 SRTT + 1/8 R'
+                let err = srtt.0.abs_diff(r.0);
+                self.rttvar = Duration((3 * self.rttvar.0 + err) / 4);
+                self.srtt = Some(Duration((7 * srtt.0 + r.0) / 8));
+            }
+        }
+        let srtt = self.srtt.unwrap_or(r);
+        let k = Duration(self.rttvar.0.saturating_mul(4));
+        self.rto = self.clamp(srtt + if k > CLOCK_GRANULARITY { k } else { CLOCK_GRANULARITY });
+    }
+
+    /// Double the RTO after a timeout (RFC 6298 §5.5), up to the maximum.
+    pub fn backoff(&mut self) {
+        self.rto = self.clamp(self.rto.saturating_mul(2));
+    }
+
+    /// Set the RTO directly (e.g. 3 s after a lost SYN, RFC 6298 §5.7).
+    pub fn set_rto(&mut self, rto: Duration) {
+        self.rto = self.clamp(rto);
+    }
+
+    /// Current retransmission timeout.
+    pub fn rto(&self) -> Duration {
+        self.rto
+    }
+
+    /// Smoothed RTT, once a sample exists.
+    pub fn srtt(&self) -> Option<Duration> {
+        self.srtt
+    }
+
+    /// RTT variation estimate.
+    pub fn rttvar(&self) -> Duration {
+        self.rttvar
+    }
+
+    fn clamp(&self, d: Duration) -> Duration {
+        d.max(self.min_rto).min(self.max_rto)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn matches_rfc6298_by_hand() {
+        // No clamping in the way: min 1 ms.
+        let mut e = RttEstimator::new(ms(1000), ms(1), ms(60_000));
+        assert_eq!(e.rto(), ms(1000));
+        e.sample(ms(100)); // SRTT 100, RTTVAR 50, RTO 100 + 200
+        assert_eq!((e.srtt(), e.rttvar(), e.rto()), (Some(ms(100)), ms(50), ms(300)));
+        e.sample(ms(200)); // RTTVAR = 3/4*50 + 1/4*100 = 62.5; SRTT = 87.5+25 = 112.5; RTO = 112.5+250
+        assert_eq!(e.rttvar(), Duration::from_micros(62_500));
+        assert_eq!(e.srtt(), Some(Duration::from_micros(112_500)));
+        assert_eq!(e.rto(), Duration::from_micros(362_500));
+        e.sample(ms(100)); // RTTVAR = 46.875 + 3.125 = 50; SRTT = 98.4375 + 12.5 = 110.9375
+        assert_eq!(e.rttvar(), ms(50));
+        assert_eq!(e.srtt(), Some(Duration::from_nanos(110_937_500)));
+        assert_eq!(e.rto(), Duration::from_nanos(310_937_500));
+        // Constant samples: RTTVAR decays, but K*RTTVAR never below G.
+        for _ in 0..200 {
+            e.sample(ms(100));
+        }
+        assert_eq!(e.rto(), ms(101));
+    }
+
+    #[test]
+    fn clamps_and_backs_off() {
+        let mut e = RttEstimator::new(ms(1000), ms(200), ms(60_000));
+        e.sample(ms(10));
+        assert_eq!(e.rto(), ms(200));
+        e.backoff();
+        assert_eq!(e.rto(), ms(400));
+        for _ in 0..20 {
+            e.backoff();
+        }
+        assert_eq!(e.rto(), ms(60_000));
+        e.sample(ms(10)); // a new sample undoes the backoff
+        assert!(e.rto() < ms(300));
+    }
+}
