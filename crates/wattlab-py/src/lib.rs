@@ -99,8 +99,8 @@ fn run_scenario<'py>(
 
 /// Run a scenario `repeat` times and report wall time and events per second of each run.
 #[pyfunction]
-#[pyo3(signature = (text, origin, repeat=3, seed=None))]
-fn bench<'py>(py: Python<'py>, text: &str, origin: &str, repeat: usize, seed: Option<u64>) -> PyResult<Bound<'py, PyList>> {
+#[pyo3(name = "bench", signature = (text, origin, repeat=3, seed=None))]
+fn bench_scenario<'py>(py: Python<'py>, text: &str, origin: &str, repeat: usize, seed: Option<u64>) -> PyResult<Bound<'py, PyList>> {
     let runs = PyList::empty(py);
     for _ in 0..repeat.max(1) {
         let sim = build(py, text, origin, seed, &[], None, Vec::new(), false)?;
@@ -155,7 +155,7 @@ fn profiles<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
-    m.add_function(wrap_pyfunction!(bench, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;

@@ -3,7 +3,6 @@
 //! Applications talk to TCP only through the sans-IO connection API (`send`, `read`, `close`)
 //! and keep their own progress in a [`FlowRecord`], which becomes a row of the summary.
 
-use serde::Serialize;
 use wattlab_core::tcp::TcpConnection;
 use wattlab_core::{Duration, Time};
 

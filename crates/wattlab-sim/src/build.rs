@@ -87,6 +87,16 @@ pub fn build(
         }
         nodes.push(Node { name, kind: n.kind, addr, ifaces: Vec::new(), next_port: 49152, next_ip_id: 1 });
     }
+    let flow_err = |i: usize, field: &str, msg: String| {
+        let line = crate::scenario::locate::locate_in_array(source, "flow", i, field);
+        ScenarioError { origin: origin.to_string(), line, column: None, key: Some(format!("flow[{i}].{field}")), message: msg }
+    };
+    let lookup_flow = |i: usize, field: &str, name: &str| -> Result<u32, ScenarioError> {
+        by_name.get(name).copied().ok_or_else(|| {
+            let known: Vec<&str> = scn.nodes.iter().map(|n| n.name.get_ref().as_str()).collect();
+            flow_err(i, field, format!("unknown node `{name}` (nodes: {})", known.join(", ")))
+        })
+    };
     let lookup = |s: &Spanned<String>, key: &str| -> Result<u32, ScenarioError> {
         by_name.get(s.get_ref()).copied().ok_or_else(|| {
             let known: Vec<&str> = scn.nodes.iter().map(|n| n.name.get_ref().as_str()).collect();
@@ -109,7 +119,7 @@ pub fn build(
         imp: &'d DirectionConfig,
         medium: Option<u32>,
     }
-    let mut add_pair = |nodes: &mut Vec<Node>,
+    let add_pair = |nodes: &mut Vec<Node>,
                         ifaces: &mut Vec<Iface>,
                         channels: &mut Vec<Channel>,
                         a: u32,
@@ -262,19 +272,18 @@ pub fn build(
     let mut udp_sinks = HashMap::new();
     let mut unfinished = 0;
     for (i, f) in scn.flows.iter().enumerate() {
-        let key = format!("flow[{i}]");
         match f {
             FlowConfig::BulkDownload { name, client, server, bytes, request, port, start, tcp, reader } => {
-                let c = lookup(client, &format!("{key}.client"))?;
-                let s = lookup(server, &format!("{key}.server"))?;
-                let cfg = tcp_config(&cx, tcp, &key)?;
+                let c = lookup_flow(i, "client", client)?;
+                let s = lookup_flow(i, "server", server)?;
+                let cfg = tcp_config(tcp).map_err(|(field, m)| flow_err(i, field, m))?;
                 let start = start.map(|d| Time(d.0)).unwrap_or(Time::ZERO);
                 let request = request.map(|r| r.bytes()).unwrap_or(100).max(1);
                 flows.push(FlowRecord {
                     name: name.clone().unwrap_or_else(|| format!("flow{i}")),
                     kind: "bulk-download",
-                    sender: server.get_ref().clone(),
-                    receiver: client.get_ref().clone(),
+                    sender: server.clone(),
+                    receiver: client.clone(),
                     target_bytes: Some(bytes.bytes()),
                     start,
                     ..Default::default()
@@ -297,15 +306,15 @@ pub fn build(
                 unfinished += 1;
             }
             FlowConfig::BulkUpload { name, client, server, bytes, port, start, tcp, reader } => {
-                let c = lookup(client, &format!("{key}.client"))?;
-                let s = lookup(server, &format!("{key}.server"))?;
-                let cfg = tcp_config(&cx, tcp, &key)?;
+                let c = lookup_flow(i, "client", client)?;
+                let s = lookup_flow(i, "server", server)?;
+                let cfg = tcp_config(tcp).map_err(|(field, m)| flow_err(i, field, m))?;
                 let start = start.map(|d| Time(d.0)).unwrap_or(Time::ZERO);
                 flows.push(FlowRecord {
                     name: name.clone().unwrap_or_else(|| format!("flow{i}")),
                     kind: "bulk-upload",
-                    sender: client.get_ref().clone(),
-                    receiver: server.get_ref().clone(),
+                    sender: client.clone(),
+                    receiver: server.clone(),
                     target_bytes: Some(bytes.bytes()),
                     start,
                     ..Default::default()
@@ -328,11 +337,11 @@ pub fn build(
                 unfinished += 1;
             }
             FlowConfig::UdpCbr { name, from, to, rate, packet_size, port, start, duration } => {
-                let a = lookup(from, &format!("{key}.from"))?;
-                let b = lookup(to, &format!("{key}.to"))?;
+                let a = lookup_flow(i, "from", from)?;
+                let b = lookup_flow(i, "to", to)?;
                 let size = packet_size.map(|s| s.bytes()).unwrap_or(1024);
                 if size == 0 || size > 65_507 {
-                    return Err(ScenarioError::general(origin, Some(format!("{key}.packet_size")), "must be 1..=65507 bytes"));
+                    return Err(flow_err(i, "packet_size", "must be 1..=65507 bytes".into()));
                 }
                 let start = start.map(|d| Time(d.0)).unwrap_or(Time::ZERO);
                 let stop = duration.map(|d| start + d.get()).unwrap_or(Time::MAX);
@@ -340,14 +349,14 @@ pub fn build(
                 flows.push(FlowRecord {
                     name: name.clone().unwrap_or_else(|| format!("flow{i}")),
                     kind: "udp-cbr",
-                    sender: from.get_ref().clone(),
-                    receiver: to.get_ref().clone(),
+                    sender: from.clone(),
+                    receiver: to.clone(),
                     target_bytes: None,
                     start,
                     ..Default::default()
                 });
                 if udp_sinks.insert((b, port), i).is_some() {
-                    return Err(ScenarioError::general(origin, Some(format!("{key}.port")), "two UDP flows to the same node and port"));
+                    return Err(flow_err(i, "port", "two UDP flows to the same node and port".into()));
                 }
                 apps.push(App::CbrSource {
                     flow: i,
@@ -516,41 +525,38 @@ fn impairments(d: &DirectionConfig) -> Result<(LossProcess, Jitter), String> {
     Ok((loss, jitter))
 }
 
-fn tcp_config(cx: &Ctx, t: &TcpSettings, key: &str) -> Result<TcpConfig, ScenarioError> {
+/// TCP settings of a flow; errors are (field, message) for the caller to locate.
+fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> {
     let mut c = TcpConfig::default();
     if let Some(cc) = &t.cc {
-        c.congestion_control = match cc.get_ref().to_ascii_lowercase().as_str() {
+        c.congestion_control = match cc.to_ascii_lowercase().as_str() {
             "reno" => CongestionControlKind::Reno,
             "newreno" => CongestionControlKind::NewReno,
             other => {
-                return Err(cx.err(cc, &format!("{key}.tcp.cc"), format!(
-                    "unknown congestion control `{other}` (known: {})",
-                    CC_NAMES.join(", ")
-                )))
+                return Err(("tcp", format!("unknown congestion control `{other}` (known: {})", CC_NAMES.join(", "))))
             }
         };
     }
-    let general = |k: &str, m: &str| ScenarioError::general(cx.origin, Some(format!("{key}.tcp.{k}")), m);
     if let Some(m) = t.mss {
         if m < 88 {
-            return Err(general("mss", "MSS must be at least 88 bytes"));
+            return Err(("tcp", "tcp.mss must be at least 88 bytes".into()));
         }
         c.mss = m;
     }
     if let Some(b) = t.recv_buffer {
         if b.bytes() < 1 || b.bytes() > u32::MAX as u64 {
-            return Err(general("recv_buffer", "receive buffer must be between 1 byte and 4 GiB"));
+            return Err(("tcp", "tcp.recv_buffer must be between 1 byte and 4 GiB".into()));
         }
         c.recv_buffer = b.bytes() as u32;
     }
     if let Some(s) = t.window_scale {
         if s > 14 {
-            return Err(general("window_scale", "window scale shift must be 0..=14 (RFC 7323)"));
+            return Err(("tcp", "tcp.window_scale must be 0..=14 (RFC 7323)".into()));
         }
         c.window_scale = Some(s);
     }
     if c.window_scale.is_none() && c.recv_buffer > 65_535 {
-        return Err(general("recv_buffer", "a receive buffer above 65535 bytes needs window_scale"));
+        return Err(("tcp", "tcp.recv_buffer above 65535 bytes needs tcp.window_scale".into()));
     }
     if let Some(v) = t.timestamps {
         c.timestamps = v;
@@ -563,7 +569,7 @@ fn tcp_config(cx: &Ctx, t: &TcpSettings, key: &str) -> Result<TcpConfig, Scenari
     }
     if let Some(v) = t.initial_cwnd {
         if v == 0 {
-            return Err(general("initial_cwnd", "initial window must be at least 1 segment"));
+            return Err(("tcp", "tcp.initial_cwnd must be at least 1 segment".into()));
         }
         c.initial_cwnd = v;
     }

@@ -523,7 +523,7 @@ impl Simulation {
                 }
             }
             (App::DownloadClient { .. } | App::UploadServer { .. }, TcpEvent::Readable) => self.app_read(now, app, c),
-            (App::DownloadClient { .. } | App::UploadServer { .. }, TcpEvent::PeerClosed) => {
+            (App::DownloadClient { .. } | App::UploadServer { .. }, TcpEvent::PeerFin) => {
                 self.app_read(now, app, c);
                 self.conns[c as usize].conn.close();
             }

@@ -2,6 +2,7 @@
 
 pub mod error;
 pub mod load;
+pub mod locate;
 pub mod schema;
 pub mod units;
 

@@ -271,7 +271,7 @@ pub struct RouteConfig {
 pub struct TcpSettings {
     /// Congestion control: reno or newreno.
     #[serde(default)]
-    pub cc: Option<Spanned<String>>,
+    pub cc: Option<String>,
     /// Maximum segment size we advertise.
     #[serde(default)]
     pub mss: Option<u16>,
@@ -311,6 +311,9 @@ pub struct ReaderConfig {
 }
 
 /// One traffic source.
+///
+/// Fields are plain strings, not `Spanned`: serde's internally tagged enums buffer their
+/// content, which loses span information. Errors locate the line with [`super::locate`].
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum FlowConfig {
@@ -320,9 +323,9 @@ pub enum FlowConfig {
         #[serde(default)]
         name: Option<String>,
         /// Node that downloads.
-        client: Spanned<String>,
+        client: String,
         /// Node that serves.
-        server: Spanned<String>,
+        server: String,
         /// Bytes to download.
         bytes: Size,
         /// Request size (default 100 B).
@@ -347,9 +350,9 @@ pub enum FlowConfig {
         #[serde(default)]
         name: Option<String>,
         /// Node that uploads.
-        client: Spanned<String>,
+        client: String,
         /// Node that receives.
-        server: Spanned<String>,
+        server: String,
         /// Bytes to upload.
         bytes: Size,
         /// Server port (default 5001).
@@ -371,9 +374,9 @@ pub enum FlowConfig {
         #[serde(default)]
         name: Option<String>,
         /// Sending node.
-        from: Spanned<String>,
+        from: String,
         /// Receiving node.
-        to: Spanned<String>,
+        to: String,
         /// Sending rate (payload bits per second).
         rate: Rate,
         /// UDP payload per datagram (default 1024 B).
