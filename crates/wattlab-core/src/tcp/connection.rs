@@ -384,7 +384,6 @@ impl TcpConnection {
         self.stats.timeouts += 1;
         self.rtt.backoff();
         self.rtt_timing = None; // Karn: the timed segment is being retransmitted
-        self.retransmit_at = None;
         if !self.state.is_synchronized() {
             self.syn_retransmitted = true;
             self.snd_nxt = 0; // resend SYN / SYN-ACK
@@ -394,7 +393,9 @@ impl TcpConnection {
         self.cc.on_timeout(flight);
         self.recovery.on_timeout(self.snd_max);
         self.snd_nxt = self.snd_una;
-        // The retransmission is sent by the next poll_transmit, which re-arms the timer.
+        // The head segment goes out by the next poll_transmit (which re-arms the timer), the
+        // rest follows go-back-N as cwnd and the peer's window allow.
+        self.retransmit_at = Some(self.snd_una);
     }
 
     /// Persist-timer expiry (RFC 1122 4.2.2.17): probe a zero window, or override sender SWS.
@@ -870,9 +871,12 @@ impl TcpConnection {
         }
         if let Some(pos) = self.retransmit_at.take() {
             if pos >= self.snd_una && pos < self.snd_max && self.can_send_state() {
-                // One segment of already-sent data, regardless of cwnd (RFC 5681 §3.2 step 2).
+                // One segment of already-sent data, regardless of cwnd and of the peer's window
+                // (RFC 5681 §3.2 step 2; RFC 6298 §5.4 — after an RTO with a shrunk window this
+                // retransmission doubles as the window probe, as in Linux).
                 let len = (self.eff_mss as u64).min(self.snd_max - pos).min(self.data_end().saturating_sub(pos));
-                return Some(self.emit_from(now, pos, len, false));
+                let advance = pos == self.snd_nxt;
+                return Some(self.emit_from(now, pos, len, advance));
             }
         }
         if self.probe_pending {

@@ -43,6 +43,8 @@ struct Harness {
     in_flight: Vec<(Time, u64, usize, Packet)>,
     order: u64,
     log: Vec<Sent>,
+    /// Overwrite the window of b's outgoing segments (a middlebox shrinking the window).
+    rewrite_b_window: Option<u16>,
     /// The server application reads everything as soon as it arrives.
     b_reads: bool,
     /// The server closes its side when the client's FIN arrives.
@@ -65,6 +67,7 @@ impl Harness {
             in_flight: Vec::new(),
             order: 0,
             log: Vec::new(),
+            rewrite_b_window: None,
             b_reads: true,
             b_closes_on_fin: true,
             a_events: Vec::new(),
@@ -81,7 +84,12 @@ impl Harness {
             loop {
                 let now = self.now;
                 let p = if dir == A_TO_B { self.a.poll_transmit(now) } else { self.b.poll_transmit(now) };
-                let Some(p) = p else { break };
+                let Some(mut p) = p else { break };
+                if let (B_TO_A, Some(w)) = (dir, self.rewrite_b_window) {
+                    if let Some(hh) = p.tcp_header_mut() {
+                        hh.window = w;
+                    }
+                }
                 let mut dropped = false;
                 if p.payload_len > 0 {
                     self.data_count[dir] += 1;
@@ -477,6 +485,26 @@ fn old_segment_gets_immediate_ack_with_current_window() {
     assert_eq!(hdr(&h.b.poll_transmit(t).expect("ACK")).ack, rcv_nxt);
     assert_eq!(h.b.readable(), 20_000);
     assert_eq!(h.b.stats().unacceptable_segments_acked, 3);
+}
+
+#[test]
+fn window_shrunk_to_zero_with_data_in_flight_does_not_stall() {
+    // A middlebox closes b's window while a has data outstanding (the energy agent's closed
+    // ACKs), then opens it again: RTO retransmissions probe the window and the transfer ends.
+    let mut h = Harness::default_pair(ms(10));
+    h.a.send(300_000);
+    h.a.close();
+    h.run_until(Time::from_secs_f64(0.15));
+    assert!(h.a.bytes_in_flight() > 0);
+    h.rewrite_b_window = Some(0);
+    h.run_until(Time::from_secs_f64(3.0));
+    assert!(h.b.stats().bytes_read < 300_000);
+    assert_eq!(h.a.peer_window(), 0);
+    assert!(h.a.poll_timeout().is_some(), "a timer stays armed");
+    h.rewrite_b_window = None;
+    h.run_until(Time::from_secs_f64(120.0));
+    assert_eq!(h.b.stats().bytes_read, 300_000);
+    assert_eq!(h.a.state(), TcpState::Closed);
 }
 
 #[test]
