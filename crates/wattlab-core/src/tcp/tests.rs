@@ -763,11 +763,10 @@ fn bottleneck_transfer_with_random_losses_completes() {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            if x % 50 == 0 {
-                h.drops.push((A_TO_B, n));
-            }
-            if x % 97 == 1 {
-                h.drops.push((B_TO_A, n));
+            match (x % 50, x % 97) {
+                (0, _) => h.drops.push((A_TO_B, n)),
+                (_, 1) => h.drops.push((B_TO_A, n)),
+                _ => {}
             }
         }
         let h = transfer(h, 1_500_000, Time::from_secs_f64(300.0));
@@ -805,4 +804,74 @@ fn garbage_segments_do_not_panic() {
     }
     // Still a working connection.
     assert_eq!(h.b.state(), TcpState::Established);
+}
+
+/// Throughput of the model itself: 100 MB over a 100 Mb/s, 20 ms RTT path, FIFO queues.
+/// Run with `cargo test -p wattlab-core --release -- --ignored tcp_model_speed --nocapture`.
+#[test]
+#[ignore]
+fn tcp_model_speed() {
+    use std::collections::VecDeque;
+    let cfg = TcpConfig { recv_buffer: 4 << 20, window_scale: Some(7), ..Default::default() };
+    let mut a = TcpConnection::connect(cfg.clone(), ep_a(), ep_b(), 1, Time::ZERO);
+    let mut b = TcpConnection::listen(cfg, ep_b(), 2);
+    let bytes = 100_000_000u64;
+    a.send(bytes);
+    a.close();
+    let rate = 100_000_000u64;
+    let delay = ms(10);
+    let mut q: [VecDeque<(Time, Packet)>; 2] = [VecDeque::new(), VecDeque::new()];
+    let mut free = [Time::ZERO; 2];
+    let mut now = Time::ZERO;
+    let mut packets = 0u64;
+    let start = std::time::Instant::now();
+    loop {
+        for (dir, c) in [(0usize, &mut a), (1, &mut b)] {
+            while let Some(p) = c.poll_transmit(now) {
+                let t = free[dir].max(now) + Duration::transmission(p.ip_len() as u64, rate);
+                free[dir] = t;
+                q[dir].push_back((t + delay, p));
+                packets += 1;
+            }
+        }
+        let n = b.readable();
+        b.read(n);
+        while b.poll_event().is_some() {
+            if b.state() == TcpState::CloseWait {
+                b.close();
+            }
+        }
+        let next = [q[0].front().map(|x| x.0), q[1].front().map(|x| x.0), a.poll_timeout(), b.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min();
+        let Some(t) = next else { break };
+        now = t;
+        if let Some(&(t0, p)) = q[0].front() {
+            if t0 <= now {
+                q[0].pop_front();
+                b.handle_segment(now, &p);
+            }
+        }
+        if let Some(&(t1, p)) = q[1].front() {
+            if t1 <= now {
+                q[1].pop_front();
+                a.handle_segment(now, &p);
+            }
+        }
+        if a.poll_timeout().is_some_and(|x| x <= now) {
+            a.handle_timeout(now);
+        }
+        if b.poll_timeout().is_some_and(|x| x <= now) {
+            b.handle_timeout(now);
+        }
+    }
+    let wall = start.elapsed();
+    assert_eq!(b.stats().bytes_read, bytes);
+    println!(
+        "{packets} packets, simulated {:.3} s, wall {:.3} s, {:.0} ns/packet",
+        now.as_secs_f64(),
+        wall.as_secs_f64(),
+        wall.as_nanos() as f64 / packets as f64
+    );
 }
