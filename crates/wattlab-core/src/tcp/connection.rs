@@ -282,8 +282,9 @@ impl TcpConnection {
     /// Close our direction: a FIN follows all queued data (RFC 793 CLOSE call).
     pub fn close(&mut self) {
         match self.state {
-            TcpState::Listen | TcpState::SynSent => self.enter_closed(),
-            TcpState::SynReceived => self.fin_queued = true, // FIN after the handshake
+            TcpState::Listen => self.enter_closed(),
+            // Like a socket closed while connecting: the FIN follows the handshake and data.
+            TcpState::SynSent | TcpState::SynReceived => self.fin_queued = true,
             TcpState::Established => {
                 self.fin_queued = true;
                 self.state = TcpState::FinWait1;
@@ -383,7 +384,6 @@ impl TcpConnection {
         self.stats.timeouts += 1;
         self.rtt.backoff();
         self.rtt_timing = None; // Karn: the timed segment is being retransmitted
-        self.retransmit_at = None;
         if !self.state.is_synchronized() {
             self.syn_retransmitted = true;
             self.snd_nxt = 0; // resend SYN / SYN-ACK
@@ -393,7 +393,9 @@ impl TcpConnection {
         self.cc.on_timeout(flight);
         self.recovery.on_timeout(self.snd_max);
         self.snd_nxt = self.snd_una;
-        // The retransmission is sent by the next poll_transmit, which re-arms the timer.
+        // The head segment goes out by the next poll_transmit (which re-arms the timer), the
+        // rest follows go-back-N as cwnd and the peer's window allow.
+        self.retransmit_at = Some(self.snd_una);
     }
 
     /// Persist-timer expiry (RFC 1122 4.2.2.17): probe a zero window, or override sender SWS.
@@ -661,6 +663,7 @@ impl TcpConnection {
                     // restart the RTO only on the first partial ACK ("impatient" variant).
                     self.cc.on_partial_ack(acked_total);
                     self.retransmit_at = Some(self.snd_una);
+                    self.stats.partial_ack_retransmits += 1;
                     restart_rto = first;
                 }
                 NewAckAction::ExitRecovery => {
@@ -868,7 +871,12 @@ impl TcpConnection {
         }
         if let Some(pos) = self.retransmit_at.take() {
             if pos >= self.snd_una && pos < self.snd_max && self.can_send_state() {
-                return Some(self.emit_from(now, pos, false));
+                // One segment of already-sent data, regardless of cwnd and of the peer's window
+                // (RFC 5681 §3.2 step 2; RFC 6298 §5.4 — after an RTO with a shrunk window this
+                // retransmission doubles as the window probe, as in Linux).
+                let len = (self.eff_mss as u64).min(self.snd_max - pos).min(self.data_end().saturating_sub(pos));
+                let advance = pos == self.snd_nxt;
+                return Some(self.emit_from(now, pos, len, advance));
             }
         }
         if self.probe_pending {
@@ -892,7 +900,7 @@ impl TcpConnection {
         if self.snd_nxt >= data_end {
             // Only the FIN is left (sent without regard to the window, as it takes no buffer).
             if self.fin_queued && self.snd_nxt == data_end {
-                return Some(self.emit_from(now, self.snd_nxt, true));
+                return Some(self.emit_from(now, self.snd_nxt, 0, true));
             }
             return None;
         }
@@ -915,14 +923,13 @@ impl TcpConnection {
             return None;
         }
         self.force_send = false;
-        Some(self.emit_from(now, self.snd_nxt, true))
+        Some(self.emit_from(now, self.snd_nxt, len, true))
     }
 
-    /// Emit the segment starting at `pos` (≥ 1): up to one MSS of data, plus FIN if it
-    /// reaches the end of the stream after `close`. `advance` moves snd_nxt past it.
-    fn emit_from(&mut self, now: Time, pos: u64, advance: bool) -> Packet {
+    /// Emit the segment of `len` data bytes starting at `pos` (≥ 1), plus FIN if it reaches
+    /// the end of the stream after `close`. `advance` moves snd_nxt past it.
+    fn emit_from(&mut self, now: Time, pos: u64, len: u64, advance: bool) -> Packet {
         let data_end = self.data_end();
-        let len = if pos < data_end { (self.eff_mss as u64).min(data_end - pos) } else { 0 };
         let mut end = pos + len;
         let mut flags = TcpFlags::ACK;
         if len > 0 && end == data_end {

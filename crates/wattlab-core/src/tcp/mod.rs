@@ -9,6 +9,24 @@
 //! [`rtt`] (RFC 6298 estimator), [`cc`] (congestion-window arithmetic, extensible enum),
 //! [`recovery`] (duplicate ACKs, fast retransmit, NewReno `recover`), [`reassembly`]
 //! (out-of-order intervals), [`state`] (states, events, counters), [`connection`].
+//!
+//! Modelling choices (see [`TcpConfig`] for the defaults):
+//! - effective MSS = min(our MSS, peer's MSS) − 12 bytes when timestamps are on (1448, as Linux);
+//! - ACKs: every second in-order segment (any size) or after the delayed-ACK timer; immediate
+//!   for out-of-order data, hole fills, FIN, handshake and unacceptable segments;
+//! - receiver SWS avoidance decides the window value in every segment; a dedicated window
+//!   update after `read` is sent only when the window at least doubles (Linux's test), which
+//!   includes every opening from zero — so an application reading eagerly does not turn
+//!   delayed ACKs into one ACK per segment;
+//! - slow start uses RFC 3465 byte counting with L = 2·SMSS; congestion avoidance is
+//!   byte-counted (+1 SMSS per cwnd of ACKed bytes);
+//! - an RTO retransmits the head segment regardless of the peer's window (doubling as a probe
+//!   if the window shrank to zero), then go-back-N; persist probes are zero-length segments
+//!   with seq = snd_una − 1, interval RTO·2^k capped at max_rto; when the peer's window is
+//!   non-zero but too small for sender SWS avoidance, the persist timer instead sends what fits;
+//! - PAWS (RFC 7323 §5) and RST generation for unknown segments are not modelled; the send
+//!   buffer is unbounded; one `TcpConnection` serves one connection (a listener binds to the
+//!   first SYN and does not return to LISTEN).
 
 pub mod cc;
 pub mod config;

@@ -30,9 +30,10 @@ impl RttEstimator {
             }
             Some(srtt) => {
                 // RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R'| ; SRTT <- 7/8 SRTT + 1/8 R'
-                let err = srtt.0.abs_diff(r.0);
-                self.rttvar = Duration((3 * self.rttvar.0 + err) / 4);
-                self.srtt = Some(Duration((7 * srtt.0 + r.0) / 8));
+                // u128 so absurd samples (a peer's garbage TSecr) cannot overflow.
+                let err = srtt.0.abs_diff(r.0) as u128;
+                self.rttvar = Duration(((3 * self.rttvar.0 as u128 + err) / 4) as u64);
+                self.srtt = Some(Duration(((7 * srtt.0 as u128 + r.0 as u128) / 8) as u64));
             }
         }
         let srtt = self.srtt.unwrap_or(r);
