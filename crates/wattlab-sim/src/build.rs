@@ -164,6 +164,7 @@ pub fn build(
                 delay: d.delay,
                 queue: DropTailQueue::new(limit),
                 in_tx: None,
+                tx_end: Time::ZERO,
                 pipe: VecDeque::new(),
                 last_arrival: Time::ZERO,
                 loss,

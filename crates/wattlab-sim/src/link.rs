@@ -117,6 +117,8 @@ pub struct Channel {
     pub queue: DropTailQueue,
     /// The packet being serialized, if any.
     pub in_tx: Option<Packet>,
+    /// When the current transmission ends.
+    pub tx_end: Time,
     /// Packets propagating, with their arrival times (non-decreasing unless `reorder`).
     pub pipe: VecDeque<(Time, Packet)>,
     /// Arrival time of the last packet put in the pipe (keeps FIFO order under jitter).

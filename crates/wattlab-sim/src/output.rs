@@ -245,11 +245,13 @@ pub(crate) fn collect(sim: Simulation) -> Result<RunOutput, String> {
     let links = sim
         .channels
         .iter()
-        .map(|c| LinkSummary {
-            name: c.name.clone(),
-            rate_bps: c.rate_bps,
-            stats: c.stats.clone(),
-            utilization: c.stats.busy_ns as f64 / run_ns,
+        .map(|c| {
+            let mut stats = c.stats.clone();
+            // A frame still on the air at the end counts only up to the end, as in the radio.
+            if c.in_tx.is_some() {
+                stats.busy_ns -= c.tx_end.saturating_since(end).0.min(stats.busy_ns);
+            }
+            LinkSummary { name: c.name.clone(), rate_bps: c.rate_bps, utilization: stats.busy_ns as f64 / run_ns, stats }
         })
         .collect();
     let summary = Summary {

@@ -265,6 +265,7 @@ impl Simulation {
         let Some(p) = c.queue.pop() else { return };
         let airtime = c.airtime(&p);
         c.in_tx = Some(p);
+        c.tx_end = now + airtime;
         c.stats.busy_ns += airtime.0;
         let (from, to) = (c.from, c.to);
         self.sched.schedule(now + airtime, Event::TxDone(ch));

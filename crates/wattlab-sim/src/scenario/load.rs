@@ -30,10 +30,14 @@ pub fn parse_with_overrides(text: &str, origin: &str, overrides: &[String]) -> R
     for o in overrides {
         apply_override(&mut table, o)?;
     }
+    // Re-parse as text so spanned values deserialize; lines then refer to the generated
+    // text, not the user's file, so errors name the overrides instead of a line.
     let desc = format!("{origin} (with --set {})", overrides.join(" "));
-    serde_path_to_error::deserialize::<_, Scenario>(toml::Value::Table(table)).map_err(|e| {
-        let path = e.path().to_string();
-        ScenarioError::general(&desc, Some(path), e.inner().message().trim().to_string())
+    let text = toml::to_string(&table).map_err(|e| ScenarioError::general(&desc, None, e.to_string()))?;
+    parse(&text, &desc).map_err(|mut e| {
+        e.line = None;
+        e.column = None;
+        e
     })
 }
 
