@@ -18,7 +18,7 @@ app = typer.Typer(
     rich_markup_mode="rich",
     help="wattlab: the energy a mobile client's wireless NIC spends on transport protocols.",
 )
-console = Console()
+console = Console(width=None if sys.stdout.isatty() else 120)
 err_console = Console(stderr=True)
 
 BENCH_DIR = Path(__file__).resolve().parent / "bench"

@@ -24,7 +24,7 @@ impl Radio {
     pub fn new(node: u32, profile: DeviceProfile, policies: &[(String, AccountingPolicy)], start: Time) -> Radio {
         let meters = policies
             .iter()
-            .map(|(name, p)| (name.clone(), PolicyMeter::new(p.clone(), &profile, start)))
+            .map(|(name, p)| (name.clone(), PolicyMeter::new(*p, &profile, start)))
             .collect();
         Radio { node, profile, meters, tx_ns: 0, rx_ns: 0 }
     }
