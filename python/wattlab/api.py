@@ -45,6 +45,8 @@ class RunResult:
     """Sampled sender state per flow (cwnd, windows, RTT), if time series were requested."""
     queue_series: pd.DataFrame | None = None
     """Sampled queue lengths per link direction, if time series were requested."""
+    radio_series: pd.DataFrame | None = None
+    """Radio state changes (node, policy, time, state entered), if time series were requested."""
     pcap_files: list[str] = field(default_factory=list)
     """Capture files written."""
     wall_time_s: float = 0.0
@@ -70,6 +72,8 @@ class RunResult:
             tables["timeseries_flows"] = self.flow_series
         if self.queue_series is not None:
             tables["timeseries_queues"] = self.queue_series
+        if self.radio_series is not None:
+            tables["timeseries_radio"] = self.radio_series
         for fmt in formats:
             for name, df in tables.items():
                 path = out / f"{name}.{fmt}"
@@ -106,7 +110,7 @@ def _result(raw: dict) -> RunResult:
     flows = pd.DataFrame(summary["flows"])
     radios = _radios_frame(summary["radios"])
     links = pd.DataFrame(summary["links"])
-    flow_series = queue_series = None
+    flow_series = queue_series = radio_series = None
     ts = raw.get("timeseries")
     if ts is not None:
         flow_names = raw["flow_names"]
@@ -133,6 +137,14 @@ def _result(raw: dict) -> RunResult:
                 "bytes": ts["queue_bytes"],
             }
         )
+        radio_series = pd.DataFrame(
+            {
+                "node": ts["radio_node"],
+                "policy": ts["radio_policy"],
+                "time_s": ts["radio_time_s"],
+                "state": ts["radio_state"],
+            }
+        )
     return RunResult(
         summary=summary,
         summary_json=raw["summary_json"],
@@ -141,6 +153,7 @@ def _result(raw: dict) -> RunResult:
         links=links,
         flow_series=flow_series,
         queue_series=queue_series,
+        radio_series=radio_series,
         pcap_files=list(raw["pcap_files"]),
         wall_time_s=raw["wall_time_s"],
     )

@@ -6,6 +6,7 @@ import hashlib
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 import wattlab
@@ -37,6 +38,21 @@ def test_oracle_sleeps_and_saves_energy():
     assert oracle.time_sleep_s > 0 and oracle.transitions > 0
     # The oracle only sleeps in gaps: it is never in tx/rx less than always-on.
     assert oracle.time_tx_s == on.time_tx_s and oracle.time_rx_s == on.time_rx_s
+
+
+def test_radio_time_series_matches_the_report():
+    res = wattlab.run(wlan_scenario(bytes_="500kB"), timeseries=True)
+    rs = res.radio_series
+    oracle = rs[rs.policy == "oracle"]
+    assert set(oracle.state) <= {"tx", "rx", "idle", "sleep"} and "sleep" in set(oracle.state)
+    # Time spent in each state, integrated from the series, equals the report (no transitions
+    # on always-on, so its timeline integrates exactly).
+    on = rs[rs.policy == "always-on"].reset_index(drop=True)
+    ends = list(on.time_s[1:]) + [res.summary["end_time_s"]]
+    per_state = (pd.Series(ends) - on.time_s).groupby(on.state).sum()
+    report = res.radios.set_index("policy").loc["always-on"]
+    for state in ("tx", "rx", "idle"):
+        assert per_state.get(state, 0.0) == pytest.approx(report[f"time_{state}_s"], abs=1e-6)
 
 
 def test_same_seed_same_bytes(tmp_path):

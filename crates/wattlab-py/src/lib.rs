@@ -91,6 +91,10 @@ fn run_scenario<'py>(
             t.set_item("channel", ts.channel)?;
             t.set_item("queue_packets", ts.queue_packets)?;
             t.set_item("queue_bytes", ts.queue_bytes)?;
+            t.set_item("radio_node", ts.radio_node)?;
+            t.set_item("radio_policy", ts.radio_policy)?;
+            t.set_item("radio_time_s", ts.radio_time_s)?;
+            t.set_item("radio_state", ts.radio_state)?;
             d.set_item("timeseries", t)?;
         }
     }

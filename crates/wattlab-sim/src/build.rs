@@ -408,6 +408,9 @@ pub fn build(
     }
 
     let timeseries = (scn.output.timeseries || opts.timeseries).then(TimeSeries::default);
+    if timeseries.is_some() {
+        radios.iter_mut().for_each(Radio::enable_timelines);
+    }
     let napps = apps.len();
     Ok(Simulation {
         sched: Scheduler::new(),

@@ -141,6 +141,14 @@ pub struct TimeSeries {
     pub queue_packets: Vec<u32>,
     /// Queue length (bytes).
     pub queue_bytes: Vec<u64>,
+    /// Radio state changes: node name.
+    pub radio_node: Vec<String>,
+    /// Radio state changes: accounting policy.
+    pub radio_policy: Vec<String>,
+    /// Radio state changes: time (s).
+    pub radio_time_s: Vec<f64>,
+    /// Radio state changes: the state entered.
+    pub radio_state: Vec<&'static str>,
 }
 
 impl TimeSeries {
@@ -265,6 +273,20 @@ pub(crate) fn collect(sim: Simulation) -> Result<RunOutput, String> {
         links,
         drops: sim.drops.clone(),
     };
+    let mut timeseries = sim.timeseries;
+    if let Some(ts) = timeseries.as_mut() {
+        for r in &sim.radios {
+            let node = &sim.nodes[r.node as usize].name;
+            for (policy, m) in &r.meters {
+                for &(t, state) in m.timeline() {
+                    ts.radio_node.push(node.clone());
+                    ts.radio_policy.push(policy.clone());
+                    ts.radio_time_s.push(t.as_secs_f64());
+                    ts.radio_state.push(state.as_str());
+                }
+            }
+        }
+    }
     let mut pcap_files = Vec::new();
     for (path, sink) in sim.pcaps {
         sink.finish().map_err(|e| e.to_string())?;
@@ -272,7 +294,7 @@ pub(crate) fn collect(sim: Simulation) -> Result<RunOutput, String> {
     }
     Ok(RunOutput {
         summary,
-        timeseries: sim.timeseries,
+        timeseries,
         channel_names: sim.channels.iter().map(|c| c.name.clone()).collect(),
         flow_names: sim.flows.iter().map(|f| f.name.clone()).collect(),
         pcap_files,

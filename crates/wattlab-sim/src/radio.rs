@@ -40,6 +40,13 @@ impl Radio {
         }
     }
 
+    /// Record every state change of every policy (for the radio time series).
+    pub fn enable_timelines(&mut self) {
+        for (_, m) in &mut self.meters {
+            m.enable_timeline();
+        }
+    }
+
     /// Energy reports per policy, accounting until `end`.
     pub fn reports(&self, end: Time) -> Vec<(String, EnergyReport)> {
         self.meters.iter().map(|(n, m)| (n.clone(), m.report(end))).collect()
