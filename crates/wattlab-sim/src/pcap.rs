@@ -38,7 +38,7 @@ pub enum PcapError {
     /// Writing the file header or a packet record failed.
     #[error("cannot write pcap {}: {source}", dest.display())]
     Write {
-        /// File path, or a placeholder for generic writers.
+        /// File path, or `<writer>` when writing to an in-memory or generic writer.
         dest: PathBuf,
         /// Underlying pcap-file error (usually I/O).
         source: pcap_file::PcapError,
@@ -46,7 +46,7 @@ pub enum PcapError {
     /// Flushing buffered records failed.
     #[error("cannot flush pcap {}: {source}", dest.display())]
     Flush {
-        /// File path, or a placeholder for generic writers.
+        /// File path, or `<writer>` when writing to an in-memory or generic writer.
         dest: PathBuf,
         /// Underlying I/O error.
         source: io::Error,
@@ -54,7 +54,7 @@ pub enum PcapError {
     /// The packet cannot be encoded as bytes.
     #[error("cannot encode packet at {t} for pcap {}: {source}", dest.display())]
     Encode {
-        /// File path, or a placeholder for generic writers.
+        /// File path, or `<writer>` when writing to an in-memory or generic writer.
         dest: PathBuf,
         /// Timestamp of the packet.
         t: Time,
@@ -64,7 +64,7 @@ pub enum PcapError {
     /// The timestamp does not fit pcap's 32-bit seconds field.
     #[error("timestamp {t} is beyond pcap's 32-bit seconds field (pcap {})", dest.display())]
     Timestamp {
-        /// File path, or a placeholder for generic writers.
+        /// File path, or `<writer>` when writing to an in-memory or generic writer.
         dest: PathBuf,
         /// The offending time.
         t: Time,
