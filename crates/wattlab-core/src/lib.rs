@@ -8,13 +8,15 @@
 //! - [`packet`]: compact IPv4/TCP/UDP packets (headers by field, payload by length);
 //! - [`wire`]: bytes on the wire for pcap and live mode;
 //! - [`tcp`]: the TCP model (handshake, flow control, persist, RTO, congestion control);
-//! - [`energy`]: the radio energy model, device profiles and accounting policies.
+//! - [`energy`]: the radio energy model, device profiles and accounting policies;
+//! - [`wlan`]: 802.11 PHY timing and the Bianchi and TCP-capacity models.
 
 pub mod energy;
 pub mod packet;
 pub mod tcp;
 pub mod time;
 pub mod wire;
+pub mod wlan;
 
 pub use packet::{Endpoint, Packet, TcpFlags, TcpHeader, TcpOptions, Transport};
 pub use time::{Duration, Time};

@@ -1,0 +1,8 @@
+//! 802.11 WLAN models shared by the simulator and the trace analyzer: PHY timing, and the
+//! closed-form models the simulated MAC is checked against.
+//!
+//! - [`phy`]: inter-frame spaces, contention windows and frame airtimes per PHY;
+
+pub mod phy;
+
+pub use phy::{find_phy, phy_names, PhyProfile};

@@ -1,0 +1,341 @@
+//! 802.11 PHY timing: inter-frame spaces, contention windows and the airtime of a frame.
+//!
+//! One [`PhyProfile`] per PHY family, with the numbers of IEEE 802.11-2020 (clauses 15–18):
+//!
+//! | profile      | PHY                 | slot | SIFS | DIFS | CW       | preamble + header        |
+//! |--------------|---------------------|------|------|------|----------|--------------------------|
+//! | `80211b`     | HR/DSSS 1–11 Mb/s   | 20   | 10   | 50   | 31–1023  | 192 µs long / 96 µs short |
+//! | `dsss-2mbps` | DSSS 1–2 Mb/s (1997)| 20   | 10   | 50   | 31–1023  | 192 µs                   |
+//! | `80211a`     | OFDM 6–54 Mb/s      | 9    | 16   | 34   | 15–1023  | 20 µs, then 4 µs symbols |
+//! | `80211g`     | ERP-OFDM 6–54 Mb/s  | 9    | 10   | 28   | 15–1023  | 20 µs + 6 µs extension   |
+//!
+//! (times in µs). The 802.11g signal extension follows every OFDM frame, so its SIFS + extension
+//! equals 802.11a's 16 µs and the two profiles give the same exchange durations.
+//!
+//! Control frames (ACK, CTS, RTS, PS-Poll) go at the highest basic rate not above the data
+//! rate (802.11-2020 §10.6.6.5), so an ACK to a 54 Mb/s frame on 802.11a goes at 24 Mb/s.
+
+use crate::time::Duration;
+use std::fmt;
+
+/// MAC header (24 bytes), FCS (4) and LLC/SNAP (8) around an IP packet in a data frame.
+pub const DATA_OVERHEAD_BYTES: u32 = 24 + 4 + 8;
+/// Extra bytes of a QoS data frame's header (QoS Control field).
+pub const QOS_EXTRA_BYTES: u32 = 2;
+/// An ACK or CTS frame.
+pub const ACK_BYTES: u32 = 14;
+/// An RTS frame.
+pub const RTS_BYTES: u32 = 20;
+/// A PS-Poll frame.
+pub const PS_POLL_BYTES: u32 = 20;
+/// A (QoS) Null data frame: header, QoS Control and FCS, no body.
+pub const NULL_FRAME_BYTES: u32 = 24 + 2 + 4;
+/// A typical beacon: header, fixed fields, SSID, rates, DS parameter and a short TIM.
+pub const BEACON_BYTES: u32 = 100;
+
+/// Modulation family, which fixes how a frame's duration is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Modulation {
+    /// DSSS/HR-DSSS (802.11 1997 and 802.11b): preamble and header, then bits at the rate,
+    /// rounded up to the microsecond.
+    Dsss,
+    /// OFDM (802.11a/g): 20 µs preamble and SIGNAL, then 4 µs symbols of
+    /// `4 × rate(Mb/s)` data bits, carrying 16 service bits, the frame and 6 tail bits.
+    Ofdm,
+}
+
+/// DSSS preamble length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preamble {
+    /// 144 µs preamble + 48 µs header at 1 Mb/s.
+    Long,
+    /// 72 µs preamble + 24 µs header (802.11b, not at 1 Mb/s).
+    Short,
+}
+
+/// Timing of one 802.11 PHY.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PhyProfile {
+    /// Name used in scenarios, e.g. `80211a`.
+    pub name: &'static str,
+    /// What the standard calls it.
+    pub description: &'static str,
+    /// Modulation family.
+    pub modulation: Modulation,
+    /// Slot time.
+    pub slot: Duration,
+    /// Short inter-frame space.
+    pub sifs: Duration,
+    /// Smallest contention window (CW is drawn from 0..=cw).
+    pub cw_min: u32,
+    /// Largest contention window.
+    pub cw_max: u32,
+    /// Data rates in kb/s.
+    pub rates_kbps: &'static [u32],
+    /// Basic rate set in kb/s (control frames and beacons).
+    pub basic_rates_kbps: &'static [u32],
+    /// DSSS preamble (ignored for OFDM).
+    pub preamble: Preamble,
+    /// Silence after every OFDM frame (802.11g signal extension).
+    pub signal_extension: Duration,
+}
+
+/// Shorthand for microseconds in the tables below.
+const fn us(n: u64) -> Duration {
+    Duration::from_micros(n)
+}
+
+/// 802.11b HR/DSSS.
+pub const PHY_80211B: PhyProfile = PhyProfile {
+    name: "80211b",
+    description: "802.11b HR/DSSS, 1/2/5.5/11 Mb/s, long preamble",
+    modulation: Modulation::Dsss,
+    slot: us(20),
+    sifs: us(10),
+    cw_min: 31,
+    cw_max: 1023,
+    rates_kbps: &[1_000, 2_000, 5_500, 11_000],
+    basic_rates_kbps: &[1_000, 2_000],
+    preamble: Preamble::Long,
+    signal_extension: Duration::ZERO,
+};
+
+/// Legacy 802.11 DSSS at 2 Mb/s (seeds 001 and 003, ns-2's default WLAN).
+pub const PHY_DSSS_2MBPS: PhyProfile = PhyProfile {
+    name: "dsss-2mbps",
+    description: "802.11 (1997) DSSS, 1/2 Mb/s, long preamble, control frames at 1 Mb/s",
+    modulation: Modulation::Dsss,
+    slot: us(20),
+    sifs: us(10),
+    cw_min: 31,
+    cw_max: 1023,
+    rates_kbps: &[1_000, 2_000],
+    basic_rates_kbps: &[1_000],
+    preamble: Preamble::Long,
+    signal_extension: Duration::ZERO,
+};
+
+/// 802.11a OFDM.
+pub const PHY_80211A: PhyProfile = PhyProfile {
+    name: "80211a",
+    description: "802.11a OFDM, 6-54 Mb/s",
+    modulation: Modulation::Ofdm,
+    slot: us(9),
+    sifs: us(16),
+    cw_min: 15,
+    cw_max: 1023,
+    rates_kbps: &[6_000, 9_000, 12_000, 18_000, 24_000, 36_000, 48_000, 54_000],
+    basic_rates_kbps: &[6_000, 12_000, 24_000],
+    preamble: Preamble::Long,
+    signal_extension: Duration::ZERO,
+};
+
+/// 802.11g ERP-OFDM with short slots (no 802.11b stations in the BSS).
+pub const PHY_80211G: PhyProfile = PhyProfile {
+    name: "80211g",
+    description: "802.11g ERP-OFDM, 6-54 Mb/s, short slot, 6 us signal extension",
+    modulation: Modulation::Ofdm,
+    slot: us(9),
+    sifs: us(10),
+    cw_min: 15,
+    cw_max: 1023,
+    rates_kbps: &[6_000, 9_000, 12_000, 18_000, 24_000, 36_000, 48_000, 54_000],
+    basic_rates_kbps: &[6_000, 12_000, 24_000],
+    preamble: Preamble::Long,
+    signal_extension: us(6),
+};
+
+/// Every built-in PHY profile.
+pub const PHY_PROFILES: [PhyProfile; 4] = [PHY_80211B, PHY_DSSS_2MBPS, PHY_80211A, PHY_80211G];
+
+/// The built-in PHY profile called `name`.
+pub fn find_phy(name: &str) -> Option<PhyProfile> {
+    PHY_PROFILES.iter().copied().find(|p| p.name == name)
+}
+
+/// Names of the built-in PHY profiles.
+pub fn phy_names() -> Vec<&'static str> {
+    PHY_PROFILES.iter().map(|p| p.name).collect()
+}
+
+/// Why a PHY setting was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PhyError(pub String);
+
+impl fmt::Display for PhyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PhyError {}
+
+fn rate_list(rates: &[u32]) -> String {
+    rates.iter().map(|r| format_rate(*r)).collect::<Vec<_>>().join(", ")
+}
+
+/// `5500` → `5.5Mbps`.
+pub fn format_rate(kbps: u32) -> String {
+    if kbps % 1000 == 0 {
+        format!("{}Mbps", kbps / 1000)
+    } else {
+        format!("{}Mbps", kbps as f64 / 1000.0)
+    }
+}
+
+impl PhyProfile {
+    /// DCF inter-frame space: SIFS + 2 slots.
+    pub fn difs(&self) -> Duration {
+        self.sifs + self.slot + self.slot
+    }
+
+    /// Extended IFS, used after a frame that was not received correctly: SIFS + the ACK at
+    /// the lowest basic rate + DIFS (802.11-2020 §10.3.2.3.7).
+    pub fn eifs(&self) -> Duration {
+        self.sifs + self.frame_duration(ACK_BYTES, self.basic_rates_kbps[0]) + self.difs()
+    }
+
+    /// The same profile with short (`true`) or long DSSS preambles.
+    pub fn with_short_preamble(mut self, short: bool) -> Self {
+        self.preamble = if short { Preamble::Short } else { Preamble::Long };
+        self
+    }
+
+    /// Checks that `kbps` is one of this PHY's data rates.
+    pub fn check_rate(&self, kbps: u32) -> Result<u32, PhyError> {
+        if self.rates_kbps.contains(&kbps) {
+            Ok(kbps)
+        } else {
+            Err(PhyError(format!(
+                "{} has no rate {} (rates: {})",
+                self.name,
+                format_rate(kbps),
+                rate_list(self.rates_kbps)
+            )))
+        }
+    }
+
+    /// Rate of control frames answering or protecting a frame sent at `data_kbps`: the highest
+    /// basic rate not above it (the lowest basic rate if all are above).
+    pub fn control_rate(&self, data_kbps: u32) -> u32 {
+        self.basic_rates_kbps
+            .iter()
+            .copied()
+            .filter(|&r| r <= data_kbps)
+            .max()
+            .unwrap_or(self.basic_rates_kbps[0])
+    }
+
+    /// Airtime of a PPDU carrying an MPDU of `mpdu_bytes` (MAC header and FCS included) at
+    /// `rate_kbps`, including preamble, PLCP header and any signal extension.
+    pub fn frame_duration(&self, mpdu_bytes: u32, rate_kbps: u32) -> Duration {
+        let bits = 8 * mpdu_bytes as u64;
+        match self.modulation {
+            Modulation::Dsss => {
+                // The short preamble is not defined at 1 Mb/s.
+                let plcp = match self.preamble {
+                    Preamble::Short if rate_kbps > 1_000 => 96,
+                    _ => 192,
+                };
+                // The PLCP LENGTH field counts whole microseconds.
+                let body_us = (bits * 1_000).div_ceil(rate_kbps as u64);
+                us(plcp + body_us)
+            }
+            Modulation::Ofdm => {
+                let bits_per_symbol = rate_kbps as u64 * 4 / 1_000;
+                let symbols = (16 + bits + 6).div_ceil(bits_per_symbol);
+                us(20 + 4 * symbols) + self.signal_extension
+            }
+        }
+    }
+
+    /// Airtime of a data frame carrying an IP packet of `ip_bytes` at `rate_kbps`.
+    pub fn data_duration(&self, ip_bytes: u32, rate_kbps: u32) -> Duration {
+        self.frame_duration(ip_bytes + DATA_OVERHEAD_BYTES, rate_kbps)
+    }
+
+    /// Airtime of the ACK (or CTS) answering a frame sent at `data_kbps`.
+    pub fn ack_duration(&self, data_kbps: u32) -> Duration {
+        self.frame_duration(ACK_BYTES, self.control_rate(data_kbps))
+    }
+
+    /// Airtime of an RTS protecting a frame sent at `data_kbps`.
+    pub fn rts_duration(&self, data_kbps: u32) -> Duration {
+        self.frame_duration(RTS_BYTES, self.control_rate(data_kbps))
+    }
+
+    /// Mean backoff before a frame sent with contention window `cw`: `cw / 2` slots.
+    pub fn mean_backoff(&self, cw: u32) -> Duration {
+        Duration::from_nanos(self.slot.as_nanos() * cw as u64 / 2)
+    }
+
+    /// Number of backoff stages `m` with `cw_max = 2^m (cw_min + 1) − 1` (Bianchi's `m`).
+    pub fn backoff_stages(&self) -> u32 {
+        let mut m = 0;
+        let mut w = self.cw_min + 1;
+        while w < self.cw_max + 1 {
+            w *= 2;
+            m += 1;
+        }
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interframe_spaces() {
+        assert_eq!(PHY_80211B.difs(), us(50));
+        assert_eq!(PHY_80211A.difs(), us(34));
+        assert_eq!(PHY_80211G.difs(), us(28));
+        // 802.11a EIFS: 16 + ACK at 6 Mb/s (20 + 4 x ceil((16 + 112 + 6) / 24) = 44) + 34.
+        assert_eq!(PHY_80211A.eifs(), us(16 + 44 + 34));
+        // 802.11b EIFS: 10 + ACK at 1 Mb/s (192 + 112) + 50 = 364 us.
+        assert_eq!(PHY_80211B.eifs(), us(364));
+        assert_eq!(PHY_80211A.backoff_stages(), 6);
+        assert_eq!(PHY_80211B.backoff_stages(), 5);
+    }
+
+    #[test]
+    fn ofdm_durations_by_hand() {
+        // 1500-byte IP packet: 1536-byte MPDU, 16 + 12288 + 6 = 12310 bits, 216 per symbol at
+        // 54 Mb/s: 57 symbols -> 20 + 228 = 248 us.
+        assert_eq!(PHY_80211A.data_duration(1500, 54_000), us(248));
+        // ACK for 54 Mb/s data at 24 Mb/s: 134 bits / 96 -> 2 symbols -> 28 us.
+        assert_eq!(PHY_80211A.control_rate(54_000), 24_000);
+        assert_eq!(PHY_80211A.ack_duration(54_000), us(28));
+        // 6 Mb/s data is answered at 6 Mb/s: 134 / 24 -> 6 symbols -> 44 us.
+        assert_eq!(PHY_80211A.ack_duration(6_000), us(44));
+        // 802.11g adds the 6 us extension to every frame.
+        assert_eq!(PHY_80211G.data_duration(1500, 54_000), us(254));
+    }
+
+    #[test]
+    fn dsss_durations_by_hand() {
+        // 1500-byte IP packet at 11 Mb/s: 12288 bits / 11 = 1117.09 -> 1118 us + 192.
+        assert_eq!(PHY_80211B.data_duration(1500, 11_000), us(1310));
+        // Short preamble: 96 us instead of 192.
+        assert_eq!(PHY_80211B.with_short_preamble(true).data_duration(1500, 11_000), us(1214));
+        // ... but never at 1 Mb/s.
+        assert_eq!(PHY_80211B.with_short_preamble(true).frame_duration(14, 1_000), us(304));
+        // ACK to 11 Mb/s data at 2 Mb/s: 192 + 56 = 248 us.
+        assert_eq!(PHY_80211B.ack_duration(11_000), us(248));
+        // 5.5 Mb/s rounds up to the microsecond: 112 bits / 5.5 = 20.36 -> 21 us.
+        assert_eq!(PHY_80211B.frame_duration(14, 5_500), us(192 + 21));
+        // Seed 003's channel: 1024-byte packet at 2 Mb/s, ACK at 1 Mb/s.
+        assert_eq!(PHY_DSSS_2MBPS.data_duration(1024, 2_000), us(192 + (1060 * 8) / 2));
+        assert_eq!(PHY_DSSS_2MBPS.ack_duration(2_000), us(304));
+    }
+
+    #[test]
+    fn rates_are_checked() {
+        assert!(PHY_80211A.check_rate(54_000).is_ok());
+        let e = PHY_80211A.check_rate(11_000).unwrap_err();
+        assert!(e.0.contains("80211a has no rate 11Mbps") && e.0.contains("54Mbps"), "{e}");
+        assert_eq!(format_rate(5_500), "5.5Mbps");
+        assert_eq!(find_phy("80211b").unwrap().cw_min, 31);
+        assert!(find_phy("80211n").is_none());
+    }
+}
