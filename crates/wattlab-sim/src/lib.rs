@@ -16,6 +16,7 @@ pub mod radio;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod wlan;
 
 pub use build::BuildOptions;
 pub use output::{RunOutput, Summary};

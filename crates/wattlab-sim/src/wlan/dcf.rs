@@ -1,0 +1,455 @@
+//! CSMA/CA (DCF): contention on a shared slot grid, frame exchanges, collisions and retries.
+//!
+//! When the medium goes idle at `t`, every station defers an IFS (DIFS, or EIFS after a frame
+//! that failed) and then counts its backoff down on the grid `t + IFS + k·slot`. The station
+//! whose counter runs out first transmits; stations that run out in the same slot collide.
+//! Everyone else freezes its counter, decremented by the slots that elapsed, until the medium
+//! is idle again. A station with no backoff pending that gets a frame while the medium is
+//! idle transmits at the next grid point (immediate access after DIFS). After every exchange
+//! the sender draws a new backoff (post-backoff), from CWmin after a success and from a
+//! doubled window after a failure, so the model matches Bianchi's assumptions exactly.
+//!
+//! Each exchange is laid out in full when it starts (RTS/CTS, data, ACK, each separated by
+//! SIFS and the propagation delay), its airtimes reported to the radios at once, and two
+//! timers fire: `Delivered` when the data frame is in, `ExchangeEnd` when the medium frees.
+
+use super::{Body, Bss, ExchangeKind, Exchange, Frame, MacOutput, MacTimer, Overhearing, StaId, AP};
+use rand::Rng;
+use wattlab_core::energy::Activity;
+use wattlab_core::wlan::phy::{NULL_FRAME_BYTES, PS_POLL_BYTES, DATA_OVERHEAD_BYTES};
+use wattlab_core::{Duration, Time};
+
+/// What a station would send if it won the medium now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Head {
+    /// The frame at this index of its queue.
+    Frame(usize),
+    /// A PS-Poll.
+    Poll,
+}
+
+impl Bss {
+    /// MPDU size of a queued frame.
+    pub(crate) fn mpdu_bytes(frame: &Frame) -> u32 {
+        match frame.body {
+            Body::Data(p) => p.ip_len() as u32 + DATA_OVERHEAD_BYTES,
+            Body::Null => NULL_FRAME_BYTES,
+        }
+    }
+
+    /// What station `i` would transmit now, if it may transmit at all.
+    pub(crate) fn head(&self, i: StaId) -> Option<Head> {
+        let s = &self.stas[i as usize];
+        if i == AP {
+            return s.queue.iter().position(|f| self.ap_may_send(f.to)).map(Head::Frame);
+        }
+        if !s.awake || s.waking {
+            return None;
+        }
+        if s.poll_pending {
+            return Some(Head::Poll);
+        }
+        (!s.queue.is_empty()).then_some(Head::Frame(0))
+    }
+
+    /// Index of the first backoff slot boundary at or after `t` in the current idle period.
+    fn slot_at_or_after(&self, t: Time) -> u64 {
+        if t <= self.grid_origin {
+            return 0;
+        }
+        (t - self.grid_origin).as_nanos().div_ceil(self.cfg.phy.slot.as_nanos())
+    }
+
+    /// Grid slot at which station `i` would transmit, given the current slot `slot_now`.
+    fn access_slot(&self, i: StaId, slot_now: u64) -> Option<u64> {
+        self.head(i)?;
+        let s = &self.stas[i as usize];
+        Some(if s.backoff_active { (s.backoff as u64).max(slot_now) } else { slot_now })
+    }
+
+    /// Re-evaluates contention: arms the access timer for the earliest transmitter.
+    pub(crate) fn contend(&mut self, now: Time) {
+        if self.busy {
+            return;
+        }
+        let at = if self.beacon_pending {
+            // Beacons wait PIFS (SIFS + slot), shorter than any DIFS: they go first.
+            Some(now.max(self.idle_since + self.cfg.phy.sifs + self.cfg.phy.slot))
+        } else {
+            let slot_now = self.slot_at_or_after(now);
+            (0..self.stas.len() as StaId)
+                .filter_map(|i| self.access_slot(i, slot_now))
+                .min()
+                .map(|k| self.grid_origin + Duration::from_nanos(k * self.cfg.phy.slot.as_nanos()))
+        };
+        if at != self.access_at {
+            self.access_at = at;
+            self.access_gen = self.access_gen.wrapping_add(1);
+            if let Some(at) = at {
+                self.timer(at, MacTimer::Access { gen: self.access_gen });
+            }
+        }
+    }
+
+    /// The access timer fired: freeze everyone's backoff and start the winners' exchange.
+    pub(crate) fn on_access(&mut self, now: Time) {
+        self.access_at = None;
+        let elapsed = if now > self.grid_origin {
+            (now - self.grid_origin).as_nanos() / self.cfg.phy.slot.as_nanos()
+        } else {
+            0
+        };
+        if self.beacon_pending {
+            self.freeze(elapsed);
+            self.start_beacon(now);
+            return;
+        }
+        let mut winners = std::mem::take(&mut self.winners);
+        winners.clear();
+        for i in 0..self.stas.len() as StaId {
+            if self.access_slot(i, elapsed) == Some(elapsed) {
+                winners.push(i);
+            }
+        }
+        self.freeze(elapsed);
+        match winners.len() {
+            0 => {}
+            1 => self.start_exchange(now, winners[0]),
+            _ => self.start_collision(now, &winners),
+        }
+        self.winners = winners;
+        if !self.busy {
+            self.contend(now);
+        }
+    }
+
+    /// The medium turns busy `elapsed` slots into the grid: counters lose those slots.
+    fn freeze(&mut self, elapsed: u64) {
+        for s in &mut self.stas {
+            if s.backoff_active {
+                s.backoff = s.backoff.saturating_sub(elapsed.min(u32::MAX as u64) as u32);
+                s.backoff_active = s.backoff > 0;
+            }
+        }
+    }
+
+    /// Reports one frame on the air: `from` transmits, the addressee and the awake
+    /// overhearers receive.
+    fn on_air(&mut self, from: StaId, to: Option<StaId>, start: Time, dur: Duration) {
+        let d = self.cfg.propagation;
+        self.activity(from, start, start + dur, Activity::Tx);
+        for i in 0..self.stas.len() as StaId {
+            if i == from || !self.stas[i as usize].awake {
+                continue;
+            }
+            if Some(i) == to || self.cfg.overhearing == Overhearing::Rx {
+                self.activity(i, start + d, start + d + dur, Activity::Rx);
+            }
+        }
+    }
+
+    /// Marks the medium busy until `end` with exchange `kind`.
+    fn occupy(&mut self, now: Time, end: Time, kind: ExchangeKind) {
+        self.busy = true;
+        self.exchange_gen = self.exchange_gen.wrapping_add(1);
+        self.exchange = Some(Exchange { kind, gen: self.exchange_gen });
+        self.stats.busy_ns += (end - now).as_nanos();
+        self.timer(end, MacTimer::ExchangeEnd { gen: self.exchange_gen });
+    }
+
+    /// Counts an attempt; the first attempt of a data frame is the sender's capture point.
+    fn note_attempt(&mut self, sta: StaId, frame: &Frame) {
+        let s = &mut self.stas[sta as usize];
+        s.stats.attempts += 1;
+        if s.retry_id != frame.id {
+            s.retry_id = frame.id;
+            s.retries = 0;
+        }
+        if s.retries == 0 {
+            if let Body::Data(packet) = frame.body {
+                self.out.push_back(MacOutput::Transmit { sta, to: frame.to, packet });
+            }
+        }
+    }
+
+    /// Draws the frame error of a frame between `sta` and the AP.
+    fn frame_lost(&mut self, from: StaId, to: StaId) -> bool {
+        let s = &mut self.stas[if from == AP { to } else { from } as usize];
+        let lost = if from == AP { s.cfg.loss_down.next_lost(&mut s.loss_rng) } else { s.cfg.loss_up.next_lost(&mut s.loss_rng) };
+        if lost {
+            self.stas[from as usize].stats.frame_errors += 1;
+        }
+        lost
+    }
+
+    fn uses_rts(&self, frame: &Frame) -> bool {
+        self.cfg.rts_threshold.is_some_and(|t| Self::mpdu_bytes(frame) > t)
+    }
+
+    fn head_duration(&self, sta: StaId, head: Head) -> Duration {
+        let phy = &self.cfg.phy;
+        match head {
+            Head::Poll => phy.frame_duration(PS_POLL_BYTES, phy.control_rate(self.cfg.rate_kbps)),
+            Head::Frame(i) => {
+                let f = &self.stas[sta as usize].queue[i];
+                if self.uses_rts(f) {
+                    phy.rts_duration(self.cfg.rate_kbps)
+                } else {
+                    phy.frame_duration(Self::mpdu_bytes(f), self.cfg.rate_kbps)
+                }
+            }
+        }
+    }
+
+    /// One station won the medium.
+    fn start_exchange(&mut self, now: Time, sta: StaId) {
+        match self.head(sta) {
+            Some(Head::Frame(i)) => {
+                let frame = self.stas[sta as usize].queue[i];
+                self.start_frame(now, sta, frame);
+            }
+            Some(Head::Poll) => self.start_poll(now, sta),
+            None => {}
+        }
+    }
+
+    /// Data or Null frame, with RTS/CTS if it is long, then SIFS and the ACK.
+    fn start_frame(&mut self, now: Time, sta: StaId, frame: Frame) {
+        self.note_attempt(sta, &frame);
+        let phy = self.cfg.phy;
+        let rate = self.cfg.rate_kbps;
+        let (d, sifs) = (self.cfg.propagation, phy.sifs);
+        let to = frame.to;
+        let mut t = now;
+        let rts = self.uses_rts(&frame);
+        if rts {
+            // RTS and CTS are short control frames at a basic rate: assumed error-free.
+            let (r, c) = (phy.rts_duration(rate), phy.ack_duration(rate));
+            self.on_air(sta, Some(to), t, r);
+            self.on_air(to, Some(sta), t + r + d + sifs, c);
+            t = t + r + c + d + d + sifs + sifs;
+        }
+        let data = phy.frame_duration(Self::mpdu_bytes(&frame), rate);
+        self.on_air(sta, Some(to), t, data);
+        let ok = !self.frame_lost(sta, to);
+        let end = if ok {
+            let ack = phy.ack_duration(rate);
+            self.on_air(to, Some(sta), t + data + d + sifs, ack);
+            self.timer(t + data + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
+            t + data + d + sifs + ack + d
+        } else {
+            t + data + d
+        };
+        self.occupy(now, end, ExchangeKind::Frame { sta, frame, ok, rts });
+    }
+
+    /// PS-Poll; the AP answers after SIFS with one buffered frame (More Data set if others
+    /// wait), or with an ACK if it has none.
+    fn start_poll(&mut self, now: Time, sta: StaId) {
+        self.stas[sta as usize].stats.attempts += 1;
+        let phy = self.cfg.phy;
+        let rate = self.cfg.rate_kbps;
+        let (d, sifs) = (self.cfg.propagation, phy.sifs);
+        let poll = phy.frame_duration(PS_POLL_BYTES, phy.control_rate(rate));
+        self.on_air(sta, Some(AP), now, poll);
+        let t = now + poll + d + sifs;
+        let response = self.stas[AP as usize].queue.iter().position(|f| f.to == sta);
+        let (end, response, ok) = match response {
+            Some(i) => {
+                let frame = self.stas[AP as usize].queue[i];
+                self.note_attempt(AP, &frame);
+                let data = phy.frame_duration(Self::mpdu_bytes(&frame), rate);
+                self.on_air(AP, Some(sta), t, data);
+                let ok = !self.frame_lost(AP, sta);
+                if ok {
+                    let ack = phy.ack_duration(rate);
+                    self.on_air(sta, Some(AP), t + data + d + sifs, ack);
+                    self.timer(t + data + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
+                    (t + data + d + sifs + ack + d, Some((i, frame)), true)
+                } else {
+                    (t + data + d, Some((i, frame)), false)
+                }
+            }
+            None => {
+                let ack = phy.ack_duration(rate);
+                self.on_air(AP, Some(sta), t, ack);
+                (t + ack + d, None, true)
+            }
+        };
+        self.occupy(now, end, ExchangeKind::Poll { sta, response, ok });
+    }
+
+    /// Several stations ended their backoff in the same slot: every frame is lost.
+    fn start_collision(&mut self, now: Time, winners: &[StaId]) {
+        let mut longest = Duration::ZERO;
+        for &w in winners {
+            let Some(head) = self.head(w) else { continue };
+            if let Head::Frame(i) = head {
+                let frame = self.stas[w as usize].queue[i];
+                self.note_attempt(w, &frame);
+            } else {
+                self.stas[w as usize].stats.attempts += 1;
+            }
+            self.stas[w as usize].stats.collisions += 1;
+            let dur = self.head_duration(w, head);
+            longest = longest.max(dur);
+            self.activity(w, now, now + dur, Activity::Tx);
+        }
+        let d = self.cfg.propagation;
+        for i in 0..self.stas.len() as StaId {
+            let s = &self.stas[i as usize];
+            let hears = s.awake && (i == AP || self.cfg.overhearing == Overhearing::Rx);
+            if hears && !winners.contains(&i) {
+                self.activity(i, now + d, now + d + longest, Activity::Rx);
+            }
+        }
+        self.stats.collisions += 1;
+        self.occupy(now, now + longest + d, ExchangeKind::Collision);
+    }
+
+    /// The AP's beacon, at the lowest basic rate.
+    fn start_beacon(&mut self, now: Time) {
+        self.beacon_pending = false;
+        let phy = self.cfg.phy;
+        let dur = phy.frame_duration(self.cfg.beacon_bytes, phy.basic_rates_kbps[0]);
+        let d = self.cfg.propagation;
+        self.activity(AP, now, now + dur, Activity::Tx);
+        for i in 1..self.stas.len() as StaId {
+            if self.stas[i as usize].awake {
+                self.activity(i, now + d, now + d + dur, Activity::Rx);
+            }
+        }
+        self.stats.beacons += 1;
+        self.occupy(now, now + dur + d, ExchangeKind::Beacon);
+    }
+
+    /// The data frame of the current exchange is in: hand it to the receiver.
+    pub(crate) fn on_delivered(&mut self, _now: Time) {
+        let Some(ex) = self.exchange else { return };
+        let (from, frame) = match ex.kind {
+            ExchangeKind::Frame { sta, frame, ok: true, .. } => (sta, frame),
+            ExchangeKind::Poll { response: Some((_, frame)), ok: true, .. } => (AP, frame),
+            _ => return,
+        };
+        if let Body::Data(packet) = frame.body {
+            self.out.push_back(MacOutput::Deliver { sta: frame.to, from, packet });
+        }
+    }
+
+    /// The exchange is over: settle retries and backoffs, then contend again.
+    pub(crate) fn on_exchange_end(&mut self, now: Time) {
+        let Some(ex) = self.exchange.take() else { return };
+        self.busy = false;
+        self.idle_since = now;
+        let clean = match ex.kind {
+            ExchangeKind::Frame { sta, frame, ok, rts } => {
+                if ok {
+                    self.frame_done(sta, frame.id, true);
+                    self.after_success(now, sta, frame);
+                } else {
+                    self.frame_failed(sta, Some(frame.id), rts);
+                }
+                ok
+            }
+            ExchangeKind::Poll { sta, response, ok } => {
+                if ok {
+                    self.poll_done(sta);
+                    if let Some((_, frame)) = response {
+                        self.frame_done(AP, frame.id, false);
+                        self.after_success(now, AP, frame);
+                    }
+                    self.stas[sta as usize].poll_pending = self.stas[AP as usize].queue.iter().any(|f| f.to == sta);
+                } else {
+                    self.frame_failed(sta, None, false);
+                }
+                ok
+            }
+            ExchangeKind::Collision => {
+                let winners = std::mem::take(&mut self.winners);
+                for &w in &winners {
+                    match self.head(w) {
+                        Some(Head::Frame(i)) => {
+                            let f = self.stas[w as usize].queue[i];
+                            let rts = self.uses_rts(&f);
+                            self.frame_failed(w, Some(f.id), rts);
+                        }
+                        _ => self.frame_failed(w, None, false),
+                    }
+                }
+                self.winners = winners;
+                false
+            }
+            ExchangeKind::Beacon => {
+                self.after_beacon(now);
+                true
+            }
+        };
+        let ifs = if clean { self.cfg.phy.difs() } else { self.cfg.phy.eifs() };
+        self.grid_origin = now + ifs;
+        self.after_exchange(now);
+        self.contend(now);
+    }
+
+    /// Removes a delivered frame and starts the sender's post-backoff.
+    fn frame_done(&mut self, sta: StaId, id: u64, backoff: bool) {
+        let s = &mut self.stas[sta as usize];
+        if let Some(i) = s.queue.iter().position(|f| f.id == id) {
+            let f = s.queue.remove(i).expect("index from position");
+            match f.body {
+                Body::Data(p) => {
+                    s.stats.frames_sent += 1;
+                    s.stats.bytes_sent += p.ip_len() as u64;
+                }
+                Body::Null => s.stats.null_frames += 1,
+            }
+        }
+        s.retries = 0;
+        if backoff {
+            self.reset_backoff(sta);
+        }
+    }
+
+    fn poll_done(&mut self, sta: StaId) {
+        let s = &mut self.stas[sta as usize];
+        s.stats.ps_polls += 1;
+        s.retries = 0;
+        self.reset_backoff(sta);
+    }
+
+    /// CW back to CWmin and a fresh post-backoff.
+    fn reset_backoff(&mut self, sta: StaId) {
+        let cw_min = self.cfg.phy.cw_min;
+        let s = &mut self.stas[sta as usize];
+        s.cw = cw_min;
+        s.backoff = s.rng.random_range(0..=s.cw);
+        s.backoff_active = true;
+    }
+
+    /// An attempt failed: double CW, or drop the frame past the retry limit.
+    fn frame_failed(&mut self, sta: StaId, id: Option<u64>, rts: bool) {
+        let limit = if rts { self.cfg.long_retry_limit } else { self.cfg.short_retry_limit };
+        let cw_max = self.cfg.phy.cw_max;
+        let s = &mut self.stas[sta as usize];
+        s.retries += 1;
+        if limit.is_some_and(|l| s.retries > l) {
+            s.stats.retry_drops += 1;
+            match id {
+                Some(id) => {
+                    if let Some(i) = s.queue.iter().position(|f| f.id == id) {
+                        let f = s.queue.remove(i).expect("index from position");
+                        if sta == AP {
+                            self.release_used(f.to);
+                        }
+                    }
+                }
+                // A PS-Poll that keeps failing: give up until the next beacon.
+                None => s.poll_pending = false,
+            }
+            self.reset_backoff(sta);
+            return;
+        }
+        s.cw = (2 * s.cw + 1).min(cw_max);
+        s.backoff = s.rng.random_range(0..=s.cw);
+        s.backoff_active = true;
+    }
+}

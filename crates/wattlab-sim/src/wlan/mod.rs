@@ -1,0 +1,498 @@
+//! The 802.11 MAC: one basic service set (an AP and its stations) sharing one channel.
+//!
+//! [`Bss`] is a state machine in the style of the rest of wattlab: the simulator hands it
+//! frames ([`Bss::enqueue`]) and fires the timers it asked for ([`Bss::handle_timer`]); it
+//! answers through [`Bss::poll_output`] with timers to schedule, packets delivered to a
+//! station, transmit/receive intervals for the radios and doze/wake decisions. It never sees
+//! the event queue, so unit tests drive it with a plain loop.
+//!
+//! - [`dcf`]: CSMA/CA contention, frame exchanges, retries (the medium's behaviour);
+//! - [`power`]: power saving: 802.11 PSM, seed 000's idealised PSM, Bounded Slowdown, U-APSD.
+//!
+//! Station 0 of every BSS is the AP.
+
+mod dcf;
+mod power;
+
+use crate::impairment::LossProcess;
+use crate::rng::StreamRng;
+use serde::Serialize;
+use std::collections::VecDeque;
+use wattlab_core::energy::Activity;
+use wattlab_core::wlan::PhyProfile;
+use wattlab_core::{Duration, Packet, Time};
+
+/// Index of a station in its BSS; the AP is [`AP`].
+pub type StaId = u16;
+
+/// The AP's index in every BSS.
+pub const AP: StaId = 0;
+
+/// How a station manages its radio.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PowerSave {
+    /// Continuously active mode: always awake, the AP never buffers.
+    Cam,
+    /// 802.11 power-save mode: doze, wake for every `listen_interval`-th beacon, read the TIM
+    /// and retrieve buffered frames one PS-Poll at a time.
+    Psm {
+        /// Beacons between wake-ups (1 = every beacon).
+        listen_interval: u32,
+    },
+    /// Seed 000's idealised PSM: every `interval` the AP sends everything it buffered for the
+    /// station as one burst, the station wakes with no latency or transition cost and sleeps
+    /// right after the last frame (marked) and its own pending frames.
+    IdealPsm {
+        /// Time between releases (seed 000: 100 ms).
+        interval: Duration,
+    },
+    /// Bounded Slowdown (Krashinsky & Balakrishnan 2002) with slowdown bound `percent`.
+    Bsd {
+        /// The bound p, in percent (10, 20, 50, 100).
+        percent: u32,
+    },
+    /// 802.11e U-APSD: uplink frames trigger the release of the AP's buffered frames.
+    Uapsd {
+        /// Send a QoS-Null trigger this often when nothing else went uplink.
+        trigger_interval: Option<Duration>,
+        /// Frames per service period (0 = all buffered).
+        max_sp: u32,
+    },
+}
+
+impl PowerSave {
+    /// Name used in reports and as the radio meter's policy name.
+    pub fn name(&self) -> String {
+        match self {
+            PowerSave::Cam => "cam".into(),
+            PowerSave::Psm { .. } => "psm".into(),
+            PowerSave::IdealPsm { .. } => "ideal-psm".into(),
+            PowerSave::Bsd { percent } => format!("bsd-{percent}"),
+            PowerSave::Uapsd { .. } => "u-apsd".into(),
+        }
+    }
+
+    /// True if the station ever dozes.
+    pub fn saves_power(&self) -> bool {
+        !matches!(self, PowerSave::Cam)
+    }
+
+    /// True if the station listens to beacons (PSM and BSD retrieve frames through the TIM).
+    pub fn uses_beacons(&self) -> bool {
+        matches!(self, PowerSave::Psm { .. } | PowerSave::Bsd { .. })
+    }
+}
+
+/// What an awake station's radio does while other stations' frames are on the air.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Overhearing {
+    /// Receives them (the PHY locks on every frame it can decode, as ns-3 models it).
+    Rx,
+    /// Stays idle (the NIC drops frames not addressed to it right after the header).
+    Idle,
+}
+
+/// BSS-wide MAC settings.
+#[derive(Clone, Debug)]
+pub struct MacConfig {
+    /// PHY timing.
+    pub phy: PhyProfile,
+    /// Data rate of every data frame, kb/s.
+    pub rate_kbps: u32,
+    /// Use RTS/CTS for MPDUs longer than this many bytes (None: never).
+    pub rts_threshold: Option<u32>,
+    /// Attempts after the first for frames sent without RTS (None: unlimited).
+    pub short_retry_limit: Option<u32>,
+    /// Attempts after the first for frames protected by RTS (None: unlimited).
+    pub long_retry_limit: Option<u32>,
+    /// One-way propagation delay between any two stations.
+    pub propagation: Duration,
+    /// What overhearing costs.
+    pub overhearing: Overhearing,
+    /// Beacon interval.
+    pub beacon_interval: Duration,
+    /// Send beacons (their airtime is then part of the channel's load).
+    pub beacons: bool,
+    /// Beacon size in bytes (MPDU).
+    pub beacon_bytes: u32,
+}
+
+/// Per-station settings.
+#[derive(Clone, Debug)]
+pub struct StaConfig {
+    /// Node index in the simulation.
+    pub node: u32,
+    /// Node name (reports).
+    pub name: String,
+    /// Transmit queue capacity in frames (for the AP: all its buffered frames together).
+    pub queue_limit: u32,
+    /// Power management.
+    pub power_save: PowerSave,
+    /// Sleep → awake latency (from the device profile).
+    pub wake_latency: Duration,
+    /// Frame errors on frames the AP sends to this station.
+    pub loss_down: LossProcess,
+    /// Frame errors on frames this station sends to the AP.
+    pub loss_up: LossProcess,
+    /// The node has a radio meter (only then are its intervals reported).
+    pub has_radio: bool,
+}
+
+/// Counters of one station.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct StaStats {
+    /// Data frames delivered (acknowledged).
+    pub frames_sent: u64,
+    /// IP bytes in delivered data frames.
+    pub bytes_sent: u64,
+    /// Transmission attempts of any frame (data, PS-Poll, Null).
+    pub attempts: u64,
+    /// Attempts that collided with another station's.
+    pub collisions: u64,
+    /// Attempts lost to a frame error.
+    pub frame_errors: u64,
+    /// Frames dropped after the retry limit.
+    pub retry_drops: u64,
+    /// Frames refused because the transmit queue was full.
+    pub queue_drops: u64,
+    /// Largest queue length seen.
+    pub max_queue: u64,
+    /// PS-Polls sent successfully.
+    pub ps_polls: u64,
+    /// Null / QoS-Null frames sent successfully.
+    pub null_frames: u64,
+    /// Times the station went to doze.
+    pub dozes: u64,
+    /// Time spent dozing, ns (up to the last wake-up).
+    pub doze_ns: u64,
+}
+
+/// What the MAC asks of its host.
+#[derive(Clone, Copy, Debug)]
+pub enum MacOutput {
+    /// Fire `timer` at `at` (ask again with [`Bss::handle_timer`]).
+    Timer {
+        /// When.
+        at: Time,
+        /// Which.
+        timer: MacTimer,
+    },
+    /// `sta` starts sending `packet` for the first time (capture point of the sender).
+    Transmit {
+        /// Sender.
+        sta: StaId,
+        /// Frame to which station.
+        to: StaId,
+        /// The packet.
+        packet: Packet,
+    },
+    /// `packet` arrived intact at `sta`, sent by `from`.
+    Deliver {
+        /// Receiver.
+        sta: StaId,
+        /// Sender.
+        from: StaId,
+        /// The packet.
+        packet: Packet,
+    },
+    /// `sta`'s radio transmits or receives over `[start, end)`.
+    Activity {
+        /// The station.
+        sta: StaId,
+        /// Start.
+        start: Time,
+        /// End.
+        end: Time,
+        /// Transmit or receive.
+        kind: Activity,
+    },
+    /// `sta`'s radio wakes up (`awake`) or goes to doze at `at`.
+    Power {
+        /// The station.
+        sta: StaId,
+        /// When the radio is awake (wake-ups) or starts dozing.
+        at: Time,
+        /// New state.
+        awake: bool,
+    },
+}
+
+/// Timers of the MAC. Stale ones (an older `gen`) are ignored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MacTimer {
+    /// Contention ended: the stations whose backoff ran out transmit.
+    Access {
+        /// Contention generation.
+        gen: u32,
+    },
+    /// The data frame of the current exchange has arrived at its receiver.
+    Delivered {
+        /// Exchange generation.
+        gen: u32,
+    },
+    /// The current exchange is over; the medium is idle.
+    ExchangeEnd {
+        /// Exchange generation.
+        gen: u32,
+    },
+    /// Target beacon transmission time.
+    Beacon,
+    /// Seed 000's idealised PSM release instant.
+    IdealRelease,
+    /// A station's wake-up has completed.
+    Wake {
+        /// The station.
+        sta: StaId,
+        /// Wake-up generation of the station.
+        gen: u32,
+    },
+    /// A station's power-save timer (BSD awake window, U-APSD trigger).
+    PowerTimer {
+        /// The station.
+        sta: StaId,
+        /// Power generation of the station.
+        gen: u32,
+    },
+}
+
+/// What a queued frame carries.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Body {
+    /// An IP packet.
+    Data(Packet),
+    /// A Null frame (QoS-Null trigger for U-APSD).
+    Null,
+}
+
+/// A frame waiting in a transmit queue.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Frame {
+    pub body: Body,
+    /// Receiver (the AP for every station's frame).
+    pub to: StaId,
+    /// Unique id, so retry counters follow the frame they belong to.
+    pub id: u64,
+}
+
+/// One station's MAC state.
+pub struct Sta {
+    /// Settings.
+    pub cfg: StaConfig,
+    /// Counters.
+    pub stats: StaStats,
+    pub(crate) queue: VecDeque<Frame>,
+    pub(crate) cw: u32,
+    pub(crate) retries: u32,
+    pub(crate) retry_id: u64,
+    pub(crate) backoff: u32,
+    pub(crate) backoff_active: bool,
+    /// Grid slot from which the backoff counts in the current idle period.
+    pub(crate) count_from: u64,
+    pub(crate) rng: StreamRng,
+    pub(crate) loss_rng: StreamRng,
+    // Power management.
+    pub(crate) awake: bool,
+    pub(crate) waking: bool,
+    pub(crate) power_gen: u32,
+    pub(crate) wake_gen: u32,
+    pub(crate) dozed_at: Time,
+    /// Frames the AP may send unpolled (idealised PSM burst, U-APSD service period).
+    pub(crate) release: u32,
+    /// The station must send a PS-Poll.
+    pub(crate) poll_pending: bool,
+    /// The station woke for a beacon and waits for it.
+    pub(crate) beacon_wait: bool,
+    /// BSD: time of the last uplink frame and whether the AP delivers directly.
+    pub(crate) last_uplink: Time,
+    pub(crate) bsd_active: bool,
+    /// BSD: earliest beacon to wake for while asleep.
+    pub(crate) next_wake: Time,
+}
+
+/// Counters of the whole BSS.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct BssStats {
+    /// Time the medium carried frames or exchanges (successful or not), ns.
+    pub busy_ns: u64,
+    /// Exchanges that delivered their frame.
+    pub successes: u64,
+    /// Contention rounds in which two or more stations transmitted.
+    pub collisions: u64,
+    /// Beacons sent.
+    pub beacons: u64,
+}
+
+/// The exchange on the air.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Exchange {
+    pub kind: ExchangeKind,
+    pub gen: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ExchangeKind {
+    /// One station sent one frame; `ok` if it was received and acknowledged.
+    Frame { sta: StaId, frame: Frame, ok: bool, rts: bool },
+    /// A station polled; the AP answered with `response` (None: just an ACK).
+    Poll { sta: StaId, response: Option<(usize, Frame)>, ok: bool },
+    /// Several stations transmitted in the same slot.
+    Collision,
+    /// The AP's beacon.
+    Beacon,
+}
+
+/// One basic service set.
+pub struct Bss {
+    /// Name used in reports.
+    pub name: String,
+    /// MAC settings.
+    pub cfg: MacConfig,
+    /// Stations; index 0 is the AP.
+    pub stas: Vec<Sta>,
+    /// Counters.
+    pub stats: BssStats,
+    pub(crate) out: VecDeque<MacOutput>,
+    pub(crate) busy: bool,
+    /// Start of the backoff slot grid of the current idle period (idle start + IFS).
+    pub(crate) grid_origin: Time,
+    /// When the current idle period started.
+    pub(crate) idle_since: Time,
+    pub(crate) access_gen: u32,
+    pub(crate) access_at: Option<Time>,
+    pub(crate) exchange: Option<Exchange>,
+    pub(crate) exchange_gen: u32,
+    pub(crate) winners: Vec<StaId>,
+    pub(crate) next_frame_id: u64,
+    pub(crate) beacon_pending: bool,
+    pub(crate) beacon_count: u64,
+}
+
+impl Bss {
+    /// A BSS with the AP first in `stas`. `rngs` gives each station's (backoff, loss) streams.
+    pub fn new(name: String, cfg: MacConfig, stas: Vec<StaConfig>, mut rngs: Vec<(StreamRng, StreamRng)>) -> Bss {
+        assert_eq!(stas.len(), rngs.len());
+        let cw = cfg.phy.cw_min;
+        let stas = stas
+            .into_iter()
+            .zip(rngs.drain(..))
+            .map(|(c, (rng, loss_rng))| Sta {
+                queue: VecDeque::with_capacity(c.queue_limit.min(4096) as usize),
+                cfg: c,
+                stats: StaStats::default(),
+                cw,
+                retries: 0,
+                retry_id: u64::MAX,
+                backoff: 0,
+                backoff_active: false,
+                count_from: 0,
+                rng,
+                loss_rng,
+                awake: true,
+                waking: false,
+                power_gen: 0,
+                wake_gen: 0,
+                dozed_at: Time::ZERO,
+                release: 0,
+                poll_pending: false,
+                beacon_wait: false,
+                last_uplink: Time::ZERO,
+                bsd_active: false,
+                next_wake: Time::ZERO,
+            })
+            .collect();
+        Bss {
+            name,
+            cfg,
+            stas,
+            stats: BssStats::default(),
+            out: VecDeque::with_capacity(64),
+            busy: false,
+            grid_origin: Time::ZERO,
+            idle_since: Time::ZERO,
+            access_gen: 0,
+            access_at: None,
+            exchange: None,
+            exchange_gen: 0,
+            winners: Vec::with_capacity(8),
+            next_frame_id: 0,
+            beacon_pending: false,
+            beacon_count: 0,
+        }
+    }
+
+    /// Starts the MAC at `now`: power-save stations go to doze, beacon timers are armed.
+    pub fn start(&mut self, now: Time) {
+        self.grid_origin = now + self.cfg.phy.difs();
+        self.idle_since = now;
+        self.start_power(now);
+    }
+
+    /// Hands `packet` from station `from` to the MAC, for station `to`. Returns false if the
+    /// transmit queue was full (the packet is dropped and counted).
+    pub fn enqueue(&mut self, now: Time, from: StaId, to: StaId, packet: Packet) -> bool {
+        self.push_frame(now, from, to, Body::Data(packet))
+    }
+
+    pub(crate) fn push_frame(&mut self, now: Time, from: StaId, to: StaId, body: Body) -> bool {
+        let id = self.next_frame_id;
+        let s = &mut self.stas[from as usize];
+        if s.queue.len() >= s.cfg.queue_limit as usize {
+            s.stats.queue_drops += 1;
+            return false;
+        }
+        self.next_frame_id += 1;
+        s.queue.push_back(Frame { body, to, id });
+        s.stats.max_queue = s.stats.max_queue.max(s.queue.len() as u64);
+        if from == AP {
+            self.on_ap_enqueue(now, to);
+        } else {
+            self.on_sta_enqueue(now, from);
+        }
+        self.contend(now);
+        true
+    }
+
+    /// Fires a timer the MAC asked for.
+    pub fn handle_timer(&mut self, now: Time, timer: MacTimer) {
+        match timer {
+            MacTimer::Access { gen } if gen == self.access_gen && self.access_at == Some(now) => self.on_access(now),
+            MacTimer::Delivered { gen } if gen == self.exchange_gen => self.on_delivered(now),
+            MacTimer::ExchangeEnd { gen } if gen == self.exchange_gen => self.on_exchange_end(now),
+            MacTimer::Beacon => self.on_beacon_timer(now),
+            MacTimer::IdealRelease => self.on_ideal_release(now),
+            MacTimer::Wake { sta, gen } if gen == self.stas[sta as usize].wake_gen => self.on_wake(now, sta),
+            MacTimer::PowerTimer { sta, gen } if gen == self.stas[sta as usize].power_gen => {
+                self.on_power_timer(now, sta)
+            }
+            _ => {}
+        }
+    }
+
+    /// Next output for the host, if any.
+    pub fn poll_output(&mut self) -> Option<MacOutput> {
+        self.out.pop_front()
+    }
+
+    /// Frames waiting at a station (the AP: all of them, buffered ones included).
+    pub fn queue_len(&self, sta: StaId) -> usize {
+        self.stas[sta as usize].queue.len()
+    }
+
+    /// True if the station's radio is awake.
+    pub fn is_awake(&self, sta: StaId) -> bool {
+        self.stas[sta as usize].awake
+    }
+
+    fn timer(&mut self, at: Time, timer: MacTimer) {
+        self.out.push_back(MacOutput::Timer { at, timer });
+    }
+
+    fn activity(&mut self, sta: StaId, start: Time, end: Time, kind: Activity) {
+        if self.stas[sta as usize].cfg.has_radio && end > start {
+            self.out.push_back(MacOutput::Activity { sta, start, end, kind });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,200 @@
+//! MAC tests driven by a plain timer loop (no simulator), checked against hand-computed
+//! 802.11 timings.
+
+use super::*;
+use crate::rng::RngStreams;
+use std::net::Ipv4Addr;
+use wattlab_core::packet::UdpHeader;
+use wattlab_core::wlan::phy::{PHY_80211A, PHY_80211B};
+
+/// A BSS with a timer loop and a log of everything it reported.
+pub(crate) struct Harness {
+    pub bss: Bss,
+    timers: Vec<(Time, u64, MacTimer)>,
+    seq: u64,
+    pub now: Time,
+    pub delivered: Vec<(Time, StaId, StaId, Packet)>,
+    pub activity: Vec<(StaId, Time, Time, Activity)>,
+    pub power: Vec<(StaId, Time, bool)>,
+    /// Re-queue a frame at the sender whenever one of its frames is delivered (saturation).
+    pub saturate: bool,
+    pub saturate_size: u32,
+}
+
+pub(crate) fn udp(len: u32) -> Packet {
+    Packet::udp(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2), UdpHeader::default(), len - 28)
+}
+
+pub(crate) fn mac(phy: wattlab_core::wlan::PhyProfile, rate_kbps: u32) -> MacConfig {
+    MacConfig {
+        phy,
+        rate_kbps,
+        rts_threshold: None,
+        short_retry_limit: Some(7),
+        long_retry_limit: Some(4),
+        propagation: Duration::ZERO,
+        overhearing: Overhearing::Rx,
+        beacon_interval: Duration::from_micros(102_400),
+        beacons: false,
+        beacon_bytes: wattlab_core::wlan::phy::BEACON_BYTES,
+    }
+}
+
+pub(crate) fn sta(node: u32, mode: PowerSave) -> StaConfig {
+    StaConfig {
+        node,
+        name: format!("n{node}"),
+        queue_limit: 100,
+        power_save: mode,
+        wake_latency: Duration::from_millis(1),
+        loss_down: LossProcess::None,
+        loss_up: LossProcess::None,
+        has_radio: true,
+    }
+}
+
+impl Harness {
+    pub fn new(cfg: MacConfig, stas: Vec<StaConfig>, seed: u64) -> Harness {
+        let streams = RngStreams::new(seed);
+        let rngs = (0..stas.len()).map(|i| (streams.stream(&format!("b{i}")), streams.stream(&format!("l{i}")))).collect();
+        let mut bss = Bss::new("bss".into(), cfg, stas, rngs);
+        bss.start(Time::ZERO);
+        let mut h = Harness {
+            bss,
+            timers: Vec::new(),
+            seq: 0,
+            now: Time::ZERO,
+            delivered: Vec::new(),
+            activity: Vec::new(),
+            power: Vec::new(),
+            saturate: false,
+            saturate_size: 1500,
+        };
+        h.drain();
+        h
+    }
+
+    pub fn send(&mut self, from: StaId, to: StaId, len: u32) -> bool {
+        let ok = self.bss.enqueue(self.now, from, to, udp(len));
+        self.drain();
+        ok
+    }
+
+    fn drain(&mut self) {
+        while let Some(o) = self.bss.poll_output() {
+            match o {
+                MacOutput::Timer { at, timer } => {
+                    self.seq += 1;
+                    self.timers.push((at, self.seq, timer));
+                }
+                MacOutput::Deliver { sta, from, packet } => {
+                    self.delivered.push((self.now, sta, from, packet));
+                    if self.saturate {
+                        let size = self.saturate_size;
+                        self.bss.enqueue(self.now, from, sta, udp(size));
+                    }
+                }
+                MacOutput::Activity { sta, start, end, kind } => self.activity.push((sta, start, end, kind)),
+                MacOutput::Power { sta, at, awake } => self.power.push((sta, at, awake)),
+                MacOutput::Transmit { .. } => {}
+            }
+        }
+    }
+
+    /// Runs timers up to `until`.
+    pub fn run_until(&mut self, until: Time) {
+        loop {
+            let Some(k) = (0..self.timers.len()).min_by_key(|&k| (self.timers[k].0, self.timers[k].1)) else { break };
+            if self.timers[k].0 > until {
+                break;
+            }
+            let (at, _, t) = self.timers.swap_remove(k);
+            self.now = at;
+            self.bss.handle_timer(at, t);
+            self.drain();
+        }
+        self.now = until;
+    }
+
+    pub fn time_in(&self, sta: StaId, kind: Activity) -> Duration {
+        Duration::from_nanos(self.activity.iter().filter(|a| a.0 == sta && a.3 == kind).map(|a| (a.2 - a.1).as_nanos()).sum())
+    }
+}
+
+fn us(n: u64) -> Duration {
+    Duration::from_micros(n)
+}
+
+#[test]
+fn one_frame_exchange_has_the_standard_timing() {
+    let mut h = Harness::new(mac(PHY_80211A, 54_000), vec![sta(0, PowerSave::Cam), sta(1, PowerSave::Cam)], 1);
+    h.run_until(Time(1_000_000)); // idle 1 ms: immediate access
+    h.send(1, AP, 1500);
+    h.run_until(Time(10_000_000));
+    // Access at the next slot boundary after DIFS (the medium has been idle long enough).
+    let t0 = Time(1_000_000) + Duration::from_nanos(((1_000_000 - 34_000u64).div_ceil(9_000) * 9_000) - (1_000_000 - 34_000));
+    assert_eq!(h.delivered.len(), 1);
+    assert_eq!(h.delivered[0].0, t0 + us(248), "delivered when the data frame ends");
+    // Station: tx 248 us (data), rx 28 us (ACK); AP the reverse.
+    assert_eq!(h.time_in(1, Activity::Tx), us(248));
+    assert_eq!(h.time_in(1, Activity::Rx), us(28));
+    assert_eq!(h.time_in(AP, Activity::Rx), us(248));
+    assert_eq!(h.time_in(AP, Activity::Tx), us(28));
+    assert_eq!(h.bss.stats.busy_ns, (us(248 + 16 + 28)).as_nanos());
+}
+
+#[test]
+fn retry_limit_drops_and_counts() {
+    let mut st = sta(1, PowerSave::Cam);
+    st.loss_up = LossProcess::Bernoulli { p: 1.0 };
+    let mut h = Harness::new(mac(PHY_80211B, 11_000), vec![sta(0, PowerSave::Cam), st], 2);
+    h.send(1, AP, 1000);
+    h.run_until(Time(1_000_000_000));
+    let s = &h.bss.stas[1].stats;
+    assert_eq!(s.attempts, 8, "first attempt + 7 retries");
+    assert_eq!(s.retry_drops, 1);
+    assert_eq!(s.frame_errors, 8);
+    assert!(h.delivered.is_empty());
+    assert_eq!(h.bss.queue_len(1), 0);
+}
+
+#[test]
+fn saturated_stations_collide_and_share_the_channel() {
+    let n = 5;
+    let mut cfg = mac(PHY_80211A, 54_000);
+    cfg.short_retry_limit = None;
+    let stas = (0..=n).map(|i| sta(i, PowerSave::Cam)).collect();
+    let mut h = Harness::new(cfg, stas, 3);
+    h.saturate = true;
+    for s in 1..=n as StaId {
+        h.send(s, AP, 1500);
+        h.send(s, AP, 1500);
+    }
+    h.run_until(Time(5_000_000_000));
+    assert!(h.bss.stats.collisions > 100, "collisions: {}", h.bss.stats.collisions);
+    let per: Vec<u64> = (1..=n as usize).map(|s| h.bss.stas[s].stats.frames_sent).collect();
+    let (min, max) = (*per.iter().min().unwrap(), *per.iter().max().unwrap());
+    assert!(min as f64 > 0.9 * max as f64, "long-run fair access: {per:?}");
+}
+
+#[test]
+fn psm_buffers_until_the_beacon_and_polls() {
+    let mut cfg = mac(PHY_80211B, 11_000);
+    cfg.beacons = true;
+    let mut h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), sta(1, PowerSave::Psm { listen_interval: 1 })], 4);
+    assert_eq!(h.power, vec![(1, Time::ZERO, false)], "PSM station dozes at start");
+    h.run_until(Time(10_000_000));
+    h.send(AP, 1, 500);
+    h.run_until(Time(100_000_000));
+    assert!(h.delivered.is_empty(), "buffered while dozing");
+    h.run_until(Time(200_000_000));
+    assert_eq!(h.delivered.len(), 1);
+    let beacon = Time(102_400_000);
+    // Beacon at PIFS after TBTT: 1 Mb/s, 100 bytes = 192 + 800 us; then the PS-Poll wins
+    // after DIFS + backoff; the data follows SIFS after it.
+    assert!(h.delivered[0].0 > beacon + us(992) && h.delivered[0].0 < beacon + us(3000), "{:?}", h.delivered[0].0);
+    assert_eq!(h.bss.stas[1].stats.ps_polls, 1);
+    // Woke for the beacon, dozed after the delivery.
+    assert_eq!(h.power[1], (1, beacon, true));
+    assert!(!h.power[2].2 && h.power[2].1 > h.delivered[0].0);
+}
