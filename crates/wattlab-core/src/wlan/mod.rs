@@ -2,7 +2,11 @@
 //! closed-form models the simulated MAC is checked against.
 //!
 //! - [`phy`]: inter-frame spaces, contention windows and frame airtimes per PHY;
+//! - [`bianchi`]: Bianchi's saturation throughput of `n` contending stations (basic access);
+//! - [`capacity`]: the collision-free maximum throughput of one flow over one DCF link.
 
+pub mod bianchi;
+pub mod capacity;
 pub mod phy;
 
 pub use phy::{find_phy, phy_names, PhyProfile};
