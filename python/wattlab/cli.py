@@ -118,6 +118,36 @@ def bench(
     report.print_bench(console, rows)
 
 
+CHECKS = ("bianchi", "tcp-capacity")
+
+
+@app.command()
+def check(
+    model: str = typer.Argument(..., help=f"Which check: {', '.join(CHECKS)}."),
+    seconds: float = typer.Option(5.0, "--seconds", min=0.5, max=600, help="Simulated time per saturation run (bianchi)."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the simulations."),
+    as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON instead of a table."),
+) -> None:
+    """Check the 802.11 MAC against closed-form models and print both side by side.
+
+    [b]bianchi[/]: saturation throughput of 1, 5, 10, 20 stations on 802.11a (54 Mb/s) and
+    802.11b (11 Mb/s), 1500-byte packets, basic access, no retry limit, against Bianchi (2000).
+    [b]tcp-capacity[/]: one TCP flow over 802.11a 54 Mb/s against the collision-free TCP
+    maximum (data and TCP ACK frames), with the MAC-only maximum (29.7 Mb/s) beside it.
+    """
+    from wattlab.models import wlan
+
+    if model not in CHECKS:
+        fail(f"unknown check `{model}` (known: {', '.join(CHECKS)})")
+    with console.status(f"running the {model} check ..."):
+        df = wlan.bianchi_check(seconds=seconds, seed=seed) if model == "bianchi" else wlan.tcp_capacity_check(seed=seed)
+    if as_json:
+        sys.stdout.write(df.to_json(orient="records", indent=2) + "\n")
+        return
+    title = "Saturation throughput: simulation vs Bianchi (2000)" if model == "bianchi" else "One TCP flow over 802.11a 54 Mb/s vs the theoretical maximum"
+    report.print_frame(console, df, title)
+
+
 @app.callback()
 def _main() -> None:
     """wattlab command line."""

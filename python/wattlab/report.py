@@ -125,3 +125,13 @@ def print_bench(console: Console, rows: list[tuple[str, list[dict]]]) -> None:
             f"{best['events_per_s']:,.0f}",
         )
     console.print(t)
+
+
+def print_frame(console: Console, df: pd.DataFrame, title: str, floats: str = "{:.3f}") -> None:
+    """Any small DataFrame as a table, floats formatted alike."""
+    t = Table(title=title, title_justify="left")
+    for c in df.columns:
+        t.add_column(str(c), justify="left" if df[c].dtype == object else "right")
+    for _, r in df.iterrows():
+        t.add_row(*(floats.format(v) if isinstance(v, float) else str(v) for v in r))
+    console.print(t)

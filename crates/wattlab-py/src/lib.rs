@@ -154,6 +154,70 @@ fn profiles<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     Ok(out)
 }
 
+fn find_phy(name: &str) -> PyResult<wattlab_core::wlan::PhyProfile> {
+    wattlab_core::wlan::find_phy(name).ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "unknown PHY `{name}` (known: {})",
+            wattlab_core::wlan::phy_names().join(", ")
+        ))
+    })
+}
+
+/// Bianchi's (2000) saturation throughput of `n` stations sending `ip_bytes` packets with
+/// basic access, with the timings of wattlab's MAC (dict: tau, p, throughput_bps, ...).
+#[pyfunction]
+#[pyo3(signature = (phy, rate_kbps, ip_bytes, n, propagation_ns=0))]
+fn bianchi<'py>(py: Python<'py>, phy: &str, rate_kbps: u32, ip_bytes: u32, n: u32, propagation_ns: u64) -> PyResult<Bound<'py, PyDict>> {
+    let phy = find_phy(phy)?;
+    phy.check_rate(rate_kbps).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.0))?;
+    if n == 0 {
+        return Err(pyo3::exceptions::PyValueError::new_err("n must be at least 1 station"));
+    }
+    let r = wattlab_core::wlan::bianchi::basic_access(&phy, rate_kbps, ip_bytes, n, wattlab_core::Duration(propagation_ns));
+    let d = PyDict::new(py);
+    d.set_item("tau", r.tau)?;
+    d.set_item("p", r.p)?;
+    d.set_item("throughput_bps", r.throughput_bps)?;
+    d.set_item("normalized", r.normalized)?;
+    d.set_item("ts_us", r.ts.as_nanos() as f64 / 1e3)?;
+    d.set_item("tc_us", r.tc.as_nanos() as f64 / 1e3)?;
+    Ok(d)
+}
+
+/// The collision-free maximum of one TCP flow over one DCF hop (dict: mac_only_bps, tcp_bps).
+#[pyfunction]
+#[pyo3(signature = (phy, rate_kbps, payload_bytes, data_ip_bytes, ack_ip_bytes, segments_per_ack=1))]
+fn tcp_capacity<'py>(
+    py: Python<'py>,
+    phy: &str,
+    rate_kbps: u32,
+    payload_bytes: u32,
+    data_ip_bytes: u32,
+    ack_ip_bytes: u32,
+    segments_per_ack: u32,
+) -> PyResult<Bound<'py, PyDict>> {
+    let phy = find_phy(phy)?;
+    phy.check_rate(rate_kbps).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.0))?;
+    if segments_per_ack == 0 {
+        return Err(pyo3::exceptions::PyValueError::new_err("segments_per_ack must be at least 1"));
+    }
+    let c = wattlab_core::wlan::capacity::tcp_max_throughput(
+        &phy,
+        rate_kbps,
+        payload_bytes,
+        data_ip_bytes,
+        ack_ip_bytes,
+        segments_per_ack,
+        wattlab_core::Duration::ZERO,
+    );
+    let d = PyDict::new(py);
+    d.set_item("mac_only_bps", c.mac_only_bps)?;
+    d.set_item("tcp_bps", c.tcp_bps)?;
+    d.set_item("data_exchange_us", c.data_exchange.as_nanos() as f64 / 1e3)?;
+    d.set_item("ack_exchange_us", c.ack_exchange.as_nanos() as f64 / 1e3)?;
+    Ok(d)
+}
+
 /// The native module.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -161,6 +225,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
+    m.add_function(wrap_pyfunction!(bianchi, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_capacity, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -1,4 +1,4 @@
-//! Applications: bulk download, bulk upload and UDP constant bit rate.
+//! Applications: bulk download, bulk upload, UDP constant bit rate and ping.
 //!
 //! Applications talk to TCP only through the sans-IO connection API (`send`, `read`, `close`)
 //! and keep their own progress in a [`FlowRecord`], which becomes a row of the summary.
@@ -38,6 +38,10 @@ pub struct FlowRecord {
     pub datagrams_sent: u64,
     /// Datagrams received (UDP).
     pub datagrams_received: u64,
+    /// Ping: when each request left (index = sequence number).
+    pub ping_sent: Vec<Time>,
+    /// Ping: round-trip time of each answered request, in order of arrival.
+    pub rtts: Vec<Duration>,
 }
 
 /// Reads a TCP receive buffer at a limited rate, with an optional pause.
@@ -167,7 +171,25 @@ pub enum App {
         /// Destination port.
         dst_port: u16,
     },
+    /// Ping: sends `count` echo requests over UDP, one per `interval`.
+    PingSource {
+        /// Flow index.
+        flow: usize,
+        /// Gap between requests.
+        interval: Duration,
+        /// UDP payload of a request.
+        size: u32,
+        /// Requests to send.
+        count: u32,
+        /// Source port (replies come back to it).
+        src_port: u16,
+        /// Destination port (the echo responder).
+        dst_port: u16,
+    },
 }
+
+/// How long a ping flow waits for replies after its last request.
+pub const PING_WAIT: Duration = Duration::from_secs(2);
 
 impl App {
     /// The flow this application belongs to.
@@ -177,7 +199,8 @@ impl App {
             | App::DownloadServer { flow, .. }
             | App::UploadClient { flow, .. }
             | App::UploadServer { flow, .. }
-            | App::CbrSource { flow, .. } => *flow,
+            | App::CbrSource { flow, .. }
+            | App::PingSource { flow, .. } => *flow,
         }
     }
 }

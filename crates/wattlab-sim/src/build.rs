@@ -41,13 +41,15 @@ pub const CC_NAMES: &[&str] = &["reno", "newreno"];
 /// Accounting policy names accepted in scenarios.
 pub const POLICY_NAMES: &[&str] = &["always-on", "oracle"];
 
-struct Ctx<'a> {
-    origin: &'a str,
-    source: &'a str,
+/// Where errors point: the scenario's file name and text.
+pub(crate) struct Ctx<'a> {
+    pub(crate) origin: &'a str,
+    pub(crate) source: &'a str,
 }
 
 impl Ctx<'_> {
-    fn err<T>(&self, at: &Spanned<T>, key: &str, msg: impl Into<String>) -> ScenarioError {
+    /// An error at the span of `at`, under `key`.
+    pub(crate) fn err<T>(&self, at: &Spanned<T>, key: &str, msg: impl Into<String>) -> ScenarioError {
         let span = at.span();
         let span = (span.end > span.start).then_some(span);
         ScenarioError::at_span(self.origin, self.source, span, Some(key.to_string()), msg)
@@ -142,6 +144,7 @@ pub fn build(
                 mac: mac_for_node(this),
                 radio: None,
                 pcap: None,
+                wlan: None,
             });
             nodes[node as usize].ifaces.push(this);
         }
@@ -218,6 +221,17 @@ pub fn build(
         wireless_iface_of.insert(sta, ib);
     }
 
+    let mut wlans = crate::build_wlan::build_wlans(
+        scn,
+        &cx,
+        &streams,
+        &by_name,
+        &mut nodes,
+        &mut ifaces,
+        &mut adjacency,
+        &mut wireless_iface_of,
+    )?;
+
     // Radios.
     let mut radios = Vec::new();
     for (i, n) in scn.nodes.iter().enumerate() {
@@ -231,7 +245,7 @@ pub fn build(
             ))
         })?;
         let Some(&iface) = wireless_iface_of.get(&(i as u32)) else {
-            return Err(cx.err(&n.name, &key, "a radio needs a [[wireless]] hop with this node as station"));
+            return Err(cx.err(&n.name, &key, "a radio needs a [[wireless]] hop or a [[wlan]] with this node as station"));
         };
         let mut policies = Vec::new();
         for p in &r.policies {
@@ -248,7 +262,11 @@ pub fn build(
             policies.push((p.get_ref().clone(), policy));
         }
         ifaces[iface as usize].radio = Some(radios.len());
-        radios.push(Radio::new(i as u32, profile, &policies, Time::ZERO));
+        let mut radio = Radio::new(i as u32, profile, &policies, Time::ZERO);
+        if let Some((b, sta)) = ifaces[iface as usize].wlan {
+            crate::build_wlan::attach_radio(&mut wlans[b as usize], sta, &mut radio);
+        }
+        radios.push(radio);
     }
 
     // Routes: shortest paths by hop count, then explicit overrides.
@@ -261,7 +279,7 @@ pub fn build(
         let iface = adjacency[at as usize].iter().find(|(n, _)| *n == via).map(|(_, i)| *i).ok_or_else(|| {
             cx.err(&r.via, &format!("{key}.via"), format!("`{}` is not a neighbour of `{}`", r.via.get_ref(), r.node.get_ref()))
         })?;
-        routes[at as usize][dst as usize] = Some(iface);
+        routes[at as usize][dst as usize] = Some((iface, via));
     }
 
     // Flows.
@@ -271,6 +289,7 @@ pub fn build(
     let mut flows = Vec::new();
     let mut listeners = Vec::new();
     let mut udp_sinks = HashMap::new();
+    let mut pings = HashMap::new();
     let mut unfinished = 0;
     for (i, f) in scn.flows.iter().enumerate() {
         match f {
@@ -373,6 +392,41 @@ pub fn build(
                     unfinished += 1;
                 }
             }
+            FlowConfig::Ping { name, from, to, count, interval, packet_size, port, start } => {
+                let a = lookup_flow(i, "from", from)?;
+                let b = lookup_flow(i, "to", to)?;
+                let size = packet_size.map(|s| s.bytes()).unwrap_or(56);
+                if size == 0 || size > 65_507 {
+                    return Err(flow_err(i, "packet_size", "must be 1..=65507 bytes".into()));
+                }
+                let count = count.unwrap_or(10);
+                if count == 0 || count > 65_535 {
+                    return Err(flow_err(i, "count", "must be 1..=65535 requests".into()));
+                }
+                let interval = interval.map(|d| d.get()).unwrap_or(Duration::from_secs(1));
+                if interval == Duration::ZERO {
+                    return Err(flow_err(i, "interval", "must be positive".into()));
+                }
+                let port = port.unwrap_or(7);
+                let src_port = 20_000 + i as u16;
+                flows.push(FlowRecord {
+                    name: name.clone().unwrap_or_else(|| format!("flow{i}")),
+                    kind: "ping",
+                    sender: from.clone(),
+                    receiver: to.clone(),
+                    target_bytes: None,
+                    start: start.map(|d| Time(d.0)).unwrap_or(Time::ZERO),
+                    ..Default::default()
+                });
+                if pings.insert((b, port), (i, true)).is_some() || udp_sinks.contains_key(&(b, port)) {
+                    return Err(flow_err(i, "port", "two UDP flows to the same node and port".into()));
+                }
+                pings.insert((a, src_port), (i, false));
+                apps.push(App::PingSource { flow: i, interval, size: size as u32, count, src_port, dst_port: port });
+                app_node.push(a);
+                app_tcp.push(None);
+                unfinished += 1;
+            }
         }
     }
 
@@ -421,11 +475,13 @@ pub fn build(
         channels,
         media,
         routes,
+        wlans,
         addr_to_node,
         conns: Vec::new(),
         conn_index: HashMap::new(),
         listeners,
         udp_sinks,
+        pings,
         apps,
         app_node,
         app_conn: vec![None; napps],
@@ -446,20 +502,20 @@ pub fn build(
     })
 }
 
-/// Next-hop interface for every (node, destination) pair by breadth-first search.
-fn compute_routes(adjacency: &[Vec<(u32, u32)>]) -> Vec<Vec<Option<u32>>> {
+/// Next-hop interface and node for every (node, destination) pair by breadth-first search.
+fn compute_routes(adjacency: &[Vec<(u32, u32)>]) -> Vec<Vec<Option<(u32, u32)>>> {
     let n = adjacency.len();
     let mut routes = vec![vec![None; n]; n];
     for (src, row) in routes.iter_mut().enumerate() {
-        // first_hop[v] = interface at `src` on the first hop of a shortest path to v.
-        let mut first_hop: Vec<Option<u32>> = vec![None; n];
+        // first_hop[v] = (interface at `src`, neighbour) on the first hop of a shortest path to v.
+        let mut first_hop: Vec<Option<(u32, u32)>> = vec![None; n];
         let mut seen = vec![false; n];
         seen[src] = true;
         let mut q = VecDeque::new();
         for &(nb, iface) in &adjacency[src] {
             if !seen[nb as usize] {
                 seen[nb as usize] = true;
-                first_hop[nb as usize] = Some(iface);
+                first_hop[nb as usize] = Some((iface, nb));
                 q.push_back(nb);
             }
         }
@@ -496,8 +552,9 @@ fn probability(p: f64, what: &str) -> Result<f64, String> {
     }
 }
 
-fn impairments(d: &DirectionConfig) -> Result<(LossProcess, Jitter), String> {
-    let loss = match &d.loss {
+/// The loss process of a `loss` table, its probabilities checked.
+pub(crate) fn loss_process(l: Option<&LossConfig>) -> Result<LossProcess, String> {
+    Ok(match l {
         None => LossProcess::None,
         Some(LossConfig::Bernoulli { p }) => LossProcess::Bernoulli { p: probability(*p, "loss.p")? },
         Some(LossConfig::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad }) => {
@@ -509,7 +566,11 @@ fn impairments(d: &DirectionConfig) -> Result<(LossProcess, Jitter), String> {
                 bad: false,
             }
         }
-    };
+    })
+}
+
+fn impairments(d: &DirectionConfig) -> Result<(LossProcess, Jitter), String> {
+    let loss = loss_process(d.loss.as_ref())?;
     let jitter = match &d.jitter {
         None => Jitter::None,
         Some(JitterConfig::Constant { value }) => Jitter::Uniform { min: value.get(), max: value.get() },

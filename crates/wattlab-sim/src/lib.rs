@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod build;
+mod build_wlan;
 pub mod engine;
 pub mod impairment;
 pub mod link;
@@ -17,6 +18,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sim;
 pub mod wlan;
+pub mod wlan_host;
 
 pub use build::BuildOptions;
 pub use output::{RunOutput, Summary};

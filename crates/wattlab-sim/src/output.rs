@@ -56,6 +56,43 @@ pub struct FlowSummary {
     pub datagrams_sent: u64,
     /// UDP datagrams received.
     pub datagrams_received: u64,
+    /// Ping: round-trip times (ms), in order of arrival.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rtt_ms: Vec<f64>,
+}
+
+/// Counters of one station of a BSS.
+#[derive(Clone, Debug, Serialize)]
+pub struct WlanStationSummary {
+    /// Node name.
+    pub node: String,
+    /// `ap` or `station`.
+    pub role: &'static str,
+    /// Power management (`cam`, `psm`, `bsd-50`...).
+    pub power_save: String,
+    /// Counters.
+    #[serde(flatten)]
+    pub stats: crate::wlan::StaStats,
+    /// Frames still queued at the end.
+    pub queued_at_end: u64,
+}
+
+/// Results of one 802.11 BSS.
+#[derive(Clone, Debug, Serialize)]
+pub struct WlanSummary {
+    /// BSS name.
+    pub name: String,
+    /// PHY profile.
+    pub phy: String,
+    /// Data rate (bits/s).
+    pub rate_bps: u64,
+    /// Fraction of the run the medium carried frames.
+    pub utilization: f64,
+    /// Counters of the whole BSS.
+    #[serde(flatten)]
+    pub stats: crate::wlan::BssStats,
+    /// Per station, the AP first.
+    pub stations: Vec<WlanStationSummary>,
 }
 
 /// Energy of one radio under one accounting policy.
@@ -106,6 +143,9 @@ pub struct Summary {
     pub radios: Vec<RadioSummary>,
     /// Link directions.
     pub links: Vec<LinkSummary>,
+    /// 802.11 basic service sets.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub wlans: Vec<WlanSummary>,
     /// Packets dropped outside links.
     pub drops: DropCounters,
 }
@@ -234,6 +274,7 @@ pub(crate) fn collect(sim: Simulation) -> Result<RunOutput, String> {
                 final_srtt_ms: snd.and_then(|s| s.conn.srtt()).map(|d| d.as_secs_f64() * 1e3),
                 datagrams_sent: f.datagrams_sent,
                 datagrams_received: f.datagrams_received,
+                rtt_ms: f.rtts.iter().map(|d| d.as_secs_f64() * 1e3).collect(),
             }
         })
         .collect();
@@ -262,6 +303,32 @@ pub(crate) fn collect(sim: Simulation) -> Result<RunOutput, String> {
             LinkSummary { name: c.name.clone(), rate_bps: c.rate_bps, utilization: stats.busy_ns as f64 / run_ns, stats }
         })
         .collect();
+    let wlans = sim
+        .wlans
+        .iter()
+        .map(|w| {
+            let b = &w.bss;
+            WlanSummary {
+                name: b.name.clone(),
+                phy: b.cfg.phy.name.to_string(),
+                rate_bps: b.cfg.rate_kbps as u64 * 1000,
+                utilization: b.stats.busy_ns.min(end.as_nanos()) as f64 / run_ns,
+                stats: b.stats.clone(),
+                stations: b
+                    .stas
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| WlanStationSummary {
+                        node: s.cfg.name.clone(),
+                        role: if i == 0 { "ap" } else { "station" },
+                        power_save: s.cfg.power_save.name(),
+                        stats: s.stats.clone(),
+                        queued_at_end: s.queue.len() as u64,
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
     let summary = Summary {
         scenario: sim.scenario_name.clone(),
         seed: sim.seed,
@@ -271,16 +338,17 @@ pub(crate) fn collect(sim: Simulation) -> Result<RunOutput, String> {
         flows,
         radios,
         links,
+        wlans,
         drops: sim.drops.clone(),
     };
     let mut timeseries = sim.timeseries;
     if let Some(ts) = timeseries.as_mut() {
         for r in &sim.radios {
             let node = &sim.nodes[r.node as usize].name;
-            for (policy, m) in &r.meters {
-                for &(t, state) in m.timeline() {
+            for (policy, timeline) in r.timelines() {
+                for &(t, state) in timeline {
                     ts.radio_node.push(node.clone());
-                    ts.radio_policy.push(policy.clone());
+                    ts.radio_policy.push(policy.to_string());
                     ts.radio_time_s.push(t.as_secs_f64());
                     ts.radio_state.push(state.as_str());
                 }

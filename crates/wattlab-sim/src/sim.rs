@@ -53,6 +53,8 @@ pub struct Iface {
     pub radio: Option<usize>,
     /// Capture of this interface, if requested.
     pub pcap: Option<usize>,
+    /// BSS and station id, for an interface on an 802.11 channel (`tx` is then unused).
+    pub wlan: Option<(u16, crate::wlan::StaId)>,
 }
 
 /// A TCP connection and where it lives.
@@ -105,6 +107,13 @@ pub enum Event {
     AppWake(AppId),
     /// Take a time-series sample.
     Sample,
+    /// A timer of an 802.11 MAC.
+    Wlan {
+        /// BSS index.
+        bss: u16,
+        /// Which timer.
+        timer: crate::wlan::MacTimer,
+    },
 }
 
 /// Counters that belong to no link or flow.
@@ -129,13 +138,17 @@ pub struct Simulation {
     pub(crate) ifaces: Vec<Iface>,
     pub(crate) channels: Vec<Channel>,
     pub(crate) media: Vec<Medium>,
-    /// routes[node][destination node] = outgoing interface.
-    pub(crate) routes: Vec<Vec<Option<IfaceId>>>,
+    /// routes[node][destination node] = (outgoing interface, next-hop node).
+    pub(crate) routes: Vec<Vec<Option<(IfaceId, u32)>>>,
+    /// 802.11 basic service sets.
+    pub(crate) wlans: Vec<crate::wlan_host::WlanHost>,
     pub(crate) addr_to_node: HashMap<Ipv4Addr, u32>,
     pub(crate) conns: Vec<ConnSlot>,
     pub(crate) conn_index: HashMap<(u32, Endpoint, Endpoint), u32>,
     pub(crate) listeners: Vec<Listener>,
     pub(crate) udp_sinks: HashMap<(u32, u16), usize>,
+    /// Ping endpoints: (node, port) → (flow, true at the responder).
+    pub(crate) pings: HashMap<(u32, u16), (usize, bool)>,
     pub(crate) apps: Vec<App>,
     pub(crate) app_node: Vec<u32>,
     pub(crate) app_conn: Vec<Option<u32>>,
@@ -190,6 +203,7 @@ impl Simulation {
         if self.timeseries.is_some() {
             self.sched.schedule(Time::ZERO, Event::Sample);
         }
+        self.start_wlans(Time::ZERO);
         while let Some((now, ev)) = self.sched.pop_until(self.horizon) {
             match ev {
                 Event::TxDone(ch) => self.on_tx_done(now, ch),
@@ -197,6 +211,7 @@ impl Simulation {
                 Event::ConnTimer { conn, at } => self.on_conn_timer(now, conn, at),
                 Event::AppWake(app) => self.on_app_wake(now, app),
                 Event::Sample => self.on_sample(now),
+                Event::Wlan { bss, timer } => self.on_wlan_timer(now, bss, timer),
             }
             if self.done_at.is_some() || self.io_error.is_some() {
                 break;
@@ -218,10 +233,14 @@ impl Simulation {
             self.drops.unroutable += 1;
             return;
         };
-        let Some(iface) = self.routes[node as usize][dst as usize] else {
+        let Some((iface, next_hop)) = self.routes[node as usize][dst as usize] else {
             self.drops.unroutable += 1;
             return;
         };
+        if let Some((bss, sta)) = self.ifaces[iface as usize].wlan {
+            self.wlan_send(bss as usize, sta, next_hop, p);
+            return;
+        }
         let ch = self.ifaces[iface as usize].tx;
         self.enqueue(ch, p);
     }
@@ -303,9 +322,14 @@ impl Simulation {
     }
 
     fn capture(&mut self, iface: IfaceId, t: Time, p: &Packet, outgoing: bool) {
+        let peer = self.ifaces[self.ifaces[iface as usize].peer as usize].mac;
+        self.capture_with_peer(iface, t, p, outgoing, peer);
+    }
+
+    /// Writes `p` to the interface's capture, if any, with `peer` as the other MAC address.
+    pub(crate) fn capture_with_peer(&mut self, iface: IfaceId, t: Time, p: &Packet, outgoing: bool, peer: [u8; 6]) {
         let i = &self.ifaces[iface as usize];
         let Some(k) = i.pcap else { return };
-        let peer = self.ifaces[i.peer as usize].mac;
         let (src, dst) = if outgoing { (i.mac, peer) } else { (peer, i.mac) };
         if let Err(e) = self.pcaps[k].1.write(t, p, src, dst) {
             self.io_error.get_or_insert_with(|| format!("writing capture {}: {e}", self.pcaps[k].0));
@@ -314,7 +338,7 @@ impl Simulation {
 
     // ---- nodes ------------------------------------------------------------------------
 
-    fn receive(&mut self, now: Time, node: u32, mut p: Packet) {
+    pub(crate) fn receive(&mut self, now: Time, node: u32, mut p: Packet) {
         if p.dst == self.nodes[node as usize].addr {
             self.deliver_local(now, node, p);
             return;
@@ -356,6 +380,8 @@ impl Simulation {
                     let f = &mut self.flows[flow];
                     f.datagrams_received += 1;
                     f.bytes_delivered += p.payload_len as u64;
+                } else if let Some(&(flow, responder)) = self.pings.get(&(node, h.dst_port)) {
+                    self.on_ping(now, node, flow, responder, &p, h);
                 }
             }
             Transport::Other { .. } => {}
@@ -473,7 +499,49 @@ impl Simulation {
                 self.send_from(node, p);
                 self.schedule_app(app, now + interval);
             }
+            App::PingSource { flow, interval, size, count, src_port, dst_port } => {
+                let seq = self.flows[flow].ping_sent.len() as u32;
+                if seq >= count {
+                    self.finish_flow(now, flow); // replies still missing after PING_WAIT
+                    return;
+                }
+                let node = self.app_node[app as usize];
+                let dst = self.flow_peer_addr(flow);
+                let mut p = Packet::udp(self.nodes[node as usize].addr, dst, UdpHeader { src_port, dst_port }, size);
+                p.ip_id = seq as u16;
+                let f = &mut self.flows[flow];
+                f.ping_sent.push(now);
+                f.datagrams_sent += 1;
+                self.send_from(node, p);
+                let next = if seq + 1 < count { interval } else { crate::app::PING_WAIT };
+                self.schedule_app(app, now + next);
+            }
             _ => {}
+        }
+    }
+
+    /// A ping request reached its responder (answer it) or a reply reached the pinger.
+    fn on_ping(&mut self, now: Time, node: u32, flow: usize, responder: bool, p: &Packet, h: UdpHeader) {
+        if responder {
+            let addr = self.nodes[node as usize].addr;
+            let mut reply = Packet::udp(addr, p.src, UdpHeader { src_port: h.dst_port, dst_port: h.src_port }, p.payload_len);
+            reply.ip_id = p.ip_id;
+            self.send_from(node, reply);
+            return;
+        }
+        let f = &mut self.flows[flow];
+        let Some(&sent) = f.ping_sent.get(p.ip_id as usize) else { return };
+        f.datagrams_received += 1;
+        f.bytes_delivered += p.payload_len as u64;
+        f.rtts.push(now - sent);
+        if f.rtts.len() == f.ping_sent.len() && f.datagrams_sent == f.ping_sent.len() as u64 {
+            let expected = match self.apps.iter().find(|a| a.flow() == flow) {
+                Some(App::PingSource { count, .. }) => *count as usize,
+                _ => 0,
+            };
+            if f.rtts.len() == expected {
+                self.finish_flow(now, flow);
+            }
         }
     }
 

@@ -406,6 +406,14 @@ impl DeviceProfile {
     pub fn derived(&self) -> &BTreeMap<String, String> {
         &self.derived
     }
+
+    /// The same profile with instantaneous, free wake-ups from sleep (seed 000's idealised
+    /// PSM, which it credits with no early wake-up cost).
+    pub fn without_wakeup_cost(&self) -> DeviceProfile {
+        let mut p = self.clone();
+        p.transitions.retain(|t| !(t.from == RadioState::Sleep && t.to == RadioState::Idle));
+        p
+    }
 }
 
 /// The built-in profiles: (name, TOML text). Names equal the file stems in `profiles/`.

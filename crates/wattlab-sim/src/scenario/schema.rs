@@ -30,6 +30,9 @@ pub struct Scenario {
     /// Simple wireless last hops between an access point and a station (`[[wireless]]`).
     #[serde(default)]
     pub wireless: Vec<WirelessConfig>,
+    /// 802.11 basic service sets: an AP and its stations on one DCF channel (`[[wlan]]`).
+    #[serde(default)]
+    pub wlan: Vec<WlanConfig>,
     /// Static routes that override the computed shortest paths (`[[route]]`).
     #[serde(rename = "route", default)]
     pub routes: Vec<RouteConfig>,
@@ -253,6 +256,111 @@ fn yes() -> bool {
     true
 }
 
+/// A retry limit: a number of retries, or `"unlimited"`.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum RetryLimit {
+    /// Retries after the first attempt.
+    Count(u32),
+    /// `"unlimited"` (Bianchi's model).
+    Keyword(String),
+}
+
+/// An 802.11 basic service set: the AP and its stations share one channel under DCF.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WlanConfig {
+    /// Name used in reports (default `wlanN`).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The access point (node of kind `ap`).
+    pub ap: Spanned<String>,
+    /// The client stations (hosts).
+    pub stations: Spanned<Vec<String>>,
+    /// PHY profile: 80211a, 80211g, 80211b or dsss-2mbps.
+    pub phy: Spanned<String>,
+    /// Data rate of every data frame (one of the PHY's rates).
+    pub rate: Spanned<Rate>,
+    /// Short DSSS preambles (802.11b only; default long).
+    #[serde(default)]
+    pub short_preamble: bool,
+    /// Use RTS/CTS for frames (MPDU) longer than this (default: never).
+    #[serde(default)]
+    pub rts_threshold: Option<Size>,
+    /// Retries of frames sent without RTS (default 7), or "unlimited".
+    #[serde(default)]
+    pub retry_limit: Option<Spanned<RetryLimit>>,
+    /// Retries of frames sent with RTS (default 4), or "unlimited".
+    #[serde(default)]
+    pub long_retry_limit: Option<Spanned<RetryLimit>>,
+    /// The AP's transmit buffer, shared by all stations' frames (default 100 packets).
+    #[serde(default)]
+    pub ap_queue: Option<u32>,
+    /// Each station's transmit queue (default 100 packets).
+    #[serde(default)]
+    pub station_queue: Option<u32>,
+    /// Propagation delay between any two stations (default 0).
+    #[serde(default)]
+    pub propagation_delay: Option<Dur>,
+    /// Cost of overhearing others' frames: "rx" (default) or "idle".
+    #[serde(default)]
+    pub overhearing: Option<Spanned<String>>,
+    /// Beacon interval (default 102.4 ms).
+    #[serde(default)]
+    pub beacon_interval: Option<Dur>,
+    /// Send beacons (default: when a station uses PSM or BSD).
+    #[serde(default)]
+    pub beacons: Option<bool>,
+    /// Power management of every station unless overridden: cam (default), psm, ideal-psm,
+    /// bsd-10, bsd-20, bsd-50, bsd-100, u-apsd.
+    #[serde(default)]
+    pub power_save: Option<Spanned<String>>,
+    /// PSM listen interval, in beacons (default 1).
+    #[serde(default)]
+    pub listen_interval: Option<u32>,
+    /// Idealised PSM release interval (default 100 ms, seed 000).
+    #[serde(default)]
+    pub ideal_psm_interval: Option<Dur>,
+    /// U-APSD: send a QoS-Null trigger this often when idle (default: never).
+    #[serde(default)]
+    pub uapsd_trigger_interval: Option<Dur>,
+    /// U-APSD: frames per service period (default 0 = all buffered).
+    #[serde(default)]
+    pub uapsd_max_sp: Option<u32>,
+    /// Frame errors AP → station (every station unless overridden).
+    #[serde(default)]
+    pub down_loss: Option<LossConfig>,
+    /// Frame errors station → AP.
+    #[serde(default)]
+    pub up_loss: Option<LossConfig>,
+    /// Per-station overrides (`[[wlan.station]]`).
+    #[serde(rename = "station", default)]
+    pub station_overrides: Vec<WlanStationConfig>,
+}
+
+/// Settings of one station that differ from its BSS's.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WlanStationConfig {
+    /// The station (one of the BSS's `stations`).
+    pub node: Spanned<String>,
+    /// Its power management.
+    #[serde(default)]
+    pub power_save: Option<Spanned<String>>,
+    /// Its PSM listen interval.
+    #[serde(default)]
+    pub listen_interval: Option<u32>,
+    /// Frame errors AP → this station.
+    #[serde(default)]
+    pub down_loss: Option<LossConfig>,
+    /// Frame errors this station → AP.
+    #[serde(default)]
+    pub up_loss: Option<LossConfig>,
+    /// Its transmit queue.
+    #[serde(default)]
+    pub queue: Option<u32>,
+}
+
 /// A static route: at `node`, packets for `destination` leave towards neighbour `via`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -391,6 +499,32 @@ pub enum FlowConfig {
         /// How long to send (default: until the run stops).
         #[serde(default)]
         duration: Option<Dur>,
+    },
+    /// ICMP-echo-like request/response over UDP: `from` sends `count` requests, one every
+    /// `interval`; `to` answers each at once; the round-trip times are recorded.
+    Ping {
+        /// Name in reports (default `flowN`).
+        #[serde(default)]
+        name: Option<String>,
+        /// Node that sends requests.
+        from: String,
+        /// Node that answers.
+        to: String,
+        /// Number of requests (default 10).
+        #[serde(default)]
+        count: Option<u32>,
+        /// Time between requests (default 1 s).
+        #[serde(default)]
+        interval: Option<Dur>,
+        /// UDP payload of requests and replies (default 56 B, as ping).
+        #[serde(default)]
+        packet_size: Option<Size>,
+        /// Destination port (default 7, echo).
+        #[serde(default)]
+        port: Option<u16>,
+        /// Start time.
+        #[serde(default)]
+        start: Option<Dur>,
     },
 }
 

@@ -152,7 +152,7 @@ impl Bss {
     fn occupy(&mut self, now: Time, end: Time, kind: ExchangeKind) {
         self.busy = true;
         self.exchange_gen = self.exchange_gen.wrapping_add(1);
-        self.exchange = Some(Exchange { kind, gen: self.exchange_gen });
+        self.exchange = Some(Exchange { kind });
         self.stats.busy_ns += (end - now).as_nanos();
         self.timer(end, MacTimer::ExchangeEnd { gen: self.exchange_gen });
     }
@@ -384,6 +384,9 @@ impl Bss {
                 true
             }
         };
+        if clean && !matches!(ex.kind, ExchangeKind::Beacon) {
+            self.stats.successes += 1;
+        }
         let ifs = if clean { self.cfg.phy.difs() } else { self.cfg.phy.eifs() };
         self.grid_origin = now + ifs;
         self.after_exchange(now);

@@ -286,8 +286,6 @@ pub struct Sta {
     pub(crate) retry_id: u64,
     pub(crate) backoff: u32,
     pub(crate) backoff_active: bool,
-    /// Grid slot from which the backoff counts in the current idle period.
-    pub(crate) count_from: u64,
     pub(crate) rng: StreamRng,
     pub(crate) loss_rng: StreamRng,
     // Power management.
@@ -326,7 +324,6 @@ pub struct BssStats {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Exchange {
     pub kind: ExchangeKind,
-    pub gen: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -384,7 +381,6 @@ impl Bss {
                 retry_id: u64::MAX,
                 backoff: 0,
                 backoff_active: false,
-                count_from: 0,
                 rng,
                 loss_rng,
                 awake: true,

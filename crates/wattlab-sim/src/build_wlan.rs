@@ -1,0 +1,236 @@
+//! Building `[[wlan]]` sections: a [`Bss`] per section, one `wlanN` interface per member,
+//! settings checked with errors that point at the scenario line.
+
+use crate::build::{loss_process, Ctx};
+use crate::radio::Radio;
+use crate::rng::RngStreams;
+use crate::scenario::{NodeKind, RetryLimit, Scenario, ScenarioError, WlanConfig};
+use crate::sim::{Iface, Node};
+use crate::wlan::{Bss, MacConfig, Overhearing, PowerSave, StaConfig, StaId};
+use crate::wlan_host::{WlanHost, NO_STA};
+use std::collections::HashMap;
+use toml::Spanned;
+use wattlab_core::energy::RadioState;
+use wattlab_core::wire::mac_for_node;
+use wattlab_core::wlan::phy::{find_phy, phy_names, BEACON_BYTES};
+use wattlab_core::{Duration, Time};
+
+/// Power-save names accepted in scenarios.
+pub const POWER_SAVE_NAMES: &[&str] = &["cam", "psm", "ideal-psm", "bsd-10", "bsd-20", "bsd-50", "bsd-100", "u-apsd"];
+
+fn power_save(name: &str, w: &WlanConfig, listen: Option<u32>) -> Option<PowerSave> {
+    Some(match name {
+        "cam" => PowerSave::Cam,
+        "psm" => PowerSave::Psm { listen_interval: listen.or(w.listen_interval).unwrap_or(1) },
+        "ideal-psm" => PowerSave::IdealPsm {
+            interval: w.ideal_psm_interval.map(|d| d.get()).unwrap_or(Duration::from_millis(100)),
+        },
+        "u-apsd" => PowerSave::Uapsd {
+            trigger_interval: w.uapsd_trigger_interval.map(|d| d.get()),
+            max_sp: w.uapsd_max_sp.unwrap_or(0),
+        },
+        other => {
+            let p: u32 = other.strip_prefix("bsd-")?.parse().ok()?;
+            if !(1..=1000).contains(&p) {
+                return None;
+            }
+            PowerSave::Bsd { percent: p }
+        }
+    })
+}
+
+fn retry_limit(cx: &Ctx, r: &Option<Spanned<RetryLimit>>, key: &str, default: u32) -> Result<Option<u32>, ScenarioError> {
+    match r.as_ref().map(|s| (s, s.get_ref())) {
+        None => Ok(Some(default)),
+        Some((_, RetryLimit::Count(n))) => Ok(Some(*n)),
+        Some((_, RetryLimit::Keyword(k))) if k == "unlimited" => Ok(None),
+        Some((s, RetryLimit::Keyword(k))) => {
+            Err(cx.err(s, key, format!("`{k}` is not a retry limit (a number, or \"unlimited\")")))
+        }
+    }
+}
+
+/// Creates the BSSs of the scenario, their interfaces and adjacencies.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build_wlans(
+    scn: &Scenario,
+    cx: &Ctx,
+    streams: &RngStreams,
+    by_name: &HashMap<String, u32>,
+    nodes: &mut [Node],
+    ifaces: &mut Vec<Iface>,
+    adjacency: &mut [Vec<(u32, u32)>],
+    station_iface: &mut HashMap<u32, u32>,
+) -> Result<Vec<WlanHost>, ScenarioError> {
+    let mut hosts = Vec::new();
+    for (b, w) in scn.wlan.iter().enumerate() {
+        let key = format!("wlan[{b}]");
+        let name = w.name.clone().unwrap_or_else(|| format!("wlan{b}"));
+        let lookup = |s: Spanned<()>, k: &str, v: &str| -> Result<u32, ScenarioError> {
+            by_name.get(v).copied().ok_or_else(|| {
+                let known: Vec<&String> = by_name.keys().collect();
+                let mut known: Vec<&str> = known.iter().map(|s| s.as_str()).collect();
+                known.sort();
+                cx.err(&s, k, format!("unknown node `{v}` (nodes: {})", known.join(", ")))
+            })
+        };
+        let ap = lookup(Spanned::new(w.ap.span(), ()), &format!("{key}.ap"), w.ap.get_ref())?;
+        if nodes[ap as usize].kind != NodeKind::Ap {
+            return Err(cx.err(&w.ap, &format!("{key}.ap"), format!("node `{}` is not of kind \"ap\"", w.ap.get_ref())));
+        }
+        let phy = find_phy(w.phy.get_ref()).ok_or_else(|| {
+            cx.err(&w.phy, &format!("{key}.phy"), format!("unknown PHY `{}` (known: {})", w.phy.get_ref(), phy_names().join(", ")))
+        })?;
+        let phy = phy.with_short_preamble(w.short_preamble);
+        let rate_bps = w.rate.get_ref().bps();
+        let rate_kbps = phy
+            .check_rate((rate_bps / 1000) as u32)
+            .map_err(|e| cx.err(&w.rate, &format!("{key}.rate"), e.0))?;
+        let overhearing = match w.overhearing.as_ref().map(|s| s.get_ref().as_str()) {
+            None | Some("rx") => Overhearing::Rx,
+            Some("idle") => Overhearing::Idle,
+            Some(other) => {
+                let s = w.overhearing.as_ref().expect("matched Some");
+                return Err(cx.err(s, &format!("{key}.overhearing"), format!("`{other}` is not \"rx\" or \"idle\"")));
+            }
+        };
+        let default_ps = w.power_save.as_ref().map(|s| s.get_ref().as_str()).unwrap_or("cam");
+        let ps_err = |s: &Spanned<String>, k: &str| {
+            cx.err(s, k, format!("unknown power-save mode `{}` (known: {})", s.get_ref(), POWER_SAVE_NAMES.join(", ")))
+        };
+        let default_mode = match power_save(default_ps, w, None) {
+            Some(m) => m,
+            None => return Err(ps_err(w.power_save.as_ref().expect("only a given name can be unknown"), &format!("{key}.power_save"))),
+        };
+        let down_loss = loss_process(w.down_loss.as_ref()).map_err(|m| ScenarioError::general(cx.origin, Some(format!("{key}.down_loss")), m))?;
+        let up_loss = loss_process(w.up_loss.as_ref()).map_err(|m| ScenarioError::general(cx.origin, Some(format!("{key}.up_loss")), m))?;
+        let sta_queue = w.station_queue.unwrap_or(100);
+        let ap_queue = w.ap_queue.unwrap_or(100);
+        if sta_queue == 0 || ap_queue == 0 {
+            return Err(ScenarioError::general(cx.origin, Some(format!("{key}.ap_queue")), "queues must hold at least 1 frame"));
+        }
+
+        // Members: the AP first, then the stations in the order given.
+        let mut members = vec![(ap, StaConfig {
+            node: ap,
+            name: w.ap.get_ref().clone(),
+            queue_limit: ap_queue,
+            power_save: PowerSave::Cam,
+            wake_latency: Duration::ZERO,
+            loss_down: crate::impairment::LossProcess::None,
+            loss_up: crate::impairment::LossProcess::None,
+            has_radio: false,
+        })];
+        if w.stations.get_ref().is_empty() {
+            return Err(cx.err(&w.stations, &format!("{key}.stations"), "a BSS needs at least one station"));
+        }
+        for st in w.stations.get_ref() {
+            let n = lookup(Spanned::new(w.stations.span(), ()), &format!("{key}.stations"), st)?;
+            if n == ap || members.iter().any(|(m, _)| *m == n) {
+                return Err(cx.err(&w.stations, &format!("{key}.stations"), format!("`{st}` is listed twice or is the AP")));
+            }
+            if station_iface.contains_key(&n) {
+                return Err(cx.err(&w.stations, &format!("{key}.stations"), format!("`{st}` already has a wireless hop")));
+            }
+            members.push((n, StaConfig {
+                node: n,
+                name: st.clone(),
+                queue_limit: sta_queue,
+                power_save: default_mode,
+                wake_latency: Duration::ZERO,
+                loss_down: down_loss.clone(),
+                loss_up: up_loss.clone(),
+                has_radio: false,
+            }));
+        }
+        for (k, o) in w.station_overrides.iter().enumerate() {
+            let okey = format!("{key}.station[{k}]");
+            let Some(m) = members.iter_mut().skip(1).find(|(_, c)| &c.name == o.node.get_ref()) else {
+                return Err(cx.err(&o.node, &format!("{okey}.node"), format!("`{}` is not one of this BSS's stations", o.node.get_ref())));
+            };
+            if let Some(ps) = &o.power_save {
+                m.1.power_save = power_save(ps.get_ref(), w, o.listen_interval).ok_or_else(|| ps_err(ps, &format!("{okey}.power_save")))?;
+            } else if let (Some(l), PowerSave::Psm { .. }) = (o.listen_interval, m.1.power_save) {
+                m.1.power_save = PowerSave::Psm { listen_interval: l };
+            }
+            if o.down_loss.is_some() {
+                m.1.loss_down = loss_process(o.down_loss.as_ref()).map_err(|e| ScenarioError::general(cx.origin, Some(format!("{okey}.down_loss")), e))?;
+            }
+            if o.up_loss.is_some() {
+                m.1.loss_up = loss_process(o.up_loss.as_ref()).map_err(|e| ScenarioError::general(cx.origin, Some(format!("{okey}.up_loss")), e))?;
+            }
+            if let Some(q) = o.queue {
+                m.1.queue_limit = q.max(1);
+            }
+        }
+        let uses_beacons = members.iter().any(|(_, c)| c.power_save.uses_beacons());
+        let beacons = w.beacons.unwrap_or(uses_beacons);
+        if uses_beacons && !beacons {
+            return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacons")), "PSM and BSD stations need beacons"));
+        }
+        let cfg = MacConfig {
+            phy,
+            rate_kbps,
+            rts_threshold: w.rts_threshold.map(|s| s.bytes().min(u32::MAX as u64) as u32),
+            short_retry_limit: retry_limit(cx, &w.retry_limit, &format!("{key}.retry_limit"), 7)?,
+            long_retry_limit: retry_limit(cx, &w.long_retry_limit, &format!("{key}.long_retry_limit"), 4)?,
+            propagation: w.propagation_delay.map(|d| d.get()).unwrap_or(Duration::ZERO),
+            overhearing,
+            beacon_interval: w.beacon_interval.map(|d| d.get()).unwrap_or(Duration::from_micros(102_400)),
+            beacons,
+            beacon_bytes: BEACON_BYTES,
+        };
+        if cfg.beacon_interval == Duration::ZERO {
+            return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacon_interval")), "must be positive"));
+        }
+
+        // Interfaces: `wlanN` on every member; stations' peer is the AP's interface.
+        let mut sta_iface = Vec::with_capacity(members.len());
+        let mut node_sta = vec![NO_STA; nodes.len()];
+        for (sta, (node, _)) in members.iter().enumerate() {
+            let this = ifaces.len() as u32;
+            let count = nodes[*node as usize].ifaces.iter().filter(|&&k| ifaces[k as usize].name.starts_with("wlan")).count();
+            ifaces.push(Iface {
+                node: *node,
+                name: format!("wlan{count}"),
+                tx: 0,
+                peer: sta_iface.first().copied().unwrap_or(this),
+                mac: mac_for_node(this),
+                radio: None,
+                pcap: None,
+                wlan: Some((b as u16, sta as StaId)),
+            });
+            nodes[*node as usize].ifaces.push(this);
+            sta_iface.push(this);
+            node_sta[*node as usize] = sta as StaId;
+        }
+        for (sta, (node, _)) in members.iter().enumerate().skip(1) {
+            adjacency[ap as usize].push((*node, sta_iface[0]));
+            adjacency[*node as usize].push((ap, sta_iface[sta]));
+            station_iface.insert(*node, sta_iface[sta]);
+        }
+        let rngs = members
+            .iter()
+            .map(|(_, c)| (streams.stream(&format!("backoff:{name}:{}", c.name)), streams.stream(&format!("frame-errors:{name}:{}", c.name))))
+            .collect();
+        let bss = Bss::new(name, cfg, members.into_iter().map(|(_, c)| c).collect(), rngs);
+        hosts.push(WlanHost { bss, sta_iface, node_sta });
+    }
+    Ok(hosts)
+}
+
+/// Connects a station's radio to its MAC: activity reporting on, the wake-up latency from
+/// the device profile, and a MAC-driven meter if the station saves power.
+pub(crate) fn attach_radio(host: &mut WlanHost, sta: StaId, radio: &mut Radio) {
+    let s = &mut host.bss.stas[sta as usize];
+    s.cfg.has_radio = true;
+    s.cfg.wake_latency = radio.profile.transition(RadioState::Sleep, RadioState::Idle).map(|t| t.duration).unwrap_or(Duration::ZERO);
+    let mode = s.cfg.power_save;
+    if mode.saves_power() {
+        let profile = match mode {
+            PowerSave::IdealPsm { .. } => radio.profile.without_wakeup_cost(),
+            _ => radio.profile.clone(),
+        };
+        radio.add_mac_meter(mode.name(), &profile, Time::ZERO);
+    }
+}

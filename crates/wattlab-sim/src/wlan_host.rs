@@ -1,0 +1,80 @@
+//! The simulator's side of the 802.11 MAC: maps nodes and interfaces to stations, fires the
+//! MAC's timers, and carries out what it asks (deliveries, captures, radio intervals).
+
+use crate::link::IfaceId;
+use crate::sim::{Event, Simulation};
+use crate::wlan::{Bss, MacOutput, MacTimer, StaId};
+use wattlab_core::{Packet, Time};
+
+/// One BSS and its place in the topology.
+pub struct WlanHost {
+    /// The MAC.
+    pub bss: Bss,
+    /// Interface of each station (index = station id).
+    pub sta_iface: Vec<IfaceId>,
+    /// Station id of each node in this BSS (`NO_STA` for other nodes), indexed by node.
+    pub node_sta: Vec<StaId>,
+}
+
+/// Marks a node that is not a station of a BSS.
+pub const NO_STA: StaId = StaId::MAX;
+
+impl Simulation {
+    /// Starts every BSS's MAC (beacons, initial dozes).
+    pub(crate) fn start_wlans(&mut self, now: Time) {
+        for b in 0..self.wlans.len() {
+            self.wlans[b].bss.start(now);
+            self.drain_wlan(now, b);
+        }
+    }
+
+    /// Sends `p` out of wireless interface `iface` (station `from` of BSS `b`) to the station
+    /// that is node `next_hop`.
+    pub(crate) fn wlan_send(&mut self, b: usize, from: StaId, next_hop: u32, p: Packet) {
+        let now = self.sched.now();
+        let to = self.wlans[b].node_sta[next_hop as usize];
+        if to == NO_STA {
+            self.drops.unroutable += 1;
+            return;
+        }
+        self.wlans[b].bss.enqueue(now, from, to, p);
+        self.drain_wlan(now, b);
+    }
+
+    /// A MAC timer fired.
+    pub(crate) fn on_wlan_timer(&mut self, now: Time, b: u16, timer: MacTimer) {
+        self.wlans[b as usize].bss.handle_timer(now, timer);
+        self.drain_wlan(now, b as usize);
+    }
+
+    /// Carries out everything the MAC asked for.
+    fn drain_wlan(&mut self, now: Time, b: usize) {
+        while let Some(o) = self.wlans[b].bss.poll_output() {
+            match o {
+                MacOutput::Timer { at, timer } => self.sched.schedule(at, Event::Wlan { bss: b as u16, timer }),
+                MacOutput::Transmit { sta, to, packet } => {
+                    let (from_if, to_if) = (self.wlans[b].sta_iface[sta as usize], self.wlans[b].sta_iface[to as usize]);
+                    let peer = self.ifaces[to_if as usize].mac;
+                    self.capture_with_peer(from_if, now, &packet, true, peer);
+                }
+                MacOutput::Deliver { sta, from, packet } => {
+                    let (to_if, from_if) = (self.wlans[b].sta_iface[sta as usize], self.wlans[b].sta_iface[from as usize]);
+                    let peer = self.ifaces[from_if as usize].mac;
+                    self.capture_with_peer(to_if, now, &packet, false, peer);
+                    let node = self.ifaces[to_if as usize].node;
+                    self.receive(now, node, packet);
+                }
+                MacOutput::Activity { sta, start, end, kind } => {
+                    if let Some(r) = self.ifaces[self.wlans[b].sta_iface[sta as usize] as usize].radio {
+                        self.radios[r].activity(start, end, kind);
+                    }
+                }
+                MacOutput::Power { sta, at, awake } => {
+                    if let Some(r) = self.ifaces[self.wlans[b].sta_iface[sta as usize] as usize].radio {
+                        self.radios[r].set_awake(at, awake);
+                    }
+                }
+            }
+        }
+    }
+}

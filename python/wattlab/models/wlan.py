@@ -1,0 +1,150 @@
+"""802.11 closed-form models (computed by the Rust core) and the checks of the MAC against them.
+
+- :func:`bianchi`: Bianchi (2000) saturation throughput, basic access, with the exact
+  timings of wattlab's MAC (Ts, Tc from the PHY profile).
+- :func:`tcp_capacity`: the collision-free maximum of one TCP flow over one DCF hop
+  (data frames plus TCP ACK frames, each with DIFS, mean backoff, SIFS and a MAC ACK).
+- :func:`bianchi_check` / :func:`tcp_capacity_check`: run the simulator on the matching
+  scenario and return model and simulation side by side.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import _core
+from ..api import run
+
+#: Rate of each PHY used by the checks, kb/s.
+CHECK_RATES = {"80211a": 54_000, "80211b": 11_000}
+
+
+def bianchi(phy: str, rate_kbps: int, ip_bytes: int, n: int) -> dict:
+    """Bianchi's saturation throughput of ``n`` stations (dict with tau, p, throughput_bps)."""
+    return dict(_core.bianchi(phy, rate_kbps, ip_bytes, n))
+
+
+def tcp_capacity(
+    phy: str, rate_kbps: int, payload_bytes: int, data_ip_bytes: int, ack_ip_bytes: int, segments_per_ack: int = 1
+) -> dict:
+    """Collision-free TCP maximum over one DCF hop (dict with mac_only_bps and tcp_bps)."""
+    return dict(_core.tcp_capacity(phy, rate_kbps, payload_bytes, data_ip_bytes, ack_ip_bytes, segments_per_ack))
+
+
+def saturation_scenario(phy: str, rate_kbps: int, n: int, seconds: float = 5.0, ip_bytes: int = 1500) -> str:
+    """``n`` stations flooding the AP with UDP (never-empty queues), no retry limit, no RTS."""
+    nodes = "\n".join(f'[[node]]\nname = "s{i}"\nkind = "host"' for i in range(1, n + 1))
+    flows = "\n".join(
+        f'[[flow]]\nkind = "udp-cbr"\nfrom = "s{i}"\nto = "sink"\nport = {1000 + i}\n'
+        f'rate = "{2 * rate_kbps // n + 1}kbps"\npacket_size = "{ip_bytes - 28}B"'
+        for i in range(1, n + 1)
+    )
+    stations = ", ".join(f'"s{i}"' for i in range(1, n + 1))
+    return f"""
+name = "saturation-{phy}-{n}"
+[simulation]
+duration = "{seconds}s"
+[[node]]
+name = "ap"
+kind = "ap"
+[[node]]
+name = "sink"
+kind = "host"
+{nodes}
+[[link]]
+a = "ap"
+b = "sink"
+rate = "10Gbps"
+delay = "0us"
+queue = {{ packets = 100000 }}
+[[wlan]]
+ap = "ap"
+stations = [{stations}]
+phy = "{phy}"
+rate = "{rate_kbps}kbps"
+retry_limit = "unlimited"
+{flows}
+"""
+
+
+def bianchi_check(ns=(1, 5, 10, 20), phys=("80211a", "80211b"), seconds: float = 5.0, seed: int = 1) -> pd.DataFrame:
+    """Simulated saturation throughput against Bianchi's model, one row per (PHY, n)."""
+    rows = []
+    for phy in phys:
+        rate = CHECK_RATES[phy]
+        for n in ns:
+            res = run(saturation_scenario(phy, rate, n, seconds), seed=seed)
+            received = sum(f["datagrams_received"] for f in res.summary["flows"])
+            sim_bps = received * 1500 * 8 / seconds
+            model = bianchi(phy, rate, 1500, n)
+            stations = res.summary["wlans"][0]["stations"][1:]
+            rows.append(
+                {
+                    "phy": phy,
+                    "rate_mbps": rate / 1000,
+                    "n": n,
+                    "sim_mbps": sim_bps / 1e6,
+                    "bianchi_mbps": model["throughput_bps"] / 1e6,
+                    "error_pct": 100 * (sim_bps - model["throughput_bps"]) / model["throughput_bps"],
+                    # Bianchi's p: the probability that a transmitted frame collides.
+                    "sim_p": sum(s["collisions"] for s in stations) / max(1, sum(s["attempts"] for s in stations)),
+                    "model_p": model["p"],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def tcp_scenario(delayed_ack: bool, megabytes: int = 20) -> str:
+    """One TCP upload over 802.11a 54 Mb/s, MSS 1460 without options, 100 Mb/s wired hop.
+
+    The 128 KB receive window (87 segments) keeps the station's 100-frame queue from
+    overflowing, so the flow runs without losses, as the theoretical maximum assumes.
+    """
+    return f"""
+name = "tcp-80211a-{'delack' if delayed_ack else 'ack-every-segment'}"
+[[node]]
+name = "client"
+kind = "host"
+[[node]]
+name = "ap"
+kind = "ap"
+[[node]]
+name = "server"
+kind = "host"
+[[link]]
+a = "ap"
+b = "server"
+rate = "100Mbps"
+delay = "1ms"
+[[wlan]]
+ap = "ap"
+stations = ["client"]
+phy = "80211a"
+rate = "54Mbps"
+[[flow]]
+kind = "bulk-upload"
+client = "client"
+server = "server"
+bytes = "{megabytes}MB"
+tcp = {{ mss = 1460, timestamps = false, delayed_ack = {str(delayed_ack).lower()}, recv_buffer = "128KB", window_scale = 2 }}
+"""
+
+
+def tcp_capacity_check(seed: int = 1) -> pd.DataFrame:
+    """One TCP flow over 802.11a 54 Mb/s against the collision-free TCP maximum."""
+    rows = []
+    for delayed, per_ack in ((False, 1), (True, 2)):
+        res = run(tcp_scenario(delayed), seed=seed)
+        flow = res.summary["flows"][0]
+        cap = tcp_capacity("80211a", 54_000, 1460, 1500, 40, per_ack)
+        rows.append(
+            {
+                "acks": "delayed (1 per 2 segments)" if delayed else "every segment",
+                "sim_mbps": flow["goodput_bps"] / 1e6,
+                "tcp_max_mbps": cap["tcp_bps"] / 1e6,
+                "error_pct": 100 * (flow["goodput_bps"] - cap["tcp_bps"]) / cap["tcp_bps"],
+                "mac_only_mbps": cap["mac_only_bps"] / 1e6,
+                "retransmits": flow["retransmitted_segments"],
+            }
+        )
+    return pd.DataFrame(rows)
