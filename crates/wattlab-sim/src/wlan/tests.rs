@@ -229,3 +229,34 @@ fn psm_buffers_until_the_beacon_and_polls() {
     assert_eq!(h.power[1], (1, beacon, true));
     assert!(!h.power[2].2 && h.power[2].1 > h.delivered[0].0);
 }
+
+#[test]
+fn uapsd_uplink_frames_trigger_the_release_of_buffered_frames() {
+    let mode = PowerSave::Uapsd { trigger_interval: None, max_sp: 0 };
+    let mut h = Harness::new(mac(PHY_80211A, 54_000), vec![sta(0, PowerSave::Cam), sta(1, mode)], 5);
+    h.run_until(Time(1_000_000));
+    h.send(AP, 1, 1000);
+    h.send(AP, 1, 1000);
+    h.run_until(Time(50_000_000));
+    assert!(h.delivered.is_empty(), "buffered until a trigger");
+    h.send(1, AP, 100); // the trigger: any uplink data frame
+    h.run_until(Time(100_000_000));
+    let down: Vec<_> = h.delivered.iter().filter(|d| d.1 == 1).collect();
+    assert_eq!(down.len(), 2, "the whole buffer is released in one service period");
+    // Woke (after its 1 ms wake-up latency) to send, dozed once the service period ended.
+    let last = h.power.last().unwrap();
+    assert!(!last.2 && last.1 >= down[1].0);
+    assert_eq!(h.power.iter().filter(|p| p.2).count(), 1);
+}
+
+#[test]
+fn uapsd_periodic_qos_null_triggers() {
+    let mode = PowerSave::Uapsd { trigger_interval: Some(Duration::from_millis(20)), max_sp: 0 };
+    let mut h = Harness::new(mac(PHY_80211A, 54_000), vec![sta(0, PowerSave::Cam), sta(1, mode)], 6);
+    h.run_until(Time(5_000_000));
+    h.send(AP, 1, 1000);
+    h.run_until(Time(30_000_000));
+    assert_eq!(h.delivered.len(), 1, "released by the QoS-Null sent at 20 ms");
+    assert!(h.delivered[0].0 > Time(20_000_000) && h.delivered[0].0 < Time(23_000_000));
+    assert_eq!(h.bss.stas[1].stats.null_frames, 1);
+}
