@@ -176,7 +176,7 @@ fn rate_list(rates: &[u32]) -> String {
 
 /// `5500` → `5.5Mbps`.
 pub fn format_rate(kbps: u32) -> String {
-    if kbps % 1000 == 0 {
+    if kbps.is_multiple_of(1000) {
         format!("{}Mbps", kbps / 1000)
     } else {
         format!("{}Mbps", kbps as f64 / 1000.0)

@@ -32,7 +32,7 @@ impl Bss {
     /// MPDU size of a queued frame.
     pub(crate) fn mpdu_bytes(frame: &Frame) -> u32 {
         match frame.body {
-            Body::Data(p) => p.ip_len() as u32 + DATA_OVERHEAD_BYTES,
+            Body::Data(p) => p.ip_len() + DATA_OVERHEAD_BYTES,
             Body::Null => NULL_FRAME_BYTES,
         }
     }

@@ -213,7 +213,7 @@ impl Bss {
         for i in 1..self.stas.len() as StaId {
             let s = &self.stas[i as usize];
             let listen = match s.cfg.power_save {
-                PowerSave::Psm { listen_interval } => self.beacon_count % listen_interval.max(1) as u64 == 0,
+                PowerSave::Psm { listen_interval } => self.beacon_count.is_multiple_of(listen_interval.max(1) as u64),
                 PowerSave::Bsd { .. } => !s.bsd_active && (s.awake || now >= s.next_wake),
                 _ => false,
             };

@@ -260,3 +260,19 @@ fn uapsd_periodic_qos_null_triggers() {
     assert!(h.delivered[0].0 > Time(20_000_000) && h.delivered[0].0 < Time(23_000_000));
     assert_eq!(h.bss.stas[1].stats.null_frames, 1);
 }
+
+#[test]
+fn rts_cts_protects_long_frames() {
+    let mut cfg = mac(PHY_80211B, 11_000);
+    cfg.rts_threshold = Some(500);
+    let mut h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), sta(1, PowerSave::Cam)], 8);
+    h.send(1, AP, 1500); // at t = 0: access right after DIFS (50 us)
+    h.send(1, AP, 400); // short frame: no RTS
+    h.run_until(Time(100_000_000));
+    // RTS (20 B at 2 Mb/s: 192 + 80 us) + SIFS + CTS (192 + 56) + SIFS + data (1310 us).
+    assert_eq!(h.delivered[0].0, Time::ZERO + us(50 + 272 + 10 + 248 + 10 + 1310));
+    // Long frame: RTS + data sent, CTS + ACK received; short frame: data sent, ACK received.
+    let short = PHY_80211B.data_duration(400, 11_000);
+    assert_eq!(h.time_in(1, Activity::Tx), us(272 + 1310) + short);
+    assert_eq!(h.time_in(1, Activity::Rx), us(248 + 248 + 248));
+}
