@@ -20,21 +20,9 @@ def tcpdump() -> str:
     return path
 
 
-def wlan_scenario(
-    *,
-    bytes_: str = "1MB",
-    wired_rate: str = "100Mbps",
-    wired_delay: str = "30ms",
-    wlan_rate: str = "20Mbps",
-    loss: float | None = None,
-    profile: str = "wavelan-dsss",
-    extra_flow: str = "",
-    mac_overhead: str = "0us",
-) -> str:
-    """A server–ap–client download scenario as TOML text."""
-    down = f'down = {{ loss = {{ model = "bernoulli", p = {loss} }} }}' if loss else ""
+def wired_path(profile: str, wired_rate: str, wired_delay: str) -> str:
+    """Nodes server, ap and client (with a radio), and the server–ap link, as TOML text."""
     return f"""
-name = "test"
 [[node]]
 name = "server"
 kind = "host"
@@ -51,7 +39,25 @@ a = "server"
 b = "ap"
 rate = "{wired_rate}"
 delay = "{wired_delay}"
-[[wireless]]
+"""
+
+
+def wlan_scenario(
+    *,
+    bytes_: str = "1MB",
+    wired_rate: str = "100Mbps",
+    wired_delay: str = "30ms",
+    wlan_rate: str = "20Mbps",
+    loss: float | None = None,
+    profile: str = "wavelan-dsss",
+    extra_flow: str = "",
+    mac_overhead: str = "0us",
+) -> str:
+    """A server–ap–client download scenario as TOML text."""
+    down = f'down = {{ loss = {{ model = "bernoulli", p = {loss} }} }}' if loss else ""
+    return f"""
+name = "test"
+{wired_path(profile, wired_rate, wired_delay)}[[wireless]]
 name = "wlan"
 ap = "ap"
 station = "client"

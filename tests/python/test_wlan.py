@@ -7,28 +7,15 @@ import pytest
 import wattlab
 from wattlab.models import wlan
 
+from conftest import wired_path
+
 
 def bss(*, power_save: str = "cam", phy: str = "80211a", rate: str = "54Mbps", wired_delay: str = "30ms",
         wired_rate: str = "100Mbps", flows: str = "", profile: str = "wavelan-dsss", extra: str = "") -> str:
     """server -- ap ~~ client, the client with a radio."""
     return f"""
 name = "wlan-test"
-[[node]]
-name = "server"
-kind = "host"
-[[node]]
-name = "ap"
-kind = "ap"
-[[node]]
-name = "client"
-kind = "host"
-radio = {{ profile = "{profile}", policies = ["always-on", "oracle"] }}
-[[link]]
-name = "wired"
-a = "server"
-b = "ap"
-rate = "{wired_rate}"
-delay = "{wired_delay}"
+{wired_path(profile, wired_rate, wired_delay)}
 [[wlan]]
 ap = "ap"
 stations = ["client"]
