@@ -9,9 +9,11 @@
 //! - [`wire`]: bytes on the wire for pcap and live mode;
 //! - [`tcp`]: the TCP model (handshake, flow control, persist, RTO, congestion control);
 //! - [`energy`]: the radio energy model, device profiles and accounting policies;
-//! - [`wlan`]: 802.11 PHY timing and the Bianchi and TCP-capacity models.
+//! - [`wlan`]: 802.11 PHY timing and the Bianchi and TCP-capacity models;
+//! - [`metrics`]: goodput, overhead, fairness indices and seed 003's 3E.
 
 pub mod energy;
+pub mod metrics;
 pub mod packet;
 pub mod tcp;
 pub mod time;

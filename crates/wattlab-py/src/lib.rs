@@ -2,6 +2,8 @@
 //! calls `wattlab-sim`/`wattlab-core`, and hands results back as plain Python objects; the
 //! Python package builds DataFrames, tables and files from them.
 
+mod metrics;
+
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -227,6 +229,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_capacity, m)?)?;
+    metrics::register(m)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

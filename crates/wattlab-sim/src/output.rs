@@ -40,6 +40,11 @@ pub struct FlowSummary {
     pub sender_wire_bytes: u64,
     /// Packets sent by the data sender.
     pub sender_wire_packets: u64,
+    /// IP bytes sent by the data receiver's transport (ACKs, handshake, the request):
+    /// seed 004's receiver overhead.
+    pub receiver_wire_bytes: u64,
+    /// Packets sent by the data receiver.
+    pub receiver_wire_packets: u64,
     /// Retransmitted segments.
     pub retransmitted_segments: u64,
     /// Retransmitted payload bytes.
@@ -251,6 +256,7 @@ pub(crate) fn collect(sim: Simulation) -> Result<RunOutput, String> {
             let dur = until.saturating_since(f.start).as_secs_f64();
             let per_s = |x: u64| if dur > 0.0 { x as f64 * 8.0 / dur } else { 0.0 };
             let wire_bytes = snd.map(|s| s.wire_bytes).unwrap_or(0);
+            let rcv = f.recv_conn.map(|c| &sim.conns[c as usize]);
             FlowSummary {
                 name: f.name.clone(),
                 kind: f.kind.to_string(),
@@ -266,6 +272,8 @@ pub(crate) fn collect(sim: Simulation) -> Result<RunOutput, String> {
                 throughput_bps: per_s(wire_bytes),
                 sender_wire_bytes: wire_bytes,
                 sender_wire_packets: snd.map(|s| s.wire_packets).unwrap_or(0),
+                receiver_wire_bytes: rcv.map(|s| s.wire_bytes).unwrap_or(0),
+                receiver_wire_packets: rcv.map(|s| s.wire_packets).unwrap_or(0),
                 retransmitted_segments: stats.retransmitted_segments,
                 retransmitted_bytes: stats.bytes_retransmitted,
                 timeouts: stats.timeouts,
