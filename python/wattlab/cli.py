@@ -148,6 +148,15 @@ def check(
     report.print_frame(console, df, title)
 
 
+def _register_subcommands() -> None:
+    from wattlab.cli_reproduce import reproduce_app
+
+    app.add_typer(reproduce_app, name="reproduce")
+
+
+_register_subcommands()
+
+
 @app.callback()
 def _main() -> None:
     """wattlab command line."""

@@ -6,7 +6,7 @@ use crate::radio::Radio;
 use crate::rng::RngStreams;
 use crate::scenario::{NodeKind, RetryLimit, Scenario, ScenarioError, WlanConfig};
 use crate::sim::{Iface, Node};
-use crate::wlan::{Bss, MacConfig, Overhearing, PowerSave, StaConfig, StaId};
+use crate::wlan::{Bss, LossLayer, MacConfig, Overhearing, PowerSave, StaConfig, StaId};
 use crate::wlan_host::{WlanHost, NO_STA};
 use std::collections::HashMap;
 use toml::Spanned;
@@ -94,6 +94,14 @@ pub(crate) fn build_wlans(
                 return Err(cx.err(s, &format!("{key}.overhearing"), format!("`{other}` is not \"rx\" or \"idle\"")));
             }
         };
+        let loss_layer = match w.loss_layer.as_ref().map(|s| s.get_ref().as_str()) {
+            None | Some("frame") => LossLayer::Frame,
+            Some("packet") => LossLayer::Packet,
+            Some(other) => {
+                let s = w.loss_layer.as_ref().expect("matched Some");
+                return Err(cx.err(s, &format!("{key}.loss_layer"), format!("`{other}` is not \"frame\" or \"packet\"")));
+            }
+        };
         let default_ps = w.power_save.as_ref().map(|s| s.get_ref().as_str()).unwrap_or("cam");
         let ps_err = |s: &Spanned<String>, k: &str| {
             cx.err(s, k, format!("unknown power-save mode `{}` (known: {})", s.get_ref(), POWER_SAVE_NAMES.join(", ")))
@@ -179,6 +187,7 @@ pub(crate) fn build_wlans(
             beacon_interval: w.beacon_interval.map(|d| d.get()).unwrap_or(Duration::from_micros(102_400)),
             beacons,
             beacon_bytes: BEACON_BYTES,
+            loss_layer,
         };
         if cfg.beacon_interval == Duration::ZERO {
             return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacon_interval")), "must be positive"));

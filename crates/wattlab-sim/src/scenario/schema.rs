@@ -333,6 +333,10 @@ pub struct WlanConfig {
     /// Frame errors station → AP.
     #[serde(default)]
     pub up_loss: Option<LossConfig>,
+    /// Where the loss processes act: "frame" (each attempt; the MAC retransmits) or
+    /// "packet" (each delivered packet, above the MAC's retransmissions).
+    #[serde(default)]
+    pub loss_layer: Option<Spanned<String>>,
     /// Per-station overrides (`[[wlan.station]]`).
     #[serde(rename = "station", default)]
     pub station_overrides: Vec<WlanStationConfig>,

@@ -13,7 +13,7 @@
 //! SIFS and the propagation delay), its airtimes reported to the radios at once, and two
 //! timers fire: `Delivered` when the data frame is in, `ExchangeEnd` when the medium frees.
 
-use super::{Body, Bss, ExchangeKind, Exchange, Frame, MacOutput, MacTimer, Overhearing, StaId, AP};
+use super::{Body, Bss, ExchangeKind, Exchange, Frame, LossLayer, MacOutput, MacTimer, Overhearing, StaId, AP};
 use rand::Rng;
 use wattlab_core::energy::Activity;
 use wattlab_core::wlan::phy::{NULL_FRAME_BYTES, PS_POLL_BYTES, DATA_OVERHEAD_BYTES};
@@ -161,6 +161,9 @@ impl Bss {
     fn note_attempt(&mut self, sta: StaId, frame: &Frame) {
         let s = &mut self.stas[sta as usize];
         s.stats.attempts += 1;
+        if let Body::Data(packet) = frame.body {
+            s.stats.bytes_attempted += packet.ip_len() as u64;
+        }
         if s.retry_id != frame.id {
             s.retry_id = frame.id;
             s.retries = 0;
@@ -172,8 +175,11 @@ impl Bss {
         }
     }
 
-    /// Draws the frame error of a frame between `sta` and the AP.
+    /// Draws the frame error of a frame attempt between `sta` and the AP (frame-layer loss).
     fn frame_lost(&mut self, from: StaId, to: StaId) -> bool {
+        if self.cfg.loss_layer != LossLayer::Frame {
+            return false;
+        }
         let s = &mut self.stas[if from == AP { to } else { from } as usize];
         let lost = if from == AP { s.cfg.loss_down.next_lost(&mut s.loss_rng) } else { s.cfg.loss_up.next_lost(&mut s.loss_rng) };
         if lost {
@@ -332,8 +338,24 @@ impl Bss {
             _ => return,
         };
         if let Body::Data(packet) = frame.body {
+            if self.packet_lost(from, frame.to) {
+                return;
+            }
             self.out.push_back(MacOutput::Deliver { sta: frame.to, from, packet });
         }
+    }
+
+    /// Draws the loss of a delivered packet above the MAC (packet-layer loss).
+    fn packet_lost(&mut self, from: StaId, to: StaId) -> bool {
+        if self.cfg.loss_layer != LossLayer::Packet {
+            return false;
+        }
+        let s = &mut self.stas[if from == AP { to } else { from } as usize];
+        let lost = if from == AP { s.cfg.loss_down.next_lost(&mut s.loss_rng) } else { s.cfg.loss_up.next_lost(&mut s.loss_rng) };
+        if lost {
+            self.stas[from as usize].stats.packet_errors += 1;
+        }
+        lost
     }
 
     /// The exchange is over: settle retries and backoffs, then contend again.

@@ -115,6 +115,20 @@ pub struct MacConfig {
     pub beacons: bool,
     /// Beacon size in bytes (MPDU).
     pub beacon_bytes: u32,
+    /// Where the stations' loss processes act.
+    pub loss_layer: LossLayer,
+}
+
+/// Where a station's loss processes (`loss_down`, `loss_up`) act.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LossLayer {
+    /// Each data-frame attempt may be corrupted; the MAC retransmits it (802.11 ARQ).
+    #[default]
+    Frame,
+    /// Each packet the MAC delivered may be lost above the MAC (after its MAC ACK), so the
+    /// loss rate is exactly what the transport sees: the "packet error rate" of studies
+    /// that put their error model above the link's retransmissions.
+    Packet,
 }
 
 /// Per-station settings.
@@ -147,10 +161,15 @@ pub struct StaStats {
     pub bytes_sent: u64,
     /// Transmission attempts of any frame (data, PS-Poll, Null).
     pub attempts: u64,
+    /// IP bytes in every data-frame attempt, delivered or not: what the station put on the air
+    /// (seed 003's Thr_max counts these).
+    pub bytes_attempted: u64,
     /// Attempts that collided with another station's.
     pub collisions: u64,
     /// Attempts lost to a frame error.
     pub frame_errors: u64,
+    /// Delivered packets lost above the MAC (`loss_layer = "packet"`).
+    pub packet_errors: u64,
     /// Frames dropped after the retry limit.
     pub retry_drops: u64,
     /// Frames refused because the transmit queue was full.

@@ -37,6 +37,7 @@ pub(crate) fn mac(phy: wattlab_core::wlan::PhyProfile, rate_kbps: u32) -> MacCon
         beacon_interval: Duration::from_micros(102_400),
         beacons: false,
         beacon_bytes: wattlab_core::wlan::phy::BEACON_BYTES,
+        loss_layer: LossLayer::Frame,
     }
 }
 
@@ -156,6 +157,25 @@ fn retry_limit_drops_and_counts() {
     assert_eq!(s.frame_errors, 8);
     assert!(h.delivered.is_empty());
     assert_eq!(h.bss.queue_len(1), 0);
+}
+
+#[test]
+fn packet_layer_loss_acts_once_per_packet_above_the_retransmissions() {
+    let mut cfg = mac(PHY_80211B, 11_000);
+    cfg.loss_layer = LossLayer::Packet;
+    let mut st = sta(1, PowerSave::Cam);
+    st.loss_up = LossProcess::Bernoulli { p: 0.25 };
+    let mut h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), st], 3);
+    for k in 0..2000u64 {
+        h.send(1, AP, 1000);
+        h.run_until(Time((k + 1) * 5_000_000));
+    }
+    let s = &h.bss.stas[1].stats;
+    // The MAC sends each frame once and gets its ACK; a quarter of the packets vanish above it.
+    assert_eq!((s.attempts, s.frame_errors, s.retry_drops, s.frames_sent), (2000, 0, 0, 2000));
+    assert_eq!(s.packet_errors + h.delivered.len() as u64, 2000);
+    let rate = s.packet_errors as f64 / 2000.0;
+    assert!((rate - 0.25).abs() < 0.03, "packet loss rate {rate}");
 }
 
 #[test]

@@ -1,0 +1,124 @@
+"""Parameters of the seed-003 reproduction: what the paper states, and what we chose where it
+is silent (each choice with its reason; docs/reproductions/kontogiannis2005.md lists them)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+VARIANTS = ("tahoe", "reno", "newreno", "sack", "vegas", "westwood")
+"""The six TCP variants of the paper's Experiment 1, in its order."""
+
+PER_READINGS = {
+    "bad-state": "the Gilbert good state is loss-free and the bad state loses PER of its packets, so the "
+    "long-run loss is PER/3 (notes/003.md reading R1, the default: the paper still sees working, "
+    "ordered TCP variants at 15–20 %, where TCP over a 15–20 % packet loss has all but stopped)",
+    "average": "the Gilbert bad state loses 3·PER of its packets, so the long-run loss equals PER "
+    "(notes/003.md reading R2): random and burst curves then share their mean loss at every x",
+}
+"""How the swept error rate maps onto the Gilbert chain (the 'burst' curves)."""
+
+ERROR_LAYERS = {
+    "packet": "each IP packet the 802.11 hop delivers is lost with the error probability above the MAC "
+    "(whose retransmissions still repair collisions): the error rate is exactly the loss TCP sees",
+    "frame": "each data-frame attempt is corrupted with the error probability and the MAC retransmits "
+    "(7 attempts, ns-2's ShortRetryLimit): TCP sees only what survives 802.11 ARQ",
+}
+"""Where the errors act."""
+
+GILBERT_P_GOOD_TO_BAD = 0.05
+"""The paper's transition matrix [[0.95, 0.05], [0.10, 0.90]]: P(good → bad) per packet."""
+GILBERT_P_BAD_TO_GOOD = 0.10
+"""P(bad → good) per packet: bad bursts last 10 packets on average, P(bad) = 1/3."""
+
+
+@dataclass
+class Config:
+    """Every knob of the reproduction; ``quick()`` and ``full()`` are the two presets."""
+
+    per_grid: list[float]
+    """Error rates of Experiment 1."""
+    seeds: int
+    """Repetitions per point (seeds base_seed … base_seed + seeds − 1, shared by all variants)."""
+    exp1_bytes: int
+    """Bytes per single flow in Experiment 1 (the paper does not say; we use its 10 MB FTP size)."""
+    exp2_flows: list[int]
+    """System sizes n of Experiment 2."""
+    exp2_bytes: int
+    """Bytes per flow in Experiment 2 (paper: 10 MB)."""
+    thr_max_seconds: float
+    """Length of each UDP CBR saturation run that measures Thr_max."""
+    variants: list[str] = field(default_factory=lambda: list(VARIANTS))
+    """Experiment 1 variants."""
+    exp2_per: float = 0.001
+    """Experiment 2 error rate (paper: 0.1 %), applied as random (Bernoulli) errors."""
+    per_reading: str = "bad-state"
+    """Key of PER_READINGS."""
+    error_layer: str = "packet"
+    """Key of ERROR_LAYERS."""
+    alpha: float = 1.0
+    """3E weight of effort without return (paper: 1, the OriNOCO's transmit power normalised)."""
+    b: float = 0.45
+    """3E weight of unused capacity (paper: 0.45; 0.532 is what Table 1's powers give)."""
+    base_seed: int = 1
+    """First seed."""
+    profile: str = "orinoco"
+    """Device profile of the transmitter's radio (paper: Lucent OriNOCO)."""
+    segment_bytes: int = 1024
+    """TCP payload per segment (paper: 1024-byte packets, ns-2 packetSize_ 1024 + 40 B headers)."""
+    window_segments: int = 20
+    """Advertised-window limit in segments (ns-2's window_ default of 20)."""
+    cbr_flows: int = 10
+    """Number of UDP CBR flows that saturate the channel for Thr_max."""
+    start_spread_s: float = 1.0
+    """Experiment 2 flows start at seeded-random times in [0, start_spread_s] (not synchronised)."""
+    quick: bool = False
+    """The reduced preset used by the test suite."""
+
+    @classmethod
+    def full(cls) -> "Config":
+        """The paper's sweep: PER 0–25 % in 1 % steps, n = 1…25, 5 seeds."""
+        return cls(
+            per_grid=[round(0.01 * i, 2) for i in range(26)],
+            seeds=5,
+            exp1_bytes=10 * 1024 * 1024,
+            exp2_flows=list(range(1, 26)),
+            exp2_bytes=10 * 1024 * 1024,
+            thr_max_seconds=60.0,
+        )
+
+    @classmethod
+    def quick_preset(cls) -> "Config":
+        """A few minutes' worth cut to well under one: 6 error rates, 1 MB flows, n ∈ {1, 3, 5, 8}, 2 seeds."""
+        return cls(
+            per_grid=[0.0, 0.03, 0.07, 0.15, 0.20, 0.25],
+            seeds=2,
+            exp1_bytes=1024 * 1024,
+            exp2_flows=[1, 3, 5, 8],
+            exp2_bytes=1024 * 1024,
+            thr_max_seconds=15.0,
+            quick=True,
+        )
+
+    def check(self) -> None:
+        """Raise ValueError naming the first invalid setting."""
+        from wattlab import metrics
+
+        unknown = [v for v in self.variants if v not in VARIANTS]
+        if unknown:
+            raise ValueError(f"unknown TCP variant {unknown[0]!r} (valid: {', '.join(VARIANTS)})")
+        if self.per_reading not in PER_READINGS:
+            raise ValueError(f"unknown PER reading {self.per_reading!r} (valid: {', '.join(PER_READINGS)})")
+        if self.error_layer not in ERROR_LAYERS:
+            raise ValueError(f"unknown error layer {self.error_layer!r} (valid: {', '.join(ERROR_LAYERS)})")
+        metrics.check_eee_weights(self.alpha, self.b)
+        if self.seeds < 1:
+            raise ValueError("--seeds must be at least 1")
+        bad = [p for p in self.per_grid + [self.exp2_per] if not 0.0 <= p < 1.0]
+        if bad:
+            raise ValueError(f"error rate {bad[0]} is outside [0, 1)")
+        if self.per_reading == "average" and max(self.per_grid) > 1 / 3:
+            raise ValueError("the 'average' PER reading needs error rates ≤ 1/3 (the bad state would lose > 100 %)")
+
+    def as_dict(self) -> dict:
+        """Plain dict for config.json."""
+        return asdict(self)
