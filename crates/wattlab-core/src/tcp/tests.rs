@@ -1049,7 +1049,13 @@ fn sack_repairs_several_holes_in_one_rtt() {
         nr.repaired_after,
     );
 
-    // Reno: a second reduction or a timeout.
+    // SACK recovery whatever the window arithmetic: Reno with SACK recovers like NewReno with SACK.
+    let reno_sack = TcpConfig { congestion_control: CongestionControlKind::Reno, ..sack_cfg() };
+    let rs = three_holes(reno_sack, sack_cfg());
+    assert_eq!((rs.stats.timeouts, rs.stats.sack_recoveries, rs.stats.retransmitted_segments), (0, 1, 3));
+    assert_eq!(rs.repaired_after, sack.repaired_after);
+
+    // Reno without SACK: a second reduction or a timeout.
     let reno_cfg = TcpConfig { congestion_control: CongestionControlKind::Reno, ..big_window() };
     let reno = three_holes(reno_cfg, big_window());
     assert!(reno.stats.timeouts + reno.stats.fast_retransmits >= 2, "{:?}", reno.stats);
@@ -1166,4 +1172,49 @@ fn no_sack_unless_both_offer_it() {
             .collect::<Vec<_>>()
     };
     assert_eq!(strip(&with), strip(&without));
+}
+
+#[test]
+fn sack_garbage_blocks_do_not_panic() {
+    // Random ACKs near snd_una with random SACK blocks (some valid, some wrapped, some bogus)
+    // hit a SACK sender with data in flight; transmission stays bounded.
+    let mut h = sack_pair(ms(5));
+    h.rate_bps = Some(10_000_000);
+    h.a.send(5_000_000);
+    h.run_until(Time::from_secs_f64(0.3));
+    assert!(h.a.bytes_in_flight() > 100_000);
+    let a_isn = 10u32;
+    let mut x: u32 = 99;
+    for i in 0..3000u32 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        let una = a_isn.wrapping_add(1 + (5_000_000 - h.a.unacked_bytes()) as u32);
+        let base = una.wrapping_add(x % 200_000);
+        let mut o = TcpOptions { timestamps: Some(Timestamps { tsval: i, tsecr: i }), ..Default::default() };
+        for k in 0..(x % 5).min(4) as usize {
+            let l = base.wrapping_add((k as u32) * (x >> 20));
+            o.sack[k] = crate::packet::SackBlock { left: l, right: l.wrapping_add(x >> (k + 8)) };
+        }
+        o.sack_len = (x % 5).min(4) as u8;
+        let hh = TcpHeader {
+            src_port: ep_b().port,
+            dst_port: ep_a().port,
+            seq: 21,
+            ack: if i % 7 == 0 { x } else { una },
+            flags: TcpFlags::ACK,
+            window: 60000,
+            options: o,
+        };
+        let p = Packet::tcp(ep_b().addr, ep_a().addr, hh, 0);
+        h.a.handle_segment(h.now, &p);
+        let mut n = 0;
+        while h.a.poll_transmit(h.now).is_some() {
+            n += 1;
+            assert!(n < 10_000, "transmission must stay bounded");
+        }
+        if i % 100 == 0 {
+            h.now += ms(50);
+            h.a.handle_timeout(h.now);
+        }
+    }
+    assert!(h.a.stats().sack_recoveries > 0 && h.a.stats().timeouts > 0, "{:?}", h.a.stats());
 }
