@@ -176,6 +176,7 @@ pub struct TcpHeader {
 
 impl TcpHeader {
     /// Header length including options.
+    #[allow(clippy::len_without_is_empty)] // a TCP header is never empty (20 bytes at least)
     pub fn len(&self) -> u32 {
         TCP_HEADER_LEN + self.options.len()
     }

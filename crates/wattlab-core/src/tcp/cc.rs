@@ -10,6 +10,8 @@
 //!   Westwood+ use `now` and the RTT sample here; CUBIC uses `now` for its epoch);
 //! - [`CongestionControl::on_enter_recovery`] on fast retransmit: returns the new ssthresh
 //!   (Westwood+ would return its bandwidth estimate × RTTmin; CUBIC β·cwnd);
+//!   [`CongestionControl::enter_sack_recovery`] wraps it for RFC 6675 (cwnd = ssthresh, no
+//!   inflation);
 //! - [`CongestionControl::on_dup_ack`] for each further duplicate ACK in recovery (Reno window
 //!   inflation; an RFC 6675 SACK variant would ignore it and use the scoreboard's pipe);
 //! - [`CongestionControl::on_partial_ack`] for NewReno partial ACKs (partial deflation);
@@ -18,8 +20,11 @@
 //!
 //! Queries [`CongestionControl::uses_fast_recovery`] (Tahoe would return `false`: fast
 //! retransmit, then slow start) and [`CongestionControl::recovery_style`] (Reno ends recovery at
-//! the first new ACK, NewReno at a full ACK; a `Sack` style will add a scoreboard module) let
-//! new algorithms be added as a variant plus a match arm without touching the connection.
+//! the first new ACK, NewReno at a full ACK) let new algorithms be added as a variant plus a
+//! match arm without touching the connection. When SACK was negotiated the connection uses
+//! [`RecoveryStyle::Sack`] whatever the algorithm (as Linux does: the algorithm only sizes the
+//! window), unless `uses_fast_recovery` is false — a Tahoe-like controller ignores SACK for
+//! recovery and keeps go-back-N after its fast retransmit.
 
 use super::config::CongestionControlKind;
 use crate::time::{Duration, Time};
@@ -35,6 +40,9 @@ pub enum RecoveryStyle {
     Reno,
     /// RFC 6582: partial ACKs retransmit the next hole; a full ACK (covering `recover`) ends it.
     NewReno,
+    /// RFC 6675: a SACK scoreboard decides what is lost and the pipe estimate how much may be
+    /// sent; chosen by the connection when SACK was negotiated (never by `recovery_style`).
+    Sack,
 }
 
 /// Additive-increase/multiplicative-decrease window arithmetic of RFC 5681 (Reno family).
@@ -161,6 +169,16 @@ impl CongestionControl {
         a.ssthresh
     }
 
+    /// RFC 6675 §5 step 2 fast retransmit: ssthresh from [`Self::on_enter_recovery`] (so each
+    /// algorithm keeps its own reduction), then cwnd = ssthresh with no dup-ACK inflation, as
+    /// the scoreboard's pipe replaces it. Returns the new ssthresh.
+    pub fn enter_sack_recovery(&mut self, flight: u32) -> u32 {
+        let ssthresh = self.on_enter_recovery(flight, 0);
+        let a = self.aimd_mut();
+        a.cwnd = ssthresh.max(a.mss);
+        ssthresh
+    }
+
     /// NewReno partial ACK: deflate by the data ACKed, add back one SMSS if that was at least
     /// one SMSS (RFC 6582 §3.2 step 5).
     pub fn on_partial_ack(&mut self, bytes_acked: u32) {
@@ -222,5 +240,12 @@ mod tests {
         cc.on_exit_recovery(0);
         assert_eq!(cc.cwnd(), 5000);
         assert_eq!(cc.on_enter_recovery(1000, 3), 2000); // floor of 2 SMSS
+    }
+
+    #[test]
+    fn sack_recovery_sets_cwnd_to_ssthresh() {
+        let mut cc = CongestionControl::new(CongestionControlKind::NewReno, 1000, 10);
+        assert_eq!(cc.enter_sack_recovery(10_000), 5000);
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (5000, 5000));
     }
 }

@@ -23,7 +23,8 @@ pub struct TcpConfig {
     pub window_scale: Option<u8>,
     /// Offer RFC 7323 timestamps (used if both SYNs carry them); TS clock = 1 ms ticks of `now`.
     pub timestamps: bool,
-    /// Offer SACK-permitted on our SYN (SACK-based recovery is not implemented yet).
+    /// Offer SACK-permitted on our SYN; if both sides do, ACKs carry SACK blocks (RFC 2018) and
+    /// loss recovery follows RFC 6675 (see [`super::scoreboard`]).
     pub sack: bool,
     /// Delay ACKs: ACK every second segment or when `delayed_ack_timeout` expires (RFC 1122 4.2.3.2).
     pub delayed_ack: bool,

@@ -3,12 +3,18 @@
 //! Sequence positions are kept unwrapped (`u64`, 0 = the SYN, data byte `i` at `1 + i`, our
 //! FIN right after the last data byte) and converted to 32-bit wire numbers at the edge
 //! (see [`SeqSpace`]), so window arithmetic never wraps whatever the ISN.
+//!
+//! SACK (RFC 2018 blocks, RFC 6675 recovery) lives in the child module `sack`; this file only
+//! calls it at places marked `SACK:`.
 
-use super::cc::CongestionControl;
+mod sack;
+
+use super::cc::{CongestionControl, RecoveryStyle};
 use super::config::TcpConfig;
 use super::reassembly::Reassembly;
 use super::recovery::{DupAckAction, LossRecovery, NewAckAction};
 use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
 use super::seq::{self, SeqSpace};
 use super::state::{TcpEvent, TcpState, TcpStats};
 use crate::packet::{Endpoint, Packet, TcpFlags, TcpHeader, TcpOptions, Timestamps};
@@ -87,6 +93,8 @@ pub struct TcpConnection {
     rtt: RttEstimator,
     cc: CongestionControl,
     recovery: LossRecovery,
+    /// RFC 6675 scoreboard (used only when SACK recovery is enabled).
+    sb: Scoreboard,
 
     // --- receive side (unwrapped positions in the peer's sequence space) ---
     rx: SeqSpace,
@@ -125,6 +133,7 @@ impl TcpConnection {
         TcpConnection {
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             cc: CongestionControl::new(cfg.congestion_control, mss, cfg.initial_cwnd),
+            sb: Scoreboard::new(mss, cfg.dupack_threshold),
             cfg,
             state,
             local,
@@ -248,7 +257,8 @@ impl TcpConnection {
     pub fn timestamps_enabled(&self) -> bool {
         self.ts_ok
     }
-    /// True if SACK-permitted was negotiated (no SACK recovery yet).
+    /// True if SACK-permitted was negotiated: ACKs then carry SACK blocks and, unless the
+    /// controller has no fast recovery, loss recovery follows RFC 6675.
     pub fn sack_permitted(&self) -> bool {
         self.sack_ok
     }
@@ -392,9 +402,14 @@ impl TcpConnection {
         let flight = self.flight_size();
         self.cc.on_timeout(flight);
         self.recovery.on_timeout(self.snd_max);
-        self.snd_nxt = self.snd_una;
+        if self.sack_recovery_enabled() {
+            // SACK: resend only the holes, paced by pipe (RFC 6675 §5.1).
+            self.sack_on_rto();
+        } else {
+            self.snd_nxt = self.snd_una;
+        }
         // The head segment goes out by the next poll_transmit (which re-arms the timer), the
-        // rest follows go-back-N as cwnd and the peer's window allow.
+        // rest follows go-back-N (or NextSeg with SACK) as cwnd and the peer's window allow.
         self.retransmit_at = Some(self.snd_una);
     }
 
@@ -483,6 +498,7 @@ impl TcpConnection {
         let overhead = if self.ts_ok { TIMESTAMP_OPTION_LEN } else { 0 };
         self.eff_mss = (peer_mss.min(self.cfg.mss as u32)).saturating_sub(overhead).max(1);
         self.cc.set_mss(self.eff_mss, self.cfg.initial_cwnd);
+        self.sb.set_mss(self.eff_mss);
         // The window on a SYN is never scaled (RFC 7323 §2.2).
         self.snd_wnd = h.window as u32;
         self.max_snd_wnd = self.snd_wnd;
@@ -622,13 +638,15 @@ impl TcpConnection {
         }
         let ack = ack as u64;
         let wnd = (h.window as u32) << self.snd_shift;
+        let style = self.recovery_style();
         // Duplicate ACK per RFC 5681 §2: outstanding data, no payload, no SYN/FIN,
-        // same ACK, same window.
-        let is_dup = ack == self.snd_una
-            && payload_len == 0
-            && !fin
-            && wnd == self.snd_wnd
-            && self.snd_max > self.snd_una;
+        // same ACK, same window. SACK: an ACK not advancing snd_una that SACKs new data
+        // (RFC 6675 §2), after the scoreboard's Update().
+        let is_dup = if style == RecoveryStyle::Sack {
+            self.sack_update(h, ack) && ack == self.snd_una && self.snd_max > self.snd_una
+        } else {
+            ack == self.snd_una && payload_len == 0 && !fin && wnd == self.snd_wnd && self.snd_max > self.snd_una
+        };
 
         // Send-window update (RFC 793 §3.9): only from segments newer than the last update.
         if seq::lt(self.snd_wl1, h.seq) || (self.snd_wl1 == h.seq && seq::le(self.snd_wl2, h.ack)) {
@@ -638,7 +656,6 @@ impl TcpConnection {
             self.snd_wl2 = h.ack;
         }
 
-        let style = self.cc.recovery_style();
         if ack > self.snd_una {
             let flight_before = self.bytes_in_flight();
             let data_end = self.data_end();
@@ -670,6 +687,8 @@ impl TcpConnection {
                     let flight = self.flight_size();
                     self.cc.on_exit_recovery(flight);
                 }
+                // SACK: cwnd stays; sack_transmit sends what pipe allows (RFC 6675 §5 (B)–(C)).
+                NewAckAction::StayInRecovery => {}
             }
             // RFC 6298 §5.2/5.3.
             if self.snd_una >= self.snd_max {
@@ -690,6 +709,7 @@ impl TcpConnection {
                 self.cc.uses_fast_recovery(),
             );
             match action {
+                DupAckAction::FastRetransmit if style == RecoveryStyle::Sack => self.enter_sack_recovery(),
                 DupAckAction::FastRetransmit => {
                     let flight = self.flight_size();
                     self.cc.on_enter_recovery(flight, self.cfg.dupack_threshold);
@@ -700,6 +720,9 @@ impl TcpConnection {
                 DupAckAction::Inflate => self.cc.on_dup_ack(self.bytes_in_flight()),
                 DupAckAction::None => {}
             }
+        }
+        if style == RecoveryStyle::Sack {
+            self.sack_check_loss(); // SACK: IsLost(HighACK+1) also starts recovery (RFC 6675 §5)
         }
         if self.snd_wnd > 0 {
             self.persist_at = None; // window open: normal sending (or sender SWS) takes over
@@ -874,7 +897,10 @@ impl TcpConnection {
                 // One segment of already-sent data, regardless of cwnd and of the peer's window
                 // (RFC 5681 §3.2 step 2; RFC 6298 §5.4 — after an RTO with a shrunk window this
                 // retransmission doubles as the window probe, as in Linux).
-                let len = (self.eff_mss as u64).min(self.snd_max - pos).min(self.data_end().saturating_sub(pos));
+                let mut len = (self.seg_mss() as u64).min(self.snd_max - pos).min(self.data_end().saturating_sub(pos));
+                if self.sack_recovery_enabled() {
+                    len = self.sb.unsacked_run(pos, len); // SACK: never resend SACKed data
+                }
                 let advance = pos == self.snd_nxt;
                 return Some(self.emit_from(now, pos, len, advance));
             }
@@ -883,7 +909,12 @@ impl TcpConnection {
             self.probe_pending = false;
             return Some(self.emit_probe(now));
         }
-        if self.can_send_state() && self.snd_nxt < self.snd_max.max(self.data_end() + self.fin_queued as u64) {
+        if self.can_send_state() && self.sack_pipe_mode() {
+            // SACK: NextSeg() paced by pipe (RFC 6675 §5 (C)).
+            if let Some(p) = self.sack_transmit(now) {
+                return Some(p);
+            }
+        } else if self.can_send_state() && self.snd_nxt < self.snd_max.max(self.data_end() + self.fin_queued as u64) {
             if let Some(p) = self.try_send(now) {
                 return Some(p);
             }
@@ -907,15 +938,16 @@ impl TcpConnection {
         let avail = data_end - self.snd_nxt;
         let flight = self.snd_nxt - self.snd_una;
         let wnd = self.cc.cwnd().min(self.snd_wnd) as u64;
-        let usable = wnd.saturating_sub(flight);
-        let len = (self.eff_mss as u64).min(avail).min(usable);
+        let usable = if self.sack_pipe_mode() { self.sack_usable() } else { wnd.saturating_sub(flight) };
+        let mss = self.seg_mss() as u64;
+        let len = mss.min(avail).min(usable);
         if len == 0 {
             return None;
         }
         // Sender SWS avoidance (RFC 1122 4.2.3.4): full segment, or all remaining data
         // (Nagle permitting), or at least half the largest window the peer ever offered,
         // or the persist timer's override.
-        let ok = len == self.eff_mss as u64
+        let ok = len == mss
             || (len == avail && (!self.cfg.nagle || flight == 0))
             || len * 2 >= self.max_snd_wnd as u64
             || self.force_send;
@@ -956,6 +988,10 @@ impl TcpConnection {
             self.stats.bytes_retransmitted += len.min(old_max - pos);
             if self.rtt_timing.is_some_and(|(e, _)| e > pos) {
                 self.rtt_timing = None; // Karn: never time a retransmitted segment
+            }
+            if self.sack_recovery_enabled() {
+                self.sb.on_retransmit(end); // SACK: HighRxt (RFC 6675 §5 step 3, C.2)
+                self.stats.sack_retransmits += 1;
             }
         }
         if len > 0 {
@@ -1025,6 +1061,9 @@ impl TcpConnection {
             options.timestamps = Some(Timestamps { tsval: ts_clock(now), tsecr: self.ts_recent });
         }
         let has_ack = flags.contains(TcpFlags::ACK);
+        if has_ack && !syn {
+            self.add_sack_blocks(&mut options); // SACK: RFC 2018 §4
+        }
         let window = if !has_ack && !syn {
             0
         } else if syn {
@@ -1100,6 +1139,11 @@ impl TcpConnection {
     /// Position just past the last queued data byte (= the FIN's position once closed).
     fn data_end(&self) -> u64 {
         1 + self.app_queued
+    }
+
+    /// Payload of a full segment now: the effective MSS less the SACK blocks it would carry.
+    fn seg_mss(&self) -> u32 {
+        self.eff_mss.saturating_sub(self.sack_option_len()).max(1)
     }
 
     /// RFC 5681 FlightSize: sent but not yet acknowledged.

@@ -7,8 +7,9 @@
 //!
 //! Modules: [`config`] (parameters and defaults), [`seq`] (wrapping sequence arithmetic),
 //! [`rtt`] (RFC 6298 estimator), [`cc`] (congestion-window arithmetic, extensible enum),
-//! [`recovery`] (duplicate ACKs, fast retransmit, NewReno `recover`), [`reassembly`]
-//! (out-of-order intervals), [`state`] (states, events, counters), [`connection`].
+//! [`recovery`] (duplicate ACKs, fast retransmit, NewReno `recover`), [`scoreboard`] (RFC 6675
+//! SACK scoreboard: IsLost, pipe, NextSeg), [`reassembly`] (out-of-order intervals, SACK block
+//! order), [`state`] (states, events, counters), [`connection`].
 //!
 //! Modelling choices (see [`TcpConfig`] for the defaults):
 //! - effective MSS = min(our MSS, peer's MSS) − 12 bytes when timestamps are on (1448, as Linux);
@@ -24,6 +25,12 @@
 //!   if the window shrank to zero), then go-back-N; persist probes are zero-length segments
 //!   with seq = snd_una − 1, interval RTO·2^k capped at max_rto; when the peer's window is
 //!   non-zero but too small for sender SWS avoidance, the persist timer instead sends what fits;
+//! - SACK (when both SYNs carry SACK-permitted): every ACK sent while out-of-order data is held
+//!   carries SACK blocks, most recent first (RFC 2018 §4; 3 blocks with timestamps, 4 without;
+//!   no D-SACK); the sender keeps an RFC 6675 scoreboard and recovers per RFC 6675 §5 whatever
+//!   the congestion-control arithmetic (cwnd = ssthresh on entry, sending paced by pipe,
+//!   NextSeg rules 1–3, no rescue retransmission); after an RTO it resends only unSACKed data.
+//!   The receiver never reneges, so SACK information is kept across an RTO;
 //! - PAWS (RFC 7323 §5) and RST generation for unknown segments are not modelled; the send
 //!   buffer is unbounded; one `TcpConnection` serves one connection (a listener binds to the
 //!   first SYN and does not return to LISTEN).
@@ -34,6 +41,7 @@ pub mod connection;
 pub mod reassembly;
 pub mod recovery;
 pub mod rtt;
+pub mod scoreboard;
 pub mod seq;
 pub mod state;
 

@@ -1,5 +1,6 @@
 //! Loss-recovery bookkeeping: duplicate-ACK counting, fast retransmit and the NewReno `recover`
-//! point (RFC 5681 §3.2, RFC 6582 §3.2). Window arithmetic lives in [`super::cc`].
+//! point (RFC 5681 §3.2, RFC 6582 §3.2), which is also RFC 6675's RecoveryPoint for the SACK
+//! style. Window arithmetic lives in [`super::cc`]; the SACK scoreboard in [`super::scoreboard`].
 //!
 //! Positions are unwrapped sequence offsets (see [`super::seq::SeqSpace`]).
 
@@ -12,7 +13,8 @@ pub enum DupAckAction {
     None,
     /// Fast retransmit the segment at snd_una and enter fast recovery.
     FastRetransmit,
-    /// Already in recovery: inflate the window.
+    /// Already in recovery: inflate the window (not for the SACK style, whose pipe estimate
+    /// replaces window inflation: RFC 6675 §5).
     Inflate,
 }
 
@@ -29,6 +31,9 @@ pub enum NewAckAction {
     },
     /// Recovery is over: deflate to ssthresh.
     ExitRecovery,
+    /// SACK recovery continues (RFC 6675 §5 (B)): cwnd stays, the scoreboard's pipe decides
+    /// what may be sent.
+    StayInRecovery,
 }
 
 /// Duplicate-ACK counter and recovery state.
@@ -68,20 +73,36 @@ impl LossRecovery {
     ) -> DupAckAction {
         self.dupacks = self.dupacks.saturating_add(1);
         if self.in_recovery {
-            return if fast_recovery { DupAckAction::Inflate } else { DupAckAction::None };
+            return if fast_recovery && style != RecoveryStyle::Sack { DupAckAction::Inflate } else { DupAckAction::None };
         }
         if self.dupacks != threshold.max(1) {
             return DupAckAction::None;
         }
-        // RFC 6582 §3.2 step 2: only start a new recovery if the ACK covers more than
-        // `recover`, so one window of losses causes one window reduction.
-        if style == RecoveryStyle::NewReno && ack <= self.recover && self.recover > 0 {
+        if !self.may_start(ack, style) {
             return DupAckAction::None;
         }
         self.recover = snd_max;
         self.in_recovery = fast_recovery;
         self.partial_acks = 0;
         DupAckAction::FastRetransmit
+    }
+
+    /// RFC 6582 §3.2 step 2 / RFC 6675 §5: only start a new recovery if the ACK covers more
+    /// than `recover` (RecoveryPoint), so one window of losses causes one window reduction.
+    fn may_start(&self, ack: u64, style: RecoveryStyle) -> bool {
+        style == RecoveryStyle::Reno || ack > self.recover || self.recover == 0
+    }
+
+    /// SACK loss detection without DupThresh duplicate ACKs (RFC 6675 §5: `IsLost(HighACK+1)`):
+    /// enter recovery if allowed; returns true if it did.
+    pub fn enter_on_sack_loss(&mut self, ack: u64, snd_max: u64) -> bool {
+        if self.in_recovery || !self.may_start(ack, RecoveryStyle::Sack) {
+            return false;
+        }
+        self.recover = snd_max;
+        self.in_recovery = true;
+        self.partial_acks = 0;
+        true
     }
 
     /// An ACK advancing snd_una to `ack` arrived.
@@ -96,6 +117,11 @@ impl LossRecovery {
                 self.dupacks = 0;
                 self.partial_acks += 1;
                 NewAckAction::PartialAck { first: self.partial_acks == 1 }
+            }
+            // RFC 6675 §5 (A): only a cumulative ACK covering RecoveryPoint ends recovery.
+            RecoveryStyle::Sack if ack < self.recover => {
+                self.dupacks = 0;
+                NewAckAction::StayInRecovery
             }
             _ => {
                 self.in_recovery = false;

@@ -94,4 +94,11 @@ pub struct TcpStats {
     pub rtt_samples: u64,
     /// Segments sent advertising a zero window.
     pub zero_window_advertised: u64,
+    /// SACK blocks sent on our ACKs (RFC 2018), summed over segments.
+    pub sack_blocks_sent: u64,
+    /// Entries into SACK-based loss recovery (RFC 6675 §5); also counted in `fast_retransmits`.
+    pub sack_recoveries: u64,
+    /// Segments retransmitted while SACK recovery was in charge (fast retransmit, NextSeg(),
+    /// and after an RTO); also counted in `retransmitted_segments`.
+    pub sack_retransmits: u64,
 }
