@@ -74,11 +74,17 @@ impl LossRecovery {
             return DupAckAction::None;
         }
         // RFC 6582 §3.2 step 2: only start a new recovery if the ACK covers more than
-        // `recover`, so one window of losses causes one window reduction.
-        if style == RecoveryStyle::NewReno && ack <= self.recover && self.recover > 0 {
+        // `recover`, so one window of losses causes one window reduction. Without fast
+        // recovery (Tahoe) the same check is ns-2's `bug_fix_`: after a fast retransmit or an
+        // RTO the sender goes back to snd_una, and the duplicate ACKs that the resent copies of
+        // already-received segments provoke must not trigger another fast retransmit.
+        let guarded = style == RecoveryStyle::NewReno || !fast_recovery;
+        if guarded && ack <= self.recover && self.recover > 0 {
             return DupAckAction::None;
         }
         self.recover = snd_max;
+        // Without fast recovery there is no recovery state: the retransmission is followed by
+        // slow start, and further duplicates of this episode just count (and are ignored).
         self.in_recovery = fast_recovery;
         self.partial_acks = 0;
         DupAckAction::FastRetransmit
