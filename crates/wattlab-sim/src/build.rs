@@ -35,8 +35,12 @@ pub struct BuildOptions {
     pub timeseries: bool,
 }
 
-/// Congestion-control names accepted in scenarios.
-pub const CC_NAMES: &[&str] = &["reno", "newreno"];
+/// Congestion-control names accepted in scenarios: every `CongestionControlKind::name()`
+/// (aliases "westwood+" and "new-reno" are accepted too but not listed).
+pub const CC_NAMES: &[&str] = &[
+    "tahoe", "reno", "newreno", "vegas", "westwood", "cubic",
+    // "sack" (RFC 6675 recovery) is added here by the SACK work, with its arm in `tcp_config`.
+];
 
 /// Accounting policy names accepted in scenarios.
 pub const POLICY_NAMES: &[&str] = &["always-on", "oracle"];
@@ -594,11 +598,12 @@ fn impairments(d: &DirectionConfig) -> Result<(LossProcess, Jitter), String> {
 fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> {
     let mut c = TcpConfig::default();
     if let Some(cc) = &t.cc {
-        c.congestion_control = match cc.to_ascii_lowercase().as_str() {
-            "reno" => CongestionControlKind::Reno,
-            "newreno" => CongestionControlKind::NewReno,
-            other => {
-                return Err(("tcp", format!("unknown congestion control `{other}` (known: {})", CC_NAMES.join(", "))))
+        c.congestion_control = match CongestionControlKind::from_name(cc) {
+            Ok(kind) => kind,
+            // Names that are not a `CongestionControlKind` (the SACK work's "sack") go here,
+            // before the error.
+            Err(_) => {
+                return Err(("tcp", format!("unknown congestion control `{cc}` (known: {})", CC_NAMES.join(", "))))
             }
         };
     }
@@ -647,4 +652,27 @@ fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> {
 fn make_reader(r: &ReaderConfig, buffer: u64, start: Time) -> crate::app::Reader {
     let pause = r.pause.map(|[a, b]| (start + a.get(), start + b.get()));
     Simulation::reader(r.rate.map(|x| x.bps()), pause, buffer, start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_congestion_control_name_is_accepted_and_listed() {
+        for kind in CongestionControlKind::ALL {
+            assert!(CC_NAMES.contains(&kind.name()), "{} missing from CC_NAMES", kind.name());
+            for name in [kind.name().to_string(), kind.name().to_uppercase()] {
+                let t = TcpSettings { cc: Some(name), ..Default::default() };
+                assert_eq!(tcp_config(&t).map(|c| c.congestion_control), Ok(kind));
+            }
+        }
+        let t = TcpSettings { cc: Some("Westwood+".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.congestion_control), Ok(CongestionControlKind::Westwood));
+        let t = TcpSettings { cc: Some("bbr9".into()), ..Default::default() };
+        let (field, msg) = tcp_config(&t).expect_err("unknown name");
+        assert_eq!(field, "tcp");
+        assert_eq!(msg, format!("unknown congestion control `bbr9` (known: {})", CC_NAMES.join(", ")));
+        assert!(msg.contains("tahoe, reno, newreno, vegas, westwood, cubic"), "{msg}");
+    }
 }

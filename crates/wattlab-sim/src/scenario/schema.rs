@@ -377,7 +377,8 @@ pub struct RouteConfig {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSettings {
-    /// Congestion control: reno or newreno.
+    /// Congestion control, case-insensitive: tahoe, reno, newreno (default), vegas, westwood
+    /// (alias westwood+) or cubic.
     #[serde(default)]
     pub cc: Option<String>,
     /// Maximum segment size we advertise.
