@@ -103,8 +103,7 @@ impl Harness {
 
     /// Runs timers up to `until`.
     pub fn run_until(&mut self, until: Time) {
-        loop {
-            let Some(k) = (0..self.timers.len()).min_by_key(|&k| (self.timers[k].0, self.timers[k].1)) else { break };
+        while let Some(k) = (0..self.timers.len()).min_by_key(|&k| (self.timers[k].0, self.timers[k].1)) {
             if self.timers[k].0 > until {
                 break;
             }
