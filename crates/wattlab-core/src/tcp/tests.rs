@@ -759,6 +759,36 @@ fn westwood_ssthresh_after_loss_is_bandwidth_estimate_times_rtt_min() {
 }
 
 #[test]
+fn cubic_reduces_by_beta_and_remembers_w_max() {
+    use cc::cubic::CUBIC_BETA;
+    let mss = 1448;
+    let ca = TcpConfig { congestion_control: CongestionControlKind::Cubic, ..big_window() };
+    let mut h = Harness::new(ca, big_window(), 10, 20, ms(20));
+    h.drops.push((A_TO_B, 100));
+    h.a.send(3_000_000);
+    let mut before = 0;
+    h.run_while(Time::from_secs_f64(60.0), |h| {
+        if h.a.stats().fast_retransmits == 0 {
+            before = h.a.cwnd();
+        }
+        h.a.stats().fast_retransmits == 0
+    });
+    // RFC 9438 §4.6: ssthresh = β·cwnd; §4.7: W_max = cwnd at the loss (the first one).
+    assert_eq!(h.a.ssthresh(), (CUBIC_BETA * before as f64) as u32);
+    let c = h.a.congestion_control().cubic().expect("cubic");
+    assert!((c.w_max() - before as f64 / mss as f64).abs() < 1e-9);
+    h.run_while(Time::from_secs_f64(60.0), |h| h.a.in_recovery());
+    assert_eq!(h.a.cwnd(), h.a.ssthresh(), "recovery ends at ssthresh");
+    h.a.close();
+    h.run_until(Time::from_secs_f64(60.0));
+    assert_eq!(h.b.stats().bytes_read, 3_000_000);
+    let s = h.a.stats();
+    assert_eq!((s.fast_retransmits, s.timeouts), (1, 0));
+    // A congestion-avoidance epoch began after recovery.
+    assert!(h.a.congestion_control().cubic().and_then(|c| c.epoch_start()).is_some());
+}
+
+#[test]
 fn tail_drop_rto_backoff_and_karn() {
     // No timestamps: RTT from Karn-timed segments. 10 segments; drop the last and its first
     // retransmission.

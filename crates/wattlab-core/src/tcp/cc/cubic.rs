@@ -212,7 +212,6 @@ mod tests {
         let k = (200.0 * (1.0 - CUBIC_BETA) / CUBIC_C).cbrt();
         let checks = [0.25, 0.5, 1.0, 1.5, 2.0].map(|x| x * k);
         let mut next = 0;
-        let mut worst: f64 = 0.0;
         ack_clock(&mut cc, rtt, Time::from_secs_f64(2.0 * k + 0.01), |cc, now| {
             let c = cc.cubic().expect("cubic");
             let t = now.saturating_since(c.epoch_start().expect("epoch")).as_secs_f64();
@@ -220,7 +219,6 @@ mod tests {
                 assert!((c.k() - k).abs() < 1e-9, "K = cbrt(W_max(1−β)/C)");
                 assert!(c.w_cubic(t) > c.w_est(), "cubic region at t = {t}");
                 let err = cc.cwnd() as f64 / MSS as f64 - c.w_cubic(t);
-                worst = worst.max(err.abs());
                 assert!(err.abs() <= 2.0, "t = {t:.2}: cwnd {} vs W_cubic {:.1}", cc.cwnd(), c.w_cubic(t));
                 next += 1;
             }
