@@ -35,8 +35,15 @@ pub struct BuildOptions {
     pub timeseries: bool,
 }
 
-/// Congestion-control names accepted in scenarios.
-pub const CC_NAMES: &[&str] = &["reno", "newreno"];
+/// Congestion-control names accepted in scenarios: every `CongestionControlKind::name()`
+/// (aliases "westwood+" and "new-reno" are accepted too but not listed).
+pub const CC_NAMES: &[&str] = &[
+    "tahoe", "reno", "newreno", "sack", "vegas", "westwood", "cubic",
+];
+
+/// The scenario name `sack`: ns-2's `Sack1` sender, i.e. Reno's window arithmetic with SACK
+/// negotiated, so recovery follows RFC 6675 (see `tcp.sack` to add SACK to any algorithm).
+const SACK_NAME: &str = "sack";
 
 /// Accounting policy names accepted in scenarios.
 pub const POLICY_NAMES: &[&str] = &["always-on", "oracle"];
@@ -594,11 +601,14 @@ fn impairments(d: &DirectionConfig) -> Result<(LossProcess, Jitter), String> {
 fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> {
     let mut c = TcpConfig::default();
     if let Some(cc) = &t.cc {
-        c.congestion_control = match cc.to_ascii_lowercase().as_str() {
-            "reno" => CongestionControlKind::Reno,
-            "newreno" => CongestionControlKind::NewReno,
-            other => {
-                return Err(("tcp", format!("unknown congestion control `{other}` (known: {})", CC_NAMES.join(", "))))
+        c.congestion_control = match CongestionControlKind::from_name(cc) {
+            Ok(kind) => kind,
+            Err(_) if cc.eq_ignore_ascii_case(SACK_NAME) => {
+                c.sack = true;
+                CongestionControlKind::Reno
+            }
+            Err(_) => {
+                return Err(("tcp", format!("unknown congestion control `{cc}` (known: {})", CC_NAMES.join(", "))))
             }
         };
     }
@@ -641,10 +651,50 @@ fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> {
     if let Some(v) = t.min_rto {
         c.min_rto = v.get();
     }
+    if let Some(v) = t.sack {
+        if !v && t.cc.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(SACK_NAME)) {
+            return Err(("tcp", "cc = \"sack\" needs SACK: remove tcp.sack = false".into()));
+        }
+        c.sack = v;
+    }
     Ok(c)
 }
 
 fn make_reader(r: &ReaderConfig, buffer: u64, start: Time) -> crate::app::Reader {
     let pause = r.pause.map(|[a, b]| (start + a.get(), start + b.get()));
     Simulation::reader(r.rate.map(|x| x.bps()), pause, buffer, start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_congestion_control_name_is_accepted_and_listed() {
+        for kind in CongestionControlKind::ALL {
+            assert!(CC_NAMES.contains(&kind.name()), "{} missing from CC_NAMES", kind.name());
+            for name in [kind.name().to_string(), kind.name().to_uppercase()] {
+                let t = TcpSettings { cc: Some(name), ..Default::default() };
+                assert_eq!(tcp_config(&t).map(|c| c.congestion_control), Ok(kind));
+            }
+        }
+        let t = TcpSettings { cc: Some("Westwood+".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.congestion_control), Ok(CongestionControlKind::Westwood));
+        let t = TcpSettings { cc: Some("bbr9".into()), ..Default::default() };
+        let (field, msg) = tcp_config(&t).expect_err("unknown name");
+        assert_eq!(field, "tcp");
+        assert_eq!(msg, format!("unknown congestion control `bbr9` (known: {})", CC_NAMES.join(", ")));
+        assert!(msg.contains("tahoe, reno, newreno, sack, vegas, westwood, cubic"), "{msg}");
+    }
+
+    #[test]
+    fn sack_is_reno_arithmetic_with_sack_negotiated() {
+        let t = TcpSettings { cc: Some("SACK".into()), ..Default::default() };
+        let c = tcp_config(&t).unwrap();
+        assert_eq!((c.congestion_control, c.sack), (CongestionControlKind::Reno, true));
+        let t = TcpSettings { cc: Some("cubic".into()), sack: Some(true), ..Default::default() };
+        assert!(tcp_config(&t).unwrap().sack);
+        let t = TcpSettings { cc: Some("sack".into()), sack: Some(false), ..Default::default() };
+        assert!(tcp_config(&t).is_err());
+    }
 }

@@ -3,13 +3,94 @@
 use crate::time::Duration;
 
 /// Congestion-control algorithm of a connection (see [`super::cc`] for the extension points).
+///
+/// Serialized by its lower-case [`name`](Self::name), as scenarios spell it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum CongestionControlKind {
+    /// 4.3BSD Tahoe (ns-2 `Agent/TCP`): fast retransmit, then slow start; no fast recovery.
+    Tahoe,
     /// RFC 5681 Reno: fast retransmit and fast recovery, recovery ends on the first new ACK.
     Reno,
     /// RFC 6582 NewReno: stays in fast recovery across partial ACKs.
     #[default]
+    #[serde(alias = "new-reno")]
     NewReno,
+    /// Vegas (Brakmo & Peterson 1995): keeps α..β segments queued, by RTT.
+    Vegas,
+    /// Westwood+ (Mascolo et al.): ssthresh = bandwidth estimate × RTTmin after a loss.
+    #[serde(alias = "westwood+")]
+    Westwood,
+    /// CUBIC (RFC 9438).
+    Cubic,
+}
+
+/// A congestion-control name that matches no [`CongestionControlKind`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownCongestionControl(pub String);
+
+impl std::fmt::Display for UnknownCongestionControl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown congestion control `{}` (known: ", self.0)?;
+        for (i, k) in CongestionControlKind::ALL.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{}", k.name())?;
+        }
+        write!(f, ")")
+    }
+}
+
+impl std::error::Error for UnknownCongestionControl {}
+
+impl CongestionControlKind {
+    /// Every algorithm, oldest first.
+    pub const ALL: [CongestionControlKind; 6] = [
+        CongestionControlKind::Tahoe,
+        CongestionControlKind::Reno,
+        CongestionControlKind::NewReno,
+        CongestionControlKind::Vegas,
+        CongestionControlKind::Westwood,
+        CongestionControlKind::Cubic,
+    ];
+
+    /// Canonical lower-case name, as in scenarios and reports.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CongestionControlKind::Tahoe => "tahoe",
+            CongestionControlKind::Reno => "reno",
+            CongestionControlKind::NewReno => "newreno",
+            CongestionControlKind::Vegas => "vegas",
+            CongestionControlKind::Westwood => "westwood",
+            CongestionControlKind::Cubic => "cubic",
+        }
+    }
+
+    /// Parse a name, case-insensitively; "westwood+" and "new-reno" are accepted as aliases.
+    pub fn from_name(name: &str) -> Result<Self, UnknownCongestionControl> {
+        const ALIASES: [(&str, CongestionControlKind); 2] =
+            [("westwood+", CongestionControlKind::Westwood), ("new-reno", CongestionControlKind::NewReno)];
+        let n = name.trim();
+        CongestionControlKind::ALL
+            .into_iter()
+            .map(|k| (k.name(), k))
+            .chain(ALIASES)
+            .find(|(s, _)| s.eq_ignore_ascii_case(n))
+            .map(|(_, k)| k)
+            .ok_or_else(|| UnknownCongestionControl(name.to_string()))
+    }
+}
+
+impl std::fmt::Display for CongestionControlKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for CongestionControlKind {
+    type Err = UnknownCongestionControl;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        CongestionControlKind::from_name(s)
+    }
 }
 
 /// Parameters of one TCP endpoint.
@@ -68,5 +149,42 @@ impl Default for TcpConfig {
             nagle: false,
             time_wait: Duration::from_millis(400),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_aliases_parse() {
+        for k in CongestionControlKind::ALL {
+            assert_eq!(CongestionControlKind::from_name(k.name()), Ok(k));
+            assert_eq!(CongestionControlKind::from_name(&k.name().to_uppercase()), Ok(k));
+            assert_eq!(k.to_string(), k.name());
+        }
+        assert_eq!(CongestionControlKind::from_name("Westwood+"), Ok(CongestionControlKind::Westwood));
+        assert_eq!(CongestionControlKind::from_name("new-reno"), Ok(CongestionControlKind::NewReno));
+        assert_eq!("CUBIC".parse::<CongestionControlKind>(), Ok(CongestionControlKind::Cubic));
+    }
+
+    #[test]
+    fn unknown_name_error_lists_every_valid_name() {
+        let e = CongestionControlKind::from_name("bbr9").unwrap_err();
+        assert_eq!(e.to_string(), "unknown congestion control `bbr9` (known: tahoe, reno, newreno, vegas, westwood, cubic)");
+        for k in CongestionControlKind::ALL {
+            assert!(e.to_string().contains(k.name()));
+        }
+    }
+
+    #[test]
+    fn serde_uses_the_names() {
+        #[derive(serde::Deserialize)]
+        struct T {
+            cc: Vec<CongestionControlKind>,
+        }
+        let t: T = toml::from_str(r#"cc = ["tahoe", "newreno", "new-reno", "westwood+", "cubic"]"#).expect("parse");
+        use CongestionControlKind::*;
+        assert_eq!(t.cc, vec![Tahoe, NewReno, NewReno, Westwood, Cubic]);
     }
 }

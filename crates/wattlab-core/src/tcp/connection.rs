@@ -9,7 +9,7 @@
 
 mod sack;
 
-use super::cc::{CongestionControl, RecoveryStyle};
+use super::cc::{AckInfo, CongestionControl, RecoveryStyle};
 use super::config::TcpConfig;
 use super::reassembly::Reassembly;
 use super::recovery::{DupAckAction, LossRecovery, NewAckAction};
@@ -88,7 +88,8 @@ pub struct TcpConnection {
     persist_backoff: u32,
     retries: u32,
     syn_retransmitted: bool,
-    /// Karn-timed segment (end position, send time) when timestamps are off.
+    /// Karn-timed segment (end position, send time): the RTO's samples when timestamps are
+    /// off, congestion control's nanosecond sample always.
     rtt_timing: Option<(u64, Time)>,
     rtt: RttEstimator,
     cc: CongestionControl,
@@ -273,6 +274,10 @@ impl TcpConnection {
     /// True while in fast recovery.
     pub fn in_recovery(&self) -> bool {
         self.recovery.in_recovery()
+    }
+    /// The congestion controller (algorithm state such as Vegas's BaseRTT or Westwood+'s BWE).
+    pub fn congestion_control(&self) -> &CongestionControl {
+        &self.cc
     }
 
     // ------------------------------------------------------------------ application side
@@ -667,7 +672,23 @@ impl TcpConnection {
             }
             self.retries = 0;
             self.persist_backoff = 0;
+            // The timed segment's nanosecond RTT, for delay-based congestion control (with
+            // timestamps on it is timed for the controller only).
+            let fine_rtt = self.rtt_timing.filter(|&(end, _)| ack >= end).map(|(_, sent)| now.saturating_since(sent));
             let sample = self.take_rtt_sample(now, h, ack);
+            if fine_rtt.is_some() {
+                self.rtt_timing = None;
+            }
+            self.cc.on_ack_arrival(&AckInfo {
+                now,
+                ack,
+                snd_nxt: self.snd_nxt,
+                bytes_acked: acked_data,
+                is_dup: false,
+                rtt: sample,
+                fine_rtt,
+                srtt: self.rtt.srtt(),
+            });
             let mut restart_rto = true;
             match self.recovery.on_new_ack(ack, style) {
                 NewAckAction::Normal => {
@@ -701,6 +722,16 @@ impl TcpConnection {
             }
         } else if is_dup {
             self.stats.dup_acks_received += 1;
+            self.cc.on_ack_arrival(&AckInfo {
+                now,
+                ack,
+                snd_nxt: self.snd_nxt,
+                bytes_acked: 0,
+                is_dup: true,
+                rtt: None,
+                fine_rtt: None,
+                srtt: self.rtt.srtt(),
+            });
             let action = self.recovery.on_dup_ack(
                 ack,
                 self.snd_max,
@@ -716,6 +747,11 @@ impl TcpConnection {
                     self.retransmit_at = Some(self.snd_una);
                     self.rtt_timing = None; // Karn
                     self.stats.fast_retransmits += 1;
+                    if !self.cc.uses_fast_recovery() {
+                        // Tahoe (ns-2 `reset_rtx_timer(0,0)` sets t_seqno_ = highest_ack_ + 1):
+                        // go back to snd_una and resend in slow start, as after an RTO.
+                        self.snd_nxt = self.snd_una;
+                    }
                 }
                 DupAckAction::Inflate => self.cc.on_dup_ack(self.bytes_in_flight()),
                 DupAckAction::None => {}
@@ -977,8 +1013,9 @@ impl TcpConnection {
             self.snd_nxt = self.snd_nxt.max(end);
         }
         if end > self.snd_max {
-            // New sequence space: time it if no segment is being timed (RFC 6298 §3, Karn).
-            if !self.ts_ok && self.rtt_timing.is_none() && !retransmission {
+            // New sequence space: time it if no segment is being timed (RFC 6298 §3, Karn);
+            // with timestamps too, for congestion control's nanosecond sample.
+            if self.rtt_timing.is_none() && !retransmission {
                 self.rtt_timing = Some((end, now));
             }
             self.snd_max = end;

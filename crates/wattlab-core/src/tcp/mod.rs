@@ -11,6 +11,16 @@
 //! SACK scoreboard: IsLost, pipe, NextSeg), [`reassembly`] (out-of-order intervals, SACK block
 //! order), [`state`] (states, events, counters), [`connection`].
 //!
+//! Congestion control ([`CongestionControlKind`], one module per algorithm under [`cc`]):
+//! - `tahoe`: 4.3BSD-Tahoe as ns-2 `Agent/TCP` — on the third duplicate ACK ssthresh =
+//!   FlightSize/2, cwnd = 1 SMSS, go-back-N from snd_una, slow start (no fast recovery);
+//! - `reno`: RFC 5681 fast retransmit / fast recovery;
+//! - `newreno` (default): RFC 6582, stays in recovery across partial ACKs;
+//! - `vegas`: Brakmo & Peterson 1995 with ns-2's α = 1, β = 3, γ = 1 segments, on a
+//!   nanosecond RTT of one timed segment per RTT; NewReno loss recovery;
+//! - `westwood`: Westwood+ with Linux's bandwidth estimator; ssthresh = BWE·RTTmin after a loss;
+//! - `cubic`: RFC 9438 (C = 0.4, β = 0.7, fast convergence, Reno-friendly region; no HyStart).
+//!
 //! Modelling choices (see [`TcpConfig`] for the defaults):
 //! - effective MSS = min(our MSS, peer's MSS) − 12 bytes when timestamps are on (1448, as Linux);
 //! - ACKs: every second in-order segment (any size) or after the delayed-ACK timer; immediate
@@ -48,7 +58,7 @@ pub mod state;
 #[cfg(test)]
 mod tests;
 
-pub use cc::{CongestionControl, RecoveryStyle};
-pub use config::{CongestionControlKind, TcpConfig};
+pub use cc::{AckInfo, CongestionControl, RecoveryStyle};
+pub use config::{CongestionControlKind, TcpConfig, UnknownCongestionControl};
 pub use connection::TcpConnection;
 pub use state::{TcpEvent, TcpState, TcpStats};

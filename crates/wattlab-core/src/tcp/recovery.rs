@@ -78,10 +78,12 @@ impl LossRecovery {
         if self.dupacks != threshold.max(1) {
             return DupAckAction::None;
         }
-        if !self.may_start(ack, style) {
+        if !self.may_start(ack, style, fast_recovery) {
             return DupAckAction::None;
         }
         self.recover = snd_max;
+        // Without fast recovery there is no recovery state: the retransmission is followed by
+        // slow start, and further duplicates of this episode just count (and are ignored).
         self.in_recovery = fast_recovery;
         self.partial_acks = 0;
         DupAckAction::FastRetransmit
@@ -89,14 +91,17 @@ impl LossRecovery {
 
     /// RFC 6582 §3.2 step 2 / RFC 6675 §5: only start a new recovery if the ACK covers more
     /// than `recover` (RecoveryPoint), so one window of losses causes one window reduction.
-    fn may_start(&self, ack: u64, style: RecoveryStyle) -> bool {
-        style == RecoveryStyle::Reno || ack > self.recover || self.recover == 0
+    /// Without fast recovery (Tahoe) the same check is ns-2's `bug_fix_`: after a fast
+    /// retransmit or an RTO the sender goes back to snd_una, and the duplicate ACKs that the
+    /// resent copies of already-received segments provoke must not trigger another one.
+    fn may_start(&self, ack: u64, style: RecoveryStyle, fast_recovery: bool) -> bool {
+        (style == RecoveryStyle::Reno && fast_recovery) || ack > self.recover || self.recover == 0
     }
 
     /// SACK loss detection without DupThresh duplicate ACKs (RFC 6675 §5: `IsLost(HighACK+1)`):
     /// enter recovery if allowed; returns true if it did.
     pub fn enter_on_sack_loss(&mut self, ack: u64, snd_max: u64) -> bool {
-        if self.in_recovery || !self.may_start(ack, RecoveryStyle::Sack) {
+        if self.in_recovery || !self.may_start(ack, RecoveryStyle::Sack, true) {
             return false;
         }
         self.recover = snd_max;

@@ -381,9 +381,13 @@ pub struct RouteConfig {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSettings {
-    /// Congestion control: reno or newreno.
+    /// Congestion control, case-insensitive: tahoe, reno, newreno (default), sack (Reno with
+    /// SACK, ns-2's Sack1), vegas, westwood (alias westwood+) or cubic.
     #[serde(default)]
     pub cc: Option<String>,
+    /// Offer SACK (RFC 2018); when both ends do, loss recovery follows RFC 6675 (default off).
+    #[serde(default)]
+    pub sack: Option<bool>,
     /// Maximum segment size we advertise.
     #[serde(default)]
     pub mss: Option<u16>,

@@ -77,7 +77,7 @@ def tcp_scenario(variant: str, n_flows: int, flow_bytes: int, model: str, per: f
     initial window 2, minimum RTO 1 s. With several flows, starts are spread at seeded-random
     times over ``cfg.start_spread_s`` so the flows are not artificially synchronised.
     """
-    lines = _channel(model, per, cfg, f"kontogiannis2005-{variant}-n{n_flows}", 20000.0)
+    lines = _channel(model, per, cfg, f"kontogiannis2005-{variant}-n{n_flows}", 1_000_000.0)
     rng = random.Random(seed * 1_000_003 + n_flows)
     window = cfg.window_segments * cfg.segment_bytes
     for i in range(n_flows):

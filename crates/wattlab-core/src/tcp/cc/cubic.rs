@@ -1,0 +1,266 @@
+//! CUBIC (RFC 9438): C = 0.4, β_cubic = 0.7, fast convergence on.
+//!
+//! Modelling choices:
+//! - The curve works in segments and seconds with f64 (RFC 9438 §4.1); cwnd itself stays whole
+//!   bytes with the fraction carried over, so growth smaller than a byte per ACK is not lost.
+//! - t counts from the first ACK of the congestion-avoidance stage (§4.2 "epoch"); K =
+//!   cbrt((W_max − cwnd_epoch)/C) (eq. 2; = cbrt(W_max·(1−β)/C) after a fast retransmit), or 0
+//!   with W_max = cwnd_epoch when cwnd already reached W_max and in the first stage after an
+//!   RTO (§4.8). RTT in the target W_cubic(t + RTT) is the RFC 6298 SRTT.
+//! - Per ACK (§4.4–4.5): target clamped to [cwnd, 1.5·cwnd], cwnd += (target − cwnd)/cwnd per
+//!   SMSS ACKed. Reno-friendly region (§4.3): W_est += α_cubic·segments_acked/cwnd with
+//!   α_cubic = 3(1 − β)/(1 + β), 1 once W_est ≥ cwnd_prior; if W_cubic(t) < W_est, cwnd =
+//!   W_est (never lowered by an ACK, as Linux).
+//! - Fast retransmit (§4.6, §4.7): W_max = cwnd (·(1 + β)/2 if below the last W_max), ssthresh
+//!   = max(β·cwnd, 2·SMSS) (cwnd rather than FlightSize, as Linux and the RFC's note allow),
+//!   then NewReno recovery (RFC 6582; cwnd = ssthresh + 3·SMSS inflated by duplicates) which
+//!   ends with cwnd = ssthresh.
+//! - RTO (§4.8): the same ssthresh (unless the RTO interrupts a recovery that already reduced
+//!   it, as Linux), cwnd = 1 SMSS, then slow start.
+//! - HyStart++ (RFC 9406, recommended by §4.10) is not modelled: standard slow start.
+
+use super::aimd::Aimd;
+use super::AckInfo;
+use crate::time::{Duration, Time};
+
+/// CUBIC's scaling constant C (RFC 9438 §5), segments/s³.
+pub const CUBIC_C: f64 = 0.4;
+/// Multiplicative decrease factor β_cubic (RFC 9438 §4.6).
+pub const CUBIC_BETA: f64 = 0.7;
+/// α_cubic of the Reno-friendly region, 3(1 − β)/(1 + β) (RFC 9438 §4.3).
+pub const CUBIC_ALPHA: f64 = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA);
+
+/// CUBIC state: the window (shared arithmetic for slow start and recovery) plus the curve.
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    pub(super) aimd: Aimd,
+    /// Sub-byte cwnd growth carried to the next ACK.
+    frac: f64,
+    /// W_max in segments (0 before the first congestion event).
+    w_max: f64,
+    /// cwnd before the last congestion event, segments (§4.3 α switch).
+    cwnd_prior: f64,
+    /// K in seconds.
+    k: f64,
+    epoch_start: Option<Time>,
+    cwnd_epoch: f64,
+    w_est: f64,
+    after_timeout: bool,
+    in_recovery: bool,
+    srtt: Option<Duration>,
+}
+
+impl Cubic {
+    pub(super) fn new(aimd: Aimd) -> Self {
+        Cubic {
+            aimd,
+            frac: 0.0,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            k: 0.0,
+            epoch_start: None,
+            cwnd_epoch: 0.0,
+            w_est: 0.0,
+            after_timeout: false,
+            in_recovery: false,
+            srtt: None,
+        }
+    }
+
+    /// W_max in segments (0 before the first congestion event).
+    pub fn w_max(&self) -> f64 {
+        self.w_max
+    }
+
+    /// K in seconds: when W_cubic(t) reaches W_max again.
+    pub fn k(&self) -> f64 {
+        self.k
+    }
+
+    /// W_cubic(t) = C(t − K)³ + W_max in segments, t seconds into the avoidance epoch (eq. 1).
+    pub fn w_cubic(&self, t: f64) -> f64 {
+        CUBIC_C * (t - self.k).powi(3) + self.w_max
+    }
+
+    /// Reno-friendly estimate W_est in segments (§4.3).
+    pub fn w_est(&self) -> f64 {
+        self.w_est
+    }
+
+    /// Start of the current congestion-avoidance epoch, once one began.
+    pub fn epoch_start(&self) -> Option<Time> {
+        self.epoch_start
+    }
+
+    pub(super) fn on_ack_arrival(&mut self, a: &AckInfo) {
+        if a.srtt.is_some() {
+            self.srtt = a.srtt;
+        }
+    }
+
+    pub(super) fn on_ack(&mut self, now: Time, bytes_acked: u32) {
+        if self.aimd.in_slow_start() {
+            self.aimd.slow_start(bytes_acked);
+            self.frac = 0.0;
+            return;
+        }
+        let mss = self.aimd.mss as f64;
+        let cwnd = (self.aimd.cwnd as f64 + self.frac) / mss;
+        let start = *self.epoch_start.get_or_insert_with(|| {
+            self.cwnd_epoch = cwnd;
+            self.w_est = cwnd;
+            if self.after_timeout || self.w_max <= cwnd {
+                // §4.8 after an RTO; and a window already at W_max starts the convex part.
+                self.w_max = cwnd;
+                self.k = 0.0;
+            } else {
+                self.k = ((self.w_max - cwnd) / CUBIC_C).cbrt();
+            }
+            self.after_timeout = false;
+            now
+        });
+        let t = now.saturating_since(start).as_secs_f64();
+        let rtt = self.srtt.map_or(0.0, Duration::as_secs_f64);
+        let acked = bytes_acked as f64 / mss;
+        let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { CUBIC_ALPHA };
+        self.w_est += alpha * acked / cwnd;
+        let new = if self.w_cubic(t) < self.w_est {
+            cwnd.max(self.w_est)
+        } else {
+            let target = self.w_cubic(t + rtt).clamp(cwnd, 1.5 * cwnd);
+            cwnd + (target - cwnd) / cwnd * acked
+        };
+        let bytes = (new * mss).min(u32::MAX as f64);
+        self.aimd.cwnd = bytes as u32;
+        self.frac = bytes - bytes.floor();
+    }
+
+    /// §4.6 and §4.7: remember where the loss happened, reduce by β.
+    fn congestion_event(&mut self) -> u32 {
+        let mss = self.aimd.mss as f64;
+        let cwnd = (self.aimd.cwnd as f64 + self.frac) / mss;
+        self.w_max = if cwnd < self.w_max { cwnd * (1.0 + CUBIC_BETA) / 2.0 } else { cwnd };
+        self.cwnd_prior = cwnd;
+        self.epoch_start = None;
+        self.frac = 0.0;
+        ((CUBIC_BETA * cwnd * mss) as u32).max(2 * self.aimd.mss)
+    }
+
+    pub(super) fn on_enter_recovery(&mut self, dupacks: u32) -> u32 {
+        let ssthresh = self.congestion_event();
+        self.in_recovery = true;
+        self.aimd.enter_fast_recovery(ssthresh, dupacks)
+    }
+
+    pub(super) fn on_exit_recovery(&mut self) {
+        self.in_recovery = false;
+        self.aimd.deflate();
+    }
+
+    pub(super) fn on_timeout(&mut self) {
+        let ssthresh = if self.in_recovery { self.aimd.ssthresh } else { self.congestion_event() };
+        self.in_recovery = false;
+        self.after_timeout = true;
+        self.epoch_start = None;
+        self.aimd.collapse(ssthresh);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{CongestionControl, CongestionControlKind};
+    use super::*;
+
+    const MSS: u32 = 1000;
+
+    /// CUBIC in congestion avoidance just after a loss at `w_max` segments.
+    fn after_loss(w_max: u32, rtt: Duration) -> CongestionControl {
+        let mut cc = CongestionControl::new(CongestionControlKind::Cubic, MSS, w_max);
+        cc.on_ack_arrival(&AckInfo {
+            now: Time::ZERO,
+            ack: 1,
+            snd_nxt: 1,
+            bytes_acked: 0,
+            is_dup: false,
+            rtt: None,
+            fine_rtt: None,
+            srtt: Some(rtt),
+        });
+        let s = cc.on_enter_recovery(w_max * MSS, 3);
+        assert_eq!(s, (CUBIC_BETA * (w_max * MSS) as f64) as u32);
+        cc.on_exit_recovery(0);
+        assert_eq!(cc.cwnd(), s);
+        cc
+    }
+
+    /// ACK one SMSS at a time at a fixed RTT (a window's worth per RTT) until `until`;
+    /// calls `f` after every ACK.
+    fn ack_clock(cc: &mut CongestionControl, rtt: Duration, until: Time, mut f: impl FnMut(&CongestionControl, Time)) {
+        let mut now = Time::ZERO;
+        while now < until {
+            let segs = (cc.cwnd() as f64 / MSS as f64).max(1.0);
+            now += Duration::from_secs_f64(rtt.as_secs_f64() / segs);
+            cc.on_ack(now, MSS, None, cc.cwnd());
+            f(cc, now);
+        }
+    }
+
+    #[test]
+    fn window_follows_the_cubic_curve_after_a_loss() {
+        let rtt = Duration::from_millis(100);
+        let mut cc = after_loss(200, rtt);
+        let k = (200.0 * (1.0 - CUBIC_BETA) / CUBIC_C).cbrt();
+        let checks = [0.25, 0.5, 1.0, 1.5, 2.0].map(|x| x * k);
+        let mut next = 0;
+        ack_clock(&mut cc, rtt, Time::from_secs_f64(2.0 * k + 0.01), |cc, now| {
+            let c = cc.cubic().expect("cubic");
+            let t = now.saturating_since(c.epoch_start().expect("epoch")).as_secs_f64();
+            if next < checks.len() && t >= checks[next] {
+                assert!((c.k() - k).abs() < 1e-9, "K = cbrt(W_max(1−β)/C)");
+                assert!(c.w_cubic(t) > c.w_est(), "cubic region at t = {t}");
+                let err = cc.cwnd() as f64 / MSS as f64 - c.w_cubic(t);
+                assert!(err.abs() <= 2.0, "t = {t:.2}: cwnd {} vs W_cubic {:.1}", cc.cwnd(), c.w_cubic(t));
+                next += 1;
+            }
+        });
+        assert_eq!(next, checks.len());
+        assert!(cc.cwnd() > 250 * MSS, "convex region past W_max: {}", cc.cwnd());
+    }
+
+    #[test]
+    fn reno_friendly_region_wins_on_a_small_bdp() {
+        // W_max = 20 segments at 10 ms: K ≈ 2.5 s, far longer than Reno needs to get back.
+        let rtt = Duration::from_millis(10);
+        let mut cc = after_loss(20, rtt);
+        let mut rtts = 0.0;
+        let mut last = Time::ZERO;
+        ack_clock(&mut cc, rtt, Time::from_secs_f64(0.5), |cc, now| {
+            let c = cc.cubic().expect("cubic");
+            let t = now.saturating_since(c.epoch_start().expect("epoch")).as_secs_f64();
+            if now.saturating_since(last) >= rtt {
+                last = now;
+                rtts += 1.0;
+                // Reno-friendly: W_est = 14 + α per RTT up to cwnd_prior = 20, then +1 per RTT.
+                let to_prior = 6.0 / CUBIC_ALPHA;
+                let reno = if rtts <= to_prior { 14.0 + CUBIC_ALPHA * rtts } else { 20.0 + rtts - to_prior };
+                let w = cc.cwnd() as f64 / MSS as f64;
+                assert!((w - reno).abs() <= 2.0, "after {rtts} RTTs: cwnd {w:.1} vs Reno-friendly {reno:.1}");
+                assert!(w >= c.w_cubic(t), "W_est above W_cubic");
+            }
+        });
+        assert!(cc.cwnd() > 45 * MSS, "{}", cc.cwnd());
+    }
+
+    #[test]
+    fn timeout_restarts_with_k_zero() {
+        let rtt = Duration::from_millis(50);
+        let mut cc = after_loss(100, rtt);
+        cc.on_timeout(70 * MSS);
+        assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 49 * MSS));
+        // Slow start back to ssthresh, then the curve starts flat at the current window.
+        ack_clock(&mut cc, rtt, Time::from_secs_f64(1.0), |_, _| {});
+        let c = cc.cubic().expect("cubic");
+        assert_eq!(c.k(), 0.0);
+        assert!(c.w_max() >= 49.0 && c.w_max() < 52.0, "W_max = cwnd at the epoch start: {}", c.w_max());
+    }
+}

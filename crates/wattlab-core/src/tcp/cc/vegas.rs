@@ -1,0 +1,271 @@
+//! TCP Vegas (Brakmo & Peterson, IEEE JSAC 13(8), 1995), parameters and slow-start exit as
+//! ns-2's `Agent/TCP/Vegas` (α = 1, β = 3, γ = 1 segments).
+//!
+//! Modelling choices:
+//! - RTT samples are the connection's fine-grained (nanosecond) sample of the one segment it
+//!   times per RTT ([`super::AckInfo::fine_rtt`]) — Brakmo's own "distinguished segment"
+//!   method (§3.2). The 1 ms timestamp samples are too coarse: at 10 Mb/s one segment of queue
+//!   is 1.2 ms of delay, so α = 1 would be below the clock's resolution.
+//! - BaseRTT = the smallest sample ever seen (Brakmo; Linux instead resets it after losses).
+//! - An epoch is one window: it starts at an ACK with mark = snd_nxt and ends at the first ACK
+//!   beyond the mark (Linux `beg_snd_nxt`, ns-2 `v_begseq_`). The epoch's RTT is the *minimum*
+//!   of its samples (Linux; ns-2 averages) — with one timed segment per RTT there is usually
+//!   exactly one; with none, the epoch's duration stands in (ns-2's fallback).
+//! - Diff = (cwnd/BaseRTT − cwnd/RTT)·BaseRTT = cwnd·(RTT − BaseRTT)/RTT segments, i.e. the
+//!   sender's own packets queued at the bottleneck; not rounded (ns-2 rounds to an integer).
+//! - Congestion avoidance (§3.2): Diff < α → +1 SMSS over the next RTT (byte-counted, only
+//!   while the window is used: ns-2's `cwnd − flight ≤ 2`); Diff > β → −1 SMSS at once; else hold.
+//! - Slow start (§3.3): grow only every other RTT; at the end of each non-growing RTT, if
+//!   Diff > γ leave slow start as ns-2 does: cwnd −= cwnd/8 (floor 2 SMSS), ssthresh = 2 SMSS
+//!   ("vegas ssthresh is used only during slow-start"). A −1 SMSS step also lowers ssthresh
+//!   to cwnd if needed (Linux `tcp_vegas_ssthresh`), so after a loss (ssthresh = cwnd) Vegas's
+//!   own decreases never fall back into slow start.
+//! - Losses: standard fast retransmit with NewReno recovery (RFC 6582) and RFC 5681 RTO, as
+//!   Linux's Vegas. ns-2's variations (fine-grained timeout check on the first dupACK,
+//!   reduction by 1/4 instead of 1/2, cwnd = 2 after an RTO) are not modelled. Vegas pauses
+//!   during recovery and starts a fresh epoch after it.
+
+use super::aimd::Aimd;
+use super::AckInfo;
+use crate::time::{Duration, Time};
+
+/// Lower bound of the queue Vegas keeps, in segments (ns-2 `v_alpha_`).
+pub const VEGAS_ALPHA: f64 = 1.0;
+/// Upper bound of the queue Vegas keeps, in segments (ns-2 `v_beta_`).
+pub const VEGAS_BETA: f64 = 3.0;
+/// Queue that ends slow start, in segments (ns-2 `v_gamma_`).
+pub const VEGAS_GAMMA: f64 = 1.0;
+
+/// Vegas state: Reno window arithmetic plus the per-RTT delay comparison.
+#[derive(Clone, Debug)]
+pub struct Vegas {
+    pub(super) aimd: Aimd,
+    base_rtt: Option<Duration>,
+    /// snd_nxt when the epoch began; `None` = start one at the next ACK.
+    mark: Option<u64>,
+    epoch_start: Time,
+    epoch_rtt: Option<Duration>,
+    /// Slow start grows in this RTT (alternates, Brakmo §3.3).
+    ss_grow: bool,
+    /// Congestion avoidance grows in this RTT (Diff < α at the last epoch end).
+    ca_grow: bool,
+    /// In fast recovery: no Vegas decisions.
+    in_loss: bool,
+    diff: Option<f64>,
+}
+
+impl Vegas {
+    pub(super) fn new(aimd: Aimd) -> Self {
+        Vegas {
+            aimd,
+            base_rtt: None,
+            mark: None,
+            epoch_start: Time::ZERO,
+            epoch_rtt: None,
+            ss_grow: true,
+            ca_grow: false,
+            in_loss: false,
+            diff: None,
+        }
+    }
+
+    /// Smallest RTT seen (BaseRTT).
+    pub fn base_rtt(&self) -> Option<Duration> {
+        self.base_rtt
+    }
+
+    /// Diff of the last completed epoch, in segments.
+    pub fn diff(&self) -> Option<f64> {
+        self.diff
+    }
+
+    pub(super) fn on_ack_arrival(&mut self, a: &AckInfo) {
+        if let Some(r) = a.fine_rtt.filter(|r| r.0 > 0) {
+            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
+            self.epoch_rtt = Some(self.epoch_rtt.map_or(r, |e| e.min(r)));
+        }
+        if a.is_dup || self.in_loss {
+            return;
+        }
+        match self.mark {
+            Some(m) if a.ack <= m => return,
+            Some(_) => self.end_epoch(a.now),
+            None => {}
+        }
+        self.mark = Some(a.snd_nxt);
+        self.epoch_start = a.now;
+        self.epoch_rtt = None;
+    }
+
+    /// Once per RTT: compare expected and actual rate (Brakmo §3.2) and pick the next step.
+    fn end_epoch(&mut self, now: Time) {
+        let rtt = self.epoch_rtt.unwrap_or_else(|| now.saturating_since(self.epoch_start));
+        if rtt.0 == 0 {
+            return;
+        }
+        let base = *self.base_rtt.get_or_insert(rtt);
+        let a = &mut self.aimd;
+        let cwnd_segs = a.cwnd as f64 / a.mss as f64;
+        let diff = cwnd_segs * (rtt.as_secs_f64() - base.as_secs_f64()) / rtt.as_secs_f64();
+        self.diff = Some(diff);
+        if a.in_slow_start() {
+            self.ss_grow = !self.ss_grow;
+            if self.ss_grow && diff > VEGAS_GAMMA {
+                // ns-2: "slow-down a bit to ensure the net is not so congested".
+                a.cwnd = (a.cwnd - a.cwnd / 8).max(2 * a.mss);
+                a.ssthresh = 2 * a.mss;
+                self.ss_grow = false;
+                self.ca_grow = false;
+            }
+        } else if diff > VEGAS_BETA {
+            a.cwnd = a.cwnd.saturating_sub(a.mss).max(2 * a.mss);
+            // Stay in avoidance (Linux `tcp_vegas_ssthresh`): after a loss ssthresh = cwnd,
+            // and a Vegas decrease must not look like a reason to slow-start.
+            a.ssthresh = a.ssthresh.min(a.cwnd);
+            self.ca_grow = false;
+        } else {
+            self.ca_grow = diff < VEGAS_ALPHA;
+        }
+        if !self.ca_grow {
+            a.ca_bytes = 0;
+        }
+    }
+
+    pub(super) fn on_ack(&mut self, bytes_acked: u32, bytes_in_flight: u32) {
+        let a = &mut self.aimd;
+        if a.in_slow_start() {
+            if self.ss_grow {
+                a.slow_start(bytes_acked);
+            }
+        } else if self.ca_grow && bytes_in_flight.saturating_add(2 * a.mss) >= a.cwnd {
+            a.congestion_avoidance(bytes_acked);
+        }
+    }
+
+    pub(super) fn on_enter_recovery(&mut self, flight: u32, dupacks: u32) -> u32 {
+        self.in_loss = true;
+        let ssthresh = self.aimd.halve(flight);
+        self.aimd.enter_fast_recovery(ssthresh, dupacks)
+    }
+
+    pub(super) fn on_exit_recovery(&mut self) {
+        self.aimd.deflate();
+        self.restart();
+    }
+
+    pub(super) fn on_timeout(&mut self, flight: u32) {
+        let ssthresh = self.aimd.halve(flight);
+        self.aimd.collapse(ssthresh);
+        self.restart();
+    }
+
+    fn restart(&mut self) {
+        self.in_loss = false;
+        self.mark = None;
+        self.ss_grow = true;
+        self.ca_grow = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{CongestionControl, CongestionControlKind};
+    use super::*;
+
+    const MSS: u32 = 1000;
+
+    /// One synthetic round trip: the window [ack, ack + cwnd) is ACKed one SMSS at a time over
+    /// `rtt`, each ACK releasing one new segment; the first ACK carries the sample of the
+    /// segment timed in this round (as the connection's one timed segment per RTT).
+    fn round(cc: &mut CongestionControl, now: &mut Time, ack: &mut u64, rtt: Duration) {
+        let segs = (cc.cwnd() / MSS).max(1) as u64;
+        let end = *ack + segs * MSS as u64;
+        for i in 0..segs {
+            *now += Duration(rtt.0 / segs);
+            *ack += MSS as u64;
+            let info = AckInfo {
+                now: *now,
+                ack: *ack,
+                snd_nxt: end + i * MSS as u64,
+                bytes_acked: MSS,
+                is_dup: false,
+                rtt: None,
+                fine_rtt: (i == 0).then_some(rtt),
+                srtt: Some(rtt),
+            };
+            cc.on_ack_arrival(&info);
+            cc.on_ack(*now, MSS, None, (segs * MSS as u64) as u32);
+        }
+    }
+
+    fn in_avoidance(cwnd_segs: u32) -> CongestionControl {
+        let mut cc = CongestionControl::new(CongestionControlKind::Vegas, MSS, cwnd_segs);
+        // A fast retransmit and its end put the sender in congestion avoidance at cwnd_segs.
+        cc.on_enter_recovery(2 * cwnd_segs * MSS, 3);
+        cc.on_exit_recovery(0);
+        assert_eq!(cc.cwnd(), cwnd_segs * MSS);
+        cc
+    }
+
+    #[test]
+    fn avoidance_moves_one_segment_per_rtt_toward_the_alpha_beta_band() {
+        let base = Duration::from_millis(100);
+        let mut now = Time::ZERO;
+        let mut ack = 1;
+        // Diff = 0 (no queue): +1 SMSS per RTT.
+        let mut cc = in_avoidance(20);
+        for _ in 0..5 {
+            round(&mut cc, &mut now, &mut ack, base);
+        }
+        let c = cc.cwnd();
+        for _ in 0..4 {
+            round(&mut cc, &mut now, &mut ack, base);
+        }
+        assert_eq!(cc.cwnd(), c + 4 * MSS, "Diff < α: one SMSS per RTT");
+
+        // RTT with Diff = 20·(1 − 100/133.3) = 5 > β: −1 SMSS per RTT.
+        let mut cc = in_avoidance(20);
+        round(&mut cc, &mut now, &mut ack, base); // BaseRTT
+        let slow = Duration::from_secs_f64(0.1 / 0.75);
+        round(&mut cc, &mut now, &mut ack, slow);
+        let c = cc.cwnd();
+        for _ in 0..3 {
+            round(&mut cc, &mut now, &mut ack, slow);
+        }
+        assert_eq!(cc.cwnd(), c - 3 * MSS, "Diff > β: one SMSS less per RTT");
+        let d = cc.vegas().and_then(Vegas::diff).expect("diff");
+        assert!(d > VEGAS_BETA, "{d}");
+
+        // Diff = 2 (between α and β): hold.
+        let mut cc = in_avoidance(20);
+        round(&mut cc, &mut now, &mut ack, base);
+        let mid = Duration::from_secs_f64(0.1 / 0.9);
+        round(&mut cc, &mut now, &mut ack, mid);
+        let c = cc.cwnd();
+        for _ in 0..5 {
+            round(&mut cc, &mut now, &mut ack, mid);
+        }
+        assert_eq!(cc.cwnd(), c, "α ≤ Diff ≤ β: hold");
+        assert_eq!(cc.vegas().and_then(Vegas::base_rtt), Some(base));
+    }
+
+    #[test]
+    fn slow_start_grows_every_other_rtt_and_exits_on_gamma() {
+        let mut cc = CongestionControl::new(CongestionControlKind::Vegas, MSS, 2);
+        let (mut now, mut ack) = (Time::ZERO, 1u64);
+        let base = Duration::from_millis(100);
+        let mut w = Vec::new();
+        for _ in 0..6 {
+            round(&mut cc, &mut now, &mut ack, base);
+            w.push(cc.cwnd() / MSS);
+        }
+        // Round 1 grows (the first epoch); each epoch's decision is taken at the first ACK of
+        // the next round, so growth alternates round by round.
+        assert_eq!(w, vec![4, 4, 8, 8, 16, 16], "{w:?}");
+        // A queue shows up: Diff = 16·(1 − 100/125) = 3.2 > γ at the end of the hold RTT.
+        let before = cc.cwnd();
+        round(&mut cc, &mut now, &mut ack, Duration::from_millis(125));
+        assert_eq!(cc.cwnd(), before - before / 8, "leaves slow start with cwnd − cwnd/8");
+        assert_eq!(cc.ssthresh(), 2 * MSS);
+    }
+}
