@@ -18,8 +18,8 @@ reproduce_app = typer.Typer(
 VERDICT_STYLE = {"agrees": "green", "partly": "yellow", "disagrees": "red", "not tested": "dim"}
 
 
-def _fail(console: Console, message: str) -> None:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False)
+def _fail(message: str) -> None:
+    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
@@ -52,7 +52,7 @@ def kontogiannis2005(
         cfg.check()
         res = k.run(cfg, out, workers=jobs, console=console, overwrite=overwrite)
     except ValueError as e:
-        _fail(console, str(e))
+        _fail(str(e))
     table = Table(title=f"Seed 003 claims: wattlab's verdicts ({res.wall_time_s:.1f} s)", show_lines=True)
     for col in ("claim", "verdict", "our test", "our numbers"):
         table.add_column(col, overflow="fold")

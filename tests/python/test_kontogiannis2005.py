@@ -1,0 +1,98 @@
+"""`wattlab reproduce kontogiannis2005 --quick`: seed 003's study end to end, and its bad input."""
+
+import json
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from wattlab.cli import app
+from wattlab.reproduce import kontogiannis2005 as k
+
+CLAIMS = [f"R1.{i}" for i in range(1, 9)] + [f"R2.{i}" for i in range(1, 8)]
+VERDICTS = {"agrees", "partly", "disagrees", "not tested"}
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """One quick reproduction through the CLI, shared by the checks below."""
+    out = tmp_path_factory.mktemp("k2005")
+    result = CliRunner().invoke(app, ["reproduce", "kontogiannis2005", "--quick", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out, result.output
+
+
+def test_quick_run_writes_every_output(quick_run):
+    out, output = quick_run
+    for name in k.OUTPUT_FILES:
+        assert (out / name).stat().st_size > 0, name
+    for fig in ("fig2_goodput.png", "fig3_eee.png", "fig4_systems.png"):
+        assert (out / fig).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["quick"] and cfg["alpha"] == 1.0 and cfg["b"] == 0.45 and cfg["per_reading"] == "bad-state"
+    assert "R2.7" in output  # the verdict table is printed
+
+
+def test_every_claim_gets_a_verdict_with_numbers(quick_run):
+    out, _ = quick_run
+    claims = pd.read_csv(out / "claims.csv")
+    assert list(claims.id) == CLAIMS
+    assert set(claims.verdict) <= VERDICTS
+    summary = (out / "summary.md").read_text()
+    for cid, verdict, evidence in zip(claims.id, claims.verdict, claims.evidence):
+        assert f"| {cid} | **{verdict}** |" in summary
+        if verdict != "not tested":
+            assert any(ch.isdigit() for ch in evidence), cid
+
+
+def test_experiment1_is_physically_consistent(quick_run):
+    out, _ = quick_run
+    runs = pd.read_csv(out / "exp1_runs.csv")
+    points = pd.read_csv(out / "exp1_points.csv")
+    assert set(runs.variant) == set(k.VARIANTS) and set(runs.model) == {"random", "burst"}
+    assert runs.completed.all(), "every single flow delivers its bytes"
+    # Thr_max ≥ Throughput ≥ Goodput (seed 003 §4), and 3E is at least the headers' 40/1064.
+    assert (runs.throughput_bps <= runs.thr_max_bps * 1.001).all()
+    assert (runs.goodput_bps < runs.throughput_bps).all()
+    assert (runs.eee >= 40 / 1064 - 1e-9).all()
+    # More errors, less goodput: the sweep's end is far below its start for every variant.
+    for (model, variant), g in points.groupby(["model", "variant"]):
+        g = g.sort_values("per")
+        assert g.goodput_bps.iloc[-1] < 0.5 * g.goodput_bps.iloc[0], (model, variant)
+    # Error-free, a 1024-byte TCP flow over 2 Mb/s 802.11 with its ACKs on the same channel
+    # gets 1.1–1.4 Mb/s; Thr_max (UDP saturation) is about 1.6 Mb/s.
+    clean = points[points.per == 0]
+    assert clean.goodput_bps.between(1.1e6, 1.4e6).all(), clean[["variant", "goodput_bps"]]
+    assert runs.thr_max_bps.between(1.5e6, 1.7e6).all()
+
+
+def test_experiment2_systems(quick_run):
+    out, _ = quick_run
+    p = pd.read_csv(out / "exp2_points.csv")
+    assert set(p.variant) == {"tahoe", "vegas"} and sorted(set(p.flows)) == [1, 3, 5, 8]
+    assert p.fairness.between(0.0, 1.0 + 1e-9).all()
+    assert (p[p.flows == 1].fairness == 1.0).all()
+    runs = pd.read_csv(out / "exp2_runs.csv")
+    assert runs.completed.all()
+
+
+def test_unknown_variant_lists_the_valid_ones(tmp_path):
+    r = CliRunner().invoke(app, ["reproduce", "kontogiannis2005", "--quick", "--variant", "hybla", "--out", str(tmp_path)])
+    assert r.exit_code == 2
+    assert "unknown TCP variant 'hybla'" in r.output and "tahoe, reno, newreno, sack, vegas, westwood" in r.output
+    assert not any(tmp_path.iterdir()), "nothing is written for a rejected configuration"
+
+
+@pytest.mark.parametrize("args,reason", [(["--b", "-0.1"], "finite number ≥ 0"), (["--alpha", "0.3"], "exceeds α")])
+def test_invalid_alpha_or_b_is_rejected_with_a_reason(tmp_path, args, reason):
+    r = CliRunner().invoke(app, ["reproduce", "kontogiannis2005", "--quick", *args, "--out", str(tmp_path)])
+    assert r.exit_code == 2
+    assert reason in r.output
+
+
+def test_an_earlier_run_is_not_overwritten(quick_run):
+    out, _ = quick_run
+    before = (out / "summary.md").read_bytes()
+    r = CliRunner().invoke(app, ["reproduce", "kontogiannis2005", "--quick", "--out", str(out)])
+    assert r.exit_code == 2 and "--overwrite" in r.output
+    assert (out / "summary.md").read_bytes() == before
