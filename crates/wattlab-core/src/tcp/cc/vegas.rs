@@ -23,8 +23,9 @@
 //! - Losses (§3.1, "new retransmission mechanism", as ns-2 `tcp-vegas.cc`): Vegas records the
 //!   send time of every segment in flight (a ring reused for the connection's life) and keeps
 //!   a fine-grained timeout = SRTT + max(G, 4·RTTVAR) (RFC 6298 arithmetic) over nanosecond
-//!   samples of every ACK that covers no retransmitted segment (Karn), with G = 1 ms and no
-//!   200 ms/1 s minimum. On the first or second duplicate ACK, if the segment at snd_una was
+//!   samples of every ACK that covers two or more segments, none retransmitted (Karn; a
+//!   one-segment ACK may include the receiver's delayed-ACK wait, which made the timeout
+//!   ~3× the immediate dupACK's RTT), with G = 1 ms and no 200 ms/1 s minimum. On the first or second duplicate ACK, if the segment at snd_una was
 //!   sent longer ago than that timeout, it is retransmitted at once and fast recovery starts
 //!   (NewReno's `recover` point still allows one reduction per window). That reduction is
 //!   ns-2's: window w = min(cwnd, FlightSize), new cwnd = 2 SMSS if w ≤ 3 SMSS, w/2 if the lost
@@ -212,12 +213,17 @@ impl Vegas {
     fn on_new_ack_sent_times(&mut self, now: Time, ack: u64) {
         let mut last = None;
         let mut clean = true;
+        let mut covered = 0;
         while let Some(s) = self.sent.front().copied().filter(|s| s.end <= ack) {
             self.sent.pop_front();
             clean &= !s.retransmitted;
             last = Some(s);
+            covered += 1;
         }
-        if let (Some(s), true) = (last, clean) {
+        // Only ACKs covering two or more segments: the receiver sent them at once (RFC 5681
+        // §4.2), whereas a one-segment ACK may have waited for its delayed-ACK timer — a wait
+        // the immediate duplicate ACKs this timeout is compared against never contain.
+        if let (Some(s), true, true) = (last, clean, covered >= 2) {
             if s.end == ack {
                 self.fine_sample(now.saturating_since(s.sent_at));
             }
