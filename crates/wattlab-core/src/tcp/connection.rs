@@ -690,7 +690,8 @@ impl TcpConnection {
                 srtt: self.rtt.srtt(),
             });
             let mut restart_rto = true;
-            match self.recovery.on_new_ack(ack, style) {
+            let new_ack_action = self.recovery.on_new_ack(ack, style);
+            match new_ack_action {
                 NewAckAction::Normal => {
                     if acked_data > 0 {
                         self.cc.on_ack(now, acked_data, sample, flight_before);
@@ -710,6 +711,17 @@ impl TcpConnection {
                 }
                 // SACK: cwnd stays; sack_transmit sends what pipe allows (RFC 6675 §5 (B)–(C)).
                 NewAckAction::StayInRecovery => {}
+            }
+            // Vegas: on the 1st/2nd new ACK after a dupACK retransmission, resend the new
+            // snd_una segment too if it outlived the fine-grained timeout (Brakmo & Peterson
+            // §3.1); a partial ACK already resends it.
+            if self.cc.resend_after_retransmit(now)
+                && style != RecoveryStyle::Sack
+                && !matches!(new_ack_action, NewAckAction::PartialAck { .. })
+                && self.snd_una < self.snd_max
+            {
+                self.retransmit_at = Some(self.snd_una);
+                self.cc.count_resend_after_retransmit();
             }
             // RFC 6298 §5.2/5.3.
             if self.snd_una >= self.snd_max {
@@ -739,6 +751,19 @@ impl TcpConnection {
                 style,
                 self.cc.uses_fast_recovery(),
             );
+            // Vegas: on the 1st/2nd duplicate ACK, retransmit snd_una at once if it was sent
+            // longer ago than the fine-grained timeout (Brakmo & Peterson §3.1).
+            let early = action == DupAckAction::None
+                && style != RecoveryStyle::Sack
+                && self.cc.fine_timeout_expired(now)
+                && self.recovery.enter_on_fine_timeout(ack, self.snd_max, style);
+            if early {
+                let flight = self.flight_size();
+                self.cc.on_early_retransmit(flight, self.recovery.dupacks());
+                self.retransmit_at = Some(self.snd_una);
+                self.rtt_timing = None; // Karn
+                self.stats.fast_retransmits += 1;
+            }
             match action {
                 DupAckAction::FastRetransmit if style == RecoveryStyle::Sack => self.enter_sack_recovery(),
                 DupAckAction::FastRetransmit => {
@@ -1009,6 +1034,7 @@ impl TcpConnection {
         }
         let old_max = self.snd_max;
         let retransmission = pos < old_max;
+        self.cc.on_segment_sent(now, pos, end, retransmission); // Vegas: send times (§3.1)
         if advance {
             self.snd_nxt = self.snd_nxt.max(end);
         }

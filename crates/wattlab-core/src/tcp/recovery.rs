@@ -110,6 +110,19 @@ impl LossRecovery {
         true
     }
 
+    /// Vegas's fine-grained timeout expired on a duplicate ACK below DupThresh (Brakmo &
+    /// Peterson §3.1): enter recovery as on a fast retransmit if the `recover` check allows
+    /// (one window reduction per window of losses); returns true if it did.
+    pub fn enter_on_fine_timeout(&mut self, ack: u64, snd_max: u64, style: RecoveryStyle) -> bool {
+        if self.in_recovery || !self.may_start(ack, style, true) {
+            return false;
+        }
+        self.recover = snd_max;
+        self.in_recovery = true;
+        self.partial_acks = 0;
+        true
+    }
+
     /// An ACK advancing snd_una to `ack` arrived.
     pub fn on_new_ack(&mut self, ack: u64, style: RecoveryStyle) -> NewAckAction {
         if !self.in_recovery {

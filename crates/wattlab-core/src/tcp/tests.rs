@@ -1374,3 +1374,142 @@ fn sack_garbage_blocks_do_not_panic() {
     }
     assert!(h.a.stats().sack_recoveries > 0 && h.a.stats().timeouts > 0, "{:?}", h.a.stats());
 }
+
+// ---------------------------------------------------------------------------- Vegas §3.1
+
+/// A slow hop (1 Mb/s, 20 ms each way) to a receiver offering 3 segments: at most two
+/// duplicate ACKs per loss, the regime where Vegas's fine-grained check matters.
+fn small_window_pair(kind: CongestionControlKind) -> Harness {
+    let ca = TcpConfig { congestion_control: kind, ..Default::default() };
+    let cb = TcpConfig { recv_buffer: 3 * 1448, ..Default::default() };
+    let mut h = Harness::new(ca, cb, 10, 20, ms(20));
+    h.rate_bps = Some(1_000_000);
+    h
+}
+
+/// Send times of a's retransmitted data segments (sequence numbers seen before).
+fn retransmission_times(h: &Harness) -> Vec<Time> {
+    let mut seen = std::collections::HashSet::new();
+    h.sent(A_TO_B)
+        .filter(|s| s.pkt.payload_len > 0)
+        .filter(|s| !seen.insert(hdr(&s.pkt).seq))
+        .map(|s| s.at)
+        .collect()
+}
+
+#[test]
+fn vegas_fine_grained_check_retransmits_on_first_dupacks_where_newreno_times_out() {
+    let mut h = small_window_pair(CongestionControlKind::Vegas);
+    h.drops.push((A_TO_B, 30));
+    let h = transfer(h, 200_000, Time::from_secs_f64(60.0));
+    assert_eq!(h.b.stats().bytes_read, 200_000);
+    let s = h.a.stats();
+    let v = h.a.congestion_control().vegas().expect("vegas");
+    assert_eq!((s.timeouts, s.retransmitted_segments, v.early_retransmits()), (0, 1, 1), "{s:?}");
+    assert!(s.dup_acks_received <= 2, "retransmitted before a third duplicate: {s:?}");
+    // The retransmission left well before an RTO (≥ 200 ms) could have fired.
+    let lost_at = h.sent(A_TO_B).filter(|s| s.dropped).map(|s| s.at).next().expect("drop");
+    let rtx = retransmission_times(&h)[0];
+    assert!(rtx.saturating_since(lost_at) < ms(150), "{}", rtx.saturating_since(lost_at));
+    let fine = v.fine_timeout().expect("fine timeout");
+    assert!(fine < ms(150), "{fine}");
+
+    // NewReno in the same setup never sees three duplicates: it waits for the RTO.
+    let mut h = small_window_pair(CongestionControlKind::NewReno);
+    h.drops.push((A_TO_B, 30));
+    let h = transfer(h, 200_000, Time::from_secs_f64(60.0));
+    assert_eq!(h.b.stats().bytes_read, 200_000);
+    let s = h.a.stats();
+    assert_eq!((s.timeouts, s.fast_retransmits), (1, 0), "{s:?}");
+}
+
+/// Run `h` to completion, recording every change of a's ssthresh.
+fn run_recording_ssthresh(mut h: Harness, bytes: u64) -> (Harness, Vec<u32>) {
+    h.a.send(bytes);
+    h.a.close();
+    let mut changes = Vec::new();
+    let mut last = h.a.ssthresh();
+    h.run_while(Time::from_secs_f64(60.0), |h| {
+        if h.a.ssthresh() != last {
+            last = h.a.ssthresh();
+            changes.push(last);
+        }
+        true
+    });
+    h.run_until(Time::from_secs_f64(60.0));
+    (h, changes)
+}
+
+#[test]
+fn vegas_second_loss_in_window_is_resent_on_the_first_new_ack() {
+    let mut h = small_window_pair(CongestionControlKind::Vegas);
+    h.drops.extend([(A_TO_B, 30), (A_TO_B, 31)]);
+    let (h, _) = run_recording_ssthresh(h, 200_000);
+    assert_eq!(h.b.stats().bytes_read, 200_000);
+    let s = h.a.stats();
+    assert_eq!((s.timeouts, s.retransmitted_segments, s.fast_retransmits), (0, 2, 1), "{s:?}");
+    // The first went on the one duplicate ACK segment 32 provoked; the second on the new ACK
+    // that the first retransmission's arrival produced (NewReno's partial-ACK resend, which
+    // Vegas's "first or second non-duplicate ACK" check defers to).
+    assert_eq!(s.dup_acks_received, 1, "{s:?}");
+    assert_eq!(s.partial_ack_retransmits, 1, "{s:?}");
+    let t = retransmission_times(&h);
+    let first_ack_after = h
+        .sent(B_TO_A)
+        .filter(|x| x.at > t[0] && x.pkt.payload_len == 0)
+        .map(|x| x.at + h.delay)
+        .next()
+        .expect("ack");
+    assert!(t[1] >= first_ack_after && t[1] < first_ack_after + ms(1), "{t:?} {first_ack_after:?}");
+}
+
+#[test]
+fn vegas_reduces_once_per_window_of_losses_by_a_quarter() {
+    // A larger window (16 segments) so a quarter is visible; three losses in one window.
+    let ca = TcpConfig { congestion_control: CongestionControlKind::Vegas, ..Default::default() };
+    let cb = TcpConfig { recv_buffer: 16 * 1448, ..Default::default() };
+    let mut h = Harness::new(ca, cb, 10, 20, ms(20));
+    h.rate_bps = Some(1_000_000);
+    h.drops.extend([(A_TO_B, 60), (A_TO_B, 62), (A_TO_B, 64)]);
+    let (h, changes) = run_recording_ssthresh(h, 300_000);
+    assert_eq!(h.b.stats().bytes_read, 300_000);
+    let s = h.a.stats();
+    assert_eq!((s.timeouts, s.retransmitted_segments), (0, 3), "{s:?}");
+    // Slow-start exit (2 SMSS) then exactly one loss reduction for the three losses.
+    let v = h.a.congestion_control().vegas().expect("vegas");
+    assert_eq!(s.fast_retransmits, 1, "{s:?} {changes:?}");
+    let loss_changes: Vec<_> = changes.iter().filter(|&&c| c != 2 * 1448).collect();
+    assert!(loss_changes.len() <= 1, "{changes:?}");
+    assert!(v.early_retransmits() <= 1, "{changes:?}");
+}
+
+/// Vegas over a 1 Mb/s hop with about 3 % random data loss (and some ACK loss).
+fn vegas_random_loss(kind: CongestionControlKind) -> TcpStats {
+    let ca = TcpConfig { congestion_control: kind, ..Default::default() };
+    let mut h = Harness::new(ca, TcpConfig::default(), 123, 456, ms(15));
+    h.rate_bps = Some(1_000_000);
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    for n in 1..2000u64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        if x.is_multiple_of(33) {
+            h.drops.push((A_TO_B, n));
+        }
+        if x % 97 == 3 {
+            h.drops.push((B_TO_A, n));
+        }
+    }
+    let h = transfer(h, 1_000_000, Time::from_secs_f64(600.0));
+    assert_eq!(h.b.stats().bytes_read, 1_000_000);
+    assert_eq!(h.a.state(), TcpState::Closed);
+    h.a.stats().clone()
+}
+
+#[test]
+fn vegas_random_loss_needs_few_timeouts() {
+    let v = vegas_random_loss(CongestionControlKind::Vegas);
+    let nr = vegas_random_loss(CongestionControlKind::NewReno);
+    // Measured: Vegas 3 timeouts / 18 fast retransmits, NewReno 3 / 17 (64 KiB window).
+    assert!(v.timeouts <= nr.timeouts, "vegas {v:?}\nnewreno {nr:?}");
+}

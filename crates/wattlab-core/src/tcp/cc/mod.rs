@@ -21,7 +21,12 @@
 //!   inflation; an RFC 6675 SACK variant would ignore it and use the scoreboard's pipe);
 //! - [`CongestionControl::on_partial_ack`] for NewReno partial ACKs (partial deflation);
 //! - [`CongestionControl::on_exit_recovery`] when recovery ends;
-//! - [`CongestionControl::on_timeout`] on RTO expiry (loss window).
+//! - [`CongestionControl::on_timeout`] on RTO expiry (loss window);
+//! - Vegas's fine-grained retransmission check (Brakmo & Peterson §3.1), a no-op for every
+//!   other algorithm: [`CongestionControl::on_segment_sent`] records each segment's send time,
+//!   [`CongestionControl::fine_timeout_expired`] is asked on the first and second duplicate ACK
+//!   (true: retransmit snd_una now and call [`CongestionControl::on_early_retransmit`] instead
+//!   of `on_enter_recovery`), [`CongestionControl::resend_after_retransmit`] on new ACKs.
 //!
 //! Queries [`CongestionControl::uses_fast_recovery`] (false for Tahoe: fast retransmit, then
 //! slow start from snd_una) and [`CongestionControl::recovery_style`] (Reno ends recovery at
@@ -176,6 +181,51 @@ impl CongestionControl {
     /// Set the segment size once the handshake fixed it; rescales the initial window.
     pub fn set_mss(&mut self, mss: u32, initial_cwnd: u32) {
         self.aimd_mut().set_mss(mss, initial_cwnd);
+        if let CongestionControl::Vegas(v) = self {
+            v.set_mss(mss);
+        }
+    }
+
+    /// The segment [pos, end) was sent at `now` (`retransmission`: resent): Vegas records send
+    /// times for its fine-grained timeout (§3.1); a no-op for the other algorithms.
+    pub fn on_segment_sent(&mut self, now: Time, pos: u64, end: u64, retransmission: bool) {
+        if let CongestionControl::Vegas(v) = self {
+            v.on_segment_sent(now, pos, end, retransmission);
+        }
+    }
+
+    /// On a first or second duplicate ACK: Vegas's segment at snd_una is older than its
+    /// fine-grained timeout and should be retransmitted now (§3.1); false for other algorithms.
+    pub fn fine_timeout_expired(&self, now: Time) -> bool {
+        match self {
+            CongestionControl::Vegas(v) => v.dup_ack_expired(now),
+            _ => false,
+        }
+    }
+
+    /// Fast recovery entered because [`Self::fine_timeout_expired`] said so (Vegas reduces to
+    /// 3/4 of min(cwnd, `flight`), see [`vegas`]); returns the new ssthresh.
+    pub fn on_early_retransmit(&mut self, flight: u32, dupacks: u32) -> u32 {
+        match self {
+            CongestionControl::Vegas(v) => v.on_early_retransmit(flight, dupacks),
+            _ => self.on_enter_recovery(flight, dupacks),
+        }
+    }
+
+    /// A new ACK (after [`Self::on_ack_arrival`]): within the first two after a duplicate-ACK
+    /// retransmission, Vegas asks to resend snd_una if it expired too (§3.1); no window change.
+    pub fn resend_after_retransmit(&mut self, now: Time) -> bool {
+        match self {
+            CongestionControl::Vegas(v) => v.new_ack_expired(now),
+            _ => false,
+        }
+    }
+
+    /// The connection resent snd_una on [`Self::resend_after_retransmit`]'s advice (a counter).
+    pub fn count_resend_after_retransmit(&mut self) {
+        if let CongestionControl::Vegas(v) = self {
+            v.count_worried_retransmit();
+        }
     }
 
     /// Whether a fast retransmit is followed by fast recovery (not for Tahoe).

@@ -20,14 +20,27 @@
 //!   ("vegas ssthresh is used only during slow-start"). A −1 SMSS step also lowers ssthresh
 //!   to cwnd if needed (Linux `tcp_vegas_ssthresh`), so after a loss (ssthresh = cwnd) Vegas's
 //!   own decreases never fall back into slow start.
-//! - Losses: standard fast retransmit with NewReno recovery (RFC 6582) and RFC 5681 RTO, as
-//!   Linux's Vegas. ns-2's variations (fine-grained timeout check on the first dupACK,
-//!   reduction by 1/4 instead of 1/2, cwnd = 2 after an RTO) are not modelled. Vegas pauses
-//!   during recovery and starts a fresh epoch after it.
+//! - Losses (§3.1, "new retransmission mechanism", as ns-2 `tcp-vegas.cc`): Vegas records the
+//!   send time of every segment in flight (a ring reused for the connection's life) and keeps
+//!   a fine-grained timeout = SRTT + max(G, 4·RTTVAR) (RFC 6298 arithmetic) over nanosecond
+//!   samples of every ACK that covers two or more segments, none retransmitted (Karn; a
+//!   one-segment ACK may include the receiver's delayed-ACK wait, which made the timeout
+//!   ~3× the immediate dupACK's RTT), with G = 1 ms and no 200 ms/1 s minimum. On the first or second duplicate ACK, if the segment at snd_una was
+//!   sent longer ago than that timeout, it is retransmitted at once and fast recovery starts
+//!   (NewReno's `recover` point still allows one reduction per window). That reduction is
+//!   ns-2's: window w = min(cwnd, FlightSize), new cwnd = 2 SMSS if w ≤ 3 SMSS, w/2 if the lost
+//!   segment was itself a retransmission, else w − w/4. On the first and second new ACK after
+//!   any dupACK-triggered retransmission (this one or the 3-dupACK one), the new snd_una
+//!   segment is resent too if it expired, without another reduction (ns-2 `v_worried_`).
+//!   The 3-dupACK fast retransmit (FlightSize/2) and the RTO are unchanged (RFC 5681/6582);
+//!   ns-2's other variations (fine-timeout backoff, cwnd = 2 after an RTO) are not modelled,
+//!   and with SACK recovery (RFC 6675) the fine-grained check is not used. Vegas pauses its
+//!   delay control during recovery and starts a fresh epoch after it.
 
 use super::aimd::Aimd;
 use super::AckInfo;
 use crate::time::{Duration, Time};
+use std::collections::VecDeque;
 
 /// Lower bound of the queue Vegas keeps, in segments (ns-2 `v_alpha_`).
 pub const VEGAS_ALPHA: f64 = 1.0;
@@ -35,6 +48,21 @@ pub const VEGAS_ALPHA: f64 = 1.0;
 pub const VEGAS_BETA: f64 = 3.0;
 /// Queue that ends slow start, in segments (ns-2 `v_gamma_`).
 pub const VEGAS_GAMMA: f64 = 1.0;
+
+/// Floor of the fine-grained timeout's variance term: RFC 6298's clock granularity G, taken as
+/// the 1 ms timestamp tick (the clock itself is in nanoseconds; no 200 ms/1 s minimum).
+pub const VEGAS_FINE_RTO_GRANULARITY: Duration = Duration::from_millis(1);
+/// New ACKs after a dupACK-triggered retransmission on which Vegas checks snd_una's segment
+/// against the fine-grained timeout (Brakmo §3.1: "the first or second non-duplicate ACK").
+pub const VEGAS_WORRIED_ACKS: u8 = 2;
+
+/// One segment in flight: its end position and when it was last sent (Brakmo §3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SentSegment {
+    end: u64,
+    sent_at: Time,
+    retransmitted: bool,
+}
 
 /// Vegas state: Reno window arithmetic plus the per-RTT delay comparison.
 #[derive(Clone, Debug)]
@@ -52,10 +80,21 @@ pub struct Vegas {
     /// In fast recovery: no Vegas decisions.
     in_loss: bool,
     diff: Option<f64>,
+    /// Segments in flight, oldest first; reserved once for a 64 KiB window (it grows only if
+    /// window scaling lets more be in flight), so no allocation per packet.
+    sent: VecDeque<SentSegment>,
+    /// RFC 6298 SRTT and RTTVAR of the fine-grained samples.
+    fine_srtt: Option<Duration>,
+    fine_rttvar: Duration,
+    /// New ACKs left on which to check snd_una's segment for expiry (ns-2 `v_worried_`).
+    worried: u8,
+    early_retransmits: u64,
+    worried_retransmits: u64,
 }
 
 impl Vegas {
     pub(super) fn new(aimd: Aimd) -> Self {
+        let cap = sent_capacity(aimd.mss);
         Vegas {
             aimd,
             base_rtt: None,
@@ -66,6 +105,143 @@ impl Vegas {
             ca_grow: false,
             in_loss: false,
             diff: None,
+            sent: VecDeque::with_capacity(cap),
+            fine_srtt: None,
+            fine_rttvar: Duration(0),
+            worried: 0,
+            early_retransmits: 0,
+            worried_retransmits: 0,
+        }
+    }
+
+    pub(super) fn set_mss(&mut self, mss: u32) {
+        let want = sent_capacity(mss);
+        self.sent.reserve(want.saturating_sub(self.sent.len()));
+    }
+
+    /// Fine-grained retransmission timeout, once a sample exists (§3.1; RFC 6298 arithmetic).
+    pub fn fine_timeout(&self) -> Option<Duration> {
+        let srtt = self.fine_srtt?;
+        Some(Duration(srtt.0 + (4 * self.fine_rttvar.0).max(VEGAS_FINE_RTO_GRANULARITY.0)))
+    }
+
+    /// Retransmissions triggered on a first or second duplicate ACK by the fine-grained timeout.
+    pub fn early_retransmits(&self) -> u64 {
+        self.early_retransmits
+    }
+
+    /// Retransmissions triggered on a new ACK after a retransmission by the fine-grained timeout.
+    pub fn worried_retransmits(&self) -> u64 {
+        self.worried_retransmits
+    }
+
+    /// A segment [pos, end) left (a retransmission if `pos` was sent before): record its time.
+    pub(super) fn on_segment_sent(&mut self, now: Time, pos: u64, end: u64, retransmission: bool) {
+        if retransmission {
+            // Every recorded segment overlapping [pos, end) was sent again now.
+            let mut start = 0;
+            for s in self.sent.iter_mut() {
+                if s.end > pos && start < end {
+                    s.sent_at = now;
+                    s.retransmitted = true;
+                }
+                start = s.end;
+                if start >= end {
+                    break;
+                }
+            }
+        }
+        if self.sent.back().is_none_or(|s| end > s.end) {
+            self.sent.push_back(SentSegment { end, sent_at: now, retransmitted: false });
+        }
+    }
+
+    /// The segment at snd_una was sent longer ago than the fine-grained timeout.
+    fn head_expired(&self, now: Time) -> bool {
+        match (self.sent.front(), self.fine_timeout()) {
+            (Some(s), Some(t)) => now.saturating_since(s.sent_at) >= t,
+            _ => false,
+        }
+    }
+
+    /// First or second duplicate ACK (§3.1): should snd_una be retransmitted now?
+    pub(super) fn dup_ack_expired(&self, now: Time) -> bool {
+        self.head_expired(now)
+    }
+
+    /// Fast recovery entered by the fine-grained check: ns-2's reduction (see the module
+    /// docs); returns the new ssthresh.
+    pub(super) fn on_early_retransmit(&mut self, flight: u32, dupacks: u32) -> u32 {
+        let mss = self.aimd.mss;
+        let w = flight.min(self.aimd.cwnd);
+        let again = self.sent.front().is_some_and(|s| s.retransmitted);
+        let target = if w <= 3 * mss {
+            2 * mss
+        } else if again {
+            w / 2
+        } else {
+            w - w / 4
+        };
+        self.in_loss = true;
+        self.worried = VEGAS_WORRIED_ACKS;
+        self.early_retransmits += 1;
+        self.aimd.enter_fast_recovery(target, dupacks)
+    }
+
+    /// A new ACK (after `on_ack_arrival`): within the first two after a retransmission, should
+    /// the new snd_una segment be resent because it expired (§3.1)? No window change.
+    pub(super) fn new_ack_expired(&mut self, now: Time) -> bool {
+        if self.worried == 0 {
+            return false;
+        }
+        self.worried -= 1;
+        if self.head_expired(now) {
+            true
+        } else {
+            self.worried = 0; // ns-2: nothing expired, stop worrying
+            false
+        }
+    }
+
+    /// The connection resent snd_una because [`Self::new_ack_expired`] said so.
+    pub(super) fn count_worried_retransmit(&mut self) {
+        self.worried_retransmits += 1;
+    }
+
+    /// Drop ACKed segments; an ACK ending exactly at a segment none of whose covered segments
+    /// was retransmitted is a fine-grained sample (Karn).
+    fn on_new_ack_sent_times(&mut self, now: Time, ack: u64) {
+        let mut last = None;
+        let mut clean = true;
+        let mut covered = 0;
+        while let Some(s) = self.sent.front().copied().filter(|s| s.end <= ack) {
+            self.sent.pop_front();
+            clean &= !s.retransmitted;
+            last = Some(s);
+            covered += 1;
+        }
+        // Only ACKs covering two or more segments: the receiver sent them at once (RFC 5681
+        // §4.2), whereas a one-segment ACK may have waited for its delayed-ACK timer — a wait
+        // the immediate duplicate ACKs this timeout is compared against never contain.
+        if let (Some(s), true, true) = (last, clean, covered >= 2) {
+            if s.end == ack {
+                self.fine_sample(now.saturating_since(s.sent_at));
+            }
+        }
+    }
+
+    /// RFC 6298 §2.2–2.3 on a nanosecond sample.
+    fn fine_sample(&mut self, r: Duration) {
+        match self.fine_srtt {
+            None => {
+                self.fine_srtt = Some(r);
+                self.fine_rttvar = Duration(r.0 / 2);
+            }
+            Some(srtt) => {
+                let err = srtt.0.abs_diff(r.0);
+                self.fine_rttvar = Duration((3 * self.fine_rttvar.0 + err) / 4);
+                self.fine_srtt = Some(Duration((7 * srtt.0 + r.0) / 8));
+            }
         }
     }
 
@@ -83,6 +259,9 @@ impl Vegas {
         if let Some(r) = a.fine_rtt.filter(|r| r.0 > 0) {
             self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
             self.epoch_rtt = Some(self.epoch_rtt.map_or(r, |e| e.min(r)));
+        }
+        if !a.is_dup {
+            self.on_new_ack_sent_times(a.now, a.ack);
         }
         if a.is_dup || self.in_loss {
             return;
@@ -144,6 +323,7 @@ impl Vegas {
 
     pub(super) fn on_enter_recovery(&mut self, flight: u32, dupacks: u32) -> u32 {
         self.in_loss = true;
+        self.worried = VEGAS_WORRIED_ACKS; // ns-2 checks after every dupACK retransmission
         let ssthresh = self.aimd.halve(flight);
         self.aimd.enter_fast_recovery(ssthresh, dupacks)
     }
@@ -154,6 +334,7 @@ impl Vegas {
     }
 
     pub(super) fn on_timeout(&mut self, flight: u32) {
+        self.worried = 0;
         let ssthresh = self.aimd.halve(flight);
         self.aimd.collapse(ssthresh);
         self.restart();
@@ -165,6 +346,12 @@ impl Vegas {
         self.ss_grow = true;
         self.ca_grow = false;
     }
+}
+
+/// Ring capacity for a 64 KiB window of `mss`-byte segments, plus slack for a FIN and small
+/// segments.
+fn sent_capacity(mss: u32) -> usize {
+    (65_535 / mss.max(1)) as usize + 8
 }
 
 #[cfg(test)]
