@@ -23,9 +23,9 @@
 //! - Losses (§3.1, "new retransmission mechanism", as ns-2 `tcp-vegas.cc`): Vegas records the
 //!   send time of every segment in flight (a ring reused for the connection's life) and keeps
 //!   a fine-grained timeout = SRTT + max(G, 4·RTTVAR) (RFC 6298 arithmetic) over nanosecond
-//!   samples of every ACK that covers two or more segments, none retransmitted (Karn; a
-//!   one-segment ACK may include the receiver's delayed-ACK wait, which made the timeout
-//!   ~3× the immediate dupACK's RTT), with G = 1 ms and no 200 ms/1 s minimum. On the first or second duplicate ACK, if the segment at snd_una was
+//!   samples of every ACK, none retransmitted (Karn) — but once the peer has ACKed two
+//!   segments at once (it delays ACKs) only such ACKs, since a one-segment ACK may include the
+//!   delayed-ACK wait, which made the timeout ~3× the immediate dupACK's RTT — with G = 1 ms and no 200 ms/1 s minimum. On the first or second duplicate ACK, if the segment at snd_una was
 //!   sent longer ago than that timeout, it is retransmitted at once and fast recovery starts
 //!   (NewReno's `recover` point still allows one reduction per window). That reduction is
 //!   ns-2's: window w = min(cwnd, FlightSize), new cwnd = 2 SMSS if w ≤ 3 SMSS, w/2 if the lost
@@ -85,6 +85,9 @@ pub struct Vegas {
     sent: VecDeque<SentSegment>,
     /// RFC 6298 SRTT and RTTVAR of the fine-grained samples.
     fine_srtt: Option<Duration>,
+    /// The peer has ACKed two segments at once: it delays ACKs, so one-segment ACKs are no
+    /// longer RTT samples.
+    peer_delays_acks: bool,
     fine_rttvar: Duration,
     /// New ACKs left on which to check snd_una's segment for expiry (ns-2 `v_worried_`).
     worried: u8,
@@ -107,6 +110,7 @@ impl Vegas {
             diff: None,
             sent: VecDeque::with_capacity(cap),
             fine_srtt: None,
+            peer_delays_acks: false,
             fine_rttvar: Duration(0),
             worried: 0,
             early_retransmits: 0,
@@ -220,10 +224,14 @@ impl Vegas {
             last = Some(s);
             covered += 1;
         }
-        // Only ACKs covering two or more segments: the receiver sent them at once (RFC 5681
-        // §4.2), whereas a one-segment ACK may have waited for its delayed-ACK timer — a wait
-        // the immediate duplicate ACKs this timeout is compared against never contain.
-        if let (Some(s), true, true) = (last, clean, covered >= 2) {
+        // A receiver that ever ACKs two segments at once delays its ACKs (RFC 5681 §4.2); from
+        // then on only such ACKs are samples, because a one-segment ACK may have waited for
+        // the delayed-ACK timer — a wait the immediate duplicate ACKs this timeout is compared
+        // against never contain. A receiver that ACKs every segment gives a sample per ACK.
+        if covered >= 2 {
+            self.peer_delays_acks = true;
+        }
+        if let (Some(s), true, true) = (last, clean, covered >= 2 || !self.peer_delays_acks) {
             if s.end == ack {
                 self.fine_sample(now.saturating_since(s.sent_at));
             }
