@@ -29,6 +29,7 @@ fn scenario_error(py: Python<'_>, e: wattlab_sim::scenario::ScenarioError) -> Py
 }
 
 /// Build a simulation from scenario text, or raise `ScenarioError`.
+#[allow(clippy::too_many_arguments)]
 fn build(
     py: Python<'_>,
     text: &str,
