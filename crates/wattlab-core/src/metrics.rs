@@ -94,11 +94,15 @@ pub fn jain_index(xs: &[f64]) -> Result<f64, MetricError> {
 pub fn fairness_utilization_index(xs: &[f64], capacity: f64) -> Result<f64, MetricError> {
     rates("F(X, C)", xs)?;
     let c = positive("capacity C", capacity)?;
-    let n = xs.len() as f64;
     let sum: f64 = xs.iter().sum();
     let sq: f64 = xs.iter().map(|x| x * x).sum();
-    // n·Σx² − 2CΣx + 2C² = n·Σ(x − C/n)² + C² > 0 for C > 0, so the ratio is always defined.
-    Ok(c * c / (n * sq - 2.0 * c * sum + 2.0 * c * c))
+    Ok(f_from_sums(xs.len() as f64, sum, sq, c))
+}
+
+/// F(X, C) from n, Σx and Σx². The denominator n·Σx² − 2CΣx + 2C² = n·Σ(x − C/n)² + C² is
+/// positive for C > 0, so the ratio is always defined.
+fn f_from_sums(n: f64, sum: f64, sq: f64, c: f64) -> f64 {
+    c * c / (n * sq - 2.0 * c * sum + 2.0 * c * c)
 }
 
 /// Sliding-window form of F(X, C) (seed 002 Eq. 2.12, after Koksal et al.): flow i's rate over
@@ -136,7 +140,7 @@ pub fn sliding_window_index(bytes: &[&[u64]], interval_s: f64, window: usize, ca
             sum += x;
             sq += x * x;
         }
-        total += capacity * capacity / (n * sq - 2.0 * capacity * sum + 2.0 * capacity * capacity);
+        total += f_from_sums(n, sum, sq, capacity);
     }
     Ok(total / positions as f64)
 }

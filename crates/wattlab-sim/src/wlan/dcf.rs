@@ -177,15 +177,21 @@ impl Bss {
 
     /// Draws the frame error of a frame attempt between `sta` and the AP (frame-layer loss).
     fn frame_lost(&mut self, from: StaId, to: StaId) -> bool {
-        if self.cfg.loss_layer != LossLayer::Frame {
-            return false;
-        }
-        let s = &mut self.stas[if from == AP { to } else { from } as usize];
-        let lost = if from == AP { s.cfg.loss_down.next_lost(&mut s.loss_rng) } else { s.cfg.loss_up.next_lost(&mut s.loss_rng) };
+        let lost = self.cfg.loss_layer == LossLayer::Frame && self.draw_loss(from, to);
         if lost {
             self.stas[from as usize].stats.frame_errors += 1;
         }
         lost
+    }
+
+    /// One draw of the loss process of the direction `from` → `to` (kept by the non-AP end).
+    fn draw_loss(&mut self, from: StaId, to: StaId) -> bool {
+        let s = &mut self.stas[if from == AP { to } else { from } as usize];
+        if from == AP {
+            s.cfg.loss_down.next_lost(&mut s.loss_rng)
+        } else {
+            s.cfg.loss_up.next_lost(&mut s.loss_rng)
+        }
     }
 
     fn uses_rts(&self, frame: &Frame) -> bool {
@@ -347,11 +353,7 @@ impl Bss {
 
     /// Draws the loss of a delivered packet above the MAC (packet-layer loss).
     fn packet_lost(&mut self, from: StaId, to: StaId) -> bool {
-        if self.cfg.loss_layer != LossLayer::Packet {
-            return false;
-        }
-        let s = &mut self.stas[if from == AP { to } else { from } as usize];
-        let lost = if from == AP { s.cfg.loss_down.next_lost(&mut s.loss_rng) } else { s.cfg.loss_up.next_lost(&mut s.loss_rng) };
+        let lost = self.cfg.loss_layer == LossLayer::Packet && self.draw_loss(from, to);
         if lost {
             self.stas[from as usize].stats.packet_errors += 1;
         }

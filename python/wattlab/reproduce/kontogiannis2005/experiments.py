@@ -114,11 +114,12 @@ def experiment1(cfg: Config, workers: int, console: Console | None) -> tuple[pd.
     return runs, points, thr
 
 
-def _measure_system(job: Job, res: api.RunResult) -> dict:
+def _measure_system(job: Job, res: api.RunResult, cfg: Config) -> dict:
     flows = _flow_rows(res)
     thr = [f["throughput_bps"] for f in flows]
     good = [f["goodput_bps"] for f in flows]
     return {
+        "eee_system": metrics.eee_system(thr, good, job.labels["thr_max_bps"], cfg.alpha, cfg.b),
         "completed": all(f["completed"] for f in flows),
         "fairness": metrics.jain_index(thr),
         "goodput_bps": sum(good),
@@ -144,24 +145,14 @@ def experiment2(cfg: Config, workers: int, console: Console | None) -> tuple[pd.
         Job(
             scenario.tcp_scenario(v, n, cfg.exp2_bytes, "random", cfg.exp2_per, cfg, seed),
             seed,
-            {"variant": v, "flows": n},
+            {"variant": v, "flows": n, "thr_max_bps": lookup[("random", cfg.exp2_per, seed)]},
         )
         for n in cfg.exp2_flows
         for v in ("tahoe", "vegas")
         for seed in _seeds(cfg)
     ]
-    runs = run_jobs(jobs, _measure_system, "Experiment 2 (n Tahoe vs n Vegas)", workers, console)
-    runs["thr_max_bps"] = [lookup[("random", cfg.exp2_per, r.seed)] for r in runs.itertuples()]
-    runs["eee_system"] = [
-        metrics.eee_system(
-            [float(x) for x in r.flow_throughputs_bps.split(";")],
-            [float(x) for x in r.flow_goodputs_bps.split(";")],
-            r.thr_max_bps,
-            cfg.alpha,
-            cfg.b,
-        )
-        for r in runs.itertuples()
-    ]
+    runs = run_jobs(jobs, lambda job, res: _measure_system(job, res, cfg), "Experiment 2 (n Tahoe vs n Vegas)",
+                    workers, console)
     points = aggregate(runs, ["flows", "variant"], ["fairness", "goodput_bps", "eee_system", "energy_j", "run_time_s"])
     # Energy gain of Tahoe per seed (same seed = same error pattern and start times), then averaged.
     pivot = runs.pivot_table(index=["flows", "seed"], columns="variant", values="energy_j").reset_index()
