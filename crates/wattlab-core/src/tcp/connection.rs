@@ -114,6 +114,9 @@ pub struct TcpConnection {
 
     // --- ACK generation ---
     ack_now: bool,
+    /// The ACK is owed to an unacceptable segment (e.g. a window probe): it goes out as a
+    /// pure ACK ahead of any data, as Linux's `tcp_send_dupack` does, not piggy-backed.
+    dupack_first: bool,
     ack_pending_segs: u32,
     window_update_pending: bool,
 
@@ -175,6 +178,7 @@ impl TcpConnection {
             last_ack_sent: 0,
             syn_window: 0,
             ack_now: false,
+            dupack_first: false,
             ack_pending_segs: 0,
             window_update_pending: false,
             rto_at: None,
@@ -580,6 +584,7 @@ impl TcpConnection {
         if old || beyond {
             if !f.contains(TcpFlags::RST) {
                 self.ack_now = true;
+                self.dupack_first = true;
                 self.stats.unacceptable_segments_acked += 1;
                 if self.state == TcpState::TimeWait {
                     self.time_wait_at = Some(now + self.cfg.time_wait);
@@ -952,6 +957,12 @@ impl TcpConnection {
                 return None;
             }
             _ => {}
+        }
+        if self.dupack_first {
+            self.dupack_first = false;
+            if self.ack_now {
+                return Some(self.emit_ack(now));
+            }
         }
         if let Some(pos) = self.retransmit_at.take() {
             if pos >= self.snd_una && pos < self.snd_max && self.can_send_state() {

@@ -488,6 +488,35 @@ fn old_segment_gets_immediate_ack_with_current_window() {
 }
 
 #[test]
+fn probe_reaching_a_sender_mid_burst_is_answered_by_a_pure_ack_before_its_data() {
+    // Linux answers an unacceptable segment with tcp_send_dupack: a pure ACK at once, never
+    // folded into the data it still has to send. Seed 000's burst detection relies on it.
+    let mut h = Harness::default_pair(ms(10));
+    h.a.send(10_000);
+    h.run_until(Time::from_secs_f64(0.5));
+    let b_last = hdr(&h.sent(B_TO_A).last().expect("b acked").pkt).to_owned();
+    let probe_hdr = TcpHeader {
+        src_port: ep_b().port,
+        dst_port: ep_a().port,
+        seq: b_last.seq.wrapping_sub(1),
+        ack: b_last.ack,
+        flags: TcpFlags::ACK,
+        window: b_last.window,
+        options: TcpOptions { timestamps: b_last.options.timestamps, ..Default::default() },
+    };
+    let probe = Packet::tcp(ep_b().addr, ep_a().addr, probe_hdr, 0);
+    // Hand the probe to a just as it has new data and window to send it: its first output
+    // is the pure ACK, the data follows.
+    let t = h.now;
+    h.a.send(10_000);
+    h.a.handle_segment(t, &probe);
+    let first = h.a.poll_transmit(t).expect("an immediate ACK");
+    assert_eq!(first.payload_len, 0, "pure ACK first");
+    assert!(h.a.poll_transmit(t).expect("then data").payload_len > 0);
+    assert_eq!(h.a.stats().unacceptable_segments_acked, 1);
+}
+
+#[test]
 fn window_shrunk_to_zero_with_data_in_flight_does_not_stall() {
     // A middlebox closes b's window while a has data outstanding (the energy agent's closed
     // ACKs), then opens it again: RTO retransmissions probe the window and the transfer ends.
