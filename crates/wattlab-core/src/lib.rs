@@ -10,8 +10,11 @@
 //! - [`tcp`]: the TCP model (handshake, flow control, persist, RTO, congestion control);
 //! - [`energy`]: the radio energy model, device profiles and accounting policies;
 //! - [`wlan`]: 802.11 PHY timing and the Bianchi and TCP-capacity models;
-//! - [`metrics`]: goodput, overhead, fairness indices and seed 003's 3E.
+//! - [`metrics`]: goodput, overhead, fairness indices and seed 003's 3E;
+//! - [`agent`]: seed 000's client-centered energy-saving agent (closed/open ACKs, window
+//!   probes, radio sleep decisions).
 
+pub mod agent;
 pub mod energy;
 pub mod metrics;
 pub mod packet;

@@ -1,0 +1,1012 @@
+//! One row of the connection table (seed 000 Fig. 1) and everything the agent does for one
+//! TCP connection: receiver RTT, slow-start stage tracking (Fig. 2), traffic shaping with
+//! closed and open ACKs, end-of-burst detection, saturation and loss reversion, lost open
+//! ACK recovery and the response-complete ("finished") test.
+
+use super::config::{AgentConfig, BurstDetection};
+use super::estimators::{clamp, InterArrival, ProbeDelay, ReceiverRtt, TsClock};
+use super::sites::SiteTable;
+use super::{AgentEvent, AgentEventKind, AgentStats, BurstEnd, RevertReason};
+use crate::packet::{Endpoint, Packet, TcpFlags, TcpHeader, TcpOptions, Timestamps, Transport};
+use crate::tcp::seq;
+use crate::time::{Duration, Time};
+use std::collections::VecDeque;
+
+/// What a connection needs from the radio now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// Packets may arrive at any moment.
+    Awake,
+    /// Nothing expected before this time (`None`: nothing expected at all).
+    Sleep(Option<Time>),
+}
+
+/// Status column of the connection table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Receiving a stage or burst, or waiting for a reply.
+    Active,
+    /// Between stages or bursts.
+    Idle,
+    /// The requested object is complete (or the server closed).
+    Finished,
+    /// Reverted to plain TCP (saturated, lossy, or no timestamps).
+    Saturated,
+}
+
+/// Where a shaped connection is in its burst cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// The released window is arriving; every ACK is closed. `probe` holds the probe's send
+    /// time when one is outstanding (active detection).
+    Receiving {
+        /// When the outstanding window probe was sent.
+        probe: Option<Time>,
+    },
+    /// Open ACK sent at `open_at`; awake until the probe goes out at `probe_due`.
+    AfterOpen {
+        /// When the open ACK went out.
+        open_at: Time,
+        /// When to send the window probe (open_at + D).
+        probe_due: Time,
+    },
+    /// Waiting for the burst released at `open_at`, expected at `expect_at`.
+    Waiting {
+        /// When the open ACK went out.
+        open_at: Time,
+        /// First packet expected (open ACK + minimum RTT).
+        expect_at: Time,
+        /// Resend the open ACK if nothing arrived by then (2·RTT, then every RTT).
+        resend_at: Time,
+        /// A probe is outstanding (sent at this time).
+        probe: Option<Time>,
+    },
+}
+
+/// Phase of a tracked connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// SYN sent; asleep until `wake` if the site is cached.
+    Setup {
+        /// When the SYN went out.
+        syn_at: Time,
+        /// Cached wake-up time.
+        wake: Option<Time>,
+    },
+    /// Connected, no request outstanding.
+    Open,
+    /// Request sent, no response byte yet; asleep until `wake` if the site is cached.
+    AwaitResponse {
+        /// When the request went out.
+        req_at: Time,
+        /// Cached wake-up time.
+        wake: Option<Time>,
+    },
+    /// Slow start, tracked stage by stage (no shaping).
+    SlowStart,
+    /// Congestion avoidance shaped into bursts.
+    Shaping(Shape),
+    /// A hole in the received data: plain TCP, awake, until it is filled.
+    Recovering,
+    /// Plain TCP for good.
+    Reverted(RevertReason),
+    /// Response complete, or the server closed.
+    Finished,
+}
+
+/// Slow-start stage bookkeeping (the table's stage, packets, next start/end, expiration).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stages {
+    /// Stage number (1 = the first flight of the response).
+    pub stage: u32,
+    /// Packets received in the current stage.
+    pub count: u32,
+    /// Packets of the previous stage.
+    pub prev_count: u32,
+    /// A stage is being received.
+    pub open: bool,
+    /// First and last ACK the client sent in the current stage.
+    pub first_ack: Option<Time>,
+    /// Last ACK sent in the current stage.
+    pub last_ack: Option<Time>,
+    /// Predicted start and end of the next stage.
+    pub next_start: Option<Time>,
+    /// Predicted end of the next stage.
+    pub next_end: Option<Time>,
+    /// Predicted end of the current stage (the table's "current expiration").
+    pub expiration: Option<Time>,
+    /// Largest gap between two data packets of one stage.
+    pub max_gap: Duration,
+}
+
+/// One tracked TCP connection.
+#[derive(Clone, Debug)]
+pub struct TrackedConn {
+    /// Connection number (order of the SYNs).
+    pub id: u32,
+    /// Client endpoint.
+    pub local: Endpoint,
+    /// Server endpoint (the site).
+    pub remote: Endpoint,
+    /// Where it is.
+    pub phase: Phase,
+    /// Receiver RTT estimator.
+    pub rtt: ReceiverRtt,
+    /// Slow-start stages.
+    pub stages: Stages,
+    /// End-of-burst method in use (active falls back to dynamic).
+    pub detection: BurstDetection,
+    /// The probe delay D.
+    pub probe_delay: ProbeDelay,
+    clock: TsClock,
+    ia: InterArrival,
+    ts_ok: bool,
+    ts_recent: u32,
+    template: Option<Packet>,
+    snd_nxt: u32,
+    rcv_nxt: u32,
+    high_seq: u32,
+    synced: bool,
+    client_ws: Option<u8>,
+    server_ws: bool,
+    right_edge: Option<u32>,
+    last_data_at: Option<Time>,
+    last_ack_at: Option<Time>,
+    burst_packets: u32,
+    burst_lossy: bool,
+    /// Estimated window W in packets.
+    pub window_estimate: u32,
+    mss_seen: u32,
+    open_ack: Option<(u32, u32)>,
+    probe_tsval: Option<u32>,
+    grew_this_round: bool,
+    response_at: Option<Time>,
+    saturated_run: u32,
+    lossy_run: u32,
+    resp_start: u32,
+    resp_len: Option<u64>,
+    server_fin: bool,
+    client_fin: bool,
+}
+
+/// Outputs a connection produces while handling an input.
+pub struct Out<'a> {
+    /// Packets to inject (towards the server).
+    pub tx: &'a mut VecDeque<Packet>,
+    /// Event log.
+    pub events: &'a mut VecDeque<AgentEvent>,
+    /// Counters.
+    pub stats: &'a mut AgentStats,
+    /// Site table.
+    pub sites: &'a mut SiteTable,
+    /// Configuration.
+    pub cfg: &'a AgentConfig,
+}
+
+impl Out<'_> {
+    fn log(&mut self, at: Time, conn: u32, kind: AgentEventKind) {
+        self.events.push_back(AgentEvent {
+            at,
+            conn: Some(conn),
+            kind,
+        });
+    }
+}
+
+fn is_pure_ack(h: &TcpHeader, payload: u32) -> bool {
+    payload == 0
+        && h.flags.contains(TcpFlags::ACK)
+        && !h.flags.contains(TcpFlags::SYN)
+        && !h.flags.contains(TcpFlags::FIN)
+        && !h.flags.contains(TcpFlags::RST)
+}
+
+impl TrackedConn {
+    /// A connection seen opening with the client's SYN at `now`.
+    pub fn new(
+        id: u32,
+        now: Time,
+        syn: &Packet,
+        h: &TcpHeader,
+        cfg: &AgentConfig,
+        sites: &SiteTable,
+    ) -> TrackedConn {
+        let remote = syn.dst_endpoint();
+        let wake = if cfg.rtt_cache {
+            sites
+                .get(remote)
+                .and_then(|s| s.syn_wait())
+                .map(|w| now + w)
+        } else {
+            None
+        };
+        TrackedConn {
+            id,
+            local: syn.src_endpoint(),
+            remote,
+            phase: Phase::Setup { syn_at: now, wake },
+            rtt: ReceiverRtt::default(),
+            stages: Stages::default(),
+            detection: cfg.detection,
+            probe_delay: ProbeDelay::default(),
+            clock: TsClock::default(),
+            ia: InterArrival::default(),
+            ts_ok: false,
+            ts_recent: 0,
+            template: None,
+            snd_nxt: h.seq.wrapping_add(1),
+            rcv_nxt: 0,
+            high_seq: 0,
+            synced: false,
+            client_ws: h.options.window_scale,
+            server_ws: false,
+            right_edge: None,
+            last_data_at: None,
+            last_ack_at: None,
+            burst_packets: 0,
+            burst_lossy: false,
+            window_estimate: 0,
+            mss_seen: 0,
+            open_ack: None,
+            probe_tsval: None,
+            grew_this_round: false,
+            response_at: None,
+            saturated_run: 0,
+            lossy_run: 0,
+            resp_start: 0,
+            resp_len: None,
+            server_fin: false,
+            client_fin: false,
+        }
+    }
+
+    /// The table's status column.
+    pub fn status(&self, now: Time) -> Status {
+        match self.phase {
+            Phase::Finished => Status::Finished,
+            Phase::Reverted(_) => Status::Saturated,
+            _ if self.need(now, Duration::ZERO) == Need::Awake => Status::Active,
+            _ => Status::Idle,
+        }
+    }
+
+    /// Both directions are closed: the row can go.
+    pub fn closed(&self) -> bool {
+        self.server_fin && self.client_fin
+    }
+
+    fn shift(&self) -> u8 {
+        if self.server_ws {
+            self.client_ws.unwrap_or(0)
+        } else {
+            0
+        }
+    }
+
+    fn min_rtt(&self) -> Duration {
+        self.rtt
+            .min()
+            .or(self.rtt.srtt())
+            .unwrap_or(Duration::from_millis(100))
+    }
+
+    fn srtt(&self) -> Duration {
+        self.rtt.srtt().unwrap_or_else(|| self.min_rtt())
+    }
+
+    /// Ceiling of D and the wait for a lost probe: the one-way trip time (RTT/2).
+    fn half_rtt(&self) -> Duration {
+        Duration(self.min_rtt().0 / 2)
+    }
+
+    fn idle_threshold(&self, cfg: &AgentConfig) -> Duration {
+        let t = Duration((self.stages.max_gap.0 as f64 * cfg.idle_gap_factor) as u64);
+        clamp(t, cfg.idle_floor, self.half_rtt().max(cfg.idle_floor))
+    }
+
+    /// What this connection needs from the radio at `now` (waking `guard` before a predicted
+    /// arrival).
+    pub fn need(&self, now: Time, guard: Duration) -> Need {
+        let until = |t: Time| {
+            let w = Time(t.0.saturating_sub(guard.0));
+            if now < w {
+                Need::Sleep(Some(w))
+            } else {
+                Need::Awake
+            }
+        };
+        match self.phase {
+            Phase::Setup { wake: Some(w), .. } | Phase::AwaitResponse { wake: Some(w), .. } => {
+                until(w)
+            }
+            Phase::Setup { .. }
+            | Phase::AwaitResponse { .. }
+            | Phase::Recovering
+            | Phase::Reverted(_) => Need::Awake,
+            Phase::Open | Phase::Finished => Need::Sleep(None),
+            Phase::SlowStart => match (self.stages.open, self.stages.next_start) {
+                (false, Some(t)) => until(t),
+                _ => Need::Awake,
+            },
+            Phase::Shaping(Shape::Waiting { expect_at, .. }) => until(expect_at),
+            Phase::Shaping(_) => Need::Awake,
+        }
+    }
+
+    /// The next time `on_timer` has something to do.
+    pub fn deadline(&self, cfg: &AgentConfig) -> Option<Time> {
+        match self.phase {
+            Phase::SlowStart if self.stages.open => {
+                let quiet = self.last_activity()? + self.idle_threshold(cfg);
+                Some(quiet.max(self.stages.expiration.unwrap_or(Time::ZERO)))
+            }
+            Phase::Shaping(Shape::Receiving { probe }) => {
+                let last = self.last_data_at?;
+                Some(last + self.burst_threshold(cfg, probe.is_some()))
+            }
+            Phase::Shaping(Shape::AfterOpen { probe_due, .. }) => Some(probe_due),
+            Phase::Shaping(Shape::Waiting { resend_at, .. }) => Some(resend_at),
+            _ => None,
+        }
+    }
+
+    fn last_activity(&self) -> Option<Time> {
+        match (self.last_data_at, self.last_ack_at) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Quiet time after the last data packet that ends a burst: RTT/2 while a probe is
+    /// outstanding (the seed's bound for a lost probe), else the passive threshold.
+    fn burst_threshold(&self, cfg: &AgentConfig, probe_outstanding: bool) -> Duration {
+        if probe_outstanding {
+            return self.half_rtt();
+        }
+        match self.detection {
+            BurstDetection::Fixed(t) => t,
+            BurstDetection::Dynamic | BurstDetection::Active => {
+                let missing = self.window_estimate.saturating_sub(self.burst_packets);
+                let t = self
+                    .ia
+                    .threshold(missing)
+                    .unwrap_or(self.idle_threshold(cfg));
+                clamp(t, Duration::from_micros(500), self.half_rtt())
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ outgoing
+
+    /// A packet the client sends on this connection; may rewrite its window. Returns false
+    /// to drop it (a duplicate of an open ACK the agent already sent).
+    pub fn on_outgoing(&mut self, now: Time, p: &mut Packet, out: &mut Out) -> bool {
+        let Some(h) = p.tcp_header().copied() else {
+            return true;
+        };
+        let payload = p.payload_len;
+        if let Some(ts) = h.options.timestamps {
+            self.clock.observe(now, ts.tsval);
+            self.rtt.on_sent(now, ts.tsval);
+        }
+        let end = h.seq.wrapping_add(h.seq_len(payload));
+        if seq::gt(end, self.snd_nxt) {
+            self.snd_nxt = end;
+        }
+        if h.flags.contains(TcpFlags::ACK) && self.synced {
+            if seq::gt(h.ack, self.rcv_nxt) {
+                self.rcv_nxt = h.ack;
+            }
+            let edge = h.ack.wrapping_add((h.window as u32) << self.shift());
+            if self.right_edge.is_none_or(|r| seq::gt(edge, r)) {
+                self.right_edge = Some(edge);
+            }
+        }
+        self.template = Some(*p);
+        if h.flags.contains(TcpFlags::RST) {
+            self.client_fin = true;
+            self.server_fin = true;
+            return true;
+        }
+        if h.flags.contains(TcpFlags::FIN) {
+            self.client_fin = true;
+        }
+        if payload > 0 {
+            self.on_request(now, out);
+            return true;
+        }
+        if !is_pure_ack(&h, payload) {
+            return true;
+        }
+        self.last_ack_at = Some(now);
+        self.rewrite_ack(now, p, &h, out)
+    }
+
+    /// The client sent data: a new request (seed C1: a stagnant connection becomes active).
+    fn on_request(&mut self, now: Time, out: &mut Out) {
+        if !matches!(
+            self.phase,
+            Phase::Open | Phase::Finished | Phase::Setup { .. }
+        ) {
+            return; // data inside a response (rare for request/response traffic): leave it
+        }
+        let wait = if out.cfg.rtt_cache {
+            out.sites.get(self.remote).and_then(|s| s.response_wait())
+        } else {
+            None
+        };
+        self.phase = Phase::AwaitResponse {
+            req_at: now,
+            wake: wait.map(|w| now + w),
+        };
+        self.resp_start = self.rcv_nxt;
+        self.resp_len = None;
+        self.stages = Stages {
+            max_gap: self.stages.max_gap,
+            ..Stages::default()
+        };
+        out.log(now, self.id, AgentEventKind::Request);
+    }
+
+    fn rewrite_ack(&mut self, now: Time, p: &mut Packet, h: &TcpHeader, out: &mut Out) -> bool {
+        match self.phase {
+            Phase::SlowStart => {
+                let s = &mut self.stages;
+                if s.open {
+                    s.first_ack.get_or_insert(now);
+                    s.last_ack = Some(now);
+                } else if let (Some(end), Some(srtt)) = (s.next_end, self.rtt.srtt()) {
+                    // A late (delayed) ACK between stages releases packets later than predicted.
+                    let k = Duration((self.rtt.var().0 as f64 * out.cfg.stage_var_factor) as u64);
+                    s.next_end = Some(end.max(now + srtt + k));
+                }
+                true
+            }
+            Phase::Recovering => {
+                if seq::ge(h.ack, self.high_seq) {
+                    // The hole is filled: shape again from this point.
+                    self.burst_packets = 0;
+                    self.burst_lossy = true;
+                    self.phase = if out.cfg.shaping {
+                        Phase::Shaping(Shape::Receiving { probe: None })
+                    } else {
+                        Phase::SlowStart
+                    };
+                    if out.cfg.shaping {
+                        set_window(p, 0);
+                        out.stats.closed_acks += 1;
+                    }
+                }
+                true
+            }
+            Phase::Shaping(Shape::Receiving { .. }) => {
+                set_window(p, 0);
+                out.stats.closed_acks += 1;
+                true
+            }
+            Phase::Shaping(Shape::AfterOpen { .. } | Shape::Waiting { .. }) => {
+                let Some((open_ack, open_edge)) = self.open_ack else {
+                    return true;
+                };
+                if seq::le(h.ack, open_ack) {
+                    out.stats.redundant_acks_dropped += 1;
+                    return false; // the TCP's (delayed) ACK of data the open ACK covered
+                }
+                // Late data of the previous burst: acknowledge it without moving the edge.
+                let wnd = (open_edge.wrapping_sub(h.ack) as i32).max(0) as u32;
+                set_window(p, (wnd >> self.shift()).min(65_535) as u16);
+                true
+            }
+            _ => true,
+        }
+    }
+
+    // ------------------------------------------------------------------ incoming
+
+    /// A packet from the server on this connection, delivered (the radio is awake).
+    pub fn on_incoming(&mut self, now: Time, p: &Packet, out: &mut Out) {
+        let Some(h) = p.tcp_header().copied() else {
+            return;
+        };
+        if let Some(ts) = h.options.timestamps {
+            if !self.synced || seq::ge(ts.tsval, self.ts_recent) {
+                self.ts_recent = ts.tsval;
+            }
+            if let Some(r) = self.rtt.on_echo(now, ts.tsecr) {
+                out.sites.entry(self.remote).note_rtt(r, self.rtt.srtt());
+            }
+        }
+        if h.flags.contains(TcpFlags::RST) {
+            self.server_fin = true;
+            self.client_fin = true;
+            self.phase = Phase::Finished;
+            return;
+        }
+        if h.flags.contains(TcpFlags::SYN) {
+            self.on_syn_ack(now, &h, out);
+            return;
+        }
+        if !self.synced {
+            return;
+        }
+        let len = h.seq_len(p.payload_len);
+        if len == 0 {
+            if is_pure_ack(&h, 0) {
+                self.on_server_ack(now, &h, out);
+            }
+            return;
+        }
+        self.on_data(now, &h, p.payload_len, out);
+    }
+
+    fn on_syn_ack(&mut self, now: Time, h: &TcpHeader, out: &mut Out) {
+        if self.synced {
+            return;
+        }
+        self.synced = true;
+        self.rcv_nxt = h.seq.wrapping_add(1);
+        self.high_seq = self.rcv_nxt;
+        self.server_ws = h.options.window_scale.is_some();
+        self.ts_ok = h.options.timestamps.is_some();
+        if let Phase::Setup { syn_at, .. } = self.phase {
+            let e = out.sites.entry(self.remote);
+            e.syn_rtt = Some(now.saturating_since(syn_at));
+        }
+        if self.ts_ok {
+            self.phase = Phase::Open;
+        } else {
+            self.revert(now, RevertReason::NoTimestamps, out);
+        }
+    }
+
+    fn on_data(&mut self, now: Time, h: &TcpHeader, payload: u32, out: &mut Out) {
+        let end = h.seq.wrapping_add(h.seq_len(payload));
+        if h.flags.contains(TcpFlags::FIN) {
+            self.server_fin = true;
+        }
+        if seq::le(end, self.rcv_nxt) {
+            return; // a retransmission of data we have: no new information
+        }
+        let in_order = h.seq == self.rcv_nxt;
+        if in_order {
+            self.rcv_nxt = end;
+        }
+        if seq::gt(end, self.high_seq) {
+            self.high_seq = end;
+        }
+        self.mss_seen = self.mss_seen.max(payload);
+        let gap = self.last_data_at.map(|t| now.saturating_since(t));
+        self.last_data_at = Some(now);
+
+        if let Phase::AwaitResponse { req_at, .. } = self.phase {
+            out.sites.entry(self.remote).response_time = Some(now.saturating_since(req_at));
+            self.response_at = Some(now);
+            self.phase = Phase::SlowStart;
+        }
+        if !in_order
+            && !matches!(
+                self.phase,
+                Phase::Reverted(_) | Phase::Finished | Phase::Recovering
+            )
+        {
+            self.burst_lossy = true;
+            self.phase = Phase::Recovering;
+            out.stats.recoveries += 1;
+            out.log(now, self.id, AgentEventKind::Recovery);
+        }
+        match self.phase {
+            Phase::SlowStart => self.stage_packet(now, gap, out),
+            Phase::Shaping(shape) => {
+                self.burst_packet(now, shape, gap, h.options.timestamps.map(|t| t.tsecr), out)
+            }
+            _ => {}
+        }
+        self.check_finished(now, out);
+    }
+
+    fn stage_packet(&mut self, now: Time, gap: Option<Duration>, out: &mut Out) {
+        let s = &mut self.stages;
+        if !s.open {
+            s.open = true;
+            s.stage += 1;
+            s.prev_count = s.count;
+            s.count = 0;
+            s.first_ack = None;
+            s.last_ack = None;
+            s.expiration = s.next_end;
+        } else if let Some(g) = gap {
+            s.max_gap = s.max_gap.max(g);
+        }
+        s.count += 1;
+        // A stage far longer than twice the last one: the stages have merged into a stream
+        // (the next window starts before this one ends, Fig. 2 C5): shape it now.
+        if out.cfg.shaping && s.stage >= 2 && s.count > 2 * s.prev_count + 2 {
+            let packets = s.count;
+            self.start_shaping(now, Shape::Receiving { probe: None }, out);
+            self.burst_packets = packets;
+        }
+    }
+
+    fn burst_packet(
+        &mut self,
+        now: Time,
+        shape: Shape,
+        gap: Option<Duration>,
+        echo: Option<u32>,
+        out: &mut Out,
+    ) {
+        match shape {
+            Shape::Waiting { probe, .. } => {
+                self.burst_packets = 1;
+                self.burst_lossy = false;
+                self.phase = Phase::Shaping(Shape::Receiving { probe });
+            }
+            Shape::Receiving { probe } => {
+                self.burst_packets += 1;
+                if let Some(g) = gap {
+                    self.ia.sample(g);
+                }
+                // Data sent after the server saw the probe (it echoes the probe's TSval): the
+                // probe response rides on this packet, which ends the burst.
+                if let (Some(_), Some(p), Some(e)) = (probe, self.probe_tsval, echo) {
+                    if seq::ge(e, p) {
+                        self.end_burst(
+                            now,
+                            BurstEnd::ProbeResponse {
+                                piggyback: true,
+                                gap: Duration::ZERO,
+                            },
+                            out,
+                        );
+                    }
+                }
+            }
+            Shape::AfterOpen { .. } => {
+                // Data of the previous burst after its probe response: the probe was early.
+                out.stats.late_packets += 1;
+                if self.detection == BurstDetection::Active && !self.grew_this_round {
+                    self.grow_probe_delay(now, out);
+                }
+            }
+        }
+    }
+
+    /// A pure ACK from the server: the response to our window probe.
+    fn on_server_ack(&mut self, now: Time, h: &TcpHeader, out: &mut Out) {
+        let Phase::Shaping(shape) = self.phase else {
+            return;
+        };
+        let probe = match shape {
+            Shape::Receiving { probe: Some(t) } | Shape::Waiting { probe: Some(t), .. } => t,
+            _ => return,
+        };
+        out.stats.probe_responses += 1;
+        if matches!(shape, Shape::Waiting { .. }) {
+            // Answered before any data: the open ACK released nothing (lost?). Resend it.
+            let _ = probe;
+            self.send_open_ack(now, true, out);
+            return;
+        }
+        let _ = h;
+        let gap = self
+            .last_data_at
+            .map(|t| now.saturating_since(t))
+            .unwrap_or(Duration::ZERO);
+        self.end_burst(
+            now,
+            BurstEnd::ProbeResponse {
+                piggyback: false,
+                gap,
+            },
+            out,
+        );
+    }
+
+    fn check_finished(&mut self, now: Time, out: &mut Out) {
+        let complete = self
+            .resp_len
+            .is_some_and(|n| self.rcv_nxt.wrapping_sub(self.resp_start) as u64 >= n)
+            || (self.server_fin && self.rcv_nxt == self.high_seq);
+        if complete && !matches!(self.phase, Phase::Finished) {
+            self.phase = Phase::Finished;
+            out.log(now, self.id, AgentEventKind::Finished);
+        }
+    }
+
+    /// The size of the response being received (HTTP Content-Length, or the host's hint).
+    pub fn expect_response(&mut self, now: Time, bytes: u64, out: &mut Out) {
+        self.resp_len = Some(bytes);
+        self.check_finished(now, out);
+    }
+
+    // ------------------------------------------------------------------ timers
+
+    /// Run whatever is due at `now`.
+    pub fn on_timer(&mut self, now: Time, out: &mut Out) {
+        if self.deadline(out.cfg).is_none_or(|d| d > now) {
+            return;
+        }
+        match self.phase {
+            Phase::SlowStart => self.end_stage(now, out),
+            Phase::Shaping(Shape::Receiving { probe }) => {
+                let why = if probe.is_some() {
+                    BurstEnd::ProbeLost
+                } else {
+                    BurstEnd::Threshold
+                };
+                self.end_burst(now, why, out);
+            }
+            Phase::Shaping(Shape::AfterOpen { open_at, .. }) => self.send_probe(now, open_at, out),
+            Phase::Shaping(Shape::Waiting { .. }) => self.send_open_ack(now, true, out),
+            _ => {}
+        }
+    }
+
+    /// A slow-start stage is over: predict the next one (start = first ACK + SRTT − VAR,
+    /// end = last ACK + SRTT + VAR) and decide whether slow start has ended.
+    fn end_stage(&mut self, now: Time, out: &mut Out) {
+        let srtt = self.srtt();
+        let k = Duration((self.rtt.var().0 as f64 * out.cfg.stage_var_factor) as u64);
+        let s = &mut self.stages;
+        s.open = false;
+        let first = s.first_ack.or(self.last_data_at).unwrap_or(now);
+        let last = s.last_ack.or(self.last_data_at).unwrap_or(now);
+        s.next_start = Some(Time((first + srtt).0.saturating_sub(k.0)));
+        s.next_end = Some(last + srtt + k);
+        let (stage, count, prev) = (s.stage, s.count, s.prev_count);
+        out.log(
+            now,
+            self.id,
+            AgentEventKind::StageEnded {
+                stage,
+                packets: count,
+            },
+        );
+        let not_doubling =
+            stage >= 2 && (count as f64) < out.cfg.doubling_fraction * 2.0 * prev as f64;
+        if out.cfg.shaping && not_doubling {
+            // The stage already released by these (open) ACKs becomes the first shaped burst.
+            let expect_at = self.stages.next_start.unwrap_or(now);
+            self.window_estimate = count + 1;
+            let resend_at = last + srtt + srtt;
+            self.start_shaping(
+                now,
+                Shape::Waiting {
+                    open_at: last,
+                    expect_at,
+                    resend_at,
+                    probe: None,
+                },
+                out,
+            );
+        }
+    }
+
+    fn start_shaping(&mut self, now: Time, shape: Shape, out: &mut Out) {
+        self.phase = Phase::Shaping(shape);
+        self.burst_lossy = false;
+        self.open_ack = None;
+        out.stats.shaped_connections += 1;
+        out.log(now, self.id, AgentEventKind::ShapingStarted);
+    }
+
+    /// The released window has arrived: estimate W, test saturation and losses, adapt D, and
+    /// release the next window with an open ACK.
+    fn end_burst(&mut self, now: Time, why: BurstEnd, out: &mut Out) {
+        let packets = self.burst_packets;
+        out.stats.bursts += 1;
+        out.log(now, self.id, AgentEventKind::BurstEnded { packets, why });
+        self.window_estimate = packets + 1;
+        self.lossy_run = if self.burst_lossy {
+            self.lossy_run + 1
+        } else {
+            0
+        };
+        if self.lossy_run >= out.cfg.lossy_windows_to_revert {
+            self.revert(now, RevertReason::NoInOrderWindow, out);
+            return;
+        }
+        if let Some(rate) = out.cfg.link_rate_bps {
+            let bdp = rate as f64 * self.min_rtt().as_secs_f64() / 8.0;
+            let w = self.window_estimate as f64 * self.mss_seen.max(1) as f64;
+            self.saturated_run = if w >= out.cfg.saturation_fraction * bdp {
+                self.saturated_run + 1
+            } else {
+                0
+            };
+            if self.saturated_run >= out.cfg.saturation_bursts {
+                self.revert(now, RevertReason::Saturated, out);
+                return;
+            }
+        }
+        if self.detection == BurstDetection::Active {
+            let ceiling = self.half_rtt().max(out.cfg.probe_delay_floor);
+            if self.probe_delay.d == Duration::ZERO {
+                let w = self.window_estimate as u64 * self.mss_seen.max(1) as u64;
+                self.probe_delay.init(
+                    w,
+                    out.cfg.server_rate_bps,
+                    out.cfg.probe_delay_floor,
+                    ceiling,
+                );
+            }
+            match why {
+                BurstEnd::ProbeResponse {
+                    piggyback: true, ..
+                } => self.grow_probe_delay(now, out),
+                BurstEnd::ProbeResponse {
+                    piggyback: false,
+                    gap,
+                } => {
+                    let step = self.probe_delay.clean_burst(
+                        gap,
+                        out.cfg.clean_bursts_to_shrink,
+                        out.cfg.probe_delay_floor,
+                    );
+                    if step {
+                        out.log(
+                            now,
+                            self.id,
+                            AgentEventKind::ProbeDelay {
+                                d: self.probe_delay.d,
+                            },
+                        );
+                    }
+                }
+                BurstEnd::ProbeLost => {
+                    out.stats.probes_lost += 1;
+                    if self.probe_delay.d >= ceiling {
+                        self.switch_to_dynamic(now, out);
+                    }
+                }
+                BurstEnd::Threshold => {}
+            }
+        }
+        self.grew_this_round = false;
+        self.send_open_ack(now, false, out);
+    }
+
+    fn grow_probe_delay(&mut self, now: Time, out: &mut Out) {
+        self.grew_this_round = true;
+        let ceiling = self.half_rtt().max(out.cfg.probe_delay_floor);
+        if self.probe_delay.grow(out.cfg.probe_delay_step, ceiling) {
+            out.log(
+                now,
+                self.id,
+                AgentEventKind::ProbeDelay {
+                    d: self.probe_delay.d,
+                },
+            );
+        } else {
+            self.switch_to_dynamic(now, out);
+        }
+    }
+
+    fn switch_to_dynamic(&mut self, now: Time, out: &mut Out) {
+        if self.detection != BurstDetection::Dynamic {
+            self.detection = BurstDetection::Dynamic;
+            out.stats.switched_to_dynamic += 1;
+            out.log(now, self.id, AgentEventKind::SwitchedToDynamic);
+        }
+    }
+
+    /// Release the next window: ACK everything received, advertise the real window.
+    fn send_open_ack(&mut self, now: Time, resent: bool, out: &mut Out) {
+        let shift = self.shift();
+        let edge = self.right_edge.unwrap_or(self.rcv_nxt);
+        let wnd = (edge.wrapping_sub(self.rcv_nxt) as i32).max(0) as u32;
+        let field = (wnd >> shift).min(65_535) as u16;
+        let Some(p) = self.make_segment(now, self.snd_nxt, field, out.cfg.ts_clock_hz) else {
+            return;
+        };
+        out.tx.push_back(p);
+        self.open_ack = Some((
+            self.rcv_nxt,
+            self.rcv_nxt.wrapping_add((field as u32) << shift),
+        ));
+        if resent {
+            out.stats.open_acks_resent += 1;
+        } else {
+            out.stats.open_acks += 1;
+        }
+        out.log(now, self.id, AgentEventKind::OpenAck { resent });
+        let min_rtt = self.min_rtt();
+        let srtt = self.srtt();
+        self.phase = Phase::Shaping(if resent {
+            // Something went wrong (lost open ACK, slow server): stay awake until data comes.
+            Shape::Waiting {
+                open_at: now,
+                expect_at: now,
+                resend_at: now + srtt,
+                probe: None,
+            }
+        } else if self.detection == BurstDetection::Active {
+            Shape::AfterOpen {
+                open_at: now,
+                probe_due: now + self.probe_delay.d,
+            }
+        } else {
+            Shape::Waiting {
+                open_at: now,
+                expect_at: now + min_rtt,
+                resend_at: now + srtt + srtt,
+                probe: None,
+            }
+        });
+    }
+
+    /// D after the open ACK: a zero-length out-of-order segment (the window probe), then a
+    /// closed ACK so a server that had not finished the burst stops until the next open ACK.
+    fn send_probe(&mut self, now: Time, open_at: Time, out: &mut Out) {
+        let hz = out.cfg.ts_clock_hz;
+        let Some(probe) = self.make_segment(now, self.snd_nxt.wrapping_sub(1), 0, hz) else {
+            return;
+        };
+        out.tx.push_back(probe);
+        if let Some(closed) = self.make_segment(now, self.snd_nxt, 0, hz) {
+            out.tx.push_back(closed);
+        }
+        out.stats.probes += 1;
+        out.stats.closed_acks += 1;
+        out.log(
+            now,
+            self.id,
+            AgentEventKind::ProbeSent {
+                d: self.probe_delay.d,
+            },
+        );
+        let srtt = self.srtt();
+        self.phase = Phase::Shaping(Shape::Waiting {
+            open_at,
+            expect_at: open_at + self.min_rtt(),
+            resend_at: open_at + srtt + srtt,
+            probe: Some(now),
+        });
+    }
+
+    /// Plain TCP for good; a closed window is opened first so the server is never left stuck.
+    fn revert(&mut self, now: Time, why: RevertReason, out: &mut Out) {
+        if matches!(self.phase, Phase::Shaping(_)) {
+            self.send_open_ack(now, false, out);
+        }
+        self.phase = Phase::Reverted(why);
+        out.stats.reverted += 1;
+        out.log(now, self.id, AgentEventKind::Reverted { why });
+    }
+
+    /// An ACK from the client to the server, stamped by the client's timestamp clock.
+    fn make_segment(&mut self, now: Time, seq_no: u32, window: u16, hz: u64) -> Option<Packet> {
+        let mut p = self.template?;
+        let t = p.tcp_header()?;
+        let timestamps = self.ts_ok.then(|| Timestamps {
+            tsval: self.clock.estimate(now, hz),
+            tsecr: self.ts_recent,
+        });
+        if let Some(ts) = timestamps {
+            self.rtt.on_sent(now, ts.tsval);
+            self.probe_tsval = Some(ts.tsval); // the latest stamp: echoes at or after it post-date it
+        }
+        let h = TcpHeader {
+            src_port: t.src_port,
+            dst_port: t.dst_port,
+            seq: seq_no,
+            ack: self.rcv_nxt,
+            flags: TcpFlags::ACK,
+            window,
+            options: TcpOptions {
+                timestamps,
+                ..TcpOptions::default()
+            },
+        };
+        p.transport = Transport::Tcp(h);
+        p.payload_len = 0;
+        Some(p)
+    }
+}
+
+/// Rewrite the window field of a TCP packet (the live driver fixes the checksum).
+pub fn set_window(p: &mut Packet, window: u16) {
+    if let Some(h) = p.tcp_header_mut() {
+        h.window = window;
+    }
+}
