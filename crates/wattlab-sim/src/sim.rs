@@ -194,6 +194,12 @@ impl Simulation {
 
     /// Run the event loop without collecting results (used by benchmarks).
     pub(crate) fn run_loop(&mut self) {
+        self.start_run();
+        self.run_until(self.horizon);
+    }
+
+    /// Schedules what happens at t = 0: applications, sampling, MACs.
+    pub(crate) fn start_run(&mut self) {
         for app in 0..self.apps.len() as AppId {
             let start = self.flows[self.apps[app as usize].flow()].start;
             if !matches!(self.apps[app as usize], App::DownloadServer { .. } | App::UploadServer { .. }) {
@@ -204,7 +210,12 @@ impl Simulation {
             self.sched.schedule(Time::ZERO, Event::Sample);
         }
         self.start_wlans(Time::ZERO);
-        while let Some((now, ev)) = self.sched.pop_until(self.horizon) {
+    }
+
+    /// Processes the events due up to `until` (and the stop time); false once the run is over
+    /// (every flow done, or an I/O error). Lets a caller act between events (tests, agents).
+    pub(crate) fn run_until(&mut self, until: Time) -> bool {
+        while let Some((now, ev)) = self.sched.pop_until(until.min(self.horizon)) {
             match ev {
                 Event::TxDone(ch) => self.on_tx_done(now, ch),
                 Event::Arrive(ch) => self.on_arrive(now, ch),
@@ -214,9 +225,10 @@ impl Simulation {
                 Event::Wlan { bss, timer } => self.on_wlan_timer(now, bss, timer),
             }
             if self.done_at.is_some() || self.io_error.is_some() {
-                break;
+                return false;
             }
         }
+        true
     }
 
     /// The time the results cover: when the last flow finished, else the stop time or the
