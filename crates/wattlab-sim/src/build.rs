@@ -4,6 +4,7 @@
 
 use crate::app::{App, FlowRecord};
 use crate::engine::Scheduler;
+use crate::hop_power::{HopHost, HopPower, HopPowerMode, HOP_POWER_SAVE_NAMES};
 use crate::impairment::{Jitter, LossProcess};
 use crate::link::{Channel, ChannelStats, DropTailQueue, Medium, QueueLimit};
 use crate::output::TimeSeries;
@@ -119,6 +120,7 @@ pub fn build(
     let mut media: Vec<Medium> = Vec::new();
     let mut adjacency: Vec<Vec<(u32, u32)>> = vec![Vec::new(); nodes.len()]; // (neighbour, iface)
     let mut wireless_iface_of: HashMap<u32, u32> = HashMap::new();
+    let mut hops: Vec<HopHost> = Vec::new();
 
     struct Dir<'d> {
         rate: u64,
@@ -181,6 +183,7 @@ pub fn build(
                 jitter,
                 reorder: d.imp.reorder,
                 medium: d.medium,
+                hop: None,
                 stats: ChannelStats::default(),
             });
         }
@@ -226,6 +229,7 @@ pub fn build(
         adjacency[ap as usize].push((sta, ia));
         adjacency[sta as usize].push((ap, ib));
         wireless_iface_of.insert(sta, ib);
+        hops.push(hop_power(&cx, w, &key, i as u32, name, sta, ifaces[ia as usize].tx, ifaces[ib as usize].tx, &mut channels)?);
     }
 
     let mut wlans = crate::build_wlan::build_wlans(
@@ -272,6 +276,12 @@ pub fn build(
         let mut radio = Radio::new(i as u32, profile, &policies, Time::ZERO);
         if let Some((b, sta)) = ifaces[iface as usize].wlan {
             crate::build_wlan::attach_radio(&mut wlans[b as usize], sta, &mut radio);
+        }
+        if let Some(h) = channels[ifaces[iface as usize].tx as usize].hop {
+            // The station's real energy under its hop's power saving; ideal PSM wakes for free.
+            let mode = hops[h as usize].power.mode();
+            let profile = if mode == HopPowerMode::IdealPsm { radio.profile.without_wakeup_cost() } else { radio.profile.clone() };
+            radio.add_mac_meter(mode.name(), &profile, Time::ZERO);
         }
         radios.push(radio);
     }
@@ -483,6 +493,7 @@ pub fn build(
         media,
         routes,
         wlans,
+        hops,
         addr_to_node,
         conns: Vec::new(),
         conn_index: HashMap::new(),
@@ -507,6 +518,39 @@ pub fn build(
         drops: DropCounters::default(),
         io_error: None,
     })
+}
+
+/// The power management of `[[wireless]]` hop `w` (`key` = `wireless[i]`); a hop that saves
+/// power marks its channels `down` (AP → station) and `up`.
+#[allow(clippy::too_many_arguments)]
+fn hop_power(
+    cx: &Ctx,
+    w: &crate::scenario::WirelessConfig,
+    key: &str,
+    index: u32,
+    name: String,
+    station: u32,
+    down: u32,
+    up: u32,
+    channels: &mut [Channel],
+) -> Result<HopHost, ScenarioError> {
+    let mode = match &w.power_save {
+        None => HopPowerMode::Cam,
+        Some(s) => HopPowerMode::parse(s.get_ref()).ok_or_else(|| {
+            cx.err(s, &format!("{key}.power_save"), format!("unknown power-save mode `{}` (known: {HOP_POWER_SAVE_NAMES})", s.get_ref()))
+        })?,
+    };
+    let beacon = match &w.beacon_interval {
+        None => Duration::from_millis(100),
+        Some(b) if b.get_ref().0 == 0 => return Err(cx.err(b, &format!("{key}.beacon_interval"), "must be positive")),
+        Some(b) => b.get_ref().get(),
+    };
+    if mode != HopPowerMode::Cam {
+        // Only power-managed hops reach the simulator's hooks: `cam` runs exactly as before.
+        channels[down as usize].hop = Some(index);
+        channels[up as usize].hop = Some(index);
+    }
+    Ok(HopHost { name, station, power: HopPower::new(mode, beacon), down, up })
 }
 
 /// Next-hop interface and node for every (node, destination) pair by breadth-first search.

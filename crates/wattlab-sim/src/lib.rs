@@ -9,6 +9,7 @@ pub mod app;
 pub mod build;
 mod build_wlan;
 pub mod engine;
+pub mod hop_power;
 pub mod impairment;
 pub mod link;
 pub mod output;

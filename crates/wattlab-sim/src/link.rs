@@ -135,6 +135,8 @@ pub struct Channel {
     pub reorder: bool,
     /// Shared medium this channel transmits on, if half-duplex.
     pub medium: Option<u32>,
+    /// Power-managed `[[wireless]]` hop this channel belongs to (None: no power management).
+    pub hop: Option<u32>,
     /// Counters.
     pub stats: ChannelStats,
 }

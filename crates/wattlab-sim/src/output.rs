@@ -129,6 +129,24 @@ pub struct LinkSummary {
     pub utilization: f64,
 }
 
+/// Power management of one `[[wireless]]` hop (hops in `cam` are not listed).
+#[derive(Clone, Debug, Serialize)]
+pub struct WirelessPowerSummary {
+    /// Hop name.
+    pub name: String,
+    /// The station's node.
+    pub station: String,
+    /// Mode: `ideal-psm`, `bsd-50`, `external`...
+    pub power_save: String,
+    /// Beacon interval (s).
+    pub beacon_interval_s: f64,
+    /// Counters.
+    #[serde(flatten)]
+    pub stats: crate::hop_power::HopPowerStats,
+    /// The station was awake when the run ended.
+    pub awake_at_end: bool,
+}
+
 /// The JSON summary of a run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
@@ -148,6 +166,9 @@ pub struct Summary {
     pub radios: Vec<RadioSummary>,
     /// Link directions.
     pub links: Vec<LinkSummary>,
+    /// Power-managed `[[wireless]]` hops.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub wireless: Vec<WirelessPowerSummary>,
     /// 802.11 basic service sets.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub wlans: Vec<WlanSummary>,
@@ -337,6 +358,19 @@ pub(crate) fn collect(sim: Simulation) -> Result<RunOutput, String> {
             }
         })
         .collect();
+    let wireless = sim
+        .hops
+        .iter()
+        .filter(|h| h.power.mode() != crate::hop_power::HopPowerMode::Cam)
+        .map(|h| WirelessPowerSummary {
+            name: h.name.clone(),
+            station: sim.nodes[h.station as usize].name.clone(),
+            power_save: h.power.mode().name(),
+            beacon_interval_s: h.power.beacon_interval().as_secs_f64(),
+            stats: h.power.stats_at(end),
+            awake_at_end: h.power.is_awake(),
+        })
+        .collect();
     let summary = Summary {
         scenario: sim.scenario_name.clone(),
         seed: sim.seed,
@@ -346,6 +380,7 @@ pub(crate) fn collect(sim: Simulation) -> Result<RunOutput, String> {
         flows,
         radios,
         links,
+        wireless,
         wlans,
         drops: sim.drops.clone(),
     };

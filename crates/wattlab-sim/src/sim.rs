@@ -114,6 +114,13 @@ pub enum Event {
         /// Which timer.
         timer: crate::wlan::MacTimer,
     },
+    /// A power-management timer of a `[[wireless]]` hop.
+    Hop {
+        /// Hop index (position of its `[[wireless]]`).
+        hop: u32,
+        /// Which timer.
+        timer: crate::hop_power::HopTimer,
+    },
 }
 
 /// Counters that belong to no link or flow.
@@ -142,6 +149,8 @@ pub struct Simulation {
     pub(crate) routes: Vec<Vec<Option<(IfaceId, u32)>>>,
     /// 802.11 basic service sets.
     pub(crate) wlans: Vec<crate::wlan_host::WlanHost>,
+    /// `[[wireless]]` hops' power management, indexed like the `[[wireless]]` sections.
+    pub(crate) hops: Vec<crate::hop_power::HopHost>,
     pub(crate) addr_to_node: HashMap<Ipv4Addr, u32>,
     pub(crate) conns: Vec<ConnSlot>,
     pub(crate) conn_index: HashMap<(u32, Endpoint, Endpoint), u32>,
@@ -194,6 +203,12 @@ impl Simulation {
 
     /// Run the event loop without collecting results (used by benchmarks).
     pub(crate) fn run_loop(&mut self) {
+        self.start_run();
+        self.run_until(self.horizon);
+    }
+
+    /// Schedules what happens at t = 0: applications, sampling, MACs, hop power management.
+    pub(crate) fn start_run(&mut self) {
         for app in 0..self.apps.len() as AppId {
             let start = self.flows[self.apps[app as usize].flow()].start;
             if !matches!(self.apps[app as usize], App::DownloadServer { .. } | App::UploadServer { .. }) {
@@ -204,7 +219,13 @@ impl Simulation {
             self.sched.schedule(Time::ZERO, Event::Sample);
         }
         self.start_wlans(Time::ZERO);
-        while let Some((now, ev)) = self.sched.pop_until(self.horizon) {
+        self.start_hops(Time::ZERO);
+    }
+
+    /// Processes the events due up to `until` (and the stop time); false once the run is over
+    /// (every flow done, or an I/O error). Lets a caller act between events (tests, agents).
+    pub(crate) fn run_until(&mut self, until: Time) -> bool {
+        while let Some((now, ev)) = self.sched.pop_until(until.min(self.horizon)) {
             match ev {
                 Event::TxDone(ch) => self.on_tx_done(now, ch),
                 Event::Arrive(ch) => self.on_arrive(now, ch),
@@ -212,11 +233,13 @@ impl Simulation {
                 Event::AppWake(app) => self.on_app_wake(now, app),
                 Event::Sample => self.on_sample(now),
                 Event::Wlan { bss, timer } => self.on_wlan_timer(now, bss, timer),
+                Event::Hop { hop, timer } => self.on_hop_timer(now, hop, timer),
             }
             if self.done_at.is_some() || self.io_error.is_some() {
-                break;
+                return false;
             }
         }
+        true
     }
 
     /// The time the results cover: when the last flow finished, else the stop time or the
@@ -252,14 +275,22 @@ impl Simulation {
             return;
         }
         c.stats.max_queue_packets = c.stats.max_queue_packets.max(c.queue.len() as u64);
+        if let Some(h) = c.hop {
+            self.hop_on_enqueue(self.sched.now(), h, ch);
+        }
         self.kick(ch);
     }
 
+    /// True if `ch` has work and may start it (a power-saving AP may be holding).
+    fn can_start(&self, ch: ChannelId) -> bool {
+        self.channels[ch as usize].ready() && self.hop_may_send(ch)
+    }
+
     /// Start a transmission on `ch` (or its medium) if it is free and has work.
-    fn kick(&mut self, ch: ChannelId) {
+    pub(crate) fn kick(&mut self, ch: ChannelId) {
         match self.channels[ch as usize].medium {
             None => {
-                if self.channels[ch as usize].ready() {
+                if self.can_start(ch) {
                     self.start_tx(ch);
                 }
             }
@@ -269,7 +300,7 @@ impl Simulation {
                     return;
                 }
                 let [a, b] = medium.channels;
-                let ready = [self.channels[a as usize].ready(), self.channels[b as usize].ready()];
+                let ready = [self.can_start(a), self.can_start(b)];
                 if let Some(next) = self.media[m as usize].pick(ready) {
                     self.media[m as usize].busy_with = Some(next);
                     self.start_tx(next);
@@ -286,14 +317,19 @@ impl Simulation {
         c.in_tx = Some(p);
         c.tx_end = now + airtime;
         c.stats.busy_ns += airtime.0;
-        let (from, to) = (c.from, c.to);
+        let (from, to, hop) = (c.from, c.to, c.hop);
         self.sched.schedule(now + airtime, Event::TxDone(ch));
         self.capture(from, now, &p, true);
+        if let Some(h) = hop {
+            self.hop_on_tx_start(h, ch);
+        }
         if let Some(r) = self.ifaces[from as usize].radio {
             self.radios[r].activity(now, now + airtime, Activity::Tx);
         }
         if let Some(r) = self.ifaces[to as usize].radio {
-            self.radios[r].activity(now, now + airtime, Activity::Rx);
+            if hop.is_none() || self.hop_receiver_hears(ch) {
+                self.radios[r].activity(now, now + airtime, Activity::Rx);
+            }
         }
     }
 
@@ -305,20 +341,36 @@ impl Simulation {
         if let Some(at) = c.propagate(now, p) {
             self.sched.schedule(at, Event::Arrive(ch));
         }
+        let hop = c.hop;
         if let Some(m) = c.medium {
             self.media[m as usize].busy_with = None;
         }
         self.kick(ch);
+        if let Some(h) = hop {
+            self.hop_on_tx_done(now, h, ch);
+        }
     }
 
     fn on_arrive(&mut self, now: Time, ch: ChannelId) {
         let c = &mut self.channels[ch as usize];
         let Some((_, p)) = c.pipe.pop_front() else { return };
+        let hop = c.hop;
+        if let Some(h) = hop {
+            if !self.hop_accepts(h, ch) {
+                // A dozing station's interface never sees it: no delivery, no capture.
+                self.hop_on_arrived(now, h, ch);
+                return;
+            }
+        }
+        let c = &mut self.channels[ch as usize];
         c.stats.packets_delivered += 1;
         let to = c.to;
         self.capture(to, now, &p, false);
         let node = self.ifaces[to as usize].node;
         self.receive(now, node, p);
+        if let Some(h) = hop {
+            self.hop_on_arrived(now, h, ch);
+        }
     }
 
     fn capture(&mut self, iface: IfaceId, t: Time, p: &Packet, outgoing: bool) {

@@ -250,6 +250,13 @@ pub struct WirelessConfig {
     /// Impairments station → AP.
     #[serde(default)]
     pub up: DirectionConfig,
+    /// The station's power management, emulated at the IP level as seed 000 did: cam
+    /// (default, always awake), ideal-psm or bsd-P (P = 1..=1000).
+    #[serde(default)]
+    pub power_save: Option<Spanned<String>>,
+    /// Beacon period of the power-saving modes (default 100 ms, seed 000's Orinoco AP).
+    #[serde(default)]
+    pub beacon_interval: Option<Spanned<Dur>>,
 }
 
 fn yes() -> bool {
