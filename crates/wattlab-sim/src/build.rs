@@ -483,7 +483,7 @@ pub fn build(
         radios.iter_mut().for_each(Radio::enable_timelines);
     }
     let napps = apps.len();
-    Ok(Simulation {
+    let mut sim = Simulation {
         sched: Scheduler::new(),
         scenario_name: scn.name.clone().unwrap_or_else(|| origin.to_string()),
         seed,
@@ -517,7 +517,33 @@ pub fn build(
         sample_interval: scn.output.sample_interval.get().max(Duration::from_micros(1)),
         drops: DropCounters::default(),
         io_error: None,
-    })
+        agents: Vec::new(),
+        agents_dirty: false,
+    };
+    attach_agents(&mut sim, scn, &cx)?;
+    Ok(sim)
+}
+
+/// Puts every `[[wireless]]` hop with `power_save = "cc"` under a client-centered agent.
+fn attach_agents(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {
+    for (i, w) in scn.wireless.iter().enumerate() {
+        let key = format!("wireless[{i}]");
+        let cc = w.power_save.as_ref().is_some_and(|s| s.get_ref() == "cc");
+        if !cc {
+            if w.agent.is_some() {
+                return Err(ScenarioError::general(cx.origin, Some(format!("{key}.agent")), "an agent needs power_save = \"cc\""));
+            }
+            continue;
+        }
+        let hop = &sim.hops[i];
+        let (node, iface) = (hop.station, sim.channels[hop.up as usize].from);
+        let profile = sim.ifaces[iface as usize].radio.map(|r| sim.radios[r].profile.clone());
+        let cfg = crate::agent_host::agent_config(w.agent.as_ref(), w.rate.bps(), profile.as_ref(), cx.origin, &format!("{key}.agent"))?;
+        let agent = wattlab_core::agent::CcAgent::new(cfg).map_err(|e| ScenarioError::general(cx.origin, Some(format!("{key}.agent")), e.0))?;
+        sim.set_hop_external(i as u32, "cc");
+        sim.agents.push(crate::agent_host::AgentHost { hop: i as u32, node, iface, agent, timer_at: None, log: Vec::new() });
+    }
+    Ok(())
 }
 
 /// The power management of `[[wireless]]` hop `w` (`key` = `wireless[i]`); a hop that saves
@@ -536,6 +562,8 @@ fn hop_power(
 ) -> Result<HopHost, ScenarioError> {
     let mode = match &w.power_save {
         None => HopPowerMode::Cam,
+        // The agent takes the hop to external mode once the simulation exists (attach_agents).
+        Some(s) if s.get_ref() == "cc" => HopPowerMode::Cam,
         Some(s) => HopPowerMode::parse(s.get_ref()).ok_or_else(|| {
             cx.err(s, &format!("{key}.power_save"), format!("unknown power-save mode `{}` (known: {HOP_POWER_SAVE_NAMES})", s.get_ref()))
         })?,

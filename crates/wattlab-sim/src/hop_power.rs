@@ -48,7 +48,7 @@ pub enum HopPowerMode {
 }
 
 /// Valid `power_save` values of `[[wireless]]`, for error messages.
-pub const HOP_POWER_SAVE_NAMES: &str = "cam, ideal-psm, bsd-P (P = 1..=1000, e.g. bsd-10, bsd-50, bsd-100)";
+pub const HOP_POWER_SAVE_NAMES: &str = "cam, ideal-psm, bsd-P (P = 1..=1000, e.g. bsd-10, bsd-50, bsd-100), cc (the client-centered agent)";
 
 impl HopPowerMode {
     /// Parses a scenario name (`cam`, `ideal-psm`, `bsd-P`); `External` has no scenario name.

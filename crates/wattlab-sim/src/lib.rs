@@ -5,6 +5,7 @@
 //! applications; the client's radio is costed by the core energy model. Same scenario and
 //! seed give the same bytes out: JSON summary, CSV series and pcap.
 
+pub mod agent_host;
 pub mod app;
 pub mod build;
 mod build_wlan;

@@ -169,6 +169,9 @@ pub struct Summary {
     /// Power-managed `[[wireless]]` hops.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub wireless: Vec<WirelessPowerSummary>,
+    /// Client-centered agents.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<crate::agent_host::AgentSummary>,
     /// 802.11 basic service sets.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub wlans: Vec<WlanSummary>,
@@ -264,8 +267,9 @@ impl Summary {
 }
 
 /// Gather the results of a finished simulation.
-pub(crate) fn collect(sim: Simulation) -> Result<RunOutput, String> {
+pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
     let end = sim.end_time();
+    let agents = sim.agent_summaries(end);
     let secs = |t: Time| t.as_secs_f64();
     let flows = sim
         .flows
@@ -381,6 +385,7 @@ pub(crate) fn collect(sim: Simulation) -> Result<RunOutput, String> {
         radios,
         links,
         wireless,
+        agents,
         wlans,
         drops: sim.drops.clone(),
     };

@@ -114,6 +114,13 @@ pub enum Event {
         /// Which timer.
         timer: crate::wlan::MacTimer,
     },
+    /// A timer of a client-centered agent, scheduled for `at`.
+    Agent {
+        /// Agent index.
+        agent: u32,
+        /// Deadline this event was scheduled for (stale if the agent moved it).
+        at: Time,
+    },
     /// A power-management timer of a `[[wireless]]` hop.
     Hop {
         /// Hop index (position of its `[[wireless]]`).
@@ -176,6 +183,10 @@ pub struct Simulation {
     pub(crate) sample_interval: Duration,
     pub(crate) drops: DropCounters,
     pub(crate) io_error: Option<String>,
+    /// Client-centered agents (stations with `power_save = "cc"`).
+    pub(crate) agents: Vec<crate::agent_host::AgentHost>,
+    /// An agent saw input during the current event: flush its outputs after it.
+    pub(crate) agents_dirty: bool,
 }
 
 impl Simulation {
@@ -234,6 +245,10 @@ impl Simulation {
                 Event::Sample => self.on_sample(now),
                 Event::Wlan { bss, timer } => self.on_wlan_timer(now, bss, timer),
                 Event::Hop { hop, timer } => self.on_hop_timer(now, hop, timer),
+                Event::Agent { agent, at } => self.on_agent_timer(now, agent, at),
+            }
+            if self.agents_dirty {
+                self.flush_agents(now);
             }
             if self.done_at.is_some() || self.io_error.is_some() {
                 return false;
@@ -250,8 +265,18 @@ impl Simulation {
 
     // ---- links ------------------------------------------------------------------------
 
-    /// Hand `p` to the node's routing: out of the interface towards its destination.
+    /// Hand `p` to the node's routing: out of the interface towards its destination, past
+    /// the node's client-centered agent if it has one there.
     fn send_from(&mut self, node: u32, p: Packet) {
+        self.send_routed(node, p, true);
+    }
+
+    /// Send a packet a node's agent injected (it does not pass the agent again).
+    pub(crate) fn route_and_send(&mut self, node: u32, p: Packet) {
+        self.send_routed(node, p, false);
+    }
+
+    fn send_routed(&mut self, node: u32, mut p: Packet, through_agent: bool) {
         let Some(&dst) = self.addr_to_node.get(&p.dst) else {
             self.drops.unroutable += 1;
             return;
@@ -260,6 +285,9 @@ impl Simulation {
             self.drops.unroutable += 1;
             return;
         };
+        if through_agent && !self.agents.is_empty() && !self.agent_outgoing(self.sched.now(), node, iface, &mut p) {
+            return;
+        }
         if let Some((bss, sta)) = self.ifaces[iface as usize].wlan {
             self.wlan_send(bss as usize, sta, next_hop, p);
             return;
@@ -355,6 +383,15 @@ impl Simulation {
         let c = &mut self.channels[ch as usize];
         let Some((_, p)) = c.pipe.pop_front() else { return };
         let hop = c.hop;
+        let to = c.to;
+        if !self.agents.is_empty() && !self.agent_incoming(now, self.ifaces[to as usize].node, to, &p) {
+            // The agent's radio sleeps: lost (the hop, dozing too, counts it).
+            if let Some(h) = hop {
+                self.hop_accepts(h, ch);
+                self.hop_on_arrived(now, h, ch);
+            }
+            return;
+        }
         if let Some(h) = hop {
             if !self.hop_accepts(h, ch) {
                 // A dozing station's interface never sees it: no delivery, no capture.

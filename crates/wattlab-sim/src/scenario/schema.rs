@@ -257,6 +257,48 @@ pub struct WirelessConfig {
     /// Beacon period of the power-saving modes (default 100 ms, seed 000's Orinoco AP).
     #[serde(default)]
     pub beacon_interval: Option<Spanned<Dur>>,
+    /// Settings of the client-centered agent (`power_save = "cc"`).
+    #[serde(default)]
+    pub agent: Option<AgentSettings>,
+}
+
+/// `[[wireless]] agent = { ... }`: seed 000's client-centered agent (see docs/agent.md).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentSettings {
+    /// End-of-burst detection: `active` (default), `dynamic` or `fixed`.
+    #[serde(default)]
+    pub detection: Option<String>,
+    /// Quiet time that ends a burst with `detection = "fixed"` (default 10 ms).
+    #[serde(default)]
+    pub fixed_threshold: Option<Dur>,
+    /// Shape congestion avoidance with closed/open ACKs (default true).
+    #[serde(default)]
+    pub shaping: Option<bool>,
+    /// Per-site RTT cache (default true).
+    #[serde(default)]
+    pub rtt_cache: Option<bool>,
+    /// Wireless bandwidth for the saturation test (default: the hop's rate).
+    #[serde(default)]
+    pub link_rate: Option<Rate>,
+    /// Initial server bandwidth estimate B of D = W / B (default 100 Mb/s).
+    #[serde(default)]
+    pub server_rate: Option<Rate>,
+    /// Shortest sleep worth taking (default: the radio profile's break-even time).
+    #[serde(default)]
+    pub min_sleep: Option<Dur>,
+    /// Wake this long before a predicted arrival (default 1 ms).
+    #[serde(default)]
+    pub wake_guard: Option<Dur>,
+    /// Floor of the probe delay D (default 3 ms).
+    #[serde(default)]
+    pub probe_delay_floor: Option<Dur>,
+    /// Saturated when W reaches this fraction of the bandwidth-delay product (default 0.9).
+    #[serde(default)]
+    pub saturation_fraction: Option<f64>,
+    /// VAR multiplier of the slow-start stage prediction (default 1).
+    #[serde(default)]
+    pub stage_var_factor: Option<f64>,
 }
 
 fn yes() -> bool {

@@ -1,0 +1,100 @@
+//! Seed 000's client-centered agent in the simulator, end to end: a download through a
+//! 20 Mb/s DummyNet-like hop, against the same scenario with the radio always on.
+
+use wattlab_sim::{BuildOptions, Simulation, Summary};
+
+const SCENARIO: &str = include_str!("../../../scenarios/yan-cc-download.toml");
+
+fn run(sets: &[&str]) -> Summary {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let sim = Simulation::from_toml(SCENARIO, "yan-cc-download.toml", None, &sets, &BuildOptions::default()).expect("builds");
+    sim.run().expect("runs").summary
+}
+
+fn energy(s: &Summary, policy: &str) -> f64 {
+    s.radios.iter().find(|r| r.policy == policy).unwrap_or_else(|| panic!("no `{policy}` meter")).energy_j
+}
+
+fn time(s: &Summary) -> f64 {
+    s.flows[0].completion_time_s.expect("the download completes")
+}
+
+#[test]
+fn cc_saves_energy_on_a_5mb_download_at_20mbps_60ms_with_0_1_percent_loss() {
+    let cam = run(&["wireless.hop.power_save=\"cam\""]);
+    let cc = run(&[]);
+    assert!(cc.completed && cam.completed);
+    assert_eq!(cc.flows[0].bytes_delivered, 5_000_000, "every byte delivered");
+    let (e_cam, e_cc) = (energy(&cam, "always-on"), energy(&cc, "cc"));
+    let (t_cam, t_cc) = (time(&cam), time(&cc));
+    let saving = 1.0 - e_cc / e_cam;
+    let overhead = t_cc / t_cam - 1.0;
+    eprintln!("cam {t_cam:.3} s {e_cam:.3} J; cc {t_cc:.3} s {e_cc:.3} J: saves {:.1} %, time +{:.1} %", 100.0 * saving, 100.0 * overhead);
+    assert!(saving > 0.25, "CC saves {:.1} % against always-on", 100.0 * saving);
+    assert!(overhead > 0.0 && overhead < 0.5, "time overhead {:.1} %", 100.0 * overhead);
+    // The oracle of the same run is a lower bound of any policy on it.
+    assert!(energy(&cc, "oracle") <= e_cc);
+    let a = &cc.agents[0].stats;
+    assert!(a.bursts > 50 && a.probes > 50 && a.open_acks > 50, "{a:?}");
+    assert_eq!(a.reverted, 0);
+    assert!(a.recoveries > 0, "the 0.1 % losses were repaired");
+    // The radio the agent controls lost almost nothing while asleep.
+    assert!(a.dropped_asleep <= 2, "{} packets lost asleep", a.dropped_asleep);
+}
+
+#[test]
+fn closed_ack_stream_delay_matches_the_seeds_prediction() {
+    // Seed 000 §IV-F: a 64 KB window at 20 Mb/s takes 26 ms to stream in; with a 65 ms RTT
+    // CC should be about 26/65 = 40 % slower than TCP (it measured 44 % on cs.stanford.edu).
+    let sets = ["link.internet.delay=\"32.5ms\"", "wireless.hop.down={}", "flow.ftp.bytes=\"10MB\""];
+    let cam = run(&[sets[0], sets[1], sets[2], "wireless.hop.power_save=\"cam\""]);
+    let cc = run(&sets);
+    let predicted = 65_535.0 * 8.0 / 20e6 / 0.065;
+    let measured = time(&cc) / time(&cam) - 1.0;
+    eprintln!("stream delay: predicted {:.1} %, measured {:.1} %", 100.0 * predicted, 100.0 * measured);
+    assert!((measured - predicted).abs() < 0.05, "measured {:.1} % vs predicted {:.1} %", 100.0 * measured, 100.0 * predicted);
+}
+
+#[test]
+fn one_percent_loss_never_stalls_the_download() {
+    let cc = run(&["wireless.hop.down={ loss = { model = \"bernoulli\", p = 0.01 } }"]);
+    assert!(cc.completed);
+    assert_eq!(cc.flows[0].bytes_delivered, 5_000_000);
+    assert!(time(&cc) < 60.0, "finished in {:.1} s", time(&cc));
+    assert!(energy(&cc, "cc") < energy(&cc, "always-on"));
+}
+
+#[test]
+fn a_saturated_hop_reverts_to_plain_tcp() {
+    // 20 ms RTT: the 64 KB window is above 90 % of 20 Mb/s × 20 ms = 50 kB, as for the seed's
+    // cs.uiuc.edu (21 ms, 61 KB), where CC reverted to baseline TCP.
+    let sets = ["link.internet.delay=\"10ms\"", "wireless.hop.down={}"];
+    let cam = run(&[sets[0], sets[1], "wireless.hop.power_save=\"cam\""]);
+    let cc = run(&sets);
+    assert_eq!(cc.agents[0].stats.reverted, 1, "{:?}", cc.agents[0]);
+    let overhead = time(&cc) / time(&cam) - 1.0;
+    assert!(overhead < 0.15, "after reverting CC runs at TCP's pace: +{:.1} %", 100.0 * overhead);
+}
+
+#[test]
+fn same_scenario_and_seed_give_the_same_bytes() {
+    let a = run(&["flow.ftp.bytes=\"1MB\""]);
+    let b = run(&["flow.ftp.bytes=\"1MB\""]);
+    assert_eq!(a.to_json(), b.to_json());
+}
+
+#[test]
+fn agent_settings_are_checked() {
+    let build = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        Simulation::from_toml(SCENARIO, "yan-cc-download.toml", None, &sets, &BuildOptions::default()).err().expect("rejected")
+    };
+    let e = build(&["wireless.hop.agent={ detection = \"psychic\" }"]);
+    assert!(e.to_string().contains("wireless[0].agent.detection") && e.to_string().contains("active, dynamic, fixed"), "{e}");
+    let e = build(&["wireless.hop.power_save=\"cam\"", "wireless.hop.agent={ detection = \"active\" }"]);
+    assert!(e.to_string().contains("power_save = \"cc\""), "{e}");
+    let e = build(&["wireless.hop.agent={ saturation_fraction = 2.0 }"]);
+    assert!(e.to_string().contains("saturation_fraction"), "{e}");
+    let e = build(&["wireless.hop.agent={ detection = \"active\", fixed_threshold = \"5ms\" }"]);
+    assert!(e.to_string().contains("fixed_threshold"), "{e}");
+}
