@@ -257,6 +257,21 @@ pub struct RunOutput {
     pub flow_names: Vec<String>,
     /// Pcap files written.
     pub pcap_files: Vec<String>,
+    /// Log of the client-centered agents, by column.
+    pub agent_events: AgentEventTable,
+}
+
+/// The agents' decisions, one row per event (stage ends, bursts, open ACKs, probes, sleeps).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct AgentEventTable {
+    /// Time (s).
+    pub time_s: Vec<f64>,
+    /// Station node.
+    pub node: Vec<String>,
+    /// Connection number (-1: the radio).
+    pub conn: Vec<i64>,
+    /// Event, e.g. `burst-end packets=44 by=probe-response`.
+    pub event: Vec<String>,
 }
 
 impl Summary {
@@ -270,6 +285,15 @@ impl Summary {
 pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
     let end = sim.end_time();
     let agents = sim.agent_summaries(end);
+    let mut agent_events = AgentEventTable::default();
+    for a in &sim.agents {
+        for e in &a.log {
+            agent_events.time_s.push(e.at.as_secs_f64());
+            agent_events.node.push(sim.nodes[a.node as usize].name.clone());
+            agent_events.conn.push(e.conn.map_or(-1, i64::from));
+            agent_events.event.push(e.kind.to_string());
+        }
+    }
     let secs = |t: Time| t.as_secs_f64();
     let flows = sim
         .flows
@@ -414,5 +438,6 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         channel_names: sim.channels.iter().map(|c| c.name.clone()).collect(),
         flow_names: sim.flows.iter().map(|f| f.name.clone()).collect(),
         pcap_files,
+        agent_events,
     })
 }

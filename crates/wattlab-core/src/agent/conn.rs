@@ -160,6 +160,10 @@ pub struct TrackedConn {
     open_ack: Option<(u32, u32)>,
     probe_tsval: Option<u32>,
     grew_this_round: bool,
+    /// A burst cut from an open stream (after a repair, or when merged slow-start stages
+    /// are shaped) is not over before everything the server sent under the open window has
+    /// arrived: one RTT after the first closed ACK.
+    drain_until: Option<Time>,
     response_at: Option<Time>,
     saturated_run: u32,
     lossy_run: u32,
@@ -250,6 +254,7 @@ impl TrackedConn {
             open_ack: None,
             probe_tsval: None,
             grew_this_round: false,
+            drain_until: None,
             response_at: None,
             saturated_run: 0,
             lossy_run: 0,
@@ -299,6 +304,12 @@ impl TrackedConn {
         Duration(self.min_rtt().0 / 2)
     }
 
+    /// How long data the server sent under an open window can keep arriving after the first
+    /// closed ACK: one RTT, with two deviations of margin.
+    fn drain_time(&self) -> Duration {
+        self.srtt() + Duration(2 * self.rtt.var().0)
+    }
+
     fn idle_threshold(&self, cfg: &AgentConfig) -> Duration {
         let t = Duration((self.stages.max_gap.0 as f64 * cfg.idle_gap_factor) as u64);
         clamp(t, cfg.idle_floor, self.half_rtt().max(cfg.idle_floor))
@@ -342,7 +353,8 @@ impl TrackedConn {
             }
             Phase::Shaping(Shape::Receiving { probe }) => {
                 let last = self.last_data_at?;
-                Some(last + self.burst_threshold(cfg, probe.is_some()))
+                let quiet = last + self.burst_threshold(cfg, probe.is_some());
+                Some(quiet.max(self.drain_until.unwrap_or(Time::ZERO)))
             }
             Phase::Shaping(Shape::AfterOpen { probe_due, .. }) => Some(probe_due),
             Phase::Shaping(Shape::Waiting { resend_at, .. }) => Some(resend_at),
@@ -467,6 +479,7 @@ impl TrackedConn {
                     // The hole is filled: shape again from this point.
                     self.burst_packets = 0;
                     self.burst_lossy = true;
+                    self.drain_until = Some(now + self.drain_time());
                     self.phase = if out.cfg.shaping {
                         Phase::Shaping(Shape::Receiving { probe: None })
                     } else {
@@ -622,6 +635,7 @@ impl TrackedConn {
         // (the next window starts before this one ends, Fig. 2 C5): shape it now.
         if out.cfg.shaping && s.stage >= 2 && s.count > 2 * s.prev_count + 2 {
             let packets = s.count;
+            self.drain_until = Some(now + self.drain_time());
             self.start_shaping(now, Shape::Receiving { probe: None }, out);
             self.burst_packets = packets;
         }
@@ -794,6 +808,7 @@ impl TrackedConn {
     /// release the next window with an open ACK.
     fn end_burst(&mut self, now: Time, why: BurstEnd, out: &mut Out) {
         let packets = self.burst_packets;
+        self.drain_until = None;
         out.stats.bursts += 1;
         out.log(now, self.id, AgentEventKind::BurstEnded { packets, why });
         self.window_estimate = packets + 1;
