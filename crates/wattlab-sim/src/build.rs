@@ -436,8 +436,8 @@ pub fn build(
                 unfinished += 1;
             }
             FlowConfig::Web(w) => {
+                // Located at the flow's top-level key, named by the full dotted key.
                 let web_err = |e: crate::web::WebConfigError| ScenarioError {
-                    line: crate::scenario::locate::locate_in_array(source, "flow", i, e.field),
                     key: Some(format!("flow[{i}].{}", e.key)),
                     ..flow_err(i, e.field, e.message)
                 };

@@ -269,7 +269,7 @@ fn size_dist(cfg: Option<&SizeDistConfig>, default_mean: u64, field: &'static st
 }
 
 impl WebSpec {
-    /// Default and check a flow's settings; `servers` are the flow's server names in order.
+    /// Default and check a flow's settings (node names are resolved by the builder).
     pub fn from_config(cfg: &WebFlowConfig) -> Result<WebSpec, WebConfigError> {
         let sites = cfg.servers.len();
         if sites == 0 {
