@@ -13,6 +13,16 @@ from wattlab import _core
 
 ScenarioLike = str | Path
 
+# Columns of the web tables (docs/scenario.md, `kind = "web"`).
+PAGE_COLUMNS = [
+    "flow", "page", "site", "subpage", "first_visit", "start_s", "end_s",
+    "think_s", "objects", "bytes", "new_connections",
+]
+OBJECT_COLUMNS = [
+    "flow", "page", "object", "site", "connection", "size", "response_bytes",
+    "request_s", "first_byte_s", "done_s", "reused", "concurrency",
+]
+
 
 def _read_scenario(scenario: ScenarioLike) -> tuple[str, str]:
     """Return (text, origin) for a scenario path, or for TOML text given directly."""
@@ -47,6 +57,11 @@ class RunResult:
     """Sampled queue lengths per link direction, if time series were requested."""
     radio_series: pd.DataFrame | None = None
     """Radio state changes (node, policy, time, state entered), if time series were requested."""
+    pages: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=PAGE_COLUMNS))
+    """Web flows: one row per page view started (site, start/end, think time, objects, bytes)."""
+    objects: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=OBJECT_COLUMNS))
+    """Web flows: one row per object of every page view started (connection, size, request,
+    first-byte and done times, connection reused, concurrent connections)."""
     pcap_files: list[str] = field(default_factory=list)
     """Capture files written."""
     wall_time_s: float = 0.0
@@ -74,6 +89,9 @@ class RunResult:
             tables["timeseries_queues"] = self.queue_series
         if self.radio_series is not None:
             tables["timeseries_radio"] = self.radio_series
+        if len(self.pages) or len(self.objects):
+            tables["pages"] = self.pages
+            tables["objects"] = self.objects
         for fmt in formats:
             for name, df in tables.items():
                 path = out / f"{name}.{fmt}"
@@ -103,6 +121,15 @@ def _radios_frame(radios: list[dict]) -> pd.DataFrame:
         row["transition_energy_j"] = tr.get("energy_nj", 0) / 1e9
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _web_frame(cols: dict | None, columns: list[str], flow_names: list[str]) -> pd.DataFrame:
+    """A web table from its columns, with flow indices replaced by flow names."""
+    if not cols or not cols.get("flow"):
+        return pd.DataFrame(columns=columns)
+    df = pd.DataFrame({c: cols[c] for c in columns})
+    df["flow"] = [flow_names[i] for i in df["flow"]]
+    return df
 
 
 def _result(raw: dict) -> RunResult:
@@ -145,6 +172,11 @@ def _result(raw: dict) -> RunResult:
                 "state": ts["radio_state"],
             }
         )
+    flow_names = raw["flow_names"]
+    pages = _web_frame(raw.get("pages"), PAGE_COLUMNS, flow_names)
+    objects = _web_frame(raw.get("objects"), OBJECT_COLUMNS, flow_names)
+    if len(objects):
+        objects["connection"] = objects["connection"].astype("Int64")
     return RunResult(
         summary=summary,
         summary_json=raw["summary_json"],
@@ -154,6 +186,8 @@ def _result(raw: dict) -> RunResult:
         flow_series=flow_series,
         queue_series=queue_series,
         radio_series=radio_series,
+        pages=pages,
+        objects=objects,
         pcap_files=list(raw["pcap_files"]),
         wall_time_s=raw["wall_time_s"],
     )

@@ -52,7 +52,8 @@ fn validate(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) ->
 }
 
 /// Run a scenario. Returns a dict: `summary_json` (str), `timeseries` (dict of column lists
-/// or None), `channel_names`, `flow_names`, `pcap_files`, `wall_time_s`.
+/// or None), `pages` and `objects` (web flows' tables, dicts of column lists),
+/// `channel_names`, `flow_names`, `pcap_files`, `wall_time_s`.
 #[pyfunction]
 #[pyo3(signature = (text, origin, seed=None, overrides=Vec::new(), out_dir=None, pcaps=Vec::new(), timeseries=false))]
 #[allow(clippy::too_many_arguments)]
@@ -76,6 +77,35 @@ fn run_scenario<'py>(
     d.set_item("channel_names", out.channel_names)?;
     d.set_item("flow_names", out.flow_names)?;
     d.set_item("pcap_files", out.pcap_files)?;
+    let p = out.pages;
+    let pages = PyDict::new(py);
+    pages.set_item("flow", p.flow)?;
+    pages.set_item("page", p.page)?;
+    pages.set_item("site", p.site)?;
+    pages.set_item("subpage", p.subpage)?;
+    pages.set_item("first_visit", p.first_visit)?;
+    pages.set_item("start_s", p.start_s)?;
+    pages.set_item("end_s", p.end_s)?;
+    pages.set_item("think_s", p.think_s)?;
+    pages.set_item("objects", p.objects)?;
+    pages.set_item("bytes", p.bytes)?;
+    pages.set_item("new_connections", p.new_connections)?;
+    d.set_item("pages", pages)?;
+    let o = out.objects;
+    let objects = PyDict::new(py);
+    objects.set_item("flow", o.flow)?;
+    objects.set_item("page", o.page)?;
+    objects.set_item("object", o.object)?;
+    objects.set_item("site", o.site)?;
+    objects.set_item("connection", o.connection)?;
+    objects.set_item("size", o.size)?;
+    objects.set_item("response_bytes", o.response_bytes)?;
+    objects.set_item("request_s", o.request_s)?;
+    objects.set_item("first_byte_s", o.first_byte_s)?;
+    objects.set_item("done_s", o.done_s)?;
+    objects.set_item("reused", o.reused)?;
+    objects.set_item("concurrency", o.concurrency)?;
+    d.set_item("objects", objects)?;
     match out.timeseries {
         None => d.set_item("timeseries", py.None())?,
         Some(ts) => {

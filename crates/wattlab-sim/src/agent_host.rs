@@ -126,7 +126,6 @@ impl Simulation {
     }
 
     /// The response on the client connection `local`–`remote` of `node` is `bytes` long.
-    #[allow(dead_code)] // called by the web workload (being merged)
     pub(crate) fn agent_expect_response(&mut self, now: Time, node: u32, local: Endpoint, remote: Endpoint, bytes: u64) {
         for a in self.agents.iter_mut().filter(|a| a.node == node) {
             a.agent.expect_response(now, local, remote, bytes);
@@ -135,7 +134,6 @@ impl Simulation {
     }
 
     /// A new page starts on `node`: its agents forget their RTT cache.
-    #[allow(dead_code)] // called by the web workload (being merged)
     pub(crate) fn agent_new_page(&mut self, node: u32) {
         for a in self.agents.iter_mut().filter(|a| a.node == node) {
             a.agent.flush_site_cache();

@@ -1,4 +1,5 @@
-//! Applications: bulk download, bulk upload, UDP constant bit rate and ping.
+//! Applications: bulk download, bulk upload, UDP constant bit rate, ping and web browsing
+//! (whose state lives in `crate::web`).
 //!
 //! Applications talk to TCP only through the sans-IO connection API (`send`, `read`, `close`)
 //! and keep their own progress in a [`FlowRecord`], which becomes a row of the summary.
@@ -14,7 +15,7 @@ pub type AppId = u32;
 pub struct FlowRecord {
     /// Name in reports.
     pub name: String,
-    /// `bulk-download`, `bulk-upload` or `udp-cbr`.
+    /// `bulk-download`, `bulk-upload`, `udp-cbr`, `ping` or `web`.
     pub kind: &'static str,
     /// Sending node (of the bulk data).
     pub sender: String,
@@ -42,6 +43,8 @@ pub struct FlowRecord {
     pub ping_sent: Vec<Time>,
     /// Ping: round-trip time of each answered request, in order of arrival.
     pub rtts: Vec<Duration>,
+    /// Web: index of the flow's state in `Simulation::webs`.
+    pub web: Option<u32>,
 }
 
 /// Reads a TCP receive buffer at a limited rate, with an optional pause.
@@ -186,6 +189,20 @@ pub enum App {
         /// Destination port (the echo responder).
         dst_port: u16,
     },
+    /// Browser of a web flow; its state is `Simulation::webs[web]` (see `crate::web`).
+    WebClient {
+        /// Flow index.
+        flow: usize,
+        /// Index into `Simulation::webs`.
+        web: u32,
+    },
+    /// HTTP server of one site of a web flow: answers every connection from the client.
+    WebServer {
+        /// Flow index.
+        flow: usize,
+        /// Index into `Simulation::webs`.
+        web: u32,
+    },
 }
 
 /// How long a ping flow waits for replies after its last request.
@@ -200,7 +217,9 @@ impl App {
             | App::UploadClient { flow, .. }
             | App::UploadServer { flow, .. }
             | App::CbrSource { flow, .. }
-            | App::PingSource { flow, .. } => *flow,
+            | App::PingSource { flow, .. }
+            | App::WebClient { flow, .. }
+            | App::WebServer { flow, .. } => *flow,
         }
     }
 }

@@ -307,6 +307,7 @@ pub fn build(
     let mut listeners = Vec::new();
     let mut udp_sinks = HashMap::new();
     let mut pings = HashMap::new();
+    let mut webs = Vec::new();
     let mut unfinished = 0;
     for (i, f) in scn.flows.iter().enumerate() {
         match f {
@@ -444,6 +445,57 @@ pub fn build(
                 app_tcp.push(None);
                 unfinished += 1;
             }
+            FlowConfig::Web(w) => {
+                // Located at the flow's top-level key, named by the full dotted key.
+                let web_err = |e: crate::web::WebConfigError| ScenarioError {
+                    key: Some(format!("flow[{i}].{}", e.key)),
+                    ..flow_err(i, e.field, e.message)
+                };
+                let spec = crate::web::WebSpec::from_config(w).map_err(web_err)?;
+                let c = lookup_flow(i, "client", &w.client)?;
+                let servers = w.servers.iter().map(|s| lookup_flow(i, "servers", s)).collect::<Result<Vec<_>, _>>()?;
+                let cfg = tcp_config(&w.tcp).map_err(|(field, m)| flow_err(i, field, m))?;
+                let name = w.name.clone().unwrap_or_else(|| format!("flow{i}"));
+                let work = crate::web::generate(&spec, &streams, &name);
+                let web = webs.len() as u32;
+                let client_app = apps.len() as u32;
+                apps.push(App::WebClient { flow: i, web });
+                app_node.push(c);
+                app_tcp.push(Some(cfg.clone()));
+                for &s in &servers {
+                    apps.push(App::WebServer { flow: i, web });
+                    app_node.push(s);
+                    app_tcp.push(None);
+                    let app = apps.len() as u32 - 1;
+                    let client = nodes[c as usize].addr;
+                    listeners.push(Listener { node: s, port: spec.port, client, app, config: cfg.clone(), taken: false });
+                }
+                let state = crate::web::WebFlow::new(i, client_app, c, servers, &spec, cfg, work);
+                flows.push(FlowRecord {
+                    name,
+                    kind: "web",
+                    sender: w.servers.join(","),
+                    receiver: w.client.clone(),
+                    target_bytes: Some(state.target_bytes()),
+                    start: w.start.map(|d| Time(d.0)).unwrap_or(Time::ZERO),
+                    web: Some(web),
+                    ..Default::default()
+                });
+                webs.push(state);
+                unfinished += 1;
+            }
+        }
+    }
+    // A web server's listener takes every connection from its client: no other flow may
+    // share its (server, port, client).
+    for (a, la) in listeners.iter().enumerate() {
+        let App::WebServer { flow, .. } = apps[la.app as usize] else { continue };
+        if listeners.iter().enumerate().any(|(b, lb)| b != a && (lb.node, lb.port, lb.client) == (la.node, la.port, la.client)) {
+            let server = &nodes[la.node as usize].name;
+            return Err(flow_err(flow, "port", format!(
+                "another flow of the same client also uses `{server}` port {}: give this web flow another `port`",
+                la.port
+            )));
         }
     }
 
@@ -506,6 +558,7 @@ pub fn build(
         app_wake_at: vec![None; napps],
         app_tcp,
         flows,
+        webs,
         radios,
         pcaps,
         isn_rng: streams.stream("tcp-isn"),

@@ -19,6 +19,7 @@ pub mod radio;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod web;
 pub mod wlan;
 pub mod wlan_host;
 

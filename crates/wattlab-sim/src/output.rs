@@ -64,6 +64,15 @@ pub struct FlowSummary {
     /// Ping: round-trip times (ms), in order of arrival.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rtt_ms: Vec<f64>,
+    /// Web: page views to make.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages: Option<u32>,
+    /// Web: page views completed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages_done: Option<u32>,
+    /// Web: TCP connections the browser opened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connections: Option<u32>,
 }
 
 /// Counters of one station of a BSS.
@@ -257,6 +266,10 @@ pub struct RunOutput {
     pub flow_names: Vec<String>,
     /// Pcap files written.
     pub pcap_files: Vec<String>,
+    /// Page views of web flows (empty without web flows).
+    pub pages: crate::web::PageTable,
+    /// Objects of web flows' page views (empty without web flows).
+    pub objects: crate::web::ObjectTable,
     /// Log of the client-centered agents, by column.
     pub agent_events: AgentEventTable,
 }
@@ -306,7 +319,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
             let per_s = |x: u64| if dur > 0.0 { x as f64 * 8.0 / dur } else { 0.0 };
             let wire_bytes = snd.map(|s| s.wire_bytes).unwrap_or(0);
             let rcv = f.recv_conn.map(|c| &sim.conns[c as usize]);
-            FlowSummary {
+            let mut row = FlowSummary {
                 name: f.name.clone(),
                 kind: f.kind.to_string(),
                 sender: f.sender.clone(),
@@ -332,7 +345,14 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
                 datagrams_sent: f.datagrams_sent,
                 datagrams_received: f.datagrams_received,
                 rtt_ms: f.rtts.iter().map(|d| d.as_secs_f64() * 1e3).collect(),
+                pages: None,
+                pages_done: None,
+                connections: None,
+            };
+            if let Some(w) = f.web {
+                crate::web::summarize(&sim, w, &mut row);
             }
+            row
         })
         .collect();
     let mut radios = Vec::new();
@@ -413,6 +433,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         wlans,
         drops: sim.drops.clone(),
     };
+    let (pages, objects) = crate::web::tables(&sim);
     let mut timeseries = sim.timeseries;
     if let Some(ts) = timeseries.as_mut() {
         for r in &sim.radios {
@@ -438,6 +459,8 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         channel_names: sim.channels.iter().map(|c| c.name.clone()).collect(),
         flow_names: sim.flows.iter().map(|f| f.name.clone()).collect(),
         pcap_files,
+        pages,
+        objects,
         agent_events,
     })
 }

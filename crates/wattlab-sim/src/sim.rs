@@ -71,6 +71,8 @@ pub struct ConnSlot {
     pub wire_bytes: u64,
     /// Packets it handed to the network.
     pub wire_packets: u64,
+    /// What its application said about requests and responses (client-side agent input).
+    pub hints: crate::web::ConnHints,
 }
 
 /// A passive open waiting for a flow's client.
@@ -172,6 +174,8 @@ pub struct Simulation {
     /// TCP settings of client-side connections, per app.
     pub(crate) app_tcp: Vec<Option<TcpConfig>>,
     pub(crate) flows: Vec<FlowRecord>,
+    /// Web flows' state (`crate::web`).
+    pub(crate) webs: Vec<crate::web::WebFlow>,
     pub(crate) radios: Vec<Radio>,
     pub(crate) pcaps: Vec<(String, PcapSink)>,
     pub(crate) isn_rng: StreamRng,
@@ -222,7 +226,7 @@ impl Simulation {
     pub(crate) fn start_run(&mut self) {
         for app in 0..self.apps.len() as AppId {
             let start = self.flows[self.apps[app as usize].flow()].start;
-            if !matches!(self.apps[app as usize], App::DownloadServer { .. } | App::UploadServer { .. }) {
+            if !matches!(self.apps[app as usize], App::DownloadServer { .. } | App::UploadServer { .. } | App::WebServer { .. }) {
                 self.schedule_app(app, start);
             }
         }
@@ -484,22 +488,25 @@ impl Simulation {
             .listeners
             .iter()
             .position(|l| !l.taken && l.node == node && l.port == local.port && l.client == syn.src)?;
-        self.listeners[l].taken = true;
+        let app = self.listeners[l].app;
+        // A web server accepts every connection of its client; the others accept one.
+        self.listeners[l].taken = !matches!(self.apps[app as usize], App::WebServer { .. });
         let isn = self.isn_rng.random::<u32>();
         let conn = TcpConnection::listen(self.listeners[l].config.clone(), local, isn);
-        let app = self.listeners[l].app;
         let c = self.add_conn(conn, node, app, local, syn.src_endpoint());
         let flow = self.apps[app as usize].flow();
         match self.apps[app as usize] {
             App::DownloadServer { .. } => self.flows[flow].data_conn = Some(c),
+            App::WebServer { web, .. } => self.web_accepted(web, c, syn.src_endpoint()),
             _ => self.flows[flow].recv_conn = Some(c),
         }
         Some(c)
     }
 
-    fn add_conn(&mut self, conn: TcpConnection, node: u32, app: AppId, local: Endpoint, remote: Endpoint) -> u32 {
+    pub(crate) fn add_conn(&mut self, conn: TcpConnection, node: u32, app: AppId, local: Endpoint, remote: Endpoint) -> u32 {
         let c = self.conns.len() as u32;
-        self.conns.push(ConnSlot { conn, node, app, timer_at: None, wire_bytes: 0, wire_packets: 0 });
+        let hints = Default::default();
+        self.conns.push(ConnSlot { conn, node, app, timer_at: None, wire_bytes: 0, wire_packets: 0, hints });
         self.conn_index.insert((node, local, remote), c);
         self.app_conn[app as usize] = Some(c);
         c
@@ -508,7 +515,7 @@ impl Simulation {
     // ---- TCP driving ------------------------------------------------------------------
 
     /// Flush a connection's output, run its application on its events, re-arm its timer.
-    fn drive(&mut self, now: Time, c: u32) {
+    pub(crate) fn drive(&mut self, now: Time, c: u32) {
         loop {
             let node = self.conns[c as usize].node;
             while let Some(p) = self.conns[c as usize].conn.poll_transmit(now) {
@@ -550,7 +557,7 @@ impl Simulation {
 
     // ---- applications -----------------------------------------------------------------
 
-    fn schedule_app(&mut self, app: AppId, at: Time) {
+    pub(crate) fn schedule_app(&mut self, app: AppId, at: Time) {
         let slot = &mut self.app_wake_at[app as usize];
         if slot.is_none_or(|s| at < s) {
             *slot = Some(at);
@@ -605,6 +612,7 @@ impl Simulation {
                 let next = if seq + 1 < count { interval } else { crate::app::PING_WAIT };
                 self.schedule_app(app, now + next);
             }
+            App::WebClient { web, .. } => self.web_wake(now, web),
             _ => {}
         }
     }
@@ -644,9 +652,7 @@ impl Simulation {
         let flow = self.apps[app as usize].flow();
         let Some(l) = self.listeners.iter().find(|l| self.apps[l.app as usize].flow() == flow) else { return };
         let remote = Endpoint::new(self.nodes[l.node as usize].addr, l.port);
-        let n = &mut self.nodes[node as usize];
-        let local = Endpoint::new(n.addr, n.next_port);
-        n.next_port = if n.next_port == u16::MAX { 49152 } else { n.next_port + 1 };
+        let local = self.ephemeral_endpoint(node);
         let isn = self.isn_rng.random::<u32>();
         let config = self.app_tcp[app as usize].clone().unwrap_or_default();
         let conn = TcpConnection::connect(config, local, remote, isn, now);
@@ -658,8 +664,19 @@ impl Simulation {
         self.drive(now, c);
     }
 
+    /// The node's address with its next ephemeral port, for an outgoing connection.
+    pub(crate) fn ephemeral_endpoint(&mut self, node: u32) -> Endpoint {
+        let n = &mut self.nodes[node as usize];
+        let local = Endpoint::new(n.addr, n.next_port);
+        n.next_port = if n.next_port == u16::MAX { 49152 } else { n.next_port + 1 };
+        local
+    }
+
     fn on_tcp_event(&mut self, now: Time, c: u32, ev: TcpEvent) {
         let app = self.conns[c as usize].app;
+        if let App::WebClient { web, .. } | App::WebServer { web, .. } = self.apps[app as usize] {
+            return self.web_tcp_event(now, c, web, ev);
+        }
         let flow = self.apps[app as usize].flow();
         let conn = &mut self.conns[c as usize].conn;
         match (&mut self.apps[app as usize], ev) {
@@ -711,7 +728,7 @@ impl Simulation {
         }
     }
 
-    fn finish_flow(&mut self, now: Time, flow: usize) {
+    pub(crate) fn finish_flow(&mut self, now: Time, flow: usize) {
         if self.flows[flow].completed_at.is_some() {
             return;
         }

@@ -5,7 +5,9 @@ pub mod load;
 pub mod locate;
 pub mod schema;
 pub mod units;
+pub mod web;
 
 pub use error::ScenarioError;
 pub use load::{parse, parse_with_overrides};
 pub use schema::*;
+pub use web::{ObjectCountConfig, PageListEntry, SizeDistConfig, ThinkConfig, WebFlowConfig};

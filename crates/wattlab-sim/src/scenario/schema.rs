@@ -583,6 +583,8 @@ pub enum FlowConfig {
         #[serde(default)]
         start: Option<Dur>,
     },
+    /// A browser viewing web pages over persistent HTTP/1.1 connections (`crate::web`).
+    Web(super::web::WebFlowConfig),
 }
 
 /// Extra outputs.
