@@ -22,6 +22,8 @@ OBJECT_COLUMNS = [
     "flow", "page", "object", "site", "connection", "size", "response_bytes",
     "request_s", "first_byte_s", "done_s", "reused", "concurrency",
 ]
+# Columns of the client-centered agents' log (docs/agent.md).
+AGENT_EVENT_COLUMNS = ["time_s", "node", "conn", "event"]
 
 
 def _read_scenario(scenario: ScenarioLike) -> tuple[str, str]:
@@ -62,6 +64,12 @@ class RunResult:
     objects: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=OBJECT_COLUMNS))
     """Web flows: one row per object of every page view started (connection, size, request,
     first-byte and done times, connection reused, concurrent connections)."""
+    agents: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """Client-centered agents (``power_save = "cc"``): one row per agent with its counters
+    (closed/open ACKs, probes, bursts, recoveries, reversions, sleeps, drops while asleep)."""
+    agent_events: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=AGENT_EVENT_COLUMNS))
+    """The agents' log: stage ends, shaping, bursts and how they ended, open ACKs, probes,
+    changes of D, reversions, sleeps and wake-ups (``conn`` = -1 for the radio)."""
     pcap_files: list[str] = field(default_factory=list)
     """Capture files written."""
     wall_time_s: float = 0.0
@@ -92,6 +100,9 @@ class RunResult:
         if len(self.pages) or len(self.objects):
             tables["pages"] = self.pages
             tables["objects"] = self.objects
+        if len(self.agents):
+            tables["agents"] = self.agents
+            tables["agent_events"] = self.agent_events
         for fmt in formats:
             for name, df in tables.items():
                 path = out / f"{name}.{fmt}"
@@ -177,6 +188,8 @@ def _result(raw: dict) -> RunResult:
     objects = _web_frame(raw.get("objects"), OBJECT_COLUMNS, flow_names)
     if len(objects):
         objects["connection"] = objects["connection"].astype("Int64")
+    agent_events = pd.DataFrame(raw.get("agent_events") or {c: [] for c in AGENT_EVENT_COLUMNS})
+    agents = pd.DataFrame(summary.get("agents", []))
     return RunResult(
         summary=summary,
         summary_json=raw["summary_json"],
@@ -188,6 +201,8 @@ def _result(raw: dict) -> RunResult:
         radio_series=radio_series,
         pages=pages,
         objects=objects,
+        agents=agents,
+        agent_events=agent_events,
         pcap_files=list(raw["pcap_files"]),
         wall_time_s=raw["wall_time_s"],
     )

@@ -58,6 +58,24 @@ def print_run(console: Console, res) -> None:
     console.print(t)
     if len(res.radios):
         print_energy(console, res.radios)
+    if len(res.agents):
+        print_agents(console, res.agents)
+
+
+def print_agents(console: Console, agents: pd.DataFrame) -> None:
+    """What each client-centered agent did (docs/agent.md)."""
+    t = Table(title="Client-centered agent", title_justify="left")
+    cols = [
+        ("node", "node"), ("detection", "detection"), ("bursts", "bursts"),
+        ("closed_acks", "closed ACKs"), ("open_acks", "open ACKs"), ("open_acks_resent", "resent"),
+        ("probes", "probes"), ("probes_lost", "lost"), ("recoveries", "recoveries"),
+        ("reverted", "reverted"), ("sleeps", "sleeps"), ("dropped_asleep", "lost asleep"),
+    ]
+    for _, title in cols:
+        t.add_column(title, justify="left" if title in ("node", "detection") else "right")
+    for _, a in agents.iterrows():
+        t.add_row(*(str(a[k]) for k, _ in cols))
+    console.print(t)
 
 
 def print_energy(console: Console, radios: pd.DataFrame) -> None:

@@ -52,7 +52,8 @@ fn validate(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) ->
 }
 
 /// Run a scenario. Returns a dict: `summary_json` (str), `timeseries` (dict of column lists
-/// or None), `pages` and `objects` (web flows' tables, dicts of column lists),
+/// or None), `pages` and `objects` (web flows' tables, dicts of column lists), `agent_events`
+/// (the client-centered agents' log, a dict of column lists),
 /// `channel_names`, `flow_names`, `pcap_files`, `wall_time_s`.
 #[pyfunction]
 #[pyo3(signature = (text, origin, seed=None, overrides=Vec::new(), out_dir=None, pcaps=Vec::new(), timeseries=false))]
@@ -106,6 +107,13 @@ fn run_scenario<'py>(
     objects.set_item("reused", o.reused)?;
     objects.set_item("concurrency", o.concurrency)?;
     d.set_item("objects", objects)?;
+    let a = out.agent_events;
+    let agent_events = PyDict::new(py);
+    agent_events.set_item("time_s", a.time_s)?;
+    agent_events.set_item("node", a.node)?;
+    agent_events.set_item("conn", a.conn)?;
+    agent_events.set_item("event", a.event)?;
+    d.set_item("agent_events", agent_events)?;
     match out.timeseries {
         None => d.set_item("timeseries", py.None())?,
         Some(ts) => {
