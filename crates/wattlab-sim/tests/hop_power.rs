@@ -211,3 +211,31 @@ fn bad_power_save_settings_name_the_line_and_the_valid_modes() {
     let msg = Simulation::from_toml(&text, "hop.toml", None, &[], &BuildOptions::default()).err().expect("rejected").to_string();
     assert!(msg.contains("beacon_intervall"), "unknown keys stay rejected: {msg}");
 }
+
+#[test]
+fn an_80211_station_with_a_radio_and_no_wired_link_builds() {
+    // Regression: the power-saving hook looked up the channel of every radio's interface, and
+    // an 802.11 interface has none (an index into an empty channel list panicked).
+    let text = r#"
+[[node]]
+name = "ap"
+kind = "ap"
+[[node]]
+name = "sta"
+kind = "host"
+radio = { profile = "wavelan-dsss", policies = ["always-on"] }
+[[wlan]]
+ap = "ap"
+stations = ["sta"]
+phy = "80211b"
+rate = "11Mbps"
+[[flow]]
+kind = "bulk-upload"
+client = "sta"
+server = "ap"
+bytes = "100kB"
+"#;
+    let s = run(text);
+    assert!(s.completed);
+    assert_eq!(s.radios.len(), 1);
+}
