@@ -55,11 +55,13 @@
 
 mod decode;
 mod encode;
+mod rewrite;
 #[cfg(test)]
 mod tests;
 
 pub use decode::{decode_ethernet, decode_ipv4};
 pub use encode::{encode_ethernet, encode_ipv4};
+pub use rewrite::set_tcp_window;
 
 #[allow(unused_imports)] // referenced by the module docs
 use crate::packet::{Packet, TcpFlags, TcpOptions, Transport};
@@ -162,6 +164,14 @@ pub enum WireError {
         /// Data offset found.
         data_offset: u8,
         /// Offset of the TCP header.
+        offset: usize,
+    },
+    /// The packet is not a TCP segment (where only TCP makes sense, e.g. a window rewrite).
+    #[error("IP protocol {protocol} at byte {offset}: not TCP")]
+    NotTcp {
+        /// Protocol number found.
+        protocol: u8,
+        /// Offset of the protocol field.
         offset: usize,
     },
     /// A TCP option is malformed.
