@@ -98,3 +98,17 @@ fn agent_settings_are_checked() {
     let e = build(&["wireless.hop.agent={ detection = \"active\", fixed_threshold = \"5ms\" }"]);
     assert!(e.to_string().contains("fixed_threshold"), "{e}");
 }
+
+#[test]
+fn peak_hour_rtt_variation_costs_time_but_loses_no_packets() {
+    // Gamma jitter on the data path with a mean of 5 ms (RTTs mostly 60–75 ms, the seed's
+    // peak hours): the agent still saves energy and sleeps through no data.
+    let jitter = "link.internet.a_to_b={ jitter = { model = \"gamma\", shape = 2.0, scale = \"2.5ms\" } }";
+    let cam = run(&[jitter, "wireless.hop.power_save=\"cam\""]);
+    let cc = run(&[jitter]);
+    assert!(cc.completed);
+    assert_eq!(cc.flows[0].timeouts, 0);
+    assert!(cc.agents[0].stats.dropped_asleep <= 3, "{:?}", cc.agents[0]);
+    let saving = 1.0 - energy(&cc, "cc") / energy(&cam, "always-on");
+    assert!(saving > 0.2, "saves {:.1} %", 100.0 * saving);
+}

@@ -63,6 +63,9 @@ pub struct AgentConfig {
     pub min_sleep: Duration,
     /// Wake this long before a predicted arrival (the timestamp clock's 1 ms granularity).
     pub wake_guard: Duration,
+    /// Wake this many RTT deviations before one minimum RTT after an open ACK: the minimum of
+    /// a few samples overestimates the base RTT when the RTT varies.
+    pub wake_var_factor: f64,
     /// Multiplier k of VAR in the slow-start stage prediction: start = t_first_ack + SRTT −
     /// k·VAR, end = t_last_ack + SRTT + k·VAR **[R]** (seed: k = 1).
     pub stage_var_factor: f64,
@@ -95,6 +98,7 @@ impl Default for AgentConfig {
             rtt_cache: true,
             min_sleep: Duration::from_millis(3),
             wake_guard: Duration::from_millis(1),
+            wake_var_factor: 1.0,
             stage_var_factor: 1.0,
             idle_gap_factor: 2.0,
             idle_floor: Duration::from_millis(2),
@@ -134,6 +138,9 @@ impl AgentConfig {
         }
         if !(self.stage_var_factor >= 0.0 && self.stage_var_factor.is_finite()) {
             return err("stage_var_factor must be a finite number ≥ 0");
+        }
+        if !(self.wake_var_factor >= 0.0 && self.wake_var_factor.is_finite()) {
+            return err("wake_var_factor must be a finite number ≥ 0");
         }
         if !(self.idle_gap_factor >= 1.0 && self.idle_gap_factor.is_finite()) {
             return err("idle_gap_factor must be a finite number ≥ 1");

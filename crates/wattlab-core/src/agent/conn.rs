@@ -310,9 +310,20 @@ impl TrackedConn {
         self.srtt() + Duration(2 * self.rtt.var().0)
     }
 
+    /// T_idle: the largest gap seen inside a stage, scaled, but never below four RTT
+    /// deviations: RTT variation spreads a flight's packets (each is delayed on its own), and
+    /// until the spread has been seen only the deviation tells how much.
     fn idle_threshold(&self, cfg: &AgentConfig) -> Duration {
-        let t = Duration((self.stages.max_gap.0 as f64 * cfg.idle_gap_factor) as u64);
+        let t = Duration((self.stages.max_gap.0 as f64 * cfg.idle_gap_factor) as u64).max(Duration(4 * self.rtt.var().0));
         clamp(t, cfg.idle_floor, self.half_rtt().max(cfg.idle_floor))
+    }
+
+    /// When the burst released at `open_at` can first arrive: one minimum RTT later, less
+    /// `wake_var_factor` deviations (the minimum of a few samples overestimates the path's
+    /// base RTT when the RTT varies).
+    fn burst_expected(&self, open_at: Time, cfg: &AgentConfig) -> Time {
+        let margin = Duration((self.rtt.var().0 as f64 * cfg.wake_var_factor) as u64);
+        Time((open_at + self.min_rtt()).0.saturating_sub(margin.0))
     }
 
     /// What this connection needs from the radio at `now` (waking `guard` before a predicted
@@ -354,7 +365,11 @@ impl TrackedConn {
             Phase::Shaping(Shape::Receiving { probe }) => {
                 let last = self.last_data_at?;
                 let quiet = last + self.burst_threshold(cfg, probe.is_some());
-                Some(quiet.max(self.drain_until.unwrap_or(Time::ZERO)))
+                // A probe's response cannot be declared lost before it could have come back:
+                // one RTT after the probe, with four deviations of margin as TCP's RTO has
+                // (RTT variation stretches a burst and delays the response behind it).
+                let response_due = probe.map_or(Time::ZERO, |sent| sent + self.srtt() + Duration(4 * self.rtt.var().0));
+                Some(quiet.max(response_due).max(self.drain_until.unwrap_or(Time::ZERO)))
             }
             Phase::Shaping(Shape::AfterOpen { probe_due, .. }) => Some(probe_due),
             Phase::Shaping(Shape::Waiting { resend_at, .. }) => Some(resend_at),
@@ -925,7 +940,7 @@ impl TrackedConn {
             out.stats.open_acks += 1;
         }
         out.log(now, self.id, AgentEventKind::OpenAck { resent });
-        let min_rtt = self.min_rtt();
+        let expect_at = self.burst_expected(now, out.cfg);
         let srtt = self.srtt();
         self.phase = Phase::Shaping(if resent {
             // Something went wrong (lost open ACK, slow server): stay awake until data comes.
@@ -943,7 +958,7 @@ impl TrackedConn {
         } else {
             Shape::Waiting {
                 open_at: now,
-                expect_at: now + min_rtt,
+                expect_at,
                 resend_at: now + srtt + srtt,
                 probe: None,
             }
@@ -973,7 +988,7 @@ impl TrackedConn {
         let srtt = self.srtt();
         self.phase = Phase::Shaping(Shape::Waiting {
             open_at,
-            expect_at: open_at + self.min_rtt(),
+            expect_at: self.burst_expected(open_at, out.cfg),
             resend_at: open_at + srtt + srtt,
             probe: Some(now),
         });

@@ -562,9 +562,12 @@ fn sleeps_only_when_every_connection_is_idle() {
     h.client_send(70.0, syn);
     // Connection 0 receives its first stage and goes idle between stages...
     let end = h.burst(2.0 * RTT_MS, 2);
+    // With a single RTT sample VAR is RTT/2, so T_idle is at its RTT/2 ceiling.
     h.run_until(end + 20.0);
+    assert_eq!(h.agent.connections()[0].status(ms(end + 20.0)), Status::Active);
+    h.run_until(end + 31.0);
     assert_eq!(
-        h.agent.connections()[0].status(ms(end + 20.0)),
+        h.agent.connections()[0].status(ms(end + 31.0)),
         Status::Idle
     );
     // ...but connection 1 still waits for its SYN-ACK: no sleep at all so far.
@@ -592,8 +595,8 @@ fn sleeps_only_when_every_connection_is_idle() {
         },
     );
     synack.src = other.addr;
-    h.server_send(end + 21.0, synack);
-    h.settle(end + 21.0);
+    h.server_send(end + 32.0, synack);
+    h.settle(end + 32.0);
     assert!(!h.agent.is_awake());
     let until = match h.radio.last().unwrap().1 {
         RadioCommand::Sleep { until } => until.unwrap(),

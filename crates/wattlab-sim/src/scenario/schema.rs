@@ -290,6 +290,9 @@ pub struct AgentSettings {
     /// Wake this long before a predicted arrival (default 1 ms).
     #[serde(default)]
     pub wake_guard: Option<Dur>,
+    /// Wake this many RTT deviations before the next burst's earliest arrival (default 1).
+    #[serde(default)]
+    pub wake_var_factor: Option<f64>,
     /// Floor of the probe delay D (default 3 ms).
     #[serde(default)]
     pub probe_delay_floor: Option<Dur>,
