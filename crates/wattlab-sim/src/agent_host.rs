@@ -102,6 +102,9 @@ pub fn agent_config(
         if let Some(v) = s.wake_var_factor {
             cfg.wake_var_factor = v;
         }
+        if let Some(v) = s.dynamic_var_floor {
+            cfg.dynamic_var_floor = v;
+        }
     }
     cfg.validate().map_err(|e| ScenarioError::general(origin, Some(key.to_string()), e.0))?;
     Ok(cfg)

@@ -63,6 +63,9 @@ pub struct AgentConfig {
     pub min_sleep: Duration,
     /// Wake this long before a predicted arrival (the timestamp clock's 1 ms granularity).
     pub wake_guard: Duration,
+    /// The dynamic threshold is at least this many RTT deviations: RTT variation stretches a
+    /// burst with gaps the inter-arrival average has rarely seen (0 = the seed's formula alone).
+    pub dynamic_var_floor: f64,
     /// Wake this many RTT deviations before one minimum RTT after an open ACK: the minimum of
     /// a few samples overestimates the base RTT when the RTT varies.
     pub wake_var_factor: f64,
@@ -99,6 +102,7 @@ impl Default for AgentConfig {
             min_sleep: Duration::from_millis(3),
             wake_guard: Duration::from_millis(1),
             wake_var_factor: 1.0,
+            dynamic_var_floor: 4.0,
             stage_var_factor: 1.0,
             idle_gap_factor: 2.0,
             idle_floor: Duration::from_millis(2),
@@ -141,6 +145,9 @@ impl AgentConfig {
         }
         if !(self.wake_var_factor >= 0.0 && self.wake_var_factor.is_finite()) {
             return err("wake_var_factor must be a finite number ≥ 0");
+        }
+        if !(self.dynamic_var_floor >= 0.0 && self.dynamic_var_floor.is_finite()) {
+            return err("dynamic_var_floor must be a finite number ≥ 0");
         }
         if !(self.idle_gap_factor >= 1.0 && self.idle_gap_factor.is_finite()) {
             return err("idle_gap_factor must be a finite number ≥ 1");

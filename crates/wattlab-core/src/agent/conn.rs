@@ -397,7 +397,8 @@ impl TrackedConn {
                 let t = self
                     .ia
                     .threshold(missing)
-                    .unwrap_or(self.idle_threshold(cfg));
+                    .unwrap_or(self.idle_threshold(cfg))
+                    .max(Duration((self.rtt.var().0 as f64 * cfg.dynamic_var_floor) as u64));
                 clamp(t, Duration::from_micros(500), self.half_rtt())
             }
         }

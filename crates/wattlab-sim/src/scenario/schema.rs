@@ -293,6 +293,9 @@ pub struct AgentSettings {
     /// Wake this many RTT deviations before the next burst's earliest arrival (default 1).
     #[serde(default)]
     pub wake_var_factor: Option<f64>,
+    /// Floor of the dynamic threshold in RTT deviations (default 4; 0 = the seed's formula).
+    #[serde(default)]
+    pub dynamic_var_floor: Option<f64>,
     /// Floor of the probe delay D (default 3 ms).
     #[serde(default)]
     pub probe_delay_floor: Option<Dur>,
