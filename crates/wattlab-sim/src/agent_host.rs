@@ -99,6 +99,9 @@ pub fn agent_config(
         if let Some(v) = s.stage_var_factor {
             cfg.stage_var_factor = v;
         }
+        if let Some(v) = s.lossy_windows_to_revert {
+            cfg.lossy_windows_to_revert = v;
+        }
     }
     cfg.validate().map_err(|e| ScenarioError::general(origin, Some(key.to_string()), e.0))?;
     Ok(cfg)

@@ -97,4 +97,16 @@ fn agent_settings_are_checked() {
     assert!(e.to_string().contains("saturation_fraction"), "{e}");
     let e = build(&["wireless.hop.agent={ detection = \"active\", fixed_threshold = \"5ms\" }"]);
     assert!(e.to_string().contains("fixed_threshold"), "{e}");
+    let e = build(&["wireless.hop.agent={ lossy_windows_to_revert = 0 }"]);
+    assert!(e.to_string().contains("lossy_windows_to_revert"), "{e}");
+}
+
+#[test]
+fn the_lossy_window_reversion_can_be_set() {
+    // 1 % loss trips "3 lossy windows in a row" in a 5 MB download; a larger bound keeps shaping.
+    let loss = "wireless.hop.down={ loss = { model = \"bernoulli\", p = 0.01 } }";
+    let default = run(&[loss, "simulation.seed=2"]);
+    let lenient = run(&[loss, "simulation.seed=2", "wireless.hop.agent={ lossy_windows_to_revert = 1000 }"]);
+    assert_eq!(default.agents[0].stats.reverted, 1, "{:?}", default.agents[0]);
+    assert_eq!(lenient.agents[0].stats.reverted, 0, "{:?}", lenient.agents[0]);
 }
