@@ -277,7 +277,9 @@ pub fn build(
         if let Some((b, sta)) = ifaces[iface as usize].wlan {
             crate::build_wlan::attach_radio(&mut wlans[b as usize], sta, &mut radio);
         }
-        if let Some(h) = channels[ifaces[iface as usize].tx as usize].hop {
+        // An 802.11 station's interface has no point-to-point channel (its `tx` is a placeholder).
+        let hop = if ifaces[iface as usize].wlan.is_some() { None } else { channels[ifaces[iface as usize].tx as usize].hop };
+        if let Some(h) = hop {
             // The station's real energy under its hop's power saving; ideal PSM wakes for free.
             let mode = hops[h as usize].power.mode();
             let profile = if mode == HopPowerMode::IdealPsm { radio.profile.without_wakeup_cost() } else { radio.profile.clone() };

@@ -211,3 +211,34 @@ fn bad_power_save_settings_name_the_line_and_the_valid_modes() {
     let msg = Simulation::from_toml(&text, "hop.toml", None, &[], &BuildOptions::default()).err().expect("rejected").to_string();
     assert!(msg.contains("beacon_intervall"), "unknown keys stay rejected: {msg}");
 }
+
+#[test]
+fn a_wlan_station_with_a_radio_builds_without_any_point_to_point_link() {
+    // Regression: the hop-power check indexed the placeholder channel of an 802.11 station's
+    // interface, which panicked when the scenario had no [[link]] at all (seed 003's setup).
+    let text = r#"
+[simulation]
+duration = "1s"
+[[node]]
+name = "sta"
+kind = "host"
+radio = { profile = "orinoco", policies = ["always-on"] }
+[[node]]
+name = "ap"
+kind = "ap"
+[[wlan]]
+ap = "ap"
+stations = ["sta"]
+phy = "dsss-2mbps"
+rate = "2Mbps"
+beacons = false
+[[flow]]
+kind = "bulk-upload"
+client = "sta"
+server = "ap"
+bytes = 20000
+"#;
+    let sim = Simulation::from_toml(text, "wlan-only.toml", None, &[], &BuildOptions::default()).expect("builds");
+    let s = sim.run().expect("runs").summary;
+    assert!(s.completed, "the upload completes");
+}
