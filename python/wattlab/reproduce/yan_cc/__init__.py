@@ -183,6 +183,7 @@ def summary_markdown(cfg: Config, pts: dict[str, pd.DataFrame], verdicts: list[c
                                    "competitors", str),
               "", *_fig18_section(pts["fig18"]), "", *_sites_section(pts["sites"]), "",
               *_crossover_section(cfg, pts["crossover"]), "", *_window_section(pts["window"]), "",
+              *_reversion_section(pts["reversion"]), "",
               *_agents_section(pts), "", *_outliers_section(runs), "", *_limits(), ""]
     return "\n".join(lines)
 
@@ -320,6 +321,26 @@ def _window_section(p: pd.DataFrame) -> list[str]:
     return out
 
 
+def _reversion_section(p: pd.DataFrame) -> list[str]:
+    out = ["## Sensitivity: CC without the reversion on loss", "",
+           "The lossy points of the RTT × loss grid with `lossy_windows_to_revert` never reached (`cc-norevert`) "
+           "beside the seed's reading (`cc`, 3 windows). Normalized energy / time (medians), mean `reverted` and "
+           "packets lost asleep per run.", "",
+           "| period | RTT | loss | cc | cc-norevert |", "|---|---|---|---|---|"]
+    if p.empty:
+        return out + ["| (not run) |||||"]
+    for (var, rtt, loss), g in p.groupby(["variation", "rtt_ms", "loss"], sort=False):
+        cells = []
+        for pol in ("cc", "cc-norevert"):
+            r = claims._pick(g, policy=pol)
+            cells.append("" if r is None else f"{_ne(r)} (rev {r.reverted:.2f}, asleep {r.dropped_asleep:.0f})")
+        out.append(f"| {PEAK[var]} | {rtt:g} ms | {100 * loss:g} % | " + " | ".join(cells) + " |")
+    return out
+
+
+CC_POLICIES = ("cc", "cc-dynamic", "cc-norevert")
+"""Policies run by the agent."""
+
 AGENT_COLUMNS = ("bursts", "probes", "probes_lost", "late_packets", "recoveries", "reverted", "switched_to_dynamic",
                  "dropped_asleep", "sleeps", "timeouts", "retransmits")
 
@@ -333,12 +354,13 @@ def _agents_section(pts: dict[str, pd.DataFrame]) -> list[str]:
            "| experiment | point | policy | " + " | ".join(AGENT_COLUMNS) + " |",
            "|---|---|---|" + "---|" * len(AGENT_COLUMNS)]
     keys = {"fig14": ("variation", "rtt_ms", "loss"), "fig16": ("variation",), "fig17": ("competitors",),
-            "fig18": ("variation", "rate_mbps", "loss"), "sites": ("site", "variation"), "crossover": ("rate_mbps", "rtt_ms")}
+            "fig18": ("variation", "rate_mbps", "loss"), "sites": ("site", "variation"), "crossover": ("rate_mbps", "rtt_ms"),
+            "reversion": ("variation", "rtt_ms", "loss")}
     for name, key in keys.items():
         p = pts.get(name)
         if p is None or p.empty:
             continue
-        for r in p[p.policy.isin(["cc", "cc-dynamic"])].itertuples():
+        for r in p[p.policy.isin(CC_POLICIES)].itertuples():
             point = ", ".join(_fmt_key(k, getattr(r, k)) for k in key)
             out.append(f"| {name} | {point} | {r.policy} | " + " | ".join(_f(getattr(r, c), 1) for c in AGENT_COLUMNS) + " |")
     return out
@@ -354,7 +376,7 @@ def _outliers_section(runs: pd.DataFrame | None) -> list[str]:
            "and are in the tables above.)", ""]
     if runs is None or runs.empty:
         return out + ["(none)"]
-    bad = runs[(runs.norm_time >= OUTLIER_SLOWDOWN) & runs.policy.isin(["cc", "cc-dynamic"])]
+    bad = runs[(runs.norm_time >= OUTLIER_SLOWDOWN) & runs.policy.isin(CC_POLICIES)]
     bad = bad.drop_duplicates(list(downloads.SETTING_COLUMNS) + ["seed"])
     if bad.empty:
         return out + ["(none)"]

@@ -50,6 +50,11 @@ def _pct(x: float) -> str:
     return "n/a" if x is None or not math.isfinite(x) else f"{100 * x:.0f} %"
 
 
+def _lpct(x: float) -> str:
+    """A loss rate: 0.1 %, 0.5 %, 1 %."""
+    return f"{100 * x:g} %"
+
+
 def _spct(x: float) -> str:
     return "n/a" if x is None or not math.isfinite(x) else f"{100 * x:+.0f} %"
 
@@ -99,7 +104,8 @@ def _untested(cid: str, claim: str, seed_value: str, why: str = "not in this run
 
 # --- the emulated grid (Figs. 14/15, Table I) -------------------------------------------------
 
-def _average_claim(cid: str, var: str, fig14: pd.DataFrame, window: pd.DataFrame | None) -> Claim:
+def _average_claim(cid: str, var: str, fig14: pd.DataFrame, window: pd.DataFrame | None,
+                   reversion: pd.DataFrame | None) -> Claim:
     label = "peak" if var == "gamma" else "off-peak"
     s_save, s_slow = seed.EMULATED[var]
     claim = f"Emulated {label} average over all RTTs and loss rates (Fig. 14)"
@@ -112,7 +118,7 @@ def _average_claim(cid: str, var: str, fig14: pd.DataFrame, window: pd.DataFrame
     kept = cc[cc.reverted < 0.5]
     parts = [
         f"{len(rev)} of {len(cc)} points reverted to plain TCP in most runs (agent counter `reverted`; "
-        f"losses {', '.join(sorted({_pct(x) for x in rev.loss}, key=lambda s: float(s[:-2])))}): after 3 windows in a row "
+        f"losses {', '.join(_lpct(x) for x in sorted(set(rev.loss)))}): after 3 windows in a row "
         "with a loss CC stays plain TCP for good, so it saves nothing there" if len(rev) else
         "no point reverted",
     ]
@@ -127,6 +133,16 @@ def _average_claim(cid: str, var: str, fig14: pd.DataFrame, window: pd.DataFrame
     if var == "gamma":
         parts.append(f"under jitter CC's radio dropped {cc.dropped_asleep.mean():.1f} packets per run asleep on average "
                      f"(timeouts {cc.timeouts.mean():.1f} per run)")
+    if reversion is not None and not reversion.empty:
+        nr = reversion[(reversion.policy == "cc-norevert") & (reversion.variation == var)]
+        if len(nr):
+            keyed = {(r.rtt_ms, r.loss): r for r in nr.itertuples()}
+            mixed = [keyed.get((r.rtt_ms, r.loss), r) for r in cc.itertuples()]
+            parts.append(f"without that reversion (`lossy_windows_to_revert` never reached) the average is "
+                         f"{_pct(float(np.mean([r.saving for r in mixed])))} saved, "
+                         f"{_spct(float(np.mean([r.slowdown for r in mixed])))} time, with "
+                         f"{nr.dropped_asleep.mean():.0f} packets lost asleep and {nr.timeouts.mean():.1f} timeouts per "
+                         "lossy run")
     if window is not None and not window.empty:
         for buf, w in window[(window.policy == "cc") & (window.variation == var)].groupby("recv_buffer"):
             parts.append(f"with a {buf / 1024:.0f} KB window the average is {_pct(float(w.saving.mean()))} saved, "
@@ -389,7 +405,7 @@ def _fig18_claims(f18: pd.DataFrame) -> list[Claim]:
         e, t, r = list(g.norm_energy), list(g.norm_time), list(g.rate_mbps)
         for i in range(1, len(g)):
             ok.append(bool(e[i] <= e[i - 1] + 0.01 and t[i] <= t[i - 1] + 0.01))
-        detail.append(f"{'peak' if var == 'gamma' else 'off-peak'} {_pct(loss)}: "
+        detail.append(f"{'peak' if var == 'gamma' else 'off-peak'} {_lpct(loss)}: "
                       + " → ".join(f"{x:g} Mb/s {a:.2f}/{b:.2f}" for x, a, b in zip(r, e, t)))
     if not ok:
         out.append(_untested("fig18-bandwidth", text, "monotone"))
@@ -523,8 +539,8 @@ def all_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
     """Every claim, in the order of summary.md."""
     fig14 = pts.get("fig14", pd.DataFrame())
     claims = [
-        _average_claim("emulated-peak", "gamma", fig14, pts.get("window")),
-        _average_claim("emulated-offpeak", "none", fig14, pts.get("window")),
+        _average_claim("emulated-peak", "gamma", fig14, pts.get("window"), pts.get("reversion")),
+        _average_claim("emulated-offpeak", "none", fig14, pts.get("window"), pts.get("reversion")),
         *table1_claims(pts.get("table1", pd.DataFrame()), cfg.table1_loss, cfg.fig15_loss, cfg.file_bytes / 1e6),
         *_trend_claims(fig14),
         _fig15_claim(fig14, cfg.fig15_loss),

@@ -7,9 +7,12 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-POLICY_NAMES = ("cam", "cc", "cc-dynamic", "ideal-psm", "bsd-P")
+POLICY_NAMES = ("cam", "cc", "cc-dynamic", "cc-norevert", "ideal-psm", "bsd-P")
 """Power-saving policies of the client, as named in the output files. ``bsd-P`` is any
-``bsd-10`` … ``bsd-1000``."""
+``bsd-10`` … ``bsd-1000``; ``cc-norevert`` is CC that never gives up on loss (sensitivity only)."""
+
+NO_REVERT = 1_000_000
+"""``lossy_windows_to_revert`` of ``cc-norevert``: never reached in a download."""
 
 
 def policy_settings(policy: str) -> tuple[str, str, str]:
@@ -17,7 +20,8 @@ def policy_settings(policy: str) -> tuple[str, str, str]:
 
     ``cam`` is the seed's baseline TCP: WNIC always on, energy of the ``always-on`` meter.
     ``cc`` is the client-centered agent with active burst detection (the seed's default),
-    ``cc-dynamic`` the same agent with the dynamic threshold.
+    ``cc-dynamic`` the same agent with the dynamic threshold, ``cc-norevert`` active detection
+    without the reversion to plain TCP after 3 windows in a row with a loss.
     """
     if policy == "cam":
         return "cam", "", "always-on"
@@ -25,6 +29,8 @@ def policy_settings(policy: str) -> tuple[str, str, str]:
         return "cc", '{ detection = "active" }', "cc"
     if policy == "cc-dynamic":
         return "cc", '{ detection = "dynamic" }', "cc"
+    if policy == "cc-norevert":
+        return "cc", f'{{ detection = "active", lossy_windows_to_revert = {NO_REVERT} }}', "cc"
     if policy == "ideal-psm":
         return "ideal-psm", "", "ideal-psm"
     m = re.fullmatch(r"bsd-(\d+)", policy)
@@ -106,6 +112,9 @@ class Config:
     window_sensitivity_kb: list[float] = field(default_factory=lambda: [32.0])
     """Receive buffers (KB) of an extra run of the RTT × loss grid (CC and TCP only): the seed
     calls 32 KB the typical average window, and CC's time overhead scales with the window."""
+    reversion_sensitivity: bool = True
+    """Run the RTT × loss grid's lossy points again with ``cc-norevert``, to show what the
+    loss reversion (our reading of the seed's mechanism 8) costs."""
     fig15_loss: float = 0.001
     """Loss rate of Fig. 15, Fig. 16 and Fig. 17 (seed: 0.1 %)."""
     table1_loss: float = 0.0

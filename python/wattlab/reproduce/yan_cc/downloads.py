@@ -223,6 +223,20 @@ def crossover(cfg: Config, sims: Sims) -> tuple[pd.DataFrame, pd.DataFrame]:
     return runs, points(runs, ["rate_mbps", "rtt_ms", "policy"])
 
 
+def reversion(cfg: Config, sims: Sims) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The lossy points of the RTT × loss grid with CC that never reverts on loss."""
+    settings = [
+        ({"experiment": "reversion"}, Download(p, rtt, loss, var, cfg.hop_rate_mbps, cfg.recv_buffer))
+        for var in cfg.variations
+        for rtt in cfg.rtts_ms
+        for loss in cfg.losses
+        if loss > 0 and cfg.reversion_sensitivity
+        for p in ("cam", "cc", "cc-norevert")
+    ]
+    runs = _runs(sims, settings, _baseline_same, "Sensitivity: no reversion on loss")
+    return runs, points(runs, ["variation", "rtt_ms", "loss", "policy"])
+
+
 EXPERIMENTS: dict[str, Callable[[Config, Sims], tuple[pd.DataFrame, pd.DataFrame]]] = {
     "fig14": grid,
     "table1": table1,
@@ -232,5 +246,6 @@ EXPERIMENTS: dict[str, Callable[[Config, Sims], tuple[pd.DataFrame, pd.DataFrame
     "sites": sites,
     "crossover": crossover,
     "window": window,
+    "reversion": reversion,
 }
 """Name → experiment; each writes ``<name>_points.csv`` and adds its runs to ``runs.csv``."""
