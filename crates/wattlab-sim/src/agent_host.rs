@@ -105,6 +105,9 @@ pub fn agent_config(
         if let Some(v) = s.dynamic_var_floor {
             cfg.dynamic_var_floor = v;
         }
+        if let Some(v) = s.lossy_windows_to_revert {
+            cfg.lossy_windows_to_revert = v;
+        }
     }
     cfg.validate().map_err(|e| ScenarioError::general(origin, Some(key.to_string()), e.0))?;
     Ok(cfg)

@@ -97,6 +97,19 @@ fn agent_settings_are_checked() {
     assert!(e.to_string().contains("saturation_fraction"), "{e}");
     let e = build(&["wireless.hop.agent={ detection = \"active\", fixed_threshold = \"5ms\" }"]);
     assert!(e.to_string().contains("fixed_threshold"), "{e}");
+    let e = build(&["wireless.hop.agent={ lossy_windows_to_revert = 0 }"]);
+    assert!(e.to_string().contains("lossy_windows_to_revert"), "{e}");
+}
+
+#[test]
+fn the_lossy_window_reversion_can_be_set() {
+    // At 1 % loss some window of a 5 MB download has a loss: a bound of 1 reverts at the
+    // first, a large bound keeps shaping through all of them.
+    let loss = "wireless.hop.down={ loss = { model = \"bernoulli\", p = 0.01 } }";
+    let strict = run(&[loss, "simulation.seed=2", "wireless.hop.agent={ lossy_windows_to_revert = 1 }"]);
+    let lenient = run(&[loss, "simulation.seed=2", "wireless.hop.agent={ lossy_windows_to_revert = 1000 }"]);
+    assert_eq!(strict.agents[0].stats.reverted, 1, "{:?}", strict.agents[0]);
+    assert_eq!(lenient.agents[0].stats.reverted, 0, "{:?}", lenient.agents[0]);
 }
 
 #[test]

@@ -26,6 +26,8 @@ class Job:
     scenario: str
     seed: int
     labels: dict[str, Any]
+    timeseries: bool = False
+    """Record time series (radio state changes, cwnd...) for ``measure`` to use."""
 
 
 def default_jobs() -> int:
@@ -49,7 +51,7 @@ def run_jobs(
 
     def one(i: int) -> int:
         job = jobs[i]
-        res = api.run(job.scenario, seed=job.seed)
+        res = api.run(job.scenario, seed=job.seed, timeseries=job.timeseries)
         rows[i] = {**job.labels, "seed": job.seed, **measure(job, res)}
         return i
 

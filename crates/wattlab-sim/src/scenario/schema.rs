@@ -305,6 +305,10 @@ pub struct AgentSettings {
     /// VAR multiplier of the slow-start stage prediction (default 1).
     #[serde(default)]
     pub stage_var_factor: Option<f64>,
+    /// Revert to plain TCP after this many consecutive windows with a loss (default 3, the
+    /// seed's "no in-order window for 3 consecutive windows").
+    #[serde(default)]
+    pub lossy_windows_to_revert: Option<u32>,
 }
 
 fn yes() -> bool {

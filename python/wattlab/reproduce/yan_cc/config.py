@@ -1,0 +1,236 @@
+"""Parameters of the seed-000 reproduction (Yan et al., client-centered energy saving): what the
+seed states, and what we chose where it is silent, each choice with its reason (they are
+repeated in docs/reproductions.md)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+POLICY_NAMES = ("cam", "cc", "cc-dynamic", "cc-norevert", "ideal-psm", "bsd-P")
+"""Power-saving policies of the client, as named in the output files. ``bsd-P`` is any
+``bsd-10`` … ``bsd-1000``; ``cc-norevert`` is CC that never gives up on loss (sensitivity only)."""
+
+NO_REVERT = 1_000_000
+"""``lossy_windows_to_revert`` of ``cc-norevert``: never reached in a download."""
+
+
+def policy_settings(policy: str) -> tuple[str, str, str]:
+    """(``power_save`` of the hop, ``agent`` inline table or '', meter whose energy counts).
+
+    ``cam`` is the seed's baseline TCP: WNIC always on, energy of the ``always-on`` meter.
+    ``cc`` is the client-centered agent with active burst detection (the seed's default),
+    ``cc-dynamic`` the same agent with the dynamic threshold, ``cc-norevert`` active detection
+    without the reversion to plain TCP after 3 windows in a row with a loss.
+    """
+    if policy == "cam":
+        return "cam", "", "always-on"
+    if policy == "cc":
+        return "cc", '{ detection = "active" }', "cc"
+    if policy == "cc-dynamic":
+        return "cc", '{ detection = "dynamic" }', "cc"
+    if policy == "cc-norevert":
+        return "cc", f'{{ detection = "active", lossy_windows_to_revert = {NO_REVERT} }}', "cc"
+    if policy == "ideal-psm":
+        return "ideal-psm", "", "ideal-psm"
+    m = re.fullmatch(r"bsd-(\d+)", policy)
+    if m and 1 <= int(m.group(1)) <= 1000:
+        return policy, "", policy
+    raise ValueError(f"unknown policy {policy!r} (valid: {', '.join(POLICY_NAMES)})")
+
+
+VARIATIONS = {"none": 0.0, "gamma": 1.0, "2var": 2.0}
+"""RTT variation → multiplier of the gamma scale: ``none`` = off-peak (DummyNet's constant
+delay), ``gamma`` = peak hours, ``2var`` = the deviation doubled (seed Fig. 16)."""
+
+PEAK = {"none": "off-peak", "gamma": "peak", "2var": "2var"}
+"""How the seed names each variation."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """One server of the seed's Internet experiments (Fig. 12)."""
+
+    name: str
+    rtt_ms: float
+    """Base RTT without variation."""
+    window_kb: float
+    """Average window size (KB = 1024 B), modelled as the client's receive buffer."""
+
+
+SITES = (
+    Site("cs.uiuc.edu", 21, 61),
+    Site("hp.com", 58, 31),
+    Site("cs.washington.edu", 60, 32),
+    Site("jriver.net", 63, 11),
+    Site("cs.stanford.edu", 65, 61),
+    Site("research.msft.com", 84, 17),
+    Site("inria.fr", 114, 61),
+)
+"""Seed Fig. 12, in order of increasing RTT (the order of its Fig. 13)."""
+
+
+@dataclass
+class Config:
+    """Every knob of the reproduction; ``full()`` and ``quick_preset()`` are the two presets."""
+
+    file_bytes: int
+    """Bytes of each download (seed: files of 4–5 MB; we use 5 MB = 5·10^6 B)."""
+    seeds: int
+    """Repetitions per point (seeds base_seed … base_seed + seeds − 1, shared by all policies so
+    a policy and its baseline see the same loss and jitter draws). Seed: ≥ 3 runs, median reported."""
+    rtts_ms: list[float]
+    """Base RTTs of the emulated experiments (seed Figs. 14/15, Table I: 30, 45, 60, 90, 120 ms)."""
+    losses: list[float]
+    """Packet loss rates of the emulated experiments (seed: 'several between 0 and 1 %')."""
+    variations: list[str]
+    """RTT variations of Figs. 14/15/18 and the sites: off-peak ('none') and peak ('gamma')."""
+    fig14_policies: list[str]
+    """Policies of the RTT × loss grid (seed Fig. 15: CC, PSM, BSD-50)."""
+    fig16_variations: list[str]
+    """Seed Fig. 16: no variation, gamma, 2var."""
+    fig17_competitors: list[int]
+    """Seed Fig. 17: 0–5 competing plain TCP clients."""
+    fig17_policies: list[str]
+    """The energy-aware client of Fig. 17 (plus 'cam': the same client as plain TCP)."""
+    fig18_rates_mbps: list[float]
+    """Seed Fig. 18: AP bandwidths 4, 10, 20, 40 Mb/s."""
+    fig18_losses: list[float]
+    """Loss rates of Fig. 18 (seed: 'various loss rates')."""
+    sites: list[str]
+    """Names of the Fig. 12 sites to run."""
+    crossover_rtts_ms: list[float]
+    """RTTs of the CC-vs-PSM crossover sweep (64 KB window, no loss, off-peak)."""
+    stream_delay_rates_mbps: list[float]
+    """Hop rates of the 65 ms closed-ACK stream-delay check (seed: 20 Mb/s → 44 %, 40 Mb/s → 16 %)."""
+    fig16_policies: list[str] = field(default_factory=lambda: ["cc", "cc-dynamic"])
+    """Detections compared in Fig. 16."""
+    fig18_policies: list[str] = field(default_factory=lambda: ["cc", "ideal-psm"])
+    """Policies of Fig. 18 (the seed shows CC; PSM is added to show it gains only energy)."""
+    site_policies: list[str] = field(default_factory=lambda: ["cc", "ideal-psm"])
+    """Policies of the site experiments (seed Fig. 13: CC and PSM)."""
+    window_sensitivity_kb: list[float] = field(default_factory=lambda: [32.0])
+    """Receive buffers (KB) of an extra run of the RTT × loss grid (CC and TCP only): the seed
+    calls 32 KB the typical average window, and CC's time overhead scales with the window."""
+    reversion_sensitivity: bool = True
+    """Run the RTT × loss grid's lossy points again with ``cc-norevert``, to show what the
+    loss reversion (our reading of the seed's mechanism 8) costs."""
+    fig15_loss: float = 0.001
+    """Loss rate of Fig. 15, Fig. 16 and Fig. 17 (seed: 0.1 %)."""
+    table1_loss: float = 0.0
+    """Loss rate compared with Table I. The seed's Table I comes from ns-2 runs for which it states
+    no loss model (an ns-2 link without one loses nothing); the 0.1 % runs are shown beside it."""
+    fig16_rtt_ms: float = 60.0
+    """RTT of Figs. 16, 17 and 18 (seed: 60 ms)."""
+    site_loss: float = 0.0
+    """Loss on the site paths. The seed measured the *average window* of each site; with the
+    window imposed as the receive buffer, extra random loss would shrink it further, so none."""
+    hop_rate_mbps: float = 20.0
+    """Bandwidth between AP and client (seed: DummyNet 20 Mb/s)."""
+    wired_rate_mbps: float = 100.0
+    """AP to Internet (seed: 100 Mb/s)."""
+    recv_buffer: int = 65535
+    """Client receive buffer (seed: 64 KB socket buffers; without window scaling 65535 B)."""
+    tcp_cc: str = "reno"
+    """Server congestion control (the seed's Linux 2.4 / FreeBSD era: Reno)."""
+    hop_queue: int = 100
+    """Packets queued at each end of the wireless hop (held PSM packets count here)."""
+    wired_queue: int = 200
+    """Packets queued on the 100 Mb/s link."""
+    hop_delay_us: float = 1.0
+    """Propagation delay of the wireless hop; the wired one-way delay is RTT/2 − this."""
+    gamma_shape: float = 2.5
+    """Shape k of the peak-hour gamma jitter on the server→AP data path."""
+    gamma_scale_ms: float = 2.0
+    """Scale θ of that gamma at ``gamma_ref_rtt_ms``: mean kθ = 5 ms, 99th percentile 15.1 ms, so at
+    60 ms RTTs mostly lie in 60–75 ms as the seed's fitted pings (61 ms base, RTT 60–75 ms).
+    Scaled proportionally to the RTT; '2var' doubles θ (deviation ×2: 60–90 ms at 60 ms)."""
+    gamma_ref_rtt_ms: float = 60.0
+    """RTT at which ``gamma_scale_ms`` applies."""
+    base_seed: int = 1
+    """First seed."""
+    profile: str = "wavelan-dsss"
+    """The client's WNIC (seed: 2.4 GHz WaveLAN DSSS, 2 ms sleep→idle)."""
+    quick: bool = False
+    """The reduced preset of the test suite."""
+
+    @classmethod
+    def full(cls) -> "Config":
+        """Everything of seed §IV-F with 3 seeds and 5 MB files."""
+        return cls(
+            file_bytes=5_000_000,
+            seeds=3,
+            rtts_ms=[30, 45, 60, 90, 120],
+            losses=[0.0, 0.001, 0.005, 0.01],
+            variations=["none", "gamma"],
+            fig14_policies=["cc", "ideal-psm", "bsd-10", "bsd-20", "bsd-50", "bsd-100"],
+            fig16_variations=["none", "gamma", "2var"],
+            fig17_competitors=[0, 1, 2, 3, 4, 5],
+            fig17_policies=["cc", "cc-dynamic", "ideal-psm", "cam"],
+            fig18_rates_mbps=[4, 10, 20, 40],
+            fig18_losses=[0.0, 0.001, 0.005, 0.01],
+            sites=[s.name for s in SITES],
+            crossover_rtts_ms=[40, 50, 60, 65, 70, 72, 74, 76, 78, 80, 85, 90, 95, 100, 110, 120],
+            stream_delay_rates_mbps=[20, 40],
+        )
+
+    @classmethod
+    def quick_preset(cls) -> "Config":
+        """A small slice of every experiment, 1 MB files, 1 seed: a few seconds."""
+        return cls(
+            file_bytes=1_000_000,
+            seeds=1,
+            rtts_ms=[30, 90],
+            losses=[0.001],
+            variations=["none", "gamma"],
+            fig14_policies=["cc", "ideal-psm", "bsd-50"],
+            fig16_variations=["none", "2var"],
+            fig17_competitors=[0, 2],
+            fig17_policies=["cc", "ideal-psm", "cam"],
+            fig18_rates_mbps=[10, 40],
+            fig18_losses=[0.001],
+            sites=["cs.uiuc.edu", "jriver.net"],
+            crossover_rtts_ms=[60, 90],
+            stream_delay_rates_mbps=[20],
+            quick=True,
+        )
+
+    def site(self, name: str) -> Site:
+        for s in SITES:
+            if s.name == name:
+                return s
+        raise ValueError(f"unknown site {name!r} (valid: {', '.join(s.name for s in SITES)})")
+
+    def seed_list(self) -> list[int]:
+        return list(range(self.base_seed, self.base_seed + self.seeds))
+
+    def check(self) -> None:
+        """Raise ValueError naming the first invalid setting."""
+        if self.seeds < 1:
+            raise ValueError("--seeds must be at least 1")
+        if self.file_bytes < 10_000:
+            raise ValueError("file_bytes must be at least 10 kB")
+        for p in (self.fig14_policies + self.fig16_policies + self.fig17_policies + self.fig18_policies
+                  + self.site_policies):
+            policy_settings(p)
+        for v in self.variations + self.fig16_variations:
+            if v not in VARIATIONS:
+                raise ValueError(f"unknown RTT variation {v!r} (valid: {', '.join(VARIATIONS)})")
+        for p in self.losses + self.fig18_losses + [self.fig15_loss, self.site_loss, self.table1_loss]:
+            if not 0.0 <= p < 1.0:
+                raise ValueError(f"loss rate {p} is outside [0, 1)")
+        for r in self.rtts_ms + self.crossover_rtts_ms + [self.fig16_rtt_ms]:
+            if r * 1000 / 2 <= self.hop_delay_us + 1:
+                raise ValueError(f"RTT {r} ms is too small for the topology")
+        for s in self.sites:
+            self.site(s)
+        if any(n < 0 for n in self.fig17_competitors):
+            raise ValueError("the number of competing clients must be ≥ 0")
+        if any(not 0 < w * 1024 <= 65535 for w in self.window_sensitivity_kb):
+            raise ValueError("window_sensitivity_kb must lie in (0, 64) KB")
+        if not 0 < self.recv_buffer <= 65535:
+            raise ValueError("recv_buffer must be in 1..=65535 (no window scaling, as the seed)")
+
+    def as_dict(self) -> dict:
+        """Plain dict for config.json."""
+        return asdict(self)

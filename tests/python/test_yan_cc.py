@@ -1,0 +1,138 @@
+"""`wattlab reproduce yan-cc --quick`: seed 000's large-download study end to end."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from wattlab.cli import app
+from wattlab.reproduce import REPRODUCTIONS
+from wattlab.reproduce import yan_cc as y
+from wattlab.reproduce.yan_cc import scenario
+from wattlab.reproduce.yan_cc.measure import energy_until
+
+VERDICTS = {"agrees", "partly", "disagrees", "not tested"}
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """One quick reproduction through the CLI, shared by the checks below."""
+    out = tmp_path_factory.mktemp("yancc")
+    result = CliRunner().invoke(app, ["reproduce", "yan-cc", "--quick", "--jobs", "2", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out, result.output
+
+
+def test_quick_run_writes_every_output(quick_run):
+    out, output = quick_run
+    assert "yan-cc" in REPRODUCTIONS
+    for name in y.OUTPUT_FILES:
+        assert (out / name).stat().st_size > 0, name
+    for fig in y.FIGURES:
+        assert (out / fig).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", fig
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["quick"] and cfg["seeds"] == 1 and cfg["file_bytes"] == 1_000_000
+    assert "emulated-peak" in output and "total wall time" in output
+
+
+def test_cc_saves_energy_against_always_on_tcp(quick_run):
+    out, _ = quick_run
+    runs = pd.read_csv(out / "runs.csv")
+    assert runs.completed.all(), "every download delivers its bytes"
+    # Off-peak, 90 ms, 0.1 % loss: CC sleeps between windows, TCP never does.
+    cc = runs[(runs.experiment == "fig14") & (runs.policy == "cc") & (runs.variation == "none") & (runs.rtt_ms == 90)]
+    assert len(cc) == 1
+    r = cc.iloc[0]
+    assert r.energy_j < r.base_energy_j and r.norm_energy < 0.8
+    assert r.time_s > r.base_time_s, "closed ACKs delay the stream"
+    assert r.bursts > 5 and r.probes > 5 and r.sleeps > 5
+    # The baseline is the same setting's always-on run: its normalized numbers are exactly 1.
+    cam = runs[(runs.experiment == "fig14") & (runs.policy == "cam")]
+    assert np.allclose(cam.norm_energy, 1.0) and np.allclose(cam.norm_time, 1.0)
+    assert np.allclose(cam.energy_j, cam.always_on_j)
+    # The oracle of the same run (which pays the 2 ms wake-ups) is a lower bound of CC's energy;
+    # ideal-psm wakes for free, as the seed's optimal PSM emulation, so it may beat the oracle.
+    cc_runs = runs[runs.policy.isin(["cc", "cc-dynamic"])]
+    assert len(cc_runs) and (cc_runs.oracle_j <= cc_runs.energy_j + 1e-9).all()
+    # BSD-50 never sleeps during a download (seed Fig. 15).
+    bsd = runs[runs.policy == "bsd-50"]
+    assert len(bsd) and np.allclose(bsd.norm_energy, 1.0, atol=1e-3) and (bsd.dozes == 0).all()
+
+
+def test_claims_are_computed_from_the_data(quick_run):
+    out, _ = quick_run
+    claims = pd.read_csv(out / "claims.csv")
+    assert set(claims.verdict) <= VERDICTS
+    assert {"emulated-peak", "emulated-offpeak", "table1-30ms", "crossover-75ms", "bsd50-equals-tcp",
+            "fig16-active-beats-dynamic", "fig17-cc-beats-psm", "fig18-bandwidth", "uiuc-reverts",
+            "stream-delay-20mbps"} <= set(claims.id)
+    pts = pd.read_csv(out / "fig14_points.csv")
+    cc = pts[(pts.policy == "cc") & (pts.variation == "none")]
+    offpeak = claims.set_index("id").loc["emulated-offpeak"]
+    assert offpeak.verdict != "not tested"
+    assert f"saves {100 * cc.saving.mean():.0f} %" in offpeak.wattlab
+    t1 = pd.read_csv(out / "table1_points.csv")
+    row = t1[(t1.policy == "cc") & (t1.rtt_ms == 30) & (t1.loss == 0)].iloc[0]
+    assert claims.set_index("id").loc["table1-30ms"].wattlab == f"{row.time_s:.2f} s, {row.energy_j:.2f} J"
+    uiuc = claims.set_index("id").loc["uiuc-reverts"]
+    assert uiuc.verdict == "agrees", uiuc.wattlab  # 61 KB at 21 ms saturates 20 Mb/s
+    summary = (out / "summary.md").read_text()
+    for cid, verdict in zip(claims.id, claims.verdict):
+        assert f"**{cid}**" in summary and f"**{verdict}**" in summary
+    assert "## agents" in summary and "dropped_asleep" in summary
+
+
+def test_competing_clients_share_the_ap_link(quick_run):
+    out, _ = quick_run
+    p = pd.read_csv(out / "fig17_points.csv")
+    cam = p[p.policy == "cam"].set_index("competitors")
+    # Normalized to one TCP client alone: alone it is 1, with two competitors on 20 Mb/s it is slower.
+    assert cam.loc[0].norm_time == pytest.approx(1.0)
+    assert cam.loc[2].norm_time > 1.05
+    runs = pd.read_csv(out / "runs.csv")
+    assert runs[runs.experiment == "fig17"].energy_check_j.abs().max() < 1e-3
+
+
+def test_an_earlier_run_is_not_overwritten(quick_run):
+    out, _ = quick_run
+    before = (out / "summary.md").read_bytes()
+    r = CliRunner().invoke(app, ["reproduce", "yan-cc", "--quick", "--out", str(out)])
+    assert r.exit_code == 2 and "--overwrite" in r.output
+    assert (out / "summary.md").read_bytes() == before
+
+
+def test_help_explains_every_option():
+    r = CliRunner().invoke(app, ["reproduce", "yan-cc", "--help"])
+    assert r.exit_code == 0
+    for opt in ("--quick", "--out", "--seeds", "--jobs", "--overwrite", "--seed"):
+        assert opt in r.output
+
+
+def test_peak_jitter_is_scaled_with_the_rtt():
+    cfg = y.Config.full()
+    assert scenario.gamma_jitter(60, "none", cfg) is None
+    k, theta = scenario.gamma_jitter(60, "gamma", cfg)
+    assert k * theta == pytest.approx(5.0)  # mean extra delay 5 ms at 60 ms
+    assert scenario.gamma_jitter(120, "gamma", cfg)[1] == pytest.approx(2 * theta)
+    assert scenario.gamma_jitter(60, "2var", cfg)[1] == pytest.approx(2 * theta)
+    text = scenario.download_scenario(scenario.Download("cc", 60, 0.001, "gamma", competitors=2), cfg)
+    assert 'a_to_b = { jitter = { model = "gamma", shape = 2.5, scale = "2000000ns" } }' in text
+    assert text.count("[[wireless]]") == 3 and 'name = "ap-uplink"' in text
+
+
+def test_energy_integration_matches_a_simple_timeline():
+    tl = pd.DataFrame({"time_s": [0.0, 1.0, 2.0], "state": ["idle", "sleep", "rx"]})
+    # 1 s idle, then 1 s asleep whose last 2 ms pay the wake-up at idle power, then rx until 2.5 s.
+    e = energy_until(tl, "wavelan-dsss", 2.5)
+    assert e == pytest.approx(1.319 + 0.998 * 0.177 + 0.002 * 1.319 + 0.5 * 1.425)
+    assert energy_until(tl, "wavelan-dsss", 1.5) == pytest.approx(1.319 + 0.5 * 0.177)
+
+
+def test_bad_configuration_is_rejected(tmp_path):
+    cfg = y.Config.quick_preset()
+    cfg.fig14_policies = ["psychic"]
+    with pytest.raises(ValueError, match="unknown policy 'psychic'"):
+        y.run(cfg, tmp_path)
+    assert not any(tmp_path.iterdir())
