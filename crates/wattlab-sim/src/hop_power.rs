@@ -38,6 +38,9 @@ pub enum HopPowerMode {
     Cam,
     /// Seed 000's idealised PSM: releases at beacon instants, free instantaneous wake-ups.
     IdealPsm,
+    /// 802.11 PSM at the IP level: like `IdealPsm`, but the station wakes for every beacon
+    /// (held packets or not) and pays the profile's wake-up transition each time.
+    Psm,
     /// Bounded Slowdown with parameter P (percent).
     Bsd {
         /// P: the tolerated slowdown, in percent of the idle time (1..=1000).
@@ -48,7 +51,7 @@ pub enum HopPowerMode {
 }
 
 /// Valid `power_save` values of `[[wireless]]`, for error messages.
-pub const HOP_POWER_SAVE_NAMES: &str = "cam, ideal-psm, bsd-P (P = 1..=1000, e.g. bsd-10, bsd-50, bsd-100), cc (the client-centered agent)";
+pub const HOP_POWER_SAVE_NAMES: &str = "cam, psm, ideal-psm, bsd-P (P = 1..=1000, e.g. bsd-10, bsd-50, bsd-100), cc (the client-centered agent)";
 
 impl HopPowerMode {
     /// Parses a scenario name (`cam`, `ideal-psm`, `bsd-P`); `External` has no scenario name.
@@ -56,6 +59,7 @@ impl HopPowerMode {
         Some(match name {
             "cam" => HopPowerMode::Cam,
             "ideal-psm" => HopPowerMode::IdealPsm,
+            "psm" => HopPowerMode::Psm,
             other => {
                 let digits = other.strip_prefix("bsd-")?;
                 // Plain digits only: `bsd-+5` and `bsd-050` would parse but are not names we print.
@@ -76,6 +80,7 @@ impl HopPowerMode {
         match self {
             HopPowerMode::Cam => "cam".into(),
             HopPowerMode::IdealPsm => "ideal-psm".into(),
+            HopPowerMode::Psm => "psm".into(),
             HopPowerMode::Bsd { percent } => format!("bsd-{percent}"),
             HopPowerMode::External => "external".into(),
         }
@@ -226,7 +231,7 @@ impl HopPower {
     pub fn ap_may_send(&self) -> bool {
         match self.mode {
             HopPowerMode::Cam | HopPowerMode::External => true,
-            HopPowerMode::IdealPsm => self.release > 0,
+            HopPowerMode::IdealPsm | HopPowerMode::Psm => self.release > 0,
             HopPowerMode::Bsd { .. } => self.bsd_active || self.release > 0,
         }
     }
@@ -259,8 +264,8 @@ impl HopPower {
         if !self.saves_power() || self.awake {
             return;
         }
-        if matches!(self.mode, HopPowerMode::Bsd { .. }) {
-            // BSD's scheduled wake-up is superseded: the next one is computed at the next doze.
+        if matches!(self.mode, HopPowerMode::Bsd { .. } | HopPowerMode::Psm) {
+            // The scheduled wake-up is superseded: the next one is armed at the next doze.
             self.cancel_wake();
         }
         self.wake(now);
@@ -270,7 +275,7 @@ impl HopPower {
     pub fn on_ap_enqueue(&mut self, now: Time) {
         let direct = match self.mode {
             HopPowerMode::Cam | HopPowerMode::External => true,
-            HopPowerMode::IdealPsm => false,
+            HopPowerMode::IdealPsm | HopPowerMode::Psm => false,
             HopPowerMode::Bsd { .. } => self.bsd_active,
         };
         if direct {
@@ -348,7 +353,7 @@ impl HopPower {
     }
 
     fn saves_power(&self) -> bool {
-        matches!(self.mode, HopPowerMode::IdealPsm | HopPowerMode::Bsd { .. })
+        matches!(self.mode, HopPowerMode::IdealPsm | HopPowerMode::Psm | HopPowerMode::Bsd { .. })
     }
 
     /// A scheduled wake-up (beacon instant): release what is held as one burst.
@@ -365,7 +370,7 @@ impl HopPower {
             self.arm_wake(self.next_beacon(now));
         }
         if self.mode != HopPowerMode::IdealPsm {
-            // BSD wakes for every scheduled beacon, held packets or not, and pays for it.
+            // PSM and BSD wake for every scheduled beacon, held packets or not, and pay for it.
             self.wake(now);
         }
         self.try_doze(now, view);
@@ -375,7 +380,7 @@ impl HopPower {
     fn try_doze(&mut self, now: Time, view: HopView) {
         let allowed = match self.mode {
             HopPowerMode::Cam | HopPowerMode::External => false,
-            HopPowerMode::IdealPsm => self.release == 0,
+            HopPowerMode::IdealPsm | HopPowerMode::Psm => self.release == 0,
             HopPowerMode::Bsd { .. } => self.release == 0 && !self.bsd_active,
         };
         if allowed && self.awake && !view.station_busy && !view.down_in_flight {
@@ -400,9 +405,13 @@ impl HopPower {
         self.dozed_at = now;
         self.stats.dozes += 1;
         self.out.push_back(HopAction::Power { at: now, awake: false });
-        if let HopPowerMode::Bsd { percent } = self.mode {
-            let at = self.bsd_next_wake(now, percent);
-            self.arm_wake(at);
+        match self.mode {
+            HopPowerMode::Bsd { percent } => {
+                let at = self.bsd_next_wake(now, percent);
+                self.arm_wake(at);
+            }
+            HopPowerMode::Psm => self.arm_wake(self.next_beacon(now)),
+            _ => {}
         }
     }
 
