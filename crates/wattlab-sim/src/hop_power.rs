@@ -631,6 +631,7 @@ mod tests {
         for (name, mode) in [
             ("cam", HopPowerMode::Cam),
             ("ideal-psm", HopPowerMode::IdealPsm),
+            ("psm", HopPowerMode::Psm),
             ("bsd-1", HopPowerMode::Bsd { percent: 1 }),
             ("bsd-50", HopPowerMode::Bsd { percent: 50 }),
             ("bsd-1000", HopPowerMode::Bsd { percent: 1000 }),
@@ -638,7 +639,7 @@ mod tests {
             assert_eq!(HopPowerMode::parse(name), Some(mode));
             assert_eq!(mode.name(), name);
         }
-        for bad in ["", "psm", "bsd", "bsd-", "bsd-0", "bsd-050", "bsd-+5", "bsd-1001", "external", "CAM"] {
+        for bad in ["", "PSM", "bsd", "bsd-", "bsd-0", "bsd-050", "bsd-+5", "bsd-1001", "external", "CAM"] {
             assert_eq!(HopPowerMode::parse(bad), None, "{bad}");
         }
     }
