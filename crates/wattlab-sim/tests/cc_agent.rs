@@ -125,3 +125,17 @@ fn peak_hour_rtt_variation_costs_time_but_loses_no_packets() {
     let saving = 1.0 - energy(&cc, "cc") / energy(&cam, "always-on");
     assert!(saving > 0.2, "saves {:.1} %", 100.0 * saving);
 }
+
+#[test]
+fn dynamic_threshold_under_peak_jitter_does_not_livelock() {
+    // Regression: with the seed's formula alone (no RTT-deviation floor) this run spent 306 s
+    // in 656 RTOs: bursts declared over early, their tails lost to sleep.
+    let cc = run(&[
+        "simulation.seed=3",
+        "wireless.hop.agent={ detection = \"dynamic\" }",
+        "link.internet.a_to_b={ jitter = { model = \"gamma\", shape = 2.5, scale = \"2ms\" } }",
+    ]);
+    assert!(cc.completed);
+    assert!(time(&cc) < 20.0, "{:.1} s", time(&cc));
+    assert!(cc.flows[0].timeouts <= 2, "{} timeouts", cc.flows[0].timeouts);
+}
