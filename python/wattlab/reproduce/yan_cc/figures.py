@@ -237,8 +237,8 @@ def fig09(points: pd.DataFrame, main_scale: float, out: Path) -> Path:
             ax.set_xticks(x, [WEB_LABELS.get(q, q) for q in pols], rotation=30, ha="right", fontsize=8)
             ax.set_ylabel(label + " (TCP = 1)")
             ax.grid(axis="y", alpha=0.3)
-        what = "" if scale is None else f", Pareto think time scale {scale:g} s" + (
-            " (configured)" if scale == main_scale else " (sensitivity: the seed's 54 s per page)")
+        what = "" if scale is None else f"\nPareto think time scale {scale:g} s" + (
+            " (configured)" if scale == main_scale else " (sensitivity: the seed's ~54 s per page)")
         row[0].set_title("whole session: pages and think times" + what, fontsize=9)
         row[1].set_title("sum of page load times (the oracle keeps TCP's)", fontsize=9)
     fig.suptitle("Web browsing: medians over seeds (seed 000, Fig. 9)")
