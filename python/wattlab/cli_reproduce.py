@@ -65,16 +65,17 @@ def kontogiannis2005(
 @reproduce_app.command("yan-cc")
 def yan_cc(
     out: Path = typer.Option(Path("results/yan-cc"), "--out", help="Directory for the CSV files, PNG figures, claims.csv and summary.md."),
-    quick: bool = typer.Option(False, "--quick", help="A small slice of every experiment (2 RTTs, 0.1 % loss, 1 MB files, 1 seed): a few seconds. Used by the test suite."),
+    quick: bool = typer.Option(False, "--quick", help="A small slice of every experiment (2 RTTs, 0.1 % loss, 1 MB files, 1 seed, 10 web pages, fairness with 1–2 flows): a few seconds. Used by the test suite."),
     seeds: Optional[int] = typer.Option(None, "--seeds", min=1, max=100, help="Repetitions per point, seeds --seed … --seed+N−1, shared by every policy (default 3, or 1 with --quick); tables report the median."),
     seed: int = typer.Option(1, "--seed", help="First seed."),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, max=64, help="Simulations run in parallel (default: one per core)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace the output files of an earlier run in --out (otherwise the run refuses to start)."),
 ) -> None:
-    """Seed 000 (Yan et al.): client-centered energy saving for large downloads. Runs the RTT × loss grid
+    """Seed 000 (Yan et al.): client-centered energy saving. Runs the large downloads' RTT × loss grid
     (Figs. 14/15, Table I), RTT variation (Fig. 16), competing clients (Fig. 17), AP bandwidth (Fig. 18), the
-    Internet sites as scenarios (Figs. 12/13) and a CC-vs-PSM crossover sweep; writes CSVs, figures, claims.csv
-    and summary.md with the seed's numbers beside wattlab's."""
+    Internet sites as scenarios (Figs. 12/13) and a CC-vs-PSM crossover sweep, then a web-browsing session under
+    every policy (Figs. 9–11) and the fairness and friendliness mixes (Figs. 6–8); writes CSVs, figures,
+    claims.csv and summary.md with the seed's numbers beside wattlab's."""
     import time
 
     from wattlab.reproduce import yan_cc as y

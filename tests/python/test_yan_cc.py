@@ -34,6 +34,7 @@ def test_quick_run_writes_every_output(quick_run):
         assert (out / fig).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", fig
     cfg = json.loads((out / "config.json").read_text())
     assert cfg["quick"] and cfg["seeds"] == 1 and cfg["file_bytes"] == 1_000_000
+    assert cfg["web_pages"] == 10 and cfg["fairness_max_flows"] == 2 and cfg["fairness_mix_sizes"] == [1]
     assert "emulated-peak" in output and "total wall time" in output
 
 
@@ -95,6 +96,45 @@ def test_competing_clients_share_the_ap_link(quick_run):
     assert runs[runs.experiment == "fig17"].energy_check_j.abs().max() < 1e-3
 
 
+def test_web_session_is_run_and_summarised(quick_run):
+    out, _ = quick_run
+    runs = pd.read_csv(out / "web_runs.csv")
+    assert runs.completed.all() and set(runs.policy) == {"tcp", "cc", "cc-nocache", "ideal-psm", "bsd-50"}
+    assert runs.objects.nunique() == 1, "every policy loads the same pages"
+    pts = pd.read_csv(out / "web_points.csv").set_index("policy")
+    assert pts.loc["tcp", "energy_norm"] == pytest.approx(1.0)
+    assert pts.loc["cc", "energy_norm"] < 1.0 and pts.loc["cc", "time_norm"] <= 1.05
+    assert pts.loc["oracle", "energy_norm"] <= pts.loc["cc", "energy_norm"] < pts.loc["bsd-50", "energy_norm"]
+    assert pts.loc["ideal-psm", "time_norm"] > 1.3, "PSM waits for the beacon"
+    conc = pd.read_csv(out / "web_concurrency.csv")
+    k = conc[conc.scope == "k"].set_index("k")
+    assert k.loc[0, "cache_saving"] == pytest.approx(0.0, abs=0.02), "think time: nothing for the cache to do"
+    assert (k.cc_energy_j <= k.nocache_energy_j + 1e-9).all()
+    assert {"downloads", "session"} <= set(conc.scope)
+    claims = pd.read_csv(out / "claims.csv").set_index("id")
+    assert claims.loc["web-cc-time", "verdict"] == "agrees"
+    assert claims.loc["web-cc-beats-bsd", "verdict"] == "agrees"
+    assert f"{pts.loc['cc', 'energy_norm']:.3f}" in claims.loc["web-cc-vs-psm", "wattlab"]
+    assert "## Figs. 9–11: web browsing" in (out / "summary.md").read_text()
+
+
+def test_fairness_mixes_are_run_and_summarised(quick_run):
+    out, _ = quick_run
+    runs = pd.read_csv(out / "fairness_runs.csv")
+    assert runs.completed.all()
+    assert set(runs["mix"]) == {"1cc", "2cc", "1tcp", "2tcp", "1cc+1tcp", "1cc+1psm", "1tcp+1psm"}
+    assert runs.queue_mean_pkts.notna().all() and (runs.jain > 0.5).all()
+    flows = pd.read_csv(out / "fairness_flows.csv")
+    assert len(flows) == 1 + 2 + 1 + 2 + 3 * 2
+    assert flows.groupby(["mix", "seed"]).normalized.mean().round(9).eq(1.0).all()
+    assert set(flows.group) == {"cc", "tcp", "psm"} and (flows.completion_time_s > 0).all()
+    claims = pd.read_csv(out / "claims.csv").set_index("id")
+    for cid in ("fig6-few-flows", "fig7-cc-tcp", "fig7-psm", "fig8-queues"):
+        assert claims.loc[cid, "verdict"] != "not tested", cid
+    assert claims.loc["fig6-many-flows", "verdict"] == "not tested", "the quick preset stops at 2 flows"
+    assert "## Figs. 6–8: fairness and friendliness" in (out / "summary.md").read_text()
+
+
 def test_an_earlier_run_is_not_overwritten(quick_run):
     out, _ = quick_run
     before = (out / "summary.md").read_bytes()
@@ -136,3 +176,30 @@ def test_bad_configuration_is_rejected(tmp_path):
     with pytest.raises(ValueError, match="unknown policy 'psychic'"):
         y.run(cfg, tmp_path)
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("web_policies", ["cc", "psychic"], "unknown web policy 'psychic'"),
+    ("web_policies", ["cc", "ideal-psm"], "must include 'tcp'"),
+    ("web_think_shape", 1.0, "Pareto shape > 1"),
+    ("web_max_connections", 0, "web_max_connections"),
+    ("fairness_mix_sizes", [0], "fairness_mix_sizes"),
+    ("fairness_file_bytes", 10, "fairness_file_bytes"),
+    ("fairness_start_spread_ms", -1.0, "fairness_start_spread_ms"),
+])
+def test_bad_web_and_fairness_settings_are_rejected(field, value, message):
+    cfg = y.Config.quick_preset()
+    setattr(cfg, field, value)
+    with pytest.raises(ValueError, match=message):
+        cfg.check()
+
+
+def test_full_preset_runs_the_seeds_web_and_fairness_experiments():
+    cfg = y.Config.full()
+    cfg.check()
+    assert cfg.web_pages == 100 and len(cfg.web_policies) == 8 and cfg.web_max_connections == 4
+    assert cfg.fairness_max_flows == 10 and cfg.fairness_mix_sizes == [2, 4, 8]
+    assert cfg.fairness_file_bytes == 2_000_000
+    from wattlab.reproduce.yan_cc import fairness
+    mixes = fairness.mixes_from(cfg)
+    assert len(mixes) == 20 + 9 and [("cc", 8), ("tcp", 8)] in mixes

@@ -33,3 +33,13 @@ def test_scenario_has_one_hop_and_meter_per_client():
     text = fairness_scenario(FairnessSetup(), [("cc", 2), ("psm", 1)])
     assert text.count("[[wireless]]") == 3
     assert text.count('power_save = "cc"') == 2 and text.count('power_save = "ideal-psm"') == 1
+
+
+def test_start_spread_draws_each_flows_start_from_the_seed():
+    setup = FairnessSetup(start_spread_ms=60.0)
+    a = fairness_scenario(setup, [("cc", 2), ("tcp", 2)], seed=1)
+    assert a == fairness_scenario(setup, [("cc", 2), ("tcp", 2)], seed=1)
+    assert a != fairness_scenario(setup, [("cc", 2), ("tcp", 2)], seed=2)
+    starts = [float(line.split('"')[1][:-2]) for line in a.splitlines() if line.startswith("start = ")]
+    assert len(starts) == 4 and all(0 < s < 60_000 for s in starts)  # µs
+    assert "start = " not in fairness_scenario(FairnessSetup(), [("cc", 2)], seed=1), "no spread: all start at 0"

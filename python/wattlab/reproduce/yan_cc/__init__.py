@@ -1,5 +1,6 @@
 """Reproduction of seed 000: Yan et al., client-centered ("CC") energy saving for a WLAN client's
-TCP downloads (notes/000.md; the seed's §IV-F, large file downloads).
+TCP downloads (notes/000.md; the seed's §IV-F, large file downloads; §IV-E, web browsing; §IV-D,
+fairness and friendliness).
 
 ``run(cfg, out)`` simulates the seed's DummyNet testbed (``scenario.py``) for every experiment
 of ``downloads.EXPERIMENTS`` and writes:
@@ -9,13 +10,23 @@ of ``downloads.EXPERIMENTS`` and writes:
   agent's counters;
 - ``fig13_sites.png``, ``fig14_emulated.png``, ``fig15_policies.png``, ``fig16_variation.png``,
   ``fig17_competing.png``, ``fig18_bandwidth.png``, ``crossover.png``;
+- the web-browsing session (§IV-E, ``web.py``): ``web_runs.csv`` (one row per policy and
+  seed), ``web_points.csv`` (per policy: medians normalized to TCP, with the oracle),
+  ``web_concurrency.csv`` (Fig. 10: the RTT cache's saving and CC's energy per number of busy
+  connections), ``fig09_web.png``, ``fig10_rtt_cache.png``;
+- fairness and friendliness (§IV-D, ``fairness.py``): ``fairness_runs.csv`` (per mix and seed:
+  Jain's index, spread, bottleneck queue), ``fairness_flows.csv`` (per flow: goodput normalized
+  to its run's mean, download time), ``fig06_fairness.png``, ``fig07_friendliness.png``,
+  ``fig08_queues.png``;
 - ``claims.csv`` and ``summary.md``: the seed's numbers beside wattlab's, a verdict and the
   likely reason for each gap;
 - ``config.json``: every parameter.
 
-Adding an experiment family (the web-browsing Figs. 9–11 will be ``web.py``): give it a
-function ``(cfg, sims) -> (runs, points)`` in an ``EXPERIMENTS``-like dict, add its points file
-to ``OUTPUT_FILES``, its claims to ``claims.all_claims`` and its figure to ``_figures``.
+Adding an experiment family: give it a module with a ``run_...(setup, ..., workers, console)``
+that returns its tables (as ``web.run_web`` and ``fairness.run_fairness``), call it from
+``run`` after the downloads, add its files to ``OUTPUT_FILES`` (and figures to ``FIGURES``), its
+claims to ``claims.all_claims`` (they read the tables from the ``pts`` dict) and its section to
+``summary_markdown``.
 """
 
 from __future__ import annotations
@@ -25,11 +36,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from rich.console import Console
 
 from .. import runner
-from . import claims, downloads, figures
+from . import claims, downloads, fairness, figures, web
 from .config import PEAK, SITES, Config, policy_settings
 
 __all__ = ["Config", "Result", "run", "summary_markdown", "OUTPUT_FILES", "policy_settings"]
@@ -42,12 +54,22 @@ FIGURES = (
     "fig17_competing.png",
     "fig18_bandwidth.png",
     "crossover.png",
+    "fig09_web.png",
+    "fig10_rtt_cache.png",
+    "fig06_fairness.png",
+    "fig07_friendliness.png",
+    "fig08_queues.png",
 )
+
+WEB_FILES = ("web_runs.csv", "web_points.csv", "web_concurrency.csv")
+FAIRNESS_FILES = ("fairness_runs.csv", "fairness_flows.csv")
 
 OUTPUT_FILES = (
     "config.json",
     "runs.csv",
     *(f"{name}_points.csv" for name in downloads.EXPERIMENTS),
+    *WEB_FILES,
+    *FAIRNESS_FILES,
     "claims.csv",
     "summary.md",
     *FIGURES,
@@ -60,7 +82,8 @@ class Result:
     """What one reproduction produced."""
 
     points: dict[str, pd.DataFrame]
-    """Per experiment: medians, means and CIs per point."""
+    """Per experiment: medians, means and CIs per point; also ``web_runs``, ``web_points``,
+    ``web_concurrency``, ``fairness_runs`` and ``fairness_flows``."""
     runs: pd.DataFrame
     """Every simulation of every experiment (a shared setting appears once per experiment)."""
     claims: list[claims.Claim]
@@ -86,6 +109,10 @@ def run(cfg: Config, out: Path, workers: int | None = None, console: Console | N
     runs_by, pts = {}, {}
     for name, experiment in downloads.EXPERIMENTS.items():
         runs_by[name], pts[name] = experiment(cfg, sims)
+    n_sims = sims.simulations
+    pts.update(_web(cfg, workers, console))
+    pts.update(_fairness(cfg, workers, console))
+    n_sims += len(pts["web_runs"]) + len(pts["fairness_runs"])
     verdicts = claims.all_claims(pts, cfg)
     runs = pd.concat([r for r in runs_by.values() if not r.empty], ignore_index=True)
 
@@ -93,17 +120,49 @@ def run(cfg: Config, out: Path, workers: int | None = None, console: Console | N
     files[0].write_text(json.dumps(cfg.as_dict(), indent=2) + "\n", encoding="utf-8")
     runs.to_csv(out / "runs.csv", index=False)
     files.append(out / "runs.csv")
-    for name, p in pts.items():
-        p.to_csv(out / f"{name}_points.csv", index=False)
+    for name in downloads.EXPERIMENTS:
+        pts[name].to_csv(out / f"{name}_points.csv", index=False)
         files.append(out / f"{name}_points.csv")
+    for name in WEB_FILES + FAIRNESS_FILES:
+        pts[name.removesuffix(".csv")].to_csv(out / name, index=False)
+        files.append(out / name)
     claims.claims_frame(verdicts).to_csv(out / "claims.csv", index=False)
     files.append(out / "claims.csv")
     files += _figures(cfg, pts, out)
     wall = time.perf_counter() - t0
-    text = summary_markdown(cfg, pts, verdicts, wall, sims.simulations, workers, runs)
+    text = summary_markdown(cfg, pts, verdicts, wall, n_sims, workers, runs)
     (out / "summary.md").write_text(text, encoding="utf-8")
     files.append(out / "summary.md")
-    return Result(pts, runs, verdicts, text, wall, sims.simulations, files)
+    return Result(pts, runs, verdicts, text, wall, n_sims, files)
+
+
+def _web(cfg: Config, workers: int, console: Console | None) -> dict[str, pd.DataFrame]:
+    """The browsing session under every web policy, on the reproduction's seeds: with the
+    configured think times, then with each sensitivity scale (column ``think_scale_s``)."""
+    if not cfg.web_policies:
+        return {"web_runs": pd.DataFrame(), "web_points": pd.DataFrame(),
+                "web_concurrency": web.web_concurrency(pd.DataFrame({"policy": []}))}
+    runs, points, conc = [], [], []
+    for scale in dict.fromkeys([cfg.web_think_scale_s, *cfg.web_think_sensitivity_scales_s]):
+        label = "web browsing" if scale == cfg.web_think_scale_s else f"web browsing, think scale {scale:g} s"
+        df = web.run_web(web.setup_from(cfg, scale), cfg.seed_list(), list(cfg.web_policies), workers, console, label)
+        runs.append(df.assign(think_scale_s=scale))
+        points.append(web.web_points(df).assign(think_scale_s=scale))
+        conc.append(web.web_concurrency(df).assign(think_scale_s=scale))
+    return {"web_runs": pd.concat(runs, ignore_index=True), "web_points": pd.concat(points, ignore_index=True),
+            "web_concurrency": pd.concat(conc, ignore_index=True)}
+
+
+def _fairness(cfg: Config, workers: int, console: Console | None) -> dict[str, pd.DataFrame]:
+    """Figs. 6–8: every mix on the reproduction's seeds."""
+    mixes = fairness.mixes_from(cfg)
+    if not mixes:
+        return {"fairness_runs": pd.DataFrame(columns=["mix", "figure", "pair", "of_each", "flows", "seed"]),
+                "fairness_flows": pd.DataFrame(columns=["mix", "figure", "pair", "of_each", "flows", "seed", "flow",
+                                                        "group", "goodput_bps", "normalized", "completion_time_s"])}
+    runs, flows = fairness.run_fairness(fairness.setup_from(cfg), mixes, cfg.seed_list(), workers, console)
+    runs, flows = fairness.label_runs(runs, flows)
+    return {"fairness_runs": runs, "fairness_flows": flows}
 
 
 def _figures(cfg: Config, pts: dict[str, pd.DataFrame], out: Path) -> list[Path]:
@@ -115,6 +174,11 @@ def _figures(cfg: Config, pts: dict[str, pd.DataFrame], out: Path) -> list[Path]
         figures.fig17(pts["fig17"], out),
         figures.fig18(pts["fig18"], out),
         figures.crossover(pts["crossover"], cfg.hop_rate_mbps, out),
+        figures.fig09(pts["web_points"], cfg.web_think_scale_s, out),
+        figures.fig10(web.main_think(pts["web_concurrency"], cfg), out),
+        figures.fig06(pts["fairness_flows"], out),
+        figures.fig07(pts["fairness_flows"], out),
+        figures.fig08(pts["fairness_runs"], cfg.fairness_bottleneck_queue, out),
     ]
 
 
@@ -165,6 +229,17 @@ def summary_markdown(cfg: Config, pts: dict[str, pd.DataFrame], verdicts: list[c
         "| PSM | optimal emulation, 100 ms beacon, no wake-up cost | `power_save = \"ideal-psm\"`, 100 ms |",
         "| BSD | BSD-10/20/50/100 | `power_save = \"bsd-P\"` |",
         f"| runs | median of ≥ 3 | median of {cfg.seeds} seeds, same seeds for every policy |",
+        f"| web (§IV-E) | 100 pages of the Alexa top sites, 558 objects, 2.79 MB, 5,400 s, Pareto think times, "
+        f"real Internet | `kind = \"web\"` flow: {cfg.web_pages} pages over {len(cfg.web_site_delays_ms)} synthetic sites "
+        f"(one-way {', '.join(f'{d:g}' for d in cfg.web_site_delays_ms)} ms behind the AP, 100 Mb/s), "
+        f"{cfg.web_max_connections} persistent connections per site, Pareto think shape {cfg.web_think_shape:g} scale "
+        f"{cfg.web_think_scale_s:g} s (mean {cfg.web_think_shape * cfg.web_think_scale_s / (cfg.web_think_shape - 1):g} s)"
+        + (f"; sensitivity with scale {', '.join(f'{x:g}' for x in cfg.web_think_sensitivity_scales_s)} s"
+           if cfg.web_think_sensitivity_scales_s else "") + f"; policies {', '.join(cfg.web_policies)} |",
+        f"| fairness (§IV-D) | ns-2, set-up not stated | server —100 Mb/s— router —{cfg.fairness_bottleneck_mbps:g} Mb/s FIFO, "
+        f"{cfg.fairness_bottleneck_queue} packets— AP, one {cfg.hop_rate_mbps:g} Mb/s hop per client, {cfg.fairness_rtt_ms:g} ms, "
+        f"{cfg.fairness_file_bytes / 1e6:g} MB per client, starts uniform in [0, {cfg.fairness_start_spread_ms:g} ms); "
+        f"Fig. 6: n = 1…{cfg.fairness_max_flows}; Figs. 7/8: {', '.join(str(k) for k in cfg.fairness_mix_sizes)} of each |",
         "",
         "## Verdicts",
         "",
@@ -184,6 +259,7 @@ def summary_markdown(cfg: Config, pts: dict[str, pd.DataFrame], verdicts: list[c
               "", *_fig18_section(pts["fig18"]), "", *_sites_section(pts["sites"]), "",
               *_crossover_section(cfg, pts["crossover"]), "", *_window_section(pts["window"]), "",
               *_reversion_section(pts["reversion"]), "",
+              *_web_section(cfg, pts), "", *_fairness_section(cfg, pts), "",
               *_agents_section(pts), "", *_outliers_section(runs), "", *_limits(), ""]
     return "\n".join(lines)
 
@@ -338,6 +414,79 @@ def _reversion_section(p: pd.DataFrame) -> list[str]:
     return out
 
 
+def _web_section(cfg: Config, pts: dict[str, pd.DataFrame]) -> list[str]:
+    wp = pts.get("web_points")
+    out = ["## Figs. 9–11: web browsing", ""]
+    if wp is None or wp.empty:
+        return out + ["(not run)"]
+    runs = web.main_think(pts.get("web_runs"), cfg)
+    tcp = runs[runs.policy == "tcp"]
+    out += [f"{cfg.web_pages} pages per session, {len(tcp)} sessions (seeds); per session (medians over seeds): "
+            f"{tcp.objects.median():.0f} objects, {tcp.bytes.median() / 1e6:.2f} MB, "
+            f"{tcp.session_s.median():.0f} s in all of which {tcp.download_s.median():.1f} s loading pages "
+            f"(seed: 558 objects, 2.79 MB, 5,400 s). Energy is the whole session's (pages and think times); "
+            "time is the sum of the page load times (the seed's transmission time). Both are normalized to TCP "
+            "(always on) per seed, then the median over seeds; the oracle is the TCP run's `oracle` meter.", ""]
+    for scale, g in wp.groupby("think_scale_s", sort=False):
+        tag = "configured" if np.isclose(scale, cfg.web_think_scale_s) else "sensitivity"
+        out += [f"Think times: Pareto shape {cfg.web_think_shape:g}, scale {scale:g} s ({tag}).", "",
+                "| policy | energy | page time | energy (J) | page time (s) | session (s) | CC sleeps | lost asleep |",
+                "|---|---|---|---|---|---|---|---|"]
+        for r in g.itertuples():
+            out.append(f"| {r.policy} | {r.energy_norm:.3f} | {r.time_norm:.3f} | {r.energy_j:.1f} | {r.download_s:.1f} | "
+                       f"{r.session_s:.0f} | {_f(r.agent_sleeps, 0)} | {_f(r.agent_dropped_asleep, 0)} |")
+        out.append("")
+    conc = web.main_think(pts.get("web_concurrency"), cfg)
+    out += ["### Fig. 10: the RTT cache by number of busy connections", "",
+            "k = connections with a request outstanding (0 = think time). Energy medians over seeds (J per session); "
+            "`cache saving` = 1 − E(cc) / E(cc-nocache) at that k (median of per-seed ratios); `CC vs TCP` = 1 − "
+            "E(cc) / E(tcp). Seed: 13 % at 3, 32 % at 4, ≈ 10 % overall.", "",
+            "| k | time (s) | TCP (J) | CC without cache (J) | CC (J) | cache saving | CC vs TCP |",
+            "|---|---|---|---|---|---|---|"]
+    for r in conc.itertuples():
+        k = str(int(r.k)) if r.scope == "k" else ("all ≥ 1 (pages)" if r.scope == "downloads" else "session")
+        out.append(f"| {k} | {r.cc_time_s:.1f} | {_f(r.tcp_energy_j, 2)} | {r.nocache_energy_j:.2f} | {r.cc_energy_j:.2f} | "
+                   f"{100 * r.cache_saving:.0f} % | {100 * r.cc_saving_vs_tcp:.0f} % |")
+    return out
+
+
+def _fairness_section(cfg: Config, pts: dict[str, pd.DataFrame]) -> list[str]:
+    runs, flows = pts.get("fairness_runs"), pts.get("fairness_flows")
+    out = ["## Figs. 6–8: fairness and friendliness", ""]
+    if runs is None or runs.empty:
+        return out + ["(not run)"]
+    out += [f"n clients download {cfg.fairness_file_bytes / 1e6:g} MB each through one {cfg.fairness_bottleneck_mbps:g} Mb/s "
+            f"FIFO bottleneck ({cfg.fairness_bottleneck_queue} packets) into the AP, {cfg.fairness_rtt_ms:g} ms RTT, each on "
+            f"its own {cfg.hop_rate_mbps:g} Mb/s hop, starting within {cfg.fairness_start_spread_ms:g} ms. Goodput is normalized "
+            "to the mean of its run (seed Fig. 6). Medians over seeds.", "",
+            "### Fig. 6: n flows of one kind", "",
+            "| n | CC std. dev. | TCP std. dev. | CC spread (max − min) | TCP spread | CC Jain | TCP Jain | CC queue | TCP queue |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    f6 = fairness.fig6_points(runs)
+    for n in sorted(set(f6.flows)):
+        c, t = claims._pick(f6, pair="cc", flows=n), claims._pick(f6, pair="tcp", flows=n)
+        cell = lambda r, col, nd=2: "" if r is None else _f(getattr(r, col), nd)  # noqa: E731
+        out.append(f"| {n} | {cell(c, 'goodput_sd')} | {cell(t, 'goodput_sd')} | {cell(c, 'spread')} | {cell(t, 'spread')} | "
+                   f"{cell(c, 'jain', 3)} | {cell(t, 'jain', 3)} | {cell(c, 'queue_mean_pkts', 0)} | "
+                   f"{cell(t, 'queue_mean_pkts', 0)} |")
+    f7 = fairness.fig7_points(flows)
+    out += ["", "### Fig. 7: two kinds together (k of each)", "",
+            "Median download time per group (s), median normalized goodput, mean timeouts per flow.", "",
+            "| mix | k | group A | time | goodput | timeouts | group B | time | goodput | timeouts |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for (pair, k), g in f7.groupby(["pair", "of_each"], sort=False):
+        a, b = pair.split("+")
+        ra, rb = claims._pick(g, group=a), claims._pick(g, group=b)
+        out.append(f"| {pair} | {k} | {a} | {ra.completion_time_s:.2f} | {ra.normalized:.2f} | {ra.timeouts:.1f} | {b} | "
+                   f"{rb.completion_time_s:.2f} | {rb.normalized:.2f} | {rb.timeouts:.1f} |")
+    out += ["", "### Fig. 8: bottleneck queue (packets, time average and 95th percentile)", "",
+            "| mix | k of each | mean | p95 | Jain |", "|---|---|---|---|---|"]
+    q = runs[runs.figure == "fig7"].groupby(["pair", "of_each"], sort=False)[["queue_mean_pkts", "queue_p95_pkts", "jain"]].median()
+    for (pair, k), r in q.iterrows():
+        out.append(f"| {pair} | {k} | {r.queue_mean_pkts:.0f} | {r.queue_p95_pkts:.0f} | {r.jain:.3f} |")
+    return out
+
+
 CC_POLICIES = ("cc", "cc-dynamic", "cc-norevert")
 """Policies run by the agent."""
 
@@ -413,5 +562,10 @@ def _limits() -> list[str]:
         "- **The seed's ns-2 wireless runs** (Table I, 'wireless' column): only the wired/DummyNet column is simulated.",
         "- **Real Internet paths** (Fig. 13): each site is a fixed base RTT, its average window as the receive buffer and "
         "the same gamma jitter model; no cross traffic, no loss, no window or route changes within a download.",
-        "- **Web browsing** (Figs. 9–11): not part of this reproduction yet.",
+        "- **The seed's web sites** (Figs. 9–11): 100 pages of the Alexa top 20 sites and their sub-sites on the real "
+        "Internet, peak and off-peak; here a synthetic session over 3 sites with fixed RTTs (`kind = \"web\"`), every "
+        "object of a page from the page's site, no peak-hour jitter, and think times much shorter than the seed's "
+        "(its parameters are illegible); per-site results (Fig. 11's best and worst five) have no counterpart.",
+        "- **PSM's beacon reception in think time**: `ideal-psm` wakes only when something is held, for free.",
+        "- **The seed's ns-2 fairness set-up** (Figs. 6–8): a FIFO drop-tail dumbbell of our choosing, no WFQ.",
     ]

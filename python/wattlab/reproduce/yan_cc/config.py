@@ -7,6 +7,9 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
+WEB_POLICY_NAMES = ("tcp", "cc", "cc-nocache", "ideal-psm", "bsd-10", "bsd-20", "bsd-50", "bsd-100")
+"""Policies of the web-browsing session (names of ``web.WEB_POLICIES``)."""
+
 POLICY_NAMES = ("cam", "cc", "cc-dynamic", "cc-norevert", "ideal-psm", "bsd-P")
 """Power-saving policies of the client, as named in the output files. ``bsd-P`` is any
 ``bsd-10`` … ``bsd-1000``; ``cc-norevert`` is CC that never gives up on loss (sensitivity only)."""
@@ -151,12 +154,50 @@ class Config:
     """First seed."""
     profile: str = "wavelan-dsss"
     """The client's WNIC (seed: 2.4 GHz WaveLAN DSSS, 2 ms sleep→idle)."""
+    # --- web browsing (seed §IV-E, Figs. 9–11; web.py) ---
+    web_pages: int = 100
+    """Page views of the browsing session (seed: 100 pages, 558 sub-objects, 2.79 MB)."""
+    web_policies: list[str] = field(default_factory=lambda: list(WEB_POLICY_NAMES))
+    """Policies of the web session (``tcp`` is the always-on baseline; ``cc-nocache`` is CC
+    without its RTT cache, for Fig. 10)."""
+    web_think_shape: float = 1.5
+    """Pareto shape α of the think time after each page. The seed's parameters are illegible
+    in its text; these are the issue's defaults (= the ``web`` flow's defaults: mean
+    α·scale/(α−1) = 3 s). The seed's 5,400 s for 100 pages would imply ~54 s per page."""
+    web_think_scale_s: float = 1.0
+    """Pareto scale (the shortest think time), seconds."""
+    web_max_connections: int = 4
+    """Persistent connections per site (browsers of the seed's era: 2–4)."""
+    web_site_delays_ms: list[float] = field(default_factory=lambda: [10.0, 30.0, 60.0])
+    """One-way delay from the AP to each synthetic web site (RTTs 20, 60 and 120 ms)."""
+    web_think_sensitivity_scales_s: list[float] = field(default_factory=lambda: [18.0])
+    """Extra web sessions with these Pareto scales (same shape, every web policy): 18 s gives
+    a mean think time of 54 s, the seed's 5,400 s for 100 pages. Shown in summary.md only."""
+    # --- fairness and friendliness (seed §IV-D, Figs. 6–8, ns-2 in the seed; fairness.py) ---
+    fairness_max_flows: int = 10
+    """Fig. 6: n CC flows alone and n TCP flows alone, n = 1 … this (seed: 1–10)."""
+    fairness_mix_sizes: list[int] = field(default_factory=lambda: [2, 4, 8])
+    """Figs. 7/8: CC+TCP, CC+PSM and TCP+PSM with this many flows *of each* (seed: 'two, four
+    and eight flows (of each)')."""
+    fairness_file_bytes: int = 2_000_000
+    """File each client of the fairness runs downloads (the seed's ns-2 size is not stated)."""
+    fairness_rtt_ms: float = 60.0
+    """Base RTT of the fairness dumbbell."""
+    fairness_bottleneck_mbps: float = 20.0
+    """Shared FIFO bottleneck into the AP."""
+    fairness_bottleneck_queue: int = 100
+    """Packets of the bottleneck's FIFO queue (no WFQ)."""
+    fairness_start_spread_ms: float = 60.0
+    """Each fairness flow starts at a time drawn uniformly from [0, this) with the run's seed
+    (one RTT). The seed does not say; with 0 every flow starts at once, the dumbbell has no
+    random element and every seed gives the same run."""
     quick: bool = False
     """The reduced preset of the test suite."""
 
     @classmethod
     def full(cls) -> "Config":
-        """Everything of seed §IV-F with 3 seeds and 5 MB files."""
+        """Everything of seed §IV-F with 3 seeds and 5 MB files, the 100-page web session
+        with every policy (§IV-E) and the fairness runs of Figs. 6–8 (§IV-D)."""
         return cls(
             file_bytes=5_000_000,
             seeds=3,
@@ -176,7 +217,8 @@ class Config:
 
     @classmethod
     def quick_preset(cls) -> "Config":
-        """A small slice of every experiment, 1 MB files, 1 seed: a few seconds."""
+        """A small slice of every experiment, 1 MB files, 1 seed, 10 web pages, fairness with
+        1–2 flows: a few seconds."""
         return cls(
             file_bytes=1_000_000,
             seeds=1,
@@ -192,6 +234,11 @@ class Config:
             sites=["cs.uiuc.edu", "jriver.net"],
             crossover_rtts_ms=[60, 90],
             stream_delay_rates_mbps=[20],
+            web_pages=10,
+            web_policies=["tcp", "cc", "cc-nocache", "ideal-psm", "bsd-50"],
+            web_think_sensitivity_scales_s=[],
+            fairness_max_flows=2,
+            fairness_mix_sizes=[1],
             quick=True,
         )
 
@@ -230,6 +277,29 @@ class Config:
             raise ValueError("window_sensitivity_kb must lie in (0, 64) KB")
         if not 0 < self.recv_buffer <= 65535:
             raise ValueError("recv_buffer must be in 1..=65535 (no window scaling, as the seed)")
+        if not 1 <= self.web_pages <= 10_000:
+            raise ValueError("web_pages must be in 1..=10000")
+        for p in self.web_policies:
+            if p not in WEB_POLICY_NAMES:
+                raise ValueError(f"unknown web policy {p!r} (valid: {', '.join(WEB_POLICY_NAMES)})")
+        if self.web_policies and "tcp" not in self.web_policies:
+            raise ValueError("web_policies must include 'tcp', the baseline every policy is normalized to")
+        if self.web_think_shape <= 1.0 or min([self.web_think_scale_s, *self.web_think_sensitivity_scales_s]) <= 0:
+            raise ValueError("the web think time needs a Pareto shape > 1 and a scale > 0")
+        if not 1 <= self.web_max_connections <= 16:
+            raise ValueError("web_max_connections must be in 1..=16")
+        if not self.web_site_delays_ms or any(d <= 0 for d in self.web_site_delays_ms):
+            raise ValueError("web_site_delays_ms needs at least one site, each with a delay > 0")
+        if not 0 <= self.fairness_max_flows <= 64:
+            raise ValueError("fairness_max_flows must be in 0..=64")
+        if any(not 1 <= k <= 32 for k in self.fairness_mix_sizes):
+            raise ValueError("fairness_mix_sizes must lie in 1..=32 (flows of each group)")
+        if self.fairness_file_bytes < 10_000:
+            raise ValueError("fairness_file_bytes must be at least 10 kB")
+        if self.fairness_rtt_ms <= 1 or self.fairness_bottleneck_mbps <= 0 or self.fairness_bottleneck_queue < 1:
+            raise ValueError("the fairness dumbbell needs an RTT > 1 ms, a bottleneck rate > 0 and a queue ≥ 1 packet")
+        if self.fairness_start_spread_ms < 0:
+            raise ValueError("fairness_start_spread_ms must be ≥ 0")
 
     def as_dict(self) -> dict:
         """Plain dict for config.json."""

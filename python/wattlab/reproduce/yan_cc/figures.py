@@ -205,3 +205,159 @@ def crossover(p: pd.DataFrame, hop_mbps: float, out: Path) -> Path:
         ax.legend(fontsize=8)
     fig.suptitle(f"CC vs PSM, 64 KB window, {hop_mbps:g} Mb/s, no loss, off-peak")
     return _save(fig, path)
+
+
+# --- web browsing (seed Figs. 9/10) and fairness (seed Figs. 6–8) ---------------------------------
+
+WEB_COLORS = {"tcp": "grey", "cc": "tab:green", "cc-nocache": "tab:olive", "oracle": "black"}
+WEB_LABELS = {"tcp": "TCP", "cc": "CC", "cc-nocache": "CC, no RTT cache", "ideal-psm": "PSM (ideal)",
+              "oracle": "oracle"}
+GROUP_COLORS = {"cc": "tab:green", "tcp": "grey", "psm": "tab:blue"}
+GROUP_LABELS = {"cc": "CC", "tcp": "TCP", "psm": "PSM (ideal)"}
+
+
+def fig09(points: pd.DataFrame, main_scale: float, out: Path) -> Path:
+    """Fig. 9: every policy's energy and page time over a browsing session, normalized to TCP;
+    one row of panels per think-time setting (the configured one first)."""
+    path = out / "fig09_web.png"
+    if points is None or points.empty:
+        return _empty(path, "Fig. 9")
+    scales = list(dict.fromkeys([main_scale, *points.think_scale_s])) if "think_scale_s" in points.columns else [None]
+    fig, axes = plt.subplots(len(scales), 2, figsize=(12, 4 * len(scales)), squeeze=False)
+    for row, scale in zip(axes, scales):
+        p = points if scale is None else points[np.isclose(points.think_scale_s, scale)]
+        pols = list(p.policy)
+        x = np.arange(len(pols))
+        colors = [WEB_COLORS.get(q, COLORS.get(q, "tab:gray")) for q in pols]
+        for ax, (col, label) in zip(row, (("energy_norm", "normalized energy"), ("time_norm", "normalized page time"))):
+            ax.bar(x, p[col], color=colors)
+            for xi, v in zip(x, p[col]):
+                ax.text(xi, v, f"{v:.2f}", ha="center", va="bottom", fontsize=7)
+            ax.axhline(1.0, color="black", linewidth=0.8)
+            ax.set_xticks(x, [WEB_LABELS.get(q, q) for q in pols], rotation=30, ha="right", fontsize=8)
+            ax.set_ylabel(label + " (TCP = 1)")
+            ax.grid(axis="y", alpha=0.3)
+        what = "" if scale is None else f"\nPareto think time scale {scale:g} s" + (
+            " (configured)" if scale == main_scale else " (sensitivity: the seed's ~54 s per page)")
+        row[0].set_title("whole session: pages and think times" + what, fontsize=9)
+        row[1].set_title("sum of page load times (the oracle keeps TCP's)", fontsize=9)
+    fig.suptitle("Web browsing: medians over seeds (seed 000, Fig. 9)")
+    return _save(fig, path)
+
+
+def fig10(c: pd.DataFrame, out: Path) -> Path:
+    """Fig. 10: the RTT cache's saving by number of busy connections (0 = think time), with the
+    seed's 13 % and 32 % at 3 and 4 and its ~10 % overall; CC's absolute energy per k beside it."""
+    path = out / "fig10_rtt_cache.png"
+    if c is None or c.empty:
+        return _empty(path, "Fig. 10")
+    per_k = c[c.scope == "k"]
+    agg = c[c.scope != "k"]
+    labels = [str(int(k)) for k in per_k.k] + list(agg.scope)
+    vals = list(per_k.cache_saving * 100) + list(agg.cache_saving * 100)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    ax = axes[0]
+    x = np.arange(len(labels))
+    ax.bar(x, vals, color=["tab:green"] * len(per_k) + ["darkgreen"] * len(agg), label="wattlab (median over seeds)")
+    seed_vals = {"3": 13, "4": 32, "downloads": 10}
+    sx = [i for i, lab in enumerate(labels) if lab in seed_vals]
+    ax.plot(sx, [seed_vals[labels[i]] for i in sx], "r*", markersize=12, label="seed")
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks(x, labels)
+    ax.set_xlabel("busy connections (0 = think time)")
+    ax.set_ylabel("energy saved by the RTT cache (%)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    ax = axes[1]
+    xk = np.arange(len(per_k))
+    ax.bar(xk - 0.2, per_k.cc_energy_j, 0.4, color=WEB_COLORS["cc"], label=WEB_LABELS["cc"])
+    ax.bar(xk + 0.2, per_k.nocache_energy_j, 0.4, color=WEB_COLORS["cc-nocache"], label=WEB_LABELS["cc-nocache"])
+    ax.set_xticks(xk, [str(int(k)) for k in per_k.k])
+    ax.set_xlabel("busy connections (0 = think time)")
+    ax.set_ylabel("energy (J, median over seeds)")
+    ax.set_yscale("log")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.suptitle("The RTT cache by number of concurrent connections (seed 000, Fig. 10)")
+    return _save(fig, path)
+
+
+def fig06(flows: pd.DataFrame, out: Path) -> Path:
+    """Fig. 6: every flow's goodput normalized to its run's mean, over the number of flows, CC
+    alone and TCP alone side by side (points: flows of every seed; boxes: their spread)."""
+    path = out / "fig06_fairness.png"
+    d = flows[flows.figure == "fig6"] if flows is not None and len(flows) else pd.DataFrame()
+    if d.empty:
+        return _empty(path, "Fig. 6")
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
+    rng = np.random.default_rng(0)
+    for ax, group in zip(axes, ("cc", "tcp")):
+        g = d[d.pair == group]
+        ns = sorted(set(g.flows))
+        if ns:
+            ax.boxplot([g[g.flows == n].normalized for n in ns], positions=ns, widths=0.5, showfliers=False)
+            ax.scatter(g.flows + rng.uniform(-0.15, 0.15, len(g)), g.normalized, s=10, alpha=0.7,
+                       color=GROUP_COLORS[group])
+            ax.set_xticks(ns, [str(n) for n in ns])
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_title(f"{GROUP_LABELS[group]} flows alone")
+        ax.set_xlabel("flows")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("goodput / mean goodput of the run")
+    fig.suptitle("Fairness: n flows through one FIFO bottleneck (seed 000, Fig. 6)")
+    return _save(fig, path)
+
+
+def fig07(flows: pd.DataFrame, out: Path) -> Path:
+    """Fig. 7: median download time of each group in every two-group mix, by flows of each."""
+    path = out / "fig07_friendliness.png"
+    d = flows[flows.figure == "fig7"] if flows is not None and len(flows) else pd.DataFrame()
+    if d.empty:
+        return _empty(path, "Fig. 7")
+    pairs = list(dict.fromkeys(d.pair))
+    fig, axes = plt.subplots(1, len(pairs), figsize=(4.5 * len(pairs), 4), squeeze=False, sharey=True)
+    for ax, pair in zip(axes[0], pairs):
+        g = d[d.pair == pair]
+        sizes = sorted(set(g.of_each))
+        groups = pair.split("+")
+        x = np.arange(len(sizes))
+        for i, grp in enumerate(groups):
+            med = [g[(g.of_each == k) & (g.group == grp)].completion_time_s.median() for k in sizes]
+            lo = [g[(g.of_each == k) & (g.group == grp)].completion_time_s.min() for k in sizes]
+            hi = [g[(g.of_each == k) & (g.group == grp)].completion_time_s.max() for k in sizes]
+            ax.bar(x + (i - 0.5) * 0.4, med, 0.4, color=GROUP_COLORS[grp], label=GROUP_LABELS[grp],
+                   yerr=[np.subtract(med, lo), np.subtract(hi, med)], capsize=2)
+        ax.set_xticks(x, [f"{k} + {k}" for k in sizes])
+        ax.set_xlabel("flows of each")
+        ax.set_title(" with ".join(GROUP_LABELS[x_] for x_ in groups))
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0][0].set_ylabel("download time (s): median, whiskers min–max")
+    fig.suptitle("Friendliness: two groups through one FIFO bottleneck (seed 000, Fig. 7)")
+    return _save(fig, path)
+
+
+def fig08(runs: pd.DataFrame, queue_pkts: int, out: Path) -> Path:
+    """Fig. 8: the bottleneck queue's mean (bars) and 95th percentile (markers) per mix; the
+    same total number of flows of one group alone beside them where Fig. 6 ran it."""
+    path = out / "fig08_queues.png"
+    if runs is None or runs.empty or not (runs.figure == "fig7").any():
+        return _empty(path, "Fig. 8")
+    sizes = sorted(set(runs[runs.figure == "fig7"].of_each))
+    fig, axes = plt.subplots(1, len(sizes), figsize=(5 * len(sizes), 4), squeeze=False, sharey=True)
+    for ax, k in zip(axes[0], sizes):
+        sel = runs[((runs.figure == "fig7") & (runs.of_each == k)) | ((runs.figure == "fig6") & (runs.flows == 2 * k))]
+        med = sel.groupby("pair", sort=False)[["queue_mean_pkts", "queue_p95_pkts"]].median()
+        order = [p for p in ("cc+tcp", "cc+psm", "tcp+psm", "cc", "tcp") if p in med.index]
+        med = med.loc[order]
+        x = np.arange(len(order))
+        ax.bar(x, med.queue_mean_pkts, color=["tab:cyan"] * len(order), label="mean")
+        ax.plot(x, med.queue_p95_pkts, "kv", label="95th percentile")
+        ax.axhline(queue_pkts, color="red", linestyle=":", label=f"queue limit ({queue_pkts})")
+        ax.set_xticks(x, [p if "+" in p else f"{p} alone" for p in order], fontsize=8)
+        ax.set_title(f"{k} flows of each ({2 * k} in all)")
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0][0].set_ylabel("bottleneck queue (packets, median over seeds)")
+    fig.suptitle("Queue fill of the shared bottleneck (seed 000, Fig. 8)")
+    return _save(fig, path)

@@ -159,7 +159,8 @@ def _measure(job: Job, res: api.RunResult) -> dict:
     return row
 
 
-def run_web(setup: WebSetup, seeds: list[int], policies: list[str], workers: int, console=None) -> pd.DataFrame:
+def run_web(setup: WebSetup, seeds: list[int], policies: list[str], workers: int, console=None,
+            description: str = "web browsing") -> pd.DataFrame:
     """One row per (policy, seed): session and download time, energy, oracle, split by k."""
     prof = wattlab_profile("wavelan-dsss")
     jobs = [
@@ -167,7 +168,7 @@ def run_web(setup: WebSetup, seeds: list[int], policies: list[str], workers: int
         for seed in seeds
         for p in policies
     ]
-    df = run_jobs(jobs, _measure, "web browsing", workers, console)
+    df = run_jobs(jobs, _measure, description, workers, console)
     return df.drop(columns=["profile"])
 
 
@@ -206,3 +207,113 @@ def rtt_cache_by_concurrency(df: pd.DataFrame) -> pd.DataFrame:
         if len(ratio):
             rows.append({"k": k, "cache_saving": float(1 - ratio.median()), "seeds": len(ratio)})
     return pd.DataFrame(rows)
+
+
+# --- what `wattlab reproduce yan-cc` writes -------------------------------------------------------
+
+def setup_from(cfg, think_scale_s: float | None = None) -> WebSetup:
+    """The browsing session of a reproduction ``Config`` (with another Pareto scale if given).
+    The simulated time allows 20 times the session's mean length."""
+    scale = cfg.web_think_scale_s if think_scale_s is None else think_scale_s
+    mean_think = cfg.web_think_shape * scale / (cfg.web_think_shape - 1)
+    return WebSetup(
+        site_delays_ms=tuple(float(d) for d in cfg.web_site_delays_ms),
+        hop_rate=f"{cfg.hop_rate_mbps:g}Mbps",
+        pages=cfg.web_pages,
+        think_shape=cfg.web_think_shape,
+        think_scale_s=scale,
+        max_connections=cfg.web_max_connections,
+        duration_s=max(WebSetup.duration_s, 20.0 * cfg.web_pages * (mean_think + 1.0)),
+    )
+
+
+WEB_COUNTERS = ("agent_sleeps", "agent_dropped_asleep", "agent_reverted", "agent_connections")
+
+
+def web_points(df: pd.DataFrame) -> pd.DataFrame:
+    """``normalize_web`` (median energy and page time over baseline TCP per policy, plus the
+    oracle) with the medians of the absolute numbers and the means of the agent's counters."""
+    from ..runner import mean_ci
+
+    norm = normalize_web(df)
+    rows = []
+    base = df[df.policy == "tcp"]
+    for r in norm.itertuples():
+        g = df[df.policy == r.policy] if r.policy != "oracle" else base.assign(energy_j=base.oracle_j)
+        row = {"policy": r.policy, "energy_norm": r.energy_norm, "time_norm": r.time_norm,
+               "saving": 1 - r.energy_norm, "slowdown": r.time_norm - 1, "seeds": len(g),
+               "energy_j": float(g.energy_j.median()), "download_s": float(g.download_s.median()),
+               "session_s": float(g.session_s.median()), "oracle_j": float(g.oracle_j.median()),
+               "completed": bool(g.completed.all())}
+        # Mean and 95 % CI of the per-seed normalized energy (the medians above are what the tables show).
+        per_seed = g.set_index("seed").energy_j / base.set_index("seed").energy_j
+        row["energy_norm_mean"], row["energy_norm_ci"] = mean_ci(per_seed.dropna())
+        per_seed_t = g.set_index("seed").download_s / base.set_index("seed").download_s
+        row["time_norm_mean"], row["time_norm_ci"] = mean_ci(per_seed_t.dropna())
+        for c in WEB_COUNTERS:
+            row[c] = float(g[c].mean()) if c in g.columns and r.policy != "oracle" and g[c].notna().any() else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _saving(e: pd.Series, ref: pd.Series) -> float:
+    """1 − median over seeds of e / ref (seeds where ref is 0 left out)."""
+    ratio = (e / ref).replace([np.inf, -np.inf], np.nan).dropna()
+    return float(1 - ratio.median()) if len(ratio) else np.nan
+
+
+def web_concurrency(df: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 10 as a table: per number of busy connections k (0 = think time), the RTT cache's
+    saving (``rtt_cache_by_concurrency``: 1 − E(cc)/E(cc-nocache), median over seeds) and the
+    medians of the absolute energy of cc, cc-nocache and tcp and the time at that k, CC's share
+    of its session energy and CC's saving against TCP at that k; then two rows with the same
+    for every k ≥ 1 together (``downloads``) and for the whole session (``session``)."""
+    cc, nc = df[df.policy == "cc"].set_index("seed"), df[df.policy == "cc-nocache"].set_index("seed")
+    tcp = df[df.policy == "tcp"].set_index("seed")
+    if cc.empty or nc.empty:
+        return pd.DataFrame(columns=["scope", "k", "cache_saving", "seeds", "cc_energy_j", "nocache_energy_j",
+                                     "tcp_energy_j", "cc_time_s", "nocache_time_s", "cc_share_of_energy",
+                                     "cc_saving_vs_tcp"])
+    saving = rtt_cache_by_concurrency(df).set_index("k")
+    ks = sorted({int(c[8:-2]) for c in df.columns if c.startswith("energy_k")})
+
+    def col(frame: pd.DataFrame, name: str) -> pd.Series:
+        return frame[name].fillna(0.0) if name in frame.columns else pd.Series(0.0, index=frame.index)
+
+    rows = []
+    for k in ks:
+        rows.append({"scope": "k", "k": k,
+                     "cache_saving": float(saving.cache_saving.get(k, np.nan)),
+                     "seeds": int(saving.seeds.get(k, 0)),
+                     "cc_energy_j": float(col(cc, f"energy_k{k}_j").median()),
+                     "nocache_energy_j": float(col(nc, f"energy_k{k}_j").median()),
+                     "tcp_energy_j": float(col(tcp, f"energy_k{k}_j").median()) if len(tcp) else np.nan,
+                     "cc_time_s": float(col(cc, f"time_k{k}_s").median()),
+                     "nocache_time_s": float(col(nc, f"time_k{k}_s").median()),
+                     "cc_share_of_energy": float((col(cc, f"energy_k{k}_j") / cc.energy_j).median()),
+                     "cc_saving_vs_tcp": _saving(col(cc, f"energy_k{k}_j"), col(tcp, f"energy_k{k}_j"))
+                     if len(tcp) else np.nan})
+    busy = [k for k in ks if k >= 1]
+    for scope, keys in (("downloads", busy), ("session", ks)):
+        e_cc = sum(col(cc, f"energy_k{k}_j") for k in keys)
+        e_nc = sum(col(nc, f"energy_k{k}_j") for k in keys)
+        t_cc = sum(col(cc, f"time_k{k}_s") for k in keys)
+        t_nc = sum(col(nc, f"time_k{k}_s") for k in keys)
+        e_tcp = sum(col(tcp, f"energy_k{k}_j") for k in keys) if len(tcp) else None
+        rows.append({"scope": scope, "k": np.nan, "cache_saving": _saving(e_cc, e_nc),
+                     "seeds": int((e_nc > 0).sum()), "cc_energy_j": float(e_cc.median()),
+                     "nocache_energy_j": float(e_nc.median()),
+                     "tcp_energy_j": float(e_tcp.median()) if e_tcp is not None else np.nan,
+                     "cc_time_s": float(t_cc.median()), "nocache_time_s": float(t_nc.median()),
+                     "cc_share_of_energy": float((e_cc / cc.energy_j).median()),
+                     "cc_saving_vs_tcp": _saving(e_cc, e_tcp) if e_tcp is not None else np.nan})
+    out = pd.DataFrame(rows)
+    out["k"] = out["k"].astype("Int64")
+    return out
+
+
+def main_think(df: pd.DataFrame | None, cfg) -> pd.DataFrame:
+    """The rows of a web table with the configured think times (not a sensitivity run)."""
+    if df is None or df.empty or "think_scale_s" not in df.columns:
+        return pd.DataFrame() if df is None else df
+    return df[np.isclose(df.think_scale_s, cfg.web_think_scale_s)]
