@@ -99,7 +99,7 @@ def test_competing_clients_share_the_ap_link(quick_run):
 def test_web_session_is_run_and_summarised(quick_run):
     out, _ = quick_run
     runs = pd.read_csv(out / "web_runs.csv")
-    assert runs.completed.all() and set(runs.policy) == {"tcp", "cc", "cc-nocache", "ideal-psm", "bsd-50"}
+    assert runs.completed.all() and set(runs.policy) == {"tcp", "cc", "cc-nocache", "ideal-psm", "psm", "bsd-50"}
     assert runs.objects.nunique() == 1, "every policy loads the same pages"
     pts = pd.read_csv(out / "web_points.csv").set_index("policy")
     assert pts.loc["tcp", "energy_norm"] == pytest.approx(1.0)
@@ -197,7 +197,7 @@ def test_bad_web_and_fairness_settings_are_rejected(field, value, message):
 def test_full_preset_runs_the_seeds_web_and_fairness_experiments():
     cfg = y.Config.full()
     cfg.check()
-    assert cfg.web_pages == 100 and len(cfg.web_policies) == 8 and cfg.web_max_connections == 4
+    assert cfg.web_pages == 100 and len(cfg.web_policies) == 9 and cfg.web_max_connections == 4
     assert cfg.fairness_max_flows == 10 and cfg.fairness_mix_sizes == [2, 4, 8]
     assert cfg.fairness_file_bytes == 2_000_000
     from wattlab.reproduce.yan_cc import fairness

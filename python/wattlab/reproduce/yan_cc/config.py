@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-WEB_POLICY_NAMES = ("tcp", "cc", "cc-nocache", "ideal-psm", "bsd-10", "bsd-20", "bsd-50", "bsd-100")
+WEB_POLICY_NAMES = ("tcp", "cc", "cc-nocache", "ideal-psm", "psm", "bsd-10", "bsd-20", "bsd-50", "bsd-100")
 """Policies of the web-browsing session (names of ``web.WEB_POLICIES``)."""
 
-POLICY_NAMES = ("cam", "cc", "cc-dynamic", "cc-norevert", "ideal-psm", "bsd-P")
+POLICY_NAMES = ("cam", "cc", "cc-dynamic", "cc-norevert", "ideal-psm", "psm", "bsd-P")
 """Power-saving policies of the client, as named in the output files. ``bsd-P`` is any
 ``bsd-10`` … ``bsd-1000``; ``cc-norevert`` is CC that never gives up on loss (sensitivity only)."""
 
@@ -36,6 +36,9 @@ def policy_settings(policy: str) -> tuple[str, str, str]:
         return "cc", f'{{ detection = "active", lossy_windows_to_revert = {NO_REVERT} }}', "cc"
     if policy == "ideal-psm":
         return "ideal-psm", "", "ideal-psm"
+    if policy == "psm":
+        # 802.11 PSM at the IP level: wakes for every beacon and pays the wake-up each time.
+        return "psm", "", "psm"
     m = re.fullmatch(r"bsd-(\d+)", policy)
     if m and 1 <= int(m.group(1)) <= 1000:
         return policy, "", policy
@@ -204,7 +207,7 @@ class Config:
             rtts_ms=[30, 45, 60, 90, 120],
             losses=[0.0, 0.001, 0.005, 0.01],
             variations=["none", "gamma"],
-            fig14_policies=["cc", "ideal-psm", "bsd-10", "bsd-20", "bsd-50", "bsd-100"],
+            fig14_policies=["cc", "ideal-psm", "psm", "bsd-10", "bsd-20", "bsd-50", "bsd-100"],
             fig16_variations=["none", "gamma", "2var"],
             fig17_competitors=[0, 1, 2, 3, 4, 5],
             fig17_policies=["cc", "cc-dynamic", "ideal-psm", "cam"],
@@ -235,7 +238,7 @@ class Config:
             crossover_rtts_ms=[60, 90],
             stream_delay_rates_mbps=[20],
             web_pages=10,
-            web_policies=["tcp", "cc", "cc-nocache", "ideal-psm", "bsd-50"],
+            web_policies=["tcp", "cc", "cc-nocache", "ideal-psm", "psm", "bsd-50"],
             web_think_sensitivity_scales_s=[],
             fairness_max_flows=2,
             fairness_mix_sizes=[1],

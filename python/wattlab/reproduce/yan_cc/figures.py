@@ -18,13 +18,14 @@ COLORS = {
     "cc": "tab:green",
     "cc-dynamic": "tab:olive",
     "ideal-psm": "tab:blue",
+    "psm": "tab:cyan",
     "bsd-10": "tab:pink",
     "bsd-20": "tab:purple",
     "bsd-50": "tab:red",
     "bsd-100": "tab:brown",
     "cam": "grey",
 }
-LABELS = {"cc": "CC (active)", "cc-dynamic": "CC (dynamic)", "ideal-psm": "PSM (ideal)", "cam": "TCP"}
+LABELS = {"cc": "CC (active)", "cc-dynamic": "CC (dynamic)", "ideal-psm": "PSM (ideal)", "psm": "PSM (802.11)", "cam": "TCP"}
 METRICS = (("norm_energy", "normalized energy"), ("norm_time", "normalized time"))
 
 

@@ -22,6 +22,7 @@ WEB_POLICIES: dict[str, tuple[str, str | None]] = {
     "cc": ("cc", None),
     "cc-nocache": ("cc", "{ rtt_cache = false }"),
     "ideal-psm": ("ideal-psm", None),
+    "psm": ("psm", None),
     "bsd-10": ("bsd-10", None),
     "bsd-20": ("bsd-20", None),
     "bsd-50": ("bsd-50", None),
