@@ -284,6 +284,11 @@ impl<R: Read> TraceReader<R> {
         &self.origin
     }
 
+    /// Bytes held by the read buffer: fixed (256 KiB) unless a record is larger.
+    pub fn buffer_capacity(&self) -> usize {
+        self.input.buf.len()
+    }
+
     /// Counts of records read, packets yielded and records skipped so far.
     pub fn stats(&self) -> &Stats {
         &self.stats
