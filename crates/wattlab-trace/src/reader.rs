@@ -494,7 +494,7 @@ impl<R: Read> TraceReader<R> {
             };
         }
         let len = self.input.u32_at(4, big) as usize;
-        if len < 12 || len % 4 != 0 || len > MAX_RECORD_LEN {
+        if len < 12 || len & 3 != 0 || len > MAX_RECORD_LEN {
             let detail = format!(
                 "block length {len} (must be a multiple of 4, at least 12, at most {MAX_RECORD_LEN})"
             );
