@@ -211,7 +211,7 @@ def crossover(p: pd.DataFrame, hop_mbps: float, out: Path) -> Path:
 # --- web browsing (seed Figs. 9/10) and fairness (seed Figs. 6–8) ---------------------------------
 
 WEB_COLORS = {"tcp": "grey", "cc": "tab:green", "cc-nocache": "tab:olive", "oracle": "black"}
-WEB_LABELS = {"tcp": "TCP", "cc": "CC", "cc-nocache": "CC, no RTT cache", "ideal-psm": "PSM (ideal)",
+WEB_LABELS = {"tcp": "TCP", "cc": "CC", "cc-nocache": "CC, no RTT cache", "ideal-psm": "PSM (ideal)", "psm": "PSM (802.11)",
               "oracle": "oracle"}
 GROUP_COLORS = {"cc": "tab:green", "tcp": "grey", "psm": "tab:blue"}
 GROUP_LABELS = {"cc": "CC", "tcp": "TCP", "psm": "PSM (ideal)"}
