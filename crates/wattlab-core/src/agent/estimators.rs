@@ -1,6 +1,7 @@
 //! The agent's receiver-side estimators: RTT from TCP timestamps (mechanism 2), packet
 //! inter-arrival for the dynamic threshold (mechanism 6), and the probe delay D.
 
+use crate::tcp::rtt::SmoothedRtt;
 use crate::tcp::seq;
 use crate::time::{Duration, Time};
 
@@ -15,8 +16,7 @@ pub struct ReceiverRtt {
     ring: [(u32, Time, bool); TS_RING],
     next: usize,
     written: u64,
-    srtt: Option<Duration>,
-    var: Duration,
+    smoothed: SmoothedRtt,
     min: Option<Duration>,
     samples: u64,
 }
@@ -46,31 +46,21 @@ impl ReceiverRtt {
         Some(r)
     }
 
-    /// Feed one RTT sample (gains 1/8 and 1/4, as TCP does).
+    /// Feed one RTT sample (RFC 6298 smoothing, gains 1/8 and 1/4, as TCP does).
     pub fn sample(&mut self, r: Duration) {
         self.samples += 1;
         self.min = Some(self.min.map_or(r, |m| m.min(r)));
-        match self.srtt {
-            None => {
-                self.srtt = Some(r);
-                self.var = Duration(r.0 / 2);
-            }
-            Some(s) => {
-                let err = s.0.abs_diff(r.0);
-                self.var = Duration((3 * self.var.0 + err) / 4);
-                self.srtt = Some(Duration((7 * s.0 + r.0) / 8));
-            }
-        }
+        self.smoothed.sample(r);
     }
 
     /// Smoothed RTT.
     pub fn srtt(&self) -> Option<Duration> {
-        self.srtt
+        self.smoothed.srtt()
     }
 
     /// Mean deviation (the seed's VAR).
     pub fn var(&self) -> Duration {
-        self.var
+        self.smoothed.rttvar()
     }
 
     /// Smallest sample: the base RTT used to wake for the next burst (mechanism 7).

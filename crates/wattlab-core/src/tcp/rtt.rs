@@ -5,23 +5,16 @@ use crate::time::Duration;
 /// Clock granularity G of RFC 6298 §2: our timestamp clock ticks every millisecond.
 pub const CLOCK_GRANULARITY: Duration = Duration::from_millis(1);
 
-/// SRTT/RTTVAR estimator with clamped, backed-off RTO (RFC 6298).
-#[derive(Clone, Debug)]
-pub struct RttEstimator {
+/// RFC 6298 §2.2–2.3 smoothing of RTT samples: SRTT and RTTVAR (gains 1/8 and 1/4). Shared by
+/// the RTO estimator, Vegas's fine-grained timer and the energy agent's receiver-side RTT.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SmoothedRtt {
     srtt: Option<Duration>,
     rttvar: Duration,
-    rto: Duration,
-    min_rto: Duration,
-    max_rto: Duration,
 }
 
-impl RttEstimator {
-    /// Estimator with no sample yet: RTO = `initial` (RFC 6298 §2.1).
-    pub fn new(initial: Duration, min_rto: Duration, max_rto: Duration) -> Self {
-        RttEstimator { srtt: None, rttvar: Duration::ZERO, rto: initial, min_rto, max_rto }
-    }
-
-    /// Feed one RTT measurement (RFC 6298 §2.2–2.4); also undoes any backoff.
+impl SmoothedRtt {
+    /// Feed one measurement.
     pub fn sample(&mut self, r: Duration) {
         match self.srtt {
             None => {
@@ -36,8 +29,39 @@ impl RttEstimator {
                 self.srtt = Some(Duration(((7 * srtt.0 as u128 + r.0 as u128) / 8) as u64));
             }
         }
-        let srtt = self.srtt.unwrap_or(r);
-        let k = Duration(self.rttvar.0.saturating_mul(4));
+    }
+
+    /// Smoothed RTT, once a sample exists.
+    pub fn srtt(&self) -> Option<Duration> {
+        self.srtt
+    }
+
+    /// RTT variation (mean deviation) estimate.
+    pub fn rttvar(&self) -> Duration {
+        self.rttvar
+    }
+}
+
+/// SRTT/RTTVAR estimator with clamped, backed-off RTO (RFC 6298).
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    smoothed: SmoothedRtt,
+    rto: Duration,
+    min_rto: Duration,
+    max_rto: Duration,
+}
+
+impl RttEstimator {
+    /// Estimator with no sample yet: RTO = `initial` (RFC 6298 §2.1).
+    pub fn new(initial: Duration, min_rto: Duration, max_rto: Duration) -> Self {
+        RttEstimator { smoothed: SmoothedRtt::default(), rto: initial, min_rto, max_rto }
+    }
+
+    /// Feed one RTT measurement (RFC 6298 §2.2–2.4); also undoes any backoff.
+    pub fn sample(&mut self, r: Duration) {
+        self.smoothed.sample(r);
+        let srtt = self.smoothed.srtt().unwrap_or(r);
+        let k = Duration(self.smoothed.rttvar().0.saturating_mul(4));
         self.rto = self.clamp(srtt + if k > CLOCK_GRANULARITY { k } else { CLOCK_GRANULARITY });
     }
 
@@ -58,12 +82,12 @@ impl RttEstimator {
 
     /// Smoothed RTT, once a sample exists.
     pub fn srtt(&self) -> Option<Duration> {
-        self.srtt
+        self.smoothed.srtt()
     }
 
     /// RTT variation estimate.
     pub fn rttvar(&self) -> Duration {
-        self.rttvar
+        self.smoothed.rttvar()
     }
 
     fn clamp(&self, d: Duration) -> Duration {

@@ -37,6 +37,7 @@
 //!   and with SACK recovery (RFC 6675) the fine-grained check is not used. Vegas pauses its
 //!   delay control during recovery and starts a fresh epoch after it.
 
+use crate::tcp::rtt::SmoothedRtt;
 use super::aimd::Aimd;
 use super::AckInfo;
 use crate::time::{Duration, Time};
@@ -84,11 +85,10 @@ pub struct Vegas {
     /// window scaling lets more be in flight), so no allocation per packet.
     sent: VecDeque<SentSegment>,
     /// RFC 6298 SRTT and RTTVAR of the fine-grained samples.
-    fine_srtt: Option<Duration>,
+    fine: SmoothedRtt,
     /// The peer has ACKed two segments at once: it delays ACKs, so one-segment ACKs are no
     /// longer RTT samples.
     peer_delays_acks: bool,
-    fine_rttvar: Duration,
     /// New ACKs left on which to check snd_una's segment for expiry (ns-2 `v_worried_`).
     worried: u8,
     early_retransmits: u64,
@@ -109,9 +109,8 @@ impl Vegas {
             in_loss: false,
             diff: None,
             sent: VecDeque::with_capacity(cap),
-            fine_srtt: None,
+            fine: SmoothedRtt::default(),
             peer_delays_acks: false,
-            fine_rttvar: Duration(0),
             worried: 0,
             early_retransmits: 0,
             worried_retransmits: 0,
@@ -125,8 +124,8 @@ impl Vegas {
 
     /// Fine-grained retransmission timeout, once a sample exists (§3.1; RFC 6298 arithmetic).
     pub fn fine_timeout(&self) -> Option<Duration> {
-        let srtt = self.fine_srtt?;
-        Some(Duration(srtt.0 + (4 * self.fine_rttvar.0).max(VEGAS_FINE_RTO_GRANULARITY.0)))
+        let srtt = self.fine.srtt()?;
+        Some(Duration(srtt.0 + (4 * self.fine.rttvar().0).max(VEGAS_FINE_RTO_GRANULARITY.0)))
     }
 
     /// Retransmissions triggered on a first or second duplicate ACK by the fine-grained timeout.
@@ -240,17 +239,7 @@ impl Vegas {
 
     /// RFC 6298 §2.2–2.3 on a nanosecond sample.
     fn fine_sample(&mut self, r: Duration) {
-        match self.fine_srtt {
-            None => {
-                self.fine_srtt = Some(r);
-                self.fine_rttvar = Duration(r.0 / 2);
-            }
-            Some(srtt) => {
-                let err = srtt.0.abs_diff(r.0);
-                self.fine_rttvar = Duration((3 * self.fine_rttvar.0 + err) / 4);
-                self.fine_srtt = Some(Duration((7 * srtt.0 + r.0) / 8));
-            }
-        }
+        self.fine.sample(r);
     }
 
     /// Smallest RTT seen (BaseRTT).
