@@ -75,6 +75,7 @@ impl Radio {
         match kind {
             Activity::Tx => self.tx_ns += (end - start).0,
             Activity::Rx => self.rx_ns += (end - start).0,
+            Activity::Wait => {}
         }
         for (_, m) in &mut self.meters {
             m.activity(start, end, kind);

@@ -1,7 +1,14 @@
-//! wattlab's capture reader: streams pcap and pcapng files into compact, `Copy` packet
-//! records ([`TracePacket`]) for the trace analyzer, with per-address traffic totals.
+//! wattlab's trace analyzer: streams pcap and pcapng files into compact, `Copy` packet
+//! records ([`TracePacket`]), with per-address traffic totals, and costs a client's traffic
+//! on its radio under power policies ([`energy::analyze`]).
 //!
 //! See `docs/trace.md` for what is accepted, what is skipped and what is an error.
+
+pub mod airtime;
+pub mod energy;
+pub mod energybox;
+pub mod policy_spec;
+pub mod transitions;
 
 mod error;
 mod packet;

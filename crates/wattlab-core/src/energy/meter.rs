@@ -32,8 +32,8 @@ struct Leg {
 /// Running totals (exact).
 #[derive(Clone, Debug, Default)]
 struct Totals {
-    time_ns: [u64; 5],
-    energy_fj: [u128; 5],
+    time_ns: [u64; RadioState::COUNT],
+    energy_fj: [u128; RadioState::COUNT],
     trans_count: u64,
     trans_ns: u64,
     trans_fj: u128,
@@ -44,7 +44,7 @@ struct Totals {
 #[derive(Clone, Debug)]
 pub struct RadioMeter {
     profile: String,
-    power_uw: [u64; 5],
+    power_uw: [u64; RadioState::COUNT],
     /// Down (Idle -> dormant) and up (dormant -> Idle) legs, indexed by dormant state index
     /// (Off = 0, Sleep = 1).
     down: [Leg; 2],
@@ -57,6 +57,10 @@ pub struct RadioMeter {
     owes_down: bool,
     totals: Totals,
     timeline: Option<Vec<(Time, RadioState)>>,
+    /// Attribution: the owner of the interval in progress, and energy per owner (fJ); the
+    /// vector stays empty (and costs nothing) unless attribution is enabled.
+    owner: u32,
+    by_owner: Option<Vec<u128>>,
 }
 
 /// Time and energy spent in one radio state.
@@ -102,6 +106,8 @@ pub struct EnergyReport {
     pub sleep: StateEnergy,
     /// Time and energy in `Idle`.
     pub idle: StateEnergy,
+    /// Time and energy in `IdleHigh` (a driver's high-throughput awake mode).
+    pub idle_high: StateEnergy,
     /// Time and energy in `Rx`.
     pub rx: StateEnergy,
     /// Time and energy in `Tx`.
@@ -113,7 +119,7 @@ pub struct EnergyReport {
     pub total_energy_nj: u64,
     /// Total energy, J.
     pub total_energy_j: f64,
-    /// Energy spent awake while nothing is sent or received (the `Idle` state's energy), nJ.
+    /// Energy spent awake while nothing is sent or received (`Idle` and `IdleHigh`), nJ.
     pub awake_idle_energy_nj: u64,
     /// Same, J.
     pub awake_idle_energy_j: f64,
@@ -134,6 +140,7 @@ impl EnergyReport {
             RadioState::Off => &self.off,
             RadioState::Sleep => &self.sleep,
             RadioState::Idle => &self.idle,
+            RadioState::IdleHigh => &self.idle_high,
             RadioState::Rx => &self.rx,
             RadioState::Tx => &self.tx,
         }
@@ -200,6 +207,8 @@ impl RadioMeter {
             owes_down: false,
             totals: Totals::default(),
             timeline: None,
+            owner: 0,
+            by_owner: None,
         }
     }
 
@@ -221,16 +230,43 @@ impl RadioMeter {
     /// Switches to `state` at `now` (`now` must not precede the last change: debug-asserted,
     /// clamped to it in release builds). Switching to the current state does nothing.
     pub fn set_state(&mut self, now: Time, state: RadioState) {
+        let owner = self.owner;
+        self.set_state_owned(now, state, owner);
+    }
+
+    /// [`RadioMeter::set_state`], and the new interval belongs to `owner` (see
+    /// [`RadioMeter::enable_attribution`]). The interval that ends is charged to its own
+    /// owner, except a wake-up (up leg) it ends with, which is charged to `owner`: whoever
+    /// needed the radio awake pays for waking it.
+    pub fn set_state_owned(&mut self, now: Time, state: RadioState, owner: u32) {
         debug_assert!(
             now >= self.last,
             "RadioMeter::set_state: time went backwards"
         );
         let now = now.max(self.last);
         if state == self.state {
+            if owner != self.owner && self.by_owner.is_some() {
+                // Same state, new owner: close the interval for its owner all the same.
+                let (main, _) = Self::account(
+                    &mut self.totals,
+                    &self.power_uw,
+                    &self.down,
+                    &self.up,
+                    self.state,
+                    now - self.last,
+                    self.owes_down,
+                    false,
+                    false, // not a real end: no short-interval count
+                );
+                self.owes_down = false;
+                self.charge(self.owner, main);
+                self.owner = owner;
+                self.last = now;
+            }
             return;
         }
         let leaving_to_awake = state.is_awake();
-        Self::account(
+        let (main, up) = Self::account(
             &mut self.totals,
             &self.power_uw,
             &self.down,
@@ -241,6 +277,11 @@ impl RadioMeter {
             leaving_to_awake,
             true,
         );
+        if self.by_owner.is_some() {
+            self.charge(self.owner, main);
+            self.charge(owner, up);
+        }
+        self.owner = owner;
         self.owes_down = self.state.is_awake() && state.is_dormant();
         self.state = state;
         self.last = now;
@@ -253,14 +294,25 @@ impl RadioMeter {
         }
     }
 
-    /// Adds one state interval of length `len` to `t`. For a dormant state, the down leg (if
+    fn charge(&mut self, owner: u32, fj: u128) {
+        if let Some(v) = self.by_owner.as_mut() {
+            let i = owner as usize;
+            if v.len() <= i {
+                v.resize(i + 1, 0);
+            }
+            v[i] += fj;
+        }
+    }
+
+    /// Adds one state interval of length `len` to `t`; returns its energy without and with
+    /// only the up leg (fJ). For a dormant state, the down leg (if
     /// owed) is carved from the start and the up leg (if `up`) from the end, down first when the
     /// interval is too short for both; `closed` says the interval really ended (so clipping is a
     /// short dormant interval rather than a report taken mid-transition).
     #[allow(clippy::too_many_arguments)]
     fn account(
         t: &mut Totals,
-        power_uw: &[u64; 5],
+        power_uw: &[u64; RadioState::COUNT],
         down: &[Leg; 2],
         up: &[Leg; 2],
         state: RadioState,
@@ -268,8 +320,10 @@ impl RadioMeter {
         owes_down: bool,
         up_owed: bool,
         closed: bool,
-    ) {
+    ) -> (u128, u128) {
         let mut len = len.as_nanos();
+        let mut up_fj = 0u128;
+        let mut down_fj = 0u128;
         if state.is_dormant() {
             let i = dormant_index(state);
             let d = if owes_down { down[i] } else { Leg::default() };
@@ -283,11 +337,15 @@ impl RadioMeter {
             }
             t.trans_count += owes_down as u64 + up_owed as u64;
             t.trans_ns += take_d + take_u;
-            t.trans_fj += take_d as u128 * d.power_uw as u128 + take_u as u128 * u.power_uw as u128;
+            down_fj = take_d as u128 * d.power_uw as u128;
+            up_fj = take_u as u128 * u.power_uw as u128;
+            t.trans_fj += down_fj + up_fj;
         }
         let i = state.index();
+        let fj = len as u128 * power_uw[i] as u128;
         t.time_ns[i] += len;
-        t.energy_fj[i] += len as u128 * power_uw[i] as u128;
+        t.energy_fj[i] += fj;
+        (fj + down_fj, up_fj)
     }
 
     /// Totals as if the current state lasted until `end` (clamped to the last change); the
@@ -296,7 +354,7 @@ impl RadioMeter {
     pub fn report(&self, end: Time) -> EnergyReport {
         let end = end.max(self.last);
         let mut t = self.totals.clone();
-        Self::account(
+        let _ = Self::account(
             &mut t,
             &self.power_uw,
             &self.down,
@@ -316,7 +374,7 @@ impl RadioMeter {
             }
         };
         let total_fj: u128 = t.energy_fj.iter().sum::<u128>() + t.trans_fj;
-        let idle_fj = t.energy_fj[RadioState::Idle.index()];
+        let idle_fj = t.energy_fj[RadioState::Idle.index()] + t.energy_fj[RadioState::IdleHigh.index()];
         EnergyReport {
             profile: self.profile.clone(),
             policy: None,
@@ -326,6 +384,7 @@ impl RadioMeter {
             off: st(RadioState::Off),
             sleep: st(RadioState::Sleep),
             idle: st(RadioState::Idle),
+            idle_high: st(RadioState::IdleHigh),
             rx: st(RadioState::Rx),
             tx: st(RadioState::Tx),
             transitions: TransitionEnergy {
@@ -341,6 +400,57 @@ impl RadioMeter {
             short_dormant_intervals: t.short_dormant,
             clipped_activity_ns: 0,
             total_energy_fj: total_fj,
+        }
+    }
+
+    /// Energy of the intervals closed so far, fJ (the one in progress is not included).
+    pub fn closed_energy_fj(&self) -> u128 {
+        self.totals.energy_fj.iter().sum::<u128>() + self.totals.trans_fj
+    }
+
+    /// Starts attributing energy to owners (small integers set with
+    /// [`RadioMeter::set_state_owned`]; 0 until then).
+    pub fn enable_attribution(&mut self) {
+        if self.by_owner.is_none() {
+            self.by_owner = Some(Vec::new());
+        }
+    }
+
+    /// Energy per owner (fJ, indexed by owner) as if the current state lasted until `end`
+    /// (charged to its owner, no up leg: as [`RadioMeter::report`]). Empty unless attribution
+    /// is enabled. The entries sum to the report's exact total.
+    pub fn energy_by_owner(&self, end: Time) -> Vec<u128> {
+        let Some(v) = self.by_owner.as_ref() else { return Vec::new() };
+        let mut v = v.clone();
+        let mut t = self.totals.clone();
+        let (main, _) = Self::account(
+            &mut t,
+            &self.power_uw,
+            &self.down,
+            &self.up,
+            self.state,
+            end.max(self.last) - self.last,
+            self.owes_down,
+            false,
+            false,
+        );
+        let i = self.owner as usize;
+        if v.len() <= i {
+            v.resize(i + 1, 0);
+        }
+        v[i] += main;
+        v
+    }
+
+    /// Moves the logged state changes out (keeping the latest as the log's new start), so a
+    /// long run can stream its timeline to a file with flat memory.
+    pub fn drain_timeline(&mut self, mut sink: impl FnMut(Time, RadioState)) {
+        if let Some(tl) = self.timeline.as_mut() {
+            let keep = tl.len().saturating_sub(1);
+            for &(t, s) in &tl[..keep] {
+                sink(t, s);
+            }
+            tl.drain(..keep);
         }
     }
 
@@ -362,6 +472,7 @@ impl RadioMeter {
             profile: self.profile.clone(),
             totals: self.totals.clone(),
             timeline: None,
+            by_owner: self.by_owner.clone(),
             ..*self
         }
     }
@@ -566,7 +677,7 @@ mod tests {
             let mut now = Time(7);
             for _ in 0..500 {
                 now += Duration::from_nanos(next() % 3_000_000);
-                m.set_state(now, RadioState::ALL[(next() % 5) as usize]);
+                m.set_state(now, RadioState::ALL[(next() % RadioState::COUNT as u64) as usize]);
             }
             let r = m.report(now + us(10));
             conserved(&r);

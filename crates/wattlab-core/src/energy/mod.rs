@@ -1,11 +1,12 @@
 //! Radio energy model: device profiles, exact state-interval metering and accounting policies.
 //!
-//! - [`state`]: [`RadioState`] (`Off`, `Sleep` dormant; `Idle`, `Rx`, `Tx` awake);
+//! - [`state`]: [`RadioState`] (`Off`, `Sleep` dormant; `Idle`, `IdleHigh`, `Rx`, `Tx` awake);
 //! - [`profile`]: [`DeviceProfile`] loaded from TOML (`profiles/*.toml`, built in with
 //!   `include_str!`), each citing where its numbers come from and which are derived;
 //! - [`meter`]: [`RadioMeter`], which integrates state intervals into an [`EnergyReport`];
 //! - [`policy`]: [`break_even_time`] and [`PolicyMeter`], which costs a tx/rx activity stream
-//!   under an [`AccountingPolicy`] (always-on, oracle).
+//!   under an [`AccountingPolicy`] (always-on, oracle, PSM, adaptive PSM);
+//! - [`replay`]: [`ReplayMeter`], which costs activity under a recorded sleep/wake schedule.
 //!
 //! # Exact accounting
 //! Time is integer nanoseconds and power integer microwatts, so each interval contributes
@@ -37,10 +38,15 @@
 pub mod meter;
 pub mod policy;
 pub mod profile;
+pub mod replay;
 pub mod state;
 
 pub use meter::{EnergyReport, RadioMeter, StateEnergy, TransitionEnergy};
-pub use policy::{break_even_time, AccountingPolicy, Activity, ParsePolicyError, PolicyMeter};
+pub use policy::{
+    break_even_time, own_bucket, tail_bucket, AccountingPolicy, Activity, AdaptivePsmParams, ParsePolicyError,
+    PolicyMeter, PsmParams,
+};
+pub use replay::ReplayMeter;
 pub use profile::{
     builtin_profile, builtin_profile_names, builtin_profiles, find_builtin_profile, DeviceProfile,
     ProfileError, Transition,

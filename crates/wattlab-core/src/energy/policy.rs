@@ -13,6 +13,7 @@ use super::profile::DeviceProfile;
 use super::state::RadioState;
 use crate::time::{Duration, Time};
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 use std::fmt;
 use std::str::FromStr;
 
@@ -52,31 +53,123 @@ pub fn break_even_time(profile: &DeviceProfile) -> Duration {
     Duration::from_nanos(t.max(d).min(u64::MAX as i128) as u64)
 }
 
+/// 802.11 PSM timing as an accounting policy sees it: beacons every `beacon_interval` from the
+/// start of the run, each costing `beacon_listen` of reception when the radio would otherwise
+/// be dormant. `beacon_listen` = 0 means the profile's sleep power already averages the beacon
+/// wake-ups (EnergyBox's `POWER_IN_PSM`), so dormant time costs nothing more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PsmParams {
+    /// Target beacon transmission time spacing (802.11's default: 100 TU = 102.4 ms).
+    pub beacon_interval: Duration,
+    /// Reception time per beacon (its airtime; 0: no separate beacon cost).
+    pub beacon_listen: Duration,
+}
+
+impl PsmParams {
+    /// 100 TU, the usual beacon interval.
+    pub const DEFAULT_BEACON_INTERVAL: Duration = Duration(102_400_000);
+
+    /// Beacons every 100 TU, each as long as a `BEACON_BYTES` beacon at `phy`'s lowest basic
+    /// rate (how APs send them).
+    pub fn for_phy(phy: &crate::wlan::phy::PhyProfile) -> PsmParams {
+        PsmParams {
+            beacon_interval: Self::DEFAULT_BEACON_INTERVAL,
+            beacon_listen: phy.frame_duration(crate::wlan::phy::BEACON_BYTES, phy.basic_rates_kbps[0]),
+        }
+    }
+}
+
+impl Default for PsmParams {
+    /// [`PsmParams::for_phy`] of 802.11b (1 Mb/s beacons, the slowest common case).
+    fn default() -> Self {
+        PsmParams::for_phy(&crate::wlan::phy::PHY_80211B)
+    }
+}
+
+/// Adaptive PSM as phone drivers do it (and EnergyBox's Wi-Fi model): dormant in PSM, awake
+/// (CAM) from any frame until `timeout` without one, and in the high-power awake state
+/// ([`RadioState::IdleHigh`], "CAMH") while the bytes of the frames in the last `window`
+/// exceed `high_bytes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AdaptivePsmParams {
+    /// Inactivity time after which the driver returns to PSM (default 220 ms).
+    pub timeout: Duration,
+    /// Sliding window of the throughput test (default 50 ms).
+    pub window: Duration,
+    /// Bytes in the window above which the radio is in the high-power state (default 3000,
+    /// EnergyBox's `WINDOW_DATA_RATE_THRESHOLD`).
+    pub high_bytes: u64,
+    /// Beacon timing while in PSM.
+    pub psm: PsmParams,
+}
+
+impl AdaptivePsmParams {
+    /// The defaults (220 ms, 50 ms, 3000 bytes) with the given PSM beacon timing.
+    pub fn with_psm(psm: PsmParams) -> AdaptivePsmParams {
+        AdaptivePsmParams {
+            timeout: Duration::from_millis(220),
+            window: Duration::from_millis(50),
+            high_bytes: 3000,
+            psm,
+        }
+    }
+}
+
+impl Default for AdaptivePsmParams {
+    fn default() -> Self {
+        AdaptivePsmParams::with_psm(PsmParams::default())
+    }
+}
+
 /// A power-management policy that leaves the traffic unchanged.
 ///
-/// Extension point: PSM with beacons and adaptive PSM will be added as variants; each variant
-/// only decides what the radio does in a gap between activities (see `PolicyMeter::gap_state`).
-/// The enum is deliberately not `#[non_exhaustive]`, so that adding a variant makes every match
-/// in the workspace fail to compile until it is handled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+/// Each variant decides what the radio does in a gap between activities (see
+/// `PolicyMeter::fill_gap`); the packet times stay those of the run or the capture, so PSM
+/// here costs the radio's sleeping and beacon wake-ups but not the delay PSM adds to downlink
+/// frames (the simulator's `power_save = "psm"` models that). The enum is deliberately not
+/// `#[non_exhaustive]`, so that adding a variant makes every match in the workspace fail to
+/// compile until it is handled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AccountingPolicy {
     /// Continuously active mode: Idle whenever not sending or receiving (baseline TCP).
     AlwaysOn,
     /// Seed 000's "optimal": knows the future, sleeps through every gap longer than the
     /// break-even time (down right after an activity, ready exactly at the next).
     Oracle,
+    /// Static 802.11 PSM: dozes whenever it is not sending or receiving and the gap can hold
+    /// a down and an up transition, wakes for every beacon.
+    Psm(PsmParams),
+    /// Adaptive PSM (see [`AdaptivePsmParams`]).
+    AdaptivePsm(AdaptivePsmParams),
 }
 
 impl AccountingPolicy {
-    /// All policies.
-    pub const ALL: [AccountingPolicy; 2] = [AccountingPolicy::AlwaysOn, AccountingPolicy::Oracle];
+    /// Every policy, with default parameters.
+    pub const ALL: [AccountingPolicy; 4] = [
+        AccountingPolicy::AlwaysOn,
+        AccountingPolicy::Oracle,
+        AccountingPolicy::Psm(PsmParams {
+            beacon_interval: PsmParams::DEFAULT_BEACON_INTERVAL,
+            beacon_listen: Duration(992_000),
+        }),
+        AccountingPolicy::AdaptivePsm(AdaptivePsmParams {
+            timeout: Duration(220_000_000),
+            window: Duration(50_000_000),
+            high_bytes: 3000,
+            psm: PsmParams {
+                beacon_interval: PsmParams::DEFAULT_BEACON_INTERVAL,
+                beacon_listen: Duration(992_000),
+            },
+        }),
+    ];
 
-    /// Stable name: "always-on" or "oracle".
+    /// Stable name: "always-on", "oracle", "psm" or "adaptive-psm".
     pub const fn as_str(self) -> &'static str {
         match self {
             AccountingPolicy::AlwaysOn => "always-on",
             AccountingPolicy::Oracle => "oracle",
+            AccountingPolicy::Psm(_) => "psm",
+            AccountingPolicy::AdaptivePsm(_) => "adaptive-psm",
         }
     }
 }
@@ -107,6 +200,7 @@ impl std::error::Error for ParsePolicyError {}
 
 impl FromStr for AccountingPolicy {
     type Err = ParsePolicyError;
+    /// A policy by name, with default parameters.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         AccountingPolicy::ALL
             .into_iter()
@@ -123,16 +217,77 @@ pub enum Activity {
     Tx,
     /// Receiving.
     Rx,
+    /// Awake and waiting inside a frame exchange (DIFS and backoff before a frame, SIFS before
+    /// its ACK): no frame of ours on the air, but the radio may not doze.
+    Wait,
 }
 
 impl Activity {
-    /// The radio state of this activity.
+    /// The radio state of this activity (`Wait` is idle).
     pub const fn state(self) -> RadioState {
         match self {
             Activity::Tx => RadioState::Tx,
             Activity::Rx => RadioState::Rx,
+            Activity::Wait => RadioState::Idle,
         }
     }
+}
+
+/// The frames of the last `window`, for adaptive PSM's high-power test (a FIFO with a running
+/// sum; it reaches a steady capacity, so it does not allocate per frame).
+#[derive(Clone, Debug, Default)]
+struct ByteWindow {
+    frames: VecDeque<(Time, u64)>,
+    sum: u64,
+}
+
+impl ByteWindow {
+    fn push(&mut self, at: Time, bytes: u64) {
+        self.frames.push_back((at, bytes));
+        self.sum += bytes;
+    }
+
+    /// Forgets the frames that left the window `(t − window, t]` by `t`.
+    fn expire(&mut self, t: Time, window: Duration) {
+        while let Some(&(at, b)) = self.frames.front() {
+            if at + window > t {
+                break;
+            }
+            self.frames.pop_front();
+            self.sum -= b;
+        }
+    }
+
+    /// From `t` on, the instant the sum drops to `limit` or below as frames expire (`t` if it
+    /// already is), looking no further than `horizon` (`None`: still above at the horizon).
+    fn high_until(&self, t: Time, window: Duration, limit: u64, horizon: Time) -> Option<Time> {
+        let mut sum = self.sum;
+        if sum <= limit {
+            return Some(t);
+        }
+        for &(at, b) in &self.frames {
+            let leaves = at + window;
+            if leaves >= horizon {
+                return None;
+            }
+            sum -= b;
+            if sum <= limit {
+                return Some(leaves.max(t));
+            }
+        }
+        Some(t)
+    }
+}
+
+/// Owner tags for energy attribution: each owner `k` has two buckets, its own activity
+/// (`2k`) and the tail after it (`2k + 1`). Owner 0 is "before the first frame".
+pub const fn own_bucket(owner: u32) -> u32 {
+    2 * owner
+}
+
+/// See [`own_bucket`].
+pub const fn tail_bucket(owner: u32) -> u32 {
+    2 * owner + 1
 }
 
 /// Costs a stream of tx/rx intervals under one [`AccountingPolicy`].
@@ -141,20 +296,33 @@ pub struct PolicyMeter {
     policy: AccountingPolicy,
     meter: RadioMeter,
     break_even: Duration,
+    /// The shortest gap a PSM radio can doze through (its down plus up transition, ≥ 1 ns).
+    min_doze: Duration,
     /// End of the latest activity (or the start): where the current gap begins.
     last_end: Time,
     clipped_ns: u64,
+    /// Beacons received while dozing (PSM policies).
+    beacons: u64,
+    window: ByteWindow,
+    /// Owner of the latest activity (attribution).
+    owner: u32,
 }
 
 impl PolicyMeter {
     /// A meter for `policy` on `profile`, the run starting at `start` with the radio awake.
     pub fn new(policy: AccountingPolicy, profile: &DeviceProfile, start: Time) -> Self {
+        let leg = |from, to| profile.transition(from, to).map_or(0, |t| t.duration.as_nanos());
+        let min_doze = leg(RadioState::Idle, RadioState::Sleep) + leg(RadioState::Sleep, RadioState::Idle);
         PolicyMeter {
             policy,
             meter: RadioMeter::new(profile, start, RadioState::Idle),
             break_even: break_even_time(profile),
+            min_doze: Duration::from_nanos(min_doze.max(1)),
             last_end: start,
             clipped_ns: 0,
+            beacons: 0,
+            window: ByteWindow::default(),
+            owner: 0,
         }
     }
 
@@ -173,12 +341,87 @@ impl PolicyMeter {
         Duration::from_nanos(self.clipped_ns)
     }
 
-    /// State the policy keeps the radio in during an idle gap of length `gap`.
-    fn gap_state(&self, gap: Duration) -> RadioState {
+    /// Beacons received while dozing, so far (PSM policies).
+    pub fn beacons(&self) -> u64 {
+        self.beacons
+    }
+
+    /// Starts attributing energy to owners (see [`PolicyMeter::activity_of`]).
+    pub fn enable_attribution(&mut self) {
+        self.meter.enable_attribution();
+    }
+
+    /// The awake, not-busy state at `t`: `IdleHigh` while adaptive PSM's window is above
+    /// its threshold, else `Idle`.
+    fn awake_state(&mut self, t: Time) -> RadioState {
+        if let AccountingPolicy::AdaptivePsm(q) = self.policy {
+            self.window.expire(t, q.window);
+            if self.window.sum > q.high_bytes {
+                return RadioState::IdleHigh;
+            }
+        }
+        RadioState::Idle
+    }
+
+    /// Sets the states of the idle gap `[a, b)` (the radio must be ready at `b`).
+    fn fill_gap(&mut self, a: Time, b: Time) {
+        if b <= a {
+            return;
+        }
+        let tail = tail_bucket(self.owner);
         match self.policy {
-            AccountingPolicy::AlwaysOn => RadioState::Idle,
-            AccountingPolicy::Oracle if gap > self.break_even => RadioState::Sleep,
-            AccountingPolicy::Oracle => RadioState::Idle,
+            AccountingPolicy::AlwaysOn => self.meter.set_state_owned(a, RadioState::Idle, tail),
+            AccountingPolicy::Oracle => {
+                let s = if b - a > self.break_even { RadioState::Sleep } else { RadioState::Idle };
+                self.meter.set_state_owned(a, s, tail);
+            }
+            AccountingPolicy::Psm(p) => self.doze(a, b, p, tail),
+            AccountingPolicy::AdaptivePsm(q) => {
+                let awake_end = (a + q.timeout).min(b);
+                self.window.expire(a, q.window);
+                let low_from = self.window.high_until(a, q.window, q.high_bytes, awake_end);
+                match low_from {
+                    Some(t) if t <= a => self.meter.set_state_owned(a, RadioState::Idle, tail),
+                    Some(t) => {
+                        self.meter.set_state_owned(a, RadioState::IdleHigh, tail);
+                        self.meter.set_state_owned(t, RadioState::Idle, tail);
+                    }
+                    None => self.meter.set_state_owned(a, RadioState::IdleHigh, tail),
+                }
+                if awake_end < b {
+                    self.doze(awake_end, b, q.psm, tail);
+                }
+            }
+        }
+    }
+
+    /// PSM in `[a, b)`: dormant except for beacons (at `start + k·interval`), staying idle
+    /// through any piece too short to hold a down and an up transition.
+    fn doze(&mut self, a: Time, b: Time, p: PsmParams, owner: u32) {
+        let rest = |m: &mut Self, from: Time, to: Time| {
+            let s = if to - from >= m.min_doze { RadioState::Sleep } else { RadioState::Idle };
+            m.meter.set_state_owned(from, s, owner);
+        };
+        if p.beacon_listen == Duration::ZERO || p.beacon_interval == Duration::ZERO {
+            rest(self, a, b);
+            return;
+        }
+        let bi = p.beacon_interval.as_nanos();
+        let since = (a - self.meter.start()).as_nanos();
+        // Beacons at start + k·interval, k ≥ 1 (an awake radio hears the one at `a` anyway).
+        let mut tbtt = self.meter.start() + Duration::from_nanos((since / bi + 1) * bi);
+        let mut t = a;
+        while tbtt < b {
+            if tbtt > t {
+                rest(self, t, tbtt);
+            }
+            self.meter.set_state_owned(tbtt, RadioState::Rx, owner);
+            self.beacons += 1;
+            t = (tbtt + p.beacon_listen).min(b);
+            tbtt = tbtt + p.beacon_interval;
+        }
+        if t < b {
+            rest(self, t, b);
         }
     }
 
@@ -186,35 +429,67 @@ impl PolicyMeter {
     /// non-decreasing `start` order; a start before the previous end is clipped to it (a
     /// half-duplex radio does one thing at a time) and the lost time counted in `clipped`.
     pub fn activity(&mut self, start: Time, end: Time, kind: Activity) {
+        self.frame(start, end, kind, 0, self.owner);
+    }
+
+    /// [`PolicyMeter::activity`] for a frame of `bytes` (counted by adaptive PSM's window at
+    /// `end`) belonging to `owner` (attribution: the frame's energy, and any wake-up it needs,
+    /// go to [`own_bucket`]`(owner)`; the gap after it to [`tail_bucket`]`(owner)`).
+    pub fn frame(&mut self, start: Time, end: Time, kind: Activity, bytes: u64, owner: u32) {
         // Overlap of [start, end) with everything before last_end is dropped.
         self.clipped_ns += end.min(self.last_end).saturating_since(start).as_nanos();
         let start = start.max(self.last_end);
         if end <= start {
             return;
         }
-        let gap = start - self.last_end;
-        if gap > Duration::ZERO {
-            // The gap is over, so now we know its length (the oracle's foresight).
-            let s = self.gap_state(gap);
-            self.meter.set_state(self.last_end, s);
-        }
-        self.meter.set_state(start, kind.state());
+        // The gap is over, so now we know its length (the oracle's foresight).
+        self.fill_gap(self.last_end, start);
+        self.owner = owner;
+        let state = match kind {
+            Activity::Wait => self.awake_state(start),
+            _ => kind.state(),
+        };
+        self.meter.set_state_owned(start, state, own_bucket(owner));
         self.last_end = end;
+        if bytes > 0 {
+            self.window.push(end, bytes);
+        }
     }
 
     /// Totals for the run ending at `end`, the trailing gap costed like any other (the radio
     /// must be ready at `end`). Non-destructive: more activity may follow.
     pub fn report(&self, end: Time) -> EnergyReport {
-        let mut m = self.meter.clone_without_timeline();
-        if end > self.last_end {
-            let s = self.gap_state(end - self.last_end);
-            m.set_state(self.last_end, s);
-            m.set_state(end, RadioState::Idle);
-        }
-        let mut r = m.report(end);
+        let m = self.closed_at(end);
+        let mut r = m.meter.report(end);
         r.policy = Some(self.policy.as_str().to_string());
         r.clipped_activity_ns = self.clipped_ns;
         r
+    }
+
+    /// Energy per attribution bucket (fJ, see [`own_bucket`]) for the run ending at `end`;
+    /// empty unless attribution is enabled. Sums to the report's exact total.
+    pub fn energy_by_bucket(&self, end: Time) -> Vec<u128> {
+        self.closed_at(end).meter.energy_by_owner(end)
+    }
+
+    /// A copy with the trailing gap up to `end` filled and the radio ready at `end`.
+    fn closed_at(&self, end: Time) -> PolicyMeter {
+        let mut m = PolicyMeter {
+            meter: self.meter.clone_without_timeline(),
+            window: self.window.clone(),
+            ..*self
+        };
+        if end > m.last_end {
+            m.fill_gap(m.last_end, end);
+            let tail = tail_bucket(m.owner);
+            m.meter.set_state_owned(end, RadioState::Idle, tail);
+        }
+        m
+    }
+
+    /// Beacons received while dozing up to `end`, the trailing gap included.
+    pub fn beacons_until(&self, end: Time) -> u64 {
+        self.closed_at(end).beacons
     }
 
     /// Same as [`PolicyMeter::report`].
@@ -230,6 +505,23 @@ impl PolicyMeter {
     /// Logged state changes, up to the start of the latest activity's following gap.
     pub fn timeline(&self) -> &[(Time, RadioState)] {
         self.meter.timeline()
+    }
+
+    /// Moves the logged state changes out but the latest (see [`RadioMeter::drain_timeline`]).
+    pub fn drain_timeline(&mut self, sink: impl FnMut(Time, RadioState)) {
+        self.meter.drain_timeline(sink);
+    }
+
+    /// The state changes of the trailing gap up to `end` (after the logged ones), as
+    /// [`PolicyMeter::report`] costs it.
+    pub fn trailing_timeline(&self, end: Time) -> Vec<(Time, RadioState)> {
+        let mut m = PolicyMeter { meter: self.meter.clone_without_timeline(), window: self.window.clone(), ..*self };
+        m.meter.enable_timeline();
+        if end > m.last_end {
+            m.fill_gap(m.last_end, end);
+            m.meter.set_state(end, RadioState::Idle);
+        }
+        m.meter.timeline().iter().copied().skip(1).collect()
     }
 
     /// The underlying radio meter.
@@ -337,6 +629,7 @@ mod tests {
                     match k {
                         Activity::Tx => tx += (e - s).as_nanos() as u128,
                         Activity::Rx => rx += (e - s).as_nanos() as u128,
+                        Activity::Wait => {}
                     }
                 }
                 let r = m.report(end);
@@ -459,7 +752,159 @@ mod tests {
         for pol in AccountingPolicy::ALL {
             assert_eq!(pol.as_str().parse::<AccountingPolicy>(), Ok(pol));
         }
-        let e = "psm".parse::<AccountingPolicy>().unwrap_err().to_string();
+        let e = "bogus".parse::<AccountingPolicy>().unwrap_err().to_string();
         assert!(e.contains("always-on") && e.contains("oracle"), "{e}");
+    }
+
+    fn ms(x: u64) -> Time {
+        Time::ZERO + Duration::from_millis(x)
+    }
+
+    /// Static PSM on a hand-built pattern, WaveLAN DSSS (idle 1319, rx 1425, tx 1675,
+    /// sleep 177 mW; up = 2 ms at idle power, down free), beacons every 100 ms, 1 ms each.
+    ///
+    /// | interval       | state | why                                             |
+    /// |----------------|-------|-------------------------------------------------|
+    /// | [0, 30)        | sleep | 28 ms + 2 ms up, gap ≥ 2 ms                     |
+    /// | [30, 31)       | rx    | frame                                           |
+    /// | [31, 32)       | idle  | 1 ms gap < 2 ms up: cannot doze                 |
+    /// | [32, 33)       | tx    | frame                                           |
+    /// | [33, 100)      | sleep | 65 ms + 2 ms up (ready for the beacon at 100)   |
+    /// | [100, 101)     | rx    | beacon                                          |
+    /// | [101, 150)     | sleep | 47 ms + 2 ms up                                 |
+    /// | [150, 151)     | rx    | frame                                           |
+    /// | [151, 200)     | sleep | 47 ms + 2 ms up                                 |
+    /// | [200, 201)     | rx    | beacon                                          |
+    /// | [201, 250)     | sleep | 47 ms + 2 ms up, ready at the end               |
+    #[test]
+    fn psm_hand_computed_timeline() {
+        let p = builtin_profile("wavelan-dsss").unwrap();
+        let psm = PsmParams { beacon_interval: Duration::from_millis(100), beacon_listen: Duration::from_millis(1) };
+        let mut m = PolicyMeter::new(AccountingPolicy::Psm(psm), &p, Time::ZERO);
+        m.enable_timeline();
+        m.activity(ms(30), ms(31), Activity::Rx);
+        m.activity(ms(32), ms(33), Activity::Tx);
+        m.activity(ms(150), ms(151), Activity::Rx);
+        let mut tl = m.timeline().to_vec();
+        tl.extend(m.trailing_timeline(ms(250)));
+        assert_eq!(
+            tl,
+            vec![
+                (ms(0), Sleep),
+                (ms(30), Rx),
+                (ms(31), Idle),
+                (ms(32), Tx),
+                (ms(33), Sleep),
+                (ms(100), Rx),
+                (ms(101), Sleep),
+                (ms(150), Rx),
+                (ms(151), Sleep),
+                (ms(200), Rx),
+                (ms(201), Sleep),
+                (ms(250), Idle),
+            ]
+        );
+        let r = m.report(ms(250));
+        conserved(&r);
+        assert_eq!(m.beacons_until(ms(250)), 2);
+        // 5 dormant intervals, each 2 ms of wake-up: 28+65+47+47+47 = 234 ms asleep.
+        assert_eq!(r.sleep.time_ns, 234_000_000);
+        assert_eq!(r.transitions.time_ns, 10_000_000);
+        assert_eq!((r.rx.time_ns, r.tx.time_ns, r.idle.time_ns), (4_000_000, 1_000_000, 1_000_000));
+        let nj = 234 * 177_000 + 10 * 1_319_000 + 4 * 1_425_000 + 1_675_000 + 1_319_000;
+        assert_eq!(r.total_energy_nj, nj);
+    }
+
+    /// Adaptive PSM on a hand-built pattern (free transitions, so only the states matter):
+    /// timeout 100 ms, window 50 ms, high above 2000 bytes, no beacon cost.
+    #[test]
+    fn adaptive_psm_hand_computed_timeline() {
+        let text = "name = \"t\"\ndescription = \"d\"\nsource = \"s\"\n[power_mw]\n\
+                    off = 0\nsleep = 10\nidle = 100\nidle_high = 300\nrx = 400\ntx = 500\n";
+        let p = DeviceProfile::from_toml_str(text, "t.toml").unwrap();
+        let q = AdaptivePsmParams {
+            timeout: Duration::from_millis(100),
+            window: Duration::from_millis(50),
+            high_bytes: 2000,
+            psm: PsmParams { beacon_interval: Duration::from_millis(100), beacon_listen: Duration::ZERO },
+        };
+        let mut m = PolicyMeter::new(AccountingPolicy::AdaptivePsm(q), &p, Time::ZERO);
+        m.enable_timeline();
+        // 1500 B at 10 ms: window 1500, not high. 1500 B at 20 ms: 3000 > 2000, high until the
+        // first leaves the window at 10 + 50 = 60 ms. Then idle until 20 + 100 = 120 ms (the
+        // timeout after the last frame), asleep until the frame at 300 ms.
+        m.frame(ms(10), ms(11), Activity::Rx, 1500, 1);
+        m.frame(ms(20), ms(21), Activity::Rx, 1500, 2);
+        m.frame(ms(300), ms(301), Activity::Tx, 100, 1);
+        let mut tl = m.timeline().to_vec();
+        tl.extend(m.trailing_timeline(ms(500)));
+        // The frames count at their ends (11 and 21 ms): high from 21 until 11 + 50 = 61 ms.
+        assert_eq!(
+            tl,
+            vec![
+                (ms(0), Idle),
+                (ms(10), Rx),
+                (ms(11), Idle),
+                (ms(20), Rx),
+                (ms(21), IdleHigh),
+                (ms(61), Idle),
+                (ms(121), Sleep),
+                (ms(300), Tx),
+                (ms(301), Idle),
+                (ms(401), Sleep),
+                (ms(500), Idle),
+            ]
+        );
+        let r = m.report(ms(500));
+        conserved(&r);
+        assert_eq!(r.idle_high.time_ns, 40_000_000);
+        // Idle: [0,10) [11,20) [61,121) [301,401) = 179 ms.
+        assert_eq!(r.idle.time_ns, 179_000_000);
+        assert_eq!(r.sleep.time_ns, 179_000_000 + 99_000_000);
+    }
+
+    #[test]
+    fn oracle_never_costs_more_than_the_psm_policies() {
+        let mut rng = Lcg(11);
+        for p in builtin_profiles() {
+            let be = break_even_time(&p);
+            for _ in 0..20 {
+                let n = 1 + rng.below(40) as usize;
+                let (acts, end) = pattern(&mut rng, be, n);
+                let mut meters: Vec<PolicyMeter> = AccountingPolicy::ALL
+                    .iter()
+                    .map(|&pol| PolicyMeter::new(pol, &p, Time::ZERO))
+                    .collect();
+                for m in &mut meters {
+                    m.enable_attribution();
+                }
+                for &(s, e, k) in &acts {
+                    for m in &mut meters {
+                        m.frame(s, e, k, 1500, 1 + (s.as_nanos() % 3) as u32);
+                    }
+                }
+                let r: Vec<EnergyReport> = meters.iter().map(|m| m.report(end)).collect();
+                for (m, x) in meters.iter().zip(&r) {
+                    conserved(x);
+                    // Attribution splits the exact total.
+                    assert_eq!(m.energy_by_bucket(end).iter().sum::<u128>(), x.total_energy_fj, "{}", p.name());
+                    // Same frames; the PSM policies add beacon receptions.
+                    assert!(x.tx.time_ns == r[0].tx.time_ns && x.rx.time_ns >= r[0].rx.time_ns);
+                }
+                // Up to 1 ns per gap of slack: the break-even time is rounded up to the ns, so at
+                // a gap of exactly that length sleeping is cheaper by less than 1 ns of idling.
+                let slack = (acts.len() as u128 + 1) * p.power_uw(Idle) as u128;
+                assert!(r[1].total_energy_fj <= r[2].total_energy_fj + slack, "{}: oracle > psm", p.name());
+                assert!(r[1].total_energy_fj <= r[3].total_energy_fj + slack, "{}: oracle > adaptive", p.name());
+            }
+        }
+    }
+
+    #[test]
+    fn default_policies_match_their_constructors() {
+        assert_eq!(AccountingPolicy::ALL[2], AccountingPolicy::Psm(PsmParams::default()));
+        assert_eq!(AccountingPolicy::ALL[3], AccountingPolicy::AdaptivePsm(AdaptivePsmParams::default()));
+        // 100-byte beacon at 1 Mb/s with the long preamble: 192 + 800 us.
+        assert_eq!(PsmParams::default().beacon_listen, Duration::from_micros(992));
     }
 }

@@ -48,7 +48,7 @@ pub struct DeviceProfile {
     description: String,
     source: String,
     phy: Option<String>,
-    power_uw: [u64; 5],
+    power_uw: [u64; RadioState::COUNT],
     transitions: Vec<Transition>,
     derived: BTreeMap<String, String>,
 }
@@ -134,6 +134,9 @@ struct RawPowers {
     off: Spanned<f64>,
     sleep: Spanned<f64>,
     idle: Spanned<f64>,
+    /// The high-throughput awake mode; absent: the same as `idle`.
+    #[serde(default)]
+    idle_high: Option<Spanned<f64>>,
     rx: Spanned<f64>,
     tx: Spanned<f64>,
 }
@@ -284,8 +287,9 @@ impl DeviceProfile {
             ));
         }
 
+        let mut raw = raw;
         let p = &raw.power_mw;
-        let mut power_uw = [0u64; 5];
+        let mut power_uw = [0u64; RadioState::COUNT];
         for (st, v) in [
             (RadioState::Off, &p.off),
             (RadioState::Sleep, &p.sleep),
@@ -295,6 +299,18 @@ impl DeviceProfile {
         ] {
             let key = format!("power_mw.{}", st.as_str());
             power_uw[st.index()] = milli_units(v, MAX_POWER_MW, "power (mW)", &key, origin, text)?;
+        }
+        match &p.idle_high {
+            Some(v) => {
+                let high = milli_units(v, MAX_POWER_MW, "power (mW)", "power_mw.idle_high", origin, text)?;
+                power_uw[RadioState::IdleHigh.index()] = high;
+            }
+            None => {
+                power_uw[RadioState::IdleHigh.index()] = power_uw[RadioState::Idle.index()];
+                raw.derived.entry("power_mw.idle_high".into()).or_insert_with(|| {
+                    "= idle: the profile gives no separate high-throughput awake power".into()
+                });
+            }
         }
 
         let mut transitions: Vec<Transition> = Vec::with_capacity(raw.transition.len());
@@ -405,6 +421,26 @@ impl DeviceProfile {
     /// Notes on derived or assumed values, keyed by the value they explain.
     pub fn derived(&self) -> &BTreeMap<String, String> {
         &self.derived
+    }
+
+    /// A profile with the given per-state powers (µW, indexed by [`RadioState::index`]) and no
+    /// transition costs, for formats that have neither (EnergyBox's Wi-Fi files).
+    pub fn from_powers(
+        name: &str,
+        description: &str,
+        source: &str,
+        power_uw: [u64; RadioState::COUNT],
+        derived: BTreeMap<String, String>,
+    ) -> DeviceProfile {
+        DeviceProfile {
+            name: name.to_string(),
+            description: description.to_string(),
+            source: source.to_string(),
+            phy: None,
+            power_uw,
+            transitions: Vec::new(),
+            derived,
+        }
     }
 
     /// The same profile with instantaneous, free wake-ups from sleep (seed 000's idealised
@@ -632,7 +668,8 @@ source = "made up"
         let t = p.transition(Sleep, Idle).unwrap();
         assert_eq!(t.duration, Duration::from_nanos(2500));
         assert_eq!(t.energy_fj(), 2500 * 100_000);
-        assert!(p.phy().is_none() && p.derived().is_empty());
+        assert!(p.phy().is_none() && p.derived().keys().eq(["power_mw.idle_high"]));
+        assert_eq!(p.power_uw(RadioState::IdleHigh), p.power_uw(RadioState::Idle));
     }
 
     fn err(text: &str) -> String {

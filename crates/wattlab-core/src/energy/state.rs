@@ -6,10 +6,13 @@ use std::str::FromStr;
 
 /// A power state of the radio.
 ///
-/// `Off` and `Sleep` are *dormant* (the radio can neither send nor receive); `Idle`, `Rx` and
-/// `Tx` are *awake*. `Idle` is the idle/listen/sense state: powered and ready, no frame on air.
+/// `Off` and `Sleep` are *dormant* (the radio can neither send nor receive); `Idle`,
+/// `IdleHigh`, `Rx` and `Tx` are *awake*. `Idle` is the idle/listen/sense state: powered and
+/// ready, no frame on air. `IdleHigh` is the same in a driver's high-throughput mode (phone
+/// drivers' and EnergyBox's "CAMH"), which draws more; profiles without one give it `Idle`'s
+/// power.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum RadioState {
     /// No power to the card (e.g. PCMCIA socket powered off).
     Off,
@@ -17,6 +20,8 @@ pub enum RadioState {
     Sleep,
     /// Awake, listening, no frame being sent or received.
     Idle,
+    /// Awake and idle in a high-throughput driver mode ("CAMH").
+    IdleHigh,
     /// Receiving a frame.
     Rx,
     /// Transmitting a frame.
@@ -25,20 +30,25 @@ pub enum RadioState {
 
 impl RadioState {
     /// All states, in index order (see [`RadioState::index`]).
-    pub const ALL: [RadioState; 5] = [
+    pub const ALL: [RadioState; 6] = [
         RadioState::Off,
         RadioState::Sleep,
         RadioState::Idle,
+        RadioState::IdleHigh,
         RadioState::Rx,
         RadioState::Tx,
     ];
 
-    /// Stable lower-case name: "off", "sleep", "idle", "rx" or "tx".
+    /// Number of states.
+    pub const COUNT: usize = 6;
+
+    /// Stable lower-case name: "off", "sleep", "idle", "idle_high", "rx" or "tx".
     pub const fn as_str(self) -> &'static str {
         match self {
             RadioState::Off => "off",
             RadioState::Sleep => "sleep",
             RadioState::Idle => "idle",
+            RadioState::IdleHigh => "idle_high",
             RadioState::Rx => "rx",
             RadioState::Tx => "tx",
         }
@@ -54,7 +64,7 @@ impl RadioState {
         matches!(self, RadioState::Off | RadioState::Sleep)
     }
 
-    /// True for `Idle`, `Rx` and `Tx`.
+    /// True for `Idle`, `IdleHigh`, `Rx` and `Tx`.
     pub const fn is_awake(self) -> bool {
         !self.is_dormant()
     }
@@ -74,7 +84,7 @@ impl fmt::Display for ParseRadioStateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown radio state `{}` (expected one of: off, sleep, idle, rx, tx)",
+            "unknown radio state `{}` (expected one of: off, sleep, idle, idle_high, rx, tx)",
             self.0
         )
     }

@@ -1,0 +1,568 @@
+//! The trace analyzer: what a capture's traffic costs the client's radio, under one or more
+//! power policies, all driving the one radio energy model of `wattlab_core::energy`.
+//!
+//! One streaming pass (two if the client must be found first): each packet to or from the
+//! client becomes radio intervals ([`crate::airtime`]), fed to every policy's meter, tagged
+//! with its connection for attribution. Memory grows with the number of connections and
+//! throughput bins, not with the number of packets; state timelines are kept in memory only
+//! when asked, or streamed to CSV files.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+use wattlab_core::energy::{
+    own_bucket, tail_bucket, Activity, DeviceProfile, EnergyReport, PolicyMeter, RadioState, ReplayMeter,
+};
+use wattlab_core::{Duration, Time};
+
+use crate::airtime::{Airtime, Direction, Interval, FRAME_MTU};
+use crate::policy_spec::{PolicyKind, PolicySpec};
+use crate::{address_totals, CaptureFormat, Stats, Totals, TraceError, TracePacket, TraceReader, Transport};
+
+/// Where the state timelines go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TimelineOutput {
+    /// Not kept.
+    Off,
+    /// Kept in memory ([`PolicyOutcome::timeline`]).
+    Memory,
+    /// Streamed to `DIR/timeline_<n>.csv` (`time_s,state`; `n` is the policy's position).
+    Csv(PathBuf),
+}
+
+/// What to analyze and how.
+#[derive(Clone, Debug)]
+pub struct EnergyOptions {
+    /// The client's address; `None`: the address with the most traffic.
+    pub client: Option<IpAddr>,
+    /// The radio's power model.
+    pub profile: DeviceProfile,
+    /// Packet sizes to radio intervals.
+    pub airtime: Airtime,
+    /// Policies to cost the capture under (labels unique).
+    pub policies: Vec<PolicySpec>,
+    /// Throughput bin width.
+    pub bin: Duration,
+    /// State timelines.
+    pub timeline: TimelineOutput,
+}
+
+/// How the client address was chosen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientChoice {
+    /// Given by the user.
+    Given,
+    /// The busiest address; `ties` lists others with exactly as much traffic (client and
+    /// server tie in a capture of a single connection).
+    Busiest {
+        /// Equally busy addresses.
+        ties: Vec<IpAddr>,
+    },
+}
+
+/// One connection (or, for other protocols, one peer and protocol) of the client.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Connection {
+    /// 1-based id (0 is "before the first packet" in the attribution).
+    pub id: u32,
+    /// IP protocol number.
+    pub protocol: u8,
+    /// The client's port (0 if none).
+    pub local_port: u16,
+    /// The peer (for group-addressed traffic, the group address).
+    pub remote: IpAddr,
+    /// The peer's port (0 if none).
+    pub remote_port: u16,
+    /// Packets sent by the client.
+    pub packets_up: u64,
+    /// Packets received.
+    pub packets_down: u64,
+    /// IP bytes sent.
+    pub bytes_up: u64,
+    /// IP bytes received.
+    pub bytes_down: u64,
+    /// First packet, ns since the epoch.
+    pub first_ns: u64,
+    /// Last packet, ns since the epoch.
+    pub last_ns: u64,
+}
+
+/// The result of one policy.
+#[derive(Clone, Debug)]
+pub struct PolicyOutcome {
+    /// The spec's label.
+    pub label: String,
+    /// The policy's name.
+    pub name: &'static str,
+    /// Energy and time per state.
+    pub report: EnergyReport,
+    /// Beacons received while dozing (PSM policies).
+    pub beacons: u64,
+    /// Received packets that arrived while the replayed schedule had the radio dormant: a
+    /// sleeping radio never hears them, so they are not costed.
+    pub rx_while_dormant: u64,
+    /// Activity intervals the replayed schedule had no awake time for (the radio woke).
+    pub busy_while_dormant: u64,
+    /// Energy per connection: `(own, tail)` fJ, indexed by connection id (0: before the
+    /// first packet). Own: its frames and the wake-ups they needed; tail: the radio's time
+    /// after its frame until the next one (idle, beacons, sleep, down transitions).
+    pub by_connection: Vec<(u128, u128)>,
+    /// `(ns since the epoch, state)` changes, when kept in memory.
+    pub timeline: Vec<(u64, RadioState)>,
+    /// The CSV the timeline was streamed to.
+    pub timeline_file: Option<PathBuf>,
+}
+
+/// Everything the analyzer found.
+#[derive(Clone, Debug)]
+pub struct EnergyAnalysis {
+    /// The capture's path.
+    pub path: String,
+    /// Container format.
+    pub format: CaptureFormat,
+    /// The client.
+    pub client: IpAddr,
+    /// How it was chosen.
+    pub choice: ClientChoice,
+    /// The busiest addresses (at most 5) with their totals, when the client was chosen.
+    pub ranked: Vec<(IpAddr, Totals)>,
+    /// Reader statistics (records, IP packets, skips by reason).
+    pub stats: Stats,
+    /// Start of the costed run (the first interval), ns since the epoch.
+    pub start_ns: u64,
+    /// End of the costed run (the last interval's end), ns.
+    pub end_ns: u64,
+    /// Packets sent by the client.
+    pub packets_up: u64,
+    /// Packets received by the client (unicast and group-addressed).
+    pub packets_down: u64,
+    /// IP bytes sent.
+    pub bytes_up: u64,
+    /// IP bytes received.
+    pub bytes_down: u64,
+    /// Of the received packets, broadcast or multicast ones (not acknowledged on the air).
+    pub group_down: u64,
+    /// IP packets neither from nor to the client (not costed).
+    pub foreign_packets: u64,
+    /// Packets longer than one frame (costed as several frames).
+    pub oversize_packets: u64,
+    /// The airtime model.
+    pub airtime: Airtime,
+    /// The policies' results, in the order given.
+    pub policies: Vec<PolicyOutcome>,
+    /// Connections, by id (index = id − 1).
+    pub connections: Vec<Connection>,
+    /// Throughput bin width, ns.
+    pub bin_ns: u64,
+    /// Bytes `[up, down]` per bin from `start_ns`.
+    pub throughput: Vec<[u64; 2]>,
+}
+
+/// Why an analysis failed: the capture, the options or an output file.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    /// The capture cannot be read.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// The options or the data make no analysis possible (the message says why).
+    #[error("{0}")]
+    Invalid(String),
+    /// A timeline file cannot be written.
+    #[error("{path}: cannot write: {source}")]
+    Output {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// True for broadcast and multicast destinations (frames the AP sends unacknowledged).
+fn is_group(a: IpAddr) -> bool {
+    match a {
+        IpAddr::V4(v) => v.is_multicast() || v.is_broadcast(),
+        IpAddr::V6(v) => v.is_multicast(),
+    }
+}
+
+/// Connection key: protocol, client port, peer, peer port.
+type ConnKey = (u8, u16, IpAddr, u16);
+
+fn ports(p: &TracePacket) -> (u16, u16) {
+    match p.transport {
+        Transport::Tcp(t) => (t.src_port, t.dst_port),
+        Transport::Udp(u) => (u.src_port, u.dst_port),
+        _ => (0, 0),
+    }
+}
+
+/// A policy's meter.
+enum Meter {
+    Policy(Box<PolicyMeter>),
+    Replay(Box<ReplayMeter>),
+}
+
+struct Running {
+    label: String,
+    name: &'static str,
+    meter: Meter,
+    rx_while_dormant: u64,
+    sink: Option<(PathBuf, BufWriter<File>)>,
+    timeline: Vec<(u64, RadioState)>,
+}
+
+fn write_rows(w: &mut BufWriter<File>, rows: &mut dyn Iterator<Item = (Time, RadioState)>) -> std::io::Result<()> {
+    for (t, s) in rows {
+        writeln!(w, "{}.{:09},{}", t.as_nanos() / 1_000_000_000, t.as_nanos() % 1_000_000_000, s.as_str())?;
+    }
+    Ok(())
+}
+
+impl Running {
+    /// Moves logged state changes out to the sink or the in-memory timeline.
+    fn drain(&mut self) -> Result<(), AnalysisError> {
+        let mut rows: Vec<(Time, RadioState)> = Vec::new();
+        let mut push = |t: Time, s: RadioState| rows.push((t, s));
+        match &mut self.meter {
+            Meter::Policy(m) => m.drain_timeline(&mut push),
+            Meter::Replay(m) => m.drain_timeline(&mut push),
+        }
+        self.emit(rows)
+    }
+
+    fn emit(&mut self, rows: Vec<(Time, RadioState)>) -> Result<(), AnalysisError> {
+        match &mut self.sink {
+            Some((path, w)) => write_rows(w, &mut rows.into_iter()).map_err(|source| AnalysisError::Output {
+                path: path.display().to_string(),
+                source,
+            }),
+            None => {
+                self.timeline.extend(rows.into_iter().map(|(t, s)| (t.as_nanos(), s)));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Drain timelines every this many packets (bounds their memory).
+const DRAIN_EVERY: u64 = 4096;
+
+/// Analyzes the capture at `path`.
+pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, AnalysisError> {
+    if opts.policies.is_empty() {
+        return Err(AnalysisError::Invalid("no policy to cost the capture under".into()));
+    }
+    for (i, p) in opts.policies.iter().enumerate() {
+        if opts.policies[..i].iter().any(|q| q.label == p.label) {
+            return Err(AnalysisError::Invalid(format!("policy `{}` given twice", p.label)));
+        }
+    }
+    if opts.bin == Duration::ZERO {
+        return Err(AnalysisError::Invalid("the throughput bin must be longer than 0".into()));
+    }
+    let (client, choice, ranked) = match opts.client {
+        Some(c) => (c, ClientChoice::Given, Vec::new()),
+        None => {
+            let mut r = TraceReader::open(path)?;
+            let totals = address_totals(&mut r)?;
+            let ranked = totals.ranked();
+            let Some(&(best, t)) = ranked.first() else {
+                return Err(AnalysisError::Invalid(format!(
+                    "{}: no IP packets, so no client address to analyze ({} records, {} skipped)",
+                    path.display(),
+                    r.stats().records,
+                    r.stats().skipped.total_packets()
+                )));
+            };
+            let ties = ranked[1..].iter().filter(|(_, x)| (x.bytes, x.packets) == (t.bytes, t.packets)).map(|(a, _)| *a).collect();
+            (best, ClientChoice::Busiest { ties }, ranked.into_iter().take(5).collect())
+        }
+    };
+
+    let mut reader = TraceReader::open(path)?;
+    let mut conns: Vec<Connection> = Vec::new();
+    let mut index: HashMap<ConnKey, u32> = HashMap::new();
+    let mut last_key: Option<(ConnKey, u32)> = None;
+    let mut run: Vec<Running> = Vec::new();
+    let mut start = Time::ZERO;
+    let mut end = Time::ZERO;
+    let mut a = Counts::default();
+    let mut throughput: Vec<[u64; 2]> = Vec::new();
+    let mut intervals: Vec<Interval> = Vec::with_capacity(256);
+    let mut seen: u64 = 0;
+
+    while let Some(p) = reader.next_packet() {
+        let p = p?;
+        let (dir, peer) = if p.src == client {
+            (Direction::Up, p.dst)
+        } else if p.dst == client || is_group(p.dst) {
+            (Direction::Down, if p.dst == client { p.src } else { p.dst })
+        } else {
+            a.foreign += 1;
+            continue;
+        };
+        let group = is_group(p.dst);
+        let t = Time(p.ts_ns);
+        intervals.clear();
+        opts.airtime.for_each(t, dir, p.ip_len, group, |i| intervals.push(i));
+        if p.ip_len > FRAME_MTU {
+            a.oversize += 1;
+        }
+        if run.is_empty() {
+            start = intervals.first().map_or(t, |i| i.0);
+            run = start_meters(opts, start)?;
+        }
+        // Captures are in time order, but not always strictly (several interfaces): a packet
+        // before the run's start is costed from the start (its overlap counts as clipped).
+        let (sp, dp) = ports(&p);
+        let key: ConnKey = match dir {
+            Direction::Up => (p.protocol, sp, peer, dp),
+            Direction::Down => (p.protocol, dp, peer, sp),
+        };
+        let id = match last_key {
+            Some((k, id)) if k == key => id,
+            _ => {
+                let next = conns.len() as u32 + 1;
+                let id = *index.entry(key).or_insert(next);
+                if id == next {
+                    conns.push(Connection {
+                        id,
+                        protocol: key.0,
+                        local_port: key.1,
+                        remote: key.2,
+                        remote_port: key.3,
+                        packets_up: 0,
+                        packets_down: 0,
+                        bytes_up: 0,
+                        bytes_down: 0,
+                        first_ns: p.ts_ns,
+                        last_ns: p.ts_ns,
+                    });
+                }
+                last_key = Some((key, id));
+                id
+            }
+        };
+        let c = &mut conns[id as usize - 1];
+        c.last_ns = c.last_ns.max(p.ts_ns);
+        let bin = (t.as_nanos().saturating_sub(start.as_nanos()) / opts.bin.as_nanos()) as usize;
+        if throughput.len() <= bin {
+            throughput.resize(bin + 1, [0, 0]);
+        }
+        let bytes = u64::from(p.ip_len);
+        match dir {
+            Direction::Up => {
+                c.packets_up += 1;
+                c.bytes_up += bytes;
+                a.packets_up += 1;
+                a.bytes_up += bytes;
+                throughput[bin][0] += bytes;
+            }
+            Direction::Down => {
+                c.packets_down += 1;
+                c.bytes_down += bytes;
+                a.packets_down += 1;
+                a.bytes_down += bytes;
+                a.group_down += group as u64;
+                throughput[bin][1] += bytes;
+            }
+        }
+        let data = match dir {
+            Direction::Up => Activity::Tx,
+            Direction::Down => Activity::Rx,
+        };
+        for r in &mut run {
+            feed(r, &intervals, dir, data, bytes, id);
+        }
+        if let Some(last) = intervals.last() {
+            end = end.max(last.1);
+        }
+        seen += 1;
+        if seen % DRAIN_EVERY == 0 {
+            for r in &mut run {
+                r.drain()?;
+            }
+        }
+    }
+    if run.is_empty() {
+        return Err(AnalysisError::Invalid(format!(
+            "{}: no packets to or from {client} ({} IP packets in the capture){}",
+            path.display(),
+            reader.stats().packets,
+            if ranked.is_empty() { String::new() } else { format!("; busiest: {}", ranked[0].0) }
+        )));
+    }
+    end = end.max(start);
+
+    let mut policies = Vec::with_capacity(run.len());
+    for mut r in run {
+        r.drain()?;
+        let (report, beacons, busy, buckets, rest) = match &r.meter {
+            Meter::Policy(m) => {
+                let mut rest = m.timeline().to_vec();
+                rest.extend(m.trailing_timeline(end));
+                (m.report(end), m.beacons_until(end), 0, m.energy_by_bucket(end), rest)
+            }
+            Meter::Replay(m) => {
+                let mut rest = m.timeline().to_vec();
+                rest.extend(m.trailing_timeline(end));
+                (m.report(end), 0, m.busy_while_dormant(), m.energy_by_bucket(end), rest)
+            }
+        };
+        r.emit(rest)?;
+        let timeline_file = match r.sink.take() {
+            Some((path, mut w)) => {
+                w.flush().map_err(|source| AnalysisError::Output { path: path.display().to_string(), source })?;
+                Some(path)
+            }
+            None => None,
+        };
+        let mut report = report;
+        report.policy = Some(r.label.clone());
+        let mut by_connection = vec![(0u128, 0u128); conns.len() + 1];
+        for (b, fj) in buckets.into_iter().enumerate() {
+            let (owner, tail) = (b / 2, b % 2 == 1);
+            if let Some(e) = by_connection.get_mut(owner) {
+                if tail {
+                    e.1 += fj;
+                } else {
+                    e.0 += fj;
+                }
+            }
+        }
+        policies.push(PolicyOutcome {
+            label: r.label,
+            name: r.name,
+            report,
+            beacons,
+            rx_while_dormant: r.rx_while_dormant,
+            busy_while_dormant: busy,
+            by_connection,
+            timeline: r.timeline,
+            timeline_file,
+        });
+    }
+    debug_assert!(own_bucket(1) == 2 && tail_bucket(1) == 3);
+
+    Ok(EnergyAnalysis {
+        path: path.display().to_string(),
+        format: reader.format(),
+        client,
+        choice,
+        ranked,
+        stats: *reader.stats(),
+        start_ns: start.as_nanos(),
+        end_ns: end.as_nanos(),
+        packets_up: a.packets_up,
+        packets_down: a.packets_down,
+        bytes_up: a.bytes_up,
+        bytes_down: a.bytes_down,
+        group_down: a.group_down,
+        foreign_packets: a.foreign,
+        oversize_packets: a.oversize,
+        airtime: opts.airtime,
+        policies,
+        connections: conns,
+        bin_ns: opts.bin.as_nanos(),
+        throughput,
+    })
+}
+
+#[derive(Default)]
+struct Counts {
+    packets_up: u64,
+    packets_down: u64,
+    bytes_up: u64,
+    bytes_down: u64,
+    group_down: u64,
+    foreign: u64,
+    oversize: u64,
+}
+
+fn start_meters(opts: &EnergyOptions, start: Time) -> Result<Vec<Running>, AnalysisError> {
+    let mut run = Vec::with_capacity(opts.policies.len());
+    for (i, spec) in opts.policies.iter().enumerate() {
+        let mut meter = match &spec.kind {
+            PolicyKind::Accounting(p) => {
+                let mut m = PolicyMeter::new(*p, &opts.profile, start);
+                m.enable_attribution();
+                Meter::Policy(Box::new(m))
+            }
+            PolicyKind::Replay(schedule) => {
+                let mut m = ReplayMeter::new(&opts.profile, start, schedule.clone());
+                m.enable_attribution();
+                Meter::Replay(Box::new(m))
+            }
+        };
+        let sink = match &opts.timeline {
+            TimelineOutput::Off => None,
+            TimelineOutput::Memory => Some(None),
+            TimelineOutput::Csv(dir) => {
+                let path = timeline_path(dir, i);
+                let f = File::create(&path)
+                    .map_err(|source| AnalysisError::Output { path: path.display().to_string(), source })?;
+                let mut w = BufWriter::new(f);
+                writeln!(w, "time_s,state")
+                    .map_err(|source| AnalysisError::Output { path: path.display().to_string(), source })?;
+                Some(Some((path, w)))
+            }
+        };
+        if sink.is_some() {
+            match &mut meter {
+                Meter::Policy(m) => m.enable_timeline(),
+                Meter::Replay(m) => m.enable_timeline(),
+            }
+        }
+        run.push(Running {
+            label: spec.label.clone(),
+            name: spec.name(),
+            meter,
+            rx_while_dormant: 0,
+            sink: sink.flatten(),
+            timeline: Vec::new(),
+        });
+    }
+    Ok(run)
+}
+
+/// Feeds one packet's intervals to a policy's meter.
+fn feed(r: &mut Running, intervals: &[Interval], dir: Direction, data: Activity, bytes: u64, id: u32) {
+    match &mut r.meter {
+        Meter::Policy(m) => {
+            let mut counted = false;
+            for &(s, e, k) in intervals {
+                // The window counts the packet once, on its (first) data frame.
+                let b = if !counted && k == data {
+                    counted = true;
+                    bytes
+                } else {
+                    0
+                };
+                m.frame(s, e, k, b, id);
+            }
+        }
+        Meter::Replay(m) => {
+            let Some(&(first, _, _)) = intervals.first() else { return };
+            if dir == Direction::Down && m.scheduled_at(first).is_dormant() {
+                r.rx_while_dormant += 1;
+                return;
+            }
+            for &(s, e, k) in intervals {
+                m.activity(s, e, k, id);
+            }
+        }
+    }
+}
+
+/// Energy in joules from exact femtojoules.
+pub fn fj_to_j(fj: u128) -> f64 {
+    fj as f64 * 1e-15
+}
+
+/// The file the `i`-th policy's timeline is streamed to under `dir`.
+pub fn timeline_path(dir: &Path, i: usize) -> PathBuf {
+    dir.join(format!("timeline_{i}.csv"))
+}

@@ -1,0 +1,220 @@
+//! Policy specifications as users write them: `NAME[:key=value,...]`.
+//!
+//! | name | keys (defaults) |
+//! |---|---|
+//! | `always-on` | none |
+//! | `oracle` | none |
+//! | `psm` | `beacon` (102.4ms), `listen` (the PHY's beacon airtime) |
+//! | `adaptive-psm` | `timeout` (220ms), `window` (50ms), `threshold` (3000 bytes), `beacon`, `listen` |
+//! | `replay` | `policy`, `node` (rows of the `--transitions` file to use) |
+//!
+//! Durations take a unit (`ns`, `us`, `ms`, `s`); a bare number is milliseconds.
+
+use std::path::Path;
+
+use wattlab_core::energy::{AccountingPolicy, AdaptivePsmParams, PsmParams, RadioState};
+use wattlab_core::{Duration, Time};
+
+use crate::energybox::EnergyBoxConfig;
+use crate::transitions::{load_transitions, RowFilter};
+
+/// Names of the policies, for help texts and errors.
+pub const POLICY_NAMES: [&str; 5] = ["always-on", "oracle", "psm", "adaptive-psm", "replay"];
+
+/// What a policy does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicyKind {
+    /// A policy that decides the radio's state in each gap (see [`AccountingPolicy`]).
+    Accounting(AccountingPolicy),
+    /// The recorded `(instant, state)` schedule, replayed.
+    Replay(Vec<(Time, RadioState)>),
+}
+
+/// One policy to cost a capture under, with the label it is reported by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicySpec {
+    /// The text the user gave (e.g. `psm:beacon=204.8ms`), unique within a run.
+    pub label: String,
+    /// The policy.
+    pub kind: PolicyKind,
+}
+
+/// What a spec's defaults depend on.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SpecContext<'a> {
+    /// Beacon timing of the PHY in use.
+    pub psm: Option<PsmParams>,
+    /// EnergyBox settings, which give adaptive PSM's defaults.
+    pub energybox: Option<&'a EnergyBoxConfig>,
+    /// The `--transitions` file, for `replay`.
+    pub transitions: Option<&'a Path>,
+}
+
+/// Parses a duration: `220ms`, `0.5s`, `150us`, `800ns`, or a bare number of milliseconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (num, scale) = if let Some(x) = t.strip_suffix("ns") {
+        (x, 1.0)
+    } else if let Some(x) = t.strip_suffix("us") {
+        (x, 1e3)
+    } else if let Some(x) = t.strip_suffix("ms") {
+        (x, 1e6)
+    } else if let Some(x) = t.strip_suffix('s') {
+        (x, 1e9)
+    } else {
+        (t, 1e6)
+    };
+    let x: f64 = num.trim().parse().map_err(|_| format!("`{text}` is not a duration (e.g. 220ms, 0.5s, 150us)"))?;
+    if !(x.is_finite() && x >= 0.0 && x * scale < 1e18) {
+        return Err(format!("duration `{text}` is out of range"));
+    }
+    Ok(Duration::from_nanos((x * scale).round() as u64))
+}
+
+impl PolicySpec {
+    /// Parses `NAME[:key=value,...]` (see the module docs).
+    pub fn parse(spec: &str, cx: &SpecContext) -> Result<PolicySpec, String> {
+        let (name, args) = match spec.split_once(':') {
+            Some((n, a)) => (n.trim(), a.trim()),
+            None => (spec.trim(), ""),
+        };
+        let mut pairs = Vec::new();
+        for kv in args.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("policy `{spec}`: expected key=value, got `{kv}`"))?;
+            pairs.push((k.trim(), v.trim()));
+        }
+        let bad_key = |k: &str, valid: &[&str]| {
+            if valid.is_empty() {
+                format!("policy `{spec}`: `{name}` takes no settings (got `{k}`)")
+            } else {
+                format!("policy `{spec}`: unknown setting `{k}` for `{name}`; valid: {}", valid.join(", "))
+            }
+        };
+        let dur = |k: &str, v: &str| parse_duration(v).map_err(|e| format!("policy `{spec}`: setting `{k}`: {e}"));
+        let psm_base = cx.psm.unwrap_or_default();
+        let set_psm = |p: &mut PsmParams, k: &str, v: &str| -> Result<bool, String> {
+            match k {
+                "beacon" => {
+                    p.beacon_interval = dur(k, v)?;
+                    if p.beacon_interval == Duration::ZERO {
+                        return Err(format!("policy `{spec}`: setting `beacon` must be > 0"));
+                    }
+                }
+                "listen" => p.beacon_listen = dur(k, v)?,
+                _ => return Ok(false),
+            }
+            Ok(true)
+        };
+        let kind = match name {
+            "always-on" | "oracle" => {
+                if let Some((k, _)) = pairs.first() {
+                    return Err(bad_key(k, &[]));
+                }
+                PolicyKind::Accounting(if name == "oracle" { AccountingPolicy::Oracle } else { AccountingPolicy::AlwaysOn })
+            }
+            "psm" => {
+                let mut p = psm_base;
+                for (k, v) in &pairs {
+                    if !set_psm(&mut p, k, v)? {
+                        return Err(bad_key(k, &["beacon", "listen"]));
+                    }
+                }
+                PolicyKind::Accounting(AccountingPolicy::Psm(p))
+            }
+            "adaptive-psm" | "adaptive" => {
+                let mut q = AdaptivePsmParams::with_psm(psm_base);
+                if let Some(eb) = cx.energybox {
+                    q = eb.adaptive(q);
+                }
+                for (k, v) in &pairs {
+                    match *k {
+                        "timeout" => q.timeout = dur(k, v)?,
+                        "window" => {
+                            q.window = dur(k, v)?;
+                            if q.window == Duration::ZERO {
+                                return Err(format!("policy `{spec}`: setting `window` must be > 0"));
+                            }
+                        }
+                        "threshold" => {
+                            q.high_bytes = v.parse().map_err(|_| {
+                                format!("policy `{spec}`: setting `threshold`: `{v}` is not a whole number of bytes")
+                            })?
+                        }
+                        _ => {
+                            if !set_psm(&mut q.psm, k, v)? {
+                                return Err(bad_key(k, &["timeout", "window", "threshold", "beacon", "listen"]));
+                            }
+                        }
+                    }
+                }
+                PolicyKind::Accounting(AccountingPolicy::AdaptivePsm(q))
+            }
+            "replay" => {
+                let mut f = RowFilter::default();
+                for (k, v) in &pairs {
+                    match *k {
+                        "policy" => f.policy = Some(v.to_string()),
+                        "node" => f.node = Some(v.to_string()),
+                        _ => return Err(bad_key(k, &["policy", "node"])),
+                    }
+                }
+                let path = cx.transitions.ok_or_else(|| {
+                    format!("policy `{spec}`: replay needs the recorded transitions (--transitions FILE)")
+                })?;
+                PolicyKind::Replay(load_transitions(path, &f)?)
+            }
+            other => {
+                return Err(format!("unknown policy `{other}`; valid: {}", POLICY_NAMES.join(", ")));
+            }
+        };
+        Ok(PolicySpec { label: spec.trim().to_string(), kind })
+    }
+
+    /// The policy's name (`always-on`, `oracle`, `psm`, `adaptive-psm` or `replay`).
+    pub fn name(&self) -> &'static str {
+        match &self.kind {
+            PolicyKind::Accounting(p) => p.as_str(),
+            PolicyKind::Replay(_) => "replay",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_with_defaults_and_overrides() {
+        let cx = SpecContext::default();
+        let p = PolicySpec::parse("psm:beacon=204.8ms,listen=200us", &cx).unwrap();
+        assert_eq!(
+            p.kind,
+            PolicyKind::Accounting(AccountingPolicy::Psm(PsmParams {
+                beacon_interval: Duration::from_nanos(204_800_000),
+                beacon_listen: Duration::from_micros(200)
+            }))
+        );
+        let PolicyKind::Accounting(AccountingPolicy::AdaptivePsm(q)) =
+            PolicySpec::parse("adaptive-psm:timeout=0.1s,threshold=9000", &cx).unwrap().kind
+        else {
+            panic!()
+        };
+        assert_eq!((q.timeout, q.window, q.high_bytes), (Duration::from_millis(100), Duration::from_millis(50), 9000));
+        assert_eq!(PolicySpec::parse(" oracle ", &cx).unwrap().name(), "oracle");
+        for (bad, want) in [
+            ("sleepy", "unknown policy `sleepy`; valid: always-on, oracle, psm"),
+            ("psm:beacon", "expected key=value"),
+            ("psm:foo=1", "unknown setting `foo` for `psm`; valid: beacon, listen"),
+            ("oracle:x=1", "takes no settings"),
+            ("adaptive-psm:threshold=lots", "whole number of bytes"),
+            ("psm:beacon=0", "must be > 0"),
+            ("psm:beacon=soon", "not a duration"),
+            ("replay", "--transitions"),
+        ] {
+            let e = PolicySpec::parse(bad, &cx).unwrap_err();
+            assert!(e.contains(want), "{bad}: {e}");
+        }
+    }
+}
