@@ -3,6 +3,7 @@
 //! Python package builds DataFrames, tables and files from them.
 
 mod metrics;
+mod trace;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -174,7 +175,7 @@ fn profiles<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         d.set_item("source", p.source())?;
         d.set_item("phy", p.phy())?;
         let powers = PyDict::new(py);
-        for s in [RadioState::Tx, RadioState::Rx, RadioState::Idle, RadioState::Sleep, RadioState::Off] {
+        for s in [RadioState::Tx, RadioState::Rx, RadioState::IdleHigh, RadioState::Idle, RadioState::Sleep, RadioState::Off] {
             powers.set_item(s.as_str(), p.power_mw(s))?;
         }
         d.set_item("power_mw", powers)?;
@@ -268,6 +269,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_capacity, m)?)?;
+    m.add_function(wrap_pyfunction!(trace::trace_energy, m)?)?;
+    m.add("TraceError", m.py().get_type::<trace::TraceError>())?;
     metrics::register(m)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;

@@ -1,0 +1,220 @@
+//! `_core.trace_energy`: the trace analyzer, as plain Python objects (the `wattlab.trace`
+//! package builds DataFrames, tables, files and plots from them).
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use wattlab_core::energy::{find_builtin_profile, DeviceProfile, PsmParams};
+use wattlab_core::Duration;
+use wattlab_trace::airtime::Airtime;
+use wattlab_trace::energy::{analyze, fj_to_j, ClientChoice, EnergyOptions, TimelineOutput};
+use wattlab_trace::energybox::EnergyBoxConfig;
+use wattlab_trace::policy_spec::{PolicySpec, SpecContext};
+use wattlab_trace::SkipReason;
+
+pyo3::create_exception!(_core, TraceError, pyo3::exceptions::PyException, "A capture, a profile, a policy or a transitions file cannot be used; the message says which and where.");
+
+fn err(msg: impl ToString) -> PyErr {
+    TraceError::new_err(msg.to_string())
+}
+
+/// The device profile: a built-in name, a profile TOML file, or EnergyBox files' powers.
+fn resolve_profile(profile: Option<&str>, eb: &EnergyBoxConfig) -> PyResult<DeviceProfile> {
+    let imported = eb.profile().map_err(err)?;
+    match (profile, imported) {
+        (Some(p), Some(_)) => Err(err(format!(
+            "both --profile {p} and EnergyBox power settings given; use one (the EnergyBox files' POWER_IN_* keys make a profile)"
+        ))),
+        (None, Some(p)) => Ok(p),
+        (None, None) => Ok(find_builtin_profile("atheros-ar5004").map_err(err)?),
+        (Some(p), None) => {
+            let path = Path::new(p);
+            if p.ends_with(".toml") || path.is_file() {
+                let text = std::fs::read_to_string(path).map_err(|e| err(format!("{p}: cannot read profile: {e}")))?;
+                DeviceProfile::from_toml_str(&text, p).map_err(err)
+            } else {
+                find_builtin_profile(p).map_err(err)
+            }
+        }
+    }
+}
+
+/// Cost a capture's radio energy under power policies. Returns a dict: `capture` (what was
+/// read and how the client was chosen), `profile`, `policies` (one dict each: label, name,
+/// `report_json`, beacons, rx_while_dormant, busy_while_dormant, timeline columns or file),
+/// `connections` and `attribution` (dicts of column lists), `throughput` (bin width and
+/// per-bin bytes), `notes`.
+#[pyfunction]
+#[pyo3(signature = (path, client=None, profile=None, energybox=Vec::new(), policies=Vec::new(), phy=None, transitions=None, bin_s=0.05, timeline="memory"))]
+#[allow(clippy::too_many_arguments)]
+pub fn trace_energy<'py>(
+    py: Python<'py>,
+    path: &str,
+    client: Option<&str>,
+    profile: Option<&str>,
+    energybox: Vec<String>,
+    policies: Vec<String>,
+    phy: Option<&str>,
+    transitions: Option<&str>,
+    bin_s: f64,
+    timeline: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let client: Option<IpAddr> = client
+        .map(|c| c.trim().parse().map_err(|_| err(format!("client `{c}` is not an IPv4 or IPv6 address"))))
+        .transpose()?;
+    let eb = EnergyBoxConfig::load(&energybox).map_err(err)?;
+    let profile = resolve_profile(profile, &eb)?;
+    let airtime = match phy {
+        Some(p) => Airtime::parse(p).map_err(err)?,
+        None => Airtime::default_phy(),
+    };
+    let psm = match airtime {
+        Airtime::Phy { phy, .. } => PsmParams::for_phy(&phy),
+        Airtime::Link { .. } => PsmParams::default(),
+    };
+    let transitions_path = transitions.map(PathBuf::from);
+    let cx = SpecContext { psm: Some(psm), energybox: Some(&eb), transitions: transitions_path.as_deref() };
+    let mut names = policies;
+    if names.is_empty() {
+        names = ["always-on", "oracle", "psm", "adaptive-psm"].map(String::from).to_vec();
+        if transitions.is_some() {
+            names.push("replay".into());
+        }
+    }
+    let specs = names.iter().map(|s| PolicySpec::parse(s, &cx)).collect::<Result<Vec<_>, _>>().map_err(err)?;
+    if !(bin_s.is_finite() && bin_s > 0.0) {
+        return Err(err(format!("throughput bin {bin_s} s must be > 0")));
+    }
+    let timeline = match timeline {
+        "memory" => TimelineOutput::Memory,
+        "off" => TimelineOutput::Off,
+        dir => TimelineOutput::Csv(PathBuf::from(dir)),
+    };
+    let opts = EnergyOptions {
+        client,
+        profile: profile.clone(),
+        airtime,
+        policies: specs,
+        bin: Duration::from_secs_f64(bin_s),
+        timeline,
+    };
+    let a = py.allow_threads(|| analyze(Path::new(path), &opts)).map_err(err)?;
+
+    let out = PyDict::new(py);
+    let cap = PyDict::new(py);
+    cap.set_item("path", &a.path)?;
+    cap.set_item("format", format!("{:?}", a.format))?;
+    cap.set_item("client", a.client.to_string())?;
+    match &a.choice {
+        ClientChoice::Given => {
+            cap.set_item("choice", "given")?;
+            cap.set_item("ties", PyList::empty(py))?;
+        }
+        ClientChoice::Busiest { ties } => {
+            cap.set_item("choice", "busiest")?;
+            cap.set_item("ties", ties.iter().map(|t| t.to_string()).collect::<Vec<_>>())?;
+        }
+    }
+    let ranked = PyList::empty(py);
+    for (addr, t) in &a.ranked {
+        ranked.append((addr.to_string(), t.bytes, t.packets))?;
+    }
+    cap.set_item("ranked", ranked)?;
+    cap.set_item("records", a.stats.records)?;
+    cap.set_item("ip_packets", a.stats.packets)?;
+    let skipped = PyDict::new(py);
+    for r in SkipReason::ALL {
+        skipped.set_item(r.name(), a.stats.skipped.packets(r))?;
+    }
+    cap.set_item("skipped", skipped)?;
+    for (k, v) in [
+        ("start_ns", a.start_ns),
+        ("end_ns", a.end_ns),
+        ("packets_up", a.packets_up),
+        ("packets_down", a.packets_down),
+        ("bytes_up", a.bytes_up),
+        ("bytes_down", a.bytes_down),
+        ("group_down", a.group_down),
+        ("foreign_packets", a.foreign_packets),
+        ("oversize_packets", a.oversize_packets),
+        ("fragments", a.stats.fragments),
+        ("undecoded", a.stats.undecoded),
+    ] {
+        cap.set_item(k, v)?;
+    }
+    cap.set_item("airtime", a.airtime.to_string())?;
+    out.set_item("capture", cap)?;
+
+    let prof = PyDict::new(py);
+    prof.set_item("name", profile.name())?;
+    prof.set_item("source", profile.source())?;
+    let powers = PyDict::new(py);
+    for s in wattlab_core::energy::RadioState::ALL {
+        powers.set_item(s.as_str(), profile.power_mw(s))?;
+    }
+    prof.set_item("power_mw", powers)?;
+    out.set_item("profile", prof)?;
+
+    let pols = PyList::empty(py);
+    let (mut a_policy, mut a_conn, mut a_own, mut a_tail) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for p in &a.policies {
+        let d = PyDict::new(py);
+        d.set_item("label", &p.label)?;
+        d.set_item("name", p.name)?;
+        d.set_item("report_json", serde_json::to_string(&p.report).map_err(err)?)?;
+        d.set_item("total_energy_fj", p.report.total_energy_fj)?;
+        d.set_item("beacons", p.beacons)?;
+        d.set_item("rx_while_dormant", p.rx_while_dormant)?;
+        d.set_item("busy_while_dormant", p.busy_while_dormant)?;
+        d.set_item("timeline_file", p.timeline_file.as_ref().map(|f| f.display().to_string()))?;
+        d.set_item("timeline_time_ns", p.timeline.iter().map(|x| x.0).collect::<Vec<_>>())?;
+        d.set_item("timeline_state", p.timeline.iter().map(|x| x.1.as_str()).collect::<Vec<_>>())?;
+        pols.append(d)?;
+        for (id, &(own, tail)) in p.by_connection.iter().enumerate() {
+            a_policy.push(p.label.clone());
+            a_conn.push(id as u32);
+            a_own.push(fj_to_j(own));
+            a_tail.push(fj_to_j(tail));
+        }
+    }
+    out.set_item("policies", pols)?;
+    let attr = PyDict::new(py);
+    attr.set_item("policy", a_policy)?;
+    attr.set_item("connection", a_conn)?;
+    attr.set_item("own_j", a_own)?;
+    attr.set_item("tail_j", a_tail)?;
+    out.set_item("attribution", attr)?;
+
+    let c = PyDict::new(py);
+    c.set_item("id", a.connections.iter().map(|x| x.id).collect::<Vec<_>>())?;
+    c.set_item("protocol", a.connections.iter().map(|x| x.protocol).collect::<Vec<_>>())?;
+    c.set_item("local_port", a.connections.iter().map(|x| x.local_port).collect::<Vec<_>>())?;
+    c.set_item("remote", a.connections.iter().map(|x| x.remote.to_string()).collect::<Vec<_>>())?;
+    c.set_item("remote_port", a.connections.iter().map(|x| x.remote_port).collect::<Vec<_>>())?;
+    c.set_item("packets_up", a.connections.iter().map(|x| x.packets_up).collect::<Vec<_>>())?;
+    c.set_item("packets_down", a.connections.iter().map(|x| x.packets_down).collect::<Vec<_>>())?;
+    c.set_item("bytes_up", a.connections.iter().map(|x| x.bytes_up).collect::<Vec<_>>())?;
+    c.set_item("bytes_down", a.connections.iter().map(|x| x.bytes_down).collect::<Vec<_>>())?;
+    c.set_item("first_ns", a.connections.iter().map(|x| x.first_ns).collect::<Vec<_>>())?;
+    c.set_item("last_ns", a.connections.iter().map(|x| x.last_ns).collect::<Vec<_>>())?;
+    out.set_item("connections", c)?;
+
+    let t = PyDict::new(py);
+    t.set_item("bin_ns", a.bin_ns)?;
+    t.set_item("up", a.throughput.iter().map(|x| x[0]).collect::<Vec<_>>())?;
+    t.set_item("down", a.throughput.iter().map(|x| x[1]).collect::<Vec<_>>())?;
+    out.set_item("throughput", t)?;
+    let mut notes = eb.all_notes();
+    if let ClientChoice::Busiest { ties } = &a.choice {
+        if !ties.is_empty() {
+            notes.push(format!(
+                "client {} chosen as the busiest address, tied with {}: pass --client to choose",
+                a.client,
+                ties.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
+    out.set_item("notes", notes)?;
+    Ok(out)
+}
