@@ -122,7 +122,7 @@ def _radios_frame(radios: list[dict]) -> pd.DataFrame:
         rep = r["report"]
         row = {"node": r["node"], "profile": r["profile"], "policy": r["policy"], "energy_j": r["energy_j"]}
         row["duration_s"] = rep.get("duration_ns", 0) / 1e9
-        for state in ("tx", "rx", "idle", "sleep", "off"):
+        for state in ("tx", "rx", "idle", "idle_high", "sleep", "off"):
             v = rep[state]
             row[f"time_{state}_s"] = v["time_ns"] / 1e9
             row[f"energy_{state}_j"] = v["energy_nj"] / 1e9

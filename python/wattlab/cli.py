@@ -150,8 +150,10 @@ def check(
 
 def _register_subcommands() -> None:
     from wattlab.cli_reproduce import reproduce_app
+    from wattlab.cli_trace import trace_app
 
     app.add_typer(reproduce_app, name="reproduce")
+    app.add_typer(trace_app, name="trace")
 
 
 _register_subcommands()

@@ -97,7 +97,7 @@ def print_energy(console: Console, radios: pd.DataFrame) -> None:
         base = group[group.policy == "always-on"].energy_j
         base = float(base.iloc[0]) if len(base) else None
         for _, r in group.iterrows():
-            awake = sum(r.get(f"time_{s}_s", 0.0) for s in ("idle", "rx", "tx"))
+            awake = sum(r.get(f"time_{s}_s", 0.0) for s in ("idle", "idle_high", "rx", "tx"))
             sleep = r.get("time_sleep_s", 0.0) + r.get("time_off_s", 0.0)
             norm = "—" if not base else f"{r.energy_j / base:.1%}"
             t.add_row(
@@ -118,11 +118,12 @@ def print_profiles(console: Console, df: pd.DataFrame) -> None:
     """Table of device profiles."""
     t = Table(title="Device profiles (mW)", title_justify="left")
     t.add_column("name")
-    for s in ("tx", "rx", "idle", "sleep", "off"):
+    states = ("tx", "rx", "idle_high", "idle", "sleep", "off")
+    for s in states:
         t.add_column(s, justify="right")
     t.add_column("source", overflow="fold", max_width=60)
     for _, r in df.iterrows():
-        t.add_row(r["name"], *(f"{r[f'{s}_mw']:g}" for s in ("tx", "rx", "idle", "sleep", "off")), r["source"])
+        t.add_row(r["name"], *(f"{r[f'{s}_mw']:g}" for s in states), r["source"])
     console.print(t)
 
 

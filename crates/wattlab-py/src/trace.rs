@@ -188,7 +188,7 @@ pub fn trace_energy<'py>(
 
     let c = PyDict::new(py);
     c.set_item("id", a.connections.iter().map(|x| x.id).collect::<Vec<_>>())?;
-    c.set_item("protocol", a.connections.iter().map(|x| x.protocol).collect::<Vec<_>>())?;
+    c.set_item("protocol", a.connections.iter().map(|x| u32::from(x.protocol)).collect::<Vec<_>>())?;
     c.set_item("local_port", a.connections.iter().map(|x| x.local_port).collect::<Vec<_>>())?;
     c.set_item("remote", a.connections.iter().map(|x| x.remote.to_string()).collect::<Vec<_>>())?;
     c.set_item("remote_port", a.connections.iter().map(|x| x.remote_port).collect::<Vec<_>>())?;
@@ -202,6 +202,7 @@ pub fn trace_energy<'py>(
 
     let t = PyDict::new(py);
     t.set_item("bin_ns", a.bin_ns)?;
+    t.set_item("origin_ns", a.throughput_origin_ns)?;
     t.set_item("up", a.throughput.iter().map(|x| x[0]).collect::<Vec<_>>())?;
     t.set_item("down", a.throughput.iter().map(|x| x[1]).collect::<Vec<_>>())?;
     out.set_item("throughput", t)?;

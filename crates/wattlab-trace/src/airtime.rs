@@ -136,14 +136,20 @@ impl Airtime {
         }
     }
 
-    /// The longest lead of a received packet's intervals before its capture time (the whole
-    /// exchange of an MTU-sized frame), for choosing a run's start.
-    pub fn lead(&self, ip_len: u32) -> Duration {
+    /// How long before its capture time a received packet of `ip_len` bytes starts on the
+    /// air (its frames and, between them, their ACK exchanges).
+    pub fn lead_of(&self, ip_len: u32, group: bool) -> Duration {
         let mut first = None;
-        self.for_each(Time(u64::MAX / 2), Direction::Down, ip_len, false, |(s, _, _)| {
+        let t = Time(u64::MAX / 2);
+        self.for_each(t, Direction::Down, ip_len, group, |(s, _, _)| {
             first.get_or_insert(s);
         });
-        Time(u64::MAX / 2) - first.unwrap_or(Time(u64::MAX / 2))
+        t - first.unwrap_or(t)
+    }
+
+    /// The longest lead of any packet up to `ip_len` bytes (see [`Airtime::lead_of`]).
+    pub fn lead(&self, ip_len: u32) -> Duration {
+        self.lead_of(ip_len, false)
     }
 
     /// A beacon's airtime on this PHY (its lowest basic rate); zero for `link`.

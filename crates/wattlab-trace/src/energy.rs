@@ -7,7 +7,8 @@
 //! throughput bins, not with the number of packets; state timelines are kept in memory only
 //! when asked, or streamed to CSV files.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::net::IpAddr;
@@ -56,7 +57,7 @@ pub enum ClientChoice {
     /// Given by the user.
     Given,
     /// The busiest address; `ties` lists others with exactly as much traffic (client and
-    /// server tie in a capture of a single connection).
+    /// server tie in a capture of a single connection: the one receiving more is chosen).
     Busiest {
         /// Equally busy addresses.
         ties: Vec<IpAddr>,
@@ -157,7 +158,10 @@ pub struct EnergyAnalysis {
     pub connections: Vec<Connection>,
     /// Throughput bin width, ns.
     pub bin_ns: u64,
-    /// Bytes `[up, down]` per bin from `start_ns`.
+    /// Where the throughput bins start: the first packet's first interval, ns since the epoch
+    /// (at most one packet's lead after `start_ns`).
+    pub throughput_origin_ns: u64,
+    /// Bytes `[up, down]` per bin from `throughput_origin_ns`, by capture time.
     pub throughput: Vec<[u64; 2]>,
 }
 
@@ -277,7 +281,12 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
                     r.stats().skipped.total_packets()
                 )));
             };
-            let ties = ranked[1..].iter().filter(|(_, x)| (x.bytes, x.packets) == (t.bytes, t.packets)).map(|(a, _)| *a).collect();
+            // Both ends of a single connection tie; among tied addresses take the one that
+            // receives the most (a mobile client mostly downloads), and say so.
+            let tied: Vec<(IpAddr, Totals)> =
+                ranked.iter().copied().filter(|(_, x)| (x.bytes, x.packets) == (t.bytes, t.packets)).collect();
+            let best = tied.iter().max_by_key(|(a, x)| (x.bytes - x.tx_bytes, std::cmp::Reverse(*a))).map_or(best, |e| e.0);
+            let ties = tied.iter().map(|e| e.0).filter(|a| *a != best).collect();
             (best, ClientChoice::Busiest { ties }, ranked.into_iter().take(5).collect())
         }
     };
@@ -286,13 +295,17 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
     let mut conns: Vec<Connection> = Vec::new();
     let mut index: HashMap<ConnKey, u32> = HashMap::new();
     let mut last_key: Option<(ConnKey, u32)> = None;
-    let mut run: Vec<Running> = Vec::new();
-    let mut start = Time::ZERO;
-    let mut end = Time::ZERO;
     let mut a = Counts::default();
     let mut throughput: Vec<[u64; 2]> = Vec::new();
-    let mut intervals: Vec<Interval> = Vec::with_capacity(256);
-    let mut seen: u64 = 0;
+    let mut origin: Option<Time> = None;
+    let mut feeder = Feeder { opts, run: Vec::new(), intervals: Vec::with_capacity(256), start: Time::ZERO, end: Time::ZERO, fed: 0 };
+    // A received packet's frames end at its capture time, so its intervals start before
+    // packets captured just ahead of it: packets wait in a heap, ordered by their first
+    // interval's start, until no later packet can start earlier (the longest lead seen).
+    let mut pending: BinaryHeap<Reverse<Pending>> = BinaryHeap::with_capacity(64);
+    let mut lead = opts.airtime.lead(FRAME_MTU);
+    let mut longest = FRAME_MTU;
+    let mut seq: u64 = 0;
 
     while let Some(p) = reader.next_packet() {
         let p = p?;
@@ -306,17 +319,18 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
         };
         let group = is_group(p.dst);
         let t = Time(p.ts_ns);
-        intervals.clear();
-        opts.airtime.for_each(t, dir, p.ip_len, group, |i| intervals.push(i));
         if p.ip_len > FRAME_MTU {
             a.oversize += 1;
         }
-        if run.is_empty() {
-            start = intervals.first().map_or(t, |i| i.0);
-            run = start_meters(opts, start)?;
+        if p.ip_len > longest {
+            longest = p.ip_len;
+            lead = opts.airtime.lead(longest);
         }
-        // Captures are in time order, but not always strictly (several interfaces): a packet
-        // before the run's start is costed from the start (its overlap counts as clipped).
+        let first = match dir {
+            Direction::Up => t,
+            Direction::Down => t - opts.airtime.lead_of(p.ip_len, group),
+        };
+        let origin = *origin.get_or_insert(first);
         let (sp, dp) = ports(&p);
         let key: ConnKey = match dir {
             Direction::Up => (p.protocol, sp, peer, dp),
@@ -348,7 +362,7 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
         };
         let c = &mut conns[id as usize - 1];
         c.last_ns = c.last_ns.max(p.ts_ns);
-        let bin = (t.as_nanos().saturating_sub(start.as_nanos()) / opts.bin.as_nanos()) as usize;
+        let bin = (t.as_nanos().saturating_sub(origin.as_nanos()) / opts.bin.as_nanos()) as usize;
         if throughput.len() <= bin {
             throughput.resize(bin + 1, [0, 0]);
         }
@@ -370,23 +384,22 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
                 throughput[bin][1] += bytes;
             }
         }
-        let data = match dir {
-            Direction::Up => Activity::Tx,
-            Direction::Down => Activity::Rx,
-        };
-        for r in &mut run {
-            feed(r, &intervals, dir, data, bytes, id);
-        }
-        if let Some(last) = intervals.last() {
-            end = end.max(last.1);
-        }
-        seen += 1;
-        if seen % DRAIN_EVERY == 0 {
-            for r in &mut run {
-                r.drain()?;
+        pending.push(Reverse(Pending { start: first, seq, t, up: dir == Direction::Up, ip_len: p.ip_len, group, owner: id }));
+        seq += 1;
+        let horizon = t - lead;
+        while let Some(Reverse(q)) = pending.peek() {
+            if q.start > horizon {
+                break;
             }
+            let q = *q;
+            pending.pop();
+            feeder.release(q)?;
         }
     }
+    while let Some(Reverse(q)) = pending.pop() {
+        feeder.release(q)?;
+    }
+    let Feeder { run, start, end, .. } = feeder;
     if run.is_empty() {
         return Err(AnalysisError::Invalid(format!(
             "{}: no packets to or from {client} ({} IP packets in the capture){}",
@@ -395,7 +408,7 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
             if ranked.is_empty() { String::new() } else { format!("; busiest: {}", ranked[0].0) }
         )));
     }
-    end = end.max(start);
+    let end = end.max(start);
 
     let mut policies = Vec::with_capacity(run.len());
     for mut r in run {
@@ -467,8 +480,59 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
         policies,
         connections: conns,
         bin_ns: opts.bin.as_nanos(),
+        throughput_origin_ns: origin.map_or(start.as_nanos(), |o| o.as_nanos()),
         throughput,
     })
+}
+
+/// A packet waiting to be fed, ordered by its first interval's start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Pending {
+    start: Time,
+    seq: u64,
+    t: Time,
+    up: bool,
+    ip_len: u32,
+    group: bool,
+    owner: u32,
+}
+
+/// Feeds released packets to the meters (created at the first release, so the run starts at
+/// the earliest interval).
+struct Feeder<'a> {
+    opts: &'a EnergyOptions,
+    run: Vec<Running>,
+    intervals: Vec<Interval>,
+    start: Time,
+    end: Time,
+    fed: u64,
+}
+
+impl Feeder<'_> {
+    fn release(&mut self, q: Pending) -> Result<(), AnalysisError> {
+        let dir = if q.up { Direction::Up } else { Direction::Down };
+        self.intervals.clear();
+        let iv = &mut self.intervals;
+        self.opts.airtime.for_each(q.t, dir, q.ip_len, q.group, |i| iv.push(i));
+        if self.run.is_empty() {
+            self.start = q.start;
+            self.run = start_meters(self.opts, q.start)?;
+        }
+        let data = if q.up { Activity::Tx } else { Activity::Rx };
+        for r in &mut self.run {
+            feed(r, &self.intervals, dir, data, u64::from(q.ip_len), q.owner);
+        }
+        if let Some(last) = self.intervals.last() {
+            self.end = self.end.max(last.1);
+        }
+        self.fed += 1;
+        if self.fed % DRAIN_EVERY == 0 {
+            for r in &mut self.run {
+                r.drain()?;
+            }
+        }
+        Ok(())
+    }
 }
 
 #[derive(Default)]

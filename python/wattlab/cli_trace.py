@@ -1,0 +1,172 @@
+"""``wattlab trace``: analyze real captures."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+trace_app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    help="Analyze captures (pcap, pcapng): what their traffic costs a client's radio.",
+)
+
+POLICY_HELP = (
+    "Policy to cost the capture under, NAME[:key=value,...]; repeatable. "
+    "always-on; oracle (sleeps every gap longer than the break-even time); "
+    "psm[:beacon=102.4ms,listen=DUR] (static PSM, wakes for beacons); "
+    "adaptive-psm[:timeout=220ms,window=50ms,threshold=3000,beacon=..,listen=..] (phone drivers: awake from any packet "
+    "until TIMEOUT idle, high-power state while the last WINDOW holds more than THRESHOLD bytes); "
+    "replay[:policy=NAME,node=NAME] (the --transitions schedule). "
+    "Default: always-on, oracle, psm, adaptive-psm (and replay with --transitions)."
+)
+
+OUTPUTS = ("summary.json", "energy.csv", "states.csv", "connections.csv", "attribution.csv", "throughput.csv", "timeline.png")
+
+
+def _fail(message: str, code: int = 2) -> None:
+    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+@trace_app.command("energy")
+def energy_cmd(
+    capture: Path = typer.Argument(..., help="Capture file: pcap or pcapng (Ethernet, Linux cooked SLL/SLL2, raw IP, NULL/LOOP)."),
+    client: Optional[str] = typer.Option(None, "--client", help="The client's IP address. Default: the address with the most traffic (ties are reported)."),
+    profile: Optional[str] = typer.Option(None, "--profile", help="Device profile: a built-in name (see `wattlab profiles`) or a profile TOML file. Default: atheros-ar5004."),
+    energybox: List[Path] = typer.Option([], "--energybox", help="EnergyBox Wi-Fi configuration file (POWER_IN_PSM/CAM/CAMH, CAM_PSM_INACTIVITY_TIME, CAM_TIME_WIMDOW, WINDOW_DATA_RATE_THRESHOLD); repeatable (device and network files). Its powers replace --profile; its timings set adaptive-psm's defaults."),
+    policy: List[str] = typer.Option([], "--policy", help=POLICY_HELP),
+    phy: Optional[str] = typer.Option(None, "--phy", help="Airtime model: PHY@RATE with RATE in Mb/s (802.11a, 802.11b, 802.11g, dsss-2mbps; e.g. 802.11a@24), or link@RATE (size/rate, no MAC exchange: the simulator's [[wireless]] hop). Default: 802.11g@54."),
+    transitions: Optional[Path] = typer.Option(None, "--transitions", help="Recorded radio transitions for the replay policy: CSV with time_s (or time_ns) on the capture's clock and state (sleep/idle/off/awake/doze); policy/node columns select rows, as in the simulator's timeseries_radio.csv."),
+    bin_ms: float = typer.Option(50.0, "--bin", min=0.001, help="Throughput bin (ms) for throughput.csv and the figure."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Directory for summary.json, energy/states/connections/attribution/throughput CSV, per-policy state timelines (streamed) and timeline.png."),
+    parquet: bool = typer.Option(False, "--parquet", help="Also write the tables as Parquet (with --out)."),
+    plot: bool = typer.Option(True, "--plot/--no-plot", help="Write timeline.png (with --out)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace the output files of an earlier run in --out."),
+    top: int = typer.Option(10, "--top", min=0, help="Connections shown in the attribution table."),
+    json_out: bool = typer.Option(False, "--json", help="Print summary.json instead of tables."),
+) -> None:
+    """Cost a capture on the client's radio under one or more power policies, with per-state
+    energy, per-connection attribution and a comparison table."""
+    from wattlab import trace
+
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    if not capture.is_file():
+        _fail(f"{capture}: no such capture file")
+    timeline_dir = None
+    if out is not None:
+        if out.exists() and not out.is_dir():
+            _fail(f"--out {out} is a file, not a directory")
+        if out.resolve() == capture.resolve().parent and not overwrite and any((out / f).exists() for f in OUTPUTS):
+            _fail(f"--out {out} already holds results; pass --overwrite or choose another directory")
+        existing = [f for f in OUTPUTS if (out / f).exists()] + [p.name for p in out.glob("timeline_*.csv")] if out.is_dir() else []
+        if existing and not overwrite:
+            _fail(f"--out {out} already holds {', '.join(existing[:4])}{' ...' if len(existing) > 4 else ''}; pass --overwrite to replace them")
+        for f in out.glob("timeline_*.csv") if out.is_dir() else []:
+            f.unlink()
+        timeline_dir = out / ".timelines"
+    try:
+        with console.status(f"analyzing {capture} ...", spinner="dots") if not json_out else _Null():
+            res = trace.energy(
+                capture,
+                client=client,
+                profile=profile,
+                policies=policy,
+                phy=phy,
+                transitions=transitions,
+                energybox=energybox,
+                bin_s=bin_ms / 1e3,
+                timeline=False,
+                timeline_dir=timeline_dir,
+            )
+    except trace.TraceError as e:
+        _fail(str(e))
+    if out is not None:
+        # Name the streamed timelines after their policies.
+        for i, label in enumerate(res.energy.policy):
+            src = Path(res.timeline_files.get(label, ""))
+            if src.is_file():
+                dst = out / f"timeline_{i}_{trace.slug(label)}.csv"
+                src.replace(dst)
+                res.timeline_files[label] = str(dst)
+        if timeline_dir is not None and timeline_dir.is_dir():
+            timeline_dir.rmdir()
+        written = res.write(out, formats=("csv", "parquet") if parquet else ("csv",))
+        if plot:
+            written.append(res.plot(out / "timeline.png"))
+    if json_out:
+        sys.stdout.write(json.dumps(res.summary(), indent=2) + "\n")
+        return
+    print_trace(console, res, top=top)
+    if out is not None:
+        console.print(f"[dim]wrote {len(written) + len(res.timeline_files)} files to {out}[/]")
+
+
+def print_trace(console: Console, res, top: int = 10) -> None:
+    """The capture line, the policy comparison and the attribution of the first policies."""
+    cap = res.capture
+    how = "given" if cap["choice"] == "given" else "busiest address"
+    console.print(
+        f"[bold]{cap['path']}[/]: client {cap['client']} ({how}); {cap['packets_up']:,} packets up / "
+        f"{cap['packets_down']:,} down, {cap['bytes_up'] / 1e6:.3f} / {cap['bytes_down'] / 1e6:.3f} MB over "
+        f"{(cap['end_ns'] - cap['start_ns']) / 1e9:.3f} s; airtime {cap['airtime']}; profile {res.profile['name']}",
+        highlight=False,
+    )
+    skipped = {k: v for k, v in cap["skipped"].items() if v}
+    extra = [f"{n:,} {what}" for n, what in (
+        (cap["foreign_packets"], "packets of other hosts (not costed)"),
+        (cap["group_down"], "broadcast/multicast received"),
+        (cap["oversize_packets"], "packets longer than one frame (costed as several)"),
+    ) if n] + [f"{v:,} records skipped ({k})" for k, v in skipped.items()]
+    if extra:
+        console.print("[dim]" + "; ".join(extra) + "[/]", highlight=False)
+    for n in res.notes:
+        console.print(f"[yellow]note:[/] {n}", highlight=False)
+    t = Table(title="Radio energy per policy", title_justify="left")
+    for col in ("policy", "energy (J)", "vs always-on", "avg (mW)", "awake (s)", "high (s)", "sleep (s)", "tx / rx (s)", "transitions", "beacons"):
+        t.add_column(col, justify="left" if col == "policy" else "right")
+    for _, r in res.energy.iterrows():
+        awake = r.time_idle_s + r.time_idle_high_s + r.time_rx_s + r.time_tx_s
+        norm = "—" if r.vs_always_on != r.vs_always_on else f"{r.vs_always_on:.1%}"
+        t.add_row(
+            r.policy, f"{r.energy_j:.4f}", norm, f"{r.avg_power_mw:.1f}", f"{awake:.3f}", f"{r.time_idle_high_s:.3f}",
+            f"{r.time_sleep_s + r.time_off_s:.3f}", f"{r.time_tx_s:.3f} / {r.time_rx_s:.3f}", f"{int(r.transitions):,}", f"{int(r.beacons):,}",
+        )
+    console.print(t)
+    for _, r in res.energy.iterrows():
+        if r.rx_while_dormant or r.busy_while_dormant:
+            console.print(
+                f"[yellow]note:[/] {r.policy}: {int(r.rx_while_dormant):,} packets arrived while the schedule had the radio asleep (not costed); "
+                f"{int(r.busy_while_dormant):,} radio intervals needed a wake-up it did not record",
+                highlight=False,
+            )
+        if r.clipped_activity_s > 0:
+            console.print(f"[yellow]note:[/] {r.policy}: {r.clipped_activity_s * 1e3:.3f} ms of airtime overlapped (the capture carries more than {cap['airtime']} can)", highlight=False)
+    if top and len(res.connections):
+        a = res.attribution.merge(res.connections, left_on="connection", right_on="id", how="left")
+        first = res.energy.policy.iloc[0]
+        rows = a[(a.policy == first) & (a.connection > 0)].sort_values("total_j", ascending=False).head(top)
+        t = Table(title=f"Energy by connection ({first}; top {len(rows)} of {len(res.connections)})", title_justify="left")
+        for col in ("#", "proto", "client port", "peer", "packets ↑/↓", "bytes ↑/↓", "own (J)", "tail (J)", "share"):
+            t.add_column(col, justify="left" if col in ("proto", "peer") else "right")
+        for _, r in rows.iterrows():
+            t.add_row(
+                str(int(r.connection)), r.proto, str(int(r.local_port)), f"{r.remote}:{int(r.remote_port)}",
+                f"{int(r.packets_up):,}/{int(r.packets_down):,}", f"{int(r.bytes_up):,}/{int(r.bytes_down):,}",
+                f"{r.own_j:.4f}", f"{r.tail_j:.4f}", f"{r.share:.1%}",
+            )
+        console.print(t)
+
+
+class _Null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

@@ -1,0 +1,234 @@
+"""The trace analyzer: what a capture's traffic costs a client's radio, under power policies.
+
+Quick start::
+
+    import wattlab.trace
+    t = wattlab.trace.energy("phone.pcapng", policies=["always-on", "psm", "adaptive-psm"])
+    t.energy        # one row per policy: joules, vs always-on, time and energy per state
+    t.attribution   # one row per (policy, connection): the energy each connection caused
+    t.timeline      # the radio's state changes per policy
+    t.plot("timeline.png")
+
+The analysis runs in the Rust core (``wattlab._core.trace_energy``, crate ``wattlab-trace``);
+this module turns it into DataFrames, files and a figure. See ``docs/trace.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import pandas as pd
+
+from wattlab import _core
+
+TraceError = _core.TraceError
+
+STATES = ("tx", "rx", "idle_high", "idle", "sleep", "off")
+"""Radio states, busiest first."""
+
+STATE_LEVEL = {"off": 0, "sleep": 1, "idle": 2, "idle_high": 3, "rx": 4, "tx": 5}
+"""Plot level of each state (timeline figures)."""
+
+IP_PROTOCOLS = {1: "icmp", 6: "tcp", 17: "udp", 58: "icmpv6"}
+
+
+@dataclass
+class TraceEnergy:
+    """Result of :func:`energy`: DataFrames, plus what was read and how the client was chosen."""
+
+    capture: dict
+    """The capture: path, format, client and how it was chosen (``choice``: given/busiest,
+    ``ties``, ``ranked``), records, IP packets, skips by reason, packets and bytes each way,
+    broadcast/multicast received, packets of other hosts, oversize packets, airtime model."""
+    profile: dict
+    """The device profile: name, source, power per state (mW)."""
+    energy: pd.DataFrame
+    """One row per policy: label, name, energy (J), share of always-on, average power, time
+    and energy per state, transitions, beacons, replay counters."""
+    states: pd.DataFrame
+    """Long form: (policy, state, time_s, energy_j), transitions as a state."""
+    connections: pd.DataFrame
+    """One row per connection of the client (or peer and protocol): ports, packets, bytes."""
+    attribution: pd.DataFrame
+    """One row per (policy, connection): own (its frames and the wake-ups they needed), tail
+    (the radio after its frames until the next frame), total and share; connection 0 is the
+    time before the first packet."""
+    throughput: pd.DataFrame
+    """Per bin of capture time: start (s from the run's start), bytes and Mb/s up and down."""
+    timeline: pd.DataFrame
+    """State changes: (policy, time_s from the run's start, state), when kept in memory."""
+    timeline_files: dict[str, str] = field(default_factory=dict)
+    """Per policy, the CSV its timeline was streamed to (``timeline_dir``)."""
+    notes: list[str] = field(default_factory=list)
+    """Remarks for the user (ties when choosing the client, ignored EnergyBox keys...)."""
+
+    @property
+    def start_ns(self) -> int:
+        """Start of the costed run (ns since the epoch)."""
+        return int(self.capture["start_ns"])
+
+    def write(self, out_dir: str | Path, formats: Iterable[str] = ("csv",)) -> list[Path]:
+        """Write summary.json and the tables (csv and/or parquet) into ``out_dir``."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        summary = out / "summary.json"
+        summary.write_text(json.dumps(self.summary(), indent=2) + "\n", encoding="utf-8")
+        written = [summary]
+        tables = {
+            "energy": self.energy,
+            "states": self.states,
+            "connections": self.connections,
+            "attribution": self.attribution,
+            "throughput": self.throughput,
+        }
+        if len(self.timeline):
+            tables["timeline"] = self.timeline
+        for fmt in formats:
+            for name, df in tables.items():
+                path = out / f"{name}.{fmt}"
+                if fmt == "csv":
+                    df.to_csv(path, index=False)
+                elif fmt == "parquet":
+                    df.to_parquet(path, index=False)
+                else:
+                    raise ValueError(f"unknown format {fmt!r} (csv or parquet)")
+                written.append(path)
+        return written
+
+    def summary(self) -> dict:
+        """The capture, profile, per-policy energy and notes as one JSON-able dict."""
+        return {
+            "capture": self.capture,
+            "profile": self.profile,
+            "policies": json.loads(self.energy.to_json(orient="records")),
+            "timeline_files": self.timeline_files,
+            "notes": self.notes,
+        }
+
+    def plot(self, path: str | Path, max_points: int = 200_000) -> Path:
+        """PNG: each policy's state timeline (one row each) over the throughput."""
+        from wattlab.trace_plot import plot_timeline
+
+        return plot_timeline(self, Path(path), max_points=max_points)
+
+
+def energy(
+    capture: str | Path,
+    client: str | None = None,
+    profile: str | None = None,
+    policies: Sequence[str] = (),
+    phy: str | None = None,
+    transitions: str | Path | None = None,
+    energybox: Sequence[str | Path] = (),
+    bin_s: float = 0.05,
+    timeline: bool = True,
+    timeline_dir: str | Path | None = None,
+) -> TraceEnergy:
+    """Cost ``capture`` (pcap or pcapng) on the radio of ``client`` under ``policies``.
+
+    - ``client``: the client's IP address; None picks the busiest address (see ``capture["choice"]``
+      and ``notes`` for ties);
+    - ``profile``: a built-in profile name (``wattlab profiles``) or a profile TOML file;
+      default ``atheros-ar5004``;
+    - ``policies``: specs ``NAME[:key=value,...]`` of always-on, oracle, psm, adaptive-psm and
+      replay (default: the first four, plus replay with ``transitions``);
+    - ``phy``: ``PHY@RATE`` (e.g. ``802.11a@24``) or ``link@RATE`` (Mb/s); default ``802.11g@54``;
+    - ``transitions``: a CSV of recorded radio transitions for ``replay``;
+    - ``energybox``: EnergyBox Wi-Fi configuration files (device and/or network);
+    - ``bin_s``: throughput bin; ``timeline``: keep state timelines in memory;
+      ``timeline_dir``: stream them to CSV files there instead (flat memory).
+
+    Raises :class:`TraceError` with a message naming the file and where it went wrong.
+    """
+    mode = str(timeline_dir) if timeline_dir is not None else ("memory" if timeline else "off")
+    if timeline_dir is not None:
+        Path(timeline_dir).mkdir(parents=True, exist_ok=True)
+    raw = _core.trace_energy(
+        str(capture),
+        client=client,
+        profile=None if profile is None else str(profile),
+        energybox=[str(p) for p in energybox],
+        policies=list(policies),
+        phy=phy,
+        transitions=None if transitions is None else str(transitions),
+        bin_s=bin_s,
+        timeline=mode,
+    )
+    return _from_raw(raw)
+
+
+def _from_raw(raw: dict) -> TraceEnergy:
+    cap = raw["capture"]
+    start = int(cap["start_ns"])
+    rows, state_rows, tl_frames, files = [], [], [], {}
+    base = None
+    for p in raw["policies"]:
+        rep = json.loads(p["report_json"])
+        e = p["total_energy_fj"] * 1e-15
+        if p["name"] == "always-on" and base is None:
+            base = e
+        dur = rep["duration_ns"] / 1e9
+        row = {"policy": p["label"], "name": p["name"], "energy_j": e, "duration_s": dur}
+        row["avg_power_mw"] = e / dur * 1e3 if dur > 0 else 0.0
+        for s in STATES:
+            row[f"time_{s}_s"] = rep[s]["time_ns"] / 1e9
+            row[f"energy_{s}_j"] = rep[s]["energy_nj"] / 1e9
+            state_rows.append({"policy": p["label"], "state": s, "time_s": rep[s]["time_ns"] / 1e9, "energy_j": rep[s]["energy_nj"] / 1e9})
+        tr = rep["transitions"]
+        state_rows.append({"policy": p["label"], "state": "transitions", "time_s": tr["time_ns"] / 1e9, "energy_j": tr["energy_nj"] / 1e9})
+        row.update(
+            transitions=tr["count"],
+            time_transitions_s=tr["time_ns"] / 1e9,
+            energy_transitions_j=tr["energy_nj"] / 1e9,
+            beacons=p["beacons"],
+            short_dormant_intervals=rep["short_dormant_intervals"],
+            clipped_activity_s=rep["clipped_activity_ns"] / 1e9,
+            rx_while_dormant=p["rx_while_dormant"],
+            busy_while_dormant=p["busy_while_dormant"],
+        )
+        rows.append(row)
+        if p["timeline_file"]:
+            files[p["label"]] = p["timeline_file"]
+        if p["timeline_time_ns"]:
+            t = pd.DataFrame({"time_s": (pd.Series(p["timeline_time_ns"], dtype="int64") - start) / 1e9, "state": p["timeline_state"]})
+            t.insert(0, "policy", p["label"])
+            tl_frames.append(t)
+    energy_df = pd.DataFrame(rows)
+    energy_df.insert(3, "vs_always_on", energy_df.energy_j / base if base else float("nan"))
+
+    conns = pd.DataFrame(raw["connections"])
+    if len(conns):
+        conns.insert(1, "proto", [IP_PROTOCOLS.get(p, str(p)) for p in conns.protocol])
+        conns.insert(2, "local", cap["client"])
+    attr = pd.DataFrame(raw["attribution"])
+    attr["total_j"] = attr.own_j + attr.tail_j
+    totals = energy_df.set_index("policy").energy_j
+    attr["share"] = attr.total_j / attr.policy.map(totals).where(lambda x: x > 0)
+    tp = raw["throughput"]
+    bin_s = tp["bin_ns"] / 1e9
+    offset = (tp["origin_ns"] - start) / 1e9
+    thr = pd.DataFrame({"start_s": [offset + i * bin_s for i in range(len(tp["up"]))], "bytes_up": tp["up"], "bytes_down": tp["down"]})
+    thr["mbps_up"] = thr.bytes_up * 8 / bin_s / 1e6
+    thr["mbps_down"] = thr.bytes_down * 8 / bin_s / 1e6
+    timeline = pd.concat(tl_frames, ignore_index=True) if tl_frames else pd.DataFrame(columns=["policy", "time_s", "state"])
+    return TraceEnergy(
+        capture=cap,
+        profile=raw["profile"],
+        energy=energy_df,
+        states=pd.DataFrame(state_rows),
+        connections=conns,
+        attribution=attr,
+        throughput=thr,
+        timeline=timeline,
+        timeline_files=files,
+        notes=list(raw["notes"]),
+    )
+
+
+def slug(label: str) -> str:
+    """A file-name-safe form of a policy label (``psm:beacon=204.8ms`` → ``psm-beacon-204.8ms``)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "policy"
