@@ -130,6 +130,7 @@ def _radios_frame(radios: list[dict]) -> pd.DataFrame:
         row["transitions"] = tr.get("count", 0)
         row["transition_time_s"] = tr.get("time_ns", 0) / 1e9
         row["transition_energy_j"] = tr.get("energy_nj", 0) / 1e9
+        row["clipped_activity_s"] = rep.get("clipped_activity_ns", 0) / 1e9
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -129,8 +129,10 @@ def print_trace(console: Console, res, top: int = 10) -> None:
     for n in res.notes:
         console.print(f"[yellow]note:[/] {n}", highlight=False)
     t = Table(title="Radio energy per policy", title_justify="left")
-    for col in ("policy", "energy (J)", "vs always-on", "avg (mW)", "awake (s)", "high (s)", "sleep (s)", "tx / rx (s)", "transitions", "beacons"):
-        t.add_column(col, justify="left" if col == "policy" else "right")
+    widest = max(len(p) for p in res.energy.policy)
+    t.add_column("policy", min_width=widest, no_wrap=True)
+    for col in ("energy (J)", "vs always-on", "avg (mW)", "awake (s)", "high (s)", "sleep (s)", "tx / rx (s)", "transitions", "beacons"):
+        t.add_column(col, justify="right")
     for _, r in res.energy.iterrows():
         awake = r.time_idle_s + r.time_idle_high_s + r.time_rx_s + r.time_tx_s
         norm = "—" if r.vs_always_on != r.vs_always_on else f"{r.vs_always_on:.1%}"

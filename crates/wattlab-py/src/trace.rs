@@ -138,6 +138,8 @@ pub fn trace_energy<'py>(
         ("group_down", a.group_down),
         ("foreign_packets", a.foreign_packets),
         ("oversize_packets", a.oversize_packets),
+        ("deferred_packets", a.deferred_packets),
+        ("deferred_ns", a.deferred_ns),
         ("fragments", a.stats.fragments),
         ("undecoded", a.stats.undecoded),
     ] {

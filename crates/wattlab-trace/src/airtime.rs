@@ -3,7 +3,8 @@
 //! A capture gives a time and an IP length per packet; the radio's work comes from the PHY:
 //!
 //! - **sent** (captured when the stack hands it to the driver, at `t`): contention (DIFS plus
-//!   the mean backoff, CWmin/2 slots) from `t`, then the data frame, SIFS, and the AP's MAC ACK;
+//!   the mean backoff, CWmin/2 slots) from `t` (or from when the radio is free, if it is still
+//!   busy: the analyzer defers it), then the data frame, SIFS, and the AP's MAC ACK;
 //! - **received** (captured once the frame is in, at `t`): the data frame ends at `t`, then
 //!   SIFS and our MAC ACK;
 //! - group-addressed frames (broadcast, multicast) are not acknowledged.

@@ -150,6 +150,10 @@ pub struct EnergyAnalysis {
     pub foreign_packets: u64,
     /// Packets longer than one frame (costed as several frames).
     pub oversize_packets: u64,
+    /// Sent packets whose exchange waited for the radio to finish the previous one.
+    pub deferred_packets: u64,
+    /// Their total wait, ns.
+    pub deferred_ns: u64,
     /// The airtime model.
     pub airtime: Airtime,
     /// The policies' results, in the order given.
@@ -298,7 +302,7 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
     let mut a = Counts::default();
     let mut throughput: Vec<[u64; 2]> = Vec::new();
     let mut origin: Option<Time> = None;
-    let mut feeder = Feeder { opts, run: Vec::new(), intervals: Vec::with_capacity(256), start: Time::ZERO, end: Time::ZERO, fed: 0 };
+    let mut feeder = Feeder { opts, run: Vec::new(), intervals: Vec::with_capacity(256), start: Time::ZERO, end: Time::ZERO, fed: 0, deferred: 0, deferred_ns: 0 };
     // A received packet's frames end at its capture time, so its intervals start before
     // packets captured just ahead of it: packets wait in a heap, ordered by their first
     // interval's start, until no later packet can start earlier (the longest lead seen).
@@ -399,7 +403,7 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
     while let Some(Reverse(q)) = pending.pop() {
         feeder.release(q)?;
     }
-    let Feeder { run, start, end, .. } = feeder;
+    let Feeder { run, start, end, deferred, deferred_ns, .. } = feeder;
     if run.is_empty() {
         return Err(AnalysisError::Invalid(format!(
             "{}: no packets to or from {client} ({} IP packets in the capture){}",
@@ -476,6 +480,8 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
         group_down: a.group_down,
         foreign_packets: a.foreign,
         oversize_packets: a.oversize,
+        deferred_packets: deferred,
+        deferred_ns,
         airtime: opts.airtime,
         policies,
         connections: conns,
@@ -506,14 +512,24 @@ struct Feeder<'a> {
     start: Time,
     end: Time,
     fed: u64,
+    deferred: u64,
+    deferred_ns: u64,
 }
 
 impl Feeder<'_> {
     fn release(&mut self, q: Pending) -> Result<(), AnalysisError> {
         let dir = if q.up { Direction::Up } else { Direction::Down };
+        // A sender defers while its radio is still busy (e.g. ACKing the frame just received);
+        // received frames are where the capture puts them.
+        let mut t = q.t;
+        if q.up && self.end > t {
+            self.deferred += 1;
+            self.deferred_ns += (self.end - t).as_nanos();
+            t = self.end;
+        }
         self.intervals.clear();
         let iv = &mut self.intervals;
-        self.opts.airtime.for_each(q.t, dir, q.ip_len, q.group, |i| iv.push(i));
+        self.opts.airtime.for_each(t, dir, q.ip_len, q.group, |i| iv.push(i));
         if self.run.is_empty() {
             self.start = q.start;
             self.run = start_meters(self.opts, q.start)?;

@@ -1,0 +1,239 @@
+"""The trace analyzer end to end: known truth from simulator captures and hand-built pcaps,
+the CLI's outputs, and its errors."""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import wattlab
+import wattlab.trace
+from conftest import SCENARIOS
+
+CLIENT = "10.0.0.2"
+SERVER = "10.0.0.9"
+
+
+def ipv4(src: str, dst: str, total_len: int, proto: int = 17, sport: int = 5000, dport: int = 6000) -> bytes:
+    """An IPv4 packet of `total_len` bytes (UDP by default), header checksum left 0."""
+    a = bytes(int(x) for x in src.split("."))
+    b = bytes(int(x) for x in dst.split("."))
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, total_len, 0, 0, 64, proto, 0, a, b)
+    body = struct.pack("!HHHH", sport, dport, total_len - 20, 0) if proto == 17 else b""
+    return hdr + body + bytes(total_len - len(hdr) - len(body))
+
+
+def write_pcap(path: Path, packets: list[tuple[float, bytes]]) -> Path:
+    """Classic nanosecond pcap, link type RAW (101)."""
+    with path.open("wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 101))
+        for t, data in packets:
+            ns = round(t * 1e9)
+            f.write(struct.pack("<IIII", ns // 10**9, ns % 10**9, len(data), len(data)) + data)
+    return path
+
+
+def demo_capture(tmp_path: Path, size: str = "1MB") -> tuple[wattlab.RunResult, Path]:
+    res = wattlab.run(
+        SCENARIOS / "demo.toml", seed=1, overrides=[f"flow.download.bytes={size}"], out_dir=tmp_path, pcap=["client:wlan0"]
+    )
+    return res, tmp_path / "client-wlan0.pcap"
+
+
+def test_link_airtime_reproduces_the_simulators_radio_energy(tmp_path):
+    """The `link` airtime is what the simulator's [[wireless]] hop charges, so the trace of the
+    client's interface must cost what the simulator metered: the only differences are frames
+    the hop lost (the radio received them, the capture has them not) and the run's end."""
+    res, pcap = demo_capture(tmp_path)
+    t = wattlab.trace.energy(pcap, profile="wavelan-dsss", phy="link@20", policies=["always-on", "oracle"])
+    assert t.capture["client"] == "10.0.0.3" and t.capture["choice"] == "busiest"
+    assert t.capture["ties"] == ["10.0.0.1"] and any("tied with 10.0.0.1" in n for n in t.notes)
+    sim = res.radios.set_index("policy")
+    e = t.energy.set_index("policy")
+    for pol in ("always-on", "oracle"):
+        assert e.energy_j[pol] == pytest.approx(sim.energy_j[pol], rel=1e-3), pol
+    # The simulator's wireless pipes are full duplex, the radio half duplex: where the client's
+    # ACK starts a microsecond before a data frame has fully arrived, the simulator's meter
+    # clips the overlap and the analyzer defers the ACK. Lost frames (600 us each) were
+    # received but not captured. A frame still on the air when the simulation ends is cut there.
+    lost = res.links.set_index("name").loc["wlan:ap->client"].losses
+    gap = abs(sim.time_tx_s["always-on"] - e.time_tx_s["always-on"]) + abs(sim.time_rx_s["always-on"] - e.time_rx_s["always-on"])
+    cut = abs(e.duration_s["always-on"] - sim.duration_s["always-on"])
+    slack = e.clipped_activity_s["always-on"] + sim.clipped_activity_s["always-on"] + lost * 600e-6 + cut
+    assert gap <= slack + 1e-6
+    # Always-on closed form: duration × idle plus the tx/rx increments over idle (mW · s = mJ).
+    p = t.profile["power_mw"]
+    r = e.loc["always-on"]
+    closed = r.duration_s * p["idle"] + r.time_tx_s * (p["tx"] - p["idle"]) + r.time_rx_s * (p["rx"] - p["idle"])
+    assert r.energy_j == pytest.approx(closed / 1e3, rel=1e-9)
+    assert e.energy_j["oracle"] <= e.energy_j["always-on"]
+    # Attribution splits each total exactly across the connections (and the lead-in).
+    per = t.attribution.groupby("policy").total_j.sum()
+    for pol in ("always-on", "oracle"):
+        assert per[pol] == pytest.approx(e.energy_j[pol], rel=1e-12)
+    assert len(t.connections) == 1 and t.connections.proto[0] == "tcp" and t.connections.remote_port[0] == 80
+
+
+def test_80211_airtime_and_policy_ordering(tmp_path):
+    _, pcap = demo_capture(tmp_path, "500kB")
+    t = wattlab.trace.energy(pcap, client="10.0.0.3", profile="atheros-ar5004", phy="802.11a@54")
+    e = t.energy.set_index("policy")
+    assert list(e.index) == ["always-on", "oracle", "psm", "adaptive-psm"]
+    assert e.energy_j["oracle"] <= e.energy_j["always-on"]
+    assert e.energy_j["oracle"] <= e.energy_j["psm"] + 1e-9
+    # Same frames under every policy; PSM adds beacon receptions.
+    assert e.time_tx_s.nunique() == 1 and (e.time_rx_s >= e.time_rx_s["always-on"]).all()
+    assert e.beacons["psm"] > 0 and e.beacons["always-on"] == 0
+    # MAC ACKs: the client transmits one per data frame received, so tx time exceeds the
+    # airtime of its own (small) packets alone.
+    assert e.time_tx_s["always-on"] > 0 and e.clipped_activity_s["always-on"] < 0.01 * e.time_rx_s["always-on"]
+    # TCP ACKs sent the instant a data frame arrives wait for the MAC ACK of that frame.
+    assert t.capture["deferred_packets"] > 0
+    # Every state's time adds up to the run.
+    cols = [f"time_{s}_s" for s in wattlab.trace.STATES] + ["time_transitions_s"]
+    assert (e[cols].sum(axis=1) - e.duration_s).abs().max() < 1e-9
+
+
+def test_psm_on_a_hand_built_pattern_gives_the_hand_computed_timeline(tmp_path):
+    """Three 1000-byte packets on a 10 Mb/s link (800 us each), PSM with 100 ms beacons of
+    1 ms, WaveLAN DSSS (wake-up 2 ms, free down). The run starts at the first frame (t0)."""
+    t0 = 1000.0
+    pcap = write_pcap(
+        tmp_path / "hand.pcap",
+        [
+            (t0, ipv4(CLIENT, SERVER, 1000)),  # up: tx [0, 0.8 ms)
+            (t0 + 0.0018, ipv4(SERVER, CLIENT, 1000, sport=6000, dport=5000)),  # down: rx [1.0, 1.8 ms)
+            (t0 + 0.2500, ipv4(CLIENT, SERVER, 1000)),  # up: tx [250, 250.8 ms)
+        ],
+    )
+    t = wattlab.trace.energy(
+        pcap, client=CLIENT, profile="wavelan-dsss", phy="link@10", policies=["psm:beacon=100ms,listen=1ms"]
+    )
+    got = [(round(x * 1e6), s) for x, s in zip(t.timeline.time_s, t.timeline.state)]
+    us = lambda ms: round(ms * 1000)
+    assert got == [
+        (0, "tx"),
+        (us(0.8), "idle"),  # 0.2 ms gap < 2 ms wake-up: cannot doze
+        (us(1.0), "rx"),
+        (us(1.8), "sleep"),
+        (us(100), "rx"),  # beacon
+        (us(101), "sleep"),
+        (us(200), "rx"),  # beacon
+        (us(201), "sleep"),
+        (us(250), "tx"),
+    ]
+    e = t.energy.iloc[0]
+    assert e.beacons == 2 and e.transitions == 6
+    # Sleep: (100 - 1.8 - 2) + (200 - 101 - 2) + (250 - 201 - 2) ms = 240.2 ms.
+    assert e.time_sleep_s == pytest.approx(0.2402, abs=1e-9)
+    assert e.duration_s == pytest.approx(0.2508, abs=1e-9)
+    # Attribution: the second connection does not exist (one UDP flow each way is one key).
+    assert len(t.connections) == 1 and t.connections.packets_up[0] == 2
+
+
+def test_adaptive_psm_and_energybox_import(tmp_path):
+    """EnergyBox's powers and timings: a 40 ms burst of 1500-byte packets every 2 ms puts the
+    radio in CAMH, then CAM until the inactivity timeout, then PSM."""
+    dev = tmp_path / "device.config"
+    dev.write_text("TYPE=Wifi\nPOWER_IN_PSM=30\nPOWER_IN_CAM=250\nPOWER_IN_CAMH=500\n")
+    net = tmp_path / "network.config"
+    net.write_text("PSM_TO_CAM_THRESHOLD=1\nCAM_PSM_INACTIVITY_TIME=200\nCAM_TIME_WIMDOW=50\nWINDOW_DATA_RATE_THRESHOLD=3000\n")
+    t0 = 50.0
+    pkts = [(t0 + k * 0.002, ipv4(SERVER, CLIENT, 1500)) for k in range(20)]
+    pkts.append((t0 + 1.0, ipv4(CLIENT, SERVER, 100)))
+    pcap = write_pcap(tmp_path / "burst.pcap", pkts)
+    t = wattlab.trace.energy(pcap, client=CLIENT, energybox=[dev, net], phy="link@54", policies=["adaptive-psm", "always-on"])
+    assert t.profile["name"] == "energybox" and t.profile["power_mw"]["idle_high"] == 500
+    assert any("PSM_TO_CAM_THRESHOLD" in n for n in t.notes)
+    r = t.energy.set_index("policy").loc["adaptive-psm"]
+    # High from the third packet (4 ms: 4500 B > 3000 B in the window) until only two packets
+    # are left in the window (the 18th leaves at 34 + 50 = 84 ms), minus the 17 frames
+    # received meanwhile (1500 B at 54 Mb/s = 222.2 us each).
+    assert r.time_idle_high_s == pytest.approx(0.080 - 17 * 1500 * 8 / 54e6, abs=17e-9)  # frames round to the ns
+    # Asleep from 200 ms after the burst's last packet until the last packet (1 s), no beacons
+    # charged (EnergyBox's PSM power already averages them).
+    assert r.time_sleep_s == pytest.approx(1.0 - 0.038 - 0.2, abs=1e-9)
+    assert r.beacons == 0
+    assert r.energy_j < t.energy.set_index("policy").energy_j["always-on"]
+
+
+def test_replay_of_a_recorded_schedule(tmp_path):
+    pcap = write_pcap(
+        tmp_path / "r.pcap",
+        [(10.0, ipv4(CLIENT, SERVER, 500)), (10.5, ipv4(SERVER, CLIENT, 500, sport=6000, dport=5000)), (11.0, ipv4(CLIENT, SERVER, 500))],
+    )
+    sched = tmp_path / "transitions.csv"
+    # Asleep from 10.1 s to 10.9 s: the packet received at 10.5 s is never heard.
+    sched.write_text("time_s,state\n10.1,sleep\n10.9,awake\n")
+    t = wattlab.trace.energy(pcap, client=CLIENT, profile="wavelan-turbo-2mbps", phy="link@1", transitions=sched, policies=["replay", "always-on"])
+    r = t.energy.set_index("policy").loc["replay"]
+    assert r.rx_while_dormant == 1 and r.time_rx_s == 0
+    assert r.time_sleep_s == pytest.approx(0.8, abs=1e-9)
+
+
+def run_cli(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "wattlab.cli", "trace", "energy", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_cli_writes_tables_timelines_and_a_figure(tmp_path):
+    _, pcap = demo_capture(tmp_path / "sim", "300kB")
+    out = tmp_path / "res"
+    p = run_cli(str(pcap), "--client", "10.0.0.3", "--profile", "wavelan-dsss", "--out", str(out), "--policy", "always-on", "--policy", "psm:beacon=204.8ms")
+    assert p.returncode == 0, p.stderr
+    assert "Radio energy per policy" in p.stdout and "psm:beacon=204.8ms" in p.stdout and "Energy by connection" in p.stdout
+    for f in ("summary.json", "energy.csv", "states.csv", "connections.csv", "attribution.csv", "throughput.csv", "timeline.png"):
+        assert (out / f).is_file(), f
+    assert (out / "timeline.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    tl = sorted(out.glob("timeline_*.csv"))
+    assert [f.name for f in tl] == ["timeline_0_always-on.csv", "timeline_1_psm-beacon-204.8ms.csv"]
+    lines = tl[1].read_text().splitlines()
+    assert lines[0] == "time_s,state" and len(lines) > 10
+    times = [float(l.split(",")[0]) for l in lines[1:]]
+    assert times == sorted(times)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["capture"]["client"] == "10.0.0.3" and len(summary["policies"]) == 2
+    # A second run into the same directory must not silently replace the first.
+    again = run_cli(str(pcap), "--out", str(out))
+    assert again.returncode == 2 and "--overwrite" in again.stderr
+    assert run_cli(str(pcap), "--out", str(out), "--overwrite", "--no-plot").returncode == 0
+    js = run_cli(str(pcap), "--json", "--policy", "oracle")
+    assert js.returncode == 0 and json.loads(js.stdout)["policies"][0]["policy"] == "oracle"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--policy", "sleepy"], "unknown policy `sleepy`"),
+        (["--policy", "replay"], "--transitions"),
+        (["--profile", "no-such-card"], "unknown device profile"),
+        (["--phy", "802.11z"], "unknown PHY"),
+        (["--client", "10.9.9.9"], "no packets to or from 10.9.9.9"),
+        (["--client", "not-an-ip"], "not an IPv4 or IPv6 address"),
+    ],
+)
+def test_cli_rejects_bad_options_clearly(tmp_path, args, message):
+    pcap = write_pcap(tmp_path / "x.pcap", [(1.0, ipv4(CLIENT, SERVER, 100))])
+    p = run_cli(str(pcap), *args)
+    assert p.returncode == 2 and message in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_cli_bad_captures_name_the_packet_and_offset(tmp_path):
+    good = write_pcap(tmp_path / "g.pcap", [(1.0, ipv4(CLIENT, SERVER, 100)), (2.0, ipv4(CLIENT, SERVER, 100))])
+    cut = tmp_path / "cut.pcap"
+    cut.write_bytes(good.read_bytes()[:-30])
+    p = run_cli(str(cut), "--client", CLIENT)
+    assert p.returncode == 2 and "cut.pcap" in p.stderr and "packet 1" in p.stderr and "byte offset 140" in p.stderr, p.stderr
+    junk = tmp_path / "junk.pcap"
+    junk.write_bytes(b"this is not a capture at all")
+    p = run_cli(str(junk))
+    assert p.returncode == 2 and "not a pcap or pcapng file" in p.stderr
+    empty = write_pcap(tmp_path / "empty.pcap", [])
+    p = run_cli(str(empty))
+    assert p.returncode == 2 and "no IP packets" in p.stderr
+    p = run_cli(str(tmp_path / "missing.pcap"))
+    assert p.returncode == 2 and "no such capture file" in p.stderr
