@@ -175,7 +175,7 @@ fn emit_exchange(
     for (d, kind) in [(contention, Activity::Wait), frame, (sifs, Activity::Wait), ack] {
         if d > Duration::ZERO {
             f((t, t + d, kind));
-            t = t + d;
+            t += d;
         }
     }
     t

@@ -542,7 +542,7 @@ impl Feeder<'_> {
             self.end = self.end.max(last.1);
         }
         self.fed += 1;
-        if self.fed % DRAIN_EVERY == 0 {
+        if self.fed.is_multiple_of(DRAIN_EVERY) {
             for r in &mut self.run {
                 r.drain()?;
             }

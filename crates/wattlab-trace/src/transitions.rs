@@ -93,7 +93,7 @@ pub fn read_transitions(
             t_text
                 .parse::<f64>()
                 .map_err(|_| ())
-                .and_then(|x| if x.is_finite() && x >= 0.0 && x < 1.8e10 { Ok(Time((x * 1e9).round() as u64)) } else { Err(()) })
+                .and_then(|x| if (0.0..1.8e10).contains(&x) { Ok(Time((x * 1e9).round() as u64)) } else { Err(()) })
         }
         .map_err(|_| {
             format!(

@@ -418,7 +418,7 @@ impl PolicyMeter {
             self.meter.set_state_owned(tbtt, RadioState::Rx, owner);
             self.beacons += 1;
             t = (tbtt + p.beacon_listen).min(b);
-            tbtt = tbtt + p.beacon_interval;
+            tbtt += p.beacon_interval;
         }
         if t < b {
             rest(self, t, b);
