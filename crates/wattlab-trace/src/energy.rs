@@ -405,11 +405,18 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
     }
     let Feeder { run, start, end, deferred, deferred_ns, .. } = feeder;
     if run.is_empty() {
+        // Only a given client can have no packets (a chosen one has the most), and then nothing
+        // was ranked: rank now (a second pass, on this error path only) to name the address
+        // the user probably meant.
+        let busiest = match ranked.first() {
+            Some(&(b, _)) => Some(b),
+            None => address_totals(&mut TraceReader::open(path)?)?.busiest().map(|(b, _)| b),
+        };
         return Err(AnalysisError::Invalid(format!(
             "{}: no packets to or from {client} ({} IP packets in the capture){}",
             path.display(),
             reader.stats().packets,
-            if ranked.is_empty() { String::new() } else { format!("; busiest: {}", ranked[0].0) }
+            busiest.map_or(String::new(), |b| format!("; busiest address: {b}"))
         )));
     }
     let end = end.max(start);
