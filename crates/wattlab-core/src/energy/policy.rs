@@ -451,7 +451,9 @@ impl PolicyMeter {
         };
         self.meter.set_state_owned(start, state, own_bucket(owner));
         self.last_end = end;
-        if bytes > 0 {
+        // Only adaptive PSM reads (and expires) the window: for the other policies it would
+        // only grow, by one entry per frame, for the whole run.
+        if bytes > 0 && matches!(self.policy, AccountingPolicy::AdaptivePsm(_)) {
             self.window.push(end, bytes);
         }
     }
@@ -896,6 +898,25 @@ mod tests {
                 let slack = (acts.len() as u128 + 1) * p.power_uw(Idle) as u128;
                 assert!(r[1].total_energy_fj <= r[2].total_energy_fj + slack, "{}: oracle > psm", p.name());
                 assert!(r[1].total_energy_fj <= r[3].total_energy_fj + slack, "{}: oracle > adaptive", p.name());
+            }
+        }
+    }
+
+    #[test]
+    fn only_adaptive_psm_keeps_a_byte_window() {
+        let p = builtin_profile("orinoco").unwrap();
+        for pol in AccountingPolicy::ALL {
+            let mut m = PolicyMeter::new(pol, &p, Time::ZERO);
+            for k in 0..10_000u64 {
+                let s = Time(k * 100_000);
+                m.frame(s, s + Duration::from_micros(50), Activity::Rx, 1500, 1);
+            }
+            // Adaptive PSM keeps the frames of the last 50 ms (500 of them here); the others
+            // keep none (the window used to grow by one entry per frame for every policy).
+            let kept = m.window.frames.len();
+            match pol {
+                AccountingPolicy::AdaptivePsm(_) => assert!((499..=501).contains(&kept), "{kept}"),
+                _ => assert_eq!(kept, 0, "{pol}"),
             }
         }
     }
