@@ -29,11 +29,11 @@ struct Leg {
     power_uw: u64,
 }
 
-/// Running totals (exact).
+/// Running totals (exact). A state's energy is its time × its power (constant over a run), so
+/// only the time is summed per interval.
 #[derive(Clone, Debug, Default)]
 struct Totals {
     time_ns: [u64; RadioState::COUNT],
-    energy_fj: [u128; RadioState::COUNT],
     trans_count: u64,
     trans_ns: u64,
     trans_fj: u128,
@@ -300,7 +300,10 @@ impl RadioMeter {
             if v.len() <= i {
                 v.resize(i + 1, 0);
             }
-            v[i] += fj;
+            // Most charges of a wake-up leg are 0: skip the add.
+            if fj != 0 {
+                v[i] += fj;
+            }
         }
     }
 
@@ -344,7 +347,6 @@ impl RadioMeter {
         let i = state.index();
         let fj = len as u128 * power_uw[i] as u128;
         t.time_ns[i] += len;
-        t.energy_fj[i] += fj;
         (fj + down_fj, up_fj)
     }
 
@@ -365,16 +367,17 @@ impl RadioMeter {
             false,
             false,
         );
+        let energy_fj = self.state_energy_fj(&t);
         let st = |s: RadioState| {
-            let fj = t.energy_fj[s.index()];
+            let fj = energy_fj[s.index()];
             StateEnergy {
                 time_ns: t.time_ns[s.index()],
                 energy_nj: fj_to_nj(fj),
                 energy_j: fj_to_j(fj),
             }
         };
-        let total_fj: u128 = t.energy_fj.iter().sum::<u128>() + t.trans_fj;
-        let idle_fj = t.energy_fj[RadioState::Idle.index()] + t.energy_fj[RadioState::IdleHigh.index()];
+        let total_fj: u128 = energy_fj.iter().sum::<u128>() + t.trans_fj;
+        let idle_fj = energy_fj[RadioState::Idle.index()] + energy_fj[RadioState::IdleHigh.index()];
         EnergyReport {
             profile: self.profile.clone(),
             policy: None,
@@ -403,9 +406,14 @@ impl RadioMeter {
         }
     }
 
+    /// Energy per state of `t`, fJ.
+    fn state_energy_fj(&self, t: &Totals) -> [u128; RadioState::COUNT] {
+        std::array::from_fn(|i| t.time_ns[i] as u128 * self.power_uw[i] as u128)
+    }
+
     /// Energy of the intervals closed so far, fJ (the one in progress is not included).
     pub fn closed_energy_fj(&self) -> u128 {
-        self.totals.energy_fj.iter().sum::<u128>() + self.totals.trans_fj
+        self.state_energy_fj(&self.totals).iter().sum::<u128>() + self.totals.trans_fj
     }
 
     /// Starts attributing energy to owners (small integers set with

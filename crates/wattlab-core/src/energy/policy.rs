@@ -442,8 +442,11 @@ impl PolicyMeter {
         if end <= start {
             return;
         }
-        // The gap is over, so now we know its length (the oracle's foresight).
-        self.fill_gap(self.last_end, start);
+        // The gap is over, so now we know its length (the oracle's foresight). (Most frames
+        // follow the previous one directly: no gap, no call.)
+        if start > self.last_end {
+            self.fill_gap(self.last_end, start);
+        }
         self.owner = owner;
         let state = match kind {
             Activity::Wait => self.awake_state(start),
