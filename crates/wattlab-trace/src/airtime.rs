@@ -110,7 +110,8 @@ impl Airtime {
                 let frames = ip_len.div_ceil(FRAME_MTU).max(1);
                 let last = ip_len - (frames - 1) * FRAME_MTU;
                 let full = phy.data_duration(FRAME_MTU.min(ip_len), rate_kbps);
-                let tail = phy.data_duration(last, rate_kbps);
+                // One frame (the usual case): the tail is the frame.
+                let tail = if frames == 1 { full } else { phy.data_duration(last, rate_kbps) };
                 let ack = if group { Duration::ZERO } else { phy.ack_duration(rate_kbps) };
                 let sifs = if group { Duration::ZERO } else { phy.sifs };
                 let contention = phy.difs() + phy.mean_backoff(phy.cw_min);

@@ -310,6 +310,7 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
     let mut lead = opts.airtime.lead(FRAME_MTU);
     let mut longest = FRAME_MTU;
     let mut seq: u64 = 0;
+    let mut leads = Leads::default();
 
     while let Some(p) = reader.next_packet() {
         let p = p?;
@@ -332,7 +333,7 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
         }
         let first = match dir {
             Direction::Up => t,
-            Direction::Down => t - opts.airtime.lead_of(p.ip_len, group),
+            Direction::Down => t - leads.get(&opts.airtime, p.ip_len, group),
         };
         let origin = *origin.get_or_insert(first);
         let (sp, dp) = ports(&p);
@@ -496,6 +497,30 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
         throughput_origin_ns: origin.map_or(start.as_nanos(), |o| o.as_nanos()),
         throughput,
     })
+}
+
+/// Leads of received packets up to one frame long, by size, computed once each (the airtime
+/// of every received packet is otherwise computed twice: to order it and to feed it).
+#[derive(Default)]
+struct Leads {
+    /// Lead in ns by `2 × ip_len + group`; `u64::MAX` until computed.
+    ns: Vec<u64>,
+}
+
+impl Leads {
+    fn get(&mut self, airtime: &Airtime, ip_len: u32, group: bool) -> Duration {
+        if ip_len > FRAME_MTU {
+            return airtime.lead_of(ip_len, group);
+        }
+        if self.ns.is_empty() {
+            self.ns = vec![u64::MAX; 2 * (FRAME_MTU as usize + 1)];
+        }
+        let slot = &mut self.ns[2 * ip_len as usize + group as usize];
+        if *slot == u64::MAX {
+            *slot = airtime.lead_of(ip_len, group).as_nanos();
+        }
+        Duration::from_nanos(*slot)
+    }
 }
 
 /// A packet waiting to be fed, ordered by its first interval's start.
