@@ -103,17 +103,23 @@ class RunResult:
         if len(self.agents):
             tables["agents"] = self.agents
             tables["agent_events"] = self.agent_events
-        for fmt in formats:
-            for name, df in tables.items():
-                path = out / f"{name}.{fmt}"
-                if fmt == "csv":
-                    df.to_csv(path, index=False)
-                elif fmt == "parquet":
-                    df.to_parquet(path, index=False)
-                else:
-                    raise ValueError(f"unknown format {fmt!r} (csv or parquet)")
-                written.append(path)
-        return written
+        return written + write_tables(out, tables, formats)
+
+
+def write_tables(out: Path, tables: dict[str, pd.DataFrame], formats: Iterable[str]) -> list[Path]:
+    """Write each table as ``out/NAME.FMT`` for every format (csv, parquet); returns the paths."""
+    written = []
+    for fmt in formats:
+        if fmt not in ("csv", "parquet"):
+            raise ValueError(f"unknown format {fmt!r} (csv or parquet)")
+        for name, df in tables.items():
+            path = out / f"{name}.{fmt}"
+            if fmt == "csv":
+                df.to_csv(path, index=False)
+            else:
+                df.to_parquet(path, index=False)
+            written.append(path)
+    return written
 
 
 def _radios_frame(radios: list[dict]) -> pd.DataFrame:

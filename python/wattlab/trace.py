@@ -24,6 +24,7 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 from wattlab import _core
+from wattlab.api import write_tables
 
 TraceError = _core.TraceError
 
@@ -87,17 +88,7 @@ class TraceEnergy:
         }
         if len(self.timeline):
             tables["timeline"] = self.timeline
-        for fmt in formats:
-            for name, df in tables.items():
-                path = out / f"{name}.{fmt}"
-                if fmt == "csv":
-                    df.to_csv(path, index=False)
-                elif fmt == "parquet":
-                    df.to_parquet(path, index=False)
-                else:
-                    raise ValueError(f"unknown format {fmt!r} (csv or parquet)")
-                written.append(path)
-        return written
+        return written + write_tables(out, tables, formats)
 
     def summary(self) -> dict:
         """The capture, profile, per-policy energy and notes as one JSON-able dict."""

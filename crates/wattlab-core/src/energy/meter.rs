@@ -247,17 +247,8 @@ impl RadioMeter {
         if state == self.state {
             if owner != self.owner && self.by_owner.is_some() {
                 // Same state, new owner: close the interval for its owner all the same.
-                let (main, _) = Self::account(
-                    &mut self.totals,
-                    &self.power_uw,
-                    &self.down,
-                    &self.up,
-                    self.state,
-                    now - self.last,
-                    self.owes_down,
-                    false,
-                    false, // not a real end: no short-interval count
-                );
+                // Not a real end of the interval: no up leg, no short-interval count.
+                let (main, _) = self.close_current(now, false, false);
                 self.owes_down = false;
                 self.charge(self.owner, main);
                 self.owner = owner;
@@ -266,17 +257,7 @@ impl RadioMeter {
             return;
         }
         let leaving_to_awake = state.is_awake();
-        let (main, up) = Self::account(
-            &mut self.totals,
-            &self.power_uw,
-            &self.down,
-            &self.up,
-            self.state,
-            now - self.last,
-            self.owes_down,
-            leaving_to_awake,
-            true,
-        );
+        let (main, up) = self.close_current(now, leaving_to_awake, true);
         if self.by_owner.is_some() {
             self.charge(self.owner, main);
             self.charge(owner, up);
@@ -292,6 +273,21 @@ impl RadioMeter {
                 _ => tl.push((now, state)),
             }
         }
+    }
+
+    /// Accounts the interval in progress up to `now` (see [`RadioMeter::account`]).
+    fn close_current(&mut self, now: Time, up_owed: bool, closed: bool) -> (u128, u128) {
+        Self::account(
+            &mut self.totals,
+            &self.power_uw,
+            &self.down,
+            &self.up,
+            self.state,
+            now - self.last,
+            self.owes_down,
+            up_owed,
+            closed,
+        )
     }
 
     fn charge(&mut self, owner: u32, fj: u128) {
