@@ -464,7 +464,7 @@ impl PolicyMeter {
     /// Totals for the run ending at `end`, the trailing gap costed like any other (the radio
     /// must be ready at `end`). Non-destructive: more activity may follow.
     pub fn report(&self, end: Time) -> EnergyReport {
-        let m = self.closed_at(end);
+        let m = self.closed_at(end, false);
         let mut r = m.meter.report(end);
         r.policy = Some(self.policy.as_str().to_string());
         r.clipped_activity_ns = self.clipped_ns;
@@ -474,16 +474,19 @@ impl PolicyMeter {
     /// Energy per attribution bucket (fJ, see [`own_bucket`]) for the run ending at `end`;
     /// empty unless attribution is enabled. Sums to the report's exact total.
     pub fn energy_by_bucket(&self, end: Time) -> Vec<u128> {
-        self.closed_at(end).meter.energy_by_owner(end)
+        self.closed_at(end, false).meter.energy_by_owner(end)
     }
 
     /// A copy with the trailing gap up to `end` filled and the radio ready at `end`.
-    fn closed_at(&self, end: Time) -> PolicyMeter {
+    fn closed_at(&self, end: Time, log: bool) -> PolicyMeter {
         let mut m = PolicyMeter {
             meter: self.meter.clone_without_timeline(),
             window: self.window.clone(),
             ..*self
         };
+        if log {
+            m.meter.enable_timeline();
+        }
         if end > m.last_end {
             m.fill_gap(m.last_end, end);
             let tail = tail_bucket(m.owner);
@@ -494,7 +497,7 @@ impl PolicyMeter {
 
     /// Beacons received while dozing up to `end`, the trailing gap included.
     pub fn beacons_until(&self, end: Time) -> u64 {
-        self.closed_at(end).beacons
+        self.closed_at(end, false).beacons
     }
 
     /// Same as [`PolicyMeter::report`].
@@ -520,13 +523,8 @@ impl PolicyMeter {
     /// The state changes of the trailing gap up to `end` (after the logged ones), as
     /// [`PolicyMeter::report`] costs it.
     pub fn trailing_timeline(&self, end: Time) -> Vec<(Time, RadioState)> {
-        let mut m = PolicyMeter { meter: self.meter.clone_without_timeline(), window: self.window.clone(), ..*self };
-        m.meter.enable_timeline();
-        if end > m.last_end {
-            m.fill_gap(m.last_end, end);
-            m.meter.set_state(end, RadioState::Idle);
-        }
-        m.meter.timeline().iter().copied().skip(1).collect()
+        // The copy's log starts with its current state, which is already logged here.
+        self.closed_at(end, true).meter.timeline().iter().copied().skip(1).collect()
     }
 
     /// The underlying radio meter.

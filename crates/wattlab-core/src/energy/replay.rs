@@ -111,8 +111,11 @@ impl ReplayMeter {
         Duration::from_nanos(self.clipped_ns)
     }
 
-    fn closed_at(&self, end: Time) -> ReplayMeter {
+    fn closed_at(&self, end: Time, log: bool) -> ReplayMeter {
         let mut m = ReplayMeter { meter: self.meter.clone_without_timeline(), schedule: Vec::new(), ..*self };
+        if log {
+            m.meter.enable_timeline();
+        }
         // Only the entries still to apply matter.
         m.schedule = self.schedule[self.next..].iter().copied().take_while(|&(t, _)| t <= end).collect();
         m.next = 0;
@@ -123,7 +126,7 @@ impl ReplayMeter {
     /// Totals for the run ending at `end`, the schedule applied up to it (the radio ends in
     /// whatever state the schedule says: a replay reproduces the recording, so no forced wake).
     pub fn report(&self, end: Time) -> EnergyReport {
-        let m = self.closed_at(end);
+        let m = self.closed_at(end, false);
         let mut r = m.meter.report(end);
         r.policy = Some("replay".into());
         r.clipped_activity_ns = self.clipped_ns;
@@ -132,7 +135,7 @@ impl ReplayMeter {
 
     /// Energy per attribution bucket for the run ending at `end` (see [`super::own_bucket`]).
     pub fn energy_by_bucket(&self, end: Time) -> Vec<u128> {
-        self.closed_at(end).meter.energy_by_owner(end)
+        self.closed_at(end, false).meter.energy_by_owner(end)
     }
 
     /// Starts logging the radio's state changes.
@@ -152,12 +155,7 @@ impl ReplayMeter {
 
     /// The schedule's changes after the latest activity, up to `end`.
     pub fn trailing_timeline(&self, end: Time) -> Vec<(Time, RadioState)> {
-        let mut m = self.closed_at(self.last_end);
-        m.meter.enable_timeline();
-        m.schedule = self.schedule[self.next..].iter().copied().take_while(|&(t, _)| t <= end).collect();
-        m.next = 0;
-        m.advance(end);
-        m.meter.timeline().iter().copied().skip(1).collect()
+        self.closed_at(end, true).meter.timeline().iter().copied().skip(1).collect()
     }
 }
 
