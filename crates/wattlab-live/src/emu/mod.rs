@@ -1,0 +1,3 @@
+//! The link/AP emulator: a sans-IO model of the path ([`model`]).
+
+pub mod model;

@@ -1,0 +1,11 @@
+//! wattlab's live testbed: the same sans-IO protocol code as the simulator, hosted on real
+//! Linux traffic between network namespaces.
+//!
+//! - [`emu`]: the userspace link/AP emulator of the `ap` namespace (NFQUEUE on FORWARD):
+//!   rate, delay and jitter, loss, queue limits and idealised PSM, from a scenario's links.
+//! - [`plan`]: what a scenario asks of a live run (the path, the TCP settings, the flow).
+//!
+//! The namespaces, interfaces and processes are set up by the Python layer
+//! (`wattlab.live`); each process here runs inside one namespace and does one job.
+
+pub mod emu;
