@@ -1,5 +1,6 @@
 # wattlab: `make demo` and `make test` work on a fresh machine with only Rust and Python 3.11.
-# Everything else (virtualenv, Python packages, the native module, tcpdump) is installed here.
+# Everything else (virtualenv, Python packages, the native module, the live testbed's binary and,
+# as root, the Debian tools of the live mode) is installed here.
 
 PYTHON ?= python3.11
 VENV   ?= .venv
@@ -31,17 +32,24 @@ $(DEPS): pyproject.toml | $(PY)
 $(BUILT): $(DEPS) $(RUST_SOURCES) $(shell find python -name '*.py')
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH \
 		$(VENV)/bin/maturin develop --release --quiet
+	cargo build --release --quiet -p wattlab-live
 	touch $@
 
-# Debian packages the test suite uses (tcpdump reads our pcaps). Installed only when root;
-# otherwise the tests that need them skip and say why.
+# Debian packages the test suite and the live testbed use: tcpdump (captures, and reading our
+# pcaps), iproute2 (network namespaces, veth), iptables (NFQUEUE rules), ethtool (offloads off).
+# Installed only when root; otherwise the tests that need them skip and say why.
+SYSTEM_TOOLS := tcpdump:tcpdump ip:iproute2 iptables:iptables ethtool:ethtool
 system-deps:
-	@if ! command -v tcpdump >/dev/null 2>&1; then \
+	@missing=""; for pair in $(SYSTEM_TOOLS); do \
+		tool=$${pair%%:*}; pkg=$${pair##*:}; \
+		command -v $$tool >/dev/null 2>&1 || [ -x /usr/sbin/$$tool ] || [ -x /sbin/$$tool ] || missing="$$missing $$pkg"; \
+	done; \
+	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "installing tcpdump (apt-get)"; \
-			apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tcpdump >/dev/null; \
+			echo "installing$$missing (apt-get)"; \
+			apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 		else \
-			echo "note: tcpdump not installed and not root: pcap-reading tests will be skipped"; \
+			echo "note:$$missing not installed and not root: the live testbed and pcap-reading tests will be skipped"; \
 		fi; \
 	fi
 

@@ -149,11 +149,13 @@ def check(
 
 
 def _register_subcommands() -> None:
+    from wattlab.cli_live import live_app
     from wattlab.cli_reproduce import reproduce_app
     from wattlab.cli_trace import trace_app
 
     app.add_typer(reproduce_app, name="reproduce")
     app.add_typer(trace_app, name="trace")
+    app.add_typer(live_app, name="live")
 
 
 _register_subcommands()

@@ -3,9 +3,16 @@
 //!
 //! - [`emu`]: the userspace link/AP emulator of the `ap` namespace (NFQUEUE on FORWARD):
 //!   rate, delay and jitter, loss, queue limits and idealised PSM, from a scenario's links.
+//! - [`client_agent`]: seed 000's client-centered agent on the client's NFQUEUE.
+//! - [`apps`]: the file server and the downloading client, on Linux TCP.
 //! - [`plan`]: what a scenario asks of a live run (the path, the TCP settings, the flow).
 //!
-//! The namespaces, interfaces and processes are set up by the Python layer
+//! The namespaces, interfaces, rules and processes are set up by the Python layer
 //! (`wattlab.live`); each process here runs inside one namespace and does one job.
 
+pub mod apps;
+pub mod client_agent;
+pub mod clock;
 pub mod emu;
+pub mod nfqueue;
+pub mod plan;

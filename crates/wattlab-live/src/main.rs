@@ -1,7 +1,193 @@
 //! `wattlab-live`: the processes of a live run, each started inside one network namespace by
-//! `wattlab live run` (see `docs/live.md`).
+//! `wattlab live run` (see `docs/live.md`). Every subcommand writes a JSON report and exits 0,
+//! or prints one error line and exits 1; SIGINT/SIGTERM end the long-running ones cleanly.
 
-fn main() {
-    eprintln!("wattlab-live: started by `wattlab live run`; see docs/live.md");
-    std::process::exit(2);
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use wattlab_live::apps::{self, SocketTcp};
+use wattlab_live::plan::{self, LivePolicy, PlanSummary};
+use wattlab_live::{client_agent, emu, nfqueue};
+
+#[derive(Parser)]
+#[command(name = "wattlab-live", version, about = "wattlab's live testbed processes (started by `wattlab live run`)")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The scenario, the policy and overrides, as `wattlab run` takes them.
+#[derive(Args)]
+struct ScenarioArgs {
+    /// Scenario TOML file.
+    #[arg(long)]
+    scenario: PathBuf,
+    /// Radio policy of the run.
+    #[arg(long, value_enum, default_value = "always-on")]
+    policy: LivePolicy,
+    /// Scenario overrides, KEY=VALUE (as `wattlab run --set`); repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    overrides: Vec<String>,
+}
+
+/// The socket options of one end of the download.
+#[derive(Args)]
+struct TcpArgs {
+    /// Linux congestion control module.
+    #[arg(long, default_value = "reno")]
+    cc: String,
+    /// Largest advertised receive window (TCP_WINDOW_CLAMP), bytes.
+    #[arg(long)]
+    window_clamp: Option<u32>,
+    /// SO_RCVBUF/SO_SNDBUF size, bytes.
+    #[arg(long)]
+    buffer: Option<usize>,
+    /// Give up after this many seconds without progress.
+    #[arg(long, default_value_t = 30.0)]
+    idle_timeout: f64,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print what a live run of the scenario does (JSON): path, TCP settings, radio.
+    Plan {
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+    },
+    /// Run the link/AP emulator on an NFQUEUE of the `ap` namespace's FORWARD chain.
+    Emulate {
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+        /// NFQUEUE number the FORWARD rule queues to.
+        #[arg(long)]
+        queue: u16,
+        /// The AP's interface towards the client (packets entering on it go up).
+        #[arg(long)]
+        client_iface: String,
+        /// Write the PSM station's radio schedule here (CSV), with `--policy psm`.
+        #[arg(long)]
+        transitions: Option<PathBuf>,
+        /// Write the report (JSON) here on exit.
+        #[arg(long)]
+        report: PathBuf,
+    },
+    /// Run the client-centered agent on an NFQUEUE of the client namespace.
+    Agent {
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+        /// NFQUEUE number the client's INPUT/OUTPUT rules queue to.
+        #[arg(long)]
+        queue: u16,
+        /// The client's address (packets from it are outgoing).
+        #[arg(long)]
+        client_addr: Ipv4Addr,
+        /// Firewall mark of the agent's own packets (the rules let marked packets by).
+        #[arg(long, default_value_t = 0x574c)]
+        mark: u32,
+        /// Radio transitions CSV (`time_ns,state`).
+        #[arg(long)]
+        transitions: PathBuf,
+        /// Agent event log CSV (`time_ns,conn,event`).
+        #[arg(long)]
+        events: PathBuf,
+        /// Write the report (JSON) here on exit.
+        #[arg(long)]
+        report: PathBuf,
+    },
+    /// Serve FILE to the first client after reading its request.
+    Serve {
+        /// Address and port to listen on.
+        #[arg(long)]
+        listen: SocketAddr,
+        /// File to send.
+        #[arg(long)]
+        file: PathBuf,
+        /// Bytes of request to read first.
+        #[arg(long, default_value_t = 100)]
+        request: u64,
+        #[command(flatten)]
+        tcp: TcpArgs,
+        /// Write the report (JSON) here.
+        #[arg(long)]
+        report: PathBuf,
+    },
+    /// Download from a `serve`: send the request, read to the end, hash what arrived.
+    Fetch {
+        /// Server address and port.
+        #[arg(long)]
+        connect: SocketAddr,
+        /// Bytes of request to send.
+        #[arg(long, default_value_t = 100)]
+        request: u64,
+        #[command(flatten)]
+        tcp: TcpArgs,
+        /// Write the report (JSON) here.
+        #[arg(long)]
+        report: PathBuf,
+    },
+}
+
+fn socket_tcp(t: &TcpArgs) -> SocketTcp {
+    SocketTcp { cc: t.cc.clone(), window_clamp: t.window_clamp, buffer: t.buffer }
+}
+
+fn write_report(path: &Path, value: &impl serde::Serialize) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+    std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Command::Plan { scenario: s } => {
+            let spec = plan::load(&s.scenario, s.policy, &s.overrides)?;
+            let summary = PlanSummary::of(&spec, s.policy)?;
+            println!("{}", serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?);
+            Ok(())
+        }
+        Command::Emulate { scenario: s, queue, client_iface, transitions, report } => {
+            let spec = plan::load(&s.scenario, s.policy, &s.overrides)?;
+            let name = std::ffi::CString::new(client_iface.clone()).map_err(|_| "bad interface name".to_string())?;
+            // SAFETY: a NUL-terminated name.
+            let ifindex = unsafe { libc::if_nametoindex(name.as_ptr()) };
+            if ifindex == 0 {
+                return Err(format!("no interface `{client_iface}` in this namespace"));
+            }
+            let stop = nfqueue::stop_flag()?;
+            nfqueue::tight_timer_slack();
+            let r = emu::host::run(queue, ifindex, plan::path_params(&spec), transitions.as_deref(), &stop)?;
+            write_report(&report, &r)
+        }
+        Command::Agent { scenario: s, queue, client_addr, mark, transitions, events, report } => {
+            let spec = plan::load(&s.scenario, LivePolicy::Cc, &s.overrides)?;
+            let cfg = spec.agent.ok_or("the scenario has no agent (power_save = \"cc\")")?;
+            let stop = nfqueue::stop_flag()?;
+            nfqueue::tight_timer_slack();
+            let logs = client_agent::AgentLogs { transitions: &transitions, events: &events };
+            let r = client_agent::run(queue, client_addr, mark, cfg, &logs, &stop)?;
+            write_report(&report, &r)
+        }
+        Command::Serve { listen, file, request, tcp, report } => {
+            let idle = Duration::from_secs_f64(tcp.idle_timeout);
+            let r = apps::serve(listen, &file, request, &socket_tcp(&tcp), idle)?;
+            write_report(&report, &r)
+        }
+        Command::Fetch { connect, request, tcp, report } => {
+            let idle = Duration::from_secs_f64(tcp.idle_timeout);
+            let r = apps::fetch(connect, request, &socket_tcp(&tcp), idle)?;
+            write_report(&report, &r)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("wattlab-live: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -725,7 +725,7 @@ fn impairments(d: &DirectionConfig) -> Result<(LossProcess, Jitter), String> {
 }
 
 /// TCP settings of a flow; errors are (field, message) for the caller to locate.
-fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> {
+pub(crate) fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> {
     let mut c = TcpConfig::default();
     if let Some(cc) = &t.cc {
         c.congestion_control = match CongestionControlKind::from_name(cc) {

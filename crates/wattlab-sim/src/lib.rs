@@ -13,6 +13,7 @@ pub mod engine;
 pub mod hop_power;
 pub mod impairment;
 pub mod link;
+pub mod live_spec;
 pub mod output;
 pub mod pcap;
 pub mod radio;

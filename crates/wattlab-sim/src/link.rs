@@ -78,6 +78,11 @@ impl DropTailQueue {
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
+
+    /// The queue's capacity.
+    pub fn limit(&self) -> QueueLimit {
+        self.limit
+    }
 }
 
 /// Counters of one channel.

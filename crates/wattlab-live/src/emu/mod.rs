@@ -1,3 +1,4 @@
-//! The link/AP emulator: a sans-IO model of the path ([`model`]).
+//! The link/AP emulator: a sans-IO model of the path ([`model`]) and its NFQUEUE host ([`host`]).
 
+pub mod host;
 pub mod model;

@@ -1,0 +1,199 @@
+//! What a scenario asks of a live run. The scenario is built by the simulator's own loader
+//! (same schema, defaults and error messages as `wattlab run`), and the built simulation's
+//! [`LiveSpec`] gives the path, TCP settings, agent and radio; the policy picks the hop's
+//! power saving (`always-on` = cam, `cc` = the agent, `psm` = idealised PSM at the AP).
+
+use std::path::Path;
+
+use serde::Serialize;
+use wattlab_core::tcp::CongestionControlKind;
+use wattlab_sim::live_spec::{ChannelSpec, LiveSpec};
+use wattlab_sim::{BuildOptions, Simulation};
+
+use crate::emu::model::{ChannelParams, PathParams};
+
+/// The radio policies a live run can apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LivePolicy {
+    /// The client's radio is always on; the AP forwards at once.
+    AlwaysOn,
+    /// Seed 000's client-centered agent on the client (NFQUEUE), the AP forwards at once.
+    Cc,
+    /// Idealised 802.11 PSM: the AP buffers and releases at each 100 ms beacon.
+    Psm,
+}
+
+impl LivePolicy {
+    /// The `[[wireless]] power_save` value that gives this policy in the simulator.
+    pub fn power_save(self) -> &'static str {
+        match self {
+            LivePolicy::AlwaysOn => "cam",
+            LivePolicy::Cc => "cc",
+            LivePolicy::Psm => "ideal-psm",
+        }
+    }
+
+    /// The policy's name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            LivePolicy::AlwaysOn => "always-on",
+            LivePolicy::Cc => "cc",
+            LivePolicy::Psm => "psm",
+        }
+    }
+}
+
+/// The scenario's overrides for `policy`, followed by the user's own `--set` overrides.
+pub fn overrides(policy: LivePolicy, user: &[String]) -> Vec<String> {
+    let mut v = vec![format!("wireless.0.power_save=\"{}\"", policy.power_save())];
+    v.extend(user.iter().cloned());
+    v
+}
+
+/// Loads `path` with `policy` and the user's overrides, and returns its live view.
+pub fn load(path: &Path, policy: LivePolicy, user_overrides: &[String]) -> Result<LiveSpec, String> {
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{origin}: {e}"))?;
+    let ov = overrides(policy, user_overrides);
+    let scn = wattlab_sim::scenario::parse_with_overrides(&text, &origin, &ov).map_err(|e| e.to_string())?;
+    let sim = Simulation::from_toml(&text, &origin, None, &ov, &BuildOptions::default()).map_err(|e| e.to_string())?;
+    sim.live_spec(&scn).map_err(|e| format!("{origin}: {e}"))
+}
+
+fn channel(c: &ChannelSpec) -> ChannelParams {
+    ChannelParams {
+        rate_bps: c.rate_bps,
+        overhead: c.overhead,
+        delay: c.delay,
+        queue: c.queue,
+        loss: c.loss.clone(),
+        jitter: c.jitter.clone(),
+        reorder: c.reorder,
+    }
+}
+
+/// The emulator's model of the spec's path.
+pub fn path_params(spec: &LiveSpec) -> PathParams {
+    PathParams {
+        wired_down: channel(&spec.wired_down),
+        hop_down: channel(&spec.hop_down),
+        hop_up: channel(&spec.hop_up),
+        wired_up: channel(&spec.wired_up),
+        half_duplex: spec.half_duplex,
+        psm_beacon: (spec.power_save == "ideal-psm").then_some(spec.beacon_interval),
+        seed: spec.seed,
+    }
+}
+
+/// The Linux congestion-control module for a scenario's `tcp.cc`, or why there is none.
+pub fn linux_cc(kind: CongestionControlKind) -> Result<&'static str, String> {
+    Ok(match kind {
+        // Linux has one loss-based AIMD module; its recovery is NewReno's (RFC 6582) without
+        // SACK and RFC 6675's with it, so both names map to it.
+        CongestionControlKind::Reno | CongestionControlKind::NewReno => "reno",
+        CongestionControlKind::Cubic => "cubic",
+        CongestionControlKind::Vegas => "vegas",
+        CongestionControlKind::Westwood => "westwood",
+        CongestionControlKind::Tahoe => return Err("Linux has no Tahoe congestion control; use reno, newreno or cubic".into()),
+    })
+}
+
+/// The plan printed by `wattlab-live plan` for the orchestrator.
+#[derive(Debug, Serialize)]
+pub struct PlanSummary {
+    /// Scenario name.
+    pub scenario: String,
+    /// Policy.
+    pub policy: LivePolicy,
+    /// Seed of the emulator's random streams.
+    pub seed: u64,
+    /// The scenario's stop time, in seconds.
+    pub horizon_s: f64,
+    /// Client node name.
+    pub client: String,
+    /// Server node name.
+    pub server: String,
+    /// Flow name.
+    pub flow: String,
+    /// Bytes to download.
+    pub bytes: u64,
+    /// Request size.
+    pub request: u64,
+    /// Server port.
+    pub port: u16,
+    /// Flow start, seconds.
+    pub start_s: f64,
+    /// Scenario congestion control name.
+    pub cc: String,
+    /// Linux module used for it.
+    pub linux_cc: String,
+    /// SACK offered.
+    pub sack: bool,
+    /// Timestamps option.
+    pub timestamps: bool,
+    /// Window scale shift (None: no scaling).
+    pub window_scale: Option<u8>,
+    /// Receive buffer = largest advertised window, bytes.
+    pub recv_buffer: u32,
+    /// Initial congestion window, segments.
+    pub initial_cwnd: u32,
+    /// Minimum RTO, ms.
+    pub min_rto_ms: u64,
+    /// Maximum segment size.
+    pub mss: u16,
+    /// Hop name.
+    pub hop: String,
+    /// Hop rate, bit/s.
+    pub hop_rate_bps: u64,
+    /// Hop per-frame overhead, ns.
+    pub hop_overhead_ns: u64,
+    /// Hop power saving in the simulator's terms.
+    pub power_save: String,
+    /// Beacon interval, ns.
+    pub beacon_interval_ns: u64,
+    /// Round-trip propagation delay of the path, seconds (no queueing or serialization).
+    pub base_rtt_s: f64,
+    /// The client's radio profile.
+    pub profile: Option<String>,
+    /// The agent's end-of-burst detection (`cc` only).
+    pub detection: Option<String>,
+}
+
+impl PlanSummary {
+    /// The summary of `spec` under `policy`.
+    pub fn of(spec: &LiveSpec, policy: LivePolicy) -> Result<PlanSummary, String> {
+        let t = &spec.tcp;
+        let rtt = spec.wired_down.delay + spec.wired_up.delay + spec.hop_down.delay + spec.hop_up.delay;
+        Ok(PlanSummary {
+            scenario: spec.scenario.clone(),
+            policy,
+            seed: spec.seed,
+            horizon_s: spec.horizon.as_secs_f64(),
+            client: spec.client.clone(),
+            server: spec.server.clone(),
+            flow: spec.flow.clone(),
+            bytes: spec.bytes,
+            request: spec.request,
+            port: spec.port,
+            start_s: spec.start.as_secs_f64(),
+            cc: t.congestion_control.name().to_string(),
+            linux_cc: linux_cc(t.congestion_control)?.to_string(),
+            sack: t.sack,
+            timestamps: t.timestamps,
+            window_scale: t.window_scale,
+            recv_buffer: t.recv_buffer,
+            initial_cwnd: t.initial_cwnd,
+            min_rto_ms: t.min_rto.0 / 1_000_000,
+            mss: t.mss,
+            hop: spec.hop.clone(),
+            hop_rate_bps: spec.hop_down.rate_bps,
+            hop_overhead_ns: spec.hop_down.overhead.0,
+            power_save: spec.power_save.clone(),
+            beacon_interval_ns: spec.beacon_interval.0,
+            base_rtt_s: rtt.as_secs_f64(),
+            profile: spec.profile.as_ref().map(|p| p.name().to_string()),
+            detection: spec.agent.as_ref().map(|a| a.detection.name().to_string()),
+        })
+    }
+}

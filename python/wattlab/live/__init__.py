@@ -1,0 +1,12 @@
+"""The live testbed: a scenario's download on real Linux TCP between network namespaces.
+
+``client ⇄ [veth] ⇄ ap ⇄ [veth] ⇄ server``: the ``ap`` namespace forwards through wattlab's
+userspace link/AP emulator (NFQUEUE), the server and client are real Linux TCP sockets, the
+client-centered agent (``policy="cc"``) shapes them from the client's NFQUEUE, and the client's
+interface is captured and costed by the trace analyzer. See ``docs/live.md``.
+"""
+
+from wattlab.live.netns import LiveError, cleanup, require_root
+from wattlab.live.runner import LiveResult, compare, run
+
+__all__ = ["LiveError", "LiveResult", "cleanup", "compare", "require_root", "run"]
