@@ -7,7 +7,7 @@
 //! half-duplex wireless hop, where the AP and its station take turns.
 
 use crate::impairment::{Jitter, LossProcess};
-use crate::rng::StreamRng;
+use crate::rng::{RngStreams, StreamRng};
 use serde::Serialize;
 use std::collections::VecDeque;
 use wattlab_core::{Duration, Packet, Time};
@@ -119,6 +119,25 @@ pub struct ChannelStats {
     pub busy_ns: u64,
 }
 
+/// What one direction of a link does to packets: its rate, queue, delay and impairments.
+#[derive(Clone, Debug)]
+pub struct ChannelParams {
+    /// Serialization rate, bits per second.
+    pub rate_bps: u64,
+    /// Fixed per-frame overhead added to the serialization time.
+    pub overhead: Duration,
+    /// Propagation delay.
+    pub delay: Duration,
+    /// Capacity of the transmit queue (packets waiting, not the one being serialized).
+    pub queue: QueueLimit,
+    /// Loss process, applied when a packet finishes serialization.
+    pub loss: LossProcess,
+    /// Extra propagation delay per packet.
+    pub jitter: Jitter,
+    /// Let jitter reorder packets (otherwise they leave the pipe in order).
+    pub reorder: bool,
+}
+
 /// One direction of a link, carrying packets of type `P` (the simulator's [`Packet`] by default).
 pub struct Channel<P = Packet> {
     /// Report name, e.g. `wired:server->ap`.
@@ -162,6 +181,33 @@ pub struct Channel<P = Packet> {
 }
 
 impl<P: LinkPacket> Channel<P> {
+    /// An idle channel `name` from `from` to `to`, on no medium and no power-managed hop; its
+    /// loss and jitter draw from the streams `loss:{name}` and `jitter:{name}` of `streams`.
+    pub fn new(name: String, from: IfaceId, to: IfaceId, params: ChannelParams, streams: &RngStreams) -> Self {
+        let ChannelParams { rate_bps, overhead, delay, queue, loss, jitter, reorder } = params;
+        Channel {
+            loss_rng: streams.stream(&format!("loss:{name}")),
+            jitter_rng: streams.stream(&format!("jitter:{name}")),
+            name,
+            from,
+            to,
+            rate_bps,
+            overhead,
+            delay,
+            queue: DropTailQueue::new(queue),
+            in_tx: None,
+            tx_end: Time::ZERO,
+            pipe: VecDeque::new(),
+            last_arrival: Time::ZERO,
+            loss,
+            jitter,
+            reorder,
+            medium: None,
+            hop: None,
+            stats: ChannelStats::default(),
+        }
+    }
+
     /// Serialization time of `p` on this channel.
     pub fn airtime(&self, p: &P) -> Duration {
         self.overhead + Duration::transmission(p.ip_len() as u64, self.rate_bps)
