@@ -6,7 +6,7 @@ use crate::app::{App, FlowRecord};
 use crate::engine::Scheduler;
 use crate::hop_power::{HopHost, HopPower, HopPowerMode, HOP_POWER_SAVE_NAMES};
 use crate::impairment::{Jitter, LossProcess};
-use crate::link::{Channel, ChannelStats, DropTailQueue, Medium, QueueLimit};
+use crate::link::{Channel, ChannelParams, Medium, QueueLimit};
 use crate::output::TimeSeries;
 use crate::pcap::PcapSink;
 use crate::radio::Radio;
@@ -165,27 +165,10 @@ pub fn build(
             let name = format!("{link_name}:{from_n}->{to_n}");
             let limit = queue_limit(&d.queue).map_err(|m| ScenarioError::general(cx.origin, Some(format!("{key}.queue")), m))?;
             let (loss, jitter) = impairments(d.imp).map_err(|m| ScenarioError::general(cx.origin, Some(format!("{key}.{dir_name}")), m))?;
-            channels.push(Channel {
-                loss_rng: streams.stream(&format!("loss:{name}")),
-                jitter_rng: streams.stream(&format!("jitter:{name}")),
-                name,
-                from,
-                to,
-                rate_bps: d.rate,
-                overhead: d.overhead,
-                delay: d.delay,
-                queue: DropTailQueue::new(limit),
-                in_tx: None,
-                tx_end: Time::ZERO,
-                pipe: VecDeque::new(),
-                last_arrival: Time::ZERO,
-                loss,
-                jitter,
-                reorder: d.imp.reorder,
-                medium: d.medium,
-                hop: None,
-                stats: ChannelStats::default(),
-            });
+            let params = ChannelParams { rate_bps: d.rate, overhead: d.overhead, delay: d.delay, queue: limit, loss, jitter, reorder: d.imp.reorder };
+            let mut channel = Channel::new(name, from, to, params, &streams);
+            channel.medium = d.medium;
+            channels.push(channel);
         }
         Ok((ia, ib))
     };

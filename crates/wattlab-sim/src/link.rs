@@ -7,7 +7,7 @@
 //! half-duplex wireless hop, where the AP and its station take turns.
 
 use crate::impairment::{Jitter, LossProcess};
-use crate::rng::StreamRng;
+use crate::rng::{RngStreams, StreamRng};
 use serde::Serialize;
 use std::collections::VecDeque;
 use wattlab_core::{Duration, Packet, Time};
@@ -26,15 +26,29 @@ pub enum QueueLimit {
     Bytes(u64),
 }
 
+/// What a link needs to know of a packet it carries: its IP length (queue limits in bytes,
+/// serialization time, byte counters). Lets the live emulator reuse [`Channel`] for its own
+/// packet handles.
+pub trait LinkPacket {
+    /// IP length in bytes.
+    fn ip_len(&self) -> u32;
+}
+
+impl LinkPacket for Packet {
+    fn ip_len(&self) -> u32 {
+        Packet::ip_len(self)
+    }
+}
+
 /// A first-in first-out queue that drops arrivals when full.
 #[derive(Debug)]
-pub struct DropTailQueue {
-    items: VecDeque<Packet>,
+pub struct DropTailQueue<P = Packet> {
+    items: VecDeque<P>,
     bytes: u64,
     limit: QueueLimit,
 }
 
-impl DropTailQueue {
+impl<P: LinkPacket> DropTailQueue<P> {
     /// An empty queue with the given limit.
     pub fn new(limit: QueueLimit) -> Self {
         let cap = match limit {
@@ -45,20 +59,26 @@ impl DropTailQueue {
     }
 
     /// Enqueue `p` unless the queue is full; returns false if it was dropped.
-    pub fn offer(&mut self, p: Packet) -> bool {
+    pub fn offer(&mut self, p: P) -> bool {
+        self.try_offer(p).is_ok()
+    }
+
+    /// Enqueue `p` unless the queue is full; gives `p` back if it does not fit.
+    pub fn try_offer(&mut self, p: P) -> Result<(), P> {
         let fits = match self.limit {
             QueueLimit::Packets(n) => self.items.len() < n as usize,
             QueueLimit::Bytes(b) => self.bytes + p.ip_len() as u64 <= b,
         };
-        if fits {
-            self.bytes += p.ip_len() as u64;
-            self.items.push_back(p);
+        if !fits {
+            return Err(p);
         }
-        fits
+        self.bytes += p.ip_len() as u64;
+        self.items.push_back(p);
+        Ok(())
     }
 
     /// Dequeue the head packet.
-    pub fn pop(&mut self) -> Option<Packet> {
+    pub fn pop(&mut self) -> Option<P> {
         let p = self.items.pop_front()?;
         self.bytes -= p.ip_len() as u64;
         Some(p)
@@ -104,8 +124,27 @@ pub struct ChannelStats {
     pub busy_ns: u64,
 }
 
-/// One direction of a link.
-pub struct Channel {
+/// What one direction of a link does to packets: its rate, queue, delay and impairments.
+#[derive(Clone, Debug)]
+pub struct ChannelParams {
+    /// Serialization rate, bits per second.
+    pub rate_bps: u64,
+    /// Fixed per-frame overhead added to the serialization time.
+    pub overhead: Duration,
+    /// Propagation delay.
+    pub delay: Duration,
+    /// Capacity of the transmit queue (packets waiting, not the one being serialized).
+    pub queue: QueueLimit,
+    /// Loss process, applied when a packet finishes serialization.
+    pub loss: LossProcess,
+    /// Extra propagation delay per packet.
+    pub jitter: Jitter,
+    /// Let jitter reorder packets (otherwise they leave the pipe in order).
+    pub reorder: bool,
+}
+
+/// One direction of a link, carrying packets of type `P` (the simulator's [`Packet`] by default).
+pub struct Channel<P = Packet> {
     /// Report name, e.g. `wired:server->ap`.
     pub name: String,
     /// Transmitting interface.
@@ -119,13 +158,13 @@ pub struct Channel {
     /// Propagation delay.
     pub delay: Duration,
     /// Transmit queue.
-    pub queue: DropTailQueue,
+    pub queue: DropTailQueue<P>,
     /// The packet being serialized, if any.
-    pub in_tx: Option<Packet>,
+    pub in_tx: Option<P>,
     /// When the current transmission ends.
     pub tx_end: Time,
     /// Packets propagating, with their arrival times (non-decreasing unless `reorder`).
-    pub pipe: VecDeque<(Time, Packet)>,
+    pub pipe: VecDeque<(Time, P)>,
     /// Arrival time of the last packet put in the pipe (keeps FIFO order under jitter).
     pub last_arrival: Time,
     /// Loss process and its stream.
@@ -146,9 +185,36 @@ pub struct Channel {
     pub stats: ChannelStats,
 }
 
-impl Channel {
+impl<P: LinkPacket> Channel<P> {
+    /// An idle channel `name` from `from` to `to`, on no medium and no power-managed hop; its
+    /// loss and jitter draw from the streams `loss:{name}` and `jitter:{name}` of `streams`.
+    pub fn new(name: String, from: IfaceId, to: IfaceId, params: ChannelParams, streams: &RngStreams) -> Self {
+        let ChannelParams { rate_bps, overhead, delay, queue, loss, jitter, reorder } = params;
+        Channel {
+            loss_rng: streams.stream(&format!("loss:{name}")),
+            jitter_rng: streams.stream(&format!("jitter:{name}")),
+            name,
+            from,
+            to,
+            rate_bps,
+            overhead,
+            delay,
+            queue: DropTailQueue::new(queue),
+            in_tx: None,
+            tx_end: Time::ZERO,
+            pipe: VecDeque::new(),
+            last_arrival: Time::ZERO,
+            loss,
+            jitter,
+            reorder,
+            medium: None,
+            hop: None,
+            stats: ChannelStats::default(),
+        }
+    }
+
     /// Serialization time of `p` on this channel.
-    pub fn airtime(&self, p: &Packet) -> Duration {
+    pub fn airtime(&self, p: &P) -> Duration {
         self.overhead + Duration::transmission(p.ip_len() as u64, self.rate_bps)
     }
 
@@ -157,12 +223,41 @@ impl Channel {
         self.in_tx.is_none() && !self.queue.is_empty()
     }
 
+    /// Queue `p` for transmission (DropTail): counts a queue drop and gives `p` back if full.
+    pub fn enqueue(&mut self, p: P) -> Result<(), P> {
+        if let Err(p) = self.queue.try_offer(p) {
+            self.stats.queue_drops += 1;
+            return Err(p);
+        }
+        self.stats.max_queue_packets = self.stats.max_queue_packets.max(self.queue.len() as u64);
+        Ok(())
+    }
+
+    /// Start serializing the head of the queue at `now`: returns when the transmission ends
+    /// and the packet being sent (None if the queue is empty).
+    pub fn start_tx(&mut self, now: Time) -> Option<(Time, &P)> {
+        let p = self.queue.pop()?;
+        let airtime = self.airtime(&p);
+        self.tx_end = now + airtime;
+        self.stats.busy_ns += airtime.0;
+        Some((self.tx_end, self.in_tx.insert(p)))
+    }
+
+    /// The transmission in progress ends at `now`: the packet goes into the pipe (`Ok`, its
+    /// arrival time at the far end) or is lost (`Err`, the packet). None if nothing was sent.
+    pub fn finish_tx(&mut self, now: Time) -> Option<Result<Time, P>> {
+        let p = self.in_tx.take()?;
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += p.ip_len() as u64;
+        Some(self.propagate(now, p))
+    }
+
     /// Put a packet that finished transmission into the pipe, unless the loss process takes
-    /// it; returns its arrival time at the far end.
-    pub fn propagate(&mut self, now: Time, p: Packet) -> Option<Time> {
+    /// it: returns its arrival time at the far end, or gives the lost packet back.
+    pub fn propagate(&mut self, now: Time, p: P) -> Result<Time, P> {
         if self.loss.next_lost(&mut self.loss_rng) {
             self.stats.losses += 1;
-            return None;
+            return Err(p);
         }
         let mut at = now + self.delay + self.jitter.sample(&mut self.jitter_rng);
         if self.reorder {
@@ -173,7 +268,7 @@ impl Channel {
             self.pipe.push_back((at, p));
         }
         self.last_arrival = self.last_arrival.max(at);
-        Some(at)
+        Ok(at)
     }
 }
 

@@ -302,11 +302,9 @@ impl Simulation {
 
     fn enqueue(&mut self, ch: ChannelId, p: Packet) {
         let c = &mut self.channels[ch as usize];
-        if !c.queue.offer(p) {
-            c.stats.queue_drops += 1;
+        if c.enqueue(p).is_err() {
             return;
         }
-        c.stats.max_queue_packets = c.stats.max_queue_packets.max(c.queue.len() as u64);
         if let Some(h) = c.hop {
             self.hop_on_enqueue(self.sched.now(), h, ch);
         }
@@ -344,33 +342,27 @@ impl Simulation {
     fn start_tx(&mut self, ch: ChannelId) {
         let now = self.sched.now();
         let c = &mut self.channels[ch as usize];
-        let Some(p) = c.queue.pop() else { return };
-        let airtime = c.airtime(&p);
-        c.in_tx = Some(p);
-        c.tx_end = now + airtime;
-        c.stats.busy_ns += airtime.0;
+        let Some((end, &p)) = c.start_tx(now) else { return };
         let (from, to, hop) = (c.from, c.to, c.hop);
-        self.sched.schedule(now + airtime, Event::TxDone(ch));
+        self.sched.schedule(end, Event::TxDone(ch));
         self.capture(from, now, &p, true);
         if let Some(h) = hop {
             self.hop_on_tx_start(h, ch);
         }
         if let Some(r) = self.ifaces[from as usize].radio {
-            self.radios[r].activity(now, now + airtime, Activity::Tx);
+            self.radios[r].activity(now, end, Activity::Tx);
         }
         if let Some(r) = self.ifaces[to as usize].radio {
             if hop.is_none() || self.hop_receiver_hears(ch) {
-                self.radios[r].activity(now, now + airtime, Activity::Rx);
+                self.radios[r].activity(now, end, Activity::Rx);
             }
         }
     }
 
     fn on_tx_done(&mut self, now: Time, ch: ChannelId) {
         let c = &mut self.channels[ch as usize];
-        let Some(p) = c.in_tx.take() else { return };
-        c.stats.packets_sent += 1;
-        c.stats.bytes_sent += p.ip_len() as u64;
-        if let Some(at) = c.propagate(now, p) {
+        let Some(sent) = c.finish_tx(now) else { return };
+        if let Ok(at) = sent {
             self.sched.schedule(at, Event::Arrive(ch));
         }
         let hop = c.hop;

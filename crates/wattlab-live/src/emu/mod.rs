@@ -2,3 +2,6 @@
 
 pub mod host;
 pub mod model;
+
+#[cfg(test)]
+mod model_tests;
