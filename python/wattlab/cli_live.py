@@ -28,6 +28,11 @@ POLICY_HELP = (
     "buffers and releases at each beacon)."
 )
 SET_HELP = "Override a scenario key, as `wattlab run --set` (e.g. --set wireless.hop.down.loss.p=0.01). Repeatable."
+SYSCTL_HELP = (
+    "Extra sysctl in the client's or server's namespace, ROLE:KEY=VALUE, applied after the scenario's TCP settings; "
+    "repeatable. E.g. server:net.ipv4.tcp_invalid_ratelimit=500 restores stock Linux's rate limit on answers to "
+    "out-of-window segments (the agent's probes), which the testbed sets to 0 to match the simulator's TCP."
+)
 LIMIT_HELP = "Time bound of a run in seconds (default: the scenario's stop time, at most 600 s)."
 
 
@@ -72,6 +77,7 @@ def run_cmd(
     out: Optional[Path] = typer.Option(None, "--out", help="Directory for the capture (client.pcap), logs, reports, energy tables and summary.json (default: a new temporary directory)."),
     set_: List[str] = typer.Option([], "--set", help=SET_HELP),
     time_limit: Optional[float] = typer.Option(None, "--time-limit", help=LIMIT_HELP),
+    sysctl: List[str] = typer.Option([], "--sysctl", help=SYSCTL_HELP),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace the results of an earlier run in --out."),
     as_json: bool = typer.Option(False, "--json", help="Print summary.json instead of tables."),
 ) -> None:
@@ -81,7 +87,7 @@ def run_cmd(
     try:
         with console.status("live run ...", spinner="dots") as status:
             res = live.run(scenario, policy, out_dir=out, overrides=set_, time_limit=time_limit, overwrite=overwrite,
-                           on_step=lambda s: status.update(f"live run: {s} ..."))
+                           on_step=lambda s: status.update(f"live run: {s} ..."), sysctls=sysctl)
     except live.LiveError as e:
         _fail(str(e))
     except KeyboardInterrupt:
@@ -100,6 +106,7 @@ def compare_cmd(
     out: Optional[Path] = typer.Option(None, "--out", help="Directory for both live runs (live-always-on/, live-cc/) and compare.csv."),
     set_: List[str] = typer.Option([], "--set", help=SET_HELP),
     time_limit: Optional[float] = typer.Option(None, "--time-limit", help=LIMIT_HELP),
+    sysctl: List[str] = typer.Option([], "--sysctl", help=SYSCTL_HELP),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace the results of earlier runs in --out."),
     as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON records."),
 ) -> None:
@@ -109,7 +116,7 @@ def compare_cmd(
     try:
         with console.status("comparing ...", spinner="dots") as status:
             df = live.compare(scenario, overrides=set_, out_dir=out, time_limit=time_limit, overwrite=overwrite,
-                              on_step=lambda s: status.update(f"{s} ..."))
+                              on_step=lambda s: status.update(f"{s} ..."), sysctls=sysctl)
     except live.LiveError as e:
         _fail(str(e))
     except KeyboardInterrupt:

@@ -7,10 +7,10 @@ use std::path::Path;
 
 use serde::Serialize;
 use wattlab_core::tcp::CongestionControlKind;
-use wattlab_sim::live_spec::{ChannelSpec, LiveSpec};
+use wattlab_sim::live_spec::LiveSpec;
 use wattlab_sim::{BuildOptions, Simulation};
 
-use crate::emu::model::{ChannelParams, PathParams};
+use crate::emu::model::PathParams;
 
 /// The radio policies a live run can apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
@@ -61,28 +61,17 @@ pub fn load(path: &Path, policy: LivePolicy, user_overrides: &[String]) -> Resul
     sim.live_spec(&scn).map_err(|e| format!("{origin}: {e}"))
 }
 
-fn channel(c: &ChannelSpec) -> ChannelParams {
-    ChannelParams {
-        rate_bps: c.rate_bps,
-        overhead: c.overhead,
-        delay: c.delay,
-        queue: c.queue,
-        loss: c.loss.clone(),
-        jitter: c.jitter.clone(),
-        reorder: c.reorder,
-    }
-}
-
 /// The emulator's model of the spec's path.
 pub fn path_params(spec: &LiveSpec) -> PathParams {
     PathParams {
-        wired_down: channel(&spec.wired_down),
-        hop_down: channel(&spec.hop_down),
-        hop_up: channel(&spec.hop_up),
-        wired_up: channel(&spec.wired_up),
+        wired_down: spec.wired_down.clone(),
+        hop_down: spec.hop_down.clone(),
+        hop_up: spec.hop_up.clone(),
+        wired_up: spec.wired_up.clone(),
         half_duplex: spec.half_duplex,
         psm_beacon: (spec.power_save == "ideal-psm").then_some(spec.beacon_interval),
         seed: spec.seed,
+        names: Some(spec.channel_names.clone()),
     }
 }
 

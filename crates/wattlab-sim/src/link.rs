@@ -213,6 +213,19 @@ impl<P: LinkPacket> Channel<P> {
         }
     }
 
+    /// The parameters this channel was made with (its loss process in its current state).
+    pub fn params(&self) -> ChannelParams {
+        ChannelParams {
+            rate_bps: self.rate_bps,
+            overhead: self.overhead,
+            delay: self.delay,
+            queue: self.queue.limit(),
+            loss: self.loss.clone(),
+            jitter: self.jitter.clone(),
+            reorder: self.reorder,
+        }
+    }
+
     /// Serialization time of `p` on this channel.
     pub fn airtime(&self, p: &P) -> Duration {
         self.overhead + Duration::transmission(p.ip_len() as u64, self.rate_bps)

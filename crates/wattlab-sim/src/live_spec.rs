@@ -7,50 +7,13 @@
 
 use std::net::Ipv4Addr;
 
-use crate::impairment::{Jitter, LossProcess};
-use crate::link::{Channel, ChannelId, QueueLimit};
+use crate::link::{ChannelId, ChannelParams};
 use crate::scenario::{FlowConfig, NodeKind, Scenario};
 use crate::sim::Simulation;
 use wattlab_core::agent::AgentConfig;
 use wattlab_core::energy::DeviceProfile;
 use wattlab_core::tcp::TcpConfig;
 use wattlab_core::{Duration, Time};
-
-/// One direction of a link, as the simulator built it.
-#[derive(Clone, Debug)]
-pub struct ChannelSpec {
-    /// Report name, e.g. `internet:server->ap`.
-    pub name: String,
-    /// Serialization rate.
-    pub rate_bps: u64,
-    /// Fixed per-frame overhead.
-    pub overhead: Duration,
-    /// Propagation delay.
-    pub delay: Duration,
-    /// DropTail limit of the transmit queue.
-    pub queue: QueueLimit,
-    /// Loss process (in its initial state).
-    pub loss: LossProcess,
-    /// Jitter process.
-    pub jitter: Jitter,
-    /// Jitter may reorder packets.
-    pub reorder: bool,
-}
-
-impl ChannelSpec {
-    fn of(c: &Channel) -> ChannelSpec {
-        ChannelSpec {
-            name: c.name.clone(),
-            rate_bps: c.rate_bps,
-            overhead: c.overhead,
-            delay: c.delay,
-            queue: c.queue.limit(),
-            loss: c.loss.clone(),
-            jitter: c.jitter.clone(),
-            reorder: c.reorder,
-        }
-    }
-}
 
 /// Everything a live run of a scenario needs.
 #[derive(Clone, Debug)]
@@ -82,13 +45,16 @@ pub struct LiveSpec {
     /// TCP settings of both ends.
     pub tcp: TcpConfig,
     /// Server → AP.
-    pub wired_down: ChannelSpec,
+    pub wired_down: ChannelParams,
     /// AP → server.
-    pub wired_up: ChannelSpec,
+    pub wired_up: ChannelParams,
     /// AP → client.
-    pub hop_down: ChannelSpec,
+    pub hop_down: ChannelParams,
     /// Client → AP.
-    pub hop_up: ChannelSpec,
+    pub hop_up: ChannelParams,
+    /// The simulator's names of the four channels (wired down, hop down, hop up, wired up):
+    /// they name the channels' loss and jitter streams.
+    pub channel_names: [String; 4],
     /// The hop's two directions share one transmitter.
     pub half_duplex: bool,
     /// Hop name.
@@ -143,7 +109,7 @@ impl Simulation {
         let tcp = crate::build::tcp_config(tcp).map_err(|(field, m)| format!("flow `{}`.{field}: {m}", name.as_deref().unwrap_or("flow0")))?;
         let agent = self.agents.first().map(|a| a.agent.config().clone());
         let profile = self.radios.iter().find(|r| r.node == c).map(|r| r.profile.clone());
-        let ch = |id: ChannelId| ChannelSpec::of(&self.channels[id as usize]);
+        let ch = |id: ChannelId| self.channels[id as usize].params();
         Ok(LiveSpec {
             scenario: self.scenario_name.clone(),
             seed: self.seed,
@@ -162,6 +128,7 @@ impl Simulation {
             wired_up: ch(up),
             hop_down: ch(hop.down),
             hop_up: ch(hop.up),
+            channel_names: [down, hop.down, hop.up, up].map(|id| self.channels[id as usize].name.clone()),
             half_duplex: self.channels[hop.down as usize].medium.is_some(),
             hop: hop.name.clone(),
             power_save: hop.power.mode().name(),

@@ -96,6 +96,8 @@ class Testbed:
     run_id: str = field(default_factory=lambda: secrets.token_hex(4))
     procs: list[subprocess.Popen] = field(default_factory=list)
     created: list[str] = field(default_factory=list)
+    sysctls: dict[str, list[str]] = field(default_factory=dict)
+    """Extra ``KEY=VALUE`` sysctls per role (client, server), applied after the scenario's."""
 
     def ns(self, role: str) -> str:
         """Namespace name of ``role`` (client, ap, server)."""
@@ -143,7 +145,6 @@ class Testbed:
             f"net.ipv4.tcp_sack={int(tcp['sack'])}",
             f"net.ipv4.tcp_timestamps={int(tcp['timestamps'])}",
             f"net.ipv4.tcp_window_scaling={int(tcp['window_scale'] is not None)}",
-            f"net.ipv4.tcp_congestion_control={tcp['linux_cc']}",
             "net.ipv4.tcp_no_metrics_save=1",
         ]
         route = ["initcwnd", str(tcp["initial_cwnd"]), "rto_min", f"{tcp['min_rto_ms']}ms"]
@@ -151,7 +152,10 @@ class Testbed:
             ("client", "10.201.2.0/24", AP_CLIENT_ADDR, CLIENT_IF),
             ("server", "10.201.1.0/24", AP_SERVER_ADDR, SERVER_IF),
         ):
-            self.sh(role, "sysctl", "-qw", *sysctls)
+            # The simulator's TCP answers every out-of-window segment (the agent's window probes);
+            # Linux rate-limits those answers to one per 500 ms by default (RFC 5961 hardening).
+            extra = ["net.ipv4.tcp_invalid_ratelimit=0"] if role == "server" else []
+            self.sh(role, "sysctl", "-qw", *sysctls, *extra, *self.sysctls.get(role, []))
             self.sh(role, "ip", "route", "add", net, "via", via, "dev", dev, *route)
 
     def stop_all(self, grace_s: float = 3.0) -> None:

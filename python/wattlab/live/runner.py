@@ -175,6 +175,17 @@ def _notes(plan: dict) -> list[str]:
     return notes
 
 
+def parse_sysctls(specs: Iterable[str]) -> dict[str, list[str]]:
+    """``ROLE:KEY=VALUE`` strings by role; :class:`LiveError` names a malformed one."""
+    out: dict[str, list[str]] = {}
+    for spec in specs:
+        role, _, kv = spec.partition(":")
+        if role not in ("client", "server") or "=" not in kv or not kv.split("=", 1)[0].startswith("net."):
+            raise LiveError(f"--sysctl {spec}: expected ROLE:KEY=VALUE with ROLE client or server and a net.* key")
+        out.setdefault(role, []).append(kv)
+    return out
+
+
 class _Interrupted(Exception):
     pass
 
@@ -191,6 +202,7 @@ def run(
     time_limit: float | None = None,
     overwrite: bool = False,
     on_step: Callable[[str], None] | None = None,
+    sysctls: Sequence[str] = (),
 ) -> LiveResult:
     """Run ``scenario``'s download live under ``policy`` (always-on, cc or psm) and cost it.
 
@@ -198,7 +210,9 @@ def run(
     is bounded by ``time_limit`` seconds (default: the scenario's stop time, at most 600 s).
     Results go to ``out_dir`` (a new temporary directory if None): ``client.pcap``, the
     processes' JSON reports and logs, ``transitions.csv`` (cc, psm), the energy tables and
-    ``summary.json``; existing results are kept unless ``overwrite``.
+    ``summary.json``; existing results are kept unless ``overwrite``. ``sysctls`` are extra
+    ``ROLE:KEY=VALUE`` settings (ROLE client or server) applied after the scenario's, e.g.
+    ``server:net.ipv4.tcp_invalid_ratelimit=500`` for stock Linux's probe-answer rate limit.
     """
     from wattlab import trace
 
@@ -221,7 +235,7 @@ def run(
         stale.unlink(missing_ok=True)
 
     old = {s: signal.signal(s, _raise_interrupted) for s in (signal.SIGTERM,)}
-    tb = Testbed()
+    tb = Testbed(sysctls=parse_sysctls(sysctls))
     with tempfile.TemporaryDirectory(prefix="wattlab-live-payload-") as tmp:
         payload = Path(tmp) / "payload.bin"
         sha = _payload(payload, int(plan["bytes"]), int(plan["seed"]))
@@ -322,6 +336,7 @@ def compare(
     time_limit: float | None = None,
     overwrite: bool = False,
     on_step: Callable[[str], None] | None = None,
+    sysctls: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Simulate and run live ``scenario`` always-on and with the cc agent; one row per
     (mode, policy): transfer time, goodput, energy, saving vs always-on of the same mode, closed
@@ -351,7 +366,7 @@ def compare(
             "probes": None if agent is None else int(agent.probes), "lost_asleep": None if agent is None else int(agent.dropped_asleep),
             "retransmitted": int(flow["retransmitted_segments"]), "verified": True,
         })
-        res = run(scenario, policy, out_dir=root / f"live-{policy}", overrides=overrides, time_limit=time_limit, overwrite=overwrite, on_step=lambda s, p=policy: step(f"live {p}: {s}"))
+        res = run(scenario, policy, out_dir=root / f"live-{policy}", overrides=overrides, time_limit=time_limit, overwrite=overwrite, on_step=lambda s, p=policy: step(f"live {p}: {s}"), sysctls=sysctls)
         e = res.energy.energy
         own = e[e.policy == res.policy_label].iloc[0]
         a = (res.agent or {}).get("agent")

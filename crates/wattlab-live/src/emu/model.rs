@@ -55,6 +55,11 @@ pub struct PathParams {
     pub psm_beacon: Option<Duration>,
     /// Run seed of the loss and jitter streams.
     pub seed: u64,
+    /// Names of the four channels, in the order above, for reports and RNG streams
+    /// (`loss:NAME`, `jitter:NAME`); None = `wired_down`, `hop_down`, `hop_up`, `wired_up`.
+    /// Given the simulator's channel names, a live run draws the same loss and jitter
+    /// sequences as the simulation of the same scenario and seed (common random numbers).
+    pub names: Option<[String; 4]>,
 }
 
 /// Where a packet enters the path.
@@ -149,10 +154,11 @@ impl<T> PathEmulator<T> {
     /// A model with empty queues whose timeline starts at `origin` (the time of beacon 0).
     pub fn new(params: PathParams, origin: Time) -> Self {
         let streams = RngStreams::new(params.seed);
-        let PathParams { wired_down, hop_down, hop_up, wired_up, half_duplex, psm_beacon, .. } = params;
+        let PathParams { wired_down, hop_down, hop_up, wired_up, half_duplex, psm_beacon, names, .. } = params;
+        let names = names.unwrap_or_else(|| NAMES.map(String::from));
         let mut k = 0;
         let channels = [wired_down, hop_down, hop_up, wired_up].map(|p| {
-            let c = Channel::new(NAMES[k].to_string(), k as u32, k as u32, p, &streams);
+            let c = Channel::new(names[k].clone(), k as u32, k as u32, p, &streams);
             k += 1;
             c
         });

@@ -38,6 +38,7 @@ fn path() -> PathParams {
         half_duplex: false,
         psm_beacon: None,
         seed: 1,
+        names: None,
     }
 }
 
@@ -445,6 +446,7 @@ fn emulate_pings(psm: bool) -> (Vec<Vec<f64>>, PathStats) {
         half_duplex: true,
         psm_beacon: psm.then_some(Duration::from_millis(100)),
         seed: 9,
+        names: None,
     };
     let mut emu = PathEmulator::new(params, Time::ZERO);
     // Token: (flow, sequence, is reply).
