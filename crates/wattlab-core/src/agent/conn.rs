@@ -161,6 +161,8 @@ pub struct TrackedConn {
     last_ack_at: Option<Time>,
     burst_packets: u32,
     burst_lossy: bool,
+    /// Shaping has started once (counted in `shaped_connections`).
+    shaped: bool,
     /// Estimated window W in packets.
     pub window_estimate: u32,
     mss_seen: u32,
@@ -256,6 +258,7 @@ impl TrackedConn {
             last_ack_at: None,
             burst_packets: 0,
             burst_lossy: false,
+            shaped: false,
             window_estimate: 0,
             mss_seen: 0,
             open_ack: None,
@@ -466,6 +469,12 @@ impl TrackedConn {
                     } else {
                         Phase::SlowStart
                     };
+                    if out.cfg.shaping && !self.shaped {
+                        // A loss in slow start: shaping starts here, not at a stage's end.
+                        self.shaped = true;
+                        out.stats.shaped_connections += 1;
+                        out.log(now, self.id, AgentEventKind::ShapingStarted);
+                    }
                     if out.cfg.shaping {
                         set_window(p, 0);
                         out.stats.closed_acks += 1;

@@ -716,6 +716,46 @@ fn a_loss_passes_duplicate_acks_open_and_shaping_resumes_after_the_repair() {
 }
 
 #[test]
+fn a_loss_in_slow_start_starts_shaping_after_the_repair_and_counts_it_once() {
+    // Seen live at 1 % loss: the connection went from slow start through a repair straight to
+    // shaping, and `shaped_connections` stayed 0 while the agent shaped every window.
+    let mut h = Harness::new(active());
+    h.handshake(0.0);
+    let mut t = 2.0 * RTT_MS;
+    let end = h.burst(t, 2);
+    h.ack_now(end + 0.05);
+    t += RTT_MS;
+    // Stage 2: the second of four packets is lost; the client sends duplicate ACKs.
+    let lost_seq = h.seq.wrapping_add(MSS);
+    for k in 0..4u32 {
+        let now = t + 0.6 * k as f64;
+        let p = h.tcp(false, h.seq, h.cseq, TcpFlags::ACK, MSS, Timestamps { tsval: 2000 + now as u32, tsecr: h.echo(now) });
+        h.seq = h.seq.wrapping_add(MSS);
+        if k == 1 {
+            continue;
+        }
+        h.server_send(now, p);
+        h.settle(now);
+        let ack_no = lost_seq;
+        let ts = h.client_ts(now + 0.01);
+        let ack = h.tcp(true, h.cseq, ack_no, TcpFlags::ACK, 0, ts);
+        h.client_send(now + 0.01, ack);
+    }
+    assert!(matches!(h.conn().phase, Phase::Recovering), "{:?}", h.conn().phase);
+    let rt = t + RTT_MS;
+    let p = h.tcp(false, lost_seq, h.cseq, TcpFlags::ACK, MSS, Timestamps { tsval: 2100, tsecr: h.echo(rt) });
+    h.server_send(rt, p);
+    h.settle(rt);
+    let ts = h.client_ts(rt + 0.01);
+    let ack = h.tcp(true, h.cseq, h.seq, TcpFlags::ACK, 0, ts);
+    assert_eq!(h.client_send(rt + 0.01, ack), Some(0), "the repair's ACK goes out closed");
+    assert!(matches!(h.conn().phase, Phase::Shaping(_)));
+    assert_eq!(h.agent.stats().shaped_connections, 1);
+    let started = h.events().iter().filter(|e| e.kind == AgentEventKind::ShapingStarted).count();
+    assert_eq!(started, 1);
+}
+
+#[test]
 fn finished_connections_let_the_radio_sleep_with_no_wake_up() {
     let mut h = Harness::new(active());
     h.handshake(0.0);

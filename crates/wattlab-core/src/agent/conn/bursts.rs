@@ -123,8 +123,11 @@ impl TrackedConn {
         self.phase = Phase::Shaping(shape);
         self.burst_lossy = false;
         self.open_ack = None;
-        out.stats.shaped_connections += 1;
-        out.log(now, self.id, AgentEventKind::ShapingStarted);
+        if !self.shaped {
+            self.shaped = true;
+            out.stats.shaped_connections += 1;
+            out.log(now, self.id, AgentEventKind::ShapingStarted);
+        }
     }
 
     /// The released window has arrived: estimate W, test saturation and losses, adapt D, and
