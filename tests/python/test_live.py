@@ -94,11 +94,15 @@ def test_plan_reads_the_scenario_like_the_simulator():
     assert runner.load_plan(YAN, "always-on")["detection"] is None
 
 
-def test_plan_errors_name_the_problem():
+def test_plan_errors_name_the_problem(tmp_path):
     if not (ROOT / "target" / "release" / "wattlab-live").is_file():
         pytest.skip("target/release/wattlab-live is not built (make setup builds it)")
-    with pytest.raises(live.LiveError, match="exactly one \\[\\[wireless\\]\\] hop"):
-        runner.load_plan(SCENARIOS / "demo.toml", "always-on")
+    with pytest.raises(live.LiveError, match="web.toml: a live run needs exactly one \\[\\[flow\\]\\], of kind \"bulk-download\""):
+        runner.load_plan(SCENARIOS / "web.toml", "always-on")
+    bad = tmp_path / "bad.toml"
+    bad.write_text(YAN.read_text().replace('rate = "20Mbps"', 'rate = "20 parsecs"'))
+    with pytest.raises(live.LiveError, match="bad.toml:[0-9]+"):
+        runner.load_plan(bad, "cc")
     with pytest.raises(live.LiveError, match="Tahoe"):
         runner.load_plan(YAN, "always-on", ["flow.0.tcp.cc=tahoe"])
     with pytest.raises(live.LiveError, match="unknown live policy"):
