@@ -294,7 +294,8 @@ impl<T> PathEmulator<T> {
                 if m.busy_with.is_some() {
                     return;
                 }
-                let ready = [self.can_start(HOP_DOWN), self.can_start(HOP_UP)];
+                let [a, b] = m.channels;
+                let ready = [self.can_start(a as usize), self.can_start(b as usize)];
                 let m = self.medium.as_mut().expect("checked above");
                 if let Some(next) = m.pick(ready) {
                     m.busy_with = Some(next);

@@ -42,9 +42,20 @@ fn path() -> PathParams {
     }
 }
 
+/// Most driver steps a test takes: a model that keeps scheduling events fails, not hangs.
+const MAX_STEPS: u32 = 5_000_000;
+
+/// Counts a driver step.
+fn step(steps: &mut u32) {
+    *steps += 1;
+    assert!(*steps < MAX_STEPS, "the model keeps scheduling events");
+}
+
 /// Runs every pending event and returns all outputs.
 fn finish<T>(emu: &mut PathEmulator<T>) -> Vec<(T, Fate, Time)> {
+    let mut steps = 0;
     while let Some(at) = emu.poll_timeout() {
+        step(&mut steps);
         emu.handle_timeout(at);
     }
     std::iter::from_fn(|| emu.poll_output()).collect()
@@ -219,7 +230,9 @@ fn jittered(n: u32, gap: u64, reorder: bool) -> Vec<(u32, u64)> {
         emu.offer(t(k as u64 * gap), Direction::Down, 100, k);
         take(&mut emu);
     }
+    let mut steps = 0;
     while let Some(at) = emu.poll_timeout() {
+        step(&mut steps);
         emu.handle_timeout(at);
     }
     take(&mut emu);
@@ -455,7 +468,9 @@ fn emulate_pings(psm: bool) -> (Vec<Vec<f64>>, PathStats) {
     sends.sort();
     let mut next = 0;
     let mut rtts = vec![Vec::new(); PINGS.len()];
+    let mut steps = 0;
     loop {
+        step(&mut steps);
         let due = emu.poll_timeout();
         match (sends.get(next), due) {
             (Some(&(at, flow, seq)), d) if d.is_none_or(|d| Time(at) < d) => {
@@ -556,7 +571,9 @@ fn noisy_run(seed: u64, late: u64) -> (Vec<Output>, Vec<(Time, bool)>) {
     let mut outs = Vec::new();
     let mut radio = Vec::new();
     let mut i = 0;
+    let mut steps = 0;
     loop {
+        step(&mut steps);
         let wake = emu.poll_timeout().map(|d| d + Duration(late));
         match (arrivals.get(i), wake) {
             (Some(&(at, dir, len, k)), w) if w.is_none_or(|w| at <= w) => {
@@ -648,7 +665,9 @@ fn no_allocation_per_packet_after_warm_up() {
             }
             while emu.poll_radio().is_some() {}
         }
+        let mut steps = 0;
         while let Some(at) = emu.poll_timeout() {
+            step(&mut steps);
             emu.handle_timeout(at);
         }
         n + std::iter::from_fn(|| emu.poll_output()).count()
