@@ -72,7 +72,7 @@ def _print_result(res) -> None:
 
 @live_app.command("run")
 def run_cmd(
-    scenario: Path = typer.Argument(..., help="Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client, one bulk-download flow."),
+    scenario: Path = typer.Argument(..., help="Scenario TOML: server ⇄ \\[\\[link]] ⇄ ap ⇄ \\[\\[wireless]] ⇄ client, one bulk-download flow."),
     policy: str = typer.Option("always-on", "--policy", help=POLICY_HELP),
     out: Optional[Path] = typer.Option(None, "--out", help="Directory for the capture (client.pcap), logs, reports, energy tables and summary.json (default: a new temporary directory)."),
     set_: List[str] = typer.Option([], "--set", help=SET_HELP),

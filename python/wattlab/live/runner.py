@@ -290,7 +290,12 @@ def run(
                 raise LiveError(f"the client failed: {_tail(out / 'fetch.log')}")
             # Let the last FIN/ACK exchange reach the capture before stopping everything.
             time.sleep(2 * plan["base_rtt_s"] + 0.3)
-            server.wait(timeout=10)
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                raise LiveError(f"the server did not finish 10 s after the client: {_tail(out / 'server.log')}") from None
+            if server.returncode != 0:
+                raise LiveError(f"the server failed: {_tail(out / 'server.log')}")
             tb.stop_all()
         except _Interrupted:
             raise KeyboardInterrupt from None
@@ -344,6 +349,8 @@ def compare(
     from wattlab import api
 
     step = on_step or (lambda _msg: None)
+    netns.require_root()
+    load_plan(scenario, "cc", overrides)  # refuse a scenario with no live equivalent before simulating
     root = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="wattlab-compare-"))
     rows = []
     for policy in ("always-on", "cc"):
