@@ -67,6 +67,37 @@ fn io(p: &Path) -> impl Fn(std::io::Error) -> String + '_ {
     move |e| format!("{}: {e}", p.display())
 }
 
+/// After the agent's reactions at `now`: send what it made, log its radio commands and events.
+#[allow(clippy::too_many_arguments)]
+fn flush(
+    agent: &mut CcAgent,
+    now: Time,
+    raw: &Socket,
+    encoded: &mut Vec<u8>,
+    transitions: &mut BufWriter<File>,
+    events: &mut BufWriter<File>,
+    clock: &LiveClock,
+    host: &mut HostCounters,
+    logs: &AgentLogs,
+) -> Result<(), String> {
+    while let Some(p) = agent.poll_transmit() {
+        encoded.clear();
+        encode_ipv4(&p, encoded).map_err(|e| format!("encoding an agent packet: {e}"))?;
+        let to = SockAddr::from(SocketAddrV4::new(p.dst, 0));
+        raw.send_to(encoded, &to).map_err(|e| format!("raw send to {}: {e}", p.dst))?;
+        host.injected += 1;
+    }
+    while let Some(cmd) = agent.poll_radio(now) {
+        let state = if cmd == RadioCommand::Wake { "awake" } else { "doze" };
+        writeln!(transitions, "{},{state}", clock.unix_ns(now)).map_err(io(logs.transitions))?;
+    }
+    while let Some(e) = agent.poll_event() {
+        let conn = e.conn.map_or(-1, i64::from);
+        writeln!(events, "{},{conn},{}", clock.unix_ns(e.at), e.kind).map_err(io(logs.events))?;
+    }
+    Ok(())
+}
+
 /// Runs the agent for the client `client` on NFQUEUE `queue_num` until `stop` is set.
 pub fn run(queue_num: u16, client: Ipv4Addr, mark: u32, cfg: AgentConfig, logs: &AgentLogs, stop: &AtomicBool) -> Result<AgentReport, String> {
     let clock = LiveClock::start();
@@ -85,10 +116,27 @@ pub fn run(queue_num: u16, client: Ipv4Addr, mark: u32, cfg: AgentConfig, logs: 
     let mut host = HostCounters::default();
     let mut late_sum_ns = 0u64;
     let mut encoded = Vec::with_capacity(128);
+    // The agent's timeline never goes back: a timer is served at its due time (the radio of a
+    // real NIC wakes on a hardware timer), unless an input at a later time was already handled.
+    let mut last = Time::ZERO;
     while !stopped(stop) {
         queue.wait(clock.timeout_until(agent.poll_timeout(), std::time::Duration::from_millis(20)));
-        while let Some(mut msg) = queue.try_recv()? {
-            let now = clock.now();
+        loop {
+            let msg = queue.try_recv()?;
+            let now = clock.now().max(last);
+            // Timers due before this packet run first, at their own time: a wake-up the loop
+            // serves late must not make the agent drop a packet as arriving asleep.
+            while let Some(due) = agent.poll_timeout().filter(|t| *t <= now) {
+                let at = due.max(last);
+                host.timers += 1;
+                late_sum_ns += now.0 - at.0;
+                host.timer_late_max_us = host.timer_late_max_us.max((now.0 - at.0) as f64 / 1e3);
+                agent.handle_timeout(at);
+                last = at;
+                flush(&mut agent, at, &raw, &mut encoded, &mut transitions, &mut events, &clock, &mut host, logs)?;
+            }
+            let Some(mut msg) = msg else { break };
+            last = now;
             let verdict = match decode_ipv4(msg.get_payload()) {
                 Err(_) => {
                     host.undecodable += 1;
@@ -117,32 +165,10 @@ pub fn run(queue_num: u16, client: Ipv4Addr, mark: u32, cfg: AgentConfig, logs: 
             };
             msg.set_verdict(if verdict == Verdict::Pass { nfq::Verdict::Accept } else { nfq::Verdict::Drop });
             queue.verdict(msg)?;
-        }
-        let now = clock.now();
-        if let Some(due) = agent.poll_timeout().filter(|t| *t <= now) {
-            let late = now.0 - due.0;
-            host.timers += 1;
-            late_sum_ns += late;
-            host.timer_late_max_us = host.timer_late_max_us.max(late as f64 / 1e3);
-            agent.handle_timeout(now);
-        }
-        while let Some(p) = agent.poll_transmit() {
-            encoded.clear();
-            encode_ipv4(&p, &mut encoded).map_err(|e| format!("encoding an agent packet: {e}"))?;
-            let to = SockAddr::from(SocketAddrV4::new(p.dst, 0));
-            raw.send_to(&encoded, &to).map_err(|e| format!("raw send to {}: {e}", p.dst))?;
-            host.injected += 1;
-        }
-        while let Some(cmd) = agent.poll_radio(now) {
-            let state = if cmd == RadioCommand::Wake { "awake" } else { "doze" };
-            writeln!(transitions, "{},{state}", clock.unix_ns(now)).map_err(io(logs.transitions))?;
-        }
-        while let Some(e) = agent.poll_event() {
-            let conn = e.conn.map_or(-1, i64::from);
-            writeln!(events, "{},{conn},{}", clock.unix_ns(e.at), e.kind).map_err(io(logs.events))?;
+            flush(&mut agent, now, &raw, &mut encoded, &mut transitions, &mut events, &clock, &mut host, logs)?;
         }
     }
-    let end: Time = clock.now();
+    let end: Time = clock.now().max(last);
     agent.finish(end);
     transitions.flush().map_err(io(logs.transitions))?;
     events.flush().map_err(io(logs.events))?;

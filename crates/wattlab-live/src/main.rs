@@ -157,6 +157,9 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             let stop = nfqueue::stop_flag()?;
             nfqueue::tight_timer_slack();
+            if !nfqueue::realtime_priority() {
+                eprintln!("wattlab-live: warning: no real-time priority; verdicts may be late under load");
+            }
             let r = emu::host::run(queue, ifindex, plan::path_params(&spec), transitions.as_deref(), &stop)?;
             write_report(&report, &r)
         }
@@ -165,6 +168,9 @@ fn run(cli: Cli) -> Result<(), String> {
             let cfg = spec.agent.ok_or("the scenario has no agent (power_save = \"cc\")")?;
             let stop = nfqueue::stop_flag()?;
             nfqueue::tight_timer_slack();
+            if !nfqueue::realtime_priority() {
+                eprintln!("wattlab-live: warning: no real-time priority; timers may be late under load");
+            }
             let logs = client_agent::AgentLogs { transitions: &transitions, events: &events };
             let r = client_agent::run(queue, client_addr, mark, cfg, &logs, &stop)?;
             write_report(&report, &r)

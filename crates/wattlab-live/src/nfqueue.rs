@@ -96,6 +96,15 @@ pub fn stopped(flag: &AtomicBool) -> bool {
     flag.load(Ordering::Relaxed)
 }
 
+/// Runs this process under SCHED_FIFO (priority 20) so that other work on the machine (the
+/// capture, the test runner, the TCP endpoints) cannot delay its verdicts by milliseconds;
+/// returns whether the kernel allowed it (root may be refused inside some containers).
+pub fn realtime_priority() -> bool {
+    let param = libc::sched_param { sched_priority: 20 };
+    // SAFETY: pid 0 = this thread's process, a valid sched_param.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 }
+}
+
 /// Lets the kernel wake us within 1 µs of a deadline instead of the default 50 µs slack.
 pub fn tight_timer_slack() {
     // SAFETY: prctl with PR_SET_TIMERSLACK takes a plain integer.
