@@ -19,7 +19,7 @@ fn main() {
         let started = Instant::now();
         let (mut now, mut delivered) = (Time::ZERO, 0u64);
         for k in 0..n {
-            now = now + gap;
+            now += gap;
             emu.offer(now, Direction::Down, 1500, k);
             if k % 2 == 1 {
                 emu.offer(now, Direction::Up, 52, k);
