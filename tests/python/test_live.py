@@ -184,7 +184,8 @@ def test_interrupting_a_run_leaves_no_namespace(tmp_path):
 
 @needs_live
 def test_cleanup_removes_only_our_leftovers():
-    ours, other = "wl0badc0de-client", "wlx-not-ours"
+    ours, other, lookalike = "wl0badc0de-client", "wlx-not-ours", "wlnothex00-client"
+    assert not netns._is_ours(lookalike) and netns._is_ours(ours)
     for n in (ours, other):
         subprocess.run(["ip", "netns", "add", n], check=True, timeout=10)
     try:

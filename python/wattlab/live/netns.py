@@ -67,7 +67,8 @@ def list_namespaces() -> list[str]:
 
 def _is_ours(name: str) -> bool:
     head, _, role = name.rpartition("-")
-    return role in ROLES and head.startswith(PREFIX) and len(head) == len(PREFIX) + 8
+    run_id = head[len(PREFIX):]
+    return role in ROLES and head.startswith(PREFIX) and len(run_id) == 8 and all(c in "0123456789abcdef" for c in run_id)
 
 
 def _kill_namespace(name: str) -> None:
@@ -111,7 +112,12 @@ class Testbed:
         """Start a long-running process inside ``role``'s namespace."""
         out = open(stdout, "wb") if stdout else subprocess.DEVNULL
         err = open(stderr, "wb") if stderr else subprocess.DEVNULL
-        p = subprocess.Popen(["ip", "netns", "exec", self.ns(role), *argv], stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        try:
+            p = subprocess.Popen(["ip", "netns", "exec", self.ns(role), *argv], stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        finally:
+            for f in (out, err):
+                if f is not subprocess.DEVNULL:
+                    f.close()  # the child has its own copy
         self.procs.append(p)
         return p
 
