@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
 
 from wattlab import _core, api, report
+from wattlab.cli_common import console, fail
 
 app = typer.Typer(
     add_completion=False,
@@ -18,16 +18,9 @@ app = typer.Typer(
     rich_markup_mode="rich",
     help="wattlab: the energy a mobile client's wireless NIC spends on transport protocols.",
 )
-console = Console(width=None if sys.stdout.isatty() else 120)
-err_console = Console(stderr=True)
 
 BENCH_DIR = Path(__file__).resolve().parent / "bench"
 
-
-def fail(message: str, code: int = 2) -> None:
-    """Print an error the way compilers do (file:line:col: ...) and exit non-zero."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
-    raise typer.Exit(code)
 
 
 @app.command()

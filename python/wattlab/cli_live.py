@@ -9,10 +9,10 @@ from typing import List, Optional
 
 import pandas as pd
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from wattlab import report
+from wattlab.cli_common import console, fail
 
 live_app = typer.Typer(
     no_args_is_help=True,
@@ -20,7 +20,6 @@ live_app = typer.Typer(
     help="Live testbed (root): the scenario's download on real Linux TCP between network namespaces, "
     "through wattlab's userspace link/AP emulator, with the client-centered agent on NFQUEUE.",
 )
-console = Console(width=None if sys.stdout.isatty() else 120)
 
 POLICY_HELP = (
     "Client radio policy: always-on (the AP forwards at once), cc (seed 000's client-centered agent on the "
@@ -35,10 +34,6 @@ SYSCTL_HELP = (
 )
 LIMIT_HELP = "Time bound of a run in seconds (default: the scenario's stop time, at most 600 s)."
 
-
-def _fail(message: str, code: int = 2) -> None:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
-    raise typer.Exit(code)
 
 
 def _print_result(res) -> None:
@@ -89,9 +84,9 @@ def run_cmd(
             res = live.run(scenario, policy, out_dir=out, overrides=set_, time_limit=time_limit, overwrite=overwrite,
                            on_step=lambda s: status.update(f"live run: {s} ..."), sysctls=sysctl)
     except live.LiveError as e:
-        _fail(str(e))
+        fail(str(e))
     except KeyboardInterrupt:
-        _fail("interrupted; the namespaces were removed", code=130)
+        fail("interrupted; the namespaces were removed", code=130)
     if as_json:
         sys.stdout.write(json.dumps(res.summary(), indent=2, default=str) + "\n")
     else:
@@ -118,9 +113,9 @@ def compare_cmd(
             df = live.compare(scenario, overrides=set_, out_dir=out, time_limit=time_limit, overwrite=overwrite,
                               on_step=lambda s: status.update(f"{s} ..."), sysctls=sysctl)
     except live.LiveError as e:
-        _fail(str(e))
+        fail(str(e))
     except KeyboardInterrupt:
-        _fail("interrupted; the namespaces were removed", code=130)
+        fail("interrupted; the namespaces were removed", code=130)
     if as_json:
         sys.stdout.write(df.to_json(orient="records", indent=2) + "\n")
         return
@@ -135,6 +130,6 @@ def cleanup_cmd() -> None:
     try:
         live.require_root()
     except live.LiveError as e:
-        _fail(str(e))
+        fail(str(e))
     gone = live.cleanup()
     console.print(f"removed {len(gone)} namespace(s)" + (": " + ", ".join(gone) if gone else ""))

@@ -9,6 +9,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from wattlab.cli_common import fail
+
 reproduce_app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode="rich",
@@ -17,10 +19,6 @@ reproduce_app = typer.Typer(
 
 VERDICT_STYLE = {"agrees": "green", "partly": "yellow", "disagrees": "red", "not tested": "dim"}
 
-
-def _fail(message: str) -> None:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    raise typer.Exit(2)
 
 
 @reproduce_app.command("kontogiannis2005")
@@ -52,7 +50,7 @@ def kontogiannis2005(
         cfg.check()
         res = k.run(cfg, out, workers=jobs, console=console, overwrite=overwrite)
     except ValueError as e:
-        _fail(str(e))
+        fail(str(e))
     table = Table(title=f"Seed 003 claims: wattlab's verdicts ({res.wall_time_s:.1f} s)", show_lines=True)
     for col in ("claim", "verdict", "our test", "our numbers"):
         table.add_column(col, overflow="fold")
@@ -90,7 +88,7 @@ def yan_cc(
         cfg.check()
         res = y.run(cfg, out, workers=jobs, console=console, overwrite=overwrite)
     except ValueError as e:
-        _fail(str(e))
+        fail(str(e))
     table = Table(title=f"Seed 000 claims: wattlab's verdicts ({res.simulations} simulations)", show_lines=True)
     for col in ("claim", "seed", "wattlab", "verdict"):
         table.add_column(col, overflow="fold")

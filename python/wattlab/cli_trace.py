@@ -11,6 +11,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from wattlab.cli_common import fail
+
 trace_app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode="rich",
@@ -29,10 +31,6 @@ POLICY_HELP = (
 
 OUTPUTS = ("summary.json", "energy.csv", "states.csv", "connections.csv", "attribution.csv", "throughput.csv", "timeline.png")
 
-
-def _fail(message: str, code: int = 2) -> None:
-    Console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
-    raise typer.Exit(code)
 
 
 @trace_app.command("energy")
@@ -58,16 +56,16 @@ def energy_cmd(
 
     console = Console(width=None if sys.stdout.isatty() else 120)
     if not capture.is_file():
-        _fail(f"{capture}: no such capture file")
+        fail(f"{capture}: no such capture file")
     timeline_dir = None
     if out is not None:
         if out.exists() and not out.is_dir():
-            _fail(f"--out {out} is a file, not a directory")
+            fail(f"--out {out} is a file, not a directory")
         if out.resolve() == capture.resolve().parent and not overwrite and any((out / f).exists() for f in OUTPUTS):
-            _fail(f"--out {out} already holds results; pass --overwrite or choose another directory")
+            fail(f"--out {out} already holds results; pass --overwrite or choose another directory")
         existing = [f for f in OUTPUTS if (out / f).exists()] + [p.name for p in out.glob("timeline_*.csv")] if out.is_dir() else []
         if existing and not overwrite:
-            _fail(f"--out {out} already holds {', '.join(existing[:4])}{' ...' if len(existing) > 4 else ''}; pass --overwrite to replace them")
+            fail(f"--out {out} already holds {', '.join(existing[:4])}{' ...' if len(existing) > 4 else ''}; pass --overwrite to replace them")
         for f in out.glob("timeline_*.csv") if out.is_dir() else []:
             f.unlink()
         timeline_dir = out / ".timelines"
@@ -86,7 +84,7 @@ def energy_cmd(
                 timeline_dir=timeline_dir,
             )
     except trace.TraceError as e:
-        _fail(str(e))
+        fail(str(e))
     if out is not None:
         # Name the streamed timelines after their policies.
         for i, label in enumerate(res.energy.policy):
