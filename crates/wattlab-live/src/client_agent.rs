@@ -67,35 +67,42 @@ fn io(p: &Path) -> impl Fn(std::io::Error) -> String + '_ {
     move |e| format!("{}: {e}", p.display())
 }
 
-/// After the agent's reactions at `now`: send what it made, log its radio commands and events.
-#[allow(clippy::too_many_arguments)]
-fn flush(
-    agent: &mut CcAgent,
-    now: Time,
-    raw: &Socket,
-    encoded: &mut Vec<u8>,
-    transitions: &mut BufWriter<File>,
-    events: &mut BufWriter<File>,
-    clock: &LiveClock,
-    host: &mut HostCounters,
-    logs: &AgentLogs,
-) -> Result<(), String> {
-    while let Some(p) = agent.poll_transmit() {
-        encoded.clear();
-        encode_ipv4(&p, encoded).map_err(|e| format!("encoding an agent packet: {e}"))?;
-        let to = SockAddr::from(SocketAddrV4::new(p.dst, 0));
-        raw.send_to(encoded, &to).map_err(|e| format!("raw send to {}: {e}", p.dst))?;
-        host.injected += 1;
+/// Where the agent's output goes: its own packets (raw socket) and its two logs.
+struct Outputs<'a> {
+    raw: Socket,
+    encoded: Vec<u8>,
+    transitions: BufWriter<File>,
+    events: BufWriter<File>,
+    clock: LiveClock,
+    logs: &'a AgentLogs<'a>,
+}
+
+impl Outputs<'_> {
+    /// After the agent's reactions at `now`: send what it made, log its radio commands and events.
+    fn flush(&mut self, agent: &mut CcAgent, now: Time, host: &mut HostCounters) -> Result<(), String> {
+        while let Some(p) = agent.poll_transmit() {
+            self.encoded.clear();
+            encode_ipv4(&p, &mut self.encoded).map_err(|e| format!("encoding an agent packet: {e}"))?;
+            let to = SockAddr::from(SocketAddrV4::new(p.dst, 0));
+            self.raw.send_to(&self.encoded, &to).map_err(|e| format!("raw send to {}: {e}", p.dst))?;
+            host.injected += 1;
+        }
+        while let Some(cmd) = agent.poll_radio(now) {
+            let state = if cmd == RadioCommand::Wake { "awake" } else { "doze" };
+            writeln!(self.transitions, "{},{state}", self.clock.unix_ns(now)).map_err(io(self.logs.transitions))?;
+        }
+        while let Some(e) = agent.poll_event() {
+            let conn = e.conn.map_or(-1, i64::from);
+            writeln!(self.events, "{},{conn},{}", self.clock.unix_ns(e.at), e.kind).map_err(io(self.logs.events))?;
+        }
+        Ok(())
     }
-    while let Some(cmd) = agent.poll_radio(now) {
-        let state = if cmd == RadioCommand::Wake { "awake" } else { "doze" };
-        writeln!(transitions, "{},{state}", clock.unix_ns(now)).map_err(io(logs.transitions))?;
+
+    /// Writes the logs out.
+    fn finish(&mut self) -> Result<(), String> {
+        self.transitions.flush().map_err(io(self.logs.transitions))?;
+        self.events.flush().map_err(io(self.logs.events))
     }
-    while let Some(e) = agent.poll_event() {
-        let conn = e.conn.map_or(-1, i64::from);
-        writeln!(events, "{},{conn},{}", clock.unix_ns(e.at), e.kind).map_err(io(logs.events))?;
-    }
-    Ok(())
 }
 
 /// Runs the agent for the client `client` on NFQUEUE `queue_num` until `stop` is set.
@@ -112,10 +119,10 @@ pub fn run(queue_num: u16, client: Ipv4Addr, mark: u32, cfg: AgentConfig, logs: 
     writeln!(transitions, "time_ns,state").map_err(io(logs.transitions))?;
     writeln!(transitions, "{},awake", clock.unix_ns(clock.now())).map_err(io(logs.transitions))?;
     writeln!(events, "time_ns,conn,event").map_err(io(logs.events))?;
+    let mut out = Outputs { raw, encoded: Vec::with_capacity(128), transitions, events, clock, logs };
 
     let mut host = HostCounters::default();
     let mut late_sum_ns = 0u64;
-    let mut encoded = Vec::with_capacity(128);
     // The agent's timeline never goes back: a timer is served at its due time (the radio of a
     // real NIC wakes on a hardware timer), unless an input at a later time was already handled.
     let mut last = Time::ZERO;
@@ -133,7 +140,7 @@ pub fn run(queue_num: u16, client: Ipv4Addr, mark: u32, cfg: AgentConfig, logs: 
                 host.timer_late_max_us = host.timer_late_max_us.max((now.0 - at.0) as f64 / 1e3);
                 agent.handle_timeout(at);
                 last = at;
-                flush(&mut agent, at, &raw, &mut encoded, &mut transitions, &mut events, &clock, &mut host, logs)?;
+                out.flush(&mut agent, at, &mut host)?;
             }
             let Some(mut msg) = msg else { break };
             last = now;
@@ -165,13 +172,12 @@ pub fn run(queue_num: u16, client: Ipv4Addr, mark: u32, cfg: AgentConfig, logs: 
             };
             msg.set_verdict(if verdict == Verdict::Pass { nfq::Verdict::Accept } else { nfq::Verdict::Drop });
             queue.verdict(msg)?;
-            flush(&mut agent, now, &raw, &mut encoded, &mut transitions, &mut events, &clock, &mut host, logs)?;
+            out.flush(&mut agent, now, &mut host)?;
         }
     }
     let end: Time = clock.now().max(last);
     agent.finish(end);
-    transitions.flush().map_err(io(logs.transitions))?;
-    events.flush().map_err(io(logs.events))?;
+    out.finish()?;
     if host.timers > 0 {
         host.timer_late_mean_us = late_sum_ns as f64 / host.timers as f64 / 1e3;
     }

@@ -143,7 +143,7 @@ fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
         Command::Plan { scenario: s } => {
             let spec = plan::load(&s.scenario, s.policy, &s.overrides)?;
-            let summary = PlanSummary::of(&spec, s.policy)?;
+            let summary = PlanSummary::of(&spec, s.policy, &s.overrides)?;
             println!("{}", serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?);
             Ok(())
         }

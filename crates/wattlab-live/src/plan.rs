@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 use wattlab_core::tcp::CongestionControlKind;
 use wattlab_sim::live_spec::LiveSpec;
-use wattlab_sim::{BuildOptions, Simulation};
+use wattlab_sim::BuildOptions;
 
 use crate::emu::model::PathParams;
 
@@ -57,7 +57,7 @@ pub fn load(path: &Path, policy: LivePolicy, user_overrides: &[String]) -> Resul
     let text = std::fs::read_to_string(path).map_err(|e| format!("{origin}: {e}"))?;
     let ov = overrides(policy, user_overrides);
     let scn = wattlab_sim::scenario::parse_with_overrides(&text, &origin, &ov).map_err(|e| e.to_string())?;
-    let sim = Simulation::from_toml(&text, &origin, None, &ov, &BuildOptions::default()).map_err(|e| e.to_string())?;
+    let sim = wattlab_sim::build::build(&scn, &text, &origin, None, &BuildOptions::default()).map_err(|e| e.to_string())?;
     sim.live_spec(&scn).map_err(|e| format!("{origin}: {e}"))
 }
 
@@ -147,11 +147,14 @@ pub struct PlanSummary {
     pub profile: Option<String>,
     /// The agent's end-of-burst detection (`cc` only).
     pub detection: Option<String>,
+    /// The scenario overrides this plan was built with (the policy's, then the user's): the
+    /// simulator side of `wattlab live compare` runs with exactly these.
+    pub overrides: Vec<String>,
 }
 
 impl PlanSummary {
     /// The summary of `spec` under `policy`.
-    pub fn of(spec: &LiveSpec, policy: LivePolicy) -> Result<PlanSummary, String> {
+    pub fn of(spec: &LiveSpec, policy: LivePolicy, user_overrides: &[String]) -> Result<PlanSummary, String> {
         let t = &spec.tcp;
         let rtt = spec.wired_down.delay + spec.wired_up.delay + spec.hop_down.delay + spec.hop_up.delay;
         Ok(PlanSummary {
@@ -183,6 +186,7 @@ impl PlanSummary {
             base_rtt_s: rtt.as_secs_f64(),
             profile: spec.profile.as_ref().map(|p| p.name().to_string()),
             detection: spec.agent.as_ref().map(|a| a.detection.name().to_string()),
+            overrides: overrides(policy, user_overrides),
         })
     }
 }

@@ -45,7 +45,7 @@ fn the_policy_sets_the_hop_power_saving() {
     assert_eq!(plan::path_params(&psm).psm_beacon, Some(Duration::from_millis(100)));
     let cam = plan::load(&s, LivePolicy::AlwaysOn, &[]).unwrap();
     assert!(cam.agent.is_none() && cam.power_save == "cam");
-    let summary = PlanSummary::of(&cam, LivePolicy::AlwaysOn).unwrap();
+    let summary = PlanSummary::of(&cam, LivePolicy::AlwaysOn, &[]).unwrap();
     assert_eq!((summary.linux_cc.as_str(), summary.initial_cwnd, summary.min_rto_ms), ("reno", 2, 200));
     assert!((summary.base_rtt_s - 0.060002).abs() < 1e-9);
 }
@@ -55,7 +55,7 @@ fn scenarios_without_a_live_equivalent_are_refused_with_the_reason() {
     let e = plan::load(&scenario("web.toml"), LivePolicy::AlwaysOn, &[]).unwrap_err();
     assert!(e.contains("web.toml") && e.contains("bulk-download"), "{e}");
     let spec = plan::load(&scenario("yan-cc-download.toml"), LivePolicy::AlwaysOn, &["flow.0.tcp.cc=tahoe".into()]).unwrap();
-    let e = PlanSummary::of(&spec, LivePolicy::AlwaysOn).unwrap_err();
+    let e = PlanSummary::of(&spec, LivePolicy::AlwaysOn, &[]).unwrap_err();
     assert!(e.contains("Tahoe"), "{e}");
     let e = plan::load(&scenario("missing.toml"), LivePolicy::AlwaysOn, &[]).unwrap_err();
     assert!(e.contains("missing.toml"), "{e}");

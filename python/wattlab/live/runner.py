@@ -355,8 +355,7 @@ def compare(
     rows = []
     for policy in ("always-on", "cc"):
         step(f"simulating {policy}")
-        ov = [f'wireless.0.power_save="{"cam" if policy == "always-on" else "cc"}"', *overrides]
-        sim = api.run(scenario, overrides=ov)
+        sim = api.run(scenario, overrides=load_plan(scenario, policy, overrides)["overrides"])
         flow = sim.summary["flows"][0]
         radios = sim.radios
         if policy == "cc":
