@@ -56,10 +56,17 @@ def _print_result(res) -> None:
         row = {"node": p["client"], "detection": p.get("detection") or "active", **res.agent["agent"]}
         report.print_agents(console, pd.DataFrame([row]))
     emu = res.emulator["host"]
+    timers = ""
+    if res.agent:
+        h = res.agent["host"]
+        timers = f"; agent timers {h['timer_late_mean_us']:.0f} µs late on average (max {h['timer_late_max_us']:.0f} µs)"
     console.print(
-        f"emulator: {res.emulator['host']['packets']:,} packets, verdicts {emu['late_mean_us']:.0f} µs late on average "
-        f"(max {emu['late_max_us']:.0f} µs, {emu['late_over_1ms']} over 1 ms)"
+        f"emulator: {emu['packets']:,} packets, verdicts {emu['late_mean_us']:.0f} µs late on average "
+        f"(max {emu['late_max_us']:.0f} µs, {emu['late_over_1ms']} over 1 ms){timers}"
     )
+    if res.host_late_max_ms > 5.0:
+        console.print(f"[yellow]warning:[/] the host ran up to {res.host_late_max_ms:.1f} ms behind the model: "
+                      "packets met delays the scenario does not have (busy machine or VM stall)", highlight=False)
     for n in res.notes + res.energy.notes:
         console.print(f"[dim]note: {n}[/]", highlight=False)
     console.print(f"[dim]results in {res.out_dir}[/]")

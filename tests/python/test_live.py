@@ -157,14 +157,21 @@ def _client_ack_windows(pcap: Path) -> list[int]:
 
 @needs_live
 def test_sim_and_live_agree_on_time_and_cc_saving(tmp_path):
-    df = live.compare(YAN, out_dir=tmp_path, time_limit=90)
-    t = df.set_index(["mode", "policy"])
+    # A live run is a single sample of real time: when the VM stalls, verdicts and timers run
+    # milliseconds late and packets meet delays the scenario does not have (measured: 14–20 ms
+    # stalls in one CI run, 7 packets lost asleep). Such a run is repeated once, not accepted.
+    for attempt in range(2):
+        df = live.compare(YAN, out_dir=tmp_path / f"attempt{attempt}", time_limit=90)
+        t = df.set_index(["mode", "policy"])
+        within = abs(t.loc[("live", "cc"), "saving"] - t.loc[("sim", "cc"), "saving"]) <= 0.10
+        if within or df[df["mode"] == "live"].host_late_max_ms.max() < 5.0:
+            break
     assert bool(t.loc[("live", "always-on"), "verified"]) and bool(t.loc[("live", "cc"), "verified"])
     sim_t, live_t = t.loc[("sim", "always-on"), "transfer_time_s"], t.loc[("live", "always-on"), "transfer_time_s"]
     assert abs(live_t / sim_t - 1) <= 0.20, (sim_t, live_t)
     sim_s, live_s = t.loc[("sim", "cc"), "saving"], t.loc[("live", "cc"), "saving"]
     assert abs(live_s - sim_s) <= 0.10, (sim_s, live_s)
-    assert (tmp_path / "compare.csv").is_file()
+    assert (tmp_path / f"attempt{attempt}" / "compare.csv").is_file()
 
 
 @needs_live

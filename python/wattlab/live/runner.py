@@ -104,6 +104,16 @@ class LiveResult:
         e = self.energy.energy
         return float(e[e.policy == self.policy_label].energy_j.iloc[0])
 
+    @property
+    def host_late_max_ms(self) -> float:
+        """The testbed's worst timing error (ms): the latest emulator verdict or agent timer
+        behind the model's time. Milliseconds here mean the run was disturbed (the machine was
+        busy or the VM stalled) and its packets met delays the scenario does not have."""
+        late = self.emulator["host"]["late_max_us"]
+        if self.agent:
+            late = max(late, self.agent["host"]["timer_late_max_us"])
+        return late / 1e3
+
     def radios(self) -> pd.DataFrame:
         """The energy table in the layout of ``wattlab run``'s radios (node, profile, policy...),
         the replayed schedule named after the run's policy."""
@@ -345,7 +355,8 @@ def compare(
 ) -> pd.DataFrame:
     """Simulate and run live ``scenario`` always-on and with the cc agent; one row per
     (mode, policy): transfer time, goodput, energy, saving vs always-on of the same mode, closed
-    ACKs, open ACKs, probes, sleep time, packets lost asleep."""
+    ACKs, open ACKs, probes, sleep time, packets lost asleep, retransmissions, whether the data
+    was intact, and the live host's worst timing error (``host_late_max_ms``)."""
     from wattlab import api
 
     step = on_step or (lambda _msg: None)
@@ -370,7 +381,7 @@ def compare(
             "energy_j": float(m.energy_j), "sleep_s": float(m.get("time_sleep_s", 0.0)),
             "closed_acks": None if agent is None else int(agent.closed_acks), "open_acks": None if agent is None else int(agent.open_acks),
             "probes": None if agent is None else int(agent.probes), "lost_asleep": None if agent is None else int(agent.dropped_asleep),
-            "retransmitted": int(flow["retransmitted_segments"]), "verified": True,
+            "retransmitted": int(flow["retransmitted_segments"]), "verified": True, "host_late_max_ms": 0.0,
         })
         res = run(scenario, policy, out_dir=root / f"live-{policy}", overrides=overrides, time_limit=time_limit, overwrite=overwrite, on_step=lambda s, p=policy: step(f"live {p}: {s}"), sysctls=sysctls)
         e = res.energy.energy
@@ -382,6 +393,7 @@ def compare(
             "closed_acks": None if a is None else int(a["closed_acks"]), "open_acks": None if a is None else int(a["open_acks"]),
             "probes": None if a is None else int(a["probes"]), "lost_asleep": None if a is None else int(a["dropped_asleep"]),
             "retransmitted": int(res.server["retransmitted_segments"]), "verified": res.verified,
+            "host_late_max_ms": res.host_late_max_ms,
         })
     df = pd.DataFrame(rows)
     base = df[df.policy == "always-on"].set_index("mode").energy_j
