@@ -23,8 +23,10 @@ POLICY_HELP = (
     "Policy to cost the capture under, NAME[:key=value,...]; repeatable. "
     "always-on; oracle (sleeps every gap longer than the break-even time); "
     "psm[:beacon=102.4ms,listen=DUR] (static PSM, wakes for beacons); "
-    "adaptive-psm[:timeout=220ms,window=50ms,threshold=3000,beacon=..,listen=..] (phone drivers: awake from any packet "
-    "until TIMEOUT idle, high-power state while the last WINDOW holds more than THRESHOLD bytes); "
+    "adaptive-psm[:timeout=220ms,window=50ms,windows=sliding|fixed,threshold=3000,bytes=ip|frame,beacon=..,listen=..] "
+    "(phone drivers: awake from any packet until TIMEOUT idle, high-power state while the WINDOW holds more than "
+    "THRESHOLD bytes; windows=fixed lays the windows end to end from the first packet and bytes=frame counts captured "
+    "frame lengths, as EnergyBox does); "
     "replay[:policy=NAME,node=NAME] (the --transitions schedule). "
     "Default: always-on, oracle, psm, adaptive-psm (and replay with --transitions)."
 )
@@ -38,9 +40,10 @@ def energy_cmd(
     capture: Path = typer.Argument(..., help="Capture file: pcap or pcapng (Ethernet, Linux cooked SLL/SLL2, raw IP, NULL/LOOP)."),
     client: Optional[str] = typer.Option(None, "--client", help="The client's IP address. Default: the address with the most traffic (ties are reported)."),
     profile: Optional[str] = typer.Option(None, "--profile", help="Device profile: a built-in name (see `wattlab profiles`) or a profile TOML file. Default: atheros-ar5004."),
-    energybox: List[Path] = typer.Option([], "--energybox", help="EnergyBox Wi-Fi configuration file (POWER_IN_PSM/CAM/CAMH, CAM_PSM_INACTIVITY_TIME, CAM_TIME_WIMDOW, WINDOW_DATA_RATE_THRESHOLD); repeatable (device and network files). Its powers replace --profile; its timings set adaptive-psm's defaults."),
+    energybox: List[Path] = typer.Option([], "--energybox", help="EnergyBox Wi-Fi configuration file (POWER_IN_PSM/CAM/CAMH in watts, CAM_PSM_INACTIVITY_TIME, CAM_TIME_WIMDOW, WINDOW_DATA_RATE_THRESHOLD); repeatable (device and network files). Its powers replace --profile; its timings set adaptive-psm's defaults; and the defaults become EnergyBox's model: --phy instant, --tail = the inactivity time, fixed windows over frame lengths (docs/trace.md)."),
     policy: List[str] = typer.Option([], "--policy", help=POLICY_HELP),
-    phy: Optional[str] = typer.Option(None, "--phy", help="Airtime model: PHY@RATE with RATE in Mb/s (802.11a, 802.11b, 802.11g, dsss-2mbps; e.g. 802.11a@24), or link@RATE (size/rate, no MAC exchange: the simulator's [[wireless]] hop). Default: 802.11g@54."),
+    phy: Optional[str] = typer.Option(None, "--phy", help="Airtime model: PHY@RATE with RATE in Mb/s (802.11a, 802.11b, 802.11g, dsss-2mbps; e.g. 802.11a@24), link@RATE (size/rate, no MAC exchange: the simulator's [[wireless]] hop), or instant (no airtime: EnergyBox's model). Default: 802.11g@54 (instant with --energybox)."),
+    tail_ms: Optional[float] = typer.Option(None, "--tail", min=0.0, help="Milliseconds costed after the last packet, for every policy. Default: 0 (with --energybox: its CAM_PSM_INACTIVITY_TIME, where EnergyBox's timeline ends)."),
     transitions: Optional[Path] = typer.Option(None, "--transitions", help="Recorded radio transitions for the replay policy: CSV with time_s (or time_ns) on the capture's clock and state (sleep/idle/off/awake/doze); policy/node columns select rows, as in the simulator's timeseries_radio.csv."),
     bin_ms: float = typer.Option(50.0, "--bin", min=0.001, help="Throughput bin (ms) for throughput.csv and the figure."),
     out: Optional[Path] = typer.Option(None, "--out", help="Directory for summary.json, energy/states/connections/attribution/throughput CSV, per-policy state timelines (streamed) and timeline.png."),
@@ -80,6 +83,7 @@ def energy_cmd(
                 transitions=transitions,
                 energybox=energybox,
                 bin_s=bin_ms / 1e3,
+                tail_s=None if tail_ms is None else tail_ms / 1e3,
                 timeline=False,
                 timeline_dir=timeline_dir,
             )

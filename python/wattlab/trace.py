@@ -118,6 +118,7 @@ def energy(
     bin_s: float = 0.05,
     timeline: bool = True,
     timeline_dir: str | Path | None = None,
+    tail_s: float | None = None,
 ) -> TraceEnergy:
     """Cost ``capture`` (pcap or pcapng) on the radio of ``client`` under ``policies``.
 
@@ -127,9 +128,13 @@ def energy(
       default ``atheros-ar5004``;
     - ``policies``: specs ``NAME[:key=value,...]`` of always-on, oracle, psm, adaptive-psm and
       replay (default: the first four, plus replay with ``transitions``);
-    - ``phy``: ``PHY@RATE`` (e.g. ``802.11a@24``) or ``link@RATE`` (Mb/s); default ``802.11g@54``;
+    - ``phy``: ``PHY@RATE`` (e.g. ``802.11a@24``), ``link@RATE`` (Mb/s) or ``instant`` (no
+      airtime); default ``802.11g@54``, or ``instant`` with EnergyBox files;
     - ``transitions``: a CSV of recorded radio transitions for ``replay``;
-    - ``energybox``: EnergyBox Wi-Fi configuration files (device and/or network);
+    - ``energybox``: EnergyBox Wi-Fi configuration files (device and/or network, powers in
+      watts); they switch the defaults to EnergyBox's model (see docs/trace.md);
+    - ``tail_s``: seconds costed after the last packet (default 0, or EnergyBox's
+      ``CAM_PSM_INACTIVITY_TIME`` with its files);
     - ``bin_s``: throughput bin; ``timeline``: keep state timelines in memory;
       ``timeline_dir``: stream them to CSV files there instead (flat memory).
 
@@ -148,6 +153,7 @@ def energy(
         transitions=None if transitions is None else str(transitions),
         bin_s=bin_s,
         timeline=mode,
+        tail_s=tail_s,
     )
     return _from_raw(raw)
 

@@ -136,21 +136,25 @@ def test_psm_on_a_hand_built_pattern_gives_the_hand_computed_timeline(tmp_path):
     assert len(t.connections) == 1 and t.connections.packets_up[0] == 2
 
 
-def test_adaptive_psm_and_energybox_import(tmp_path):
-    """EnergyBox's powers and timings: a 40 ms burst of 1500-byte packets every 2 ms puts the
-    radio in CAMH, then CAM until the inactivity timeout, then PSM."""
-    dev = tmp_path / "device.config"
-    dev.write_text("TYPE=Wifi\nPOWER_IN_PSM=30\nPOWER_IN_CAM=250\nPOWER_IN_CAMH=500\n")
-    net = tmp_path / "network.config"
-    net.write_text("PSM_TO_CAM_THRESHOLD=1\nCAM_PSM_INACTIVITY_TIME=200\nCAM_TIME_WIMDOW=50\nWINDOW_DATA_RATE_THRESHOLD=3000\n")
+EB_DATA = Path(__file__).resolve().parents[1] / "data" / "energybox"
+EB_FILES = [EB_DATA / "samsungS2_wifi.config", EB_DATA / "wifi_default.config"]
+"""EnergyBox's own Samsung Galaxy S2 device file (watts) and its default Wi-Fi settings."""
+
+
+def test_adaptive_psm_over_a_sliding_window_with_energybox_powers(tmp_path):
+    """EnergyBox's powers (its own S2 file, in watts) with wattlab's sliding window and PHY
+    airtime: a 40 ms burst of 1500-byte packets every 2 ms puts the radio in CAMH, then CAM
+    until the inactivity timeout, then PSM."""
     t0 = 50.0
     pkts = [(t0 + k * 0.002, ipv4(SERVER, CLIENT, 1500)) for k in range(20)]
     pkts.append((t0 + 1.0, ipv4(CLIENT, SERVER, 100)))
     pcap = write_pcap(tmp_path / "burst.pcap", pkts)
-    t = wattlab.trace.energy(pcap, client=CLIENT, energybox=[dev, net], phy="link@54", policies=["adaptive-psm", "always-on"])
-    assert t.profile["name"] == "energybox" and t.profile["power_mw"]["idle_high"] == 500
+    t = wattlab.trace.energy(pcap, client=CLIENT, energybox=EB_FILES, phy="link@54", tail_s=0,
+                             policies=["adaptive-psm:window=sliding,bytes=ip", "always-on"])
+    assert t.profile["name"] == "energybox" and t.profile["power_mw"]["idle_high"] == 450
+    assert t.profile["power_mw"]["idle"] == 250 and t.profile["power_mw"]["sleep"] == 30
     assert any("PSM_TO_CAM_THRESHOLD" in n for n in t.notes)
-    r = t.energy.set_index("policy").loc["adaptive-psm"]
+    r = t.energy.set_index("policy").loc["adaptive-psm:window=sliding,bytes=ip"]
     # High from the third packet (4 ms: 4500 B > 3000 B in the window) until only two packets
     # are left in the window (the 18th leaves at 34 + 50 = 84 ms), minus the 17 frames
     # received meanwhile (1500 B at 54 Mb/s = 222.2 us each).
@@ -160,6 +164,34 @@ def test_adaptive_psm_and_energybox_import(tmp_path):
     assert r.time_sleep_s == pytest.approx(1.0 - 0.038 - 0.2, abs=1e-9)
     assert r.beacons == 0
     assert r.energy_j < t.energy.set_index("policy").energy_j["always-on"]
+
+
+def test_energybox_files_cost_in_joules_as_energybox_does():
+    """EnergyBox's files switch the defaults to its model (no airtime, fixed windows over frame
+    lengths, 200 ms costed after the last packet) and give its order of magnitude: the watts
+    of its files read as milliwatts made every energy 1000 times too small."""
+    cap = EB_DATA / "web10.pcap"
+    ref = json.loads((EB_DATA / "energybox_results.json").read_text())["captures"]["web10.pcap"]
+    t = wattlab.trace.energy(cap, energybox=EB_FILES, policies=["adaptive-psm", "always-on"])
+    assert t.capture["airtime"] == "instant" and t.capture["tail_ns"] == 200_000_000
+    assert any("EnergyBox emulation" in n for n in t.notes)
+    e = t.energy.set_index("policy")
+    # EnergyBox: 2.1701 J; wattlab 2.0675 J: CAMH streaks that EnergyBox carries across the
+    # low windows between a page's bursts (docs/trace.md).
+    assert e.energy_j["adaptive-psm"] == pytest.approx(ref["power"], rel=0.05)
+    assert e.time_sleep_s["adaptive-psm"] == pytest.approx(ref["time_in_psm"], abs=1e-5)
+    # Always-on: CAM (0.25 W) for the whole span, first packet to 200 ms after the last.
+    span = (t.capture["end_ns"] - t.capture["start_ns"]) / 1e9
+    assert e.energy_j["always-on"] == pytest.approx(0.25 * span, rel=1e-9)
+
+
+def test_energybox_file_in_milliwatts_is_refused(tmp_path):
+    dev = tmp_path / "device.config"
+    dev.write_text("TYPE=DeviceWifi\nPOWER_IN_PSM=30\nPOWER_IN_CAM=250\nPOWER_IN_CAMH=450\n")
+    r = run_cli(str(EB_DATA / "single.pcap"), "--energybox", str(dev))
+    assert r.returncode == 2
+    assert "line 2" in r.stderr and "POWER_IN_PSM" in r.stderr and "watts" in r.stderr
+    assert "Traceback" not in r.stderr
 
 
 def test_replay_of_a_recorded_schedule(tmp_path):

@@ -46,7 +46,7 @@ fn resolve_profile(profile: Option<&str>, eb: &EnergyBoxConfig) -> PyResult<Devi
 /// `connections` and `attribution` (dicts of column lists), `throughput` (bin width and
 /// per-bin bytes), `notes`.
 #[pyfunction]
-#[pyo3(signature = (path, client=None, profile=None, energybox=Vec::new(), policies=Vec::new(), phy=None, transitions=None, bin_s=0.05, timeline="memory"))]
+#[pyo3(signature = (path, client=None, profile=None, energybox=Vec::new(), policies=Vec::new(), phy=None, transitions=None, bin_s=0.05, timeline="memory", tail_s=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn trace_energy<'py>(
     py: Python<'py>,
@@ -59,19 +59,40 @@ pub fn trace_energy<'py>(
     transitions: Option<&str>,
     bin_s: f64,
     timeline: &str,
+    tail_s: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let client: Option<IpAddr> = client
         .map(|c| c.trim().parse().map_err(|_| err(format!("client `{c}` is not an IPv4 or IPv6 address"))))
         .transpose()?;
     let eb = EnergyBoxConfig::load(&energybox).map_err(err)?;
     let profile = resolve_profile(profile, &eb)?;
+    // With EnergyBox files the defaults are EnergyBox's model: packets as instants, and the
+    // run costed until an inactivity timeout after the last packet.
+    let emulate = !eb.is_empty();
+    let mut notes = eb.all_notes();
     let airtime = match phy {
         Some(p) => Airtime::parse(p).map_err(err)?,
+        None if emulate => Airtime::Instant,
         None => Airtime::default_phy(),
     };
+    let tail = match tail_s {
+        Some(t) if !(t.is_finite() && (0.0..=1e9).contains(&t)) => {
+            return Err(err(format!("tail {t} s must be a number of seconds ≥ 0")))
+        }
+        Some(t) => Duration::from_secs_f64(t),
+        None if emulate => eb.tail().unwrap_or(Duration::ZERO),
+        None => Duration::ZERO,
+    };
+    if emulate {
+        notes.push(format!(
+            "EnergyBox emulation: airtime {airtime} (packets take no airtime; --phy to change), {} s costed after the last packet \
+             (--tail), adaptive-psm over fixed windows counting frame lengths (adaptive-psm:window=sliding,bytes=ip to change)",
+            tail.as_secs_f64()
+        ));
+    }
     let psm = match airtime {
         Airtime::Phy { phy, .. } => PsmParams::for_phy(&phy),
-        Airtime::Link { .. } => PsmParams::default(),
+        Airtime::Link { .. } | Airtime::Instant => PsmParams::default(),
     };
     let transitions_path = transitions.map(PathBuf::from);
     let cx = SpecContext { psm: Some(psm), energybox: Some(&eb), transitions: transitions_path.as_deref() };
@@ -97,6 +118,7 @@ pub fn trace_energy<'py>(
         airtime,
         policies: specs,
         bin: Duration::from_secs_f64(bin_s),
+        tail,
         timeline,
     };
     let a = py.allow_threads(|| analyze(Path::new(path), &opts)).map_err(err)?;
@@ -131,6 +153,7 @@ pub fn trace_energy<'py>(
     for (k, v) in [
         ("start_ns", a.start_ns),
         ("end_ns", a.end_ns),
+        ("tail_ns", a.tail_ns),
         ("packets_up", a.packets_up),
         ("packets_down", a.packets_down),
         ("bytes_up", a.bytes_up),
@@ -208,7 +231,6 @@ pub fn trace_energy<'py>(
     t.set_item("up", a.throughput.iter().map(|x| x[0]).collect::<Vec<_>>())?;
     t.set_item("down", a.throughput.iter().map(|x| x[1]).collect::<Vec<_>>())?;
     out.set_item("throughput", t)?;
-    let mut notes = eb.all_notes();
     if let ClientChoice::Busiest { ties } = &a.choice {
         if !ties.is_empty() {
             notes.push(format!(

@@ -92,6 +92,7 @@ fn main() {
         airtime: air,
         policies: labels.iter().map(|l| PolicySpec::parse(l, &cx).unwrap()).collect(),
         bin: wattlab_core::Duration::from_millis(100),
+        tail: wattlab_core::Duration::ZERO,
         timeline: TimelineOutput::Off,
     };
     // The reader alone, for the share of the analysis proper.

@@ -14,6 +14,9 @@
 //! longer than the MTU (a capture taken above segmentation offload) is costed as that many
 //! full frames back to back. The `link` model instead charges `ip_len × 8 / rate` with no
 //! MAC exchange, exactly what the simulator's `[[wireless]]` hop charges, for cross-checks.
+//! The `instant` model gives a packet no airtime at all: it only marks an instant of activity,
+//! as EnergyBox's Wi-Fi engine sees packets (the radio's power is that of the state the packet
+//! falls in).
 
 use std::fmt;
 
@@ -39,6 +42,8 @@ pub enum Airtime {
         /// Rate, bits per second.
         rate_bps: u64,
     },
+    /// No airtime: each packet is an instant of activity at its capture time (EnergyBox).
+    Instant,
 }
 
 /// Direction of a packet as the client's radio sees it.
@@ -61,8 +66,11 @@ impl Airtime {
     }
 
     /// Parses `PHY@RATE` (RATE in Mb/s, e.g. `802.11a@24`, `802.11b@5.5`; without `@RATE`
-    /// the PHY's highest rate) or `link@RATE` (Mb/s).
+    /// the PHY's highest rate), `link@RATE` (Mb/s) or `instant`.
     pub fn parse(spec: &str) -> Result<Airtime, String> {
+        if spec.trim() == "instant" {
+            return Ok(Airtime::Instant);
+        }
         let (name, rate) = match spec.split_once('@') {
             Some((n, r)) => (n.trim(), Some(r.trim())),
             None => (spec.trim(), None),
@@ -85,7 +93,7 @@ impl Airtime {
         // "802.11a" and "80211a" both name the built-in 802.11a.
         let key = name.replace('.', "");
         let phy = find_phy(&key).ok_or_else(|| {
-            format!("unknown PHY `{name}`; valid: {}, link@RATE", phy_names().join(", "))
+            format!("unknown PHY `{name}`; valid: {}, link@RATE, instant", phy_names().join(", "))
         })?;
         let rate_kbps = match rate {
             Some(r) => phy.check_rate((mbps(r)? * 1000.0).round() as u32).map_err(|e| e.to_string())?,
@@ -99,6 +107,10 @@ impl Airtime {
     /// Allocation-free.
     pub fn for_each(&self, t: Time, dir: Direction, ip_len: u32, group: bool, mut f: impl FnMut(Interval)) {
         match *self {
+            Airtime::Instant => match dir {
+                Direction::Up => f((t, t, Activity::Tx)),
+                Direction::Down => f((t, t, Activity::Rx)),
+            },
             Airtime::Link { rate_bps } => {
                 let d = Duration::transmission(ip_len as u64, rate_bps);
                 match dir {
@@ -154,11 +166,11 @@ impl Airtime {
         self.lead_of(ip_len, false)
     }
 
-    /// A beacon's airtime on this PHY (its lowest basic rate); zero for `link`.
+    /// A beacon's airtime on this PHY (its lowest basic rate); zero for `link` and `instant`.
     pub fn beacon(&self) -> Duration {
         match self {
             Airtime::Phy { phy, .. } => wattlab_core::energy::PsmParams::for_phy(phy).beacon_listen,
-            Airtime::Link { .. } => Duration::ZERO,
+            Airtime::Link { .. } | Airtime::Instant => Duration::ZERO,
         }
     }
 }
@@ -190,6 +202,7 @@ impl fmt::Display for Airtime {
                 write!(f, "{n}@{}", *rate_kbps as f64 / 1000.0)
             }
             Airtime::Link { rate_bps } => write!(f, "link@{}", *rate_bps as f64 / 1e6),
+            Airtime::Instant => f.write_str("instant"),
         }
     }
 }
@@ -255,6 +268,12 @@ mod tests {
         assert_eq!(collect(&a, t, Direction::Up, 1500, false), vec![(t, t + Duration::from_micros(600), Activity::Tx)]);
         assert_eq!(a.to_string(), "link@20");
         assert_eq!(Airtime::parse("802.11b@5.5").unwrap().to_string(), "802.11b@5.5");
+        // No airtime: the packet is an instant at its capture time, in either direction.
+        let i = Airtime::parse("instant").unwrap();
+        assert_eq!(i.to_string(), "instant");
+        assert_eq!(collect(&i, t, Direction::Down, 1500, false), vec![(t, t, Activity::Rx)]);
+        assert_eq!(collect(&i, t, Direction::Up, 9000, false), vec![(t, t, Activity::Tx)]);
+        assert_eq!(i.lead(9000), Duration::ZERO);
         for (bad, want) in [
             ("802.11z", "unknown PHY"),
             ("802.11a@55", "no rate"),

@@ -20,7 +20,7 @@ use wattlab_core::energy::{
 use wattlab_core::{Duration, Time};
 
 use crate::airtime::{Airtime, Direction, Interval, FRAME_MTU};
-use crate::policy_spec::{PolicyKind, PolicySpec};
+use crate::policy_spec::{ByteCount, PolicyKind, PolicySpec};
 use crate::{address_totals, CaptureFormat, Stats, Totals, TraceError, TracePacket, TraceReader, Transport};
 
 /// Where the state timelines go.
@@ -47,6 +47,9 @@ pub struct EnergyOptions {
     pub policies: Vec<PolicySpec>,
     /// Throughput bin width.
     pub bin: Duration,
+    /// How long the costed run goes on after the last packet's last interval (0: it ends
+    /// there; EnergyBox's timeline ends an inactivity timeout later).
+    pub tail: Duration,
     /// State timelines.
     pub timeline: TimelineOutput,
 }
@@ -134,8 +137,10 @@ pub struct EnergyAnalysis {
     pub stats: Stats,
     /// Start of the costed run (the first interval), ns since the epoch.
     pub start_ns: u64,
-    /// End of the costed run (the last interval's end), ns.
+    /// End of the costed run (the last interval's end plus the tail), ns.
     pub end_ns: u64,
+    /// The time costed after the last interval, ns.
+    pub tail_ns: u64,
     /// Packets sent by the client.
     pub packets_up: u64,
     /// Packets received by the client (unicast and group-addressed).
@@ -216,6 +221,7 @@ enum Meter {
 struct Running {
     label: String,
     name: &'static str,
+    count: ByteCount,
     meter: Meter,
     rx_while_dormant: u64,
     sink: Option<(PathBuf, BufWriter<File>)>,
@@ -389,7 +395,16 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
                 throughput[bin][1] += bytes;
             }
         }
-        pending.push(Reverse(Pending { start: first, seq, t, up: dir == Direction::Up, ip_len: p.ip_len, group, owner: id }));
+        pending.push(Reverse(Pending {
+            start: first,
+            seq,
+            t,
+            up: dir == Direction::Up,
+            ip_len: p.ip_len,
+            frame_len: p.orig_len,
+            group,
+            owner: id,
+        }));
         seq += 1;
         let horizon = t - lead;
         while let Some(Reverse(q)) = pending.peek() {
@@ -420,7 +435,7 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
             busiest.map_or(String::new(), |b| format!("; busiest address: {b}"))
         )));
     }
-    let end = end.max(start);
+    let end = end.max(start) + opts.tail;
 
     let mut policies = Vec::with_capacity(run.len());
     for mut r in run {
@@ -481,6 +496,7 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
         stats: *reader.stats(),
         start_ns: start.as_nanos(),
         end_ns: end.as_nanos(),
+        tail_ns: opts.tail.as_nanos(),
         packets_up: a.packets_up,
         packets_down: a.packets_down,
         bytes_up: a.bytes_up,
@@ -531,6 +547,8 @@ struct Pending {
     t: Time,
     up: bool,
     ip_len: u32,
+    /// The frame's length on the wire, as captured.
+    frame_len: u32,
     group: bool,
     owner: u32,
 }
@@ -568,7 +586,11 @@ impl Feeder<'_> {
         }
         let data = if q.up { Activity::Tx } else { Activity::Rx };
         for r in &mut self.run {
-            feed(r, &self.intervals, dir, data, u64::from(q.ip_len), q.owner);
+            let bytes = match r.count {
+                ByteCount::Ip => q.ip_len,
+                ByteCount::Frame => q.frame_len,
+            };
+            feed(r, &self.intervals, dir, data, u64::from(bytes), q.owner);
         }
         if let Some(last) = self.intervals.last() {
             self.end = self.end.max(last.1);
@@ -631,6 +653,7 @@ fn start_meters(opts: &EnergyOptions, start: Time) -> Result<Vec<Running>, Analy
         run.push(Running {
             label: spec.label.clone(),
             name: spec.name(),
+            count: spec.count,
             meter,
             rx_while_dormant: 0,
             sink: sink.flatten(),

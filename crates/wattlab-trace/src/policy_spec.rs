@@ -5,14 +5,19 @@
 //! | `always-on` | none |
 //! | `oracle` | none |
 //! | `psm` | `beacon` (102.4ms), `listen` (the PHY's beacon airtime) |
-//! | `adaptive-psm` | `timeout` (220ms), `window` (50ms), `threshold` (3000 bytes), `beacon`, `listen` |
+//! | `adaptive-psm` | `timeout` (220ms), `window` (50ms, or `fixed`/`sliding`), `windows` (`sliding`), `threshold` (3000 bytes), `bytes` (`ip`), `beacon`, `listen` |
 //! | `replay` | `policy`, `node` (rows of the `--transitions` file to use) |
 //!
 //! Durations take a unit (`ns`, `us`, `ms`, `s`); a bare number is milliseconds.
+//!
+//! `windows=fixed` (or `window=fixed`) lays adaptive PSM's throughput windows end to end from
+//! the start of the run, as EnergyBox does; `bytes=frame` counts the frames' captured (wire)
+//! lengths, link header included, as EnergyBox does, instead of IP lengths. Both are the
+//! defaults when EnergyBox files are imported.
 
 use std::path::Path;
 
-use wattlab_core::energy::{AccountingPolicy, AdaptivePsmParams, PsmParams, RadioState};
+use wattlab_core::energy::{AccountingPolicy, AdaptivePsmParams, PsmParams, RadioState, WindowKind};
 use wattlab_core::{Duration, Time};
 
 use crate::energybox::EnergyBoxConfig;
@@ -30,6 +35,16 @@ pub enum PolicyKind {
     Replay(Vec<(Time, RadioState)>),
 }
 
+/// Which length of a packet adaptive PSM's throughput window counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ByteCount {
+    /// The IP packet's length (default).
+    #[default]
+    Ip,
+    /// The frame's length on the wire as captured, link header included (EnergyBox).
+    Frame,
+}
+
 /// One policy to cost a capture under, with the label it is reported by.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolicySpec {
@@ -37,6 +52,8 @@ pub struct PolicySpec {
     pub label: String,
     /// The policy.
     pub kind: PolicyKind,
+    /// What adaptive PSM's window counts (other policies count nothing).
+    pub count: ByteCount,
 }
 
 /// What a spec's defaults depend on.
@@ -93,7 +110,10 @@ impl PolicySpec {
             }
         };
         let dur = |k: &str, v: &str| parse_duration(v).map_err(|e| format!("policy `{spec}`: setting `{k}`: {e}"));
-        let psm_base = cx.psm.unwrap_or_default();
+        let psm_base = match cx.energybox {
+            Some(eb) => eb.psm(cx.psm.unwrap_or_default()),
+            None => cx.psm.unwrap_or_default(),
+        };
         let set_psm = |p: &mut PsmParams, k: &str, v: &str| -> Result<bool, String> {
             match k {
                 "beacon" => {
@@ -107,6 +127,7 @@ impl PolicySpec {
             }
             Ok(true)
         };
+        let mut count = ByteCount::Ip;
         let kind = match name {
             "always-on" | "oracle" => {
                 if let Some((k, _)) = pairs.first() {
@@ -125,12 +146,31 @@ impl PolicySpec {
             }
             "adaptive-psm" | "adaptive" => {
                 let mut q = AdaptivePsmParams::with_psm(psm_base);
-                if let Some(eb) = cx.energybox {
+                if let Some(eb) = cx.energybox.filter(|eb| !eb.is_empty()) {
                     q = eb.adaptive(q);
+                    count = ByteCount::Frame;
                 }
+                let kind = |v: &str| match v {
+                    "fixed" => Some(WindowKind::Fixed),
+                    "sliding" => Some(WindowKind::Sliding),
+                    _ => None,
+                };
                 for (k, v) in &pairs {
                     match *k {
                         "timeout" => q.timeout = dur(k, v)?,
+                        "window" if kind(v).is_some() => q.windows = kind(v).expect("checked"),
+                        "windows" => {
+                            q.windows = kind(v).ok_or_else(|| {
+                                format!("policy `{spec}`: setting `windows`: `{v}` is not `fixed` or `sliding`")
+                            })?
+                        }
+                        "bytes" => {
+                            count = match *v {
+                                "ip" => ByteCount::Ip,
+                                "frame" => ByteCount::Frame,
+                                _ => return Err(format!("policy `{spec}`: setting `bytes`: `{v}` is not `ip` or `frame`")),
+                            }
+                        }
                         "window" => {
                             q.window = dur(k, v)?;
                             if q.window == Duration::ZERO {
@@ -144,7 +184,10 @@ impl PolicySpec {
                         }
                         _ => {
                             if !set_psm(&mut q.psm, k, v)? {
-                                return Err(bad_key(k, &["timeout", "window", "threshold", "beacon", "listen"]));
+                                return Err(bad_key(
+                                    k,
+                                    &["timeout", "window", "windows", "threshold", "bytes", "beacon", "listen"],
+                                ));
                             }
                         }
                     }
@@ -169,7 +212,7 @@ impl PolicySpec {
                 return Err(format!("unknown policy `{other}`; valid: {}", POLICY_NAMES.join(", ")));
             }
         };
-        Ok(PolicySpec { label: spec.trim().to_string(), kind })
+        Ok(PolicySpec { label: spec.trim().to_string(), kind, count })
     }
 
     /// The policy's name (`always-on`, `oracle`, `psm`, `adaptive-psm` or `replay`).
@@ -202,6 +245,18 @@ mod tests {
             panic!()
         };
         assert_eq!((q.timeout, q.window, q.high_bytes), (Duration::from_millis(100), Duration::from_millis(50), 9000));
+        assert_eq!(q.windows, WindowKind::Sliding);
+        // EnergyBox's definitions, by name; the window keeps its length.
+        let p = PolicySpec::parse("adaptive-psm:window=fixed,window=20ms,bytes=frame", &cx).unwrap();
+        assert_eq!(p.count, ByteCount::Frame);
+        let PolicyKind::Accounting(AccountingPolicy::AdaptivePsm(q)) = p.kind else { panic!() };
+        assert_eq!((q.windows, q.window), (WindowKind::Fixed, Duration::from_millis(20)));
+        let PolicyKind::Accounting(AccountingPolicy::AdaptivePsm(q)) =
+            PolicySpec::parse("adaptive-psm:windows=fixed", &cx).unwrap().kind
+        else {
+            panic!()
+        };
+        assert_eq!(q.windows, WindowKind::Fixed);
         assert_eq!(PolicySpec::parse(" oracle ", &cx).unwrap().name(), "oracle");
         for (bad, want) in [
             ("sleepy", "unknown policy `sleepy`; valid: always-on, oracle, psm"),
@@ -209,6 +264,9 @@ mod tests {
             ("psm:foo=1", "unknown setting `foo` for `psm`; valid: beacon, listen"),
             ("oracle:x=1", "takes no settings"),
             ("adaptive-psm:threshold=lots", "whole number of bytes"),
+            ("adaptive-psm:windows=tumbling", "not `fixed` or `sliding`"),
+            ("adaptive-psm:bytes=bits", "not `ip` or `frame`"),
+            ("adaptive-psm:window=soon", "not a duration"),
             ("psm:beacon=0", "must be > 0"),
             ("psm:beacon=soon", "not a duration"),
             ("replay", "--transitions"),

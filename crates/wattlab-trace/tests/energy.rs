@@ -93,6 +93,7 @@ fn options(profile: &str, airtime: Airtime, policies: &[&str], cx: &SpecContext)
         airtime,
         policies: policies.iter().map(|p| PolicySpec::parse(p, cx).unwrap()).collect(),
         bin: Duration::from_millis(100),
+        tail: Duration::ZERO,
         timeline: TimelineOutput::Off,
     }
 }

@@ -6,6 +6,7 @@
 //! - [`meter`]: [`RadioMeter`], which integrates state intervals into an [`EnergyReport`];
 //! - [`policy`]: [`break_even_time`] and [`PolicyMeter`], which costs a tx/rx activity stream
 //!   under an [`AccountingPolicy`] (always-on, oracle, PSM, adaptive PSM);
+//! - [`high_power`]: adaptive PSM's high-power test over sliding or fixed windows;
 //! - [`replay`]: [`ReplayMeter`], which costs activity under a recorded sleep/wake schedule.
 //!
 //! # Exact accounting
@@ -35,12 +36,14 @@
 //! still in progress when a report is taken pays no up transition (the radio is still down).
 //! [`TransitionEnergy::count`] counts dormant <-> awake switches, whatever their cost.
 
+pub mod high_power;
 pub mod meter;
 pub mod policy;
 pub mod profile;
 pub mod replay;
 pub mod state;
 
+pub use high_power::WindowKind;
 pub use meter::{EnergyReport, RadioMeter, StateEnergy, TransitionEnergy};
 pub use policy::{
     break_even_time, own_bucket, tail_bucket, AccountingPolicy, Activity, AdaptivePsmParams, ParsePolicyError,

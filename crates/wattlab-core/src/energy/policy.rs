@@ -8,12 +8,12 @@
 //! A run is bracketed by awake instants: the radio is awake (Idle) at `start` and must be ready
 //! at `end`, so every gap, including the leading and trailing ones, is costed the same way.
 
+use super::high_power::{ByteWindow, FixedWindows, WindowKind};
 use super::meter::{EnergyReport, RadioMeter};
 use super::profile::DeviceProfile;
 use super::state::RadioState;
 use crate::time::{Duration, Time};
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 use std::fmt;
 use std::str::FromStr;
 
@@ -88,14 +88,17 @@ impl Default for PsmParams {
 
 /// Adaptive PSM as phone drivers do it (and EnergyBox's Wi-Fi model): dormant in PSM, awake
 /// (CAM) from any frame until `timeout` without one, and in the high-power awake state
-/// ([`RadioState::IdleHigh`], "CAMH") while the bytes of the frames in the last `window`
-/// exceed `high_bytes`.
+/// ([`RadioState::IdleHigh`], "CAMH") while the bytes of the frames in the `window` exceed
+/// `high_bytes` (the last `window` for [`WindowKind::Sliding`], the aligned window the instant
+/// falls in for [`WindowKind::Fixed`]; see [`super::high_power`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AdaptivePsmParams {
     /// Inactivity time after which the driver returns to PSM (default 220 ms).
     pub timeout: Duration,
-    /// Sliding window of the throughput test (default 50 ms).
+    /// Length of the throughput test's window (default 50 ms).
     pub window: Duration,
+    /// How the window is laid over time (default sliding; EnergyBox: fixed).
+    pub windows: WindowKind,
     /// Bytes in the window above which the radio is in the high-power state (default 3000,
     /// EnergyBox's `WINDOW_DATA_RATE_THRESHOLD`).
     pub high_bytes: u64,
@@ -109,6 +112,7 @@ impl AdaptivePsmParams {
         AdaptivePsmParams {
             timeout: Duration::from_millis(220),
             window: Duration::from_millis(50),
+            windows: WindowKind::Sliding,
             high_bytes: 3000,
             psm,
         }
@@ -155,6 +159,7 @@ impl AccountingPolicy {
         AccountingPolicy::AdaptivePsm(AdaptivePsmParams {
             timeout: Duration(220_000_000),
             window: Duration(50_000_000),
+            windows: WindowKind::Sliding,
             high_bytes: 3000,
             psm: PsmParams {
                 beacon_interval: PsmParams::DEFAULT_BEACON_INTERVAL,
@@ -233,52 +238,6 @@ impl Activity {
     }
 }
 
-/// The frames of the last `window`, for adaptive PSM's high-power test (a FIFO with a running
-/// sum; it reaches a steady capacity, so it does not allocate per frame).
-#[derive(Clone, Debug, Default)]
-struct ByteWindow {
-    frames: VecDeque<(Time, u64)>,
-    sum: u64,
-}
-
-impl ByteWindow {
-    fn push(&mut self, at: Time, bytes: u64) {
-        self.frames.push_back((at, bytes));
-        self.sum += bytes;
-    }
-
-    /// Forgets the frames that left the window `(t − window, t]` by `t`.
-    fn expire(&mut self, t: Time, window: Duration) {
-        while let Some(&(at, b)) = self.frames.front() {
-            if at + window > t {
-                break;
-            }
-            self.frames.pop_front();
-            self.sum -= b;
-        }
-    }
-
-    /// From `t` on, the instant the sum drops to `limit` or below as frames expire (`t` if it
-    /// already is), looking no further than `horizon` (`None`: still above at the horizon).
-    fn high_until(&self, t: Time, window: Duration, limit: u64, horizon: Time) -> Option<Time> {
-        let mut sum = self.sum;
-        if sum <= limit {
-            return Some(t);
-        }
-        for &(at, b) in &self.frames {
-            let leaves = at + window;
-            if leaves >= horizon {
-                return None;
-            }
-            sum -= b;
-            if sum <= limit {
-                return Some(leaves.max(t));
-            }
-        }
-        Some(t)
-    }
-}
-
 /// Owner tags for energy attribution: each owner `k` has two buckets, its own activity
 /// (`2k`) and the tail after it (`2k + 1`). Owner 0 is "before the first frame".
 pub const fn own_bucket(owner: u32) -> u32 {
@@ -304,6 +263,8 @@ pub struct PolicyMeter {
     /// Beacons received while dozing (PSM policies).
     beacons: u64,
     window: ByteWindow,
+    /// Adaptive PSM's fixed windows, between the policy and the meter (else `None`).
+    fixed: Option<Box<FixedWindows>>,
     /// Owner of the latest activity (attribution).
     owner: u32,
 }
@@ -313,6 +274,12 @@ impl PolicyMeter {
     pub fn new(policy: AccountingPolicy, profile: &DeviceProfile, start: Time) -> Self {
         let leg = |from, to| profile.transition(from, to).map_or(0, |t| t.duration.as_nanos());
         let min_doze = leg(RadioState::Idle, RadioState::Sleep) + leg(RadioState::Sleep, RadioState::Idle);
+        let fixed = match policy {
+            AccountingPolicy::AdaptivePsm(q) if q.windows == WindowKind::Fixed => {
+                Some(Box::new(FixedWindows::new(start, q.window, q.high_bytes, RadioState::Idle)))
+            }
+            _ => None,
+        };
         PolicyMeter {
             policy,
             meter: RadioMeter::new(profile, start, RadioState::Idle),
@@ -322,7 +289,16 @@ impl PolicyMeter {
             clipped_ns: 0,
             beacons: 0,
             window: ByteWindow::default(),
+            fixed,
             owner: 0,
+        }
+    }
+
+    /// Sets the radio's state, through the fixed-window stage when there is one.
+    fn put(&mut self, t: Time, state: RadioState, owner: u32) {
+        match &mut self.fixed {
+            Some(f) => f.set(&mut self.meter, t, state, owner),
+            None => self.meter.set_state_owned(t, state, owner),
         }
     }
 
@@ -351,10 +327,13 @@ impl PolicyMeter {
         self.meter.enable_attribution();
     }
 
-    /// The awake, not-busy state at `t`: `IdleHigh` while adaptive PSM's window is above
-    /// its threshold, else `Idle`.
+    /// The awake, not-busy state at `t`: `IdleHigh` while adaptive PSM's sliding window is
+    /// above its threshold, else `Idle` (the fixed-window stage raises it later).
     fn awake_state(&mut self, t: Time) -> RadioState {
         if let AccountingPolicy::AdaptivePsm(q) = self.policy {
+            if q.windows == WindowKind::Fixed {
+                return RadioState::Idle;
+            }
             self.window.expire(t, q.window);
             if self.window.sum > q.high_bytes {
                 return RadioState::IdleHigh;
@@ -370,23 +349,27 @@ impl PolicyMeter {
         }
         let tail = tail_bucket(self.owner);
         match self.policy {
-            AccountingPolicy::AlwaysOn => self.meter.set_state_owned(a, RadioState::Idle, tail),
+            AccountingPolicy::AlwaysOn => self.put(a, RadioState::Idle, tail),
             AccountingPolicy::Oracle => {
                 let s = if b - a > self.break_even { RadioState::Sleep } else { RadioState::Idle };
-                self.meter.set_state_owned(a, s, tail);
+                self.put(a, s, tail);
             }
             AccountingPolicy::Psm(p) => self.doze(a, b, p, tail),
             AccountingPolicy::AdaptivePsm(q) => {
                 let awake_end = (a + q.timeout).min(b);
-                self.window.expire(a, q.window);
-                let low_from = self.window.high_until(a, q.window, q.high_bytes, awake_end);
+                let low_from = if q.windows == WindowKind::Fixed {
+                    Some(a)
+                } else {
+                    self.window.expire(a, q.window);
+                    self.window.high_until(a, q.window, q.high_bytes, awake_end)
+                };
                 match low_from {
-                    Some(t) if t <= a => self.meter.set_state_owned(a, RadioState::Idle, tail),
+                    Some(t) if t <= a => self.put(a, RadioState::Idle, tail),
                     Some(t) => {
-                        self.meter.set_state_owned(a, RadioState::IdleHigh, tail);
-                        self.meter.set_state_owned(t, RadioState::Idle, tail);
+                        self.put(a, RadioState::IdleHigh, tail);
+                        self.put(t, RadioState::Idle, tail);
                     }
-                    None => self.meter.set_state_owned(a, RadioState::IdleHigh, tail),
+                    None => self.put(a, RadioState::IdleHigh, tail),
                 }
                 if awake_end < b {
                     self.doze(awake_end, b, q.psm, tail);
@@ -400,7 +383,7 @@ impl PolicyMeter {
     fn doze(&mut self, a: Time, b: Time, p: PsmParams, owner: u32) {
         let rest = |m: &mut Self, from: Time, to: Time| {
             let s = if to - from >= m.min_doze { RadioState::Sleep } else { RadioState::Idle };
-            m.meter.set_state_owned(from, s, owner);
+            m.put(from, s, owner);
         };
         if p.beacon_listen == Duration::ZERO || p.beacon_interval == Duration::ZERO {
             rest(self, a, b);
@@ -415,7 +398,7 @@ impl PolicyMeter {
             if tbtt > t {
                 rest(self, t, tbtt);
             }
-            self.meter.set_state_owned(tbtt, RadioState::Rx, owner);
+            self.put(tbtt, RadioState::Rx, owner);
             self.beacons += 1;
             t = (tbtt + p.beacon_listen).min(b);
             tbtt += p.beacon_interval;
@@ -435,11 +418,16 @@ impl PolicyMeter {
     /// [`PolicyMeter::activity`] for a frame of `bytes` (counted by adaptive PSM's window at
     /// `end`) belonging to `owner` (attribution: the frame's energy, and any wake-up it needs,
     /// go to [`own_bucket`]`(owner)`; the gap after it to [`tail_bucket`]`(owner)`).
+    ///
+    /// A frame with `start == end` takes no airtime (a packet as an instant, EnergyBox's
+    /// model): it ends the gap before it and counts its bytes, and the radio is in the awake
+    /// state of the moment, as between frames.
     pub fn frame(&mut self, start: Time, end: Time, kind: Activity, bytes: u64, owner: u32) {
+        let instant = start == end;
         // Overlap of [start, end) with everything before last_end is dropped.
         self.clipped_ns += end.min(self.last_end).saturating_since(start).as_nanos();
         let start = start.max(self.last_end);
-        if end <= start {
+        if end < start || (end == start && !instant) {
             return;
         }
         // The gap is over, so now we know its length (the oracle's foresight). (Most frames
@@ -448,16 +436,16 @@ impl PolicyMeter {
             self.fill_gap(self.last_end, start);
         }
         self.owner = owner;
-        let state = match kind {
-            Activity::Wait => self.awake_state(start),
-            _ => kind.state(),
-        };
-        self.meter.set_state_owned(start, state, own_bucket(owner));
+        let state = if instant || kind == Activity::Wait { self.awake_state(start) } else { kind.state() };
+        self.put(start, state, own_bucket(owner));
         self.last_end = end;
         // Only adaptive PSM reads (and expires) the window: for the other policies it would
         // only grow, by one entry per frame, for the whole run.
         if bytes > 0 && matches!(self.policy, AccountingPolicy::AdaptivePsm(_)) {
-            self.window.push(end, bytes);
+            match &mut self.fixed {
+                Some(f) => f.add_bytes(end, bytes),
+                None => self.window.push(end, bytes),
+            }
         }
     }
 
@@ -482,6 +470,7 @@ impl PolicyMeter {
         let mut m = PolicyMeter {
             meter: self.meter.clone_without_timeline(),
             window: self.window.clone(),
+            fixed: self.fixed.clone(),
             ..*self
         };
         if log {
@@ -490,7 +479,10 @@ impl PolicyMeter {
         if end > m.last_end {
             m.fill_gap(m.last_end, end);
             let tail = tail_bucket(m.owner);
-            m.meter.set_state_owned(end, RadioState::Idle, tail);
+            m.put(end, RadioState::Idle, tail);
+        }
+        if let Some(f) = &mut m.fixed {
+            f.finish(&mut m.meter);
         }
         m
     }
@@ -828,6 +820,7 @@ mod tests {
         let q = AdaptivePsmParams {
             timeout: Duration::from_millis(100),
             window: Duration::from_millis(50),
+            windows: WindowKind::Sliding,
             high_bytes: 2000,
             psm: PsmParams { beacon_interval: Duration::from_millis(100), beacon_listen: Duration::ZERO },
         };
@@ -864,6 +857,63 @@ mod tests {
         // Idle: [0,10) [11,20) [61,121) [301,401) = 179 ms.
         assert_eq!(r.idle.time_ns, 179_000_000);
         assert_eq!(r.sleep.time_ns, 179_000_000 + 99_000_000);
+    }
+
+    /// The same pattern over fixed windows aligned to the start (EnergyBox's definition): the
+    /// window [0, 50 ms) carries 3000 > 2000 bytes, so all awake time in it is high, from its
+    /// start (before the frames that make it high) to its end, where the sliding test kept it
+    /// high until 61 ms.
+    #[test]
+    fn adaptive_psm_over_fixed_windows_hand_computed_timeline() {
+        let text = "name = \"t\"\ndescription = \"d\"\nsource = \"s\"\n[power_mw]\n\
+                    off = 0\nsleep = 10\nidle = 100\nidle_high = 300\nrx = 400\ntx = 500\n";
+        let p = DeviceProfile::from_toml_str(text, "t.toml").unwrap();
+        let q = AdaptivePsmParams {
+            timeout: Duration::from_millis(100),
+            window: Duration::from_millis(50),
+            windows: WindowKind::Fixed,
+            high_bytes: 2000,
+            psm: PsmParams { beacon_interval: Duration::from_millis(100), beacon_listen: Duration::ZERO },
+        };
+        let run = |instant: bool| {
+            let mut m = PolicyMeter::new(AccountingPolicy::AdaptivePsm(q), &p, Time::ZERO);
+            m.enable_timeline();
+            let air = if instant { 0 } else { 1 };
+            m.frame(ms(10), ms(10 + air), Activity::Rx, 1500, 1);
+            m.frame(ms(20), ms(20 + air), Activity::Rx, 1500, 2);
+            m.frame(ms(300), ms(300 + air), Activity::Tx, 100, 1);
+            let mut tl = m.timeline().to_vec();
+            tl.extend(m.trailing_timeline(ms(500)));
+            (tl, m.report(ms(500)))
+        };
+        let (tl, r) = run(false);
+        assert_eq!(
+            tl,
+            vec![
+                (ms(0), IdleHigh),
+                (ms(10), Rx),
+                (ms(11), IdleHigh),
+                (ms(20), Rx),
+                (ms(21), IdleHigh),
+                (ms(50), Idle),
+                (ms(121), Sleep),
+                (ms(300), Tx),
+                (ms(301), Idle),
+                (ms(401), Sleep),
+                (ms(500), Idle),
+            ]
+        );
+        conserved(&r);
+        assert_eq!(r.idle_high.time_ns, 48_000_000);
+        // Instants (no airtime): the frames only wake the radio and count their bytes.
+        let (tl, r) = run(true);
+        assert_eq!(
+            tl,
+            vec![(ms(0), IdleHigh), (ms(50), Idle), (ms(120), Sleep), (ms(300), Idle), (ms(400), Sleep), (ms(500), Idle)]
+        );
+        conserved(&r);
+        assert_eq!((r.rx.time_ns, r.tx.time_ns, r.idle_high.time_ns), (0, 0, 50_000_000));
+        assert_eq!(r.idle.time_ns, 70_000_000 + 100_000_000);
     }
 
     #[test]
