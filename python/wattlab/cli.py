@@ -1,102 +1,184 @@
-"""The ``wattlab`` command line."""
+"""The ``wattlab`` command line (click). Heavy modules (pandas, matplotlib, the reproductions)
+are imported inside the commands that need them, so that ``--help`` and a plain ``run`` start
+fast."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-from typing import List, Optional
 
-import typer
+import click
+from rich.markup import escape
 
-from wattlab import _core, api, report
-from wattlab.cli_common import console, fail
-
-app = typer.Typer(
-    add_completion=False,
-    no_args_is_help=True,
-    rich_markup_mode="rich",
-    help="wattlab: the energy a mobile client's wireless NIC spends on transport protocols.",
+from wattlab import _core
+from wattlab.cli_common import (
+    EXIT_CODES_HELP, EXIT_FAILED, EXIT_INCOMPLETE, EXIT_USAGE, PATH, check_inputs_outside, console, err_console, fail,
+    note, prepare_out_dir, progress, warn,
 )
 
 BENCH_DIR = Path(__file__).resolve().parent / "bench"
 
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@app.command()
-def run(
-    scenario: Path = typer.Argument(..., help="Scenario file (TOML). See docs/scenario.md for the schema."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of every random stream (overrides [simulation].seed)."),
-    out: Optional[Path] = typer.Option(
-        None, "--out", help="Directory for results: summary.json, flows/radios/links CSV, time series, pcaps."
-    ),
-    pcap: List[str] = typer.Option(
-        [], "--pcap", help="Capture an interface to DIR/NODE-IFACE.pcap, as NODE:IFACE (e.g. client:wlan0). Repeatable."
-    ),
-    set_: List[str] = typer.Option(
-        [], "--set", help="Override a scenario key, e.g. --set link.wired.delay=40ms or --set flow.0.bytes=1MB. Repeatable."
-    ),
-    timeseries: bool = typer.Option(False, "--timeseries", help="Record cwnd/window/queue time series (written with --out)."),
-    parquet: bool = typer.Option(False, "--parquet", help="Also write the tables as Parquet."),
-    json_out: bool = typer.Option(False, "--json", help="Print the JSON summary instead of tables."),
-) -> None:
+class LazyGroup(click.Group):
+    """A group whose sub-groups (``trace``, ``live``, ``reproduce``) are imported only when
+    invoked or listed, so that ``wattlab run`` does not load them."""
+
+    lazy = {
+        "live": ("wattlab.cli_live", "live_app"),
+        "reproduce": ("wattlab.cli_reproduce", "reproduce_app"),
+        "trace": ("wattlab.cli_trace", "trace_app"),
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command name, the lazy ones included."""
+        return sorted([*super().list_commands(ctx), *self.lazy])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        """The command ``name``, importing its module first if it is a lazy one."""
+        if name in self.lazy:
+            import importlib
+
+            module, attr = self.lazy[name]
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT)
+@click.version_option(f"{_core.__version__} (commit {_core.__commit__})", "--version", prog_name="wattlab",
+                      message="%(prog)s %(version)s", help="Print wattlab's version and commit, and exit.")
+def app() -> None:
+    """wattlab: the energy a mobile client's wireless NIC spends on transport protocols.
+
+    Results go to stdout (tables, or JSON with --json); progress, notes and errors to stderr.
+    """
+
+
+@app.command(epilog=EXIT_CODES_HELP)
+@click.argument("scenario", type=PATH, metavar="SCENARIO.toml")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), metavar="N", help="Seed of every random stream (overrides [simulation].seed).")
+@click.option("--out", type=PATH, metavar="DIR",
+              help="Directory for results: summary.json, scenario.toml (the scenario that ran), flows/radios/links CSV, "
+              "time series, pcaps, and baseline/ (the run with power saving off). Must be new or empty, unless --overwrite.")
+@click.option("--pcap", multiple=True, metavar="NODE:IFACE",
+              help="Capture an interface to DIR/NODE-IFACE.pcap (e.g. client:wlan0); needs --out. Repeatable.")
+@click.option("--set", "set_", multiple=True, metavar="KEY=VALUE",
+              help="Override a scenario key, e.g. --set link.wired.delay=40ms or --set flow.0.bytes=1MB. Repeatable.")
+@click.option("--timeseries", is_flag=True, help="Record cwnd/window/queue/radio time series (written to --out, which it needs).")
+@click.option("--parquet", is_flag=True, help="Also write the tables as Parquet (needs --out).")
+@click.option("--baseline/--no-baseline", default=None,
+              help="Also run the same scenario and seed with every station's power saving off (the same traffic without "
+              "the scheme) and show each power mode's saving and slowdown against it. Default: when a station uses a power mode.")
+@click.option("--overwrite", is_flag=True, help="Replace the results of an earlier run in --out (other files there are kept).")
+@click.option("--allow-incomplete", is_flag=True,
+              help="Exit 0 even if the run hit its time limit before every flow completed (default: exit 3).")
+@click.option("--json", "json_out", is_flag=True,
+              help="Print the JSON summary instead of tables (with a baseline: plus `savings` and `baseline`).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress or notes on stderr (errors and warnings still).")
+def run(scenario, seed, out, pcap, set_, timeseries, parquet, baseline, overwrite, allow_incomplete, json_out, quiet) -> None:
     """Run a scenario and print its flows and radio energy."""
+    from wattlab import api, report
+
     if pcap and out is None:
         fail("--pcap needs --out DIR (captures are written there)")
-    if out is not None and scenario.resolve().parent == out.resolve() and scenario.suffix != ".toml":
-        fail(f"--out {out} holds the scenario file {scenario}; choose another directory")
+    if timeseries and out is None and not json_out:
+        fail("--timeseries needs --out DIR (the series are written there; from Python: wattlab.run(..., timeseries=True))")
+    if parquet and out is None:
+        fail("--parquet needs --out DIR")
+    if out is not None:
+        check_inputs_outside(out, [scenario], ["scenario.toml", "summary.json"])
+        prepare_out_dir(out, overwrite, api.RESULT_FILES, keep=[scenario])
     try:
-        with console.status(f"simulating {scenario} ...", spinner="dots") if not json_out else _null():
-            res = api.run(scenario, seed=seed, overrides=set_, out_dir=out, pcap=pcap, timeseries=timeseries)
+        with progress(f"simulating {scenario} ...", quiet or json_out):
+            res = api.run(scenario, seed=seed, overrides=set_, out_dir=out, pcap=pcap, timeseries=timeseries, baseline=baseline)
     except FileNotFoundError as e:
         fail(str(e))
     except _core.ScenarioError as e:
         fail(str(e))
     except _core.SimulationError as e:
-        fail(f"the run failed: {e}", code=1)
+        fail(f"the run failed: {e}", code=EXIT_FAILED)
     if json_out:
-        sys.stdout.write(res.summary_json + "\n")
+        if res.baseline is None:
+            sys.stdout.write(res.summary_json + "\n")
+        else:
+            doc = {**res.summary, "savings": report.savings_rows(res), "baseline": res.baseline.summary}
+            sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     else:
         report.print_run(console, res)
+        hint = report.mode_note(res)
+        if hint:
+            note(f"note: {hint}", quiet)
     if out is not None:
         written = res.write(out, formats=("csv", "parquet") if parquet else ("csv",))
-        if not json_out:
-            console.print(f"[dim]wrote {len(written) + len(res.pcap_files)} files to {out}[/]")
+        note(f"wrote {len(written) + len(res.pcap_files)} files to {out}", quiet)
+    if not res.completed:
+        unfinished = [f["name"] for f in res.summary["flows"] if f.get("completion_time_s") is None]
+        msg = (f"the run ended at its time limit ({res.summary['end_time_s']:.3f} s) before "
+               f"{', '.join(unfinished) or 'every flow'} completed")
+        if allow_incomplete:
+            note(f"note: {msg}", quiet)
+        else:
+            warn(f"{msg}; results cover that time only (exit {EXIT_INCOMPLETE}; --allow-incomplete to exit 0)")
+            sys.exit(EXIT_INCOMPLETE)
 
 
 @app.command()
-def validate(
-    scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
-    set_: List[str] = typer.Option([], "--set", help="Override a scenario key before checking. Repeatable."),
-) -> None:
-    """Check a scenario file without running it."""
-    try:
-        api.validate(scenario, overrides=set_)
-    except FileNotFoundError as e:
-        fail(str(e))
-    except _core.ScenarioError as e:
-        fail(str(e))
-    console.print(f"[green]ok[/] {scenario}")
+@click.argument("scenarios", type=PATH, nargs=-1, required=True, metavar="SCENARIO.toml...")
+@click.option("--set", "set_", multiple=True, metavar="KEY=VALUE",
+              help="Override a scenario key before checking (applied to every file). Repeatable.")
+@click.option("--json", "json_out", is_flag=True,
+              help="Print one JSON record per file (file, ok, error with origin, line, column, key, message).")
+def validate(scenarios, set_, json_out) -> None:
+    """Check scenario files without running them; report each file's error; exit 2 if any is invalid."""
+    from wattlab import api
+
+    records = []
+    for path in scenarios:
+        rec = {"file": str(path), "ok": True, "error": None}
+        try:
+            api.validate(path, overrides=set_)
+        except FileNotFoundError as e:
+            rec.update(ok=False, error={"message": str(e), "origin": str(path), "line": None, "column": None, "key": None})
+        except _core.ScenarioError as e:
+            rec.update(ok=False, error={"message": str(e), "origin": getattr(e, "origin", str(path)), "line": getattr(e, "line", None),
+                                        "column": getattr(e, "column", None), "key": getattr(e, "key", None)})
+        records.append(rec)
+    if json_out:
+        sys.stdout.write(json.dumps(records, indent=2) + "\n")
+    else:
+        for r in records:
+            if r["ok"]:
+                console.print(f"[green]ok[/] {escape(r['file'])}", highlight=False)
+            else:
+                err_console.print(f"[bold red]error:[/] {escape(r['error']['message'])}", highlight=False, soft_wrap=True)
+    bad = sum(not r["ok"] for r in records)
+    if bad:
+        if len(records) > 1 and not json_out:
+            err_console.print(f"{bad} of {len(records)} scenario files invalid", highlight=False)
+        sys.exit(EXIT_USAGE)
 
 
 @app.command()
-def profiles(
-    json_out: bool = typer.Option(False, "--json", help="Print the profiles as JSON (full detail)."),
-) -> None:
+@click.option("--json", "json_out", is_flag=True, help="Print the profiles as JSON (full detail: transitions, derived values).")
+def profiles(json_out) -> None:
     """List the built-in radio device profiles with their powers and sources."""
     if json_out:
         sys.stdout.write(json.dumps(_core.profiles(), indent=2) + "\n")
         return
+    from wattlab import api, report
+
     report.print_profiles(console, api.profiles())
 
 
 @app.command()
-def bench(
-    repeat: int = typer.Option(3, "--repeat", min=1, max=50, help="Runs per case; the best and median are reported."),
-    case: List[str] = typer.Option(
-        [], "--case", help="Only these cases (by name); default: all reference cases in wattlab/bench/."
-    ),
-) -> None:
+@click.option("--repeat", type=click.IntRange(1, 50), default=3, show_default=True, metavar="N",
+              help="Runs per case; the best and median are reported.")
+@click.option("--case", multiple=True, metavar="NAME", help="Only these cases (by name); default: all reference cases in wattlab/bench/.")
+@click.option("--json", "json_out", is_flag=True, help="Print one JSON record per case (runs with wall time, events, events/s).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+def bench(repeat, case, json_out, quiet) -> None:
     """Run the reference benchmarks and print wall time and events/s (see docs/benchmarks.md)."""
     cases = sorted(BENCH_DIR.glob("*.toml"))
     if case:
@@ -105,9 +187,16 @@ def bench(
             fail(f"no benchmark case named {', '.join(case)} (have: {', '.join(p.stem for p in BENCH_DIR.glob('*.toml'))})")
     rows = []
     for path in cases:
-        with console.status(f"benchmark {path.stem} ({repeat} runs) ..."):
+        with progress(f"benchmark {path.stem} ({repeat} runs) ...", quiet or json_out):
             runs = _core.bench(path.read_text(encoding="utf-8"), str(path), repeat=repeat)
         rows.append((path.stem, runs))
+    if json_out:
+        doc = [{"case": name, "commit": _core.__commit__,
+                "runs": [{k: r[k] for k in ("wall_time_s", "events", "events_per_s")} for r in runs]} for name, runs in rows]
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        return
+    from wattlab import report
+
     report.print_bench(console, rows)
 
 
@@ -115,61 +204,36 @@ CHECKS = ("bianchi", "tcp-capacity")
 
 
 @app.command()
-def check(
-    model: str = typer.Argument(..., help=f"Which check: {', '.join(CHECKS)}."),
-    seconds: float = typer.Option(5.0, "--seconds", min=0.5, max=600, help="Simulated time per saturation run (bianchi)."),
-    seed: int = typer.Option(1, "--seed", help="Seed of the simulations."),
-    as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON instead of a table."),
-) -> None:
+@click.argument("model", type=click.Choice(CHECKS), metavar="MODEL")
+@click.option("--seconds", type=click.FloatRange(0.5, 600), default=5.0, show_default=True, metavar="S",
+              help="Simulated time per saturation run (bianchi).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True, metavar="N", help="Seed of the simulations.")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON instead of a table.")
+def check(model, seconds, seed, as_json) -> None:
     """Check the 802.11 MAC against closed-form models and print both side by side.
 
-    [b]bianchi[/]: saturation throughput of 1, 5, 10, 20 stations on 802.11a (54 Mb/s) and
-    802.11b (11 Mb/s), 1500-byte packets, basic access, no retry limit, against Bianchi (2000).
-    [b]tcp-capacity[/]: one TCP flow over 802.11a 54 Mb/s against the collision-free TCP
-    maximum (data and TCP ACK frames), with the MAC-only maximum (29.7 Mb/s) beside it.
+    MODEL is bianchi (saturation throughput of 1, 5, 10, 20 stations on 802.11a at 54 Mb/s and
+    802.11b at 11 Mb/s, 1500-byte packets, basic access, no retry limit, against Bianchi 2000) or
+    tcp-capacity (one TCP flow over 802.11a 54 Mb/s against the collision-free TCP maximum with
+    data and TCP ACK frames, and the MAC-only maximum, 29.7 Mb/s, beside it).
     """
     from wattlab.models import wlan
 
-    if model not in CHECKS:
-        fail(f"unknown check `{model}` (known: {', '.join(CHECKS)})")
-    with console.status(f"running the {model} check ..."):
+    with progress(f"running the {model} check ...", as_json):
         df = wlan.bianchi_check(seconds=seconds, seed=seed) if model == "bianchi" else wlan.tcp_capacity_check(seed=seed)
     if as_json:
         sys.stdout.write(df.to_json(orient="records", indent=2) + "\n")
         return
-    title = "Saturation throughput: simulation vs Bianchi (2000)" if model == "bianchi" else "One TCP flow over 802.11a 54 Mb/s vs the theoretical maximum"
+    from wattlab import report
+
+    title = ("Saturation throughput: simulation vs Bianchi (2000)" if model == "bianchi"
+             else "One TCP flow over 802.11a 54 Mb/s vs the theoretical maximum")
     report.print_frame(console, df, title)
-
-
-def _register_subcommands() -> None:
-    from wattlab.cli_live import live_app
-    from wattlab.cli_reproduce import reproduce_app
-    from wattlab.cli_trace import trace_app
-
-    app.add_typer(reproduce_app, name="reproduce")
-    app.add_typer(trace_app, name="trace")
-    app.add_typer(live_app, name="live")
-
-
-_register_subcommands()
-
-
-@app.callback()
-def _main() -> None:
-    """wattlab command line."""
-
-
-class _null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def main() -> None:
     """Entry point of the ``wattlab`` script."""
-    app()
+    app(prog_name="wattlab")
 
 
 if __name__ == "__main__":

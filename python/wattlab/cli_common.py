@@ -1,20 +1,117 @@
-"""What every ``wattlab`` subcommand shares: the consoles and the error exit."""
+"""What every ``wattlab`` subcommand shares: the consoles, progress, the error exit, the exit
+codes and the output-directory rule.
+
+stdout carries the result only (tables, or JSON with ``--json``), so ``> file`` and pipes
+work; progress, notes, warnings and errors go to stderr.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from pathlib import Path
+from typing import Iterable, Iterator
 
-import typer
+import click
 from rich.console import Console
+from rich.markup import escape
 
 console = Console(width=None if sys.stdout.isatty() else 120)
 """Tables and results (a fixed width when piped, so output is stable)."""
 
 err_console = Console(stderr=True)
-"""Errors and warnings."""
+"""Progress, notes, warnings and errors."""
+
+EXIT_OK = 0
+"""Success."""
+EXIT_FAILED = 1
+"""The run started but failed (a file could not be written, a live transfer was corrupt)."""
+EXIT_USAGE = 2
+"""Bad input: options, scenario, capture or configuration files (nothing ran)."""
+EXIT_INCOMPLETE = 3
+"""The run ended at its time limit before every flow completed (see ``--allow-incomplete``)."""
+EXIT_INTERRUPTED = 130
+"""Interrupted (Ctrl-C)."""
+
+PATH = click.Path(path_type=Path)
+"""A path argument or option, given to the command as a ``pathlib.Path``."""
+
+EXIT_CODES_HELP = (
+    "Exit codes: 0 success; 1 the run failed; 2 bad input (nothing ran); "
+    "3 the run hit its time limit before every flow completed (unless --allow-incomplete); 130 interrupted."
+)
 
 
-def fail(message: str, code: int = 2) -> None:
-    """Print an error the way compilers do (file:line:col: ...) and exit non-zero."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
-    raise typer.Exit(code)
+def fail(message: str, code: int = EXIT_USAGE) -> None:
+    """Print an error the way compilers do (file:line:col: ...) and exit non-zero. The message
+    is plain text: brackets in paths or values are printed as they are."""
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    raise click.exceptions.Exit(code)
+
+
+def note(message: str, quiet: bool = False, style: str = "dim") -> None:
+    """A remark on stderr (plain text), unless ``quiet``."""
+    if not quiet:
+        err_console.print(f"[{style}]{escape(message)}[/]", highlight=False, soft_wrap=True)
+
+
+def warn(message: str) -> None:
+    """A warning on stderr (plain text); printed even with ``--quiet``."""
+    err_console.print(f"[yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True)
+
+
+@contextlib.contextmanager
+def progress(message: str, quiet: bool = False) -> Iterator[object]:
+    """A spinner on stderr while the block runs (nothing if ``quiet`` or stderr is not a terminal)."""
+    if quiet or not err_console.is_terminal:
+        yield _NoStatus()
+        return
+    with err_console.status(escape(message), spinner="dots") as status:
+        yield status
+
+
+class _NoStatus:
+    """Stands in for a rich status when there is none to show."""
+
+    def update(self, *args, **kwargs) -> None:
+        """Ignore a progress update."""
+
+
+def prepare_out_dir(out: Path, overwrite: bool, ours: Iterable[str], keep: Iterable[Path] = ()) -> None:
+    """Make ``out`` ready for a result set: refuse a file, or a non-empty directory without
+    ``overwrite``; with it, remove the earlier results (entries of ``ours``: file names,
+    stems of tables written as .csv/.parquet, ``*.pcap``, sub-directories) and leave every
+    other file alone. ``keep`` (the user's inputs) is never removed or overwritten."""
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} is a file, not a directory")
+    if not out.exists():
+        return
+    try:
+        entries = sorted(p.name for p in out.iterdir())
+    except OSError as e:
+        fail(f"--out {out}: cannot read the directory: {e.strerror}")
+    if not entries:
+        return
+    if not overwrite:
+        shown = ", ".join(entries[:4]) + (" ..." if len(entries) > 4 else "")
+        fail(f"--out {out} is not empty ({shown}); pass --overwrite to replace earlier results, or choose another directory")
+    ours = set(ours)
+    inputs = {p.resolve() for p in keep}
+    for p in out.iterdir():
+        mine = p.name in ours or p.stem in ours and p.suffix in (".csv", ".parquet") or p.suffix == ".pcap"
+        if not mine or p.resolve() in inputs:
+            continue
+        if p.is_dir() and not p.is_symlink():
+            import shutil
+
+            shutil.rmtree(p)
+        else:
+            p.unlink()
+
+
+def check_inputs_outside(out: Path, inputs: Iterable[Path], outputs: Iterable[str]) -> None:
+    """Refuse an ``out`` where writing ``outputs`` would replace one of the user's ``inputs``."""
+    targets = {(out / name).resolve() for name in outputs}
+    for p in inputs:
+        if p.resolve() in targets:
+            fail(f"--out {out} would overwrite the input {p}; choose another directory")

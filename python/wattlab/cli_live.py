@@ -4,22 +4,18 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
-from typing import List, Optional
 
-import pandas as pd
-import typer
-from rich.table import Table
+import click
+from rich.markup import escape
 
-from wattlab import report
-from wattlab.cli_common import console, fail
+from wattlab.cli_common import EXIT_FAILED, EXIT_INTERRUPTED, PATH, console, fail, note, progress, warn
 
-live_app = typer.Typer(
-    no_args_is_help=True,
-    rich_markup_mode="rich",
-    help="Live testbed (root): the scenario's download on real Linux TCP between network namespaces, "
-    "through wattlab's userspace link/AP emulator, with the client-centered agent on NFQUEUE.",
-)
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+def live_app() -> None:
+    """Live testbed (root): the scenario's download on real Linux TCP between network namespaces,
+    through wattlab's userspace link/AP emulator, with the client-centered agent on NFQUEUE."""
+
 
 POLICY_HELP = (
     "Client radio policy: always-on (the AP forwards at once), cc (seed 000's client-centered agent on the "
@@ -36,97 +32,109 @@ LIMIT_HELP = "Time bound of a run in seconds (default: the scenario's stop time,
 
 
 
-def _print_result(res) -> None:
+def _print_result(res, quiet: bool = False) -> None:
+    from rich.table import Table
+
+    from wattlab import report
+
     p = res.plan
     ok = "[green]verified[/]" if res.verified else "[bold red]CORRUPT[/]"
     console.print(
-        f"[bold]{p['scenario']}[/] live, policy {p['policy']}, Linux {p['linux_cc']}  transfer {res.transfer_time_s:.3f} s  "
+        f"[bold]{escape(p['scenario'])}[/] live, policy {p['policy']}, Linux {p['linux_cc']}  transfer {res.transfer_time_s:.3f} s  "
         f"data {ok} ({res.fetch['bytes']:,} B, sha256 {res.fetch['sha256'][:12]}…)  ({res.wall_time_s:.1f} s wall)"
     )
     t = Table(title="Flows", title_justify="left")
     for col in ("flow", "kind", "delivered", "time (s)", "goodput", "retx", "srtt (ms)"):
         t.add_column(col, justify="left" if col in ("flow", "kind") else "right")
     t.add_row(
-        p["flow"], "bulk-download", report._fmt_bytes(res.fetch["bytes"]), f"{res.transfer_time_s:.3f}",
+        escape(p["flow"]), "bulk-download", report._fmt_bytes(res.fetch["bytes"]), f"{res.transfer_time_s:.3f}",
         report._fmt_bps(res.goodput_bps), str(res.server["retransmitted_segments"]), f"{res.server['srtt_ms']:.1f}",
     )
     console.print(t)
-    report.print_energy(console, res.radios())
+    report.print_energy(console, res.radios().to_dict("records"))
     if res.agent:
         row = {"node": p["client"], "detection": p.get("detection") or "active", **res.agent["agent"]}
-        report.print_agents(console, pd.DataFrame([row]))
+        report.print_agents(console, [row])
     emu = res.emulator["host"]
     timers = ""
     if res.agent:
         h = res.agent["host"]
         timers = f"; agent timers {h['timer_late_mean_us']:.0f} µs late on average (max {h['timer_late_max_us']:.0f} µs)"
-    console.print(
+    note(
         f"emulator: {emu['packets']:,} packets, verdicts {emu['late_mean_us']:.0f} µs late on average "
-        f"(max {emu['late_max_us']:.0f} µs, {emu['late_over_1ms']} over 1 ms){timers}"
+        f"(max {emu['late_max_us']:.0f} µs, {emu['late_over_1ms']} over 1 ms){timers}",
+        quiet,
     )
     if res.host_late_max_ms > 5.0:
-        console.print(f"[yellow]warning:[/] the host ran up to {res.host_late_max_ms:.1f} ms behind the model: "
-                      "packets met delays the scenario does not have (busy machine or VM stall)", highlight=False)
+        warn(f"the host ran up to {res.host_late_max_ms:.1f} ms behind the model: "
+             "packets met delays the scenario does not have (busy machine or VM stall)")
     for n in res.notes + res.energy.notes:
-        console.print(f"[dim]note: {n}[/]", highlight=False)
-    console.print(f"[dim]results in {res.out_dir}[/]")
+        note(f"note: {n}", quiet)
+    note(f"results in {res.out_dir}", quiet)
+
+
+SCENARIO_HELP = "Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client, one bulk-download flow."
 
 
 @live_app.command("run")
-def run_cmd(
-    scenario: Path = typer.Argument(..., help="Scenario TOML: server ⇄ \\[\\[link]] ⇄ ap ⇄ \\[\\[wireless]] ⇄ client, one bulk-download flow."),
-    policy: str = typer.Option("always-on", "--policy", help=POLICY_HELP),
-    out: Optional[Path] = typer.Option(None, "--out", help="Directory for the capture (client.pcap), logs, reports, energy tables and summary.json (default: a new temporary directory)."),
-    set_: List[str] = typer.Option([], "--set", help=SET_HELP),
-    time_limit: Optional[float] = typer.Option(None, "--time-limit", help=LIMIT_HELP),
-    sysctl: List[str] = typer.Option([], "--sysctl", help=SYSCTL_HELP),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace the results of an earlier run in --out."),
-    as_json: bool = typer.Option(False, "--json", help="Print summary.json instead of tables."),
-) -> None:
+@click.argument("scenario", type=PATH, metavar="SCENARIO.toml")
+@click.option("--policy", type=click.Choice(["always-on", "cc", "psm"]), default="always-on", show_default=True, help=POLICY_HELP)
+@click.option("--out", type=PATH, metavar="DIR",
+              help="Directory for the capture (client.pcap), logs, reports, energy tables and summary.json "
+              "(default: a new temporary directory).")
+@click.option("--set", "set_", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
+@click.option("--time-limit", type=float, metavar="S", help=LIMIT_HELP)
+@click.option("--sysctl", multiple=True, metavar="ROLE:KEY=VALUE", help=SYSCTL_HELP)
+@click.option("--overwrite", is_flag=True, help="Replace the results of an earlier run in --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print summary.json instead of tables.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress or notes on stderr.")
+def run_cmd(scenario, policy, out, set_, time_limit, sysctl, overwrite, as_json, quiet) -> None:
     """Run the scenario's download live and print its flow, energy and agent tables."""
     from wattlab import live
 
     try:
-        with console.status("live run ...", spinner="dots") as status:
-            res = live.run(scenario, policy, out_dir=out, overrides=set_, time_limit=time_limit, overwrite=overwrite,
-                           on_step=lambda s: status.update(f"live run: {s} ..."), sysctls=sysctl)
+        with progress("live run ...", quiet or as_json) as status:
+            res = live.run(scenario, policy, out_dir=out, overrides=list(set_), time_limit=time_limit, overwrite=overwrite,
+                           on_step=lambda s: status.update(f"live run: {s} ..."), sysctls=list(sysctl))
     except live.LiveError as e:
         fail(str(e))
     except KeyboardInterrupt:
-        fail("interrupted; the namespaces were removed", code=130)
+        fail("interrupted; the namespaces were removed", code=EXIT_INTERRUPTED)
     if as_json:
         sys.stdout.write(json.dumps(res.summary(), indent=2, default=str) + "\n")
     else:
-        _print_result(res)
+        _print_result(res, quiet)
     if not res.verified:
-        raise typer.Exit(1)
+        sys.exit(EXIT_FAILED)
 
 
 @live_app.command("compare")
-def compare_cmd(
-    scenario: Path = typer.Argument(..., help="Scenario TOML (as for `wattlab live run`)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Directory for both live runs (live-always-on/, live-cc/) and compare.csv."),
-    set_: List[str] = typer.Option([], "--set", help=SET_HELP),
-    time_limit: Optional[float] = typer.Option(None, "--time-limit", help=LIMIT_HELP),
-    sysctl: List[str] = typer.Option([], "--sysctl", help=SYSCTL_HELP),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace the results of earlier runs in --out."),
-    as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON records."),
-) -> None:
+@click.argument("scenario", type=PATH, metavar="SCENARIO.toml")
+@click.option("--out", type=PATH, metavar="DIR", help="Directory for both live runs (live-always-on/, live-cc/) and compare.csv.")
+@click.option("--set", "set_", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
+@click.option("--time-limit", type=float, metavar="S", help=LIMIT_HELP)
+@click.option("--sysctl", multiple=True, metavar="ROLE:KEY=VALUE", help=SYSCTL_HELP)
+@click.option("--overwrite", is_flag=True, help="Replace the results of earlier runs in --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON records.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+def compare_cmd(scenario, out, set_, time_limit, sysctl, overwrite, as_json, quiet) -> None:
     """Simulate and run live, always-on and with the cc agent; print both side by side."""
     from wattlab import live
 
     try:
-        with console.status("comparing ...", spinner="dots") as status:
-            df = live.compare(scenario, overrides=set_, out_dir=out, time_limit=time_limit, overwrite=overwrite,
-                              on_step=lambda s: status.update(f"{s} ..."), sysctls=sysctl)
+        with progress("comparing ...", quiet or as_json) as status:
+            df = live.compare(scenario, overrides=list(set_), out_dir=out, time_limit=time_limit, overwrite=overwrite,
+                              on_step=lambda s: status.update(f"{s} ..."), sysctls=list(sysctl))
     except live.LiveError as e:
         fail(str(e))
     except KeyboardInterrupt:
-        fail("interrupted; the namespaces were removed", code=130)
+        fail("interrupted; the namespaces were removed", code=EXIT_INTERRUPTED)
     if as_json:
         sys.stdout.write(df.to_json(orient="records", indent=2) + "\n")
         return
-    report.print_frame(console, df, f"{scenario.name}: simulated vs live (saving = 1 − energy / always-on of the same mode)")
+    from wattlab import report
+
+    report.print_frame(console, df, f"{escape(scenario.name)}: simulated vs live (saving = 1 − energy / always-on of the same mode)")
 
 
 @live_app.command("cleanup")

@@ -5,19 +5,19 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import List, Optional
 
-import typer
+import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from wattlab.cli_common import fail
+from wattlab.cli_common import PATH, console, fail, note, progress
 
-trace_app = typer.Typer(
-    no_args_is_help=True,
-    rich_markup_mode="rich",
-    help="Analyze captures (pcap, pcapng): what their traffic costs a client's radio.",
-)
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+def trace_app() -> None:
+    """Analyze captures (pcap, pcapng): what their traffic costs a client's radio."""
+
 
 POLICY_HELP = (
     "Policy to cost the capture under, NAME[:key=value,...]; repeatable. "
@@ -34,30 +34,46 @@ POLICY_HELP = (
 OUTPUTS = ("summary.json", "energy.csv", "states.csv", "connections.csv", "attribution.csv", "throughput.csv", "timeline.png")
 
 
-
 @trace_app.command("energy")
-def energy_cmd(
-    capture: Path = typer.Argument(..., help="Capture file: pcap or pcapng (Ethernet, Linux cooked SLL/SLL2, raw IP, NULL/LOOP)."),
-    client: Optional[str] = typer.Option(None, "--client", help="The client's IP address. Default: the address with the most traffic (ties are reported)."),
-    profile: Optional[str] = typer.Option(None, "--profile", help="Device profile: a built-in name (see `wattlab profiles`) or a profile TOML file. Default: atheros-ar5004."),
-    energybox: List[Path] = typer.Option([], "--energybox", help="EnergyBox Wi-Fi configuration file (POWER_IN_PSM/CAM/CAMH in watts, CAM_PSM_INACTIVITY_TIME, CAM_TIME_WIMDOW, WINDOW_DATA_RATE_THRESHOLD); repeatable (device and network files). Its powers replace --profile; its timings set adaptive-psm's defaults; and the defaults become EnergyBox's model: --phy instant, --tail = the inactivity time, fixed windows over frame lengths (docs/trace.md)."),
-    policy: List[str] = typer.Option([], "--policy", help=POLICY_HELP),
-    phy: Optional[str] = typer.Option(None, "--phy", help="Airtime model: PHY@RATE with RATE in Mb/s (802.11a, 802.11b, 802.11g, dsss-2mbps; e.g. 802.11a@24), link@RATE (size/rate, no MAC exchange: the simulator's [[wireless]] hop), or instant (no airtime: EnergyBox's model). Default: 802.11g@54 (instant with --energybox)."),
-    tail_ms: Optional[float] = typer.Option(None, "--tail", min=0.0, help="Milliseconds costed after the last packet, for every policy. Default: 0 (with --energybox: its CAM_PSM_INACTIVITY_TIME, where EnergyBox's timeline ends)."),
-    transitions: Optional[Path] = typer.Option(None, "--transitions", help="Recorded radio transitions for the replay policy: CSV with time_s (or time_ns) on the capture's clock and state (sleep/idle/off/awake/doze); policy/node columns select rows, as in the simulator's timeseries_radio.csv."),
-    bin_ms: float = typer.Option(50.0, "--bin", min=0.001, help="Throughput bin (ms) for throughput.csv and the figure."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Directory for summary.json, energy/states/connections/attribution/throughput CSV, per-policy state timelines (streamed) and timeline.png."),
-    parquet: bool = typer.Option(False, "--parquet", help="Also write the tables as Parquet (with --out)."),
-    plot: bool = typer.Option(True, "--plot/--no-plot", help="Write timeline.png (with --out)."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace the output files of an earlier run in --out."),
-    top: int = typer.Option(10, "--top", min=0, help="Connections shown in the attribution table."),
-    json_out: bool = typer.Option(False, "--json", help="Print summary.json instead of tables."),
-) -> None:
+@click.argument("capture", type=PATH, metavar="CAPTURE")
+@click.option("--client", metavar="ADDR", help="The client's IP address. Default: the address with the most traffic (ties are reported).")
+@click.option("--profile", metavar="NAME|FILE.toml",
+              help="Device profile: a built-in name (see `wattlab profiles`) or a profile TOML file. Default: atheros-ar5004.")
+@click.option("--energybox", type=PATH, multiple=True, metavar="FILE",
+              help="EnergyBox Wi-Fi configuration file (POWER_IN_PSM/CAM/CAMH in watts, CAM_PSM_INACTIVITY_TIME, CAM_TIME_WIMDOW, "
+              "WINDOW_DATA_RATE_THRESHOLD); repeatable (device and network files). Its powers replace --profile; its timings "
+              "set adaptive-psm's defaults; and the defaults become EnergyBox's model: --phy instant, --tail = the inactivity "
+              "time, fixed windows over frame lengths (docs/trace.md).")
+@click.option("--policy", multiple=True, metavar="SPEC", help=POLICY_HELP)
+@click.option("--phy", metavar="PHY@RATE",
+              help="Airtime model: PHY@RATE with RATE in Mb/s (802.11a, 802.11b, 802.11g, dsss-2mbps; e.g. 802.11a@24), "
+              "link@RATE (size/rate, no MAC exchange: the simulator's [[wireless]] hop), or instant (no airtime: EnergyBox's "
+              "model). Default: 802.11g@54 (instant with --energybox).")
+@click.option("--tail", "tail_ms", type=click.FloatRange(min=0.0), metavar="MS",
+              help="Milliseconds costed after the last packet, for every policy. Default: 0 (with --energybox: its "
+              "CAM_PSM_INACTIVITY_TIME, where EnergyBox's timeline ends).")
+@click.option("--transitions", type=PATH, metavar="FILE.csv",
+              help="Recorded radio transitions for the replay policy: CSV with time_s (or time_ns) on the capture's clock and "
+              "state (sleep/idle/off/awake/doze); policy/node columns select rows, as in the simulator's timeseries_radio.csv.")
+@click.option("--bin", "bin_ms", type=click.FloatRange(min=0.001), default=50.0, show_default=True, metavar="MS",
+              help="Throughput bin (ms) for throughput.csv and the figure.")
+@click.option("--out", type=PATH, metavar="DIR",
+              help="Directory for summary.json, energy/states/connections/attribution/throughput CSV, per-policy state "
+              "timelines (streamed) and timeline.png.")
+@click.option("--parquet", is_flag=True, help="Also write the tables as Parquet (needs --out).")
+@click.option("--plot/--no-plot", default=True, show_default=True, help="Write timeline.png (with --out).")
+@click.option("--overwrite", is_flag=True, help="Replace the output files of an earlier run in --out.")
+@click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, metavar="N", help="Connections shown in the attribution table.")
+@click.option("--json", "json_out", is_flag=True, help="Print summary.json instead of tables.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress or notes on stderr.")
+def energy_cmd(capture, client, profile, energybox, policy, phy, tail_ms, transitions, bin_ms, out, parquet, plot, overwrite,
+               top, json_out, quiet) -> None:
     """Cost a capture on the client's radio under one or more power policies, with per-state
     energy, per-connection attribution and a comparison table."""
     from wattlab import trace
 
-    console = Console(width=None if sys.stdout.isatty() else 120)
+    if parquet and out is None:
+        fail("--parquet needs --out DIR")
     if not capture.is_file():
         fail(f"{capture}: no such capture file")
     timeline_dir = None
@@ -73,15 +89,15 @@ def energy_cmd(
             f.unlink()
         timeline_dir = out / ".timelines"
     try:
-        with console.status(f"analyzing {capture} ...", spinner="dots") if not json_out else _Null():
+        with progress(f"analyzing {capture} ...", quiet or json_out):
             res = trace.energy(
                 capture,
                 client=client,
                 profile=profile,
-                policies=policy,
+                policies=list(policy),
                 phy=phy,
                 transitions=transitions,
-                energybox=energybox,
+                energybox=list(energybox),
                 bin_s=bin_ms / 1e3,
                 tail_s=None if tail_ms is None else tail_ms / 1e3,
                 timeline=False,
@@ -105,19 +121,19 @@ def energy_cmd(
     if json_out:
         sys.stdout.write(json.dumps(res.summary(), indent=2) + "\n")
         return
-    print_trace(console, res, top=top)
+    print_trace(console, res, top=top, quiet=quiet)
     if out is not None:
-        console.print(f"[dim]wrote {len(written) + len(res.timeline_files)} files to {out}[/]")
+        note(f"wrote {len(written) + len(res.timeline_files)} files to {out}", quiet)
 
 
-def print_trace(console: Console, res, top: int = 10) -> None:
+def print_trace(console: Console, res, top: int = 10, quiet: bool = False) -> None:
     """The capture line, the policy comparison and the attribution of the first policies."""
     cap = res.capture
     how = "given" if cap["choice"] == "given" else "busiest address"
     console.print(
-        f"[bold]{cap['path']}[/]: client {cap['client']} ({how}); {cap['packets_up']:,} packets up / "
+        f"[bold]{escape(cap['path'])}[/]: client {cap['client']} ({how}); {cap['packets_up']:,} packets up / "
         f"{cap['packets_down']:,} down, {cap['bytes_up'] / 1e6:.3f} / {cap['bytes_down'] / 1e6:.3f} MB over "
-        f"{(cap['end_ns'] - cap['start_ns']) / 1e9:.3f} s; airtime {cap['airtime']}; profile {res.profile['name']}",
+        f"{(cap['end_ns'] - cap['start_ns']) / 1e9:.3f} s; airtime {cap['airtime']}; profile {escape(res.profile['name'])}",
         highlight=False,
     )
     skipped = {k: v for k, v in cap["skipped"].items() if v}
@@ -127,36 +143,37 @@ def print_trace(console: Console, res, top: int = 10) -> None:
         (cap["oversize_packets"], "packets longer than one frame (costed as several)"),
     ) if n] + [f"{v:,} records skipped ({k})" for k, v in skipped.items()]
     if extra:
-        console.print("[dim]" + "; ".join(extra) + "[/]", highlight=False)
+        note("; ".join(extra), quiet)
     for n in res.notes:
-        console.print(f"[yellow]note:[/] {n}", highlight=False)
+        note(f"note: {n}", quiet, style="yellow")
     t = Table(title="Radio energy per policy", title_justify="left")
     widest = max(len(p) for p in res.energy.policy)
     t.add_column("policy", min_width=widest, no_wrap=True)
-    for col in ("energy (J)", "vs always-on", "avg (mW)", "awake (s)", "high (s)", "sleep (s)", "tx / rx (s)", "transitions", "beacons"):
+    for col in ("energy (J)", "vs always-on (same capture)", "avg (mW)", "awake (s)", "high (s)", "sleep (s)", "tx / rx (s)", "transitions", "beacons"):
         t.add_column(col, justify="right")
     for _, r in res.energy.iterrows():
         awake = r.time_idle_s + r.time_idle_high_s + r.time_rx_s + r.time_tx_s
         norm = "—" if r.vs_always_on != r.vs_always_on else f"{r.vs_always_on:.1%}"
         t.add_row(
-            r.policy, f"{r.energy_j:.4f}", norm, f"{r.avg_power_mw:.1f}", f"{awake:.3f}", f"{r.time_idle_high_s:.3f}",
+            escape(r.policy), f"{r.energy_j:.4f}", norm, f"{r.avg_power_mw:.1f}", f"{awake:.3f}", f"{r.time_idle_high_s:.3f}",
             f"{r.time_sleep_s + r.time_off_s:.3f}", f"{r.time_tx_s:.3f} / {r.time_rx_s:.3f}", f"{int(r.transitions):,}", f"{int(r.beacons):,}",
         )
     console.print(t)
     for _, r in res.energy.iterrows():
         if r.rx_while_dormant or r.busy_while_dormant:
-            console.print(
-                f"[yellow]note:[/] {r.policy}: {int(r.rx_while_dormant):,} packets arrived while the schedule had the radio asleep (not costed); "
+            note(
+                f"note: {r.policy}: {int(r.rx_while_dormant):,} packets arrived while the schedule had the radio asleep (not costed); "
                 f"{int(r.busy_while_dormant):,} radio intervals needed a wake-up it did not record",
-                highlight=False,
+                quiet, style="yellow",
             )
         if r.clipped_activity_s > 0:
-            console.print(f"[yellow]note:[/] {r.policy}: {r.clipped_activity_s * 1e3:.3f} ms of airtime overlapped (the capture carries more than {cap['airtime']} can)", highlight=False)
+            note(f"note: {r.policy}: {r.clipped_activity_s * 1e3:.3f} ms of airtime overlapped (the capture carries more than {cap['airtime']} can)",
+                 quiet, style="yellow")
     if top and len(res.connections):
         a = res.attribution.merge(res.connections, left_on="connection", right_on="id", how="left")
         first = res.energy.policy.iloc[0]
         rows = a[(a.policy == first) & (a.connection > 0)].sort_values("total_j", ascending=False).head(top)
-        t = Table(title=f"Energy by connection ({first}; top {len(rows)} of {len(res.connections)})", title_justify="left")
+        t = Table(title=f"Energy by connection ({escape(first)}; top {len(rows)} of {len(res.connections)})", title_justify="left")
         for col in ("#", "proto", "client port", "peer", "packets ↑/↓", "bytes ↑/↓", "own (J)", "tail (J)", "share"):
             t.add_column(col, justify="left" if col in ("proto", "peer") else "right")
         for _, r in rows.iterrows():
@@ -166,11 +183,3 @@ def print_trace(console: Console, res, top: int = 10) -> None:
                 f"{r.own_j:.4f}", f"{r.tail_j:.4f}", f"{r.share:.1%}",
             )
         console.print(t)
-
-
-class _Null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False

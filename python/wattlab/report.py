@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-import statistics
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+
+from wattlab.api import radio_rows, savings_rows
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _fmt_bps(bps: float) -> str:
@@ -23,14 +28,23 @@ def _fmt_bytes(n: float) -> str:
     return f"{n:.0f} B"
 
 
-def print_run(console: Console, res) -> None:
-    """Print the flow table and the energy table of one run."""
+def run_header(res) -> str:
+    """The line that says what ran: name, seed, the overrides that changed it, and the time."""
     s = res.summary
-    console.print(
-        f"[bold]{s['scenario']}[/]  seed {s['seed']}  simulated {s['end_time_s']:.3f} s  "
-        f"({s['events']:,} events in {res.wall_time_s:.3f} s wall)"
-        + ("" if s["completed"] else "  [bold red]not every flow completed[/]")
+    sets = s.get("provenance", {}).get("overrides") or []
+    changed = f"  [dim](with --set {escape(' --set '.join(sets))})[/]" if sets else ""
+    done = "" if s["completed"] else "  [bold red]not every flow completed before the time limit[/]"
+    return (
+        f"[bold]{escape(s['scenario'])}[/]  seed {s['seed']}{changed}  simulated {s['end_time_s']:.3f} s  "
+        f"({s['events']:,} events in {res.wall_time_s:.3f} s wall){done}"
     )
+
+
+def print_run(console: Console, res) -> None:
+    """Print the flow table, the energy table (and the savings against the baseline run) and
+    the agents of one run."""
+    s = res.summary
+    console.print(run_header(res), highlight=False)
     t = Table(title="Flows", title_justify="left")
     for col, just in (
         ("flow", "left"),
@@ -46,7 +60,7 @@ def print_run(console: Console, res) -> None:
     for f in s["flows"]:
         ct = f["completion_time_s"]
         t.add_row(
-            f["name"],
+            escape(f["name"]),
             f["kind"],
             _fmt_bytes(f["bytes_delivered"]),
             "—" if ct is None else f"{ct:.3f}",
@@ -56,13 +70,16 @@ def print_run(console: Console, res) -> None:
             str(f["persist_probes"]),
         )
     console.print(t)
-    if len(res.radios):
-        print_energy(console, res.radios)
-    if len(res.agents):
-        print_agents(console, res.agents)
+    if s["radios"]:
+        print_energy(console, radio_rows(s["radios"]))
+    savings = savings_rows(res)
+    if savings:
+        print_savings(console, savings)
+    if s.get("agents"):
+        print_agents(console, s["agents"])
 
 
-def print_agents(console: Console, agents: pd.DataFrame) -> None:
+def print_agents(console: Console, agents: list[dict]) -> None:
     """What each client-centered agent did (docs/agent.md)."""
     t = Table(title="Client-centered agent", title_justify="left")
     cols = [
@@ -73,45 +90,81 @@ def print_agents(console: Console, agents: pd.DataFrame) -> None:
     ]
     for _, title in cols:
         t.add_column(title, justify="left" if title in ("node", "detection") else "right")
-    for _, a in agents.iterrows():
-        t.add_row(*(str(a[k]) for k, _ in cols))
+    for a in agents:
+        t.add_row(*(escape(str(a[k])) for k, _ in cols))
     console.print(t)
 
 
-def print_energy(console: Console, radios: pd.DataFrame) -> None:
-    """Energy per radio and policy, normalized to always-on where it was accounted."""
-    t = Table(title="Radio energy", title_justify="left")
+def print_energy(console: Console, radios: list[dict]) -> None:
+    """Energy per radio: each accounting policy over this run's traffic (normalized to the
+    always-on accounting of the same traffic), then the power mode the run used (not
+    normalized: its traffic is not what it would have been without it)."""
+    t = Table(title="Radio energy", title_justify="left",
+              caption="accounting: a policy costing this run's traffic as it happened (packets unchanged); "
+                      "power mode: what the radio did in this run (the mode may have changed the traffic)",
+              caption_justify="left")
     for col, just in (
         ("node", "left"),
         ("profile", "left"),
-        ("policy", "left"),
+        ("policy / mode", "left"),
         ("energy (J)", "right"),
-        ("vs always-on", "right"),
+        ("vs always-on, same traffic", "right"),
         ("awake (s)", "right"),
         ("sleep (s)", "right"),
         ("tx / rx (s)", "right"),
         ("transitions", "right"),
     ):
         t.add_column(col, justify=just)
-    for node, group in radios.groupby("node", sort=False):
-        base = group[group.policy == "always-on"].energy_j
-        base = float(base.iloc[0]) if len(base) else None
-        for _, r in group.iterrows():
-            awake = sum(r.get(f"time_{s}_s", 0.0) for s in ("idle", "idle_high", "rx", "tx"))
-            sleep = r.get("time_sleep_s", 0.0) + r.get("time_off_s", 0.0)
-            norm = "—" if not base else f"{r.energy_j / base:.1%}"
-            t.add_row(
-                str(node),
-                r.profile,
-                r.policy,
-                f"{r.energy_j:.4f}",
-                norm,
-                f"{awake:.3f}",
-                f"{sleep:.3f}",
-                f"{r.get('time_tx_s', 0.0):.3f} / {r.get('time_rx_s', 0.0):.3f}",
-                str(int(r.transitions)),
-            )
+    base = {r["node"]: r["energy_j"] for r in radios if r["policy"] == "always-on" and r["basis"] == "accounting"}
+    for r in radios:
+        awake = sum(r[f"time_{s}_s"] for s in ("idle", "idle_high", "rx", "tx"))
+        sleep = r["time_sleep_s"] + r["time_off_s"]
+        b = base.get(r["node"])
+        if r["basis"] == "mode":
+            label, norm = f"{r['policy']} (power mode used)", "—"
+        else:
+            label, norm = f"{r['policy']} (accounting)", ("—" if not b else f"{r['energy_j'] / b:.1%}")
+        t.add_row(
+            escape(str(r["node"])),
+            escape(r["profile"]),
+            escape(label),
+            f"{r['energy_j']:.4f}",
+            norm,
+            f"{awake:.3f}",
+            f"{sleep:.3f}",
+            f"{r['time_tx_s']:.3f} / {r['time_rx_s']:.3f}",
+            str(int(r["transitions"])),
+        )
     console.print(t)
+
+
+def print_savings(console: Console, rows: list[dict]) -> None:
+    """Each power mode against the baseline run: the same scenario and seed with power saving
+    off (the same traffic without the scheme)."""
+    t = Table(title="Power mode vs the same traffic without it", title_justify="left",
+              caption="baseline: the same scenario and seed with power_save = cam, radio always on",
+              caption_justify="left")
+    for col in ("node", "mode", "energy (J)", "baseline (J)", "saving", "time (s)", "baseline time (s)", "slowdown"):
+        t.add_column(col, justify="left" if col in ("node", "mode") else "right")
+    for r in rows:
+        t.add_row(
+            escape(str(r["node"])), escape(r["mode"]), f"{r['energy_j']:.4f}", f"{r['baseline_energy_j']:.4f}",
+            f"{r['saving']:.1%}", f"{r['completion_s']:.3f}", f"{r['baseline_completion_s']:.3f}", f"{r['slowdown']:+.1%}",
+        )
+    console.print(t)
+
+
+def mode_note(res) -> str | None:
+    """What to say when a power mode ran without a baseline (its saving is then unknown)."""
+    if res.baseline is not None:
+        return None
+    modes = sorted({r["policy"] for r in res.summary["radios"] if r.get("basis") == "mode"})
+    if not modes:
+        return None
+    return (
+        f"{', '.join(modes)}: the power mode this run used changes the traffic, so its saving is measured against "
+        "the same scenario without it; run without --no-baseline to see it"
+    )
 
 
 def print_profiles(console: Console, df: pd.DataFrame) -> None:
@@ -129,6 +182,8 @@ def print_profiles(console: Console, df: pd.DataFrame) -> None:
 
 def print_bench(console: Console, rows: list[tuple[str, list[dict]]]) -> None:
     """Benchmark table: best and median wall time, events and events/s."""
+    import statistics
+
     t = Table(title="Benchmarks (one core, release build)", title_justify="left")
     for col in ("case", "runs", "best wall (s)", "median wall (s)", "events", "events/s (best)"):
         t.add_column(col, justify="left" if col == "case" else "right")

@@ -4,7 +4,7 @@ import json
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from wattlab.cli import app
 from wattlab.reproduce import kontogiannis2005 as k

@@ -69,7 +69,7 @@ def test_without_root_the_error_says_so(monkeypatch):
 
 
 def test_cli_without_root_exits_nonzero_with_the_reason(monkeypatch):
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from wattlab.cli import app
 

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from wattlab.cli import app
 from wattlab.reproduce import REPRODUCTIONS

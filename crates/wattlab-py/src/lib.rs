@@ -143,6 +143,22 @@ fn run_scenario<'py>(
     Ok(d)
 }
 
+/// The scenario that runs, as TOML: `text` itself without overrides, else its table with the
+/// overrides applied (comments lost); raises `ScenarioError` for a bad override.
+#[pyfunction]
+#[pyo3(signature = (text, origin, overrides=Vec::new()))]
+fn effective_scenario(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -> PyResult<String> {
+    wattlab_sim::scenario::effective_text(text, origin, &overrides).map_err(|e| scenario_error(py, e))
+}
+
+/// The effective scenario with every station's power saving off (the baseline of a power
+/// mode's saving: the same traffic without the scheme), or None if no station saves power.
+#[pyfunction]
+#[pyo3(signature = (text, origin, overrides=Vec::new()))]
+fn without_power_save(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -> PyResult<Option<String>> {
+    wattlab_sim::scenario::without_power_save(text, origin, &overrides).map_err(|e| scenario_error(py, e))
+}
+
 /// Run a scenario `repeat` times and report wall time and events per second of each run.
 #[pyfunction]
 #[pyo3(name = "bench", signature = (text, origin, repeat=3, seed=None))]
@@ -265,6 +281,8 @@ fn tcp_capacity<'py>(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(effective_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(without_power_save, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi, m)?)?;
@@ -275,5 +293,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("__commit__", wattlab_sim::provenance::commit())?;
     Ok(())
 }

@@ -523,6 +523,7 @@ pub fn build(
     let mut sim = Simulation {
         sched: Scheduler::new(),
         scenario_name: scn.name.clone().unwrap_or_else(|| origin.to_string()),
+        provenance: crate::provenance::Provenance::new(source, origin, &[], seed),
         seed,
         nodes,
         ifaces,

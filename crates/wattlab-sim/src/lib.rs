@@ -16,6 +16,7 @@ pub mod link;
 pub mod live_spec;
 pub mod output;
 pub mod pcap;
+pub mod provenance;
 pub mod radio;
 pub mod rng;
 pub mod scenario;

@@ -109,15 +109,28 @@ pub struct WlanSummary {
     pub stations: Vec<WlanStationSummary>,
 }
 
-/// Energy of one radio under one accounting policy.
+/// What a radio row costs: this run's traffic under an accounting policy, or the radio as the
+/// run's power mode drove it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RadioBasis {
+    /// An accounting policy over this run's traffic (packets unchanged).
+    Accounting,
+    /// The power mode the run used (it may have changed the traffic).
+    Mode,
+}
+
+/// Energy of one radio under one accounting policy, or in the run's power mode.
 #[derive(Clone, Debug, Serialize)]
 pub struct RadioSummary {
     /// Node the radio belongs to.
     pub node: String,
     /// Device profile.
     pub profile: String,
-    /// Accounting policy.
+    /// Accounting policy or power mode.
     pub policy: String,
+    /// Which of the two the row is.
+    pub basis: RadioBasis,
     /// Total energy (J).
     pub energy_j: f64,
     /// The full report: time and energy per state, transitions.
@@ -161,6 +174,8 @@ pub struct WirelessPowerSummary {
 pub struct Summary {
     /// Scenario name.
     pub scenario: String,
+    /// What made the run: scenario path and hash, overrides, seed, version.
+    pub provenance: crate::provenance::Provenance,
     /// Seed used.
     pub seed: u64,
     /// Simulated time the results cover (s).
@@ -357,11 +372,12 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         .collect();
     let mut radios = Vec::new();
     for r in &sim.radios {
-        for (policy, report) in r.reports(end) {
+        for (policy, basis, report) in r.reports(end) {
             radios.push(RadioSummary {
                 node: sim.nodes[r.node as usize].name.clone(),
                 profile: r.profile.name().to_string(),
                 policy,
+                basis,
                 energy_j: report.energy_j(),
                 report,
             });
@@ -421,6 +437,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         .collect();
     let summary = Summary {
         scenario: sim.scenario_name.clone(),
+        provenance: sim.provenance.clone(),
         seed: sim.seed,
         end_time_s: secs(end),
         completed: sim.flows.iter().all(|f| f.target_bytes.is_none() || f.completed_at.is_some()),

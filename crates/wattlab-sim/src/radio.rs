@@ -4,6 +4,7 @@
 //! MAC manages power (PSM, BSD, U-APSD...) also has a meter driven by the MAC's own doze and
 //! wake decisions: that one is what the station really spent.
 
+use crate::output::RadioBasis;
 use wattlab_core::energy::{
     AccountingPolicy, Activity, DeviceProfile, EnergyReport, PolicyMeter, RadioMeter, RadioState,
 };
@@ -113,12 +114,13 @@ impl Radio {
     }
 
     /// Energy reports per policy, accounting until `end`.
-    pub fn reports(&self, end: Time) -> Vec<(String, EnergyReport)> {
-        let mut v: Vec<(String, EnergyReport)> = self.meters.iter().map(|(n, m)| (n.clone(), m.report(end))).collect();
+    pub fn reports(&self, end: Time) -> Vec<(String, RadioBasis, EnergyReport)> {
+        let mut v: Vec<(String, RadioBasis, EnergyReport)> =
+            self.meters.iter().map(|(n, m)| (n.clone(), RadioBasis::Accounting, m.report(end))).collect();
         if let Some(m) = &self.mac_meter {
             let mut r = m.meter.report(end);
             r.policy = Some(m.name.clone());
-            v.push((m.name.clone(), r));
+            v.push((m.name.clone(), RadioBasis::Mode, r));
         }
         v
     }

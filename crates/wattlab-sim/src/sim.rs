@@ -149,6 +149,8 @@ pub struct DropCounters {
 pub struct Simulation {
     pub(crate) sched: Scheduler<Event>,
     pub(crate) scenario_name: String,
+    /// What made this run (scenario, overrides, seed, version).
+    pub(crate) provenance: crate::provenance::Provenance,
     pub(crate) seed: u64,
     pub(crate) nodes: Vec<Node>,
     pub(crate) ifaces: Vec<Iface>,
@@ -204,7 +206,9 @@ impl Simulation {
         opts: &build::BuildOptions,
     ) -> Result<Simulation, crate::scenario::ScenarioError> {
         let scenario = crate::scenario::parse_with_overrides(text, origin, overrides)?;
-        build::build(&scenario, text, origin, seed, opts)
+        let mut sim = build::build(&scenario, text, origin, seed, opts)?;
+        sim.provenance = crate::provenance::Provenance::new(text, origin, overrides, sim.seed);
+        Ok(sim)
     }
 
     /// Run until every flow is done (or the scenario's stop time), then collect the results.

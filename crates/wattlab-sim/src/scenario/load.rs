@@ -26,10 +26,7 @@ pub fn parse_with_overrides(text: &str, origin: &str, overrides: &[String]) -> R
     if overrides.is_empty() {
         return Ok(scenario);
     }
-    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| toml_error(origin, text, None, &e))?;
-    for o in overrides {
-        apply_override(&mut table, o)?;
-    }
+    let table = overridden_table(text, origin, overrides)?;
     // Re-parse as text so spanned values deserialize; lines then refer to the generated
     // text, not the user's file, so errors name the overrides instead of a line.
     let desc = format!("{origin} (with --set {})", overrides.join(" "));
@@ -39,6 +36,75 @@ pub fn parse_with_overrides(text: &str, origin: &str, overrides: &[String]) -> R
         e.column = None;
         e
     })
+}
+
+/// The scenario's table with `overrides` applied.
+fn overridden_table(text: &str, origin: &str, overrides: &[String]) -> Result<toml::Table, ScenarioError> {
+    let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| toml_error(origin, text, None, &e))?;
+    for o in overrides {
+        apply_override(&mut table, o)?;
+    }
+    Ok(table)
+}
+
+fn to_text(table: &toml::Table, origin: &str, header: &str) -> Result<String, ScenarioError> {
+    let body = toml::to_string(table).map_err(|e| ScenarioError::general(origin, None, e.to_string()))?;
+    Ok(format!("{header}{body}"))
+}
+
+/// The scenario that runs: `text` itself without overrides, else its table with `overrides`
+/// applied (as TOML, under a comment naming the file and the overrides; comments are lost).
+pub fn effective_text(text: &str, origin: &str, overrides: &[String]) -> Result<String, ScenarioError> {
+    if overrides.is_empty() {
+        return Ok(text.to_string());
+    }
+    let table = overridden_table(text, origin, overrides)?;
+    to_text(&table, origin, &format!("# {origin} with --set {}\n", overrides.join(" --set ")))
+}
+
+/// The effective scenario with every station's power saving off (`power_save = "cam"` on
+/// each `[[wireless]]` hop, `[[wlan]]` and `[[wlan.station]]`, and no agent settings): the same
+/// traffic without the scheme, the baseline of a power mode's saving. `None` if no station
+/// uses a power-save mode (there is nothing to turn off).
+pub fn without_power_save(text: &str, origin: &str, overrides: &[String]) -> Result<Option<String>, ScenarioError> {
+    let mut table = overridden_table(text, origin, overrides)?;
+    let mut changed = Vec::new();
+    let mut cam = |t: &mut toml::Table, what: String| {
+        let mode = t.get("power_save").and_then(|v| v.as_str()).unwrap_or("cam");
+        if mode != "cam" {
+            changed.push(format!("{what} ({mode})"));
+            t.insert("power_save".into(), toml::Value::String("cam".into()));
+        }
+        t.remove("agent");
+    };
+    if let Some(hops) = table.get_mut("wireless").and_then(|v| v.as_array_mut()) {
+        for (i, h) in hops.iter_mut().enumerate() {
+            if let Some(t) = h.as_table_mut() {
+                let name = t.get("name").and_then(|v| v.as_str()).map_or(format!("wireless.{i}"), |n| format!("wireless.{n}"));
+                cam(t, name);
+            }
+        }
+    }
+    if let Some(bsss) = table.get_mut("wlan").and_then(|v| v.as_array_mut()) {
+        for (i, b) in bsss.iter_mut().enumerate() {
+            let Some(t) = b.as_table_mut() else { continue };
+            let name = t.get("name").and_then(|v| v.as_str()).map_or(format!("wlan.{i}"), |n| format!("wlan.{n}"));
+            if let Some(stations) = t.get_mut("station").and_then(|v| v.as_array_mut()) {
+                for (j, st) in stations.iter_mut().enumerate() {
+                    if let Some(st) = st.as_table_mut() {
+                        let node = st.get("node").and_then(|v| v.as_str()).map_or(format!("{j}"), str::to_string);
+                        cam(st, format!("{name}.station.{node}"));
+                    }
+                }
+            }
+            cam(t, name);
+        }
+    }
+    if changed.is_empty() {
+        return Ok(None);
+    }
+    let sets = if overrides.is_empty() { String::new() } else { format!(" with --set {}", overrides.join(" --set ")) };
+    to_text(&table, origin, &format!("# {origin}{sets}, power saving off: {}\n", changed.join(", "))).map(Some)
 }
 
 fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), ScenarioError> {

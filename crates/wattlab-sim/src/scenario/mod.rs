@@ -8,6 +8,6 @@ pub mod units;
 pub mod web;
 
 pub use error::ScenarioError;
-pub use load::{parse, parse_with_overrides};
+pub use load::{effective_text, parse, parse_with_overrides, without_power_save};
 pub use schema::*;
 pub use web::{ObjectCountConfig, PageListEntry, SizeDistConfig, ThinkConfig, WebFlowConfig};

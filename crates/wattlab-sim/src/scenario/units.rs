@@ -1,15 +1,17 @@
 //! Quantities with units, as written in scenario files: rates, sizes, durations.
 //!
-//! Each accepts a string with a unit (`"20Mbps"`, `"5MB"`, `"60ms"`) or a bare number in the
-//! base unit (bits/s, bytes, seconds). Negative, non-finite and unknown-unit values are
-//! rejected while deserializing, so the TOML error carries the offending line and key.
+//! Rates and durations need a unit (`"20Mbps"`, `"60ms"`): a bare number is refused with a
+//! message asking for one, since `delay = 10` could mean seconds or milliseconds. Sizes take a
+//! unit (`"5MB"`) or a bare number of bytes. In rates, `b` is bits and `B` bytes (`"20MB/s"` is
+//! 160 Mb/s). Negative, non-finite and unknown-unit values are rejected while deserializing, so
+//! the TOML error carries the offending line and key.
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use wattlab_core::Duration;
 
-/// Split `"20 Mbps"` into (20.0, "mbps").
+/// Split `"20 Mbps"` into (20.0, "Mbps") (the unit as written).
 fn split_number(s: &str) -> Result<(f64, String), String> {
     let s = s.trim();
     let idx = s
@@ -17,10 +19,9 @@ fn split_number(s: &str) -> Result<(f64, String), String> {
         .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == '-' || *c == '+' || *c == 'e' || *c == 'E'))
         .map(|(i, _)| i)
         .unwrap_or(s.len());
-    // "1e3ms": the 'e' belongs to the number only if followed by a digit or sign.
     let (num, unit) = s.split_at(idx);
     let value: f64 = num.parse().map_err(|_| format!("`{s}` does not start with a number"))?;
-    Ok((value, unit.trim().to_ascii_lowercase()))
+    Ok((value, unit.trim().to_string()))
 }
 
 fn check_finite_nonneg(v: f64, what: &str, raw: &str) -> Result<f64, String> {
@@ -39,17 +40,30 @@ fn check_finite_nonneg(v: f64, what: &str, raw: &str) -> Result<f64, String> {
 pub struct Rate(pub u64);
 
 impl Rate {
-    /// Parse `"20Mbps"`, `"20 Mb/s"`, `"1.5Gbps"`, `"64kbps"`, `"100bps"` or a number (bits/s).
+    /// Parse `"20Mbps"`, `"20 Mb/s"`, `"1.5Gbit/s"`, `"64kbps"`, `"100bps"` (bits per second)
+    /// or `"2.5MB/s"`, `"2.5MBps"` (bytes per second). A bare number is an error.
     pub fn parse(s: &str) -> Result<Rate, String> {
         let (v, unit) = split_number(s)?;
-        let mult = match unit.as_str() {
-            "" | "bps" | "b/s" => 1.0,
-            "kbps" | "kb/s" | "kbit/s" => 1e3,
-            "mbps" | "mb/s" | "mbit/s" => 1e6,
-            "gbps" | "gb/s" | "gbit/s" => 1e9,
-            other => return Err(format!("unknown rate unit `{other}` in `{s}` (use bps, kbps, Mbps or Gbps)")),
+        if unit.is_empty() {
+            return Err(format!("rate `{s}` has no unit: write it with one, e.g. \"{s}Mbps\" (bps, kbps, Mbps, Gbps; MB/s for bytes)"));
+        }
+        // The prefix is case-blind (k/K, m/M, g/G); the b/B after it is not: bits or bytes.
+        let (prefix, rest) = match unit.chars().next() {
+            Some(c @ ('k' | 'K' | 'm' | 'M' | 'g' | 'G')) => (Some(c.to_ascii_lowercase()), &unit[1..]),
+            _ => (None, unit.as_str()),
         };
-        Rate::from_bps(check_finite_nonneg(v * mult, "rate", s)?, s)
+        let scale = match prefix {
+            None => 1.0,
+            Some('k') => 1e3,
+            Some('m') => 1e6,
+            _ => 1e9,
+        };
+        let per = match rest {
+            "bps" | "b/s" | "bit/s" => 1.0,
+            "Bps" | "B/s" => 8.0,
+            _ => return Err(format!("unknown rate unit `{unit}` in `{s}` (use bps, kbps, Mbps, Gbps for bits per second, or B/s, kB/s, MB/s, GB/s)")),
+        };
+        Rate::from_bps(check_finite_nonneg(v * scale * per, "rate", s)?, s)
     }
 
     fn from_bps(bps: f64, raw: &str) -> Result<Rate, String> {
@@ -74,7 +88,7 @@ impl Size {
     /// Parse `"5MB"` (10^6), `"5MiB"` (2^20), `"64KB"`, `"64KiB"`, `"1500B"` or a number (bytes).
     pub fn parse(s: &str) -> Result<Size, String> {
         let (v, unit) = split_number(s)?;
-        let mult = match unit.as_str() {
+        let mult = match unit.to_ascii_lowercase().as_str() {
             "" | "b" | "bytes" => 1.0,
             "kb" => 1e3,
             "mb" => 1e6,
@@ -84,6 +98,9 @@ impl Size {
             "gib" => 1024.0 * 1024.0 * 1024.0,
             other => return Err(format!("unknown size unit `{other}` in `{s}` (use B, KB, MB, GB, KiB, MiB, GiB)")),
         };
+        if unit.ends_with('b') && unit.len() > 1 && !unit.eq_ignore_ascii_case("bytes") && unit != "b" {
+            return Err(format!("size `{s}`: `{unit}` reads as bits; sizes are in bytes (B, KB, MB, GB, KiB, MiB, GiB)"));
+        }
         let v = check_finite_nonneg(v * mult, "size", s)?;
         Ok(Size(v.round() as u64))
     }
@@ -100,11 +117,12 @@ impl Size {
 pub struct Dur(pub u64);
 
 impl Dur {
-    /// Parse `"60ms"`, `"1.5s"`, `"100us"`, `"250ns"`, `"2min"` or a number (seconds).
+    /// Parse `"60ms"`, `"1.5s"`, `"100us"`, `"250ns"`, `"2min"`. A bare number is an error.
     pub fn parse(s: &str) -> Result<Dur, String> {
         let (v, unit) = split_number(s)?;
-        let mult = match unit.as_str() {
-            "" | "s" | "sec" => 1e9,
+        let mult = match unit.to_ascii_lowercase().as_str() {
+            "" => return Err(format!("duration `{s}` has no unit: write it with one, e.g. \"{s}ms\" or \"{s}s\" (ns, us, ms, s, min)")),
+            "s" | "sec" => 1e9,
             "ms" => 1e6,
             "us" | "µs" => 1e3,
             "ns" => 1.0,
@@ -151,9 +169,9 @@ macro_rules! deserialize_quantity {
     };
 }
 
-deserialize_quantity!(Rate, "a rate such as \"20Mbps\" or a number of bits per second");
+deserialize_quantity!(Rate, "a rate with a unit, such as \"20Mbps\"");
 deserialize_quantity!(Size, "a size such as \"5MB\" or a number of bytes");
-deserialize_quantity!(Dur, "a duration such as \"60ms\" or a number of seconds");
+deserialize_quantity!(Dur, "a duration with a unit, such as \"60ms\"");
 
 #[cfg(test)]
 mod tests {
@@ -163,11 +181,17 @@ mod tests {
     fn parses_units() {
         assert_eq!(Rate::parse("20Mbps").unwrap().bps(), 20_000_000);
         assert_eq!(Rate::parse("1.5 Gb/s").unwrap().bps(), 1_500_000_000);
-        assert_eq!(Rate::parse("11000000").unwrap().bps(), 11_000_000);
+        assert_eq!(Rate::parse("11mbit/s").unwrap().bps(), 11_000_000);
+        assert_eq!(Rate::parse("64kbps").unwrap().bps(), 64_000);
+        // Bytes per second, by the capital B.
+        assert_eq!(Rate::parse("20MB/s").unwrap().bps(), 160_000_000);
+        assert_eq!(Rate::parse("20MBps").unwrap().bps(), 160_000_000);
+        assert_eq!(Rate::parse("40kB/s").unwrap().bps(), 320_000);
         assert_eq!(Size::parse("5MB").unwrap().bytes(), 5_000_000);
         assert_eq!(Size::parse("64KiB").unwrap().bytes(), 65_536);
+        assert_eq!(Size::parse("1500").unwrap().bytes(), 1500);
         assert_eq!(Dur::parse("60ms").unwrap().get(), Duration::from_millis(60));
-        assert_eq!(Dur::parse("2.5").unwrap().get(), Duration::from_millis(2500));
+        assert_eq!(Dur::parse("2.5s").unwrap().get(), Duration::from_millis(2500));
         assert_eq!(Dur::parse("1e-3s").unwrap().get(), Duration::from_millis(1));
     }
 
@@ -175,8 +199,25 @@ mod tests {
     fn rejects_bad_values_with_reasons() {
         assert!(Rate::parse("-5Mbps").unwrap_err().contains("negative"));
         assert!(Rate::parse("5Mbytes").unwrap_err().contains("unknown rate unit"));
-        assert!(Rate::parse("0").unwrap_err().contains("at least"));
+        assert!(Rate::parse("0bps").unwrap_err().contains("at least"));
         assert!(Size::parse("abc").unwrap_err().contains("number"));
+        assert!(Size::parse("5Mb").unwrap_err().contains("bits"));
         assert!(Dur::parse("inf").is_err());
+    }
+
+    #[test]
+    fn a_bare_rate_or_duration_asks_for_a_unit() {
+        let e = Dur::parse("10").unwrap_err();
+        assert!(e.contains("no unit") && e.contains("\"10ms\""), "{e}");
+        let e = Rate::parse("20000000").unwrap_err();
+        assert!(e.contains("no unit") && e.contains("Mbps"), "{e}");
+        // Through TOML: the key and line are reported by the loader.
+        #[derive(Deserialize, Debug)]
+        struct T {
+            #[allow(dead_code)]
+            delay: Dur,
+        }
+        let e = toml::from_str::<T>("delay = 10").unwrap_err().to_string();
+        assert!(e.contains("no unit"), "{e}");
     }
 }

@@ -1,0 +1,43 @@
+//! What made a run: the scenario (path and hash), the overrides, the seed and wattlab's
+//! version, written into every summary so a result can be traced back and rerun.
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+/// The inputs and the version behind one run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Provenance {
+    /// Where the scenario came from (its path, or `<scenario>` for text).
+    pub scenario: String,
+    /// SHA-256 of the scenario text as given (before overrides), hex.
+    pub scenario_sha256: String,
+    /// The `--set key=value` overrides, in order.
+    pub overrides: Vec<String>,
+    /// The seed every random stream derives from.
+    pub seed: u64,
+    /// wattlab's version.
+    pub wattlab_version: String,
+    /// The git commit the simulator was built from (`-dirty` with uncommitted changes to its
+    /// sources), or `unknown` outside a git checkout.
+    pub commit: String,
+}
+
+impl Provenance {
+    /// The provenance of a run of `text` (from `origin`) with `overrides` and `seed`.
+    pub fn new(text: &str, origin: &str, overrides: &[String], seed: u64) -> Provenance {
+        let digest = Sha256::digest(text.as_bytes());
+        Provenance {
+            scenario: origin.to_string(),
+            scenario_sha256: digest.iter().map(|b| format!("{b:02x}")).collect(),
+            overrides: overrides.to_vec(),
+            seed,
+            wattlab_version: env!("CARGO_PKG_VERSION").to_string(),
+            commit: commit().to_string(),
+        }
+    }
+}
+
+/// The git commit wattlab was built from (see `build.rs`), or `unknown`.
+pub fn commit() -> &'static str {
+    option_env!("WATTLAB_COMMIT").unwrap_or("unknown")
+}
