@@ -167,18 +167,18 @@ def _fairness(cfg: Config, workers: int, console: Console | None) -> dict[str, p
 
 def _figures(cfg: Config, pts: dict[str, pd.DataFrame], out: Path) -> list[Path]:
     return [
-        figures.fig13(pts["sites"], [s.name for s in SITES], out),
-        figures.fig14(pts["fig14"], out),
-        figures.fig15(pts["fig14"], cfg.fig15_loss, out),
-        figures.fig16(pts["fig16"], out),
-        figures.fig17(pts["fig17"], out),
-        figures.fig18(pts["fig18"], out),
-        figures.crossover(pts["crossover"], cfg.hop_rate_mbps, out),
-        figures.fig09(pts["web_points"], cfg.web_think_scale_s, out),
-        figures.fig10(web.main_think(pts["web_concurrency"], cfg), out),
-        figures.fig06(pts["fairness_flows"], out),
-        figures.fig07(pts["fairness_flows"], out),
-        figures.fig08(pts["fairness_runs"], cfg.fairness_bottleneck_queue, out),
+        figures.fig13(pts["sites"], cfg, [s.name for s in SITES], out),
+        figures.fig14(pts["fig14"], cfg, out),
+        figures.fig15(pts["fig14"], cfg, out),
+        figures.fig16(pts["fig16"], cfg, out),
+        figures.fig17(pts["fig17"], cfg, out),
+        figures.fig18(pts["fig18"], cfg, out),
+        figures.crossover(pts["crossover"], cfg, out),
+        figures.fig09(pts["web_points"], cfg, out),
+        figures.fig10(web.main_think(pts["web_concurrency"], cfg), cfg, out),
+        figures.fig06(pts["fairness_flows"], cfg, out),
+        figures.fig07(pts["fairness_flows"], cfg, out),
+        figures.fig08(pts["fairness_runs"], cfg, out),
     ]
 
 
