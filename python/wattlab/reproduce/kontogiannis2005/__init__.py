@@ -131,7 +131,7 @@ def summary_markdown(cfg: Config, p1: pd.DataFrame, p2: pd.DataFrame, verdicts: 
         "## Verdicts",
         "",
         f"{counts[claims.AGREES]} agree, {counts[claims.PARTLY]} partly, {counts[claims.DISAGREES]} disagree, "
-        f"{counts[claims.UNTESTED]} not tested.",
+        f"{counts[claims.UNTESTED]} not tested. Rule: {claims.RULE}.",
         "",
         "| claim | verdict | the paper says | our test | our numbers |",
         "|---|---|---|---|---|",

@@ -31,6 +31,10 @@ DISAGREES = "disagrees"
 PARTLY = "partly"
 UNTESTED = "not tested"
 
+RULE = ("agrees when at least 75 % of a claim's (point, condition) checks hold, partly from 50 %, else disagrees; "
+        "R1.6 and R2.6 have their own bands (their tests say which); docs/reproductions.md, Verdicts")
+"""The verdict rule in one sentence, for summary.md."""
+
 LOW_PER_MAX = 0.07
 """The paper's 'low-error region (0–7 %)'."""
 HIGH_PER_MIN = 0.15

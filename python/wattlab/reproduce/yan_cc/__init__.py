@@ -204,8 +204,8 @@ def summary_markdown(cfg: Config, pts: dict[str, pd.DataFrame], verdicts: list[c
         f"({workers} worker{'s' if workers != 1 else ''}); {cfg.seeds} seed(s) per point (seeds {cfg.base_seed}…"
         f"{cfg.base_seed + cfg.seeds - 1}); files of {cfg.file_bytes / 1e6:g} MB.",
         "Energy and time are normalized to baseline TCP: the same scenario and seed with the WNIC always on "
-        "(`cam`). Tables show the median over seeds (the seed reports the median of ≥ 3 runs); the CSV files "
-        "also hold the mean and its 95 % confidence interval.",
+        "(`cam`). Tables show the median over seeds (the seed reports the median of ≥ 3 runs) and the figures "
+        "the seeds' range (min–max) around it; the CSV files also hold the mean and its 95 % confidence interval.",
         "",
         "## Setup",
         "",
@@ -244,7 +244,7 @@ def summary_markdown(cfg: Config, pts: dict[str, pd.DataFrame], verdicts: list[c
         "## Verdicts",
         "",
         f"{counts[claims.AGREES]} agree, {counts[claims.PARTLY]} partly, {counts[claims.DISAGREES]} disagree, "
-        f"{counts[claims.UNTESTED]} not tested.",
+        f"{counts[claims.UNTESTED]} not tested. Rule: {claims.RULE}.",
         "",
         "| claim | seed | wattlab | verdict | likely reason for the gap |",
         "|---|---|---|---|---|",

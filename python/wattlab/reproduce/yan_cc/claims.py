@@ -34,6 +34,11 @@ PARTLY = "partly"
 DISAGREES = "disagrees"
 UNTESTED = "not tested"
 
+RULE = ("a percentage agrees when every compared component is within 10 percentage points of the seed's and is "
+        "partly right when every one is within 25; an absolute number within 15 % / 30 %; an ordering holds at every "
+        "point / at least half of them; docs/reproductions.md, Verdicts")
+"""The verdict rule in one sentence, for summary.md."""
+
 PP_AGREE, PP_PARTLY = 0.10, 0.25
 """Tolerance on percentages, in fractions (10 and 25 percentage points)."""
 REL_AGREE, REL_PARTLY = 0.15, 0.30

@@ -265,7 +265,7 @@ def fig09(points: pd.DataFrame, cfg: Config, out: Path) -> Path:
             for xi, v, top in zip(x, p[col], p[f"{col}_hi"]):
                 ax.text(xi, max(v, top), f"{v:.2f}", ha="center", va="bottom", fontsize=7)
             ax.axhline(1.0, color="black", linewidth=0.8)
-            ax.set_xticks(x, [WEB_LABELS.get(q, q) for q in pols], rotation=30, ha="right", fontsize=8)
+            ax.set_xticks(x, [WEB_LABELS.get(q, LABELS.get(q, q)) for q in pols], rotation=30, ha="right", fontsize=8)
             ax.set_ylabel(label + " (TCP = 1)")
             ax.grid(axis="y", alpha=0.3)
         what = "" if scale is None else f"\nPareto think time scale {scale:g} s" + (
