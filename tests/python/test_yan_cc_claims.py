@@ -156,11 +156,6 @@ def sites(cc: dict | None = None, psm: dict | None = None, only: tuple[str, ...]
     return c._site_claims(frame(rows), [s.name for s in SITES])
 
 
-def per_var(values: dict[str, dict]) -> dict:
-    """{variation: {...}} for one site's override: {(site, var): ...}."""
-    return values
-
-
 def site_pair(site: str, peak: dict, offpeak: dict) -> dict:
     return {(site, "gamma"): peak, (site, "none"): offpeak}
 

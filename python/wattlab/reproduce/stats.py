@@ -8,7 +8,7 @@ The rule (docs/reproductions.md, "Error bars"):
   has one degree of freedom (12.7) and the interval says nothing the two values do not, so
   the bar spans the two values (min–max); with n = 1 there is no bar;
 - **median**: the range (min–max) of the values when n ≥ 2, none with n = 1. With the few
-  seeds of a reproduction (3–5) quartiles are not estimable and the range is what there is;
+  seeds of a reproduction (3–5) quartiles say little beyond the range, which is what is drawn;
 - every interval is clipped to the quantity's domain (goodput ≥ 0, Jain's index in [1/n, 1],
   3E in [0, α], …) and always contains the plotted estimate.
 """
@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
 import numpy as np
-import pandas as pd
 from scipy import stats as _st
 
 MEAN = "mean"

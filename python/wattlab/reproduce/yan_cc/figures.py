@@ -397,7 +397,7 @@ def fig08(runs: pd.DataFrame, cfg: Config, out: Path) -> Path:
         ax.plot(x, med.queue_p95_pkts, "kv", label="95th percentile of the queue")
         ax.axhline(queue_pkts, color="red", linestyle=":", label=f"queue limit ({queue_pkts})")
         ax.set_xticks(x, [p if "+" in p else f"{p} alone" for p in order], fontsize=8)
-        ax.set_title(f"{k} flows of each ({2 * k} in all)")
+        ax.set_title(f"{k} flow{'s' if k != 1 else ''} of each ({2 * k} in all)")
         ax.grid(axis="y", alpha=0.3)
     axes[0][0].set_ylabel("bottleneck queue (packets)")
     caption = f"Bars and markers: medians over {stats.count([cfg.seeds])} of each run's value; no whiskers."
