@@ -113,7 +113,10 @@ def test_web_session_is_run_and_summarised(quick_run):
     assert {"downloads", "session"} <= set(conc.scope)
     claims = pd.read_csv(out / "claims.csv").set_index("id")
     assert claims.loc["web-cc-time", "verdict"] == "agrees"
-    assert claims.loc["web-cc-beats-bsd", "verdict"] == "agrees"
+    # CC is below BSD-50 (the ordering holds); the verdict also weighs CC's saving against the
+    # seed's 25 % (issue 15), which the quick 10-page session need not meet.
+    assert claims.loc["web-cc-beats-bsd", "verdict"] in ("agrees", "partly")
+    assert "the seed's 'up to' 25 %" in claims.loc["web-cc-beats-bsd", "wattlab"]
     assert f"{pts.loc['cc', 'energy_norm']:.3f}" in claims.loc["web-cc-vs-psm", "wattlab"]
     assert "## Figs. 9–11: web browsing" in (out / "summary.md").read_text()
 

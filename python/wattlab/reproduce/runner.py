@@ -14,9 +14,11 @@ import numpy as np
 import pandas as pd
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from scipy import stats
+from scipy import stats as scipy_stats
 
 from wattlab import api
+
+from . import stats
 
 
 @dataclass(frozen=True)
@@ -78,11 +80,15 @@ def mean_ci(values: Iterable[float], confidence: float = 0.95) -> tuple[float, f
     if len(v) == 1:
         return float(v[0]), 0.0
     sem = float(np.std(v, ddof=1) / math.sqrt(len(v)))
-    return float(v.mean()), float(stats.t.ppf(0.5 + confidence / 2, len(v) - 1) * sem)
+    return float(v.mean()), float(scipy_stats.t.ppf(0.5 + confidence / 2, len(v) - 1) * sem)
 
 
-def aggregate(df: pd.DataFrame, by: list[str], columns: list[str]) -> pd.DataFrame:
-    """Per group of ``by``: mean and 95 % CI half-width (``<col>_ci``) of each column, and n."""
+def aggregate(df: pd.DataFrame, by: list[str], columns: list[str], domains: stats.Domains | None = None) -> pd.DataFrame:
+    """Per group of ``by``: mean, 95 % CI half-width (``<col>_ci``) and the bar the figures draw
+    (``<col>_lo`` … ``<col>_hi``, ``stats.interval`` of the mean clipped to ``domains[col]``), and n.
+
+    A domain may be a function of the group's key (Jain's index over n flows lies in [1/n, 1]).
+    """
     out = []
     for key, g in df.groupby(by, sort=False):
         key = key if isinstance(key, tuple) else (key,)
@@ -90,6 +96,8 @@ def aggregate(df: pd.DataFrame, by: list[str], columns: list[str]) -> pd.DataFra
         row["runs"] = len(g)
         for c in columns:
             row[c], row[f"{c}_ci"] = mean_ci(g[c])
+            iv = stats.interval(g[c], stats.MEAN, stats.domain_for(domains, c, row))
+            row[f"{c}_lo"], row[f"{c}_hi"] = iv.lo, iv.hi
         out.append(row)
     return pd.DataFrame(out)
 

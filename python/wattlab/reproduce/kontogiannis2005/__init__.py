@@ -5,7 +5,8 @@ Protocol Potential for Energy Efficiency" (2005).
 0–25 %, random and burst errors) and Experiment 2 (n Tahoe vs n Vegas flows), and writes:
 
 - ``exp1_runs.csv``, ``exp1_points.csv``, ``exp2_runs.csv``, ``exp2_points.csv``,
-  ``thr_max.csv``: every run and the per-point means with 95 % confidence intervals;
+  ``thr_max.csv``: every run and the per-point means with 95 % confidence intervals
+  (``<col>_ci``) and the bars the figures draw (``<col>_lo`` … ``<col>_hi``, ``reproduce.stats``);
 - ``fig2_goodput.png``, ``fig3_eee.png``, ``fig4_systems.png``;
 - ``claims.csv`` and ``summary.md``: each claim R1.1–R2.7 of notes/003.md with wattlab's verdict;
 - ``config.json``: every parameter, including the choices the paper leaves open.
@@ -21,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 from rich.console import Console
 
-from .. import runner
+from .. import runner, stats
 from . import claims, experiments, figures
 from .config import ERROR_LAYERS, PER_READINGS, VARIANTS, Config
 
@@ -86,7 +87,7 @@ def run(cfg: Config, out: Path, workers: int | None = None, console: Console | N
     ):
         df.to_csv(out / name, index=False)
         files.append(out / name)
-    files += [figures.figure2(points1, out), figures.figure3(points1, out), figures.figure4(points2, out)]
+    files += [figures.figure2(points1, cfg, out), figures.figure3(points1, cfg, out), figures.figure4(points2, cfg, out)]
     text = summary_markdown(cfg, points1, points2, verdicts, wall, len(runs1) + len(runs2) + len(thr_all))
     (out / "summary.md").write_text(text, encoding="utf-8")
     files.append(out / "summary.md")
@@ -130,7 +131,7 @@ def summary_markdown(cfg: Config, p1: pd.DataFrame, p2: pd.DataFrame, verdicts: 
         "## Verdicts",
         "",
         f"{counts[claims.AGREES]} agree, {counts[claims.PARTLY]} partly, {counts[claims.DISAGREES]} disagree, "
-        f"{counts[claims.UNTESTED]} not tested.",
+        f"{counts[claims.UNTESTED]} not tested. Rule: {claims.RULE}.",
         "",
         "| claim | verdict | the paper says | our test | our numbers |",
         "|---|---|---|---|---|",
@@ -156,14 +157,21 @@ def _extremes_table(p1: pd.DataFrame) -> str:
     return "\n".join(rows)
 
 
+def _gain(row) -> str:
+    """Tahoe's energy gain with the interval the sample size allows (no ± from two seeds)."""
+    iv = stats.Interval(row.energy_gain_pct, row.energy_gain_pct_lo, row.energy_gain_pct_hi,
+                        stats.kind_for(stats.MEAN, int(row.runs)), int(row.runs))
+    return stats.describe(iv, "{:+.2f}".format, " %")
+
+
 def _exp2_table(p2: pd.DataFrame) -> str:
-    rows = ["| n | F.I. Tahoe | F.I. Vegas | goodput Tahoe | goodput Vegas | 3E_s Tahoe | 3E_s Vegas | energy gain of Tahoe |",
+    rows = ["| n | F.I. Tahoe | F.I. Vegas | goodput Tahoe | goodput Vegas | 3E_s Tahoe | 3E_s Vegas | Tahoe's energy gain, (E_Vegas − E_Tahoe) / E_Tahoe, mean over seeds |",
             "|---|---|---|---|---|---|---|---|"]
     for n, g in p2.groupby("flows"):
         t = g[g.variant == "tahoe"].iloc[0]
         v = g[g.variant == "vegas"].iloc[0]
         rows.append(
             f"| {n} | {t.fairness:.3f} | {v.fairness:.3f} | {t.goodput_bps / 1e3:.0f} kb/s | {v.goodput_bps / 1e3:.0f} kb/s | "
-            f"{t.eee_system:.3f} | {v.eee_system:.3f} | {t.energy_gain_pct:+.2f} ± {t.energy_gain_pct_ci:.2f} % |"
+            f"{t.eee_system:.3f} | {v.eee_system:.3f} | {_gain(t)} |"
         )
     return "\n".join(rows)

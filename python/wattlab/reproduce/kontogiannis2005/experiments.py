@@ -9,11 +9,22 @@ from rich.console import Console
 from wattlab import api, metrics
 
 from ..runner import Job, aggregate, run_jobs
+from ..stats import NON_NEGATIVE, Domains
 from . import scenario
 from .config import Config
 
 ERROR_MODELS = ("random", "burst")
 """Experiment 1 runs every point with Bernoulli ('random') and Gilbert ('burst') errors."""
+
+
+def domains(cfg: Config) -> Domains:
+    """Where each aggregated quantity can lie, so no bar reaches past it: 3E (single and system)
+    lies in [0, α] when G ≤ Thr ≤ Thr_max (b ≤ α), Jain's index over n flows in [1/n, 1], and
+    Tahoe's energy gain (E_Vegas − E_Tahoe)/E_Tahoe above −100 %."""
+    eee = (0.0, cfg.alpha)
+    rest = ("goodput_bps", "throughput_bps", "overhead", "energy_j", "time_s", "timeouts", "thr_max_bps", "run_time_s")
+    return {**{c: NON_NEGATIVE for c in rest}, "eee": eee, "eee_system": eee,
+            "fairness": lambda key: (1.0 / key["flows"], 1.0), "energy_gain_pct": (-100.0, float("inf"))}
 
 
 def _seeds(cfg: Config) -> range:
@@ -106,12 +117,17 @@ def experiment1(cfg: Config, workers: int, console: Console | None) -> tuple[pd.
         metrics.eee(r.throughput_bps, r.goodput_bps, r.thr_max_bps, cfg.alpha, cfg.b) for r in runs.itertuples()
     ]
     runs["overhead"] = [metrics.overhead(r.sender_bytes, r.delivered_bytes) for r in runs.itertuples()]
-    points = aggregate(
+    return runs, exp1_points(runs, cfg), thr
+
+
+def exp1_points(runs: pd.DataFrame, cfg: Config) -> pd.DataFrame:
+    """Experiment 1 per (error model, variant, error rate): means over seeds, CIs and bars."""
+    return aggregate(
         runs,
         ["model", "variant", "per"],
         ["goodput_bps", "throughput_bps", "eee", "overhead", "energy_j", "time_s", "timeouts", "thr_max_bps"],
+        domains(cfg),
     )
-    return runs, points, thr
 
 
 def _measure_system(job: Job, res: api.RunResult, cfg: Config) -> dict:
@@ -153,10 +169,17 @@ def experiment2(cfg: Config, workers: int, console: Console | None) -> tuple[pd.
     ]
     runs = run_jobs(jobs, lambda job, res: _measure_system(job, res, cfg), "Experiment 2 (n Tahoe vs n Vegas)",
                     workers, console)
-    points = aggregate(runs, ["flows", "variant"], ["fairness", "goodput_bps", "eee_system", "energy_j", "run_time_s"])
+    return runs, exp2_points(runs, cfg)
+
+
+def exp2_points(runs: pd.DataFrame, cfg: Config) -> pd.DataFrame:
+    """Experiment 2 per (n, variant): means over seeds, CIs and bars, and Tahoe's energy gain."""
+    points = aggregate(runs, ["flows", "variant"], ["fairness", "goodput_bps", "eee_system", "energy_j", "run_time_s"],
+                       domains(cfg))
     # Energy gain of Tahoe per seed (same seed = same error pattern and start times), then averaged.
     pivot = runs.pivot_table(index=["flows", "seed"], columns="variant", values="energy_j").reset_index()
     pivot["energy_gain_pct"] = (pivot["vegas"] - pivot["tahoe"]) / pivot["tahoe"] * 100.0
-    gain = aggregate(pivot, ["flows"], ["energy_gain_pct"])
-    points = points.merge(gain[["flows", "energy_gain_pct", "energy_gain_pct_ci"]], on="flows")
-    return runs, points
+    gain = aggregate(pivot, ["flows"], ["energy_gain_pct"], domains(cfg))
+    points = points.merge(gain[["flows", "energy_gain_pct", "energy_gain_pct_ci", "energy_gain_pct_lo",
+                                "energy_gain_pct_hi"]], on="flows")
+    return points

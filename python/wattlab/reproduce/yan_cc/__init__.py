@@ -167,18 +167,18 @@ def _fairness(cfg: Config, workers: int, console: Console | None) -> dict[str, p
 
 def _figures(cfg: Config, pts: dict[str, pd.DataFrame], out: Path) -> list[Path]:
     return [
-        figures.fig13(pts["sites"], [s.name for s in SITES], out),
-        figures.fig14(pts["fig14"], out),
-        figures.fig15(pts["fig14"], cfg.fig15_loss, out),
-        figures.fig16(pts["fig16"], out),
-        figures.fig17(pts["fig17"], out),
-        figures.fig18(pts["fig18"], out),
-        figures.crossover(pts["crossover"], cfg.hop_rate_mbps, out),
-        figures.fig09(pts["web_points"], cfg.web_think_scale_s, out),
-        figures.fig10(web.main_think(pts["web_concurrency"], cfg), out),
-        figures.fig06(pts["fairness_flows"], out),
-        figures.fig07(pts["fairness_flows"], out),
-        figures.fig08(pts["fairness_runs"], cfg.fairness_bottleneck_queue, out),
+        figures.fig13(pts["sites"], cfg, [s.name for s in SITES], out),
+        figures.fig14(pts["fig14"], cfg, out),
+        figures.fig15(pts["fig14"], cfg, out),
+        figures.fig16(pts["fig16"], cfg, out),
+        figures.fig17(pts["fig17"], cfg, out),
+        figures.fig18(pts["fig18"], cfg, out),
+        figures.crossover(pts["crossover"], cfg, out),
+        figures.fig09(pts["web_points"], cfg, out),
+        figures.fig10(web.main_think(pts["web_concurrency"], cfg), cfg, out),
+        figures.fig06(pts["fairness_flows"], cfg, out),
+        figures.fig07(pts["fairness_flows"], cfg, out),
+        figures.fig08(pts["fairness_runs"], cfg, out),
     ]
 
 
@@ -204,8 +204,8 @@ def summary_markdown(cfg: Config, pts: dict[str, pd.DataFrame], verdicts: list[c
         f"({workers} worker{'s' if workers != 1 else ''}); {cfg.seeds} seed(s) per point (seeds {cfg.base_seed}…"
         f"{cfg.base_seed + cfg.seeds - 1}); files of {cfg.file_bytes / 1e6:g} MB.",
         "Energy and time are normalized to baseline TCP: the same scenario and seed with the WNIC always on "
-        "(`cam`). Tables show the median over seeds (the seed reports the median of ≥ 3 runs); the CSV files "
-        "also hold the mean and its 95 % confidence interval.",
+        "(`cam`). Tables show the median over seeds (the seed reports the median of ≥ 3 runs) and the figures "
+        "the seeds' range (min–max) around it; the CSV files also hold the mean and its 95 % confidence interval.",
         "",
         "## Setup",
         "",
@@ -244,7 +244,7 @@ def summary_markdown(cfg: Config, pts: dict[str, pd.DataFrame], verdicts: list[c
         "## Verdicts",
         "",
         f"{counts[claims.AGREES]} agree, {counts[claims.PARTLY]} partly, {counts[claims.DISAGREES]} disagree, "
-        f"{counts[claims.UNTESTED]} not tested.",
+        f"{counts[claims.UNTESTED]} not tested. Rule: {claims.RULE}.",
         "",
         "| claim | seed | wattlab | verdict | likely reason for the gap |",
         "|---|---|---|---|---|",

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from rich.console import Console
 
+from .. import stats
 from ..runner import Job, mean_ci, run_jobs
 from .config import Config
 from .measure import AGENT_COUNTERS, measure
@@ -29,6 +30,13 @@ SETTING_COLUMNS = ("policy", "rtt_ms", "loss", "variation", "rate_mbps", "recv_b
 SUMMED = ("norm_energy", "norm_time", "saving", "slowdown", "energy_j", "time_s", "always_on_j", "oracle_j",
           "norm_oracle", "base_time_s", "base_energy_j")
 """Columns summarised per point by median, mean and CI."""
+
+DOMAINS: stats.Domains = {
+    **{c: stats.NON_NEGATIVE for c in SUMMED if c not in ("saving", "slowdown")},
+    "saving": (-math.inf, 1.0),
+    "slowdown": (-1.0, math.inf),
+}
+"""Where each summarised column can lie (energies, times and their ratios ≥ 0; saving ≤ 100 %)."""
 
 COUNTERS = ("retransmits", "timeouts", *AGENT_COUNTERS, "dozes", "packets_held", "bytes_per_burst")
 """Columns summarised per point by their mean over seeds."""
@@ -96,9 +104,15 @@ def _runs(sims: Sims, settings: list[tuple[dict, Download]], baseline: Callable[
 
 
 def points(runs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Per point: runs, median/mean/CI of SUMMED, mean of COUNTERS, all runs completed."""
+    """Per point: runs, median/mean/CI of SUMMED, mean of COUNTERS, all runs completed.
+
+    ``<col>`` is the median over seeds and ``<col>_lo`` … ``<col>_hi`` the bar the figures
+    draw around it (``stats.interval`` of the median: the seeds' range); ``<col>_mean`` and
+    ``<col>_ci`` are the mean and the half-width of its 95 % t-interval.
+    """
     if runs.empty:
-        return pd.DataFrame(columns=[*by, "runs", "completed", *SUMMED, *COUNTERS])
+        return pd.DataFrame(columns=[*by, "runs", "completed", *SUMMED, *(f"{c}_{x}" for c in SUMMED for x in ("lo", "hi")),
+                                     *COUNTERS])
     out = []
     for key, g in runs.groupby(by, sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
@@ -106,7 +120,8 @@ def points(runs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
         row["runs"] = len(g)
         row["completed"] = bool(g.completed.all())
         for c in SUMMED:
-            row[c] = float(np.median(g[c]))
+            iv = stats.interval(g[c], stats.MEDIAN, DOMAINS[c])
+            row[c], row[f"{c}_lo"], row[f"{c}_hi"] = iv.center, iv.lo, iv.hi
             row[f"{c}_mean"], row[f"{c}_ci"] = mean_ci(g[c])
         for c in COUNTERS:
             row[c] = float(np.nanmean(g[c])) if g[c].notna().any() else math.nan
