@@ -146,10 +146,12 @@ def print_trace(console: Console, res, top: int = 10, quiet: bool = False) -> No
         note("; ".join(extra), quiet)
     for n in res.notes:
         note(f"note: {n}", quiet, style="yellow")
-    t = Table(title="Radio energy per policy", title_justify="left")
+    t = Table(title="Radio energy per policy", title_justify="left",
+              caption="every policy costs the same packets, as captured; `of always-on` is relative to always-on's energy",
+              caption_justify="left")
     widest = max(len(p) for p in res.energy.policy)
     t.add_column("policy", min_width=widest, no_wrap=True)
-    for col in ("energy (J)", "vs always-on (same capture)", "avg (mW)", "awake (s)", "high (s)", "sleep (s)", "tx / rx (s)", "transitions", "beacons"):
+    for col in ("energy (J)", "of always-on", "avg (mW)", "awake (s)", "high (s)", "sleep (s)", "tx / rx (s)", "transitions", "beacons"):
         t.add_column(col, justify="right")
     for _, r in res.energy.iterrows():
         awake = r.time_idle_s + r.time_idle_high_s + r.time_rx_s + r.time_tx_s

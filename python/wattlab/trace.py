@@ -66,6 +66,9 @@ class TraceEnergy:
     """Per policy, the CSV its timeline was streamed to (``timeline_dir``)."""
     notes: list[str] = field(default_factory=list)
     """Remarks for the user (ties when choosing the client, ignored EnergyBox keys...)."""
+    provenance: dict = field(default_factory=dict)
+    """What made the result: the capture's path and SHA-256, the analysis options as given,
+    wattlab's version and commit."""
 
     @property
     def start_ns(self) -> int:
@@ -93,6 +96,7 @@ class TraceEnergy:
     def summary(self) -> dict:
         """The capture, profile, per-policy energy and notes as one JSON-able dict."""
         return {
+            "provenance": self.provenance,
             "capture": self.capture,
             "profile": self.profile,
             "policies": json.loads(self.energy.to_json(orient="records")),
@@ -155,7 +159,30 @@ def energy(
         timeline=mode,
         tail_s=tail_s,
     )
-    return _from_raw(raw)
+    res = _from_raw(raw)
+    res.provenance = {
+        "capture": str(capture),
+        "capture_sha256": _sha256(Path(capture)),
+        "options": {
+            "client": client, "profile": None if profile is None else str(profile), "policies": list(policies),
+            "phy": phy, "transitions": None if transitions is None else str(transitions),
+            "energybox": [str(p) for p in energybox], "bin_s": bin_s, "tail_s": tail_s,
+        },
+        "wattlab_version": _core.__version__,
+        "commit": _core.__commit__,
+    }
+    return res
+
+
+def _sha256(path: Path) -> str:
+    """SHA-256 of a file, read in 1 MiB blocks."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def _from_raw(raw: dict) -> TraceEnergy:

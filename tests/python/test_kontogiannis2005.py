@@ -30,6 +30,8 @@ def test_quick_run_writes_every_output(quick_run):
         assert (out / fig).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     cfg = json.loads((out / "config.json").read_text())
     assert cfg["quick"] and cfg["alpha"] == 1.0 and cfg["b"] == 0.45 and cfg["per_reading"] == "bad-state"
+    assert cfg["provenance"]["wattlab_version"] and cfg["provenance"]["commit"]  # what made the results
+    assert "Made by wattlab" in (out / "summary.md").read_text()
     assert "R2.7" in output  # the verdict table is printed
 
 

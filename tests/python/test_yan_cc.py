@@ -34,6 +34,8 @@ def test_quick_run_writes_every_output(quick_run):
         assert (out / fig).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", fig
     cfg = json.loads((out / "config.json").read_text())
     assert cfg["quick"] and cfg["seeds"] == 1 and cfg["file_bytes"] == 1_000_000
+    assert cfg["provenance"]["wattlab_version"] and cfg["provenance"]["commit"]  # what made the results
+    assert "Made by wattlab" in (out / "summary.md").read_text()
     assert cfg["web_pages"] == 10 and cfg["fairness_max_flows"] == 2 and cfg["fairness_mix_sizes"] == [1]
     assert "emulated-peak" in output and "total wall time" in output
 

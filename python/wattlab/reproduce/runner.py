@@ -21,6 +21,26 @@ from wattlab import api
 from . import stats
 
 
+def write_config(out: Path, cfg) -> Path:
+    """``config.json``: the reproduction's every parameter and what made it (wattlab's version
+    and commit), so that a result can be traced back and rerun."""
+    import json
+
+    from wattlab import _core
+
+    doc = {"provenance": {"wattlab_version": _core.__version__, "commit": _core.__commit__}, **cfg.as_dict()}
+    path = out / "config.json"
+    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def provenance_line() -> str:
+    """The line summaries start with: which wattlab made them."""
+    from wattlab import _core
+
+    return f"Made by wattlab {_core.__version__} (commit {_core.__commit__}); every parameter is in config.json."
+
+
 @dataclass(frozen=True)
 class Job:
     """One simulation run: TOML text, seed, and the labels its result row carries."""

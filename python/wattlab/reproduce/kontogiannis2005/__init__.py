@@ -14,7 +14,6 @@ Protocol Potential for Energy Efficiency" (2005).
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,8 +73,7 @@ def run(cfg: Config, out: Path, workers: int | None = None, console: Console | N
     verdicts = claims.experiment1_claims(points1) + claims.experiment2_claims(points2, cfg.alpha)
     wall = time.perf_counter() - t0
 
-    files = [out / "config.json"]
-    files[0].write_text(json.dumps(cfg.as_dict(), indent=2) + "\n", encoding="utf-8")
+    files = [runner.write_config(out, cfg)]
     thr_all = pd.concat([thr1.assign(experiment=1), _exp2_thr(runs2)], ignore_index=True)
     for name, df in (
         ("thr_max.csv", thr_all),
@@ -105,6 +103,8 @@ def summary_markdown(cfg: Config, p1: pd.DataFrame, p2: pd.DataFrame, verdicts: 
     counts = {v: sum(c.verdict == v for c in verdicts) for v in (claims.AGREES, claims.PARTLY, claims.DISAGREES, claims.UNTESTED)}
     lines = [
         "# Seed 003 (Kontogiannis et al. 2005) reproduced by wattlab",
+        "",
+        runner.provenance_line(),
         "",
         f"{'Quick preset' if cfg.quick else 'Full run'}: {n_runs} simulations in {wall_s:.1f} s wall time; "
         f"{cfg.seeds} seed(s) per point; error rates {', '.join(f'{100 * p:g} %' for p in cfg.per_grid)}; "

@@ -31,7 +31,6 @@ claims to ``claims.all_claims`` (they read the tables from the ``pts`` dict) and
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,8 +115,7 @@ def run(cfg: Config, out: Path, workers: int | None = None, console: Console | N
     verdicts = claims.all_claims(pts, cfg)
     runs = pd.concat([r for r in runs_by.values() if not r.empty], ignore_index=True)
 
-    files = [out / "config.json"]
-    files[0].write_text(json.dumps(cfg.as_dict(), indent=2) + "\n", encoding="utf-8")
+    files = [runner.write_config(out, cfg)]
     runs.to_csv(out / "runs.csv", index=False)
     files.append(out / "runs.csv")
     for name in downloads.EXPERIMENTS:
@@ -199,6 +197,8 @@ def summary_markdown(cfg: Config, pts: dict[str, pd.DataFrame], verdicts: list[c
     counts = {v: sum(c.verdict == v for c in verdicts) for v in (claims.AGREES, claims.PARTLY, claims.DISAGREES, claims.UNTESTED)}
     lines = [
         "# Seed 000 (Yan et al.): client-centered energy saving, reproduced by wattlab",
+        "",
+        runner.provenance_line(),
         "",
         f"{'Quick preset' if cfg.quick else 'Full run'}: {n_sims} simulations in {wall_s:.1f} s wall time "
         f"({workers} worker{'s' if workers != 1 else ''}); {cfg.seeds} seed(s) per point (seeds {cfg.base_seed}…"
