@@ -138,7 +138,8 @@ def compare_cmd(scenario, out, set_, time_limit, sysctl, overwrite, as_json, qui
 
 
 @live_app.command("cleanup")
-def cleanup_cmd() -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the removed namespaces as a JSON list.")
+def cleanup_cmd(as_json) -> None:
     """Remove the namespaces (and with them the interfaces and rules) left by crashed live runs."""
     from wattlab import live
 
@@ -147,4 +148,7 @@ def cleanup_cmd() -> None:
     except live.LiveError as e:
         fail(str(e))
     gone = live.cleanup()
+    if as_json:
+        sys.stdout.write(json.dumps(gone) + "\n")
+        return
     console.print(f"removed {len(gone)} namespace(s)" + (": " + ", ".join(gone) if gone else ""))

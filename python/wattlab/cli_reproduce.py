@@ -38,7 +38,8 @@ VERDICT_STYLE = {"agrees": "green", "partly": "yellow", "disagrees": "red", "not
               help="First seed; point k uses seeds seed … seed+N−1 for every variant.")
 @click.option("--jobs", type=click.IntRange(1, 64), metavar="N", help="Simulations run in parallel (default: one per core).")
 @click.option("--overwrite", is_flag=True, help="Replace the output files of an earlier run in --out.")
-def kontogiannis2005(out, quick, seeds, variants, per_reading, error_layer, alpha, b, seed, jobs, overwrite) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")
+def kontogiannis2005(out, quick, seeds, variants, per_reading, error_layer, alpha, b, seed, jobs, overwrite, as_json) -> None:
     """Seed 003: goodput and 3E of Tahoe, Reno, NewReno, SACK, Vegas and Westwood under random and
     burst errors (Exp. 1), n Tahoe vs n Vegas flows (Exp. 2), and a verdict on each claim R1.1–R2.7."""
     from wattlab.reproduce import kontogiannis2005 as k
@@ -54,6 +55,9 @@ def kontogiannis2005(out, quick, seeds, variants, per_reading, error_layer, alph
         res = k.run(cfg, out, workers=jobs, console=err_console, overwrite=overwrite)
     except ValueError as e:
         fail(str(e))
+    if as_json:
+        _print_json(res.claims)
+        return
     table = Table(title=f"Seed 003 claims: wattlab's verdicts ({res.wall_time_s:.1f} s)", show_lines=True)
     for col in ("claim", "verdict", "our test", "our numbers"):
         table.add_column(col, overflow="fold")
@@ -75,7 +79,8 @@ def kontogiannis2005(out, quick, seeds, variants, per_reading, error_layer, alph
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, metavar="N", help="First seed.")
 @click.option("--jobs", type=click.IntRange(1, 64), metavar="N", help="Simulations run in parallel (default: one per core).")
 @click.option("--overwrite", is_flag=True, help="Replace the output files of an earlier run in --out (otherwise the run refuses to start).")
-def yan_cc(out, quick, seeds, seed, jobs, overwrite) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")
+def yan_cc(out, quick, seeds, seed, jobs, overwrite, as_json) -> None:
     """Seed 000 (Yan et al.): client-centered energy saving. Runs the large downloads' RTT × loss grid
     (Figs. 14/15, Table I), RTT variation (Fig. 16), competing clients (Fig. 17), AP bandwidth (Fig. 18), the
     Internet sites as scenarios (Figs. 12/13) and a CC-vs-PSM crossover sweep, then a web-browsing session under
@@ -95,6 +100,9 @@ def yan_cc(out, quick, seeds, seed, jobs, overwrite) -> None:
         res = y.run(cfg, out, workers=jobs, console=err_console, overwrite=overwrite)
     except ValueError as e:
         fail(str(e))
+    if as_json:
+        _print_json(res.claims)
+        return
     table = Table(title=f"Seed 000 claims: wattlab's verdicts ({res.simulations} simulations)", show_lines=True)
     for col in ("claim", "seed", "wattlab", "verdict"):
         table.add_column(col, overflow="fold")
@@ -102,3 +110,12 @@ def yan_cc(out, quick, seeds, seed, jobs, overwrite) -> None:
         table.add_row(escape(c.id), escape(c.seed), escape(c.wattlab), f"[{VERDICT_STYLE.get(c.verdict, '')}]{c.verdict}[/]")
     console.print(table)
     note(f"wrote {len(res.files)} files to {out} (summary.md has the reasons); total wall time {time.perf_counter() - t0:.1f} s")
+
+
+def _print_json(claims) -> None:
+    """The claims (id, the paper's claim, numbers, verdict, reason) as JSON records on stdout."""
+    import dataclasses
+    import json
+    import sys
+
+    sys.stdout.write(json.dumps([dataclasses.asdict(c) for c in claims], indent=2) + "\n")

@@ -204,3 +204,11 @@ def test_profiles_cite_papers_not_local_paths():
     for p in wattlab._core.profiles():
         text = p["source"] + " ".join(t["source"] for t in p["transitions"]) + " ".join(p["derived"].values())
         assert "/work/" not in text and "notes/" not in text, p["name"]
+
+
+@pytest.mark.parametrize("argv", [["run"], ["validate"], ["profiles"], ["bench"], ["check"], ["trace", "energy"],
+                                  ["live", "run"], ["live", "compare"], ["live", "cleanup"],
+                                  ["reproduce", "kontogiannis2005"], ["reproduce", "yan-cc"]])
+def test_every_command_that_prints_a_result_has_json(argv):
+    r = cli(*argv, "--help")
+    assert r.exit_code == 0 and "--json" in r.stdout, argv
