@@ -48,17 +48,17 @@ impl Duration {
     pub const fn from_nanos(n: u64) -> Duration {
         Duration(n)
     }
-    /// Span of `n` microseconds.
+    /// Span of `n` microseconds (saturating at [`Duration::MAX`]).
     pub const fn from_micros(n: u64) -> Duration {
-        Duration(n * 1_000)
+        Duration(n.saturating_mul(1_000))
     }
-    /// Span of `n` milliseconds.
+    /// Span of `n` milliseconds (saturating at [`Duration::MAX`]).
     pub const fn from_millis(n: u64) -> Duration {
-        Duration(n * 1_000_000)
+        Duration(n.saturating_mul(1_000_000))
     }
-    /// Span of `n` seconds.
+    /// Span of `n` seconds (saturating at [`Duration::MAX`]).
     pub const fn from_secs(n: u64) -> Duration {
-        Duration(n * 1_000_000_000)
+        Duration(n.saturating_mul(1_000_000_000))
     }
     /// Span from float seconds (rounded to the nearest nanosecond; negative clamps to zero).
     pub fn from_secs_f64(s: f64) -> Duration {
@@ -72,11 +72,15 @@ impl Duration {
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 * 1e-9
     }
-    /// Time to serialize `bytes` at `bits_per_sec`, rounded up to whole nanoseconds.
+    /// Time to serialize `bytes` at `bits_per_sec`, rounded up to whole nanoseconds; saturates
+    /// at [`Duration::MAX`] (a rate of 0 never finishes: `Duration::MAX`, not a division by
+    /// zero). Callers validate their rates; this only keeps a bad one from panicking.
     pub fn transmission(bytes: u64, bits_per_sec: u64) -> Duration {
-        debug_assert!(bits_per_sec > 0);
+        if bits_per_sec == 0 {
+            return Duration::MAX;
+        }
         let bits = bytes as u128 * 8 * 1_000_000_000;
-        Duration(bits.div_ceil(bits_per_sec as u128) as u64)
+        Duration(u64::try_from(bits.div_ceil(bits_per_sec as u128)).unwrap_or(u64::MAX))
     }
     /// Saturating multiplication by an integer factor.
     pub fn saturating_mul(self, k: u64) -> Duration {
@@ -153,6 +157,19 @@ mod tests {
         assert_eq!(Duration::transmission(1500, 10_000_000), Duration::from_micros(1200));
         // 1 byte at 3 b/s = 8/3 s, rounded up.
         assert_eq!(Duration::transmission(1, 3).0, 2_666_666_667);
+    }
+
+    #[test]
+    fn hostile_rates_and_spans_saturate_instead_of_panicking() {
+        // Issue 16: `--phy link@1e-9` rounded the rate to 0 b/s and divided by zero here.
+        assert_eq!(Duration::transmission(1500, 0), Duration::MAX);
+        assert_eq!(Duration::transmission(u64::MAX, 1), Duration::MAX);
+        assert_eq!(Duration::from_secs(u64::MAX), Duration::MAX);
+        assert_eq!(Duration::from_millis(u64::MAX / 2), Duration::MAX);
+        assert_eq!(Duration::from_micros(u64::MAX), Duration::MAX);
+        assert_eq!(Duration::from_secs_f64(f64::NAN), Duration::ZERO);
+        assert_eq!(Duration::from_secs_f64(f64::INFINITY), Duration::MAX);
+        assert_eq!(Time::from_secs_f64(-1.0), Time::ZERO);
     }
 
     #[test]

@@ -106,6 +106,9 @@ pub(crate) struct FixedWindows {
     bytes: VecDeque<(u64, u64)>,
     /// The base state and owner in force before the held changes.
     before: (RadioState, u32),
+    /// The open window's start has been handed to the meter (after [`FixedWindows::settle`]):
+    /// flushing it again must not add a change at its start, which is in the meter's past.
+    open_started: bool,
 }
 
 impl FixedWindows {
@@ -119,6 +122,46 @@ impl FixedWindows {
             held: Vec::with_capacity(64),
             bytes: VecDeque::with_capacity(4),
             before: (state, 0),
+            open_started: false,
+        }
+    }
+
+    /// From where on every window is known to hold no bytes (until a frame adds some): the
+    /// start of the window after the last one with bytes, or of the open window if none has any.
+    pub(crate) fn quiet_from(&self) -> Time {
+        match self.bytes.back() {
+            Some(&(k, _)) => self.start_of(k.saturating_add(1)),
+            None => self.start_of(self.open),
+        }
+    }
+
+    /// The start of the window `t` falls in.
+    pub(crate) fn window_start(&self, t: Time) -> Time {
+        self.start_of(self.index(t))
+    }
+
+    /// Hands every held change, up to and including the window of `t`, to the meter. The
+    /// caller knows those windows final: no frame can end in them any more (a dozing radio's
+    /// gap, before the window of the next frame). The meter is then up to date, so that a
+    /// policy may meter that gap directly (see [`FixedWindows::resume`]).
+    pub(crate) fn settle(&mut self, meter: &mut RadioMeter, t: Time) {
+        let k = self.index(t);
+        if k > self.open {
+            self.advance(meter, k);
+        }
+        self.flush_open(meter);
+    }
+
+    /// After changes were metered directly past [`FixedWindows::settle`] (all in final windows
+    /// without bytes, which the stage passes on unchanged), up to `t` in base state `state`:
+    /// the stage takes over from the window of `t`, whose start the meter has passed.
+    pub(crate) fn resume(&mut self, t: Time, state: (RadioState, u32)) {
+        debug_assert!(self.held.is_empty(), "resume after settle only");
+        self.open = self.open.max(self.index(t));
+        self.open_started = true;
+        self.before = state;
+        while self.bytes.front().is_some_and(|&(i, _)| i < self.open) {
+            self.bytes.pop_front();
         }
     }
 
@@ -166,6 +209,7 @@ impl FixedWindows {
             let next_with_bytes = self.bytes.iter().map(|&(i, _)| i).find(|&i| i > self.open).unwrap_or(u64::MAX);
             let next = if high { self.open + 1 } else { next_with_bytes };
             self.open = next.min(k);
+            self.open_started = false;
             while self.bytes.front().is_some_and(|&(i, _)| i < self.open) {
                 self.bytes.pop_front();
             }
@@ -176,9 +220,10 @@ impl FixedWindows {
     fn flush_open(&mut self, meter: &mut RadioMeter) -> bool {
         let high = self.bytes_of(self.open) > self.limit;
         let raise = |s: RadioState| if high && s == RadioState::Idle { RadioState::IdleHigh } else { s };
-        if self.before.0 == RadioState::Idle {
+        if self.before.0 == RadioState::Idle && !self.open_started {
             meter.set_state_owned(self.start_of(self.open), raise(RadioState::Idle), self.before.1);
         }
+        self.open_started = true;
         for &(t, s, o) in &self.held {
             meter.set_state_owned(t, raise(s), o);
             self.before = (s, o);

@@ -40,6 +40,17 @@ struct Totals {
     short_dormant: u64,
 }
 
+/// The meter's totals at one instant, for [`RadioMeter::repeat_since`].
+#[derive(Clone, Debug)]
+pub(crate) struct MeterMark {
+    totals: Totals,
+    last: Time,
+    state: RadioState,
+    owes_down: bool,
+    owner: u32,
+    owner_fj: u128,
+}
+
 /// Meters one radio: integrates the time spent in each state, and the transitions, exactly.
 #[derive(Clone, Debug)]
 pub struct RadioMeter {
@@ -465,9 +476,67 @@ impl RadioMeter {
         }
     }
 
+    /// True if state changes are being logged ([`RadioMeter::enable_timeline`]).
+    pub fn logs_timeline(&self) -> bool {
+        self.timeline.is_some()
+    }
+
     /// Logged `(instant, new state)` changes; empty unless [`RadioMeter::enable_timeline`] was called.
     pub fn timeline(&self) -> &[(Time, RadioState)] {
         self.timeline.as_deref().unwrap_or(&[])
+    }
+
+    /// A mark of the meter's totals now, to repeat what happens after it ([`RadioMeter::repeat_since`]).
+    pub(crate) fn mark(&self) -> MeterMark {
+        MeterMark {
+            totals: self.totals.clone(),
+            last: self.last,
+            state: self.state,
+            owes_down: self.owes_down,
+            owner: self.owner,
+            owner_fj: self.owner_energy_fj(self.owner),
+        }
+    }
+
+    fn owner_energy_fj(&self, owner: u32) -> u128 {
+        self.by_owner.as_ref().and_then(|v| v.get(owner as usize).copied()).unwrap_or(0)
+    }
+
+    /// Repeats `times` more what the meter did since `mark`, in closed form: the state changes
+    /// since the mark must have brought the meter back to the mark's state, owner and pending
+    /// down leg, and charged that owner only (one cycle of a periodic pattern, e.g. a dozing
+    /// radio's beacon: sleep, then receive). Totals, attribution and time then move on as if
+    /// the cycle had been metered `times` more times, exactly (integer ns and fJ); returns
+    /// `false` (and does nothing) if the meter is not back in the mark's state.
+    ///
+    /// The timeline is not given the repeated changes: its last entry, if it is the cycle's
+    /// last change, moves to the end of the repetitions, so the log shows the cycle's first
+    /// state over the repeated stretch (the caller says so; see `PolicyMeter`).
+    pub(crate) fn repeat_since(&mut self, mark: &MeterMark, times: u64) -> bool {
+        let back = (self.state, self.owes_down, self.owner) == (mark.state, mark.owes_down, mark.owner);
+        if !back || times == 0 || self.last < mark.last {
+            return times == 0 && back;
+        }
+        let period = (self.last - mark.last).as_nanos();
+        let t = &mut self.totals;
+        let m = &mark.totals;
+        for i in 0..RadioState::COUNT {
+            t.time_ns[i] = t.time_ns[i].saturating_add((t.time_ns[i] - m.time_ns[i]).saturating_mul(times));
+        }
+        t.trans_count = t.trans_count.saturating_add((t.trans_count - m.trans_count).saturating_mul(times));
+        t.trans_ns = t.trans_ns.saturating_add((t.trans_ns - m.trans_ns).saturating_mul(times));
+        t.trans_fj += (t.trans_fj - m.trans_fj) * u128::from(times);
+        t.short_dormant = t.short_dormant.saturating_add((t.short_dormant - m.short_dormant).saturating_mul(times));
+        let owner_delta = self.owner_energy_fj(mark.owner) - mark.owner_fj;
+        self.charge(mark.owner, owner_delta * u128::from(times));
+        let before = self.last;
+        self.last = Time(self.last.as_nanos().saturating_add(period.saturating_mul(times)));
+        if let Some(tl) = self.timeline.as_mut() {
+            if let Some(e) = tl.last_mut().filter(|e| e.0 == before) {
+                e.0 = self.last;
+            }
+        }
+        true
     }
 
     /// A copy without the timeline (no log copied), for non-destructive what-ifs.

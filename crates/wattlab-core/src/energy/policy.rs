@@ -79,6 +79,57 @@ impl PsmParams {
     }
 }
 
+/// The shortest beacon interval accepted: 1 TU (802.11's unit, 1024 µs).
+pub const MIN_BEACON_INTERVAL: Duration = Duration(1_024_000);
+/// The longest beacon interval accepted: 65535 TU (the 16-bit field of a beacon frame).
+pub const MAX_BEACON_INTERVAL: Duration = Duration(65_535 * 1_024_000);
+/// The longest adaptive-PSM inactivity timeout accepted (1 h).
+pub const MAX_ADAPTIVE_TIMEOUT: Duration = Duration(3_600_000_000_000);
+/// The shortest adaptive-PSM throughput window accepted (1 µs: no frame is shorter).
+pub const MIN_ADAPTIVE_WINDOW: Duration = Duration(1_000);
+/// The longest adaptive-PSM throughput window accepted (10 s: drivers use 50 ms to 1 s; the
+/// fixed-window stage holds one window's state changes).
+pub const MAX_ADAPTIVE_WINDOW: Duration = Duration(10_000_000_000);
+
+/// `d` for messages: in ns, µs, ms or s, whichever reads best.
+fn show(d: Duration) -> String {
+    let ns = d.as_nanos();
+    if ns < 1_000 {
+        format!("{ns} ns")
+    } else if ns < 1_000_000 {
+        format!("{} µs", ns as f64 / 1e3)
+    } else if ns < 1_000_000_000 {
+        format!("{} ms", ns as f64 / 1e6)
+    } else {
+        format!("{} s", ns as f64 / 1e9)
+    }
+}
+
+impl PsmParams {
+    /// Checks the timing against its documented ranges: a beacon interval of 1 to 65535 TU
+    /// ([`MIN_BEACON_INTERVAL`], [`MAX_BEACON_INTERVAL`]) and a listen time shorter than it.
+    /// The message names the setting (`beacon`, `listen`) and the valid range.
+    pub fn check(&self) -> Result<(), String> {
+        let bi = self.beacon_interval;
+        if !(MIN_BEACON_INTERVAL..=MAX_BEACON_INTERVAL).contains(&bi) {
+            return Err(format!(
+                "`beacon` {} is out of range: a beacon interval is 1 to 65535 TU ({} to {})",
+                show(bi),
+                show(MIN_BEACON_INTERVAL),
+                show(MAX_BEACON_INTERVAL)
+            ));
+        }
+        if self.beacon_listen >= bi {
+            return Err(format!(
+                "`listen` {} must be shorter than the beacon interval ({}): the radio would never doze",
+                show(self.beacon_listen),
+                show(bi)
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Default for PsmParams {
     /// [`PsmParams::for_phy`] of 802.11b (1 Mb/s beacons, the slowest common case).
     fn default() -> Self {
@@ -116,6 +167,25 @@ impl AdaptivePsmParams {
             high_bytes: 3000,
             psm,
         }
+    }
+}
+
+impl AdaptivePsmParams {
+    /// Checks the settings against their documented ranges: `timeout` 0 to 1 h, `window`
+    /// 1 µs to 10 s, and the PSM timing ([`PsmParams::check`]). The message names the setting.
+    pub fn check(&self) -> Result<(), String> {
+        if self.timeout > MAX_ADAPTIVE_TIMEOUT {
+            return Err(format!("`timeout` {} is out of range (0 to {})", show(self.timeout), show(MAX_ADAPTIVE_TIMEOUT)));
+        }
+        if !(MIN_ADAPTIVE_WINDOW..=MAX_ADAPTIVE_WINDOW).contains(&self.window) {
+            return Err(format!(
+                "`window` {} is out of range ({} to {})",
+                show(self.window),
+                show(MIN_ADAPTIVE_WINDOW),
+                show(MAX_ADAPTIVE_WINDOW)
+            ));
+        }
+        self.psm.check()
     }
 }
 
@@ -167,6 +237,17 @@ impl AccountingPolicy {
             },
         }),
     ];
+
+    /// Checks the policy's settings against their documented ranges (see
+    /// [`PsmParams::check`], [`AdaptivePsmParams::check`]); a [`PolicyMeter`] never panics or
+    /// hangs on settings out of range, but what it computes from them means nothing.
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            AccountingPolicy::AlwaysOn | AccountingPolicy::Oracle => Ok(()),
+            AccountingPolicy::Psm(p) => p.check(),
+            AccountingPolicy::AdaptivePsm(q) => q.check(),
+        }
+    }
 
     /// Stable name: "always-on", "oracle", "psm" or "adaptive-psm".
     pub const fn as_str(self) -> &'static str {
@@ -267,7 +348,19 @@ pub struct PolicyMeter {
     fixed: Option<Box<FixedWindows>>,
     /// Owner of the latest activity (attribution).
     owner: u32,
+    /// State changes asked of the meter so far (work done: see [`PolicyMeter::state_changes`]).
+    changes: u64,
+    /// Beacons received while dozing that the timeline does not show one by one.
+    elided: u64,
+    /// Cost long dozing gaps' beacon cycles in closed form (else one by one; for checks).
+    closed_form: bool,
 }
+
+/// Beacon cycles of one dozing gap that the timeline shows one by one (when it is kept);
+/// the rest of the gap's cycles are costed in closed form and shown as one dormant stretch
+/// ending at the gap's last beacon (counted in [`PolicyMeter::timeline_elided_beacons`]).
+/// Without a timeline, every gap is costed in closed form after its first beacon.
+pub const TIMELINE_BEACONS_PER_GAP: u64 = 1000;
 
 impl PolicyMeter {
     /// A meter for `policy` on `profile`, the run starting at `start` with the radio awake.
@@ -291,11 +384,15 @@ impl PolicyMeter {
             window: ByteWindow::default(),
             fixed,
             owner: 0,
+            changes: 0,
+            elided: 0,
+            closed_form: true,
         }
     }
 
     /// Sets the radio's state, through the fixed-window stage when there is one.
     fn put(&mut self, t: Time, state: RadioState, owner: u32) {
+        self.changes += 1;
         match &mut self.fixed {
             Some(f) => f.set(&mut self.meter, t, state, owner),
             None => self.meter.set_state_owned(t, state, owner),
@@ -320,6 +417,36 @@ impl PolicyMeter {
     /// Beacons received while dozing, so far (PSM policies).
     pub fn beacons(&self) -> u64 {
         self.beacons
+    }
+
+    /// State changes asked of the radio meter so far: the work the policy did, which grows
+    /// with the activity fed and not with the length of the gaps between it (a dozing gap's
+    /// beacon cycles are costed in closed form after the first; see
+    /// [`TIMELINE_BEACONS_PER_GAP`] when a timeline is kept).
+    pub fn state_changes(&self) -> u64 {
+        self.changes
+    }
+
+    /// Beacons received while dozing that the timeline does not show one by one (its
+    /// dormant stretch covers them; the report counts them all), so far.
+    pub fn timeline_elided_beacons(&self) -> u64 {
+        self.elided
+    }
+
+    /// [`PolicyMeter::timeline_elided_beacons`] for the run ending at `end`, the trailing gap
+    /// of [`PolicyMeter::trailing_timeline`] included.
+    pub fn timeline_elided_beacons_until(&self, end: Time) -> u64 {
+        if self.meter.logs_timeline() {
+            self.closed_at(end, true).elided
+        } else {
+            self.elided
+        }
+    }
+
+    /// Costs every beacon cycle one by one instead of in closed form: the same totals,
+    /// exactly, in time proportional to the gaps' lengths. For checks of the closed form only.
+    pub fn walk_every_beacon(&mut self) {
+        self.closed_form = false;
     }
 
     /// Starts attributing energy to owners (see [`PolicyMeter::activity_of`]).
@@ -380,9 +507,14 @@ impl PolicyMeter {
 
     /// PSM in `[a, b)`: dormant except for beacons (at `start + k·interval`), staying idle
     /// through any piece too short to hold a down and an up transition.
+    ///
+    /// After a beacon, every cycle up to the gap's last beacon (doze, then receive the next
+    /// beacon) is the same, so all but one are costed in closed form
+    /// ([`RadioMeter::repeat_since`]): the work per gap is constant, whatever its length (a
+    /// capture with a bogus timestamp can hold a gap of years, i.e. billions of beacons).
     fn doze(&mut self, a: Time, b: Time, p: PsmParams, owner: u32) {
         let rest = |m: &mut Self, from: Time, to: Time| {
-            let s = if to - from >= m.min_doze { RadioState::Sleep } else { RadioState::Idle };
+            let s = m.rest_state(from, to);
             m.put(from, s, owner);
         };
         if p.beacon_listen == Duration::ZERO || p.beacon_interval == Duration::ZERO {
@@ -390,22 +522,105 @@ impl PolicyMeter {
             return;
         }
         let bi = p.beacon_interval.as_nanos();
-        let since = (a - self.meter.start()).as_nanos();
+        let start = self.meter.start();
+        let since = a.saturating_since(start).as_nanos();
         // Beacons at start + k·interval, k ≥ 1 (an awake radio hears the one at `a` anyway).
-        let mut tbtt = self.meter.start() + Duration::from_nanos((since / bi + 1) * bi);
+        let first = (since / bi + 1).checked_mul(bi).and_then(|x| start.as_nanos().checked_add(x));
+        let Some(first) = first else {
+            rest(self, a, b);
+            return;
+        };
+        let mut tbtt = Time(first);
         let mut t = a;
+        let mut walked = 0u64;
         while tbtt < b {
             if tbtt > t {
                 rest(self, t, tbtt);
             }
             self.put(tbtt, RadioState::Rx, owner);
             self.beacons += 1;
+            walked += 1;
+            if self.closed_form && walked >= self.walk_before_closed_form() {
+                let n = self.closed_form_cycles(tbtt, b, bi);
+                if n >= 2 {
+                    tbtt = self.repeat_beacon_cycles(tbtt, n, p, owner);
+                }
+            }
             t = (tbtt + p.beacon_listen).min(b);
             tbtt += p.beacon_interval;
         }
         if t < b {
             rest(self, t, b);
         }
+    }
+
+    /// The dormant state of a PSM radio over `[from, to)`: asleep if the piece can hold a down
+    /// and an up transition, else idle.
+    fn rest_state(&self, from: Time, to: Time) -> RadioState {
+        if to.saturating_since(from) >= self.min_doze {
+            RadioState::Sleep
+        } else {
+            RadioState::Idle
+        }
+    }
+
+    /// Beacon cycles of a gap walked one by one before the rest are costed in closed form:
+    /// one, or [`TIMELINE_BEACONS_PER_GAP`] when the timeline is kept.
+    fn walk_before_closed_form(&self) -> u64 {
+        if self.meter.logs_timeline() {
+            TIMELINE_BEACONS_PER_GAP
+        } else {
+            1
+        }
+    }
+
+    /// How many beacon cycles after the beacon at `tbtt` may be costed in closed form in a gap
+    /// ending at `b`: those whose beacon comes before `b`; with fixed windows, only from the
+    /// first window after those holding bytes and before the window of `b` (a frame at `b` may
+    /// still make it high), where the stage passes states on unchanged.
+    fn closed_form_cycles(&self, tbtt: Time, b: Time, bi: u64) -> u64 {
+        let mut n = (b.as_nanos() - 1 - tbtt.as_nanos()) / bi;
+        if let Some(f) = &self.fixed {
+            let hi = f.window_start(b);
+            if tbtt < f.quiet_from() || hi <= tbtt {
+                return 0;
+            }
+            n = n.min((hi.as_nanos() - 1 - tbtt.as_nanos()) / bi);
+        }
+        n
+    }
+
+    /// Costs the `n` beacon cycles after the beacon at `tbtt` (the radio receiving it, for
+    /// `owner`): the first metered, the other `n − 1` repeated in closed form. Returns the
+    /// last beacon's time.
+    fn repeat_beacon_cycles(&mut self, tbtt: Time, n: u64, p: PsmParams, owner: u32) -> Time {
+        if let Some(f) = &mut self.fixed {
+            f.settle(&mut self.meter, tbtt);
+        }
+        let mark = self.meter.mark();
+        let next = tbtt + p.beacon_interval;
+        let from = tbtt + p.beacon_listen;
+        if from < next {
+            let s = self.rest_state(from, next);
+            self.meter.set_state_owned(from, s, owner);
+        }
+        self.meter.set_state_owned(next, RadioState::Rx, owner);
+        self.changes += 2;
+        let repeated = self.meter.repeat_since(&mark, n - 1);
+        debug_assert!(repeated, "a beacon cycle ends where it started");
+        let (done, last) = if repeated {
+            (n, Time(tbtt.as_nanos() + n * p.beacon_interval.as_nanos()))
+        } else {
+            (1, next)
+        };
+        self.beacons += done;
+        if self.meter.logs_timeline() {
+            self.elided += done - 1;
+        }
+        if let Some(f) = &mut self.fixed {
+            f.resume(last, (RadioState::Rx, owner));
+        }
+        last
     }
 
     /// Records that the radio was busy with `kind` over `[start, end)`. Calls must come in
@@ -969,6 +1184,150 @@ mod tests {
                 AccountingPolicy::AdaptivePsm(_) => assert!((499..=501).contains(&kept), "{kept}"),
                 _ => assert_eq!(kept, 0, "{pol}"),
             }
+        }
+    }
+
+    /// Issue 16: a dozing gap's beacon cycles were walked one by one (a bogus timestamp years
+    /// out hung the PSM policies). In closed form they must cost exactly the same: every
+    /// report field, the attribution and the beacon count, on every profile, for static and
+    /// adaptive PSM over sliding and fixed windows (including windows longer than a beacon
+    /// interval, and beacon intervals too short to doze in, where the rest is idle and high
+    /// windows raise it), with and without a timeline.
+    #[test]
+    fn dozing_gaps_in_closed_form_cost_exactly_what_walking_every_beacon_costs() {
+        let psm = PsmParams { beacon_interval: Duration::from_micros(102_400), beacon_listen: Duration::from_micros(992) };
+        let short = PsmParams { beacon_interval: Duration::from_micros(1_500), beacon_listen: Duration::from_micros(1_000) };
+        let adaptive = |windows, window_ms: u64, high_bytes, psm| {
+            AccountingPolicy::AdaptivePsm(AdaptivePsmParams {
+                timeout: Duration::from_millis(220),
+                window: Duration::from_millis(window_ms),
+                windows,
+                high_bytes,
+                psm,
+            })
+        };
+        let policies = [
+            AccountingPolicy::Psm(psm),
+            AccountingPolicy::Psm(short),
+            adaptive(WindowKind::Sliding, 50, 3000, psm),
+            adaptive(WindowKind::Fixed, 50, 3000, psm),
+            adaptive(WindowKind::Fixed, 700, 1000, psm),
+            adaptive(WindowKind::Fixed, 40, 100, short),
+            adaptive(WindowKind::Sliding, 40, 100, short),
+        ];
+        let mut rng = Lcg(16);
+        let mut elided = 0;
+        for p in builtin_profiles() {
+            for pol in policies {
+                for timeline in [false, true] {
+                    let n = 5 + rng.below(30);
+                    let mut acts = Vec::new();
+                    let mut t = Time(rng.below(1_000_000_000));
+                    for i in 0..n {
+                        // The first gap is long, the others of every kind.
+                        let gap = match if i == 1 { 3 } else { rng.below(5) } {
+                            0 => rng.below(3_000_000),
+                            1 => rng.below(2_000_000_000),
+                            2 => rng.below(600_000_000_000),
+                            3 => 300_000_000_000 + rng.below(7_200_000_000_000),
+                            _ => rng.below(50_000_000),
+                        };
+                        t = t + Duration::from_nanos(gap);
+                        let len = Duration::from_nanos(rng.below(400_000));
+                        let kind = if rng.below(2) == 0 { Activity::Tx } else { Activity::Rx };
+                        acts.push((t, t + len, kind, 1 + rng.below(3000), 1 + rng.below(4) as u32));
+                        t = t + len;
+                    }
+                    let end = t + Duration::from_nanos(rng.below(900_000_000_000));
+                    let mut m = [PolicyMeter::new(pol, &p, Time::ZERO), PolicyMeter::new(pol, &p, Time::ZERO)];
+                    m[1].walk_every_beacon();
+                    for x in &mut m {
+                        x.enable_attribution();
+                        if timeline {
+                            x.enable_timeline();
+                        }
+                        for &(s, e, k, bytes, owner) in &acts {
+                            x.frame(s, e, k, bytes, owner);
+                        }
+                    }
+                    let what = format!("{} {pol:?} timeline={timeline}", p.name());
+                    let (fast, slow) = (&m[0], &m[1]);
+                    assert_eq!(fast.report(end), slow.report(end), "{what}");
+                    assert_eq!(fast.energy_by_bucket(end), slow.energy_by_bucket(end), "{what}");
+                    assert_eq!(fast.beacons_until(end), slow.beacons_until(end), "{what}");
+                    assert!(fast.beacons_until(end) > 1000, "{what}: long gaps");
+                    // Without a timeline a gap costs a few changes; with one, up to
+                    // TIMELINE_BEACONS_PER_GAP cycles per gap are logged one by one.
+                    let factor = if timeline { 1 } else { 50 };
+                    assert!(fast.state_changes() * factor < slow.state_changes(), "{what}: {} vs {}", fast.state_changes(), slow.state_changes());
+                    if timeline {
+                        let whole = |x: &PolicyMeter| {
+                            let mut v = x.timeline().to_vec();
+                            v.extend(x.trailing_timeline(end));
+                            v
+                        };
+                        let (a, b) = (whole(fast), whole(slow));
+                        assert!(a.windows(2).all(|w| w[0].0 < w[1].0), "{what}: timeline in time order");
+                        // The elided beacons are exactly the rx rows missing from the timeline.
+                        let rx = |v: &[(Time, RadioState)]| v.iter().filter(|r| r.1 == Rx).count() as u64;
+                        let gone = fast.timeline_elided_beacons_until(end);
+                        assert_eq!(rx(&b) - rx(&a), gone, "{what}");
+                        assert_eq!(slow.timeline_elided_beacons_until(end), 0);
+                        elided += gone;
+                        if gone == 0 {
+                            assert_eq!(a, b, "{what}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(elided > 0);
+    }
+
+    /// The work a PSM policy does is the same for a gap of a second and one of ten years.
+    #[test]
+    fn a_dozing_gap_costs_constant_work_whatever_its_length() {
+        let p = builtin_profile("atheros-ar5004").unwrap();
+        let work = |gap: Duration, pol: AccountingPolicy| {
+            let mut m = PolicyMeter::new(pol, &p, Time::ZERO);
+            m.frame(Time(1_000), Time(2_000), Activity::Rx, 1500, 1);
+            m.frame(Time(2_000) + gap, Time(3_000) + gap, Activity::Tx, 100, 1);
+            let end = Time(3_000) + gap + gap;
+            let r = m.report(end);
+            (m.state_changes(), r.duration_ns, m.beacons_until(end))
+        };
+        let ten_years = Duration::from_secs(10 * 365 * 86_400);
+        for pol in AccountingPolicy::ALL {
+            let (short, _, _) = work(Duration::from_secs(1), pol);
+            let (long, dur, beacons) = work(ten_years, pol);
+            assert!(long <= short + 8, "{pol}: {short} vs {long} state changes");
+            assert_eq!(dur, 2 * ten_years.as_nanos() + 3_000);
+            if matches!(pol, AccountingPolicy::Psm(_)) {
+                assert!(beacons > 6_000_000_000, "{beacons}");
+            }
+        }
+    }
+
+    #[test]
+    fn settings_out_of_range_are_refused_with_the_valid_range() {
+        let bad = [
+            (PsmParams { beacon_interval: Duration(1), beacon_listen: Duration::ZERO }, "1 to 65535 TU"),
+            (PsmParams { beacon_interval: Duration::from_secs(100), beacon_listen: Duration::ZERO }, "out of range"),
+            (PsmParams { beacon_interval: Duration::from_millis(100), beacon_listen: Duration::from_millis(100) }, "never doze"),
+        ];
+        for (p, want) in bad {
+            let e = AccountingPolicy::Psm(p).check().unwrap_err();
+            assert!(e.contains(want), "{e}");
+        }
+        let mut q = AdaptivePsmParams::default();
+        assert_eq!(AccountingPolicy::AdaptivePsm(q).check(), Ok(()));
+        q.window = Duration(1);
+        assert!(q.check().unwrap_err().contains("`window` 1 ns is out of range (1 µs to 10 s)"));
+        q.window = Duration::from_millis(50);
+        q.timeout = Duration::from_secs(7200);
+        assert!(q.check().unwrap_err().contains("`timeout`"));
+        for pol in AccountingPolicy::ALL {
+            assert_eq!(pol.check(), Ok(()), "{pol}");
         }
     }
 
