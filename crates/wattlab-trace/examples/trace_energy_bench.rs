@@ -94,6 +94,7 @@ fn main() {
         bin: wattlab_core::Duration::from_millis(100),
         tail: wattlab_core::Duration::ZERO,
         timeline: TimelineOutput::Off,
+        time: wattlab_trace::timecheck::TimeLimits::default(),
     };
     // The reader alone, for the share of the analysis proper.
     let mut read_best = f64::MAX;

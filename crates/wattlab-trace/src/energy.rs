@@ -3,14 +3,19 @@
 //!
 //! One streaming pass (two if the client must be found first): each packet to or from the
 //! client becomes radio intervals ([`crate::airtime`]), fed to every policy's meter, tagged
-//! with its connection for attribution. Memory grows with the number of connections and
-//! throughput bins, not with the number of packets; state timelines are kept in memory only
-//! when asked, or streamed to CSV files.
+//! with its connection for attribution. Memory grows with the number of connections and of
+//! throughput bins holding packets, not with the number of packets nor the capture's time
+//! span; time grows with the packets, not the gaps between them (a dozing gap is costed in
+//! closed form). State timelines are kept in memory only when asked, or streamed to CSV files.
+//!
+//! Timestamps are checked first ([`crate::timecheck`]): a clock that goes backwards by more
+//! than a few ms, a gap beyond the bound, a sub-second field out of range make the analysis
+//! refuse the capture unless [`TimeLimits::accept`] is set, and then the result says so.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
@@ -21,6 +26,8 @@ use wattlab_core::{Duration, Time};
 
 use crate::airtime::{Airtime, Direction, Interval, FRAME_MTU};
 use crate::policy_spec::{ByteCount, PolicyKind, PolicySpec};
+use crate::throughput::ThroughputBins;
+use crate::timecheck::{TimeCheck, TimeLimits, TimeReport};
 use crate::{address_totals, CaptureFormat, Stats, Totals, TraceError, TracePacket, TraceReader, Transport};
 
 /// Where the state timelines go.
@@ -52,7 +59,21 @@ pub struct EnergyOptions {
     pub tail: Duration,
     /// State timelines.
     pub timeline: TimelineOutput,
+    /// Timestamp checks: reordering tolerance, longest gap, and whether to cost a capture
+    /// that fails them.
+    pub time: TimeLimits,
 }
+
+/// The shortest throughput bin accepted (1 µs).
+pub const MIN_BIN: Duration = Duration(1_000);
+/// The longest throughput bin accepted (1 day).
+pub const MAX_BIN: Duration = Duration(86_400_000_000_000);
+/// The longest run costed after the last packet (1 day).
+pub const MAX_TAIL: Duration = Duration(86_400_000_000_000);
+/// The slowest `link` rate accepted (1 kb/s).
+pub const MIN_LINK_BPS: u64 = 1_000;
+/// The fastest `link` rate accepted (100 Gb/s).
+pub const MAX_LINK_BPS: u64 = 100_000_000_000;
 
 /// How the client address was chosen.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,6 +139,10 @@ pub struct PolicyOutcome {
     pub timeline: Vec<(u64, RadioState)>,
     /// The CSV the timeline was streamed to.
     pub timeline_file: Option<PathBuf>,
+    /// Beacons the timeline does not show one by one: past the first
+    /// `TIMELINE_BEACONS_PER_GAP` of a dozing gap, the timeline shows one dormant stretch up
+    /// to the gap's last beacon (the report counts and costs every beacon).
+    pub timeline_elided_beacons: u64,
 }
 
 /// Everything the analyzer found.
@@ -170,8 +195,22 @@ pub struct EnergyAnalysis {
     /// Where the throughput bins start: the first packet's first interval, ns since the epoch
     /// (at most one packet's lead after `start_ns`).
     pub throughput_origin_ns: u64,
-    /// Bytes `[up, down]` per bin from `throughput_origin_ns`, by capture time.
-    pub throughput: Vec<[u64; 2]>,
+    /// Bins with traffic, in order: `(k, [up, down])` bytes of the bin starting at
+    /// `throughput_origin_ns + k × bin_ns`, by capture time (bins without traffic are left
+    /// out; `k` is negative only for packets before the first, with odd times accepted).
+    pub throughput: Vec<(i64, [u64; 2])>,
+    /// The timestamp checks' findings (see [`crate::timecheck`]).
+    pub time: TimeReport,
+    /// The limits they were checked against.
+    pub time_limits: TimeLimits,
+}
+
+impl EnergyAnalysis {
+    /// Warnings about a result built on odd timestamps (empty if the capture's clock passed
+    /// the checks).
+    pub fn time_warnings(&self) -> Vec<String> {
+        self.time.warnings(&self.time_limits)
+    }
 }
 
 /// Why an analysis failed: the capture, the options or an output file.
@@ -183,6 +222,15 @@ pub enum AnalysisError {
     /// The options or the data make no analysis possible (the message says why).
     #[error("{0}")]
     Invalid(String),
+    /// The capture's timestamps fail the checks (the message names the first problem's
+    /// packet and byte offset, counts them all and says how to go on).
+    #[error("{message}")]
+    OddTimes {
+        /// What was found.
+        message: String,
+        /// The findings.
+        report: Box<TimeReport>,
+    },
     /// A timeline file cannot be written.
     #[error("{path}: cannot write: {source}")]
     Output {
@@ -266,27 +314,67 @@ const DRAIN_EVERY: u64 = 4096;
 
 /// Analyzes the capture at `path`.
 pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, AnalysisError> {
+    run(|| TraceReader::open(path), &path.display().to_string(), opts)
+}
+
+/// Analyzes a capture held in memory; `name` names it in errors and the result.
+pub fn analyze_bytes(bytes: &[u8], name: &str, opts: &EnergyOptions) -> Result<EnergyAnalysis, AnalysisError> {
+    run(|| TraceReader::new(bytes, name), name, opts)
+}
+
+/// Checks the options against their documented ranges (the message names the option).
+pub fn check_options(opts: &EnergyOptions) -> Result<(), AnalysisError> {
+    let bad = |m: String| Err(AnalysisError::Invalid(m));
     if opts.policies.is_empty() {
-        return Err(AnalysisError::Invalid("no policy to cost the capture under".into()));
+        return bad("no policy to cost the capture under".into());
     }
     for (i, p) in opts.policies.iter().enumerate() {
         if opts.policies[..i].iter().any(|q| q.label == p.label) {
-            return Err(AnalysisError::Invalid(format!("policy `{}` given twice", p.label)));
+            return bad(format!("policy `{}` given twice", p.label));
+        }
+        if let PolicyKind::Accounting(a) = &p.kind {
+            if let Err(e) = a.check() {
+                return bad(format!("policy `{}`: setting {e}", p.label));
+            }
         }
     }
-    if opts.bin == Duration::ZERO {
-        return Err(AnalysisError::Invalid("the throughput bin must be longer than 0".into()));
+    if !(MIN_BIN..=MAX_BIN).contains(&opts.bin) {
+        return bad(format!("throughput bin {} ns is out of range (1 µs to 1 day)", opts.bin.as_nanos()));
     }
+    if opts.tail > MAX_TAIL {
+        return bad(format!("tail {} s is out of range (0 to 1 day)", opts.tail.as_secs_f64()));
+    }
+    match opts.airtime {
+        Airtime::Link { rate_bps } if !(MIN_LINK_BPS..=MAX_LINK_BPS).contains(&rate_bps) => {
+            return bad(format!("link rate {rate_bps} b/s is out of range (0.001 to 100000 Mb/s)"));
+        }
+        Airtime::Phy { phy, rate_kbps } => {
+            if let Err(e) = phy.check_rate(rate_kbps) {
+                return bad(e.to_string());
+            }
+        }
+        _ => {}
+    }
+    opts.time.check().map_err(AnalysisError::Invalid)
+}
+
+/// The analysis, over a capture that `open` opens (once to find the client if none is given,
+/// once to cost it); `path` names it.
+fn run<R: Read>(
+    mut open: impl FnMut() -> Result<TraceReader<R>, TraceError>,
+    path: &str,
+    opts: &EnergyOptions,
+) -> Result<EnergyAnalysis, AnalysisError> {
+    check_options(opts)?;
     let (client, choice, ranked) = match opts.client {
         Some(c) => (c, ClientChoice::Given, Vec::new()),
         None => {
-            let mut r = TraceReader::open(path)?;
+            let mut r = open()?;
             let totals = address_totals(&mut r)?;
             let ranked = totals.ranked();
             let Some(&(best, t)) = ranked.first() else {
                 return Err(AnalysisError::Invalid(format!(
-                    "{}: no IP packets, so no client address to analyze ({} records, {} skipped)",
-                    path.display(),
+                    "{path}: no IP packets, so no client address to analyze ({} records, {} skipped)",
                     r.stats().records,
                     r.stats().skipped.total_packets()
                 )));
@@ -301,13 +389,16 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
         }
     };
 
-    let mut reader = TraceReader::open(path)?;
+    let mut reader = open()?;
     let mut conns: Vec<Connection> = Vec::new();
     let mut index: HashMap<ConnKey, u32> = HashMap::new();
     let mut last_key: Option<(ConnKey, u32)> = None;
     let mut a = Counts::default();
-    let mut throughput: Vec<[u64; 2]> = Vec::new();
+    let mut throughput = ThroughputBins::default();
     let mut origin: Option<Time> = None;
+    let mut check = TimeCheck::new(opts.time);
+    // Packets out of order by up to the tolerance wait in the heap until they are back in order.
+    let reorder = opts.time.reorder;
     let mut feeder = Feeder { opts, run: Vec::new(), intervals: Vec::with_capacity(256), start: Time::ZERO, end: Time::ZERO, fed: 0, deferred: 0, deferred_ns: 0 };
     // A received packet's frames end at its capture time, so its intervals start before
     // packets captured just ahead of it: packets wait in a heap, ordered by their first
@@ -328,6 +419,9 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
             a.foreign += 1;
             continue;
         };
+        if check.observe(&p).is_some() && !opts.time.accept {
+            return Err(refuse(path, check, &mut reader, client));
+        }
         let group = is_group(p.dst);
         let t = Time(p.ts_ns);
         if p.ip_len > FRAME_MTU {
@@ -373,10 +467,8 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
         };
         let c = &mut conns[id as usize - 1];
         c.last_ns = c.last_ns.max(p.ts_ns);
-        let bin = (t.as_nanos().saturating_sub(origin.as_nanos()) / opts.bin.as_nanos()) as usize;
-        if throughput.len() <= bin {
-            throughput.resize(bin + 1, [0, 0]);
-        }
+        c.first_ns = c.first_ns.min(p.ts_ns);
+        let bin = ThroughputBins::index(t.as_nanos(), origin.as_nanos(), opts.bin.as_nanos());
         let bytes = u64::from(p.ip_len);
         match dir {
             Direction::Up => {
@@ -384,7 +476,7 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
                 c.bytes_up += bytes;
                 a.packets_up += 1;
                 a.bytes_up += bytes;
-                throughput[bin][0] += bytes;
+                throughput.add(bin, 0, bytes);
             }
             Direction::Down => {
                 c.packets_down += 1;
@@ -392,7 +484,7 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
                 a.packets_down += 1;
                 a.bytes_down += bytes;
                 a.group_down += group as u64;
-                throughput[bin][1] += bytes;
+                throughput.add(bin, 1, bytes);
             }
         }
         pending.push(Reverse(Pending {
@@ -406,7 +498,7 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
             owner: id,
         }));
         seq += 1;
-        let horizon = t - lead;
+        let horizon = Time(check.latest_ns()) - lead - reorder;
         while let Some(Reverse(q)) = pending.peek() {
             if q.start > horizon {
                 break;
@@ -426,11 +518,10 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
         // the user probably meant.
         let busiest = match ranked.first() {
             Some(&(b, _)) => Some(b),
-            None => address_totals(&mut TraceReader::open(path)?)?.busiest().map(|(b, _)| b),
+            None => address_totals(&mut open()?)?.busiest().map(|(b, _)| b),
         };
         return Err(AnalysisError::Invalid(format!(
-            "{}: no packets to or from {client} ({} IP packets in the capture){}",
-            path.display(),
+            "{path}: no packets to or from {client} ({} IP packets in the capture){}",
             reader.stats().packets,
             busiest.map_or(String::new(), |b| format!("; busiest address: {b}"))
         )));
@@ -440,16 +531,22 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
     let mut policies = Vec::with_capacity(run.len());
     for mut r in run {
         r.drain()?;
-        let (report, beacons, busy, buckets, rest) = match &r.meter {
+        let logged = r.sink.is_some() || opts.timeline == TimelineOutput::Memory;
+        let (report, beacons, busy, buckets, rest, elided) = match &r.meter {
             Meter::Policy(m) => {
                 let mut rest = m.timeline().to_vec();
-                rest.extend(m.trailing_timeline(end));
-                (m.report(end), m.beacons_until(end), 0, m.energy_by_bucket(end), rest)
+                if logged {
+                    rest.extend(m.trailing_timeline(end));
+                }
+                let elided = m.timeline_elided_beacons_until(end);
+                (m.report(end), m.beacons_until(end), 0, m.energy_by_bucket(end), rest, elided)
             }
             Meter::Replay(m) => {
                 let mut rest = m.timeline().to_vec();
-                rest.extend(m.trailing_timeline(end));
-                (m.report(end), 0, m.busy_while_dormant(), m.energy_by_bucket(end), rest)
+                if logged {
+                    rest.extend(m.trailing_timeline(end));
+                }
+                (m.report(end), 0, m.busy_while_dormant(), m.energy_by_bucket(end), rest, 0)
             }
         };
         r.emit(rest)?;
@@ -483,12 +580,13 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
             by_connection,
             timeline: r.timeline,
             timeline_file,
+            timeline_elided_beacons: elided,
         });
     }
     debug_assert!(own_bucket(1) == 2 && tail_bucket(1) == 3);
 
     Ok(EnergyAnalysis {
-        path: path.display().to_string(),
+        path: path.to_string(),
         format: reader.format(),
         client,
         choice,
@@ -511,8 +609,32 @@ pub fn analyze(path: &Path, opts: &EnergyOptions) -> Result<EnergyAnalysis, Anal
         connections: conns,
         bin_ns: opts.bin.as_nanos(),
         throughput_origin_ns: origin.map_or(start.as_nanos(), |o| o.as_nanos()),
-        throughput,
+        throughput: throughput.finish(),
+        time: *check.report(),
+        time_limits: opts.time,
     })
+}
+
+/// The refusal of a capture whose timestamps fail the checks: reads the rest of it (the
+/// reader alone, no costing) to count every problem, and names the first.
+fn refuse<R: Read>(path: &str, mut check: TimeCheck, reader: &mut TraceReader<R>, client: IpAddr) -> AnalysisError {
+    while let Some(Ok(p)) = reader.next_packet() {
+        if p.src == client || p.dst == client || is_group(p.dst) {
+            check.observe(&p);
+        }
+    }
+    let report = *check.report();
+    let limits = check.limits();
+    let first = report.describe_first(limits).unwrap_or_default();
+    let mut message = format!("{path}: {first}.\nThe capture's timestamps cannot be costed as they are: ");
+    message.push_str(&report.warnings(limits).join("; "));
+    message.push_str(&format!(
+        " (in {} packets to or from {client}).\nA capture whose clock jumped is costed as if the radio lived through the jump; \
+         to cost it anyway, flagged, pass --accept-odd-times (Python: accept_odd_times=True){}",
+        report.checked,
+        if report.gaps.count > 0 { ", or raise the longest gap allowed with --max-gap (max_gap_s=)" } else { "" }
+    ));
+    AnalysisError::OddTimes { message, report: Box::new(report) }
 }
 
 /// Leads of received packets up to one frame long, by size, computed once each (the airtime
@@ -574,7 +696,7 @@ impl Feeder<'_> {
         let mut t = q.t;
         if q.up && self.end > t {
             self.deferred += 1;
-            self.deferred_ns += (self.end - t).as_nanos();
+            self.deferred_ns = self.deferred_ns.saturating_add((self.end - t).as_nanos());
             t = self.end;
         }
         self.intervals.clear();

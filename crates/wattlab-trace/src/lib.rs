@@ -8,6 +8,8 @@ pub mod airtime;
 pub mod energy;
 pub mod energybox;
 pub mod policy_spec;
+pub mod throughput;
+pub mod timecheck;
 pub mod transitions;
 
 mod error;

@@ -132,8 +132,14 @@ pub enum Transport {
 pub struct TracePacket {
     /// 0-based index of the packet record in file order (skipped records count too).
     pub index: u64,
+    /// Byte offset of the packet's record (pcap) or block (pcapng) in the file.
+    pub offset: u64,
     /// Capture time in nanoseconds since the Unix epoch (UTC).
     pub ts_ns: u64,
+    /// The record's sub-second field was out of range (pcap: ≥ 10⁶ µs or ≥ 10⁹ ns), a sign
+    /// of a corrupt or hand-made capture; `ts_ns` carries the excess into the seconds, as
+    /// written. Never set for pcapng, whose timestamps are one count.
+    pub odd_fraction: bool,
     /// pcapng interface id (0 for pcap files).
     pub interface: u32,
     /// Bytes captured in the record.
@@ -192,7 +198,9 @@ impl SkipReason {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FrameMeta {
     pub index: u64,
+    pub offset: u64,
     pub ts_ns: u64,
+    pub odd_fraction: bool,
     pub interface: u32,
     pub orig_len: u32,
 }
@@ -335,7 +343,9 @@ fn classify(
     };
     Ok(TracePacket {
         index: meta.index,
+        offset: meta.offset,
         ts_ns: meta.ts_ns,
+        odd_fraction: meta.odd_fraction,
         interface: meta.interface,
         cap_len,
         orig_len: meta.orig_len,

@@ -447,10 +447,10 @@ impl<R: Read> TraceReader<R> {
         if self.fill(len)? < len {
             return Err(self.truncated(Some(index), "packet record", len));
         }
-        let frac_ns = if nanos {
-            u64::from(ts_frac)
+        let (frac_ns, odd_fraction) = if nanos {
+            (u64::from(ts_frac), ts_frac >= 1_000_000_000)
         } else {
-            u64::from(ts_frac) * 1000
+            (u64::from(ts_frac) * 1000, ts_frac >= 1_000_000)
         };
         // At most (2^32 - 1) × 10^9 + (2^32 - 1) × 10^3 < 2^64: cannot overflow.
         let ts_ns = u64::from(ts_sec) * 1_000_000_000 + frac_ns;
@@ -458,7 +458,9 @@ impl<R: Read> TraceReader<R> {
         Ok(Some(Record {
             meta: FrameMeta {
                 index,
+                offset: self.input.offset,
                 ts_ns,
+                odd_fraction,
                 interface: 0,
                 orig_len,
             },
@@ -661,7 +663,9 @@ impl<R: Read> TraceReader<R> {
         Ok(Record {
             meta: FrameMeta {
                 index,
+                offset: self.input.offset,
                 ts_ns,
+                odd_fraction: false,
                 interface,
                 orig_len,
             },

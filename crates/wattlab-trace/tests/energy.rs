@@ -95,6 +95,7 @@ fn options(profile: &str, airtime: Airtime, policies: &[&str], cx: &SpecContext)
         bin: Duration::from_millis(100),
         tail: Duration::ZERO,
         timeline: TimelineOutput::Off,
+        time: wattlab_trace::timecheck::TimeLimits::default(),
     }
 }
 

@@ -45,6 +45,7 @@ fn emulate(capture: &Path, client: IpAddr, policies: &[&str]) -> EnergyAnalysis 
         bin: Duration::from_millis(50),
         tail: eb.tail().unwrap(),
         timeline: TimelineOutput::Off,
+        time: wattlab_trace::timecheck::TimeLimits::default(),
     };
     analyze(capture, &opts).unwrap()
 }

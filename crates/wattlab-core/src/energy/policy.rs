@@ -1232,11 +1232,11 @@ mod tests {
                             3 => 300_000_000_000 + rng.below(7_200_000_000_000),
                             _ => rng.below(50_000_000),
                         };
-                        t = t + Duration::from_nanos(gap);
+                        t += Duration::from_nanos(gap);
                         let len = Duration::from_nanos(rng.below(400_000));
                         let kind = if rng.below(2) == 0 { Activity::Tx } else { Activity::Rx };
                         acts.push((t, t + len, kind, 1 + rng.below(3000), 1 + rng.below(4) as u32));
-                        t = t + len;
+                        t += len;
                     }
                     let end = t + Duration::from_nanos(rng.below(900_000_000_000));
                     let mut m = [PolicyMeter::new(pol, &p, Time::ZERO), PolicyMeter::new(pol, &p, Time::ZERO)];
