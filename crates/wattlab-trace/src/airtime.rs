@@ -82,13 +82,18 @@ impl Airtime {
                 .parse()
                 .map_err(|_| format!("PHY `{spec}`: rate `{r}` is not a number of Mb/s"))?;
             if !(x.is_finite() && x > 0.0 && x <= 100_000.0) {
-                return Err(format!("PHY `{spec}`: rate {r} Mb/s is out of range"));
+                return Err(format!("PHY `{spec}`: rate {r} Mb/s is out of range (0.001 to 100000 Mb/s)"));
             }
             Ok(x)
         };
         if name == "link" {
             let r = rate.ok_or_else(|| format!("PHY `{spec}`: `link` needs a rate, e.g. link@20"))?;
-            return Ok(Airtime::Link { rate_bps: (mbps(r)? * 1e6).round() as u64 });
+            let x = mbps(r)?;
+            // Below 1 kb/s a rate rounds towards 0 b/s (issue 16: link@1e-9 divided by zero).
+            if x < 0.001 {
+                return Err(format!("PHY `{spec}`: rate {r} Mb/s is out of range (0.001 to 100000 Mb/s)"));
+            }
+            return Ok(Airtime::Link { rate_bps: (x * 1e6).round() as u64 });
         }
         // "802.11a" and "80211a" both name the built-in 802.11a.
         let key = name.replace('.', "");
@@ -280,6 +285,12 @@ mod tests {
             ("link", "needs a rate"),
             ("link@fast", "not a number"),
             ("802.11a@-1", "out of range"),
+            ("link@1e-9", "out of range (0.001 to 100000 Mb/s)"),
+            ("link@0", "out of range"),
+            ("link@nan", "out of range"),
+            ("link@inf", "out of range"),
+            ("link@1e300", "out of range"),
+            ("802.11g@1e-9", "has no rate"),
         ] {
             let e = Airtime::parse(bad).unwrap_err();
             assert!(e.contains(want), "{bad}: {e}");

@@ -212,6 +212,12 @@ impl PolicySpec {
                 return Err(format!("unknown policy `{other}`; valid: {}", POLICY_NAMES.join(", ")));
             }
         };
+        if let PolicyKind::Accounting(a) = &kind {
+            a.check().map_err(|e| {
+                let from_eb = cx.energybox.is_some_and(|eb| !eb.is_empty()) && name.starts_with("adaptive");
+                format!("policy `{spec}`: setting {e}{}", if from_eb { " (defaults from the EnergyBox files)" } else { "" })
+            })?;
+        }
         Ok(PolicySpec { label: spec.trim().to_string(), kind, count })
     }
 
@@ -270,6 +276,16 @@ mod tests {
             ("psm:beacon=0", "must be > 0"),
             ("psm:beacon=soon", "not a duration"),
             ("replay", "--transitions"),
+            // Issue 16: ranges checked at parse time, with the valid range.
+            ("psm:beacon=1ns", "1 to 65535 TU (1.024 ms to 67.10784 s)"),
+            ("psm:beacon=100s", "out of range"),
+            ("psm:listen=200ms", "never doze"),
+            ("adaptive-psm:window=1ns", "`window` 1 ns is out of range (1 µs to 10 s)"),
+            ("adaptive-psm:window=1h", "not a duration"),
+            ("adaptive-psm:timeout=7200s", "`timeout` 7200 s is out of range"),
+            ("adaptive-psm:timeout=-1s", "out of range"),
+            ("adaptive-psm:timeout=nan", "out of range"),
+            ("adaptive-psm:threshold=-1", "whole number of bytes"),
         ] {
             let e = PolicySpec::parse(bad, &cx).unwrap_err();
             assert!(e.contains(want), "{bad}: {e}");
