@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from wattlab.cli_common import PATH, console, fail, note, progress
+from wattlab.cli_common import PATH, console, fail, note, progress, warn
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -30,6 +31,24 @@ POLICY_HELP = (
     "replay[:policy=NAME,node=NAME] (the --transitions schedule). "
     "Default: always-on, oracle, psm, adaptive-psm (and replay with --transitions)."
 )
+
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+class _Duration(click.ParamType):
+    """A duration with a unit (ns, us, ms, s, min, h, d), as seconds."""
+
+    name = "duration"
+
+    def convert(self, value, param, ctx):
+        """Seconds from text such as ``90s``, ``12h`` or ``2d``."""
+        if isinstance(value, float):
+            return value
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-zµ]+)\s*", str(value))
+        if not m or m.group(2) not in _UNITS:
+            self.fail(f"{value!r} is not a duration with a unit (e.g. 90s, 12h, 2d; units: {', '.join(_UNITS)})", param, ctx)
+        return float(m.group(1)) * _UNITS[m.group(2)]
+
 
 OUTPUTS = ("summary.json", "energy.csv", "states.csv", "connections.csv", "attribution.csv", "throughput.csv", "timeline.png")
 
@@ -57,6 +76,13 @@ OUTPUTS = ("summary.json", "energy.csv", "states.csv", "connections.csv", "attri
               "state (sleep/idle/off/awake/doze); policy/node columns select rows, as in the simulator's timeseries_radio.csv.")
 @click.option("--bin", "bin_ms", type=click.FloatRange(min=0.001), default=50.0, show_default=True, metavar="MS",
               help="Throughput bin (ms) for throughput.csv and the figure.")
+@click.option("--max-gap", "max_gap", type=_Duration(), metavar="DURATION",
+              help="Longest silence between two of the client's packets accepted, with a unit (90s, 12h, 2d). "
+              "Default: 1d. A longer gap is taken for a bad timestamp: refused unless --accept-odd-times.")
+@click.option("--accept-odd-times", is_flag=True,
+              help="Cost a capture whose timestamps fail the checks (time going back by more than 10 ms, a gap "
+              "longer than --max-gap, a sub-second field out of range) instead of refusing it (exit 2). The result "
+              "is flagged: warnings on stderr, above the table and in summary.json.")
 @click.option("--out", type=PATH, metavar="DIR",
               help="Directory for summary.json, energy/states/connections/attribution/throughput CSV, per-policy state "
               "timelines (streamed) and timeline.png.")
@@ -66,8 +92,8 @@ OUTPUTS = ("summary.json", "energy.csv", "states.csv", "connections.csv", "attri
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, metavar="N", help="Connections shown in the attribution table.")
 @click.option("--json", "json_out", is_flag=True, help="Print summary.json instead of tables.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress or notes on stderr.")
-def energy_cmd(capture, client, profile, energybox, policy, phy, tail_ms, transitions, bin_ms, out, parquet, plot, overwrite,
-               top, json_out, quiet) -> None:
+def energy_cmd(capture, client, profile, energybox, policy, phy, tail_ms, transitions, bin_ms, max_gap, accept_odd_times, out,
+               parquet, plot, overwrite, top, json_out, quiet) -> None:
     """Cost a capture on the client's radio under one or more power policies, with per-state
     energy, per-connection attribution and a comparison table."""
     from wattlab import trace
@@ -102,6 +128,8 @@ def energy_cmd(capture, client, profile, energybox, policy, phy, tail_ms, transi
                 tail_s=None if tail_ms is None else tail_ms / 1e3,
                 timeline=False,
                 timeline_dir=timeline_dir,
+                max_gap_s=max_gap,
+                accept_odd_times=accept_odd_times,
             )
     except trace.TraceError as e:
         fail(str(e))
@@ -118,6 +146,8 @@ def energy_cmd(capture, client, profile, energybox, policy, phy, tail_ms, transi
         written = res.write(out, formats=("csv", "parquet") if parquet else ("csv",))
         if plot:
             written.append(res.plot(out / "timeline.png"))
+    for w in res.warnings:
+        warn(f"odd timestamps accepted (--accept-odd-times): {w}")
     if json_out:
         sys.stdout.write(json.dumps(res.summary(), indent=2) + "\n")
         return
@@ -146,8 +176,15 @@ def print_trace(console: Console, res, top: int = 10, quiet: bool = False) -> No
         note("; ".join(extra), quiet)
     for n in res.notes:
         note(f"note: {n}", quiet, style="yellow")
-    t = Table(title="Radio energy per policy", title_justify="left",
-              caption="every policy costs the same packets, as captured; `of always-on` is relative to always-on's energy",
+    tc = cap.get("time_checks", {})
+    if tc.get("reordered"):
+        note(f"{tc['reordered']:,} packets up to {tc['reordered_worst_ns'] / 1e6:.3f} ms out of order were put back in order", quiet)
+    title = "Radio energy per policy"
+    if res.warnings:
+        title += " [bold red](built on odd timestamps: see the warnings; not a trustworthy result)[/]"
+    t = Table(title=title, title_justify="left",
+              caption="every policy costs the same packets, as captured; `of always-on` is relative to always-on's energy"
+              + "".join(f"\n[red]odd timestamps: {escape(w)}[/]" for w in res.warnings),
               caption_justify="left")
     widest = max(len(p) for p in res.energy.policy)
     t.add_column("policy", min_width=widest, no_wrap=True)

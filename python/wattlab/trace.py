@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 
 from wattlab import _core
@@ -66,6 +67,10 @@ class TraceEnergy:
     """Per policy, the CSV its timeline was streamed to (``timeline_dir``)."""
     notes: list[str] = field(default_factory=list)
     """Remarks for the user (ties when choosing the client, ignored EnergyBox keys...)."""
+    warnings: list[str] = field(default_factory=list)
+    """What a result built on odd timestamps rests on (``accept_odd_times=True``): clock steps
+    back, long gaps, sub-second fields out of range, each with its count and first packet.
+    Empty when the capture's timestamps passed the checks (``capture["time_checks"]``)."""
     provenance: dict = field(default_factory=dict)
     """What made the result: the capture's path and SHA-256, the analysis options as given,
     wattlab's version and commit."""
@@ -101,6 +106,7 @@ class TraceEnergy:
             "profile": self.profile,
             "policies": json.loads(self.energy.to_json(orient="records")),
             "timeline_files": self.timeline_files,
+            "warnings": self.warnings,
             "notes": self.notes,
         }
 
@@ -123,6 +129,8 @@ def energy(
     timeline: bool = True,
     timeline_dir: str | Path | None = None,
     tail_s: float | None = None,
+    max_gap_s: float | None = None,
+    accept_odd_times: bool = False,
 ) -> TraceEnergy:
     """Cost ``capture`` (pcap or pcapng) on the radio of ``client`` under ``policies``.
 
@@ -139,11 +147,24 @@ def energy(
       watts); they switch the defaults to EnergyBox's model (see docs/trace.md);
     - ``tail_s``: seconds costed after the last packet (default 0, or EnergyBox's
       ``CAM_PSM_INACTIVITY_TIME`` with its files);
-    - ``bin_s``: throughput bin; ``timeline``: keep state timelines in memory;
-      ``timeline_dir``: stream them to CSV files there instead (flat memory).
+    - ``bin_s``: throughput bin (1 µs to 1 day; only bins with traffic are kept);
+      ``timeline``: keep state timelines in memory; ``timeline_dir``: stream them to CSV
+      files there instead (flat memory);
+    - ``max_gap_s``: the longest silence between two packets accepted (default 1 day);
+      ``accept_odd_times``: cost a capture whose timestamps fail the checks (clock going back
+      by more than 10 ms, a longer gap, sub-second fields out of range) instead of refusing
+      it; the result then lists them in ``warnings``.
 
-    Raises :class:`TraceError` with a message naming the file and where it went wrong.
+    Raises :class:`TraceError` with a message naming the file and where it went wrong (also
+    for a bug inside the analyzer, which says so).
     """
+    policies = _names("policies", policies)
+    energybox = _names("energybox", energybox)
+    for name, value in (("bin_s", bin_s), ("tail_s", tail_s), ("max_gap_s", max_gap_s)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
+    if not isinstance(accept_odd_times, bool):
+        raise TypeError(f"accept_odd_times must be True or False, not {type(accept_odd_times).__name__}")
     mode = str(timeline_dir) if timeline_dir is not None else ("memory" if timeline else "off")
     if timeline_dir is not None:
         Path(timeline_dir).mkdir(parents=True, exist_ok=True)
@@ -155,9 +176,11 @@ def energy(
         policies=list(policies),
         phy=phy,
         transitions=None if transitions is None else str(transitions),
-        bin_s=bin_s,
+        bin_s=float(bin_s),
         timeline=mode,
-        tail_s=tail_s,
+        tail_s=None if tail_s is None else float(tail_s),
+        max_gap_s=None if max_gap_s is None else float(max_gap_s),
+        accept_odd_times=accept_odd_times,
     )
     res = _from_raw(raw)
     res.provenance = {
@@ -167,11 +190,27 @@ def energy(
             "client": client, "profile": None if profile is None else str(profile), "policies": list(policies),
             "phy": phy, "transitions": None if transitions is None else str(transitions),
             "energybox": [str(p) for p in energybox], "bin_s": bin_s, "tail_s": tail_s,
+            "max_gap_s": max_gap_s, "accept_odd_times": accept_odd_times,
         },
         "wattlab_version": _core.__version__,
         "commit": _core.__commit__,
     }
     return res
+
+
+def _names(what: str, value) -> list[str]:
+    """A list of strings from one string (or path) or a sequence of them; refuses other types
+    (a string must not be iterated character by character)."""
+    if isinstance(value, (str, Path)):
+        return [str(value)]
+    try:
+        items = list(value)
+    except TypeError:
+        raise TypeError(f"{what} must be a string or a sequence of strings, not {type(value).__name__}") from None
+    for x in items:
+        if not isinstance(x, (str, Path)):
+            raise TypeError(f"{what} must hold strings, not {type(x).__name__}")
+    return [str(x) for x in items]
 
 
 def _sha256(path: Path) -> str:
@@ -213,12 +252,15 @@ def _from_raw(raw: dict) -> TraceEnergy:
             clipped_activity_s=rep["clipped_activity_ns"] / 1e9,
             rx_while_dormant=p["rx_while_dormant"],
             busy_while_dormant=p["busy_while_dormant"],
+            timeline_elided_beacons=p["timeline_elided_beacons"],
         )
         rows.append(row)
         if p["timeline_file"]:
             files[p["label"]] = p["timeline_file"]
         if p["timeline_time_ns"]:
-            t = pd.DataFrame({"time_s": (pd.Series(p["timeline_time_ns"], dtype="int64") - start) / 1e9, "state": p["timeline_state"]})
+            # uint64: times after 2262 (pcapng reaches 2554) overflow int64.
+            since = np.asarray(p["timeline_time_ns"], dtype=np.uint64) - np.uint64(start)
+            t = pd.DataFrame({"time_s": since.astype(np.float64) / 1e9, "state": p["timeline_state"]})
             t.insert(0, "policy", p["label"])
             tl_frames.append(t)
     energy_df = pd.DataFrame(rows)
@@ -235,7 +277,10 @@ def _from_raw(raw: dict) -> TraceEnergy:
     tp = raw["throughput"]
     bin_s = tp["bin_ns"] / 1e9
     offset = (tp["origin_ns"] - start) / 1e9
-    thr = pd.DataFrame({"start_s": [offset + i * bin_s for i in range(len(tp["up"]))], "bytes_up": tp["up"], "bytes_down": tp["down"]})
+    # Only bins with traffic: a capture's span (or 1 µs bins over hours) costs no memory.
+    idx = np.asarray(tp["index"], dtype=np.float64)
+    thr = pd.DataFrame({"start_s": offset + idx * bin_s, "bytes_up": tp["up"], "bytes_down": tp["down"]})
+    thr.attrs["bin_s"] = bin_s
     thr["mbps_up"] = thr.bytes_up * 8 / bin_s / 1e6
     thr["mbps_down"] = thr.bytes_down * 8 / bin_s / 1e6
     timeline = pd.concat(tl_frames, ignore_index=True) if tl_frames else pd.DataFrame(columns=["policy", "time_s", "state"])
@@ -250,6 +295,7 @@ def _from_raw(raw: dict) -> TraceEnergy:
         timeline=timeline,
         timeline_files=files,
         notes=list(raw["notes"]),
+        warnings=list(raw["warnings"]),
     )
 
 

@@ -28,6 +28,24 @@ def _timeline_of(t: "TraceEnergy", label: str) -> pd.DataFrame:
     return t.timeline[t.timeline.policy == label]
 
 
+def _bin_s(t: "TraceEnergy") -> float:
+    """The throughput bin width, s (kept with the table; 0.05 if unknown)."""
+    return float(t.throughput.attrs.get("bin_s") or t.provenance.get("options", {}).get("bin_s") or 0.05)
+
+
+def _steps(start, value, width: float):
+    """A step line over sparse bins: each bin's value from its start, back to 0 at its end
+    (bins without traffic are not in the table), so a gap shows as 0 rather than as the last
+    bin's value carried over."""
+    import numpy as np
+
+    x = np.empty(2 * len(start))
+    y = np.empty(2 * len(start))
+    x[0::2], x[1::2] = start, start + width
+    y[0::2], y[1::2] = value, 0.0
+    return x, y
+
+
 def plot_timeline(t: "TraceEnergy", path: Path, max_points: int = 200_000) -> Path:
     """Writes the PNG: one band per policy, colored by state, and the throughput below."""
     import matplotlib
@@ -56,10 +74,11 @@ def plot_timeline(t: "TraceEnergy", path: Path, max_points: int = 200_000) -> Pa
     present = sorted({s for lab in labels for s in _timeline_of(t, lab).state.unique()}, key=list(STATE_COLOR).index)
     ax_s.legend(handles=[Patch(color=STATE_COLOR[s], label=s) for s in present], loc="upper right", ncol=len(present), fontsize=8)
     thr = t.throughput
-    ax_t.step(thr.start_s, thr.mbps_down, where="post", label="down", color="#55a868")
-    ax_t.step(thr.start_s, thr.mbps_up, where="post", label="up", color="#8172b3")
-    bin_ms = (thr.start_s.iloc[1] - thr.start_s.iloc[0]) * 1e3 if len(thr) > 1 else 0.0
-    ax_t.set_ylabel(f"Mb/s (bins of {bin_ms:.0f} ms)")
+    bin_s = _bin_s(t)
+    for col, label, color in (("mbps_down", "down", "#55a868"), ("mbps_up", "up", "#8172b3")):
+        x, y = _steps(thr.start_s.to_numpy(), thr[col].to_numpy(), bin_s)
+        ax_t.step(x, y, where="post", label=label, color=color)
+    ax_t.set_ylabel(f"Mb/s (bins of {bin_s * 1e3:.3g} ms)")
     ax_t.set_xlabel("time since the first packet (s)")
     ax_t.legend(loc="upper right")
     ax_t.grid(alpha=0.3)

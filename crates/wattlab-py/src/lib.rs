@@ -288,6 +288,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bianchi, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_capacity, m)?)?;
     m.add_function(wrap_pyfunction!(trace::trace_energy, m)?)?;
+    m.add_function(wrap_pyfunction!(trace::_trace_guard_selftest, m)?)?;
     m.add("TraceError", m.py().get_type::<trace::TraceError>())?;
     metrics::register(m)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;

@@ -11,12 +11,70 @@ use wattlab_trace::airtime::Airtime;
 use wattlab_trace::energy::{analyze, fj_to_j, ClientChoice, EnergyOptions, TimelineOutput};
 use wattlab_trace::energybox::EnergyBoxConfig;
 use wattlab_trace::policy_spec::{PolicySpec, SpecContext};
+use wattlab_trace::timecheck::{TimeIssue, TimeLimits, TimeReport};
 use wattlab_trace::SkipReason;
 
 pyo3::create_exception!(_core, TraceError, pyo3::exceptions::PyException, "A capture, a profile, a policy or a transitions file cannot be used; the message says which and where.");
 
 fn err(msg: impl ToString) -> PyErr {
     TraceError::new_err(msg.to_string())
+}
+
+/// Runs `f`, turning a panic (a wattlab bug: no input should reach one) into a `TraceError`
+/// that says so, instead of pyo3's `PanicException`, which `except Exception` does not catch.
+fn guarded<T>(what: &str, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "(no message)".into());
+            Err(err(format!(
+                "internal error in wattlab's {what} (a wattlab bug, please report it with the capture and the options): {msg}"
+            )))
+        }
+    }
+}
+
+/// A finite number of seconds in `[lo, hi]`, or an error naming the option and the range.
+fn seconds(name: &str, x: f64, lo: f64, hi: f64, range: &str) -> PyResult<Duration> {
+    if !(x.is_finite() && (lo..=hi).contains(&x)) {
+        return Err(err(format!("{name} {x} s is out of range ({range})")));
+    }
+    Ok(Duration::from_secs_f64(x))
+}
+
+/// For the tests of [`guarded`]: panics inside the guard, as a bug would.
+#[pyfunction]
+pub fn _trace_guard_selftest() -> PyResult<()> {
+    guarded("trace analyzer", || -> PyResult<()> { panic!("deliberate panic (guard self-test)") })
+}
+
+/// A timestamp issue as a dict: count, first packet index and byte offset, worst step (ns).
+fn issue<'py>(py: Python<'py>, i: &TimeIssue) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("count", i.count)?;
+    d.set_item("first_packet", i.first.map(|f| f.index))?;
+    d.set_item("first_offset", i.first.map(|f| f.offset))?;
+    d.set_item("worst_ns", i.worst_ns)?;
+    Ok(d)
+}
+
+/// The timestamp checks' findings and limits as a dict (`capture["time_checks"]`).
+fn time_checks<'py>(py: Python<'py>, r: &TimeReport, l: &TimeLimits) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("checked", r.checked)?;
+    d.set_item("reordered", r.reordered)?;
+    d.set_item("reordered_worst_ns", r.reordered_worst_ns)?;
+    d.set_item("backward", issue(py, &r.backward)?)?;
+    d.set_item("gaps", issue(py, &r.gaps)?)?;
+    d.set_item("fractions", issue(py, &r.fractions)?)?;
+    d.set_item("reorder_ns", l.reorder.as_nanos())?;
+    d.set_item("max_gap_ns", l.max_gap.as_nanos())?;
+    d.set_item("accepted", l.accept && !r.is_clean())?;
+    Ok(d)
 }
 
 /// The device profile: a built-in name, a profile TOML file, or EnergyBox files' powers.
@@ -45,8 +103,11 @@ fn resolve_profile(profile: Option<&str>, eb: &EnergyBoxConfig) -> PyResult<Devi
 /// `report_json`, beacons, rx_while_dormant, busy_while_dormant, timeline columns or file),
 /// `connections` and `attribution` (dicts of column lists), `throughput` (bin width and
 /// per-bin bytes), `notes`.
+/// `max_gap_s` and `accept_odd_times` set the timestamp checks (`capture["time_checks"]`;
+/// `warnings` lists what a result built on odd timestamps rests on). A panic (a bug) is
+/// raised as `TraceError`, never as pyo3's `PanicException`.
 #[pyfunction]
-#[pyo3(signature = (path, client=None, profile=None, energybox=Vec::new(), policies=Vec::new(), phy=None, transitions=None, bin_s=0.05, timeline="memory", tail_s=None))]
+#[pyo3(signature = (path, client=None, profile=None, energybox=Vec::new(), policies=Vec::new(), phy=None, transitions=None, bin_s=0.05, timeline="memory", tail_s=None, max_gap_s=None, accept_odd_times=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn trace_energy<'py>(
     py: Python<'py>,
@@ -60,6 +121,32 @@ pub fn trace_energy<'py>(
     bin_s: f64,
     timeline: &str,
     tail_s: Option<f64>,
+    max_gap_s: Option<f64>,
+    accept_odd_times: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    guarded("trace analyzer", || {
+        trace_energy_unguarded(
+            py, path, client, profile, energybox, policies, phy, transitions, bin_s, timeline, tail_s, max_gap_s,
+            accept_odd_times,
+        )
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn trace_energy_unguarded<'py>(
+    py: Python<'py>,
+    path: &str,
+    client: Option<&str>,
+    profile: Option<&str>,
+    energybox: Vec<String>,
+    policies: Vec<String>,
+    phy: Option<&str>,
+    transitions: Option<&str>,
+    bin_s: f64,
+    timeline: &str,
+    tail_s: Option<f64>,
+    max_gap_s: Option<f64>,
+    accept_odd_times: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let client: Option<IpAddr> = client
         .map(|c| c.trim().parse().map_err(|_| err(format!("client `{c}` is not an IPv4 or IPv6 address"))))
@@ -76,13 +163,15 @@ pub fn trace_energy<'py>(
         None => Airtime::default_phy(),
     };
     let tail = match tail_s {
-        Some(t) if !(t.is_finite() && (0.0..=1e9).contains(&t)) => {
-            return Err(err(format!("tail {t} s must be a number of seconds ≥ 0")))
-        }
-        Some(t) => Duration::from_secs_f64(t),
+        Some(t) => seconds("tail", t, 0.0, 86_400.0, "0 to 1 day")?,
         None if emulate => eb.tail().unwrap_or(Duration::ZERO),
         None => Duration::ZERO,
     };
+    let bin = seconds("throughput bin", bin_s, 1e-6, 86_400.0, "1 µs to 1 day")?;
+    let mut time = TimeLimits { accept: accept_odd_times, ..TimeLimits::default() };
+    if let Some(g) = max_gap_s {
+        time.max_gap = seconds("maximum gap", g, 1.0, 1e10, "1 s to 10¹⁰ s")?;
+    }
     if emulate {
         notes.push(format!(
             "EnergyBox emulation: airtime {airtime} (packets take no airtime; --phy to change), {} s costed after the last packet \
@@ -104,9 +193,6 @@ pub fn trace_energy<'py>(
         }
     }
     let specs = names.iter().map(|s| PolicySpec::parse(s, &cx)).collect::<Result<Vec<_>, _>>().map_err(err)?;
-    if !(bin_s.is_finite() && bin_s > 0.0) {
-        return Err(err(format!("throughput bin {bin_s} s must be > 0")));
-    }
     let timeline = match timeline {
         "memory" => TimelineOutput::Memory,
         "off" => TimelineOutput::Off,
@@ -117,9 +203,10 @@ pub fn trace_energy<'py>(
         profile: profile.clone(),
         airtime,
         policies: specs,
-        bin: Duration::from_secs_f64(bin_s),
+        bin,
         tail,
         timeline,
+        time,
     };
     let a = py.allow_threads(|| analyze(Path::new(path), &opts)).map_err(err)?;
 
@@ -169,6 +256,7 @@ pub fn trace_energy<'py>(
         cap.set_item(k, v)?;
     }
     cap.set_item("airtime", a.airtime.to_string())?;
+    cap.set_item("time_checks", time_checks(py, &a.time, &a.time_limits)?)?;
     out.set_item("capture", cap)?;
 
     let prof = PyDict::new(py);
@@ -193,6 +281,7 @@ pub fn trace_energy<'py>(
         d.set_item("rx_while_dormant", p.rx_while_dormant)?;
         d.set_item("busy_while_dormant", p.busy_while_dormant)?;
         d.set_item("timeline_file", p.timeline_file.as_ref().map(|f| f.display().to_string()))?;
+        d.set_item("timeline_elided_beacons", p.timeline_elided_beacons)?;
         d.set_item("timeline_time_ns", p.timeline.iter().map(|x| x.0).collect::<Vec<_>>())?;
         d.set_item("timeline_state", p.timeline.iter().map(|x| x.1.as_str()).collect::<Vec<_>>())?;
         pols.append(d)?;
@@ -228,8 +317,9 @@ pub fn trace_energy<'py>(
     let t = PyDict::new(py);
     t.set_item("bin_ns", a.bin_ns)?;
     t.set_item("origin_ns", a.throughput_origin_ns)?;
-    t.set_item("up", a.throughput.iter().map(|x| x[0]).collect::<Vec<_>>())?;
-    t.set_item("down", a.throughput.iter().map(|x| x[1]).collect::<Vec<_>>())?;
+    t.set_item("index", a.throughput.iter().map(|x| x.0).collect::<Vec<_>>())?;
+    t.set_item("up", a.throughput.iter().map(|x| x.1[0]).collect::<Vec<_>>())?;
+    t.set_item("down", a.throughput.iter().map(|x| x.1[1]).collect::<Vec<_>>())?;
     out.set_item("throughput", t)?;
     if let ClientChoice::Busiest { ties } = &a.choice {
         if !ties.is_empty() {
@@ -240,6 +330,15 @@ pub fn trace_energy<'py>(
             ));
         }
     }
+    let elided: u64 = a.policies.iter().map(|p| p.timeline_elided_beacons).sum();
+    if elided > 0 {
+        notes.push(format!(
+            "timelines: {elided} beacons of long dozing gaps are not shown one by one (after the first {} of a gap, \
+             the timeline shows one dormant stretch up to the gap's last beacon); the energy and beacon counts include them all",
+            wattlab_core::energy::policy::TIMELINE_BEACONS_PER_GAP
+        ));
+    }
     out.set_item("notes", notes)?;
+    out.set_item("warnings", a.time_warnings())?;
     Ok(out)
 }
