@@ -143,6 +143,9 @@ pub struct PolicyOutcome {
     /// `TIMELINE_BEACONS_PER_GAP` of a dozing gap, the timeline shows one dormant stretch up
     /// to the gap's last beacon (the report counts and costs every beacon).
     pub timeline_elided_beacons: u64,
+    /// State changes the policy asked of the radio meter while the capture was read: its
+    /// work, which grows with the packets and not with the gaps between them (0 for replay).
+    pub state_changes: u64,
 }
 
 /// Everything the analyzer found.
@@ -192,8 +195,8 @@ pub struct EnergyAnalysis {
     pub connections: Vec<Connection>,
     /// Throughput bin width, ns.
     pub bin_ns: u64,
-    /// Where the throughput bins start: the first packet's first interval, ns since the epoch
-    /// (at most one packet's lead after `start_ns`).
+    /// Where the throughput bins start: the start of the costed run (`start_ns`), ns since
+    /// the epoch.
     pub throughput_origin_ns: u64,
     /// Bins with traffic, in order: `(k, [up, down])` bytes of the bin starting at
     /// `throughput_origin_ns + k × bin_ns`, by capture time (bins without traffic are left
@@ -394,12 +397,20 @@ fn run<R: Read>(
     let mut index: HashMap<ConnKey, u32> = HashMap::new();
     let mut last_key: Option<(ConnKey, u32)> = None;
     let mut a = Counts::default();
-    let mut throughput = ThroughputBins::default();
-    let mut origin: Option<Time> = None;
     let mut check = TimeCheck::new(opts.time);
     // Packets out of order by up to the tolerance wait in the heap until they are back in order.
     let reorder = opts.time.reorder;
-    let mut feeder = Feeder { opts, run: Vec::new(), intervals: Vec::with_capacity(256), start: Time::ZERO, end: Time::ZERO, fed: 0, deferred: 0, deferred_ns: 0 };
+    let mut feeder = Feeder {
+        opts,
+        run: Vec::new(),
+        intervals: Vec::with_capacity(256),
+        start: Time::ZERO,
+        end: Time::ZERO,
+        fed: 0,
+        deferred: 0,
+        deferred_ns: 0,
+        throughput: ThroughputBins::default(),
+    };
     // A received packet's frames end at its capture time, so its intervals start before
     // packets captured just ahead of it: packets wait in a heap, ordered by their first
     // interval's start, until no later packet can start earlier (the longest lead seen).
@@ -435,7 +446,6 @@ fn run<R: Read>(
             Direction::Up => t,
             Direction::Down => t - leads.get(&opts.airtime, p.ip_len, group),
         };
-        let origin = *origin.get_or_insert(first);
         let (sp, dp) = ports(&p);
         let key: ConnKey = match dir {
             Direction::Up => (p.protocol, sp, peer, dp),
@@ -468,7 +478,6 @@ fn run<R: Read>(
         let c = &mut conns[id as usize - 1];
         c.last_ns = c.last_ns.max(p.ts_ns);
         c.first_ns = c.first_ns.min(p.ts_ns);
-        let bin = ThroughputBins::index(t.as_nanos(), origin.as_nanos(), opts.bin.as_nanos());
         let bytes = u64::from(p.ip_len);
         match dir {
             Direction::Up => {
@@ -476,7 +485,6 @@ fn run<R: Read>(
                 c.bytes_up += bytes;
                 a.packets_up += 1;
                 a.bytes_up += bytes;
-                throughput.add(bin, 0, bytes);
             }
             Direction::Down => {
                 c.packets_down += 1;
@@ -484,7 +492,6 @@ fn run<R: Read>(
                 a.packets_down += 1;
                 a.bytes_down += bytes;
                 a.group_down += group as u64;
-                throughput.add(bin, 1, bytes);
             }
         }
         pending.push(Reverse(Pending {
@@ -511,7 +518,7 @@ fn run<R: Read>(
     while let Some(Reverse(q)) = pending.pop() {
         feeder.release(q)?;
     }
-    let Feeder { run, start, end, deferred, deferred_ns, .. } = feeder;
+    let Feeder { run, start, end, deferred, deferred_ns, throughput, .. } = feeder;
     if run.is_empty() {
         // Only a given client can have no packets (a chosen one has the most), and then nothing
         // was ranked: rank now (a second pass, on this error path only) to name the address
@@ -532,6 +539,10 @@ fn run<R: Read>(
     for mut r in run {
         r.drain()?;
         let logged = r.sink.is_some() || opts.timeline == TimelineOutput::Memory;
+        let changes = match &r.meter {
+            Meter::Policy(m) => m.state_changes(),
+            Meter::Replay(_) => 0,
+        };
         let (report, beacons, busy, buckets, rest, elided) = match &r.meter {
             Meter::Policy(m) => {
                 let mut rest = m.timeline().to_vec();
@@ -581,6 +592,7 @@ fn run<R: Read>(
             timeline: r.timeline,
             timeline_file,
             timeline_elided_beacons: elided,
+            state_changes: changes,
         });
     }
     debug_assert!(own_bucket(1) == 2 && tail_bucket(1) == 3);
@@ -608,7 +620,7 @@ fn run<R: Read>(
         policies,
         connections: conns,
         bin_ns: opts.bin.as_nanos(),
-        throughput_origin_ns: origin.map_or(start.as_nanos(), |o| o.as_nanos()),
+        throughput_origin_ns: start.as_nanos(),
         throughput: throughput.finish(),
         time: *check.report(),
         time_limits: opts.time,
@@ -686,6 +698,9 @@ struct Feeder<'a> {
     fed: u64,
     deferred: u64,
     deferred_ns: u64,
+    /// Bytes per bin of capture time from the run's start (packets come out of the heap in
+    /// order, so a capture reordered within the tolerance gives the sorted capture's bins).
+    throughput: ThroughputBins,
 }
 
 impl Feeder<'_> {
@@ -706,6 +721,8 @@ impl Feeder<'_> {
             self.start = q.start;
             self.run = start_meters(self.opts, q.start)?;
         }
+        let bin = ThroughputBins::index(q.t.as_nanos(), self.start.as_nanos(), self.opts.bin.as_nanos());
+        self.throughput.add(bin, usize::from(!q.up), u64::from(q.ip_len));
         let data = if q.up { Activity::Tx } else { Activity::Rx };
         for r in &mut self.run {
             let bytes = match r.count {
