@@ -4,6 +4,7 @@ the CLI's outputs, and its errors."""
 from __future__ import annotations
 
 import json
+import re
 import struct
 import subprocess
 import sys
@@ -246,6 +247,9 @@ def test_cli_writes_tables_timelines_and_a_figure(tmp_path):
         (["--phy", "802.11z"], "unknown PHY"),
         (["--client", "10.9.9.9"], "no packets to or from 10.9.9.9"),
         (["--client", "not-an-ip"], "not an IPv4 or IPv6 address"),
+        (["--phy", "link@1e-9"], "out of range (0.001 to 100000 Mb/s)"),
+        (["--policy", "psm:beacon=1ns"], "1 to 65535 TU"),
+        (["--tail", "1e12"], "out of range (0 to 1 day)"),
     ],
 )
 def test_cli_rejects_bad_options_clearly(tmp_path, args, message):
@@ -269,3 +273,199 @@ def test_cli_bad_captures_name_the_packet_and_offset(tmp_path):
     assert p.returncode == 2 and "no IP packets" in p.stderr
     p = run_cli(str(tmp_path / "missing.pcap"))
     assert p.returncode == 2 and "no such capture file" in p.stderr
+
+
+# ---- Hostile input (issue 16): bad timestamps, options out of range, bugs ----
+
+def _download(t0: float = 1_700_000_000.0, n: int = 40, spacing: float = 0.05) -> list[tuple[float, bytes]]:
+    """Two 1500-byte packets down per 100-byte packet up, `spacing` s apart."""
+    return [(t0 + k * spacing, ipv4(SERVER, CLIENT, 1500, sport=6000, dport=5000) if k % 3 else ipv4(CLIENT, SERVER, 100)) for k in range(n)]
+
+
+def _offset(packets: list[tuple[float, bytes]], i: int) -> int:
+    """Byte offset of record `i` in write_pcap's file."""
+    return 24 + sum(16 + len(d) for _, d in packets[:i])
+
+
+def test_a_packet_ten_years_late_is_costed_under_a_memory_limit_without_killing_python(tmp_path):
+    """One packet 10 years late made the analyzer ask for 100 GB and abort the interpreter. In a
+    child Python limited to 1 GB of address space: refused as a TraceError (an Exception), and
+    accepted, costed in seconds with every policy and the timeline in memory."""
+    pkts = _download()
+    pkts[20] = (pkts[20][0] + 10 * 365 * 86400, pkts[20][1])
+    cap = write_pcap(tmp_path / "late.pcap", pkts)
+    child = f"""
+import json, resource, time
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+import wattlab.trace
+try:
+    wattlab.trace.energy({str(cap)!r}, client={CLIENT!r})
+    raise SystemExit("not refused")
+except Exception as e:
+    assert isinstance(e, wattlab.trace.TraceError), type(e)
+    refusal = str(e)
+t = time.time()
+r = wattlab.trace.energy({str(cap)!r}, client={CLIENT!r}, accept_odd_times=True, bin_s=1e-6)
+print(json.dumps({{"refusal": refusal, "seconds": time.time() - t, "warnings": r.warnings,
+                  "bins": len(r.throughput), "rows": len(r.timeline), "energy": list(r.energy.energy_j),
+                  "elided": list(r.energy.timeline_elided_beacons)}}))
+"""
+    env = {**__import__("os").environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    p = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120, env=env)
+    assert p.returncode == 0, p.stderr[-3000:]
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    assert f"packet 20 at byte offset {_offset(pkts, 20)}: a gap of 9.99 years" in out["refusal"]
+    assert out["seconds"] < 30 and out["bins"] <= 40 and out["rows"] < 50_000
+    assert any("gap longer than 1.00 days" in w for w in out["warnings"])
+    assert all(e > 0 for e in out["energy"]) and max(out["elided"]) > 1_000_000
+
+
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ("late-then-back", "packet 21 at byte offset {off21}: time goes backwards by 2047.950 s"),
+        ("reversed", "packet 1 at byte offset {off1}: time goes backwards by 50.000 ms"),
+        ("fraction", "packet 5 at byte offset {off5}: its sub-second field is out of range"),
+        ("ffffffff", "a gap of 82.23 years"),
+    ],
+)
+def test_odd_timestamps_are_refused_with_exit_2_naming_the_packet(tmp_path, case, message):
+    pkts = _download()
+    if case == "late-then-back":
+        pkts[20] = (pkts[20][0] + 2048, pkts[20][1])
+    elif case == "reversed":
+        pkts.reverse()
+    cap = write_pcap(tmp_path / f"{case}.pcap", pkts)
+    raw = bytearray(cap.read_bytes())
+    if case == "fraction":
+        struct.pack_into("<I", raw, _offset(pkts, 5) + 4, 2_000_000_000)
+    if case == "ffffffff":
+        struct.pack_into("<I", raw, _offset(pkts, 39), 0xFFFFFFFF)
+    cap.write_bytes(bytes(raw))
+    p = run_cli(str(cap), "--client", CLIENT)
+    want = message.format(off21=_offset(pkts, 21), off1=_offset(pkts, 1), off5=_offset(pkts, 5))
+    assert p.returncode == 2 and want in p.stderr and str(cap) in p.stderr, p.stderr
+    assert "--accept-odd-times" in p.stderr and "Traceback" not in p.stderr
+    with pytest.raises(wattlab.trace.TraceError, match="accept_odd_times"):
+        wattlab.trace.energy(cap, client=CLIENT)
+
+
+def test_accepted_odd_timestamps_are_flagged_everywhere(tmp_path):
+    """--accept-odd-times costs the capture, and says what it rests on: a warning on stderr
+    (even with --quiet), above and under the table, in summary.json and in --json."""
+    pkts = _download()
+    pkts[20] = (pkts[20][0] + 2048, pkts[20][1])
+    cap = write_pcap(tmp_path / "late.pcap", pkts)
+    out = tmp_path / "res"
+    p = run_cli(str(cap), "--client", CLIENT, "--accept-odd-times", "--quiet", "--out", str(out), "--no-plot")
+    assert p.returncode == 0, p.stderr
+    assert "odd timestamps accepted" in p.stderr and f"packet 21 at byte offset {_offset(pkts, 21)}" in p.stderr
+    assert "built on odd timestamps" in p.stdout and "odd timestamps: 19 packets earlier" in p.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["warnings"] and summary["capture"]["time_checks"]["accepted"] is True
+    tc = summary["capture"]["time_checks"]
+    assert (tc["backward"]["count"], tc["backward"]["first_packet"], tc["backward"]["first_offset"]) == (19, 21, _offset(pkts, 21))
+    assert tc["backward"]["worst_ns"] == pytest.approx(2_047_950_000_000, abs=1000)  # float seconds in write_pcap
+    assert summary["provenance"]["options"]["accept_odd_times"] is True
+    js = json.loads(run_cli(str(cap), "--client", CLIENT, "--accept-odd-times", "--json").stdout)
+    assert js["warnings"] == summary["warnings"]
+    # A clean capture's summary says its checks passed.
+    clean = json.loads(run_cli(str(write_pcap(tmp_path / "ok.pcap", _download())), "--json").stdout)
+    assert clean["warnings"] == [] and clean["capture"]["time_checks"]["accepted"] is False
+    assert clean["capture"]["time_checks"]["checked"] == 40
+
+
+def test_max_gap_lets_a_capture_with_long_silences_through(tmp_path):
+    pkts = _download()
+    pkts = pkts[:10] + [(t + 36 * 3600, d) for t, d in pkts[10:]]
+    cap = write_pcap(tmp_path / "gap.pcap", pkts)
+    p = run_cli(str(cap), "--client", CLIENT)
+    assert p.returncode == 2 and "a gap of 1.50 days" in p.stderr and "--max-gap" in p.stderr
+    p = run_cli(str(cap), "--client", CLIENT, "--max-gap", "2d", "--json")
+    assert p.returncode == 0 and json.loads(p.stdout)["warnings"] == []
+    p = run_cli(str(cap), "--max-gap", "two days")
+    assert p.returncode == 2 and "not a duration with a unit" in p.stderr
+
+
+def test_reordering_of_a_few_ms_is_put_back_in_order(tmp_path):
+    pkts = _download(spacing=0.003)
+    swapped = list(pkts)
+    for k in range(0, 36, 4):
+        swapped[k], swapped[k + 2] = swapped[k + 2], swapped[k]
+    a = wattlab.trace.energy(write_pcap(tmp_path / "a.pcap", pkts), client=CLIENT)
+    b = wattlab.trace.energy(write_pcap(tmp_path / "b.pcap", swapped), client=CLIENT)
+    assert list(a.energy.energy_j) == list(b.energy.energy_j)
+    assert b.capture["time_checks"]["reordered"] == 18 and b.warnings == []
+
+
+def test_a_panic_is_a_trace_error_that_says_it_is_a_bug():
+    """No input may reach a panic; if a bug does, Python gets wattlab.trace.TraceError (an
+    Exception), not pyo3's PanicException (a BaseException that `except Exception` misses)."""
+    try:
+        wattlab._core._trace_guard_selftest()
+    except Exception as e:  # noqa: BLE001 - the point of the test
+        assert isinstance(e, wattlab.trace.TraceError)
+        assert "a wattlab bug" in str(e) and "deliberate panic" in str(e)
+    else:
+        pytest.fail("no error")
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"phy": "link@1e-9"}, "out of range (0.001 to 100000 Mb/s)"),
+        ({"bin_s": 0}, "throughput bin 0 s is out of range (1 µs to 1 day)"),
+        ({"bin_s": float("nan")}, "out of range"),
+        ({"tail_s": float("inf")}, "tail inf s is out of range"),
+        ({"max_gap_s": -1}, "maximum gap -1 s is out of range"),
+        ({"policies": ["psm:beacon=1ns"]}, "1 to 65535 TU"),
+        ({"policies": ["psm:beacon=100ms,listen=100ms"]}, "never doze"),
+        ({"policies": ["adaptive-psm:window=1ns"]}, "`window` 1 ns is out of range"),
+        ({"policies": ["adaptive-psm:timeout=7200s"]}, "`timeout` 7200 s is out of range"),
+    ],
+)
+def test_options_out_of_range_are_trace_errors(tmp_path, kwargs, message):
+    cap = write_pcap(tmp_path / "x.pcap", _download())
+    with pytest.raises(wattlab.trace.TraceError, match=re.escape(message)):
+        wattlab.trace.energy(cap, client=CLIENT, **kwargs)
+
+
+def test_argument_types_are_checked(tmp_path):
+    cap = write_pcap(tmp_path / "x.pcap", _download())
+    # One policy as a string is one policy, not one per character.
+    t = wattlab.trace.energy(cap, client=CLIENT, policies="oracle")
+    assert list(t.energy.policy) == ["oracle"]
+    with pytest.raises(TypeError, match="bin_s"):
+        wattlab.trace.energy(cap, bin_s="fast")
+    with pytest.raises(TypeError, match="accept_odd_times"):
+        wattlab.trace.energy(cap, accept_odd_times="yes")
+    with pytest.raises(TypeError, match="policies"):
+        wattlab.trace.energy(cap, policies=[3])
+
+
+def _pcapng(packets: list[tuple[int, bytes]]) -> bytes:
+    """A little-endian pcapng: section header, one RAW interface at ns resolution, EPBs."""
+    def block(kind: int, body: bytes) -> bytes:
+        body += bytes(-len(body) % 4)
+        n = 12 + len(body)
+        return struct.pack("<II", kind, n) + body + struct.pack("<I", n)
+    out = block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
+    out += block(1, struct.pack("<HHI", 101, 0, 0) + struct.pack("<HHB3x", 9, 1, 9) + bytes(4))
+    for ns, data in packets:
+        out += block(6, struct.pack("<IIIII", 0, ns >> 32, ns & 0xFFFFFFFF, len(data), len(data)) + data)
+    return out
+
+
+def test_a_capture_after_2262_and_one_microsecond_bins(tmp_path):
+    """Timestamps past int64 nanoseconds (2262; pcapng reaches 2554) and 1 µs bins over a
+    capture: no overflow, and only the bins with traffic in the throughput table."""
+    t0 = 10_000_000_000 * 10**9  # year 2286
+    pkts = [(t0 + k * 250_000_000, d) for k, (_, d) in enumerate(_download())]
+    cap = tmp_path / "future.pcapng"
+    cap.write_bytes(_pcapng(pkts))
+    t = wattlab.trace.energy(cap, client=CLIENT, bin_s=1e-6)
+    assert t.capture["start_ns"] > 2**63 and len(t.throughput) == 40
+    assert t.timeline.time_s.min() == 0 and t.timeline.time_s.max() == pytest.approx(9.75, abs=0.01)
+    assert t.throughput.bytes_down.sum() == t.capture["bytes_down"]
+    png = t.plot(tmp_path / "t.png")
+    assert png.read_bytes()[:4] == b"\x89PNG"
