@@ -2,8 +2,9 @@
 //! downloading over 16 connections in bursts (two data segments of mixed sizes per ACK, 500 µs
 //! apart, then a gap of 2 ms to 400 ms), then costs it with [`analyze`] under always-on,
 //! oracle, psm and adaptive-psm on the default PHY (802.11g at 54 Mb/s), timelines off, best
-//! of 3. Prints packets, wall time, packets/s (and the reader's share), the four energies and
-//! the peak RSS (VmHWM).
+//! of 3. Prints packets, wall time, packets/s (and the reader's share), the four energies, the
+//! peak RSS (VmHWM) and the heap allocations of one analysis (a counting allocator: the hot
+//! path must allocate nothing per packet).
 //!
 //! `cargo run --release -p wattlab-trace --example trace_energy_bench -- 1000000`
 
@@ -20,6 +21,28 @@ use wattlab_trace::airtime::Airtime;
 use wattlab_trace::energy::{analyze, EnergyOptions, TimelineOutput};
 use wattlab_trace::policy_spec::{PolicySpec, SpecContext};
 use wattlab_trace::TraceReader;
+
+/// The system allocator, counting allocations.
+struct Counting;
+
+static ALLOCATIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
 
 const CLIENT: [u8; 4] = [192, 168, 1, 20];
 const SERVER: [u8; 4] = [93, 184, 216, 34];
@@ -110,10 +133,13 @@ fn main() {
     }
     let mut best = f64::MAX;
     let mut last = None;
+    let mut allocations = 0;
     for _ in 0..3 {
+        let before = ALLOCATIONS.load(std::sync::atomic::Ordering::Relaxed);
         let t = Instant::now();
         let a = analyze(&path, &opts).unwrap();
         best = best.min(t.elapsed().as_secs_f64());
+        allocations = ALLOCATIONS.load(std::sync::atomic::Ordering::Relaxed) - before;
         assert_eq!(a.packets_up + a.packets_down, n);
         last = Some(a);
     }
@@ -144,5 +170,10 @@ fn main() {
         a.deferred_ns as f64 / 1e9,
         rss_before,
         vm_hwm_kb()
+    );
+    println!(
+        "  heap allocations in one analysis: {allocations} ({:.4} per packet; the throughput bins, timelines and \
+         attribution vectors grow geometrically)",
+        allocations as f64 / n as f64
     );
 }
