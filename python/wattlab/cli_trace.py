@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from wattlab.cli_common import PATH, console, fail, note, progress
+from wattlab.cli_common import OUT_DIR, PATH, console, fail, note, progress
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -57,7 +57,7 @@ OUTPUTS = ("summary.json", "energy.csv", "states.csv", "connections.csv", "attri
               "state (sleep/idle/off/awake/doze); policy/node columns select rows, as in the simulator's timeseries_radio.csv.")
 @click.option("--bin", "bin_ms", type=click.FloatRange(min=0.001), default=50.0, show_default=True, metavar="MS",
               help="Throughput bin (ms) for throughput.csv and the figure.")
-@click.option("--out", type=PATH, metavar="DIR",
+@click.option("--out", type=OUT_DIR, metavar="DIR",
               help="Directory for summary.json, energy/states/connections/attribution/throughput CSV, per-policy state "
               "timelines (streamed) and timeline.png.")
 @click.option("--parquet", is_flag=True, help="Also write the tables as Parquet (needs --out).")
