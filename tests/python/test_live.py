@@ -518,8 +518,13 @@ def test_namespaces_removed_during_a_run_are_reported_as_such(tmp_path):
     # What `wattlab live cleanup` of an earlier version, or `ip netns delete`, did to a run:
     # it used to end with only "the client failed: (no output)".
     proc, rid = _start_cli_run(tmp_path / "out")
-    for name in _namespaces_of(rid):
-        netns._kill_namespace(name)
+    names = _namespaces_of(rid)
+    pids = [pid for n in names for pid in subprocess.run(["ip", "netns", "pids", n], capture_output=True, text=True, timeout=10).stdout.split()]
+    for n in names:  # first the names, then the processes: the run sees both gone at once
+        subprocess.run(["ip", "netns", "delete", n], check=True, timeout=10)
+    for pid in pids:  # our run's processes only
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pid), signal.SIGKILL)
     t = time.monotonic()
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1, err
