@@ -13,8 +13,8 @@ from rich.markup import escape
 
 from wattlab import _core
 from wattlab.cli_common import (
-    EXIT_CODES_HELP, EXIT_FAILED, EXIT_INCOMPLETE, EXIT_USAGE, PATH, check_inputs_outside, console, err_console, fail,
-    note, prepare_out_dir, progress, warn,
+    EXIT_CODES_HELP, EXIT_FAILED, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_USAGE, PATH, check_inputs_outside, check_input_file,
+    console, err_console, fail, note, OUT_DIR, prepare_out_dir, progress, warn,
 )
 
 BENCH_DIR = Path(__file__).resolve().parent / "bench"
@@ -59,7 +59,7 @@ def app() -> None:
 @app.command(epilog=EXIT_CODES_HELP)
 @click.argument("scenario", type=PATH, metavar="SCENARIO.toml")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), metavar="N", help="Seed of every random stream (overrides [simulation].seed).")
-@click.option("--out", type=PATH, metavar="DIR",
+@click.option("--out", type=OUT_DIR, metavar="DIR",
               help="Directory for results: summary.json, scenario.toml (the scenario that ran), flows/radios/links CSV, "
               "time series, pcaps, and baseline/ (the run with power saving off). Must be new or empty, unless --overwrite.")
 @click.option("--pcap", multiple=True, metavar="NODE:IFACE",
@@ -81,6 +81,7 @@ def run(scenario, seed, out, pcap, set_, timeseries, parquet, baseline, overwrit
     """Run a scenario and print its flows and radio energy."""
     from wattlab import api, report
 
+    check_input_file(scenario, "scenario")
     if pcap and out is None:
         fail("--pcap needs --out DIR (captures are written there)")
     if timeseries and out is None and not json_out:
@@ -111,7 +112,10 @@ def run(scenario, seed, out, pcap, set_, timeseries, parquet, baseline, overwrit
         if hint:
             note(f"note: {hint}", quiet)
     if out is not None:
-        written = res.write(out, formats=("csv", "parquet") if parquet else ("csv",))
+        try:
+            written = res.write(out, formats=("csv", "parquet") if parquet else ("csv",))
+        except OSError as e:
+            fail(f"--out {out}: cannot write the results: {e.strerror or e} ({e.filename or out})", code=EXIT_FAILED)
         note(f"wrote {len(written) + len(res.pcap_files)} files to {out}", quiet)
     if not res.completed:
         unfinished = [f["name"] for f in res.summary["flows"] if f.get("completion_time_s") is None]
@@ -139,8 +143,9 @@ def validate(scenarios, set_, json_out) -> None:
         rec = {"file": str(path), "ok": True, "error": None}
         try:
             api.validate(path, overrides=set_)
-        except FileNotFoundError as e:
-            rec.update(ok=False, error={"message": str(e), "origin": str(path), "line": None, "column": None, "key": None})
+        except OSError as e:
+            msg = str(e) if e.strerror is None else f"{path}: {e.strerror}"
+            rec.update(ok=False, error={"message": msg, "origin": str(path), "line": None, "column": None, "key": None})
         except _core.ScenarioError as e:
             rec.update(ok=False, error={"message": str(e), "origin": getattr(e, "origin", str(path)), "line": getattr(e, "line", None),
                                         "column": getattr(e, "column", None), "key": getattr(e, "key", None)})
@@ -232,8 +237,35 @@ def check(model, seconds, seed, as_json) -> None:
 
 
 def main() -> None:
-    """Entry point of the ``wattlab`` script."""
-    app(prog_name="wattlab")
+    """Entry point of the ``wattlab`` script: click's errors as usual, Ctrl-C as exit 130 with
+    one line, and an unexpected exception as one line naming it as a bug (the traceback with
+    ``WATTLAB_TRACEBACK=1``)."""
+    import os
+
+    try:
+        code = app(prog_name="wattlab", standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else 0)
+    except click.exceptions.Exit as e:
+        sys.exit(e.exit_code)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        err_console.print("interrupted", highlight=False)
+        sys.exit(EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        # `wattlab ... | head`: the reader went away; nothing more to say.
+        sys.stderr.close()
+        sys.exit(EXIT_FAILED)
+    except Exception as e:  # noqa: BLE001 - the last line of defence: no traceback for users
+        if os.environ.get("WATTLAB_TRACEBACK"):
+            raise
+        err_console.print(
+            f"[bold red]internal error:[/] {escape(type(e).__name__)}: {escape(str(e))}\n"
+            "This is a wattlab bug: please report it with the command (WATTLAB_TRACEBACK=1 shows the traceback).",
+            highlight=False, soft_wrap=True,
+        )
+        sys.exit(EXIT_FAILED)
 
 
 if __name__ == "__main__":

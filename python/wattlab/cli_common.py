@@ -36,6 +36,24 @@ EXIT_INTERRUPTED = 130
 PATH = click.Path(path_type=Path)
 """A path argument or option, given to the command as a ``pathlib.Path``."""
 
+
+class _OutDir(click.ParamType):
+    """An output directory: a path, but not an empty string (which pathlib reads as `.`)."""
+
+    name = "directory"
+
+    def convert(self, value, param, ctx):
+        """The value as a Path; an empty name is a usage error."""
+        if isinstance(value, Path):
+            return value
+        if not str(value).strip():
+            self.fail("an empty directory name (use . for the current directory)", param, ctx)
+        return Path(value)
+
+
+OUT_DIR = _OutDir()
+"""The type of every ``--out`` option."""
+
 EXIT_CODES_HELP = (
     "Exit codes: 0 success; 1 the run failed; 2 bad input (nothing ran); "
     "3 the run hit its time limit before every flow completed (unless --allow-incomplete); 130 interrupted."
@@ -83,8 +101,12 @@ def prepare_out_dir(out: Path, overwrite: bool, ours: Iterable[str], keep: Itera
     stems of tables written as .csv/.parquet, ``*.pcap``, sub-directories) and leave every
     other file alone. ``keep`` (the user's inputs) is never removed or overwritten."""
     if out.exists() and not out.is_dir():
-        fail(f"--out {out} is a file, not a directory")
+        fail(f"--out {out} exists and is not a directory")
     if not out.exists():
+        try:
+            out.mkdir(parents=True)
+        except OSError as e:
+            fail(f"--out {out}: cannot create the directory: {e.strerror or e}")
         return
     try:
         entries = sorted(p.name for p in out.iterdir())
@@ -107,6 +129,17 @@ def prepare_out_dir(out: Path, overwrite: bool, ours: Iterable[str], keep: Itera
             shutil.rmtree(p)
         else:
             p.unlink()
+
+
+def check_input_file(path: Path, what: str) -> None:
+    """Refuse a missing file, a directory or a non-regular file (a device, a FIFO) as an input,
+    with a clear message instead of an OSError."""
+    if not path.exists():
+        fail(f"{path}: {what} file not found")
+    if path.is_dir():
+        fail(f"{path}: is a directory, not a {what} file")
+    if not path.is_file():
+        fail(f"{path}: not a regular file (a {what} must be a file)")
 
 
 def check_inputs_outside(out: Path, inputs: Iterable[Path], outputs: Iterable[str]) -> None:

@@ -28,7 +28,10 @@ SYSCTL_HELP = (
     "repeatable. E.g. server:net.ipv4.tcp_invalid_ratelimit=500 restores stock Linux's rate limit on answers to "
     "out-of-window segments (the agent's probes), which the testbed sets to 0 to match the simulator's TCP."
 )
-LIMIT_HELP = "Time bound of a run in seconds (default: the scenario's stop time, at most 600 s)."
+LIMIT_HELP = (
+    "Time bound of the download in seconds of the scenario's clock, 0 < S <= 3600 (default: the scenario's stop "
+    "time, at most 600 s). A download that cannot finish within it at the path's rates is refused before it starts."
+)
 
 
 
@@ -68,6 +71,8 @@ def _print_result(res, quiet: bool = False) -> None:
     if res.host_late_max_ms > 5.0:
         warn(f"the host ran up to {res.host_late_max_ms:.1f} ms behind the model: "
              "packets met delays the scenario does not have (busy machine or VM stall)")
+    for w in res.warnings:
+        warn(w)
     for n in res.notes + res.energy.notes:
         note(f"note: {n}", quiet)
     note(f"results in {res.out_dir}", quiet)
@@ -79,7 +84,7 @@ SCENARIO_HELP = "Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ 
 @live_app.command("run")
 @click.argument("scenario", type=PATH, metavar="SCENARIO.toml")
 @click.option("--policy", type=click.Choice(["always-on", "cc", "psm"]), default="always-on", show_default=True, help=POLICY_HELP)
-@click.option("--out", type=PATH, metavar="DIR",
+@click.option("--out", type=click.Path(), metavar="DIR",
               help="Directory for the capture (client.pcap), logs, reports, energy tables and summary.json "
               "(default: a new temporary directory).")
 @click.option("--set", "set_", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
@@ -97,7 +102,7 @@ def run_cmd(scenario, policy, out, set_, time_limit, sysctl, overwrite, as_json,
             res = live.run(scenario, policy, out_dir=out, overrides=list(set_), time_limit=time_limit, overwrite=overwrite,
                            on_step=lambda s: status.update(f"live run: {s} ..."), sysctls=list(sysctl))
     except live.LiveError as e:
-        fail(str(e))
+        fail(str(e), code=e.code)
     except KeyboardInterrupt:
         fail("interrupted; the namespaces were removed", code=EXIT_INTERRUPTED)
     if as_json:
@@ -110,7 +115,7 @@ def run_cmd(scenario, policy, out, set_, time_limit, sysctl, overwrite, as_json,
 
 @live_app.command("compare")
 @click.argument("scenario", type=PATH, metavar="SCENARIO.toml")
-@click.option("--out", type=PATH, metavar="DIR", help="Directory for both live runs (live-always-on/, live-cc/) and compare.csv.")
+@click.option("--out", type=click.Path(), metavar="DIR", help="Directory for both live runs (live-always-on/, live-cc/) and compare.csv.")
 @click.option("--set", "set_", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
 @click.option("--time-limit", type=float, metavar="S", help=LIMIT_HELP)
 @click.option("--sysctl", multiple=True, metavar="ROLE:KEY=VALUE", help=SYSCTL_HELP)
@@ -126,7 +131,7 @@ def compare_cmd(scenario, out, set_, time_limit, sysctl, overwrite, as_json, qui
             df = live.compare(scenario, overrides=list(set_), out_dir=out, time_limit=time_limit, overwrite=overwrite,
                               on_step=lambda s: status.update(f"{s} ..."), sysctls=list(sysctl))
     except live.LiveError as e:
-        fail(str(e))
+        fail(str(e), code=e.code)
     except KeyboardInterrupt:
         fail("interrupted; the namespaces were removed", code=EXIT_INTERRUPTED)
     if as_json:
@@ -140,15 +145,22 @@ def compare_cmd(scenario, out, set_, time_limit, sysctl, overwrite, as_json, qui
 @live_app.command("cleanup")
 @click.option("--json", "as_json", is_flag=True, help="Print the removed namespaces as a JSON list.")
 def cleanup_cmd(as_json) -> None:
-    """Remove the namespaces (and with them the interfaces and rules) left by crashed live runs."""
+    """Remove what crashed or killed live runs left: their namespaces (and with them the interfaces
+    and rules) and the payload directories of earlier versions. Runs in progress are left alone."""
     from wattlab import live
 
     try:
         live.require_root()
     except live.LiveError as e:
-        fail(str(e))
+        fail(str(e), code=e.code)
     gone = live.cleanup()
+    dirs = live.remove_payload_dirs()
+    busy = live.in_progress()
     if as_json:
         sys.stdout.write(json.dumps(gone) + "\n")
-        return
-    console.print(f"removed {len(gone)} namespace(s)" + (": " + ", ".join(gone) if gone else ""))
+    else:
+        console.print(f"removed {len(gone)} namespace(s)" + (": " + ", ".join(gone) if gone else ""), highlight=False)
+    if dirs:
+        note(f"removed {len(dirs)} payload directory(ies) of earlier versions: " + ", ".join(map(str, dirs)))
+    if busy:
+        note(f"left {len(busy)} run(s) in progress alone: " + ", ".join(f"wl{rid} (pid {pid})" for rid, pid in busy.items()))

@@ -8,7 +8,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from wattlab.cli_common import PATH, console, err_console, fail, note
+from wattlab.cli_common import OUT_DIR, PATH, console, err_console, fail, note
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -20,7 +20,7 @@ VERDICT_STYLE = {"agrees": "green", "partly": "yellow", "disagrees": "red", "not
 
 
 @reproduce_app.command("kontogiannis2005")
-@click.option("--out", type=PATH, default=Path("results/kontogiannis2005"), show_default=True, metavar="DIR",
+@click.option("--out", type=OUT_DIR, default=Path("results/kontogiannis2005"), show_default=True, metavar="DIR",
               help="Directory for the CSV files, figures and summary.md.")
 @click.option("--quick", is_flag=True, help="Reduced sweep (6 error rates, 1 MiB flows, n = 1, 3, 5, 8, 2 seeds): under a minute.")
 @click.option("--seeds", type=click.IntRange(1, 100), metavar="N", help="Repetitions per point (default 5, or 2 with --quick).")
@@ -68,7 +68,7 @@ def kontogiannis2005(out, quick, seeds, variants, per_reading, error_layer, alph
 
 
 @reproduce_app.command("yan-cc")
-@click.option("--out", type=PATH, default=Path("results/yan-cc"), show_default=True, metavar="DIR",
+@click.option("--out", type=OUT_DIR, default=Path("results/yan-cc"), show_default=True, metavar="DIR",
               help="Directory for the CSV files, PNG figures, claims.csv and summary.md.")
 @click.option("--quick", is_flag=True,
               help="A small slice of every experiment (2 RTTs, 0.1 % loss, 1 MB files, 1 seed, 10 web pages, fairness with "

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from wattlab.cli_common import PATH, console, fail, note, progress, warn
+from wattlab.cli_common import OUT_DIR, PATH, console, fail, note, progress, warn
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -83,7 +83,7 @@ OUTPUTS = ("summary.json", "energy.csv", "states.csv", "connections.csv", "attri
               help="Cost a capture whose timestamps fail the checks (time going back by more than 10 ms, a gap "
               "longer than --max-gap, a sub-second field out of range) instead of refusing it (exit 2). The result "
               "is flagged: warnings on stderr, above the table and in summary.json.")
-@click.option("--out", type=PATH, metavar="DIR",
+@click.option("--out", type=OUT_DIR, metavar="DIR",
               help="Directory for summary.json, energy/states/connections/attribution/throughput CSV, per-policy state "
               "timelines (streamed) and timeline.png.")
 @click.option("--parquet", is_flag=True, help="Also write the tables as Parquet (needs --out).")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -28,6 +29,13 @@ def _fmt_bytes(n: float) -> str:
     return f"{n:.0f} B"
 
 
+def _table(title: str, caption: str | None = None) -> Table:
+    """A result table in the compact style of every run table (header rule, no cell borders),
+    so that ten columns fit in 120 characters."""
+    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False,
+                 caption=caption, caption_justify="left")
+
+
 def run_header(res) -> str:
     """The line that says what ran: name, seed, the overrides that changed it, and the time."""
     s = res.summary
@@ -45,7 +53,7 @@ def print_run(console: Console, res) -> None:
     the agents of one run."""
     s = res.summary
     console.print(run_header(res), highlight=False)
-    t = Table(title="Flows", title_justify="left")
+    t = _table("Flows")
     for col, just in (
         ("flow", "left"),
         ("kind", "left"),
@@ -81,7 +89,7 @@ def print_run(console: Console, res) -> None:
 
 def print_agents(console: Console, agents: list[dict]) -> None:
     """What each client-centered agent did (docs/agent.md)."""
-    t = Table(title="Client-centered agent", title_justify="left")
+    t = _table("Client-centered agent")
     cols = [
         ("node", "node"), ("detection", "detection"), ("bursts", "bursts"),
         ("closed_acks", "closed ACKs"), ("open_acks", "open ACKs"), ("open_acks_resent", "resent"),
@@ -96,23 +104,25 @@ def print_agents(console: Console, agents: list[dict]) -> None:
 
 
 def print_energy(console: Console, radios: list[dict]) -> None:
-    """Energy per radio: each accounting policy over this run's traffic (normalized to the
-    always-on accounting of the same traffic), then the power mode the run used (not
-    normalized: its traffic is not what it would have been without it)."""
-    t = Table(title="Radio energy", title_justify="left",
-              caption="accounting: a policy costing this run's traffic as it happened (packets unchanged); "
-                      "power mode: what the radio did in this run (the mode may have changed the traffic)",
-              caption_justify="left")
+    """Energy per radio: each accounting policy over this run's traffic (relative to the
+    always-on accounting of the same traffic), then the power mode the run used (not relative:
+    its traffic is not what it would have been without it; see print_savings)."""
+    t = _table("Radio energy",
+              caption="basis: accounting = a policy costing this run's traffic as it happened (packets unchanged), "
+                      "mode = the power mode this run used (it may have changed the traffic); "
+                      "'of always-on' compares accounting rows with always-on over the same traffic",
+              )
     for col, just in (
         ("node", "left"),
         ("profile", "left"),
-        ("policy / mode", "left"),
+        ("policy", "left"),
+        ("basis", "left"),
         ("energy (J)", "right"),
-        ("vs always-on, same traffic", "right"),
+        ("of always-on", "right"),
         ("awake (s)", "right"),
         ("sleep (s)", "right"),
-        ("tx / rx (s)", "right"),
-        ("transitions", "right"),
+        ("tx/rx (s)", "right"),
+        ("wake-ups", "right"),
     ):
         t.add_column(col, justify=just)
     base = {r["node"]: r["energy_j"] for r in radios if r["policy"] == "always-on" and r["basis"] == "accounting"}
@@ -120,19 +130,17 @@ def print_energy(console: Console, radios: list[dict]) -> None:
         awake = sum(r[f"time_{s}_s"] for s in ("idle", "idle_high", "rx", "tx"))
         sleep = r["time_sleep_s"] + r["time_off_s"]
         b = base.get(r["node"])
-        if r["basis"] == "mode":
-            label, norm = f"{r['policy']} (power mode used)", "—"
-        else:
-            label, norm = f"{r['policy']} (accounting)", ("—" if not b else f"{r['energy_j'] / b:.1%}")
+        norm = "—" if r["basis"] == "mode" or not b else f"{r['energy_j'] / b:.1%}"
         t.add_row(
             escape(str(r["node"])),
             escape(r["profile"]),
-            escape(label),
+            escape(r["policy"]),
+            r["basis"],
             f"{r['energy_j']:.4f}",
             norm,
             f"{awake:.3f}",
             f"{sleep:.3f}",
-            f"{r['time_tx_s']:.3f} / {r['time_rx_s']:.3f}",
+            f"{r['time_tx_s']:.3f}/{r['time_rx_s']:.3f}",
             str(int(r["transitions"])),
         )
     console.print(t)
@@ -141,9 +149,8 @@ def print_energy(console: Console, radios: list[dict]) -> None:
 def print_savings(console: Console, rows: list[dict]) -> None:
     """Each power mode against the baseline run: the same scenario and seed with power saving
     off (the same traffic without the scheme)."""
-    t = Table(title="Power mode vs the same traffic without it", title_justify="left",
-              caption="baseline: the same scenario and seed with power_save = cam, radio always on",
-              caption_justify="left")
+    t = _table("Power mode vs the same traffic without it",
+               caption="baseline: the same scenario and seed with power_save = cam, radio always on")
     for col in ("node", "mode", "energy (J)", "baseline (J)", "saving", "time (s)", "baseline time (s)", "slowdown"):
         t.add_column(col, justify="left" if col in ("node", "mode") else "right")
     for r in rows:

@@ -51,7 +51,7 @@ def test_a_power_modes_saving_is_against_the_same_traffic_without_it():
 def test_the_table_prints_no_saving_against_the_shaped_traffic():
     r = cli("run", YAN)
     assert r.exit_code == 0, r.output
-    row = next(line for line in r.stdout.splitlines() if "power mode used" in line or "│ cc " in line and "client" in line)
+    row = next(line for line in r.stdout.splitlines() if line.split()[2:4] == ["cc", "mode"])
     assert "%" not in row  # the mode row of the energy table has no percentage
     assert "Power mode vs the same traffic without it" in r.stdout and "power_save = cam" in r.stdout
     r = cli("run", YAN, "--no-baseline")
@@ -212,3 +212,54 @@ def test_profiles_cite_papers_not_local_paths():
 def test_every_command_that_prints_a_result_has_json(argv):
     r = cli(*argv, "--help")
     assert r.exit_code == 0 and "--json" in r.stdout, argv
+
+
+# Issue 16, item 7: no traceback from the command line.
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["run", DEMO, "--seed", "-1"], "--seed"),
+    (["run", DEMO, "--seed", str(2**64)], "--seed"),
+    (["run", DEMO, "--out", "/dev/null"], "not a directory"),
+    (["run", DEMO, "--out", "/proc/wattlab-nope/x"], "cannot create the directory"),
+    (["run", DEMO, "--out", ""], "empty directory name"),
+    (["run", SCENARIOS], "is a directory"),
+    (["run", "/dev/zero"], "not a regular file"),
+    (["validate", SCENARIOS], "Is a directory"),
+])
+def test_bad_paths_and_numbers_are_errors_not_tracebacks(argv, says):
+    """Through the real entry point (main), as a user's shell runs it."""
+    r = subprocess.run([sys.executable, "-c", "from wattlab.cli import main; main()", *map(str, argv)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, (argv, r.returncode, r.stderr)
+    assert says in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_interrupt_is_one_line_and_exit_130(monkeypatch):
+    from wattlab import api
+    from wattlab.cli import main
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api, "run", interrupted)
+    monkeypatch.setattr(sys, "argv", ["wattlab", "run", str(DEMO)])
+    with pytest.raises(SystemExit) as e:
+        main()
+    assert e.value.code == 130
+
+
+def test_an_unexpected_error_is_one_line_naming_a_bug(monkeypatch, capsys):
+    from wattlab import api
+    from wattlab.cli import main
+
+    def broken(*a, **k):
+        raise ValueError("[b]boom[/b]")
+
+    monkeypatch.setattr(api, "run", broken)
+    monkeypatch.setattr(sys, "argv", ["wattlab", "run", str(DEMO)])
+    monkeypatch.delenv("WATTLAB_TRACEBACK", raising=False)
+    with pytest.raises(SystemExit) as e:
+        main()
+    err = capsys.readouterr().err
+    assert e.value.code == 1 and "internal error" in err and "[b]boom[/b]" in err and "wattlab bug" in err

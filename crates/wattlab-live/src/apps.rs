@@ -1,16 +1,18 @@
-//! The two ends of the download, on real Linux TCP: `serve` sends a file to the first client
-//! after reading its request; `fetch` sends the request, reads to the end and reports the
-//! length, SHA-256 and timings of what arrived (the orchestrator checks them against the file).
+//! The two ends of the download, on real Linux TCP: `serve` streams the run's payload
+//! ([`crate::payload`], generated as it is sent) to the first client after reading its request;
+//! `fetch` sends the request, reads to the end and reports the length, SHA-256 and timings of
+//! what arrived (the orchestrator checks them against the payload's digest).
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::os::fd::AsRawFd;
-use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use socket2::{Domain, Protocol, Socket, Type};
+
+use crate::payload::{hex, Payload};
 
 /// Linux TCP options a scenario sets per socket.
 #[derive(Clone, Debug)]
@@ -28,8 +30,10 @@ pub struct SocketTcp {
 pub struct ServeReport {
     /// Bytes of the request read.
     pub request_bytes: u64,
-    /// Bytes of the file sent.
+    /// Bytes of the payload sent.
     pub bytes_sent: u64,
+    /// SHA-256 of the bytes sent (hex).
+    pub sha256: String,
     /// Congestion control the kernel used.
     pub cc: String,
     /// Segments the server's TCP retransmitted (`tcpi_total_retrans`).
@@ -102,17 +106,19 @@ fn available_cc() -> String {
     std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").map(|s| s.trim().to_string()).unwrap_or_else(|_| "?".into())
 }
 
-/// Listens on `listen`, serves `file` to the first client after reading `request` bytes, and
-/// returns once the client has closed (or `idle` passes without progress).
-pub fn serve(listen: SocketAddr, file: &Path, request: u64, tcp: &SocketTcp, idle: Duration) -> Result<ServeReport, String> {
-    let mut data = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+/// Listens on `listen`, streams `payload` to the first client after reading `request` bytes,
+/// and returns once the client has closed; gives up when `idle` passes without progress
+/// (including waiting for the client to connect).
+pub fn serve(listen: SocketAddr, mut payload: Payload, request: u64, tcp: &SocketTcp, idle: Duration) -> Result<ServeReport, String> {
     let sock = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP)).map_err(|e| format!("socket: {e}"))?;
     sock.set_reuse_address(true).map_err(|e| format!("SO_REUSEADDR: {e}"))?;
     apply(&sock, tcp)?;
     sock.bind(&listen.into()).map_err(|e| format!("bind {listen}: {e}"))?;
     sock.listen(4).map_err(|e| format!("listen: {e}"))?;
+    // SO_RCVTIMEO bounds accept() too.
+    sock.set_read_timeout(Some(idle)).map_err(|e| format!("SO_RCVTIMEO: {e}"))?;
     crate::nfqueue::announce_ready();
-    let (conn, _) = sock.accept().map_err(|e| format!("accept: {e}"))?;
+    let (conn, _) = sock.accept().map_err(|e| format!("no client connected within {:.1} s: {e}", idle.as_secs_f64()))?;
     apply(&conn, tcp)?;
     let cc = cc_in_use(&conn);
     let mut conn: TcpStream = conn.into();
@@ -127,20 +133,33 @@ pub fn serve(listen: SocketAddr, file: &Path, request: u64, tcp: &SocketTcp, idl
             Err(e) => return Err(format!("reading the request: {e}")),
         }
     }
-    let mut sent = 0u64;
+    let (mut sent, mut hash) = (0u64, Sha256::new());
     loop {
-        let n = data.read(&mut buf).map_err(|e| format!("{}: {e}", file.display()))?;
+        let n = payload.read(&mut buf).map_err(|e| format!("generating the payload: {e}"))?;
         if n == 0 {
             break;
         }
         conn.write_all(&buf[..n]).map_err(|e| format!("sending after {sent} bytes: {e}"))?;
+        hash.update(&buf[..n]);
         sent += n as u64;
     }
     conn.shutdown(std::net::Shutdown::Write).map_err(|e| format!("shutdown: {e}"))?;
     // Wait for the client's FIN so our end closes after the transfer, as a server would.
     while matches!(conn.read(&mut buf), Ok(n) if n > 0) {}
     let (retransmitted_segments, srtt_ms) = tcp_info(conn.as_raw_fd());
-    Ok(ServeReport { request_bytes: got, bytes_sent: sent, cc, retransmitted_segments, srtt_ms })
+    let sha256 = hex(&hash.finalize());
+    Ok(ServeReport { request_bytes: got, bytes_sent: sent, sha256, cc, retransmitted_segments, srtt_ms })
+}
+
+/// Writes `request` bytes of `fill` (repeated) to `conn`, one buffer at a time.
+fn send_request(conn: &mut TcpStream, request: u64, fill: &[u8]) -> Result<(), String> {
+    let mut left = request;
+    while left > 0 {
+        let n = left.min(fill.len() as u64) as usize;
+        conn.write_all(&fill[..n]).map_err(|e| format!("sending the request after {} bytes: {e}", request - left))?;
+        left -= n as u64;
+    }
+    Ok(())
 }
 
 /// Connects to `server`, sends a `request`-byte request and reads the response to its end.
@@ -154,10 +173,9 @@ pub fn fetch(server: SocketAddr, request: u64, tcp: &SocketTcp, idle: Duration) 
     let mut conn: TcpStream = sock.into();
     conn.set_read_timeout(Some(idle)).and_then(|_| conn.set_write_timeout(Some(idle))).map_err(|e| format!("timeouts: {e}"))?;
     conn.set_nodelay(true).map_err(|e| format!("TCP_NODELAY: {e}"))?;
-    let req = vec![b'G'; request as usize];
-    conn.write_all(&req).map_err(|e| format!("sending the request: {e}"))?;
+    let mut buf = vec![b'G'; 256 * 1024];
+    send_request(&mut conn, request, &buf)?;
     let mut hash = Sha256::new();
-    let mut buf = vec![0u8; 256 * 1024];
     let (mut bytes, mut first_byte_ns) = (0u64, 0u64);
     loop {
         match conn.read(&mut buf) {
@@ -173,6 +191,6 @@ pub fn fetch(server: SocketAddr, request: u64, tcp: &SocketTcp, idle: Duration) 
         }
     }
     let done_ns = unix_ns();
-    let sha256 = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let sha256 = hex(&hash.finalize());
     Ok(FetchReport { bytes, sha256, connect_ns, established_ns, first_byte_ns, done_ns, cc })
 }

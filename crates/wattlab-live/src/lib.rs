@@ -4,7 +4,8 @@
 //! - [`emu`]: the userspace link/AP emulator of the `ap` namespace (NFQUEUE on FORWARD):
 //!   rate, delay and jitter, loss, queue limits and idealised PSM, from a scenario's links.
 //! - [`client_agent`]: seed 000's client-centered agent on the client's NFQUEUE.
-//! - [`apps`]: the file server and the downloading client, on Linux TCP.
+//! - [`apps`]: the server and the downloading client, on Linux TCP.
+//! - [`payload`]: the data they exchange, a keyed pseudo-random stream generated on the fly.
 //! - [`plan`]: what a scenario asks of a live run (the path, the TCP settings, the flow).
 //!
 //! The namespaces, interfaces, rules and processes are set up by the Python layer
@@ -15,4 +16,5 @@ pub mod client_agent;
 pub mod clock;
 pub mod emu;
 pub mod nfqueue;
+pub mod payload;
 pub mod plan;

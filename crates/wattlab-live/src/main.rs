@@ -10,6 +10,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use wattlab_live::apps::{self, SocketTcp};
 use wattlab_live::plan::{self, LivePolicy, PlanSummary};
+use wattlab_live::payload::{self, Payload};
 use wattlab_live::{client_agent, emu, nfqueue};
 
 #[derive(Parser)]
@@ -45,13 +46,41 @@ struct TcpArgs {
     /// SO_RCVBUF/SO_SNDBUF size, bytes.
     #[arg(long)]
     buffer: Option<usize>,
-    /// Give up after this many seconds without progress.
-    #[arg(long, default_value_t = 30.0)]
+    /// Give up after this many seconds without progress (0 < S <= 86400).
+    #[arg(long, default_value_t = 30.0, value_parser = parse_idle_timeout)]
     idle_timeout: f64,
+}
+
+/// The payload of a run: its length and key (see `wattlab_live::payload`).
+#[derive(Args)]
+struct PayloadArgs {
+    /// Length of the payload, bytes.
+    #[arg(long)]
+    bytes: u64,
+    /// Key of the payload's pseudo-random stream (the scenario's seed).
+    #[arg(long)]
+    payload_key: u64,
+}
+
+/// A timeout in seconds: finite, above 0 and at most a day.
+fn parse_idle_timeout(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !(v > 0.0 && v <= 86_400.0) {
+        return Err(format!("{s} s is out of range (0 < S <= 86400)"));
+    }
+    Ok(v)
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Print the payload's length and SHA-256 as JSON, or with --dump the payload itself.
+    Payload {
+        #[command(flatten)]
+        payload: PayloadArgs,
+        /// Write the payload's bytes to stdout instead.
+        #[arg(long)]
+        dump: bool,
+    },
     /// Print what a live run of the scenario does (JSON): path, TCP settings, radio.
     Plan {
         #[command(flatten)]
@@ -97,14 +126,13 @@ enum Command {
         #[arg(long)]
         report: PathBuf,
     },
-    /// Serve FILE to the first client after reading its request.
+    /// Stream the run's payload to the first client after reading its request.
     Serve {
         /// Address and port to listen on.
         #[arg(long)]
         listen: SocketAddr,
-        /// File to send.
-        #[arg(long)]
-        file: PathBuf,
+        #[command(flatten)]
+        payload: PayloadArgs,
         /// Bytes of request to read first.
         #[arg(long, default_value_t = 100)]
         request: u64,
@@ -137,6 +165,18 @@ fn socket_tcp(t: &TcpArgs) -> SocketTcp {
 fn write_report(path: &Path, value: &impl serde::Serialize) -> Result<(), String> {
     let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
     std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `payload`: the digest as JSON, or the bytes themselves with `dump`.
+fn print_payload(p: &PayloadArgs, dump: bool) -> Result<(), String> {
+    if dump {
+        let mut out = std::io::stdout().lock();
+        std::io::copy(&mut Payload::new(p.payload_key, p.bytes), &mut out).map_err(|e| format!("writing the payload: {e}"))?;
+        return Ok(());
+    }
+    let digest = serde_json::json!({"bytes": p.bytes, "key": p.payload_key, "sha256": payload::sha256(p.payload_key, p.bytes)});
+    println!("{digest}");
+    Ok(())
 }
 
 fn run(cli: Cli) -> Result<(), String> {
@@ -175,9 +215,10 @@ fn run(cli: Cli) -> Result<(), String> {
             let r = client_agent::run(queue, client_addr, mark, cfg, &logs, &stop)?;
             write_report(&report, &r)
         }
-        Command::Serve { listen, file, request, tcp, report } => {
+        Command::Payload { payload: p, dump } => print_payload(&p, dump),
+        Command::Serve { listen, payload: p, request, tcp, report } => {
             let idle = Duration::from_secs_f64(tcp.idle_timeout);
-            let r = apps::serve(listen, &file, request, &socket_tcp(&tcp), idle)?;
+            let r = apps::serve(listen, Payload::new(p.payload_key, p.bytes), request, &socket_tcp(&tcp), idle)?;
             write_report(&report, &r)
         }
         Command::Fetch { connect, request, tcp, report } => {

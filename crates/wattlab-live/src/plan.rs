@@ -51,10 +51,55 @@ pub fn overrides(policy: LivePolicy, user: &[String]) -> Vec<String> {
     v
 }
 
-/// Loads `path` with `policy` and the user's overrides, and returns its live view.
+/// Largest scenario file a live run reads (a live scenario has three nodes).
+pub const MAX_SCENARIO_BYTES: u64 = 1 << 20;
+
+/// The text of the scenario file at `path`: a regular file of at most [`MAX_SCENARIO_BYTES`]
+/// (a directory, FIFO or device such as `/dev/zero` is refused before it is read).
+pub fn read_scenario(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let origin = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("{origin}: {e}"))?;
+    if meta.is_dir() {
+        return Err(format!("{origin} is a directory, not a scenario file"));
+    }
+    if !meta.is_file() {
+        return Err(format!("{origin} is not a regular file (a device, FIFO or socket); give a scenario .toml file"));
+    }
+    if meta.len() > MAX_SCENARIO_BYTES {
+        return Err(format!("{origin} is {} bytes; a live scenario is at most {MAX_SCENARIO_BYTES} bytes", meta.len()));
+    }
+    let mut text = String::new();
+    let file = std::fs::File::open(path).map_err(|e| format!("{origin}: {e}"))?;
+    file.take(MAX_SCENARIO_BYTES + 1).read_to_string(&mut text).map_err(|e| format!("{origin}: {e}"))?;
+    if text.len() as u64 > MAX_SCENARIO_BYTES {
+        return Err(format!("{origin} grew beyond {MAX_SCENARIO_BYTES} bytes while it was read"));
+    }
+    Ok(text)
+}
+
+/// Refuses a user override of the hop's `power_save`: the policy sets it.
+fn check_user_overrides(user: &[String]) -> Result<(), String> {
+    for o in user {
+        let key = o.split('=').next().unwrap_or("").trim();
+        if key.starts_with("wireless.") && key.ends_with(".power_save") {
+            return Err(format!("--set {o}: the hop's power_save is set by --policy (always-on, cc, psm), not --set"));
+        }
+    }
+    Ok(())
+}
+
+/// Loads `path` with `policy` and the user's overrides, and returns its live view. Errors
+/// name only what the user gave: the scenario is read with the user's overrides first, and
+/// must have its one `[[wireless]]` hop before the policy's `power_save` is applied to it.
 pub fn load(path: &Path, policy: LivePolicy, user_overrides: &[String]) -> Result<LiveSpec, String> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{origin}: {e}"))?;
+    let text = read_scenario(path)?;
+    check_user_overrides(user_overrides)?;
+    let users = wattlab_sim::scenario::parse_with_overrides(&text, &origin, user_overrides).map_err(|e| e.to_string())?;
+    if users.wireless.len() != 1 {
+        return Err(format!("{origin}: a live run needs exactly one [[wireless]] hop (server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client); it has {}", users.wireless.len()));
+    }
     let ov = overrides(policy, user_overrides);
     let scn = wattlab_sim::scenario::parse_with_overrides(&text, &origin, &ov).map_err(|e| e.to_string())?;
     let sim = wattlab_sim::build::build(&scn, &text, &origin, None, &BuildOptions::default()).map_err(|e| e.to_string())?;
@@ -135,6 +180,10 @@ pub struct PlanSummary {
     pub hop: String,
     /// Hop rate, bit/s.
     pub hop_rate_bps: u64,
+    /// Slowest rate on the way down (wired or hop), bit/s: bounds the transfer time.
+    pub down_rate_bps: u64,
+    /// Slowest rate on the way up, bit/s: bounds the request's time.
+    pub up_rate_bps: u64,
     /// Hop per-frame overhead, ns.
     pub hop_overhead_ns: u64,
     /// Hop power saving in the simulator's terms.
@@ -180,6 +229,8 @@ impl PlanSummary {
             mss: t.mss,
             hop: spec.hop.clone(),
             hop_rate_bps: spec.hop_down.rate_bps,
+            down_rate_bps: spec.wired_down.rate_bps.min(spec.hop_down.rate_bps),
+            up_rate_bps: spec.wired_up.rate_bps.min(spec.hop_up.rate_bps),
             hop_overhead_ns: spec.hop_down.overhead.0,
             power_save: spec.power_save.clone(),
             beacon_interval_ns: spec.beacon_interval.0,

@@ -60,3 +60,64 @@ fn scenarios_without_a_live_equivalent_are_refused_with_the_reason() {
     let e = plan::load(&scenario("missing.toml"), LivePolicy::AlwaysOn, &[]).unwrap_err();
     assert!(e.contains("missing.toml"), "{e}");
 }
+
+#[test]
+fn hostile_scenario_paths_are_refused_before_they_are_read() {
+    for (path, want) in [("/dev/zero", "not a regular file"), ("/dev/null", "not a regular file"), ("/", "is a directory")] {
+        let e = plan::load(std::path::Path::new(path), LivePolicy::AlwaysOn, &[]).unwrap_err();
+        assert!(e.contains(want), "{path}: {e}");
+    }
+    let dir = std::env::temp_dir().join(format!("wattlab-live-plan-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.toml");
+    std::fs::write(&big, vec![b'#'; plan::MAX_SCENARIO_BYTES as usize + 1]).unwrap();
+    let e = plan::load(&big, LivePolicy::AlwaysOn, &[]).unwrap_err();
+    assert!(e.contains("at most"), "{e}");
+    // An empty file: the error names the missing hop, not the policy's own override.
+    let empty = dir.join("empty.toml");
+    std::fs::write(&empty, "").unwrap();
+    let e = plan::load(&empty, LivePolicy::Cc, &[]).unwrap_err();
+    assert!(e.contains("exactly one [[wireless]] hop") && !e.contains("power_save") && !e.contains("--set"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_policy_owns_the_hop_power_saving() {
+    let s = scenario("yan-cc-download.toml");
+    let e = plan::load(&s, LivePolicy::Cc, &["wireless.hop.power_save=\"cam\"".into()]).unwrap_err();
+    assert!(e.contains("--policy"), "{e}");
+    // A user's bad override is reported with the user's overrides only.
+    let e = plan::load(&s, LivePolicy::Cc, &["wireless.0.rate=\"x\"".into()]).unwrap_err();
+    assert!(e.contains("wireless.0.rate") && !e.contains("power_save"), "{e}");
+}
+
+#[test]
+fn the_processes_refuse_out_of_range_timeouts_without_panicking() {
+    let exe = env!("CARGO_BIN_EXE_wattlab-live");
+    for bad in ["nan", "-5", "0", "inf", "1e300", "x"] {
+        let out = std::process::Command::new(exe)
+            .args(["fetch", "--connect", "127.0.0.1:9", "--report", "/dev/null", &format!("--idle-timeout={bad}")])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(err.contains("--idle-timeout") && !err.contains("panicked"), "{bad}: {err}");
+    }
+}
+
+#[test]
+fn the_payload_digest_is_that_of_the_dumped_stream() {
+    use sha2::{Digest, Sha256};
+    let exe = env!("CARGO_BIN_EXE_wattlab-live");
+    let run = |extra: &[&str]| {
+        let out = std::process::Command::new(exe).args(["payload", "--bytes", "1000003", "--payload-key", "42"]).args(extra).output().unwrap();
+        assert!(out.status.success());
+        out.stdout
+    };
+    let dumped = run(&["--dump"]);
+    assert_eq!(dumped.len(), 1_000_003);
+    let json: serde_json::Value = serde_json::from_slice(&run(&[])).unwrap();
+    let hex: String = Sha256::digest(&dumped).iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(json["sha256"], hex.as_str());
+    assert_eq!(json["bytes"], 1_000_003);
+}

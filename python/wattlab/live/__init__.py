@@ -6,7 +6,10 @@ client-centered agent (``policy="cc"``) shapes them from the client's NFQUEUE, a
 interface is captured and costed by the trace analyzer. See ``docs/live.md``.
 """
 
-from wattlab.live.netns import LiveError, cleanup, require_root
+from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, cleanup, in_progress, remove_payload_dirs, require_root
 from wattlab.live.runner import LiveResult, compare, run
 
-__all__ = ["LiveError", "LiveResult", "cleanup", "compare", "require_root", "run"]
+__all__ = [
+    "LiveError", "LiveInputError", "LiveResult", "LiveTimeLimit", "cleanup", "compare", "in_progress",
+    "remove_payload_dirs", "require_root", "run",
+]

@@ -7,14 +7,18 @@ reaches the host's own namespace, so traffic never leaves them.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import secrets
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Collection, Iterator
 
 PREFIX = "wl"
 """Every namespace of a live run is named ``wl<id>-<role>``."""
@@ -33,20 +37,44 @@ TOOLS = {
 }
 
 
+RUN_DIR = Path("/run/wattlab-live") if Path("/run").is_dir() else Path(tempfile.gettempdir()) / "wattlab-live"
+"""Where each run holds ``wl<id>.lock`` (an exclusive ``flock``) while its namespaces exist."""
+
+PAYLOAD_DIR_PREFIX = "wattlab-live-payload-"
+"""Temporary directories in which versions before 0.1's streamed payload wrote the served file."""
+
+
 class LiveError(Exception):
     """A live run cannot start or did not finish; the message says why and what to do."""
 
+    code = 1
+    """Exit code of the CLI: the run started and failed."""
+
+
+class LiveInputError(LiveError):
+    """Bad input (scenario, option) or environment (root, tools): nothing ran."""
+
+    code = 2
+    """Exit code of the CLI: bad input, nothing ran."""
+
+
+class LiveTimeLimit(LiveError):
+    """The download did not finish within the run's time bound."""
+
+    code = 3
+    """Exit code of the CLI: the run ended at its time limit before the flow completed."""
+
 
 def require_root() -> None:
-    """Raise :class:`LiveError` unless we are root and the tools of the live mode are there."""
+    """Raise :class:`LiveInputError` unless we are root and the tools of the live mode are there."""
     if os.geteuid() != 0:
-        raise LiveError(
+        raise LiveInputError(
             "the live testbed needs root (it creates network namespaces, veth pairs and iptables "
             "rules): run it as root, e.g. `sudo .venv/bin/wattlab live run ...`"
         )
     missing = [f"{tool} (Debian package {pkg})" for tool, pkg in TOOLS.items() if shutil.which(tool) is None]
     if missing:
-        raise LiveError("the live testbed needs " + ", ".join(missing) + "; `make setup` installs them as root")
+        raise LiveInputError("the live testbed needs " + ", ".join(missing) + "; `make setup` installs them as root")
 
 
 def _run(argv: list[str], check: bool = True, timeout: float = 20.0) -> subprocess.CompletedProcess:
@@ -65,10 +93,47 @@ def list_namespaces() -> list[str]:
     return [line.split()[0] for line in out.splitlines() if line.strip()]
 
 
-def _is_ours(name: str) -> bool:
+def _run_id(name: str) -> str | None:
+    """The run id of a namespace named ``wl<8 hex>-<role>``, else None."""
     head, _, role = name.rpartition("-")
     run_id = head[len(PREFIX):]
-    return role in ROLES and head.startswith(PREFIX) and len(run_id) == 8 and all(c in "0123456789abcdef" for c in run_id)
+    ours = role in ROLES and head.startswith(PREFIX) and len(run_id) == 8 and all(c in "0123456789abcdef" for c in run_id)
+    return run_id if ours else None
+
+
+def _is_ours(name: str) -> bool:
+    return _run_id(name) is not None
+
+
+def lock_path(run_id: str) -> Path:
+    """The lock file a run holds while its namespaces exist."""
+    return RUN_DIR / f"{PREFIX}{run_id}.lock"
+
+
+def _held(run_id: str) -> bool:
+    """True while the run ``run_id`` is in progress (its process holds its lock)."""
+    try:
+        fd = os.open(lock_path(run_id), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # also releases our shared lock
+    return False
+
+
+def in_progress() -> dict[str, int]:
+    """Runs in progress, by run id: the process id of each (from its lock file)."""
+    out = {}
+    for p in RUN_DIR.glob(f"{PREFIX}*.lock") if RUN_DIR.is_dir() else ():
+        rid = p.stem[len(PREFIX):]
+        if _held(rid):
+            text = p.read_text(errors="replace").strip()
+            out[rid] = int(text) if text.isdigit() else 0
+    return out
 
 
 def _kill_namespace(name: str) -> None:
@@ -81,13 +146,66 @@ def _kill_namespace(name: str) -> None:
     _run(["ip", "netns", "delete", name], check=False)
 
 
-def cleanup() -> list[str]:
-    """Remove every namespace left by live runs (ours only, by name), killing what runs in
-    them; their veths and rules go with them. Returns the names removed."""
-    gone = [n for n in list_namespaces() if _is_ours(n)]
-    for n in gone:
+def cleanup(run_ids: Collection[str] | None = None) -> list[str]:
+    """Remove the namespaces left by crashed live runs (ours only, by name: ``wl<8 hex>-<role>``),
+    killing what runs in them; their veths and rules go with them. A run in progress (it holds
+    its lock) is left alone. ``run_ids`` limits the clean-up to those runs. Returns the names
+    removed."""
+    gone = []
+    for n in list_namespaces():
+        rid = _run_id(n)
+        if rid is None or (run_ids is not None and rid not in run_ids) or _held(rid):
+            continue
         _kill_namespace(n)
+        gone.append(n)
+    for p in RUN_DIR.glob(f"{PREFIX}*.lock") if RUN_DIR.is_dir() else ():
+        rid = p.stem[len(PREFIX):]
+        if (run_ids is None or rid in run_ids) and not _held(rid):
+            p.unlink(missing_ok=True)
     return gone
+
+
+def _open_paths() -> set[str]:
+    """Every path some process has open (``/proc/*/fd``), as far as we may read them."""
+    paths = set()
+    for fd_dir in Path("/proc").glob("[0-9]*/fd"):
+        try:
+            paths.update(os.readlink(fd) for fd in fd_dir.iterdir())
+        except OSError:
+            continue
+    return paths
+
+
+def remove_payload_dirs(tmp: str | Path | None = None, min_age_s: float = 30.0) -> list[Path]:
+    """Remove the payload directories (``wattlab-live-payload-*``) that earlier versions wrote
+    to the temporary directory and left behind when killed. One a process has a file of open,
+    or that changed in the last ``min_age_s`` seconds (a run of such a version starting), is
+    kept. Returns the directories removed."""
+    root = Path(tmp) if tmp is not None else Path(tempfile.gettempdir())
+    candidates = [d for d in root.glob(PAYLOAD_DIR_PREFIX + "*") if d.is_dir() and not d.is_symlink()]
+    if not candidates:
+        return []
+    busy = _open_paths()
+    gone = []
+    for d in candidates:
+        newest = max([d.stat().st_mtime] + [f.lstat().st_mtime for f in d.iterdir()])
+        if time.time() - newest < min_age_s or any(p.startswith(f"{d}/") for p in busy):
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        gone.append(d)
+    return gone
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block ends (they are delivered then): a second
+    Ctrl-C cannot cut a clean-up short."""
+    blocked = {signal.SIGINT, signal.SIGTERM}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 @dataclass
@@ -99,6 +217,31 @@ class Testbed:
     created: list[str] = field(default_factory=list)
     sysctls: dict[str, list[str]] = field(default_factory=dict)
     """Extra ``KEY=VALUE`` sysctls per role (client, server), applied after the scenario's."""
+    lock_fd: int | None = None
+    """The run's lock (see :func:`claim`), held from before the namespaces exist until they are gone."""
+
+    def claim(self) -> None:
+        """Take the run's lock, so ``cleanup`` leaves this run alone while it is in progress."""
+        try:
+            RUN_DIR.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock_path(self.run_id), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        except OSError as e:
+            raise LiveError(f"cannot create the run's lock in {RUN_DIR}: {e.strerror}") from None
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self.lock_fd = fd
+
+    def release(self) -> None:
+        """Drop the run's lock and its file."""
+        if self.lock_fd is not None:
+            lock_path(self.run_id).unlink(missing_ok=True)
+            os.close(self.lock_fd)
+            self.lock_fd = None
+
+    def missing(self) -> list[str]:
+        """This run's namespaces that no longer exist (removed from outside the run)."""
+        names = set(list_namespaces())
+        return [n for n in self.created if n not in names]
 
     def ns(self, role: str) -> str:
         """Namespace name of ``role`` (client, ap, server)."""
@@ -126,8 +269,8 @@ class Testbed:
         (the plan's ``sack``, ``timestamps``, ``window_scale``, ``initial_cwnd``, ``min_rto_ms``,
         ``linux_cc``)."""
         for role in ROLES:
+            self.created.append(self.ns(role))  # first: an interruption here still removes it
             _run(["ip", "netns", "add", self.ns(role)])
-            self.created.append(self.ns(role))
         for role in ROLES:
             # No IPv6: router solicitations and DAD would add packets the scenario has not.
             self.sh(role, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
@@ -161,8 +304,18 @@ class Testbed:
             # The simulator's TCP answers every out-of-window segment (the agent's window probes);
             # Linux rate-limits those answers to one per 500 ms by default (RFC 5961 hardening).
             extra = ["net.ipv4.tcp_invalid_ratelimit=0"] if role == "server" else []
-            self.sh(role, "sysctl", "-qw", *sysctls, *extra, *self.sysctls.get(role, []))
+            self.sh(role, "sysctl", "-qw", *sysctls, *extra)
+            self._user_sysctls(role)
             self.sh(role, "ip", "route", "add", net, "via", via, "dev", dev, *route)
+
+    def _user_sysctls(self, role: str) -> None:
+        """Apply the user's ``--sysctl`` settings of ``role`` one by one; the kernel's refusal
+        of one is bad input (:class:`LiveInputError`) naming it."""
+        for kv in self.sysctls.get(role, []):
+            p = self.sh(role, "sysctl", "-qw", kv, check=False)
+            if p.returncode != 0:
+                why = (p.stderr.strip() or p.stdout.strip()).removeprefix("sysctl: ")
+                raise LiveInputError(f"--sysctl {role}:{kv}: the kernel refused it ({why})")
 
     def stop_all(self, grace_s: float = 3.0) -> None:
         """SIGTERM every process still running, then SIGKILL those that outlive ``grace_s``."""
@@ -175,13 +328,17 @@ class Testbed:
                 p.wait(timeout=max(0.05, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 p.kill()
-                p.wait(timeout=5)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    p.wait(timeout=5)  # a process stuck in the kernel goes with its namespace
 
     def teardown(self) -> None:
-        """Stop the processes and delete the namespaces (their veths and rules go with them)."""
-        try:
-            self.stop_all()
-        finally:
-            for name in self.created:
-                _kill_namespace(name)
-            self.created.clear()
+        """Stop the processes, delete the namespaces (their veths and rules go with them) and
+        release the run's lock; SIGINT and SIGTERM wait until it is done."""
+        with signals_deferred():
+            try:
+                self.stop_all()
+            finally:
+                for name in self.created:
+                    _kill_namespace(name)
+                self.created.clear()
+                self.release()

@@ -1,31 +1,38 @@
-"""One live run, end to end: plan, testbed, emulator, agent, server, client, capture,
-verification, energy. And ``compare``: the same scenario simulated and live, side by side."""
+"""One live run, end to end: checks, plan, testbed, emulator, agent, server, client, capture,
+verification, energy. And ``compare``: the same scenario simulated and live, side by side.
+
+The payload is a keyed pseudo-random stream (``wattlab-live payload``): the server generates it
+as it sends, nothing is written to disk, and the run is verified against its SHA-256."""
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import json
 import os
-import random
+import re
+import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import pandas as pd
 
-from wattlab.live import netns
-from wattlab.live.netns import LiveError, Testbed
-
-POLICIES = ("always-on", "cc", "psm")
-"""Radio policies of a live run."""
+from wattlab.live import checks, netns
+from wattlab.live.checks import POLICIES
+from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
 
 EMU_QUEUE, AGENT_QUEUE = 1, 2
 AGENT_MARK = 0x574C
 REPO = Path(__file__).resolve().parents[3]
+RUST_PANIC = 101
+"""Exit status of a Rust process that panicked."""
+
+__all__ = ["POLICIES", "LiveResult", "binary", "compare", "load_plan", "payload_digest", "run"]
 
 
 def binary() -> Path:
@@ -33,22 +40,39 @@ def binary() -> Path:
     env = os.environ.get("WATTLAB_LIVE_BIN")
     path = Path(env) if env else REPO / "target" / "release" / "wattlab-live"
     if not path.is_file():
-        raise LiveError(f"{path} not found: build it with `make setup` (or set WATTLAB_LIVE_BIN)")
+        raise LiveInputError(f"{path} not found: build it with `make setup` (or set WATTLAB_LIVE_BIN)")
     return path
 
 
-def load_plan(scenario: str | Path, policy: str, overrides: Iterable[str] = ()) -> dict:
-    """What a live run of ``scenario`` under ``policy`` does (``wattlab-live plan``); raises
-    :class:`LiveError` with the loader's message (file, line, key) for a scenario it cannot run."""
-    if policy not in POLICIES:
-        raise LiveError(f"unknown live policy `{policy}` (known: {', '.join(POLICIES)})")
-    argv = [str(binary()), "plan", "--scenario", str(scenario), "--policy", policy]
-    for o in overrides:
-        argv += ["--set", o]
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+def _tool(argv: list[str], what: str, timeout: float) -> str:
+    """Run a ``wattlab-live`` job that prints JSON; its own error line becomes the message."""
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise LiveError(f"{what} took over {timeout:.0f} s") from None
+    if p.returncode == RUST_PANIC:
+        raise LiveError(f"{what} panicked (a wattlab bug): {_panic_text(p.stderr) or _last(p.stderr)}")
     if p.returncode != 0:
-        raise LiveError(p.stderr.strip().removeprefix("wattlab-live: error: "))
-    return json.loads(p.stdout)
+        raise LiveInputError(p.stderr.strip().removeprefix("wattlab-live: error: ") or f"{what} failed ({p.returncode})")
+    return p.stdout
+
+
+def load_plan(scenario: str | Path, policy: str, overrides: Sequence[str] = ()) -> dict:
+    """What a live run of ``scenario`` under ``policy`` does (``wattlab-live plan``); raises
+    :class:`LiveInputError` with the loader's message (file, line, key) for a scenario it cannot run."""
+    policy = checks.policy(policy)
+    path = checks.scenario_path(scenario)
+    argv = [str(binary()), "plan", "--scenario", str(path), "--policy", policy]
+    for o in checks.overrides(overrides):
+        argv += ["--set", o]
+    return json.loads(_tool(argv, f"reading {path}", timeout=60))
+
+
+def payload_digest(n: int, key: int) -> str:
+    """SHA-256 of the ``n``-byte payload of ``key``, streamed by ``wattlab-live payload``
+    (about 1 GB/s; bounded at 60 s plus 20 ms per MB)."""
+    argv = [str(binary()), "payload", "--bytes", str(n), "--payload-key", str(key)]
+    return json.loads(_tool(argv, "the payload's SHA-256", timeout=60 + n / 50e6))["sha256"]
 
 
 @dataclass
@@ -68,19 +92,21 @@ class LiveResult:
     energy: object
     """:class:`wattlab.trace.TraceEnergy` of the client's capture."""
     expected_bytes: int
-    """Length of the file served."""
+    """Length of the payload served."""
     expected_sha256: str
-    """SHA-256 of the file served."""
+    """SHA-256 of the payload (``wattlab-live payload``: the generator's stream, hashed as it is made)."""
     out_dir: Path
     """Where the capture, logs and tables are."""
     wall_time_s: float = 0.0
     """Wall-clock time of the whole run (setup, transfer, analysis)."""
     notes: list[str] = field(default_factory=list)
     """Remarks: what Linux does differently from the scenario's TCP model."""
+    warnings: list[str] = field(default_factory=list)
+    """What makes this run differ from the scenario (e.g. a ``--sysctl`` replacing a testbed setting)."""
 
     @property
     def verified(self) -> bool:
-        """The download is intact: same length and SHA-256 as the file served."""
+        """The download is intact: same length and SHA-256 as the payload."""
         return self.fetch["bytes"] == self.expected_bytes and self.fetch["sha256"] == self.expected_sha256
 
     @property
@@ -143,38 +169,43 @@ class LiveResult:
             "energy": self.energy.summary(),
             "wall_time_s": self.wall_time_s,
             "notes": self.notes,
+            "warnings": self.warnings,
         }
 
 
-def _wait_line(proc: subprocess.Popen, path: Path, needle: str, what: str, timeout: float = 20.0) -> None:
-    """Wait until ``needle`` appears in ``path`` (a process's output), or fail naming ``what``."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and needle in path.read_text(errors="replace"):
-            return
-        if proc.poll() is not None:
-            raise LiveError(f"{what} exited ({proc.returncode}) before it was ready: {_tail(path)}")
-        time.sleep(0.02)
-    raise LiveError(f"{what} was not ready after {timeout:.0f} s")
+def _last(text: str, n: int = 600) -> str:
+    """The end of a process's output, or a placeholder."""
+    return text.strip()[-n:] or "(no output)"
 
 
-def _tail(*paths: Path) -> str:
-    text = " ".join(p.read_text(errors="replace").strip() for p in paths if p.exists())
-    return text[-600:] or "(no output)"
+def _panic_text(text: str) -> str | None:
+    """The message and place of a Rust panic in a process's stderr, if there is one."""
+    m = re.search(r"panicked at (\S+?):\n(.+)", text)
+    return f"{m.group(2).strip()} (at {m.group(1)})" if m else None
 
 
-def _payload(path: Path, n: int, seed: int) -> str:
-    """Write ``n`` pseudo-random bytes of ``seed`` to ``path``; return their SHA-256."""
-    rng = random.Random(seed)
-    h = hashlib.sha256()
-    with open(path, "wb") as f:
-        left = n
-        while left:
-            chunk = rng.randbytes(min(left, 1 << 20))
-            f.write(chunk)
-            h.update(chunk)
-            left -= len(chunk)
-    return h.hexdigest()
+@dataclass
+class _Proc:
+    """A process of the run, and the files its output goes to."""
+
+    what: str
+    popen: subprocess.Popen
+    logs: tuple[Path, ...]
+
+    def exit_text(self, when: str = "") -> str:
+        """How the process ended (``when``: e.g. " during the download"), with its panic
+        message or the end of its output."""
+        rc = self.popen.returncode
+        text = " ".join(p.read_text(errors="replace") for p in self.logs if p.exists())
+        if rc is not None and rc < 0:
+            try:
+                name = signal.Signals(-rc).name
+            except ValueError:
+                name = f"signal {-rc}"
+            return f"{self.what} was killed by {name}{when}: {_last(text)}"
+        if rc == RUST_PANIC:
+            return f"{self.what} panicked{when} (a wattlab bug): {_panic_text(text) or _last(text)}"
+        return f"{self.what} exited with status {rc}{when}: {_last(text)}"
 
 
 def _notes(plan: dict) -> list[str]:
@@ -188,23 +219,212 @@ def _notes(plan: dict) -> list[str]:
     return notes
 
 
-def parse_sysctls(specs: Iterable[str]) -> dict[str, list[str]]:
-    """``ROLE:KEY=VALUE`` strings by role; :class:`LiveError` names a malformed one."""
-    out: dict[str, list[str]] = {}
-    for spec in specs:
-        role, _, kv = spec.partition(":")
-        if role not in ("client", "server") or "=" not in kv or not kv.split("=", 1)[0].startswith("net."):
-            raise LiveError(f"--sysctl {spec}: expected ROLE:KEY=VALUE with ROLE client or server and a net.* key")
-        out.setdefault(role, []).append(kv)
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt in the block, so the clean-up of Ctrl-C runs for it too
+    (only in the main thread, where Python handles signals)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):  # pragma: no cover - exercised by the interruption tests
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    old = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+class _Session:
+    """The processes of one run in its testbed, started in order, watched until the download
+    ends; every wait is bounded, and a process that dies ends the run with its own message."""
+
+    def __init__(self, plan: dict, scn: list[str], out: Path, tb: Testbed, limit: float, step: Callable[[str], None]):
+        self.plan, self.scn, self.out, self.tb, self.limit, self.step = plan, scn, out, tb, limit, step
+        self.exe = str(binary())
+        self.procs: list[_Proc] = []
+        self.deadline = float("inf")
+
+    def _start(self, what: str, role: str, argv: list[str], stdout: str | None, stderr: str) -> _Proc:
+        out = self.out / stdout if stdout else None
+        err = self.out / stderr
+        proc = _Proc(what, self.tb.start(role, argv, stdout=out, stderr=err), tuple(p for p in (err, out) if p))
+        self.procs.append(proc)
+        return proc
+
+    def _failure(self, proc: _Proc, when: str = "") -> LiveError:
+        gone = self.tb.missing()
+        if gone:
+            return LiveError(
+                f"the run's namespaces ({', '.join(gone)}) were removed while it ran, from outside it "
+                f"(`ip netns delete`, or `wattlab live cleanup` of a version without run locks); "
+                f"{proc.exit_text(when)}; logs in {self.out}")
+        return LiveError(f"{proc.exit_text(when)}; logs in {self.out}")
+
+    def _ready(self, proc: _Proc, log: str, needle: str, timeout: float = 20.0) -> None:
+        """Wait until ``needle`` appears in the process's ``log``, or fail naming it."""
+        path = self.out / log
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if path.exists() and needle in path.read_text(errors="replace"):
+                return
+            if proc.popen.poll() is not None:
+                raise self._failure(proc, " before it was ready")
+            self._check_others(proc, " while " + proc.what + " started")
+            time.sleep(0.02)
+        raise LiveError(f"{proc.what} was not ready after {timeout:.0f} s; logs in {self.out}")
+
+    def _check_others(self, current: _Proc, when: str) -> None:
+        """Fail as soon as a process other than ``current`` has died (the server may finish)."""
+        for proc in self.procs:
+            if proc is current or proc.popen.poll() is None:
+                continue
+            if proc.what == "the server" and proc.popen.returncode == 0:
+                continue
+            raise self._failure(proc, when)
+
+    def emulator(self, policy: str) -> None:
+        """The path emulator on the AP's FORWARD chain (NFQUEUE 1)."""
+        self.step("starting the emulator")
+        self.tb.sh("ap", "iptables", "-A", "FORWARD", "-j", "NFQUEUE", "--queue-num", str(EMU_QUEUE))
+        argv = [self.exe, "emulate", *self.scn, "--queue", str(EMU_QUEUE), "--client-iface", netns.AP_CLIENT_IF, "--report", str(self.out / "emulator.json")]
+        if policy == "psm":
+            argv += ["--transitions", str(self.out / "transitions.csv")]
+        self._ready(self._start("the emulator", "ap", argv, "emulator.out", "emulator.log"), "emulator.out", "ready")
+
+    def agent(self) -> None:
+        """The client-centered agent on the client's NFQUEUE 2."""
+        self.step("starting the agent")
+        mark, q = str(AGENT_MARK), str(AGENT_QUEUE)
+        self.tb.sh("client", "iptables", "-A", "OUTPUT", "-o", netns.CLIENT_IF, "-p", "tcp", "-m", "mark", "!", "--mark", mark, "-j", "NFQUEUE", "--queue-num", q)
+        self.tb.sh("client", "iptables", "-A", "INPUT", "-i", netns.CLIENT_IF, "-p", "tcp", "-j", "NFQUEUE", "--queue-num", q)
+        argv = [self.exe, "agent", *self.scn, "--queue", q, "--client-addr", netns.CLIENT_ADDR, "--mark", mark,
+                "--transitions", str(self.out / "transitions.csv"), "--events", str(self.out / "agent_events.csv"),
+                "--report", str(self.out / "agent.json")]
+        self._ready(self._start("the agent", "client", argv, "agent.out", "agent.log"), "agent.out", "ready")
+
+    def capture(self) -> None:
+        """tcpdump on the client's interface."""
+        self.step("starting the capture")
+        argv = ["tcpdump", "-i", netns.CLIENT_IF, "-w", str(self.out / "client.pcap"), "-s", "128", "-n", "-U", "--immediate-mode"]
+        self._ready(self._start("tcpdump", "client", argv, None, "tcpdump.log"), "tcpdump.log", "listening on")
+
+    def _idle_s(self) -> float:
+        """How long the client and server wait without progress before giving up."""
+        return max(10.0, min(self.limit, 60.0))
+
+    def server(self) -> _Proc:
+        """The server, streaming the payload; the run's clock (and its bound) starts when it is ready."""
+        p = self.plan
+        argv = [self.exe, "serve", "--listen", f"{netns.SERVER_ADDR}:{p['port']}", "--bytes", str(p["bytes"]),
+                "--payload-key", str(p["seed"]), "--request", str(p["request"]), "--cc", p["linux_cc"],
+                "--idle-timeout", f"{self._idle_s() + p['start_s']:.3f}", "--report", str(self.out / "server.json")]
+        proc = self._start("the server", "server", argv, "server.out", "server.log")
+        self._ready(proc, "server.out", "ready")
+        self.deadline = time.monotonic() + self.limit
+        return proc
+
+    def download(self) -> None:
+        """Start the client at the flow's start and wait for it within the run's bound."""
+        p = self.plan
+        time.sleep(p["start_s"])  # at most the bound (checks.time_bound)
+        self.step("downloading")
+        rb = int(p["recv_buffer"])
+        clamp = rb if p["window_scale"] is not None else min(rb, 65535)
+        argv = [self.exe, "fetch", "--connect", f"{netns.SERVER_ADDR}:{p['port']}", "--request", str(p["request"]),
+                "--window-clamp", str(clamp), "--buffer", str(rb), "--cc", p["linux_cc"],
+                "--idle-timeout", f"{self._idle_s():.3f}", "--report", str(self.out / "fetch.json")]
+        fetch = self._start("the client", "client", argv, None, "fetch.log")
+        while fetch.popen.poll() is None:
+            self._check_others(fetch, " during the download")
+            if time.monotonic() > self.deadline:
+                raise LiveTimeLimit(f"the download did not finish within the run's time bound ({self.limit:g} s); logs in {self.out}")
+            time.sleep(0.05)
+        if fetch.popen.returncode != 0:
+            raise self._failure(fetch)
+
+    def finish(self, server: _Proc) -> None:
+        """Let the last FIN/ACK reach the capture, wait for the server, stop the rest."""
+        time.sleep(min(2 * self.plan["base_rtt_s"] + 0.3, 5.0))
+        try:
+            server.popen.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            raise LiveError(f"the server did not finish 10 s after the client: {_last(server.logs[0].read_text(errors='replace'))}") from None
+        if server.popen.returncode != 0:
+            raise self._failure(server)
+        self.tb.stop_all()
+
+
+def _prepare_out(out: Path | None, overwrite: bool, ours: Sequence[str] = checks.OUTPUTS, prefix: str = "wattlab-live-") -> Path:
+    """Create the output directory (a new temporary one if None); with ``overwrite``, remove
+    the earlier results in it (``ours`` only: other files are left alone)."""
+    if out is None:
+        return Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name in ours if overwrite else ():
+            p = out / name
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            elif p.exists() or p.is_symlink():
+                p.unlink()
+    except OSError as e:
+        raise LiveInputError(f"--out {out}: {e.strerror or e}") from None
     return out
 
 
-class _Interrupted(Exception):
-    pass
+def _check_inputs(scenario, policy, overrides, time_limit, sysctls) -> tuple[Path, list[str], float | None, dict[str, list[str]]]:
+    """Every option of a run, checked before anything starts (no root needed)."""
+    checks.policy(policy)
+    return checks.scenario_path(scenario), checks.overrides(overrides), checks.time_limit(time_limit), checks.sysctls(sysctls)
 
 
-def _raise_interrupted(signum, frame):  # pragma: no cover - exercised by the interruption test
-    raise _Interrupted(f"signal {signum}")
+def _live(plan: dict, scn: list[str], policy: str, out: Path, by_role: dict, limit: float, step: Callable[[str], None]) -> None:
+    """Build the testbed, run the download in it, and remove it whatever happens."""
+    tb = Testbed(sysctls=by_role)
+    with _sigterm_interrupts():
+        try:
+            tb.claim()
+            step("building namespaces")
+            tb.build(plan)
+            s = _Session(plan, scn, out, tb, limit, step)
+            s.emulator(policy)
+            if policy == "cc":
+                s.agent()
+            s.capture()
+            server = s.server()
+            s.download()
+            s.finish(server)
+        finally:
+            tb.teardown()
+
+
+def _report(out: Path, name: str) -> dict:
+    """A process's JSON report, or a :class:`LiveError` saying it did not finish cleanly."""
+    p = out / f"{name}.json"
+    try:
+        return json.loads(p.read_text())
+    except (OSError, ValueError):
+        log = out / f"{name}.log"
+        tail = _last(log.read_text(errors="replace")) if log.exists() else "(no log)"
+        raise LiveError(f"{p} is missing or unreadable: the {name} process did not finish cleanly ({tail})") from None
+
+
+def _cost(plan: dict, out: Path, policy: str):
+    """The trace analyzer's energy of the client's capture."""
+    from wattlab import trace
+
+    policies = ["always-on", "oracle"] + (["replay"] if policy in ("cc", "psm") else [])
+    transitions = out / "transitions.csv" if policy in ("cc", "psm") else None
+    try:
+        energy = trace.energy(out / "client.pcap", client=netns.CLIENT_ADDR, profile=plan["profile"], policies=policies,
+                              phy=f"link@{plan['hop_rate_bps'] / 1e6:g}", transitions=transitions, timeline=False)
+    except Exception as e:  # the analyzer's errors name the capture and the offset
+        raise LiveError(f"costing {out / 'client.pcap'} failed: {e}") from None
+    energy.write(out / "energy", formats=("csv",))
+    return energy
 
 
 def run(
@@ -219,128 +439,35 @@ def run(
 ) -> LiveResult:
     """Run ``scenario``'s download live under ``policy`` (always-on, cc or psm) and cost it.
 
-    Needs root. The namespaces are removed on return, on error and on SIGINT/SIGTERM. The run
-    is bounded by ``time_limit`` seconds (default: the scenario's stop time, at most 600 s).
-    Results go to ``out_dir`` (a new temporary directory if None): ``client.pcap``, the
-    processes' JSON reports and logs, ``transitions.csv`` (cc, psm), the energy tables and
-    ``summary.json``; existing results are kept unless ``overwrite``. ``sysctls`` are extra
-    ``ROLE:KEY=VALUE`` settings (ROLE client or server) applied after the scenario's, e.g.
+    Every option is checked first (:class:`LiveInputError`, nothing runs): the scenario is a
+    regular file, ``time_limit`` is in (0, 3600] s and the download can finish within it,
+    ``out_dir`` is empty unless ``overwrite``. Needs root. The namespaces are removed on
+    return, on error and on SIGINT/SIGTERM. ``time_limit`` bounds the download on the
+    scenario's clock (default: the scenario's stop time, at most 600 s); the run ends with
+    :class:`LiveTimeLimit` past it. Results go to ``out_dir`` (a new temporary directory if
+    None): ``client.pcap``, the processes' JSON reports and logs, ``transitions.csv`` (cc, psm),
+    the energy tables and ``summary.json``. ``sysctls`` are extra ``ROLE:KEY=VALUE`` settings
+    (ROLE client or server) applied after the scenario's, e.g.
     ``server:net.ipv4.tcp_invalid_ratelimit=500`` for stock Linux's probe-answer rate limit.
     """
-    from wattlab import trace
-
     started = time.monotonic()
     step = on_step or (lambda _msg: None)
+    path, ov, limit_opt, by_role = _check_inputs(scenario, policy, overrides, time_limit, sysctls)
+    out = checks.out_dir(out_dir, overwrite, path)
+    plan = load_plan(path, policy, ov)
+    limit = checks.time_bound(plan, limit_opt)
     netns.require_root()
-    plan = load_plan(scenario, policy, overrides)
-    limit = float(time_limit if time_limit is not None else min(plan["horizon_s"], 600.0))
-    out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="wattlab-live-"))
-    if (out / "summary.json").exists() and not overwrite:
-        raise LiveError(f"{out} already holds a run (summary.json); choose another --out or pass --overwrite")
-    out.mkdir(parents=True, exist_ok=True)
+    out = _prepare_out(out, overwrite)
     (out / "plan.json").write_text(json.dumps(plan, indent=2) + "\n")
-    exe = str(binary())
-    sets = [a for o in overrides for a in ("--set", o)]
-    scn = ["--scenario", str(Path(scenario).resolve()), "--policy", policy, *sets]
-    pcap = out / "client.pcap"
-    transitions = out / "transitions.csv"
-    for stale in (out / "agent.json", out / "emulator.json", transitions):
-        stale.unlink(missing_ok=True)
-
-    old = {s: signal.signal(s, _raise_interrupted) for s in (signal.SIGTERM,)}
-    tb = Testbed(sysctls=parse_sysctls(sysctls))
-    with tempfile.TemporaryDirectory(prefix="wattlab-live-payload-") as tmp:
-        payload = Path(tmp) / "payload.bin"
-        sha = _payload(payload, int(plan["bytes"]), int(plan["seed"]))
-        try:
-            step("building namespaces")
-            tb.build(plan)
-            step("starting the emulator")
-            tb.sh("ap", "iptables", "-A", "FORWARD", "-j", "NFQUEUE", "--queue-num", str(EMU_QUEUE))
-            emu_argv = [exe, "emulate", *scn, "--queue", str(EMU_QUEUE), "--client-iface", netns.AP_CLIENT_IF, "--report", str(out / "emulator.json")]
-            if policy == "psm":
-                emu_argv += ["--transitions", str(transitions)]
-            emu = tb.start("ap", emu_argv, stdout=out / "emulator.out", stderr=out / "emulator.log")
-            _wait_line(emu, out / "emulator.out", "ready", "the emulator")
-            if policy == "cc":
-                step("starting the agent")
-                mark = str(AGENT_MARK)
-                tb.sh("client", "iptables", "-A", "OUTPUT", "-o", netns.CLIENT_IF, "-p", "tcp", "-m", "mark", "!", "--mark", mark, "-j", "NFQUEUE", "--queue-num", str(AGENT_QUEUE))
-                tb.sh("client", "iptables", "-A", "INPUT", "-i", netns.CLIENT_IF, "-p", "tcp", "-j", "NFQUEUE", "--queue-num", str(AGENT_QUEUE))
-                agent = tb.start(
-                    "client",
-                    [exe, "agent", *scn, "--queue", str(AGENT_QUEUE), "--client-addr", netns.CLIENT_ADDR, "--mark", mark,
-                     "--transitions", str(transitions), "--events", str(out / "agent_events.csv"), "--report", str(out / "agent.json")],
-                    stdout=out / "agent.out", stderr=out / "agent.log",
-                )
-                _wait_line(agent, out / "agent.out", "ready", "the agent")
-            step("starting the capture")
-            dump = tb.start("client", ["tcpdump", "-i", netns.CLIENT_IF, "-w", str(pcap), "-s", "128", "-n", "-U", "--immediate-mode"], stderr=out / "tcpdump.log")
-            _wait_line(dump, out / "tcpdump.log", "listening on", "tcpdump")
-            tcp_args = ["--cc", plan["linux_cc"], "--idle-timeout", str(min(limit, 60.0))]
-            server = tb.start(
-                "server",
-                [exe, "serve", "--listen", f"{netns.SERVER_ADDR}:{plan['port']}", "--file", str(payload), "--request", str(plan["request"]),
-                 *tcp_args, "--report", str(out / "server.json")],
-                stdout=out / "server.out", stderr=out / "server.log",
-            )
-            _wait_line(server, out / "server.out", "ready", "the server")
-            time.sleep(plan["start_s"])
-            step("downloading")
-            rb = int(plan["recv_buffer"])
-            clamp = rb if plan["window_scale"] is not None else min(rb, 65535)
-            fetch = tb.start(
-                "client",
-                [exe, "fetch", "--connect", f"{netns.SERVER_ADDR}:{plan['port']}", "--request", str(plan["request"]),
-                 "--window-clamp", str(clamp), "--buffer", str(rb), *tcp_args, "--report", str(out / "fetch.json")],
-                stderr=out / "fetch.log",
-            )
-            try:
-                fetch.wait(timeout=max(1.0, limit - (time.monotonic() - started)))
-            except subprocess.TimeoutExpired:
-                raise LiveError(f"the download did not finish within the run's time bound ({limit:.0f} s); logs in {out}") from None
-            if fetch.returncode != 0:
-                raise LiveError(f"the client failed: {_tail(out / 'fetch.log')}")
-            # Let the last FIN/ACK exchange reach the capture before stopping everything.
-            time.sleep(2 * plan["base_rtt_s"] + 0.3)
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                raise LiveError(f"the server did not finish 10 s after the client: {_tail(out / 'server.log')}") from None
-            if server.returncode != 0:
-                raise LiveError(f"the server failed: {_tail(out / 'server.log')}")
-            tb.stop_all()
-        except _Interrupted:
-            raise KeyboardInterrupt from None
-        finally:
-            tb.teardown()
-            for s, h in old.items():
-                signal.signal(s, h)
-    step("costing the capture")
-    reports = {}
-    for name in ("fetch", "server", "emulator", "agent"):
-        p = out / f"{name}.json"
-        if name == "agent" and policy != "cc":
-            reports[name] = None
-            continue
-        if not p.exists():
-            raise LiveError(f"{p} is missing: the {name} process did not finish cleanly ({_tail(out / (name + '.log'))})")
-        reports[name] = json.loads(p.read_text())
-    rate_mbps = plan["hop_rate_bps"] / 1e6
-    policies = ["always-on", "oracle"] + (["replay"] if policy in ("cc", "psm") else [])
-    energy = trace.energy(
-        pcap,
-        client=netns.CLIENT_ADDR,
-        profile=plan["profile"],
-        policies=policies,
-        phy=f"link@{rate_mbps:g}",
-        transitions=transitions if policy in ("cc", "psm") else None,
-        timeline=False,
-    )
-    energy.write(out / "energy", formats=("csv",))
+    scn = ["--scenario", str(path.resolve()), "--policy", policy, *[a for o in ov for a in ("--set", o)]]
+    _live(plan, scn, policy, out, by_role, limit, step)
+    step("verifying and costing the capture")
+    reports = {name: _report(out, name) for name in ("fetch", "server", "emulator")}
     res = LiveResult(
-        plan=plan, fetch=reports["fetch"], server=reports["server"], emulator=reports["emulator"], agent=reports["agent"],
-        energy=energy, expected_bytes=int(plan["bytes"]), expected_sha256=sha, out_dir=out, notes=_notes(plan),
+        plan=plan, fetch=reports["fetch"], server=reports["server"], emulator=reports["emulator"],
+        agent=_report(out, "agent") if policy == "cc" else None, energy=_cost(plan, out, policy),
+        expected_bytes=int(plan["bytes"]), expected_sha256=payload_digest(int(plan["bytes"]), int(plan["seed"])),
+        out_dir=out, notes=_notes(plan), warnings=checks.sysctl_warnings(by_role),
     )
     res.wall_time_s = time.monotonic() - started
     (out / "summary.json").write_text(json.dumps(res.summary(), indent=2, default=str) + "\n")
@@ -363,13 +490,16 @@ def compare(
     from wattlab import api
 
     step = on_step or (lambda _msg: None)
+    path, ov, limit_opt, _ = _check_inputs(scenario, "cc", overrides, time_limit, sysctls)
+    root = checks.out_dir(out_dir, overwrite, path)
+    for policy in ("always-on", "cc"):  # refuse what cannot run live before simulating
+        checks.time_bound(load_plan(path, policy, ov), limit_opt)
     netns.require_root()
-    load_plan(scenario, "cc", overrides)  # refuse a scenario with no live equivalent before simulating
-    root = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="wattlab-compare-"))
+    root = _prepare_out(root, overwrite, ours=("compare.csv", "live-always-on", "live-cc"), prefix="wattlab-compare-")
     rows = []
     for policy in ("always-on", "cc"):
         step(f"simulating {policy}")
-        sim = api.run(scenario, overrides=load_plan(scenario, policy, overrides)["overrides"])
+        sim = api.run(path, overrides=load_plan(path, policy, ov)["overrides"])
         flow = sim.summary["flows"][0]
         radios = sim.radios
         if policy == "cc":
@@ -386,7 +516,7 @@ def compare(
             "probes": None if agent is None else int(agent.probes), "lost_asleep": None if agent is None else int(agent.dropped_asleep),
             "retransmitted": int(flow["retransmitted_segments"]), "verified": True, "host_late_max_ms": 0.0,
         })
-        res = run(scenario, policy, out_dir=root / f"live-{policy}", overrides=overrides, time_limit=time_limit, overwrite=overwrite, on_step=lambda s, p=policy: step(f"live {p}: {s}"), sysctls=sysctls)
+        res = run(path, policy, out_dir=root / f"live-{policy}", overrides=ov, time_limit=time_limit, overwrite=overwrite, on_step=lambda s, p=policy: step(f"live {p}: {s}"), sysctls=sysctls)
         e = res.energy.energy
         own = e[e.policy == res.policy_label].iloc[0]
         a = (res.agent or {}).get("agent")
