@@ -15,7 +15,6 @@ use wattlab_core::Duration;
 use wattlab_trace::airtime::Airtime;
 use wattlab_trace::energy::{analyze, analyze_bytes, check_options, AnalysisError, EnergyAnalysis, EnergyOptions, TimelineOutput};
 use wattlab_trace::policy_spec::{PolicyKind, PolicySpec, SpecContext};
-use wattlab_trace::timecheck::TimeLimits;
 
 const S: u64 = 1_000_000_000;
 const T0: u64 = T0_S as u64 * S;
