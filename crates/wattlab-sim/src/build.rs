@@ -73,6 +73,7 @@ pub fn build(
     opts: &BuildOptions,
 ) -> Result<Simulation, ScenarioError> {
     let cx = Ctx { origin, source };
+    crate::scenario::ranges::check(scn, source, origin)?;
     let seed = seed.unwrap_or(scn.simulation.seed);
     let streams = RngStreams::new(seed);
 
@@ -98,8 +99,14 @@ pub fn build(
         nodes.push(Node { name, kind: n.kind, addr, ifaces: Vec::new(), next_port: 49152, next_ip_id: 1 });
     }
     let flow_err = |i: usize, field: &str, msg: String| {
-        let line = crate::scenario::locate::locate_in_array(source, "flow", i, field);
-        ScenarioError { origin: origin.to_string(), line, column: None, key: Some(format!("flow[{i}].{field}")), message: msg }
+        let key = format!("flow[{i}].{field}");
+        match crate::scenario::locate::locate_key(source, &key) {
+            Some(span) => ScenarioError::at_span(origin, source, Some(span), Some(key), msg),
+            None => {
+                let line = crate::scenario::locate::locate_in_array(source, "flow", i, field);
+                ScenarioError { origin: origin.to_string(), line, column: None, key: Some(key), message: msg }
+            }
+        }
     };
     let lookup_flow = |i: usize, field: &str, name: &str| -> Result<u32, ScenarioError> {
         by_name.get(name).copied().ok_or_else(|| {
@@ -432,9 +439,13 @@ pub fn build(
             }
             FlowConfig::Web(w) => {
                 // Located at the flow's top-level key, named by the full dotted key.
-                let web_err = |e: crate::web::WebConfigError| ScenarioError {
-                    key: Some(format!("flow[{i}].{}", e.key)),
-                    ..flow_err(i, e.field, e.message)
+                let web_err = |e: crate::web::WebConfigError| {
+                    // At the value itself when it is written, else at its top-level key's line.
+                    let key = format!("flow[{i}].{}", e.key);
+                    match crate::scenario::locate::locate_key(source, &key) {
+                        Some(span) => ScenarioError::at_span(origin, source, Some(span), Some(key), e.message),
+                        None => ScenarioError { key: Some(key), ..flow_err(i, e.field, e.message) },
+                    }
                 };
                 let spec = crate::web::WebSpec::from_config(w).map_err(web_err)?;
                 let c = lookup_flow(i, "client", &w.client)?;

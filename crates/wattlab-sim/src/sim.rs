@@ -205,8 +205,18 @@ impl Simulation {
         overrides: &[String],
         opts: &build::BuildOptions,
     ) -> Result<Simulation, crate::scenario::ScenarioError> {
-        let scenario = crate::scenario::parse_with_overrides(text, origin, overrides)?;
-        let mut sim = build::build(&scenario, text, origin, seed, opts)?;
+        let (scenario, generated) = crate::scenario::parse_effective(text, origin, overrides)?;
+        let mut sim = match &generated {
+            None => build::build(&scenario, text, origin, seed, opts).map_err(|e| e.located_in(text))?,
+            // Spans point into the generated text: errors name the overrides, and the line of
+            // the key in the user's file when it is written there.
+            Some(g) => build::build(&scenario, g, origin, seed, opts).map_err(|mut e| {
+                e.origin = crate::scenario::load::with_overrides(origin, overrides);
+                e.line = None;
+                e.column = None;
+                e.located_in(text)
+            })?,
+        };
         sim.provenance = crate::provenance::Provenance::new(text, origin, overrides, sim.seed);
         Ok(sim)
     }
