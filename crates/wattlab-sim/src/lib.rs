@@ -19,6 +19,7 @@ pub mod pcap;
 pub mod provenance;
 pub mod radio;
 pub mod rng;
+pub mod routing;
 pub mod scenario;
 pub mod sim;
 pub mod web;

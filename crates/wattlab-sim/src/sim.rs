@@ -156,8 +156,8 @@ pub struct Simulation {
     pub(crate) ifaces: Vec<Iface>,
     pub(crate) channels: Vec<Channel>,
     pub(crate) media: Vec<Medium>,
-    /// routes[node][destination node] = (outgoing interface, next-hop node).
-    pub(crate) routes: Vec<Vec<Option<(IfaceId, u32)>>>,
+    /// (outgoing interface, next-hop node) by (node, destination node), on the flows' paths.
+    pub(crate) routes: crate::routing::Routes,
     /// 802.11 basic service sets.
     pub(crate) wlans: Vec<crate::wlan_host::WlanHost>,
     /// `[[wireless]]` hops' power management, indexed like the `[[wireless]]` sections.
@@ -299,7 +299,7 @@ impl Simulation {
             self.drops.unroutable += 1;
             return;
         };
-        let Some((iface, next_hop)) = self.routes[node as usize][dst as usize] else {
+        let Some((iface, next_hop)) = self.routes.next_hop(node, dst) else {
             self.drops.unroutable += 1;
             return;
         };

@@ -17,7 +17,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     serde_path_to_error::deserialize::<_, Scenario>(de).map_err(|e| {
         let path = e.path().to_string();
         let key = (path != "." && !path.is_empty()).then_some(path);
-        toml_error(origin, text, key, e.inner())
+        let err = toml_error(origin, text, key, e.inner());
+        refine_in_flow(err, text)
     })
 }
 
@@ -68,6 +69,21 @@ fn io_reason(e: &std::io::Error) -> String {
             s.split(" (os error").next().unwrap_or(&s).to_string()
         }
     }
+}
+
+/// An error about a whole `[[flow]]` table (serde buffers those and loses the spans inside):
+/// moved to the key or value its message quotes (`unknown field `reder``, `size `1e30B` ...`),
+/// with that key's path, when the flow's table has it.
+fn refine_in_flow(mut err: ScenarioError, text: &str) -> ScenarioError {
+    let Some(key) = err.key.clone().filter(|k| k.starts_with("flow[") && k.ends_with(']')) else { return err };
+    let quoted = err.message.split('`').nth(1).map(str::to_string);
+    if let Some((span, path)) = quoted.and_then(|q| super::locate::find_in(text, &key, &q)) {
+        let (line, col) = super::error::line_col(text, span.start);
+        err.line = Some(line);
+        err.column = Some(col);
+        err.key = Some(path);
+    }
+    err
 }
 
 fn toml_error(origin: &str, text: &str, key: Option<String>, e: &toml::de::Error) -> ScenarioError {

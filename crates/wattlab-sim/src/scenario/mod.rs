@@ -3,6 +3,7 @@
 pub mod error;
 pub mod load;
 pub mod locate;
+pub mod names;
 pub mod ranges;
 pub mod schema;
 pub mod units;
