@@ -588,6 +588,7 @@ pub fn build(
         io_error: None,
         agents: Vec::new(),
         agents_dirty: false,
+        interrupted: false,
     };
     attach_agents(&mut sim, scn, &cx)?;
     Ok(sim)

@@ -10,6 +10,7 @@ pub mod app;
 pub mod build;
 mod build_wlan;
 pub mod engine;
+pub mod estimate;
 pub mod hop_power;
 pub mod impairment;
 pub mod link;
@@ -28,4 +29,4 @@ pub mod wlan_host;
 
 pub use build::BuildOptions;
 pub use output::{RunOutput, Summary};
-pub use sim::Simulation;
+pub use sim::{Progress, Simulation};

@@ -188,3 +188,36 @@ fn errors_under_set_name_the_overrides_and_the_keys_line() {
     // The key is not in the file: the error points at the flow.
     assert_eq!(e.line, Some(line_of(&text, "[[flow]]")), "{e}");
 }
+
+#[test]
+fn runaway_runs_are_estimated_and_warned_about_ordinary_ones_are_not() {
+    // Issue 16 item 5: a UDP CBR at a huge rate ran for days without a word.
+    let cbr = wlan_scenario("", "").replace("duration = \"1s\"", "duration = \"60min\"")
+        + "[[flow]]\nkind = \"udp-cbr\"\nname = \"blast\"\nfrom = \"server\"\nto = \"client\"\nrate = \"1000Gbps\"\n";
+    let est = build(&cbr).unwrap().estimate();
+    assert!(est.events > 1e11, "{est:?}");
+    let w = est.warnings();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("flow `blast` (udp-cbr)") && w[0].contains("lower its rate") && w[0].contains("days"), "{w:?}");
+    // Beacons every millisecond for a year, and dense sampling.
+    let beacons = wlan_scenario("power_save = \"psm\"\nbeacon_interval = \"1ms\"", "")
+        .replace("duration = \"1s\"", "duration = \"365d\"".replace("365d", "525600min").as_str())
+        .replace("[simulation]", "[simulation]\nstop_when_done = false");
+    let w = build(&beacons).unwrap().estimate().warnings();
+    assert!(w[0].contains("beacons of `wlan0`") && w[0].contains("beacon_interval"), "{w:?}");
+    let sampled = wlan_scenario("", "").replace("duration = \"1s\"", "duration = \"600min\"").replace("[simulation]", "[simulation]\nstop_when_done = false")
+        + "[output]\ntimeseries = true\nsample_interval = \"100us\"\n";
+    assert!(build(&sampled).unwrap().estimate().warnings().iter().any(|w| w.contains("sample_interval")));
+    // The reference runs draw no warning, and the estimate is an upper one within 30x: flows
+    // sharing an 802.11 channel are each counted at its full rate (ten stations here).
+    for case in ["tcp-100mb", "wlan-10sta-tcp", "cc-agent-100mb", "web-100-cc"] {
+        let path = format!("{}/../../python/wattlab/bench/{case}.toml", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let sim = Simulation::from_toml(&text, &path, None, &[], &BuildOptions::default()).unwrap();
+        let est = sim.estimate();
+        assert!(est.warnings().is_empty(), "{case}: {est:?}");
+        let events = sim.run().unwrap().summary.events as f64;
+        let ratio = est.events / events;
+        assert!((0.5..30.0).contains(&ratio), "{case}: estimated {:.3e}, ran {events:.3e}", est.events);
+    }
+}

@@ -76,8 +76,10 @@ fn io_reason(e: &std::io::Error) -> String {
 /// with that key's path, when the flow's table has it.
 fn refine_in_flow(mut err: ScenarioError, text: &str) -> ScenarioError {
     let Some(key) = err.key.clone().filter(|k| k.starts_with("flow[") && k.ends_with(']')) else { return err };
-    let quoted = err.message.split('`').nth(1).map(str::to_string);
-    if let Some((span, path)) = quoted.and_then(|q| super::locate::find_in(text, &key, &q)) {
+    // Every quoted piece, in order: `Tbps` in "unknown rate unit `Tbps` in `1Tbps`" is not
+    // written alone, `1Tbps` is.
+    let quoted: Vec<&str> = err.message.split('`').skip(1).step_by(2).collect();
+    if let Some((span, path)) = quoted.iter().find_map(|q| super::locate::find_in(text, &key, q)) {
         let (line, col) = super::error::line_col(text, span.start);
         err.line = Some(line);
         err.column = Some(col);
