@@ -39,10 +39,10 @@ impl Estimate {
         if self.events > WARN_EVENTS {
             let (what, n, fix) = &self.parts[0];
             out.push(format!(
-                "this run is estimated at {:.1e} events over {:.4} s simulated (about {} of simulation at ~8 M events/s); \
+                "this run is estimated at {:.1e} events over {} s simulated (about {} of simulation at ~8 M events/s); \
                  most come from {what} ({n:.1e}): {fix}",
                 self.events,
-                self.seconds,
+                (self.seconds * 1e3).round() / 1e3,
                 human_wall(self.events / 8e6)
             ));
         }

@@ -238,20 +238,20 @@ pub fn check(scn: &Scenario, source: &str, origin: &str) -> Result<(), ScenarioE
                 ("wake_guard", a.wake_guard),
                 ("probe_delay_floor", a.probe_delay_floor),
             ] {
-                c.dur(&format!("{ka}.{name}"), d, 0, 10 * S);
+                c.dur(&format!("{ka}.{name}"), d, 0, 60 * S);
             }
             for (name, v) in [
                 ("wake_var_factor", a.wake_var_factor),
                 ("dynamic_var_floor", a.dynamic_var_floor),
                 ("stage_var_factor", a.stage_var_factor),
             ] {
-                c.real(&format!("{ka}.{name}"), v, 0.0, 100.0);
+                c.real(&format!("{ka}.{name}"), v, 0.0, 1e6);
             }
             c.num(
                 &format!("{ka}.lossy_windows_to_revert"),
                 a.lossy_windows_to_revert.map(u64::from),
                 1,
-                1000,
+                u64::from(u32::MAX),
                 "",
             );
         }
