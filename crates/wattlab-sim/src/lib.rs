@@ -11,6 +11,7 @@ pub mod build;
 mod build_wlan;
 pub mod engine;
 pub mod estimate;
+pub mod fuzz;
 pub mod hop_power;
 pub mod impairment;
 pub mod link;

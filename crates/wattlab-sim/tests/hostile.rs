@@ -173,6 +173,9 @@ fn scenario_files_are_read_with_a_size_limit_and_must_be_regular() {
     assert_eq!((e.line, e.message.as_str()), (Some(2), "not UTF-8 text (byte 16)"));
     assert!(read_file(&dir.join("missing.toml")).unwrap_err().message.contains("no such file"));
     std::fs::remove_dir_all(&dir).unwrap();
+    // Deep nesting is refused by the parser's recursion limit, not a stack overflow.
+    let deep = format!("x = {}{}", "[".repeat(100_000), "]".repeat(100_000));
+    assert!(build(&deep).err().unwrap().message.contains("recursion"));
     // Text given directly is bounded the same way.
     let text = "#".repeat(MAX_SCENARIO_BYTES + 1);
     assert!(build(&text).err().unwrap().message.contains("16 MiB"));
