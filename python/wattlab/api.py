@@ -3,16 +3,88 @@
 from __future__ import annotations
 
 import json
+import os
+import warnings
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple
 
 from wattlab import _core
 
 if TYPE_CHECKING:
     import pandas as pd
 
-ScenarioLike = str | Path
+
+class Scenario:
+    """A scenario to run or validate: its TOML text and the name errors give it.
+
+    Make one with :meth:`from_file` (what ``wattlab.run(path)`` does) or :meth:`from_text`
+    (what ``wattlab.run(text=...)`` does); a ``str`` is never guessed to be one or the other.
+    """
+
+    def __init__(self, text: str, origin: str, path: Path | None = None):
+        if not isinstance(text, str):
+            raise TypeError(f"scenario text must be a str, not {type(text).__name__}")
+        self.text: str = text
+        """The TOML text."""
+        self.origin: str = origin
+        """How errors name it: the file's path, or the name given to :meth:`from_text`."""
+        self.path: Path | None = path
+        """The file it was read from, if any."""
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike) -> "Scenario":
+        """Read a scenario file (a regular file of at most 16 MiB of UTF-8 TOML). Raises
+        ``FileNotFoundError`` if there is none, ``wattlab.ScenarioError`` if it is a directory,
+        a device, too large or not UTF-8."""
+        if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"a scenario path must be a str or os.PathLike, not {type(path).__name__}")
+        p = Path(path)
+        if str(path) == "":
+            raise ValueError("the scenario path is empty")
+        if not p.exists():
+            raise FileNotFoundError(f"scenario file not found: {p}")
+        return cls(_core.read_scenario(str(p)), str(p), p)
+
+    @classmethod
+    def from_text(cls, text: str, name: str = "<scenario>") -> "Scenario":
+        """A scenario given as TOML text; ``name`` stands for the file in error messages."""
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, not {type(name).__name__}")
+        return cls(text, name)
+
+    def __repr__(self) -> str:
+        return f"Scenario({self.origin!r}, {len(self.text)} chars)"
+
+
+ScenarioLike = str | os.PathLike | Scenario
+"""What ``run`` and ``validate`` take as their scenario: a file path or a :class:`Scenario`."""
+
+
+class Progress(NamedTuple):
+    """How far a long run has got, as passed to ``run(..., progress=callback)``."""
+
+    sim_time_s: float
+    """Simulated time reached."""
+    end_s: float
+    """The scenario's stop time (``[simulation] duration``); the run may end before it."""
+    events: int
+    """Events processed so far."""
+
+
+class CostWarning(UserWarning):
+    """A run is estimated to be huge (events or time-series rows): the message says how big,
+    what makes it so and which setting bounds it. Issued before the run starts."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run: :attr:`result` holds what was computed up to then (its
+    ``interrupted`` is true and ``completed`` false). A ``KeyboardInterrupt``, so code that does
+    not look for it stops as on any Ctrl-C."""
+
+    def __init__(self, result: "RunResult"):
+        super().__init__(f"interrupted at {result.summary['end_time_s']:.6g} s simulated")
+        self.result = result
 
 # Columns of the web tables (docs/scenario.md, `kind = "web"`).
 PAGE_COLUMNS = [
@@ -27,17 +99,60 @@ OBJECT_COLUMNS = [
 AGENT_EVENT_COLUMNS = ["time_s", "node", "conn", "event"]
 
 
-def _read_scenario(scenario: ScenarioLike) -> tuple[str, str]:
-    """Return (text, origin) for a scenario path, or for TOML text given directly."""
-    if isinstance(scenario, Path) or ("\n" not in scenario and scenario.endswith(".toml")):
-        path = Path(scenario)
-        try:
-            return path.read_text(encoding="utf-8"), str(path)
-        except FileNotFoundError:
-            raise FileNotFoundError(f"scenario file not found: {path}") from None
-        except UnicodeDecodeError as e:
-            raise _core.ScenarioError(f"{path}: not UTF-8 text (byte {e.start})") from None
-    return scenario, "<scenario>"
+def _scenario(scenario: ScenarioLike | None, text: str | None) -> Scenario:
+    """The :class:`Scenario` of ``run``'s or ``validate``'s arguments: a path or a Scenario
+    object as ``scenario``, or TOML text as ``text`` (exactly one)."""
+    if text is not None:
+        if scenario is not None:
+            raise TypeError("give the scenario as a path or as text=..., not both")
+        return Scenario.from_text(text)
+    if isinstance(scenario, Scenario):
+        return scenario
+    if scenario is None:
+        raise TypeError("no scenario: give a path, a wattlab.Scenario, or text=\"...TOML...\"")
+    if isinstance(scenario, str) and "\n" in scenario:
+        raise TypeError("this str looks like TOML text, not a path: pass it as text=... or wattlab.Scenario.from_text(...)")
+    if isinstance(scenario, dict):
+        raise TypeError("a dict is not a scenario: give a path, or TOML text as text=... (a dict can be written with tomli_w)")
+    if isinstance(scenario, bytes) or not isinstance(scenario, (str, os.PathLike)):
+        raise TypeError(f"a scenario is a path (str or os.PathLike) or a wattlab.Scenario, not {type(scenario).__name__}")
+    return Scenario.from_file(scenario)
+
+
+def _strings(value: Iterable[str], what: str, example: str) -> list[str]:
+    """A list of str from an iterable of str; a lone str (iterated letter by letter) is refused."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{what} must be a list of strings, not a single {type(value).__name__}: write [{value!r}]")
+    try:
+        items = list(value)
+    except TypeError:
+        raise TypeError(f"{what} must be a list of strings such as [{example!r}], not {type(value).__name__}") from None
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"{what} must hold strings such as {example!r}, not {type(item).__name__} ({item!r})")
+    return items
+
+
+def _seed(seed: int | None) -> int | None:
+    """``seed`` checked: None, or an int in [0, 2**64) (bool is refused)."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+    return seed
+
+
+def _flag(value: object, name: str, none_ok: bool = False) -> None:
+    """Refuse a non-bool flag (``timeseries="no"`` would be true)."""
+    if not (isinstance(value, bool) or (none_ok and value is None)):
+        raise TypeError(f"{name} must be {'True, False or None' if none_ok else 'True or False'}, not {type(value).__name__}")
+
+
+def _warn(message: str) -> None:
+    """Issue the cost estimate's warning to the caller of ``run``/``validate``."""
+    warnings.warn(message, CostWarning, stacklevel=4)
 
 
 class RunResult:
@@ -71,6 +186,16 @@ class RunResult:
     def completed(self) -> bool:
         """True if every finite flow completed before the run's time limit."""
         return bool(self.summary["completed"])
+
+    @property
+    def interrupted(self) -> bool:
+        """True if Ctrl-C stopped the run: the results cover ``summary["end_time_s"]`` only."""
+        return bool(self.summary.get("interrupted", False))
+
+    @property
+    def warnings(self) -> list[str]:
+        """The cost estimate's warnings about this run (empty for an ordinary run)."""
+        return list(self._raw.get("warnings") or [])
 
     @cached_property
     def flows(self) -> pd.DataFrame:
@@ -319,25 +444,52 @@ def _pandas():
 
 
 def run(
-    scenario: ScenarioLike,
+    scenario: ScenarioLike | None = None,
     seed: int | None = None,
     overrides: Iterable[str] = (),
-    out_dir: str | Path | None = None,
+    out_dir: str | os.PathLike | None = None,
     pcap: Iterable[str] = (),
     timeseries: bool = False,
     baseline: bool | None = False,
+    *,
+    text: str | None = None,
+    progress: Callable[[Progress], object] | None = None,
 ) -> RunResult:
-    """Run a scenario (a ``.toml`` path or TOML text) and return its results.
+    """Run a scenario and return its results.
 
-    ``overrides`` are ``key=value`` settings (``link.wired.rate=10Mbps``); ``pcap`` lists
-    interfaces to capture as ``node:iface`` (written into ``out_dir``). ``baseline``: also run
-    the same scenario and seed with every station's power saving off, the same traffic without
-    the scheme, so that :attr:`RunResult.savings` compares against it (None: only if a station
-    uses a power mode; True: required, an error if none does). Raises
-    ``wattlab.ScenarioError`` for an invalid scenario, naming file, line and key.
+    The scenario is a file path (``str`` or ``os.PathLike``: ``wattlab.run("demo.toml")``), a
+    :class:`Scenario`, or TOML text given as ``text=`` (``wattlab.run(text=toml)``); a str is
+    always a path. ``seed`` (an int in [0, 2**64)) overrides the scenario's. ``overrides`` are
+    ``key=value`` strings (``["link.wired.rate=10Mbps"]``); ``pcap`` lists interfaces to capture
+    as ``node:iface`` (written into ``out_dir``). ``baseline``: also run the same scenario and
+    seed with every station's power saving off, the same traffic without the scheme, so that
+    :attr:`RunResult.savings` compares against it (None: only if a station uses a power mode;
+    True: required, an error if none does). ``progress(p)`` is called about every 0.1 s of a run
+    that has lasted over 0.5 s, with a :class:`Progress`; an exception it raises stops the run.
+
+    Before a run the cost is estimated; a huge one (over 1e9 events, or 5e7 time-series rows)
+    is warned about with a :class:`CostWarning`. Ctrl-C stops a run within ~0.1 s and raises
+    :class:`RunInterrupted` (a ``KeyboardInterrupt``) whose ``result`` holds the partial results.
+
+    Raises ``TypeError``/``ValueError`` for arguments of the wrong kind, ``FileNotFoundError``
+    for a missing file, ``wattlab.ScenarioError`` for an invalid scenario (naming file, line,
+    column and key), ``wattlab.SimulationError`` if the run fails and ``wattlab.InternalError``
+    for a bug; all derive from ``Exception``.
     """
-    text, origin = _read_scenario(scenario)
-    overrides = list(overrides)
+    scn = _scenario(scenario, text)
+    text, origin = scn.text, scn.origin
+    seed = _seed(seed)
+    overrides = _strings(overrides, "overrides", "link.wired.rate=10Mbps")
+    pcaps = _strings(pcap, "pcap", "client:wlan0")
+    _flag(timeseries, "timeseries")
+    _flag(baseline, "baseline", none_ok=True)
+    if out_dir is not None and (isinstance(out_dir, bytes) or not isinstance(out_dir, (str, os.PathLike))):
+        raise TypeError(f"out_dir must be a str or os.PathLike, not {type(out_dir).__name__}")
+    if out_dir is not None and str(out_dir) == "":
+        raise ValueError("out_dir is empty: give a directory (use \".\" for the current one)")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+    on_progress = None if progress is None else (lambda t, end, n: progress(Progress(t, end, n)))
     effective = _core.effective_scenario(text, origin, overrides=overrides)
     base_text = None
     if baseline or baseline is None:
@@ -355,23 +507,42 @@ def run(
         seed=seed,
         overrides=overrides,
         out_dir=None if out_dir is None else str(out_dir),
-        pcaps=list(pcap),
+        pcaps=pcaps,
         timeseries=timeseries,
+        progress=on_progress,
+        on_warning=_warn,
     )
+    _raise_interrupt(raw, lambda: RunResult(raw, effective))
     base = None
     if base_text is not None:
         # Same seed: the streams are named per component, so the traffic differs only where
         # power saving made it differ.
         used_seed = json.loads(raw["summary_json"])["seed"]
-        base_raw = _core.run_scenario(base_text, f"{origin} (baseline: power saving off)", seed=used_seed, timeseries=timeseries)
+        base_raw = _core.run_scenario(base_text, f"{origin} (baseline: power saving off)", seed=used_seed,
+                                      timeseries=timeseries, progress=on_progress)
         base = RunResult(base_raw, base_text)
+        _raise_interrupt(base_raw, lambda: RunResult(raw, effective, base))
     return RunResult(raw, effective, base)
 
 
-def validate(scenario: ScenarioLike, overrides: Iterable[str] = ()) -> None:
-    """Raise ``wattlab.ScenarioError`` if the scenario is invalid; return None if it is fine."""
-    text, origin = _read_scenario(scenario)
-    _core.validate(text, origin, overrides=list(overrides))
+def _raise_interrupt(raw: dict, partial: Callable[[], RunResult]) -> None:
+    """Re-raise what stopped a run early: Ctrl-C as :class:`RunInterrupted` with the partial
+    results, any other exception (from a signal handler or the progress callback) as it is."""
+    exc = raw.get("interrupt")
+    if exc is None:
+        return
+    if isinstance(exc, KeyboardInterrupt):
+        raise RunInterrupted(partial()) from exc
+    raise exc
+
+
+def validate(scenario: ScenarioLike | None = None, overrides: Iterable[str] = (), *, text: str | None = None) -> None:
+    """Raise ``wattlab.ScenarioError`` if the scenario (a path, a :class:`Scenario`, or TOML
+    ``text=``) is invalid; return None if it is fine. A run estimated to be huge is warned
+    about with a :class:`CostWarning`."""
+    scn = _scenario(scenario, text)
+    for message in _core.validate(scn.text, scn.origin, overrides=_strings(overrides, "overrides", "link.wired.rate=10Mbps")):
+        _warn(message)
 
 
 def profiles() -> pd.DataFrame:

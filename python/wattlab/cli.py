@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import click
@@ -92,8 +93,19 @@ def run(scenario, seed, out, pcap, set_, timeseries, parquet, baseline, overwrit
         check_inputs_outside(out, [scenario], ["scenario.toml", "summary.json"])
         prepare_out_dir(out, overwrite, api.RESULT_FILES, keep=[scenario])
     try:
-        with progress(f"simulating {scenario} ...", quiet or json_out):
-            res = api.run(scenario, seed=seed, overrides=set_, out_dir=out, pcap=pcap, timeseries=timeseries, baseline=baseline)
+        with progress(f"simulating {scenario} ...", quiet or json_out) as status, warnings.catch_warnings():
+            # The cost estimate's warnings, printed before the run starts (even with --quiet).
+            warnings.simplefilter("always", api.CostWarning)
+            warnings.showwarning = lambda message, *_args, **_kw: warn(str(message))
+            show = lambda p: status.update(escape(f"simulating {scenario}: {run_progress(p)}"))  # noqa: E731
+            res = api.run(scenario, seed=seed, overrides=set_, out_dir=out, pcap=pcap, timeseries=timeseries, baseline=baseline,
+                          progress=show)
+    except api.RunInterrupted as e:
+        if out is not None:
+            e.result.write(out, formats=("csv", "parquet") if parquet else ("csv",))
+        where = f"; the partial results (marked interrupted) are in {out}" if out is not None else ""
+        note(f"interrupted at {e.result.summary['end_time_s']:.3f} s simulated{where}", style="yellow")
+        sys.exit(EXIT_INTERRUPTED)
     except FileNotFoundError as e:
         fail(str(e))
     except _core.ScenarioError as e:
@@ -128,6 +140,13 @@ def run(scenario, seed, out, pcap, set_, timeseries, parquet, baseline, overwrit
             sys.exit(EXIT_INCOMPLETE)
 
 
+def run_progress(p) -> str:
+    """One line of a long run's progress: a bar of simulated time against the stop time."""
+    frac = min(1.0, p.sim_time_s / p.end_s) if p.end_s > 0 else 0.0
+    bar = "#" * round(20 * frac) + "-" * (20 - round(20 * frac))
+    return f"[{bar}] {p.sim_time_s:.3f} s of at most {p.end_s:g} s simulated, {p.events / 1e6:.1f} M events"
+
+
 @app.command()
 @click.argument("scenarios", type=PATH, nargs=-1, required=True, metavar="SCENARIO.toml...")
 @click.option("--set", "set_", multiple=True, metavar="KEY=VALUE",
@@ -142,7 +161,10 @@ def validate(scenarios, set_, json_out) -> None:
     for path in scenarios:
         rec = {"file": str(path), "ok": True, "error": None}
         try:
-            api.validate(path, overrides=set_)
+            with warnings.catch_warnings():
+                warnings.simplefilter("always", api.CostWarning)
+                warnings.showwarning = lambda message, *_args, p=path, **_kw: warn(f"{p}: {message}")
+                api.validate(path, overrides=set_)
         except OSError as e:
             msg = str(e) if e.strerror is None else f"{path}: {e.strerror}"
             rec.update(ok=False, error={"message": msg, "origin": str(path), "line": None, "column": None, "key": None})

@@ -17,7 +17,7 @@ P_IDLE, P_RX, P_TX = 1.319, 1.425, 1.675
 
 
 def test_always_on_energy_is_powers_times_intervals():
-    res = wattlab.run(wlan_scenario(bytes_="2MB", loss=0.001, mac_overhead="100us"), seed=3)
+    res = wattlab.run(text=wlan_scenario(bytes_="2MB", loss=0.001, mac_overhead="100us"), seed=3)
     r = res.radios.set_index("policy").loc["always-on"]
     links = res.links.set_index("name")
     # The radio's tx/rx intervals are exactly the wireless channel's airtime in each direction.
@@ -31,7 +31,7 @@ def test_always_on_energy_is_powers_times_intervals():
 
 
 def test_oracle_sleeps_and_saves_energy():
-    res = wattlab.run(wlan_scenario(bytes_="2MB"), seed=1)
+    res = wattlab.run(text=wlan_scenario(bytes_="2MB"), seed=1)
     radios = res.radios.set_index("policy")
     on, oracle = radios.loc["always-on"], radios.loc["oracle"]
     assert oracle.energy_j < on.energy_j
@@ -41,7 +41,7 @@ def test_oracle_sleeps_and_saves_energy():
 
 
 def test_radio_time_series_matches_the_report():
-    res = wattlab.run(wlan_scenario(bytes_="500kB"), timeseries=True)
+    res = wattlab.run(text=wlan_scenario(bytes_="500kB"), timeseries=True)
     rs = res.radio_series
     oracle = rs[rs.policy == "oracle"]
     assert set(oracle.state) <= {"tx", "rx", "idle", "sleep"} and "sleep" in set(oracle.state)
@@ -59,17 +59,17 @@ def test_same_seed_same_bytes(tmp_path):
     outs = []
     for k in range(2):
         d = tmp_path / f"run{k}"
-        res = wattlab.run(wlan_scenario(bytes_="1MB", loss=0.01), seed=11, out_dir=d, pcap=["client:wlan0"], timeseries=True)
+        res = wattlab.run(text=wlan_scenario(bytes_="1MB", loss=0.01), seed=11, out_dir=d, pcap=["client:wlan0"], timeseries=True)
         res.write(d)
         outs.append({p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(d.iterdir())})
     assert outs[0] == outs[1]
     assert {"summary.json", "client-wlan0.pcap", "timeseries_flows.csv", "flows.csv"} <= set(outs[0])
-    other = wattlab.run(wlan_scenario(bytes_="1MB", loss=0.01), seed=12)
+    other = wattlab.run(text=wlan_scenario(bytes_="1MB", loss=0.01), seed=12)
     assert other.summary_json != (tmp_path / "run0" / "summary.json").read_text().rstrip("\n")
 
 
 def test_tcpdump_reads_the_capture(tmp_path, tcpdump):
-    res = wattlab.run(wlan_scenario(bytes_="200kB"), out_dir=tmp_path, pcap=["client:wlan0", "server:eth0"])
+    res = wattlab.run(text=wlan_scenario(bytes_="200kB"), out_dir=tmp_path, pcap=["client:wlan0", "server:eth0"])
     assert len(res.pcap_files) == 2
     out = subprocess.run(
         [tcpdump, "-nn", "-r", str(tmp_path / "client-wlan0.pcap")], capture_output=True, text=True, timeout=60

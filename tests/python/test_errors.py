@@ -15,7 +15,7 @@ BASE = wlan_scenario()
 
 def _error_for(text: str) -> wattlab.ScenarioError:
     with pytest.raises(wattlab.ScenarioError) as info:
-        wattlab.validate(text)
+        wattlab.validate(text=text)
     return info.value
 
 
@@ -75,7 +75,7 @@ def test_unknown_congestion_control_lists_valid_ones():
 
 def test_override_errors_name_the_override():
     with pytest.raises(wattlab.ScenarioError) as info:
-        wattlab.validate(BASE, overrides=["link.nosuch.rate=1Mbps"])
+        wattlab.validate(text=BASE, overrides=["link.nosuch.rate=1Mbps"])
     assert "no entry named `nosuch`" in str(info.value)
 
 

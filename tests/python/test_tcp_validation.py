@@ -53,7 +53,7 @@ server = "receiver"
 bytes = "20MB"
 tcp = { cc = "reno", window_scale = 4, recv_buffer = "1MiB" }
 """
-    res = wattlab.run(_path("10Mbps", "10ms", 100, None, flow))
+    res = wattlab.run(text=_path("10Mbps", "10ms", 100, None, flow))
     f = res.flows.iloc[0]
     assert f.completed
     link = res.links.set_index("name").loc["bottleneck:router->receiver"]
@@ -83,7 +83,7 @@ tcp = { cc = "reno", recv_buffer = "65535B", delayed_ack = false }
 """
     duration = 400.0
     res = wattlab.run(
-        _path("100Mbps", delay_each, 1000, loss, flow, duration=f"{duration}s"),
+        text=_path("100Mbps", delay_each, 1000, loss, flow, duration=f"{duration}s"),
         seed=7,
         timeseries=True,
     )

@@ -68,10 +68,10 @@ def test_bad_web_settings_name_the_key_and_line():
     text = WEB.read_text()
     bad = text.replace("max_connections = 4", "max_connections = 0")
     with pytest.raises(wattlab.ScenarioError) as info:
-        wattlab.validate(bad)
+        wattlab.validate(text=bad)
     e = info.value
     assert e.key == "flow[0].max_connections" and "1..=16" in e.message
     assert e.line == bad.splitlines().index("max_connections = 0") + 1
     with pytest.raises(wattlab.ScenarioError) as info:
-        wattlab.validate(text.replace("subsites = 15", "subsites = 15\nsubsitez = 2"))
+        wattlab.validate(text=text.replace("subsites = 15", "subsites = 15\nsubsitez = 2"))
     assert "unknown field `subsitez`" in info.value.message

@@ -87,7 +87,7 @@ rate = "54Mbps"
 ap_queue = 100
 {flows}
 """
-    res = wattlab.run(text)
+    res = wattlab.run(text=text)
     f = res.flows.set_index("name")
     up = f.loc[[f"up-{n}" for n in ups], "bytes_delivered"].astype(float)
     down = f.loc[[f"down-{n}" for n in downs], "bytes_delivered"].astype(float)
@@ -104,7 +104,7 @@ ap_queue = 100
 def test_psm_rounds_request_response_rtts_up_to_beacons():
     text = bss(power_save="psm", phy="80211b", rate="11Mbps", wired_delay="15ms",
                flows='[[flow]]\nkind = "ping"\nfrom = "client"\nto = "server"\ncount = 20\ninterval = "0.3137s"')
-    rtts = wattlab.run(text).summary["flows"][0]["rtt_ms"]
+    rtts = wattlab.run(text=text).summary["flows"][0]["rtt_ms"]
     assert len(rtts) == 20
     beacon = 102.4
     sent = [k * 313.7 for k in range(20)]
@@ -117,13 +117,13 @@ def test_psm_rounds_request_response_rtts_up_to_beacons():
         assert after_beacon < 3.0, (s, r, after_beacon)
     assert sum(rtts) / len(rtts) > 60.0, "mean RTT inflated well beyond the 30 ms path"
     # Without PSM the same pings take the path RTT.
-    cam = wattlab.run(text.replace('power_save = "psm"', 'power_save = "cam"')).summary["flows"][0]["rtt_ms"]
+    cam = wattlab.run(text=text.replace('power_save = "psm"', 'power_save = "cam"')).summary["flows"][0]["rtt_ms"]
     assert max(cam) < 33.0
 
 
 def seed000_download(power_save: str) -> dict:
     """Seed 000's large-file setup: 5 MB at 20 Mb/s, 60 ms RTT, WaveLAN card."""
-    res = wattlab.run(bss(power_save=power_save, wired_rate="20Mbps", wired_delay="30ms",
+    res = wattlab.run(text=bss(power_save=power_save, wired_rate="20Mbps", wired_delay="30ms",
                           flows='[[flow]]\nkind = "bulk-download"\nclient = "client"\nserver = "server"\nbytes = "5MB"'))
     flow = res.summary["flows"][0]
     energy = {r["policy"]: r["energy_j"] for r in res.summary["radios"]}
@@ -143,9 +143,9 @@ def test_bsd50_stays_awake_through_a_download_and_sleeps_in_think_time():
         '[[flow]]\nname = "page2"\nkind = "bulk-download"\nclient = "client"\nserver = "server"\nbytes = "1MB"\n'
         'start = "8s"\nport = 81\n'
     )
-    res = wattlab.run(bss(power_save="bsd-50", wired_delay="30ms", flows=flows), timeseries=True)
+    res = wattlab.run(text=bss(power_save="bsd-50", wired_delay="30ms", flows=flows), timeseries=True)
     f = res.flows.set_index("name")
-    cam = wattlab.run(bss(power_save="cam", wired_delay="30ms", flows=flows)).flows.set_index("name")
+    cam = wattlab.run(text=bss(power_save="cam", wired_delay="30ms", flows=flows)).flows.set_index("name")
     # Bounded slowdown: each download takes at most 1.5x (p = 50 %) of always-on's time.
     for page in ("page1", "page2"):
         assert f.loc[page, "completion_time_s"] <= 1.5 * cam.loc[page, "completion_time_s"]
@@ -170,7 +170,7 @@ def test_airtime_fixture_matches_hand_computed_frame_times():
     flows = ('[simulation]\nduration = "1s"\nstop_when_done = false\n'
              '[[flow]]\nkind = "udp-cbr"\nfrom = "server"\nto = "client"\nrate = "7.76Mbps"\n'
              'packet_size = "972B"\nduration = "0.01s"')
-    res = wattlab.run(bss(flows=flows))
+    res = wattlab.run(text=bss(flows=flows))
     f = res.summary["flows"][0]
     assert f["datagrams_received"] == 10
     r = next(r for r in res.summary["radios"] if r["policy"] == "always-on")["report"]
@@ -190,7 +190,7 @@ def test_bad_wlan_settings_are_located(change, key, words):
     bad = {"phy": 'phy = "80211n"', "rate": 'rate = "11Mbps"', "power_save": 'power_save = "sometimes"'}[key.split(".")[1]]
     text = bss(flows='[[flow]]\nkind = "bulk-download"\nclient = "client"\nserver = "server"\nbytes = "1MB"').replace(change, bad)
     with pytest.raises(wattlab.ScenarioError) as e:
-        wattlab.validate(text)
+        wattlab.validate(text=text)
     msg = str(e.value)
     assert key in msg and all(w in msg for w in words), msg
     line = text.splitlines().index(bad) + 1

@@ -2,20 +2,29 @@
 //! calls `wattlab-sim`/`wattlab-core`, and hands results back as plain Python objects; the
 //! Python package builds DataFrames, tables and files from them.
 
+mod guard;
 mod metrics;
 mod trace;
 
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use wattlab_core::energy::{builtin_profiles, RadioState};
-use wattlab_sim::{BuildOptions, Simulation};
+use wattlab_sim::{BuildOptions, Progress, Simulation};
 
-create_exception!(_core, ScenarioError, PyException, "A scenario file is invalid: see .origin, .line, .column, .key, .message.");
-create_exception!(_core, SimulationError, PyException, "A run failed while executing (e.g. a capture file could not be written).");
+pub(crate) use guard::{guard, InternalError, WattlabError};
+
+create_exception!(_core, ScenarioError, WattlabError, "A scenario file is invalid: see .origin, .line, .column, .key, .message.");
+create_exception!(_core, SimulationError, WattlabError, "A run failed while executing (e.g. a capture file could not be written).");
+
+/// Events per slice of a run between two looks at the wall clock (~2 ms of simulation).
+const SLICE_EVENTS: u64 = 1 << 14;
+/// How often a running simulation checks for Ctrl-C (and other signals) and reports progress.
+const CHECK_EVERY: Duration = Duration::from_millis(100);
+/// Progress is reported only for runs that take longer than this.
+const PROGRESS_AFTER: Duration = Duration::from_millis(500);
 
 /// Turn a located scenario error into a Python `ScenarioError` with attributes.
 fn scenario_error(py: Python<'_>, e: wattlab_sim::scenario::ScenarioError) -> PyErr {
@@ -27,6 +36,38 @@ fn scenario_error(py: Python<'_>, e: wattlab_sim::scenario::ScenarioError) -> Py
     let _ = value.setattr("key", e.key.clone());
     let _ = value.setattr("message", e.message.clone());
     err
+}
+
+/// Runs `sim` with the GIL released, taking it back every [`CHECK_EVERY`] to check for signals
+/// (Ctrl-C) and to call `progress(sim_time_s, end_s, events)` once the run has taken
+/// [`PROGRESS_AFTER`]. A signal handler's exception (KeyboardInterrupt) or the callback's own
+/// stops the run: its results so far come back marked interrupted, with the exception.
+fn run_checked(py: Python<'_>, sim: Simulation, progress: Option<Py<PyAny>>) -> PyResult<(wattlab_sim::RunOutput, f64, Option<PyErr>)> {
+    let t0 = Instant::now();
+    let mut next_check = t0 + CHECK_EVERY;
+    let mut stopped_by: Option<PyErr> = None;
+    let out = py.allow_threads(|| {
+        sim.run_controlled(SLICE_EVENTS, &mut |p: &Progress| {
+            let now = Instant::now();
+            if now < next_check {
+                return true;
+            }
+            next_check = now + CHECK_EVERY;
+            Python::with_gil(|py| {
+                let result = py.check_signals().and_then(|()| match &progress {
+                    Some(cb) if now - t0 >= PROGRESS_AFTER => {
+                        let args = (p.now.as_nanos() as f64 / 1e9, p.horizon.as_nanos() as f64 / 1e9, p.events);
+                        cb.call1(py, args).map(|_| ())
+                    }
+                    _ => Ok(()),
+                });
+                result.map_err(|e| stopped_by = Some(e)).is_ok()
+            })
+        })
+    });
+    let wall = t0.elapsed().as_secs_f64();
+    let out = out.map_err(SimulationError::new_err)?;
+    Ok((out, wall, stopped_by))
 }
 
 /// Build a simulation from scenario text, or raise `ScenarioError`.
@@ -45,19 +86,29 @@ fn build(
     Simulation::from_toml(text, origin, seed, overrides, &opts).map_err(|e| scenario_error(py, e))
 }
 
-/// Check a scenario without running it; raises `ScenarioError` if it is invalid.
+/// Check a scenario without running it; raises `ScenarioError` if it is invalid. Returns the
+/// warnings a run of it would give (a huge estimated cost), as a list of strings.
 #[pyfunction]
 #[pyo3(signature = (text, origin, overrides=Vec::new()))]
-fn validate(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -> PyResult<()> {
-    build(py, text, origin, None, &overrides, None, Vec::new(), false).map(|_| ())
+fn validate(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -> PyResult<Vec<String>> {
+    guard(|| build(py, text, origin, None, &overrides, None, Vec::new(), false).map(|sim| sim.estimate().warnings()))
+}
+
+/// Read a scenario file (a regular file of at most 16 MiB of UTF-8); raises `ScenarioError`
+/// naming the file and what is wrong (missing, a directory, a device, too large, not UTF-8).
+#[pyfunction]
+fn read_scenario(py: Python<'_>, path: PathBuf) -> PyResult<String> {
+    guard(|| wattlab_sim::scenario::read_file(&path).map_err(|e| scenario_error(py, e)))
 }
 
 /// Run a scenario. Returns a dict: `summary_json` (str), `timeseries` (dict of column lists
 /// or None), `pages` and `objects` (web flows' tables, dicts of column lists), `agent_events`
 /// (the client-centered agents' log, a dict of column lists),
-/// `channel_names`, `flow_names`, `pcap_files`, `wall_time_s`.
+/// `channel_names`, `flow_names`, `pcap_files`, `wall_time_s`, `warnings` (the cost
+/// estimate's, also passed to `on_warning` before the run starts) and `interrupt` (the
+/// exception that stopped the run early, e.g. KeyboardInterrupt, or None).
 #[pyfunction]
-#[pyo3(signature = (text, origin, seed=None, overrides=Vec::new(), out_dir=None, pcaps=Vec::new(), timeseries=false))]
+#[pyo3(signature = (text, origin, seed=None, overrides=Vec::new(), out_dir=None, pcaps=Vec::new(), timeseries=false, progress=None, on_warning=None))]
 #[allow(clippy::too_many_arguments)]
 fn run_scenario<'py>(
     py: Python<'py>,
@@ -68,12 +119,36 @@ fn run_scenario<'py>(
     out_dir: Option<String>,
     pcaps: Vec<String>,
     timeseries: bool,
+    progress: Option<Py<PyAny>>,
+    on_warning: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    guard(|| run_scenario_inner(py, text, origin, seed, overrides, out_dir, pcaps, timeseries, progress, on_warning))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_scenario_inner<'py>(
+    py: Python<'py>,
+    text: &str,
+    origin: &str,
+    seed: Option<u64>,
+    overrides: Vec<String>,
+    out_dir: Option<String>,
+    pcaps: Vec<String>,
+    timeseries: bool,
+    progress: Option<Py<PyAny>>,
+    on_warning: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sim = build(py, text, origin, seed, &overrides, out_dir, pcaps, timeseries)?;
-    let t0 = Instant::now();
-    let out = py.allow_threads(|| sim.run()).map_err(SimulationError::new_err)?;
-    let wall = t0.elapsed().as_secs_f64();
+    let warnings = sim.estimate().warnings();
+    if let Some(w) = &on_warning {
+        for msg in &warnings {
+            w.call1(py, (msg.as_str(),))?;
+        }
+    }
+    let (out, wall, stopped_by) = run_checked(py, sim, progress)?;
     let d = PyDict::new(py);
+    d.set_item("warnings", warnings)?;
+    d.set_item("interrupt", stopped_by.map(|e| e.into_value(py)))?;
     d.set_item("summary_json", out.summary.to_json())?;
     d.set_item("wall_time_s", wall)?;
     d.set_item("channel_names", out.channel_names)?;
@@ -148,7 +223,7 @@ fn run_scenario<'py>(
 #[pyfunction]
 #[pyo3(signature = (text, origin, overrides=Vec::new()))]
 fn effective_scenario(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -> PyResult<String> {
-    wattlab_sim::scenario::effective_text(text, origin, &overrides).map_err(|e| scenario_error(py, e))
+    guard(|| wattlab_sim::scenario::effective_text(text, origin, &overrides).map_err(|e| scenario_error(py, e)))
 }
 
 /// The effective scenario with every station's power saving off (the baseline of a power
@@ -156,19 +231,25 @@ fn effective_scenario(py: Python<'_>, text: &str, origin: &str, overrides: Vec<S
 #[pyfunction]
 #[pyo3(signature = (text, origin, overrides=Vec::new()))]
 fn without_power_save(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -> PyResult<Option<String>> {
-    wattlab_sim::scenario::without_power_save(text, origin, &overrides).map_err(|e| scenario_error(py, e))
+    guard(|| wattlab_sim::scenario::without_power_save(text, origin, &overrides).map_err(|e| scenario_error(py, e)))
 }
 
-/// Run a scenario `repeat` times and report wall time and events per second of each run.
+/// Run a scenario `repeat` times and report wall time and events per second of each run
+/// (through the same Ctrl-C checks as `run_scenario`: what they cost is in the numbers).
 #[pyfunction]
 #[pyo3(name = "bench", signature = (text, origin, repeat=3, seed=None))]
 fn bench_scenario<'py>(py: Python<'py>, text: &str, origin: &str, repeat: usize, seed: Option<u64>) -> PyResult<Bound<'py, PyList>> {
+    guard(|| bench_inner(py, text, origin, repeat, seed))
+}
+
+fn bench_inner<'py>(py: Python<'py>, text: &str, origin: &str, repeat: usize, seed: Option<u64>) -> PyResult<Bound<'py, PyList>> {
     let runs = PyList::empty(py);
     for _ in 0..repeat.max(1) {
         let sim = build(py, text, origin, seed, &[], None, Vec::new(), false)?;
-        let t0 = Instant::now();
-        let out = py.allow_threads(|| sim.run()).map_err(SimulationError::new_err)?;
-        let wall = t0.elapsed().as_secs_f64();
+        let (out, wall, stopped_by) = run_checked(py, sim, None)?;
+        if let Some(e) = stopped_by {
+            return Err(e);
+        }
         let d = PyDict::new(py);
         d.set_item("wall_time_s", wall)?;
         d.set_item("events", out.summary.events)?;
@@ -183,6 +264,10 @@ fn bench_scenario<'py>(py: Python<'py>, text: &str, origin: &str, repeat: usize,
 /// mW per state, transitions, derived-value notes).
 #[pyfunction]
 fn profiles<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    guard(|| profiles_inner(py))
+}
+
+fn profiles_inner<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
     for p in builtin_profiles() {
         let d = PyDict::new(py);
@@ -226,6 +311,10 @@ fn find_phy(name: &str) -> PyResult<wattlab_core::wlan::PhyProfile> {
 #[pyfunction]
 #[pyo3(signature = (phy, rate_kbps, ip_bytes, n, propagation_ns=0))]
 fn bianchi<'py>(py: Python<'py>, phy: &str, rate_kbps: u32, ip_bytes: u32, n: u32, propagation_ns: u64) -> PyResult<Bound<'py, PyDict>> {
+    guard(|| bianchi_inner(py, phy, rate_kbps, ip_bytes, n, propagation_ns))
+}
+
+fn bianchi_inner<'py>(py: Python<'py>, phy: &str, rate_kbps: u32, ip_bytes: u32, n: u32, propagation_ns: u64) -> PyResult<Bound<'py, PyDict>> {
     let phy = find_phy(phy)?;
     phy.check_rate(rate_kbps).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.0))?;
     if n == 0 {
@@ -246,6 +335,18 @@ fn bianchi<'py>(py: Python<'py>, phy: &str, rate_kbps: u32, ip_bytes: u32, n: u3
 #[pyfunction]
 #[pyo3(signature = (phy, rate_kbps, payload_bytes, data_ip_bytes, ack_ip_bytes, segments_per_ack=1))]
 fn tcp_capacity<'py>(
+    py: Python<'py>,
+    phy: &str,
+    rate_kbps: u32,
+    payload_bytes: u32,
+    data_ip_bytes: u32,
+    ack_ip_bytes: u32,
+    segments_per_ack: u32,
+) -> PyResult<Bound<'py, PyDict>> {
+    guard(|| tcp_capacity_inner(py, phy, rate_kbps, payload_bytes, data_ip_bytes, ack_ip_bytes, segments_per_ack))
+}
+
+fn tcp_capacity_inner<'py>(
     py: Python<'py>,
     phy: &str,
     rate_kbps: u32,
@@ -280,6 +381,7 @@ fn tcp_capacity<'py>(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(effective_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(without_power_save, m)?)?;
@@ -291,7 +393,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace::_trace_guard_selftest, m)?)?;
     m.add("TraceError", m.py().get_type::<trace::TraceError>())?;
     metrics::register(m)?;
+    m.add("WattlabError", m.py().get_type::<WattlabError>())?;
+    m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("MAX_SCENARIO_BYTES", wattlab_sim::scenario::MAX_SCENARIO_BYTES)?;
+    m.add_function(wrap_pyfunction!(guard::_panic_for_tests, m)?)?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("__commit__", wattlab_sim::provenance::commit())?;

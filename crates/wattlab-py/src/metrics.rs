@@ -1,8 +1,9 @@
 //! `wattlab._core` bindings of `wattlab_core::metrics`: plain floats and lists in, a float
-//! out, `ValueError` with the core's reason on bad input.
+//! out, `ValueError` with the core's reason on bad input (and `InternalError`, never a panic).
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use crate::guard;
 use wattlab_core::metrics::{self, EeeWeights, MetricError};
 
 fn value_error(e: MetricError) -> PyErr {
@@ -17,53 +18,54 @@ fn weights(alpha: f64, b: f64) -> PyResult<EeeWeights> {
 /// Jain's fairness index of the allocations `xs`.
 #[pyfunction]
 fn jain_index(xs: Vec<f64>) -> PyResult<f64> {
-    metrics::jain_index(&xs).map_err(value_error)
+    guard(|| metrics::jain_index(&xs).map_err(value_error))
 }
 
 /// Seed 002's fairness–utilisation index F(X, C).
 #[pyfunction]
 fn fairness_utilization_index(xs: Vec<f64>, capacity: f64) -> PyResult<f64> {
-    metrics::fairness_utilization_index(&xs, capacity).map_err(value_error)
+    guard(|| metrics::fairness_utilization_index(&xs, capacity).map_err(value_error))
 }
 
 /// Sliding-window F(X, C): `bytes[i][k]` = bytes flow i delivered in interval k.
 #[pyfunction]
 fn sliding_window_index(bytes: Vec<Vec<u64>>, interval_s: f64, window: usize, capacity: f64) -> PyResult<f64> {
-    let rows: Vec<&[u64]> = bytes.iter().map(|r| r.as_slice()).collect();
-    metrics::sliding_window_index(&rows, interval_s, window, capacity).map_err(value_error)
+    guard(|| {
+        let rows: Vec<&[u64]> = bytes.iter().map(|r| r.as_slice()).collect();
+        metrics::sliding_window_index(&rows, interval_s, window, capacity).map_err(value_error)
+    })
 }
 
 /// (total − original) / original.
 #[pyfunction]
 fn overhead(total_bytes: u64, original_bytes: u64) -> PyResult<f64> {
-    metrics::overhead(total_bytes, original_bytes).map_err(value_error)
+    guard(|| metrics::overhead(total_bytes, original_bytes).map_err(value_error))
 }
 
 /// WWP's effort overhead (sender bytes + receiver overhead − original) / original.
 #[pyfunction]
 fn effort_overhead(sender_bytes: u64, receiver_overhead_bytes: u64, original_bytes: u64) -> PyResult<f64> {
-    metrics::effort_overhead(sender_bytes, receiver_overhead_bytes, original_bytes).map_err(value_error)
+    guard(|| metrics::effort_overhead(sender_bytes, receiver_overhead_bytes, original_bytes).map_err(value_error))
 }
 
 /// Seed 003's 3E of one flow.
 #[pyfunction]
 #[pyo3(signature = (throughput, goodput, thr_max, alpha=1.0, b=0.45))]
 fn eee(throughput: f64, goodput: f64, thr_max: f64, alpha: f64, b: f64) -> PyResult<f64> {
-    metrics::eee(throughput, goodput, thr_max, weights(alpha, b)?).map_err(value_error)
+    guard(|| metrics::eee(throughput, goodput, thr_max, weights(alpha, b)?).map_err(value_error))
 }
 
 /// Seed 003's system 3E of flows given as (throughput, goodput) pairs.
 #[pyfunction]
 #[pyo3(signature = (flows, thr_max, alpha=1.0, b=0.45))]
 fn eee_system(flows: Vec<(f64, f64)>, thr_max: f64, alpha: f64, b: f64) -> PyResult<f64> {
-    metrics::eee_system(&flows, thr_max, weights(alpha, b)?).map_err(value_error)
+    guard(|| metrics::eee_system(&flows, thr_max, weights(alpha, b)?).map_err(value_error))
 }
 
 /// Validate 3E weights; returns them as a tuple.
 #[pyfunction]
 fn eee_weights(alpha: f64, b: f64) -> PyResult<(f64, f64)> {
-    let w = weights(alpha, b)?;
-    Ok((w.alpha, w.b))
+    guard(|| weights(alpha, b).map(|w| (w.alpha, w.b)))
 }
 
 /// Add the metric functions to the module.

@@ -16,7 +16,7 @@ use crate::scenario::{
     ScenarioError, TcpSettings,
 };
 use crate::sim::{DropCounters, Iface, Listener, Node, Simulation};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
 use toml::Spanned;
@@ -73,6 +73,8 @@ pub fn build(
     opts: &BuildOptions,
 ) -> Result<Simulation, ScenarioError> {
     let cx = Ctx { origin, source };
+    crate::scenario::ranges::check(scn, source, origin)?;
+    crate::scenario::names::check(scn, source, origin)?;
     let seed = seed.unwrap_or(scn.simulation.seed);
     let streams = RngStreams::new(seed);
 
@@ -98,8 +100,14 @@ pub fn build(
         nodes.push(Node { name, kind: n.kind, addr, ifaces: Vec::new(), next_port: 49152, next_ip_id: 1 });
     }
     let flow_err = |i: usize, field: &str, msg: String| {
-        let line = crate::scenario::locate::locate_in_array(source, "flow", i, field);
-        ScenarioError { origin: origin.to_string(), line, column: None, key: Some(format!("flow[{i}].{field}")), message: msg }
+        let key = format!("flow[{i}].{field}");
+        match crate::scenario::locate::locate_key(source, &key) {
+            Some(span) => ScenarioError::at_span(origin, source, Some(span), Some(key), msg),
+            None => {
+                let line = crate::scenario::locate::locate_in_array(source, "flow", i, field);
+                ScenarioError { origin: origin.to_string(), line, column: None, key: Some(key), message: msg }
+            }
+        }
     };
     let lookup_flow = |i: usize, field: &str, name: &str| -> Result<u32, ScenarioError> {
         by_name.get(name).copied().ok_or_else(|| {
@@ -271,8 +279,8 @@ pub fn build(
         radios.push(radio);
     }
 
-    // Routes: shortest paths by hop count, then explicit overrides.
-    let mut routes = compute_routes(&adjacency);
+    // Route overrides; the routes themselves are built once the flows say which paths exist.
+    let mut route_overrides = HashMap::new();
     for (i, r) in scn.routes.iter().enumerate() {
         let key = format!("route[{i}]");
         let at = lookup(&r.node, &format!("{key}.node"))?;
@@ -281,8 +289,19 @@ pub fn build(
         let iface = adjacency[at as usize].iter().find(|(n, _)| *n == via).map(|(_, i)| *i).ok_or_else(|| {
             cx.err(&r.via, &format!("{key}.via"), format!("`{}` is not a neighbour of `{}`", r.via.get_ref(), r.node.get_ref()))
         })?;
-        routes[at as usize][dst as usize] = Some((iface, via));
+        if at == dst {
+            return Err(cx.err(&r.destination, &format!("{key}.destination"), "a route from a node to itself is never used"));
+        }
+        if route_overrides.insert((at, dst), (iface, via, i)).is_some() {
+            return Err(cx.err(&r.node, &format!("{key}.node"), format!(
+                "a second route at `{}` for destination `{}`",
+                r.node.get_ref(),
+                r.destination.get_ref()
+            )));
+        }
     }
+    // Paths the flows' packets take: (from, to, flow, key of the far end, both ways).
+    let mut needs: Vec<(u32, u32, usize, &'static str, bool)> = Vec::new();
 
     // Flows.
     let mut apps = Vec::new();
@@ -299,6 +318,7 @@ pub fn build(
             FlowConfig::BulkDownload { name, client, server, bytes, request, port, start, tcp, reader } => {
                 let c = lookup_flow(i, "client", client)?;
                 let s = lookup_flow(i, "server", server)?;
+                needs.push((c, s, i, "server", true));
                 let cfg = tcp_config(tcp).map_err(|(field, m)| flow_err(i, field, m))?;
                 let start = start.map(|d| Time(d.0)).unwrap_or(Time::ZERO);
                 let request = request.map(|r| r.bytes()).unwrap_or(100).max(1);
@@ -331,6 +351,7 @@ pub fn build(
             FlowConfig::BulkUpload { name, client, server, bytes, port, start, tcp, reader } => {
                 let c = lookup_flow(i, "client", client)?;
                 let s = lookup_flow(i, "server", server)?;
+                needs.push((c, s, i, "server", true));
                 let cfg = tcp_config(tcp).map_err(|(field, m)| flow_err(i, field, m))?;
                 let start = start.map(|d| Time(d.0)).unwrap_or(Time::ZERO);
                 flows.push(FlowRecord {
@@ -362,6 +383,7 @@ pub fn build(
             FlowConfig::UdpCbr { name, from, to, rate, packet_size, port, start, duration } => {
                 let a = lookup_flow(i, "from", from)?;
                 let b = lookup_flow(i, "to", to)?;
+                needs.push((a, b, i, "to", false));
                 let size = packet_size.map(|s| s.bytes()).unwrap_or(1024);
                 if size == 0 || size > 65_507 {
                     return Err(flow_err(i, "packet_size", "must be 1..=65507 bytes".into()));
@@ -398,6 +420,7 @@ pub fn build(
             FlowConfig::Ping { name, from, to, count, interval, packet_size, port, start } => {
                 let a = lookup_flow(i, "from", from)?;
                 let b = lookup_flow(i, "to", to)?;
+                needs.push((a, b, i, "to", true));
                 let size = packet_size.map(|s| s.bytes()).unwrap_or(56);
                 if size == 0 || size > 65_507 {
                     return Err(flow_err(i, "packet_size", "must be 1..=65507 bytes".into()));
@@ -432,13 +455,18 @@ pub fn build(
             }
             FlowConfig::Web(w) => {
                 // Located at the flow's top-level key, named by the full dotted key.
-                let web_err = |e: crate::web::WebConfigError| ScenarioError {
-                    key: Some(format!("flow[{i}].{}", e.key)),
-                    ..flow_err(i, e.field, e.message)
+                let web_err = |e: crate::web::WebConfigError| {
+                    // At the value itself when it is written, else at its top-level key's line.
+                    let key = format!("flow[{i}].{}", e.key);
+                    match crate::scenario::locate::locate_key(source, &key) {
+                        Some(span) => ScenarioError::at_span(origin, source, Some(span), Some(key), e.message),
+                        None => ScenarioError { key: Some(key), ..flow_err(i, e.field, e.message) },
+                    }
                 };
                 let spec = crate::web::WebSpec::from_config(w).map_err(web_err)?;
                 let c = lookup_flow(i, "client", &w.client)?;
                 let servers = w.servers.iter().map(|s| lookup_flow(i, "servers", s)).collect::<Result<Vec<_>, _>>()?;
+                needs.extend(servers.iter().map(|&s| (c, s, i, "servers", true)));
                 let cfg = tcp_config(&w.tcp).map_err(|(field, m)| flow_err(i, field, m))?;
                 let name = w.name.clone().unwrap_or_else(|| format!("flow{i}"));
                 let work = crate::web::generate(&spec, &streams, &name);
@@ -483,6 +511,8 @@ pub fn build(
             )));
         }
     }
+
+    let routes = flow_routes(&nodes, &adjacency, &route_overrides, &needs, scn, &cx, &flow_err)?;
 
     // Captures.
     let mut pcaps = Vec::new();
@@ -558,6 +588,7 @@ pub fn build(
         io_error: None,
         agents: Vec::new(),
         agents_dirty: false,
+        interrupted: false,
     };
     attach_agents(&mut sim, scn, &cx)?;
     Ok(sim)
@@ -620,35 +651,59 @@ fn hop_power(
     Ok(HopHost { name, station, power: HopPower::new(mode, beacon), down, up })
 }
 
-/// Next-hop interface and node for every (node, destination) pair by breadth-first search.
-fn compute_routes(adjacency: &[Vec<(u32, u32)>]) -> Vec<Vec<Option<(u32, u32)>>> {
-    let n = adjacency.len();
-    let mut routes = vec![vec![None; n]; n];
-    for (src, row) in routes.iter_mut().enumerate() {
-        // first_hop[v] = (interface at `src`, neighbour) on the first hop of a shortest path to v.
-        let mut first_hop: Vec<Option<(u32, u32)>> = vec![None; n];
-        let mut seen = vec![false; n];
-        seen[src] = true;
-        let mut q = VecDeque::new();
-        for &(nb, iface) in &adjacency[src] {
-            if !seen[nb as usize] {
-                seen[nb as usize] = true;
-                first_hop[nb as usize] = Some((iface, nb));
-                q.push_back(nb);
-            }
+/// The routes of every flow's paths (`crate::routing`), or an error at the flow (or the
+/// `[[route]]`) that makes a path impossible: a flow to itself, unconnected ends, a route loop,
+/// a host in the middle, more hops than the TTL.
+fn flow_routes(
+    nodes: &[Node],
+    adjacency: &[Vec<(u32, u32)>],
+    overrides: &HashMap<(u32, u32), (u32, u32, usize)>,
+    needs: &[(u32, u32, usize, &'static str, bool)],
+    scn: &Scenario,
+    cx: &Ctx,
+    flow_err: &dyn Fn(usize, &str, String) -> ScenarioError,
+) -> Result<crate::routing::Routes, ScenarioError> {
+    use crate::routing::{Need, RouteError};
+    let name = |n: u32| nodes[n as usize].name.as_str();
+    let field_of = |flow: usize| needs.iter().find(|w| w.2 == flow).map_or("to", |w| w.3);
+    let mut list = Vec::with_capacity(needs.len() * 2);
+    for &(a, b, flow, field, both) in needs {
+        if a == b {
+            return Err(flow_err(flow, field, format!("both ends of the flow are `{}`: a flow needs two different nodes", name(a))));
         }
-        while let Some(v) = q.pop_front() {
-            for &(nb, _) in &adjacency[v as usize] {
-                if !seen[nb as usize] {
-                    seen[nb as usize] = true;
-                    first_hop[nb as usize] = first_hop[v as usize];
-                    q.push_back(nb);
-                }
-            }
+        list.push(Need { src: a, dst: b, flow });
+        if both {
+            list.push(Need { src: b, dst: a, flow });
         }
-        *row = first_hop;
     }
-    routes
+    let kinds: Vec<NodeKind> = nodes.iter().map(|n| n.kind).collect();
+    crate::routing::build(adjacency, &kinds, overrides, &list).map_err(|e| match e {
+        RouteError::Unreachable { flow, src, dst } => flow_err(flow, field_of(flow), format!(
+            "`{}` cannot reach `{}`: no chain of [[link]], [[wireless]] or [[wlan]] joins them",
+            name(src),
+            name(dst)
+        )),
+        RouteError::Loop { flow, cycle, route } => {
+            let path: Vec<&str> = cycle.iter().map(|&n| name(n)).collect();
+            let msg = format!("the routes make a loop ({}): packets of flow {flow} would never arrive", path.join(" -> "));
+            match route {
+                Some(r) => cx.err(&scn.routes[r].via, &format!("route[{r}].via"), msg),
+                None => flow_err(flow, field_of(flow), msg),
+            }
+        }
+        RouteError::ThroughHost { flow, host, path } => {
+            let path: Vec<&str> = path.iter().map(|&n| name(n)).collect();
+            flow_err(flow, field_of(flow), format!(
+                "the path {} -> {} passes through `{}`, a host, which does not forward: make it kind = \"router\"",
+                path.join(" -> "),
+                name(host),
+                name(host)
+            ))
+        }
+        RouteError::TooLong { flow, hops } => flow_err(flow, field_of(flow), format!(
+            "the path has {hops} hops, more than the IP TTL of 64 lets a packet cross"
+        )),
+    })
 }
 
 fn queue_limit(q: &QueueConfig) -> Result<QueueLimit, String> {

@@ -7,7 +7,7 @@ use crate::rng::RngStreams;
 use crate::scenario::{NodeKind, RetryLimit, Scenario, ScenarioError, WlanConfig};
 use crate::sim::{Iface, Node};
 use crate::wlan::{Bss, LossLayer, MacConfig, Overhearing, PowerSave, StaConfig, StaId};
-use crate::wlan_host::{WlanHost, NO_STA};
+use crate::wlan_host::WlanHost;
 use std::collections::HashMap;
 use toml::Spanned;
 use wattlab_core::energy::RadioState;
@@ -195,7 +195,7 @@ pub(crate) fn build_wlans(
 
         // Interfaces: `wlanN` on every member; stations' peer is the AP's interface.
         let mut sta_iface = Vec::with_capacity(members.len());
-        let mut node_sta = vec![NO_STA; nodes.len()];
+        let mut node_sta = Vec::with_capacity(members.len());
         for (sta, (node, _)) in members.iter().enumerate() {
             let this = ifaces.len() as u32;
             let count = nodes[*node as usize].ifaces.iter().filter(|&&k| ifaces[k as usize].name.starts_with("wlan")).count();
@@ -211,7 +211,7 @@ pub(crate) fn build_wlans(
             });
             nodes[*node as usize].ifaces.push(this);
             sta_iface.push(this);
-            node_sta[*node as usize] = sta as StaId;
+            node_sta.push((*node, sta as StaId));
         }
         for (sta, (node, _)) in members.iter().enumerate().skip(1) {
             adjacency[ap as usize].push((*node, sta_iface[0]));
@@ -223,6 +223,7 @@ pub(crate) fn build_wlans(
             .map(|(_, c)| (streams.stream(&format!("backoff:{name}:{}", c.name)), streams.stream(&format!("frame-errors:{name}:{}", c.name))))
             .collect();
         let bss = Bss::new(name, cfg, members.into_iter().map(|(_, c)| c).collect(), rngs);
+        node_sta.sort_unstable();
         hosts.push(WlanHost { bss, sta_iface, node_sta });
     }
     Ok(hosts)

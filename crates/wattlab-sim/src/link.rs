@@ -40,6 +40,9 @@ impl LinkPacket for Packet {
     }
 }
 
+/// Packets a queue has room for before it first grows.
+const INITIAL_QUEUE_CAPACITY: usize = 16;
+
 /// A first-in first-out queue that drops arrivals when full.
 #[derive(Debug)]
 pub struct DropTailQueue<P = Packet> {
@@ -49,13 +52,15 @@ pub struct DropTailQueue<P = Packet> {
 }
 
 impl<P: LinkPacket> DropTailQueue<P> {
-    /// An empty queue with the given limit.
+    /// An empty queue with the given limit. It reserves room for a few packets and grows
+    /// (by doubling, a handful of times per queue) as far as its traffic needs: memory follows
+    /// what is queued, not the limit times the number of links.
     pub fn new(limit: QueueLimit) -> Self {
         let cap = match limit {
             QueueLimit::Packets(n) => n as usize,
             QueueLimit::Bytes(b) => (b / 1500) as usize + 1,
         };
-        DropTailQueue { items: VecDeque::with_capacity(cap.min(1 << 16)), bytes: 0, limit }
+        DropTailQueue { items: VecDeque::with_capacity(cap.min(INITIAL_QUEUE_CAPACITY)), bytes: 0, limit }
     }
 
     /// Enqueue `p` unless the queue is full; returns false if it was dropped.

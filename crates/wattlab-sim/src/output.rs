@@ -180,8 +180,10 @@ pub struct Summary {
     pub seed: u64,
     /// Simulated time the results cover (s).
     pub end_time_s: f64,
-    /// True if every finite flow completed.
+    /// True if every finite flow completed (never for an interrupted run).
     pub completed: bool,
+    /// True if the run was stopped before its end (Ctrl-C): the results cover `end_time_s`.
+    pub interrupted: bool,
     /// Events processed.
     pub events: u64,
     /// Flows.
@@ -440,7 +442,8 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         provenance: sim.provenance.clone(),
         seed: sim.seed,
         end_time_s: secs(end),
-        completed: sim.flows.iter().all(|f| f.target_bytes.is_none() || f.completed_at.is_some()),
+        completed: !sim.interrupted && sim.flows.iter().all(|f| f.target_bytes.is_none() || f.completed_at.is_some()),
+        interrupted: sim.interrupted,
         events: sim.sched.processed(),
         flows,
         radios,

@@ -156,8 +156,8 @@ pub struct Simulation {
     pub(crate) ifaces: Vec<Iface>,
     pub(crate) channels: Vec<Channel>,
     pub(crate) media: Vec<Medium>,
-    /// routes[node][destination node] = (outgoing interface, next-hop node).
-    pub(crate) routes: Vec<Vec<Option<(IfaceId, u32)>>>,
+    /// (outgoing interface, next-hop node) by (node, destination node), on the flows' paths.
+    pub(crate) routes: crate::routing::Routes,
     /// 802.11 basic service sets.
     pub(crate) wlans: Vec<crate::wlan_host::WlanHost>,
     /// `[[wireless]]` hops' power management, indexed like the `[[wireless]]` sections.
@@ -193,6 +193,30 @@ pub struct Simulation {
     pub(crate) agents: Vec<crate::agent_host::AgentHost>,
     /// An agent saw input during the current event: flush its outputs after it.
     pub(crate) agents_dirty: bool,
+    /// The run was stopped by its controller before its end (`run_controlled`).
+    pub(crate) interrupted: bool,
+}
+
+/// How far a run has got, as its controller sees it between slices.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Simulated time of the last event processed.
+    pub now: Time,
+    /// The scenario's stop time (`[simulation] duration`); the run may end earlier.
+    pub horizon: Time,
+    /// Events processed so far.
+    pub events: u64,
+}
+
+/// How a slice of the event loop ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slice {
+    /// The run is over: every flow done, or an I/O error.
+    Over,
+    /// No more events up to the time asked for.
+    Reached,
+    /// The slice's event budget is spent; more events are due.
+    Paused,
 }
 
 impl Simulation {
@@ -205,25 +229,45 @@ impl Simulation {
         overrides: &[String],
         opts: &build::BuildOptions,
     ) -> Result<Simulation, crate::scenario::ScenarioError> {
-        let scenario = crate::scenario::parse_with_overrides(text, origin, overrides)?;
-        let mut sim = build::build(&scenario, text, origin, seed, opts)?;
+        let (scenario, generated) = crate::scenario::parse_effective(text, origin, overrides)?;
+        let mut sim = match &generated {
+            None => build::build(&scenario, text, origin, seed, opts).map_err(|e| e.located_in(text))?,
+            // Spans point into the generated text: errors name the overrides, and the line of
+            // the key in the user's file when it is written there.
+            Some(g) => build::build(&scenario, g, origin, seed, opts).map_err(|mut e| {
+                e.origin = crate::scenario::load::with_overrides(origin, overrides);
+                e.line = None;
+                e.column = None;
+                e.located_in(text)
+            })?,
+        };
         sim.provenance = crate::provenance::Provenance::new(text, origin, overrides, sim.seed);
         Ok(sim)
     }
 
     /// Run until every flow is done (or the scenario's stop time), then collect the results.
-    pub fn run(mut self) -> Result<RunOutput, String> {
-        self.run_loop();
+    pub fn run(self) -> Result<RunOutput, String> {
+        self.run_controlled(u64::MAX, &mut |_| true)
+    }
+
+    /// Run in slices of at most `slice` events, asking `control` between slices whether to go
+    /// on (it sees the progress so far; a Ctrl-C check, a progress bar, a wall-time limit).
+    /// When it says stop, the results collected so far are returned marked `interrupted` and
+    /// not `completed`, covering simulated time up to the last event processed. The slices
+    /// cost one comparison per event: a run's events and bytes do not depend on them.
+    pub fn run_controlled(mut self, slice: u64, control: &mut dyn FnMut(&Progress) -> bool) -> Result<RunOutput, String> {
+        self.start_run();
+        while self.run_slice(self.horizon, slice.max(1)) == Slice::Paused {
+            let p = Progress { now: self.sched.now(), horizon: self.horizon, events: self.sched.processed() };
+            if !control(&p) {
+                self.interrupted = true;
+                break;
+            }
+        }
         if let Some(e) = self.io_error.take() {
             return Err(e);
         }
         crate::output::collect(self)
-    }
-
-    /// Run the event loop without collecting results (used by benchmarks).
-    pub(crate) fn run_loop(&mut self) {
-        self.start_run();
-        self.run_until(self.horizon);
     }
 
     /// Schedules what happens at t = 0: applications, sampling, MACs, hop power management.
@@ -241,9 +285,23 @@ impl Simulation {
         self.start_hops(Time::ZERO);
     }
 
+    /// Runs the event loop to its end without collecting results (tests).
+    #[cfg(test)]
+    pub(crate) fn run_loop(&mut self) {
+        self.start_run();
+        self.run_until(self.horizon);
+    }
+
     /// Processes the events due up to `until` (and the stop time); false once the run is over
-    /// (every flow done, or an I/O error). Lets a caller act between events (tests, agents).
+    /// (every flow done, or an I/O error). Lets a caller act between events (tests).
+    #[cfg(test)]
     pub(crate) fn run_until(&mut self, until: Time) -> bool {
+        self.run_slice(until, u64::MAX) != Slice::Over
+    }
+
+    /// Processes at most `max_events` of the events due up to `until` (and the stop time).
+    fn run_slice(&mut self, until: Time, max_events: u64) -> Slice {
+        let stop_at = self.sched.processed().saturating_add(max_events);
         while let Some((now, ev)) = self.sched.pop_until(until.min(self.horizon)) {
             match ev {
                 Event::TxDone(ch) => self.on_tx_done(now, ch),
@@ -259,15 +317,21 @@ impl Simulation {
                 self.flush_agents(now);
             }
             if self.done_at.is_some() || self.io_error.is_some() {
-                return false;
+                return Slice::Over;
+            }
+            if self.sched.processed() >= stop_at {
+                return Slice::Paused;
             }
         }
-        true
+        Slice::Reached
     }
 
     /// The time the results cover: when the last flow finished, else the stop time or the
     /// last event.
     pub(crate) fn end_time(&self) -> Time {
+        if self.interrupted {
+            return self.sched.now();
+        }
         self.done_at.unwrap_or_else(|| if self.sched.pending() > 0 { self.horizon } else { self.sched.now() })
     }
 
@@ -289,7 +353,7 @@ impl Simulation {
             self.drops.unroutable += 1;
             return;
         };
-        let Some((iface, next_hop)) = self.routes[node as usize][dst as usize] else {
+        let Some((iface, next_hop)) = self.routes.next_hop(node, dst) else {
             self.drops.unroutable += 1;
             return;
         };

@@ -568,6 +568,11 @@ pub struct WebFlow {
 }
 
 impl WebFlow {
+    /// Page views the flow will make.
+    pub fn pages_planned(&self) -> usize {
+        self.work.views.len()
+    }
+
     /// A web flow about to start; `site_nodes` are the servers' nodes in `servers` order.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(

@@ -12,8 +12,20 @@ pub struct WlanHost {
     pub bss: Bss,
     /// Interface of each station (index = station id).
     pub sta_iface: Vec<IfaceId>,
-    /// Station id of each node in this BSS (`NO_STA` for other nodes), indexed by node.
-    pub node_sta: Vec<StaId>,
+    /// (node, station id) of every member, sorted by node: memory per BSS grows with its
+    /// members, not with the topology.
+    pub node_sta: Vec<(u32, StaId)>,
+}
+
+impl WlanHost {
+    /// The station id of `node` in this BSS, or `NO_STA` if it is not a member.
+    #[inline]
+    pub fn sta_of(&self, node: u32) -> StaId {
+        match self.node_sta.binary_search_by_key(&node, |e| e.0) {
+            Ok(i) => self.node_sta[i].1,
+            Err(_) => NO_STA,
+        }
+    }
 }
 
 /// Marks a node that is not a station of a BSS.
@@ -32,7 +44,7 @@ impl Simulation {
     /// that is node `next_hop`.
     pub(crate) fn wlan_send(&mut self, b: usize, from: StaId, next_hop: u32, p: Packet) {
         let now = self.sched.now();
-        let to = self.wlans[b].node_sta[next_hop as usize];
+        let to = self.wlans[b].sta_of(next_hop);
         if to == NO_STA {
             self.drops.unroutable += 1;
             return;

@@ -206,7 +206,7 @@ fn bad_power_save_settings_name_the_line_and_the_valid_modes() {
     }
     let text = scenario("15ms", "power_save = \"bsd-10\"\nbeacon_interval = \"0ms\"", &ping(1, "1s"));
     let msg = Simulation::from_toml(&text, "hop.toml", None, &[], &BuildOptions::default()).err().expect("rejected").to_string();
-    assert!(msg.contains("wireless[0].beacon_interval") && msg.contains("must be positive"), "{msg}");
+    assert!(msg.contains("wireless[0].beacon_interval") && msg.contains("out of range: must be \"1ms\"..=\"60s\""), "{msg}");
     let text = scenario("15ms", "beacon_intervall = \"50ms\"", &ping(1, "1s"));
     let msg = Simulation::from_toml(&text, "hop.toml", None, &[], &BuildOptions::default()).err().expect("rejected").to_string();
     assert!(msg.contains("beacon_intervall"), "unknown keys stay rejected: {msg}");

@@ -205,7 +205,9 @@ fn bad_settings_name_file_line_and_key() {
     let e = error(&text);
     assert_eq!(e.key.as_deref(), Some("flow[0].think.shape"));
     assert_eq!(e.line, line_of(&text, "think = "));
-    assert_eq!(e.to_string(), format!("web.toml:{}: key `flow[0].think.shape`: {}", e.line.unwrap(), e.message));
+    // Located at the value itself (line and column), not only the flow's line.
+    let col = text.lines().nth(e.line.unwrap() - 1).unwrap().find("0.8").unwrap() + 1;
+    assert_eq!(e.to_string(), format!("web.toml:{}:{col}: key `flow[0].think.shape`: {}", e.line.unwrap(), e.message));
 
     let text = scenario("object_size = { mean = \"4KB\", shap = 1.2 }");
     assert!(error(&text).message.contains("unknown field `shap`"));

@@ -73,7 +73,7 @@ def bianchi_check(ns=(1, 5, 10, 20), phys=("80211a", "80211b"), seconds: float =
     for phy in phys:
         rate = CHECK_RATES[phy]
         for n in ns:
-            res = run(saturation_scenario(phy, rate, n, seconds), seed=seed)
+            res = run(text=saturation_scenario(phy, rate, n, seconds), seed=seed)
             received = sum(f["datagrams_received"] for f in res.summary["flows"])
             sim_bps = received * 1500 * 8 / seconds
             model = bianchi(phy, rate, 1500, n)
@@ -134,7 +134,7 @@ def tcp_capacity_check(seed: int = 1) -> pd.DataFrame:
     """One TCP flow over 802.11a 54 Mb/s against the collision-free TCP maximum."""
     rows = []
     for delayed, per_ack in ((False, 1), (True, 2)):
-        res = run(tcp_scenario(delayed), seed=seed)
+        res = run(text=tcp_scenario(delayed), seed=seed)
         flow = res.summary["flows"][0]
         cap = tcp_capacity("80211a", 54_000, 1460, 1500, 40, per_ack)
         rows.append(

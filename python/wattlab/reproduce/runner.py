@@ -46,6 +46,7 @@ class Job:
     """One simulation run: TOML text, seed, and the labels its result row carries."""
 
     scenario: str
+    """The scenario as TOML text (run as ``api.run(text=...)``)."""
     seed: int
     labels: dict[str, Any]
     timeseries: bool = False
@@ -73,7 +74,7 @@ def run_jobs(
 
     def one(i: int) -> int:
         job = jobs[i]
-        res = api.run(job.scenario, seed=job.seed, timeseries=job.timeseries)
+        res = api.run(text=job.scenario, seed=job.seed, timeseries=job.timeseries)
         rows[i] = {**job.labels, "seed": job.seed, **measure(job, res)}
         return i
 

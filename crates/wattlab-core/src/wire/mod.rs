@@ -55,6 +55,7 @@
 
 mod decode;
 mod encode;
+pub mod fuzz;
 mod rewrite;
 #[cfg(test)]
 mod tests;

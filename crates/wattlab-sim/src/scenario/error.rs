@@ -31,6 +31,25 @@ impl ScenarioError {
         ScenarioError { origin: origin.to_string(), line, column, key, message: message.into() }
     }
 
+    /// An error about the value at dotted key path `key` (`wlan[0].beacon_interval`), located
+    /// in `source` by that path (see [`super::locate::locate_key`]).
+    pub fn at_key(origin: &str, source: &str, key: &str, message: impl Into<String>) -> Self {
+        let span = super::locate::locate_key(source, key);
+        Self::at_span(origin, source, span, Some(key.to_string()), message)
+    }
+
+    /// This error with a line and column found from its key in `source`, if it has none yet.
+    pub fn located_in(mut self, source: &str) -> Self {
+        if self.line.is_none() {
+            if let Some(r) = self.key.as_deref().and_then(|k| super::locate::locate_key(source, k)) {
+                let (l, c) = line_col(source, r.start);
+                self.line = Some(l);
+                self.column = Some(c);
+            }
+        }
+        self
+    }
+
     /// An error with no position (e.g. about the scenario as a whole).
     pub fn general(origin: &str, key: Option<String>, message: impl Into<String>) -> Self {
         ScenarioError { origin: origin.to_string(), line: None, column: None, key, message: message.into() }

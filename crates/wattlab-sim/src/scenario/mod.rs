@@ -3,11 +3,15 @@
 pub mod error;
 pub mod load;
 pub mod locate;
+pub mod names;
+pub mod ranges;
 pub mod schema;
 pub mod units;
 pub mod web;
 
 pub use error::ScenarioError;
-pub use load::{effective_text, parse, parse_with_overrides, without_power_save};
+pub use load::{
+    effective_text, parse, parse_effective, parse_with_overrides, read_file, without_power_save, MAX_SCENARIO_BYTES,
+};
 pub use schema::*;
 pub use web::{ObjectCountConfig, PageListEntry, SizeDistConfig, ThinkConfig, WebFlowConfig};

@@ -34,6 +34,22 @@ fn check_finite_nonneg(v: f64, what: &str, raw: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// Largest rate any key accepts: 1 Tbit/s, in bits per second.
+pub const MAX_RATE_BPS: u64 = 1_000_000_000_000;
+/// Largest size any key accepts: 1 PB (10^15 bytes).
+pub const MAX_SIZE_BYTES: u64 = 1_000_000_000_000_000;
+/// Largest duration any key accepts: 365 days, in nanoseconds.
+pub const MAX_DURATION_NS: u64 = 365 * 86_400 * 1_000_000_000;
+
+/// `v` rounded to an integer if it is at most `max`, else an error naming the limit: a value
+/// beyond the range is refused, never clamped.
+fn at_most(v: f64, max: u64, what: &str, raw: &str, limit: &str) -> Result<u64, String> {
+    if v.round() > max as f64 {
+        return Err(format!("{what} `{raw}` is out of range (at most {limit})"));
+    }
+    Ok(v.round() as u64)
+}
+
 /// A bit rate in bits per second.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
@@ -70,7 +86,7 @@ impl Rate {
         if bps < 1.0 {
             return Err(format!("rate `{raw}` must be at least 1 bit/s"));
         }
-        Ok(Rate(bps.round() as u64))
+        at_most(bps, MAX_RATE_BPS, "rate", raw, "1 Tbit/s").map(Rate)
     }
 
     /// Bits per second.
@@ -102,7 +118,7 @@ impl Size {
             return Err(format!("size `{s}`: `{unit}` reads as bits; sizes are in bytes (B, KB, MB, GB, KiB, MiB, GiB)"));
         }
         let v = check_finite_nonneg(v * mult, "size", s)?;
-        Ok(Size(v.round() as u64))
+        at_most(v, MAX_SIZE_BYTES, "size", s, "1 PB = 10^15 bytes").map(Size)
     }
 
     /// Bytes.
@@ -130,7 +146,7 @@ impl Dur {
             other => return Err(format!("unknown time unit `{other}` in `{s}` (use ns, us, ms, s or min)")),
         };
         let v = check_finite_nonneg(v * mult, "duration", s)?;
-        Ok(Dur(v.round() as u64))
+        at_most(v, MAX_DURATION_NS, "duration", s, "365 days").map(Dur)
     }
 
     /// As a core [`Duration`].
@@ -203,6 +219,30 @@ mod tests {
         assert!(Size::parse("abc").unwrap_err().contains("number"));
         assert!(Size::parse("5Mb").unwrap_err().contains("bits"));
         assert!(Dur::parse("inf").is_err());
+    }
+
+    #[test]
+    fn out_of_range_values_are_refused_not_clamped() {
+        let e = Size::parse("1e30B").unwrap_err();
+        assert!(e.contains("out of range") && e.contains("1 PB"), "{e}");
+        let e = Rate::parse("1e30Mbps").unwrap_err();
+        assert!(e.contains("out of range") && e.contains("1 Tbit/s"), "{e}");
+        let e = Dur::parse("1e30s").unwrap_err();
+        assert!(e.contains("out of range") && e.contains("365 days"), "{e}");
+        assert_eq!(Size::parse("1e15").unwrap().bytes(), MAX_SIZE_BYTES);
+        assert!(Size::parse("1000000000000001").is_err());
+        assert_eq!(Rate::parse("1000Gbps").unwrap().bps(), MAX_RATE_BPS);
+        assert!(Rate::parse("1001Gbps").is_err());
+        assert_eq!(Dur::parse("525600min").unwrap().0, MAX_DURATION_NS);
+        assert!(Dur::parse("525601min").is_err());
+        // Integers through serde take the same path.
+        #[derive(Deserialize, Debug)]
+        struct T {
+            #[allow(dead_code)]
+            bytes: Size,
+        }
+        let e = toml::from_str::<T>("bytes = 9223372036854775807").unwrap_err().to_string();
+        assert!(e.contains("out of range"), "{e}");
     }
 
     #[test]
