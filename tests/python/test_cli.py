@@ -225,7 +225,7 @@ def test_every_command_that_prints_a_result_has_json(argv):
     (["run", DEMO, "--out", ""], "empty directory name"),
     (["run", SCENARIOS], "is a directory"),
     (["run", "/dev/zero"], "not a regular file"),
-    (["validate", SCENARIOS], "Is a directory"),
+    (["validate", SCENARIOS], "is a directory"),
 ])
 def test_bad_paths_and_numbers_are_errors_not_tracebacks(argv, says):
     """Through the real entry point (main), as a user's shell runs it."""

@@ -17,17 +17,19 @@ create_exception!(
 
 /// Runs `f`, turning a panic into `InternalError` (the panic message included).
 pub(crate) fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(payload) => {
-            let msg = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "(no message)".into());
-            Err(InternalError::new_err(format!("this is a wattlab bug, please report it (with the input that caused it): {msg}")))
-        }
-    }
+    guard_with(f, |msg| InternalError::new_err(format!("this is a wattlab bug, please report it (with the input that caused it): {msg}")))
+}
+
+/// Runs `f`, turning a panic into the error `to_err` makes of the panic's message.
+pub(crate) fn guard_with<T>(f: impl FnOnce() -> PyResult<T>, to_err: impl FnOnce(String) -> PyErr) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".into());
+        Err(to_err(msg))
+    })
 }
 
 /// Panics inside [`guard`] with `message` (the test suite checks what Python then sees).

@@ -14,7 +14,7 @@ use wattlab_trace::policy_spec::{PolicySpec, SpecContext};
 use wattlab_trace::timecheck::{TimeIssue, TimeLimits, TimeReport};
 use wattlab_trace::SkipReason;
 
-pyo3::create_exception!(_core, TraceError, pyo3::exceptions::PyException, "A capture, a profile, a policy or a transitions file cannot be used; the message says which and where.");
+pyo3::create_exception!(_core, TraceError, crate::guard::WattlabError, "A capture, a profile, a policy or a transitions file cannot be used; the message says which and where.");
 
 fn err(msg: impl ToString) -> PyErr {
     TraceError::new_err(msg.to_string())
@@ -23,19 +23,9 @@ fn err(msg: impl ToString) -> PyErr {
 /// Runs `f`, turning a panic (a wattlab bug: no input should reach one) into a `TraceError`
 /// that says so, instead of pyo3's `PanicException`, which `except Exception` does not catch.
 fn guarded<T>(what: &str, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(payload) => {
-            let msg = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "(no message)".into());
-            Err(err(format!(
-                "internal error in wattlab's {what} (a wattlab bug, please report it with the capture and the options): {msg}"
-            )))
-        }
-    }
+    crate::guard::guard_with(f, |msg| {
+        err(format!("internal error in wattlab's {what} (a wattlab bug, please report it with the capture and the options): {msg}"))
+    })
 }
 
 /// A finite number of seconds in `[lo, hi]`, or an error naming the option and the range.

@@ -123,7 +123,7 @@ pub fn mutate(rng: &mut Rng) -> String {
         let i = rng.below(lines.len());
         match rng.below(8) {
             // Replace a value by an edge value.
-            0 | 1 | 2 => {
+            0..=2 => {
                 if let Some((k, _)) = lines[i].split_once('=') {
                     lines[i] = format!("{k}= {}", rng.pick(EDGES));
                 }
