@@ -3,8 +3,8 @@
 //! It is an order of magnitude, not a prediction; it exists to warn before a run that would
 //! take hours or fill the memory, and to say which setting makes it so.
 
-use crate::app::App;
-use crate::hop_power::HopPowerMode;
+use crate::apps::{Application, FlowCost};
+use crate::power::hop::HopPowerMode;
 use crate::sim::Simulation;
 use crate::wlan::PowerSave;
 use std::collections::HashMap;
@@ -16,8 +16,6 @@ pub const WARN_ROWS: f64 = 5e7;
 
 /// Events per packet per link crossed: transmission end and arrival.
 const EVENTS_PER_HOP: f64 = 2.0;
-/// Segments per byte of TCP payload, with one ACK every two segments: 1.5 / 1448.
-const TCP_PACKETS_PER_BYTE: f64 = 1.5 / 1448.0;
 
 /// The estimate: total events and the parts that make it, largest first.
 #[derive(Clone, Debug, Default)]
@@ -69,47 +67,28 @@ impl Simulation {
     /// Estimates the run's events and time-series rows (see the module docs).
     pub fn estimate(&self) -> Estimate {
         let horizon = self.horizon.as_nanos() as f64 / 1e9;
-        let ids: HashMap<&str, u32> = self.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i as u32)).collect();
+        let ids: HashMap<&str, u32> = self.net.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i as u32)).collect();
+        let ends = |flow: usize| {
+            let r = &self.records[flow];
+            ids.get(r.sender.split(',').next().unwrap_or("")).copied().zip(ids.get(r.receiver.as_str()).copied())
+        };
         let hops = |flow: usize| -> f64 {
-            let f = &self.flows[flow];
-            let (Some(&a), Some(&b)) = (ids.get(f.sender.split(',').next().unwrap_or("")), ids.get(f.receiver.as_str())) else {
-                return 1.0;
-            };
+            let Some((a, b)) = ends(flow) else { return 1.0 };
             self.path_len(a, b).max(self.path_len(b, a)).max(1) as f64
         };
         let mut parts: Vec<(String, f64, &'static str)> = Vec::new();
         // When the run ends: the stop time, or when its finite flows should be done.
         let mut end = 0.0f64;
         let mut unbounded = !self.stop_when_done;
-        for (i, f) in self.flows.iter().enumerate() {
-            let start = f.start.as_nanos() as f64 / 1e9;
-            let app = self.apps.iter().find(|a| a.flow() == i && !matches!(a, App::DownloadServer { .. } | App::UploadServer { .. } | App::WebServer { .. }));
-            let (events, lasts) = match app {
-                Some(App::CbrSource { interval, stop, .. }) => {
-                    let stop = (stop.as_nanos() as f64 / 1e9).min(horizon);
-                    if stop >= horizon {
-                        unbounded = true;
-                    }
-                    let packets = (stop - start).max(0.0) / (interval.as_nanos().max(1) as f64 / 1e9);
-                    (packets * (EVENTS_PER_HOP * hops(i) + 1.0), stop - start)
-                }
-                Some(App::PingSource { interval, count, .. }) => {
-                    let n = f64::from(*count);
-                    (n * 2.0 * (EVENTS_PER_HOP * hops(i) + 1.0), n * interval.as_nanos() as f64 / 1e9 + 2.0)
-                }
-                _ => {
-                    // No more than the path's slowest link carries until the stop time.
-                    let cap = ids.get(f.receiver.as_str()).zip(ids.get(f.sender.split(',').next().unwrap_or("")));
-                    let rate = cap.map_or(f64::INFINITY, |(&r, &s)| self.path_rate(s, r));
-                    let bytes = (f.target_bytes.unwrap_or(0) as f64).min(rate / 8.0 * (horizon - start).max(0.0));
-                    let packets = bytes * TCP_PACKETS_PER_BYTE + 10.0;
-                    // A TCP transfer at 1 Mb/s or better, plus think times for web flows.
-                    let pages = f.web.map_or(0.0, |w| self.webs[w as usize].pages_planned() as f64);
-                    (packets * (EVENTS_PER_HOP * hops(i) + 1.0), bytes * 8.0 / 1e6 + pages * 10.0 + 5.0)
-                }
-            };
-            end = end.max(start + lasts);
-            parts.push((format!("flow `{}` ({})", f.name, f.kind), events, "lower its rate or size, or shorten [simulation] duration"));
+        for (i, (f, r)) in self.flows.iter().zip(&self.records).enumerate() {
+            let start = r.start.as_nanos() as f64 / 1e9;
+            // No more than the path's slowest link carries until the stop time.
+            let rate = ends(i).map_or(f64::INFINITY, |(s, d)| self.path_rate(s, d));
+            let FlowCost { packets, seconds, open_ended } = f.cost(r, rate, horizon);
+            unbounded |= open_ended;
+            end = end.max(start + seconds);
+            let events = packets * (EVENTS_PER_HOP * hops(i) + 1.0);
+            parts.push((format!("flow `{}` ({})", r.name, r.kind), events, "lower its rate or size, or shorten [simulation] duration"));
         }
         let seconds = if unbounded || self.flows.is_empty() { horizon } else { end.min(horizon) };
         for w in &self.wlans {
@@ -139,7 +118,7 @@ impl Simulation {
         let mut rows = 0.0;
         if self.timeseries.is_some() {
             let samples = seconds / (self.sample_interval.as_nanos().max(1) as f64 / 1e9);
-            rows = samples * (self.flows.len() + self.channels.len()) as f64;
+            rows = samples * (self.flows.len() + self.net.channels.len()) as f64;
             parts.push(("time-series samples".into(), samples, "raise [output] sample_interval"));
         }
         parts.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -152,10 +131,10 @@ impl Simulation {
     fn path_rate(&self, a: u32, b: u32) -> f64 {
         let (mut v, mut n, mut rate) = (a, 0, f64::INFINITY);
         while v != b && n <= 64 {
-            let Some((iface, next)) = self.routes.next_hop(v, b) else { break };
-            let r = match self.ifaces[iface as usize].wlan {
+            let Some((iface, next)) = self.net.routes.next_hop(v, b) else { break };
+            let r = match self.net.ifaces[iface as usize].wlan {
                 Some((bss, _)) => f64::from(self.wlans[bss as usize].bss.cfg.rate_kbps) * 1e3,
-                None => self.channels[self.ifaces[iface as usize].tx as usize].rate_bps as f64,
+                None => self.net.channels[self.net.ifaces[iface as usize].tx as usize].rate_bps as f64,
             };
             rate = rate.min(r);
             v = next;
@@ -168,7 +147,7 @@ impl Simulation {
     fn path_len(&self, a: u32, b: u32) -> usize {
         let (mut v, mut n) = (a, 0);
         while v != b && n <= 64 {
-            match self.routes.next_hop(v, b) {
+            match self.net.routes.next_hop(v, b) {
                 Some((_, next)) => v = next,
                 None => return n,
             }

@@ -1,33 +1,41 @@
 //! wattlab-sim: a deterministic packet-level discrete-event simulator.
 //!
-//! A scenario (TOML, see [`scenario`]) is built into a [`Simulation`] of nodes joined by
-//! links and wireless hops; hosts run sans-IO TCP connections from `wattlab-core` under
-//! applications; the client's radio is costed by the core energy model. Same scenario and
-//! seed give the same bytes out: JSON summary, CSV series and pcap.
+//! A scenario (TOML, see [`scenario`]) is built ([`build`]) into a [`Simulation`] of layers
+//! that point one way:
+//!
+//! ```text
+//!   apps/        flows: bulk transfers, CBR, ping, web (one module per kind, a registry)
+//!   stack/       host stack: TCP and datagram sockets, demultiplexing
+//!   middlebox/   packet interception on an interface (seed 000's CC agent)
+//!   power/, wlan/  station power management; the 802.11 MAC
+//!   net/         nodes, interfaces, channels, routes, captures
+//!   engine       the (time, sequence)-ordered event queue
+//!   sim/         the event loop and the glue between the layers (no layer imports it)
+//! ```
+//!
+//! Same scenario and seed give the same bytes out: JSON summary, CSV series and pcap.
 
-pub mod agent_host;
-pub mod app;
+pub mod apps;
 pub mod build;
-mod build_wlan;
 pub mod engine;
 pub mod estimate;
 pub mod fuzz;
-pub mod hop_power;
-pub mod impairment;
-pub mod link;
 pub mod live_spec;
+pub mod middlebox;
+pub mod net;
 pub mod output;
-pub mod pcap;
+pub mod power;
 pub mod provenance;
 pub mod radio;
 pub mod rng;
-pub mod routing;
 pub mod scenario;
+pub mod series;
 pub mod sim;
-pub mod web;
+pub mod stack;
 pub mod wlan;
-pub mod wlan_host;
 
 pub use build::BuildOptions;
+pub use net::{impairment, link, pcap, routing};
 pub use output::{RunOutput, Summary};
+pub use power::hop as hop_power;
 pub use sim::{Progress, Simulation};

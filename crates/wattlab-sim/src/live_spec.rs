@@ -7,7 +7,7 @@
 
 use std::net::Ipv4Addr;
 
-use crate::link::{ChannelId, ChannelParams};
+use crate::net::link::{ChannelId, ChannelParams};
 use crate::scenario::{FlowConfig, NodeKind, Scenario};
 use crate::sim::Simulation;
 use wattlab_core::agent::AgentConfig;
@@ -77,47 +77,50 @@ impl Simulation {
             return Err("a live run needs exactly one [[wireless]] hop and no [[wlan]]".into());
         }
         let flow = match scn.flows.as_slice() {
-            [f @ FlowConfig::BulkDownload { .. }] => f,
+            [f] if f.kind == crate::apps::bulk::DOWNLOAD.name => f,
             _ => return Err("a live run needs exactly one [[flow]], of kind \"bulk-download\"".into()),
         };
-        let FlowConfig::BulkDownload { name, client, server, bytes, request, port, start, tcp, .. } = flow else {
-            unreachable!("matched above")
+        let FlowConfig { name, client: Some(client), server: Some(server), bytes: Some(bytes), request, port, start, .. } = flow else {
+            return Err("the flow needs `client`, `server` and `bytes`".into());
         };
         let hop = &self.hops[0];
-        let node_of = |n: &str| self.nodes.iter().position(|x| x.name == n).map(|i| i as u32);
+        let node_of = |n: &str| self.net.nodes.iter().position(|x| x.name == n).map(|i| i as u32);
         let (Some(c), Some(s)) = (node_of(client), node_of(server)) else {
             return Err("the flow's client or server is not a node".into());
         };
         if hop.station != c {
             return Err(format!("the flow's client `{client}` must be the station of hop `{}`", hop.name));
         }
-        let ap = self.ifaces[self.channels[hop.down as usize].from as usize].node;
+        let ap = self.net.ifaces[self.net.channels[hop.down as usize].from as usize].node;
         let wired = |from: u32, to: u32| -> Option<ChannelId> {
-            self.channels.iter().position(|ch| {
-                self.ifaces[ch.from as usize].node == from && self.ifaces[ch.to as usize].node == to
+            self.net.channels.iter().position(|ch| {
+                self.net.ifaces[ch.from as usize].node == from && self.net.ifaces[ch.to as usize].node == to
             }).map(|i| i as ChannelId)
         };
         let (Some(down), Some(up)) = (wired(s, ap), wired(ap, s)) else {
             return Err(format!(
                 "a live run needs a [[link]] joining the server `{server}` and the AP `{}` directly",
-                self.nodes[ap as usize].name
+                self.net.nodes[ap as usize].name
             ));
         };
-        if self.nodes.iter().any(|n| n.kind == NodeKind::Router) || self.nodes.len() != 3 {
+        if self.net.nodes.iter().any(|n| n.kind == NodeKind::Router) || self.net.nodes.len() != 3 {
             return Err("a live run supports three nodes: server, ap and client".into());
         }
-        let tcp = crate::build::tcp_config(tcp).map_err(|(field, m)| format!("flow `{}`.{field}: {m}", name.as_deref().unwrap_or("flow0")))?;
-        let agent = self.agents.first().map(|a| a.agent.config().clone());
+        let tcp = crate::apps::build::tcp_config(&flow.tcp_settings()).map_err(|(field, m)| format!("flow `{}`.{field}: {m}", name.as_deref().unwrap_or("flow0")))?;
+        let agent = self.mboxes.first().map(|m| {
+            let crate::middlebox::Middlebox::Cc(h) = &m.mbox;
+            h.agent.config().clone()
+        });
         let profile = self.radios.iter().find(|r| r.node == c).map(|r| r.profile.clone());
-        let ch = |id: ChannelId| self.channels[id as usize].params();
+        let ch = |id: ChannelId| self.net.channels[id as usize].params();
         Ok(LiveSpec {
             scenario: self.scenario_name.clone(),
             seed: self.seed,
             horizon: self.horizon,
             client: client.clone(),
             server: server.clone(),
-            client_addr: self.nodes[c as usize].addr,
-            server_addr: self.nodes[s as usize].addr,
+            client_addr: self.net.nodes[c as usize].addr,
+            server_addr: self.net.nodes[s as usize].addr,
             flow: name.clone().unwrap_or_else(|| "flow0".into()),
             bytes: bytes.bytes(),
             request: request.map_or(100, |r| r.bytes()),
@@ -128,8 +131,8 @@ impl Simulation {
             wired_up: ch(up),
             hop_down: ch(hop.down),
             hop_up: ch(hop.up),
-            channel_names: [down, hop.down, hop.up, up].map(|id| self.channels[id as usize].name.clone()),
-            half_duplex: self.channels[hop.down as usize].medium.is_some(),
+            channel_names: [down, hop.down, hop.up, up].map(|id| self.net.channels[id as usize].name.clone()),
+            half_duplex: self.net.channels[hop.down as usize].medium.is_some(),
             hop: hop.name.clone(),
             power_save: hop.power.mode().name(),
             beacon_interval: hop.power.beacon_interval(),

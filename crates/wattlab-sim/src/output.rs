@@ -2,20 +2,23 @@
 //!
 //! Nothing here depends on the wall clock, so the same scenario and seed give the same bytes.
 
-use crate::sim::{DropCounters, Simulation};
+use crate::apps::Application;
+use crate::middlebox::Middlebox;
+use crate::net::DropCounters;
+use crate::sim::{Progress, Simulation};
 use serde::Serialize;
+pub use crate::series::TimeSeries;
 use wattlab_core::energy::EnergyReport;
-use wattlab_core::tcp::TcpConnection;
 use wattlab_core::Time;
 
-/// Per-flow results.
+/// Per-flow results: the columns every flow has, then its kind's own.
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowSummary {
     /// Flow name.
     pub name: String,
     /// Application kind.
     pub kind: String,
-    /// Node that sends the bulk data.
+    /// Node that sends the data.
     pub sender: String,
     /// Node that receives it.
     pub receiver: String,
@@ -23,56 +26,68 @@ pub struct FlowSummary {
     pub target_bytes: Option<u64>,
     /// Application bytes delivered to the receiving application.
     pub bytes_delivered: u64,
-    /// True if every byte was delivered.
+    /// True if the flow completed.
     pub completed: bool,
     /// Start time (s).
     pub start_s: f64,
-    /// Connection established (s), TCP only.
-    pub connected_s: Option<f64>,
     /// Completion time from start (s): when the receiver had the last byte.
     pub completion_time_s: Option<f64>,
     /// Application bytes per second of flow duration, in bits/s.
     pub goodput_bps: f64,
-    /// IP bytes the data sender put on the wire (headers and retransmissions included), in
-    /// bits/s of flow duration.
-    pub throughput_bps: f64,
-    /// IP bytes sent by the data sender.
-    pub sender_wire_bytes: u64,
-    /// Packets sent by the data sender.
-    pub sender_wire_packets: u64,
-    /// IP bytes sent by the data receiver's transport (ACKs, handshake, the request):
-    /// seed 004's receiver overhead.
-    pub receiver_wire_bytes: u64,
-    /// Packets sent by the data receiver.
-    pub receiver_wire_packets: u64,
-    /// Retransmitted segments.
-    pub retransmitted_segments: u64,
-    /// Retransmitted payload bytes.
-    pub retransmitted_bytes: u64,
-    /// Retransmission timeouts.
-    pub timeouts: u64,
-    /// Fast retransmits.
-    pub fast_retransmits: u64,
-    /// Zero-window probes sent by the data sender.
-    pub persist_probes: u64,
-    /// Smoothed RTT at the end (ms), as the data sender measured it.
-    pub final_srtt_ms: Option<f64>,
-    /// UDP datagrams sent.
-    pub datagrams_sent: u64,
-    /// UDP datagrams received.
-    pub datagrams_received: u64,
-    /// Ping: round-trip times (ms), in order of arrival.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub rtt_ms: Vec<f64>,
-    /// Web: page views to make.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pages: Option<u32>,
-    /// Web: page views completed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pages_done: Option<u32>,
-    /// Web: TCP connections the browser opened.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub connections: Option<u32>,
+    /// The kind's own columns (TCP counters, datagrams, round-trip times, pages...).
+    #[serde(flatten)]
+    pub metrics: crate::apps::FlowMetrics,
+}
+
+impl FlowSummary {
+    /// Its TCP counters (all zero for a flow that is not over TCP).
+    pub fn tcp(&self) -> &crate::apps::metrics::TcpMetrics {
+        use crate::apps::metrics::TcpMetrics;
+        static NONE: TcpMetrics = TcpMetrics {
+            connected_s: None,
+            throughput_bps: 0.0,
+            sender_wire_bytes: 0,
+            sender_wire_packets: 0,
+            receiver_wire_bytes: 0,
+            receiver_wire_packets: 0,
+            retransmitted_segments: 0,
+            retransmitted_bytes: 0,
+            timeouts: 0,
+            fast_retransmits: 0,
+            persist_probes: 0,
+            final_srtt_ms: None,
+        };
+        match &self.metrics {
+            crate::apps::FlowMetrics::Tcp(t) => t,
+            crate::apps::FlowMetrics::Web(w) => &w.tcp,
+            _ => &NONE,
+        }
+    }
+
+    /// Round-trip times of a ping flow (ms); empty for other kinds.
+    pub fn rtt_ms(&self) -> &[f64] {
+        match &self.metrics {
+            crate::apps::FlowMetrics::Ping(p) => &p.rtt_ms,
+            _ => &[],
+        }
+    }
+
+    /// A web flow's own columns.
+    pub fn web(&self) -> Option<&crate::apps::metrics::WebMetrics> {
+        match &self.metrics {
+            crate::apps::FlowMetrics::Web(w) => Some(w),
+            _ => None,
+        }
+    }
+
+    /// (sent, received) datagrams of a datagram or ping flow; (0, 0) for other kinds.
+    pub fn datagrams(&self) -> (u64, u64) {
+        match &self.metrics {
+            crate::apps::FlowMetrics::Datagram(d) => (d.datagrams_sent, d.datagrams_received),
+            crate::apps::FlowMetrics::Ping(p) => (p.datagrams_sent, p.datagrams_received),
+            _ => (0, 0),
+        }
+    }
 }
 
 /// Counters of one station of a BSS.
@@ -146,7 +161,7 @@ pub struct LinkSummary {
     pub rate_bps: u64,
     /// Counters.
     #[serde(flatten)]
-    pub stats: crate::link::ChannelStats,
+    pub stats: crate::net::link::ChannelStats,
     /// Fraction of the run the transmitter was busy.
     pub utilization: f64,
 }
@@ -164,7 +179,7 @@ pub struct WirelessPowerSummary {
     pub beacon_interval_s: f64,
     /// Counters.
     #[serde(flatten)]
-    pub stats: crate::hop_power::HopPowerStats,
+    pub stats: crate::power::hop::HopPowerStats,
     /// The station was awake when the run ended.
     pub awake_at_end: bool,
 }
@@ -197,77 +212,12 @@ pub struct Summary {
     pub wireless: Vec<WirelessPowerSummary>,
     /// Client-centered agents.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub agents: Vec<crate::agent_host::AgentSummary>,
+    pub agents: Vec<crate::middlebox::cc_agent::AgentSummary>,
     /// 802.11 basic service sets.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub wlans: Vec<WlanSummary>,
     /// Packets dropped outside links.
     pub drops: DropCounters,
-}
-
-/// Sampled series, stored by column (ready for DataFrames).
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct TimeSeries {
-    /// Flow samples: time (s).
-    pub flow_time_s: Vec<f64>,
-    /// Flow samples: flow index.
-    pub flow: Vec<u32>,
-    /// Congestion window of the data sender (bytes).
-    pub cwnd: Vec<u32>,
-    /// Slow-start threshold (bytes).
-    pub ssthresh: Vec<u32>,
-    /// Receiver window as the data sender last saw it (bytes).
-    pub peer_window: Vec<u32>,
-    /// Window the receiver currently advertises (bytes).
-    pub advertised_window: Vec<u32>,
-    /// Bytes in flight.
-    pub in_flight: Vec<u32>,
-    /// Smoothed RTT (ms; NaN before the first sample).
-    pub srtt_ms: Vec<f64>,
-    /// Current retransmission timeout of the data sender (ms).
-    pub rto_ms: Vec<f64>,
-    /// Application bytes delivered to the receiver so far.
-    pub delivered: Vec<u64>,
-    /// Queue samples: time (s).
-    pub queue_time_s: Vec<f64>,
-    /// Queue samples: channel index.
-    pub channel: Vec<u32>,
-    /// Queue length (packets).
-    pub queue_packets: Vec<u32>,
-    /// Queue length (bytes).
-    pub queue_bytes: Vec<u64>,
-    /// Radio state changes: node name.
-    pub radio_node: Vec<String>,
-    /// Radio state changes: accounting policy.
-    pub radio_policy: Vec<String>,
-    /// Radio state changes: time (s).
-    pub radio_time_s: Vec<f64>,
-    /// Radio state changes: the state entered.
-    pub radio_state: Vec<&'static str>,
-}
-
-impl TimeSeries {
-    /// Append a sample of a flow's sender state.
-    pub fn push_flow(&mut self, t: Time, flow: u32, snd: &TcpConnection, advertised: u32, delivered: u64) {
-        self.flow_time_s.push(t.as_secs_f64());
-        self.flow.push(flow);
-        self.cwnd.push(snd.cwnd());
-        self.ssthresh.push(snd.ssthresh());
-        self.peer_window.push(snd.peer_window());
-        self.advertised_window.push(advertised);
-        self.in_flight.push(snd.bytes_in_flight());
-        self.srtt_ms.push(snd.srtt().map(|d| d.as_secs_f64() * 1e3).unwrap_or(f64::NAN));
-        self.rto_ms.push(snd.rto().as_secs_f64() * 1e3);
-        self.delivered.push(delivered);
-    }
-
-    /// Append a sample of a channel's queue.
-    pub fn push_queue(&mut self, t: Time, channel: u32, packets: u32, bytes: u64) {
-        self.queue_time_s.push(t.as_secs_f64());
-        self.channel.push(channel);
-        self.queue_packets.push(packets);
-        self.queue_bytes.push(bytes);
-    }
 }
 
 /// Everything a run produces.
@@ -284,9 +234,9 @@ pub struct RunOutput {
     /// Pcap files written.
     pub pcap_files: Vec<String>,
     /// Page views of web flows (empty without web flows).
-    pub pages: crate::web::PageTable,
+    pub pages: crate::apps::web::PageTable,
     /// Objects of web flows' page views (empty without web flows).
-    pub objects: crate::web::ObjectTable,
+    pub objects: crate::apps::web::ObjectTable,
     /// Log of the client-centered agents, by column.
     pub agent_events: AgentEventTable,
 }
@@ -311,15 +261,35 @@ impl Summary {
     }
 }
 
+impl Simulation {
+    /// Runs until every flow is done (or the scenario's stop time), then collects the results.
+    pub fn run(self) -> Result<RunOutput, String> {
+        self.run_controlled(u64::MAX, &mut |_| true)
+    }
+
+    /// Runs in slices of at most `slice` events, asking `control` between slices whether to go
+    /// on (it sees the progress so far; a Ctrl-C check, a progress bar, a wall-time limit).
+    /// When it says stop, the results collected so far are returned marked `interrupted` and
+    /// not `completed`, covering simulated time up to the last event processed.
+    pub fn run_controlled(mut self, slice: u64, control: &mut dyn FnMut(&Progress) -> bool) -> Result<RunOutput, String> {
+        self.run_slices(slice, control);
+        if let Some(e) = self.net.io_error.take() {
+            return Err(e);
+        }
+        collect(self)
+    }
+}
+
 /// Gather the results of a finished simulation.
 pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
     let end = sim.end_time();
-    let agents = sim.agent_summaries(end);
+    let agents = agent_summaries(&mut sim, end);
     let mut agent_events = AgentEventTable::default();
-    for a in &sim.agents {
-        for e in &a.log {
+    for m in &sim.mboxes {
+        let Middlebox::Cc(h) = &m.mbox;
+        for e in &h.log {
             agent_events.time_s.push(e.at.as_secs_f64());
-            agent_events.node.push(sim.nodes[a.node as usize].name.clone());
+            agent_events.node.push(sim.net.nodes[h.node as usize].name.clone());
             agent_events.conn.push(e.conn.map_or(-1, i64::from));
             agent_events.event.push(e.kind.to_string());
         }
@@ -328,55 +298,29 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
     let flows = sim
         .flows
         .iter()
-        .map(|f| {
-            let snd = f.data_conn.map(|c| &sim.conns[c as usize]);
-            let stats = snd.map(|s| s.conn.stats().clone()).unwrap_or_default();
-            let until = f.completed_at.unwrap_or(end);
-            let dur = until.saturating_since(f.start).as_secs_f64();
-            let per_s = |x: u64| if dur > 0.0 { x as f64 * 8.0 / dur } else { 0.0 };
-            let wire_bytes = snd.map(|s| s.wire_bytes).unwrap_or(0);
-            let rcv = f.recv_conn.map(|c| &sim.conns[c as usize]);
-            let mut row = FlowSummary {
-                name: f.name.clone(),
-                kind: f.kind.to_string(),
-                sender: f.sender.clone(),
-                receiver: f.receiver.clone(),
-                target_bytes: f.target_bytes,
-                bytes_delivered: f.bytes_delivered,
-                completed: f.completed_at.is_some(),
-                start_s: secs(f.start),
-                connected_s: f.connected_at.map(secs),
-                completion_time_s: f.completed_at.map(|t| t.saturating_since(f.start).as_secs_f64()),
-                goodput_bps: per_s(f.bytes_delivered),
-                throughput_bps: per_s(wire_bytes),
-                sender_wire_bytes: wire_bytes,
-                sender_wire_packets: snd.map(|s| s.wire_packets).unwrap_or(0),
-                receiver_wire_bytes: rcv.map(|s| s.wire_bytes).unwrap_or(0),
-                receiver_wire_packets: rcv.map(|s| s.wire_packets).unwrap_or(0),
-                retransmitted_segments: stats.retransmitted_segments,
-                retransmitted_bytes: stats.bytes_retransmitted,
-                timeouts: stats.timeouts,
-                fast_retransmits: stats.fast_retransmits,
-                persist_probes: stats.persist_probes_sent,
-                final_srtt_ms: snd.and_then(|s| s.conn.srtt()).map(|d| d.as_secs_f64() * 1e3),
-                datagrams_sent: f.datagrams_sent,
-                datagrams_received: f.datagrams_received,
-                rtt_ms: f.rtts.iter().map(|d| d.as_secs_f64() * 1e3).collect(),
-                pages: None,
-                pages_done: None,
-                connections: None,
-            };
-            if let Some(w) = f.web {
-                crate::web::summarize(&sim, w, &mut row);
+        .zip(&sim.records)
+        .map(|(f, r)| {
+            let dur = r.completed_at.unwrap_or(end).saturating_since(r.start).as_secs_f64();
+            FlowSummary {
+                name: r.name.clone(),
+                kind: r.kind.to_string(),
+                sender: r.sender.clone(),
+                receiver: r.receiver.clone(),
+                target_bytes: r.target_bytes,
+                bytes_delivered: r.bytes_delivered,
+                completed: r.completed_at.is_some(),
+                start_s: secs(r.start),
+                completion_time_s: r.completed_at.map(|t| t.saturating_since(r.start).as_secs_f64()),
+                goodput_bps: crate::apps::metrics::per_s(r.bytes_delivered, dur),
+                metrics: f.metrics(&sim.stack, r, end),
             }
-            row
         })
         .collect();
     let mut radios = Vec::new();
     for r in &sim.radios {
         for (policy, basis, report) in r.reports(end) {
             radios.push(RadioSummary {
-                node: sim.nodes[r.node as usize].name.clone(),
+                node: sim.net.nodes[r.node as usize].name.clone(),
                 profile: r.profile.name().to_string(),
                 policy,
                 basis,
@@ -387,6 +331,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
     }
     let run_ns = end.as_nanos().max(1) as f64;
     let links = sim
+        .net
         .channels
         .iter()
         .map(|c| {
@@ -427,10 +372,10 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
     let wireless = sim
         .hops
         .iter()
-        .filter(|h| h.power.mode() != crate::hop_power::HopPowerMode::Cam)
+        .filter(|h| h.power.mode() != crate::power::hop::HopPowerMode::Cam)
         .map(|h| WirelessPowerSummary {
             name: h.name.clone(),
-            station: sim.nodes[h.station as usize].name.clone(),
+            station: sim.net.nodes[h.station as usize].name.clone(),
             power_save: h.power.mode().name(),
             beacon_interval_s: h.power.beacon_interval().as_secs_f64(),
             stats: h.power.stats_at(end),
@@ -442,7 +387,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         provenance: sim.provenance.clone(),
         seed: sim.seed,
         end_time_s: secs(end),
-        completed: !sim.interrupted && sim.flows.iter().all(|f| f.target_bytes.is_none() || f.completed_at.is_some()),
+        completed: !sim.interrupted && sim.records.iter().all(|f| f.target_bytes.is_none() || f.completed_at.is_some()),
         interrupted: sim.interrupted,
         events: sim.sched.processed(),
         flows,
@@ -451,13 +396,19 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         wireless,
         agents,
         wlans,
-        drops: sim.drops.clone(),
+        drops: sim.net.drops.clone(),
     };
-    let (pages, objects) = crate::web::tables(&sim);
+    let (mut pages, mut objects) = (crate::apps::web::PageTable::default(), crate::apps::web::ObjectTable::default());
+    let node_name = |n: u32| sim.net.nodes[n as usize].name.clone();
+    for (i, f) in sim.flows.iter().enumerate() {
+        if let crate::apps::Flow::Web(w) = f {
+            crate::apps::web::tables::append(i as u32, w, &node_name, &mut pages, &mut objects);
+        }
+    }
     let mut timeseries = sim.timeseries;
     if let Some(ts) = timeseries.as_mut() {
         for r in &sim.radios {
-            let node = &sim.nodes[r.node as usize].name;
+            let node = &sim.net.nodes[r.node as usize].name;
             for (policy, timeline) in r.timelines() {
                 for &(t, state) in timeline {
                     ts.radio_node.push(node.clone());
@@ -469,18 +420,36 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         }
     }
     let mut pcap_files = Vec::new();
-    for (path, sink) in sim.pcaps {
+    for (path, sink) in sim.net.pcaps {
         sink.finish().map_err(|e| e.to_string())?;
         pcap_files.push(path);
     }
     Ok(RunOutput {
         summary,
         timeseries,
-        channel_names: sim.channels.iter().map(|c| c.name.clone()).collect(),
-        flow_names: sim.flows.iter().map(|f| f.name.clone()).collect(),
+        channel_names: sim.net.channels.iter().map(|c| c.name.clone()).collect(),
+        flow_names: sim.records.iter().map(|f| f.name.clone()).collect(),
         pcap_files,
         pages,
         objects,
         agent_events,
     })
+}
+
+/// The agents' summaries at the end of the run.
+fn agent_summaries(sim: &mut Simulation, end: Time) -> Vec<crate::middlebox::cc_agent::AgentSummary> {
+    let mut v = Vec::new();
+    for m in &mut sim.mboxes {
+        let Middlebox::Cc(h) = &mut m.mbox;
+        h.agent.finish(end);
+        let ch = sim.net.ifaces[h.iface as usize].tx;
+        let hop = sim.net.channels[ch as usize].hop.map(|k| sim.hops[k as usize].name.clone()).unwrap_or_default();
+        v.push(crate::middlebox::cc_agent::AgentSummary {
+            hop,
+            node: sim.net.nodes[h.node as usize].name.clone(),
+            detection: h.agent.config().detection.name(),
+            stats: *h.agent.stats(),
+        });
+    }
+    v
 }

@@ -120,7 +120,7 @@ fn peak_hour_rtt_variation_costs_time_but_loses_no_packets() {
     let cam = run(&[jitter, "wireless.hop.power_save=\"cam\""]);
     let cc = run(&[jitter]);
     assert!(cc.completed);
-    assert_eq!(cc.flows[0].timeouts, 0);
+    assert_eq!(cc.flows[0].tcp().timeouts, 0);
     assert!(cc.agents[0].stats.dropped_asleep <= 3, "{:?}", cc.agents[0]);
     let saving = 1.0 - energy(&cc, "cc") / energy(&cam, "always-on");
     assert!(saving > 0.2, "saves {:.1} %", 100.0 * saving);
@@ -137,5 +137,5 @@ fn dynamic_threshold_under_peak_jitter_does_not_livelock() {
     ]);
     assert!(cc.completed);
     assert!(time(&cc) < 20.0, "{:.1} s", time(&cc));
-    assert!(cc.flows[0].timeouts <= 2, "{} timeouts", cc.flows[0].timeouts);
+    assert!(cc.flows[0].tcp().timeouts <= 2, "{} timeouts", cc.flows[0].tcp().timeouts);
 }

@@ -59,11 +59,11 @@ fn ideal_psm_rounds_ping_rtts_up_to_the_beacon() {
     for (one_way, expect_ms) in [("15ms", 100.0), ("65ms", 200.0)] {
         let cam = run(&scenario(one_way, "", &ping(5, "1s")));
         let s = run(&scenario(one_way, "power_save = \"ideal-psm\"", &ping(5, "1s")));
-        let base = &cam.flows[0].rtt_ms;
-        let rtts = &s.flows[0].rtt_ms;
+        let base = &cam.flows[0].rtt_ms();
+        let rtts = &s.flows[0].rtt_ms();
         assert_eq!(rtts.len(), 5, "{rtts:?}");
         println!("path {one_way}: cam {base:?} ideal-psm {rtts:?}");
-        for (&r, &b) in rtts.iter().zip(base) {
+        for (&r, &b) in rtts.iter().zip(base.iter()) {
             // The reply waits for the next beacon, then crosses the hop (one 84-byte frame).
             assert!(r >= expect_ms && r < expect_ms + 1.0, "path {one_way}: RTT {r} ms (cam {b} ms)");
             assert!(b < expect_ms - 60.0, "cam RTT {b} ms");
@@ -98,7 +98,7 @@ fn ideal_psm_download_completes_slower_for_less_energy() {
     assert!(e_psm < e_cam, "ideal PSM {e_psm} J vs CAM always-on {e_cam} J");
     assert!(w.stats.bursts >= 10 && w.stats.packets_released >= 690, "{w:?}");
     assert_eq!(w.stats.packets_held, w.stats.packets_released, "nothing left held at the end");
-    assert_eq!(fp.retransmitted_segments, 0, "the AP queue holds a whole window");
+    assert_eq!(fp.tcp().retransmitted_segments, 0, "the AP queue holds a whole window");
 }
 
 #[test]
@@ -127,11 +127,11 @@ fn bsd_sleeps_between_pings_within_its_bounded_slowdown() {
     // RTT 30 ms: the reply comes back inside the 200 ms active window.
     let cam = run(&scenario("15ms", "", &ping(5, "2s")));
     let s = run(&scenario("15ms", "power_save = \"bsd-50\"", &ping(5, "2s")));
-    let (base, rtts) = (&cam.flows[0].rtt_ms, &s.flows[0].rtt_ms);
+    let (base, rtts) = (&cam.flows[0].rtt_ms(), &s.flows[0].rtt_ms());
     let w = &s.wireless[0];
     println!("30 ms path: cam {base:?}; bsd-50 {rtts:?}; {w:?}; run {} s", s.end_time_s);
     assert_eq!(rtts.len(), 5);
-    for (&r, &b) in rtts.iter().zip(base) {
+    for (&r, &b) in rtts.iter().zip(base.iter()) {
         assert!(r <= 1.5 * b + 100.0, "RTT {r} ms vs {b} ms");
     }
     // Between pings it dozes, waking at beacons 0.3, 0.4, 0.6, 0.9, 1.3, 1.9 s after each.
@@ -147,10 +147,10 @@ fn bsd_sleeps_between_pings_within_its_bounded_slowdown() {
     // delay to 50 % of the idle time (≈ the RTT) plus a beacon.
     let cam = run(&scenario("150ms", "", &ping(5, "2s")));
     let s = run(&scenario("150ms", "power_save = \"bsd-50\"", &ping(5, "2s")));
-    let (base, rtts) = (&cam.flows[0].rtt_ms, &s.flows[0].rtt_ms);
+    let (base, rtts) = (&cam.flows[0].rtt_ms(), &s.flows[0].rtt_ms());
     println!("300 ms path: cam {base:?}; bsd-50 {rtts:?}; {:?}", s.wireless[0]);
     assert_eq!(rtts.len(), 5);
-    for (&r, &b) in rtts.iter().zip(base) {
+    for (&r, &b) in rtts.iter().zip(base.iter()) {
         assert!(r > b + 50.0, "the reply should wait for a wake-up: {r} ms vs {b} ms");
         assert!(r <= 1.5 * b + 100.0, "BSD bound: {r} ms vs {b} ms");
     }
@@ -187,7 +187,7 @@ fn a_station_without_a_radio_saves_power_without_a_meter() {
     );
     let s = run(&text);
     assert!(s.radios.is_empty());
-    assert!(s.flows[0].rtt_ms.iter().all(|&r| (100.0..101.0).contains(&r)), "{:?}", s.flows[0].rtt_ms);
+    assert!(s.flows[0].rtt_ms().iter().all(|&r| (100.0..101.0).contains(&r)), "{:?}", s.flows[0].rtt_ms());
     assert_eq!(s.wireless[0].stats.bursts, 3);
 }
 
@@ -246,7 +246,7 @@ fn psm_wakes_for_every_beacon_and_pays_for_it() {
     // wakes for every beacon, held packets or not, each wake-up costing the profile's 2 ms.
     let ideal = run(&scenario("15ms", "power_save = \"ideal-psm\"", &ping(5, "1s")));
     let psm = run(&scenario("15ms", "power_save = \"psm\"", &ping(5, "1s")));
-    for (&r, &i) in psm.flows[0].rtt_ms.iter().zip(&ideal.flows[0].rtt_ms) {
+    for (&r, &i) in psm.flows[0].rtt_ms().iter().zip(ideal.flows[0].rtt_ms()) {
         assert!((r - i).abs() < 1.0, "psm RTT {r} ms vs ideal {i} ms");
     }
     let w = &psm.wireless[0];

@@ -71,7 +71,7 @@ fn zero_window_persist_probes_back_off_and_transfer_completes() {
     assert!(zero_windows >= 1, "the client must advertise a zero window");
     // The sender's counter also counts persist-timer sends of data into a window smaller
     // than a segment; the capture shows the pure probes.
-    assert!(probe_times.len() as u64 <= flow.persist_probes, "probes at {probe_times:?}");
+    assert!(probe_times.len() as u64 <= flow.tcp().persist_probes, "probes at {probe_times:?}");
     assert!(probe_times.len() >= 4, "probes: {probe_times:?}");
     let gaps: Vec<f64> = probe_times.windows(2).map(|w| w[1] - w[0]).collect();
     for g in gaps.windows(2) {

@@ -77,7 +77,7 @@ fn five_pages_over_two_sites() {
     let f = &out.summary.flows[0];
     assert_eq!(f.kind, "web");
     assert!(f.completed && out.summary.completed, "the flow must complete");
-    assert_eq!((f.pages, f.pages_done), (Some(5), Some(5)));
+    assert_eq!((f.web().unwrap().pages, f.web().unwrap().pages_done), (5, 5));
     assert_eq!(p.page, vec![0, 1, 2, 3, 4]);
     let sites: BTreeSet<&str> = p.site.iter().map(|s| s.as_str()).collect();
     assert_eq!(sites.len(), 2, "both sites visited with seed 7: {:?}", p.site);
@@ -125,9 +125,9 @@ fn five_pages_over_two_sites() {
     }
     std::fs::remove_dir_all(&dir).ok();
     let total_syns: u32 = syns.values().sum();
-    eprintln!("{n} objects, {total_syns} SYNs {syns:?}, {} connections", f.connections.unwrap());
+    eprintln!("{n} objects, {total_syns} SYNs {syns:?}, {} connections", f.web().unwrap().connections);
     assert!(syns.values().all(|&s| s <= MAX_CONN), "SYNs per server: {syns:?}");
-    assert_eq!(total_syns, f.connections.unwrap(), "one SYN per connection (no SYN was lost)");
+    assert_eq!(total_syns, f.web().unwrap().connections, "one SYN per connection (no SYN was lost)");
     assert!((total_syns as usize) < n, "{total_syns} SYNs for {n} objects: connections must be reused");
     // Reuse across pages: some object rides a connection opened for an earlier page.
     let first_page: BTreeMap<u32, u32> = (0..n).rev().map(|i| (o.connection[i].unwrap(), o.page[i])).collect();

@@ -508,7 +508,7 @@ fn emulator_matches_the_simulator_packet_for_packet() {
         let summary = sim.run().unwrap().summary;
         let (rtts, stats) = emulate_pings(psm);
         for (i, f) in PINGS.iter().enumerate() {
-            let theirs = &summary.flows[i].rtt_ms;
+            let theirs = &summary.flows[i].rtt_ms();
             assert!(theirs.len() >= 10 && theirs.len() < f.count as usize, "psm {psm}: flow {i}: {} replies", theirs.len());
             assert_eq!(&rtts[i], theirs, "psm {psm}: flow {i}'s RTTs");
         }

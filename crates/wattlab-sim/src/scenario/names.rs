@@ -3,7 +3,7 @@
 //! `--set link.NAME.rate=...` can never change one of two links silently.
 
 use super::error::ScenarioError;
-use super::schema::{FlowConfig, Scenario};
+use super::schema::Scenario;
 use std::collections::HashMap;
 
 /// Refuse a name given twice among links and wireless hops, among WLANs, or among flows
@@ -25,13 +25,7 @@ pub fn check(scn: &Scenario, source: &str, origin: &str) -> Result<(), ScenarioE
     }
     let mut flows = Names::default();
     for (i, f) in scn.flows.iter().enumerate() {
-        let given = match f {
-            FlowConfig::BulkDownload { name, .. }
-            | FlowConfig::BulkUpload { name, .. }
-            | FlowConfig::UdpCbr { name, .. }
-            | FlowConfig::Ping { name, .. } => name.clone(),
-            FlowConfig::Web(w) => w.name.clone(),
-        };
+        let given = f.name.clone();
         let explicit = given.is_some();
         flows.add(given.unwrap_or_else(|| format!("flow{i}")), format!("flow[{i}]"), explicit, source, origin)?;
     }

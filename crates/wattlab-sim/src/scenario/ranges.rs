@@ -346,69 +346,19 @@ pub fn check(scn: &Scenario, source: &str, origin: &str) -> Result<(), ScenarioE
     }
     for (i, f) in scn.flows.iter().enumerate() {
         let k = format!("flow[{i}]");
-        match f {
-            FlowConfig::BulkDownload {
-                request,
-                port,
-                start,
-                tcp,
-                reader,
-                ..
-            } => {
-                c.num(
-                    &format!("{k}.request"),
-                    request.map(Size::bytes),
-                    1,
-                    1_000_000_000,
-                    " B",
-                );
-                c.port(&format!("{k}.port"), *port);
-                c.start(&format!("{k}.start"), *start, run);
-                c.tcp(&format!("{k}.tcp"), tcp);
-                c.reader(&format!("{k}.reader"), reader);
-            }
-            FlowConfig::BulkUpload {
-                port,
-                start,
-                tcp,
-                reader,
-                ..
-            } => {
-                c.port(&format!("{k}.port"), *port);
-                c.start(&format!("{k}.start"), *start, run);
-                c.tcp(&format!("{k}.tcp"), tcp);
-                c.reader(&format!("{k}.reader"), reader);
-            }
-            FlowConfig::UdpCbr {
-                port,
-                start,
-                duration,
-                ..
-            } => {
-                c.port(&format!("{k}.port"), *port);
-                c.start(&format!("{k}.start"), *start, run);
-                c.dur(
-                    &format!("{k}.duration"),
-                    *duration,
-                    1,
-                    super::units::MAX_DURATION_NS,
-                );
-            }
-            FlowConfig::Ping {
-                port,
-                start,
-                interval,
-                ..
-            } => {
-                c.port(&format!("{k}.port"), *port);
-                c.start(&format!("{k}.start"), *start, run);
-                c.dur(&format!("{k}.interval"), *interval, 1_000, 3600 * S);
-            }
-            FlowConfig::Web(w) => {
-                c.start(&format!("{k}.start"), w.start, run);
-                c.tcp(&format!("{k}.tcp"), &w.tcp);
-            }
+        if f.kind == "bulk-download" {
+            c.num(&format!("{k}.request"), f.request.map(Size::bytes), 1, 1_000_000_000, " B");
         }
+        c.port(&format!("{k}.port"), f.port);
+        c.start(&format!("{k}.start"), f.start, run);
+        if let Some(t) = &f.tcp {
+            c.tcp(&format!("{k}.tcp"), t);
+        }
+        if let Some(r) = &f.reader {
+            c.reader(&format!("{k}.reader"), r);
+        }
+        c.dur(&format!("{k}.duration"), f.duration, 1, super::units::MAX_DURATION_NS);
+        c.dur(&format!("{k}.interval"), f.interval, 1_000, 3600 * S);
     }
     c.first.map_or(Ok(()), Err)
 }

@@ -485,116 +485,165 @@ pub struct ReaderConfig {
     pub pause: Option<[Dur; 2]>,
 }
 
-/// One traffic source.
-///
-/// Fields are plain strings, not `Spanned`: serde's internally tagged enums buffer their
-/// content, which loses span information. Errors locate the line with [`super::locate`].
-#[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum FlowConfig {
-    /// The client sends a request, the server answers with `bytes` and closes.
-    BulkDownload {
-        /// Name in reports (default `flowN`).
-        #[serde(default)]
-        name: Option<String>,
-        /// Node that downloads.
-        client: String,
-        /// Node that serves.
-        server: String,
-        /// Bytes to download.
-        bytes: Size,
-        /// Request size (default 100 B).
-        #[serde(default)]
-        request: Option<Size>,
-        /// Server port (default 80).
-        #[serde(default)]
-        port: Option<u16>,
-        /// Start time.
-        #[serde(default)]
-        start: Option<Dur>,
-        /// TCP settings.
-        #[serde(default)]
-        tcp: TcpSettings,
-        /// How the client application reads.
-        #[serde(default)]
-        reader: ReaderConfig,
-    },
-    /// The client connects and sends `bytes` to the server.
-    BulkUpload {
-        /// Name in reports (default `flowN`).
-        #[serde(default)]
-        name: Option<String>,
-        /// Node that uploads.
-        client: String,
-        /// Node that receives.
-        server: String,
-        /// Bytes to upload.
-        bytes: Size,
-        /// Server port (default 5001).
-        #[serde(default)]
-        port: Option<u16>,
-        /// Start time.
-        #[serde(default)]
-        start: Option<Dur>,
-        /// TCP settings.
-        #[serde(default)]
-        tcp: TcpSettings,
-        /// How the server application reads.
-        #[serde(default)]
-        reader: ReaderConfig,
-    },
-    /// Constant-bit-rate UDP datagrams.
-    UdpCbr {
-        /// Name in reports (default `flowN`).
-        #[serde(default)]
-        name: Option<String>,
-        /// Sending node.
-        from: String,
-        /// Receiving node.
-        to: String,
-        /// Sending rate (payload bits per second).
-        rate: Rate,
-        /// UDP payload per datagram (default 1024 B).
-        #[serde(default)]
-        packet_size: Option<Size>,
-        /// Destination port (default 9).
-        #[serde(default)]
-        port: Option<u16>,
-        /// Start time.
-        #[serde(default)]
-        start: Option<Dur>,
-        /// How long to send (default: until the run stops).
-        #[serde(default)]
-        duration: Option<Dur>,
-    },
-    /// ICMP-echo-like request/response over UDP: `from` sends `count` requests, one every
-    /// `interval`; `to` answers each at once; the round-trip times are recorded.
-    Ping {
-        /// Name in reports (default `flowN`).
-        #[serde(default)]
-        name: Option<String>,
-        /// Node that sends requests.
-        from: String,
-        /// Node that answers.
-        to: String,
-        /// Number of requests (default 10).
-        #[serde(default)]
-        count: Option<u32>,
-        /// Time between requests (default 1 s).
-        #[serde(default)]
-        interval: Option<Dur>,
-        /// UDP payload of requests and replies (default 56 B, as ping).
-        #[serde(default)]
-        packet_size: Option<Size>,
-        /// Destination port (default 7, echo).
-        #[serde(default)]
-        port: Option<u16>,
-        /// Start time.
-        #[serde(default)]
-        start: Option<Dur>,
-    },
-    /// A browser viewing web pages over persistent HTTP/1.1 connections (`crate::web`).
-    Web(super::web::WebFlowConfig),
+/// One traffic source: `kind` names the application (`bulk-download`, `bulk-upload`,
+/// `udp-cbr`, `ping`, `web`), the other keys are its settings. The table is flat: every kind's
+/// keys are fields here, and each kind checks that only its own are given (`crate::apps::KINDS`
+/// lists them), so every error names the key and its line.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    /// The application.
+    pub kind: String,
+    /// Name in reports (default `flowN`).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Node that downloads, uploads or browses.
+    #[serde(default)]
+    pub client: Option<String>,
+    /// Node that serves a bulk transfer.
+    #[serde(default)]
+    pub server: Option<String>,
+    /// Web servers, one site each, most popular first.
+    #[serde(default)]
+    pub servers: Option<Vec<String>>,
+    /// Node that sends datagrams or pings.
+    #[serde(default)]
+    pub from: Option<String>,
+    /// Node that receives them or answers.
+    #[serde(default)]
+    pub to: Option<String>,
+    /// Bytes to transfer.
+    #[serde(default)]
+    pub bytes: Option<Size>,
+    /// Request size (bulk download: default 100 B; web: the GET, default 350 B).
+    #[serde(default)]
+    pub request: Option<Size>,
+    /// Server or destination port.
+    #[serde(default)]
+    pub port: Option<u16>,
+    /// Start time.
+    #[serde(default)]
+    pub start: Option<Dur>,
+    /// TCP settings.
+    #[serde(default)]
+    pub tcp: Option<TcpSettings>,
+    /// How the receiving application reads (bulk transfers).
+    #[serde(default)]
+    pub reader: Option<ReaderConfig>,
+    /// Sending rate (payload bits per second; UDP CBR).
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    /// UDP payload per datagram or request.
+    #[serde(default)]
+    pub packet_size: Option<Size>,
+    /// How long to send (UDP CBR; default: until the run stops).
+    #[serde(default)]
+    pub duration: Option<Dur>,
+    /// Number of requests (ping; default 10).
+    #[serde(default)]
+    pub count: Option<u32>,
+    /// Time between requests (ping; default 1 s).
+    #[serde(default)]
+    pub interval: Option<Dur>,
+    /// Web: page views (default 100; with `page_list`, the list's length).
+    #[serde(default)]
+    pub pages: Option<u32>,
+    /// Web: Pareto think time after each page completes.
+    #[serde(default)]
+    pub think: Option<super::web::ThinkConfig>,
+    /// Web: concurrent persistent connections per site (default 4).
+    #[serde(default)]
+    pub max_connections: Option<u32>,
+    /// Web: embedded objects per page, besides the main HTML.
+    #[serde(default)]
+    pub objects: Option<super::web::ObjectCountConfig>,
+    /// Web: body sizes of embedded objects.
+    #[serde(default)]
+    pub object_size: Option<super::web::SizeDistConfig>,
+    /// Web: body sizes of the main HTML documents.
+    #[serde(default)]
+    pub html_size: Option<super::web::SizeDistConfig>,
+    /// Web: Zipf exponent of the sites' popularity (default 1).
+    #[serde(default)]
+    pub site_popularity: Option<f64>,
+    /// Web: sub-pages per site (default 15).
+    #[serde(default)]
+    pub subsites: Option<u32>,
+    /// Web: Zipf exponent of the sub-pages' popularity within a site (default 1).
+    #[serde(default)]
+    pub subsite_popularity: Option<f64>,
+    /// Web: explicit pages, viewed once each in order, instead of the generator.
+    #[serde(default)]
+    pub page_list: Option<Vec<super::web::PageListEntry>>,
+    /// Web: HTTP response header added to every body (default 250 B).
+    #[serde(default)]
+    pub response_header: Option<Size>,
+}
+
+impl FlowConfig {
+    /// The keys this entry sets, besides `kind`.
+    pub fn keys(&self) -> Vec<&'static str> {
+        let set = [
+            ("name", self.name.is_some()),
+            ("client", self.client.is_some()),
+            ("server", self.server.is_some()),
+            ("servers", self.servers.is_some()),
+            ("from", self.from.is_some()),
+            ("to", self.to.is_some()),
+            ("bytes", self.bytes.is_some()),
+            ("request", self.request.is_some()),
+            ("port", self.port.is_some()),
+            ("start", self.start.is_some()),
+            ("tcp", self.tcp.is_some()),
+            ("reader", self.reader.is_some()),
+            ("rate", self.rate.is_some()),
+            ("packet_size", self.packet_size.is_some()),
+            ("duration", self.duration.is_some()),
+            ("count", self.count.is_some()),
+            ("interval", self.interval.is_some()),
+            ("pages", self.pages.is_some()),
+            ("think", self.think.is_some()),
+            ("max_connections", self.max_connections.is_some()),
+            ("objects", self.objects.is_some()),
+            ("object_size", self.object_size.is_some()),
+            ("html_size", self.html_size.is_some()),
+            ("site_popularity", self.site_popularity.is_some()),
+            ("subsites", self.subsites.is_some()),
+            ("subsite_popularity", self.subsite_popularity.is_some()),
+            ("page_list", self.page_list.is_some()),
+            ("response_header", self.response_header.is_some()),
+        ];
+        set.iter().filter(|(_, on)| *on).map(|(k, _)| *k).collect()
+    }
+
+    /// The TCP settings (defaults when not given).
+    pub fn tcp_settings(&self) -> TcpSettings {
+        self.tcp.clone().unwrap_or_default()
+    }
+
+    /// The web settings of a `kind = "web"` entry.
+    pub fn web(&self) -> super::web::WebFlowConfig {
+        super::web::WebFlowConfig {
+            name: self.name.clone(),
+            client: self.client.clone().unwrap_or_default(),
+            servers: self.servers.clone().unwrap_or_default(),
+            pages: self.pages,
+            think: self.think,
+            max_connections: self.max_connections,
+            objects: self.objects,
+            object_size: self.object_size,
+            html_size: self.html_size,
+            site_popularity: self.site_popularity,
+            subsites: self.subsites,
+            subsite_popularity: self.subsite_popularity,
+            page_list: self.page_list.clone(),
+            request: self.request,
+            response_header: self.response_header,
+            port: self.port,
+            start: self.start,
+            tcp: self.tcp_settings(),
+        }
+    }
 }
 
 /// Extra outputs.

@@ -14,7 +14,7 @@
 mod dcf;
 mod power;
 
-use crate::impairment::LossProcess;
+use crate::net::impairment::LossProcess;
 use crate::rng::StreamRng;
 use serde::Serialize;
 use std::collections::VecDeque;

@@ -1,14 +1,15 @@
 //! Building `[[wlan]]` sections: a [`Bss`] per section, one `wlanN` interface per member,
 //! settings checked with errors that point at the scenario line.
 
-use crate::build::{loss_process, Ctx};
+use super::settings::loss_process;
+use super::topology::Topology;
+use super::Ctx;
+use crate::net::Iface;
 use crate::radio::Radio;
 use crate::rng::RngStreams;
 use crate::scenario::{NodeKind, RetryLimit, Scenario, ScenarioError, WlanConfig};
-use crate::sim::{Iface, Node};
+use crate::sim::WlanHost;
 use crate::wlan::{Bss, LossLayer, MacConfig, Overhearing, PowerSave, StaConfig, StaId};
-use crate::wlan_host::WlanHost;
-use std::collections::HashMap;
 use toml::Spanned;
 use wattlab_core::energy::RadioState;
 use wattlab_core::wire::mac_for_node;
@@ -51,17 +52,8 @@ fn retry_limit(cx: &Ctx, r: &Option<Spanned<RetryLimit>>, key: &str, default: u3
 }
 
 /// Creates the BSSs of the scenario, their interfaces and adjacencies.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn build_wlans(
-    scn: &Scenario,
-    cx: &Ctx,
-    streams: &RngStreams,
-    by_name: &HashMap<String, u32>,
-    nodes: &mut [Node],
-    ifaces: &mut Vec<Iface>,
-    adjacency: &mut [Vec<(u32, u32)>],
-    station_iface: &mut HashMap<u32, u32>,
-) -> Result<Vec<WlanHost>, ScenarioError> {
+pub(crate) fn build_wlans(scn: &Scenario, cx: &Ctx, streams: &RngStreams, t: &mut Topology) -> Result<Vec<WlanHost>, ScenarioError> {
+    let Topology { by_name, nodes, ifaces, adjacency, wireless_iface_of: station_iface, .. } = t;
     let mut hosts = Vec::new();
     for (b, w) in scn.wlan.iter().enumerate() {
         let key = format!("wlan[{b}]");
@@ -125,8 +117,8 @@ pub(crate) fn build_wlans(
             queue_limit: ap_queue,
             power_save: PowerSave::Cam,
             wake_latency: Duration::ZERO,
-            loss_down: crate::impairment::LossProcess::None,
-            loss_up: crate::impairment::LossProcess::None,
+            loss_down: crate::net::impairment::LossProcess::None,
+            loss_up: crate::net::impairment::LossProcess::None,
             has_radio: false,
         })];
         if w.stations.get_ref().is_empty() {
@@ -208,6 +200,7 @@ pub(crate) fn build_wlans(
                 radio: None,
                 pcap: None,
                 wlan: Some((b as u16, sta as StaId)),
+                middlebox: None,
             });
             nodes[*node as usize].ifaces.push(this);
             sta_iface.push(this);

@@ -1,8 +1,8 @@
 //! The simulator's side of the 802.11 MAC: maps nodes and interfaces to stations, fires the
 //! MAC's timers, and carries out what it asks (deliveries, captures, radio intervals).
 
-use crate::link::IfaceId;
-use crate::sim::{Event, Simulation};
+use super::{Event, Simulation};
+use crate::net::link::IfaceId;
 use crate::wlan::{Bss, MacOutput, MacTimer, StaId};
 use wattlab_core::{Packet, Time};
 
@@ -46,7 +46,7 @@ impl Simulation {
         let now = self.sched.now();
         let to = self.wlans[b].sta_of(next_hop);
         if to == NO_STA {
-            self.drops.unroutable += 1;
+            self.net.drops.unroutable += 1;
             return;
         }
         self.wlans[b].bss.enqueue(now, from, to, p);
@@ -54,7 +54,7 @@ impl Simulation {
     }
 
     /// A MAC timer fired.
-    pub(crate) fn on_wlan_timer(&mut self, now: Time, b: u16, timer: MacTimer) {
+    pub(super) fn on_wlan_timer(&mut self, now: Time, b: u16, timer: MacTimer) {
         self.wlans[b as usize].bss.handle_timer(now, timer);
         self.drain_wlan(now, b as usize);
     }
@@ -63,26 +63,26 @@ impl Simulation {
     fn drain_wlan(&mut self, now: Time, b: usize) {
         while let Some(o) = self.wlans[b].bss.poll_output() {
             match o {
-                MacOutput::Timer { at, timer } => self.sched.schedule(at, Event::Wlan { bss: b as u16, timer }),
+                MacOutput::Timer { at, timer } => self.sched.schedule(at, Event::Mac { bss: b as u16, timer }),
                 MacOutput::Transmit { sta, to, packet } => {
                     let (from_if, to_if) = (self.wlans[b].sta_iface[sta as usize], self.wlans[b].sta_iface[to as usize]);
-                    let peer = self.ifaces[to_if as usize].mac;
-                    self.capture_with_peer(from_if, now, &packet, true, peer);
+                    let peer = self.net.ifaces[to_if as usize].mac;
+                    self.net.capture(from_if, now, &packet, true, peer);
                 }
                 MacOutput::Deliver { sta, from, packet } => {
                     let (to_if, from_if) = (self.wlans[b].sta_iface[sta as usize], self.wlans[b].sta_iface[from as usize]);
-                    let peer = self.ifaces[from_if as usize].mac;
-                    self.capture_with_peer(to_if, now, &packet, false, peer);
-                    let node = self.ifaces[to_if as usize].node;
+                    let peer = self.net.ifaces[from_if as usize].mac;
+                    self.net.capture(to_if, now, &packet, false, peer);
+                    let node = self.net.ifaces[to_if as usize].node;
                     self.receive(now, node, packet);
                 }
                 MacOutput::Activity { sta, start, end, kind } => {
-                    if let Some(r) = self.ifaces[self.wlans[b].sta_iface[sta as usize] as usize].radio {
+                    if let Some(r) = self.net.ifaces[self.wlans[b].sta_iface[sta as usize] as usize].radio {
                         self.radios[r].activity(start, end, kind);
                     }
                 }
                 MacOutput::Power { sta, at, awake } => {
-                    if let Some(r) = self.ifaces[self.wlans[b].sta_iface[sta as usize] as usize].radio {
+                    if let Some(r) = self.net.ifaces[self.wlans[b].sta_iface[sta as usize] as usize].radio {
                         self.radios[r].set_awake(at, awake);
                     }
                 }

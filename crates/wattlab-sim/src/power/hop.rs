@@ -19,11 +19,10 @@
 //!   emulation. The station still transmits while dozing (the radio wakes just for that).
 //!
 //! [`HopPower`] is a state machine like `wlan::Bss`: its methods take `now` and a [`HopView`] of
-//! the hop's channels, and queue [`HopAction`]s; it never touches the event queue. The glue to
-//! the simulator is the `impl Simulation` block at the end.
+//! the hop's channels, and queue [`HopAction`]s; it never touches the event queue. The
+//! simulation's glue is `crate::sim::power_glue`.
 
-use crate::link::ChannelId;
-use crate::sim::{Event, Simulation};
+use crate::net::link::ChannelId;
 use serde::Serialize;
 use std::collections::VecDeque;
 use wattlab_core::{Duration, Time};
@@ -46,7 +45,7 @@ pub enum HopPowerMode {
         /// P: the tolerated slowdown, in percent of the idle time (1..=1000).
         percent: u32,
     },
-    /// Awake or asleep as set by [`Simulation::set_station_awake`]; arrivals while asleep drop.
+    /// Awake or asleep as a driver (the CC agent) sets it; arrivals while asleep drop.
     External,
 }
 
@@ -457,164 +456,9 @@ pub struct HopHost {
     pub up: ChannelId,
 }
 
-// ---- glue to the simulator --------------------------------------------------------------
-//
-// Channels of a hop whose mode is not `cam` carry `hop = Some(index)`; sim.rs calls the hooks
-// below only for those, so hops without power management run exactly as before.
-
-impl Simulation {
-    /// Starts every power-managed hop (the initial doze).
-    pub(crate) fn start_hops(&mut self, now: Time) {
-        for h in 0..self.hops.len() {
-            if self.hops[h].power.mode() != HopPowerMode::Cam {
-                self.hops[h].power.start(now);
-                self.drain_hop(h);
-            }
-        }
-    }
-
-    /// False while the AP holds: `ch` is a held AP → station channel.
-    pub(crate) fn hop_may_send(&self, ch: ChannelId) -> bool {
-        match self.channels[ch as usize].hop {
-            None => true,
-            Some(h) => {
-                let host = &self.hops[h as usize];
-                ch != host.down || host.power.ap_may_send()
-            }
-        }
-    }
-
-    /// True if the receiver of a transmission starting on `ch` hears it (its radio is costed).
-    pub(crate) fn hop_receiver_hears(&self, ch: ChannelId) -> bool {
-        match self.channels[ch as usize].hop {
-            None => true,
-            Some(h) => ch != self.hops[h as usize].down || self.hops[h as usize].power.station_hears(),
-        }
-    }
-
-    /// A packet was queued on `ch`, a channel of hop `h`.
-    pub(crate) fn hop_on_enqueue(&mut self, now: Time, h: u32, ch: ChannelId) {
-        let h = h as usize;
-        if ch == self.hops[h].up {
-            self.hops[h].power.on_station_enqueue(now);
-        } else {
-            self.hops[h].power.on_ap_enqueue(now);
-        }
-        self.drain_hop(h);
-    }
-
-    /// A transmission started on `ch`, a channel of hop `h`.
-    pub(crate) fn hop_on_tx_start(&mut self, h: u32, ch: ChannelId) {
-        if ch == self.hops[h as usize].down {
-            self.hops[h as usize].power.on_ap_tx_start();
-        }
-    }
-
-    /// A transmission ended on `ch`, a channel of hop `h` (after the next one was started).
-    pub(crate) fn hop_on_tx_done(&mut self, now: Time, h: u32, ch: ChannelId) {
-        let h = h as usize;
-        let view = self.hop_view(h);
-        if ch == self.hops[h].up {
-            self.hops[h].power.on_station_sent(now, view);
-        } else {
-            self.hops[h].power.on_down_progress(now, view);
-        }
-        self.drain_hop(h);
-    }
-
-    /// A packet on `ch` reached its end: false if the station dozes and drops it (counted).
-    pub(crate) fn hop_accepts(&mut self, h: u32, ch: ChannelId) -> bool {
-        ch != self.hops[h as usize].down || self.hops[h as usize].power.accept_arrival()
-    }
-
-    /// A packet on `ch` was delivered or dropped at its end (after the receiver handled it).
-    pub(crate) fn hop_on_arrived(&mut self, now: Time, h: u32, ch: ChannelId) {
-        let h = h as usize;
-        if ch == self.hops[h].down {
-            let view = self.hop_view(h);
-            self.hops[h].power.on_down_progress(now, view);
-            self.drain_hop(h);
-        }
-    }
-
-    /// A hop power timer fired.
-    pub(crate) fn on_hop_timer(&mut self, now: Time, h: u32, timer: HopTimer) {
-        let h = h as usize;
-        let view = self.hop_view(h);
-        self.hops[h].power.handle_timer(now, timer, view);
-        self.drain_hop(h);
-    }
-
-    /// Puts hop `hop` (index of its `[[wireless]]`) under external control before the run: the
-    /// AP never holds, arrivals while the station dozes are dropped, and the station's radio
-    /// (if it has one) gets a meter reported as `meter` that follows
-    /// [`Simulation::set_station_awake`].
-    #[allow(dead_code)] // for the client-side agent (next step); exercised by the tests
-    pub(crate) fn set_hop_external(&mut self, hop: u32, meter: &str) {
-        let host = &mut self.hops[hop as usize];
-        host.power.set_mode(HopPowerMode::External);
-        let (down, up, station) = (host.down, host.up, host.station);
-        self.channels[down as usize].hop = Some(hop);
-        self.channels[up as usize].hop = Some(hop);
-        let iface = self.channels[up as usize].from;
-        if let Some(r) = self.ifaces[iface as usize].radio {
-            debug_assert_eq!(self.radios[r].node, station);
-            let profile = self.radios[r].profile.clone();
-            self.radios[r].add_mac_meter(meter.to_string(), &profile, Time::ZERO);
-            if self.timeseries.is_some() {
-                self.radios[r].enable_timelines();
-            }
-        }
-    }
-
-    /// External mode: wake the station of hop `hop` (`awake`) or put it to doze at `now`
-    /// (no earlier than the last event). No effect on hops in other modes.
-    #[allow(dead_code)] // for the client-side agent (next step); exercised by the tests
-    pub(crate) fn set_station_awake(&mut self, now: Time, hop: u32, awake: bool) {
-        self.hops[hop as usize].power.set_awake(now, awake);
-        self.drain_hop(hop as usize);
-    }
-
-    /// The power counters of hop `hop`, a doze in progress counted up to `now`.
-    #[allow(dead_code)] // for the client-side agent (next step); exercised by the tests
-    pub(crate) fn hop_power_stats(&self, hop: u32, now: Time) -> HopPowerStats {
-        self.hops[hop as usize].power.stats_at(now)
-    }
-
-    fn hop_view(&self, h: usize) -> HopView {
-        let (d, u) = (&self.channels[self.hops[h].down as usize], &self.channels[self.hops[h].up as usize]);
-        HopView {
-            ap_queued: d.queue.len() as u32,
-            station_busy: u.in_tx.is_some() || !u.queue.is_empty(),
-            down_in_flight: d.in_tx.is_some() || !d.pipe.is_empty(),
-        }
-    }
-
-    /// Carries out what hop `h` asked for.
-    fn drain_hop(&mut self, h: usize) {
-        while let Some(a) = self.hops[h].power.poll_action() {
-            match a {
-                HopAction::Timer { at, timer } => self.sched.schedule(at, Event::Hop { hop: h as u32, timer }),
-                HopAction::Power { at, awake } => {
-                    let iface = self.channels[self.hops[h].up as usize].from;
-                    if let Some(r) = self.ifaces[iface as usize].radio {
-                        self.radios[r].set_awake(at, awake);
-                    }
-                }
-                HopAction::Release => {
-                    let down = self.hops[h].down;
-                    self.kick(down);
-                }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::build::BuildOptions;
-    use wattlab_core::energy::RadioState;
 
     fn ms(x: u64) -> Time {
         Time(x * 1_000_000)
@@ -751,85 +595,5 @@ mod tests {
         assert!(p.accept_arrival());
         let s = p.stats_at(ms(60));
         assert_eq!((s.dozes, s.doze_ns, s.dropped_asleep), (1, 40_000_000, 2));
-    }
-
-    /// Seed 000's emulation end to end: CBR to the client, the agent puts the station to sleep
-    /// from 0.5 s to 1.5 s; the client pings at 1.0 s while asleep.
-    #[test]
-    fn external_mode_in_the_simulator_drops_arrivals_and_meters_sleep() {
-        let text = r#"
-[[node]]
-name = "server"
-kind = "host"
-[[node]]
-name = "ap"
-kind = "ap"
-[[node]]
-name = "client"
-kind = "host"
-radio = { profile = "wavelan-dsss" }
-[[link]]
-a = "server"
-b = "ap"
-rate = "100Mbps"
-delay = "15ms"
-[[wireless]]
-name = "hop"
-ap = "ap"
-station = "client"
-rate = "20Mbps"
-[[flow]]
-kind = "udp-cbr"
-from = "server"
-to = "client"
-rate = "800kbps"
-packet_size = "1000B"
-duration = "2s"
-[[flow]]
-kind = "ping"
-from = "client"
-to = "server"
-count = 1
-start = "1s"
-"#;
-        let mut sim = Simulation::from_toml(text, "ext.toml", Some(1), &[], &BuildOptions::default()).unwrap();
-        sim.set_hop_external(0, "cc");
-        sim.start_run();
-        assert!(sim.run_until(ms(500)));
-        sim.set_station_awake(ms(500), 0, false);
-        assert!(sim.run_until(ms(1500)));
-        assert_eq!(sim.hop_power_stats(0, ms(1500)).doze_ns, 1_000_000_000);
-        sim.set_station_awake(ms(1500), 0, true);
-        let horizon = sim.horizon;
-        sim.run_until(horizon);
-        let out = crate::output::collect(sim).unwrap().summary;
-
-        let (cbr, ping) = (&out.flows[0], &out.flows[1]);
-        let w = &out.wireless[0];
-        assert_eq!((w.power_save.as_str(), w.stats.dozes, w.stats.doze_ns), ("external", 1, 1_000_000_000));
-        // Datagrams every 10 ms reach the client 15.5 ms after leaving: those sent from
-        // 0.4845 s to 1.4845 s arrive asleep, and so does the ping's reply (at ~1.03 s).
-        assert_eq!(cbr.datagrams_sent, 200);
-        assert_eq!(w.stats.dropped_asleep, 100 + 1, "{w:?}");
-        assert_eq!(cbr.datagrams_received, 100);
-        assert_eq!((ping.datagrams_sent, ping.datagrams_received), (1, 0), "the request went out, the reply was lost");
-        let down = out.links.iter().find(|l| l.name == "hop:ap->client").unwrap();
-        assert_eq!(down.stats.packets_sent, 201, "the AP never holds");
-        assert_eq!(down.stats.packets_delivered, 100);
-        assert_eq!(out.drops.no_socket + out.drops.unroutable, 0);
-
-        let report = |p: &str| out.radios.iter().find(|r| r.policy == p).unwrap().report.clone();
-        let (cc, on) = (report("cc"), report("always-on"));
-        // Asleep for 1 s minus the wake-up carved before 1.5 s and the ping's transmission
-        // (sleep → tx → sleep, its wake-up carved too): 2 ms each at idle power.
-        let frame = |bytes: u64| bytes * 8 * 1_000_000_000 / 20_000_000;
-        let ping_tx = frame(84);
-        assert_eq!(cc.time_in(RadioState::Sleep).as_nanos(), 1_000_000_000 - 2 * 2_000_000 - ping_tx);
-        assert_eq!(cc.transitions.count, 4);
-        assert_eq!(cc.tx.time_ns, ping_tx);
-        // Frames dropped asleep cost the radio nothing, under any policy.
-        assert_eq!(cc.rx.time_ns, 100 * frame(1028));
-        assert_eq!(on.rx.time_ns, cc.rx.time_ns);
-        assert!(cc.total_energy_fj < on.total_energy_fj);
     }
 }

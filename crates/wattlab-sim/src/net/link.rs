@@ -6,7 +6,7 @@
 //! jitter) in a FIFO pipe. A [`Medium`] makes two channels share one transmitter slot: the
 //! half-duplex wireless hop, where the AP and its station take turns.
 
-use crate::impairment::{Jitter, LossProcess};
+use super::impairment::{Jitter, LossProcess};
 use crate::rng::{RngStreams, StreamRng};
 use serde::Serialize;
 use std::collections::VecDeque;

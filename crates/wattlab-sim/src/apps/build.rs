@@ -1,0 +1,181 @@
+//! What a kind's builder gets to turn its `[[flow]]` into a [`Flow`](super::Flow): node
+//! lookups, the host stack (listeners, bound sockets), the RNG streams, the paths its packets
+//! need, and errors located at its keys.
+
+use crate::rng::RngStreams;
+use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
+use crate::stack::Stack;
+use std::net::Ipv4Addr;
+use wattlab_core::tcp::{CongestionControlKind, TcpConfig};
+use wattlab_core::Time;
+
+/// Congestion-control names accepted in scenarios: every `CongestionControlKind::name()`
+/// (aliases "westwood+" and "new-reno" are accepted too but not listed).
+pub const CC_NAMES: &[&str] = &[
+    "tahoe", "reno", "newreno", "sack", "vegas", "westwood", "cubic",
+];
+
+/// The scenario name `sack`: ns-2's `Sack1` sender, i.e. Reno's window arithmetic with SACK
+/// negotiated, so recovery follows RFC 6675 (see `tcp.sack` to add SACK to any algorithm).
+const SACK_NAME: &str = "sack";
+
+/// A path the flow's packets take: (from, to, flow index, key of the far end, both ways).
+pub type Path = (u32, u32, usize, &'static str, bool);
+
+/// The builder's view of the simulation being built.
+pub struct BuildCx<'a> {
+    /// Position of the `[[flow]]`.
+    pub index: usize,
+    /// The flow's settings.
+    pub cfg: &'a FlowConfig,
+    /// Node index by name.
+    pub nodes: &'a dyn Fn(&str) -> Option<u32>,
+    /// Every node's name (for errors).
+    pub node_names: &'a [String],
+    /// Node addresses, by index.
+    pub addrs: &'a [Ipv4Addr],
+    /// The host stack: listeners and bound sockets.
+    pub stack: &'a mut Stack,
+    /// Named random streams.
+    pub streams: &'a RngStreams,
+    /// Paths the flows need routes for.
+    pub paths: &'a mut Vec<Path>,
+    /// An error at `flow[i].FIELD`.
+    pub err: &'a dyn Fn(usize, &str, String) -> ScenarioError,
+}
+
+impl BuildCx<'_> {
+    /// An error at this flow's key `field`.
+    pub fn error(&self, field: &str, msg: impl Into<String>) -> ScenarioError {
+        (self.err)(self.index, field, msg.into())
+    }
+
+    /// The node named by key `field` (which the kind requires).
+    pub fn node(&self, field: &'static str, name: Option<&String>) -> Result<u32, ScenarioError> {
+        let name = name.ok_or_else(|| self.error(field, format!("kind = \"{}\" needs `{field}`", self.cfg.kind)))?;
+        self.node_named(field, name)
+    }
+
+    /// The node called `name`, for key `field`.
+    pub fn node_named(&self, field: &str, name: &str) -> Result<u32, ScenarioError> {
+        (self.nodes)(name).ok_or_else(|| self.error(field, format!("unknown node `{name}` (nodes: {})", self.node_names.join(", "))))
+    }
+
+    /// The flow's name (`flowN` by default).
+    pub fn name(&self) -> String {
+        self.cfg.name.clone().unwrap_or_else(|| format!("flow{}", self.index))
+    }
+
+    /// The flow's start time (0 by default).
+    pub fn start(&self) -> Time {
+        self.cfg.start.map(|d| Time(d.0)).unwrap_or(Time::ZERO)
+    }
+
+    /// Packets go from `a` to `b` (and back if `both`); `field` names `b`'s key in errors.
+    pub fn path(&mut self, a: u32, b: u32, field: &'static str, both: bool) {
+        self.paths.push((a, b, self.index, field, both));
+    }
+
+    /// The flow's TCP settings, checked.
+    pub fn tcp(&self) -> Result<TcpConfig, ScenarioError> {
+        tcp_config(&self.cfg.tcp_settings()).map_err(|(field, m)| self.error(field, m))
+    }
+}
+
+/// TCP settings of a flow; errors are (field, message) for the caller to locate.
+pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> {
+    let mut c = TcpConfig::default();
+    if let Some(cc) = &t.cc {
+        c.congestion_control = match CongestionControlKind::from_name(cc) {
+            Ok(kind) => kind,
+            Err(_) if cc.eq_ignore_ascii_case(SACK_NAME) => {
+                c.sack = true;
+                CongestionControlKind::Reno
+            }
+            Err(_) => {
+                return Err(("tcp", format!("unknown congestion control `{cc}` (known: {})", CC_NAMES.join(", "))))
+            }
+        };
+    }
+    if let Some(m) = t.mss {
+        if m < 88 {
+            return Err(("tcp", "tcp.mss must be at least 88 bytes".into()));
+        }
+        c.mss = m;
+    }
+    if let Some(b) = t.recv_buffer {
+        if b.bytes() < 1 || b.bytes() > u32::MAX as u64 {
+            return Err(("tcp", "tcp.recv_buffer must be between 1 byte and 4 GiB".into()));
+        }
+        c.recv_buffer = b.bytes() as u32;
+    }
+    if let Some(s) = t.window_scale {
+        if s > 14 {
+            return Err(("tcp", "tcp.window_scale must be 0..=14 (RFC 7323)".into()));
+        }
+        c.window_scale = Some(s);
+    }
+    if c.window_scale.is_none() && c.recv_buffer > 65_535 {
+        return Err(("tcp", "tcp.recv_buffer above 65535 bytes needs tcp.window_scale".into()));
+    }
+    if let Some(v) = t.timestamps {
+        c.timestamps = v;
+    }
+    if let Some(v) = t.delayed_ack {
+        c.delayed_ack = v;
+    }
+    if let Some(v) = t.delayed_ack_timeout {
+        c.delayed_ack_timeout = v.get();
+    }
+    if let Some(v) = t.initial_cwnd {
+        if v == 0 {
+            return Err(("tcp", "tcp.initial_cwnd must be at least 1 segment".into()));
+        }
+        c.initial_cwnd = v;
+    }
+    if let Some(v) = t.min_rto {
+        c.min_rto = v.get();
+    }
+    if let Some(v) = t.sack {
+        if !v && t.cc.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(SACK_NAME)) {
+            return Err(("tcp", "cc = \"sack\" needs SACK: remove tcp.sack = false".into()));
+        }
+        c.sack = v;
+    }
+    Ok(c)
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_congestion_control_name_is_accepted_and_listed() {
+        for kind in CongestionControlKind::ALL {
+            assert!(CC_NAMES.contains(&kind.name()), "{} missing from CC_NAMES", kind.name());
+            for name in [kind.name().to_string(), kind.name().to_uppercase()] {
+                let t = TcpSettings { cc: Some(name), ..Default::default() };
+                assert_eq!(tcp_config(&t).map(|c| c.congestion_control), Ok(kind));
+            }
+        }
+        let t = TcpSettings { cc: Some("Westwood+".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.congestion_control), Ok(CongestionControlKind::Westwood));
+        let t = TcpSettings { cc: Some("bbr9".into()), ..Default::default() };
+        let (field, msg) = tcp_config(&t).expect_err("unknown name");
+        assert_eq!(field, "tcp");
+        assert_eq!(msg, format!("unknown congestion control `bbr9` (known: {})", CC_NAMES.join(", ")));
+        assert!(msg.contains("tahoe, reno, newreno, sack, vegas, westwood, cubic"), "{msg}");
+    }
+
+    #[test]
+    fn sack_is_reno_arithmetic_with_sack_negotiated() {
+        let t = TcpSettings { cc: Some("SACK".into()), ..Default::default() };
+        let c = tcp_config(&t).unwrap();
+        assert_eq!((c.congestion_control, c.sack), (CongestionControlKind::Reno, true));
+        let t = TcpSettings { cc: Some("cubic".into()), sack: Some(true), ..Default::default() };
+        assert!(tcp_config(&t).unwrap().sack);
+        let t = TcpSettings { cc: Some("sack".into()), sack: Some(false), ..Default::default() };
+        assert!(tcp_config(&t).is_err());
+    }
+}

@@ -1,0 +1,120 @@
+//! `ping`: echo requests over UDP from one node, answered at once by another; the round-trip
+//! times are recorded.
+
+use super::build::BuildCx;
+use super::metrics::{FlowCost, FlowMetrics, PingMetrics};
+use super::{AppCtx, Application, Flow, FlowRecord, KindSpec};
+use crate::scenario::ScenarioError;
+use crate::stack::{SockId, SocketEvent, Stack};
+use wattlab_core::{Duration, Endpoint, Time};
+
+/// `kind = "ping"`.
+pub const KIND: KindSpec = KindSpec {
+    name: "ping",
+    keys: &["name", "from", "to", "count", "interval", "packet_size", "port", "start"],
+    required: &["from", "to"],
+    build,
+};
+
+/// A ping flow from its `[[flow]]`: the responder on `to` (port 7 by default), the pinger on
+/// `from`.
+fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
+    let a = cx.node("from", cx.cfg.from.as_ref())?;
+    let b = cx.node("to", cx.cfg.to.as_ref())?;
+    cx.path(a, b, "to", true);
+    let size = cx.cfg.packet_size.map(|s| s.bytes()).unwrap_or(56);
+    if size == 0 || size > 65_507 {
+        return Err(cx.error("packet_size", "must be 1..=65507 bytes"));
+    }
+    let count = cx.cfg.count.unwrap_or(10);
+    if count == 0 || count > 65_535 {
+        return Err(cx.error("count", "must be 1..=65535 requests"));
+    }
+    let interval = cx.cfg.interval.map(|d| d.get()).unwrap_or(Duration::from_secs(1));
+    if interval == Duration::ZERO {
+        return Err(cx.error("interval", "must be positive"));
+    }
+    let port = cx.cfg.port.unwrap_or(7);
+    let owner = cx.index as u32;
+    let dst = Endpoint::new(cx.addrs[b as usize], port);
+    let responder = cx.stack.bind_datagram(b, dst, owner).ok_or_else(|| cx.error("port", "two UDP flows to the same node and port"))?;
+    let src = Endpoint::new(cx.addrs[a as usize], 20_000 + cx.index as u16);
+    let pinger = cx.stack.bind_datagram(a, src, owner).ok_or_else(|| cx.error("from", format!("port {} of the pinger is taken", src.port)))?;
+    let record = FlowRecord {
+        name: cx.name(),
+        kind: KIND.name,
+        sender: cx.node_names[a as usize].clone(),
+        receiver: cx.node_names[b as usize].clone(),
+        start: cx.start(),
+        finite: true,
+        ..Default::default()
+    };
+    Ok((Flow::Ping(Ping::new(pinger, responder, dst, interval, size as u32, count)), record))
+}
+
+/// How long a ping flow waits for replies after its last request.
+pub const PING_WAIT: Duration = Duration::from_secs(2);
+
+/// A pinger and its responder.
+pub struct Ping {
+    pinger: SockId,
+    responder: SockId,
+    dst: Endpoint,
+    interval: Duration,
+    size: u32,
+    count: u32,
+    /// When each request left (index = sequence number, carried in the IP identification).
+    sent_at: Vec<Time>,
+    rtts: Vec<Duration>,
+}
+
+impl Ping {
+    /// `count` requests of `size` bytes from socket `pinger` to `dst` (socket `responder`),
+    /// one per `interval`.
+    pub fn new(pinger: SockId, responder: SockId, dst: Endpoint, interval: Duration, size: u32, count: u32) -> Ping {
+        Ping { pinger, responder, dst, interval, size, count, sent_at: Vec::with_capacity(count as usize), rtts: Vec::with_capacity(count as usize) }
+    }
+}
+
+impl Application for Ping {
+    fn on_wake(&mut self, cx: &mut AppCtx) {
+        let seq = self.sent_at.len() as u32;
+        if seq >= self.count {
+            cx.finish(); // replies still missing after PING_WAIT
+            return;
+        }
+        self.sent_at.push(cx.now);
+        cx.stack.datagram(self.pinger).send_to(self.dst, self.size, seq as u16);
+        cx.drive(self.pinger);
+        let next = if seq + 1 < self.count { self.interval } else { PING_WAIT };
+        cx.wake_at(cx.now + next);
+    }
+
+    fn on_socket(&mut self, cx: &mut AppCtx, s: SockId, ev: SocketEvent) {
+        let SocketEvent::Datagram(p) = ev else { return };
+        if s == self.responder {
+            cx.stack.datagram(s).send_to(p.src_endpoint(), p.payload_len, p.ip_id);
+            cx.drive(s);
+            return;
+        }
+        let Some(&sent) = self.sent_at.get(p.ip_id as usize) else { return };
+        cx.record.bytes_delivered += p.payload_len as u64;
+        self.rtts.push(cx.now - sent);
+        if self.rtts.len() == self.count as usize {
+            cx.finish();
+        }
+    }
+
+    fn metrics(&self, stack: &Stack, _record: &FlowRecord, _end: Time) -> FlowMetrics {
+        let (sent, received) = match &stack.sockets[self.pinger as usize].socket {
+            crate::stack::Socket::Datagram(d) => (d.sent, d.received),
+            crate::stack::Socket::Tcp(_) => (0, 0),
+        };
+        FlowMetrics::Ping(PingMetrics { datagrams_sent: sent, datagrams_received: received, rtt_ms: self.rtts.iter().map(|d| d.as_secs_f64() * 1e3).collect() })
+    }
+
+    fn cost(&self, _record: &FlowRecord, _path_rate_bps: f64, _horizon_s: f64) -> FlowCost {
+        let n = f64::from(self.count);
+        FlowCost { packets: 2.0 * n, seconds: n * self.interval.as_nanos() as f64 / 1e9 + 2.0, open_ended: false }
+    }
+}

@@ -1,0 +1,82 @@
+//! Building the flows: each `[[flow]]` checked against its kind's keys (the registry,
+//! `crate::apps::KINDS`) and handed to the kind's builder.
+
+use super::paths::PathNeed;
+use super::topology::Topology;
+use super::Ctx;
+use crate::apps::build::BuildCx;
+use crate::apps::{Flow, FlowRecord, KINDS};
+use crate::rng::RngStreams;
+use crate::scenario::locate::{locate_in_array, locate_key};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::stack::Stack;
+use std::net::Ipv4Addr;
+
+/// The flows of a scenario, their records, and the paths their packets take.
+pub(crate) struct Flows {
+    pub flows: Vec<Flow>,
+    pub records: Vec<FlowRecord>,
+    pub paths: Vec<PathNeed>,
+}
+
+/// An error at `flow[i].KEY` (KEY may be dotted: `think.shape`), at the key's line and column
+/// when it is written in the file, else at the flow's line.
+pub(crate) fn flow_error(cx: &Ctx, i: usize, key: &str, msg: String) -> ScenarioError {
+    let full = format!("flow[{i}].{key}");
+    match locate_key(cx.source, &full) {
+        Some(span) => ScenarioError::at_span(cx.origin, cx.source, Some(span), Some(full), msg),
+        None => {
+            let top = key.split('.').next().unwrap_or(key);
+            let line = locate_in_array(cx.source, "flow", i, top);
+            ScenarioError { origin: cx.origin.to_string(), line, column: None, key: Some(full), message: msg }
+        }
+    }
+}
+
+/// Every flow of `scn`, its sockets and listeners added to `stack`.
+pub(crate) fn build(scn: &Scenario, cx: &Ctx, t: &Topology, stack: &mut Stack, streams: &RngStreams) -> Result<Flows, ScenarioError> {
+    let names: Vec<String> = t.nodes.iter().map(|n| n.name.clone()).collect();
+    let addrs: Vec<Ipv4Addr> = t.nodes.iter().map(|n| n.addr).collect();
+    let lookup = |name: &str| t.by_name.get(name).copied();
+    let err = |i: usize, key: &str, msg: String| flow_error(cx, i, key, msg);
+    let mut out = Flows { flows: Vec::new(), records: Vec::new(), paths: Vec::new() };
+    for (i, cfg) in scn.flows.iter().enumerate() {
+        let Some(kind) = KINDS.iter().find(|k| k.name == cfg.kind) else {
+            let known: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
+            return Err(err(i, "kind", format!("unknown flow kind `{}` (kinds: {})", cfg.kind, known.join(", "))));
+        };
+        for key in cfg.keys() {
+            if !kind.keys.contains(&key) {
+                return Err(err(i, key, format!("`{key}` does not apply to kind = \"{}\" (its keys: {})", kind.name, kind.keys.join(", "))));
+            }
+        }
+        if let Some(missing) = kind.required.iter().find(|k| !cfg.keys().contains(k)) {
+            return Err(err(i, "kind", format!("kind = \"{}\" needs `{missing}`", kind.name)));
+        }
+        let mut bcx = BuildCx { index: i, cfg, nodes: &lookup, node_names: &names, addrs: &addrs, stack, streams, paths: &mut out.paths, err: &err };
+        let (flow, record) = (kind.build)(&mut bcx)?;
+        out.flows.push(flow);
+        out.records.push(record);
+    }
+    check_listeners(stack, t, &err)?;
+    Ok(out)
+}
+
+/// A listener that takes every connection of its client (a web server's) may share its
+/// (server, port, client) with no other.
+fn check_listeners(stack: &Stack, t: &Topology, err: &dyn Fn(usize, &str, String) -> ScenarioError) -> Result<(), ScenarioError> {
+    let ls = &stack.listeners;
+    for (a, la) in ls.iter().enumerate() {
+        if !la.many {
+            continue;
+        }
+        if ls.iter().enumerate().any(|(b, lb)| b != a && (lb.node, lb.port, lb.client) == (la.node, la.port, la.client)) {
+            let server = &t.nodes[la.node as usize].name;
+            return Err(err(la.owner as usize, "port", format!(
+                "another flow of the same client also uses `{server}` port {}: give this web flow another `port`",
+                la.port
+            )));
+        }
+    }
+    Ok(())
+}

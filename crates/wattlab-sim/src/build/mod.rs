@@ -1,0 +1,134 @@
+//! Turning a parsed [`Scenario`] into a runnable [`Simulation`], one concern per module:
+//! the network (`topology`), 802.11 BSSs (`wlan`), radios and power management (`power`), the
+//! flows (`flows`, through the applications' registry), routes and captures (`paths`).
+//! Every reference error points back at the scenario line that made it.
+
+mod flows;
+mod paths;
+mod power;
+mod settings;
+mod topology;
+mod wlan;
+
+use crate::engine::Scheduler;
+use crate::net::{DropCounters, Network};
+use crate::rng::RngStreams;
+use crate::scenario::{Scenario, ScenarioError};
+use crate::series::TimeSeries;
+use crate::sim::Simulation;
+use crate::stack::Stack;
+use std::path::PathBuf;
+use toml::Spanned;
+use wattlab_core::{Duration, Time};
+
+pub use power::POLICY_NAMES;
+
+/// Options that come from the command line rather than the scenario file.
+#[derive(Clone, Debug, Default)]
+pub struct BuildOptions {
+    /// Directory for pcap files (required if any capture is requested).
+    pub out_dir: Option<PathBuf>,
+    /// Extra captures, `node:iface`, added to the scenario's.
+    pub pcaps: Vec<String>,
+    /// Force time series on.
+    pub timeseries: bool,
+}
+
+/// Where errors point: the scenario's file name and text.
+pub(crate) struct Ctx<'a> {
+    pub(crate) origin: &'a str,
+    pub(crate) source: &'a str,
+}
+
+impl Ctx<'_> {
+    /// An error at the span of `at`, under `key`.
+    pub(crate) fn err<T>(&self, at: &Spanned<T>, key: &str, msg: impl Into<String>) -> ScenarioError {
+        let span = at.span();
+        let span = (span.end > span.start).then_some(span);
+        ScenarioError::at_span(self.origin, self.source, span, Some(key.to_string()), msg)
+    }
+}
+
+/// Build a simulation from a parsed scenario.
+pub fn build(scn: &Scenario, source: &str, origin: &str, seed: Option<u64>, opts: &BuildOptions) -> Result<Simulation, ScenarioError> {
+    let cx = Ctx { origin, source };
+    crate::scenario::ranges::check(scn, source, origin)?;
+    crate::scenario::names::check(scn, source, origin)?;
+    let seed = seed.unwrap_or(scn.simulation.seed);
+    let streams = RngStreams::new(seed);
+
+    let mut t = topology::build(scn, &cx, &streams)?;
+    let mut wlans = wlan::build_wlans(scn, &cx, &streams, &mut t)?;
+    let mut radios = power::radios(scn, &cx, &mut t, &mut wlans)?;
+    let overrides = paths::route_overrides(scn, &cx, &t)?;
+    let mut stack = Stack::new(t.nodes.len(), streams.stream("tcp-isn"));
+    let f = flows::build(scn, &cx, &t, &mut stack, &streams)?;
+    let flow_err = |i: usize, key: &str, msg: String| flows::flow_error(&cx, i, key, msg);
+    let routes = paths::flow_routes(&t.nodes, &t.adjacency, &overrides, &f.paths, scn, &cx, &flow_err)?;
+    let pcaps = paths::captures(scn, opts, &cx, &mut t)?;
+
+    let timeseries = (scn.output.timeseries || opts.timeseries).then(TimeSeries::default);
+    if timeseries.is_some() {
+        radios.iter_mut().for_each(crate::radio::Radio::enable_timelines);
+    }
+    let unfinished = f.records.iter().filter(|r| r.finite).count();
+    let nflows = f.flows.len();
+    let net = Network {
+        nodes: t.nodes,
+        ifaces: t.ifaces,
+        channels: t.channels,
+        media: t.media,
+        routes,
+        addr_to_node: t.addr_to_node,
+        pcaps,
+        drops: DropCounters::default(),
+        io_error: None,
+    };
+    let mut sim = Simulation {
+        sched: Scheduler::new(),
+        scenario_name: scn.name.clone().unwrap_or_else(|| origin.to_string()),
+        provenance: crate::provenance::Provenance::new(source, origin, &[], seed),
+        seed,
+        net,
+        wlans,
+        hops: t.hops,
+        radios,
+        stack,
+        flows: f.flows,
+        records: f.records,
+        flow_wake_at: vec![None; nflows],
+        mboxes: Vec::new(),
+        mboxes_dirty: false,
+        work: Vec::with_capacity(64),
+        horizon: Time(scn.simulation.duration.0),
+        stop_when_done: scn.simulation.stop_when_done && unfinished > 0,
+        unfinished_flows: unfinished,
+        done_at: None,
+        timeseries,
+        sample_interval: scn.output.sample_interval.get().max(Duration::from_micros(1)),
+        interrupted: false,
+    };
+    power::attach_agents(&mut sim, scn, &cx)?;
+    Ok(sim)
+}
+
+impl Simulation {
+    /// Build a simulation from scenario text. `origin` names the file in errors; `seed`
+    /// overrides the scenario's seed; `overrides` are `key=value` settings.
+    pub fn from_toml(text: &str, origin: &str, seed: Option<u64>, overrides: &[String], opts: &BuildOptions) -> Result<Simulation, ScenarioError> {
+        let (scenario, generated) = crate::scenario::parse_effective(text, origin, overrides)?;
+        let mut sim = match &generated {
+            None => build(&scenario, text, origin, seed, opts).map_err(|e| e.located_in(text))?,
+            // Spans point into the generated text: errors name the overrides, and the line of
+            // the key in the user's file when it is written there.
+            Some(g) => build(&scenario, g, origin, seed, opts).map_err(|mut e| {
+                e.origin = crate::scenario::load::with_overrides(origin, overrides);
+                e.line = None;
+                e.column = None;
+                e.located_in(text)
+            })?,
+        };
+        sim.provenance = crate::provenance::Provenance::new(text, origin, overrides, sim.seed);
+        Ok(sim)
+    }
+}

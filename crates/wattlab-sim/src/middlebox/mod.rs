@@ -1,0 +1,128 @@
+//! Middleboxes: protocol logic that sits on a node's interface and sees every packet through
+//! it (packet in → verdict), sends packets of its own, keeps timers, and commands the station's
+//! radio. Seed 000's client-centered agent is one; a power-saving proxy at an AP or a tunnel
+//! endpoint are others.
+//!
+//! Like the applications, a middlebox never touches the simulation: the simulation hands it
+//! packets and timers, then collects what it wants done ([`Middlebox::poll_transmit`],
+//! [`Middlebox::poll_radio`], [`Middlebox::poll_timeout`]) once the event is over.
+
+pub mod cc_agent;
+
+use crate::net::link::IfaceId;
+use wattlab_core::agent::Verdict;
+use wattlab_core::{Endpoint, Packet, Time};
+
+/// A middlebox of any kind.
+pub enum Middlebox {
+    /// Seed 000's client-centered agent.
+    Cc(cc_agent::CcHost),
+}
+
+/// What an application told that a middlebox on its node may use.
+#[derive(Clone, Copy, Debug)]
+pub enum AppHint {
+    /// A new page starts: forget per-page state (the agent's RTT cache).
+    NewPage,
+    /// The response on the connection `local`–`remote` is `bytes` long.
+    ResponseSize {
+        /// The client's end.
+        local: Endpoint,
+        /// The server's end.
+        remote: Endpoint,
+        /// Response bytes (header + body).
+        bytes: u64,
+    },
+}
+
+/// A middlebox and its scheduling state.
+pub struct MiddleboxSlot {
+    /// The middlebox.
+    pub mbox: Middlebox,
+    /// Time of the timer event scheduled for it, if any.
+    pub timer_at: Option<Time>,
+}
+
+impl Middlebox {
+    /// The node it sits on.
+    pub fn node(&self) -> u32 {
+        match self {
+            Middlebox::Cc(h) => h.node,
+        }
+    }
+
+    /// The interface it watches.
+    pub fn iface(&self) -> IfaceId {
+        match self {
+            Middlebox::Cc(h) => h.iface,
+        }
+    }
+
+    /// A packet leaving through its interface at `now`: it may rewrite it or drop it.
+    pub fn on_outgoing(&mut self, now: Time, p: &mut Packet) -> Verdict {
+        match self {
+            Middlebox::Cc(h) => h.agent.on_outgoing(now, p),
+        }
+    }
+
+    /// A packet arriving at its interface at `now`: dropped if its radio sleeps.
+    pub fn on_incoming(&mut self, now: Time, p: &Packet) -> Verdict {
+        match self {
+            Middlebox::Cc(h) => h.agent.on_incoming(now, p),
+        }
+    }
+
+    /// An application on its node told something. True if the middlebox changed (its output
+    /// must be collected after the event).
+    pub fn on_hint(&mut self, now: Time, hint: AppHint) -> bool {
+        match (self, hint) {
+            (Middlebox::Cc(h), AppHint::NewPage) => {
+                h.agent.flush_site_cache();
+                false
+            }
+            (Middlebox::Cc(h), AppHint::ResponseSize { local, remote, bytes }) => {
+                h.agent.expect_response(now, local, remote, bytes);
+                true
+            }
+        }
+    }
+
+    /// Its timer is due at `now`.
+    pub fn handle_timeout(&mut self, now: Time) {
+        match self {
+            Middlebox::Cc(h) => h.agent.handle_timeout(now),
+        }
+    }
+
+    /// A packet it wants sent from its node.
+    pub fn poll_transmit(&mut self) -> Option<Packet> {
+        match self {
+            Middlebox::Cc(h) => h.agent.poll_transmit(),
+        }
+    }
+
+    /// A radio command: `Some(true)` wake, `Some(false)` sleep.
+    pub fn poll_radio(&mut self, now: Time) -> Option<bool> {
+        match self {
+            Middlebox::Cc(h) => h.agent.poll_radio(now).map(|c| c == wattlab_core::agent::RadioCommand::Wake),
+        }
+    }
+
+    /// Moves its log entries out (kept for the run's tables).
+    pub fn collect_log(&mut self) {
+        match self {
+            Middlebox::Cc(h) => {
+                while let Some(e) = h.agent.poll_event() {
+                    h.log.push(e);
+                }
+            }
+        }
+    }
+
+    /// When its next timer is due.
+    pub fn poll_timeout(&self) -> Option<Time> {
+        match self {
+            Middlebox::Cc(h) => h.agent.poll_timeout(),
+        }
+    }
+}

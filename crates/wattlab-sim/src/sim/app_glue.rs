@@ -1,0 +1,104 @@
+//! Running the flows' handlers and carrying out what they asked for.
+//!
+//! A handler records its side effects as [`AppOutput`]s; they are carried out right after it
+//! returns, in order, depth first: an output may run another handler (flushing a socket hands
+//! its events to its flow), whose outputs are carried out before the rest of the first
+//! handler's. `self.work` is that stack, reused: no allocation per event once warm.
+
+use super::{Event, Simulation, TimerOwner};
+use crate::apps::{AppCtx, AppOutput, Application, FlowId, Hint};
+use crate::middlebox::AppHint;
+use crate::stack::{SockId, SocketEvent};
+use wattlab_core::{Endpoint, Time};
+
+/// Which handler of a flow to run.
+#[derive(Clone, Copy)]
+pub(crate) enum Call {
+    /// Its wake-up.
+    Wake,
+    /// An event of its socket.
+    Socket(SockId, SocketEvent),
+    /// Its listener (tagged) accepted a socket from a remote end.
+    Accept(SockId, u32, Endpoint),
+}
+
+impl Simulation {
+    /// Runs handler `call` of flow `f` at `now`, then carries out its outputs.
+    pub(crate) fn run_flow(&mut self, now: Time, f: FlowId, call: Call) {
+        let base = self.work.len();
+        {
+            let mut cx = AppCtx::new(now, f, &mut self.stack, &self.net, &mut self.records[f as usize], &mut self.work);
+            let flow = &mut self.flows[f as usize];
+            match call {
+                Call::Wake => flow.on_wake(&mut cx),
+                Call::Socket(s, ev) => flow.on_socket(&mut cx, s, ev),
+                Call::Accept(s, tag, remote) => flow.on_accept(&mut cx, s, tag, remote),
+            }
+        }
+        // First output on top, so that popping carries them out in order.
+        self.work[base..].reverse();
+        while self.work.len() > base {
+            let o = self.work.pop().expect("above base");
+            self.apply(now, f, o);
+        }
+    }
+
+    fn apply(&mut self, now: Time, f: FlowId, o: AppOutput) {
+        match o {
+            AppOutput::Drive(s) => self.drive(now, s),
+            AppOutput::Wake(at) => self.schedule_flow(f, at),
+            AppOutput::Finished => self.finish_flow(now, f),
+            AppOutput::Hint(h) => self.hint(now, h),
+        }
+    }
+
+    /// Wakes flow `f` at `at`, unless an earlier wake-up is already due.
+    pub(crate) fn schedule_flow(&mut self, f: FlowId, at: Time) {
+        let slot = &mut self.flow_wake_at[f as usize];
+        if slot.is_none_or(|s| at < s) {
+            *slot = Some(at);
+            self.sched.schedule(at, Event::Timer { owner: TimerOwner::Flow(f), at });
+        }
+    }
+
+    pub(super) fn on_flow_timer(&mut self, now: Time, f: FlowId, at: Time) {
+        if self.flow_wake_at[f as usize] != Some(at) {
+            return; // an earlier wake replaced this one
+        }
+        self.flow_wake_at[f as usize] = None;
+        self.run_flow(now, f, Call::Wake);
+    }
+
+    /// Flow `f` completed at `now`; the run ends when the last finite flow has.
+    pub(crate) fn finish_flow(&mut self, now: Time, f: FlowId) {
+        let r = &mut self.records[f as usize];
+        if r.completed_at.is_some() {
+            return;
+        }
+        r.completed_at = Some(now);
+        self.unfinished_flows = self.unfinished_flows.saturating_sub(1);
+        if self.unfinished_flows == 0 && self.stop_when_done {
+            self.done_at = Some(now);
+        }
+    }
+
+    /// Hands an application's hint to the middleboxes of its node.
+    fn hint(&mut self, now: Time, h: Hint) {
+        if self.mboxes.is_empty() {
+            return;
+        }
+        let (node, hint) = match h {
+            Hint::NewPage { node } => (node, AppHint::NewPage),
+            Hint::ResponseSize { sock, bytes } => {
+                let slot = &self.stack.sockets[sock as usize];
+                let c = self.stack.tcp_ref(sock);
+                (slot.node, AppHint::ResponseSize { local: c.local(), remote: c.remote(), bytes })
+            }
+        };
+        for m in self.mboxes.iter_mut().filter(|m| m.mbox.node() == node) {
+            if m.mbox.on_hint(now, hint) {
+                self.mboxes_dirty = true;
+            }
+        }
+    }
+}

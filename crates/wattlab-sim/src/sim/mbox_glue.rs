@@ -1,0 +1,59 @@
+//! Middleboxes in the packet path: verdicts on packets through their interface, their timers,
+//! and what they ask for once an event is over (packets to send, radio commands, a timer).
+
+use super::{Event, Simulation, TimerOwner};
+use crate::net::link::IfaceId;
+use wattlab_core::agent::Verdict;
+use wattlab_core::{Packet, Time};
+
+impl Simulation {
+    /// A packet leaving through `iface`: its middlebox may rewrite or drop it. False: drop.
+    pub(crate) fn mbox_outgoing(&mut self, now: Time, iface: IfaceId, p: &mut Packet) -> bool {
+        let Some(m) = self.net.ifaces[iface as usize].middlebox else { return true };
+        self.mboxes_dirty = true;
+        self.mboxes[m as usize].mbox.on_outgoing(now, p) == Verdict::Pass
+    }
+
+    /// A packet arriving at `iface`: false if its middlebox drops it (its radio sleeps).
+    pub(crate) fn mbox_incoming(&mut self, now: Time, iface: IfaceId, p: &Packet) -> bool {
+        let Some(m) = self.net.ifaces[iface as usize].middlebox else { return true };
+        self.mboxes_dirty = true;
+        self.mboxes[m as usize].mbox.on_incoming(now, p) == Verdict::Pass
+    }
+
+    /// The timer of middlebox `m` scheduled for `at` fired.
+    pub(super) fn on_mbox_timer(&mut self, now: Time, m: u32, at: Time) {
+        let slot = &mut self.mboxes[m as usize];
+        if slot.timer_at != Some(at) {
+            return; // superseded by an earlier deadline
+        }
+        slot.timer_at = None;
+        slot.mbox.handle_timeout(now);
+        self.mboxes_dirty = true;
+    }
+
+    /// After an event: sends what the middleboxes injected, applies their radio commands,
+    /// collects their logs and re-arms their timers.
+    pub(crate) fn flush_middleboxes(&mut self, now: Time) {
+        self.mboxes_dirty = false;
+        for m in 0..self.mboxes.len() {
+            while let Some(p) = self.mboxes[m].mbox.poll_transmit() {
+                let node = self.mboxes[m].mbox.node();
+                self.route_and_send(node, p);
+            }
+            while let Some(awake) = self.mboxes[m].mbox.poll_radio(now) {
+                let iface = self.mboxes[m].mbox.iface();
+                self.set_iface_awake(now, iface, awake);
+            }
+            let slot = &mut self.mboxes[m];
+            slot.mbox.collect_log();
+            if let Some(t) = slot.mbox.poll_timeout() {
+                let t = t.max(now);
+                if slot.timer_at.is_none_or(|s| t < s) {
+                    slot.timer_at = Some(t);
+                    self.sched.schedule(t, Event::Timer { owner: TimerOwner::Middlebox(m as u32), at: t });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! Driving sockets: flushing what they queued into the network, handing their events to their
+//! flows, and keeping one timer event per socket.
+
+use super::app_glue::Call;
+use super::{Event, Simulation, TimerOwner};
+use crate::stack::SockId;
+use wattlab_core::Time;
+
+impl Simulation {
+    /// Flushes socket `s`: sends what it queued, hands its events to its flow (whose handlers
+    /// may queue more), until it has nothing left; then re-arms its timer.
+    pub(crate) fn drive(&mut self, now: Time, s: SockId) {
+        loop {
+            let node = self.stack.sockets[s as usize].node;
+            while let Some(p) = self.stack.sockets[s as usize].socket.poll_transmit(now) {
+                let st = &mut self.stack.sockets[s as usize].stats;
+                st.wire_bytes += p.ip_len() as u64;
+                st.wire_packets += 1;
+                self.send_from(node, p);
+            }
+            let mut any = false;
+            while let Some(ev) = self.stack.sockets[s as usize].socket.poll_event() {
+                any = true;
+                let owner = self.stack.sockets[s as usize].owner;
+                self.run_flow(now, owner, Call::Socket(s, ev));
+            }
+            if !any {
+                break;
+            }
+        }
+        let slot = &mut self.stack.sockets[s as usize];
+        if let Some(t) = slot.socket.poll_timeout() {
+            let t = t.max(now);
+            if slot.timer_at.is_none_or(|x| t < x) {
+                slot.timer_at = Some(t);
+                self.sched.schedule(t, Event::Timer { owner: TimerOwner::Socket(s), at: t });
+            }
+        }
+    }
+
+    /// The timer of socket `s` scheduled for `at` fired.
+    pub(super) fn on_socket_timer(&mut self, now: Time, s: SockId, at: Time) {
+        let slot = &mut self.stack.sockets[s as usize];
+        if slot.timer_at != Some(at) {
+            return; // superseded by an earlier deadline that already ran
+        }
+        slot.timer_at = None;
+        if slot.socket.poll_timeout().is_some_and(|t| t <= now) {
+            slot.socket.handle_timeout(now);
+        }
+        self.drive(now, s);
+    }
+}

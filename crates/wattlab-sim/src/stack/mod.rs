@@ -1,0 +1,279 @@
+//! The host stack: sockets, and the demultiplexer that hands an arriving packet to its socket
+//! (smoltcp's socket set, in the simulator's terms).
+//!
+//! A [`Socket`] is a TCP connection (the sans-IO `wattlab_core::tcp` state machine) or a
+//! datagram socket; both are driven the same way (`handle_packet`, `handle_timeout`,
+//! `poll_transmit`, `poll_event`, `poll_timeout`). Sockets belong to a flow (the application
+//! that opened them); the simulation flushes a socket's output into the network and hands its
+//! events to its flow.
+
+mod datagram;
+mod tcp;
+
+pub use datagram::DatagramSocket;
+pub use tcp::{ConnHints, Listener};
+
+use crate::rng::StreamRng;
+use rand::Rng;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::net::Ipv4Addr;
+use wattlab_core::packet::{TcpFlags, Transport};
+use wattlab_core::tcp::{TcpConfig, TcpConnection, TcpEvent};
+use wattlab_core::{Endpoint, Packet, Time};
+
+/// Index of a socket in the stack.
+pub type SockId = u32;
+
+/// Index of the flow (application) a socket belongs to.
+pub type Owner = u32;
+
+/// A socket: TCP or datagram.
+// Boxing the TCP variant would add a pointer chase on every segment; datagram sockets are
+// few, so the padding they carry costs little.
+#[allow(clippy::large_enum_variant)]
+pub enum Socket {
+    /// A TCP connection.
+    Tcp(TcpConnection),
+    /// A datagram (UDP) socket.
+    Datagram(DatagramSocket),
+}
+
+/// What a socket tells its application.
+#[derive(Clone, Copy, Debug)]
+pub enum SocketEvent {
+    /// A TCP event (connected, readable, peer FIN...).
+    Tcp(TcpEvent),
+    /// A datagram arrived (the packet, headers included).
+    Datagram(Packet),
+}
+
+/// What a socket put on the wire (every packet it handed to the network).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SocketStats {
+    /// IP bytes (headers and retransmissions included).
+    pub wire_bytes: u64,
+    /// Packets.
+    pub wire_packets: u64,
+}
+
+impl Socket {
+    /// A packet for this socket arrived at `now`.
+    pub fn handle_packet(&mut self, now: Time, p: &Packet) {
+        match self {
+            Socket::Tcp(c) => c.handle_segment(now, p),
+            Socket::Datagram(d) => d.handle_packet(p),
+        }
+    }
+
+    /// The next packet to send, if any.
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        match self {
+            Socket::Tcp(c) => c.poll_transmit(now),
+            Socket::Datagram(d) => d.poll_transmit(),
+        }
+    }
+
+    /// The next event for the application, if any.
+    pub fn poll_event(&mut self) -> Option<SocketEvent> {
+        match self {
+            Socket::Tcp(c) => c.poll_event().map(SocketEvent::Tcp),
+            Socket::Datagram(d) => d.poll_event().map(SocketEvent::Datagram),
+        }
+    }
+
+    /// When the socket's next timer is due, if it has one.
+    pub fn poll_timeout(&self) -> Option<Time> {
+        match self {
+            Socket::Tcp(c) => c.poll_timeout(),
+            Socket::Datagram(_) => None,
+        }
+    }
+
+    /// The socket's timer is due at `now`.
+    pub fn handle_timeout(&mut self, now: Time) {
+        if let Socket::Tcp(c) = self {
+            c.handle_timeout(now);
+        }
+    }
+}
+
+/// A socket and where it lives.
+pub struct SocketSlot {
+    /// The socket.
+    pub socket: Socket,
+    /// Node it runs on.
+    pub node: u32,
+    /// Flow that owns it.
+    pub owner: Owner,
+    /// Time of the timer event currently scheduled for it, if any.
+    pub timer_at: Option<Time>,
+    /// What it handed to the network.
+    pub stats: SocketStats,
+    /// What its application said about requests and responses (input of a client-side
+    /// energy agent).
+    pub hints: ConnHints,
+}
+
+/// Where an arriving packet goes.
+pub enum Demux {
+    /// To this socket.
+    Socket(SockId),
+    /// A SYN a listener accepted: a new socket.
+    Accepted {
+        /// The new connection.
+        sock: SockId,
+        /// Its flow.
+        owner: Owner,
+        /// The listener's tag (which side of the flow).
+        tag: u32,
+    },
+    /// Nowhere (no socket, no listener).
+    None,
+}
+
+/// Every node's sockets, listeners and ephemeral ports.
+pub struct Stack {
+    /// Sockets, by id.
+    pub sockets: Vec<SocketSlot>,
+    tcp_index: HashMap<(u32, Endpoint, Endpoint), SockId>,
+    datagram_index: HashMap<(u32, u16), SockId>,
+    /// Passive opens.
+    pub listeners: Vec<Listener>,
+    next_port: Vec<u16>,
+    next_ip_id: Vec<u16>,
+    isn_rng: StreamRng,
+}
+
+impl Stack {
+    /// An empty stack for `nodes` nodes; initial sequence numbers come from `isn_rng`.
+    pub fn new(nodes: usize, isn_rng: StreamRng) -> Stack {
+        Stack {
+            sockets: Vec::new(),
+            tcp_index: HashMap::new(),
+            datagram_index: HashMap::new(),
+            listeners: Vec::new(),
+            next_port: vec![49152; nodes],
+            next_ip_id: vec![1; nodes],
+            isn_rng,
+        }
+    }
+
+    fn push(&mut self, socket: Socket, node: u32, owner: Owner) -> SockId {
+        let id = self.sockets.len() as SockId;
+        self.sockets.push(SocketSlot { socket, node, owner, timer_at: None, stats: SocketStats::default(), hints: ConnHints::default() });
+        id
+    }
+
+    /// Opens a TCP connection from `node` (address `addr`, the next ephemeral port) to
+    /// `remote` at `now`, for flow `owner`.
+    pub fn connect(&mut self, now: Time, node: u32, addr: Ipv4Addr, remote: Endpoint, config: TcpConfig, owner: Owner) -> SockId {
+        let local = self.ephemeral(node, addr);
+        let isn = self.isn_rng.random::<u32>();
+        let conn = TcpConnection::connect(config, local, remote, isn, now);
+        let id = self.push(Socket::Tcp(conn), node, owner);
+        self.tcp_index.insert((node, local, remote), id);
+        id
+    }
+
+    /// The node's address with its next ephemeral port.
+    fn ephemeral(&mut self, node: u32, addr: Ipv4Addr) -> Endpoint {
+        let p = &mut self.next_port[node as usize];
+        let local = Endpoint::new(addr, *p);
+        *p = if *p == u16::MAX { 49152 } else { *p + 1 };
+        local
+    }
+
+    /// Waits for connections as `l` says (node, port, client, owner, tag, one or many).
+    pub fn listen(&mut self, l: Listener) {
+        self.listeners.push(l);
+    }
+
+    /// Opens a datagram socket on `node` bound to `local`, for flow `owner`; `None` if the
+    /// port is taken.
+    pub fn bind_datagram(&mut self, node: u32, local: Endpoint, owner: Owner) -> Option<SockId> {
+        if self.datagram_index.contains_key(&(node, local.port)) {
+            return None;
+        }
+        let id = self.push(Socket::Datagram(DatagramSocket::new(local)), node, owner);
+        self.datagram_index.insert((node, local.port), id);
+        Some(id)
+    }
+
+    /// The socket a packet arriving at `node` belongs to (accepting a SYN if a listener wants it).
+    pub fn demux(&mut self, node: u32, p: &Packet) -> Demux {
+        match p.transport {
+            Transport::Tcp(h) => {
+                if let Some(&s) = self.tcp_index.get(&(node, p.dst_endpoint(), p.src_endpoint())) {
+                    return Demux::Socket(s);
+                }
+                let is_syn = h.flags.contains(TcpFlags::SYN) && !h.flags.contains(TcpFlags::ACK);
+                if is_syn {
+                    if let Some((sock, owner, tag)) = self.accept(node, p) {
+                        return Demux::Accepted { sock, owner, tag };
+                    }
+                }
+                Demux::None
+            }
+            Transport::Udp(h) => match self.datagram_index.get(&(node, h.dst_port)) {
+                Some(&s) => Demux::Socket(s),
+                None => Demux::None,
+            },
+            Transport::Other { .. } => Demux::None,
+        }
+    }
+
+    /// Creates the server side of a connection for an incoming SYN, if a listener wants it.
+    fn accept(&mut self, node: u32, syn: &Packet) -> Option<(SockId, Owner, u32)> {
+        let local = syn.dst_endpoint();
+        let l = self
+            .listeners
+            .iter()
+            .position(|l| !l.taken && l.node == node && l.port == local.port && l.client == syn.src)?;
+        let listener = &mut self.listeners[l];
+        listener.taken = !listener.many;
+        let (config, owner, tag) = (listener.config.clone(), listener.owner, listener.tag);
+        let isn = self.isn_rng.random::<u32>();
+        let conn = TcpConnection::listen(config, local, isn);
+        let id = self.push(Socket::Tcp(conn), node, owner);
+        self.tcp_index.insert((node, local, syn.src_endpoint()), id);
+        Some((id, owner, tag))
+    }
+
+    /// The TCP connection of socket `s` (panics if it is a datagram socket: a wattlab bug).
+    pub fn tcp(&mut self, s: SockId) -> &mut TcpConnection {
+        match &mut self.sockets[s as usize].socket {
+            Socket::Tcp(c) => c,
+            Socket::Datagram(_) => unreachable!("socket {s} is not TCP"),
+        }
+    }
+
+    /// [`Stack::tcp`], read-only.
+    pub fn tcp_ref(&self, s: SockId) -> &TcpConnection {
+        match &self.sockets[s as usize].socket {
+            Socket::Tcp(c) => c,
+            Socket::Datagram(_) => unreachable!("socket {s} is not TCP"),
+        }
+    }
+
+    /// The datagram socket `s` (panics if it is TCP: a wattlab bug).
+    pub fn datagram(&mut self, s: SockId) -> &mut DatagramSocket {
+        match &mut self.sockets[s as usize].socket {
+            Socket::Datagram(d) => d,
+            Socket::Tcp(_) => unreachable!("socket {s} is not a datagram socket"),
+        }
+    }
+
+    /// The next IP identification of a datagram `node` originates.
+    pub fn next_ip_id(&mut self, node: u32) -> u16 {
+        let id = &mut self.next_ip_id[node as usize];
+        let v = *id;
+        *id = id.wrapping_add(1);
+        v
+    }
+
+    /// What socket `s` handed to the network.
+    pub fn stats(&self, s: SockId) -> SocketStats {
+        self.sockets[s as usize].stats
+    }
+}
