@@ -110,15 +110,8 @@ pub struct WlanSummary {
 }
 
 /// What a radio row costs: this run's traffic under an accounting policy, or the radio as the
-/// run's power mode drove it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RadioBasis {
-    /// An accounting policy over this run's traffic (packets unchanged).
-    Accounting,
-    /// The power mode the run used (it may have changed the traffic).
-    Mode,
-}
+/// run's power mode drove it (the name registry's [`wattlab_core::power::Basis`]).
+pub use wattlab_core::power::Basis as RadioBasis;
 
 /// Energy of one radio under one accounting policy, or in the run's power mode.
 #[derive(Clone, Debug, Serialize)]
