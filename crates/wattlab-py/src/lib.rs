@@ -5,6 +5,7 @@
 mod columns;
 mod guard;
 mod metrics;
+mod power;
 mod trace;
 
 use pyo3::create_exception;
@@ -350,6 +351,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace::_trace_guard_selftest, m)?)?;
     m.add("TraceError", m.py().get_type::<trace::TraceError>())?;
     metrics::register(m)?;
+    power::register(m)?;
     m.add_class::<Columns>()?;
     m.add("WattlabError", m.py().get_type::<WattlabError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
