@@ -599,7 +599,7 @@ pub fn rows_to_dict<'py, R: Serialize + Default>(py: Python<'py>, rows: &[R]) ->
     if !rows.is_empty() {
         return to_dict(py, rows);
     }
-    let d = to_dict(py, &[R::default()])?;
+    let d = to_dict(py, std::slice::from_ref(&R::default()))?;
     for name in d.keys() {
         d.set_item(name, PyList::empty(py))?;
     }
@@ -680,4 +680,86 @@ impl Columns {
     fn __repr__(&self) -> &'static str {
         "<wattlab._core.Columns: a result table; .to_dict() gives its columns>"
     }
+}
+
+/// Each result table's columns as its Rust struct declares them (its serde field names, in
+/// order), by table: what the DataFrames must show (the test suite compares them).
+#[pyfunction]
+pub fn table_columns(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    use wattlab_sim::output::{AgentEventTable, FlowSeries, QueueSeries, RadioSeries};
+    use wattlab_trace::energy::{Attribution, Connection, ThroughputTable, Timeline};
+    crate::guard(|| {
+        let d = PyDict::new(py);
+        fn names<'py>(t: Bound<'py, PyDict>) -> Bound<'py, PyList> {
+            t.keys()
+        }
+        d.set_item("flow_series", names(to_dict(py, &FlowSeries::default())?))?;
+        d.set_item("queue_series", names(to_dict(py, &QueueSeries::default())?))?;
+        d.set_item("radio_series", names(to_dict(py, &RadioSeries::default())?))?;
+        d.set_item("pages", names(to_dict(py, &wattlab_sim::web::PageTable::default())?))?;
+        d.set_item("objects", names(to_dict(py, &wattlab_sim::web::ObjectTable::default())?))?;
+        d.set_item("agent_events", names(to_dict(py, &AgentEventTable::default())?))?;
+        d.set_item("trace_timeline", names(to_dict(py, &Timeline::default())?))?;
+        d.set_item("trace_attribution", names(to_dict(py, &Attribution::default())?))?;
+        d.set_item("trace_throughput", names(to_dict(py, &ThroughputTable::default())?))?;
+        d.set_item("trace_connections", names(rows_to_dict::<Connection>(py, &[])?))?;
+        Ok(d)
+    })
+}
+
+/// A table of every kind of column, for the tests of the conversion.
+#[derive(serde::Serialize, Default)]
+struct Example {
+    small: Vec<i32>,
+    big: Vec<u64>,
+    optional: Vec<Option<u32>>,
+    optional_full: Vec<Option<u32>>,
+    ratio: Vec<f64>,
+    flag: Vec<bool>,
+    text: Vec<&'static str>,
+    state: Vec<wattlab_core::energy::RadioState>,
+    maybe_text: Vec<Option<String>>,
+}
+
+/// A row of [`Example`]'s rows form.
+#[derive(serde::Serialize, Default)]
+struct ExampleRow {
+    id: u32,
+    name: String,
+    ok: bool,
+}
+
+/// For the tests: `case` = `columns` (every kind of column), `rows`, `no-rows`, or a bug:
+/// `ragged` (columns of different lengths), `tuples` (rows that are not structs).
+#[pyfunction]
+pub fn _columns_selftest(case: &str) -> PyResult<Columns> {
+    use wattlab_core::energy::RadioState;
+    #[derive(serde::Serialize)]
+    struct Ragged {
+        a: Vec<u32>,
+        b: Vec<u32>,
+    }
+    crate::guard(|| {
+        Ok(match case {
+            "columns" => Columns::new(Example {
+                small: vec![-1, 0, i32::MIN],
+                big: vec![1, 1 << 63, u64::MAX],
+                optional: vec![Some(1), None, Some(3)],
+                optional_full: vec![Some(1), Some(2), Some(3)],
+                ratio: vec![0.5, f64::NAN, -1.0],
+                flag: vec![true, false, true],
+                text: vec!["a", "b", "a"],
+                state: vec![RadioState::Idle, RadioState::Sleep, RadioState::IdleHigh],
+                maybe_text: vec![None, Some("x".into()), None],
+            }),
+            "rows" => Columns::rows(vec![
+                ExampleRow { id: 1, name: "one".into(), ok: true },
+                ExampleRow { id: 2, name: "two".into(), ok: false },
+            ]),
+            "no-rows" => Columns::rows(Vec::<ExampleRow>::new()),
+            "ragged" => Columns::new(Ragged { a: vec![1, 2], b: vec![1] }),
+            "tuples" => Columns::new(vec![(1u32, 2.0f64)]),
+            other => return Err(pyo3::exceptions::PyValueError::new_err(format!("no case `{other}`"))),
+        })
+    })
 }

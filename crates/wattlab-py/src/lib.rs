@@ -353,6 +353,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     metrics::register(m)?;
     power::register(m)?;
     m.add_class::<Columns>()?;
+    m.add_function(wrap_pyfunction!(columns::table_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(columns::_columns_selftest, m)?)?;
     m.add("WattlabError", m.py().get_type::<WattlabError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
