@@ -43,34 +43,37 @@ fn err<T>(msg: impl Into<String>) -> Result<T, Error> {
 }
 
 /// Distinct strings become one Python `str` each: a radio timeline's millions of states are
-/// six objects, not millions.
+/// six objects, not millions. The first few distinct strings are found by a scan (no hashing,
+/// no allocation per cell), more in a map, up to [`MAX_CACHED`].
 struct Strings<'py> {
     py: Python<'py>,
-    last: Option<(String, Py<PyString>)>,
-    seen: HashMap<String, Py<PyString>>,
+    few: Vec<(Box<str>, Py<PyString>)>,
+    many: HashMap<Box<str>, Py<PyString>>,
 }
 
+/// Strings kept in the scanned list.
+const FEW: usize = 16;
 /// Strings remembered at most (a column of distinct texts stops being cached there).
 const MAX_CACHED: usize = 4096;
 
 impl<'py> Strings<'py> {
+    fn new(py: Python<'py>) -> Strings<'py> {
+        Strings { py, few: Vec::with_capacity(FEW), many: HashMap::new() }
+    }
+
     fn get(&mut self, s: &str) -> PyObject {
-        if let Some((k, v)) = &self.last {
-            if k == s {
-                return v.clone_ref(self.py).into_any();
-            }
+        if let Some((_, v)) = self.few.iter().find(|(k, _)| &**k == s) {
+            return v.clone_ref(self.py).into_any();
         }
-        let v = match self.seen.get(s) {
-            Some(v) => v.clone_ref(self.py),
-            None => {
-                let v = PyString::new(self.py, s).unbind();
-                if self.seen.len() < MAX_CACHED {
-                    self.seen.insert(s.to_string(), v.clone_ref(self.py));
-                }
-                v
-            }
-        };
-        self.last = Some((s.to_string(), v.clone_ref(self.py)));
+        if let Some(v) = self.many.get(s) {
+            return v.clone_ref(self.py).into_any();
+        }
+        let v = PyString::new(self.py, s).unbind();
+        if self.few.len() < FEW {
+            self.few.push((s.into(), v.clone_ref(self.py)));
+        } else if self.many.len() < MAX_CACHED {
+            self.many.insert(s.into(), v.clone_ref(self.py));
+        }
         v.into_any()
     }
 }
@@ -583,7 +586,7 @@ impl SerializeStruct for RowFields<'_, '_> {
 
 /// The columns of `table` (a struct of columns or a sequence of row structs) as a dict.
 pub fn to_dict<'py, T: ?Sized + Serialize>(py: Python<'py>, table: &T) -> PyResult<Bound<'py, PyDict>> {
-    let mut strings = Strings { py, last: None, seen: HashMap::new() };
+    let mut strings = Strings::new(py);
     let cols = table
         .serialize(TableSer { strings: &mut strings })
         .map_err(|e| crate::InternalError::new_err(format!("a result table cannot cross to Python (a wattlab bug): {e}")))?;
