@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple
 
 from wattlab import _core
+from wattlab.columns import frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -85,19 +86,6 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, result: "RunResult"):
         super().__init__(f"interrupted at {result.summary['end_time_s']:.6g} s simulated")
         self.result = result
-
-# Columns of the web tables (docs/scenario.md, `kind = "web"`).
-PAGE_COLUMNS = [
-    "flow", "page", "site", "subpage", "first_visit", "start_s", "end_s",
-    "think_s", "objects", "bytes", "new_connections",
-]
-OBJECT_COLUMNS = [
-    "flow", "page", "object", "site", "connection", "size", "response_bytes",
-    "request_s", "first_byte_s", "done_s", "reused", "concurrency",
-]
-# Columns of the client-centered agents' log (docs/agent.md).
-AGENT_EVENT_COLUMNS = ["time_s", "node", "conn", "event"]
-
 
 def _scenario(scenario: ScenarioLike | None, text: str | None) -> Scenario:
     """The :class:`Scenario` of ``run``'s or ``validate``'s arguments: a path or a Scenario
@@ -243,16 +231,13 @@ class RunResult:
     @cached_property
     def pages(self) -> pd.DataFrame:
         """Web flows: one row per page view started (site, start/end, think time, objects, bytes)."""
-        return _web_frame(self._raw.get("pages"), PAGE_COLUMNS, self._raw["flow_names"])
+        return frame(self._raw["pages"], {"flow": self._raw["flow_names"]})
 
     @cached_property
     def objects(self) -> pd.DataFrame:
         """Web flows: one row per object of every page view started (connection, size, request,
         first-byte and done times, connection reused, concurrent connections)."""
-        df = _web_frame(self._raw.get("objects"), OBJECT_COLUMNS, self._raw["flow_names"])
-        if len(df):
-            df["connection"] = df["connection"].astype("Int64")
-        return df
+        return frame(self._raw["objects"], {"flow": self._raw["flow_names"]})
 
     @cached_property
     def agents(self) -> pd.DataFrame:
@@ -264,7 +249,7 @@ class RunResult:
     def agent_events(self) -> pd.DataFrame:
         """The agents' log: stage ends, shaping, bursts and how they ended, open ACKs, probes,
         changes of D, reversions, sleeps and wake-ups (``conn`` = -1 for the radio)."""
-        return _pandas().DataFrame(self._raw.get("agent_events") or {c: [] for c in AGENT_EVENT_COLUMNS})
+        return frame(self._raw["agent_events"])
 
     def energy(self, policy: str = "always-on", node: str | None = None) -> float:
         """Joules of one radio under one policy or mode (the only radio if ``node`` is None)."""
@@ -384,56 +369,14 @@ def radio_rows(radios: list[dict]) -> list[dict]:
     return rows
 
 
-def _web_frame(cols: dict | None, columns: list[str], flow_names: list[str]) -> pd.DataFrame:
-    """A web table from its columns, with flow indices replaced by flow names."""
-    pd = _pandas()
-    if not cols or not cols.get("flow"):
-        return pd.DataFrame(columns=columns)
-    df = pd.DataFrame({c: cols[c] for c in columns})
-    df["flow"] = [flow_names[i] for i in df["flow"]]
-    return df
-
-
 def _series_frames(raw: dict) -> dict:
-    """The time series as DataFrames (``flows``, ``queues``, ``radio``), if recorded."""
+    """The time series as DataFrames (``flows``, ``queues``, ``radio``), if recorded: the
+    flow and link columns, indices in Rust, show the flow's and the link's names."""
     ts = raw.get("timeseries")
     if ts is None:
         return {}
-    pd = _pandas()
-    flow_names = raw["flow_names"]
-    chan_names = raw["channel_names"]
-    return {
-        "flows": pd.DataFrame(
-            {
-                "time_s": ts["flow_time_s"],
-                "flow": [flow_names[i] for i in ts["flow"]],
-                "cwnd": ts["cwnd"],
-                "ssthresh": ts["ssthresh"],
-                "peer_window": ts["peer_window"],
-                "advertised_window": ts["advertised_window"],
-                "in_flight": ts["in_flight"],
-                "srtt_ms": ts["srtt_ms"],
-                "rto_ms": ts["rto_ms"],
-                "delivered": ts["delivered"],
-            }
-        ),
-        "queues": pd.DataFrame(
-            {
-                "time_s": ts["queue_time_s"],
-                "link": [chan_names[i] for i in ts["channel"]],
-                "packets": ts["queue_packets"],
-                "bytes": ts["queue_bytes"],
-            }
-        ),
-        "radio": pd.DataFrame(
-            {
-                "node": ts["radio_node"],
-                "policy": ts["radio_policy"],
-                "time_s": ts["radio_time_s"],
-                "state": ts["radio_state"],
-            }
-        ),
-    }
+    names = {"flow": raw["flow_names"], "link": raw["channel_names"]}
+    return {table: frame(cols, names) for table, cols in ts.items()}
 
 
 def _pandas():

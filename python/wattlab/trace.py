@@ -26,6 +26,7 @@ import pandas as pd
 
 from wattlab import _core
 from wattlab.api import write_tables
+from wattlab.columns import frame
 
 TraceError = _core.TraceError
 
@@ -257,29 +258,33 @@ def _from_raw(raw: dict) -> TraceEnergy:
         rows.append(row)
         if p["timeline_file"]:
             files[p["label"]] = p["timeline_file"]
-        if p["timeline_time_ns"]:
-            # uint64: times after 2262 (pcapng reaches 2554) overflow int64.
-            since = np.asarray(p["timeline_time_ns"], dtype=np.uint64) - np.uint64(start)
-            t = pd.DataFrame({"time_s": since.astype(np.float64) / 1e9, "state": p["timeline_state"]})
+        t = frame(p["timeline"])
+        if len(t):
+            # The time of each change, ns since the epoch in Rust, is shown in s from the run's
+            # start (uint64: times after 2262, which pcapng reaches, overflow int64).
+            since = t.pop("time_ns").to_numpy().astype(np.uint64) - np.uint64(start)
+            t.insert(0, "time_s", since.astype(np.float64) / 1e9)
             t.insert(0, "policy", p["label"])
             tl_frames.append(t)
     energy_df = pd.DataFrame(rows)
     energy_df.insert(3, "vs_always_on", energy_df.energy_j / base if base else float("nan"))
 
-    conns = pd.DataFrame(raw["connections"])
+    conns = frame(raw["connections"])
     if len(conns):
         conns.insert(1, "proto", [IP_PROTOCOLS.get(p, str(p)) for p in conns.protocol])
         conns.insert(2, "local", cap["client"])
-    attr = pd.DataFrame(raw["attribution"])
+    attr = frame(raw["attribution"])
     attr["total_j"] = attr.own_j + attr.tail_j
     totals = energy_df.set_index("policy").energy_j
     attr["share"] = attr.total_j / attr.policy.map(totals).where(lambda x: x > 0)
     tp = raw["throughput"]
     bin_s = tp["bin_ns"] / 1e9
     offset = (tp["origin_ns"] - start) / 1e9
-    # Only bins with traffic: a capture's span (or 1 µs bins over hours) costs no memory.
-    idx = np.asarray(tp["index"], dtype=np.float64)
-    thr = pd.DataFrame({"start_s": offset + idx * bin_s, "bytes_up": tp["up"], "bytes_down": tp["down"]})
+    # Only bins with traffic: a capture's span (or 1 µs bins over hours) costs no memory. The
+    # bin's index in Rust is shown as its start, in s from the run's start.
+    thr = frame(tp["bins"])
+    idx = thr.pop("index").to_numpy(dtype=np.float64)
+    thr.insert(0, "start_s", offset + idx * bin_s)
     thr.attrs["bin_s"] = bin_s
     thr["mbps_up"] = thr.bytes_up * 8 / bin_s / 1e6
     thr["mbps_down"] = thr.bytes_down * 8 / bin_s / 1e6

@@ -183,7 +183,7 @@ def test_airtime_fixture_matches_hand_computed_frame_times():
     [
         ('phy = "80211a"', "wlan[0].phy", ["unknown PHY `80211n`", "80211a"]),
         ('rate = "54Mbps"', "wlan[0].rate", ["has no rate 11Mbps"]),
-        ('power_save = "cam"', "wlan[0].power_save", ["unknown power-save mode", "bsd-50"]),
+        ('power_save = "cam"', "wlan[0].power_save", ["unknown power-save mode", "bsd-P"]),
     ],
 )
 def test_bad_wlan_settings_are_located(change, key, words):

@@ -11,6 +11,7 @@
 //! - [`energy`]: the radio energy model, device profiles and accounting policies;
 //! - [`wlan`]: 802.11 PHY timing and the Bianchi and TCP-capacity models;
 //! - [`metrics`]: goodput, overhead, fairness indices and seed 003's 3E;
+//! - [`power`]: the registry of power-mode and accounting-policy names;
 //! - [`agent`]: seed 000's client-centered energy-saving agent (closed/open ACKs, window
 //!   probes, radio sleep decisions).
 
@@ -18,6 +19,7 @@ pub mod agent;
 pub mod energy;
 pub mod metrics;
 pub mod packet;
+pub mod power;
 pub mod tcp;
 pub mod time;
 pub mod wire;

@@ -2,8 +2,10 @@
 //! calls `wattlab-sim`/`wattlab-core`, and hands results back as plain Python objects; the
 //! Python package builds DataFrames, tables and files from them.
 
+mod columns;
 mod guard;
 mod metrics;
+mod power;
 mod trace;
 
 use pyo3::create_exception;
@@ -12,7 +14,10 @@ use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use wattlab_core::energy::{builtin_profiles, RadioState};
+use wattlab_sim::output::TimeSeries;
 use wattlab_sim::{BuildOptions, Progress, Simulation};
+
+pub(crate) use columns::Columns;
 
 pub(crate) use guard::{guard, InternalError, WattlabError};
 
@@ -101,9 +106,9 @@ fn read_scenario(py: Python<'_>, path: PathBuf) -> PyResult<String> {
     guard(|| wattlab_sim::scenario::read_file(&path).map_err(|e| scenario_error(py, e)))
 }
 
-/// Run a scenario. Returns a dict: `summary_json` (str), `timeseries` (dict of column lists
-/// or None), `pages` and `objects` (web flows' tables, dicts of column lists), `agent_events`
-/// (the client-centered agents' log, a dict of column lists),
+/// Run a scenario. Returns a dict: `summary_json` (str), `timeseries` (None, or a dict of
+/// tables `flows`, `queues`, `radio`), `pages` and `objects` (web flows' tables),
+/// `agent_events` (the client-centered agents' log); each table a `Columns`,
 /// `channel_names`, `flow_names`, `pcap_files`, `wall_time_s`, `warnings` (the cost
 /// estimate's, also passed to `on_warning` before the run starts) and `interrupt` (the
 /// exception that stopped the run early, e.g. KeyboardInterrupt, or None).
@@ -154,64 +159,17 @@ fn run_scenario_inner<'py>(
     d.set_item("channel_names", out.channel_names)?;
     d.set_item("flow_names", out.flow_names)?;
     d.set_item("pcap_files", out.pcap_files)?;
-    let p = out.pages;
-    let pages = PyDict::new(py);
-    pages.set_item("flow", p.flow)?;
-    pages.set_item("page", p.page)?;
-    pages.set_item("site", p.site)?;
-    pages.set_item("subpage", p.subpage)?;
-    pages.set_item("first_visit", p.first_visit)?;
-    pages.set_item("start_s", p.start_s)?;
-    pages.set_item("end_s", p.end_s)?;
-    pages.set_item("think_s", p.think_s)?;
-    pages.set_item("objects", p.objects)?;
-    pages.set_item("bytes", p.bytes)?;
-    pages.set_item("new_connections", p.new_connections)?;
-    d.set_item("pages", pages)?;
-    let o = out.objects;
-    let objects = PyDict::new(py);
-    objects.set_item("flow", o.flow)?;
-    objects.set_item("page", o.page)?;
-    objects.set_item("object", o.object)?;
-    objects.set_item("site", o.site)?;
-    objects.set_item("connection", o.connection)?;
-    objects.set_item("size", o.size)?;
-    objects.set_item("response_bytes", o.response_bytes)?;
-    objects.set_item("request_s", o.request_s)?;
-    objects.set_item("first_byte_s", o.first_byte_s)?;
-    objects.set_item("done_s", o.done_s)?;
-    objects.set_item("reused", o.reused)?;
-    objects.set_item("concurrency", o.concurrency)?;
-    d.set_item("objects", objects)?;
-    let a = out.agent_events;
-    let agent_events = PyDict::new(py);
-    agent_events.set_item("time_s", a.time_s)?;
-    agent_events.set_item("node", a.node)?;
-    agent_events.set_item("conn", a.conn)?;
-    agent_events.set_item("event", a.event)?;
-    d.set_item("agent_events", agent_events)?;
+    // Tables: each a Rust struct of columns, converted on first use (columns.rs).
+    d.set_item("pages", Columns::new(out.pages))?;
+    d.set_item("objects", Columns::new(out.objects))?;
+    d.set_item("agent_events", Columns::new(out.agent_events))?;
     match out.timeseries {
         None => d.set_item("timeseries", py.None())?,
-        Some(ts) => {
+        Some(TimeSeries { flows, queues, radio }) => {
             let t = PyDict::new(py);
-            t.set_item("flow_time_s", ts.flow_time_s)?;
-            t.set_item("flow", ts.flow)?;
-            t.set_item("cwnd", ts.cwnd)?;
-            t.set_item("ssthresh", ts.ssthresh)?;
-            t.set_item("peer_window", ts.peer_window)?;
-            t.set_item("advertised_window", ts.advertised_window)?;
-            t.set_item("in_flight", ts.in_flight)?;
-            t.set_item("srtt_ms", ts.srtt_ms)?;
-            t.set_item("rto_ms", ts.rto_ms)?;
-            t.set_item("delivered", ts.delivered)?;
-            t.set_item("queue_time_s", ts.queue_time_s)?;
-            t.set_item("channel", ts.channel)?;
-            t.set_item("queue_packets", ts.queue_packets)?;
-            t.set_item("queue_bytes", ts.queue_bytes)?;
-            t.set_item("radio_node", ts.radio_node)?;
-            t.set_item("radio_policy", ts.radio_policy)?;
-            t.set_item("radio_time_s", ts.radio_time_s)?;
-            t.set_item("radio_state", ts.radio_state)?;
+            t.set_item("flows", Columns::new(flows))?;
+            t.set_item("queues", Columns::new(queues))?;
+            t.set_item("radio", Columns::new(radio))?;
             d.set_item("timeseries", t)?;
         }
     }
@@ -393,6 +351,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace::_trace_guard_selftest, m)?)?;
     m.add("TraceError", m.py().get_type::<trace::TraceError>())?;
     metrics::register(m)?;
+    power::register(m)?;
+    m.add_class::<Columns>()?;
+    m.add_function(wrap_pyfunction!(columns::table_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(columns::_columns_selftest, m)?)?;
     m.add("WattlabError", m.py().get_type::<WattlabError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;

@@ -6,9 +6,11 @@ use pyo3::types::{PyDict, PyList};
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use wattlab_core::energy::{find_builtin_profile, DeviceProfile, PsmParams};
+use wattlab_core::power::PolicyName;
 use wattlab_core::Duration;
 use wattlab_trace::airtime::Airtime;
-use wattlab_trace::energy::{analyze, fj_to_j, ClientChoice, EnergyOptions, TimelineOutput};
+use crate::Columns;
+use wattlab_trace::energy::{analyze, ClientChoice, EnergyOptions, TimelineOutput};
 use wattlab_trace::energybox::EnergyBoxConfig;
 use wattlab_trace::policy_spec::{PolicySpec, SpecContext};
 use wattlab_trace::timecheck::{TimeIssue, TimeLimits, TimeReport};
@@ -90,9 +92,9 @@ fn resolve_profile(profile: Option<&str>, eb: &EnergyBoxConfig) -> PyResult<Devi
 
 /// Cost a capture's radio energy under power policies. Returns a dict: `capture` (what was
 /// read and how the client was chosen), `profile`, `policies` (one dict each: label, name,
-/// `report_json`, beacons, rx_while_dormant, busy_while_dormant, timeline columns or file),
-/// `connections` and `attribution` (dicts of column lists), `throughput` (bin width and
-/// per-bin bytes), `notes`.
+/// `report_json`, beacons, rx_while_dormant, busy_while_dormant, `timeline` table or
+/// `timeline_file`), `connections` and `attribution` (tables), `throughput` (bin width,
+/// origin and the `bins` table), `notes`; each table a `Columns`.
 /// `max_gap_s` and `accept_odd_times` set the timestamp checks (`capture["time_checks"]`;
 /// `warnings` lists what a result built on odd timestamps rests on). A panic (a bug) is
 /// raised as `TraceError`, never as pyo3's `PanicException`.
@@ -177,7 +179,7 @@ fn trace_energy_unguarded<'py>(
     let cx = SpecContext { psm: Some(psm), energybox: Some(&eb), transitions: transitions_path.as_deref() };
     let mut names = policies;
     if names.is_empty() {
-        names = ["always-on", "oracle", "psm", "adaptive-psm"].map(String::from).to_vec();
+        names = PolicyName::ALL.map(|p| p.to_string()).to_vec();
         if transitions.is_some() {
             names.push("replay".into());
         }
@@ -198,7 +200,7 @@ fn trace_energy_unguarded<'py>(
         timeline,
         time,
     };
-    let a = py.allow_threads(|| analyze(Path::new(path), &opts)).map_err(err)?;
+    let mut a = py.allow_threads(|| analyze(Path::new(path), &opts)).map_err(err)?;
 
     let out = PyDict::new(py);
     let cap = PyDict::new(py);
@@ -259,9 +261,17 @@ fn trace_energy_unguarded<'py>(
     prof.set_item("power_mw", powers)?;
     out.set_item("profile", prof)?;
 
+    // Tables: Rust structs of columns (or rows), converted generically (columns.rs).
+    out.set_item("attribution", Columns::new(a.attribution()))?;
+    let t = PyDict::new(py);
+    t.set_item("bin_ns", a.bin_ns)?;
+    t.set_item("origin_ns", a.throughput_origin_ns)?;
+    t.set_item("bins", Columns::new(a.throughput_table()))?;
+    out.set_item("throughput", t)?;
+    out.set_item("connections", Columns::rows(std::mem::take(&mut a.connections)))?;
+    let elided: u64 = a.policies.iter().map(|p| p.timeline_elided_beacons).sum();
     let pols = PyList::empty(py);
-    let (mut a_policy, mut a_conn, mut a_own, mut a_tail) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for p in &a.policies {
+    for p in std::mem::take(&mut a.policies) {
         let d = PyDict::new(py);
         d.set_item("label", &p.label)?;
         d.set_item("name", p.name)?;
@@ -272,45 +282,10 @@ fn trace_energy_unguarded<'py>(
         d.set_item("busy_while_dormant", p.busy_while_dormant)?;
         d.set_item("timeline_file", p.timeline_file.as_ref().map(|f| f.display().to_string()))?;
         d.set_item("timeline_elided_beacons", p.timeline_elided_beacons)?;
-        d.set_item("timeline_time_ns", p.timeline.iter().map(|x| x.0).collect::<Vec<_>>())?;
-        d.set_item("timeline_state", p.timeline.iter().map(|x| x.1.as_str()).collect::<Vec<_>>())?;
+        d.set_item("timeline", Columns::new(p.timeline))?;
         pols.append(d)?;
-        for (id, &(own, tail)) in p.by_connection.iter().enumerate() {
-            a_policy.push(p.label.clone());
-            a_conn.push(id as u32);
-            a_own.push(fj_to_j(own));
-            a_tail.push(fj_to_j(tail));
-        }
     }
     out.set_item("policies", pols)?;
-    let attr = PyDict::new(py);
-    attr.set_item("policy", a_policy)?;
-    attr.set_item("connection", a_conn)?;
-    attr.set_item("own_j", a_own)?;
-    attr.set_item("tail_j", a_tail)?;
-    out.set_item("attribution", attr)?;
-
-    let c = PyDict::new(py);
-    c.set_item("id", a.connections.iter().map(|x| x.id).collect::<Vec<_>>())?;
-    c.set_item("protocol", a.connections.iter().map(|x| u32::from(x.protocol)).collect::<Vec<_>>())?;
-    c.set_item("local_port", a.connections.iter().map(|x| x.local_port).collect::<Vec<_>>())?;
-    c.set_item("remote", a.connections.iter().map(|x| x.remote.to_string()).collect::<Vec<_>>())?;
-    c.set_item("remote_port", a.connections.iter().map(|x| x.remote_port).collect::<Vec<_>>())?;
-    c.set_item("packets_up", a.connections.iter().map(|x| x.packets_up).collect::<Vec<_>>())?;
-    c.set_item("packets_down", a.connections.iter().map(|x| x.packets_down).collect::<Vec<_>>())?;
-    c.set_item("bytes_up", a.connections.iter().map(|x| x.bytes_up).collect::<Vec<_>>())?;
-    c.set_item("bytes_down", a.connections.iter().map(|x| x.bytes_down).collect::<Vec<_>>())?;
-    c.set_item("first_ns", a.connections.iter().map(|x| x.first_ns).collect::<Vec<_>>())?;
-    c.set_item("last_ns", a.connections.iter().map(|x| x.last_ns).collect::<Vec<_>>())?;
-    out.set_item("connections", c)?;
-
-    let t = PyDict::new(py);
-    t.set_item("bin_ns", a.bin_ns)?;
-    t.set_item("origin_ns", a.throughput_origin_ns)?;
-    t.set_item("index", a.throughput.iter().map(|x| x.0).collect::<Vec<_>>())?;
-    t.set_item("up", a.throughput.iter().map(|x| x.1[0]).collect::<Vec<_>>())?;
-    t.set_item("down", a.throughput.iter().map(|x| x.1[1]).collect::<Vec<_>>())?;
-    out.set_item("throughput", t)?;
     if let ClientChoice::Busiest { ties } = &a.choice {
         if !ties.is_empty() {
             notes.push(format!(
@@ -320,7 +295,6 @@ fn trace_energy_unguarded<'py>(
             ));
         }
     }
-    let elided: u64 = a.policies.iter().map(|p| p.timeline_elided_beacons).sum();
     if elided > 0 {
         notes.push(format!(
             "timelines: {elided} beacons of long dozing gaps are not shown one by one (after the first {} of a gap, \

@@ -7,7 +7,7 @@ use crate::middlebox::Middlebox;
 use crate::net::DropCounters;
 use crate::sim::{Progress, Simulation};
 use serde::Serialize;
-pub use crate::series::TimeSeries;
+pub use crate::series::{FlowSeries, QueueSeries, RadioSeries, TimeSeries};
 use wattlab_core::energy::EnergyReport;
 use wattlab_core::Time;
 
@@ -125,15 +125,8 @@ pub struct WlanSummary {
 }
 
 /// What a radio row costs: this run's traffic under an accounting policy, or the radio as the
-/// run's power mode drove it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RadioBasis {
-    /// An accounting policy over this run's traffic (packets unchanged).
-    Accounting,
-    /// The power mode the run used (it may have changed the traffic).
-    Mode,
-}
+/// run's power mode drove it (the name registry's [`wattlab_core::power::Basis`]).
+pub use wattlab_core::power::Basis as RadioBasis;
 
 /// Energy of one radio under one accounting policy, or in the run's power mode.
 #[derive(Clone, Debug, Serialize)]
@@ -410,11 +403,12 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         for r in &sim.radios {
             let node = &sim.net.nodes[r.node as usize].name;
             for (policy, timeline) in r.timelines() {
+                let r = &mut ts.radio;
                 for &(t, state) in timeline {
-                    ts.radio_node.push(node.clone());
-                    ts.radio_policy.push(policy.to_string());
-                    ts.radio_time_s.push(t.as_secs_f64());
-                    ts.radio_state.push(state.as_str());
+                    r.node.push(node.clone());
+                    r.policy.push(policy.to_string());
+                    r.time_s.push(t.as_secs_f64());
+                    r.state.push(state.as_str());
                 }
             }
         }

@@ -8,6 +8,7 @@ use crate::output::RadioBasis;
 use wattlab_core::energy::{
     AccountingPolicy, Activity, DeviceProfile, EnergyReport, PolicyMeter, RadioMeter, RadioState,
 };
+use wattlab_core::power::PowerMode;
 use wattlab_core::Time;
 
 /// A meter that follows the MAC: awake (idle) or dozing, plus the activity intervals.
@@ -113,14 +114,18 @@ impl Radio {
         v
     }
 
-    /// Energy reports per policy, accounting until `end`.
+    /// Energy reports per policy, accounting until `end`, each with its basis as the name
+    /// registry gives it: an accounting policy's, or that of the mode the MAC meter follows.
     pub fn reports(&self, end: Time) -> Vec<(String, RadioBasis, EnergyReport)> {
         let mut v: Vec<(String, RadioBasis, EnergyReport)> =
-            self.meters.iter().map(|(n, m)| (n.clone(), RadioBasis::Accounting, m.report(end))).collect();
+            self.meters.iter().map(|(n, m)| (n.clone(), m.policy().name().basis(), m.report(end))).collect();
         if let Some(m) = &self.mac_meter {
             let mut r = m.meter.report(end);
             r.policy = Some(m.name.clone());
-            v.push((m.name.clone(), RadioBasis::Mode, r));
+            // MAC meters are named by the registry (`psm`, `bsd-50`, `cc`); a name it does not
+            // know would be a mode the registry misses, which changes the traffic.
+            let basis = m.name.parse::<PowerMode>().map_or(RadioBasis::Mode, PowerMode::basis);
+            v.push((m.name.clone(), basis, r));
         }
         v
     }

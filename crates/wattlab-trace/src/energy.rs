@@ -19,6 +19,8 @@ use std::io::{BufWriter, Read, Write};
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
+
 use wattlab_core::energy::{
     own_bucket, tail_bucket, Activity, DeviceProfile, EnergyReport, PolicyMeter, RadioState, ReplayMeter,
 };
@@ -88,8 +90,9 @@ pub enum ClientChoice {
     },
 }
 
-/// One connection (or, for other protocols, one peer and protocol) of the client.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One connection (or, for other protocols, one peer and protocol) of the client: a row of
+/// the connections table (its fields are the table's columns, in order).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Connection {
     /// 1-based id (0 is "before the first packet" in the attribution).
     pub id: u32,
@@ -115,6 +118,84 @@ pub struct Connection {
     pub last_ns: u64,
 }
 
+impl Default for Connection {
+    /// An empty row (no id, no peer: the unspecified address), the schema of an empty table.
+    fn default() -> Self {
+        Connection {
+            id: 0,
+            protocol: 0,
+            local_port: 0,
+            remote: IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED),
+            remote_port: 0,
+            packets_up: 0,
+            packets_down: 0,
+            bytes_up: 0,
+            bytes_down: 0,
+            first_ns: 0,
+            last_ns: 0,
+        }
+    }
+}
+
+/// A policy's radio state changes, by column.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Timeline {
+    /// When the state was entered, ns since the epoch.
+    pub time_ns: Vec<u64>,
+    /// The state entered.
+    pub state: Vec<RadioState>,
+}
+
+impl Timeline {
+    /// Number of state changes.
+    pub fn len(&self) -> usize {
+        self.time_ns.len()
+    }
+
+    /// True if there are none.
+    pub fn is_empty(&self) -> bool {
+        self.time_ns.is_empty()
+    }
+
+    /// The changes as `(ns since the epoch, state)`, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, RadioState)> + '_ {
+        self.time_ns.iter().copied().zip(self.state.iter().copied())
+    }
+}
+
+impl Extend<(u64, RadioState)> for Timeline {
+    fn extend<I: IntoIterator<Item = (u64, RadioState)>>(&mut self, rows: I) {
+        for (t, s) in rows {
+            self.time_ns.push(t);
+            self.state.push(s);
+        }
+    }
+}
+
+/// The energy each connection caused, one row per (policy, connection), by column.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Attribution {
+    /// The policy's label.
+    pub policy: Vec<String>,
+    /// Connection id (0: before the first packet).
+    pub connection: Vec<u32>,
+    /// Its frames and the wake-ups they needed (J).
+    pub own_j: Vec<f64>,
+    /// The radio's time after its frames until the next frame (J).
+    pub tail_j: Vec<f64>,
+}
+
+/// Throughput bins with traffic, by column.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ThroughputTable {
+    /// Bin k starts at `throughput_origin_ns + k × bin_ns` (Python shows its start in s).
+    pub index: Vec<i64>,
+    /// IP bytes sent by the client in the bin.
+    pub bytes_up: Vec<u64>,
+    /// IP bytes received.
+    pub bytes_down: Vec<u64>,
+}
+
 /// The result of one policy.
 #[derive(Clone, Debug)]
 pub struct PolicyOutcome {
@@ -135,8 +216,8 @@ pub struct PolicyOutcome {
     /// first packet). Own: its frames and the wake-ups they needed; tail: the radio's time
     /// after its frame until the next one (idle, beacons, sleep, down transitions).
     pub by_connection: Vec<(u128, u128)>,
-    /// `(ns since the epoch, state)` changes, when kept in memory.
-    pub timeline: Vec<(u64, RadioState)>,
+    /// State changes, when kept in memory.
+    pub timeline: Timeline,
     /// The CSV the timeline was streamed to.
     pub timeline_file: Option<PathBuf>,
     /// Beacons the timeline does not show one by one: past the first
@@ -214,6 +295,31 @@ impl EnergyAnalysis {
     pub fn time_warnings(&self) -> Vec<String> {
         self.time.warnings(&self.time_limits)
     }
+
+    /// The energy each connection caused under each policy, one row per (policy, connection).
+    pub fn attribution(&self) -> Attribution {
+        let mut t = Attribution::default();
+        for p in &self.policies {
+            for (id, &(own, tail)) in p.by_connection.iter().enumerate() {
+                t.policy.push(p.label.clone());
+                t.connection.push(id as u32);
+                t.own_j.push(fj_to_j(own));
+                t.tail_j.push(fj_to_j(tail));
+            }
+        }
+        t
+    }
+
+    /// The throughput bins with traffic, by column.
+    pub fn throughput_table(&self) -> ThroughputTable {
+        let mut t = ThroughputTable::default();
+        for &(k, [up, down]) in &self.throughput {
+            t.index.push(k);
+            t.bytes_up.push(up);
+            t.bytes_down.push(down);
+        }
+        t
+    }
 }
 
 /// Why an analysis failed: the capture, the options or an output file.
@@ -276,7 +382,7 @@ struct Running {
     meter: Meter,
     rx_while_dormant: u64,
     sink: Option<(PathBuf, BufWriter<File>)>,
-    timeline: Vec<(u64, RadioState)>,
+    timeline: Timeline,
 }
 
 fn write_rows(w: &mut BufWriter<File>, rows: &mut dyn Iterator<Item = (Time, RadioState)>) -> std::io::Result<()> {
@@ -796,7 +902,7 @@ fn start_meters(opts: &EnergyOptions, start: Time) -> Result<Vec<Running>, Analy
             meter,
             rx_while_dormant: 0,
             sink: sink.flatten(),
-            timeline: Vec::new(),
+            timeline: Timeline::default(),
         });
     }
     Ok(run)

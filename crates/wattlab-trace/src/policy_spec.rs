@@ -18,13 +18,20 @@
 use std::path::Path;
 
 use wattlab_core::energy::{AccountingPolicy, AdaptivePsmParams, PsmParams, RadioState, WindowKind};
+use wattlab_core::power::PolicyName;
 use wattlab_core::{Duration, Time};
 
 use crate::energybox::EnergyBoxConfig;
 use crate::transitions::{load_transitions, RowFilter};
 
-/// Names of the policies, for help texts and errors.
-pub const POLICY_NAMES: [&str; 5] = ["always-on", "oracle", "psm", "adaptive-psm", "replay"];
+/// The policy that is not an accounting policy of the registry: a recorded schedule.
+pub const REPLAY: &str = "replay";
+
+/// Names of the policies, for help texts and errors: the registry's accounting policies
+/// ([`PolicyName`]) and `replay`.
+pub fn policy_names() -> String {
+    format!("{}, {REPLAY}", PolicyName::help())
+}
 
 /// What a policy does.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,14 +135,20 @@ impl PolicySpec {
             Ok(true)
         };
         let mut count = ByteCount::Ip;
-        let kind = match name {
-            "always-on" | "oracle" => {
+        // `adaptive` is an alias of the registry's `adaptive-psm` (EnergyBox's word).
+        let registered = match name {
+            "adaptive" => Ok(PolicyName::AdaptivePsm),
+            REPLAY => Err(None),
+            other => other.parse::<PolicyName>().map_err(Some),
+        };
+        let kind = match registered {
+            Ok(p @ (PolicyName::AlwaysOn | PolicyName::Oracle)) => {
                 if let Some((k, _)) = pairs.first() {
                     return Err(bad_key(k, &[]));
                 }
-                PolicyKind::Accounting(if name == "oracle" { AccountingPolicy::Oracle } else { AccountingPolicy::AlwaysOn })
+                PolicyKind::Accounting(AccountingPolicy::with_defaults(p))
             }
-            "psm" => {
+            Ok(PolicyName::Psm) => {
                 let mut p = psm_base;
                 for (k, v) in &pairs {
                     if !set_psm(&mut p, k, v)? {
@@ -144,7 +157,7 @@ impl PolicySpec {
                 }
                 PolicyKind::Accounting(AccountingPolicy::Psm(p))
             }
-            "adaptive-psm" | "adaptive" => {
+            Ok(PolicyName::AdaptivePsm) => {
                 let mut q = AdaptivePsmParams::with_psm(psm_base);
                 if let Some(eb) = cx.energybox.filter(|eb| !eb.is_empty()) {
                     q = eb.adaptive(q);
@@ -194,7 +207,7 @@ impl PolicySpec {
                 }
                 PolicyKind::Accounting(AccountingPolicy::AdaptivePsm(q))
             }
-            "replay" => {
+            Err(None) => {
                 let mut f = RowFilter::default();
                 for (k, v) in &pairs {
                     match *k {
@@ -208,8 +221,8 @@ impl PolicySpec {
                 })?;
                 PolicyKind::Replay(load_transitions(path, &f)?)
             }
-            other => {
-                return Err(format!("unknown policy `{other}`; valid: {}", POLICY_NAMES.join(", ")));
+            Err(Some(_)) => {
+                return Err(format!("unknown policy `{name}`; valid: {}", policy_names()));
             }
         };
         if let PolicyKind::Accounting(a) = &kind {
@@ -225,7 +238,7 @@ impl PolicySpec {
     pub fn name(&self) -> &'static str {
         match &self.kind {
             PolicyKind::Accounting(p) => p.as_str(),
-            PolicyKind::Replay(_) => "replay",
+            PolicyKind::Replay(_) => REPLAY,
         }
     }
 }

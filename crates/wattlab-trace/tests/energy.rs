@@ -348,9 +348,9 @@ fn check_replay(case: &str, overrides: &[String]) -> (u64, u64) {
     let pcap = dir.join("client-wlan0.pcap");
     let cc = sim_report(&out, "cc");
     let ts = out.timeseries.as_ref().expect("time series");
-    let rows: Vec<(f64, &str)> = (0..ts.radio_time_s.len())
-        .filter(|&i| ts.radio_node[i] == "client" && ts.radio_policy[i] == "cc")
-        .map(|i| (ts.radio_time_s[i], ts.radio_state[i]))
+    let rows: Vec<(f64, &str)> = (0..ts.radio.time_s.len())
+        .filter(|&i| ts.radio.node[i] == "client" && ts.radio.policy[i] == "cc")
+        .map(|i| (ts.radio.time_s[i], ts.radio.state[i]))
         .collect();
     assert!(rows.len() > 1000, "{case}: {} cc rows", rows.len());
     let csv = dir.join("cc.csv");
@@ -477,7 +477,7 @@ fn csv_timelines_reproduce_the_report() {
                 (sec.parse::<u64>().unwrap() * 1_000_000_000 + frac.parse::<u64>().unwrap(), s.parse().unwrap())
             })
             .collect();
-        assert_eq!(rows, m.policies[i].timeline, "{}", o.label);
+        assert_eq!(rows, m.policies[i].timeline.iter().collect::<Vec<_>>(), "{}", o.label);
         assert!(rows.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 != w[1].1), "{}: not time-ordered", o.label);
         assert_eq!(rows[0].0, a.start_ns);
         assert!(rows.last().unwrap().0 <= a.end_ns);

@@ -146,7 +146,8 @@ class LiveResult:
         df = self.energy.energy.copy()
         # The replayed schedule is what the radio did in this run (its power mode); the other
         # rows cost the same capture under accounting policies.
-        df.insert(3, "basis", ["mode" if n == "replay" else "accounting" for n in df.name])
+        accounting = set(_core.accounting_policies())
+        df.insert(3, "basis", ["accounting" if n in accounting else "mode" for n in df.name])
         df["policy"] = df.policy.replace({"replay": self.plan["policy"]})
         df.insert(0, "node", self.plan["client"])
         df.insert(1, "profile", self.energy.profile.get("name", ""))

@@ -17,6 +17,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
+use crate::power::{ParseNameError, PolicyName};
+
 /// The shortest idle gap worth sleeping through with `profile`'s Sleep state.
 ///
 /// With `P_i`, `P_s` the idle and sleep powers, `E_d = d_d·P_d`, `E_u = d_u·P_u` the energies
@@ -249,14 +251,24 @@ impl AccountingPolicy {
         }
     }
 
+    /// The policy's name in the registry ([`crate::power::PolicyName`]).
+    pub const fn name(self) -> PolicyName {
+        match self {
+            AccountingPolicy::AlwaysOn => PolicyName::AlwaysOn,
+            AccountingPolicy::Oracle => PolicyName::Oracle,
+            AccountingPolicy::Psm(_) => PolicyName::Psm,
+            AccountingPolicy::AdaptivePsm(_) => PolicyName::AdaptivePsm,
+        }
+    }
+
     /// Stable name: "always-on", "oracle", "psm" or "adaptive-psm".
     pub const fn as_str(self) -> &'static str {
-        match self {
-            AccountingPolicy::AlwaysOn => "always-on",
-            AccountingPolicy::Oracle => "oracle",
-            AccountingPolicy::Psm(_) => "psm",
-            AccountingPolicy::AdaptivePsm(_) => "adaptive-psm",
-        }
+        self.name().as_str()
+    }
+
+    /// The policy of this name, with default parameters.
+    pub fn with_defaults(name: PolicyName) -> AccountingPolicy {
+        AccountingPolicy::ALL.into_iter().find(|p| p.name() == name).expect("ALL has one policy of every name")
     }
 }
 
@@ -266,32 +278,14 @@ impl fmt::Display for AccountingPolicy {
     }
 }
 
-/// Error for a string that names no accounting policy.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParsePolicyError(pub String);
-
-impl fmt::Display for ParsePolicyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = AccountingPolicy::ALL.iter().map(|p| p.as_str()).collect();
-        write!(
-            f,
-            "unknown accounting policy `{}`; valid policies: {}",
-            self.0,
-            names.join(", ")
-        )
-    }
-}
-
-impl std::error::Error for ParsePolicyError {}
+/// Error for a string that names no accounting policy (the registry's message, listing them).
+pub type ParsePolicyError = ParseNameError;
 
 impl FromStr for AccountingPolicy {
     type Err = ParsePolicyError;
     /// A policy by name, with default parameters.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        AccountingPolicy::ALL
-            .into_iter()
-            .find(|p| p.as_str() == s)
-            .ok_or_else(|| ParsePolicyError(s.to_string()))
+        s.parse::<PolicyName>().map(AccountingPolicy::with_defaults)
     }
 }
 

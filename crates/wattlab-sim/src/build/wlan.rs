@@ -9,35 +9,24 @@ use crate::radio::Radio;
 use crate::rng::RngStreams;
 use crate::scenario::{NodeKind, RetryLimit, Scenario, ScenarioError, WlanConfig};
 use crate::sim::WlanHost;
-use crate::wlan::{Bss, LossLayer, MacConfig, Overhearing, PowerSave, StaConfig, StaId};
+use crate::wlan::{Bss, LossLayer, MacConfig, Overhearing, PowerSave, PowerSaveSettings, StaConfig, StaId};
+use wattlab_core::power::PowerMode;
 use toml::Spanned;
 use wattlab_core::energy::RadioState;
 use wattlab_core::wire::mac_for_node;
 use wattlab_core::wlan::phy::{find_phy, phy_names, BEACON_BYTES};
 use wattlab_core::{Duration, Time};
 
-/// Power-save names accepted in scenarios.
-pub const POWER_SAVE_NAMES: &[&str] = &["cam", "psm", "ideal-psm", "bsd-10", "bsd-20", "bsd-50", "bsd-100", "u-apsd"];
-
+/// A BSS power-save mode by its registry name, with the `[[wlan]]` settings its name does not
+/// carry (`listen` overrides the section's listen interval for one station).
 fn power_save(name: &str, w: &WlanConfig, listen: Option<u32>) -> Option<PowerSave> {
-    Some(match name {
-        "cam" => PowerSave::Cam,
-        "psm" => PowerSave::Psm { listen_interval: listen.or(w.listen_interval).unwrap_or(1) },
-        "ideal-psm" => PowerSave::IdealPsm {
-            interval: w.ideal_psm_interval.map(|d| d.get()).unwrap_or(Duration::from_millis(100)),
-        },
-        "u-apsd" => PowerSave::Uapsd {
-            trigger_interval: w.uapsd_trigger_interval.map(|d| d.get()),
-            max_sp: w.uapsd_max_sp.unwrap_or(0),
-        },
-        other => {
-            let p: u32 = other.strip_prefix("bsd-")?.parse().ok()?;
-            if !(1..=1000).contains(&p) {
-                return None;
-            }
-            PowerSave::Bsd { percent: p }
-        }
-    })
+    let settings = PowerSaveSettings {
+        listen_interval: listen.or(w.listen_interval).unwrap_or(1),
+        ideal_psm_interval: w.ideal_psm_interval.map(|d| d.get()).unwrap_or(Duration::from_millis(100)),
+        uapsd_trigger_interval: w.uapsd_trigger_interval.map(|d| d.get()),
+        uapsd_max_sp: w.uapsd_max_sp.unwrap_or(0),
+    };
+    PowerSave::from_mode(name.parse::<PowerMode>().ok()?, &settings)
 }
 
 fn retry_limit(cx: &Ctx, r: &Option<Spanned<RetryLimit>>, key: &str, default: u32) -> Result<Option<u32>, ScenarioError> {
@@ -96,7 +85,7 @@ pub(crate) fn build_wlans(scn: &Scenario, cx: &Ctx, streams: &RngStreams, t: &mu
         };
         let default_ps = w.power_save.as_ref().map(|s| s.get_ref().as_str()).unwrap_or("cam");
         let ps_err = |s: &Spanned<String>, k: &str| {
-            cx.err(s, k, format!("unknown power-save mode `{}` (known: {})", s.get_ref(), POWER_SAVE_NAMES.join(", ")))
+            cx.err(s, k, format!("unknown power-save mode `{}` (known: {})", s.get_ref(), PowerMode::help()))
         };
         let default_mode = match power_save(default_ps, w, None) {
             Some(m) => m,

@@ -25,6 +25,7 @@
 use crate::net::link::ChannelId;
 use serde::Serialize;
 use std::collections::VecDeque;
+use wattlab_core::power::{Driver, PowerMode};
 use wattlab_core::{Duration, Time};
 
 /// BSD stations wake at least this often while asleep (as in the 802.11 version).
@@ -53,36 +54,38 @@ pub enum HopPowerMode {
 pub const HOP_POWER_SAVE_NAMES: &str = "cam, psm, ideal-psm, bsd-P (P = 1..=1000, e.g. bsd-10, bsd-50, bsd-100), cc (the client-centered agent)";
 
 impl HopPowerMode {
-    /// Parses a scenario name (`cam`, `ideal-psm`, `bsd-P`); `External` has no scenario name.
+    /// Parses a scenario name (`cam`, `psm`, `ideal-psm`, `bsd-P`) through the registry
+    /// ([`PowerMode`]); modes a hop cannot run, and `External` (no scenario name), are `None`.
     pub fn parse(name: &str) -> Option<HopPowerMode> {
-        Some(match name {
-            "cam" => HopPowerMode::Cam,
-            "ideal-psm" => HopPowerMode::IdealPsm,
-            "psm" => HopPowerMode::Psm,
-            other => {
-                let digits = other.strip_prefix("bsd-")?;
-                // Plain digits only: `bsd-+5` and `bsd-050` would parse but are not names we print.
-                if digits.is_empty() || digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                    return None;
-                }
-                let percent: u32 = digits.parse().ok()?;
-                if !(1..=1000).contains(&percent) {
-                    return None;
-                }
-                HopPowerMode::Bsd { percent }
-            }
-        })
+        name.parse().ok().and_then(HopPowerMode::from_mode)
+    }
+
+    /// The hop's version of a registry mode; `None` for the modes a hop does not run
+    /// (`u-apsd`) and for `external` ones, which a driver sets up (`cc`: the agent).
+    pub fn from_mode(mode: PowerMode) -> Option<HopPowerMode> {
+        match mode {
+            PowerMode::Cam => Some(HopPowerMode::Cam),
+            PowerMode::Psm => Some(HopPowerMode::Psm),
+            PowerMode::IdealPsm => Some(HopPowerMode::IdealPsm),
+            PowerMode::Bsd { percent } => Some(HopPowerMode::Bsd { percent }),
+            PowerMode::Uapsd | PowerMode::External(_) => None,
+        }
+    }
+
+    /// The registry mode this is (`External` as driven by its host).
+    pub fn mode(self) -> PowerMode {
+        match self {
+            HopPowerMode::Cam => PowerMode::Cam,
+            HopPowerMode::IdealPsm => PowerMode::IdealPsm,
+            HopPowerMode::Psm => PowerMode::Psm,
+            HopPowerMode::Bsd { percent } => PowerMode::Bsd { percent },
+            HopPowerMode::External => PowerMode::External(Driver::Host),
+        }
     }
 
     /// The name in reports and of the station's meter (`ideal-psm`, `bsd-50`, `external`).
     pub fn name(&self) -> String {
-        match self {
-            HopPowerMode::Cam => "cam".into(),
-            HopPowerMode::IdealPsm => "ideal-psm".into(),
-            HopPowerMode::Psm => "psm".into(),
-            HopPowerMode::Bsd { percent } => format!("bsd-{percent}"),
-            HopPowerMode::External => "external".into(),
-        }
+        self.mode().to_string()
     }
 }
 

@@ -19,6 +19,7 @@ use crate::rng::StreamRng;
 use serde::Serialize;
 use std::collections::VecDeque;
 use wattlab_core::energy::Activity;
+use wattlab_core::power::PowerMode;
 use wattlab_core::wlan::PhyProfile;
 use wattlab_core::{Duration, Packet, Time};
 
@@ -60,16 +61,56 @@ pub enum PowerSave {
     },
 }
 
+/// The settings of a BSS's power modes that their names do not carry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PowerSaveSettings {
+    /// `psm`: beacons between wake-ups (1 = every beacon).
+    pub listen_interval: u32,
+    /// `ideal-psm`: time between releases.
+    pub ideal_psm_interval: Duration,
+    /// `u-apsd`: send a QoS-Null trigger this often when nothing else went uplink.
+    pub uapsd_trigger_interval: Option<Duration>,
+    /// `u-apsd`: frames per service period (0 = all buffered).
+    pub uapsd_max_sp: u32,
+}
+
+impl Default for PowerSaveSettings {
+    /// The scenario defaults: every beacon, releases every 100 ms, no trigger timer, whole
+    /// service periods.
+    fn default() -> Self {
+        PowerSaveSettings { listen_interval: 1, ideal_psm_interval: Duration::from_millis(100), uapsd_trigger_interval: None, uapsd_max_sp: 0 }
+    }
+}
+
 impl PowerSave {
+    /// The station's version of a registry mode, with its settings (`psm`'s listen interval,
+    /// `ideal-psm`'s release interval, `u-apsd`'s trigger interval and service-period
+    /// length); `None` for `external` modes, which a BSS does not run yet.
+    pub fn from_mode(mode: PowerMode, settings: &PowerSaveSettings) -> Option<PowerSave> {
+        Some(match mode {
+            PowerMode::Cam => PowerSave::Cam,
+            PowerMode::Psm => PowerSave::Psm { listen_interval: settings.listen_interval },
+            PowerMode::IdealPsm => PowerSave::IdealPsm { interval: settings.ideal_psm_interval },
+            PowerMode::Bsd { percent } => PowerSave::Bsd { percent },
+            PowerMode::Uapsd => PowerSave::Uapsd { trigger_interval: settings.uapsd_trigger_interval, max_sp: settings.uapsd_max_sp },
+            PowerMode::External(_) => return None,
+        })
+    }
+
+    /// The registry mode this is.
+    pub fn mode(&self) -> PowerMode {
+        match *self {
+            PowerSave::Cam => PowerMode::Cam,
+            PowerSave::Psm { .. } => PowerMode::Psm,
+            PowerSave::IdealPsm { .. } => PowerMode::IdealPsm,
+            PowerSave::Bsd { percent } => PowerMode::Bsd { percent },
+            PowerSave::Uapsd { .. } => PowerMode::Uapsd,
+        }
+    }
+
     /// Name used in reports and as the radio meter's policy name.
     pub fn name(&self) -> String {
-        match self {
-            PowerSave::Cam => "cam".into(),
-            PowerSave::Psm { .. } => "psm".into(),
-            PowerSave::IdealPsm { .. } => "ideal-psm".into(),
-            PowerSave::Bsd { percent } => format!("bsd-{percent}"),
-            PowerSave::Uapsd { .. } => "u-apsd".into(),
-        }
+        self.mode().to_string()
     }
 
     /// True if the station ever dozes.

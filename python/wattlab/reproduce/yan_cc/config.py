@@ -4,45 +4,70 @@ repeated in docs/reproductions.md)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 
-WEB_POLICY_NAMES = ("tcp", "cc", "cc-nocache", "ideal-psm", "psm", "bsd-10", "bsd-20", "bsd-50", "bsd-100")
-"""Policies of the web-browsing session (names of ``web.WEB_POLICIES``)."""
-
-POLICY_NAMES = ("cam", "cc", "cc-dynamic", "cc-norevert", "ideal-psm", "psm", "bsd-P")
-"""Power-saving policies of the client, as named in the output files. ``bsd-P`` is any
-``bsd-10`` … ``bsd-1000``; ``cc-norevert`` is CC that never gives up on loss (sensitivity only)."""
+from wattlab import _core
 
 NO_REVERT = 1_000_000
 """``lossy_windows_to_revert`` of ``cc-norevert``: never reached in a download."""
+
+CC_VARIANTS = {
+    "cc": '{ detection = "active" }',
+    "cc-dynamic": '{ detection = "dynamic" }',
+    "cc-norevert": f'{{ detection = "active", lossy_windows_to_revert = {NO_REVERT} }}',
+}
+"""The client-centered agent's variants (``power_save = "cc"``): name → the hop's ``agent``
+table. ``cc`` is active burst detection (the seed's default), ``cc-dynamic`` the dynamic
+threshold, ``cc-norevert`` active detection without the reversion to plain TCP after 3 windows
+in a row with a loss (sensitivity only)."""
+
+POLICY_NAMES = (*CC_VARIANTS, *(m["pattern"] for m in _core.power_modes() if m["family"] not in ("cc", "external")))
+"""Power-saving policies of the client, as named in the output files: the agent's variants and
+the power modes of the name registry (``bsd-P`` is any ``bsd-1`` … ``bsd-1000``)."""
+
+WEB_POLICIES: dict[str, tuple[str, str | None]] = {
+    "tcp": ("cam", None),
+    "cc": ("cc", None),
+    "cc-nocache": ("cc", "{ rtt_cache = false }"),
+    "ideal-psm": ("ideal-psm", None),
+    "psm": ("psm", None),
+    "bsd-10": ("bsd-10", None),
+    "bsd-20": ("bsd-20", None),
+    "bsd-50": ("bsd-50", None),
+    "bsd-100": ("bsd-100", None),
+}
+"""Policies of the web-browsing session: name in tables → (``power_save`` mode, agent
+settings or None)."""
+
+WEB_POLICY_NAMES = tuple(WEB_POLICIES)
+"""The web session's policy names (the default ``web_policies``)."""
+
+
+def meter_of(mode: str) -> str:
+    """The radio meter that holds a power mode's real energy: the mode's own (its radio row of
+    basis ``mode``), or ``always-on`` for a mode that leaves the traffic as it is (``cam``).
+    Raises ``wattlab._core.UnknownNameError`` for a name the registry does not know."""
+    m = _core.parse_power_mode(mode)
+    return m["name"] if m["changes_traffic"] else "always-on"
 
 
 def policy_settings(policy: str) -> tuple[str, str, str]:
     """(``power_save`` of the hop, ``agent`` inline table or '', meter whose energy counts).
 
-    ``cam`` is the seed's baseline TCP: WNIC always on, energy of the ``always-on`` meter.
-    ``cc`` is the client-centered agent with active burst detection (the seed's default),
-    ``cc-dynamic`` the same agent with the dynamic threshold, ``cc-norevert`` active detection
-    without the reversion to plain TCP after 3 windows in a row with a loss.
+    ``cam`` is the seed's baseline TCP: WNIC always on, energy of the ``always-on`` meter; the
+    agent's variants are :data:`CC_VARIANTS`; every other name is a power mode of the registry
+    (``wattlab._core.parse_power_mode``), e.g. ``psm`` (802.11 PSM at the IP level: wakes for
+    every beacon and pays the wake-up each time), ``ideal-psm``, ``bsd-P``.
     """
-    if policy == "cam":
-        return "cam", "", "always-on"
-    if policy == "cc":
-        return "cc", '{ detection = "active" }', "cc"
-    if policy == "cc-dynamic":
-        return "cc", '{ detection = "dynamic" }', "cc"
-    if policy == "cc-norevert":
-        return "cc", f'{{ detection = "active", lossy_windows_to_revert = {NO_REVERT} }}', "cc"
-    if policy == "ideal-psm":
-        return "ideal-psm", "", "ideal-psm"
-    if policy == "psm":
-        # 802.11 PSM at the IP level: wakes for every beacon and pays the wake-up each time.
-        return "psm", "", "psm"
-    m = re.fullmatch(r"bsd-(\d+)", policy)
-    if m and 1 <= int(m.group(1)) <= 1000:
-        return policy, "", policy
-    raise ValueError(f"unknown policy {policy!r} (valid: {', '.join(POLICY_NAMES)})")
+    if policy in CC_VARIANTS:
+        return "cc", CC_VARIANTS[policy], "cc"
+    try:
+        mode = _core.parse_power_mode(policy)
+    except _core.UnknownNameError:
+        mode = None
+    if mode is None or mode["family"] == "external":
+        raise ValueError(f"unknown policy {policy!r} (valid: {', '.join(POLICY_NAMES)})")
+    return mode["name"], "", meter_of(mode["name"])
 
 
 VARIATIONS = {"none": 0.0, "gamma": 1.0, "2var": 2.0}

@@ -37,10 +37,6 @@ WAKE_S = 0.002
 ``ideal-psm`` meter wakes for free (the seed's optimal PSM emulation)."""
 
 
-MAC_METERS = ("cc", "ideal-psm")
-"""Meters driven by the hop's power saving (their logs are complete); bsd-P ones too."""
-
-
 def wake_cost_s(meter: str) -> float:
     """Wake-up time charged at idle power by ``meter``."""
     return 0.0 if meter == "ideal-psm" else WAKE_S
@@ -125,7 +121,7 @@ def measure(job: Job, res: api.RunResult, profile: str) -> dict:
         rs = res.radio_series
         for pol, col in ((meter, "energy_j"), ("always-on", "always_on_j"), ("oracle", "oracle_j")):
             s = rs[(rs.node == CLIENT) & (rs.policy == pol)]
-            if pol == meter and (meter in MAC_METERS or meter.startswith("bsd-")):
+            if pol == meter and radios.loc[meter, "basis"] == "mode":
                 # A power-saving hop's meter logs every change: check the integration on the whole run.
                 row["energy_check_j"] = energy_until(s, profile, end, wake_cost_s(pol)) - energy
             if s.time_s.iloc[-1] < t_done and pol in ("always-on", "oracle"):

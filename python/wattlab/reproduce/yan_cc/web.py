@@ -16,26 +16,14 @@ import pandas as pd
 from wattlab import api
 from wattlab.reproduce.runner import Job, run_jobs
 
-# Policies of the experiment: (name in tables, power_save mode, agent settings).
-WEB_POLICIES: dict[str, tuple[str, str | None]] = {
-    "tcp": ("cam", None),
-    "cc": ("cc", None),
-    "cc-nocache": ("cc", "{ rtt_cache = false }"),
-    "ideal-psm": ("ideal-psm", None),
-    "psm": ("psm", None),
-    "bsd-10": ("bsd-10", None),
-    "bsd-20": ("bsd-20", None),
-    "bsd-50": ("bsd-50", None),
-    "bsd-100": ("bsd-100", None),
-}
+from .config import WEB_POLICIES, meter_of
 
 # Sleep → idle transition of the WaveLAN profile: 2 ms of idle time (seed 000, after BSD).
 WAKE_MS = 2.0
 
 # Meter that holds a policy's real energy: the mode meter, or always-on for baseline TCP.
 def _meter(policy: str) -> str:
-    mode = WEB_POLICIES[policy][0]
-    return "always-on" if mode == "cam" else mode
+    return meter_of(WEB_POLICIES[policy][0])
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,64 @@
+"""Power-mode and accounting-policy names come from one registry in the core
+(``wattlab_core::power``): the bindings expose it and the reproductions use it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import wattlab
+from wattlab import _core
+from wattlab.reproduce.yan_cc import config
+
+ACCEPTED = ["cam", "psm", "ideal-psm", "u-apsd", "cc", "external", "bsd-1", "bsd-50", "bsd-999", "bsd-1000"]
+REFUSED = ["", "CAM", "bsd", "bsd-", "bsd-0", "bsd-050", "bsd-+5", "bsd-1001", "bsd-P", "uapsd", "always-on", " cam"]
+
+
+def test_each_kind_is_described_and_its_regex_is_the_parser():
+    modes = _core.power_modes()
+    assert [m["pattern"] for m in modes] == ["cam", "psm", "ideal-psm", "bsd-P", "u-apsd", "cc", "external"]
+    assert [m["changes_traffic"] for m in modes] == [False] + [True] * 6
+    assert {m["basis"] for m in modes if m["changes_traffic"]} == {"mode"}
+    bsd = next(m for m in modes if m["family"] == "bsd")
+    assert bsd["parameters"] == [{"name": "percent", "letter": "P", "min": 1, "max": 1000,
+                                  "doc": "tolerated slowdown, in percent of the idle time"}]
+    for name in ACCEPTED + REFUSED + [f"bsd-{p}" for p in range(0, 1002, 7)]:
+        by_regex = [m["family"] for m in modes if re.fullmatch(m["regex"], name)]
+        try:
+            parsed = _core.parse_power_mode(name)
+        except _core.UnknownNameError as e:
+            assert by_regex == [], name
+            assert isinstance(e, wattlab.WattlabError)
+            assert "known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, external" in str(e)
+            assert name not in ACCEPTED
+            continue
+        assert by_regex == [parsed["family"]] and parsed["name"] == name, name
+        assert name not in REFUSED
+
+
+def test_parse_gives_the_parameters():
+    m = _core.parse_power_mode("bsd-20")
+    assert (m["name"], m["family"], m["parameters"], m["basis"]) == ("bsd-20", "bsd", {"percent": 20}, "mode")
+    assert _core.parse_power_mode("cam")["basis"] == "accounting"
+    assert _core.accounting_policies() == ["always-on", "oracle", "psm", "adaptive-psm"]
+
+
+def test_the_reproduction_accepts_what_the_registry_accepts():
+    for name in ACCEPTED + REFUSED:
+        if name in config.CC_VARIANTS:
+            continue
+        try:
+            mode = _core.parse_power_mode(name)
+        except _core.UnknownNameError:
+            mode = None
+        if mode is None or mode["family"] == "external":
+            with pytest.raises(ValueError, match="unknown policy"):
+                config.policy_settings(name)
+        else:
+            power_save, agent, meter = config.policy_settings(name)
+            assert power_save == name and agent == ""
+            assert meter == (name if mode["changes_traffic"] else "always-on")
+    assert config.policy_settings("cc-dynamic")[:2] == ("cc", '{ detection = "dynamic" }')
+    assert {"cam", "psm", "ideal-psm", "bsd-P", "cc", "cc-dynamic", "cc-norevert"} <= set(config.POLICY_NAMES)
+    assert config.WEB_POLICY_NAMES == tuple(config.WEB_POLICIES)
