@@ -78,156 +78,150 @@ impl<'py> Strings<'py> {
     }
 }
 
+/// Values of one type, and which of them are missing once one is (or the column is optional).
+struct Values<T> {
+    v: Vec<T>,
+    missing: Option<Vec<bool>>,
+}
+
+impl<T: Copy> Values<T> {
+    /// `nones` missing values, stood for by `fill`.
+    fn missing_first(nones: usize, fill: T) -> Values<T> {
+        Values { v: vec![fill; nones], missing: (nones > 0).then(|| vec![true; nones]) }
+    }
+
+    fn push(&mut self, x: T) {
+        if let Some(m) = &mut self.missing {
+            m.push(false);
+        }
+        self.v.push(x);
+    }
+
+    fn push_missing(&mut self, fill: T) {
+        self.nullable();
+        self.missing.as_mut().expect("made nullable").push(true);
+        self.v.push(fill);
+    }
+
+    fn nullable(&mut self) {
+        let n = self.v.len();
+        self.missing.get_or_insert_with(|| vec![false; n]);
+    }
+}
+
 /// One column being collected; its kind is set by its first value.
 enum Column {
     /// No value yet but `nones` missing ones.
     Unknown { nones: usize },
-    /// Signed integers (and unsigned ones up to 2⁶³ − 1); `missing` once one is None.
-    Int { v: Vec<i64>, missing: Option<Vec<bool>> },
+    /// Signed integers (and unsigned ones up to 2⁶³ − 1).
+    Int(Values<i64>),
     /// Unsigned integers, once one passed 2⁶³ − 1.
-    UInt { v: Vec<u64>, missing: Option<Vec<bool>> },
+    UInt(Values<u64>),
     /// Floats; a missing one is NaN.
-    Float(Vec<f64>),
+    Float(Values<f64>),
     /// Booleans.
-    Bool { v: Vec<bool>, missing: Option<Vec<bool>> },
+    Bool(Values<bool>),
     /// Python objects: strings, None.
     Obj(Vec<PyObject>),
 }
 
-fn mark(missing: &mut Option<Vec<bool>>, len: usize, is_missing: bool) {
-    match missing {
-        Some(m) => m.push(is_missing),
-        None if is_missing => {
-            let mut m = vec![false; len];
-            m.push(true);
-            *missing = Some(m);
-        }
-        None => {}
-    }
-}
-
-fn leading_missing(nones: usize) -> Option<Vec<bool>> {
-    (nones > 0).then(|| vec![true; nones])
-}
+/// The values of one kind of column: `Column::Int(v)` → `Some(v)`.
+type Get<T> = fn(&mut Column) -> Option<&mut Values<T>>;
 
 impl Column {
     fn len(&self) -> usize {
         match self {
             Column::Unknown { nones } => *nones,
-            Column::Int { v, .. } => v.len(),
-            Column::UInt { v, .. } => v.len(),
-            Column::Float(v) => v.len(),
-            Column::Bool { v, .. } => v.len(),
+            Column::Int(x) => x.v.len(),
+            Column::UInt(x) => x.v.len(),
+            Column::Float(x) => x.v.len(),
+            Column::Bool(x) => x.v.len(),
             Column::Obj(v) => v.len(),
         }
     }
 
     /// Marks an integer or boolean column as one that may miss values.
     fn nullable(&mut self) {
-        let len = self.len();
-        if let Column::Int { missing, .. } | Column::UInt { missing, .. } | Column::Bool { missing, .. } = self {
-            missing.get_or_insert_with(|| vec![false; len]);
+        match self {
+            Column::Int(x) => x.nullable(),
+            Column::UInt(x) => x.nullable(),
+            Column::Bool(x) => x.nullable(),
+            _ => {}
         }
     }
 
     fn none(&mut self, py: Python<'_>) {
-        let len = self.len();
         match self {
             Column::Unknown { nones } => *nones += 1,
-            Column::Int { v, missing } => {
-                mark(missing, len, true);
-                v.push(0);
-            }
-            Column::UInt { v, missing } => {
-                mark(missing, len, true);
-                v.push(0);
-            }
-            Column::Float(v) => v.push(f64::NAN),
-            Column::Bool { v, missing } => {
-                mark(missing, len, true);
-                v.push(false);
-            }
+            Column::Int(x) => x.push_missing(0),
+            Column::UInt(x) => x.push_missing(0),
+            Column::Float(x) => x.push_missing(f64::NAN),
+            Column::Bool(x) => x.push_missing(false),
             Column::Obj(v) => v.push(py.None()),
         }
     }
 
-    fn int(&mut self, x: i64) -> Result<(), Error> {
-        let len = self.len();
-        match self {
-            Column::Unknown { nones } => *self = Column::Int { v: vec![0; *nones], missing: leading_missing(*nones) },
-            Column::UInt { v, missing } if x >= 0 => {
-                mark(missing, len, false);
-                v.push(x as u64);
-                return Ok(());
+    /// Pushes `x` onto a column of its kind (`make` starts one, `get` finds one); `what` names
+    /// the kind when the column holds another.
+    fn typed<T: Copy>(&mut self, x: T, fill: T, make: fn(Values<T>) -> Column, get: Get<T>, what: &str) -> Result<(), Error> {
+        if let Column::Unknown { nones } = *self {
+            *self = make(Values::missing_first(nones, fill));
+        }
+        match get(self) {
+            Some(values) => {
+                values.push(x);
+                Ok(())
             }
-            Column::Int { .. } => {}
-            _ => return err("a column mixes integers with other values"),
+            None => err(format!("a column mixes {what} with other values")),
         }
-        if let Column::Int { v, missing } = self {
-            mark(missing, len, false);
-            v.push(x);
+    }
+
+    fn int(&mut self, x: i64) -> Result<(), Error> {
+        match self {
+            Column::UInt(values) if x >= 0 => {
+                values.push(x as u64);
+                Ok(())
+            }
+            _ => self.typed(x, 0, Column::Int, |c| if let Column::Int(v) = c { Some(v) } else { None }, "integers"),
         }
-        Ok(())
     }
 
     fn uint(&mut self, x: u64) -> Result<(), Error> {
-        if let Ok(x) = i64::try_from(x) {
-            if !matches!(self, Column::UInt { .. }) {
-                return self.int(x);
+        match (i64::try_from(x), &mut *self) {
+            (Ok(_), Column::UInt(values)) => {
+                values.push(x);
+                return Ok(());
             }
-        }
-        let len = self.len();
-        match self {
-            Column::Unknown { nones } => *self = Column::UInt { v: vec![0; *nones], missing: leading_missing(*nones) },
-            Column::Int { v, missing } if v.iter().all(|&y| y >= 0) => {
-                *self = Column::UInt { v: v.iter().map(|&y| y as u64).collect(), missing: missing.take() };
+            (Ok(small), _) => return self.int(small),
+            // Past 2⁶³ − 1: an integer column of non-negative values becomes unsigned.
+            (Err(_), Column::Int(values)) if values.v.iter().all(|&y| y >= 0) => {
+                let v = values.v.iter().map(|&y| y as u64).collect();
+                *self = Column::UInt(Values { v, missing: values.missing.take() });
             }
-            Column::UInt { .. } => {}
-            _ => return err("a column mixes integers past 2**63 - 1 with negative or other values"),
+            _ => {}
         }
-        if let Column::UInt { v, missing } = self {
-            mark(missing, len, false);
-            v.push(x);
-        }
-        Ok(())
+        self.typed(x, 0, Column::UInt, |c| if let Column::UInt(v) = c { Some(v) } else { None }, "integers past 2**63 - 1")
     }
 
     fn float(&mut self, x: f64) -> Result<(), Error> {
-        match self {
-            Column::Unknown { nones } => *self = Column::Float(vec![f64::NAN; *nones]),
-            Column::Float(_) => {}
-            _ => return err("a column mixes floats with other values"),
-        }
-        if let Column::Float(v) = self {
-            v.push(x);
-        }
-        Ok(())
+        self.typed(x, f64::NAN, Column::Float, |c| if let Column::Float(v) = c { Some(v) } else { None }, "floats")
     }
 
     fn bool(&mut self, x: bool) -> Result<(), Error> {
-        let len = self.len();
-        match self {
-            Column::Unknown { nones } => *self = Column::Bool { v: vec![false; *nones], missing: leading_missing(*nones) },
-            Column::Bool { .. } => {}
-            _ => return err("a column mixes booleans with other values"),
-        }
-        if let Column::Bool { v, missing } = self {
-            mark(missing, len, false);
-            v.push(x);
-        }
-        Ok(())
+        self.typed(x, false, Column::Bool, |c| if let Column::Bool(v) = c { Some(v) } else { None }, "booleans")
     }
 
     fn object(&mut self, py: Python<'_>, x: PyObject) -> Result<(), Error> {
+        if let Column::Unknown { nones } = *self {
+            *self = Column::Obj((0..nones).map(|_| py.None()).collect());
+        }
         match self {
-            Column::Unknown { nones } => *self = Column::Obj((0..*nones).map(|_| py.None()).collect()),
-            Column::Obj(_) => {}
-            _ => return err("a column mixes text with other values"),
+            Column::Obj(v) => {
+                v.push(x);
+                Ok(())
+            }
+            _ => err("a column mixes text with other values"),
         }
-        if let Column::Obj(v) = self {
-            v.push(x);
-        }
-        Ok(())
     }
 
     /// The column as Python values (see the module's documentation).
@@ -237,13 +231,13 @@ impl Column {
         }
         Ok(match self {
             Column::Unknown { nones } => PyList::new(py, (0..nones).map(|_| py.None()))?.into_any().unbind(),
-            Column::Int { v, missing: None } => v.into_pyarray(py).into_any().unbind(),
-            Column::Int { v, missing: Some(m) } => pair(py, v.into_pyarray(py).into_any(), m)?,
-            Column::UInt { v, missing: None } => v.into_pyarray(py).into_any().unbind(),
-            Column::UInt { v, missing: Some(m) } => pair(py, v.into_pyarray(py).into_any(), m)?,
-            Column::Float(v) => v.into_pyarray(py).into_any().unbind(),
-            Column::Bool { v, missing: None } => v.into_pyarray(py).into_any().unbind(),
-            Column::Bool { v, missing: Some(m) } => {
+            Column::Int(Values { v, missing: None }) => v.into_pyarray(py).into_any().unbind(),
+            Column::Int(Values { v, missing: Some(m) }) => pair(py, v.into_pyarray(py).into_any(), m)?,
+            Column::UInt(Values { v, missing: None }) => v.into_pyarray(py).into_any().unbind(),
+            Column::UInt(Values { v, missing: Some(m) }) => pair(py, v.into_pyarray(py).into_any(), m)?,
+            Column::Float(Values { v, .. }) => v.into_pyarray(py).into_any().unbind(),
+            Column::Bool(Values { v, missing: None }) => v.into_pyarray(py).into_any().unbind(),
+            Column::Bool(Values { v, missing: Some(m) }) => {
                 let items = v.into_iter().zip(m).map(|(b, gone)| if gone { py.None() } else { PyBool::new(py, b).to_owned().into_any().unbind() });
                 PyList::new(py, items)?.into_any().unbind()
             }

@@ -22,6 +22,7 @@ from typing import Callable, Iterator, Sequence
 
 import pandas as pd
 
+from wattlab import _core
 from wattlab.live import checks, netns
 from wattlab.live.checks import POLICIES
 from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
