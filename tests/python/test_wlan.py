@@ -195,3 +195,13 @@ def test_bad_wlan_settings_are_located(change, key, words):
     assert key in msg and all(w in msg for w in words), msg
     line = text.splitlines().index(bad) + 1
     assert f":{line}:" in msg, msg
+
+
+def test_a_bad_ap_queueing_is_located():
+    text = bss(flows='[[flow]]\nkind = "bulk-download"\nclient = "client"\nserver = "server"\nbytes = "1MB"')
+    text = text.replace('power_save = "cam"', 'power_save = "cam"\nap_queueing = "wfq"')
+    with pytest.raises(wattlab.ScenarioError) as e:
+        wattlab.validate(text=text)
+    msg = str(e.value)
+    line = text.splitlines().index('ap_queueing = "wfq"') + 1
+    assert "wlan[0].ap_queueing" in msg and "fair-class" in msg and f":{line}:" in msg, msg

@@ -9,7 +9,7 @@ use crate::radio::Radio;
 use crate::rng::RngStreams;
 use crate::scenario::{NodeKind, RetryLimit, Scenario, ScenarioError, WlanConfig};
 use crate::sim::WlanHost;
-use crate::wlan::{Bss, LossLayer, MacConfig, Overhearing, PowerSave, PowerSaveSettings, StaConfig, StaId};
+use crate::wlan::{ApQueueing, Bss, LossLayer, MacConfig, Overhearing, PowerSave, PowerSaveSettings, StaConfig, StaId};
 use wattlab_core::power::PowerMode;
 use toml::Spanned;
 use wattlab_core::energy::RadioState;
@@ -157,6 +157,12 @@ pub(crate) fn build_wlans(scn: &Scenario, cx: &Ctx, streams: &RngStreams, t: &mu
         if uses_beacons && !beacons {
             return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacons")), "PSM and BSD stations need beacons"));
         }
+        let ap_queueing = match &w.ap_queueing {
+            None => ApQueueing::Fifo,
+            Some(q) => ApQueueing::parse(q.get_ref()).ok_or_else(|| {
+                cx.err(q, &format!("{key}.ap_queueing"), format!("`{}` is not one of {}", q.get_ref(), ApQueueing::NAMES.join(", ")))
+            })?,
+        };
         let cfg = MacConfig {
             phy,
             rate_kbps,
@@ -169,6 +175,7 @@ pub(crate) fn build_wlans(scn: &Scenario, cx: &Ctx, streams: &RngStreams, t: &mu
             beacons,
             beacon_bytes: BEACON_BYTES,
             loss_layer,
+            ap_queueing,
         };
         if cfg.beacon_interval == Duration::ZERO {
             return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacon_interval")), "must be positive"));

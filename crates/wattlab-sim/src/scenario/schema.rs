@@ -358,6 +358,10 @@ pub struct WlanConfig {
     /// Each station's transmit queue (default 100 packets).
     #[serde(default)]
     pub station_queue: Option<u32>,
+    /// How the AP picks its next frame: "fifo" (default), "fair-class" (fair queueing between
+    /// power-saving and regular stations, seed 000) or "fair-station".
+    #[serde(default)]
+    pub ap_queueing: Option<Spanned<String>>,
     /// Propagation delay between any two stations (default 0).
     #[serde(default)]
     pub propagation_delay: Option<Dur>,

@@ -41,7 +41,7 @@ impl Bss {
     pub(crate) fn head(&self, i: StaId) -> Option<Head> {
         let s = &self.stas[i as usize];
         if i == AP {
-            return s.queue.iter().position(|f| self.ap_may_send(f.to)).map(Head::Frame);
+            return self.ap_head().map(Head::Frame);
         }
         if !s.awake || s.waking {
             return None;
@@ -159,6 +159,9 @@ impl Bss {
 
     /// Counts an attempt; the first attempt of a data frame is the sender's capture point.
     fn note_attempt(&mut self, sta: StaId, frame: &Frame) {
+        if sta == AP {
+            self.ap_queue.served(frame.tag);
+        }
         let s = &mut self.stas[sta as usize];
         s.stats.attempts += 1;
         if let Body::Data(packet) = frame.body {

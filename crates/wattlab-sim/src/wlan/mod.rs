@@ -13,6 +13,7 @@
 
 mod dcf;
 mod power;
+mod queue;
 
 use crate::net::impairment::LossProcess;
 use crate::rng::StreamRng;
@@ -22,6 +23,9 @@ use wattlab_core::energy::Activity;
 use wattlab_core::power::PowerMode;
 use wattlab_core::wlan::PhyProfile;
 use wattlab_core::{Duration, Packet, Time};
+
+pub use queue::ApQueueing;
+use queue::FairQueue;
 
 /// Index of a station in its BSS; the AP is [`AP`].
 pub type StaId = u16;
@@ -158,6 +162,8 @@ pub struct MacConfig {
     pub beacon_bytes: u32,
     /// Where the stations' loss processes act.
     pub loss_layer: LossLayer,
+    /// How the AP picks its next frame.
+    pub ap_queueing: ApQueueing,
 }
 
 /// Where a station's loss processes (`loss_down`, `loss_up`) act.
@@ -332,6 +338,8 @@ pub(crate) struct Frame {
     pub to: StaId,
     /// Unique id, so retry counters follow the frame they belong to.
     pub id: u64,
+    /// Fair queueing's finish tag (AP frames under a fair discipline; 0 otherwise).
+    pub tag: u64,
 }
 
 /// One station's MAC state.
@@ -422,6 +430,7 @@ pub struct Bss {
     pub(crate) next_frame_id: u64,
     pub(crate) beacon_pending: bool,
     pub(crate) beacon_count: u64,
+    pub(crate) ap_queue: FairQueue,
 }
 
 impl Bss {
@@ -429,6 +438,7 @@ impl Bss {
     pub fn new(name: String, cfg: MacConfig, stas: Vec<StaConfig>, mut rngs: Vec<(StreamRng, StreamRng)>) -> Bss {
         assert_eq!(stas.len(), rngs.len());
         let cw = cfg.phy.cw_min;
+        let ap_queue = FairQueue::new(cfg.ap_queueing, stas.len());
         let stas = stas
             .into_iter()
             .zip(rngs.drain(..))
@@ -473,6 +483,7 @@ impl Bss {
             next_frame_id: 0,
             beacon_pending: false,
             beacon_count: 0,
+            ap_queue,
         }
     }
 
@@ -491,13 +502,23 @@ impl Bss {
 
     pub(crate) fn push_frame(&mut self, now: Time, from: StaId, to: StaId, body: Body) -> bool {
         let id = self.next_frame_id;
+        let tag = if from == AP && self.ap_queue.is_fair() {
+            if !self.ap_make_room(to) {
+                return false;
+            }
+            let bytes = Self::mpdu_bytes(&Frame { body, to, id, tag: 0 });
+            let class = self.ap_class(to);
+            self.ap_queue.tag(class, bytes)
+        } else {
+            0
+        };
         let s = &mut self.stas[from as usize];
         if s.queue.len() >= s.cfg.queue_limit as usize {
             s.stats.queue_drops += 1;
             return false;
         }
         self.next_frame_id += 1;
-        s.queue.push_back(Frame { body, to, id });
+        s.queue.push_back(Frame { body, to, id, tag });
         s.stats.max_queue = s.stats.max_queue.max(s.queue.len() as u64);
         if from == AP {
             self.on_ap_enqueue(now, to);

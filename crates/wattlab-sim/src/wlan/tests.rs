@@ -38,6 +38,7 @@ pub(crate) fn mac(phy: wattlab_core::wlan::PhyProfile, rate_kbps: u32) -> MacCon
         beacons: false,
         beacon_bytes: wattlab_core::wlan::phy::BEACON_BYTES,
         loss_layer: LossLayer::Frame,
+        ap_queueing: ApQueueing::Fifo,
     }
 }
 
@@ -294,4 +295,46 @@ fn rts_cts_protects_long_frames() {
     let short = PHY_80211B.data_duration(400, 11_000);
     assert_eq!(h.time_in(1, Activity::Tx), us(272 + 1310) + short);
     assert_eq!(h.time_in(1, Activity::Rx), us(248 + 248 + 248));
+}
+
+/// The AP queues 80 frames for station 1, then 20 for station 2, and sends them all; returns
+/// how many deliveries it took to finish station 2's frames.
+fn deliveries_until_station_2_is_served(q: ApQueueing) -> usize {
+    let mut cfg = mac(PHY_80211A, 54_000);
+    cfg.ap_queueing = q;
+    let mut h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), sta(1, PowerSave::Cam), sta(2, PowerSave::Cam)], 3);
+    for _ in 0..80 {
+        assert!(h.send(AP, 1, 1500));
+    }
+    for _ in 0..20 {
+        assert!(h.send(AP, 2, 1500));
+    }
+    h.run_until(Time(1_000_000_000));
+    assert_eq!(h.delivered.len(), 100);
+    h.delivered.iter().rposition(|d| d.1 == 2).unwrap() + 1
+}
+
+#[test]
+fn fair_queueing_serves_a_late_station_alongside_a_backlogged_one() {
+    assert_eq!(deliveries_until_station_2_is_served(ApQueueing::Fifo), 100);
+    // Station 2's 20 frames alternate with station 1's: done within the first 40 (± the frame
+    // on the air when it arrived).
+    assert!(deliveries_until_station_2_is_served(ApQueueing::FairStation) <= 41);
+}
+
+#[test]
+fn a_full_fair_buffer_makes_room_for_the_short_class() {
+    for (q, admitted) in [(ApQueueing::Fifo, false), (ApQueueing::FairStation, true)] {
+        let mut cfg = mac(PHY_80211A, 54_000);
+        cfg.ap_queueing = q;
+        let mut h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), sta(1, PowerSave::Cam), sta(2, PowerSave::Cam)], 3);
+        for _ in 0..100 {
+            h.send(AP, 1, 1500);
+        }
+        assert!(!h.send(AP, 1, 1500), "{q:?}: station 1 is the longest class, its frame is refused");
+        assert_eq!(h.send(AP, 2, 1500), admitted, "{q:?}");
+        assert_eq!(h.bss.stas[AP as usize].stats.queue_drops, 2, "{q:?}: one drop each time");
+        h.run_until(Time(1_000_000_000));
+        assert_eq!(h.delivered.iter().filter(|d| d.1 == 2).count(), admitted as usize, "{q:?}");
+    }
 }
