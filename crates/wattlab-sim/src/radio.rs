@@ -4,7 +4,7 @@
 //! MAC manages power (PSM, BSD, U-APSD...) also has a meter driven by the MAC's own doze and
 //! wake decisions: that one is what the station really spent.
 
-use crate::output::RadioBasis;
+use wattlab_core::power::Basis as RadioBasis;
 use wattlab_core::energy::{
     AccountingPolicy, Activity, DeviceProfile, EnergyReport, PolicyMeter, RadioMeter, RadioState,
 };

@@ -1,6 +1,6 @@
 //! Parameters of the client-centered agent, with seed 000's values as defaults.
 //!
-//! Where the seed's text lost a formula (notes/000.md marks them **[R]**) the reading chosen
+//! Where the seed's text lost a formula (notes/000.md marks them **\[R\]**) the reading chosen
 //! is documented at the field and can be changed here.
 
 use crate::time::Duration;
@@ -11,7 +11,7 @@ use std::fmt;
 pub enum BurstDetection {
     /// No packet for this long: the burst is over.
     Fixed(Duration),
-    /// No packet for (IA_avg + 4·IA_dev) × max(1, packets still missing of W) **[R]**.
+    /// No packet for (IA_avg + 4·IA_dev) × max(1, packets still missing of W) **\[R\]**.
     Dynamic,
     /// Active burst detection: a window probe sent D after each open ACK; its response marks
     /// the end of the next burst (the seed's method, its default).
@@ -70,10 +70,10 @@ pub struct AgentConfig {
     /// a few samples overestimates the base RTT when the RTT varies.
     pub wake_var_factor: f64,
     /// Multiplier k of VAR in the slow-start stage prediction: start = t_first_ack + SRTT −
-    /// k·VAR, end = t_last_ack + SRTT + k·VAR **[R]** (seed: k = 1).
+    /// k·VAR, end = t_last_ack + SRTT + k·VAR **\[R\]** (seed: k = 1).
     pub stage_var_factor: f64,
     /// T_idle = this × the largest gap between two data packets of one stage (≈ the largest
-    /// gap between the client's ACKs, which acknowledge every second packet) **[R]**.
+    /// gap between the client's ACKs, which acknowledge every second packet) **\[R\]**.
     pub idle_gap_factor: f64,
     /// Floor of T_idle.
     pub idle_floor: Duration,

@@ -127,7 +127,7 @@ impl InterArrival {
     }
 
     /// Threshold after which a burst with `missing` of its expected packets still missing is
-    /// declared over: (IA_avg + 4·IA_dev) × max(1, missing) **[R]**; `None` before any sample.
+    /// declared over: (IA_avg + 4·IA_dev) × max(1, missing) **\[R\]**; `None` before any sample.
     pub fn threshold(&self, missing: u32) -> Option<Duration> {
         let a = self.avg?;
         Some((a + Duration(4 * self.dev.0)).saturating_mul(missing.max(1) as u64))

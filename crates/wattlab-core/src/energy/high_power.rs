@@ -2,15 +2,15 @@
 //!
 //! Two definitions are in use, and they give different answers on the same traffic:
 //!
-//! - **sliding** ([`ByteWindow`]): at every instant, the bytes of the frames of the last
+//! - **sliding** (`ByteWindow`): at every instant, the bytes of the frames of the last
 //!   `window` are compared with the threshold (how a driver that keeps a running rate behaves);
-//! - **fixed** ([`FixedWindows`]): time is cut into windows `[origin + k·w, origin + (k+1)·w)`
+//! - **fixed** (`FixedWindows`): time is cut into windows `[origin + k·w, origin + (k+1)·w)`
 //!   aligned to the start of the run, and all awake time inside a window whose frames carry
 //!   more than the threshold is high (EnergyBox's Wi-Fi engine, which bins the trace's
 //!   throughput and promotes the CAM time inside the busy bins).
 //!
 //! The fixed test looks ahead to the end of the window (a frame late in a window makes the
-//! time before it high), so [`FixedWindows`] holds the state changes of the current window
+//! time before it high), so `FixedWindows` holds the state changes of the current window
 //! until time has moved past it, then hands them to the meter.
 
 use std::collections::VecDeque;

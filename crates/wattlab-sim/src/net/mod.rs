@@ -10,11 +10,16 @@ pub mod pcap;
 pub mod routing;
 
 use crate::scenario::NodeKind;
+
 use link::{Channel, ChannelId, IfaceId, Medium};
 use pcap::PcapSink;
+
 use std::collections::HashMap;
 use std::net::Ipv4Addr;
 use wattlab_core::{Packet, Time};
+
+/// Index of a station in its BSS (`crate::wlan`; the AP is station 0).
+pub type StaId = u16;
 
 /// A node: host, router or access point.
 pub struct Node {
@@ -45,7 +50,7 @@ pub struct Iface {
     /// Capture of this interface, if requested.
     pub pcap: Option<usize>,
     /// BSS and station id, for an interface on an 802.11 channel.
-    pub wlan: Option<(u16, crate::wlan::StaId)>,
+    pub wlan: Option<(u16, StaId)>,
     /// The middlebox every packet through this interface passes, if any.
     pub middlebox: Option<u32>,
 }

@@ -6,8 +6,8 @@
 //! station, transmit/receive intervals for the radios and doze/wake decisions. It never sees
 //! the event queue, so unit tests drive it with a plain loop.
 //!
-//! - [`dcf`]: CSMA/CA contention, frame exchanges, retries (the medium's behaviour);
-//! - [`power`]: power saving: 802.11 PSM, seed 000's idealised PSM, Bounded Slowdown, U-APSD.
+//! - `dcf`: CSMA/CA contention, frame exchanges, retries (the medium's behaviour);
+//! - `power`: power saving: 802.11 PSM, seed 000's idealised PSM, Bounded Slowdown, U-APSD.
 //!
 //! Station 0 of every BSS is the AP.
 
@@ -27,8 +27,7 @@ use wattlab_core::{Duration, Packet, Time};
 pub use queue::ApQueueing;
 use queue::FairQueue;
 
-/// Index of a station in its BSS; the AP is [`AP`].
-pub type StaId = u16;
+pub use crate::net::StaId;
 
 /// The AP's index in every BSS.
 pub const AP: StaId = 0;

@@ -337,7 +337,7 @@ impl WebSpec {
         })
     }
 
-    /// Expected body bytes of a page under the generator: E[HTML] + E[objects] · E[object].
+    /// Expected body bytes of a page under the generator: E\[HTML\] + E\[objects\] · E\[object\].
     pub fn expected_page_bytes(&self) -> f64 {
         self.html_size.mean() + self.objects_mean * self.object_size.mean()
     }
