@@ -1,6 +1,6 @@
 //! Settings of links and hops: queue limits and impairments.
 
-use crate::net::impairment::{Jitter, LossProcess};
+use crate::net::impairment::{Jitter, LossProcess, Phases};
 use crate::net::link::QueueLimit;
 use crate::scenario::{DirectionConfig, JitterConfig, LossConfig, QueueConfig};
 
@@ -37,6 +37,23 @@ pub(crate) fn loss_process(l: Option<&LossConfig>) -> Result<LossProcess, String
                 loss_bad: probability(*loss_bad, "loss.loss_bad")?,
                 bad: false,
             }
+        }
+        Some(LossConfig::EveryNth { n, on, off, offset }) => {
+            if *n < 2 {
+                return Err(format!("loss.n = {n}: every-nth drops one packet in n, so n must be at least 2"));
+            }
+            let phases = match (on, off) {
+                (None, None) if offset.is_none() => None,
+                (None, _) => return Err("loss.off and loss.offset need loss.on (the dropping phase)".into()),
+                (Some(on), off) => {
+                    let off = off.map_or(on.get(), |o| o.get());
+                    if on.0 == 0 {
+                        return Err("loss.on must be longer than 0s".into());
+                    }
+                    Some(Phases { on: on.get(), off, offset: offset.map_or(Default::default(), |o| o.get()) })
+                }
+            };
+            LossProcess::EveryNth { n: *n, phases, count: 0 }
         }
     })
 }

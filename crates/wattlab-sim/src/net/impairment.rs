@@ -2,11 +2,13 @@
 //!
 //! A loss process is asked once per packet; a jitter process adds a random extra delay to the
 //! propagation delay. Both draw from the direction's own RNG stream (see [`crate::rng`]).
+//! Seed 004's VDROP is [`LossProcess::EveryNth`] and its VDELAY a uniform [`Jitter`] from 0
+//! with reordering allowed.
 
 use crate::rng::StreamRng;
 use rand::Rng;
 use rand_distr::{Distribution, Gamma};
-use wattlab_core::Duration;
+use wattlab_core::{Duration, Time};
 
 /// A packet loss process.
 #[derive(Clone, Debug)]
@@ -31,11 +33,40 @@ pub enum LossProcess {
         /// Current state.
         bad: bool,
     },
+    /// Deterministic drop of every `n`-th packet (seed 004's VDROP), counting only the packets
+    /// that pass while the dropper is on; optionally on and off in alternating phases.
+    EveryNth {
+        /// Drop one packet in `n` (20 % is every 5th).
+        n: u32,
+        /// On/off phases; `None` keeps the dropper on throughout.
+        phases: Option<Phases>,
+        /// Packets seen while on, modulo `n`.
+        count: u32,
+    },
+}
+
+/// Alternating on and off phases of a dropper, starting `offset` into an on phase at time 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Phases {
+    /// Length of an on (dropping) phase.
+    pub on: Duration,
+    /// Length of an off (no-drop) phase.
+    pub off: Duration,
+    /// How far into the cycle (which starts with an on phase) time 0 falls.
+    pub offset: Duration,
+}
+
+impl Phases {
+    /// Whether the dropper is on at `now`.
+    pub fn is_on(&self, now: Time) -> bool {
+        let cycle = self.on.0 + self.off.0;
+        cycle == 0 || (now.0 % cycle + self.offset.0 % cycle) % cycle < self.on.0
+    }
 }
 
 impl LossProcess {
-    /// Decide whether the next packet is lost.
-    pub fn next_lost(&mut self, rng: &mut StreamRng) -> bool {
+    /// Decide whether the packet passing at `now` is lost.
+    pub fn next_lost(&mut self, now: Time, rng: &mut StreamRng) -> bool {
         match self {
             LossProcess::None => false,
             LossProcess::Bernoulli { p } => *p > 0.0 && rng.random::<f64>() < *p,
@@ -46,6 +77,13 @@ impl LossProcess {
                 }
                 let p = if *bad { *loss_bad } else { *loss_good };
                 p > 0.0 && rng.random::<f64>() < p
+            }
+            LossProcess::EveryNth { n, phases, count } => {
+                if phases.is_some_and(|ph| !ph.is_on(now)) {
+                    return false;
+                }
+                *count = (*count + 1) % *n;
+                *count == 0
             }
         }
     }
@@ -63,6 +101,8 @@ impl LossProcess {
                 let pi_bad = p_good_to_bad / denom;
                 (1.0 - pi_bad) * loss_good + pi_bad * loss_bad
             }
+            // The rate of the on phase, as seed 004 reports it (not the average over phases).
+            LossProcess::EveryNth { n, .. } => 1.0 / *n as f64,
         }
     }
 }
@@ -130,7 +170,7 @@ mod tests {
         let mut rng = RngStreams::new(1).stream("t");
         let mut l = LossProcess::Bernoulli { p: 0.01 };
         let n = 200_000;
-        let lost = (0..n).filter(|_| l.next_lost(&mut rng)).count() as f64;
+        let lost = (0..n).filter(|_| l.next_lost(Time::ZERO, &mut rng)).count() as f64;
         assert!((lost / n as f64 - 0.01).abs() < 0.001, "{}", lost / n as f64);
     }
 
@@ -148,13 +188,42 @@ mod tests {
         let expect = l.mean_loss();
         assert!((expect - 1.0 / 3.0).abs() < 1e-12);
         let n = 300_000;
-        let seq: Vec<bool> = (0..n).map(|_| l.next_lost(&mut rng)).collect();
+        let seq: Vec<bool> = (0..n).map(|_| l.next_lost(Time::ZERO, &mut rng)).collect();
         let rate = seq.iter().filter(|&&x| x).count() as f64 / n as f64;
         assert!((rate - expect).abs() < 0.01, "{rate}");
         // Mean burst length of a geometric sojourn in B is 1/0.10 = 10 packets.
         let bursts = seq.windows(2).filter(|w| !w[0] && w[1]).count() as f64;
         let mean_burst = rate * n as f64 / bursts;
         assert!((mean_burst - 10.0).abs() < 0.5, "{mean_burst}");
+    }
+
+    #[test]
+    fn every_nth_drops_exactly_every_nth_packet() {
+        let mut rng = RngStreams::new(4).stream("t");
+        for (n, expect) in [(5u32, [4usize, 9, 14]), (3, [2, 5, 8]), (20, [19, 39, 59])] {
+            let mut l = LossProcess::EveryNth { n, phases: None, count: 0 };
+            let lost: Vec<usize> = (0..3 * n as usize).filter(|_| l.next_lost(Time::ZERO, &mut rng)).collect();
+            assert_eq!(lost, expect, "n = {n}");
+            assert_eq!(l.mean_loss(), 1.0 / n as f64);
+        }
+    }
+
+    #[test]
+    fn every_nth_drops_only_in_on_phases() {
+        let mut rng = RngStreams::new(5).stream("t");
+        let s = Duration::from_secs;
+        let phases = Phases { on: s(10), off: s(10), offset: Duration::ZERO };
+        let mut l = LossProcess::EveryNth { n: 5, phases: Some(phases), count: 0 };
+        // One packet every 100 ms for 40 s: 100 per phase, 20 dropped in each on phase.
+        let lost: Vec<u64> =
+            (0..400u64).filter(|&i| l.next_lost(Time(i * 100_000_000), &mut rng)).collect();
+        assert_eq!(lost.len(), 40);
+        assert!(lost.iter().all(|&i| (i / 100) % 2 == 0), "a drop in an off phase: {lost:?}");
+        // An offset of half a cycle starts in the off phase.
+        let late = Phases { offset: s(10), ..phases };
+        assert!(!late.is_on(Time::ZERO) && late.is_on(Time(s(10).0)));
+        let quarter = Phases { offset: s(5), ..phases };
+        assert!(quarter.is_on(Time(s(4).0)) && !quarter.is_on(Time(s(5).0)));
     }
 
     #[test]

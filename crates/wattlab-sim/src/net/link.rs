@@ -273,7 +273,7 @@ impl<P: LinkPacket> Channel<P> {
     /// Put a packet that finished transmission into the pipe, unless the loss process takes
     /// it: returns its arrival time at the far end, or gives the lost packet back.
     pub fn propagate(&mut self, now: Time, p: P) -> Result<Time, P> {
-        if self.loss.next_lost(&mut self.loss_rng) {
+        if self.loss.next_lost(now, &mut self.loss_rng) {
             self.stats.losses += 1;
             return Err(p);
         }

@@ -160,6 +160,20 @@ pub enum LossConfig {
         #[serde(default = "one")]
         loss_bad: f64,
     },
+    /// Deterministic drop of every n-th packet (seed 004's VDROP), optionally in on/off phases.
+    EveryNth {
+        /// Drop one packet in `n` (n ≥ 2; 20 % is 5).
+        n: u32,
+        /// Length of a dropping phase (default: drop throughout).
+        #[serde(default)]
+        on: Option<Dur>,
+        /// Length of a no-drop phase (default: equal to `on`).
+        #[serde(default)]
+        off: Option<Dur>,
+        /// Where in the on/off cycle (which starts with `on`) the run starts (default 0s).
+        #[serde(default)]
+        offset: Option<Dur>,
+    },
 }
 
 fn one() -> f64 {

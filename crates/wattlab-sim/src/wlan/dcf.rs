@@ -179,8 +179,8 @@ impl Bss {
     }
 
     /// Draws the frame error of a frame attempt between `sta` and the AP (frame-layer loss).
-    fn frame_lost(&mut self, from: StaId, to: StaId) -> bool {
-        let lost = self.cfg.loss_layer == LossLayer::Frame && self.draw_loss(from, to);
+    fn frame_lost(&mut self, now: Time, from: StaId, to: StaId) -> bool {
+        let lost = self.cfg.loss_layer == LossLayer::Frame && self.draw_loss(now, from, to);
         if lost {
             self.stas[from as usize].stats.frame_errors += 1;
         }
@@ -188,12 +188,12 @@ impl Bss {
     }
 
     /// One draw of the loss process of the direction `from` → `to` (kept by the non-AP end).
-    fn draw_loss(&mut self, from: StaId, to: StaId) -> bool {
+    fn draw_loss(&mut self, now: Time, from: StaId, to: StaId) -> bool {
         let s = &mut self.stas[if from == AP { to } else { from } as usize];
         if from == AP {
-            s.cfg.loss_down.next_lost(&mut s.loss_rng)
+            s.cfg.loss_down.next_lost(now, &mut s.loss_rng)
         } else {
-            s.cfg.loss_up.next_lost(&mut s.loss_rng)
+            s.cfg.loss_up.next_lost(now, &mut s.loss_rng)
         }
     }
 
@@ -246,7 +246,7 @@ impl Bss {
         }
         let data = phy.frame_duration(Self::mpdu_bytes(&frame), rate);
         self.on_air(sta, Some(to), t, data);
-        let ok = !self.frame_lost(sta, to);
+        let ok = !self.frame_lost(now, sta, to);
         let end = if ok {
             let ack = phy.ack_duration(rate);
             self.on_air(to, Some(sta), t + data + d + sifs, ack);
@@ -275,7 +275,7 @@ impl Bss {
                 self.note_attempt(AP, &frame);
                 let data = phy.frame_duration(Self::mpdu_bytes(&frame), rate);
                 self.on_air(AP, Some(sta), t, data);
-                let ok = !self.frame_lost(AP, sta);
+                let ok = !self.frame_lost(now, AP, sta);
                 if ok {
                     let ack = phy.ack_duration(rate);
                     self.on_air(sta, Some(AP), t + data + d + sifs, ack);
@@ -339,7 +339,7 @@ impl Bss {
     }
 
     /// The data frame of the current exchange is in: hand it to the receiver.
-    pub(crate) fn on_delivered(&mut self, _now: Time) {
+    pub(crate) fn on_delivered(&mut self, now: Time) {
         let Some(ex) = self.exchange else { return };
         let (from, frame) = match ex.kind {
             ExchangeKind::Frame { sta, frame, ok: true, .. } => (sta, frame),
@@ -347,7 +347,7 @@ impl Bss {
             _ => return,
         };
         if let Body::Data(packet) = frame.body {
-            if self.packet_lost(from, frame.to) {
+            if self.packet_lost(now, from, frame.to) {
                 return;
             }
             self.out.push_back(MacOutput::Deliver { sta: frame.to, from, packet });
@@ -355,8 +355,8 @@ impl Bss {
     }
 
     /// Draws the loss of a delivered packet above the MAC (packet-layer loss).
-    fn packet_lost(&mut self, from: StaId, to: StaId) -> bool {
-        let lost = self.cfg.loss_layer == LossLayer::Packet && self.draw_loss(from, to);
+    fn packet_lost(&mut self, now: Time, from: StaId, to: StaId) -> bool {
+        let lost = self.cfg.loss_layer == LossLayer::Packet && self.draw_loss(now, from, to);
         if lost {
             self.stas[from as usize].stats.packet_errors += 1;
         }
