@@ -314,9 +314,7 @@ impl WwpEndpoint {
 
     /// Write the next segment to send into `buf` (cleared first). Call until `None`.
     pub fn poll_transmit(&mut self, now: Time, buf: &mut Vec<u8>) -> Option<Transmit> {
-        if matches!(self.state, WwpState::Failed(_)) {
-            return None;
-        }
+        // A failed endpoint still flushes what it queued (B's D_WAIT with level 0).
         let ports = (self.cfg.local_port, self.cfg.remote_port);
         if self.out.is_empty() && self.state == WwpState::Established {
             if let Some(len) = self.sender.poll_data(now, &self.cfg, ports, &mut self.out, &mut self.stats, buf) {

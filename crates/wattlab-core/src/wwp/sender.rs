@@ -9,6 +9,13 @@ use super::stats::WwpStats;
 use crate::time::Time;
 use crate::wire::wwp::{encode_wwp, NackIter, WwpHeader, WwpType};
 
+/// Size of the slot map: half the 12-bit sequence space.
+const SPAN: u64 = 2048;
+/// Largest distance between the oldest held segment and the newest (leaves room for a wave).
+const MAX_SPAN: u64 = SPAN - 64;
+/// Marks a segment without a slot.
+const NO_SLOT: u16 = u16::MAX;
+
 /// Where the sender is in its wave cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SendState {
@@ -55,12 +62,17 @@ struct Wave {
 pub struct Sender {
     space: SeqSpace,
     seg_size: usize,
-    cap: u64,
-    /// `cap` slots of `seg_size` bytes: segment `n` lives in slot `n % cap`.
+    /// `cap` slots of `seg_size` bytes, used in any order: a segment's slot is freed as soon
+    /// as a NACK list shows it delivered, even if older segments are still missing.
     data: Vec<u8>,
     lens: Vec<u16>,
-    /// Oldest segment still held (everything before it is acknowledged).
+    /// Slot of segment `n` at `n % SPAN` (`NO_SLOT` when not held).
+    slot_of: Vec<u16>,
+    free: Vec<u16>,
+    /// Oldest segment still held (the unwrapping reference for feedback).
     base: u64,
+    /// Segments before this are acknowledged unless listed in `rtx` (the latest terminator).
+    acked_upto: u64,
     /// Segments `[base, filled)` are complete; segment `filled` is being filled.
     filled: u64,
     fill_len: usize,
@@ -71,6 +83,8 @@ pub struct Sender {
     snd_max: u64,
     /// Segments to retransmit first (the latest NACK list), oldest first.
     rtx: Vec<u64>,
+    /// The previous `rtx` (kept to reuse its allocation).
+    old_rtx: Vec<u64>,
     level: u8,
     wave_id: u8,
     probe_wave_id: u8,
@@ -88,16 +102,19 @@ impl Sender {
         Sender {
             space: SeqSpace::new(isn),
             seg_size: seg,
-            cap: cap as u64,
             data: vec![0; cap * seg],
             lens: vec![0; cap],
+            slot_of: vec![NO_SLOT; SPAN as usize],
+            free: (0..cap as u16).rev().collect(),
             base: 0,
+            acked_upto: 0,
             filled: 0,
             fill_len: 0,
             closed: false,
             next_new: 0,
             snd_max: 0,
             rtx: Vec::with_capacity(cap),
+            old_rtx: Vec::with_capacity(cap),
             level: 0,
             wave_id: (isn as u8) & 0x3f,
             probe_wave_id: 0,
@@ -130,15 +147,24 @@ impl Sender {
         if self.closed {
             return 0;
         }
-        let used = (self.filled - self.base) as usize;
-        (self.cap as usize - used) * self.seg_size - self.fill_len
+        let partial = if self.fill_len > 0 { self.seg_size - self.fill_len } else { 0 };
+        self.free.len() * self.seg_size + partial
     }
 
     /// Buffer as much of `data` as fits; returns the bytes taken (flow control: the rest waits).
     pub fn write(&mut self, mut data: &[u8]) -> usize {
         let mut taken = 0;
-        while !self.closed && !data.is_empty() && self.filled - self.base < self.cap {
-            let slot = (self.filled % self.cap) as usize;
+        while !self.closed && !data.is_empty() {
+            if self.fill_len == 0 {
+                // A new segment needs a free slot, and must stay within half the 12-bit space
+                // of the oldest held segment so feedback about both unwraps unambiguously.
+                if self.filled - self.base >= MAX_SPAN {
+                    break;
+                }
+                let Some(slot) = self.free.pop() else { break };
+                self.slot_of[(self.filled % SPAN) as usize] = slot;
+            }
+            let slot = usize::from(self.slot_of[(self.filled % SPAN) as usize]);
             let n = (self.seg_size - self.fill_len).min(data.len());
             let at = slot * self.seg_size + self.fill_len;
             self.data[at..at + n].copy_from_slice(&data[..n]);
@@ -153,7 +179,7 @@ impl Sender {
     }
 
     fn complete_tail(&mut self) {
-        self.lens[(self.filled % self.cap) as usize] = self.fill_len as u16;
+        self.lens[usize::from(self.slot_of[(self.filled % SPAN) as usize])] = self.fill_len as u16;
         self.filled += 1;
         self.fill_len = 0;
     }
@@ -263,7 +289,7 @@ impl Sender {
             self.next_new += 1;
             self.next_new - 1
         };
-        let slot = (n % self.cap) as usize;
+        let slot = usize::from(self.slot_of[(n % SPAN) as usize]);
         let len = usize::from(self.lens[slot]);
         let payload = &self.data[slot * self.seg_size..slot * self.seg_size + len];
         let header = WwpHeader {
@@ -316,15 +342,35 @@ impl Sender {
             return false;
         }
         let Some(term) = nack.clone().last() else { return false };
-        let term_n = self.space.unwrap(term, self.base).unwrap_or(self.base).clamp(self.base, self.snd_max);
+        let term_n = self
+            .space
+            .unwrap(term, self.base)
+            .unwrap_or(self.base)
+            .clamp(self.base, self.snd_max)
+            .max(self.acked_upto);
+        std::mem::swap(&mut self.rtx, &mut self.old_rtx);
         self.rtx.clear();
         let count = nack.len().saturating_sub(1);
         for e in nack.take(count) {
             let Some(n) = self.space.unwrap(e, self.base) else { continue };
-            if n >= self.base && n < term_n && self.rtx.last().map_or(true, |&p| p < n) {
+            if self.held(n) && n < term_n && self.rtx.last().map_or(true, |&p| p < n) {
                 self.rtx.push(n);
             }
         }
+        // Free what the list shows delivered: earlier retransmissions no longer listed, and
+        // the segments between the previous terminator and this one that are not listed.
+        for i in 0..self.old_rtx.len() {
+            let n = self.old_rtx[i];
+            if self.rtx.binary_search(&n).is_err() {
+                self.release(n);
+            }
+        }
+        for n in self.acked_upto..term_n {
+            if self.rtx.binary_search(&n).is_err() {
+                self.release(n);
+            }
+        }
+        self.acked_upto = term_n;
         self.next_new = term_n;
         self.base = self.rtx.first().copied().unwrap_or(term_n);
         self.level = level.min(3);
@@ -353,8 +399,12 @@ impl Sender {
             return false;
         }
         self.probe.stop();
+        for n in self.base..self.filled {
+            self.release(n);
+        }
         self.rtx.clear();
         self.base = self.filled;
+        self.acked_upto = self.filled;
         self.next_new = self.filled;
         self.state = SendState::Done;
         true
@@ -406,5 +456,19 @@ impl Sender {
     /// Our initial sequence number.
     pub fn isn(&self) -> u16 {
         self.space.isn
+    }
+}
+
+impl Sender {
+    fn held(&self, n: u64) -> bool {
+        n >= self.base && n < self.filled && self.slot_of[(n % SPAN) as usize] != NO_SLOT
+    }
+
+    fn release(&mut self, n: u64) {
+        if self.held(n) {
+            let i = (n % SPAN) as usize;
+            self.free.push(self.slot_of[i]);
+            self.slot_of[i] = NO_SLOT;
+        }
     }
 }
