@@ -193,7 +193,7 @@ impl Iterator for NackIter<'_> {
         self.index += 1;
         let at = (i / 2) * 3;
         let b = |k: usize| u16::from(self.bytes.get(at + k).copied().unwrap_or(0));
-        Some(if i % 2 == 0 { (b(0) << 4) | (b(1) >> 4) } else { ((b(1) & 0x0f) << 8) | b(2) })
+        Some(if i & 1 == 0 { (b(0) << 4) | (b(1) >> 4) } else { ((b(1) & 0x0f) << 8) | b(2) })
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.count - self.index;

@@ -260,10 +260,8 @@ impl WwpEndpoint {
                     self.events |= EV_WRITABLE;
                 }
             }
-            WwpType::ProbeAck => {
-                if !self.sender.on_probe_ack(h.seq, now, cfg, &mut self.out) {
-                    self.stats.stale_ignored += 1;
-                }
+            WwpType::ProbeAck if !self.sender.on_probe_ack(h.seq, now, cfg, &mut self.out) => {
+                self.stats.stale_ignored += 1;
             }
             WwpType::FinAck => {
                 self.sender.on_fin_ack();

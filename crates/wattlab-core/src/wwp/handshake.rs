@@ -258,7 +258,7 @@ impl Handshake {
             self.state = S::Closed;
             return HandshakeOutcome::Failed(HandshakeFailure::TimedOut);
         }
-        if !self.retry_at.is_some_and(|t| now >= t) {
+        if self.retry_at.is_none_or(|t| now < t) {
             return HandshakeOutcome::Nothing;
         }
         self.retry_at = None;

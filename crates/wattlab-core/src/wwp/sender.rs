@@ -353,7 +353,7 @@ impl Sender {
         let count = nack.len().saturating_sub(1);
         for e in nack.take(count) {
             let Some(n) = self.space.unwrap(e, self.base) else { continue };
-            if self.held(n) && n < term_n && self.rtx.last().map_or(true, |&p| p < n) {
+            if self.held(n) && n < term_n && !matches!(self.rtx.last(), Some(&p) if p >= n) {
                 self.rtx.push(n);
             }
         }

@@ -437,7 +437,7 @@ fn handshake_survives_the_loss_of_any_one_of_its_six_messages() {
         (true, WwpType::SynAck2),
         (false, WwpType::DWait),
     ];
-    for lost in 0..6 {
+    for (lost, &lost_msg) in order.iter().enumerate() {
         let cfg = WwpConfig::default();
         let a = WwpEndpoint::connect(cfg.clone(), 5, Time::ZERO).unwrap();
         let b = WwpEndpoint::listen(cfg, 9, Time::ZERO).unwrap();
@@ -448,13 +448,13 @@ fn handshake_survives_the_loss_of_any_one_of_its_six_messages() {
                 return false;
             }
             seen += 1;
-            seen - 1 == lost && (to_b, kind) == order[lost]
+            seen - 1 == lost && (to_b, kind) == lost_msg
         });
         let mut net = Net::new(a, b, ms(10), 1_000_000, drop);
         let ok = net.run(Time::ZERO + Duration::from_secs(10), |n| {
             n.a.state() == WwpState::Established && n.b.state() == WwpState::Established
         });
-        assert!(ok, "message {} ({:?}) lost: A {:?} B {:?}", lost + 1, order[lost], net.a.state(), net.b.state());
+        assert!(ok, "message {} ({:?}) lost: A {:?} B {:?}", lost + 1, lost_msg, net.a.state(), net.b.state());
         // A loss before B's decision repeats a message and forces level 1; a lost D_WAIT comes
         // after it and is simply sent again with the level B chose.
         let want = if lost == 5 { 3 } else { 1 };
