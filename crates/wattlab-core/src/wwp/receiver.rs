@@ -43,6 +43,8 @@ pub struct Receiver {
     /// Oldest segment not fully read by the application, and the bytes of it already read.
     read_base: u64,
     read_off: usize,
+    /// Bytes of `[read_base, rcv_nxt)` not yet read.
+    unread: usize,
     /// First segment not yet received.
     rcv_nxt: u64,
     /// Highest segment received + 1.
@@ -80,6 +82,7 @@ impl Receiver {
             present: vec![false; cap],
             read_base: 0,
             read_off: 0,
+            unread: 0,
             rcv_nxt: 0,
             highest: 0,
             term: 0,
@@ -175,6 +178,7 @@ impl Receiver {
                 self.present[slot] = true;
                 self.highest = self.highest.max(n + 1);
                 while self.rcv_nxt < self.read_base + self.cap && self.present[(self.rcv_nxt % self.cap) as usize] {
+                    self.unread += usize::from(self.lens[(self.rcv_nxt % self.cap) as usize]);
                     self.rcv_nxt += 1;
                 }
                 fresh = true;
@@ -328,13 +332,7 @@ impl Receiver {
 
     /// Bytes ready for `read`.
     pub fn readable(&self) -> usize {
-        let mut bytes = 0;
-        let mut n = self.read_base;
-        while n < self.rcv_nxt {
-            bytes += usize::from(self.lens[(n % self.cap) as usize]);
-            n += 1;
-        }
-        bytes - self.read_off
+        self.unread
     }
 
     /// Copy in-order data into `buf`; returns the bytes copied.
@@ -355,6 +353,7 @@ impl Receiver {
             self.read_base += 1;
             self.read_off = 0;
         }
+        self.unread -= copied;
         stats.delivered_bytes += copied as u64;
         copied
     }
