@@ -538,8 +538,8 @@ fn end_to_end_lossless_transfer_stays_at_level_3() {
 
 #[test]
 fn twelve_bit_wrap_around_transfer() {
-    // 4600 segments from ISN 4000: the wire numbers wrap twice... once through 4095 → 0 and the
-    // unwrapped index passes 4096; with a loss every 37th segment.
+    // 4600 segments from ISN 4000: the wire numbers wrap through 4095 → 0 early, and the
+    // unwrapped index later passes 4096 (a full lap); every 37th segment A → B is lost.
     transfer(4000, 4600 * 1024, ms(5), Box::new(|to_b, idx, _| to_b && idx % 37 == 36), 36_000);
 }
 
