@@ -12,6 +12,8 @@
 //! - [`wlan`]: 802.11 PHY timing and the Bianchi and TCP-capacity models;
 //! - [`metrics`]: goodput, overhead, fairness indices and seed 003's 3E;
 //! - [`power`]: the registry of power-mode and accounting-policy names;
+//! - [`wwp`]: seed 004's Wave & Wait Protocol (waves, NACK lists, probe cycle, six-way
+//!   handshake);
 //! - [`agent`]: seed 000's client-centered energy-saving agent (closed/open ACKs, window
 //!   probes, radio sleep decisions).
 
@@ -24,6 +26,7 @@ pub mod tcp;
 pub mod time;
 pub mod wire;
 pub mod wlan;
+pub mod wwp;
 
 pub use packet::{Endpoint, Packet, TcpFlags, TcpHeader, TcpOptions, Transport};
 pub use time::{Duration, Time};

@@ -50,6 +50,9 @@
 //! [`Packet::ip_len`] is then shorter than the captured total length by their size); DSCP,
 //! ECN, DF, the TCP NS bit, the urgent pointer and UDP's own length field are ignored.
 //!
+//! [`wwp`] holds the segment format of seed 004's Wave & Wait Protocol (its own 6-byte header,
+//! not carried in [`Packet`]).
+//!
 //! Neither direction panics on any input, and encoding allocates only by growing the caller's
 //! buffer.
 
@@ -57,12 +60,14 @@ mod decode;
 mod encode;
 pub mod fuzz;
 mod rewrite;
+pub mod wwp;
 #[cfg(test)]
 mod tests;
 
 pub use decode::{decode_ethernet, decode_ipv4};
 pub use encode::{encode_ethernet, encode_ipv4};
 pub use rewrite::set_tcp_window;
+pub use wwp::{decode_wwp, encode_wwp, WwpHeader, WwpSegment, WwpType, WWP_HEADER_LEN};
 
 #[allow(unused_imports)] // referenced by the module docs
 use crate::packet::{Packet, TcpFlags, TcpOptions, Transport};
@@ -184,6 +189,28 @@ pub enum WireError {
         offset: usize,
         /// What is wrong with it.
         reason: &'static str,
+    },
+    /// A WWP header or payload field holds a value the format does not allow.
+    #[error("bad WWP {field} at byte {offset} (value {value}): {reason}")]
+    BadWwpField {
+        /// Which field.
+        field: &'static str,
+        /// Offset of the byte holding it.
+        offset: usize,
+        /// The value found (a length for length problems).
+        value: u32,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The WWP checksum does not verify.
+    #[error("bad WWP checksum 0x{found:02x} at byte {offset}: one's-complement sum 0x{sum:02x}, expected 0xff")]
+    WwpChecksum {
+        /// Offset of the checksum byte.
+        offset: usize,
+        /// The checksum byte found.
+        found: u8,
+        /// The 8-bit one's-complement sum over the segment.
+        sum: u8,
     },
 }
 
