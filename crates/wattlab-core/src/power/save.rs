@@ -102,6 +102,12 @@ impl PowerSave {
         matches!(self, PowerSave::Psm { .. } | PowerSave::Bsd { .. })
     }
 
+    /// True if the station's uplink frames change its power saving (BSD's active window,
+    /// U-APSD's triggers): a MAC may skip telling the others.
+    pub const fn uplink_matters(&self) -> bool {
+        matches!(self, PowerSave::Bsd { .. } | PowerSave::Uapsd { .. })
+    }
+
     /// True if the station's own rules put it to sleep (a driver does for `External`).
     pub const fn dozes_by_itself(&self) -> bool {
         !matches!(self, PowerSave::Cam | PowerSave::External(_))

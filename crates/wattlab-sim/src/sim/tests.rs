@@ -35,6 +35,7 @@ name = "hop"
 ap = "ap"
 station = "client"
 rate = "20Mbps"
+power_save = "external"
 [[flow]]
 kind = "udp-cbr"
 from = "server"
@@ -50,7 +51,6 @@ count = 1
 start = "1s"
 "#;
         let mut sim = Simulation::from_toml(text, "ext.toml", Some(1), &[], &BuildOptions::default()).unwrap();
-        sim.set_hop_external(0, "cc");
         sim.start_run();
         assert!(sim.run_until(ms(500)));
         sim.set_station_awake(ms(500), 0, false);
@@ -76,7 +76,7 @@ start = "1s"
         assert_eq!(out.drops.no_socket + out.drops.unroutable, 0);
 
         let report = |p: &str| out.radios.iter().find(|r| r.policy == p).unwrap().report.clone();
-        let (cc, on) = (report("cc"), report("always-on"));
+        let (cc, on) = (report("external"), report("always-on"));
         // Asleep for 1 s minus the wake-up carved before 1.5 s and the ping's transmission
         // (sleep → tx → sleep, its wake-up carved too): 2 ms each at idle power.
         let frame = |bytes: u64| bytes * 8 * 1_000_000_000 / 20_000_000;
