@@ -139,3 +139,22 @@ fn the_cc_agent_on_a_wlan_station_saves_energy_on_a_download() {
     // The AP holds what reaches a sleeping 802.11 station: nothing is lost asleep.
     assert_eq!(a.stats.dropped_asleep, 0);
 }
+
+#[test]
+fn an_agent_needs_a_cc_station_on_either_medium() {
+    let build = |text: String| Simulation::from_toml(&text, "modes.toml", None, &[], &BuildOptions::default()).err().map(|e| e.to_string());
+    let hop_agent = hop("psm").replace("power_save = \"psm\"", "power_save = \"psm\"\nagent = {}");
+    let e = build(hop_agent).expect("refused");
+    assert!(e.contains("wireless[0].agent") && e.contains("an agent needs power_save = \"cc\""), "{e}");
+    let wlan_agent = wlan("psm").replace("power_save = \"psm\"", "power_save = \"psm\"\nagent = {}");
+    let e = build(wlan_agent).expect("refused");
+    assert!(e.contains("wlan[0].agent") && e.contains("an agent needs power_save = \"cc\""), "{e}");
+    let station_agent = format!("{}[[wlan.station]]\nnode = \"client\"\nagent = {{}}\n", wlan("cc").replace("power_save = \"cc\"\n", ""));
+    let e = build(station_agent).expect("refused");
+    assert!(e.contains("wlan[0].station[0].agent") && e.contains("an agent needs power_save = \"cc\""), "{e}");
+    // The BSS's agent settings go to its cc stations; a station's own replace them.
+    let own = format!("{}[[wlan.station]]\nnode = \"client\"\npower_save = \"cc\"\nagent = {{ detection = \"fixed\" }}\n", wlan("cam"));
+    assert_eq!(build(own), None);
+    let bss = wlan("cc").replace("power_save = \"cc\"", "power_save = \"cc\"\nagent = { detection = \"dynamic\" }");
+    assert_eq!(build(bss), None);
+}
