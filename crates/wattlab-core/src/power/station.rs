@@ -27,80 +27,15 @@
 //! radio wakes just for the transmission, as the meter sees it). Time never goes backwards
 //! between calls; the machine allocates nothing after it is built.
 
-use super::save::{bsd_next_wake, bsd_window, next_instant, MacCaps, PowerSave};
+use super::save::{bsd_window, next_instant, MacCaps, PowerSave};
 use crate::{Duration, Time};
-use serde::Serialize;
 use std::collections::VecDeque;
 
-/// What the radio does between frames.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PowerState {
-    /// Awake (idle, ready to send or receive).
-    Awake,
-    /// Dozing (the card's sleep mode).
-    Doze,
-    /// Switched off (a driver's `off`).
-    Off,
-}
+mod steps;
+mod types;
 
-/// A driver's command to an `external` station.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Command {
-    /// Wake up (and let the AP send what it held).
-    Wake,
-    /// Doze.
-    Sleep,
-    /// Switch the radio off (traffic as when dozing; the radio's `off` power).
-    Off,
-}
+pub use types::{Command, MacView, PowerState, StationEvent, StationStats};
 
-/// What the machine asks of its MAC.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StationEvent {
-    /// The radio changes state at `at` (a wake-up means ready at `at`).
-    Power {
-        /// When.
-        at: Time,
-        /// The new state.
-        state: PowerState,
-    },
-    /// A wake-up started for the station's own frames is over: it may contend.
-    Ready,
-    /// The AP may send to the station again (a burst, a service period, an active window,
-    /// a driver's wake-up): try its queue.
-    Release,
-    /// The TIM says frames wait: fetch them with PS-Polls.
-    PsPoll,
-    /// Send a U-APSD trigger (a QoS-Null) unless a frame of the station's is already queued.
-    Trigger,
-}
-
-/// What the MAC is doing for the station when it calls in.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct MacView {
-    /// Frames the AP has queued for the station and not started sending.
-    pub queued: u32,
-    /// The station cannot doze now: a frame of its own is queued or on the air, a PS-Poll is
-    /// due, or a frame to it is on the air.
-    pub busy: bool,
-}
-
-/// Counters of a station's power saving.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct StationStats {
-    /// Times the station went to doze.
-    pub dozes: u64,
-    /// Time spent dozing, ns (up to the last wake-up; see [`StationPower::stats_at`]).
-    pub doze_ns: u64,
-    /// Frames the AP had to hold because the station was in power-save mode.
-    pub packets_held: u64,
-    /// Bursts and service periods released.
-    pub bursts: u64,
-    /// Frames in those bursts.
-    pub packets_released: u64,
-    /// Frames that reached the station while it dozed and were lost (PM-less `external`).
-    pub dropped_asleep: u64,
-}
 
 /// Deadlines, by slot: settle (the first doze), ready (a wake-up for own frames), wake (a
 /// wake instant of the machine's own clock), window (BSD's active window), trigger (U-APSD).
@@ -439,129 +374,6 @@ impl StationPower {
                     self.doze(now);
                 }
             }
-        }
-    }
-
-    fn loses_frames_at_rest(&self) -> bool {
-        matches!(self.mode, PowerSave::External(_)) && !self.caps.pm_bit
-    }
-
-    fn take_due(&mut self, slot: usize, now: Time) -> bool {
-        let due = self.deadlines[slot].is_some_and(|t| t <= now);
-        if due {
-            self.deadlines[slot] = None;
-        }
-        due
-    }
-
-    /// A wake instant of the machine's own clock (a MAC without beacons): what is held goes
-    /// as one burst; PSM and BSD wake (and pay for it) whether or not anything is held.
-    fn wake_instant(&mut self, now: Time, view: MacView) {
-        let released = self.burst(now, view);
-        if let PowerSave::IdealPsm { interval } = self.mode {
-            if !released && view.queued.saturating_sub(self.release) > 0 {
-                // A burst longer than the interval is still going: the rest waits an instant.
-                self.deadlines[WAKE] = Some(next_instant(now, interval));
-            }
-        } else {
-            self.wake(now);
-        }
-        self.try_doze(now, view);
-    }
-
-    /// Releases what the AP holds as one burst (unless one is still going). True if it did.
-    fn burst(&mut self, now: Time, view: MacView) -> bool {
-        let held = view.queued.saturating_sub(self.release);
-        if held == 0 || self.release > 0 {
-            return false;
-        }
-        self.release = held;
-        self.stats.bursts += 1;
-        self.stats.packets_released += held as u64;
-        self.wake(now);
-        self.out.push_back(StationEvent::Release);
-        true
-    }
-
-    /// U-APSD: a trigger reached the AP; the service period is what it holds (up to
-    /// `max_sp`). Returns its length.
-    fn service_period(&mut self, view: MacView) -> u32 {
-        let PowerSave::Uapsd { max_sp, .. } = self.mode else { return 0 };
-        let n = if max_sp == 0 { view.queued } else { view.queued.min(max_sp) };
-        let added = n.saturating_sub(self.release);
-        if added > 0 {
-            if self.release == 0 {
-                self.stats.bursts += 1;
-            }
-            self.stats.packets_released += added as u64;
-        }
-        self.release = n;
-        n
-    }
-
-    /// U-APSD's trigger clock: a trigger if nothing went uplink for a whole interval. Without
-    /// Null frames the trigger is idealised: no airtime, and the station wakes only for a
-    /// service period that has frames.
-    fn trigger_due(&mut self, now: Time, view: MacView) {
-        let PowerSave::Uapsd { trigger_interval: Some(t), .. } = self.mode else { return };
-        self.deadlines[TRIGGER] = Some(now + t);
-        if now.saturating_since(self.last_uplink) < t {
-            return;
-        }
-        if self.caps.null_frames {
-            self.out.push_back(StationEvent::Trigger);
-            return;
-        }
-        self.last_uplink = now;
-        if self.service_period(view) > 0 {
-            self.wake(now);
-            self.out.push_back(StationEvent::Release);
-        }
-    }
-
-    fn try_doze(&mut self, now: Time, view: MacView) {
-        if view.busy || !self.may_doze() {
-            return;
-        }
-        self.doze(now);
-        if let PowerSave::IdealPsm { interval } = self.mode {
-            if !self.caps.beacons && view.queued > 0 && self.deadlines[WAKE].is_none() {
-                self.deadlines[WAKE] = Some(next_instant(now, interval));
-            }
-        }
-    }
-
-    fn wake(&mut self, now: Time) {
-        self.waking = false;
-        if self.awake {
-            return;
-        }
-        self.awake = true;
-        self.off = false;
-        self.stats.doze_ns += now.saturating_since(self.dozed_at).as_nanos();
-        self.out.push_back(StationEvent::Power { at: now, state: PowerState::Awake });
-    }
-
-    fn doze(&mut self, now: Time) {
-        self.awake = false;
-        self.beacon_wait = false;
-        self.off = matches!(self.mode, PowerSave::External(_)) && self.driver_off;
-        self.dozed_at = now;
-        self.stats.dozes += 1;
-        let state = if self.off { PowerState::Off } else { PowerState::Doze };
-        self.out.push_back(StationEvent::Power { at: now, state });
-        match self.mode {
-            PowerSave::Bsd { percent } => {
-                self.next_wake = bsd_next_wake(now, self.last_uplink, percent, self.beacon_interval);
-                if !self.caps.beacons {
-                    self.deadlines[WAKE] = Some(self.next_wake);
-                }
-            }
-            PowerSave::Psm { listen_interval } if !self.caps.beacons => {
-                let period = self.beacon_interval.saturating_mul(listen_interval.max(1) as u64);
-                self.deadlines[WAKE] = Some(next_instant(now, period));
-            }
-            _ => {}
         }
     }
 }

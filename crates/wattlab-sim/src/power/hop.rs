@@ -1,6 +1,6 @@
 //! Power saving on the simple `[[wireless]]` hop, emulated at the IP level as seed 000 did
 //! (an IP proxy in front of the AP, section IV-B). The station runs the one power-save
-//! machine of `wattlab_core::power::station` on a MAC with [`MacCaps::HOP`]: one station, no
+//! machine of `wattlab_core::power::station` on a MAC with [`MacCaps::HOP`](wattlab_core::power::MacCaps::HOP): one station, no
 //! contention, no beacons, polls or PM bits on the air, only *when* the AP end of the hop may
 //! send to the station and *when* the station's radio dozes. What that idealises:
 //!
