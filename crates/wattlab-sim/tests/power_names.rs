@@ -17,11 +17,15 @@ const HEAD: &str = "[[node]]\nname = \"server\"\nkind = \"host\"\n[[node]]\nname
      delay = \"10ms\"\n";
 const FLOW: &str = "[[flow]]\nkind = \"bulk-download\"\nclient = \"client\"\nserver = \"server\"\nbytes = \"20kB\"\n";
 
+/// U-APSD's trigger clock (other modes ignore it): without it, what the AP holds waits for
+/// the station's next uplink frame, and a download can stall.
+const TRIGGER: &str = "uapsd_trigger_interval = \"100ms\"\n";
+
 fn hop_scenario(mode: &str) -> String {
-    format!("{HEAD}[[wireless]]\nname = \"hop\"\nap = \"ap\"\nstation = \"client\"\nrate = \"20Mbps\"\npower_save = {mode:?}\n{FLOW}")
+    format!("{HEAD}[[wireless]]\nname = \"hop\"\nap = \"ap\"\nstation = \"client\"\nrate = \"20Mbps\"\n{TRIGGER}power_save = {mode:?}\n{FLOW}")
 }
 
-const WLAN: &str = "[[wlan]]\nap = \"ap\"\nstations = [\"client\"]\nphy = \"80211b\"\nrate = \"11Mbps\"\n";
+const WLAN: &str = "[[wlan]]\nap = \"ap\"\nstations = [\"client\"]\nphy = \"80211b\"\nrate = \"11Mbps\"\nuapsd_trigger_interval = \"100ms\"\n";
 
 fn wlan_scenario(mode: &str) -> String {
     format!("{HEAD}{WLAN}power_save = {mode:?}\n{FLOW}")
