@@ -156,7 +156,7 @@ def test_plan_reads_the_scenario_like_the_simulator():
     assert p["bytes"] == 5_000_000 and p["request"] == 100 and p["port"] == 80
     assert (p["cc"], p["linux_cc"], p["sack"], p["timestamps"]) == ("reno", "reno", False, True)
     assert p["recv_buffer"] == 65535 and p["window_scale"] is None and p["initial_cwnd"] == 2
-    assert p["hop_rate_bps"] == 20_000_000 and p["power_save"] == "external" and p["profile"] == "wavelan-dsss"
+    assert p["hop_rate_bps"] == 20_000_000 and p["power_save"] == "cc" and p["profile"] == "wavelan-dsss"
     assert p["base_rtt_s"] == pytest.approx(0.060, abs=1e-4)
     assert p["overrides"] == ['wireless.0.power_save="cc"']
     assert runner.load_plan(YAN, "psm")["power_save"] == "ideal-psm"

@@ -11,7 +11,8 @@
 //! - [`energy`]: the radio energy model, device profiles and accounting policies;
 //! - [`wlan`]: 802.11 PHY timing and the Bianchi and TCP-capacity models;
 //! - [`metrics`]: goodput, overhead, fairness indices and seed 003's 3E;
-//! - [`power`]: the registry of power-mode and accounting-policy names;
+//! - [`power`]: the registry of power-mode and accounting-policy names, and the one station
+//!   power-save state machine every MAC drives;
 //! - [`wwp`]: seed 004's Wave & Wait Protocol (waves, NACK lists, probe cycle, six-way
 //!   handshake);
 //! - [`agent`]: seed 000's client-centered energy-saving agent (closed/open ACKs, window

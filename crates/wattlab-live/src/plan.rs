@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use serde::Serialize;
+use wattlab_core::power::{Driver, PowerMode};
 use wattlab_core::tcp::CongestionControlKind;
 use wattlab_sim::live_spec::LiveSpec;
 use wattlab_sim::BuildOptions;
@@ -26,11 +27,11 @@ pub enum LivePolicy {
 
 impl LivePolicy {
     /// The `[[wireless]] power_save` value that gives this policy in the simulator.
-    pub fn power_save(self) -> &'static str {
+    pub fn power_save(self) -> PowerMode {
         match self {
-            LivePolicy::AlwaysOn => "cam",
-            LivePolicy::Cc => "cc",
-            LivePolicy::Psm => "ideal-psm",
+            LivePolicy::AlwaysOn => PowerMode::Cam,
+            LivePolicy::Cc => PowerMode::External(Driver::Cc),
+            LivePolicy::Psm => PowerMode::IdealPsm,
         }
     }
 
@@ -114,7 +115,7 @@ pub fn path_params(spec: &LiveSpec) -> PathParams {
         hop_up: spec.hop_up.clone(),
         wired_up: spec.wired_up.clone(),
         half_duplex: spec.half_duplex,
-        psm_beacon: (spec.power_save == "ideal-psm").then_some(spec.beacon_interval),
+        psm_beacon: (spec.power_save == PowerMode::IdealPsm).then_some(spec.beacon_interval),
         seed: spec.seed,
         names: Some(spec.channel_names.clone()),
     }
@@ -232,7 +233,7 @@ impl PlanSummary {
             down_rate_bps: spec.wired_down.rate_bps.min(spec.hop_down.rate_bps),
             up_rate_bps: spec.wired_up.rate_bps.min(spec.hop_up.rate_bps),
             hop_overhead_ns: spec.hop_down.overhead.0,
-            power_save: spec.power_save.clone(),
+            power_save: spec.power_save.to_string(),
             beacon_interval_ns: spec.beacon_interval.0,
             base_rtt_s: rtt.as_secs_f64(),
             profile: spec.profile.as_ref().map(|p| p.name().to_string()),

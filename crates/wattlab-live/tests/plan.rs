@@ -24,7 +24,7 @@ fn yan_cc_path_agent_and_radio_come_from_the_built_simulation() {
     assert!((spec.hop_down.loss.mean_loss() - 0.001).abs() < 1e-12);
     assert_eq!(spec.hop_up.loss.mean_loss(), 0.0);
     assert!(spec.half_duplex);
-    assert_eq!(spec.power_save, "external");
+    assert_eq!(spec.power_save.to_string(), "cc");
     let agent = spec.agent.as_ref().expect("cc has an agent");
     assert_eq!(agent.ts_clock_hz, 1000);
     assert_eq!(agent.link_rate_bps, Some(20_000_000));
@@ -41,10 +41,10 @@ fn yan_cc_path_agent_and_radio_come_from_the_built_simulation() {
 fn the_policy_sets_the_hop_power_saving() {
     let s = scenario("yan-cc-download.toml");
     let psm = plan::load(&s, LivePolicy::Psm, &[]).unwrap();
-    assert_eq!(psm.power_save, "ideal-psm");
+    assert_eq!(psm.power_save.to_string(), "ideal-psm");
     assert_eq!(plan::path_params(&psm).psm_beacon, Some(Duration::from_millis(100)));
     let cam = plan::load(&s, LivePolicy::AlwaysOn, &[]).unwrap();
-    assert!(cam.agent.is_none() && cam.power_save == "cam");
+    assert!(cam.agent.is_none() && cam.power_save.to_string() == "cam");
     let summary = PlanSummary::of(&cam, LivePolicy::AlwaysOn, &[]).unwrap();
     assert_eq!((summary.linux_cc.as_str(), summary.initial_cwnd, summary.min_rto_ms), ("reno", 2, 200));
     assert!((summary.base_rtt_s - 0.060002).abs() < 1e-9);

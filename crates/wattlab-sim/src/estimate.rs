@@ -4,7 +4,6 @@
 //! take hours or fill the memory, and to say which setting makes it so.
 
 use crate::apps::{Application, FlowCost};
-use crate::power::hop::HopPowerMode;
 use crate::sim::Simulation;
 use crate::wlan::PowerSave;
 use std::collections::HashMap;
@@ -110,7 +109,7 @@ impl Simulation {
             }
         }
         for h in &self.hops {
-            if h.power.mode() != HopPowerMode::Cam {
+            if h.power.mode().saves_power() {
                 let n = seconds / (h.power.beacon_interval().as_nanos().max(1) as f64 / 1e9) * 2.0;
                 parts.push((format!("the beacons of hop `{}`", h.name), n, "raise its beacon_interval"));
             }

@@ -59,8 +59,8 @@ pub struct LiveSpec {
     pub half_duplex: bool,
     /// Hop name.
     pub hop: String,
-    /// The hop's `power_save` mode name (`cam`, `ideal-psm`, `external` for the agent...).
-    pub power_save: String,
+    /// The hop's power-save mode (`cam`, `ideal-psm`, `cc` for the agent...).
+    pub power_save: wattlab_core::power::PowerMode,
     /// Beacon interval of the hop's power-saving modes.
     pub beacon_interval: Duration,
     /// The client-centered agent's configuration (`power_save = "cc"`).
@@ -134,7 +134,7 @@ impl Simulation {
             channel_names: [down, hop.down, hop.up, up].map(|id| self.net.channels[id as usize].name.clone()),
             half_duplex: self.net.channels[hop.down as usize].medium.is_some(),
             hop: hop.name.clone(),
-            power_save: hop.power.mode().name(),
+            power_save: hop.power.mode().mode(),
             beacon_interval: hop.power.beacon_interval(),
             agent,
             profile,

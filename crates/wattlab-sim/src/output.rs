@@ -172,7 +172,7 @@ pub struct WirelessPowerSummary {
     pub beacon_interval_s: f64,
     /// Counters.
     #[serde(flatten)]
-    pub stats: crate::power::hop::HopPowerStats,
+    pub stats: wattlab_core::power::StationStats,
     /// The station was awake when the run ended.
     pub awake_at_end: bool,
 }
@@ -365,7 +365,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
     let wireless = sim
         .hops
         .iter()
-        .filter(|h| h.power.mode() != crate::power::hop::HopPowerMode::Cam)
+        .filter(|h| h.power.mode().saves_power())
         .map(|h| WirelessPowerSummary {
             name: h.name.clone(),
             station: sim.net.nodes[h.station as usize].name.clone(),
@@ -436,10 +436,8 @@ fn agent_summaries(sim: &mut Simulation, end: Time) -> Vec<crate::middlebox::cc_
     for m in &mut sim.mboxes {
         let Middlebox::Cc(h) = &mut m.mbox;
         h.agent.finish(end);
-        let ch = sim.net.ifaces[h.iface as usize].tx;
-        let hop = sim.net.channels[ch as usize].hop.map(|k| sim.hops[k as usize].name.clone()).unwrap_or_default();
         v.push(crate::middlebox::cc_agent::AgentSummary {
-            hop,
+            hop: h.link.clone(),
             node: sim.net.nodes[h.node as usize].name.clone(),
             detection: h.agent.config().detection.name(),
             stats: *h.agent.stats(),

@@ -200,7 +200,7 @@ fn bad_power_save_settings_name_the_line_and_the_valid_modes() {
     assert!(msg.contains(&format!("hop.toml:{line}")), "{msg}");
     assert!(msg.contains("wireless[0].power_save") && msg.contains("unknown power-save mode `bsd-0`"), "{msg}");
     assert!(msg.contains("cam, psm, ideal-psm, bsd-P"), "{msg}");
-    for bad in ["PSM", "bsd-1001", "bsd-", "BSD-50", "u-apsd", "external"] {
+    for bad in ["PSM", "bsd-1001", "bsd-", "BSD-50", "uapsd", "ext"] {
         let text = scenario("15ms", &format!("power_save = \"{bad}\""), &ping(1, "1s"));
         assert!(Simulation::from_toml(&text, "hop.toml", None, &[], &BuildOptions::default()).is_err(), "{bad}");
     }

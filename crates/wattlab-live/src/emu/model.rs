@@ -6,9 +6,10 @@
 //! from the client crosses `hop_up` then `wired_up`. Every channel is the simulator's
 //! [`Channel`] (DropTail queue, serialization at rate + overhead, loss after serialization,
 //! delay + jitter pipe); the hop's two channels may share the simulator's half-duplex
-//! [`Medium`], and `hop_down` may run the simulator's idealised PSM ([`HopPower`] in
-//! [`HopPowerMode::IdealPsm`]). Events run on the simulator's [`Scheduler`], so ties break in
-//! the order they were scheduled, as in the simulator.
+//! [`Medium`], and the hop may run the idealised PSM of the simulator's `[[wireless]]` hop:
+//! the core's one station power-save machine ([`StationPower`] in `ideal-psm`, on a MAC with
+//! [`MacCaps::HOP`]), driven as the simulator drives it. Events run on the simulator's
+//! [`Scheduler`], so ties break in the order they were scheduled, as in the simulator.
 //!
 //! The model never reads a clock: the host calls [`PathEmulator::offer`] when a packet reaches
 //! the AP namespace, sleeps until [`PathEmulator::poll_timeout`], calls
@@ -20,7 +21,8 @@ use serde::Serialize;
 use std::collections::VecDeque;
 use wattlab_core::{Duration, Time};
 use wattlab_sim::engine::Scheduler;
-use wattlab_sim::hop_power::{HopAction, HopPower, HopPowerMode, HopPowerStats, HopTimer, HopView};
+use wattlab_core::power::{MacCaps, MacView, PowerSave, PowerState, StationEvent, StationPower, StationStats};
+use wattlab_sim::hop_power;
 use wattlab_sim::link::{Channel, LinkPacket, Medium};
 use wattlab_sim::rng::RngStreams;
 
@@ -106,7 +108,7 @@ pub struct PathStats {
     pub wired_up: ChannelStats,
     /// Idealised PSM counters (bursts, packets held and released, dozes), if PSM runs; a doze
     /// in progress is counted up to the model's latest time.
-    pub psm: Option<HopPowerStats>,
+    pub psm: Option<StationStats>,
 }
 
 /// A packet in the model: its IP length and the host's token for it.
@@ -128,8 +130,8 @@ enum Event {
     TxDone(usize),
     /// The head of the channel's pipe reaches its far end.
     Arrive(usize),
-    /// A timer of the hop's power state machine.
-    Power(HopTimer),
+    /// A deadline of the hop station's power machine (stale if it moved).
+    Power,
 }
 
 /// The real-time link emulator's model of the path: feed it packets, it decides when each
@@ -142,8 +144,10 @@ pub struct PathEmulator<T> {
     channels: [Channel<Frame<T>>; 4],
     /// The hop's shared transmitter, if half-duplex.
     medium: Option<Medium>,
-    /// The hop's idealised PSM, if enabled.
-    power: Option<HopPower>,
+    /// The hop station's power machine (idealised PSM), if enabled.
+    power: Option<StationPower>,
+    /// The time of the scheduled `Power` event, if any (an earlier deadline gets its own).
+    power_at: Option<Time>,
     sched: Scheduler<Event>,
     out: VecDeque<(T, Fate, Time)>,
     radio: VecDeque<(Time, bool)>,
@@ -163,13 +167,15 @@ impl<T> PathEmulator<T> {
             c
         });
         let medium = half_duplex.then_some(Medium { channels: [HOP_DOWN as u32, HOP_UP as u32], busy_with: None, next_turn: 0 });
-        let power = psm_beacon.map(|beacon| HopPower::new(HopPowerMode::IdealPsm, beacon));
+        // As the simulator's `[[wireless]]` hop: ideal PSM releases at its beacon instants.
+        let power = psm_beacon.map(|beacon| StationPower::new(PowerSave::IdealPsm { interval: beacon }, MacCaps::HOP, beacon));
         let mut emu = PathEmulator {
             origin,
             clock: Time::ZERO,
             channels,
             medium,
             power,
+            power_at: None,
             sched: Scheduler::new(),
             out: VecDeque::with_capacity(1024),
             radio: VecDeque::new(),
@@ -249,10 +255,13 @@ impl<T> PathEmulator<T> {
             match ev {
                 Event::TxDone(ch) => self.on_tx_done(t, ch),
                 Event::Arrive(ch) => self.on_arrive(t, ch),
-                Event::Power(timer) => {
+                Event::Power => {
+                    if self.power_at == Some(t) {
+                        self.power_at = None;
+                    }
                     let view = self.hop_view();
-                    if let Some(p) = self.power.as_mut() {
-                        p.handle_timer(t, timer, view);
+                    if let Some(p) = self.power.as_mut().filter(|p| p.poll_timeout().is_some_and(|d| d <= t)) {
+                        p.handle_timeout(t, view);
                     }
                     self.drain_power(t);
                 }
@@ -272,8 +281,8 @@ impl<T> PathEmulator<T> {
         }
         if let Some(p) = self.power.as_mut() {
             match ch {
-                HOP_UP => p.on_station_enqueue(t),
-                HOP_DOWN => p.on_ap_enqueue(t),
+                HOP_UP => p.handle_own_frame(t),
+                HOP_DOWN => p.handle_ap_queued(t),
                 _ => {}
             }
             self.drain_power(t);
@@ -315,7 +324,7 @@ impl<T> PathEmulator<T> {
         self.sched.schedule(end, Event::TxDone(ch));
         if ch == HOP_DOWN {
             if let Some(p) = self.power.as_mut() {
-                p.on_ap_tx_start();
+                p.handle_ap_sent();
             }
         }
     }
@@ -335,10 +344,9 @@ impl<T> PathEmulator<T> {
             let view = self.hop_view();
             let p = self.power.as_mut().expect("checked above");
             if ch == HOP_UP {
-                p.on_station_sent(t, view);
-            } else {
-                p.on_down_progress(t, view);
+                p.handle_uplink_sent(t, true, view);
             }
+            p.handle_idle(t, view);
             self.drain_power(t);
         }
     }
@@ -353,31 +361,34 @@ impl<T> PathEmulator<T> {
         }
         if ch == HOP_DOWN && self.power.is_some() {
             let view = self.hop_view();
-            self.power.as_mut().expect("checked above").on_down_progress(t, view);
+            self.power.as_mut().expect("checked above").handle_idle(t, view);
             self.drain_power(t);
         }
     }
 
-    /// The hop as the PSM state machine sees it.
-    fn hop_view(&self) -> HopView {
-        let (d, u) = (&self.channels[HOP_DOWN], &self.channels[HOP_UP]);
-        HopView {
-            ap_queued: d.queue.len() as u32,
-            station_busy: u.in_tx.is_some() || !u.queue.is_empty(),
-            down_in_flight: d.in_tx.is_some() || !d.pipe.is_empty(),
-        }
+    /// The hop as the station's power machine sees it (as in the simulator).
+    fn hop_view(&self) -> MacView {
+        hop_power::view(&self.channels[HOP_DOWN], &self.channels[HOP_UP])
     }
 
-    /// Carries out what the PSM state machine asked for.
+    /// Carries out what the station's power machine asked for, and keeps an event at its
+    /// next deadline.
     fn drain_power(&mut self, t: Time) {
-        while let Some(a) = self.power.as_mut().and_then(|p| p.poll_action()) {
-            match a {
-                HopAction::Timer { at, timer } => self.sched.schedule(at, Event::Power(timer)),
-                HopAction::Power { at, awake } => {
+        while let Some(e) = self.power.as_mut().and_then(|p| p.poll_event()) {
+            match e {
+                StationEvent::Power { at, state } => {
                     let at = self.abs(at);
-                    self.radio.push_back((at, awake));
+                    self.radio.push_back((at, state == PowerState::Awake));
                 }
-                HopAction::Release => self.kick(t, HOP_DOWN),
+                StationEvent::Release => self.kick(t, HOP_DOWN),
+                // The hop has no latency, no PS-Polls and no Null frames (MacCaps::HOP).
+                StationEvent::Ready | StationEvent::PsPoll | StationEvent::Trigger => {}
+            }
+        }
+        if let Some(d) = self.power.as_ref().and_then(|p| p.poll_timeout()) {
+            if self.power_at.is_none_or(|s| d < s) {
+                self.power_at = Some(d);
+                self.sched.schedule(d, Event::Power);
             }
         }
     }

@@ -5,16 +5,24 @@ use super::topology::Topology;
 use super::Ctx;
 use crate::middlebox::cc_agent::{agent_config, CcHost};
 use crate::middlebox::{Middlebox, MiddleboxSlot};
-use crate::net::link::Channel;
-use crate::power::hop::{HopHost, HopPower, HopPowerMode, HOP_POWER_SAVE_NAMES};
+use crate::net::link::{Channel, IfaceId};
+use crate::power::hop::HopHost;
 use crate::radio::Radio;
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{AgentSettings, Scenario, ScenarioError};
 use crate::sim::{Simulation, WlanHost};
+use toml::Spanned;
 use wattlab_core::energy::{builtin_profile, builtin_profile_names, AccountingPolicy};
+use wattlab_core::power::{Driver, MacCaps, PowerMode, PowerSave, PowerSaveSettings, StationPower};
 use wattlab_core::{Duration, Time};
 
 /// Accounting policy names accepted in scenarios.
 pub const POLICY_NAMES: &[&str] = &["always-on", "oracle"];
+
+/// A `power_save` value (`key`) through the registry: every section's unknown names get the
+/// registry's one message, at the value's line and column.
+pub(crate) fn power_mode(cx: &Ctx, s: &Spanned<String>, key: &str) -> Result<PowerMode, ScenarioError> {
+    s.get_ref().parse::<PowerMode>().map_err(|e| cx.err(s, key, e.to_string()))
+}
 
 /// The power management of `[[wireless]]` hop `w` (`key` = `wireless[i]`); a hop that saves
 /// power marks its channels `down` (AP → station) and `up`.
@@ -31,24 +39,28 @@ pub(crate) fn hop(
     channels: &mut [Channel],
 ) -> Result<HopHost, ScenarioError> {
     let mode = match &w.power_save {
-        None => HopPowerMode::Cam,
-        // The agent takes the hop to external mode once the simulation exists (attach_agents).
-        Some(s) if s.get_ref() == "cc" => HopPowerMode::Cam,
-        Some(s) => HopPowerMode::parse(s.get_ref()).ok_or_else(|| {
-            cx.err(s, &format!("{key}.power_save"), format!("unknown power-save mode `{}` (known: {HOP_POWER_SAVE_NAMES})", s.get_ref()))
-        })?,
+        None => PowerMode::Cam,
+        Some(s) => power_mode(cx, s, &format!("{key}.power_save"))?,
     };
     let beacon = match &w.beacon_interval {
         None => Duration::from_millis(100),
         Some(b) if b.get_ref().0 == 0 => return Err(cx.err(b, &format!("{key}.beacon_interval"), "must be positive")),
         Some(b) => b.get_ref().get(),
     };
-    if mode != HopPowerMode::Cam {
+    // The hop's ideal PSM releases at its beacon instants.
+    let settings = PowerSaveSettings {
+        listen_interval: w.listen_interval.unwrap_or(1),
+        ideal_psm_interval: beacon,
+        uapsd_trigger_interval: w.uapsd_trigger_interval.map(|d| d.get()),
+        uapsd_max_sp: w.uapsd_max_sp.unwrap_or(0),
+    };
+    let save = PowerSave::from_mode(mode, &settings);
+    if save.saves_power() {
         // Only power-managed hops reach the simulator's hooks: `cam` runs exactly as before.
         channels[down as usize].hop = Some(index);
         channels[up as usize].hop = Some(index);
     }
-    Ok(HopHost { name, station, power: HopPower::new(mode, beacon), down, up })
+    Ok(HopHost { name, station, power: StationPower::new(save, MacCaps::HOP, beacon), down, up, timer_at: None })
 }
 
 /// The radios of the nodes that have one, each fed by its wireless interface, with a meter per
@@ -92,7 +104,7 @@ pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &mut [Wl
         if let Some(h) = hop {
             // The station's real energy under its hop's power saving; ideal PSM wakes for free.
             let mode = t.hops[h as usize].power.mode();
-            let profile = if mode == HopPowerMode::IdealPsm { radio.profile.without_wakeup_cost() } else { radio.profile.clone() };
+            let profile = if matches!(mode, PowerSave::IdealPsm { .. }) { radio.profile.without_wakeup_cost() } else { radio.profile.clone() };
             radio.add_mac_meter(mode.name(), &profile, Time::ZERO);
         }
         radios.push(radio);
@@ -100,26 +112,73 @@ pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &mut [Wl
     Ok(radios)
 }
 
-/// Puts every `[[wireless]]` hop with `power_save = "cc"` under a client-centered agent: a
-/// middlebox on the station's interface that drives the hop in external mode.
+/// Puts a client-centered agent on every station in mode `cc` (`[[wireless]]` hops and
+/// `[[wlan]]` stations): a middlebox on the station's interface that drives its power machine.
 pub(crate) fn attach_agents(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {
+    const CC: PowerSave = PowerSave::External(Driver::Cc);
     for (i, w) in scn.wireless.iter().enumerate() {
-        let key = format!("wireless[{i}]");
-        let cc = w.power_save.as_ref().is_some_and(|s| s.get_ref() == "cc");
-        if !cc {
+        let key = format!("wireless[{i}].agent");
+        let hop = &sim.hops[i];
+        if hop.power.mode() != CC {
             if w.agent.is_some() {
-                return Err(ScenarioError::general(cx.origin, Some(format!("{key}.agent")), "an agent needs power_save = \"cc\""));
+                return Err(needs_cc(cx, &key));
             }
             continue;
         }
-        let hop = &sim.hops[i];
-        let (node, iface) = (hop.station, sim.net.channels[hop.up as usize].from);
-        let profile = sim.net.ifaces[iface as usize].radio.map(|r| sim.radios[r].profile.clone());
-        let cfg = agent_config(w.agent.as_ref(), w.rate.bps(), profile.as_ref(), cx.origin, &format!("{key}.agent"))?;
-        let agent = wattlab_core::agent::CcAgent::new(cfg).map_err(|e| ScenarioError::general(cx.origin, Some(format!("{key}.agent")), e.0))?;
-        sim.set_hop_external(i as u32, "cc");
-        sim.net.ifaces[iface as usize].middlebox = Some(sim.mboxes.len() as u32);
-        sim.mboxes.push(MiddleboxSlot { mbox: Middlebox::Cc(CcHost { node, iface, agent, log: Vec::new() }), timer_at: None });
+        let (station, iface, name) = (hop.station, sim.net.channels[hop.up as usize].from, hop.name.clone());
+        attach(sim, cx, Agent { name, station, iface, settings: w.agent.as_ref(), rate_bps: w.rate.bps(), key })?;
     }
+    for (b, w) in scn.wlan.iter().enumerate() {
+        let rate_bps = w.rate.get_ref().bps();
+        let mut any = false;
+        for sta in 1..sim.wlans[b].bss.stas.len() {
+            let s = &sim.wlans[b].bss.stas[sta];
+            let over = w.station_overrides.iter().position(|o| o.node.get_ref() == &s.cfg.name);
+            let own = over.and_then(|k| w.station_overrides[k].agent.as_ref().map(|a| (k, a)));
+            if s.cfg.power_save != CC {
+                if let Some((k, _)) = own {
+                    return Err(needs_cc(cx, &format!("wlan[{b}].station[{k}].agent")));
+                }
+                continue;
+            }
+            any = true;
+            let (station, iface, name) = (s.cfg.node, sim.wlans[b].sta_iface[sta], sim.wlans[b].bss.name.clone());
+            let (settings, key) = match own {
+                Some((k, a)) => (Some(a), format!("wlan[{b}].station[{k}].agent")),
+                None => (w.agent.as_ref(), format!("wlan[{b}].agent")),
+            };
+            attach(sim, cx, Agent { name, station, iface, settings, rate_bps, key })?;
+        }
+        if w.agent.is_some() && !any {
+            return Err(needs_cc(cx, &format!("wlan[{b}].agent")));
+        }
+    }
+    Ok(())
+}
+
+fn needs_cc(cx: &Ctx, key: &str) -> ScenarioError {
+    ScenarioError::general(cx.origin, Some(key.to_string()), "an agent needs power_save = \"cc\"")
+}
+
+/// Where an agent goes and how it is set up.
+struct Agent<'a> {
+    /// The hop's or the BSS's name (reports).
+    name: String,
+    station: u32,
+    iface: IfaceId,
+    settings: Option<&'a AgentSettings>,
+    /// The station's link rate (the agent's saturation test).
+    rate_bps: u64,
+    /// The settings' key, for errors.
+    key: String,
+}
+
+fn attach(sim: &mut Simulation, cx: &Ctx, a: Agent) -> Result<(), ScenarioError> {
+    let profile = sim.net.ifaces[a.iface as usize].radio.map(|r| sim.radios[r].profile.clone());
+    let cfg = agent_config(a.settings, a.rate_bps, profile.as_ref(), cx.origin, &a.key)?;
+    let agent = wattlab_core::agent::CcAgent::new(cfg).map_err(|e| ScenarioError::general(cx.origin, Some(a.key.clone()), e.0))?;
+    sim.net.ifaces[a.iface as usize].middlebox = Some(sim.mboxes.len() as u32);
+    let host = CcHost { node: a.station, iface: a.iface, link: a.name, agent, log: Vec::new() };
+    sim.mboxes.push(MiddleboxSlot { mbox: Middlebox::Cc(host), timer_at: None });
     Ok(())
 }

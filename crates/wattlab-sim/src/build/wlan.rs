@@ -1,6 +1,7 @@
 //! Building `[[wlan]]` sections: a [`Bss`] per section, one `wlanN` interface per member,
 //! settings checked with errors that point at the scenario line.
 
+use super::power::power_mode;
 use super::settings::loss_process;
 use super::topology::Topology;
 use super::Ctx;
@@ -17,16 +18,16 @@ use wattlab_core::wire::mac_for_node;
 use wattlab_core::wlan::phy::{find_phy, phy_names, BEACON_BYTES};
 use wattlab_core::{Duration, Time};
 
-/// A BSS power-save mode by its registry name, with the `[[wlan]]` settings its name does not
-/// carry (`listen` overrides the section's listen interval for one station).
-fn power_save(name: &str, w: &WlanConfig, listen: Option<u32>) -> Option<PowerSave> {
+/// A BSS power-save mode with the `[[wlan]]` settings its name does not carry (`listen`
+/// overrides the section's listen interval for one station).
+fn power_save(mode: PowerMode, w: &WlanConfig, listen: Option<u32>) -> PowerSave {
     let settings = PowerSaveSettings {
         listen_interval: listen.or(w.listen_interval).unwrap_or(1),
         ideal_psm_interval: w.ideal_psm_interval.map(|d| d.get()).unwrap_or(Duration::from_millis(100)),
         uapsd_trigger_interval: w.uapsd_trigger_interval.map(|d| d.get()),
         uapsd_max_sp: w.uapsd_max_sp.unwrap_or(0),
     };
-    PowerSave::from_mode(name.parse::<PowerMode>().ok()?, &settings)
+    PowerSave::from_mode(mode, &settings)
 }
 
 fn retry_limit(cx: &Ctx, r: &Option<Spanned<RetryLimit>>, key: &str, default: u32) -> Result<Option<u32>, ScenarioError> {
@@ -83,13 +84,9 @@ pub(crate) fn build_wlans(scn: &Scenario, cx: &Ctx, streams: &RngStreams, t: &mu
                 return Err(cx.err(s, &format!("{key}.loss_layer"), format!("`{other}` is not \"frame\" or \"packet\"")));
             }
         };
-        let default_ps = w.power_save.as_ref().map(|s| s.get_ref().as_str()).unwrap_or("cam");
-        let ps_err = |s: &Spanned<String>, k: &str| {
-            cx.err(s, k, format!("unknown power-save mode `{}` (known: {})", s.get_ref(), PowerMode::help()))
-        };
-        let default_mode = match power_save(default_ps, w, None) {
-            Some(m) => m,
-            None => return Err(ps_err(w.power_save.as_ref().expect("only a given name can be unknown"), &format!("{key}.power_save"))),
+        let default_mode = match &w.power_save {
+            None => PowerSave::Cam,
+            Some(s) => power_save(power_mode(cx, s, &format!("{key}.power_save"))?, w, None),
         };
         let down_loss = loss_process(w.down_loss.as_ref()).map_err(|m| ScenarioError::general(cx.origin, Some(format!("{key}.down_loss")), m))?;
         let up_loss = loss_process(w.up_loss.as_ref()).map_err(|m| ScenarioError::general(cx.origin, Some(format!("{key}.up_loss")), m))?;
@@ -138,7 +135,7 @@ pub(crate) fn build_wlans(scn: &Scenario, cx: &Ctx, streams: &RngStreams, t: &mu
                 return Err(cx.err(&o.node, &format!("{okey}.node"), format!("`{}` is not one of this BSS's stations", o.node.get_ref())));
             };
             if let Some(ps) = &o.power_save {
-                m.1.power_save = power_save(ps.get_ref(), w, o.listen_interval).ok_or_else(|| ps_err(ps, &format!("{okey}.power_save")))?;
+                m.1.power_save = power_save(power_mode(cx, ps, &format!("{okey}.power_save"))?, w, o.listen_interval);
             } else if let (Some(l), PowerSave::Psm { .. }) = (o.listen_interval, m.1.power_save) {
                 m.1.power_save = PowerSave::Psm { listen_interval: l };
             }

@@ -1,8 +1,9 @@
 //! Seed 000's client-centered agent (`wattlab_core::agent`) as a middlebox on a station's
-//! wireless interface (`power_save = "cc"`): every packet the station sends passes
-//! [`CcAgent::on_outgoing`], every packet reaching it passes [`CcAgent::on_incoming`], the
-//! agent's own packets go out of the node, and its radio commands drive the station's power
-//! in external mode (a dozing station loses what arrives; its meter `cc` follows the agent).
+//! wireless interface (`power_save = "cc"`, on a `[[wireless]]` hop or a `[[wlan]]` station):
+//! every packet the station sends passes [`CcAgent::on_outgoing`], every packet reaching it
+//! passes [`CcAgent::on_incoming`], the agent's own packets go out of the node, and its radio
+//! commands drive the station's power machine in external mode (its meter `cc` follows the
+//! agent). On a hop a sleeping station loses what arrives; in a BSS the AP holds it (PM bit).
 
 use crate::net::link::IfaceId;
 use crate::scenario::{AgentSettings, ScenarioError};
@@ -20,6 +21,8 @@ pub struct CcHost {
     pub node: u32,
     /// The station's wireless interface.
     pub iface: IfaceId,
+    /// The name of its `[[wireless]]` hop or `[[wlan]]` BSS (reports).
+    pub link: String,
     /// The agent.
     pub agent: CcAgent,
     /// Its log, with the time of each entry.
@@ -29,7 +32,7 @@ pub struct CcHost {
 /// Summary of one agent in the run's JSON.
 #[derive(Clone, Debug, Serialize)]
 pub struct AgentSummary {
-    /// Hop name.
+    /// The station's `[[wireless]]` hop or `[[wlan]]` BSS, by name.
     pub hop: String,
     /// Station node.
     pub node: String,

@@ -99,6 +99,35 @@ impl Check<'_> {
         );
     }
 
+    /// The power-save settings a `[[wireless]]` and a `[[wlan]]` (`key`) share.
+    fn power_settings(&mut self, key: &str, listen: Option<u32>, trigger: Option<Dur>, max_sp: Option<u32>) {
+        let (lo, hi) = PERIOD_RANGE_NS;
+        self.dur(&format!("{key}.uapsd_trigger_interval"), trigger, lo, hi);
+        self.num(&format!("{key}.listen_interval"), listen.map(u64::from), 1, 65_535, " beacons");
+        self.num(&format!("{key}.uapsd_max_sp"), max_sp.map(u64::from), 0, 1000, " frames");
+    }
+
+    /// A client-centered agent's settings at `key`.
+    fn agent(&mut self, key: &str, a: Option<&AgentSettings>) {
+        let Some(a) = a else { return };
+        for (name, d) in [
+            ("fixed_threshold", a.fixed_threshold),
+            ("min_sleep", a.min_sleep),
+            ("wake_guard", a.wake_guard),
+            ("probe_delay_floor", a.probe_delay_floor),
+        ] {
+            self.dur(&format!("{key}.{name}"), d, 0, 60 * S);
+        }
+        for (name, v) in [
+            ("wake_var_factor", a.wake_var_factor),
+            ("dynamic_var_floor", a.dynamic_var_floor),
+            ("stage_var_factor", a.stage_var_factor),
+        ] {
+            self.real(&format!("{key}.{name}"), v, 0.0, 1e6);
+        }
+        self.num(&format!("{key}.lossy_windows_to_revert"), a.lossy_windows_to_revert.map(u64::from), 1, u64::from(u32::MAX), "");
+    }
+
     fn direction(&mut self, key: &str, d: &DirectionConfig) {
         match &d.jitter {
             Some(JitterConfig::Constant { value }) => self.dur(
@@ -230,31 +259,8 @@ pub fn check(scn: &Scenario, source: &str, origin: &str) -> Result<(), ScenarioE
         c.queue(&format!("{k}.queue"), &w.queue);
         c.direction(&format!("{k}.down"), &w.down);
         c.direction(&format!("{k}.up"), &w.up);
-        if let Some(a) = &w.agent {
-            let ka = format!("{k}.agent");
-            for (name, d) in [
-                ("fixed_threshold", a.fixed_threshold),
-                ("min_sleep", a.min_sleep),
-                ("wake_guard", a.wake_guard),
-                ("probe_delay_floor", a.probe_delay_floor),
-            ] {
-                c.dur(&format!("{ka}.{name}"), d, 0, 60 * S);
-            }
-            for (name, v) in [
-                ("wake_var_factor", a.wake_var_factor),
-                ("dynamic_var_floor", a.dynamic_var_floor),
-                ("stage_var_factor", a.stage_var_factor),
-            ] {
-                c.real(&format!("{ka}.{name}"), v, 0.0, 1e6);
-            }
-            c.num(
-                &format!("{ka}.lossy_windows_to_revert"),
-                a.lossy_windows_to_revert.map(u64::from),
-                1,
-                u64::from(u32::MAX),
-                "",
-            );
-        }
+        c.power_settings(&k, w.listen_interval, w.uapsd_trigger_interval, w.uapsd_max_sp);
+        c.agent(&format!("{k}.agent"), w.agent.as_ref());
     }
     for (i, w) in scn.wlan.iter().enumerate() {
         let k = format!("wlan[{i}]");
@@ -307,27 +313,10 @@ pub fn check(scn: &Scenario, source: &str, origin: &str) -> Result<(), ScenarioE
             lo,
             hi,
         );
-        c.dur(
-            &format!("{k}.uapsd_trigger_interval"),
-            w.uapsd_trigger_interval,
-            lo,
-            hi,
-        );
-        c.num(
-            &format!("{k}.listen_interval"),
-            w.listen_interval.map(u64::from),
-            1,
-            65_535,
-            " beacons",
-        );
-        c.num(
-            &format!("{k}.uapsd_max_sp"),
-            w.uapsd_max_sp.map(u64::from),
-            0,
-            1000,
-            " frames",
-        );
+        c.power_settings(&k, w.listen_interval, w.uapsd_trigger_interval, w.uapsd_max_sp);
+        c.agent(&format!("{k}.agent"), w.agent.as_ref());
         for (j, s) in w.station_overrides.iter().enumerate() {
+            c.agent(&format!("{k}.station[{j}].agent"), s.agent.as_ref());
             c.num(
                 &format!("{k}.station[{j}].listen_interval"),
                 s.listen_interval.map(u64::from),

@@ -264,19 +264,29 @@ pub struct WirelessConfig {
     /// Impairments station → AP.
     #[serde(default)]
     pub up: DirectionConfig,
-    /// The station's power management, emulated at the IP level as seed 000 did: cam
-    /// (default, always awake), ideal-psm or bsd-P (P = 1..=1000).
+    /// The station's power management, emulated at the IP level as seed 000 did: a registry
+    /// mode (`cam`, the default, `psm`, `ideal-psm`, `bsd-P`, `u-apsd`, `cc`, `external`).
     #[serde(default)]
     pub power_save: Option<Spanned<String>>,
     /// Beacon period of the power-saving modes (default 100 ms, seed 000's Orinoco AP).
     #[serde(default)]
     pub beacon_interval: Option<Spanned<Dur>>,
+    /// PSM listen interval, in beacons (default 1).
+    #[serde(default)]
+    pub listen_interval: Option<u32>,
+    /// U-APSD: a trigger this often when nothing went uplink (default: never).
+    #[serde(default)]
+    pub uapsd_trigger_interval: Option<Dur>,
+    /// U-APSD: frames per service period (default 0 = all held).
+    #[serde(default)]
+    pub uapsd_max_sp: Option<u32>,
     /// Settings of the client-centered agent (`power_save = "cc"`).
     #[serde(default)]
     pub agent: Option<AgentSettings>,
 }
 
-/// `[[wireless]] agent = { ... }`: seed 000's client-centered agent (see docs/agent.md).
+/// `agent = { ... }` of a `[[wireless]]`, `[[wlan]]` or `[[wlan.station]]`: seed 000's
+/// client-centered agent (see docs/agent.md).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AgentSettings {
@@ -388,10 +398,13 @@ pub struct WlanConfig {
     /// Send beacons (default: when a station uses PSM or BSD).
     #[serde(default)]
     pub beacons: Option<bool>,
-    /// Power management of every station unless overridden: cam (default), psm, ideal-psm,
-    /// bsd-10, bsd-20, bsd-50, bsd-100, u-apsd.
+    /// Power management of every station unless overridden: a registry mode (`cam`, the
+    /// default, `psm`, `ideal-psm`, `bsd-P`, `u-apsd`, `cc`, `external`).
     #[serde(default)]
     pub power_save: Option<Spanned<String>>,
+    /// Settings of the client-centered agent of every `cc` station (`power_save = "cc"`).
+    #[serde(default)]
+    pub agent: Option<AgentSettings>,
     /// PSM listen interval, in beacons (default 1).
     #[serde(default)]
     pub listen_interval: Option<u32>,
@@ -428,6 +441,9 @@ pub struct WlanStationConfig {
     /// Its power management.
     #[serde(default)]
     pub power_save: Option<Spanned<String>>,
+    /// Its agent's settings (`power_save = "cc"`), instead of the BSS's `agent`.
+    #[serde(default)]
+    pub agent: Option<AgentSettings>,
     /// Its PSM listen interval.
     #[serde(default)]
     pub listen_interval: Option<u32>,

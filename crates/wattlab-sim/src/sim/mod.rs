@@ -30,7 +30,7 @@ use crate::engine::Scheduler;
 use crate::middlebox::MiddleboxSlot;
 use crate::net::link::ChannelId;
 use crate::net::Network;
-use crate::power::hop::{HopHost, HopTimer};
+use crate::power::hop::HopHost;
 use crate::radio::Radio;
 use crate::series::TimeSeries;
 use crate::stack::{SockId, Stack};
@@ -69,12 +69,10 @@ pub enum Event {
         /// Which timer.
         timer: crate::wlan::MacTimer,
     },
-    /// A power-management timer of a `[[wireless]]` hop's station.
+    /// A deadline of a `[[wireless]]` hop's station power machine (stale if it moved).
     Station {
         /// Hop index (position of its `[[wireless]]`).
         hop: u32,
-        /// Which timer.
-        timer: HopTimer,
     },
     /// Take a time-series sample.
     Sample,
@@ -196,7 +194,7 @@ impl Simulation {
                     TimerOwner::Middlebox(m) => self.on_mbox_timer(now, m, at),
                 },
                 Event::Mac { bss, timer } => self.on_wlan_timer(now, bss, timer),
-                Event::Station { hop, timer } => self.on_hop_timer(now, hop, timer),
+                Event::Station { hop } => self.on_hop_timer(now, hop),
                 Event::Sample => self.on_sample(now),
             }
             if self.mboxes_dirty {

@@ -1,19 +1,20 @@
-//! The simulation's side of the `[[wireless]]` hops' power management ([`HopPower`]): the
-//! channel events it hears, the timers it asks for, and what it decides (holding at the AP,
-//! the station's radio awake or dozing).
+//! The simulation's side of the `[[wireless]]` hops' power management (each station's
+//! [`StationPower`](wattlab_core::power::StationPower) on the hop's MAC): the channel events
+//! it hears, its deadlines, and what it decides (holding at the AP, the station's radio).
 
 use super::{Event, Simulation};
 use crate::net::link::{ChannelId, IfaceId};
-use crate::power::hop::{HopAction, HopPowerMode, HopTimer, HopView};
+use crate::power::hop;
 #[cfg(test)]
-use crate::power::hop::HopPowerStats;
+use wattlab_core::power::StationStats;
+use wattlab_core::power::{Command, MacView, PowerState, StationEvent};
 use wattlab_core::Time;
 
 impl Simulation {
-    /// Starts every power-managed hop (the initial doze).
+    /// Starts every power-managed hop (the initial doze, U-APSD's trigger clock).
     pub(crate) fn start_hops(&mut self, now: Time) {
         for h in 0..self.hops.len() {
-            if self.hops[h].power.mode() != HopPowerMode::Cam {
+            if self.hops[h].power.mode().saves_power() {
                 self.hops[h].power.start(now);
                 self.drain_hop(h);
             }
@@ -35,7 +36,7 @@ impl Simulation {
     pub(crate) fn hop_receiver_hears(&self, ch: ChannelId) -> bool {
         match self.net.channels[ch as usize].hop {
             None => true,
-            Some(h) => ch != self.hops[h as usize].down || self.hops[h as usize].power.station_hears(),
+            Some(h) => ch != self.hops[h as usize].down || self.hops[h as usize].power.hears(),
         }
     }
 
@@ -43,9 +44,9 @@ impl Simulation {
     pub(crate) fn hop_on_enqueue(&mut self, now: Time, h: u32, ch: ChannelId) {
         let h = h as usize;
         if ch == self.hops[h].up {
-            self.hops[h].power.on_station_enqueue(now);
+            self.hops[h].power.handle_own_frame(now);
         } else {
-            self.hops[h].power.on_ap_enqueue(now);
+            self.hops[h].power.handle_ap_queued(now);
         }
         self.drain_hop(h);
     }
@@ -53,23 +54,25 @@ impl Simulation {
     /// A transmission started on `ch`, a channel of hop `h`.
     pub(crate) fn hop_on_tx_start(&mut self, h: u32, ch: ChannelId) {
         if ch == self.hops[h as usize].down {
-            self.hops[h as usize].power.on_ap_tx_start();
+            self.hops[h as usize].power.handle_ap_sent();
         }
     }
 
-    /// A transmission ended on `ch`, a channel of hop `h` (after the next one was started).
+    /// A transmission ended on `ch`, a channel of hop `h` (after the next one was started):
+    /// the station's own packet is out (BSD's window, a U-APSD trigger), or the AP's
+    /// progressed; either way the station may be done.
     pub(crate) fn hop_on_tx_done(&mut self, now: Time, h: u32, ch: ChannelId) {
         let h = h as usize;
         let view = self.hop_view(h);
-        if ch == self.hops[h].up {
-            self.hops[h].power.on_station_sent(now, view);
-        } else {
-            self.hops[h].power.on_down_progress(now, view);
+        let host = &mut self.hops[h];
+        if ch == host.up {
+            host.power.handle_uplink_sent(now, true, view);
         }
+        host.power.handle_idle(now, view);
         self.drain_hop(h);
     }
 
-    /// A packet on `ch` reached its end: false if the station dozes and drops it (counted).
+    /// A packet on `ch` reached its end: false if the station sleeps and loses it (counted).
     pub(crate) fn hop_accepts(&mut self, h: u32, ch: ChannelId) -> bool {
         ch != self.hops[h as usize].down || self.hops[h as usize].power.accept_arrival()
     }
@@ -79,85 +82,81 @@ impl Simulation {
         let h = h as usize;
         if ch == self.hops[h].down {
             let view = self.hop_view(h);
-            self.hops[h].power.on_down_progress(now, view);
+            self.hops[h].power.handle_idle(now, view);
             self.drain_hop(h);
         }
     }
 
-    /// A hop power timer fired.
-    pub(crate) fn on_hop_timer(&mut self, now: Time, h: u32, timer: HopTimer) {
+    /// The power event of hop `h` fired (it may be stale: nothing is due then).
+    pub(crate) fn on_hop_timer(&mut self, now: Time, h: u32) {
         let h = h as usize;
-        let view = self.hop_view(h);
-        self.hops[h].power.handle_timer(now, timer, view);
+        if self.hops[h].timer_at == Some(now) {
+            self.hops[h].timer_at = None;
+        }
+        if self.hops[h].power.poll_timeout().is_some_and(|t| t <= now) {
+            let view = self.hop_view(h);
+            self.hops[h].power.handle_timeout(now, view);
+        }
         self.drain_hop(h);
     }
 
-    /// Puts hop `hop` (index of its `[[wireless]]`) under external control before the run: the
-    /// AP never holds, arrivals while the station dozes are dropped, and the station's radio
-    /// (if it has one) gets a meter reported as `meter` that follows
-    /// [`Simulation::set_station_awake`].
-    pub(crate) fn set_hop_external(&mut self, hop: u32, meter: &str) {
-        let host = &mut self.hops[hop as usize];
-        host.power.set_mode(HopPowerMode::External);
-        let (down, up, station) = (host.down, host.up, host.station);
-        self.net.channels[down as usize].hop = Some(hop);
-        self.net.channels[up as usize].hop = Some(hop);
-        let iface = self.net.channels[up as usize].from;
-        if let Some(r) = self.net.ifaces[iface as usize].radio {
-            debug_assert_eq!(self.radios[r].node, station);
-            let profile = self.radios[r].profile.clone();
-            self.radios[r].add_mac_meter(meter.to_string(), &profile, Time::ZERO);
-            if self.timeseries.is_some() {
-                self.radios[r].enable_timelines();
-            }
-        }
-    }
-
-    /// External mode: wake the station of hop `hop` (`awake`) or put it to doze at `now`
-    /// (no earlier than the last event). No effect on hops in other modes.
+    /// External mode: the driver wakes the station of hop `hop` (`awake`) or puts it to sleep
+    /// at `now` (no earlier than the last event). No effect on hops in other modes.
     pub(crate) fn set_station_awake(&mut self, now: Time, hop: u32, awake: bool) {
-        self.hops[hop as usize].power.set_awake(now, awake);
+        let cmd = if awake { Command::Wake } else { Command::Sleep };
+        let view = self.hop_view(hop as usize);
+        self.hops[hop as usize].power.handle_command(now, cmd, view);
         self.drain_hop(hop as usize);
     }
 
     /// The power counters of hop `hop`, a doze in progress counted up to `now`.
     #[cfg(test)]
-    pub(crate) fn hop_power_stats(&self, hop: u32, now: Time) -> HopPowerStats {
+    pub(crate) fn hop_power_stats(&self, hop: u32, now: Time) -> StationStats {
         self.hops[hop as usize].power.stats_at(now)
     }
 
-    fn hop_view(&self, h: usize) -> HopView {
-        let (d, u) = (&self.net.channels[self.hops[h].down as usize], &self.net.channels[self.hops[h].up as usize]);
-        HopView {
-            ap_queued: d.queue.len() as u32,
-            station_busy: u.in_tx.is_some() || !u.queue.is_empty(),
-            down_in_flight: d.in_tx.is_some() || !d.pipe.is_empty(),
-        }
+    fn hop_view(&self, h: usize) -> MacView {
+        let host = &self.hops[h];
+        hop::view(&self.net.channels[host.down as usize], &self.net.channels[host.up as usize])
     }
 
-    /// Carries out what hop `h` asked for.
+    /// Carries out what the station of hop `h` asked for, and keeps an event at its deadline.
     fn drain_hop(&mut self, h: usize) {
-        while let Some(a) = self.hops[h].power.poll_action() {
-            match a {
-                HopAction::Timer { at, timer } => self.sched.schedule(at, Event::Station { hop: h as u32, timer }),
-                HopAction::Power { at, awake } => {
+        while let Some(e) = self.hops[h].power.poll_event() {
+            match e {
+                StationEvent::Power { at, state } => {
                     let iface = self.net.channels[self.hops[h].up as usize].from;
                     if let Some(r) = self.net.ifaces[iface as usize].radio {
-                        self.radios[r].set_awake(at, awake);
+                        self.radios[r].set_awake(at, state == PowerState::Awake);
                     }
                 }
-                HopAction::Release => {
+                StationEvent::Release => {
                     let down = self.hops[h].down;
                     self.kick(down);
                 }
+                // The hop has no latency, no PS-Polls and no Null frames (MacCaps::HOP).
+                StationEvent::Ready | StationEvent::PsPoll | StationEvent::Trigger => {}
+            }
+        }
+        let host = &mut self.hops[h];
+        if let Some(t) = host.power.poll_timeout() {
+            if host.timer_at.is_none_or(|s| t < s) {
+                host.timer_at = Some(t);
+                self.sched.schedule(t, Event::Station { hop: h as u32 });
             }
         }
     }
 }
 
 impl Simulation {
-    /// A driver (a middlebox) wakes or dozes the station radio behind `iface` at `now`.
+    /// A driver (a middlebox) wakes or dozes the station radio behind `iface` at `now`: the
+    /// station of a `[[wireless]]` hop or of a `[[wlan]]`.
     pub(crate) fn set_iface_awake(&mut self, now: Time, iface: IfaceId, awake: bool) {
+        if let Some((b, sta)) = self.net.ifaces[iface as usize].wlan {
+            let cmd = if awake { Command::Wake } else { Command::Sleep };
+            self.wlan_command(now, b as usize, sta, cmd);
+            return;
+        }
         let ch = self.net.ifaces[iface as usize].tx;
         if let Some(h) = self.net.channels[ch as usize].hop {
             self.set_station_awake(now, h, awake);

@@ -35,6 +35,7 @@ name = "hop"
 ap = "ap"
 station = "client"
 rate = "20Mbps"
+power_save = "external"
 [[flow]]
 kind = "udp-cbr"
 from = "server"
@@ -50,7 +51,6 @@ count = 1
 start = "1s"
 "#;
         let mut sim = Simulation::from_toml(text, "ext.toml", Some(1), &[], &BuildOptions::default()).unwrap();
-        sim.set_hop_external(0, "cc");
         sim.start_run();
         assert!(sim.run_until(ms(500)));
         sim.set_station_awake(ms(500), 0, false);
@@ -76,7 +76,7 @@ start = "1s"
         assert_eq!(out.drops.no_socket + out.drops.unroutable, 0);
 
         let report = |p: &str| out.radios.iter().find(|r| r.policy == p).unwrap().report.clone();
-        let (cc, on) = (report("cc"), report("always-on"));
+        let (cc, on) = (report("external"), report("always-on"));
         // Asleep for 1 s minus the wake-up carved before 1.5 s and the ping's transmission
         // (sleep → tx → sleep, its wake-up carved too): 2 ms each at idle power.
         let frame = |bytes: u64| bytes * 8 * 1_000_000_000 / 20_000_000;
@@ -88,6 +88,67 @@ start = "1s"
         assert_eq!(cc.rx.time_ns, 100 * frame(1028));
         assert_eq!(on.rx.time_ns, cc.rx.time_ns);
         assert!(cc.total_energy_fj < on.total_energy_fj);
+    }
+
+    /// The same by hand on a `[[wlan]]` station: its PM bit has the AP hold what arrives
+    /// while it sleeps (nothing lost), and the driver's wake-up releases it.
+    #[test]
+    fn external_mode_on_a_wlan_station_holds_arrivals_and_meters_sleep() {
+        let text = r#"
+[[node]]
+name = "server"
+kind = "host"
+[[node]]
+name = "ap"
+kind = "ap"
+[[node]]
+name = "client"
+kind = "host"
+radio = { profile = "wavelan-dsss" }
+[[link]]
+a = "server"
+b = "ap"
+rate = "100Mbps"
+delay = "15ms"
+[[wlan]]
+ap = "ap"
+stations = ["client"]
+phy = "80211b"
+rate = "11Mbps"
+power_save = "external"
+[[flow]]
+kind = "udp-cbr"
+from = "server"
+to = "client"
+rate = "800kbps"
+packet_size = "1000B"
+duration = "2s"
+"#;
+        // The same run always awake: every datagram but the last (in flight at the end).
+        let cam = Simulation::from_toml(&text.replace("\"external\"", "\"cam\""), "ext.toml", Some(1), &[], &BuildOptions::default()).unwrap().run().unwrap().summary;
+        let mut sim = Simulation::from_toml(text, "ext.toml", Some(1), &[], &BuildOptions::default()).unwrap();
+        let iface = sim.wlans[0].sta_iface[1];
+        sim.start_run();
+        assert!(sim.run_until(ms(500)));
+        sim.set_iface_awake(ms(500), iface, false);
+        assert!(sim.run_until(ms(1500)));
+        assert!(!sim.wlans[0].bss.is_awake(1));
+        let held = sim.wlans[0].bss.stas[0].queue.len();
+        assert!((90..=100).contains(&held), "the AP holds a second of datagrams: {held}");
+        sim.set_iface_awake(ms(1500), iface, true);
+        let horizon = sim.horizon;
+        sim.run_until(horizon);
+        let out = crate::output::collect(sim).unwrap().summary;
+        let cbr = serde_json::to_value(&out.flows[0]).unwrap();
+        assert_eq!(cbr["datagrams_sent"], 200);
+        let cam_cbr = serde_json::to_value(&cam.flows[0]).unwrap();
+        assert_eq!(cam_cbr["datagrams_received"], 199);
+        assert_eq!(cbr["datagrams_received"], 199, "nothing lost asleep: {:?}", out.wlans[0].stations[0].stats);
+        let sta = &out.wlans[0].stations[1];
+        assert_eq!((sta.power_save.as_str(), sta.stats.dozes), ("external", 1));
+        assert!((999_000_000..=1_000_000_000).contains(&sta.stats.doze_ns), "{}", sta.stats.doze_ns);
+        let r = out.radios.iter().find(|r| r.policy == "external").unwrap();
+        assert!(r.report.sleep.time_ns > 990_000_000, "{:?}", r.report.sleep);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use super::{Event, Simulation};
 use crate::net::link::IfaceId;
 use crate::wlan::{Bss, MacOutput, MacTimer, StaId};
+use wattlab_core::power::{Command, PowerState};
 use wattlab_core::{Packet, Time};
 
 /// One BSS and its place in the topology.
@@ -53,6 +54,12 @@ impl Simulation {
         self.drain_wlan(now, b);
     }
 
+    /// A driver (the station's agent) commands station `sta` of BSS `b` at `now`.
+    pub(crate) fn wlan_command(&mut self, now: Time, b: usize, sta: StaId, cmd: Command) {
+        self.wlans[b].bss.command(now, sta, cmd);
+        self.drain_wlan(now, b);
+    }
+
     /// A MAC timer fired.
     pub(super) fn on_wlan_timer(&mut self, now: Time, b: u16, timer: MacTimer) {
         self.wlans[b as usize].bss.handle_timer(now, timer);
@@ -71,6 +78,9 @@ impl Simulation {
                 }
                 MacOutput::Deliver { sta, from, packet } => {
                     let (to_if, from_if) = (self.wlans[b].sta_iface[sta as usize], self.wlans[b].sta_iface[from as usize]);
+                    if !self.mbox_incoming(now, to_if, &packet) {
+                        continue; // the station's agent has its radio asleep: lost, as on a hop
+                    }
                     let peer = self.net.ifaces[from_if as usize].mac;
                     self.net.capture(to_if, now, &packet, false, peer);
                     let node = self.net.ifaces[to_if as usize].node;
@@ -81,9 +91,9 @@ impl Simulation {
                         self.radios[r].activity(start, end, kind);
                     }
                 }
-                MacOutput::Power { sta, at, awake } => {
+                MacOutput::Power { sta, at, state } => {
                     if let Some(r) = self.net.ifaces[self.wlans[b].sta_iface[sta as usize] as usize].radio {
-                        self.radios[r].set_awake(at, awake);
+                        self.radios[r].set_awake(at, state == PowerState::Awake);
                     }
                 }
             }

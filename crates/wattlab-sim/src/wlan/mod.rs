@@ -7,7 +7,9 @@
 //! the event queue, so unit tests drive it with a plain loop.
 //!
 //! - `dcf`: CSMA/CA contention, frame exchanges, retries (the medium's behaviour);
-//! - `power`: power saving: 802.11 PSM, seed 000's idealised PSM, Bounded Slowdown, U-APSD.
+//! - `power`: the MAC's side of each station's power-save machine
+//!   (`wattlab_core::power::StationPower` with [`MacCaps::bss`]): beacons and TIM, PS-Polls,
+//!   Null triggers, the AP's holding, wake-ups.
 //!
 //! Station 0 of every BSS is the AP.
 
@@ -20,8 +22,10 @@ use crate::rng::StreamRng;
 use serde::Serialize;
 use std::collections::VecDeque;
 use wattlab_core::energy::Activity;
-use wattlab_core::power::PowerMode;
+use wattlab_core::power::{MacCaps, PowerState, StationPower};
 use wattlab_core::wlan::PhyProfile;
+
+pub use wattlab_core::power::{PowerSave, PowerSaveSettings};
 use wattlab_core::{Duration, Packet, Time};
 
 pub use queue::ApQueueing;
@@ -31,101 +35,6 @@ pub use crate::net::StaId;
 
 /// The AP's index in every BSS.
 pub const AP: StaId = 0;
-
-/// How a station manages its radio.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum PowerSave {
-    /// Continuously active mode: always awake, the AP never buffers.
-    Cam,
-    /// 802.11 power-save mode: doze, wake for every `listen_interval`-th beacon, read the TIM
-    /// and retrieve buffered frames one PS-Poll at a time.
-    Psm {
-        /// Beacons between wake-ups (1 = every beacon).
-        listen_interval: u32,
-    },
-    /// Seed 000's idealised PSM: every `interval` the AP sends everything it buffered for the
-    /// station as one burst, the station wakes with no latency or transition cost and sleeps
-    /// right after the last frame (marked) and its own pending frames.
-    IdealPsm {
-        /// Time between releases (seed 000: 100 ms).
-        interval: Duration,
-    },
-    /// Bounded Slowdown (Krashinsky & Balakrishnan 2002) with slowdown bound `percent`.
-    Bsd {
-        /// The bound p, in percent (10, 20, 50, 100).
-        percent: u32,
-    },
-    /// 802.11e U-APSD: uplink frames trigger the release of the AP's buffered frames.
-    Uapsd {
-        /// Send a QoS-Null trigger this often when nothing else went uplink.
-        trigger_interval: Option<Duration>,
-        /// Frames per service period (0 = all buffered).
-        max_sp: u32,
-    },
-}
-
-/// The settings of a BSS's power modes that their names do not carry.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PowerSaveSettings {
-    /// `psm`: beacons between wake-ups (1 = every beacon).
-    pub listen_interval: u32,
-    /// `ideal-psm`: time between releases.
-    pub ideal_psm_interval: Duration,
-    /// `u-apsd`: send a QoS-Null trigger this often when nothing else went uplink.
-    pub uapsd_trigger_interval: Option<Duration>,
-    /// `u-apsd`: frames per service period (0 = all buffered).
-    pub uapsd_max_sp: u32,
-}
-
-impl Default for PowerSaveSettings {
-    /// The scenario defaults: every beacon, releases every 100 ms, no trigger timer, whole
-    /// service periods.
-    fn default() -> Self {
-        PowerSaveSettings { listen_interval: 1, ideal_psm_interval: Duration::from_millis(100), uapsd_trigger_interval: None, uapsd_max_sp: 0 }
-    }
-}
-
-impl PowerSave {
-    /// The station's version of a registry mode, with its settings (`psm`'s listen interval,
-    /// `ideal-psm`'s release interval, `u-apsd`'s trigger interval and service-period
-    /// length); `None` for `external` modes, which a BSS does not run yet.
-    pub fn from_mode(mode: PowerMode, settings: &PowerSaveSettings) -> Option<PowerSave> {
-        Some(match mode {
-            PowerMode::Cam => PowerSave::Cam,
-            PowerMode::Psm => PowerSave::Psm { listen_interval: settings.listen_interval },
-            PowerMode::IdealPsm => PowerSave::IdealPsm { interval: settings.ideal_psm_interval },
-            PowerMode::Bsd { percent } => PowerSave::Bsd { percent },
-            PowerMode::Uapsd => PowerSave::Uapsd { trigger_interval: settings.uapsd_trigger_interval, max_sp: settings.uapsd_max_sp },
-            PowerMode::External(_) => return None,
-        })
-    }
-
-    /// The registry mode this is.
-    pub fn mode(&self) -> PowerMode {
-        match *self {
-            PowerSave::Cam => PowerMode::Cam,
-            PowerSave::Psm { .. } => PowerMode::Psm,
-            PowerSave::IdealPsm { .. } => PowerMode::IdealPsm,
-            PowerSave::Bsd { percent } => PowerMode::Bsd { percent },
-            PowerSave::Uapsd { .. } => PowerMode::Uapsd,
-        }
-    }
-
-    /// Name used in reports and as the radio meter's policy name.
-    pub fn name(&self) -> String {
-        self.mode().to_string()
-    }
-
-    /// True if the station ever dozes.
-    pub fn saves_power(&self) -> bool {
-        !matches!(self, PowerSave::Cam)
-    }
-
-    /// True if the station listens to beacons (PSM and BSD retrieve frames through the TIM).
-    pub fn uses_beacons(&self) -> bool {
-        matches!(self, PowerSave::Psm { .. } | PowerSave::Bsd { .. })
-    }
-}
 
 /// What an awake station's radio does while other stations' frames are on the air.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -271,14 +180,14 @@ pub enum MacOutput {
         /// Transmit or receive.
         kind: Activity,
     },
-    /// `sta`'s radio wakes up (`awake`) or goes to doze at `at`.
+    /// `sta`'s radio wakes up, dozes or is switched off at `at`.
     Power {
         /// The station.
         sta: StaId,
-        /// When the radio is awake (wake-ups) or starts dozing.
+        /// When the radio is awake (wake-ups) or starts resting.
         at: Time,
         /// New state.
-        awake: bool,
+        state: PowerState,
     },
 }
 
@@ -304,19 +213,11 @@ pub enum MacTimer {
     Beacon,
     /// Seed 000's idealised PSM release instant.
     IdealRelease,
-    /// A station's wake-up has completed.
-    Wake {
+    /// A deadline of a station's power-save machine (a wake-up's end, BSD's active window,
+    /// U-APSD's trigger clock); stale if the deadline moved.
+    Station {
         /// The station.
         sta: StaId,
-        /// Wake-up generation of the station.
-        gen: u32,
-    },
-    /// A station's power-save timer (BSD awake window, U-APSD trigger).
-    PowerTimer {
-        /// The station.
-        sta: StaId,
-        /// Power generation of the station.
-        gen: u32,
     },
 }
 
@@ -355,23 +256,15 @@ pub struct Sta {
     pub(crate) backoff_active: bool,
     pub(crate) rng: StreamRng,
     pub(crate) loss_rng: StreamRng,
-    // Power management.
+    /// Power management: the station's machine (built again from `cfg` when the MAC starts).
+    pub(crate) power: StationPower,
+    /// The machine's radio state as the MAC reads it (copied after every call into it).
     pub(crate) awake: bool,
     pub(crate) waking: bool,
-    pub(crate) power_gen: u32,
-    pub(crate) wake_gen: u32,
-    pub(crate) dozed_at: Time,
-    /// Frames the AP may send unpolled (idealised PSM burst, U-APSD service period).
-    pub(crate) release: u32,
-    /// The station must send a PS-Poll.
+    /// The station must send a PS-Poll (the TIM said frames wait; More Data keeps it set).
     pub(crate) poll_pending: bool,
-    /// The station woke for a beacon and waits for it.
-    pub(crate) beacon_wait: bool,
-    /// BSD: time of the last uplink frame and whether the AP delivers directly.
-    pub(crate) last_uplink: Time,
-    pub(crate) bsd_active: bool,
-    /// BSD: earliest beacon to wake for while asleep.
-    pub(crate) next_wake: Time,
+    /// Time of the [`MacTimer::Station`] event scheduled for it, if any.
+    pub(crate) timer_at: Option<Time>,
 }
 
 /// Counters of the whole BSS.
@@ -443,6 +336,7 @@ impl Bss {
             .zip(rngs.drain(..))
             .map(|(c, (rng, loss_rng))| Sta {
                 queue: VecDeque::with_capacity(c.queue_limit.min(4096) as usize),
+                power: StationPower::new(c.power_save, MacCaps::bss(c.wake_latency), cfg.beacon_interval),
                 cfg: c,
                 stats: StaStats::default(),
                 cw,
@@ -454,15 +348,8 @@ impl Bss {
                 loss_rng,
                 awake: true,
                 waking: false,
-                power_gen: 0,
-                wake_gen: 0,
-                dozed_at: Time::ZERO,
-                release: 0,
                 poll_pending: false,
-                beacon_wait: false,
-                last_uplink: Time::ZERO,
-                bsd_active: false,
-                next_wake: Time::ZERO,
+                timer_at: None,
             })
             .collect();
         Bss {
@@ -536,10 +423,7 @@ impl Bss {
             MacTimer::ExchangeEnd { gen } if gen == self.exchange_gen => self.on_exchange_end(now),
             MacTimer::Beacon => self.on_beacon_timer(now),
             MacTimer::IdealRelease => self.on_ideal_release(now),
-            MacTimer::Wake { sta, gen } if gen == self.stas[sta as usize].wake_gen => self.on_wake(now, sta),
-            MacTimer::PowerTimer { sta, gen } if gen == self.stas[sta as usize].power_gen => {
-                self.on_power_timer(now, sta)
-            }
+            MacTimer::Station { sta } => self.on_station_timer(now, sta),
             _ => {}
         }
     }

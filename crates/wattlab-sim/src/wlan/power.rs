@@ -1,4 +1,9 @@
-//! Power saving at the MAC: who dozes when, and when the AP may send to whom.
+//! The MAC's side of power saving. The rules of every mode live in each station's machine
+//! (`wattlab_core::power::StationPower`, on a MAC with [`MacCaps::bss`]: beacons and TIM,
+//! PS-Polls, the PM bit, Null frames, the radio's wake latency); here the BSS feeds it (frames
+//! queued and delivered, beacons and their TIM, ideal-PSM release instants, its deadlines, a
+//! driver's commands) and carries out what it asks: the radio wakes or dozes, PS-Polls,
+//! QoS-Null triggers, and the AP sends a station only what its machine allows.
 //!
 //! - **PSM** (802.11-2020 §11.2.3): the AP buffers every frame for a station in PS mode. The
 //!   station wakes for every `listen_interval`-th beacon (waking early by its wake-up latency,
@@ -9,35 +14,30 @@
 //! - **Idealised PSM** (seed 000): every `interval` the AP releases everything it holds for
 //!   the station as one burst; the station is awake exactly then (no latency, no early
 //!   wake-up) and dozes after the last frame of the burst and its own frames.
-//! - **BSD-p** (Krashinsky & Balakrishnan, MobiCom 2002): after each uplink frame the station
-//!   is in active mode (the AP delivers directly) for `beacon / p`; then it dozes and wakes
-//!   for beacons at most `p × (time since that frame)` apart (beacon-aligned, at least the
-//!   next beacon, at most 0.9 s), retrieving buffered frames as in PSM.
+//! - **BSD-p** (Krashinsky & Balakrishnan, MobiCom 2002): after each uplink data frame the
+//!   station is in active mode (the AP delivers directly) for `beacon / p`; then it dozes and
+//!   wakes for beacons at most `p × (time since that frame)` apart (beacon-aligned, at least
+//!   the next beacon, at most 0.9 s), retrieving buffered frames as in PSM.
 //! - **U-APSD** (802.11e): every uplink frame is a trigger; the AP answers with a service
 //!   period of the frames it buffered (all, or `max_sp`), the last one ending it. A QoS-Null
 //!   trigger goes out every `trigger_interval` when nothing else did.
+//! - **External** (a driver such as the CC agent): the AP holds while the driver has the
+//!   station asleep (its PM bit is set) and releases on the driver's wake-up; the station
+//!   dozes once idle after a sleep command, and wakes (with its latency) to send its own
+//!   frames, the AP still holding.
 //!
-//! Simplifications, all documented in `docs/wlan.md`: the PM bit changes of BSD take effect
-//! without a Null frame; no DTIM or broadcast buffering; U-APSD stations do not read beacons.
+//! Simplifications, all documented in `docs/wlan.md`: the PM bit changes of BSD and of an
+//! external station take effect without a Null frame; no DTIM or broadcast buffering; U-APSD
+//! stations do not read beacons.
 
-use super::{Body, Bss, MacOutput, MacTimer, PowerSave, StaId, AP};
-use wattlab_core::{Duration, Time};
-
-/// BSD stations wake at least this often while asleep.
-const BSD_MAX_SLEEP: Duration = Duration::from_millis(900);
+use super::{Body, Bss, MacOutput, MacTimer, StaId, AP};
+use wattlab_core::power::{Command, MacCaps, MacView, PowerSave, PowerState, StationEvent, StationPower};
+use wattlab_core::Time;
 
 impl Bss {
     /// True if the AP may send a frame to `to` now, unpolled.
     pub(crate) fn ap_may_send(&self, to: StaId) -> bool {
-        let s = &self.stas[to as usize];
-        s.awake
-            && !s.waking
-            && match s.cfg.power_save {
-                PowerSave::Cam => true,
-                PowerSave::Psm { .. } => false,
-                PowerSave::IdealPsm { .. } | PowerSave::Uapsd { .. } => s.release > 0,
-                PowerSave::Bsd { .. } => s.bsd_active,
-            }
+        self.stas[to as usize].power.ap_may_send()
     }
 
     /// Frames the AP holds for `sta`.
@@ -45,7 +45,20 @@ impl Bss {
         self.stas[AP as usize].queue.iter().filter(|f| f.to == sta).count() as u32
     }
 
-    /// Arms the beacon and release clocks and puts power-saving stations to sleep.
+    /// What the MAC is doing for `sta`, as its machine sees it.
+    fn view(&self, sta: StaId) -> MacView {
+        let s = &self.stas[sta as usize];
+        MacView { queued: self.buffered_for(sta), busy: !s.queue.is_empty() || s.poll_pending || self.in_exchange(sta) }
+    }
+
+    /// The AP's view of `sta` once it knows the station itself is idle.
+    fn idle_view(&self, sta: StaId) -> MacView {
+        MacView { queued: self.buffered_for(sta), busy: false }
+    }
+
+    /// Arms the beacon and release clocks, builds every station's machine from its final
+    /// settings (the radio's wake latency is known by now) and puts the power-saving ones to
+    /// sleep at once, before the events of `now` run.
     pub(crate) fn start_power(&mut self, now: Time) {
         if self.cfg.beacons {
             self.timer(now + self.cfg.beacon_interval, MacTimer::Beacon);
@@ -58,80 +71,86 @@ impl Bss {
             self.timer(now + interval, MacTimer::IdealRelease);
         }
         for i in 1..self.stas.len() as StaId {
-            let mode = self.stas[i as usize].cfg.power_save;
-            if let PowerSave::Uapsd { trigger_interval: Some(t), .. } = mode {
-                self.timer(now + t, MacTimer::PowerTimer { sta: i, gen: 0 });
-            }
-            if mode.saves_power() {
-                self.doze(now, i);
-            }
+            let c = &self.stas[i as usize].cfg;
+            let mut power = StationPower::new(c.power_save, MacCaps::bss(c.wake_latency), self.cfg.beacon_interval);
+            power.start(now);
+            power.handle_timeout(now, self.idle_view(i));
+            self.stas[i as usize].power = power;
+            self.apply_power(now, i);
         }
     }
 
-    /// A frame for `to` was queued at the AP. Buffered frames wait for the station's own
-    /// schedule (TIM, release, trigger), so nothing happens here yet.
-    pub(crate) fn on_ap_enqueue(&mut self, _now: Time, _to: StaId) {}
+    /// A frame for `to` was queued at the AP: held or not, as the station's machine says.
+    pub(crate) fn on_ap_enqueue(&mut self, now: Time, to: StaId) {
+        self.stas[to as usize].power.handle_ap_queued(now);
+        self.apply_power(now, to);
+    }
 
     /// A station queued a frame: a dozing one starts waking up.
     pub(crate) fn on_sta_enqueue(&mut self, now: Time, sta: StaId) {
-        let s = &self.stas[sta as usize];
-        if s.awake || s.waking {
-            return;
-        }
-        let latency = match s.cfg.power_save {
-            PowerSave::IdealPsm { .. } => Duration::ZERO,
-            _ => s.cfg.wake_latency,
-        };
-        let s = &mut self.stas[sta as usize];
-        s.waking = true;
-        s.wake_gen = s.wake_gen.wrapping_add(1);
-        let gen = s.wake_gen;
-        self.timer(now + latency, MacTimer::Wake { sta, gen });
+        self.stas[sta as usize].power.handle_own_frame(now);
+        self.apply_power(now, sta);
     }
 
-    /// A wake-up started by the station's own traffic has completed.
-    pub(crate) fn on_wake(&mut self, now: Time, sta: StaId) {
-        self.stas[sta as usize].waking = false;
-        self.wake(now, sta);
+    /// A deadline of station `sta`'s machine is due (or the event is stale).
+    pub(crate) fn on_station_timer(&mut self, now: Time, sta: StaId) {
+        let s = &mut self.stas[sta as usize];
+        if s.timer_at == Some(now) {
+            s.timer_at = None;
+        }
+        if s.power.poll_timeout().is_some_and(|t| t <= now) {
+            let view = self.view(sta);
+            self.stas[sta as usize].power.handle_timeout(now, view);
+        }
+        if self.apply_power(now, sta) {
+            self.contend(now);
+        }
+    }
+
+    /// A driver's command to station `sta` (the CC agent's sleep and wake; modes other than
+    /// `external` ignore it).
+    pub fn command(&mut self, now: Time, sta: StaId, cmd: Command) {
+        let view = self.view(sta);
+        self.stas[sta as usize].power.handle_command(now, cmd, view);
+        self.apply_power(now, sta);
         self.contend(now);
     }
 
-    /// The radio is awake at `now` (a wake-up started earlier ends now).
-    fn wake(&mut self, now: Time, sta: StaId) {
-        let s = &mut self.stas[sta as usize];
-        if s.awake {
-            return;
+    /// Carries out what station `sta`'s machine asked for, refreshes the MAC's copy of its
+    /// state and counters, and keeps a [`MacTimer::Station`] at its next deadline. True if
+    /// the station dozed or finished waking up (contention changes).
+    fn apply_power(&mut self, now: Time, sta: StaId) -> bool {
+        let mut changed = false;
+        while let Some(e) = self.stas[sta as usize].power.poll_event() {
+            match e {
+                StationEvent::Power { at, state } => {
+                    changed |= state != PowerState::Awake;
+                    self.out.push_back(MacOutput::Power { sta, at, state });
+                }
+                StationEvent::Ready => changed = true,
+                // Contention is re-evaluated after every exchange and every call that may
+                // free the AP's frames.
+                StationEvent::Release => {}
+                StationEvent::PsPoll => self.stas[sta as usize].poll_pending = true,
+                StationEvent::Trigger => {
+                    if self.stas[sta as usize].queue.is_empty() {
+                        self.push_frame(now, sta, AP, Body::Null);
+                    }
+                }
+            }
         }
-        s.awake = true;
-        s.stats.doze_ns += (now - s.dozed_at).as_nanos();
-        self.out.push_back(MacOutput::Power { sta, at: now, awake: true });
-    }
-
-    fn doze(&mut self, now: Time, sta: StaId) {
-        let bsd_next = match self.stas[sta as usize].cfg.power_save {
-            PowerSave::Bsd { percent } => Some(self.bsd_next_wake(now, sta, percent)),
-            _ => None,
-        };
         let s = &mut self.stas[sta as usize];
-        s.awake = false;
-        s.beacon_wait = false;
-        s.dozed_at = now;
-        s.stats.dozes += 1;
-        if let Some(t) = bsd_next {
-            s.next_wake = t;
+        s.awake = s.power.is_awake();
+        s.waking = s.power.is_waking();
+        s.stats.dozes = s.power.stats().dozes;
+        s.stats.doze_ns = s.power.stats().doze_ns;
+        if let Some(t) = s.power.poll_timeout() {
+            if s.timer_at.is_none_or(|x| t < x) {
+                s.timer_at = Some(t);
+                self.timer(t, MacTimer::Station { sta });
+            }
         }
-        self.out.push_back(MacOutput::Power { sta, at: now, awake: false });
-    }
-
-    /// BSD: the beacon to wake for next, sleeping at most p × (time since the last uplink
-    /// frame) and at most 0.9 s, but at least until the next beacon.
-    fn bsd_next_wake(&self, now: Time, sta: StaId, percent: u32) -> Time {
-        let since = now.saturating_since(self.stas[sta as usize].last_uplink);
-        let sleep = Duration::from_nanos(since.as_nanos() / 100 * percent as u64).min(BSD_MAX_SLEEP);
-        let bi = self.cfg.beacon_interval.as_nanos();
-        let latest = (now + sleep).as_nanos() / bi * bi;
-        let next = (now.as_nanos() / bi + 1) * bi;
-        Time(latest.max(next))
+        changed
     }
 
     /// True if `sta` sends or receives in the exchange on the air.
@@ -142,33 +161,20 @@ impl Bss {
             Some(Frame { sta: s, frame, .. }) => s == sta || frame.to == sta,
             Some(Poll { sta: s, .. }) => s == sta,
             Some(Collision) => self.winners.contains(&sta),
-            Some(Beacon) => self.stas[sta as usize].beacon_wait,
+            Some(Beacon) => self.stas[sta as usize].power.waits_for_beacon(),
         }
-    }
-
-    fn may_doze(&self, sta: StaId) -> bool {
-        let s = &self.stas[sta as usize];
-        let mode_allows = match s.cfg.power_save {
-            PowerSave::Cam => false,
-            PowerSave::Psm { .. } => true,
-            PowerSave::IdealPsm { .. } | PowerSave::Uapsd { .. } => s.release == 0,
-            PowerSave::Bsd { .. } => !s.bsd_active,
-        };
-        mode_allows
-            && s.awake
-            && !s.waking
-            && s.queue.is_empty()
-            && !s.poll_pending
-            && !s.beacon_wait
-            && !self.in_exchange(sta)
     }
 
     /// After every exchange: stations with nothing left to do go to doze.
     pub(crate) fn after_exchange(&mut self, now: Time) {
         for i in 1..self.stas.len() as StaId {
-            if self.may_doze(i) {
-                self.doze(now, i);
+            let s = &self.stas[i as usize];
+            if !s.power.may_doze() || !s.queue.is_empty() || s.poll_pending || self.in_exchange(i) {
+                continue;
             }
+            let view = self.idle_view(i);
+            self.stas[i as usize].power.handle_idle(now, view);
+            self.apply_power(now, i);
         }
     }
 
@@ -179,30 +185,17 @@ impl Bss {
             self.release_used(frame.to);
             return;
         }
-        match self.stas[sta as usize].cfg.power_save {
-            PowerSave::Bsd { percent } if matches!(frame.body, Body::Data(_)) => {
-                let window = Duration::from_nanos(self.cfg.beacon_interval.as_nanos() * 100 / percent.max(1) as u64);
-                let s = &mut self.stas[sta as usize];
-                s.last_uplink = now;
-                s.bsd_active = true;
-                s.power_gen = s.power_gen.wrapping_add(1);
-                let gen = s.power_gen;
-                self.timer(now + window, MacTimer::PowerTimer { sta, gen });
-            }
-            PowerSave::Uapsd { max_sp, .. } => {
-                let buffered = self.buffered_for(sta);
-                let s = &mut self.stas[sta as usize];
-                s.last_uplink = now;
-                s.release = if max_sp == 0 { buffered } else { buffered.min(max_sp) };
-            }
-            _ => {}
+        if !self.stas[sta as usize].cfg.power_save.uplink_matters() {
+            return;
         }
+        let view = self.view(sta);
+        self.stas[sta as usize].power.handle_uplink_sent(now, matches!(frame.body, Body::Data(_)), view);
+        self.apply_power(now, sta);
     }
 
     /// One frame of a burst or service period has left the AP (delivered or dropped).
     pub(crate) fn release_used(&mut self, to: StaId) {
-        let s = &mut self.stas[to as usize];
-        s.release = s.release.saturating_sub(1);
+        self.stas[to as usize].power.handle_ap_sent();
     }
 
     /// Target beacon transmission time: queue the beacon, wake the stations that listen.
@@ -211,71 +204,37 @@ impl Bss {
         self.timer(now + self.cfg.beacon_interval, MacTimer::Beacon);
         self.beacon_pending = true;
         for i in 1..self.stas.len() as StaId {
-            let s = &self.stas[i as usize];
-            let listen = match s.cfg.power_save {
-                PowerSave::Psm { listen_interval } => self.beacon_count.is_multiple_of(listen_interval.max(1) as u64),
-                PowerSave::Bsd { .. } => !s.bsd_active && (s.awake || now >= s.next_wake),
-                _ => false,
-            };
-            if listen && !s.waking {
-                self.wake(now, i);
-                self.stas[i as usize].beacon_wait = true;
-            }
+            self.stas[i as usize].power.handle_tbtt(now, self.beacon_count);
+            self.apply_power(now, i);
         }
         self.contend(now);
     }
 
     /// The beacon is out: stations whose TIM bit is set start polling, the others doze
     /// (in `after_exchange`).
-    pub(crate) fn after_beacon(&mut self, _now: Time) {
+    pub(crate) fn after_beacon(&mut self, now: Time) {
         for i in 1..self.stas.len() as StaId {
-            if self.stas[i as usize].beacon_wait {
-                self.stas[i as usize].beacon_wait = false;
-                if self.buffered_for(i) > 0 {
-                    self.stas[i as usize].poll_pending = true;
-                }
+            if self.stas[i as usize].power.waits_for_beacon() {
+                let view = self.idle_view(i);
+                self.stas[i as usize].power.handle_tim(now, view);
+                self.apply_power(now, i);
             }
         }
     }
 
-    /// Seed 000's idealised PSM: release everything buffered, as one burst.
+    /// Seed 000's idealised PSM: a release instant of the BSS's clock.
     pub(crate) fn on_ideal_release(&mut self, now: Time) {
         let mut interval = None;
         for i in 1..self.stas.len() as StaId {
             let PowerSave::IdealPsm { interval: t } = self.stas[i as usize].cfg.power_save else { continue };
             interval = Some(t);
-            let buffered = self.buffered_for(i);
-            if buffered > 0 && self.stas[i as usize].release == 0 {
-                self.stas[i as usize].release = buffered;
-                self.stas[i as usize].waking = false;
-                self.wake(now, i);
-            }
+            let view = self.idle_view(i);
+            self.stas[i as usize].power.handle_release_instant(now, view);
+            self.apply_power(now, i);
         }
         if let Some(t) = interval {
             self.timer(now + t, MacTimer::IdealRelease);
         }
         self.contend(now);
-    }
-
-    /// BSD's awake window ran out, or U-APSD's trigger interval passed.
-    pub(crate) fn on_power_timer(&mut self, now: Time, sta: StaId) {
-        match self.stas[sta as usize].cfg.power_save {
-            PowerSave::Bsd { .. } => {
-                self.stas[sta as usize].bsd_active = false;
-                if self.may_doze(sta) {
-                    self.doze(now, sta);
-                    self.contend(now);
-                }
-            }
-            PowerSave::Uapsd { trigger_interval: Some(t), .. } => {
-                let s = &self.stas[sta as usize];
-                if now.saturating_since(s.last_uplink) >= t && s.queue.is_empty() {
-                    self.push_frame(now, sta, AP, Body::Null);
-                }
-                let gen = self.stas[sta as usize].power_gen;
-                self.timer(now + t, MacTimer::PowerTimer { sta, gen });
-            }
-            _ => {}
-        }
     }
 }

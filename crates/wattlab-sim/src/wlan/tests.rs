@@ -97,7 +97,7 @@ impl Harness {
                     }
                 }
                 MacOutput::Activity { sta, start, end, kind } => self.activity.push((sta, start, end, kind)),
-                MacOutput::Power { sta, at, awake } => self.power.push((sta, at, awake)),
+                MacOutput::Power { sta, at, state } => self.power.push((sta, at, state == PowerState::Awake)),
                 MacOutput::Transmit { .. } => {}
             }
         }
