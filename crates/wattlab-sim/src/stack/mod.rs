@@ -215,11 +215,11 @@ impl Stack {
                 }
                 Demux::None
             }
-            Transport::Udp(h) => match self.datagram_index.get(&(node, h.dst_port)) {
+            Transport::Udp(h, _) => match self.datagram_index.get(&(node, h.dst_port)) {
                 Some(&s) => Demux::Socket(s),
                 None => Demux::None,
             },
-            Transport::Other { .. } => Demux::None,
+            Transport::Icmp(_) | Transport::Other { .. } => Demux::None,
         }
     }
 
