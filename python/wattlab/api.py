@@ -251,6 +251,12 @@ class RunResult:
         changes of D, reversions, sleeps and wake-ups (``conn`` = -1 for the radio)."""
         return frame(self._raw["agent_events"])
 
+    @cached_property
+    def sockets(self) -> pd.DataFrame:
+        """One row per socket (TCP connection, UDP or ping socket): its flow, node, protocol,
+        endpoints, and the packets and bytes it sent and received, and dropped."""
+        return frame(self._raw["sockets"], {"flow": self._raw["flow_names"]})
+
     def energy(self, policy: str = "always-on", node: str | None = None) -> float:
         """Joules of one radio under one policy or mode (the only radio if ``node`` is None)."""
         rows = [r for r in self.summary["radios"] if r["policy"] == policy and (node is None or r["node"] == node)]
@@ -289,7 +295,7 @@ class RunResult:
 
 RESULT_FILES = (
     "summary.json", "scenario.toml", "flows", "radios", "links", "timeseries_flows", "timeseries_queues",
-    "timeseries_radio", "pages", "objects", "agents", "agent_events", "savings", "baseline",
+    "timeseries_radio", "pages", "objects", "agents", "agent_events", "sockets", "savings", "baseline",
 )
 """What ``RunResult.write`` may put in a directory (tables as ``NAME.csv`` / ``NAME.parquet``,
 captures as ``*.pcap``): the result set that ``--overwrite`` replaces."""

@@ -52,6 +52,7 @@ def test_every_column_of_the_rust_tables_reaches_its_dataframe(tmp_path):
     assert_every_rust_column("queue_series", cc.queue_series)
     assert_every_rust_column("radio_series", cc.radio_series)
     assert_every_rust_column("agent_events", cc.agent_events)
+    assert_every_rust_column("sockets", cc.sockets)
     t = wattlab.trace.energy(tmp_path / "client-wlan0.pcap", client="10.0.0.3")
     assert_every_rust_column("trace_timeline", t.timeline)
     assert_every_rust_column("trace_connections", t.connections)

@@ -683,7 +683,7 @@ impl Columns {
 /// order), by table: what the DataFrames must show (the test suite compares them).
 #[pyfunction]
 pub fn table_columns(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
-    use wattlab_sim::output::{AgentEventTable, FlowSeries, QueueSeries, RadioSeries};
+    use wattlab_sim::output::{AgentEventTable, FlowSeries, QueueSeries, RadioSeries, SocketTable};
     use wattlab_trace::energy::{Attribution, Connection, ThroughputTable, Timeline};
     crate::guard(|| {
         let d = PyDict::new(py);
@@ -696,6 +696,7 @@ pub fn table_columns(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         d.set_item("pages", names(to_dict(py, &wattlab_sim::apps::web::PageTable::default())?))?;
         d.set_item("objects", names(to_dict(py, &wattlab_sim::apps::web::ObjectTable::default())?))?;
         d.set_item("agent_events", names(to_dict(py, &AgentEventTable::default())?))?;
+        d.set_item("sockets", names(to_dict(py, &SocketTable::default())?))?;
         d.set_item("trace_timeline", names(to_dict(py, &Timeline::default())?))?;
         d.set_item("trace_attribution", names(to_dict(py, &Attribution::default())?))?;
         d.set_item("trace_throughput", names(to_dict(py, &ThroughputTable::default())?))?;

@@ -232,6 +232,55 @@ pub struct RunOutput {
     pub objects: crate::apps::web::ObjectTable,
     /// Log of the client-centered agents, by column.
     pub agent_events: AgentEventTable,
+    /// Every socket's counters, by column.
+    pub sockets: SocketTable,
+}
+
+/// One row per socket the run opened (TCP connections, UDP and ping sockets), in the order
+/// they were opened: what each sent, received and dropped.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SocketTable {
+    /// Flow index (as in `RunOutput::flow_names`) of the application that owns it.
+    pub flow: Vec<u32>,
+    /// Node it runs on.
+    pub node: Vec<String>,
+    /// Transport: `tcp`, `udp` or `icmp` (a ping socket).
+    pub protocol: Vec<&'static str>,
+    /// Local endpoint, `addr:port` (a ping socket's port is its echo identifier).
+    pub local: Vec<String>,
+    /// Remote endpoint of a connection, `addr:port` (none for datagram sockets).
+    pub remote: Vec<Option<String>>,
+    /// Packets it sent.
+    pub packets_out: Vec<u64>,
+    /// IP bytes it sent (headers and retransmissions included).
+    pub bytes_out: Vec<u64>,
+    /// Packets the demultiplexer handed it.
+    pub packets_in: Vec<u64>,
+    /// IP bytes of those packets.
+    pub bytes_in: Vec<u64>,
+    /// Packets it received and discarded (see `Socket::drops`).
+    pub drops: Vec<u64>,
+}
+
+impl SocketTable {
+    /// The table of every socket in `stack`; `node_name` names a node.
+    pub fn of(stack: &crate::stack::Stack, node_name: &dyn Fn(u32) -> String) -> SocketTable {
+        let mut t = SocketTable::default();
+        let ep = |e: wattlab_core::Endpoint| format!("{}:{}", e.addr, e.port);
+        for slot in &stack.sockets {
+            t.flow.push(slot.owner);
+            t.node.push(node_name(slot.node));
+            t.protocol.push(slot.socket.protocol_name());
+            t.local.push(ep(slot.socket.local()));
+            t.remote.push(slot.socket.remote().map(ep));
+            t.packets_out.push(slot.stats.wire_packets);
+            t.bytes_out.push(slot.stats.wire_bytes);
+            t.packets_in.push(slot.stats.packets_in);
+            t.bytes_in.push(slot.stats.bytes_in);
+            t.drops.push(slot.socket.drops());
+        }
+        t
+    }
 }
 
 /// The agents' decisions, one row per event (stage ends, bursts, open ACKs, probes, sleeps).
@@ -398,6 +447,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
             crate::apps::web::tables::append(i as u32, w, &node_name, &mut pages, &mut objects);
         }
     }
+    let sockets = SocketTable::of(&sim.stack, &node_name);
     let mut timeseries = sim.timeseries;
     if let Some(ts) = timeseries.as_mut() {
         for r in &sim.radios {
@@ -427,6 +477,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         pages,
         objects,
         agent_events,
+        sockets,
     })
 }
 

@@ -303,11 +303,11 @@ fn policies_bound_each_other_and_attribution_splits_the_total() {
         assert!(x.rx.time_ns >= r[0].rx.time_ns, "{l}");
         assert_eq!((x.start_ns, x.end_ns), (a.start_ns, a.end_ns), "{l}");
     }
-    // Two connections: the TCP download and the UDP pings.
+    // Two connections: the TCP download and the pings (ICMP echo).
     assert_eq!(a.connections.len(), 2);
     assert_eq!(a.connections.iter().map(|c| (c.protocol, c.remote)).collect::<Vec<_>>(), [
         (6, IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1))),
-        (17, IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)))
+        (1, IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)))
     ]);
     assert_eq!(a.connections[1].packets_up, 4);
     for (l, o) in labels.iter().zip(&a.policies) {

@@ -6,8 +6,9 @@ use etherparse::{err, Ethernet2HeaderSlice, Ipv4HeaderSlice, TcpHeaderSlice, Udp
 
 use super::{WireError, ETHERNET_HEADER_LEN, ETHERTYPE_IPV4};
 use crate::packet::{
-    Packet, SackBlock, TcpFlags, TcpHeader, TcpOptions, Timestamps, Transport, UdpHeader,
-    IPPROTO_TCP, IPPROTO_UDP, MAX_SACK_BLOCKS, TCP_HEADER_LEN, UDP_HEADER_LEN,
+    Body, IcmpMessage, Packet, PacketArena, ProtoHeader, SackBlock, TcpFlags, TcpHeader, TcpOptions, Timestamps,
+    Transport, UdpHeader, ICMP_HEADER_LEN, IPPROTO_ICMP, IPPROTO_TCP, IPPROTO_UDP, MAX_SACK_BLOCKS, PROTO_HEADER_MAX,
+    TCP_HEADER_LEN, UDP_HEADER_LEN,
 };
 
 /// Fixed part of the TCP header before the options start.
@@ -105,9 +106,21 @@ fn decode_ipv4_at(bytes: &[u8], base: usize) -> Result<Packet, WireError> {
                 .map_err(|e| len_error("UDP header", rest_base, e))?;
             let header =
                 UdpHeader { src_port: udp.source_port(), dst_port: udp.destination_port() };
-            (Transport::Udp(header), UDP_HEADER_LEN as usize)
+            (Transport::Udp(header, Body::EMPTY), UDP_HEADER_LEN as usize)
         }
-        protocol => (Transport::Other { protocol }, 0),
+        IPPROTO_ICMP => {
+            // Type, code and bytes 5..8 are all the header a message needs; etherparse's slice
+            // would also insist on a timestamp message's full length, which a snaplen cuts.
+            let h = rest.get(..ICMP_HEADER_LEN as usize).ok_or(WireError::Truncated {
+                what: "ICMP header",
+                offset: rest_base,
+                needed: ICMP_HEADER_LEN as usize,
+                available: rest.len(),
+            })?;
+            let message = IcmpMessage::from_raw(h[0], h[1], [h[4], h[5], h[6], h[7]]);
+            (Transport::Icmp(message), ICMP_HEADER_LEN as usize)
+        }
+        protocol => (Transport::Other { protocol, body: Body::EMPTY }, 0),
     };
 
     let headers_len = ip_hl + transport_len;
@@ -126,6 +139,58 @@ fn decode_ipv4_at(bytes: &[u8], base: usize) -> Result<Packet, WireError> {
         // real capture; saturate rather than wrap otherwise).
         payload_len: u32::try_from(payload_len).unwrap_or(u32::MAX),
     })
+}
+
+/// How to read the start of a datagram's payload, which the bytes alone do not say (as
+/// Wireshark's "Decode As"): the length of its protocol's header, and whether an encapsulated
+/// IPv4 packet follows the header (a tunnel).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DecodeAs {
+    /// Bytes of the protocol header at the start of the payload (0: none).
+    pub header_len: usize,
+    /// An IPv4 packet follows the header.
+    pub encapsulated: bool,
+}
+
+/// Reads the body of datagram `p`, decoded from the IPv4 bytes `ip`, as `how` says: its
+/// protocol header's bytes, and the encapsulated packet, decoded and stored in `arena`. The
+/// bytes must hold what is read (a capture's snaplen may have cut them); on error `p` is
+/// unchanged.
+pub fn decode_body(p: &mut Packet, ip: &[u8], how: DecodeAs, arena: &mut PacketArena) -> Result<(), WireError> {
+    let protocol = p.protocol();
+    if p.body().is_none() {
+        return Err(WireError::NotDatagram { protocol });
+    }
+    let ip_hl = Ipv4HeaderSlice::from_slice(ip).map_err(|_| WireError::NotDatagram { protocol })?.slice().len();
+    let payload_len = p.payload_len as usize;
+    let start = ip_hl + p.transport_header_len() as usize;
+    if how.header_len > PROTO_HEADER_MAX {
+        return Err(WireError::ProtoHeaderTooLong { len: how.header_len, max: PROTO_HEADER_MAX });
+    }
+    if how.header_len > payload_len {
+        return Err(WireError::BodyLongerThanPayload { needed: how.header_len as u64, payload_len: p.payload_len });
+    }
+    let payload = ip.get(start..).unwrap_or_default();
+    let payload = &payload[..payload.len().min(payload_len)];
+    let header = payload.get(..how.header_len).ok_or(WireError::Truncated {
+        what: "protocol header",
+        offset: start,
+        needed: how.header_len,
+        available: payload.len(),
+    })?;
+    let mut body = Body { header: ProtoHeader::new(header).unwrap_or_default(), encap: None };
+    if how.encapsulated {
+        let inner = decode_ipv4_at(&payload[how.header_len..], start + how.header_len)?;
+        let needed = how.header_len as u64 + u64::from(inner.ip_len());
+        if needed > payload_len as u64 {
+            return Err(WireError::BodyLongerThanPayload { needed, payload_len: p.payload_len });
+        }
+        body.encap = Some(arena.insert(inner));
+    }
+    if let Transport::Udp(_, b) | Transport::Other { body: b, .. } = &mut p.transport {
+        *b = body;
+    }
+    Ok(())
 }
 
 /// Parse TCP option bytes that start at input offset `base`.

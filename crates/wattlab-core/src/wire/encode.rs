@@ -1,23 +1,46 @@
 //! Packet → bytes.
 
-use etherparse::{EtherType, Ethernet2Header, IpNumber, Ipv4Header};
+use etherparse::{EtherType, Ethernet2Header, IcmpEchoHeader, Icmpv4Header, Icmpv4Type, IpNumber, Ipv4Header};
 
 use super::{WireError, ETHERTYPE_IPV4, MAX_IPV4_LEN, MAX_TCP_OPTIONS_LEN};
 use crate::packet::{
-    Packet, TcpFlags, TcpHeader, TcpOptions, Transport, IPPROTO_TCP, IPPROTO_UDP, IPV4_HEADER_LEN,
-    MAX_SACK_BLOCKS, UDP_HEADER_LEN,
+    Body, IcmpMessage, Packet, PacketArena, TcpFlags, TcpHeader, TcpOptions, Transport, ICMP_HEADER_LEN, IPPROTO_ICMP,
+    IPPROTO_TCP, IPPROTO_UDP, IPV4_HEADER_LEN, MAX_SACK_BLOCKS, UDP_HEADER_LEN,
 };
 
 /// Offset of the checksum field inside a TCP header.
 const TCP_CHECKSUM_OFFSET: usize = 16;
 
+/// Deepest nesting of tunnels encoded (a packet in a tunnel in a tunnel...): a handle whose
+/// slot was reused may point back at an outer packet, so the depth is bounded, not trusted.
+pub const MAX_ENCAP_DEPTH: u8 = 8;
+
+/// The arena of packets that carry no encapsulated packet.
+static NO_ENCAPSULATION: PacketArena = PacketArena::with_slots(1);
+
 /// Append `pkt` as an IPv4 packet (header, transport header, zero-filled payload) to `buf`.
 ///
 /// On error `buf` is left unchanged. The only allocation is `buf` growing by
-/// [`Packet::ip_len`] bytes.
+/// [`Packet::ip_len`] bytes. A packet that encapsulates another needs [`encode_ipv4_in`].
 pub fn encode_ipv4(pkt: &Packet, buf: &mut Vec<u8>) -> Result<(), WireError> {
+    encode_ipv4_in(pkt, &NO_ENCAPSULATION, buf)
+}
+
+/// [`encode_ipv4`] for packets whose bodies may hold encapsulated packets, looked up in `arena`
+/// and written as IPv4 bytes after the protocol header.
+pub fn encode_ipv4_in(pkt: &Packet, arena: &PacketArena, buf: &mut Vec<u8>) -> Result<(), WireError> {
+    let start = buf.len();
+    let r = encode_at(pkt, arena, 0, buf);
+    if r.is_err() {
+        buf.truncate(start);
+    }
+    r
+}
+
+/// Encodes `pkt`, nested `depth` tunnels deep; on error the caller truncates `buf`.
+fn encode_at(pkt: &Packet, arena: &PacketArena, depth: u8, buf: &mut Vec<u8>) -> Result<(), WireError> {
     // Validate everything first so a failed encode never leaves half a packet in `buf`.
-    let total_len = checked_ip_len(pkt)?;
+    let total_len = checked_ip_len(pkt, arena, depth)?;
     let payload_len = pkt.payload_len as usize; // fits: checked_ip_len bounds it by 65535
 
     let ip_payload_len = total_len - IPV4_HEADER_LEN as u16; // total_len >= 20 by construction
@@ -37,6 +60,7 @@ pub fn encode_ipv4(pkt: &Packet, buf: &mut Vec<u8>) -> Result<(), WireError> {
     buf.reserve(usize::from(total_len));
     let start = buf.len();
     buf.extend_from_slice(&ip.to_bytes());
+    let too_long = || WireError::PacketTooLong { len: u64::from(total_len) };
 
     match &pkt.transport {
         Transport::Tcp(h) => {
@@ -45,34 +69,53 @@ pub fn encode_ipv4(pkt: &Packet, buf: &mut Vec<u8>) -> Result<(), WireError> {
             buf.extend_from_slice(&tcp.to_bytes());
             buf.resize(buf.len() + payload_len, 0);
             let payload = &buf[tcp_start + tcp.header_len()..];
-            match tcp.calc_checksum_ipv4(&ip, payload) {
-                Ok(sum) => tcp.checksum = sum,
-                Err(_) => {
-                    // Unreachable after checked_ip_len, but keep `buf` intact if it happens.
-                    buf.truncate(start);
-                    return Err(WireError::PacketTooLong { len: u64::from(total_len) });
-                }
-            }
+            // Unreachable after checked_ip_len, but never a panic.
+            tcp.checksum = tcp.calc_checksum_ipv4(&ip, payload).map_err(|_| too_long())?;
             buf[tcp_start + TCP_CHECKSUM_OFFSET..tcp_start + TCP_CHECKSUM_OFFSET + 2]
                 .copy_from_slice(&tcp.checksum.to_be_bytes());
         }
-        Transport::Udp(h) => {
+        Transport::Udp(h, body) => {
             let udp_start = buf.len();
-            buf.resize(udp_start + UDP_HEADER_LEN as usize + payload_len, 0);
+            buf.resize(udp_start + UDP_HEADER_LEN as usize, 0);
+            write_body(body, payload_len, arena, depth, buf)?;
             let payload = &buf[udp_start + UDP_HEADER_LEN as usize..];
-            match etherparse::UdpHeader::with_ipv4_checksum(h.src_port, h.dst_port, &ip, payload) {
-                Ok(udp) => buf[udp_start..udp_start + UDP_HEADER_LEN as usize]
-                    .copy_from_slice(&udp.to_bytes()),
-                Err(_) => {
-                    buf.truncate(start);
-                    return Err(WireError::PacketTooLong { len: u64::from(total_len) });
-                }
-            }
+            let udp = etherparse::UdpHeader::with_ipv4_checksum(h.src_port, h.dst_port, &ip, payload)
+                .map_err(|_| too_long())?;
+            buf[udp_start..udp_start + UDP_HEADER_LEN as usize].copy_from_slice(&udp.to_bytes());
         }
-        Transport::Other { .. } => buf.resize(buf.len() + payload_len, 0),
+        Transport::Icmp(m) => {
+            let icmp_start = buf.len();
+            buf.resize(icmp_start + ICMP_HEADER_LEN as usize + payload_len, 0);
+            let header = Icmpv4Header::with_checksum(icmp_type(m), &buf[icmp_start + ICMP_HEADER_LEN as usize..]);
+            buf[icmp_start..icmp_start + ICMP_HEADER_LEN as usize].copy_from_slice(&header.to_bytes());
+        }
+        Transport::Other { body, .. } => write_body(body, payload_len, arena, depth, buf)?,
     }
     debug_assert_eq!(buf.len() - start, usize::from(total_len));
     Ok(())
+}
+
+/// Appends a datagram's payload: its protocol header, its encapsulated packet, then zeros to
+/// `payload_len` bytes (checked_ip_len made sure the first two fit).
+fn write_body(body: &Body, payload_len: usize, arena: &PacketArena, depth: u8, buf: &mut Vec<u8>) -> Result<(), WireError> {
+    let end = buf.len() + payload_len;
+    buf.extend_from_slice(body.header.as_bytes());
+    if let Some(id) = body.encap {
+        let inner = arena.get(id).ok_or(WireError::MissingEncapsulated)?;
+        encode_at(inner, arena, depth + 1, buf)?;
+    }
+    buf.resize(end, 0);
+    Ok(())
+}
+
+/// etherparse's ICMP type for a message: echo request and reply by their fields, any other
+/// message by its raw header bytes.
+fn icmp_type(m: &IcmpMessage) -> Icmpv4Type {
+    match *m {
+        IcmpMessage::EchoRequest { id, seq } => Icmpv4Type::EchoRequest(IcmpEchoHeader { id, seq }),
+        IcmpMessage::EchoReply { id, seq } => Icmpv4Type::EchoReply(IcmpEchoHeader { id, seq }),
+        IcmpMessage::Other { icmp_type, code, rest } => Icmpv4Type::Unknown { type_u8: icmp_type, code_u8: code, bytes5to8: rest },
+    }
 }
 
 /// Append `pkt` as an Ethernet II frame (EtherType IPv4, no FCS) to `buf`.
@@ -84,7 +127,17 @@ pub fn encode_ethernet(
     dst_mac: [u8; 6],
     buf: &mut Vec<u8>,
 ) -> Result<(), WireError> {
-    checked_ip_len(pkt)?;
+    encode_ethernet_in(pkt, &NO_ENCAPSULATION, src_mac, dst_mac, buf)
+}
+
+/// [`encode_ethernet`] for packets that may encapsulate others (kept in `arena`).
+pub fn encode_ethernet_in(
+    pkt: &Packet,
+    arena: &PacketArena,
+    src_mac: [u8; 6],
+    dst_mac: [u8; 6],
+    buf: &mut Vec<u8>,
+) -> Result<(), WireError> {
     let eth = Ethernet2Header {
         source: src_mac,
         destination: dst_mac,
@@ -92,16 +145,19 @@ pub fn encode_ethernet(
     };
     let start = buf.len();
     buf.extend_from_slice(&eth.to_bytes());
-    if let Err(e) = encode_ipv4(pkt, buf) {
+    if let Err(e) = encode_ipv4_in(pkt, arena, buf) {
         buf.truncate(start);
         return Err(e);
     }
     Ok(())
 }
 
-/// Validate `pkt` for encoding and return its IPv4 total length.
-fn checked_ip_len(pkt: &Packet) -> Result<u16, WireError> {
-    let transport_len = match &pkt.transport {
+/// Validate `pkt` (nested `depth` tunnels deep) for encoding and return its IPv4 total length.
+fn checked_ip_len(pkt: &Packet, arena: &PacketArena, depth: u8) -> Result<u16, WireError> {
+    if depth > MAX_ENCAP_DEPTH {
+        return Err(WireError::EncapsulationTooDeep { depth: MAX_ENCAP_DEPTH });
+    }
+    let (transport_len, body) = match &pkt.transport {
         Transport::Tcp(h) => {
             let o = &h.options;
             // Checked before `TcpOptions::len` so `sack_blocks()` can never index out of range.
@@ -111,16 +167,27 @@ fn checked_ip_len(pkt: &Packet) -> Result<u16, WireError> {
             if o.len() > MAX_TCP_OPTIONS_LEN {
                 return Err(WireError::TcpOptionsTooLong { len: o.len() });
             }
-            h.len()
+            (h.len(), None)
         }
-        Transport::Udp(_) => UDP_HEADER_LEN,
-        Transport::Other { protocol } => {
-            if *protocol == IPPROTO_TCP || *protocol == IPPROTO_UDP {
+        Transport::Udp(_, body) => (UDP_HEADER_LEN, Some(body)),
+        Transport::Icmp(_) => (ICMP_HEADER_LEN, None),
+        Transport::Other { protocol, body } => {
+            if matches!(*protocol, IPPROTO_TCP | IPPROTO_UDP | IPPROTO_ICMP) {
                 return Err(WireError::OtherWithTransportProtocol { protocol: *protocol });
             }
-            0
+            (0, Some(body))
         }
     };
+    if let Some(body) = body {
+        let inner = match body.encap {
+            Some(id) => u64::from(checked_ip_len(arena.get(id).ok_or(WireError::MissingEncapsulated)?, arena, depth + 1)?),
+            None => 0,
+        };
+        let needed = u64::from(body.header.len()) + inner;
+        if needed > u64::from(pkt.payload_len) {
+            return Err(WireError::BodyLongerThanPayload { needed, payload_len: pkt.payload_len });
+        }
+    }
     // In u64: `Packet::ip_len` would overflow u32 for a payload_len near u32::MAX.
     let len = u64::from(IPV4_HEADER_LEN) + u64::from(transport_len) + u64::from(pkt.payload_len);
     if len > u64::from(MAX_IPV4_LEN) {

@@ -13,9 +13,16 @@
 //! - TCP header: data offset including options, the 8 flag bits of [`TcpFlags`], window, urgent
 //!   pointer 0, correct checksum over the pseudo-header, header and payload.
 //! - UDP header: length = 8 + payload, correct checksum (0 is sent as 0xffff, RFC 768).
+//! - ICMP (RFC 792): type, code, checksum over header and payload, and the 4 type-specific
+//!   bytes (an echo's identifier and sequence number), so tcpdump shows
+//!   `ICMP echo request, id X, seq Y`.
 //! - [`Transport::Other`]: the IP header followed directly by `payload_len` bytes.
-//! - Payload: `payload_len` zero bytes. Zeros are deterministic, compress well in pcap files
-//!   and make the checksum depend on headers only; nothing in wattlab models payload content.
+//! - Payload: `payload_len` bytes. A datagram's [`Body`](crate::packet::Body) is written first
+//!   (UDP and other protocols): its protocol header's bytes, then the encapsulated packet's
+//!   IPv4 bytes (looked up in the [`PacketArena`](crate::packet::PacketArena) given to
+//!   [`encode_ipv4_in`]); the rest is zeros. Zeros are deterministic, compress well in pcap
+//!   files and make the checksum depend on headers only; nothing else in wattlab models
+//!   payload content.
 //!
 //! ## TCP option layout
 //!
@@ -45,6 +52,13 @@
 //! TCP segmentation offload) falls back to the captured length. Checksums are not verified,
 //! because captures taken on hosts with checksum offload routinely carry wrong ones.
 //!
+//! ICMP echo requests and replies (type 8 and 0, code 0) decode to their identifier and
+//! sequence number, any other ICMP message to its raw type, code and bytes 5 to 8, so every
+//! ICMP packet of 8 bytes or more round-trips. A datagram's payload decodes as opaque bytes:
+//! which protocol header it starts with is not in the bytes (WWP runs over its own protocol
+//! number, an application over any port), so the caller says it with [`decode_body`] and a
+//! [`DecodeAs`], as Wireshark's "Decode As" does.
+//!
 //! Not representable in [`Packet`] and therefore rejected or dropped: IP fragments are
 //! rejected ([`WireError::Fragment`]); IPv4 options are skipped (the decoded packet's
 //! [`Packet::ip_len`] is then shorter than the captured total length by their size); DSCP,
@@ -62,10 +76,12 @@ pub mod fuzz;
 mod rewrite;
 pub mod wwp;
 #[cfg(test)]
+mod datagram_tests;
+#[cfg(test)]
 mod tests;
 
-pub use decode::{decode_ethernet, decode_ipv4};
-pub use encode::{encode_ethernet, encode_ipv4};
+pub use decode::{decode_body, decode_ethernet, decode_ipv4, DecodeAs};
+pub use encode::{encode_ethernet, encode_ethernet_in, encode_ipv4, encode_ipv4_in, MAX_ENCAP_DEPTH};
 pub use rewrite::set_tcp_window;
 pub use wwp::{decode_wwp, encode_wwp, WwpHeader, WwpSegment, WwpType, WWP_HEADER_LEN};
 
@@ -103,11 +119,45 @@ pub enum WireError {
         /// The offending `sack_len`.
         count: u8,
     },
-    /// `Transport::Other` with the TCP or UDP protocol number: the bytes would lack the header
-    /// the protocol number promises, so they could not be decoded back.
-    #[error("Transport::Other with protocol {protocol} (TCP or UDP) has no header to encode")]
+    /// `Transport::Other` with the TCP, UDP or ICMP protocol number: the bytes would lack the
+    /// header the protocol number promises, so they could not be decoded back.
+    #[error("Transport::Other with protocol {protocol} (TCP, UDP or ICMP) has no header to encode")]
     OtherWithTransportProtocol {
         /// The protocol number.
+        protocol: u8,
+    },
+    /// A datagram's modelled body (its protocol header and encapsulated packet) is longer than
+    /// its payload.
+    #[error("the datagram's protocol header and encapsulated packet need {needed} bytes, its payload has {payload_len}")]
+    BodyLongerThanPayload {
+        /// Bytes of header and encapsulated packet.
+        needed: u64,
+        /// The packet's payload length.
+        payload_len: u32,
+    },
+    /// The encapsulated packet is not in the arena given (its slot was reused since, or no
+    /// arena was given).
+    #[error("the encapsulated packet is no longer in the packet arena (or no arena was given)")]
+    MissingEncapsulated,
+    /// Tunnels nest deeper than [`MAX_ENCAP_DEPTH`].
+    #[error("encapsulated packets nest more than {depth} deep")]
+    EncapsulationTooDeep {
+        /// The limit.
+        depth: u8,
+    },
+    /// A protocol header longer than a packet carries inline ([`crate::packet::PROTO_HEADER_MAX`]).
+    #[error("a protocol header of {len} bytes is longer than the {max} a packet carries inline")]
+    ProtoHeaderTooLong {
+        /// Length asked for.
+        len: usize,
+        /// The most a packet carries.
+        max: usize,
+    },
+    /// The packet is not a datagram (where only UDP or another protocol without a transport
+    /// header of wattlab's makes sense, e.g. decoding its body).
+    #[error("IP protocol {protocol}: not a datagram with a body (UDP or a protocol straight over IP)")]
+    NotDatagram {
+        /// Protocol number.
         protocol: u8,
     },
     /// The input ends before a header does.

@@ -2,7 +2,8 @@ use std::net::Ipv4Addr;
 
 use super::*;
 use crate::packet::{
-    SackBlock, TcpFlags, TcpHeader, TcpOptions, Timestamps, Transport, UdpHeader, IPV4_HEADER_LEN,
+    Body, IcmpMessage, SackBlock, TcpFlags, TcpHeader, TcpOptions, Timestamps, Transport, UdpHeader,
+    IPV4_HEADER_LEN,
 };
 
 const A: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
@@ -37,6 +38,10 @@ fn assert_checksums(bytes: &[u8]) {
         pseudo[10..].copy_from_slice(&(seg.len() as u16).to_be_bytes());
         let sum = fold(ones_sum(ones_sum(0, &pseudo), seg));
         assert_eq!(sum, 0xffff, "transport checksum of protocol {proto}");
+    }
+    if proto == 1 {
+        // ICMP's checksum covers its header and payload, without a pseudo-header.
+        assert_eq!(fold(ones_sum(0, seg)), 0xffff, "ICMP checksum");
     }
     // And etherparse agrees on the IP header.
     let (h, _) = etherparse::Ipv4Header::from_slice(bytes).unwrap();
@@ -112,13 +117,26 @@ fn other() -> Packet {
         dst: B,
         ip_id: 9,
         ttl: 1,
-        transport: Transport::Other { protocol: 47 },
+        transport: Transport::Other { protocol: 47, body: Body::EMPTY },
         payload_len: 21,
     }
 }
 
+/// What ping sends: an echo request with 56 bytes of data (odd id and sequence, to catch a
+/// byte-order slip).
+fn echo_request() -> Packet {
+    let mut p = Packet::icmp(A, B, IcmpMessage::EchoRequest { id: 0x4d01, seq: 0x0203 }, 56);
+    p.ip_id = 77;
+    p
+}
+
+/// An ICMP message that is not an echo (port unreachable), with an odd payload length.
+fn unreachable() -> Packet {
+    Packet::icmp(B, A, IcmpMessage::Other { icmp_type: 3, code: 3, rest: [0, 0, 0, 0] }, 33)
+}
+
 fn samples() -> Vec<Packet> {
-    vec![syn_all_options(), data_with_ts(), ack_with_3_sack(), udp(), other()]
+    vec![syn_all_options(), data_with_ts(), ack_with_3_sack(), udp(), other(), echo_request(), unreachable()]
 }
 
 #[test]
@@ -156,12 +174,16 @@ fn header_lengths_match_model() {
                 assert_eq!(buf[hl + 13], h.flags.0);
                 assert_ne!(buf[6] & 0x40, 0, "DF set for TCP");
             }
-            Transport::Udp(_) => {
+            Transport::Udp(..) => {
                 let udp_len = u16::from_be_bytes([buf[hl + 4], buf[hl + 5]]);
                 assert_eq!(u32::from(udp_len), 8 + p.payload_len);
                 assert_eq!(buf[6] & 0x40, 0);
             }
-            Transport::Other { protocol } => assert_eq!(buf[9], protocol),
+            Transport::Icmp(m) => {
+                let (t, c, rest) = m.raw();
+                assert_eq!((buf[9], buf[hl], buf[hl + 1], &buf[hl + 4..hl + 8]), (1, t, c, &rest[..]));
+            }
+            Transport::Other { protocol, .. } => assert_eq!(buf[9], protocol),
         }
         assert_eq!(buf.len() - hl - p.transport_header_len() as usize, p.payload_len as usize);
     }
@@ -261,8 +283,10 @@ fn encode_rejects_unrepresentable_packets() {
         encode_ethernet(&p, [0; 6], [0; 6], &mut buf),
         Err(WireError::TcpOptionsTooLong { len: 48 })
     );
-    let o = Packet { transport: Transport::Other { protocol: 6 }, ..other() };
-    assert!(encode_ipv4(&o, &mut buf).is_err());
+    for protocol in [1, 6, 17] {
+        let o = Packet { transport: Transport::Other { protocol, body: Body::EMPTY }, ..other() };
+        assert_eq!(encode_ipv4(&o, &mut buf), Err(WireError::OtherWithTransportProtocol { protocol }));
+    }
     assert_eq!(buf, vec![1, 2]);
 }
 

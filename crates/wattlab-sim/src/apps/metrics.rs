@@ -18,6 +18,8 @@ pub enum FlowMetrics {
     Ping(PingMetrics),
     /// Web browsing (TCP counters summed over its connections, and its pages).
     Web(WebMetrics),
+    /// UDP request/response.
+    UdpRr(UdpRrMetrics),
 }
 
 /// What a flow's TCP connections did.
@@ -75,6 +77,25 @@ pub struct PingMetrics {
     pub datagrams_received: u64,
     /// Round-trip times (ms), in order of arrival.
     pub rtt_ms: Vec<f64>,
+}
+
+/// What a udp-rr flow measured.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct UdpRrMetrics {
+    /// Requests sent.
+    pub requests: u64,
+    /// Requests answered (a response arrived, however late).
+    pub responses: u64,
+    /// Requests never answered.
+    pub lost: u64,
+    /// Requests the server answered (requests lost on the way back = served − responses).
+    pub served: u64,
+    /// Mean round-trip time (ms) of the answered requests.
+    pub rtt_mean_ms: Option<f64>,
+    /// Median round-trip time (ms, nearest rank).
+    pub rtt_p50_ms: Option<f64>,
+    /// 99th-percentile round-trip time (ms, nearest rank).
+    pub rtt_p99_ms: Option<f64>,
 }
 
 /// What a web flow did.

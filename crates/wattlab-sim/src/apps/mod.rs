@@ -17,6 +17,7 @@ pub mod cbr;
 pub mod metrics;
 pub mod ping;
 pub mod reader;
+pub mod udp_rr;
 pub mod web;
 
 pub use metrics::{FlowCost, FlowMetrics};
@@ -169,6 +170,8 @@ pub enum Flow {
     Ping(ping::Ping),
     /// `web`.
     Web(Box<web::Web>),
+    /// `udp-rr`.
+    UdpRr(udp_rr::UdpRr),
 }
 
 macro_rules! each_kind {
@@ -178,6 +181,7 @@ macro_rules! each_kind {
             Flow::Cbr($f) => $body,
             Flow::Ping($f) => $body,
             Flow::Web($f) => $body,
+            Flow::UdpRr($f) => $body,
         }
     };
 }
@@ -217,7 +221,7 @@ pub struct KindSpec {
 }
 
 /// Every kind of flow (the registry).
-pub const KINDS: [&KindSpec; 5] = [&bulk::DOWNLOAD, &bulk::UPLOAD, &cbr::KIND, &ping::KIND, &web::KIND];
+pub const KINDS: [&KindSpec; 6] = [&bulk::DOWNLOAD, &bulk::UPLOAD, &cbr::KIND, &ping::KIND, &web::KIND, &udp_rr::KIND];
 
 /// The registry entry of kind `name`.
 pub fn kind(name: &str) -> Option<&'static KindSpec> {

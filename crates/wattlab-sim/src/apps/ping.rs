@@ -1,11 +1,12 @@
-//! `ping`: echo requests over UDP from one node, answered at once by another; the round-trip
-//! times are recorded.
+//! `ping`: ICMP echo requests from a ping socket on one node, answered at once by the other
+//! node's stack; the round-trip times are recorded.
 
 use super::build::BuildCx;
 use super::metrics::{FlowCost, FlowMetrics, PingMetrics};
 use super::{AppCtx, Application, Flow, FlowRecord, KindSpec};
 use crate::scenario::ScenarioError;
 use crate::stack::{SockId, SocketEvent, Stack};
+use std::net::Ipv4Addr;
 use wattlab_core::{Duration, Endpoint, Time};
 
 /// `kind = "ping"`.
@@ -16,8 +17,8 @@ pub const KIND: KindSpec = KindSpec {
     build,
 };
 
-/// A ping flow from its `[[flow]]`: the responder on `to` (port 7 by default), the pinger on
-/// `from`.
+/// A ping flow from its `[[flow]]`: a ping socket on `from` whose echo identifier is `port`
+/// (default 20000 + the flow's index); `to` answers in its stack.
 fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
     let a = cx.node("from", cx.cfg.from.as_ref())?;
     let b = cx.node("to", cx.cfg.to.as_ref())?;
@@ -34,12 +35,10 @@ fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
     if interval == Duration::ZERO {
         return Err(cx.error("interval", "must be positive"));
     }
-    let port = cx.cfg.port.unwrap_or(7);
+    let id = cx.cfg.port.unwrap_or(20_000 + cx.index as u16);
     let owner = cx.index as u32;
-    let dst = Endpoint::new(cx.addrs[b as usize], port);
-    let responder = cx.stack.bind_datagram(b, dst, owner).ok_or_else(|| cx.error("port", "two UDP flows to the same node and port"))?;
-    let src = Endpoint::new(cx.addrs[a as usize], 20_000 + cx.index as u16);
-    let pinger = cx.stack.bind_datagram(a, src, owner).ok_or_else(|| cx.error("from", format!("port {} of the pinger is taken", src.port)))?;
+    let src = Endpoint::new(cx.addrs[a as usize], id);
+    let pinger = cx.stack.bind_ping(a, src, owner).ok_or_else(|| cx.error("port", format!("echo identifier {id} is taken on the pinger's node")))?;
     let record = FlowRecord {
         name: cx.name(),
         kind: KIND.name,
@@ -49,30 +48,30 @@ fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
         finite: true,
         ..Default::default()
     };
-    Ok((Flow::Ping(Ping::new(pinger, responder, dst, interval, size as u32, count)), record))
+    Ok((Flow::Ping(Ping::new(a, pinger, cx.addrs[b as usize], interval, size as u32, count)), record))
 }
 
 /// How long a ping flow waits for replies after its last request.
 pub const PING_WAIT: Duration = Duration::from_secs(2);
 
-/// A pinger and its responder.
+/// A pinger (the other end's stack answers).
 pub struct Ping {
+    node: u32,
     pinger: SockId,
-    responder: SockId,
-    dst: Endpoint,
+    dst: Ipv4Addr,
     interval: Duration,
     size: u32,
     count: u32,
-    /// When each request left (index = sequence number, carried in the IP identification).
+    /// When each request left (index = the echo's sequence number).
     sent_at: Vec<Time>,
     rtts: Vec<Duration>,
 }
 
 impl Ping {
-    /// `count` requests of `size` bytes from socket `pinger` to `dst` (socket `responder`),
+    /// `count` echo requests of `size` bytes from ping socket `pinger` (on `node`) to `dst`,
     /// one per `interval`.
-    pub fn new(pinger: SockId, responder: SockId, dst: Endpoint, interval: Duration, size: u32, count: u32) -> Ping {
-        Ping { pinger, responder, dst, interval, size, count, sent_at: Vec::with_capacity(count as usize), rtts: Vec::with_capacity(count as usize) }
+    pub fn new(node: u32, pinger: SockId, dst: Ipv4Addr, interval: Duration, size: u32, count: u32) -> Ping {
+        Ping { node, pinger, dst, interval, size, count, sent_at: Vec::with_capacity(count as usize), rtts: Vec::with_capacity(count as usize) }
     }
 }
 
@@ -84,7 +83,8 @@ impl Application for Ping {
             return;
         }
         self.sent_at.push(cx.now);
-        cx.stack.datagram(self.pinger).send_to(self.dst, self.size, seq as u16);
+        let ip_id = cx.stack.next_ip_id(self.node);
+        cx.stack.datagram(self.pinger).send_echo(self.dst, seq as u16, self.size, ip_id);
         cx.drive(self.pinger);
         let next = if seq + 1 < self.count { self.interval } else { PING_WAIT };
         cx.wake_at(cx.now + next);
@@ -92,12 +92,11 @@ impl Application for Ping {
 
     fn on_socket(&mut self, cx: &mut AppCtx, s: SockId, ev: SocketEvent) {
         let SocketEvent::Datagram(p) = ev else { return };
-        if s == self.responder {
-            cx.stack.datagram(s).send_to(p.src_endpoint(), p.payload_len, p.ip_id);
-            cx.drive(s);
+        let Some((_, seq)) = p.icmp_message().and_then(|m| m.echo()) else { return };
+        if s != self.pinger {
             return;
         }
-        let Some(&sent) = self.sent_at.get(p.ip_id as usize) else { return };
+        let Some(&sent) = self.sent_at.get(usize::from(seq)) else { return };
         cx.record.bytes_delivered += p.payload_len as u64;
         self.rtts.push(cx.now - sent);
         if self.rtts.len() == self.count as usize {

@@ -520,7 +520,7 @@ pub struct ReaderConfig {
 }
 
 /// One traffic source: `kind` names the application (`bulk-download`, `bulk-upload`,
-/// `udp-cbr`, `ping`, `web`), the other keys are its settings. The table is flat: every kind's
+/// `udp-cbr`, `ping`, `web`, `udp-rr`), the other keys are its settings. The table is flat: every kind's
 /// keys are fields here, and each kind checks that only its own are given (`crate::apps::KINDS`
 /// lists them), so every error names the key and its line.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -549,9 +549,16 @@ pub struct FlowConfig {
     /// Bytes to transfer.
     #[serde(default)]
     pub bytes: Option<Size>,
-    /// Request size (bulk download: default 100 B; web: the GET, default 350 B).
+    /// Request size (bulk download: default 100 B; web: the GET, default 350 B; udp-rr:
+    /// default 64 B).
     #[serde(default)]
     pub request: Option<Size>,
+    /// Response size (udp-rr: default 64 B).
+    #[serde(default)]
+    pub response: Option<Size>,
+    /// How long a request waits for its response before it counts as lost (udp-rr: 1 s).
+    #[serde(default)]
+    pub timeout: Option<Dur>,
     /// Server or destination port.
     #[serde(default)]
     pub port: Option<u16>,
@@ -626,6 +633,8 @@ impl FlowConfig {
             ("to", self.to.is_some()),
             ("bytes", self.bytes.is_some()),
             ("request", self.request.is_some()),
+            ("response", self.response.is_some()),
+            ("timeout", self.timeout.is_some()),
             ("port", self.port.is_some()),
             ("start", self.start.is_some()),
             ("tcp", self.tcp.is_some()),

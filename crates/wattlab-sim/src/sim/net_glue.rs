@@ -170,6 +170,10 @@ impl Simulation {
                 self.run_flow(now, owner, Call::Accept(sock, tag, p.src_endpoint()));
                 sock
             }
+            Demux::Echo(reply) => {
+                self.send_from(node, reply);
+                return;
+            }
             Demux::None => {
                 if p.tcp_header().is_some() {
                     self.net.drops.no_socket += 1;
@@ -177,7 +181,10 @@ impl Simulation {
                 return;
             }
         };
-        self.stack.sockets[s as usize].socket.handle_packet(now, &p);
+        let slot = &mut self.stack.sockets[s as usize];
+        slot.stats.packets_in += 1;
+        slot.stats.bytes_in += u64::from(p.ip_len());
+        slot.socket.handle_packet(now, &p);
         self.drive(now, s);
     }
 }

@@ -6,11 +6,17 @@
 //! `poll_transmit`, `poll_event`, `poll_timeout`). Sockets belong to a flow (the application
 //! that opened them); the simulation flushes a socket's output into the network and hands its
 //! events to its flow.
+//!
+//! The demultiplexer finds a TCP segment's connection by (node, local, remote) and a
+//! datagram's socket by (node, protocol, port): a UDP port, or for ICMP echo replies the echo
+//! identifier a ping socket is bound to. Echo requests are answered by the stack itself, as a
+//! kernel does. Every socket counts what it sent, what it received and what it dropped
+//! ([`SocketStats`], [`Socket::drops`]); the results list them per socket.
 
 mod datagram;
 mod tcp;
 
-pub use datagram::DatagramSocket;
+pub use datagram::{DatagramProto, DatagramSocket, DATAGRAM_RCVBUF};
 pub use tcp::{ConnHints, Listener};
 
 use crate::rng::StreamRng;
@@ -18,7 +24,7 @@ use rand::Rng;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::net::Ipv4Addr;
-use wattlab_core::packet::{TcpFlags, Transport};
+use wattlab_core::packet::{IcmpMessage, TcpFlags, Transport};
 use wattlab_core::tcp::{TcpConfig, TcpConnection, TcpEvent};
 use wattlab_core::{Endpoint, Packet, Time};
 
@@ -48,13 +54,18 @@ pub enum SocketEvent {
     Datagram(Packet),
 }
 
-/// What a socket put on the wire (every packet it handed to the network).
+/// What a socket put on the wire (every packet it handed to the network) and what the
+/// demultiplexer handed it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct SocketStats {
-    /// IP bytes (headers and retransmissions included).
+    /// IP bytes sent (headers and retransmissions included).
     pub wire_bytes: u64,
-    /// Packets.
+    /// Packets sent.
     pub wire_packets: u64,
+    /// IP bytes received (headers included, whether the socket kept them or not).
+    pub bytes_in: u64,
+    /// Packets received.
+    pub packets_in: u64,
 }
 
 impl Socket {
@@ -96,6 +107,39 @@ impl Socket {
             c.handle_timeout(now);
         }
     }
+
+    /// The local endpoint (a ping socket's port is its echo identifier).
+    pub fn local(&self) -> Endpoint {
+        match self {
+            Socket::Tcp(c) => c.local(),
+            Socket::Datagram(d) => d.local(),
+        }
+    }
+
+    /// The remote endpoint of a connection (`None`: an unconnected datagram socket).
+    pub fn remote(&self) -> Option<Endpoint> {
+        match self {
+            Socket::Tcp(c) => Some(c.remote()),
+            Socket::Datagram(_) => None,
+        }
+    }
+
+    /// The transport's name in result tables (`tcp`, `udp`, `icmp`).
+    pub fn protocol_name(&self) -> &'static str {
+        match self {
+            Socket::Tcp(_) => "tcp",
+            Socket::Datagram(d) => d.proto().name(),
+        }
+    }
+
+    /// Packets the socket received and discarded: TCP segments outside the window (answered
+    /// by an ACK), datagrams that found the receive buffer full.
+    pub fn drops(&self) -> u64 {
+        match self {
+            Socket::Tcp(c) => c.stats().unacceptable_segments_acked,
+            Socket::Datagram(d) => d.dropped,
+        }
+    }
 }
 
 /// A socket and where it lives.
@@ -128,6 +172,8 @@ pub enum Demux {
         /// The listener's tag (which side of the flow).
         tag: u32,
     },
+    /// An ICMP echo request: the stack sends this reply (no socket involved).
+    Echo(Packet),
     /// Nowhere (no socket, no listener).
     None,
 }
@@ -137,7 +183,7 @@ pub struct Stack {
     /// Sockets, by id.
     pub sockets: Vec<SocketSlot>,
     tcp_index: HashMap<(u32, Endpoint, Endpoint), SockId>,
-    datagram_index: HashMap<(u32, u16), SockId>,
+    datagram_index: HashMap<(u32, u8, u16), SockId>,
     /// Passive opens.
     pub listeners: Vec<Listener>,
     next_port: Vec<u16>,
@@ -189,14 +235,25 @@ impl Stack {
         self.listeners.push(l);
     }
 
-    /// Opens a datagram socket on `node` bound to `local`, for flow `owner`; `None` if the
-    /// port is taken.
+    /// Opens a UDP socket on `node` bound to `local`, for flow `owner`; `None` if the port is
+    /// taken.
     pub fn bind_datagram(&mut self, node: u32, local: Endpoint, owner: Owner) -> Option<SockId> {
-        if self.datagram_index.contains_key(&(node, local.port)) {
+        self.bind(node, local, DatagramProto::Udp, owner)
+    }
+
+    /// Opens a ping socket on `node` whose echo identifier is `local.port`, for flow `owner`;
+    /// `None` if the identifier is taken.
+    pub fn bind_ping(&mut self, node: u32, local: Endpoint, owner: Owner) -> Option<SockId> {
+        self.bind(node, local, DatagramProto::Ping, owner)
+    }
+
+    fn bind(&mut self, node: u32, local: Endpoint, proto: DatagramProto, owner: Owner) -> Option<SockId> {
+        let key = (node, proto.ip_protocol(), local.port);
+        if self.datagram_index.contains_key(&key) {
             return None;
         }
-        let id = self.push(Socket::Datagram(DatagramSocket::new(local)), node, owner);
-        self.datagram_index.insert((node, local.port), id);
+        let id = self.push(Socket::Datagram(DatagramSocket::new(local, proto)), node, owner);
+        self.datagram_index.insert(key, id);
         Some(id)
     }
 
@@ -215,11 +272,21 @@ impl Stack {
                 }
                 Demux::None
             }
-            Transport::Udp(h) => match self.datagram_index.get(&(node, h.dst_port)) {
-                Some(&s) => Demux::Socket(s),
-                None => Demux::None,
-            },
-            Transport::Other { .. } => Demux::None,
+            Transport::Udp(h, _) => self.datagram_socket(node, p.protocol(), h.dst_port),
+            Transport::Icmp(IcmpMessage::EchoRequest { id, seq }) => {
+                let mut reply = Packet::icmp(p.dst, p.src, IcmpMessage::EchoReply { id, seq }, p.payload_len);
+                reply.ip_id = self.next_ip_id(node);
+                Demux::Echo(reply)
+            }
+            Transport::Icmp(IcmpMessage::EchoReply { id, .. }) => self.datagram_socket(node, p.protocol(), id),
+            Transport::Icmp(IcmpMessage::Other { .. }) | Transport::Other { .. } => Demux::None,
+        }
+    }
+
+    fn datagram_socket(&self, node: u32, protocol: u8, port: u16) -> Demux {
+        match self.datagram_index.get(&(node, protocol, port)) {
+            Some(&s) => Demux::Socket(s),
+            None => Demux::None,
         }
     }
 

@@ -1,10 +1,28 @@
-//! Packets as compact, copyable structs: real IPv4/TCP/UDP header fields, payload by length.
+//! Packets as compact, copyable structs: real IPv4/TCP/UDP/ICMP header fields, payload by
+//! length.
 //!
 //! The simulator moves these through queues without allocating; the bytes on the wire only
 //! exist at the pcap and live boundaries (see [`crate::wire`]).
+//!
+//! A datagram (UDP, or a protocol straight over IP such as WWP) may carry a [`Body`]: its
+//! protocol's own small header inline ([`ProtoHeader`], up to [`PROTO_HEADER_MAX`] bytes) and,
+//! for a tunnel, a handle to the packet it encapsulates ([`EncapId`], kept in a
+//! [`PacketArena`]). Both live inside the UDP and other-protocol variants of [`Transport`],
+//! in room the TCP variant already takes, so a packet is no larger for them.
+
+mod datagram;
+mod encap;
+
+pub use datagram::{
+    Body, IcmpMessage, ProtoHeader, ICMP_ECHO_REPLY, ICMP_ECHO_REQUEST, ICMP_HEADER_LEN,
+    PROTO_HEADER_MAX,
+};
+pub use encap::{EncapId, PacketArena, DEFAULT_ARENA_SLOTS};
 
 use std::net::Ipv4Addr;
 
+/// IP protocol number of ICMP.
+pub const IPPROTO_ICMP: u8 = 1;
 /// IP protocol number of TCP.
 pub const IPPROTO_TCP: u8 = 6;
 /// IP protocol number of UDP.
@@ -202,12 +220,16 @@ pub struct UdpHeader {
 pub enum Transport {
     /// TCP segment.
     Tcp(TcpHeader),
-    /// UDP datagram.
-    Udp(UdpHeader),
-    /// Any other IP protocol, carried by size only.
+    /// UDP datagram, and what its payload starts with.
+    Udp(UdpHeader, Body),
+    /// ICMP message (8-byte header; the rest is payload).
+    Icmp(IcmpMessage),
+    /// Any other IP protocol: no header of its own beyond what its body models.
     Other {
         /// IP protocol number.
         protocol: u8,
+        /// What the payload starts with (a protocol's header such as WWP's, a tunnel's packet).
+        body: Body,
     },
 }
 
@@ -234,9 +256,19 @@ impl Packet {
         Packet { src, dst, ip_id: 0, ttl: 64, transport: Transport::Tcp(header), payload_len }
     }
 
-    /// A UDP packet from `src` to `dst`.
+    /// A UDP packet from `src` to `dst` with an opaque payload.
     pub fn udp(src: Ipv4Addr, dst: Ipv4Addr, header: UdpHeader, payload_len: u32) -> Packet {
-        Packet { src, dst, ip_id: 0, ttl: 64, transport: Transport::Udp(header), payload_len }
+        Packet::udp_with(src, dst, header, Body::EMPTY, payload_len)
+    }
+
+    /// A UDP packet whose `payload_len` bytes start with `body` (its header counts in them).
+    pub fn udp_with(src: Ipv4Addr, dst: Ipv4Addr, header: UdpHeader, body: Body, payload_len: u32) -> Packet {
+        Packet { src, dst, ip_id: 0, ttl: 64, transport: Transport::Udp(header, body), payload_len }
+    }
+
+    /// An ICMP packet from `src` to `dst` with `payload_len` bytes after the ICMP header.
+    pub fn icmp(src: Ipv4Addr, dst: Ipv4Addr, message: IcmpMessage, payload_len: u32) -> Packet {
+        Packet { src, dst, ip_id: 0, ttl: 64, transport: Transport::Icmp(message), payload_len }
     }
 
     /// The TCP header, if this is a TCP packet.
@@ -255,20 +287,44 @@ impl Packet {
         }
     }
 
+    /// The ICMP message, if this is an ICMP packet.
+    pub fn icmp_message(&self) -> Option<IcmpMessage> {
+        match self.transport {
+            Transport::Icmp(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// What a datagram's payload starts with (UDP and other protocols; `None` for TCP and ICMP).
+    pub fn body(&self) -> Option<&Body> {
+        match &self.transport {
+            Transport::Udp(_, b) | Transport::Other { body: b, .. } => Some(b),
+            Transport::Tcp(_) | Transport::Icmp(_) => None,
+        }
+    }
+
+    /// The protocol header a datagram carries at the start of its payload (empty if none).
+    pub fn proto_header(&self) -> &[u8] {
+        self.body().map_or(&[], |b| b.header.as_bytes())
+    }
+
     /// IP protocol number.
     pub fn protocol(&self) -> u8 {
         match self.transport {
             Transport::Tcp(_) => IPPROTO_TCP,
-            Transport::Udp(_) => IPPROTO_UDP,
-            Transport::Other { protocol } => protocol,
+            Transport::Udp(..) => IPPROTO_UDP,
+            Transport::Icmp(_) => IPPROTO_ICMP,
+            Transport::Other { protocol, .. } => protocol,
         }
     }
 
-    /// Transport header length in bytes (zero for protocols carried by size only).
+    /// Transport header length in bytes (zero for other protocols: their own header, if
+    /// modelled, is the start of the payload).
     pub fn transport_header_len(&self) -> u32 {
         match &self.transport {
             Transport::Tcp(h) => h.len(),
-            Transport::Udp(_) => UDP_HEADER_LEN,
+            Transport::Udp(..) => UDP_HEADER_LEN,
+            Transport::Icmp(_) => ICMP_HEADER_LEN,
             Transport::Other { .. } => 0,
         }
     }
@@ -278,12 +334,13 @@ impl Packet {
         IPV4_HEADER_LEN + self.transport_header_len() + self.payload_len
     }
 
-    /// Source endpoint (port 0 for protocols without ports).
+    /// Source endpoint: the port, an ICMP echo's identifier (what a ping socket binds, as on
+    /// Linux), 0 for other protocols.
     pub fn src_endpoint(&self) -> Endpoint {
         Endpoint::new(self.src, self.ports().0)
     }
 
-    /// Destination endpoint (port 0 for protocols without ports).
+    /// Destination endpoint (port, echo identifier or 0, as [`Packet::src_endpoint`]).
     pub fn dst_endpoint(&self) -> Endpoint {
         Endpoint::new(self.dst, self.ports().1)
     }
@@ -291,7 +348,8 @@ impl Packet {
     fn ports(&self) -> (u16, u16) {
         match &self.transport {
             Transport::Tcp(h) => (h.src_port, h.dst_port),
-            Transport::Udp(h) => (h.src_port, h.dst_port),
+            Transport::Udp(h, _) => (h.src_port, h.dst_port),
+            Transport::Icmp(m) => m.echo().map_or((0, 0), |(id, _)| (id, id)),
             Transport::Other { .. } => (0, 0),
         }
     }
@@ -324,5 +382,21 @@ mod tests {
         assert_eq!(h.seq_len(1448), 1448);
         let syn = TcpHeader { flags: TcpFlags::SYN, ..Default::default() };
         assert_eq!(syn.seq_len(0), 1);
+        let (a, b) = (Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2));
+        let ping = Packet::icmp(a, b, IcmpMessage::EchoRequest { id: 9, seq: 1 }, 56);
+        assert_eq!((ping.ip_len(), ping.protocol(), ping.src_endpoint().port), (84, IPPROTO_ICMP, 9));
+        let h = ProtoHeader::new(&[1, 2, 3, 4, 5, 6]).unwrap();
+        let u = Packet::udp_with(a, b, UdpHeader::default(), Body::with_header(h), 100);
+        // The protocol header is the start of the payload, not an extra header.
+        assert_eq!((u.ip_len(), u.proto_header()), (128, &[1u8, 2, 3, 4, 5, 6][..]));
+        assert_eq!(Packet::udp(a, b, UdpHeader::default(), 100).proto_header(), &[] as &[u8]);
+    }
+
+    /// The inline protocol header and the tunnel handle fit in the room of the TCP header: a
+    /// packet stays 84 bytes (docs/benchmarks.md records it).
+    #[test]
+    fn datagram_bodies_do_not_grow_the_packet() {
+        assert_eq!(std::mem::size_of::<Packet>(), 84);
+        assert_eq!(std::mem::size_of::<Transport>(), std::mem::size_of::<TcpHeader>());
     }
 }
