@@ -232,6 +232,8 @@ pub struct RunOutput {
     pub objects: crate::apps::web::ObjectTable,
     /// Log of the client-centered agents, by column.
     pub agent_events: AgentEventTable,
+    /// Each flow's energy at its end radios, per meter: up to its completion, and attributed.
+    pub flow_energy: crate::flow_energy::FlowEnergyTable,
 }
 
 /// The agents' decisions, one row per event (stage ends, bursts, open ACKs, probes, sleeps).
@@ -309,16 +311,19 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
             }
         })
         .collect();
+    // Each meter closed once at the end: its report, attribution and marks.
+    let results: Vec<_> = sim.radios.iter().map(|r| r.results(end)).collect();
+    let flow_energy = sim.flow_energy_table(&results, end);
     let mut radios = Vec::new();
-    for r in &sim.radios {
-        for (policy, basis, report) in r.reports(end) {
+    for (r, meters) in sim.radios.iter().zip(results) {
+        for m in meters {
             radios.push(RadioSummary {
                 node: sim.net.nodes[r.node as usize].name.clone(),
                 profile: r.profile.name().to_string(),
-                policy,
-                basis,
-                energy_j: report.energy_j(),
-                report,
+                policy: m.name,
+                basis: m.basis,
+                energy_j: m.energy.report.energy_j(),
+                report: m.energy.report,
             });
         }
     }
@@ -427,6 +432,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         pages,
         objects,
         agent_events,
+        flow_energy,
     })
 }
 

@@ -95,7 +95,7 @@ impl Harness {
                         self.bss.enqueue(self.now, from, sta, udp(size));
                     }
                 }
-                MacOutput::Activity { sta, start, end, kind } => self.activity.push((sta, start, end, kind)),
+                MacOutput::Activity { sta, start, end, kind, .. } => self.activity.push((sta, start, end, kind)),
                 MacOutput::Power { sta, at, awake } => self.power.push((sta, at, awake)),
                 MacOutput::Transmit { .. } => {}
             }
