@@ -340,3 +340,98 @@ fn marks_inside_closed_form_dozing_gaps() {
     assert!(f.windows(2).all(|w| w[0].energy_fj < w[1].energy_fj));
     assert_eq!(late.meter().lost_marks(), 0);
 }
+
+/// A small timeline worked by hand (wavelan-dsss: idle 1319, rx 1425, tx 1675, sleep 177 mW;
+/// sleep -> idle 2 ms at idle power, idle -> sleep free), metered from 5 ms with owners:
+///
+/// | interval      | state   | owner | energy, fJ = µW × ns          |
+/// |---------------|---------|-------|-------------------------------|
+/// | [5, 10) ms    | idle    | 0     | 1 319 000 × 5e6 = 6.595e12    |
+/// | [10, 12) ms   | rx      | 1     | 1 425 000 × 2e6 = 2.850e12    |
+/// | [12, 20) ms   | idle    | 2     | 1 319 000 × 8e6 = 10.552e12   |
+/// | [20, 48) ms   | sleep   | 2     | 177 000 × 28e6 = 4.956e12     |
+/// | [48, 50) ms   | wake-up | 1     | 1 319 000 × 2e6 = 2.638e12    |
+/// | [50, 60) ms   | tx      | 1     | 1 675 000 × 10e6 = 16.750e12  |
+///
+/// Marks before the start, at it, several at one instant placed ahead of, at and behind the
+/// meter, inside the sleep and inside the wake-up; E(end) is the total; the owners' energies
+/// sum to it.
+#[test]
+fn a_small_timeline_by_hand_with_marks_at_one_instant_and_before_any_activity() {
+    let p = builtin_profile("wavelan-dsss").unwrap();
+    let ms = |x: u64| Time(x * 1_000_000);
+    let e12 = |x: f64| (x * 1e12).round() as u128;
+    let mut m = RadioMeter::new(&p, ms(5), Idle);
+    m.enable_attribution();
+    let before_start = m.mark(ms(1));
+    let at_start = m.mark(ms(5));
+    let before_activity = m.mark(ms(8));
+    let ahead_12 = m.mark(ms(12));
+    m.set_state_owned(ms(10), Rx, 1);
+    let ahead_12_again = m.mark(ms(12));
+    m.set_state_owned(ms(12), Idle, 2);
+    let at_12 = m.mark(ms(12));
+    m.set_state_owned(ms(20), Sleep, 2);
+    let at_20 = m.mark(ms(20));
+    let in_sleep = m.mark(ms(30));
+    let in_wake_up = m.mark(ms(49));
+    m.set_state_owned(ms(50), Tx, 1);
+    let behind_12 = m.mark(ms(12));
+    let at_50 = m.mark(ms(50));
+    let at_end = m.mark(ms(60));
+    let after_end = m.mark(ms(70));
+    let end = ms(60);
+    let r = m.run_energy(end);
+    let e = |id: crate::energy::MarkId| r.marks[id as usize].energy_fj;
+    assert_eq!(e(before_start), Some(0), "before the meter starts: nothing");
+    assert_eq!(e(at_start), Some(0));
+    assert_eq!(e(before_activity), Some(e12(1.319 * 3e-3 * 1e3)), "3 ms idle before the first change");
+    let to_12 = e12(6.595 + 2.850);
+    for id in [ahead_12, ahead_12_again, at_12, behind_12] {
+        assert_eq!(e(id), Some(to_12), "marks at one instant, placed ahead, at or behind the meter");
+    }
+    assert_eq!(e(at_20), Some(to_12 + e12(10.552)));
+    assert_eq!(e(in_sleep), Some(to_12 + e12(10.552) + e12(1.770)), "10 ms asleep, no wake-up yet");
+    assert_eq!(e(in_wake_up), Some(to_12 + e12(10.552 + 4.956) + e12(1.319)), "half the wake-up");
+    assert_eq!(e(at_50), Some(to_12 + e12(10.552 + 4.956 + 2.638)));
+    let total = e12(6.595 + 2.850 + 10.552 + 4.956 + 2.638 + 16.750);
+    assert_eq!(r.report.total_energy_fj, total);
+    assert_eq!(e(at_end), Some(total), "E(end) is the report's total");
+    assert_eq!(e(after_end), None);
+    assert_eq!(r.marks[at_end as usize].energy_nj, Some(44_341_000));
+    // Per owner: the wake-up is paid by the owner that needed the radio awake.
+    assert_eq!(r.by_owner, vec![e12(6.595), e12(2.850 + 2.638 + 16.750), e12(10.552 + 4.956)]);
+    assert_eq!(r.by_owner.iter().sum::<u128>(), total);
+    assert_eq!(m.lost_marks(), 0);
+}
+
+/// A policy meter marked before its first frame pays what the policy does with the leading
+/// gap; a mark at a frame's end is the report's total then, and with no activity at all E(end)
+/// is the report's total.
+#[test]
+fn policy_meter_marks_before_any_frame() {
+    let p = builtin_profile("wavelan-dsss").unwrap();
+    let ms = |x: u64| Time(x * 1_000_000);
+    for pol in [AccountingPolicy::AlwaysOn, AccountingPolicy::Oracle] {
+        let mut m = PolicyMeter::new(pol, &p, Time::ZERO);
+        m.enable_marks();
+        let zero = m.mark(Time::ZERO);
+        let early = m.mark(ms(4));
+        let idle_only = PolicyMeter::new(pol, &p, Time::ZERO);
+        let mut quiet = PolicyMeter::new(pol, &p, Time::ZERO);
+        let quiet_end = quiet.mark(ms(100));
+        m.frame(ms(10), ms(12), Activity::Rx, 1500, 1);
+        let at_frame_end = m.mark(ms(12));
+        let e = m.marks(ms(12));
+        assert_eq!(e[zero as usize].energy_fj, Some(0), "{pol:?}");
+        // Before the first frame: idle, or for the oracle asleep (it sleeps through the 10 ms
+        // gap before the frame: the idle -> sleep leg is free, the wake-up is at 8..10 ms).
+        let power_uw = if pol == AccountingPolicy::Oracle { 177_000 } else { 1_319_000 };
+        assert_eq!(e[early as usize].energy_fj, Some(4_000_000 * power_uw), "{pol:?}");
+        assert_eq!(e[at_frame_end as usize].energy_fj, Some(m.report(ms(12)).total_energy_fj), "{pol:?}");
+        assert_eq!(quiet.marks(ms(100))[quiet_end as usize].energy_fj, Some(idle_only.report(ms(100)).total_energy_fj));
+        if pol == AccountingPolicy::AlwaysOn {
+            assert_eq!(idle_only.report(ms(100)).total_energy_fj, 100_000_000 * 1_319_000, "idle, no frame");
+        }
+    }
+}
