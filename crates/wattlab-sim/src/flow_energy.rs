@@ -10,7 +10,7 @@
 //!
 //! **Attribution**, the trace analyzer's rule (docs/trace.md, "Attribution"; AT&T ARO's for
 //! tails): every frame a radio sends or receives carries the tag of the flow its packet belongs
-//! to ([`FlowTags`]), and the meter charges each interval to the tag current when it began. A
+//! to (`FlowTags`), and the meter charges each interval to the tag current when it began. A
 //! flow's **own** energy is its frames' airtime (an 802.11 exchange's RTS, CTS, data and ACK
 //! all serve the data frame's flow) and any wake-up one of them needed; its **tail** is the
 //! radio's time after its frames until the next frame of any flow: idle, sleep, down

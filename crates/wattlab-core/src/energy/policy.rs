@@ -444,7 +444,7 @@ impl PolicyMeter {
         self.closed_form = false;
     }
 
-    /// Starts attributing energy to owners (see [`PolicyMeter::activity_of`]).
+    /// Starts attributing energy to owners (see [`PolicyMeter::frame`] and [`own_bucket`]).
     pub fn enable_attribution(&mut self) {
         self.meter.enable_attribution();
     }
