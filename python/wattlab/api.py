@@ -257,6 +257,15 @@ class RunResult:
         endpoints, and the packets and bytes it sent and received, and dropped."""
         return frame(self._raw["sockets"], {"flow": self._raw["flow_names"]})
 
+    @cached_property
+    def flow_energy(self) -> pd.DataFrame:
+        """Each flow's energy at the radios of its end nodes, one row per (flow, end radio,
+        meter): the radio's energy from the run's start to the flow's completion
+        (``to_completion_nj`` exact to the nJ, ``to_completion_j``; missing / NaN if the flow did
+        not complete) and the flow's attributed ``own`` and ``tail`` energy (docs/energy.md,
+        "Energy of a flow"). Empty if no flow has a radio at an end."""
+        return frame(self._raw["flow_energy"])
+
     def energy(self, policy: str = "always-on", node: str | None = None) -> float:
         """Joules of one radio under one policy or mode (the only radio if ``node`` is None)."""
         rows = [r for r in self.summary["radios"] if r["policy"] == policy and (node is None or r["node"] == node)]
@@ -285,6 +294,8 @@ class RunResult:
         if len(self.agents):
             tables["agents"] = self.agents
             tables["agent_events"] = self.agent_events
+        if len(self.flow_energy):
+            tables["flow_energy"] = self.flow_energy
         if self.baseline is not None:
             tables["savings"] = self.savings
         written += write_tables(out, tables, formats)
@@ -295,7 +306,7 @@ class RunResult:
 
 RESULT_FILES = (
     "summary.json", "scenario.toml", "flows", "radios", "links", "timeseries_flows", "timeseries_queues",
-    "timeseries_radio", "pages", "objects", "agents", "agent_events", "sockets", "savings", "baseline",
+    "timeseries_radio", "pages", "objects", "agents", "agent_events", "sockets", "flow_energy", "savings", "baseline",
 )
 """What ``RunResult.write`` may put in a directory (tables as ``NAME.csv`` / ``NAME.parquet``,
 captures as ``*.pcap``): the result set that ``--overwrite`` replaces."""

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tomllib
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -82,6 +83,10 @@ def test_runs_record_what_produced_them(tmp_path):
     assert "--set link.wired.delay=45ms --set flow.0.bytes=1MB" in r.stdout.replace("\n", " ")
     again = wattlab.run(out / "scenario.toml", seed=7)
     assert again.summary["flows"] == json.loads((out / "summary.json").read_text())["flows"]
+    # Each flow's energy at its end radios, one row per meter, exact to the nJ.
+    fe = pd.read_csv(out / "flow_energy.csv")
+    assert list(fe.policy) == list(pd.read_csv(out / "radios.csv").policy) and (fe.node == "client").all()
+    assert (fe.to_completion_nj * 1e-9 - fe.to_completion_j).abs().max() < 1e-9
 
 
 def test_trace_results_record_what_produced_them(tmp_path):

@@ -53,6 +53,7 @@ def test_every_column_of_the_rust_tables_reaches_its_dataframe(tmp_path):
     assert_every_rust_column("radio_series", cc.radio_series)
     assert_every_rust_column("agent_events", cc.agent_events)
     assert_every_rust_column("sockets", cc.sockets)
+    assert_every_rust_column("flow_energy", cc.flow_energy)
     t = wattlab.trace.energy(tmp_path / "client-wlan0.pcap", client="10.0.0.3")
     assert_every_rust_column("trace_timeline", t.timeline)
     assert_every_rust_column("trace_connections", t.connections)
@@ -70,6 +71,15 @@ def test_dtypes_and_names_of_the_run_tables():
     # Option<u32> in Rust is pandas' nullable Int64, even with no value missing.
     assert o.connection.dtype == "Int64" and o.reused.dtype == bool
     assert res.agent_events.empty and list(res.agent_events.columns) == _core.table_columns()["agent_events"]
+    fe = cc.flow_energy
+    assert fe.to_completion_nj.dtype == "Int64" and fe.own_nj.dtype == np.int64 and fe.to_completion_j.dtype == np.float64
+    assert set(fe.flow) == {"ftp"} and set(fe.node) == {"client"} and set(fe.side) == {"receiver"}
+    assert set(fe.basis) == {"accounting", "mode"} and set(fe.policy) == set(cc.radios.policy)
+    # One download alone: the run ends with it, so its energy up to completion is each meter's
+    # total, up to the air time a MAC meter reported past the end (the final ACK).
+    total = cc.radios.set_index("policy").energy_j
+    for _, r in fe.iterrows():
+        assert r.to_completion_j == pytest.approx(total[r.policy], abs=1e-4)
 
 
 def test_every_kind_of_column_converts_with_its_type():

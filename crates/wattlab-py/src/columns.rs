@@ -697,6 +697,7 @@ pub fn table_columns(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         d.set_item("objects", names(to_dict(py, &wattlab_sim::apps::web::ObjectTable::default())?))?;
         d.set_item("agent_events", names(to_dict(py, &AgentEventTable::default())?))?;
         d.set_item("sockets", names(to_dict(py, &SocketTable::default())?))?;
+        d.set_item("flow_energy", names(to_dict(py, &wattlab_sim::flow_energy::FlowEnergyTable::default())?))?;
         d.set_item("trace_timeline", names(to_dict(py, &Timeline::default())?))?;
         d.set_item("trace_attribution", names(to_dict(py, &Attribution::default())?))?;
         d.set_item("trace_throughput", names(to_dict(py, &ThroughputTable::default())?))?;

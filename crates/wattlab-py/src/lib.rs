@@ -108,8 +108,8 @@ fn read_scenario(py: Python<'_>, path: PathBuf) -> PyResult<String> {
 
 /// Run a scenario. Returns a dict: `summary_json` (str), `timeseries` (None, or a dict of
 /// tables `flows`, `queues`, `radio`), `pages` and `objects` (web flows' tables),
-/// `agent_events` (the client-centered agents' log), `sockets` (every socket's counters);
-/// each table a `Columns`,
+/// `agent_events` (the client-centered agents' log), `sockets` (every socket's counters),
+/// `flow_energy` (each flow's energy at its end radios, per meter); each table a `Columns`,
 /// `channel_names`, `flow_names`, `pcap_files`, `wall_time_s`, `warnings` (the cost
 /// estimate's, also passed to `on_warning` before the run starts) and `interrupt` (the
 /// exception that stopped the run early, e.g. KeyboardInterrupt, or None).
@@ -165,6 +165,7 @@ fn run_scenario_inner<'py>(
     d.set_item("objects", Columns::new(out.objects))?;
     d.set_item("agent_events", Columns::new(out.agent_events))?;
     d.set_item("sockets", Columns::new(out.sockets))?;
+    d.set_item("flow_energy", Columns::new(out.flow_energy))?;
     match out.timeseries {
         None => d.set_item("timeseries", py.None())?,
         Some(TimeSeries { flows, queues, radio }) => {

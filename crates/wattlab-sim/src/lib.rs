@@ -19,6 +19,7 @@ pub mod apps;
 pub mod build;
 pub mod engine;
 pub mod estimate;
+pub mod flow_energy;
 pub mod fuzz;
 pub mod live_spec;
 pub mod middlebox;

@@ -234,6 +234,8 @@ pub struct RunOutput {
     pub agent_events: AgentEventTable,
     /// Every socket's counters, by column.
     pub sockets: SocketTable,
+    /// Each flow's energy at its end radios, per meter: up to its completion, and attributed.
+    pub flow_energy: crate::flow_energy::FlowEnergyTable,
 }
 
 /// One row per socket the run opened (TCP connections, UDP and ping sockets), in the order
@@ -358,16 +360,19 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
             }
         })
         .collect();
+    // Each meter closed once at the end: its report, attribution and marks.
+    let results: Vec<_> = sim.radios.iter().map(|r| r.results(end)).collect();
+    let flow_energy = sim.flow_energy_table(&results, end);
     let mut radios = Vec::new();
-    for r in &sim.radios {
-        for (policy, basis, report) in r.reports(end) {
+    for (r, meters) in sim.radios.iter().zip(results) {
+        for m in meters {
             radios.push(RadioSummary {
                 node: sim.net.nodes[r.node as usize].name.clone(),
                 profile: r.profile.name().to_string(),
-                policy,
-                basis,
-                energy_j: report.energy_j(),
-                report,
+                policy: m.name,
+                basis: m.basis,
+                energy_j: m.energy.report.energy_j(),
+                report: m.energy.report,
             });
         }
     }
@@ -478,6 +483,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         objects,
         agent_events,
         sockets,
+        flow_energy,
     })
 }
 

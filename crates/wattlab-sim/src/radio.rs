@@ -3,10 +3,16 @@
 //! costed under always-on, oracle and any other accounting policy at once. A station whose
 //! MAC manages power (PSM, BSD, U-APSD...) also has a meter driven by the MAC's own doze and
 //! wake decisions: that one is what the station really spent.
+//!
+//! Each interval carries the [`FlowTag`] of its frame, and a radio at a flow's end marks the
+//! flow's completion on every meter (`crate::flow_energy` has the rules); both cost nothing
+//! unless enabled.
 
 use wattlab_core::power::Basis as RadioBasis;
+use crate::flow_energy::{FlowTag, NO_FLOW};
 use wattlab_core::energy::{
-    AccountingPolicy, Activity, DeviceProfile, EnergyReport, PolicyMeter, RadioMeter, RadioState,
+    own_bucket, tail_bucket, AccountingPolicy, Activity, DeviceProfile, EnergyReport, PolicyMeter, RadioMeter,
+    RadioState, RunEnergy,
 };
 use wattlab_core::power::PowerMode;
 use wattlab_core::Time;
@@ -19,24 +25,38 @@ pub struct MacMeter {
     awake: bool,
     /// End of the latest activity: state changes before it are deferred to it.
     busy_until: Time,
+    /// Flow of the latest activity: the time after it is its tail.
+    flow: FlowTag,
 }
 
 impl MacMeter {
-    fn activity(&mut self, start: Time, end: Time, kind: Activity) {
+    fn activity(&mut self, start: Time, end: Time, kind: Activity, flow: FlowTag) {
         let start = start.max(self.busy_until).max(self.meter.last_change());
         if end <= start {
             return;
         }
-        self.meter.set_state(start, kind.state());
-        self.meter.set_state(end, if self.awake { RadioState::Idle } else { RadioState::Sleep });
+        self.flow = flow;
+        self.meter.set_state_owned(start, kind.state(), own_bucket(flow));
+        self.meter.set_state_owned(end, if self.awake { RadioState::Idle } else { RadioState::Sleep }, tail_bucket(flow));
         self.busy_until = end;
     }
 
     fn set_awake(&mut self, at: Time, awake: bool) {
         self.awake = awake;
         let at = at.max(self.busy_until).max(self.meter.last_change());
-        self.meter.set_state(at, if awake { RadioState::Idle } else { RadioState::Sleep });
+        // The power manager's own decision: part of the latest flow's tail.
+        self.meter.set_state_owned(at, if awake { RadioState::Idle } else { RadioState::Sleep }, tail_bucket(self.flow));
     }
+}
+
+/// What one meter of a radio says at the end of a run.
+pub struct MeterEnergy {
+    /// Policy or mode name.
+    pub name: String,
+    /// What the row costs (the name registry's basis).
+    pub basis: RadioBasis,
+    /// Report, energy per attribution bucket, marks.
+    pub energy: RunEnergy,
 }
 
 /// The radio of one node.
@@ -53,6 +73,10 @@ pub struct Radio {
     pub tx_ns: u64,
     /// Total receive time in ns.
     pub rx_ns: u64,
+    /// Meters attribute frames to flows and keep marks (the radio is at a flow's end).
+    flow_energy: bool,
+    /// The flow and instant of each mark, by mark id (the same on every meter).
+    marked: Vec<(u32, Time)>,
 }
 
 impl Radio {
@@ -62,28 +86,73 @@ impl Radio {
             .iter()
             .map(|(name, p)| (name.clone(), PolicyMeter::new(*p, &profile, start)))
             .collect();
-        Radio { node, profile, meters, mac_meter: None, tx_ns: 0, rx_ns: 0 }
+        Radio { node, profile, meters, mac_meter: None, tx_ns: 0, rx_ns: 0, flow_energy: false, marked: Vec::new() }
+    }
+
+    /// Attributes frames to flows and keeps marks on every meter (before the run).
+    pub fn enable_flow_energy(&mut self) {
+        self.flow_energy = true;
+        for (_, m) in &mut self.meters {
+            m.enable_attribution();
+            m.enable_marks();
+        }
+        if let Some(m) = self.mac_meter.as_mut() {
+            m.meter.enable_attribution();
+            m.meter.enable_marks();
+        }
+    }
+
+    /// True if the radio attributes frames to flows ([`Radio::enable_flow_energy`]).
+    pub fn attributes(&self) -> bool {
+        self.flow_energy
+    }
+
+    /// Flow `flow` completed at `now`: every meter marks the instant.
+    pub fn mark_flow(&mut self, now: Time, flow: u32) {
+        if !self.flow_energy {
+            return;
+        }
+        self.marked.push((flow, now));
+        for (_, m) in &mut self.meters {
+            m.mark(now);
+        }
+        if let Some(m) = self.mac_meter.as_mut() {
+            m.meter.mark(now);
+        }
+    }
+
+    /// The marks: (flow, instant), by [`wattlab_core::energy::MarkId`].
+    pub fn marked(&self) -> &[(u32, Time)] {
+        &self.marked
     }
 
     /// Adds a meter that follows the MAC's doze/wake decisions, reported as `name`, using
     /// `profile` (the node's, or a variant of it).
     pub fn add_mac_meter(&mut self, name: String, profile: &DeviceProfile, start: Time) {
-        self.mac_meter =
-            Some(MacMeter { name, meter: RadioMeter::new(profile, start, RadioState::Idle), awake: true, busy_until: start });
+        let mut meter = RadioMeter::new(profile, start, RadioState::Idle);
+        if self.flow_energy {
+            meter.enable_attribution();
+            meter.enable_marks();
+            // Keep the mark ids the same on every meter.
+            for &(_, t) in &self.marked {
+                meter.mark(t);
+            }
+        }
+        self.mac_meter = Some(MacMeter { name, meter, awake: true, busy_until: start, flow: NO_FLOW });
     }
 
-    /// Record that the radio transmits or receives during `[start, end)`.
-    pub fn activity(&mut self, start: Time, end: Time, kind: Activity) {
+    /// Record that the radio transmits or receives during `[start, end)` a frame of `flow`.
+    pub fn activity(&mut self, start: Time, end: Time, kind: Activity, flow: FlowTag) {
         match kind {
             Activity::Tx => self.tx_ns += (end - start).0,
             Activity::Rx => self.rx_ns += (end - start).0,
             Activity::Wait => {}
         }
         for (_, m) in &mut self.meters {
-            m.activity(start, end, kind);
+            m.frame(start, end, kind, 0, flow);
         }
         if let Some(m) = self.mac_meter.as_mut() {
-            m.activity(start, end, kind);
+            m.activity(start, end, kind, flow);
         }
     }
 
@@ -117,15 +186,23 @@ impl Radio {
     /// Energy reports per policy, accounting until `end`, each with its basis as the name
     /// registry gives it: an accounting policy's, or that of the mode the MAC meter follows.
     pub fn reports(&self, end: Time) -> Vec<(String, RadioBasis, EnergyReport)> {
-        let mut v: Vec<(String, RadioBasis, EnergyReport)> =
-            self.meters.iter().map(|(n, m)| (n.clone(), m.policy().name().basis(), m.report(end))).collect();
+        self.results(end).into_iter().map(|m| (m.name, m.basis, m.energy.report)).collect()
+    }
+
+    /// Every meter's report, attribution and marks, accounting until `end`.
+    pub fn results(&self, end: Time) -> Vec<MeterEnergy> {
+        let mut v: Vec<MeterEnergy> = self
+            .meters
+            .iter()
+            .map(|(n, m)| MeterEnergy { name: n.clone(), basis: m.policy().name().basis(), energy: m.run_energy(end) })
+            .collect();
         if let Some(m) = &self.mac_meter {
-            let mut r = m.meter.report(end);
-            r.policy = Some(m.name.clone());
+            let mut energy = m.meter.run_energy(end);
+            energy.report.policy = Some(m.name.clone());
             // MAC meters are named by the registry (`psm`, `bsd-50`, `cc`); a name it does not
             // know would be a mode the registry misses, which changes the traffic.
             let basis = m.name.parse::<PowerMode>().map_or(RadioBasis::Mode, PowerMode::basis);
-            v.push((m.name.clone(), basis, r));
+            v.push(MeterEnergy { name: m.name.clone(), basis, energy });
         }
         v
     }

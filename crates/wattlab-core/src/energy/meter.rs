@@ -4,6 +4,7 @@
 //! `ns × µW` femtojoules exactly (u128 accumulators); reports round to nanojoules only at the end.
 //! See the module docs of [`crate::energy`] for the transition semantics.
 
+use super::marks::{MarkBook, MarkEnergy, MarkId, Repeat, Span};
 use super::profile::DeviceProfile;
 use super::state::RadioState;
 use crate::time::{Duration, Time};
@@ -13,12 +14,12 @@ use serde::Serialize;
 const FJ_PER_NJ: u128 = 1_000_000;
 
 /// Femtojoules to nanojoules, rounded half up.
-fn fj_to_nj(fj: u128) -> u64 {
+pub(crate) fn fj_to_nj(fj: u128) -> u64 {
     ((fj + FJ_PER_NJ / 2) / FJ_PER_NJ).min(u64::MAX as u128) as u64
 }
 
 /// Femtojoules to joules (for display; the exact value is the integer).
-fn fj_to_j(fj: u128) -> f64 {
+pub(crate) fn fj_to_j(fj: u128) -> f64 {
     fj as f64 * 1e-15
 }
 
@@ -40,9 +41,10 @@ struct Totals {
     short_dormant: u64,
 }
 
-/// The meter's totals at one instant, for [`RadioMeter::repeat_since`].
+/// The meter's totals at one instant, for [`RadioMeter::repeat_since`] (not a mark: marks ask
+/// for the energy up to an instant, see [`super::marks`]).
 #[derive(Clone, Debug)]
-pub(crate) struct MeterMark {
+pub(crate) struct MeterSnapshot {
     totals: Totals,
     last: Time,
     state: RadioState,
@@ -72,6 +74,21 @@ pub struct RadioMeter {
     /// vector stays empty (and costs nothing) unless attribution is enabled.
     owner: u32,
     by_owner: Option<Vec<u128>>,
+    /// Marks (energy up to an instant) and the recent intervals that resolve them; `None`
+    /// (and free) unless enabled.
+    marks: Option<Box<MarkBook>>,
+}
+
+/// Everything a meter says about a run ending at an instant: the report, the energy per
+/// owner and every mark's energy (one closing of the interval in progress for all three).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunEnergy {
+    /// The report.
+    pub report: EnergyReport,
+    /// Energy per owner, fJ (empty unless attribution is enabled); sums to the total.
+    pub by_owner: Vec<u128>,
+    /// Each mark's energy, by [`MarkId`] (empty unless marks are enabled).
+    pub marks: Vec<MarkEnergy>,
 }
 
 /// Time and energy spent in one radio state.
@@ -186,6 +203,14 @@ impl EnergyReport {
     }
 }
 
+/// How a dormant interval of `len` ns splits: (down leg, dormant time, up leg), the down leg
+/// carved from the start and the up leg from the end, the down leg first when both do not fit.
+fn carve(len: u64, d: Leg, u: Leg) -> (u64, u64, u64) {
+    let take_d = d.ns.min(len);
+    let take_u = u.ns.min(len - take_d);
+    (take_d, len - take_d - take_u, take_u)
+}
+
 /// Index of a dormant state in the leg arrays.
 fn dormant_index(s: RadioState) -> usize {
     if s == RadioState::Off {
@@ -220,6 +245,7 @@ impl RadioMeter {
             timeline: None,
             owner: 0,
             by_owner: None,
+            marks: None,
         }
     }
 
@@ -260,6 +286,7 @@ impl RadioMeter {
                 // Same state, new owner: close the interval for its owner all the same.
                 // Not a real end of the interval: no up leg, no short-interval count.
                 let (main, _) = self.close_current(now, false, false);
+                self.note_closed(now, false, main);
                 self.owes_down = false;
                 self.charge(self.owner, main);
                 self.owner = owner;
@@ -269,6 +296,7 @@ impl RadioMeter {
         }
         let leaving_to_awake = state.is_awake();
         let (main, up) = self.close_current(now, leaving_to_awake, true);
+        self.note_closed(now, leaving_to_awake, main + up);
         if self.by_owner.is_some() {
             self.charge(self.owner, main);
             self.charge(owner, up);
@@ -299,6 +327,42 @@ impl RadioMeter {
             up_owed,
             closed,
         )
+    }
+
+    /// Tells the marks that the interval in progress closed at `now` (`up`: with a wake-up
+    /// leg), costing `fj`.
+    fn note_closed(&mut self, now: Time, up: bool, fj: u128) {
+        if let Some(book) = self.marks.as_mut() {
+            let span = Span {
+                start: self.last,
+                end: now,
+                state: self.state,
+                owes_down: self.owes_down,
+                up,
+                before_fj: book.closed_fj(),
+            };
+            let (power_uw, down, up) = (&self.power_uw, &self.down, &self.up);
+            book.closed(span, fj, &|s: &Span, x: u64| Self::prefix_fj(power_uw, down, up, s, x));
+        }
+    }
+
+    /// Energy of the first `x` ns of the closed interval `s` (fJ): each part at its power, the
+    /// legs carved as [`RadioMeter::account`] carves them.
+    fn prefix_fj(power_uw: &[u64; RadioState::COUNT], down: &[Leg; 2], up: &[Leg; 2], s: &Span, x: u64) -> u128 {
+        let len = s.end.saturating_since(s.start).as_nanos();
+        let x = x.min(len);
+        let p = power_uw[s.state.index()] as u128;
+        if s.state.is_awake() {
+            return x as u128 * p;
+        }
+        let i = dormant_index(s.state);
+        let d = if s.owes_down { down[i] } else { Leg::default() };
+        let u = if s.up { up[i] } else { Leg::default() };
+        let (take_d, mid, _) = carve(len, d, u);
+        let a = x.min(take_d);
+        let b = (x - a).min(mid);
+        let c = x - a - b;
+        a as u128 * d.power_uw as u128 + b as u128 * p + c as u128 * u.power_uw as u128
     }
 
     fn charge(&mut self, owner: u32, fj: u128) {
@@ -338,10 +402,8 @@ impl RadioMeter {
             let i = dormant_index(state);
             let d = if owes_down { down[i] } else { Leg::default() };
             let u = if up_owed { up[i] } else { Leg::default() };
-            let take_d = d.ns.min(len);
-            len -= take_d;
-            let take_u = u.ns.min(len);
-            len -= take_u;
+            let (take_d, mid, take_u) = carve(len, d, u);
+            len = mid;
             if closed && (take_d < d.ns || take_u < u.ns) {
                 t.short_dormant += 1;
             }
@@ -420,7 +482,67 @@ impl RadioMeter {
 
     /// Energy of the intervals closed so far, fJ (the one in progress is not included).
     pub fn closed_energy_fj(&self) -> u128 {
-        self.state_energy_fj(&self.totals).iter().sum::<u128>() + self.totals.trans_fj
+        self.energy_of(&self.totals)
+    }
+
+    /// Exact energy of totals `t`, fJ.
+    fn energy_of(&self, t: &Totals) -> u128 {
+        self.state_energy_fj(t).iter().sum::<u128>() + t.trans_fj
+    }
+
+    /// Starts keeping marks ([`RadioMeter::mark`]); off by default, to keep metering free.
+    /// Enable before the run: a mark can be resolved behind the meter's last change only from
+    /// the intervals closed since marks were enabled.
+    pub fn enable_marks(&mut self) {
+        if self.marks.is_none() {
+            self.marks = Some(Box::new(MarkBook::new(self.closed_energy_fj())));
+        }
+    }
+
+    /// True if marks are kept ([`RadioMeter::enable_marks`]).
+    pub fn keeps_marks(&self) -> bool {
+        self.marks.is_some()
+    }
+
+    /// Marks instant `t`: the meter will give the run's energy up to `t` (see the
+    /// [`super::marks`] module for what that is, and when it is known). Enables marks if they
+    /// were not. `t` may precede the last change (by up to [`super::marks::RECENT_SPANS`]
+    /// closed intervals, else the mark is lost and its energy `None`).
+    pub fn mark(&mut self, t: Time) -> MarkId {
+        self.enable_marks();
+        let (start, last) = (self.start, self.last);
+        let (power_uw, down, up) = (&self.power_uw, &self.down, &self.up);
+        match self.marks.as_mut() {
+            Some(book) => book.place(t, start, last, &|s: &Span, x: u64| Self::prefix_fj(power_uw, down, up, s, x)),
+            None => 0,
+        }
+    }
+
+    /// Marks that could not be resolved (placed too far behind the meter's last change).
+    pub fn lost_marks(&self) -> u64 {
+        self.marks.as_ref().map_or(0, |b| b.lost())
+    }
+
+    /// Every mark's energy (by [`MarkId`]) for the run ending at `end`, the interval in
+    /// progress costed as [`RadioMeter::report`] costs it (so a mark at `end` has the
+    /// report's total). Empty unless marks are enabled.
+    pub fn marks(&self, end: Time) -> Vec<MarkEnergy> {
+        let Some(book) = self.marks.as_ref() else { return Vec::new() };
+        let current = Span {
+            start: self.last,
+            end: end.max(self.last),
+            state: self.state,
+            owes_down: self.owes_down,
+            up: false,
+            before_fj: book.closed_fj(),
+        };
+        let (power_uw, down, up) = (&self.power_uw, &self.down, &self.up);
+        book.energies(&current, &|s: &Span, x: u64| Self::prefix_fj(power_uw, down, up, s, x))
+    }
+
+    /// The report, the energy per owner and the marks' energies for the run ending at `end`.
+    pub fn run_energy(&self, end: Time) -> RunEnergy {
+        RunEnergy { report: self.report(end), by_owner: self.energy_by_owner(end), marks: self.marks(end) }
     }
 
     /// Starts attributing energy to owners (small integers set with
@@ -486,9 +608,9 @@ impl RadioMeter {
         self.timeline.as_deref().unwrap_or(&[])
     }
 
-    /// A mark of the meter's totals now, to repeat what happens after it ([`RadioMeter::repeat_since`]).
-    pub(crate) fn mark(&self) -> MeterMark {
-        MeterMark {
+    /// A snapshot of the meter's totals now, to repeat what happens after it ([`RadioMeter::repeat_since`]).
+    pub(crate) fn snapshot(&self) -> MeterSnapshot {
+        MeterSnapshot {
             totals: self.totals.clone(),
             last: self.last,
             state: self.state,
@@ -502,22 +624,24 @@ impl RadioMeter {
         self.by_owner.as_ref().and_then(|v| v.get(owner as usize).copied()).unwrap_or(0)
     }
 
-    /// Repeats `times` more what the meter did since `mark`, in closed form: the state changes
-    /// since the mark must have brought the meter back to the mark's state, owner and pending
+    /// Repeats `times` more what the meter did since snapshot `mark`, in closed form: the state
+    /// changes since it must have brought the meter back to the snapshot's state, owner and pending
     /// down leg, and charged that owner only (one cycle of a periodic pattern, e.g. a dozing
     /// radio's beacon: sleep, then receive). Totals, attribution and time then move on as if
     /// the cycle had been metered `times` more times, exactly (integer ns and fJ); returns
-    /// `false` (and does nothing) if the meter is not back in the mark's state.
+    /// `false` (and does nothing) if the meter is not back in the snapshot's state. Marks placed
+    /// in the repeated stretch are resolved in closed form too (a cycle's energy per period).
     ///
     /// The timeline is not given the repeated changes: its last entry, if it is the cycle's
     /// last change, moves to the end of the repetitions, so the log shows the cycle's first
     /// state over the repeated stretch (the caller says so; see `PolicyMeter`).
-    pub(crate) fn repeat_since(&mut self, mark: &MeterMark, times: u64) -> bool {
+    pub(crate) fn repeat_since(&mut self, mark: &MeterSnapshot, times: u64) -> bool {
         let back = (self.state, self.owes_down, self.owner) == (mark.state, mark.owes_down, mark.owner);
         if !back || times == 0 || self.last < mark.last {
             return times == 0 && back;
         }
         let period = (self.last - mark.last).as_nanos();
+        let cycle_fj = self.closed_energy_fj() - self.energy_of(&mark.totals);
         let t = &mut self.totals;
         let m = &mark.totals;
         for i in 0..RadioState::COUNT {
@@ -531,6 +655,11 @@ impl RadioMeter {
         self.charge(mark.owner, owner_delta * u128::from(times));
         let before = self.last;
         self.last = Time(self.last.as_nanos().saturating_add(period.saturating_mul(times)));
+        if let Some(book) = self.marks.as_mut() {
+            let r = Repeat { first: mark.last, from: before, to: self.last, period, delta_fj: cycle_fj };
+            let (power_uw, down, up) = (&self.power_uw, &self.down, &self.up);
+            book.repeated(r, times, &|s: &Span, x: u64| Self::prefix_fj(power_uw, down, up, s, x));
+        }
         if let Some(tl) = self.timeline.as_mut() {
             if let Some(e) = tl.last_mut().filter(|e| e.0 == before) {
                 e.0 = self.last;
@@ -546,6 +675,7 @@ impl RadioMeter {
             totals: self.totals.clone(),
             timeline: None,
             by_owner: self.by_owner.clone(),
+            marks: self.marks.clone(),
             ..*self
         }
     }

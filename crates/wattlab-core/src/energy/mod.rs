@@ -4,6 +4,8 @@
 //! - [`profile`]: [`DeviceProfile`] loaded from TOML (`profiles/*.toml`, built in with
 //!   `include_str!`), each citing where its numbers come from and which are derived;
 //! - [`meter`]: [`RadioMeter`], which integrates state intervals into an [`EnergyReport`];
+//! - [`marks`]: the energy up to an instant (a flow's completion), exact, resolved when the
+//!   interval containing it is final;
 //! - [`policy`]: [`break_even_time`] and [`PolicyMeter`], which costs a tx/rx activity stream
 //!   under an [`AccountingPolicy`] (always-on, oracle, PSM, adaptive PSM);
 //! - [`high_power`]: adaptive PSM's high-power test over sliding or fixed windows;
@@ -37,6 +39,7 @@
 //! [`TransitionEnergy::count`] counts dormant <-> awake switches, whatever their cost.
 
 pub mod high_power;
+pub mod marks;
 pub mod meter;
 pub mod policy;
 pub mod profile;
@@ -44,7 +47,8 @@ pub mod replay;
 pub mod state;
 
 pub use high_power::WindowKind;
-pub use meter::{EnergyReport, RadioMeter, StateEnergy, TransitionEnergy};
+pub use marks::{MarkEnergy, MarkId};
+pub use meter::{EnergyReport, RadioMeter, RunEnergy, StateEnergy, TransitionEnergy};
 pub use policy::{
     break_even_time, own_bucket, tail_bucket, AccountingPolicy, Activity, AdaptivePsmParams, ParsePolicyError,
     PolicyMeter, PsmParams,

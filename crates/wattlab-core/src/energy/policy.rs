@@ -9,7 +9,8 @@
 //! at `end`, so every gap, including the leading and trailing ones, is costed the same way.
 
 use super::high_power::{ByteWindow, FixedWindows, WindowKind};
-use super::meter::{EnergyReport, RadioMeter};
+use super::marks::{MarkEnergy, MarkId};
+use super::meter::{EnergyReport, RadioMeter, RunEnergy};
 use super::profile::DeviceProfile;
 use super::state::RadioState;
 use crate::time::{Duration, Time};
@@ -443,7 +444,7 @@ impl PolicyMeter {
         self.closed_form = false;
     }
 
-    /// Starts attributing energy to owners (see [`PolicyMeter::activity_of`]).
+    /// Starts attributing energy to owners (see [`PolicyMeter::frame`] and [`own_bucket`]).
     pub fn enable_attribution(&mut self) {
         self.meter.enable_attribution();
     }
@@ -591,7 +592,7 @@ impl PolicyMeter {
         if let Some(f) = &mut self.fixed {
             f.settle(&mut self.meter, tbtt);
         }
-        let mark = self.meter.mark();
+        let mark = self.meter.snapshot();
         let next = tbtt + p.beacon_interval;
         let from = tbtt + p.beacon_listen;
         if from < next {
@@ -672,6 +673,34 @@ impl PolicyMeter {
     /// empty unless attribution is enabled. Sums to the report's exact total.
     pub fn energy_by_bucket(&self, end: Time) -> Vec<u128> {
         self.closed_at(end, false).meter.energy_by_owner(end)
+    }
+
+    /// Starts keeping marks (see [`PolicyMeter::mark`]).
+    pub fn enable_marks(&mut self) {
+        self.meter.enable_marks();
+    }
+
+    /// Marks instant `t` ([`RadioMeter::mark`]): its energy is the energy of the run up to
+    /// `t` as this policy costs it, known once the policy has decided the interval containing
+    /// `t` (a gap's state is decided when the next frame comes, or at the report).
+    pub fn mark(&mut self, t: Time) -> MarkId {
+        self.meter.mark(t)
+    }
+
+    /// Every mark's energy for the run ending at `end`, the trailing gap costed as
+    /// [`PolicyMeter::report`] costs it: a mark at `end` has the report's total.
+    pub fn marks(&self, end: Time) -> Vec<MarkEnergy> {
+        self.closed_at(end, false).meter.marks(end)
+    }
+
+    /// The report, the energy per bucket and the marks' energies for the run ending at `end`
+    /// (the trailing gap closed once for all three).
+    pub fn run_energy(&self, end: Time) -> RunEnergy {
+        let m = self.closed_at(end, false);
+        let mut r = m.meter.run_energy(end);
+        r.report.policy = Some(self.policy.as_str().to_string());
+        r.report.clipped_activity_ns = self.clipped_ns;
+        r
     }
 
     /// A copy with the trailing gap up to `end` filled and the radio ready at `end`.

@@ -93,6 +93,7 @@ pub fn build(scn: &Scenario, source: &str, origin: &str, seed: Option<u64>, opts
         wlans,
         hops: t.hops,
         radios,
+        flow_energy: Default::default(),
         stack,
         flows: f.flows,
         records: f.records,
@@ -109,6 +110,7 @@ pub fn build(scn: &Scenario, source: &str, origin: &str, seed: Option<u64>, opts
         interrupted: false,
     };
     power::attach_agents(&mut sim, scn, &cx)?;
+    sim.setup_flow_energy();
     Ok(sim)
 }
 

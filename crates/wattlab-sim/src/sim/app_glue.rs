@@ -76,6 +76,7 @@ impl Simulation {
             return;
         }
         r.completed_at = Some(now);
+        self.mark_flow_done(now, f);
         self.unfinished_flows = self.unfinished_flows.saturating_sub(1);
         if self.unfinished_flows == 0 && self.stop_when_done {
             self.done_at = Some(now);

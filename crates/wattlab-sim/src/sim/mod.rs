@@ -14,6 +14,7 @@
 //! The loop is single-threaded and allocation-free per packet once queues are warm.
 
 mod app_glue;
+mod energy_glue;
 mod mbox_glue;
 mod net_glue;
 mod power_glue;
@@ -92,6 +93,8 @@ pub struct Simulation {
     /// `[[wireless]]` hops' power management, indexed like the `[[wireless]]` sections.
     pub(crate) hops: Vec<HopHost>,
     pub(crate) radios: Vec<Radio>,
+    /// Each flow's end radios, and the flow tags of packets (`crate::flow_energy`).
+    pub(crate) flow_energy: crate::flow_energy::FlowEnergy,
     /// Every node's sockets.
     pub(crate) stack: Stack,
     /// The flows, by index.

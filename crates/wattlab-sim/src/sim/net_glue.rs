@@ -4,6 +4,7 @@
 
 use super::app_glue::Call;
 use super::{Event, Simulation};
+use crate::flow_energy::NO_FLOW;
 use crate::net::link::ChannelId;
 use crate::scenario::NodeKind;
 use crate::stack::Demux;
@@ -87,12 +88,14 @@ impl Simulation {
         if let Some(h) = hop {
             self.hop_on_tx_start(h, ch);
         }
-        if let Some(r) = self.net.ifaces[from as usize].radio {
-            self.radios[r].activity(now, end, Activity::Tx);
+        let radios = [self.net.ifaces[from as usize].radio, self.net.ifaces[to as usize].radio];
+        let flow = if radios.iter().flatten().any(|&r| self.radios[r].attributes()) { self.flow_tag(&p) } else { NO_FLOW };
+        if let Some(r) = radios[0] {
+            self.radios[r].activity(now, end, Activity::Tx, flow);
         }
-        if let Some(r) = self.net.ifaces[to as usize].radio {
+        if let Some(r) = radios[1] {
             if hop.is_none() || self.hop_receiver_hears(ch) {
-                self.radios[r].activity(now, end, Activity::Rx);
+                self.radios[r].activity(now, end, Activity::Rx, flow);
             }
         }
     }

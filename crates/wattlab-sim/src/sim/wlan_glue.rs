@@ -50,7 +50,8 @@ impl Simulation {
             self.net.drops.unroutable += 1;
             return;
         }
-        self.wlans[b].bss.enqueue(now, from, to, p);
+        let tag = self.flow_tag(&p);
+        self.wlans[b].bss.enqueue_tagged(now, from, to, p, tag);
         self.drain_wlan(now, b);
     }
 
@@ -86,9 +87,9 @@ impl Simulation {
                     let node = self.net.ifaces[to_if as usize].node;
                     self.receive(now, node, packet);
                 }
-                MacOutput::Activity { sta, start, end, kind } => {
+                MacOutput::Activity { sta, start, end, kind, tag } => {
                     if let Some(r) = self.net.ifaces[self.wlans[b].sta_iface[sta as usize] as usize].radio {
-                        self.radios[r].activity(start, end, kind);
+                        self.radios[r].activity(start, end, kind, tag);
                     }
                 }
                 MacOutput::Power { sta, at, state } => {

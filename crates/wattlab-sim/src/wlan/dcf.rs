@@ -135,15 +135,15 @@ impl Bss {
 
     /// Reports one frame on the air: `from` transmits, the addressee and the awake
     /// overhearers receive.
-    fn on_air(&mut self, from: StaId, to: Option<StaId>, start: Time, dur: Duration) {
+    fn on_air(&mut self, from: StaId, to: Option<StaId>, start: Time, dur: Duration, tag: u32) {
         let d = self.cfg.propagation;
-        self.activity(from, start, start + dur, Activity::Tx);
+        self.activity(from, start, start + dur, Activity::Tx, tag);
         for i in 0..self.stas.len() as StaId {
             if i == from || !self.stas[i as usize].awake {
                 continue;
             }
             if Some(i) == to || self.cfg.overhearing == Overhearing::Rx {
-                self.activity(i, start + d, start + d + dur, Activity::Rx);
+                self.activity(i, start + d, start + d + dur, Activity::Rx, tag);
             }
         }
     }
@@ -160,7 +160,7 @@ impl Bss {
     /// Counts an attempt; the first attempt of a data frame is the sender's capture point.
     fn note_attempt(&mut self, sta: StaId, frame: &Frame) {
         if sta == AP {
-            self.ap_queue.served(frame.tag);
+            self.ap_queue.served(frame.finish);
         }
         let s = &mut self.stas[sta as usize];
         s.stats.attempts += 1;
@@ -240,16 +240,16 @@ impl Bss {
         if rts {
             // RTS and CTS are short control frames at a basic rate: assumed error-free.
             let (r, c) = (phy.rts_duration(rate), phy.ack_duration(rate));
-            self.on_air(sta, Some(to), t, r);
-            self.on_air(to, Some(sta), t + r + d + sifs, c);
+            self.on_air(sta, Some(to), t, r, frame.tag);
+            self.on_air(to, Some(sta), t + r + d + sifs, c, frame.tag);
             t = t + r + c + d + d + sifs + sifs;
         }
         let data = phy.frame_duration(Self::mpdu_bytes(&frame), rate);
-        self.on_air(sta, Some(to), t, data);
+        self.on_air(sta, Some(to), t, data, frame.tag);
         let ok = !self.frame_lost(now, sta, to);
         let end = if ok {
             let ack = phy.ack_duration(rate);
-            self.on_air(to, Some(sta), t + data + d + sifs, ack);
+            self.on_air(to, Some(sta), t + data + d + sifs, ack, frame.tag);
             self.timer(t + data + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
             t + data + d + sifs + ack + d
         } else {
@@ -266,7 +266,7 @@ impl Bss {
         let rate = self.cfg.rate_kbps;
         let (d, sifs) = (self.cfg.propagation, phy.sifs);
         let poll = phy.frame_duration(PS_POLL_BYTES, phy.control_rate(rate));
-        self.on_air(sta, Some(AP), now, poll);
+        self.on_air(sta, Some(AP), now, poll, 0);
         let t = now + poll + d + sifs;
         let response = self.stas[AP as usize].queue.iter().position(|f| f.to == sta);
         let (end, response, ok) = match response {
@@ -274,11 +274,11 @@ impl Bss {
                 let frame = self.stas[AP as usize].queue[i];
                 self.note_attempt(AP, &frame);
                 let data = phy.frame_duration(Self::mpdu_bytes(&frame), rate);
-                self.on_air(AP, Some(sta), t, data);
+                self.on_air(AP, Some(sta), t, data, frame.tag);
                 let ok = !self.frame_lost(now, AP, sta);
                 if ok {
                     let ack = phy.ack_duration(rate);
-                    self.on_air(sta, Some(AP), t + data + d + sifs, ack);
+                    self.on_air(sta, Some(AP), t + data + d + sifs, ack, frame.tag);
                     self.timer(t + data + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
                     (t + data + d + sifs + ack + d, Some((i, frame)), true)
                 } else {
@@ -287,7 +287,7 @@ impl Bss {
             }
             None => {
                 let ack = phy.ack_duration(rate);
-                self.on_air(AP, Some(sta), t, ack);
+                self.on_air(AP, Some(sta), t, ack, 0);
                 (t + ack + d, None, true)
             }
         };
@@ -308,14 +308,15 @@ impl Bss {
             self.stas[w as usize].stats.collisions += 1;
             let dur = self.head_duration(w, head);
             longest = longest.max(dur);
-            self.activity(w, now, now + dur, Activity::Tx);
+            let tag = if let Head::Frame(i) = head { self.stas[w as usize].queue[i].tag } else { 0 };
+            self.activity(w, now, now + dur, Activity::Tx, tag);
         }
         let d = self.cfg.propagation;
         for i in 0..self.stas.len() as StaId {
             let s = &self.stas[i as usize];
             let hears = s.awake && (i == AP || self.cfg.overhearing == Overhearing::Rx);
             if hears && !winners.contains(&i) {
-                self.activity(i, now + d, now + d + longest, Activity::Rx);
+                self.activity(i, now + d, now + d + longest, Activity::Rx, 0);
             }
         }
         self.stats.collisions += 1;
@@ -328,10 +329,10 @@ impl Bss {
         let phy = self.cfg.phy;
         let dur = phy.frame_duration(self.cfg.beacon_bytes, phy.basic_rates_kbps[0]);
         let d = self.cfg.propagation;
-        self.activity(AP, now, now + dur, Activity::Tx);
+        self.activity(AP, now, now + dur, Activity::Tx, 0);
         for i in 1..self.stas.len() as StaId {
             if self.stas[i as usize].awake {
-                self.activity(i, now + d, now + d + dur, Activity::Rx);
+                self.activity(i, now + d, now + d + dur, Activity::Rx, 0);
             }
         }
         self.stats.beacons += 1;

@@ -179,6 +179,10 @@ pub enum MacOutput {
         end: Time,
         /// Transmit or receive.
         kind: Activity,
+        /// Tag of the data frame the air time serves (its RTS, CTS and ACK too), given with
+        /// the packet ([`Bss::enqueue_tagged`]); 0 for frames of none (beacons, PS-Polls,
+        /// Null triggers, what others hear of a collision).
+        tag: u32,
     },
     /// `sta`'s radio wakes up, dozes or is switched off at `at`.
     Power {
@@ -239,7 +243,9 @@ pub(crate) struct Frame {
     /// Unique id, so retry counters follow the frame they belong to.
     pub id: u64,
     /// Fair queueing's finish tag (AP frames under a fair discipline; 0 otherwise).
-    pub tag: u64,
+    pub finish: u64,
+    /// The caller's tag for the frame (the simulator's flow tag), reported with its air time.
+    pub tag: u32,
 }
 
 /// One station's MAC state.
@@ -383,16 +389,25 @@ impl Bss {
     /// Hands `packet` from station `from` to the MAC, for station `to`. Returns false if the
     /// transmit queue was full (the packet is dropped and counted).
     pub fn enqueue(&mut self, now: Time, from: StaId, to: StaId, packet: Packet) -> bool {
-        self.push_frame(now, from, to, Body::Data(packet))
+        self.enqueue_tagged(now, from, to, packet, 0)
+    }
+
+    /// [`Bss::enqueue`], the frame's air time reported with `tag` ([`MacOutput::Activity`]).
+    pub fn enqueue_tagged(&mut self, now: Time, from: StaId, to: StaId, packet: Packet, tag: u32) -> bool {
+        self.push_tagged(now, from, to, Body::Data(packet), tag)
     }
 
     pub(crate) fn push_frame(&mut self, now: Time, from: StaId, to: StaId, body: Body) -> bool {
+        self.push_tagged(now, from, to, body, 0)
+    }
+
+    fn push_tagged(&mut self, now: Time, from: StaId, to: StaId, body: Body, tag: u32) -> bool {
         let id = self.next_frame_id;
-        let tag = if from == AP && self.ap_queue.is_fair() {
+        let finish = if from == AP && self.ap_queue.is_fair() {
             if !self.ap_make_room(to) {
                 return false;
             }
-            let bytes = Self::mpdu_bytes(&Frame { body, to, id, tag: 0 });
+            let bytes = Self::mpdu_bytes(&Frame { body, to, id, finish: 0, tag });
             let class = self.ap_class(to);
             self.ap_queue.tag(class, bytes)
         } else {
@@ -404,7 +419,7 @@ impl Bss {
             return false;
         }
         self.next_frame_id += 1;
-        s.queue.push_back(Frame { body, to, id, tag });
+        s.queue.push_back(Frame { body, to, id, finish, tag });
         s.stats.max_queue = s.stats.max_queue.max(s.queue.len() as u64);
         if from == AP {
             self.on_ap_enqueue(now, to);
@@ -447,9 +462,9 @@ impl Bss {
         self.out.push_back(MacOutput::Timer { at, timer });
     }
 
-    fn activity(&mut self, sta: StaId, start: Time, end: Time, kind: Activity) {
+    fn activity(&mut self, sta: StaId, start: Time, end: Time, kind: Activity, tag: u32) {
         if self.stas[sta as usize].cfg.has_radio && end > start {
-            self.out.push_back(MacOutput::Activity { sta, start, end, kind });
+            self.out.push_back(MacOutput::Activity { sta, start, end, kind, tag });
         }
     }
 }

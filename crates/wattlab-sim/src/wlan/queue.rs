@@ -102,7 +102,7 @@ impl FairQueue {
         if !self.is_fair() {
             return queue.iter().position(eligible);
         }
-        queue.iter().enumerate().filter(|(_, f)| eligible(f)).min_by_key(|(_, f)| f.tag).map(|(i, _)| i)
+        queue.iter().enumerate().filter(|(_, f)| eligible(f)).min_by_key(|(_, f)| f.finish).map(|(i, _)| i)
     }
 
     /// With a full buffer: the index of the frame to drop to make room for a frame of class
@@ -186,7 +186,7 @@ mod tests {
     use crate::wlan::Body;
 
     fn frame(to: StaId, id: u64, tag: u64) -> Frame {
-        Frame { body: Body::Null, to, id, tag }
+        Frame { body: Body::Null, to, id, finish: tag, tag: 0 }
     }
 
     #[test]
@@ -214,7 +214,7 @@ mod tests {
         let mut order = Vec::new();
         while let Some(i) = q.pick(&queue, |_| true) {
             let f = queue.remove(i).unwrap();
-            q.served(f.tag);
+            q.served(f.finish);
             order.push(f.to);
         }
         assert_eq!(order, [1, 2, 1, 2, 1, 2, 1, 1, 1]);
@@ -231,7 +231,7 @@ mod tests {
         // Two frames of class 0 are sent before class 1 arrives.
         for _ in 0..2 {
             let f = queue.pop_front().unwrap();
-            q.served(f.tag);
+            q.served(f.finish);
         }
         for id in 4..8 {
             let t = q.tag(1, 1000);
@@ -240,7 +240,7 @@ mod tests {
         let mut order = Vec::new();
         while let Some(i) = q.pick(&queue, |_| true) {
             let f = queue.remove(i).unwrap();
-            q.served(f.tag);
+            q.served(f.finish);
             order.push(f.to);
         }
         // Class 1 starts at V, not at 0: it does not get four frames in a row.

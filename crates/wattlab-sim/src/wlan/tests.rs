@@ -96,7 +96,7 @@ impl Harness {
                         self.bss.enqueue(self.now, from, sta, udp(size));
                     }
                 }
-                MacOutput::Activity { sta, start, end, kind } => self.activity.push((sta, start, end, kind)),
+                MacOutput::Activity { sta, start, end, kind, .. } => self.activity.push((sta, start, end, kind)),
                 MacOutput::Power { sta, at, state } => self.power.push((sta, at, state == PowerState::Awake)),
                 MacOutput::Transmit { .. } => {}
             }
