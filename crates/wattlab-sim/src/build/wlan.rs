@@ -5,6 +5,7 @@ use super::power::power_mode;
 use super::settings::loss_process;
 use super::topology::Topology;
 use super::Ctx;
+use crate::net::impairment::LossProcess;
 use crate::net::Iface;
 use crate::radio::Radio;
 use crate::rng::RngStreams;
@@ -16,6 +17,7 @@ use toml::Spanned;
 use wattlab_core::energy::RadioState;
 use wattlab_core::wire::mac_for_node;
 use wattlab_core::wlan::phy::{find_phy, phy_names, BEACON_BYTES};
+use std::collections::HashMap;
 use wattlab_core::{Duration, Time};
 
 /// A BSS power-save mode with the `[[wlan]]` settings its name does not carry (`listen`
@@ -43,176 +45,179 @@ fn retry_limit(cx: &Ctx, r: &Option<Spanned<RetryLimit>>, key: &str, default: u3
 
 /// Creates the BSSs of the scenario, their interfaces and adjacencies.
 pub(crate) fn build_wlans(scn: &Scenario, cx: &Ctx, streams: &RngStreams, t: &mut Topology) -> Result<Vec<WlanHost>, ScenarioError> {
-    let Topology { by_name, nodes, ifaces, adjacency, wireless_iface_of: station_iface, .. } = t;
     let mut hosts = Vec::new();
     for (b, w) in scn.wlan.iter().enumerate() {
         let key = format!("wlan[{b}]");
         let name = w.name.clone().unwrap_or_else(|| format!("wlan{b}"));
-        let lookup = |s: Spanned<()>, k: &str, v: &str| -> Result<u32, ScenarioError> {
-            by_name.get(v).copied().ok_or_else(|| {
-                let known: Vec<&String> = by_name.keys().collect();
-                let mut known: Vec<&str> = known.iter().map(|s| s.as_str()).collect();
-                known.sort();
-                cx.err(&s, k, format!("unknown node `{v}` (nodes: {})", known.join(", ")))
-            })
-        };
-        let ap = lookup(Spanned::new(w.ap.span(), ()), &format!("{key}.ap"), w.ap.get_ref())?;
-        if nodes[ap as usize].kind != NodeKind::Ap {
+        let ap = node_of(cx, &t.by_name, Spanned::new(w.ap.span(), ()), &format!("{key}.ap"), w.ap.get_ref())?;
+        if t.nodes[ap as usize].kind != NodeKind::Ap {
             return Err(cx.err(&w.ap, &format!("{key}.ap"), format!("node `{}` is not of kind \"ap\"", w.ap.get_ref())));
         }
-        let phy = find_phy(w.phy.get_ref()).ok_or_else(|| {
-            cx.err(&w.phy, &format!("{key}.phy"), format!("unknown PHY `{}` (known: {})", w.phy.get_ref(), phy_names().join(", ")))
-        })?;
-        let phy = phy.with_short_preamble(w.short_preamble);
-        let rate_bps = w.rate.get_ref().bps();
-        let rate_kbps = phy
-            .check_rate((rate_bps / 1000) as u32)
-            .map_err(|e| cx.err(&w.rate, &format!("{key}.rate"), e.0))?;
-        let overhearing = match w.overhearing.as_ref().map(|s| s.get_ref().as_str()) {
-            None | Some("rx") => Overhearing::Rx,
-            Some("idle") => Overhearing::Idle,
-            Some(other) => {
-                let s = w.overhearing.as_ref().expect("matched Some");
-                return Err(cx.err(s, &format!("{key}.overhearing"), format!("`{other}` is not \"rx\" or \"idle\"")));
-            }
-        };
-        let loss_layer = match w.loss_layer.as_ref().map(|s| s.get_ref().as_str()) {
-            None | Some("frame") => LossLayer::Frame,
-            Some("packet") => LossLayer::Packet,
-            Some(other) => {
-                let s = w.loss_layer.as_ref().expect("matched Some");
-                return Err(cx.err(s, &format!("{key}.loss_layer"), format!("`{other}` is not \"frame\" or \"packet\"")));
-            }
-        };
-        let default_mode = match &w.power_save {
-            None => PowerSave::Cam,
-            Some(s) => power_save(power_mode(cx, s, &format!("{key}.power_save"))?, w, None),
-        };
-        let down_loss = loss_process(w.down_loss.as_ref()).map_err(|m| ScenarioError::general(cx.origin, Some(format!("{key}.down_loss")), m))?;
-        let up_loss = loss_process(w.up_loss.as_ref()).map_err(|m| ScenarioError::general(cx.origin, Some(format!("{key}.up_loss")), m))?;
-        let sta_queue = w.station_queue.unwrap_or(100);
-        let ap_queue = w.ap_queue.unwrap_or(100);
-        if sta_queue == 0 || ap_queue == 0 {
-            return Err(ScenarioError::general(cx.origin, Some(format!("{key}.ap_queue")), "queues must hold at least 1 frame"));
-        }
-
-        // Members: the AP first, then the stations in the order given.
-        let mut members = vec![(ap, StaConfig {
-            node: ap,
-            name: w.ap.get_ref().clone(),
-            queue_limit: ap_queue,
-            power_save: PowerSave::Cam,
-            wake_latency: Duration::ZERO,
-            loss_down: crate::net::impairment::LossProcess::None,
-            loss_up: crate::net::impairment::LossProcess::None,
-            has_radio: false,
-        })];
-        if w.stations.get_ref().is_empty() {
-            return Err(cx.err(&w.stations, &format!("{key}.stations"), "a BSS needs at least one station"));
-        }
-        for st in w.stations.get_ref() {
-            let n = lookup(Spanned::new(w.stations.span(), ()), &format!("{key}.stations"), st)?;
-            if n == ap || members.iter().any(|(m, _)| *m == n) {
-                return Err(cx.err(&w.stations, &format!("{key}.stations"), format!("`{st}` is listed twice or is the AP")));
-            }
-            if station_iface.contains_key(&n) {
-                return Err(cx.err(&w.stations, &format!("{key}.stations"), format!("`{st}` already has a wireless hop")));
-            }
-            members.push((n, StaConfig {
-                node: n,
-                name: st.clone(),
-                queue_limit: sta_queue,
-                power_save: default_mode,
-                wake_latency: Duration::ZERO,
-                loss_down: down_loss.clone(),
-                loss_up: up_loss.clone(),
-                has_radio: false,
-            }));
-        }
-        for (k, o) in w.station_overrides.iter().enumerate() {
-            let okey = format!("{key}.station[{k}]");
-            let Some(m) = members.iter_mut().skip(1).find(|(_, c)| &c.name == o.node.get_ref()) else {
-                return Err(cx.err(&o.node, &format!("{okey}.node"), format!("`{}` is not one of this BSS's stations", o.node.get_ref())));
-            };
-            if let Some(ps) = &o.power_save {
-                m.1.power_save = power_save(power_mode(cx, ps, &format!("{okey}.power_save"))?, w, o.listen_interval);
-            } else if let (Some(l), PowerSave::Psm { .. }) = (o.listen_interval, m.1.power_save) {
-                m.1.power_save = PowerSave::Psm { listen_interval: l };
-            }
-            if o.down_loss.is_some() {
-                m.1.loss_down = loss_process(o.down_loss.as_ref()).map_err(|e| ScenarioError::general(cx.origin, Some(format!("{okey}.down_loss")), e))?;
-            }
-            if o.up_loss.is_some() {
-                m.1.loss_up = loss_process(o.up_loss.as_ref()).map_err(|e| ScenarioError::general(cx.origin, Some(format!("{okey}.up_loss")), e))?;
-            }
-            if let Some(q) = o.queue {
-                m.1.queue_limit = q.max(1);
-            }
-        }
-        let uses_beacons = members.iter().any(|(_, c)| c.power_save.uses_beacons());
-        let beacons = w.beacons.unwrap_or(uses_beacons);
-        if uses_beacons && !beacons {
-            return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacons")), "PSM and BSD stations need beacons"));
-        }
-        let ap_queueing = match &w.ap_queueing {
-            None => ApQueueing::Fifo,
-            Some(q) => ApQueueing::parse(q.get_ref()).ok_or_else(|| {
-                cx.err(q, &format!("{key}.ap_queueing"), format!("`{}` is not one of {}", q.get_ref(), ApQueueing::NAMES.join(", ")))
-            })?,
-        };
-        let cfg = MacConfig {
-            phy,
-            rate_kbps,
-            rts_threshold: w.rts_threshold.map(|s| s.bytes().min(u32::MAX as u64) as u32),
-            short_retry_limit: retry_limit(cx, &w.retry_limit, &format!("{key}.retry_limit"), 7)?,
-            long_retry_limit: retry_limit(cx, &w.long_retry_limit, &format!("{key}.long_retry_limit"), 4)?,
-            propagation: w.propagation_delay.map(|d| d.get()).unwrap_or(Duration::ZERO),
-            overhearing,
-            beacon_interval: w.beacon_interval.map(|d| d.get()).unwrap_or(Duration::from_micros(102_400)),
-            beacons,
-            beacon_bytes: BEACON_BYTES,
-            loss_layer,
-            ap_queueing,
-        };
-        if cfg.beacon_interval == Duration::ZERO {
-            return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacon_interval")), "must be positive"));
-        }
-
-        // Interfaces: `wlanN` on every member; stations' peer is the AP's interface.
-        let mut sta_iface = Vec::with_capacity(members.len());
-        let mut node_sta = Vec::with_capacity(members.len());
-        for (sta, (node, _)) in members.iter().enumerate() {
-            let this = ifaces.len() as u32;
-            let count = nodes[*node as usize].ifaces.iter().filter(|&&k| ifaces[k as usize].name.starts_with("wlan")).count();
-            ifaces.push(Iface {
-                node: *node,
-                name: format!("wlan{count}"),
-                tx: 0,
-                peer: sta_iface.first().copied().unwrap_or(this),
-                mac: mac_for_node(this),
-                radio: None,
-                pcap: None,
-                wlan: Some((b as u16, sta as StaId)),
-                middlebox: None,
-            });
-            nodes[*node as usize].ifaces.push(this);
-            sta_iface.push(this);
-            node_sta.push((*node, sta as StaId));
-        }
-        for (sta, (node, _)) in members.iter().enumerate().skip(1) {
-            adjacency[ap as usize].push((*node, sta_iface[0]));
-            adjacency[*node as usize].push((ap, sta_iface[sta]));
-            station_iface.insert(*node, sta_iface[sta]);
-        }
+        let members = members(cx, w, &key, ap, t)?;
+        let cfg = mac_config(cx, w, &key, &members)?;
+        let (sta_iface, node_sta) = interfaces(t, b as u16, ap, &members);
         let rngs = members
             .iter()
             .map(|(_, c)| (streams.stream(&format!("backoff:{name}:{}", c.name)), streams.stream(&format!("frame-errors:{name}:{}", c.name))))
             .collect();
         let bss = Bss::new(name, cfg, members.into_iter().map(|(_, c)| c).collect(), rngs);
-        node_sta.sort_unstable();
         hosts.push(WlanHost { bss, sta_iface, node_sta });
     }
     Ok(hosts)
+}
+
+/// The node named `v`, or an error listing the known nodes.
+fn node_of(cx: &Ctx, by_name: &HashMap<String, u32>, at: Spanned<()>, key: &str, v: &str) -> Result<u32, ScenarioError> {
+    by_name.get(v).copied().ok_or_else(|| {
+        let mut known: Vec<&str> = by_name.keys().map(String::as_str).collect();
+        known.sort_unstable();
+        cx.err(&at, key, format!("unknown node `{v}` (nodes: {})", known.join(", ")))
+    })
+}
+
+/// A BSS's members, the AP first then the stations in the order given, each with the
+/// section's settings and its `[[wlan.station]]` overrides.
+fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology) -> Result<Vec<(u32, StaConfig)>, ScenarioError> {
+    let default_mode = match &w.power_save {
+        None => PowerSave::Cam,
+        Some(s) => power_save(power_mode(cx, s, &format!("{key}.power_save"))?, w, None),
+    };
+    let general = |k: &str, m: String| ScenarioError::general(cx.origin, Some(format!("{key}.{k}")), m);
+    let down_loss = loss_process(w.down_loss.as_ref()).map_err(|m| general("down_loss", m))?;
+    let up_loss = loss_process(w.up_loss.as_ref()).map_err(|m| general("up_loss", m))?;
+    let sta_queue = w.station_queue.unwrap_or(100);
+    let ap_queue = w.ap_queue.unwrap_or(100);
+    if sta_queue == 0 || ap_queue == 0 {
+        return Err(general("ap_queue", "queues must hold at least 1 frame".into()));
+    }
+    let config = |node: u32, name: &str, queue_limit: u32, power_save: PowerSave, loss: (LossProcess, LossProcess)| StaConfig {
+        node,
+        name: name.to_string(),
+        queue_limit,
+        power_save,
+        wake_latency: Duration::ZERO,
+        loss_down: loss.0,
+        loss_up: loss.1,
+        has_radio: false,
+    };
+    let mut members = vec![(ap, config(ap, w.ap.get_ref(), ap_queue, PowerSave::Cam, (LossProcess::None, LossProcess::None)))];
+    if w.stations.get_ref().is_empty() {
+        return Err(cx.err(&w.stations, &format!("{key}.stations"), "a BSS needs at least one station"));
+    }
+    for st in w.stations.get_ref() {
+        let n = node_of(cx, &t.by_name, Spanned::new(w.stations.span(), ()), &format!("{key}.stations"), st)?;
+        if n == ap || members.iter().any(|(m, _)| *m == n) {
+            return Err(cx.err(&w.stations, &format!("{key}.stations"), format!("`{st}` is listed twice or is the AP")));
+        }
+        if t.wireless_iface_of.contains_key(&n) {
+            return Err(cx.err(&w.stations, &format!("{key}.stations"), format!("`{st}` already has a wireless hop")));
+        }
+        members.push((n, config(n, st, sta_queue, default_mode, (down_loss.clone(), up_loss.clone()))));
+    }
+    for (k, o) in w.station_overrides.iter().enumerate() {
+        let okey = format!("{key}.station[{k}]");
+        let Some(m) = members.iter_mut().skip(1).find(|(_, c)| &c.name == o.node.get_ref()) else {
+            return Err(cx.err(&o.node, &format!("{okey}.node"), format!("`{}` is not one of this BSS's stations", o.node.get_ref())));
+        };
+        if let Some(ps) = &o.power_save {
+            m.1.power_save = power_save(power_mode(cx, ps, &format!("{okey}.power_save"))?, w, o.listen_interval);
+        } else if let (Some(l), PowerSave::Psm { .. }) = (o.listen_interval, m.1.power_save) {
+            m.1.power_save = PowerSave::Psm { listen_interval: l };
+        }
+        let general = |k: &str, m: String| ScenarioError::general(cx.origin, Some(format!("{okey}.{k}")), m);
+        if o.down_loss.is_some() {
+            m.1.loss_down = loss_process(o.down_loss.as_ref()).map_err(|e| general("down_loss", e))?;
+        }
+        if o.up_loss.is_some() {
+            m.1.loss_up = loss_process(o.up_loss.as_ref()).map_err(|e| general("up_loss", e))?;
+        }
+        if let Some(q) = o.queue {
+            m.1.queue_limit = q.max(1);
+        }
+    }
+    Ok(members)
+}
+
+/// The MAC settings of a `[[wlan]]` section (PHY, rate, retries, beacons, AP queueing).
+fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)]) -> Result<MacConfig, ScenarioError> {
+    let phy = find_phy(w.phy.get_ref()).ok_or_else(|| {
+        cx.err(&w.phy, &format!("{key}.phy"), format!("unknown PHY `{}` (known: {})", w.phy.get_ref(), phy_names().join(", ")))
+    })?;
+    let phy = phy.with_short_preamble(w.short_preamble);
+    let rate_kbps = phy
+        .check_rate((w.rate.get_ref().bps() / 1000) as u32)
+        .map_err(|e| cx.err(&w.rate, &format!("{key}.rate"), e.0))?;
+    let choice = |v: &Option<Spanned<String>>, k: &str, names: [&str; 2]| -> Result<bool, ScenarioError> {
+        match v.as_ref().map(|s| (s, s.get_ref().as_str())) {
+            None => Ok(true),
+            Some((_, x)) if x == names[0] => Ok(true),
+            Some((_, x)) if x == names[1] => Ok(false),
+            Some((s, x)) => Err(cx.err(s, &format!("{key}.{k}"), format!("`{x}` is not \"{}\" or \"{}\"", names[0], names[1]))),
+        }
+    };
+    let overhearing = if choice(&w.overhearing, "overhearing", ["rx", "idle"])? { Overhearing::Rx } else { Overhearing::Idle };
+    let loss_layer = if choice(&w.loss_layer, "loss_layer", ["frame", "packet"])? { LossLayer::Frame } else { LossLayer::Packet };
+    let uses_beacons = members.iter().any(|(_, c)| c.power_save.uses_beacons());
+    let beacons = w.beacons.unwrap_or(uses_beacons);
+    if uses_beacons && !beacons {
+        return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacons")), "PSM and BSD stations need beacons"));
+    }
+    let ap_queueing = match &w.ap_queueing {
+        None => ApQueueing::Fifo,
+        Some(q) => ApQueueing::parse(q.get_ref()).ok_or_else(|| {
+            cx.err(q, &format!("{key}.ap_queueing"), format!("`{}` is not one of {}", q.get_ref(), ApQueueing::NAMES.join(", ")))
+        })?,
+    };
+    let cfg = MacConfig {
+        phy,
+        rate_kbps,
+        rts_threshold: w.rts_threshold.map(|s| s.bytes().min(u32::MAX as u64) as u32),
+        short_retry_limit: retry_limit(cx, &w.retry_limit, &format!("{key}.retry_limit"), 7)?,
+        long_retry_limit: retry_limit(cx, &w.long_retry_limit, &format!("{key}.long_retry_limit"), 4)?,
+        propagation: w.propagation_delay.map(|d| d.get()).unwrap_or(Duration::ZERO),
+        overhearing,
+        beacon_interval: w.beacon_interval.map(|d| d.get()).unwrap_or(Duration::from_micros(102_400)),
+        beacons,
+        beacon_bytes: BEACON_BYTES,
+        loss_layer,
+        ap_queueing,
+    };
+    if cfg.beacon_interval == Duration::ZERO {
+        return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacon_interval")), "must be positive"));
+    }
+    Ok(cfg)
+}
+
+/// A `wlanN` interface on every member of BSS `b` (stations' peer is the AP's interface) and
+/// the adjacencies AP ↔ station: each member's interface, and (node, station id) sorted.
+fn interfaces(t: &mut Topology, b: u16, ap: u32, members: &[(u32, StaConfig)]) -> (Vec<u32>, Vec<(u32, StaId)>) {
+    let mut sta_iface = Vec::with_capacity(members.len());
+    let mut node_sta = Vec::with_capacity(members.len());
+    for (sta, (node, _)) in members.iter().enumerate() {
+        let this = t.ifaces.len() as u32;
+        let count = t.nodes[*node as usize].ifaces.iter().filter(|&&k| t.ifaces[k as usize].name.starts_with("wlan")).count();
+        t.ifaces.push(Iface {
+            node: *node,
+            name: format!("wlan{count}"),
+            tx: 0,
+            peer: sta_iface.first().copied().unwrap_or(this),
+            mac: mac_for_node(this),
+            radio: None,
+            pcap: None,
+            wlan: Some((b, sta as StaId)),
+            middlebox: None,
+        });
+        t.nodes[*node as usize].ifaces.push(this);
+        sta_iface.push(this);
+        node_sta.push((*node, sta as StaId));
+    }
+    for (sta, (node, _)) in members.iter().enumerate().skip(1) {
+        t.adjacency[ap as usize].push((*node, sta_iface[0]));
+        t.adjacency[*node as usize].push((ap, sta_iface[sta]));
+        t.wireless_iface_of.insert(*node, sta_iface[sta]);
+    }
+    node_sta.sort_unstable();
+    (sta_iface, node_sta)
 }
 
 /// Connects a station's radio to its MAC: activity reporting on, the wake-up latency from
