@@ -92,10 +92,17 @@ def test_claims_are_computed_from_the_data(quick_run):
 def test_competing_clients_share_the_ap_link(quick_run):
     out, _ = quick_run
     p = pd.read_csv(out / "fig17_points.csv")
-    cam = p[p.policy == "cam"].set_index("competitors")
+    assert set(p.medium) == {"hop", "wlan"}
+    hop = p[(p.policy == "cam") & (p.medium == "hop")].set_index("competitors")
     # Normalized to one TCP client alone: alone it is 1, with two competitors on 20 Mb/s it is slower.
-    assert cam.loc[0].norm_time == pytest.approx(1.0)
-    assert cam.loc[2].norm_time > 1.05
+    assert hop.loc[0].norm_time == pytest.approx(1.0)
+    assert hop.loc[2].norm_time > 1.05
+    # On the shared air every station's frames cost the others air time (and the client hears them).
+    wlan = p[p.medium == "wlan"].set_index(["policy", "competitors"])
+    assert wlan.loc[("cam", 0)].norm_time == pytest.approx(1.0)
+    assert wlan.loc[("cam", 2)].norm_energy > 1.0
+    # CC runs on a [[wlan]] station and saves energy against the same client in CAM.
+    assert wlan.loc[("cc", 0)].norm_energy < 0.9
     runs = pd.read_csv(out / "runs.csv")
     f17 = runs[runs.experiment == "fig17"]
     assert len(f17) and (f17.energy_j <= f17.always_on_j + 1e-9).all() and (f17.oracle_j > 0).all()

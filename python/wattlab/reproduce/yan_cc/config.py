@@ -134,6 +134,19 @@ class Config:
     """RTTs of the CC-vs-PSM crossover sweep (64 KB window, no loss, off-peak)."""
     stream_delay_rates_mbps: list[float]
     """Hop rates of the 65 ms closed-ACK stream-delay check (seed: 20 Mb/s → 44 %, 40 Mb/s → 16 %)."""
+    fig17_media: list[str] = field(default_factory=lambda: ["hop", "wlan"])
+    """Fig. 17's topologies: ``hop`` (a wireless hop per client behind a shared FIFO link into
+    the AP: the clients share the AP's bandwidth, not its air) and ``wlan`` (every client a
+    station of one 802.11 BSS: shared air and AP buffer, the seed's setting)."""
+    fig17_wlan_phy: str = "80211a"
+    """PHY of Fig. 17's BSS."""
+    fig17_wlan_rate_mbps: float = 48.0
+    """Data rate of Fig. 17's BSS. The seed's AP carries 20 Mb/s; an 802.11a BSS at 48 Mb/s
+    carries 20.8 Mb/s of TCP goodput with five 64 KB-window downloads at 60 ms (measured in
+    wattlab: 54 Mb/s gives 23.9, 36 Mb/s 18.2), the closest to the seed's AP."""
+    fig17_ap_queueing: str = "fair-class"
+    """The AP's queueing in Fig. 17's BSS: the seed's weighted fair queueing between
+    power-saving and regular clients (``fair-class``), or ``fifo``."""
     fig16_policies: list[str] = field(default_factory=lambda: ["cc", "cc-dynamic"])
     """Detections compared in Fig. 16."""
     fig18_policies: list[str] = field(default_factory=lambda: ["cc", "ideal-psm"])
@@ -301,6 +314,11 @@ class Config:
             self.site(s)
         if any(n < 0 for n in self.fig17_competitors):
             raise ValueError("the number of competing clients must be ≥ 0")
+        for m in self.fig17_media:
+            if m not in ("hop", "wlan"):
+                raise ValueError(f"unknown Fig. 17 medium {m!r} (valid: hop, wlan)")
+        if self.fig17_ap_queueing not in ("fifo", "fair-class", "fair-station"):
+            raise ValueError(f"unknown AP queueing {self.fig17_ap_queueing!r} (valid: fifo, fair-class, fair-station)")
         if any(not 0 < w * 1024 <= 65535 for w in self.window_sensitivity_kb):
             raise ValueError("window_sensitivity_kb must lie in (0, 64) KB")
         if not 0 < self.recv_buffer <= 65535:

@@ -24,7 +24,7 @@ from .config import Config
 from .measure import AGENT_COUNTERS, measure
 from .scenario import Download, download_scenario
 
-SETTING_COLUMNS = ("policy", "rtt_ms", "loss", "variation", "rate_mbps", "recv_buffer", "competitors")
+SETTING_COLUMNS = ("policy", "rtt_ms", "loss", "variation", "rate_mbps", "recv_buffer", "competitors", "medium")
 """The fields of a Download, in the runs tables."""
 
 SUMMED = ("norm_energy", "norm_time", "saving", "slowdown", "energy_j", "time_s", "always_on_j", "oracle_j",
@@ -185,12 +185,14 @@ def fig17(cfg: Config, sims: Sims) -> tuple[pd.DataFrame, pd.DataFrame]:
     normalized to a single TCP client alone (the seed's normalization)."""
     settings = [
         ({"experiment": "fig17"}, Download(p, cfg.fig16_rtt_ms, cfg.fig15_loss, "none", cfg.hop_rate_mbps,
-                                           cfg.recv_buffer, competitors=n))
+                                           cfg.recv_buffer, competitors=n, medium=m))
+        for m in cfg.fig17_media
         for n in cfg.fig17_competitors
         for p in cfg.fig17_policies
     ]
+    # Each medium is normalized to one TCP client alone on the same medium.
     runs = _runs(sims, settings, lambda d: replace(d, policy="cam", competitors=0), "Fig. 17: competing clients")
-    return runs, points(runs, ["competitors", "policy"])
+    return runs, points(runs, ["medium", "competitors", "policy"])
 
 
 def fig18(cfg: Config, sims: Sims) -> tuple[pd.DataFrame, pd.DataFrame]:

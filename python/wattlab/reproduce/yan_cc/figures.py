@@ -141,19 +141,27 @@ def fig16(p: pd.DataFrame, cfg: Config, out: Path) -> Path:
 
 
 def fig17(p: pd.DataFrame, cfg: Config, out: Path) -> Path:
-    """Fig. 17: one energy-aware client + n TCP clients, normalized to one TCP client alone."""
+    """Fig. 17: one energy-aware client + n TCP clients, normalized to one TCP client alone on the
+    same medium; a row per medium (the hops behind a shared link, the BSS with shared air)."""
     path = out / "fig17_competing.png"
     if p.empty:
         return plotting.empty(path, "Fig. 17")
-    ns = sorted(set(p.competitors))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for ax, (col, label) in zip(axes, METRICS):
-        series = {pol: p[p.policy == pol].set_index("competitors").loc[ns] for pol in dict.fromkeys(p.policy)}
-        _bars(ax, [str(n) for n in ns], series, col, label + " (1 = one TCP client alone)")
-        ax.set_xlabel("competing TCP clients")
-    title = (f"One energy-aware client among plain TCP clients sharing the AP's link: "
+    media = list(dict.fromkeys(p.medium)) if "medium" in p.columns else [None]
+    fig, axes = plt.subplots(len(media), 2, figsize=(11, 4 * len(media)), squeeze=False)
+    for row, m in zip(axes, media):
+        pm = p if m is None else p[p.medium == m]
+        ns = sorted(set(pm.competitors))
+        for ax, (col, label) in zip(row, METRICS):
+            series = {pol: pm[pm.policy == pol].set_index("competitors").loc[ns] for pol in dict.fromkeys(pm.policy)}
+            _bars(ax, [str(n) for n in ns], series, col, label + " (1 = one TCP client alone)")
+            ax.set_xlabel("competing TCP clients" + ("" if m is None else f" ({FIG17_MEDIUM_LABELS.get(m, m)})"))
+    title = (f"One energy-aware client among plain TCP clients sharing the AP: "
              f"{setting(cfg, rtt_ms=cfg.fig16_rtt_ms, loss=cfg.fig15_loss)} (seed 000, Fig. 17)")
     return plotting.finish(fig, path, title, _caption(p.runs))
+
+
+FIG17_MEDIUM_LABELS = {"hop": "hops behind a shared 20 Mb/s link", "wlan": "one 802.11a BSS, fair queueing at the AP"}
+"""Axis labels of Fig. 17's media."""
 
 
 def fig18(p: pd.DataFrame, cfg: Config, out: Path) -> Path:

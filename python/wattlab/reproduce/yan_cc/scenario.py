@@ -11,6 +11,12 @@ the AP carries every flow (one FIFO, the bottleneck), and each client has its ow
     server ──100 Mb/s── gw ──rate, 1 µs── ap ~~ hop ~~ client        (the measured client)
                                              ~~ hop1 ~~ tcp1 ... tcpN (plain TCP, radio on)
 
+With ``medium = "wlan"`` (Fig. 17 with shared air) every client is a station of one 802.11
+BSS: the AP's one transmit buffer, under the seed's fair queueing between power-saving and
+regular clients (``ap_queueing``), and the contention for the air are shared::
+
+    server ──100 Mb/s, RTT/2── ap ~~ [[wlan]] (802.11a) ~~ client, tcp1 ... tcpN
+
 Peak hours: gamma jitter on the server→AP direction (the data path), never reordering.
 Loss: Bernoulli on the hop's AP→client direction (the seed does not tell wireless from wired
 loss; the ACK path is loss-free).
@@ -34,11 +40,15 @@ class Download:
     rate_mbps: float = 20.0
     recv_buffer: int = 65535
     competitors: int = 0
+    medium: str = "hop"
+    """``hop``: a ``[[wireless]]`` hop per client behind a shared link into the AP; ``wlan``: the
+    clients are stations of one 802.11 BSS (shared air and AP buffer)."""
 
     def name(self) -> str:
         """A name that identifies the setting (equal settings give equal scenario text)."""
+        medium = "" if self.medium == "hop" else f"-{self.medium}"
         return (f"yan-cc-{self.policy}-{self.rtt_ms:g}ms-loss{self.loss:g}-{self.variation}-{self.rate_mbps:g}Mbps"
-                f"-win{self.recv_buffer}-comp{self.competitors}")
+                f"-win{self.recv_buffer}-comp{self.competitors}{medium}")
 
 
 def gamma_jitter(rtt_ms: float, variation: str, cfg: Config) -> tuple[float, float] | None:
@@ -99,6 +109,8 @@ def _flow(name: str, client: str, port: int, d: Download, cfg: Config) -> list[s
 
 def download_scenario(d: Download, cfg: Config) -> str:
     """The TOML of one download (with ``d.competitors`` plain TCP clients downloading alongside)."""
+    if d.medium == "wlan":
+        return wlan_download_scenario(d, cfg)
     power_save, agent, _ = policy_settings(d.policy)
     shared = d.competitors > 0
     shared_delay_ms = cfg.hop_delay_us / 1000 if shared else 0.0
@@ -143,6 +155,61 @@ def download_scenario(d: Download, cfg: Config) -> str:
     lines += _hop("hop", "client", d, cfg, power_save, agent, d.loss)
     for i in range(1, d.competitors + 1):
         lines += _hop(f"hop{i}", f"tcp{i}", d, cfg, "cam", "", d.loss)
+    lines += _flow("ftp", "client", 80, d, cfg)
+    for i in range(1, d.competitors + 1):
+        lines += _flow(f"tcp{i}", f"tcp{i}", 80 + i, d, cfg)
+    return "\n".join(lines) + "\n"
+
+
+def wlan_download_scenario(d: Download, cfg: Config) -> str:
+    """The TOML of one download whose clients share an 802.11 BSS (``d.medium == "wlan"``).
+
+    The BSS's PHY and rate are ``cfg.fig17_wlan_phy``/``fig17_wlan_rate_mbps`` (not
+    ``d.rate_mbps``); loss acts on packets above the MAC's retransmissions (``loss_layer =
+    "packet"``), as the hop's loss does, on the AP → station direction of every station.
+    """
+    power_save, agent, _ = policy_settings(d.policy)
+    clients = ["client", *(f"tcp{i}" for i in range(1, d.competitors + 1))]
+    lines = [
+        f'name = "{d.name()}"',
+        "",
+        "[simulation]",
+        'duration = "900s"',
+        *_node("server", "host"),
+        *_node("ap", "ap"),
+    ]
+    for c in clients:
+        lines += _node(c, "host", cfg.profile)
+    lines += [
+        "",
+        "[[link]]",
+        'name = "internet"',
+        'a = "server"',
+        'b = "ap"',
+        f"rate = {_rate(cfg.wired_rate_mbps)}",
+        f"delay = {_ns(d.rtt_ms / 2)}",
+        f"queue = {{ packets = {cfg.wired_queue} }}",
+    ]
+    jitter = gamma_jitter(d.rtt_ms, d.variation, cfg)
+    if jitter:
+        shape, scale_ms = jitter
+        lines.append(f'a_to_b = {{ jitter = {{ model = "gamma", shape = {shape!r}, scale = {_ns(scale_ms)} }} }}')
+    lines += [
+        "",
+        "[[wlan]]",
+        'ap = "ap"',
+        "stations = [" + ", ".join(f'"{c}"' for c in clients) + "]",
+        f'phy = "{cfg.fig17_wlan_phy}"',
+        f"rate = {_rate(cfg.fig17_wlan_rate_mbps)}",
+        f"ap_queue = {cfg.hop_queue}",
+        f'ap_queueing = "{cfg.fig17_ap_queueing}"',
+        'loss_layer = "packet"',
+    ]
+    if d.loss > 0:
+        lines.append(f'down_loss = {{ model = "bernoulli", p = {d.loss!r} }}')
+    lines += ["", "[[wlan.station]]", 'node = "client"', f'power_save = "{power_save}"']
+    if agent:
+        lines.append(f"agent = {agent}")
     lines += _flow("ftp", "client", 80, d, cfg)
     for i in range(1, d.competitors + 1):
         lines += _flow(f"tcp{i}", f"tcp{i}", 80 + i, d, cfg)
