@@ -27,8 +27,7 @@
 
 use crate::stack::{DatagramProto, Socket, SocketSlot};
 use serde::Serialize;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use rustc_hash::FxHashMap;
 use wattlab_core::packet::Transport;
 use wattlab_core::{Endpoint, Packet};
 
@@ -101,7 +100,8 @@ pub(crate) fn fj_to_j(fj: u128) -> f64 {
 pub(crate) struct FlowTags {
     /// Connection key → tag: a TCP connection by its two endpoints, a datagram socket by its
     /// local endpoint.
-    by_key: HashMap<u128, FlowTag, BuildHasherDefault<KeyHasher>>,
+    // Fx, not SipHash: looked up once per frame, keys are not attacker-chosen.
+    by_key: FxHashMap<u128, FlowTag>,
     /// Sockets indexed so far (sockets are only ever added).
     indexed: usize,
     /// The last packet's connection and its tag.
@@ -185,29 +185,6 @@ fn pair_key(a: Endpoint, b: Endpoint) -> u128 {
     let (x, y) = (one_key(a), one_key(b));
     let (lo, hi) = if x <= y { (x, y) } else { (y, x) };
     (hi << 48) | lo
-}
-
-/// A hasher for the 97-bit connection keys: one multiply and a shift instead of SipHash, which
-/// would cost more than the rest of a packet's tag look-up (keys are not attacker-chosen).
-#[derive(Debug, Default)]
-pub(crate) struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-
-    fn write_u128(&mut self, x: u128) {
-        let folded = (x as u64) ^ ((x >> 64) as u64).rotate_left(29);
-        let m = folded.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        self.0 = m ^ (m >> 31);
-    }
 }
 
 #[cfg(test)]

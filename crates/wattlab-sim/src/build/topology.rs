@@ -17,7 +17,7 @@ use wattlab_core::Duration;
 pub(crate) struct Topology {
     pub nodes: Vec<Node>,
     pub by_name: HashMap<String, u32>,
-    pub addr_to_node: HashMap<Ipv4Addr, u32>,
+    pub addr_to_node: rustc_hash::FxHashMap<Ipv4Addr, u32>,
     pub ifaces: Vec<Iface>,
     pub channels: Vec<Channel>,
     pub media: Vec<Medium>,
@@ -141,7 +141,7 @@ fn nodes(scn: &Scenario, cx: &Ctx) -> Result<Topology, ScenarioError> {
     let mut t = Topology {
         nodes: Vec::new(),
         by_name: HashMap::new(),
-        addr_to_node: HashMap::new(),
+        addr_to_node: Default::default(),
         ifaces: Vec::new(),
         channels: Vec::new(),
         media: Vec::new(),

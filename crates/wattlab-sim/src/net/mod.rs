@@ -14,7 +14,7 @@ use crate::scenario::NodeKind;
 use link::{Channel, ChannelId, IfaceId, Medium};
 use pcap::PcapSink;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::net::Ipv4Addr;
 use wattlab_core::{Packet, Time};
 
@@ -81,7 +81,7 @@ pub struct Network {
     /// Next hops along the flows' paths.
     pub routes: routing::Routes,
     /// Node of each address.
-    pub addr_to_node: HashMap<Ipv4Addr, u32>,
+    pub addr_to_node: FxHashMap<Ipv4Addr, u32>,
     /// Open captures: (path, sink).
     pub pcaps: Vec<(String, PcapSink)>,
     /// Packets dropped outside links.

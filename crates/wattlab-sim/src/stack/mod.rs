@@ -22,7 +22,7 @@ pub use tcp::{ConnHints, Listener};
 use crate::rng::StreamRng;
 use rand::Rng;
 use serde::Serialize;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::net::Ipv4Addr;
 use wattlab_core::packet::{IcmpMessage, TcpFlags, Transport};
 use wattlab_core::tcp::{TcpConfig, TcpConnection, TcpEvent};
@@ -182,8 +182,9 @@ pub enum Demux {
 pub struct Stack {
     /// Sockets, by id.
     pub sockets: Vec<SocketSlot>,
-    tcp_index: HashMap<(u32, Endpoint, Endpoint), SockId>,
-    datagram_index: HashMap<(u32, u8, u16), SockId>,
+    // Fx, not SipHash: looked up once per packet, keys are not attacker-chosen.
+    tcp_index: FxHashMap<(u32, Endpoint, Endpoint), SockId>,
+    datagram_index: FxHashMap<(u32, u8, u16), SockId>,
     /// Passive opens.
     pub listeners: Vec<Listener>,
     next_port: Vec<u16>,
@@ -196,8 +197,8 @@ impl Stack {
     pub fn new(nodes: usize, isn_rng: StreamRng) -> Stack {
         Stack {
             sockets: Vec::new(),
-            tcp_index: HashMap::new(),
-            datagram_index: HashMap::new(),
+            tcp_index: FxHashMap::default(),
+            datagram_index: FxHashMap::default(),
             listeners: Vec::new(),
             next_port: vec![49152; nodes],
             next_ip_id: vec![1; nodes],

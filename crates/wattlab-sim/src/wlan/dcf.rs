@@ -38,6 +38,8 @@ impl Bss {
     }
 
     /// What station `i` would transmit now, if it may transmit at all.
+    // Inlined into contention's loop over every station, as the AP's search is not.
+    #[inline]
     pub(crate) fn head(&self, i: StaId) -> Option<Head> {
         let s = &self.stas[i as usize];
         if i == AP {

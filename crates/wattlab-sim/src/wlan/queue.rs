@@ -139,6 +139,7 @@ impl Bss {
 
     /// The AP's next frame among those its stations may receive now. Under fair queueing a
     /// frame being retried keeps the medium's turn (802.11 retries the same frame).
+    #[inline(never)]
     pub(crate) fn ap_head(&self) -> Option<usize> {
         let s = &self.stas[AP as usize];
         if self.ap_queue.is_fair() && s.retries > 0 {
