@@ -142,3 +142,4 @@ fn captures_show_the_header_and_icmp_echo() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+

@@ -178,9 +178,8 @@ impl Simulation {
                 return;
             }
             Demux::None => {
-                if p.tcp_header().is_some() {
-                    self.net.drops.no_socket += 1;
-                }
+                // TCP, UDP and ICMP replies alike (no RST or port-unreachable is sent).
+                self.net.drops.no_socket += 1;
                 return;
             }
         };

@@ -216,3 +216,19 @@ request = "400B"
         assert!(servers.iter().all(|h| h.2 == ConnHints::default()));
     }
 
+    /// A datagram to a port where no socket listens is counted as a drop, as TCP's are.
+    #[test]
+    fn a_datagram_for_no_socket_is_counted() {
+        let text = "[[node]]\nname = \"a\"\nkind = \"host\"\n[[node]]\nname = \"b\"\nkind = \"host\"\n\
+                    [[link]]\na = \"a\"\nb = \"b\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+                    [[flow]]\nkind = \"ping\"\nfrom = \"a\"\nto = \"b\"\ncount = 1\n";
+        let mut sim = Simulation::from_toml(text, "stray.toml", Some(1), &[], &BuildOptions::default()).unwrap();
+        sim.start_run();
+        let (a, b) = (sim.net.addr(0), sim.net.addr(1));
+        let header = wattlab_core::packet::UdpHeader { src_port: 5000, dst_port: 5001 };
+        sim.send_from(0, wattlab_core::Packet::udp(a, b, header, 100));
+        let horizon = sim.horizon;
+        sim.run_until(horizon);
+        let out = crate::output::collect(sim).unwrap().summary;
+        assert_eq!(out.drops.no_socket, 1, "{:?}", out.drops);
+    }
