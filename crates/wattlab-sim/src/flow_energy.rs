@@ -164,6 +164,9 @@ impl FlowTags {
                     };
                     self.by_key.insert(one_key(d.local()) | bit, tag);
                 }
+                Socket::Wwp(w) => {
+                    self.by_key.insert(one_key(w.local()) | UDP_BIT, tag);
+                }
             }
         }
         self.indexed = sockets.len();
