@@ -38,8 +38,9 @@ class Claim:
 def _verdict(checks: list[bool]) -> str:
     if not checks:
         return UNTESTED
+    # Agreeing means every check holds; a claim that fails in some sets only partly agrees.
     share = sum(checks) / len(checks)
-    return AGREES if share >= 0.75 else PARTLY if share >= 0.5 else DISAGREES
+    return AGREES if share == 1.0 else PARTLY if share >= 0.5 else DISAGREES
 
 
 def _rows(r: pd.DataFrame, sets: tuple[int, ...]) -> list:
