@@ -182,7 +182,7 @@ impl Harness {
                 match (c.on, self.on_since) {
                     (true, None) => self.on_since = Some(c.at),
                     (false, Some(s)) => {
-                        self.rec.on_time = self.rec.on_time + (c.at - s);
+                        self.rec.on_time += c.at - s;
                         self.on_since = None;
                     }
                     _ => panic!("radio command {c:?} repeats the state"),
@@ -285,7 +285,7 @@ impl Harness {
                     let gap = self.seg_gap(total, n as u64);
                     self.at(now + gap + Duration::from_millis(150), Ev::FhAck(fh, n as u64));
                     self.at(now + gap, Ev::FhPump(fh));
-                } else if (total as u64) < self.fh_size {
+                } else if total < self.fh_size {
                     self.at(now + Duration::from_millis(50), Ev::FhPump(fh));
                 }
             }
