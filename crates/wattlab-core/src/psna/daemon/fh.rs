@@ -25,7 +25,6 @@ impl PsnaDaemon {
             }
         }
         self.push_owed(now, key);
-        self.note_send_done(now, key);
     }
 
     /// The TCP connection `fh` is established.

@@ -221,6 +221,9 @@ impl PsnaDaemon {
                 let residual = Duration::from_millis(u64::from(ms));
                 self.events.push_back(DaemonEvent::Residual { fh, at: now, residual, remaining });
                 self.send(peer, id, seq, PstpBody::ResidualTime { residual_ms: ms, size });
+                if ms == 0 {
+                    self.note_send_done(now, key);
+                }
             }
             Reply::Data(o) => {
                 let (buf, chunk) = (&t.buf, usize::from(self.cfg.chunk_size));
@@ -324,7 +327,6 @@ impl PsnaDaemon {
             (PstpBody::Data { .. } | PstpBody::Ack { .. }, _) => self.answer_status(now, key, seq),
             _ => self.reply(now, key, seq, Reply::Error(PstpErrorCode::BadRequest)),
         }
-        self.note_send_done(now, key);
     }
 
     fn start(&mut self, now: Time, key: Key, seq: u32, dir: Direction, r: &PstpRequest<'_>) {
@@ -342,10 +344,11 @@ impl PsnaDaemon {
         self.answer_status(now, key, seq);
     }
 
-    /// A send is done once the mobile has been told 0 (the answer just queued).
+    /// A send is done once the mobile has been told 0 (only then: a send whose FH finished
+    /// while the mobile slept must stay until its next Poll).
     fn note_send_done(&mut self, now: Time, key: Key) {
         let Some((fh, t)) = self.transfers.get_mut(&key) else { return };
-        if t.dir == Direction::Send && t.fh_done && t.phase == Phase::Active && t.waiting.is_none() {
+        if t.dir == Direction::Send && t.fh_done && t.phase == Phase::Active {
             t.phase = Phase::Done;
             t.done_at = Some(now);
             t.buf = Vec::new();

@@ -79,3 +79,18 @@ fn an_empty_object_needs_no_burst() {
     assert!(matches!(end, Some(MobileEvent::Completed { bytes: 0, .. })), "{end:?}");
     assert_eq!(h.mobile.take_object().unwrap(), Vec::<u8>::new());
 }
+
+#[test]
+fn a_send_that_finishes_while_the_mobile_sleeps_waits_for_its_poll() {
+    // Slow at first (a pessimistic first estimate, a long sleep), then fast: the FH has
+    // everything long before the mobile wakes, and far longer ago than `linger`.
+    let fh = FixedHost { first_rate: 500.0, rate_after: 20_000, rate: 50_000.0, ..FixedHost::default() };
+    let mut h = Harness::new(MobileConfig::default(), DaemonConfig::default(), Wlan::default(), fh, 5);
+    let data = object(100_000);
+    h.mobile.send(h.now, FH, "up.bin", data.clone()).unwrap();
+    let end = h.run(secs(3000));
+    assert!(matches!(end, Some(MobileEvent::Completed { bytes: 100_000, .. })), "{end:?}");
+    let fh_done = h.fh_complete_at().unwrap();
+    assert!(h.now > fh_done + DaemonConfig::default().linger, "{:?} vs {fh_done:?}", h.now);
+    assert_eq!(h.rec.fh_received, data);
+}
