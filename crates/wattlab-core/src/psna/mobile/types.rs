@@ -41,7 +41,7 @@ pub enum MobileError {
 /// What the application hears.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MobileEvent {
-    /// The transfer finished: the object is read ([`PsnaMobile::take_object`]) or delivered.
+    /// The transfer finished: the object is read ([`PsnaMobile::take_object`](super::PsnaMobile::take_object)) or delivered.
     Completed {
         /// Transfer id.
         transfer: u32,
