@@ -15,6 +15,8 @@
 //!   power-save state machine every MAC drives;
 //! - [`wwp`]: seed 004's Wave & Wait Protocol (waves, NACK lists, probe cycle, six-way
 //!   handshake);
+//! - [`psna`]: seed 001's Power Saving Network Architecture (PS-TP, the AP daemon with its
+//!   throughput estimator, the mobile's read and send loops, battery-second units);
 //! - [`agent`]: seed 000's client-centered energy-saving agent (closed/open ACKs, window
 //!   probes, radio sleep decisions).
 
@@ -23,6 +25,7 @@ pub mod energy;
 pub mod metrics;
 pub mod packet;
 pub mod power;
+pub mod psna;
 pub mod tcp;
 pub mod time;
 pub mod wire;

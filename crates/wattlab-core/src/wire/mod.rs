@@ -65,7 +65,7 @@
 //! ECN, DF, the TCP NS bit, the urgent pointer and UDP's own length field are ignored.
 //!
 //! [`wwp`] holds the segment format of seed 004's Wave & Wait Protocol (its own 6-byte header,
-//! not carried in [`Packet`]).
+//! not carried in [`Packet`]); [`pstp`] the message format of seed 001's PS-TP (over UDP).
 //!
 //! Neither direction panics on any input, and encoding allocates only by growing the caller's
 //! buffer.
@@ -73,6 +73,7 @@
 mod decode;
 mod encode;
 pub mod fuzz;
+pub mod pstp;
 mod rewrite;
 pub mod wwp;
 #[cfg(test)]
@@ -83,6 +84,7 @@ mod tests;
 pub use decode::{decode_body, decode_ethernet, decode_ipv4, DecodeAs};
 pub use encode::{encode_ethernet, encode_ethernet_in, encode_ipv4, encode_ipv4_in, MAX_ENCAP_DEPTH};
 pub use rewrite::set_tcp_window;
+pub use pstp::{decode_pstp, encode_pstp, PstpBody, PstpMessage, PstpType, PSTP_HEADER_LEN};
 pub use wwp::{decode_wwp, encode_wwp, WwpHeader, WwpSegment, WwpType, WWP_HEADER_LEN};
 
 #[allow(unused_imports)] // referenced by the module docs
@@ -249,6 +251,19 @@ pub enum WireError {
         offset: usize,
         /// The value found (a length for length problems).
         value: u32,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A PS-TP header or body field holds a value the format does not allow (decode), or a
+    /// message cannot be encoded (offset: where the field would go).
+    #[error("bad PS-TP {field} at byte {offset} (value {value}): {reason}")]
+    BadPstpField {
+        /// Which field.
+        field: &'static str,
+        /// Offset of the byte holding it.
+        offset: usize,
+        /// The value found (a length for length problems).
+        value: u64,
         /// What is wrong with it.
         reason: &'static str,
     },
