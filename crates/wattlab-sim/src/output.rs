@@ -56,6 +56,7 @@ impl FlowSummary {
             fast_retransmits: 0,
             persist_probes: 0,
             final_srtt_ms: None,
+            mean_rtt_ms: None,
         };
         match &self.metrics {
             crate::apps::FlowMetrics::Tcp(t) => t,

@@ -48,5 +48,8 @@ fn ackloss_scenario_runs_and_every_flow_moves_data() {
     assert_eq!(out.summary.flows.len(), 4);
     for f in &out.summary.flows {
         assert!(f.bytes_delivered > 100_000, "flow {:?} delivered only {} B", f.name, f.bytes_delivered);
+        // The per-flow mean RTT (seed 002 Fig. 2.7): at least the 40 ms of the wired path.
+        let rtt = f.tcp().mean_rtt_ms.expect("RTT samples");
+        assert!((40.0..2000.0).contains(&rtt), "flow {:?}: mean RTT {rtt} ms", f.name);
     }
 }

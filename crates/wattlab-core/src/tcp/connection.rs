@@ -817,6 +817,7 @@ impl TcpConnection {
         };
         self.rtt.sample(sample);
         self.stats.rtt_samples += 1;
+        self.stats.rtt_sample_sum_ns = self.stats.rtt_sample_sum_ns.saturating_add(sample.as_nanos());
         Some(sample)
     }
 
