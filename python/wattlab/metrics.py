@@ -3,8 +3,11 @@
 Every function takes plain numbers, lists, numpy arrays or pandas Series and raises
 ``ValueError`` with a reason on input that makes the index meaningless.
 
-- :func:`jain_index`, :func:`fairness_utilization_index` (seed 002's F(X, C)) and
-  :func:`sliding_window_index` (its sliding-window form);
+- :func:`jain_index`, :func:`fairness_utilization_index` (seed 002's F(X, C)),
+  :func:`sliding_window_index` (its sliding-window form, SWM) and :func:`swm_curve` (SWM over
+  window sizes w); :func:`population_variance`, :func:`coefficient_of_variation`,
+  :func:`fair_share_variance` and :func:`fair_share_cov` (Eqs. 2.6–2.9);
+  :func:`ap_buffer_estimate` (seed 002's B_est, Eq. 2.11); :data:`SEED002_CAPACITY_BPS`;
 - :func:`overhead` and :func:`effort_overhead` (WWP, seed 004);
 - :func:`eee` and :func:`eee_system` (seed 003's extra energy expenditure, 3E);
 - :func:`flow_table`: the per-flow metrics of a :class:`wattlab.RunResult`.
@@ -18,6 +21,9 @@ import numpy as np
 import pandas as pd
 
 from wattlab import _core
+
+SEED002_CAPACITY_BPS: float = _core.SEED002_CAPACITY_BPS
+"""Seed 002's C for F(X, C) and SWM: 29.60 Mb/s, 802.11a's MAC maximum with a 1460-byte MTU."""
 
 EEE_ALPHA = 1.0
 """Seed 003's default weight of effort without return (transmit power, normalised)."""
@@ -49,8 +55,51 @@ def sliding_window_index(bytes_per_interval: Sequence[Sequence[int]] | np.ndarra
     ``bytes_per_interval[i][k]`` is what flow ``i`` delivered in interval ``k`` (all intervals
     ``interval_s`` long); ``capacity_bps`` is C in bits per second.
     """
-    rows = [[int(v) for v in np.asarray(r).ravel()] for r in bytes_per_interval]
-    return _core.sliding_window_index(rows, float(interval_s), int(window), float(capacity_bps))
+    return _core.sliding_window_index(_rows(bytes_per_interval), float(interval_s), int(window), float(capacity_bps))
+
+
+def _rows(bytes_per_interval: Sequence[Sequence[int]] | np.ndarray) -> list[list[int]]:
+    """Per-flow, per-interval byte counts as lists of ints."""
+    return [[int(v) for v in np.asarray(r).ravel()] for r in bytes_per_interval]
+
+
+def swm_curve(bytes_per_interval: Sequence[Sequence[int]] | np.ndarray, interval_s: float,
+              windows: Iterable[int], capacity_bps: float = SEED002_CAPACITY_BPS) -> pd.DataFrame:
+    """Seed 002's SWM index (Eq. 2.12) for each window size in ``windows`` (in intervals).
+
+    Returns one row per window: ``window`` (intervals), ``window_s`` and ``swm``. Small windows
+    measure short-term fairness, large ones long-term (Figs. 2.10–2.11).
+    """
+    ws = [int(w) for w in windows]
+    vals = _core.sliding_window_indices(_rows(bytes_per_interval), float(interval_s), ws, float(capacity_bps))
+    return pd.DataFrame({"window": ws, "window_s": [w * float(interval_s) for w in ws], "swm": vals})
+
+
+def population_variance(xs: Iterable[float]) -> float:
+    """(1/n)·Σ(x − x̄)² (seed 002 quotes 2.25, 4.0 and 9.0 for Table 2.1's cases 4–6)."""
+    return _core.population_variance(_floats(xs))
+
+
+def coefficient_of_variation(xs: Iterable[float]) -> float:
+    """COV = sqrt(variance)/mean, so that Jain's index = 1/(1 + COV²) (seed 002 Eqs. 2.8–2.9)."""
+    return _core.coefficient_of_variation(_floats(xs))
+
+
+def fair_share_variance(xs: Iterable[float], capacity: float) -> float:
+    """Seed 002's f(X, C) = (1/n)·Σ(x − C/n)² (Eq. 2.6)."""
+    return _core.fair_share_variance(_floats(xs), float(capacity))
+
+
+def fair_share_cov(xs: Iterable[float], capacity: float) -> float:
+    """Seed 002's g(X, C) = sqrt(f(X, C))/(C/n) (Eq. 2.7); F(X, C) = 1/(1 + g²)."""
+    return _core.fair_share_cov(_floats(xs), float(capacity))
+
+
+def ap_buffer_estimate(cwnd_overflow_bytes: float, throughput_bps: float, min_rtt_s: float,
+                       mss_bytes: float = 1500) -> float:
+    """Seed 002's AP buffer estimate B_est = (cwnd_overflow − T·minRTT/8)/MSS (Eq. 2.11), packets."""
+    return _core.ap_buffer_estimate(float(cwnd_overflow_bytes), float(throughput_bps), float(min_rtt_s),
+                                    float(mss_bytes))
 
 
 def overhead(total_bytes: int, original_bytes: int) -> float:

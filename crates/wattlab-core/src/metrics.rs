@@ -145,6 +145,61 @@ pub fn sliding_window_index(bytes: &[&[u64]], interval_s: f64, window: usize, ca
     Ok(total / positions as f64)
 }
 
+/// Seed 002's bottleneck capacity for the testbed's F(X, C) and SWM: 29.60 Mb/s, the MAC-level
+/// maximum of 802.11a at 54 Mb/s with a 1460-byte MTU (after Jun et al.), in bits per second.
+pub const SEED002_CAPACITY_BPS: f64 = 29.60e6;
+
+/// Population variance (1/n)·Σ(x − x̄)² of the allocations (seed 002 Sect. 2.4 quotes 2.25,
+/// 4.0 and 9.0 for Table 2.1's cases 4–6).
+pub fn population_variance(xs: &[f64]) -> Result<f64, MetricError> {
+    rates("variance", xs)?;
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    Ok(xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n)
+}
+
+/// Coefficient of variation COV = sqrt(variance)/x̄ (seed 002 Eq. 2.9), so that Jain's index is
+/// 1/(1 + COV²) (Eq. 2.8). All-zero allocations have COV 0.
+pub fn coefficient_of_variation(xs: &[f64]) -> Result<f64, MetricError> {
+    let var = population_variance(xs)?;
+    let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+    Ok(if mean == 0.0 { 0.0 } else { var.sqrt() / mean })
+}
+
+/// Seed 002's f(X, C) = (1/n)·Σ(x − C/n)² (Eq. 2.6): the variance about the fair and fully
+/// used share x_f = C/n instead of about the mean.
+pub fn fair_share_variance(xs: &[f64], capacity: f64) -> Result<f64, MetricError> {
+    rates("f(X, C)", xs)?;
+    let c = positive("capacity C", capacity)?;
+    let n = xs.len() as f64;
+    let xf = c / n;
+    Ok(xs.iter().map(|x| (x - xf) * (x - xf)).sum::<f64>() / n)
+}
+
+/// Seed 002's g(X, C) = sqrt(f(X, C))/x_f (Eq. 2.7), so that F(X, C) = 1/(1 + g²) (Eq. 2.10).
+pub fn fair_share_cov(xs: &[f64], capacity: f64) -> Result<f64, MetricError> {
+    let f = fair_share_variance(xs, capacity)?;
+    Ok(f.sqrt() / (capacity / xs.len() as f64))
+}
+
+/// Seed 002's AP buffer estimate (Eq. 2.11), in packets: B_est = (cwnd_overflow − T·minRTT/8)/MSS,
+/// from the cwnd (bytes) at the first data loss of a single flow, the throughput T (bits/s)
+/// just before it and the smallest RTT (s): the window beyond the bandwidth-delay product sat
+/// in the AP's queue.
+pub fn ap_buffer_estimate(cwnd_overflow_bytes: f64, throughput_bps: f64, min_rtt_s: f64, mss_bytes: f64) -> Result<f64, MetricError> {
+    let w = quantity("cwnd_overflow", cwnd_overflow_bytes)?;
+    let t = quantity("throughput T", throughput_bps)?;
+    let rtt = quantity("minRTT", min_rtt_s)?;
+    let mss = positive("MSS", mss_bytes)?;
+    Ok((w - t * rtt / 8.0) / mss)
+}
+
+/// [`sliding_window_index`] for each window size in `windows` (in intervals): the SWM curve
+/// from short-term to long-term fairness (seed 002 Figs. 2.10–2.11).
+pub fn sliding_window_indices(bytes: &[&[u64]], interval_s: f64, windows: &[usize], capacity: f64) -> Result<Vec<f64>, MetricError> {
+    windows.iter().map(|&w| sliding_window_index(bytes, interval_s, w, capacity)).collect()
+}
+
 /// The two weights of seed 003's 3E index: α on effort without return (transmit power), b on
 /// unused capacity (idle power).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -266,6 +321,58 @@ mod tests {
         assert!(close(a, 0.82, 0.005), "{a}");
         assert!(close(a, b, 1e-12));
         assert!(close(jain_index(&[5.0, 0.0, 0.0, 0.0]).unwrap(), 0.25, 1e-12)); // 1/n floor
+    }
+
+    /// Seed 002 Sect. 2.4: the variances of Table 2.1's cases 4, 5 and 6 (all with Jain 0.50).
+    #[test]
+    fn seed002_variances_of_cases_4_to_6() {
+        let rep = |v: f64, n: usize| std::iter::repeat_n(v, n).collect::<Vec<_>>();
+        let mut c4 = rep(1.0, 9);
+        c4.push(6.0);
+        let mut c5 = rep(1.0, 8);
+        c5.extend([6.0, 6.0]);
+        let mut c6 = rep(2.0, 9);
+        c6.push(12.0);
+        for (xs, var) in [(c4, 2.25), (c5, 4.0), (c6, 9.0)] {
+            let v = population_variance(&xs).unwrap();
+            assert!(close(v, var, 1e-12), "{v} vs {var}");
+            // Eq. 2.8: Jain = 1/(1 + COV²) = 0.5 for all three.
+            let cov = coefficient_of_variation(&xs).unwrap();
+            assert!(close(1.0 / (1.0 + cov * cov), jain_index(&xs).unwrap(), 1e-12));
+            assert!(close(jain_index(&xs).unwrap(), 0.5, 1e-12));
+        }
+    }
+
+    #[test]
+    fn f_is_one_over_one_plus_g_squared() {
+        let xs = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.0, 3.0, 3.0, 6.0];
+        let g = fair_share_cov(&xs, 30.0).unwrap();
+        assert!(close(1.0 / (1.0 + g * g), fairness_utilization_index(&xs, 30.0).unwrap(), 1e-12));
+        // f about x_f = 3: (6·4 + 1 + 0 + 0 + 9)/10 = 3.4.
+        assert!(close(fair_share_variance(&xs, 30.0).unwrap(), 3.4, 1e-12));
+    }
+
+    /// Seed 002 Table 2.3: B_est from Eq. 2.11 with MSS = 1500 B, T in b/s and minRTT in s.
+    #[test]
+    fn seed002_table_2_3_ap_buffers() {
+        let rows = [(0.975e-3, 21.8e6, 118_003.0, 76.9), (0.563e-3, 19.6e6, 76_719.0, 50.2), (0.674e-3, 20.2e6, 366_826.0, 243.4)];
+        for (rtt, t, cwnd, b) in rows {
+            let est = ap_buffer_estimate(cwnd, t, rtt, 1500.0).unwrap();
+            assert!(close(est, b, 0.05), "{est:.3} vs {b}");
+            assert_eq!(format!("{est:.1}"), format!("{b:.1}"));
+        }
+        assert!(ap_buffer_estimate(1.0, 1.0, 1.0, 0.0).unwrap_err().0.contains("MSS"));
+    }
+
+    #[test]
+    fn sliding_window_curve_rises_from_short_to_long_windows() {
+        let a: Vec<u64> = (0..12).map(|k| if k % 4 < 2 { 1000 } else { 0 }).collect();
+        let b: Vec<u64> = (0..12).map(|k| if k % 4 >= 2 { 1000 } else { 0 }).collect();
+        let flows = [a.as_slice(), b.as_slice()];
+        let curve = sliding_window_indices(&flows, 1.0, &[1, 2, 4], 8000.0).unwrap();
+        assert!(close(curve[0], 0.5, 1e-12) && close(curve[2], 1.0, 1e-12), "{curve:?}");
+        assert!(curve[0] < curve[1] && curve[1] < curve[2], "{curve:?}");
+        assert_eq!(SEED002_CAPACITY_BPS, 29.6e6);
     }
 
     #[test]

@@ -131,6 +131,9 @@ pub fn linux_cc(kind: CongestionControlKind) -> Result<&'static str, String> {
         CongestionControlKind::Vegas => "vegas",
         CongestionControlKind::Westwood => "westwood",
         CongestionControlKind::Tahoe => return Err("Linux has no Tahoe congestion control; use reno, newreno or cubic".into()),
+        CongestionControlKind::AckLoss => {
+            return Err("Linux has no ACK-loss-aware module (the thesis patched 2.6.28's Reno); use reno".into())
+        }
     })
 }
 

@@ -36,6 +36,45 @@ fn sliding_window_index(bytes: Vec<Vec<u64>>, interval_s: f64, window: usize, ca
     })
 }
 
+/// Sliding-window F(X, C) for each window size (in intervals).
+#[pyfunction]
+fn sliding_window_indices(bytes: Vec<Vec<u64>>, interval_s: f64, windows: Vec<usize>, capacity: f64) -> PyResult<Vec<f64>> {
+    guard(|| {
+        let rows: Vec<&[u64]> = bytes.iter().map(|r| r.as_slice()).collect();
+        metrics::sliding_window_indices(&rows, interval_s, &windows, capacity).map_err(value_error)
+    })
+}
+
+/// Population variance of the allocations `xs`.
+#[pyfunction]
+fn population_variance(xs: Vec<f64>) -> PyResult<f64> {
+    guard(|| metrics::population_variance(&xs).map_err(value_error))
+}
+
+/// Coefficient of variation sqrt(variance)/mean of `xs`.
+#[pyfunction]
+fn coefficient_of_variation(xs: Vec<f64>) -> PyResult<f64> {
+    guard(|| metrics::coefficient_of_variation(&xs).map_err(value_error))
+}
+
+/// Seed 002's f(X, C): variance about the fair share C/n.
+#[pyfunction]
+fn fair_share_variance(xs: Vec<f64>, capacity: f64) -> PyResult<f64> {
+    guard(|| metrics::fair_share_variance(&xs, capacity).map_err(value_error))
+}
+
+/// Seed 002's g(X, C) = sqrt(f(X, C))/(C/n).
+#[pyfunction]
+fn fair_share_cov(xs: Vec<f64>, capacity: f64) -> PyResult<f64> {
+    guard(|| metrics::fair_share_cov(&xs, capacity).map_err(value_error))
+}
+
+/// Seed 002's AP buffer estimate B_est (Eq. 2.11), in packets.
+#[pyfunction]
+fn ap_buffer_estimate(cwnd_overflow_bytes: f64, throughput_bps: f64, min_rtt_s: f64, mss_bytes: f64) -> PyResult<f64> {
+    guard(|| metrics::ap_buffer_estimate(cwnd_overflow_bytes, throughput_bps, min_rtt_s, mss_bytes).map_err(value_error))
+}
+
 /// (total − original) / original.
 #[pyfunction]
 fn overhead(total_bytes: u64, original_bytes: u64) -> PyResult<f64> {
@@ -73,6 +112,13 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jain_index, m)?)?;
     m.add_function(wrap_pyfunction!(fairness_utilization_index, m)?)?;
     m.add_function(wrap_pyfunction!(sliding_window_index, m)?)?;
+    m.add_function(wrap_pyfunction!(sliding_window_indices, m)?)?;
+    m.add_function(wrap_pyfunction!(population_variance, m)?)?;
+    m.add_function(wrap_pyfunction!(coefficient_of_variation, m)?)?;
+    m.add_function(wrap_pyfunction!(fair_share_variance, m)?)?;
+    m.add_function(wrap_pyfunction!(fair_share_cov, m)?)?;
+    m.add_function(wrap_pyfunction!(ap_buffer_estimate, m)?)?;
+    m.add("SEED002_CAPACITY_BPS", metrics::SEED002_CAPACITY_BPS)?;
     m.add_function(wrap_pyfunction!(overhead, m)?)?;
     m.add_function(wrap_pyfunction!(effort_overhead, m)?)?;
     m.add_function(wrap_pyfunction!(eee, m)?)?;

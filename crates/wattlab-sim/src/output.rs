@@ -63,6 +63,7 @@ impl FlowSummary {
                 total_bytes: 0,
                 effort_overhead: None,
             },
+            mean_rtt_ms: None,
         };
         match &self.metrics {
             crate::apps::FlowMetrics::Tcp(t) => t,

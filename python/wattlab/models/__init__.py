@@ -1,4 +1,10 @@
-"""Closed-form models that wattlab's simulations are validated against."""
+"""Closed-form models that wattlab's simulations are validated against.
+
+- :mod:`wattlab.models.tcp_throughput`: Mathis and Padhye steady-state TCP throughput;
+- :mod:`wattlab.models.wlan`: Bianchi's DCF saturation model and the 802.11 TCP capacity;
+- :mod:`wattlab.models.tcp_energy`: seed 002 Ch. 3, the energy of one TCP transfer over
+  802.11a with and without sleep and burst transmission (docs/models.md).
+"""
 
 from wattlab.models.tcp_throughput import mathis_throughput, padhye_throughput
 

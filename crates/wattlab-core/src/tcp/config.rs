@@ -23,6 +23,9 @@ pub enum CongestionControlKind {
     Westwood,
     /// CUBIC (RFC 9438).
     Cubic,
+    /// ACK-loss-aware Reno (Hashimoto et al., thesis Ch. 2): also halves on persistent ACK loss.
+    #[serde(rename = "ackloss")]
+    AckLoss,
 }
 
 /// A congestion-control name that matches no [`CongestionControlKind`].
@@ -44,13 +47,14 @@ impl std::error::Error for UnknownCongestionControl {}
 
 impl CongestionControlKind {
     /// Every algorithm, oldest first.
-    pub const ALL: [CongestionControlKind; 6] = [
+    pub const ALL: [CongestionControlKind; 7] = [
         CongestionControlKind::Tahoe,
         CongestionControlKind::Reno,
         CongestionControlKind::NewReno,
         CongestionControlKind::Vegas,
         CongestionControlKind::Westwood,
         CongestionControlKind::Cubic,
+        CongestionControlKind::AckLoss,
     ];
 
     /// Canonical lower-case name, as in scenarios and reports.
@@ -62,6 +66,7 @@ impl CongestionControlKind {
             CongestionControlKind::Vegas => "vegas",
             CongestionControlKind::Westwood => "westwood",
             CongestionControlKind::Cubic => "cubic",
+            CongestionControlKind::AckLoss => "ackloss",
         }
     }
 
@@ -171,7 +176,7 @@ mod tests {
     #[test]
     fn unknown_name_error_lists_every_valid_name() {
         let e = CongestionControlKind::from_name("bbr9").unwrap_err();
-        assert_eq!(e.to_string(), "unknown congestion control `bbr9` (known: tahoe, reno, newreno, vegas, westwood, cubic)");
+        assert_eq!(e.to_string(), "unknown congestion control `bbr9` (known: tahoe, reno, newreno, vegas, westwood, cubic, ackloss)");
         for k in CongestionControlKind::ALL {
             assert!(e.to_string().contains(k.name()));
         }
@@ -183,8 +188,8 @@ mod tests {
         struct T {
             cc: Vec<CongestionControlKind>,
         }
-        let t: T = toml::from_str(r#"cc = ["tahoe", "newreno", "new-reno", "westwood+", "cubic"]"#).expect("parse");
+        let t: T = toml::from_str(r#"cc = ["tahoe", "newreno", "new-reno", "westwood+", "cubic", "ackloss"]"#).expect("parse");
         use CongestionControlKind::*;
-        assert_eq!(t.cc, vec![Tahoe, NewReno, NewReno, Westwood, Cubic]);
+        assert_eq!(t.cc, vec![Tahoe, NewReno, NewReno, Westwood, Cubic, AckLoss]);
     }
 }

@@ -644,6 +644,7 @@ impl TcpConnection {
             return false;
         }
         if ack < self.snd_una as i64 {
+            self.cc.on_old_ack(); // reordered ACK (`ackloss` un-counts a lost ACK)
             return true; // old duplicate ACK: ignore, data may still be useful
         }
         let ack = ack as u64;
@@ -816,6 +817,7 @@ impl TcpConnection {
         };
         self.rtt.sample(sample);
         self.stats.rtt_samples += 1;
+        self.stats.rtt_sample_sum_ns = self.stats.rtt_sample_sum_ns.saturating_add(sample.as_nanos());
         Some(sample)
     }
 

@@ -92,6 +92,9 @@ pub struct TcpStats {
     pub bytes_read: u64,
     /// RTT samples taken.
     pub rtt_samples: u64,
+    /// Sum of those RTT samples in nanoseconds (their mean is the flow's average RTT, seed 002
+    /// Fig. 2.7).
+    pub rtt_sample_sum_ns: u64,
     /// Segments sent advertising a zero window.
     pub zero_window_advertised: u64,
     /// SACK blocks sent on our ACKs (RFC 2018), summed over segments.

@@ -12,7 +12,7 @@ use wattlab_core::Time;
 /// Congestion-control names accepted in scenarios: every `CongestionControlKind::name()`
 /// (aliases "westwood+" and "new-reno" are accepted too but not listed).
 pub const CC_NAMES: &[&str] = &[
-    "tahoe", "reno", "newreno", "sack", "vegas", "westwood", "cubic",
+    "tahoe", "reno", "newreno", "sack", "vegas", "westwood", "cubic", "ackloss",
 ];
 
 /// The scenario name `sack`: ns-2's `Sack1` sender, i.e. Reno's window arithmetic with SACK

@@ -85,6 +85,9 @@ pub struct TcpMetrics {
     /// Seed 004's counts: TCP header + payload (wire bytes − 20 B of IP header per packet).
     #[serde(flatten)]
     pub effort: EffortColumns,
+    /// Mean of the data sender's RTT samples over the flow (ms; RFC 6298 samples, 1 ms
+    /// resolution with timestamps).
+    pub mean_rtt_ms: Option<f64>,
 }
 
 /// What a datagram flow did.
@@ -179,6 +182,14 @@ impl TcpMetrics {
                 m.final_srtt_ms = c.srtt().map(|d| d.as_secs_f64() * 1e3);
             }
         }
+        let (mut n, mut sum) = (0u64, 0u64);
+        for &s in senders {
+            if let Socket::Tcp(c) = &stack.sockets[s as usize].socket {
+                n += c.stats().rtt_samples;
+                sum = sum.saturating_add(c.stats().rtt_sample_sum_ns);
+            }
+        }
+        m.mean_rtt_ms = (n > 0).then(|| sum as f64 / n as f64 / 1e6);
         for &s in receivers {
             let st = stack.stats(s);
             m.receiver_wire_bytes += st.wire_bytes;

@@ -9,14 +9,15 @@ use crate::net::impairment::LossProcess;
 use crate::net::Iface;
 use crate::radio::Radio;
 use crate::rng::RngStreams;
-use crate::scenario::{NodeKind, RetryLimit, Scenario, ScenarioError, WlanConfig};
+use crate::scenario::{ApPrioritySetting, NodeKind, RetryLimit, Scenario, ScenarioError, WlanConfig};
 use crate::sim::WlanHost;
-use crate::wlan::{ApQueueing, Bss, LossLayer, MacConfig, Overhearing, PowerSave, PowerSaveSettings, StaConfig, StaId};
+use crate::wlan::{ApPriority, ApQueueing, Bss, LossLayer, MacConfig, Overhearing, PowerSave, PowerSaveSettings, StaConfig, StaId};
 use wattlab_core::power::PowerMode;
 use toml::Spanned;
 use wattlab_core::energy::RadioState;
 use wattlab_core::wire::mac_for_node;
 use wattlab_core::wlan::phy::{find_phy, phy_names, BEACON_BYTES};
+use wattlab_core::wlan::PhyProfile;
 use std::collections::HashMap;
 use wattlab_core::{Duration, Time};
 
@@ -168,6 +169,7 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)])
             cx.err(q, &format!("{key}.ap_queueing"), format!("`{}` is not one of {}", q.get_ref(), ApQueueing::NAMES.join(", ")))
         })?,
     };
+    let ap_priority = ap_priority(cx, w, key, &phy)?;
     let cfg = MacConfig {
         phy,
         rate_kbps,
@@ -181,11 +183,37 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)])
         beacon_bytes: BEACON_BYTES,
         loss_layer,
         ap_queueing,
+        ap_priority,
     };
     if cfg.beacon_interval == Duration::ZERO {
         return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacon_interval")), "must be positive"));
     }
     Ok(cfg)
+}
+
+/// `ap_priority` of `[[wlan]]` `w`: a preset or a table, checked (AIFS 1 or 2 slots, CW_min ≤
+/// CW_max, both of the form 2^k − 1).
+fn ap_priority(cx: &Ctx, w: &WlanConfig, key: &str, phy: &PhyProfile) -> Result<Option<ApPriority>, ScenarioError> {
+    let Some(setting) = &w.ap_priority else { return Ok(None) };
+    let k = format!("{key}.ap_priority");
+    let p = match setting.get_ref() {
+        ApPrioritySetting::Preset(name) => ApPriority::preset(name, phy).ok_or_else(|| {
+            cx.err(setting, &k, format!("unknown AP priority preset `{name}` (known: {}; or a table {{ aifs_slots, cw_min, cw_max }})", ApPriority::PRESETS.join(", ")))
+        })?,
+        ApPrioritySetting::Custom(t) => ApPriority {
+            aifs_slots: t.aifs_slots.unwrap_or(2),
+            cw_min: t.cw_min.unwrap_or(phy.cw_min),
+            cw_max: t.cw_max.unwrap_or(phy.cw_max),
+        },
+    };
+    if !(1..=2).contains(&p.aifs_slots) {
+        return Err(cx.err(setting, &k, format!("aifs_slots = {} must be 1 (PIFS) or 2 (DIFS): 0 would collide with SIFS responses", p.aifs_slots)));
+    }
+    let pow2m1 = |v: u32| (v + 1).is_power_of_two();
+    if !pow2m1(p.cw_min) || !pow2m1(p.cw_max) || p.cw_min > p.cw_max {
+        return Err(cx.err(setting, &k, format!("cw_min = {} and cw_max = {} must be 2^k − 1 with cw_min ≤ cw_max", p.cw_min, p.cw_max)));
+    }
+    Ok(Some(p))
 }
 
 /// A `wlanN` interface on every member of BSS `b` (stations' peer is the AP's interface) and

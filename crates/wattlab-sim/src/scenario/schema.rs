@@ -430,6 +430,35 @@ pub struct WlanConfig {
     /// Per-station overrides (`[[wlan.station]]`).
     #[serde(rename = "station", default)]
     pub station_overrides: Vec<WlanStationConfig>,
+    /// Channel-access priority of the AP: a preset name ("fukuda-oie") or a table
+    /// `{ aifs_slots, cw_min, cw_max }` (default: none, the AP contends like a station).
+    #[serde(default)]
+    pub ap_priority: Option<Spanned<ApPrioritySetting>>,
+}
+
+/// `ap_priority` in `[[wlan]]`: a preset or explicit parameters.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum ApPrioritySetting {
+    /// A named preset (`fukuda-oie`).
+    Preset(String),
+    /// Explicit parameters; missing ones default to the PHY's (AIFS = DIFS = 2 slots).
+    Custom(ApPriorityTable),
+}
+
+/// Explicit `ap_priority` parameters.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApPriorityTable {
+    /// Slots after SIFS the AP defers (1 = PIFS, 2 = DIFS).
+    #[serde(default)]
+    pub aifs_slots: Option<u32>,
+    /// The AP's CW_min.
+    #[serde(default)]
+    pub cw_min: Option<u32>,
+    /// The AP's CW_max.
+    #[serde(default)]
+    pub cw_max: Option<u32>,
 }
 
 /// Settings of one station that differ from its BSS's.

@@ -62,11 +62,19 @@ impl Bss {
         (t - self.grid_origin).as_nanos().div_ceil(self.cfg.phy.slot.as_nanos())
     }
 
-    /// Grid slot at which station `i` would transmit, given the current slot `slot_now`.
+    /// The AP's head start as a duration (`lead` slots; zero without `ap_priority`).
+    pub(crate) fn lead_time(&self) -> Duration {
+        Duration::from_nanos(self.lead * self.cfg.phy.slot.as_nanos())
+    }
+
+    /// Grid slot at which station `i` would transmit, given the current slot `slot_now`. The
+    /// grid starts `lead` slots before the stations' IFS ends (the AP's shorter IFS), so a
+    /// station's slots are offset by `lead`.
     fn access_slot(&self, i: StaId, slot_now: u64) -> Option<u64> {
         self.head(i)?;
         let s = &self.stas[i as usize];
-        Some(if s.backoff_active { (s.backoff as u64).max(slot_now) } else { slot_now })
+        let lead = if i == AP { 0 } else { self.lead };
+        Some(if s.backoff_active { (s.backoff as u64 + lead).max(slot_now) } else { slot_now.max(lead) })
     }
 
     /// Re-evaluates contention: arms the access timer for the earliest transmitter.
@@ -127,9 +135,12 @@ impl Bss {
 
     /// The medium turns busy `elapsed` slots into the grid: counters lose those slots.
     fn freeze(&mut self, elapsed: u64) {
-        for s in &mut self.stas {
+        let lead = self.lead;
+        for (i, s) in self.stas.iter_mut().enumerate() {
             if s.backoff_active {
-                s.backoff = s.backoff.saturating_sub(elapsed.min(u32::MAX as u64) as u32);
+                // Stations count only the slots after their (longer) IFS.
+                let counted = if i == AP as usize { elapsed } else { elapsed.saturating_sub(lead) };
+                s.backoff = s.backoff.saturating_sub(counted.min(u32::MAX as u64) as u32);
                 s.backoff_active = s.backoff > 0;
             }
         }
@@ -418,7 +429,7 @@ impl Bss {
             self.stats.successes += 1;
         }
         let ifs = if clean { self.cfg.phy.difs() } else { self.cfg.phy.eifs() };
-        self.grid_origin = now + ifs;
+        self.grid_origin = now + ifs - self.lead_time();
         self.after_exchange(now);
         self.contend(now);
     }
@@ -451,17 +462,25 @@ impl Bss {
 
     /// CW back to CWmin and a fresh post-backoff.
     fn reset_backoff(&mut self, sta: StaId) {
-        let cw_min = self.cfg.phy.cw_min;
+        let cw_min = self.cw_bounds(sta).0;
         let s = &mut self.stas[sta as usize];
         s.cw = cw_min;
         s.backoff = s.rng.random_range(0..=s.cw);
         s.backoff_active = true;
     }
 
+    /// (CW_min, CW_max) of station `sta`: the PHY's, or `ap_priority`'s for the AP.
+    fn cw_bounds(&self, sta: StaId) -> (u32, u32) {
+        match self.cfg.ap_priority {
+            Some(p) if sta == AP => (p.cw_min, p.cw_max),
+            _ => (self.cfg.phy.cw_min, self.cfg.phy.cw_max),
+        }
+    }
+
     /// An attempt failed: double CW, or drop the frame past the retry limit.
     fn frame_failed(&mut self, sta: StaId, id: Option<u64>, rts: bool) {
         let limit = if rts { self.cfg.long_retry_limit } else { self.cfg.short_retry_limit };
-        let cw_max = self.cfg.phy.cw_max;
+        let cw_max = self.cw_bounds(sta).1;
         let s = &mut self.stas[sta as usize];
         s.retries += 1;
         if limit.is_some_and(|l| s.retries > l) {

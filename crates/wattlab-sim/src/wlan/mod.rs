@@ -72,6 +72,43 @@ pub struct MacConfig {
     pub loss_layer: LossLayer,
     /// How the AP picks its next frame.
     pub ap_queueing: ApQueueing,
+    /// Channel-access priority of the AP (None: the AP contends like every station).
+    pub ap_priority: Option<ApPriority>,
+}
+
+/// A shorter carrier-sense time and/or a different contention window for the AP (the
+/// "prioritised AP" baseline of seed 002, after Fukuda & Oie, IEICE Trans. Commun. E88-B(4),
+/// 2005): the AP defers SIFS + `aifs_slots` slots after the medium goes idle instead of DIFS
+/// (= SIFS + 2 slots), so its backoff counts down `2 − aifs_slots` slots ahead of everyone's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ApPriority {
+    /// Slots after SIFS the AP defers: 1 = PIFS, 2 = DIFS (no head start).
+    pub aifs_slots: u32,
+    /// The AP's CW_min.
+    pub cw_min: u32,
+    /// The AP's CW_max.
+    pub cw_max: u32,
+}
+
+impl ApPriority {
+    /// Preset names accepted by `ap_priority = "..."`.
+    pub const PRESETS: [&'static str; 2] = ["fukuda-oie", "pifs"];
+
+    /// The preset `name` on `phy`: "fukuda-oie" = the AP sends PIFS (SIFS + 1 slot) after the
+    /// medium goes idle, without backoff (CW 0), so it always goes before any station;
+    /// "pifs" = PIFS with the PHY's contention window (a head start of one slot only).
+    pub fn preset(name: &str, phy: &wattlab_core::wlan::PhyProfile) -> Option<ApPriority> {
+        match name {
+            "fukuda-oie" => Some(ApPriority { aifs_slots: 1, cw_min: 0, cw_max: 0 }),
+            "pifs" => Some(ApPriority { aifs_slots: 1, cw_min: phy.cw_min, cw_max: phy.cw_max }),
+            _ => None,
+        }
+    }
+
+    /// Slots the AP's backoff runs ahead of the stations' (DIFS − AIFS, in slots).
+    pub fn lead_slots(&self) -> u64 {
+        2u64.saturating_sub(self.aifs_slots as u64)
+    }
 }
 
 /// Where a station's loss processes (`loss_down`, `loss_up`) act.
@@ -329,6 +366,8 @@ pub struct Bss {
     pub(crate) beacon_pending: bool,
     pub(crate) beacon_count: u64,
     pub(crate) ap_queue: FairQueue,
+    /// Slots the AP's backoff grid runs ahead of the stations' ([`ApPriority::lead_slots`]).
+    pub(crate) lead: u64,
 }
 
 impl Bss {
@@ -336,16 +375,19 @@ impl Bss {
     pub fn new(name: String, cfg: MacConfig, stas: Vec<StaConfig>, mut rngs: Vec<(StreamRng, StreamRng)>) -> Bss {
         assert_eq!(stas.len(), rngs.len());
         let cw = cfg.phy.cw_min;
+        let cfg_lead = cfg.ap_priority.map_or(0, |p| p.lead_slots());
         let ap_queue = FairQueue::new(cfg.ap_queueing, stas.len());
+        let ap_cw = cfg.ap_priority.map_or(cw, |p| p.cw_min);
         let stas = stas
             .into_iter()
             .zip(rngs.drain(..))
-            .map(|(c, (rng, loss_rng))| Sta {
+            .enumerate()
+            .map(|(i, (c, (rng, loss_rng)))| Sta {
                 queue: VecDeque::with_capacity(c.queue_limit.min(4096) as usize),
                 power: StationPower::new(c.power_save, MacCaps::bss(c.wake_latency), cfg.beacon_interval),
                 cfg: c,
                 stats: StaStats::default(),
-                cw,
+                cw: if i == AP as usize { ap_cw } else { cw },
                 retries: 0,
                 retry_id: u64::MAX,
                 backoff: 0,
@@ -376,12 +418,13 @@ impl Bss {
             beacon_pending: false,
             beacon_count: 0,
             ap_queue,
+            lead: cfg_lead,
         }
     }
 
     /// Starts the MAC at `now`: power-save stations go to doze, beacon timers are armed.
     pub fn start(&mut self, now: Time) {
-        self.grid_origin = now + self.cfg.phy.difs();
+        self.grid_origin = now + self.cfg.phy.difs() - self.lead_time();
         self.idle_since = now;
         self.start_power(now);
     }

@@ -39,6 +39,7 @@ pub(crate) fn mac(phy: wattlab_core::wlan::PhyProfile, rate_kbps: u32) -> MacCon
         beacon_bytes: wattlab_core::wlan::phy::BEACON_BYTES,
         loss_layer: LossLayer::Frame,
         ap_queueing: ApQueueing::Fifo,
+        ap_priority: None,
     }
 }
 
@@ -337,4 +338,64 @@ fn a_full_fair_buffer_makes_room_for_the_short_class() {
         h.run_until(Time(1_000_000_000));
         assert_eq!(h.delivered.iter().filter(|d| d.1 == 2).count(), admitted as usize, "{q:?}");
     }
+}
+
+/// Successful frames of the AP and of all stations together, after `secs` of saturation with
+/// `n` stations sending upstream and the AP sending to each of them.
+fn up_down_wins(prio: Option<ApPriority>, n: u32, secs: u64) -> (u64, u64) {
+    let mut cfg = mac(PHY_80211A, 54_000);
+    cfg.ap_priority = prio;
+    let stas = (0..=n).map(|i| sta(i, PowerSave::Cam)).collect();
+    let mut h = Harness::new(cfg, stas, 11);
+    h.saturate = true;
+    for s in 1..=n as StaId {
+        h.send(s, AP, 1500);
+        h.send(AP, s, 1500);
+    }
+    h.run_until(Time(secs * 1_000_000_000));
+    let ap = h.bss.stas[AP as usize].stats.frames_sent;
+    let others = (1..=n as usize).map(|s| h.bss.stas[s].stats.frames_sent).sum();
+    (ap, others)
+}
+
+#[test]
+fn prioritised_ap_defers_pifs_instead_of_difs() {
+    let mut cfg = mac(PHY_80211A, 54_000);
+    cfg.ap_priority = ApPriority::preset("pifs", &PHY_80211A);
+    assert_eq!(cfg.ap_priority, Some(ApPriority { aifs_slots: 1, cw_min: 15, cw_max: 1023 }));
+    assert_eq!(ApPriority::preset("fukuda-oie", &PHY_80211A), Some(ApPriority { aifs_slots: 1, cw_min: 0, cw_max: 0 }));
+    let mut h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), sta(1, PowerSave::Cam)], 1);
+    h.send(AP, 1, 1500);
+    h.run_until(Time(10_000_000));
+    // Medium idle since 0, the AP's frame queued at 0 with no backoff pending: it goes at
+    // PIFS = SIFS + 1 slot = 25 µs (a station would wait DIFS = 34 µs), data 248 µs.
+    assert_eq!(h.delivered.len(), 1);
+    assert_eq!(h.delivered[0].0, Time(0) + us(25 + 248));
+    // A station's first frame still waits DIFS.
+    let mut cfg = mac(PHY_80211A, 54_000);
+    cfg.ap_priority = ApPriority::preset("fukuda-oie", &PHY_80211A);
+    let mut h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), sta(1, PowerSave::Cam)], 1);
+    h.send(1, AP, 1500);
+    h.run_until(Time(10_000_000));
+    assert_eq!(h.delivered[0].0, Time(0) + us(34 + 248));
+    assert!(ApPriority::preset("edca", &PHY_80211A).is_none());
+}
+
+#[test]
+fn prioritised_ap_wins_the_medium_more_often() {
+    let n = 5;
+    let (ap0, st0) = up_down_wins(None, n, 5);
+    let (ap1, st1) = up_down_wins(ApPriority::preset("pifs", &PHY_80211A), n, 5);
+    let share0 = ap0 as f64 / (ap0 + st0) as f64;
+    let share1 = ap1 as f64 / (ap1 + st1) as f64;
+    // DCF: the AP is one of n + 1 contenders (1/6); with a one-slot head start in every idle
+    // period it wins clearly more often.
+    assert!((share0 - 1.0 / 6.0).abs() < 0.03, "DCF AP share {share0:.3}");
+    assert!(share1 > share0 + 0.1, "AP share {share0:.3} → {share1:.3}");
+    // Without backoff (fukuda-oie) a saturated AP takes the medium at every idle period, and
+    // never collides: the stations start counting only after DIFS.
+    let (ap2, st2) = up_down_wins(ApPriority::preset("fukuda-oie", &PHY_80211A), n, 5);
+    assert_eq!(st2, 0, "a saturated AP without backoff starves the stations");
+    assert!(ap2 > ap0 + st0, "and sends more than the whole DCF BSS did (no collisions, no backoff)");
+    eprintln!("AP share of successes: DCF {share0:.3}, PIFS {share1:.3}");
 }

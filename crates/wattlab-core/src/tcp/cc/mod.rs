@@ -1,7 +1,8 @@
 //! Congestion-window arithmetic, one variant per algorithm, behind an enum (no `dyn`).
 //!
 //! Algorithms: Tahoe (4.3BSD-Tahoe as ns-2 `Agent/TCP`), Reno (RFC 5681), NewReno (RFC 6582),
-//! Vegas ([`vegas`]), Westwood+ ([`westwood`]) and CUBIC ([`cubic`], RFC 9438). All keep their
+//! Vegas ([`vegas`]), Westwood+ ([`westwood`]), CUBIC ([`cubic`], RFC 9438) and the ACK-loss-aware
+//! Reno of Hashimoto et al. ([`ackloss`]). All keep their
 //! window in an [`Aimd`] so slow start and the Reno-style recovery arithmetic exist once.
 //!
 //! Division of labour: this module only decides *how big* `cwnd` and `ssthresh` are;
@@ -36,11 +37,13 @@
 //! window), unless `uses_fast_recovery` is false — Tahoe ignores SACK for recovery and keeps
 //! go-back-N after its fast retransmit.
 
+pub mod ackloss;
 mod aimd;
 pub mod cubic;
 pub mod vegas;
 pub mod westwood;
 
+pub use ackloss::AckLoss;
 pub use aimd::{Aimd, ABC_LIMIT_SEGMENTS};
 pub use cubic::Cubic;
 pub use vegas::Vegas;
@@ -98,6 +101,8 @@ pub enum CongestionControl {
     Westwood(Westwood),
     /// CUBIC (RFC 9438).
     Cubic(Cubic),
+    /// Reno that also halves on persistent ACK loss (Hashimoto et al., thesis Ch. 2).
+    AckLoss(AckLoss),
 }
 
 impl CongestionControl {
@@ -111,6 +116,7 @@ impl CongestionControl {
             CongestionControlKind::Vegas => CongestionControl::Vegas(Vegas::new(a)),
             CongestionControlKind::Westwood => CongestionControl::Westwood(Westwood::new(a)),
             CongestionControlKind::Cubic => CongestionControl::Cubic(Cubic::new(a)),
+            CongestionControlKind::AckLoss => CongestionControl::AckLoss(AckLoss::new(a)),
         }
     }
 
@@ -123,6 +129,7 @@ impl CongestionControl {
             CongestionControl::Vegas(_) => CongestionControlKind::Vegas,
             CongestionControl::Westwood(_) => CongestionControlKind::Westwood,
             CongestionControl::Cubic(_) => CongestionControlKind::Cubic,
+            CongestionControl::AckLoss(_) => CongestionControlKind::AckLoss,
         }
     }
 
@@ -132,6 +139,7 @@ impl CongestionControl {
             CongestionControl::Vegas(v) => &v.aimd,
             CongestionControl::Westwood(w) => &w.aimd,
             CongestionControl::Cubic(c) => &c.aimd,
+            CongestionControl::AckLoss(s) => &s.aimd,
         }
     }
 
@@ -141,6 +149,7 @@ impl CongestionControl {
             CongestionControl::Vegas(v) => &mut v.aimd,
             CongestionControl::Westwood(w) => &mut w.aimd,
             CongestionControl::Cubic(c) => &mut c.aimd,
+            CongestionControl::AckLoss(s) => &mut s.aimd,
         }
     }
 
@@ -165,6 +174,22 @@ impl CongestionControl {
         match self {
             CongestionControl::Cubic(c) => Some(c),
             _ => None,
+        }
+    }
+
+    /// ACK-loss-aware state, if this is `ackloss`.
+    pub fn ackloss(&self) -> Option<&AckLoss> {
+        match self {
+            CongestionControl::AckLoss(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// An ACK older than snd_una arrived (ACK reordering): `ackloss` un-counts one lost ACK;
+    /// a no-op for the other algorithms.
+    pub fn on_old_ack(&mut self) {
+        if let CongestionControl::AckLoss(s) = self {
+            s.on_old_ack();
         }
     }
 
@@ -236,7 +261,7 @@ impl CongestionControl {
     /// Which partial-ACK handling loss recovery uses (Tahoe never recovers: Reno, unused).
     pub fn recovery_style(&self) -> RecoveryStyle {
         match self {
-            CongestionControl::Tahoe(_) | CongestionControl::Reno(_) => RecoveryStyle::Reno,
+            CongestionControl::Tahoe(_) | CongestionControl::Reno(_) | CongestionControl::AckLoss(_) => RecoveryStyle::Reno,
             CongestionControl::NewReno(_)
             | CongestionControl::Vegas(_)
             | CongestionControl::Westwood(_)
@@ -250,6 +275,7 @@ impl CongestionControl {
             CongestionControl::Vegas(v) => v.on_ack_arrival(ack),
             CongestionControl::Westwood(w) => w.on_ack_arrival(ack),
             CongestionControl::Cubic(c) => c.on_ack_arrival(ack),
+            CongestionControl::AckLoss(s) => s.on_ack_arrival(ack),
             CongestionControl::Tahoe(_) | CongestionControl::Reno(_) | CongestionControl::NewReno(_) => {}
         }
     }
@@ -260,7 +286,8 @@ impl CongestionControl {
             CongestionControl::Tahoe(a)
             | CongestionControl::Reno(a)
             | CongestionControl::NewReno(a)
-            | CongestionControl::Westwood(Westwood { aimd: a, .. }) => a.on_ack(bytes_acked),
+            | CongestionControl::Westwood(Westwood { aimd: a, .. })
+            | CongestionControl::AckLoss(AckLoss { aimd: a, .. }) => a.on_ack(bytes_acked),
             CongestionControl::Vegas(v) => v.on_ack(bytes_acked, bytes_in_flight),
             CongestionControl::Cubic(c) => c.on_ack(now, bytes_acked),
         }
@@ -283,6 +310,7 @@ impl CongestionControl {
             CongestionControl::Vegas(v) => v.on_enter_recovery(flight, dupacks),
             CongestionControl::Westwood(w) => w.on_enter_recovery(flight, dupacks),
             CongestionControl::Cubic(c) => c.on_enter_recovery(dupacks),
+            CongestionControl::AckLoss(s) => s.on_enter_recovery(flight, dupacks),
         }
     }
 
@@ -309,6 +337,7 @@ impl CongestionControl {
             CongestionControl::Vegas(v) => v.on_exit_recovery(),
             CongestionControl::Westwood(w) => w.on_exit_recovery(),
             CongestionControl::Cubic(c) => c.on_exit_recovery(),
+            CongestionControl::AckLoss(s) => s.on_exit_recovery(),
         }
     }
 
@@ -321,6 +350,7 @@ impl CongestionControl {
             CongestionControl::Vegas(v) => v.on_timeout(flight),
             CongestionControl::Westwood(w) => w.on_timeout(flight),
             CongestionControl::Cubic(c) => c.on_timeout(),
+            CongestionControl::AckLoss(s) => s.on_timeout(flight),
         }
     }
 }
