@@ -56,6 +56,13 @@ impl FlowSummary {
             fast_retransmits: 0,
             persist_probes: 0,
             final_srtt_ms: None,
+            effort: crate::apps::metrics::EffortColumns {
+                original_data_bytes: 0,
+                sender_bytes: 0,
+                receiver_overhead_bytes: 0,
+                total_bytes: 0,
+                effort_overhead: None,
+            },
         };
         match &self.metrics {
             crate::apps::FlowMetrics::Tcp(t) => t,

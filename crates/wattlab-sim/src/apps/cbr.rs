@@ -70,7 +70,7 @@ impl Cbr {
     fn datagrams(stack: &Stack, s: SockId) -> (u64, u64) {
         match &stack.sockets[s as usize].socket {
             Socket::Datagram(d) => (d.sent, d.received),
-            Socket::Tcp(_) => (0, 0),
+            _ => (0, 0),
         }
     }
 }

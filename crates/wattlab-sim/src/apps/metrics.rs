@@ -20,6 +20,37 @@ pub enum FlowMetrics {
     Web(WebMetrics),
     /// UDP request/response.
     UdpRr(UdpRrMetrics),
+    /// A Wave & Wait Protocol transfer.
+    Wwp(super::wwp_bulk::WwpMetrics),
+}
+
+/// Seed 004's byte counts of a transfer, at the transport layer (transport header + payload;
+/// IP headers, and the UDP header WWP is carried in here, excluded: see `docs/wwp.md`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct EffortColumns {
+    /// Application bytes delivered to the receiving application ("original data").
+    pub original_data_bytes: u64,
+    /// Transport bytes the data sender emitted: headers, payload, retransmissions, handshake.
+    pub sender_bytes: u64,
+    /// Transport bytes the data receiver emitted (ACKs / N-S_ACKs, handshake...).
+    pub receiver_overhead_bytes: u64,
+    /// sender_bytes + receiver_overhead_bytes.
+    pub total_bytes: u64,
+    /// (total − original) / original (null when nothing was delivered).
+    pub effort_overhead: Option<f64>,
+}
+
+impl EffortColumns {
+    /// The columns of a transfer that delivered `original` bytes.
+    pub fn new(original: u64, sender: u64, receiver: u64) -> EffortColumns {
+        EffortColumns {
+            original_data_bytes: original,
+            sender_bytes: sender,
+            receiver_overhead_bytes: receiver,
+            total_bytes: sender + receiver,
+            effort_overhead: wattlab_core::metrics::effort_overhead(sender, receiver, original).ok(),
+        }
+    }
 }
 
 /// What a flow's TCP connections did.
@@ -51,6 +82,9 @@ pub struct TcpMetrics {
     pub persist_probes: u64,
     /// Smoothed RTT at the end (ms), as the data sender measured it.
     pub final_srtt_ms: Option<f64>,
+    /// Seed 004's counts: TCP header + payload (wire bytes − 20 B of IP header per packet).
+    #[serde(flatten)]
+    pub effort: EffortColumns,
 }
 
 /// What a datagram flow did.
@@ -151,6 +185,9 @@ impl TcpMetrics {
             m.receiver_wire_packets += st.wire_packets;
         }
         m.throughput_bps = per_s(m.sender_wire_bytes, duration_s(rec, end));
+        let ip = u64::from(wattlab_core::packet::IPV4_HEADER_LEN);
+        let (snd, rcv) = (m.sender_wire_bytes - ip * m.sender_wire_packets, m.receiver_wire_bytes - ip * m.receiver_wire_packets);
+        m.effort = EffortColumns::new(rec.bytes_delivered, snd, rcv);
         m
     }
 }

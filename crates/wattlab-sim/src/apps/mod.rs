@@ -19,6 +19,7 @@ pub mod ping;
 pub mod reader;
 pub mod udp_rr;
 pub mod web;
+pub mod wwp_bulk;
 
 pub use metrics::{FlowCost, FlowMetrics};
 
@@ -172,6 +173,8 @@ pub enum Flow {
     Web(Box<web::Web>),
     /// `udp-rr`.
     UdpRr(udp_rr::UdpRr),
+    /// `wwp-bulk`.
+    Wwp(wwp_bulk::WwpBulk),
 }
 
 macro_rules! each_kind {
@@ -182,6 +185,7 @@ macro_rules! each_kind {
             Flow::Ping($f) => $body,
             Flow::Web($f) => $body,
             Flow::UdpRr($f) => $body,
+            Flow::Wwp($f) => $body,
         }
     };
 }
@@ -221,7 +225,8 @@ pub struct KindSpec {
 }
 
 /// Every kind of flow (the registry).
-pub const KINDS: [&KindSpec; 6] = [&bulk::DOWNLOAD, &bulk::UPLOAD, &cbr::KIND, &ping::KIND, &web::KIND, &udp_rr::KIND];
+pub const KINDS: [&KindSpec; 7] =
+    [&bulk::DOWNLOAD, &bulk::UPLOAD, &cbr::KIND, &ping::KIND, &web::KIND, &udp_rr::KIND, &wwp_bulk::KIND];
 
 /// The registry entry of kind `name`.
 pub fn kind(name: &str) -> Option<&'static KindSpec> {

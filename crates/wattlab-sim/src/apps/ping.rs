@@ -107,7 +107,7 @@ impl Application for Ping {
     fn metrics(&self, stack: &Stack, _record: &FlowRecord, _end: Time) -> FlowMetrics {
         let (sent, received) = match &stack.sockets[self.pinger as usize].socket {
             crate::stack::Socket::Datagram(d) => (d.sent, d.received),
-            crate::stack::Socket::Tcp(_) => (0, 0),
+            _ => (0, 0),
         };
         FlowMetrics::Ping(PingMetrics { datagrams_sent: sent, datagrams_received: received, rtt_ms: self.rtts.iter().map(|d| d.as_secs_f64() * 1e3).collect() })
     }

@@ -520,7 +520,7 @@ pub struct ReaderConfig {
 }
 
 /// One traffic source: `kind` names the application (`bulk-download`, `bulk-upload`,
-/// `udp-cbr`, `ping`, `web`, `udp-rr`), the other keys are its settings. The table is flat: every kind's
+/// `udp-cbr`, `ping`, `web`, `udp-rr`, `wwp-bulk`), the other keys are its settings. The table is flat: every kind's
 /// keys are fields here, and each kind checks that only its own are given (`crate::apps::KINDS`
 /// lists them), so every error names the key and its line.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -619,6 +619,9 @@ pub struct FlowConfig {
     /// Web: HTTP response header added to every body (default 250 B).
     #[serde(default)]
     pub response_header: Option<Size>,
+    /// wwp-bulk: overrides of the WWP parameters.
+    #[serde(default)]
+    pub wwp: Option<super::wwp::WwpSettings>,
 }
 
 impl FlowConfig {
@@ -655,6 +658,7 @@ impl FlowConfig {
             ("subsite_popularity", self.subsite_popularity.is_some()),
             ("page_list", self.page_list.is_some()),
             ("response_header", self.response_header.is_some()),
+            ("wwp", self.wwp.is_some()),
         ];
         set.iter().filter(|(_, on)| *on).map(|(k, _)| *k).collect()
     }

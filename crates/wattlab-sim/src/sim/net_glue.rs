@@ -184,7 +184,7 @@ impl Simulation {
         let slot = &mut self.stack.sockets[s as usize];
         slot.stats.packets_in += 1;
         slot.stats.bytes_in += u64::from(p.ip_len());
-        slot.socket.handle_packet(now, &p);
+        self.stack.handle_packet(now, s, &p);
         self.drive(now, s);
     }
 }

@@ -1,8 +1,8 @@
 //! The host stack: sockets, and the demultiplexer that hands an arriving packet to its socket
 //! (smoltcp's socket set, in the simulator's terms).
 //!
-//! A [`Socket`] is a TCP connection (the sans-IO `wattlab_core::tcp` state machine) or a
-//! datagram socket; both are driven the same way (`handle_packet`, `handle_timeout`,
+//! A [`Socket`] is a TCP connection (the sans-IO `wattlab_core::tcp` state machine), a
+//! datagram socket or a WWP endpoint over UDP; all are driven the same way (`handle_packet`, `handle_timeout`,
 //! `poll_transmit`, `poll_event`, `poll_timeout`). Sockets belong to a flow (the application
 //! that opened them); the simulation flushes a socket's output into the network and hands its
 //! events to its flow.
@@ -15,9 +15,11 @@
 
 mod datagram;
 mod tcp;
+mod wwp;
 
 pub use datagram::{DatagramProto, DatagramSocket, DATAGRAM_RCVBUF};
 pub use tcp::{ConnHints, Listener};
+pub use wwp::WwpSocket;
 
 use crate::rng::StreamRng;
 use rand::Rng;
@@ -26,6 +28,7 @@ use std::collections::HashMap;
 use std::net::Ipv4Addr;
 use wattlab_core::packet::{IcmpMessage, TcpFlags, Transport};
 use wattlab_core::tcp::{TcpConfig, TcpConnection, TcpEvent};
+use wattlab_core::wwp::WwpEvent;
 use wattlab_core::{Endpoint, Packet, Time};
 
 /// Index of a socket in the stack.
@@ -34,7 +37,7 @@ pub type SockId = u32;
 /// Index of the flow (application) a socket belongs to.
 pub type Owner = u32;
 
-/// A socket: TCP or datagram.
+/// A socket: TCP, datagram or WWP.
 // Boxing the TCP variant would add a pointer chase on every segment; datagram sockets are
 // few, so the padding they carry costs little.
 #[allow(clippy::large_enum_variant)]
@@ -43,6 +46,8 @@ pub enum Socket {
     Tcp(TcpConnection),
     /// A datagram (UDP) socket.
     Datagram(DatagramSocket),
+    /// A WWP endpoint over UDP.
+    Wwp(Box<WwpSocket>),
 }
 
 /// What a socket tells its application.
@@ -52,6 +57,8 @@ pub enum SocketEvent {
     Tcp(TcpEvent),
     /// A datagram arrived (the packet, headers included).
     Datagram(Packet),
+    /// A WWP event (connected, readable, writable, closed...).
+    Wwp(WwpEvent),
 }
 
 /// What a socket put on the wire (every packet it handed to the network) and what the
@@ -74,6 +81,7 @@ impl Socket {
         match self {
             Socket::Tcp(c) => c.handle_segment(now, p),
             Socket::Datagram(d) => d.handle_packet(p),
+            Socket::Wwp(w) => w.handle_packet(now, p, None),
         }
     }
 
@@ -82,6 +90,7 @@ impl Socket {
         match self {
             Socket::Tcp(c) => c.poll_transmit(now),
             Socket::Datagram(d) => d.poll_transmit(),
+            Socket::Wwp(w) => w.poll_transmit(now),
         }
     }
 
@@ -90,6 +99,7 @@ impl Socket {
         match self {
             Socket::Tcp(c) => c.poll_event().map(SocketEvent::Tcp),
             Socket::Datagram(d) => d.poll_event().map(SocketEvent::Datagram),
+            Socket::Wwp(w) => w.poll_event().map(SocketEvent::Wwp),
         }
     }
 
@@ -98,13 +108,16 @@ impl Socket {
         match self {
             Socket::Tcp(c) => c.poll_timeout(),
             Socket::Datagram(_) => None,
+            Socket::Wwp(w) => w.ep.poll_timeout(),
         }
     }
 
     /// The socket's timer is due at `now`.
     pub fn handle_timeout(&mut self, now: Time) {
-        if let Socket::Tcp(c) = self {
-            c.handle_timeout(now);
+        match self {
+            Socket::Tcp(c) => c.handle_timeout(now),
+            Socket::Wwp(w) => w.ep.handle_timeout(now),
+            Socket::Datagram(_) => {}
         }
     }
 
@@ -113,6 +126,7 @@ impl Socket {
         match self {
             Socket::Tcp(c) => c.local(),
             Socket::Datagram(d) => d.local(),
+            Socket::Wwp(w) => w.local(),
         }
     }
 
@@ -121,23 +135,30 @@ impl Socket {
         match self {
             Socket::Tcp(c) => Some(c.remote()),
             Socket::Datagram(_) => None,
+            Socket::Wwp(w) => Some(w.remote()),
         }
     }
 
-    /// The transport's name in result tables (`tcp`, `udp`, `icmp`).
+    /// The transport's name in result tables (`tcp`, `udp`, `icmp`, `wwp` (over UDP)).
     pub fn protocol_name(&self) -> &'static str {
         match self {
             Socket::Tcp(_) => "tcp",
             Socket::Datagram(d) => d.proto().name(),
+            Socket::Wwp(_) => "wwp",
         }
     }
 
     /// Packets the socket received and discarded: TCP segments outside the window (answered
-    /// by an ACK), datagrams that found the receive buffer full.
+    /// by an ACK), datagrams that found the receive buffer full, WWP segments refused or
+    /// beyond the receiver buffer.
     pub fn drops(&self) -> u64 {
         match self {
             Socket::Tcp(c) => c.stats().unacceptable_segments_acked,
             Socket::Datagram(d) => d.dropped,
+            Socket::Wwp(w) => {
+                let st = w.ep.stats();
+                st.dropped_segments + st.bad_segments + w.lost_tails
+            }
         }
     }
 }
@@ -247,6 +268,53 @@ impl Stack {
         self.bind(node, local, DatagramProto::Ping, owner)
     }
 
+    /// Opens a WWP socket on `node` bound to UDP `local` for flow `owner`; `None` if the port
+    /// is taken.
+    pub fn bind_wwp(&mut self, node: u32, sock: WwpSocket, owner: Owner) -> Option<SockId> {
+        let key = (node, DatagramProto::Udp.ip_protocol(), sock.local().port);
+        if self.datagram_index.contains_key(&key) {
+            return None;
+        }
+        let id = self.push(Socket::Wwp(Box::new(sock)), node, owner);
+        self.datagram_index.insert(key, id);
+        Some(id)
+    }
+
+    /// Hands a packet the demultiplexer chose to socket `s` (a WWP socket reads long NACK
+    /// lists from its peer).
+    pub fn handle_packet(&mut self, now: Time, s: SockId, p: &Packet) {
+        let peer = match &self.sockets[s as usize].socket {
+            Socket::Wwp(w) => w.peer.filter(|&q| q != s),
+            _ => None,
+        };
+        let Some(q) = peer else {
+            return self.sockets[s as usize].socket.handle_packet(now, p);
+        };
+        let (lo, hi) = (s.min(q) as usize, s.max(q) as usize);
+        let (a, b) = self.sockets.split_at_mut(hi);
+        let (me, other) = if (s as usize) < hi { (&mut a[lo], &b[0]) } else { (&mut b[0], &a[lo]) };
+        match (&mut me.socket, &other.socket) {
+            (Socket::Wwp(w), Socket::Wwp(peer)) => w.handle_packet(now, p, Some(peer)),
+            (sock, _) => sock.handle_packet(now, p),
+        }
+    }
+
+    /// The WWP socket `s` (panics if it is another kind: a wattlab bug).
+    pub fn wwp(&mut self, s: SockId) -> &mut WwpSocket {
+        match &mut self.sockets[s as usize].socket {
+            Socket::Wwp(w) => w,
+            _ => unreachable!("socket {s} is not WWP"),
+        }
+    }
+
+    /// [`Stack::wwp`], read-only.
+    pub fn wwp_ref(&self, s: SockId) -> &WwpSocket {
+        match &self.sockets[s as usize].socket {
+            Socket::Wwp(w) => w,
+            _ => unreachable!("socket {s} is not WWP"),
+        }
+    }
+
     fn bind(&mut self, node: u32, local: Endpoint, proto: DatagramProto, owner: Owner) -> Option<SockId> {
         let key = (node, proto.ip_protocol(), local.port);
         if self.datagram_index.contains_key(&key) {
@@ -311,7 +379,7 @@ impl Stack {
     pub fn tcp(&mut self, s: SockId) -> &mut TcpConnection {
         match &mut self.sockets[s as usize].socket {
             Socket::Tcp(c) => c,
-            Socket::Datagram(_) => unreachable!("socket {s} is not TCP"),
+            _ => unreachable!("socket {s} is not TCP"),
         }
     }
 
@@ -319,7 +387,7 @@ impl Stack {
     pub fn tcp_ref(&self, s: SockId) -> &TcpConnection {
         match &self.sockets[s as usize].socket {
             Socket::Tcp(c) => c,
-            Socket::Datagram(_) => unreachable!("socket {s} is not TCP"),
+            _ => unreachable!("socket {s} is not TCP"),
         }
     }
 
@@ -327,7 +395,7 @@ impl Stack {
     pub fn datagram(&mut self, s: SockId) -> &mut DatagramSocket {
         match &mut self.sockets[s as usize].socket {
             Socket::Datagram(d) => d,
-            Socket::Tcp(_) => unreachable!("socket {s} is not a datagram socket"),
+            _ => unreachable!("socket {s} is not a datagram socket"),
         }
     }
 

@@ -1,0 +1,279 @@
+//! `wwp-bulk`: a bulk transfer over the Wave & Wait Protocol (seed 004), as the paper's test
+//! protocol: the sender's application writes `packet_size`-byte messages (1024 B) whenever
+//! the WWP sender buffer has room for one, for `bytes` or until `duration` or the end of the
+//! run; the receiver's application reads everything at once. One WWP endpoint per side, on a
+//! UDP socket each ([`crate::stack::WwpSocket`]); the columns are seed 004's byte counts and
+//! WWP's own counters ([`WwpMetrics`]).
+
+use super::build::BuildCx;
+use super::metrics::{EffortColumns, FlowCost, FlowMetrics};
+use super::{AppCtx, Application, Flow, FlowRecord, KindSpec};
+use crate::scenario::ScenarioError;
+use crate::stack::{SockId, SocketEvent, Stack, WwpSocket};
+use rand::Rng;
+use serde::Serialize;
+use wattlab_core::wwp::{WwpEndpoint, WwpEvent, WwpState};
+use wattlab_core::{Endpoint, Time};
+
+/// `kind = "wwp-bulk"`.
+pub const KIND: KindSpec = KindSpec {
+    name: "wwp-bulk",
+    keys: &["name", "from", "to", "bytes", "duration", "packet_size", "port", "start", "wwp"],
+    required: &["from", "to"],
+    build,
+};
+
+/// Default UDP port of the receiver.
+pub const DEFAULT_PORT: u16 = 9400;
+/// Largest message: a UDP payload over IPv4.
+const MAX_MESSAGE: u64 = 65_507;
+
+/// A wwp-bulk flow from its `[[flow]]`: the receiver listens on `to:port`, the sender on
+/// `from` opens at `start`.
+fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
+    let a = cx.node("from", cx.cfg.from.as_ref())?;
+    let b = cx.node("to", cx.cfg.to.as_ref())?;
+    cx.path(a, b, "to", true);
+    let cfg = cx.cfg.wwp.clone().unwrap_or_default().config().map_err(|(k, m)| cx.error(&format!("wwp.{k}"), m))?;
+    let message = cx.cfg.packet_size.map(|s| s.bytes()).unwrap_or(1024);
+    if !(1..=MAX_MESSAGE).contains(&message) {
+        return Err(cx.error("packet_size", format!("must be 1..={MAX_MESSAGE} bytes")));
+    }
+    if cx.cfg.bytes.is_some_and(|b| b.bytes() == 0) {
+        return Err(cx.error("bytes", "must be at least 1 byte (leave it out for a continuous stream)"));
+    }
+    if cx.cfg.duration.is_some_and(|d| d.0 == 0) {
+        return Err(cx.error("duration", "must be positive"));
+    }
+    let start = cx.start();
+    let stop = cx.cfg.duration.map(|d| start + d.get()).unwrap_or(Time::MAX);
+    let port = cx.cfg.port.unwrap_or(DEFAULT_PORT);
+    let name = cx.name();
+    let mut rng = cx.streams.stream(&format!("wwp:{name}:isn"));
+    let (isn_a, isn_b) = (rng.random::<u16>() & 0x0fff, rng.random::<u16>() & 0x0fff);
+    let dst = Endpoint::new(cx.addrs[b as usize], port);
+    let src = Endpoint::new(cx.addrs[a as usize], 30_000 + cx.index as u16);
+    let ep_a = WwpEndpoint::connect(cfg.clone(), isn_a, start).map_err(|e| cx.error("wwp", e.to_string()))?;
+    let ep_b = WwpEndpoint::listen(cfg, isn_b, start).map_err(|e| cx.error("wwp", e.to_string()))?;
+    let owner = cx.index as u32;
+    let rx = cx.stack.bind_wwp(b, WwpSocket::new(ep_b, dst, src), owner).ok_or_else(|| cx.error("port", "two UDP flows to the same node and port"))?;
+    let tx = cx.stack.bind_wwp(a, WwpSocket::new(ep_a, src, dst), owner).ok_or_else(|| cx.error("from", format!("port {} of the sender is taken", src.port)))?;
+    cx.stack.wwp(rx).peer = Some(tx);
+    cx.stack.wwp(tx).peer = Some(rx);
+    let target = cx.cfg.bytes.map(|b| b.bytes());
+    let record = FlowRecord {
+        name,
+        kind: KIND.name,
+        sender: cx.node_names[a as usize].clone(),
+        receiver: cx.node_names[b as usize].clone(),
+        target_bytes: target,
+        start,
+        finite: target.is_some(),
+        ..Default::default()
+    };
+    Ok((Flow::Wwp(WwpBulk::new(tx, rx, message as usize, target, stop)), record))
+}
+
+/// A WWP sender writing messages and a receiver reading them.
+pub struct WwpBulk {
+    tx: SockId,
+    rx: SockId,
+    /// One message of zeros, written again and again (the simulator carries no payload).
+    message: Vec<u8>,
+    target: Option<u64>,
+    stop: Time,
+    written: u64,
+    /// Scratch for reading.
+    scratch: Vec<u8>,
+    started: bool,
+    closing: bool,
+}
+
+impl WwpBulk {
+    /// A transfer from socket `tx` to socket `rx` of `message`-byte writes, `target` bytes in
+    /// all (None: until `stop`).
+    pub fn new(tx: SockId, rx: SockId, message: usize, target: Option<u64>, stop: Time) -> WwpBulk {
+        WwpBulk { tx, rx, message: vec![0; message], target, stop, written: 0, scratch: vec![0; 64 * 1024], started: false, closing: false }
+    }
+
+    /// Writes whole messages while the sender has room; closes when done or past `stop`.
+    fn fill(&mut self, cx: &mut AppCtx) {
+        if self.closing {
+            return;
+        }
+        let ep = &mut cx.stack.wwp(self.tx).ep;
+        while cx.now < self.stop {
+            let left = self.target.map_or(u64::MAX, |t| t - self.written);
+            let n = (self.message.len() as u64).min(left) as usize;
+            if n == 0 || ep.writable() < n {
+                break;
+            }
+            self.written += ep.write(&self.message[..n]) as u64;
+        }
+        if cx.now >= self.stop || self.target.is_some_and(|t| self.written >= t) {
+            self.closing = true;
+            ep.close();
+        }
+        cx.drive(self.tx);
+    }
+
+    /// Reads what arrived; closes the receiving side once the peer finished.
+    fn read(&mut self, cx: &mut AppCtx) {
+        let ep = &mut cx.stack.wwp(self.rx).ep;
+        loop {
+            let n = ep.read(&mut self.scratch);
+            if n == 0 {
+                break;
+            }
+            cx.record.bytes_delivered += n as u64;
+        }
+        if ep.peer_finished() && !matches!(ep.state(), WwpState::Closed) {
+            ep.close();
+        }
+        cx.drive(self.rx);
+    }
+
+    /// The flow completes when every byte is in and both ends have closed.
+    fn check_done(&self, cx: &mut AppCtx) {
+        let r = &*cx.record;
+        let closed = |s: SockId, st: &Stack| st.wwp_ref(s).ep.state() == WwpState::Closed;
+        if r.completed_at.is_none() && r.target_bytes.is_some_and(|t| r.bytes_delivered >= t) && closed(self.tx, cx.stack) && closed(self.rx, cx.stack) {
+            cx.finish();
+        }
+    }
+}
+
+impl Application for WwpBulk {
+    fn on_wake(&mut self, cx: &mut AppCtx) {
+        if !self.started {
+            self.started = true;
+            if self.stop < Time::MAX {
+                cx.wake_at(self.stop);
+            }
+            cx.drive(self.tx);
+            cx.drive(self.rx);
+            return;
+        }
+        self.fill(cx);
+    }
+
+    fn on_socket(&mut self, cx: &mut AppCtx, s: SockId, ev: SocketEvent) {
+        let SocketEvent::Wwp(ev) = ev else { return };
+        match (s == self.tx, ev) {
+            (true, WwpEvent::Connected) => {
+                cx.record.connected_at = Some(cx.now);
+                self.fill(cx);
+            }
+            (true, WwpEvent::Writable) => self.fill(cx),
+            (false, WwpEvent::Readable | WwpEvent::PeerFinished) => self.read(cx),
+            (_, WwpEvent::Closed) => self.check_done(cx),
+            _ => {}
+        }
+    }
+
+    fn metrics(&self, stack: &Stack, record: &FlowRecord, _end: Time) -> FlowMetrics {
+        let mut m = WwpMetrics::of(stack, self.tx, self.rx);
+        m.connected_s = record.connected_at.map(|t| t.as_secs_f64());
+        FlowMetrics::Wwp(m)
+    }
+
+    fn cost(&self, record: &FlowRecord, path_rate_bps: f64, horizon_s: f64) -> FlowCost {
+        let start = record.start.as_nanos() as f64 / 1e9;
+        let end = if self.stop == Time::MAX { horizon_s } else { (self.stop.as_nanos() as f64 / 1e9).min(horizon_s) };
+        let secs = (end - start).max(0.0);
+        let bytes = (path_rate_bps / 8.0 * secs).min(self.target.map_or(f64::MAX, |t| t as f64));
+        FlowCost { packets: bytes / 1030.0 * 1.05 + 10.0, seconds: secs, open_ended: self.target.is_none() }
+    }
+}
+
+/// What a wwp-bulk flow did: seed 004's byte counts and the protocol's counters.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct WwpMetrics {
+    /// Connection established (s), at the sender.
+    pub connected_s: Option<f64>,
+    /// Seed 004's counts: WWP header + payload (the UDP and IP headers excluded).
+    #[serde(flatten)]
+    pub effort: EffortColumns,
+    /// IP bytes the sender put on the wire (IP, UDP and WWP headers included).
+    pub sender_wire_bytes: u64,
+    /// IP bytes the receiver put on the wire.
+    pub receiver_wire_bytes: u64,
+    /// Payload bytes the sender sent for the first time.
+    pub first_sent_bytes: u64,
+    /// DATA segments sent again.
+    pub retransmitted_segments: u64,
+    /// Payload bytes of those retransmissions.
+    pub retransmitted_bytes: u64,
+    /// Waves sent at level 1, 2 and 3.
+    pub waves_l1: u64,
+    /// Waves at level 2.
+    pub waves_l2: u64,
+    /// Waves at level 3.
+    pub waves_l3: u64,
+    /// The receiver's next-level decisions: level 0 (pause and probe).
+    pub decisions_l0: u64,
+    /// Decisions for level 1.
+    pub decisions_l1: u64,
+    /// Decisions for level 2.
+    pub decisions_l2: u64,
+    /// Decisions for level 3.
+    pub decisions_l3: u64,
+    /// Waves the receiver ended by REC_T.
+    pub rec_t_expiries: u64,
+    /// Probe cycles the sender started.
+    pub probe_cycles: u64,
+    /// PROBE1 and PROBE2 segments sent.
+    pub probes_sent: u64,
+    /// Segments the receiver NACKed.
+    pub nacked_segments: u64,
+    /// Duplicate DATA segments the receiver got.
+    pub duplicate_segments: u64,
+    /// The sender's state at the end (`handshaking`, `established`, `closed`, `failed`).
+    pub sender_state: &'static str,
+    /// The receiver's state at the end.
+    pub receiver_state: &'static str,
+    /// Both ends closed cleanly (every byte delivered and both FINs acknowledged).
+    pub closed: bool,
+}
+
+/// A state's name in the columns.
+fn state_name(s: WwpState) -> &'static str {
+    match s {
+        WwpState::Handshaking => "handshaking",
+        WwpState::Established => "established",
+        WwpState::Closed => "closed",
+        WwpState::Failed(_) => "failed",
+    }
+}
+
+impl WwpMetrics {
+    /// The columns of the transfer from socket `tx` to socket `rx`.
+    pub fn of(stack: &Stack, tx: SockId, rx: SockId) -> WwpMetrics {
+        let (a, b) = (&stack.wwp_ref(tx).ep, &stack.wwp_ref(rx).ep);
+        let (sa, sb) = (a.stats(), b.stats());
+        WwpMetrics {
+            connected_s: None,
+            effort: EffortColumns::new(sb.delivered_bytes, sa.sender_bytes, sb.receiver_overhead_bytes),
+            sender_wire_bytes: stack.stats(tx).wire_bytes,
+            receiver_wire_bytes: stack.stats(rx).wire_bytes,
+            first_sent_bytes: sa.original_data_bytes,
+            retransmitted_segments: sa.retransmitted_segments,
+            retransmitted_bytes: sa.retransmitted_bytes,
+            waves_l1: sa.waves_sent[1],
+            waves_l2: sa.waves_sent[2],
+            waves_l3: sa.waves_sent[3],
+            decisions_l0: sb.level_decisions[0],
+            decisions_l1: sb.level_decisions[1],
+            decisions_l2: sb.level_decisions[2],
+            decisions_l3: sb.level_decisions[3],
+            rec_t_expiries: sb.rec_t_expiries,
+            probe_cycles: sa.probe_cycles,
+            probes_sent: sa.probes_sent,
+            nacked_segments: sb.nacked_segments,
+            duplicate_segments: sb.duplicate_segments,
+            sender_state: state_name(a.state()),
+            receiver_state: state_name(b.state()),
+            closed: a.state() == WwpState::Closed && b.state() == WwpState::Closed,
+        }
+    }
+}
