@@ -157,7 +157,7 @@ fn clock_isn() -> u16 {
 
 /// The application on top of the endpoint: the payload source (sender) or sink (receiver).
 enum App {
-    Sender { payload: Payload, msg: Vec<u8>, off: usize, stop_at: Option<Time>, hash: Sha256, written: u64, closed: bool },
+    Sender { payload: Payload, size: usize, msg: Vec<u8>, off: usize, stop_at: Option<Time>, hash: Sha256, written: u64, closed: bool },
     Receiver { buf: Vec<u8>, hash: Sha256, delivered: u64, closed: bool },
 }
 
@@ -165,14 +165,16 @@ impl App {
     /// Moves data between the application and the endpoint at `now`; returns bytes read.
     fn pump(&mut self, ep: &mut WwpEndpoint, now: Time) -> u64 {
         match self {
-            App::Sender { payload, msg, off, stop_at, hash, written, closed } => {
+            App::Sender { payload, size, msg, off, stop_at, hash, written, closed } => {
                 if *closed || ep.state() != WwpState::Established {
                     return 0;
                 }
+                // Whole messages only, as the simulator's application writes them: the next
+                // message goes in once the sender buffer has room for all of it.
                 let out_of_time = stop_at.is_some_and(|t| now >= t);
-                while !out_of_time && ep.writable() > 0 {
+                while !out_of_time {
                     if *off == msg.len() {
-                        msg.resize(msg.capacity(), 0);
+                        msg.resize(*size, 0);
                         let n = payload.read(msg).unwrap_or(0);
                         msg.truncate(n);
                         *off = 0;
@@ -180,13 +182,16 @@ impl App {
                             break;
                         }
                     }
-                    let n = ep.write(&msg[*off..]);
-                    if n == 0 {
+                    if ep.writable() < msg.len() - *off {
                         break;
                     }
+                    let n = ep.write(&msg[*off..]);
                     hash.update(&msg[*off..*off + n]);
                     *off += n;
                     *written += n as u64;
+                    if n == 0 {
+                        break;
+                    }
                 }
                 let exhausted = *off == msg.len() && payload.remaining() == 0;
                 if out_of_time || exhausted {
@@ -196,21 +201,22 @@ impl App {
                 0
             }
             App::Receiver { buf, hash, delivered, closed } => {
-                if !*closed && ep.state() == WwpState::Established {
-                    // B sends no data: its own direction ends at once.
-                    ep.close();
-                    *closed = true;
-                }
                 let mut got = 0;
                 loop {
                     let n = ep.read(buf);
                     if n == 0 {
-                        return got;
+                        break;
                     }
                     hash.update(&buf[..n]);
                     *delivered += n as u64;
                     got += n as u64;
                 }
+                // B sends no data: its own direction ends once the peer's has (as the simulator's).
+                if !*closed && ep.peer_finished() && ep.state() == WwpState::Established {
+                    ep.close();
+                    *closed = true;
+                }
+                got
             }
         }
     }
@@ -261,8 +267,9 @@ pub fn run(sock: UdpSocket, cfg: &WwpHostConfig, stop: &AtomicBool, on_ready: im
             let ep = WwpEndpoint::connect(cfg.wwp.clone(), isn, now0).map_err(|e| e.to_string())?;
             let payload = Payload::new(*payload_key, bytes.unwrap_or(u64::MAX));
             let stop_at = duration.map(|d| now0 + Duration(d.as_nanos() as u64));
-            let msg = Vec::with_capacity((*message).max(1));
-            (ep, Some(*peer), App::Sender { payload, msg, off: 0, stop_at, hash: Sha256::new(), written: 0, closed: false })
+            let size = (*message).max(1);
+            let msg = Vec::with_capacity(size);
+            (ep, Some(*peer), App::Sender { payload, size, msg, off: 0, stop_at, hash: Sha256::new(), written: 0, closed: false })
         }
         WwpRole::Receiver => {
             r.role = "receiver".into();

@@ -18,9 +18,7 @@ use wattlab_core::wwp::WwpConfig;
 use wattlab_core::{Duration, Time};
 
 /// The flow kind of the Wave & Wait Protocol's bulk transfer.
-const WWP_BULK: &str = "wwp-bulk";
-/// Its port when the flow gives none.
-const WWP_DEFAULT_PORT: u16 = 5004;
+const WWP_BULK: &str = crate::apps::wwp_bulk::KIND.name;
 
 /// A `wwp-bulk` flow as a live run needs it.
 #[derive(Clone, Debug)]
@@ -139,7 +137,7 @@ impl Simulation {
         spec.flow = name;
         spec.bytes = flow.bytes.map_or(0, |b| b.bytes());
         spec.request = 0;
-        spec.port = flow.port.unwrap_or(WWP_DEFAULT_PORT);
+        spec.port = flow.port.unwrap_or(crate::apps::wwp_bulk::DEFAULT_PORT);
         spec.start = flow.start.map_or(Duration::ZERO, |d| d.get());
         spec.wwp = Some(WwpLiveFlow {
             from_client,
