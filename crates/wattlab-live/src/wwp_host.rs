@@ -172,25 +172,27 @@ impl App {
                 // Whole messages only, as the simulator's application writes them: the next
                 // message goes in once the sender buffer has room for all of it.
                 let out_of_time = stop_at.is_some_and(|t| now >= t);
-                while !out_of_time {
-                    if *off == msg.len() {
-                        msg.resize(*size, 0);
-                        let n = payload.read(msg).unwrap_or(0);
-                        msg.truncate(n);
-                        *off = 0;
+                if !out_of_time {
+                    loop {
+                        if *off == msg.len() {
+                            msg.resize(*size, 0);
+                            let n = payload.read(msg).unwrap_or(0);
+                            msg.truncate(n);
+                            *off = 0;
+                            if n == 0 {
+                                break;
+                            }
+                        }
+                        if ep.writable() < msg.len() - *off {
+                            break;
+                        }
+                        let n = ep.write(&msg[*off..]);
+                        hash.update(&msg[*off..*off + n]);
+                        *off += n;
+                        *written += n as u64;
                         if n == 0 {
                             break;
                         }
-                    }
-                    if ep.writable() < msg.len() - *off {
-                        break;
-                    }
-                    let n = ep.write(&msg[*off..]);
-                    hash.update(&msg[*off..*off + n]);
-                    *off += n;
-                    *written += n as u64;
-                    if n == 0 {
-                        break;
                     }
                 }
                 let exhausted = *off == msg.len() && payload.remaining() == 0;
