@@ -127,6 +127,9 @@ impl Simulation {
             return Err(format!("flow `{name}` needs `from` and `to`"));
         };
         let station = &self.net.nodes[self.hops[0].station as usize].name;
+        if from != station && to != station {
+            return Err(format!("flow `{name}`: a live WWP flow runs between the hop's station `{station}` and the server; it goes from `{from}` to `{to}`"));
+        }
         let from_client = from == station;
         let (client, server) = if from_client { (from, to) } else { (to, from) };
         let config = match &flow.wwp {
