@@ -219,7 +219,7 @@ def run_flow(session, limit: float) -> int:
     start_ns = origin + int(float(p["start_s"]) * 1e9)
     session.step("WWP transfer")
     send = session._start("the WWP sender", w["sender"], [*base, "--role", "sender", "--bind", f"{ADDRS[w['sender']]}:0",
-                          "--peer", raddr, "--start-at-unix-ns", str(start_ns), "--time-limit", f"{left():.3f}",
+                          "--peer", raddr, "--start-at-unix-ns", str(start_ns), "--time-limit", f"{max(0.5, (end_ns - start_ns) / 1e9):.3f}",
                           "--report", str(out / "wwp_sender.json")], "wwp_sender.out", "wwp_sender.log")
     hard = time.monotonic() + left() + 10.0
     ours = (send, recv)
