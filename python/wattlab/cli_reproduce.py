@@ -119,3 +119,50 @@ def _print_json(claims) -> None:
     import sys
 
     sys.stdout.write(json.dumps([dataclasses.asdict(c) for c in claims], indent=2) + "\n")
+
+
+def _wwp(out, quick, seeds, seed, jobs, overwrite, as_json) -> None:
+    """Seed 004 (Tsaoussidis, Badr & Verma 1999): Table 1's 7 sets × {TCP Tahoe, WWP}."""
+    from wattlab.reproduce import tsaoussidis1999_wwp as w
+
+    cfg = w.Config.quick_preset() if quick else w.Config.full()
+    if seeds is not None:
+        cfg.seeds = seeds
+    cfg.base_seed = seed
+    try:
+        cfg.check()
+        res = w.run(cfg, out, workers=jobs, console=err_console, overwrite=overwrite)
+    except ValueError as e:
+        fail(str(e))
+    if as_json:
+        _print_json(res.claims)
+        return
+    table = Table(title=f"Seed 004 claims: wattlab's verdicts ({res.wall_time_s:.1f} s)", show_lines=True)
+    for col in ("claim", "verdict", "our test", "our numbers"):
+        table.add_column(col, overflow="fold")
+    for c in res.claims:
+        table.add_row(escape(c.id), f"[{VERDICT_STYLE.get(c.verdict, '')}]{c.verdict}[/]", escape(c.test), escape(c.evidence))
+    console.print(table)
+    note(f"wrote {len(res.files)} files to {out} (summary.md has Table 1 beside the paper's, ratios and inconsistencies)")
+
+
+def _wwp_command(name: str, hidden: bool):
+    """``tsaoussidis1999-wwp`` and its alias ``wwp``: the same command under two names."""
+    return reproduce_app.command(name, hidden=hidden, help=(
+        "Seed 004 (Tsaoussidis, Badr & Verma, ICNP '99): Table 1's 7 sets × {TCP Tahoe, WWP} as one-minute streams "
+        "over VDROP/VDELAY, several seeds and VDROP phase offsets; Table 1 beside the paper's, WWP/TCP ratios, radio "
+        "energy per delivered MB (always-on and oracle), claim verdicts and the paper's inconsistencies."
+        + (" Alias of tsaoussidis1999-wwp." if hidden else "")))(
+        click.option("--out", type=OUT_DIR, default=Path("results/tsaoussidis1999-wwp"), show_default=True, metavar="DIR",
+                     help="Directory for the CSV files, figure and summary.md.")(
+        click.option("--quick", is_flag=True, help="1 seed and 2 phase offsets: a few seconds. Used by the test suite.")(
+        click.option("--seeds", type=click.IntRange(1, 100), metavar="N", help="Repetitions per point (default 3, or 1 with --quick).")(
+        click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, metavar="N", help="First seed.")(
+        click.option("--jobs", type=click.IntRange(1, 64), metavar="N", help="Simulations run in parallel (default: one per core).")(
+        click.option("--overwrite", is_flag=True, help="Replace the output files of an earlier run in --out.")(
+        click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")(
+            lambda **kw: _wwp(**kw)))))))))
+
+
+tsaoussidis1999_wwp = _wwp_command("tsaoussidis1999-wwp", hidden=False)
+wwp_alias = _wwp_command("wwp", hidden=True)

@@ -1,7 +1,8 @@
 //! `wwp-bulk`: a bulk transfer over the Wave & Wait Protocol (seed 004), as the paper's test
 //! protocol: the sender's application writes `packet_size`-byte messages (1024 B) whenever
 //! the WWP sender buffer has room for one, for `bytes` or until `duration` or the end of the
-//! run; the receiver's application reads everything at once. One WWP endpoint per side, on a
+//! run (a [`WwpSource`] the socket runs before forming each wave); the receiver's application
+//! reads everything at once. One WWP endpoint per side, on a
 //! UDP socket each ([`crate::stack::WwpSocket`]); the columns are seed 004's byte counts and
 //! WWP's own counters ([`WwpMetrics`]).
 
@@ -9,7 +10,7 @@ use super::build::BuildCx;
 use super::metrics::{EffortColumns, FlowCost, FlowMetrics};
 use super::{AppCtx, Application, Flow, FlowRecord, KindSpec};
 use crate::scenario::ScenarioError;
-use crate::stack::{SockId, SocketEvent, Stack, WwpSocket};
+use crate::stack::{SockId, SocketEvent, Stack, WwpSocket, WwpSource};
 use rand::Rng;
 use serde::Serialize;
 use wattlab_core::wwp::{WwpEndpoint, WwpEvent, WwpState};
@@ -59,7 +60,10 @@ fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
     let rx = cx.stack.bind_wwp(b, WwpSocket::new(ep_b, dst, src), owner).ok_or_else(|| cx.error("port", "two UDP flows to the same node and port"))?;
     let tx = cx.stack.bind_wwp(a, WwpSocket::new(ep_a, src, dst), owner).ok_or_else(|| cx.error("from", format!("port {} of the sender is taken", src.port)))?;
     cx.stack.wwp(rx).peer = Some(tx);
-    cx.stack.wwp(tx).peer = Some(rx);
+    let sender = cx.stack.wwp(tx);
+    sender.peer = Some(rx);
+    let left = cx.cfg.bytes.map_or(u64::MAX, |b| b.bytes());
+    sender.source = Some(WwpSource { message: message as usize, left, until: stop, written: 0, closed: false });
     let target = cx.cfg.bytes.map(|b| b.bytes());
     let record = FlowRecord {
         name,
@@ -71,49 +75,28 @@ fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
         finite: target.is_some(),
         ..Default::default()
     };
-    Ok((Flow::Wwp(WwpBulk::new(tx, rx, message as usize, target, stop)), record))
+    Ok((Flow::Wwp(WwpBulk::new(tx, rx, stop)), record))
 }
 
 /// A WWP sender writing messages and a receiver reading them.
 pub struct WwpBulk {
     tx: SockId,
     rx: SockId,
-    /// One message of zeros, written again and again (the simulator carries no payload).
-    message: Vec<u8>,
-    target: Option<u64>,
-    stop: Time,
-    written: u64,
     /// Scratch for reading.
     scratch: Vec<u8>,
     started: bool,
-    closing: bool,
+    stop: Time,
 }
 
 impl WwpBulk {
-    /// A transfer from socket `tx` to socket `rx` of `message`-byte writes, `target` bytes in
-    /// all (None: until `stop`).
-    pub fn new(tx: SockId, rx: SockId, message: usize, target: Option<u64>, stop: Time) -> WwpBulk {
-        WwpBulk { tx, rx, message: vec![0; message], target, stop, written: 0, scratch: vec![0; 64 * 1024], started: false, closing: false }
+    /// A transfer from socket `tx` (its source set) to socket `rx`; the source stops at `stop`.
+    pub fn new(tx: SockId, rx: SockId, stop: Time) -> WwpBulk {
+        WwpBulk { tx, rx, scratch: vec![0; 64 * 1024], started: false, stop }
     }
 
-    /// Writes whole messages while the sender has room; closes when done or past `stop`.
+    /// Lets the source write (and close when done), then flushes the sender.
     fn fill(&mut self, cx: &mut AppCtx) {
-        if self.closing {
-            return;
-        }
-        let ep = &mut cx.stack.wwp(self.tx).ep;
-        while cx.now < self.stop {
-            let left = self.target.map_or(u64::MAX, |t| t - self.written);
-            let n = (self.message.len() as u64).min(left) as usize;
-            if n == 0 || ep.writable() < n {
-                break;
-            }
-            self.written += ep.write(&self.message[..n]) as u64;
-        }
-        if cx.now >= self.stop || self.target.is_some_and(|t| self.written >= t) {
-            self.closing = true;
-            ep.close();
-        }
+        cx.stack.wwp(self.tx).refill(cx.now);
         cx.drive(self.tx);
     }
 
@@ -181,8 +164,8 @@ impl Application for WwpBulk {
         let start = record.start.as_nanos() as f64 / 1e9;
         let end = if self.stop == Time::MAX { horizon_s } else { (self.stop.as_nanos() as f64 / 1e9).min(horizon_s) };
         let secs = (end - start).max(0.0);
-        let bytes = (path_rate_bps / 8.0 * secs).min(self.target.map_or(f64::MAX, |t| t as f64));
-        FlowCost { packets: bytes / 1030.0 * 1.05 + 10.0, seconds: secs, open_ended: self.target.is_none() }
+        let bytes = (path_rate_bps / 8.0 * secs).min(record.target_bytes.map_or(f64::MAX, |t| t as f64));
+        FlowCost { packets: bytes / 1030.0 * 1.05 + 10.0, seconds: secs, open_ended: record.target_bytes.is_none() }
     }
 }
 

@@ -19,7 +19,7 @@ mod wwp;
 
 pub use datagram::{DatagramProto, DatagramSocket, DATAGRAM_RCVBUF};
 pub use tcp::{ConnHints, Listener};
-pub use wwp::WwpSocket;
+pub use wwp::{WwpSocket, WwpSource};
 
 use crate::rng::StreamRng;
 use rand::Rng;

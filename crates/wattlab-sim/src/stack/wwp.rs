@@ -18,6 +18,27 @@ use wattlab_core::{Endpoint, Packet, Time};
 /// Long segments (NACK lists past the inline header) a socket keeps for its peer to read.
 const TAIL_RING: usize = 64;
 
+/// What a continuous source writes: zeros (the simulator carries no payload bytes).
+static ZEROS: [u8; 65_536] = [0; 65_536];
+
+/// An application that writes `message`-byte messages whenever the sender buffer has room for
+/// one, `left` bytes in all, none at or after `until`, then closes. The socket runs it before
+/// forming each wave, so a freed buffer is refilled at once, as the paper's application blocked
+/// on the sender's semaphore would; otherwise a wave would leave with the buffer's remainder.
+#[derive(Clone, Copy, Debug)]
+pub struct WwpSource {
+    /// Bytes per write.
+    pub message: usize,
+    /// Bytes still to write (`u64::MAX`: until `until`).
+    pub left: u64,
+    /// No write at or after this time.
+    pub until: Time,
+    /// Bytes written so far.
+    pub written: u64,
+    /// The source closed the connection.
+    pub closed: bool,
+}
+
 /// A WWP endpoint on a UDP port.
 pub struct WwpSocket {
     /// The protocol endpoint.
@@ -33,6 +54,8 @@ pub struct WwpSocket {
     next_tail: usize,
     /// Datagrams that arrived but could not be rebuilt (their long NACK list was overwritten).
     pub lost_tails: u64,
+    /// The sending application, if it is a continuous source.
+    pub source: Option<WwpSource>,
 }
 
 impl WwpSocket {
@@ -50,6 +73,25 @@ impl WwpSocket {
             tails: Vec::new(),
             next_tail: 0,
             lost_tails: 0,
+            source: None,
+        }
+    }
+
+    /// Runs the source: writes whole messages while there is room, closes when it is done.
+    pub fn refill(&mut self, now: Time) {
+        let Some(src) = self.source.as_mut().filter(|s| !s.closed) else { return };
+        while now < src.until && src.left > 0 {
+            let n = (src.message as u64).min(src.left) as usize;
+            if self.ep.writable() < n {
+                break;
+            }
+            let w = self.ep.write(&ZEROS[..n]) as u64;
+            src.written += w;
+            src.left -= w;
+        }
+        if now >= src.until || src.left == 0 {
+            src.closed = true;
+            self.ep.close();
         }
     }
 
@@ -65,6 +107,7 @@ impl WwpSocket {
 
     /// The next datagram to send, if the endpoint has a segment.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        self.refill(now);
         let t = self.ep.poll_transmit(now, &mut self.tx)?;
         let id = self.ip_id;
         self.ip_id = self.ip_id.wrapping_add(1);

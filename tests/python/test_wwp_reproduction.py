@@ -1,0 +1,105 @@
+"""`wattlab reproduce tsaoussidis1999-wwp --quick` (alias `wwp`) end to end, and every claim of
+seed 004 driven to each of its verdicts with synthetic ratios."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from wattlab.cli import app
+from wattlab.reproduce.tsaoussidis1999_wwp import OUTPUT_FILES, claims, paper
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """One quick reproduction through the CLI alias, shared by the checks below."""
+    out = tmp_path_factory.mktemp("wwp")
+    t0 = time.perf_counter()
+    result = CliRunner().invoke(app, ["reproduce", "wwp", "--quick", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out, time.perf_counter() - t0
+
+
+def test_quick_run_writes_every_output_in_well_under_a_minute(quick_run):
+    out, wall = quick_run
+    assert wall < 30, wall
+    for name in OUTPUT_FILES:
+        assert (out / name).stat().st_size > 0, name
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["quick"] and cfg["provenance"]["commit"] and cfg["snapshot_s"] == 60.0
+    summary = (out / "summary.md").read_text()
+    for line in paper.inconsistencies():
+        assert line in summary
+
+
+def test_the_table_sits_beside_the_papers_and_adds_up(quick_run):
+    out, _ = quick_run
+    t = pd.read_csv(out / "table1.csv")
+    assert len(t) == 14 and set(t.protocol) == {"tcp", "wwp"}
+    assert (t.total == t.sender_bytes + t.receiver_overhead).all()
+    eo = (t.total - t.original_data) / t.original_data
+    assert (abs(eo - t.effort_overhead) < 0.02 * t.effort_overhead.abs() + 1e-9).all()
+    for _, r in t.iterrows():
+        assert r.paper_original_data == paper.row(r["set"], r.protocol).original_data
+    runs = pd.read_csv(out / "runs.csv")
+    assert (runs.original_data_bytes > 0).all(), "every connection opened and delivered"
+    assert (runs["j_per_mb_oracle"] <= runs["j_per_mb_always-on"] + 1e-9).all()
+    c = pd.read_csv(out / "claims.csv")
+    assert list(c.id) == [f"C{i}" for i in range(1, 8)] and set(c.verdict) <= {claims.AGREES, claims.PARTLY, claims.DISAGREES}
+
+
+def ratios(over: dict | None = None) -> pd.DataFrame:
+    """A ratios table where every claim holds (the paper's shape), with per-set overrides
+    given as {set: {column: value}}."""
+    rows = []
+    for n in range(1, 8):
+        r = {"set": n, "original_data": 7.0, "receiver_overhead": 0.1, "tcp_effort_overhead": 0.08,
+             "wwp_effort_overhead": 0.02, "effort_overhead_tcp_over_wwp": 4.0, "paper_original_data": paper.ratios(n)["original_data"],
+             "j_per_mb_always_on": 0.5, "j_per_mb_oracle": 0.5}
+        if n == 3:
+            r.update(original_data=0.45, receiver_overhead=0.04, tcp_effort_overhead=0.30, wwp_effort_overhead=0.30)
+        if n == 6:
+            r.update(original_data=1.1)
+        if n == 7:
+            r.update(original_data=20.0, receiver_overhead=1.0)
+        r.update((over or {}).get(n, {}))
+        rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def verdicts(df: pd.DataFrame) -> dict[str, str]:
+    return {c.id: c.verdict for c in claims.evaluate(df)}
+
+
+def test_the_papers_shape_agrees_with_every_claim():
+    assert set(verdicts(ratios()).values()) == {claims.AGREES}
+
+
+@pytest.mark.parametrize("claim, over, verdict", [
+    ("C1", {1: {"original_data": 2.0}}, claims.AGREES),                       # 7 of 8 checks
+    ("C1", {n: {"original_data": 2.0} for n in (1, 2, 4)}, claims.PARTLY),     # 5 of 8
+    ("C1", {n: {"original_data": 2.0, "wwp_effort_overhead": 0.1} for n in (1, 2, 4)}, claims.DISAGREES),
+    ("C2", {1: {"original_data": 12.0}, 2: {"original_data": 12.0}}, claims.PARTLY),
+    ("C2", {n: {"original_data": 3.0} for n in (1, 2, 4, 5)}, claims.DISAGREES),
+    ("C3", {3: {"original_data": 1.5}}, claims.PARTLY),
+    ("C3", {3: {"original_data": 1.5, "wwp_effort_overhead": 0.9}}, claims.DISAGREES),
+    ("C4", {7: {"original_data": 5.0}}, claims.PARTLY),
+    ("C4", {7: {"original_data": 0.4}}, claims.DISAGREES),
+    ("C5", {6: {"original_data": 0.02}}, claims.PARTLY),
+    ("C5", {6: {"original_data": 0.02, "wwp_effort_overhead": 0.5}}, claims.DISAGREES),
+    ("C6", {n: {"receiver_overhead": 7.0} for n in (1, 2, 4)}, claims.PARTLY),
+    ("C6", {n: {"receiver_overhead": 7.0} for n in (1, 2, 4, 5)}, claims.DISAGREES),
+    ("C7", {n: {"j_per_mb_oracle": 2.0} for n in (1, 2, 4, 5, 7)}, claims.PARTLY),
+    ("C7", {n: {"j_per_mb_oracle": 2.0, "j_per_mb_always_on": 2.0} for n in (1, 2, 4, 5, 7)}, claims.DISAGREES),
+])
+def test_each_claim_reaches_each_verdict(claim, over, verdict):
+    assert verdicts(ratios(over))[claim] == verdict
+
+
+def test_claims_without_their_sets_are_not_tested():
+    v = verdicts(ratios()[lambda d: d["set"].isin([1, 2])])
+    assert v["C3"] == v["C4"] == v["C5"] == claims.UNTESTED and v["C1"] == claims.AGREES
