@@ -82,6 +82,17 @@ def test_a_wwp_flow_runs_with_the_radio_always_on(monkeypatch):
         live.run(WWP, "always-on", time_limit=0.4)
 
 
+def test_the_live_scenario_simulates_and_prints():
+    """``wattlab run`` on the live WWP scenario (its flow table has no TCP timeouts)."""
+    from click.testing import CliRunner
+
+    from wattlab.cli import app
+
+    r = CliRunner().invoke(app, ["run", str(WWP)])
+    assert r.exit_code == 0, r.output
+    assert "wwp-bulk" in r.output
+
+
 def test_delivered_bytes_at_a_time_come_from_the_receivers_samples():
     prog = [[100, 0], [200, 1024], [300, 4096], [450, 8192]]
     assert [wwp.delivered_at(prog, t) for t in (50, 100, 199, 200, 299, 449, 450, 10**9)] == [0, 0, 0, 1024, 1024, 4096, 8192, 8192]
