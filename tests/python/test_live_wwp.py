@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, SCENARIOS
-from test_live import LIVE_REASON, _namespaces_of, needs_live, runs  # noqa: F401 - `runs` is a fixture
+from test_live import LIVE_REASON, WATTLAB, _namespaces_of, _run_id_of, needs_live, runs  # noqa: F401 - `runs` is a fixture
 from wattlab import live
 from wattlab.live import runner, wwp
 
@@ -158,6 +161,27 @@ def test_wwp_live_cli_prints_the_flow_and_exits_0(tmp_path):
                                  "--set", 'flow.0.duration="4s"', "--set", 'simulation.duration="4.5s"'])
     assert r.exit_code == 0, r.output
     assert "verified" in r.output and "wwp-bulk" in r.output and "effort" in r.output
+
+
+@needs_live
+def test_interrupting_a_wwp_run_stops_its_hosts_and_leaves_no_namespace(tmp_path):
+    out = tmp_path / "out"
+    proc = subprocess.Popen([*WATTLAB, "live", "run", str(WWP), "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rid = _run_id_of(proc.pid)
+    deadline = time.monotonic() + 30
+    while not (out / "wwp_sender.log").exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    assert (out / "wwp_sender.log").exists(), "the run never started its sender"
+    time.sleep(2.0)  # into the transfer
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert not _namespaces_of(rid)
+    # The hosts ended on SIGTERM with their reports: a prefix of the payload had arrived.
+    r = json.loads((out / "wwp_receiver.json").read_text())
+    assert r["outcome"] == "stopped" and r["delivered_bytes"] > 0
+    assert r["delivered_sha256"] == live.runner.payload_digest(r["delivered_bytes"], 4)
 
 
 @needs_live
