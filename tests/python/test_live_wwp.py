@@ -134,7 +134,11 @@ def test_wwp_live_with_vdrop_and_vdelay_arrives_intact(tmp_path, runs):  # noqa:
     both directions of the hop: what arrived is the payload, and the emulator dropped and
     delayed in both directions."""
     ov = ['flow.0.duration="8s"', 'simulation.duration="8.5s"']
-    res = live.run(WWP, "always-on", out_dir=tmp_path / "out", overrides=ov)
+    # The uplink carries about one N-S_ACK per wave: drop every 5th there, so 8 s sees drops.
+    scn = tmp_path / "vdrop-vdelay.toml"
+    scn.write_text(WWP.read_text().replace('up = { loss = { model = "every-nth", n = 20 }', 'up = { loss = { model = "every-nth", n = 5 }'))
+    assert scn.read_text() != WWP.read_text()
+    res = live.run(scn, "always-on", out_dir=tmp_path / "out", overrides=ov)
     assert isinstance(res, wwp.WwpLiveResult)
     assert res.verified, json.dumps(res.summary()["wwp"])
     assert res.delivered_bytes > 20 * 1024
