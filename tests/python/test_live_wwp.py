@@ -168,6 +168,21 @@ def test_wwp_live_cli_prints_the_flow_and_exits_0(tmp_path):
 
 
 @needs_live
+def test_a_counted_flow_that_cannot_finish_ends_at_its_bound_with_exit_3(tmp_path):
+    from click.testing import CliRunner
+
+    from wattlab.cli import app
+
+    out = tmp_path / "o"
+    r = CliRunner().invoke(app, ["live", "run", str(_variant(tmp_path, "set6")), "--out", str(out), "--time-limit", "2",
+                                 "--set", 'flow.0.bytes="1MB"'])
+    assert r.exit_code == 3, r.output
+    assert "of 1,000,000 bytes (intact)" in r.output
+    s = json.loads((out / "summary.json").read_text())
+    assert 0 < s["wwp"]["delivered_bytes"] < 1_000_000 and s["verified"] is False
+
+
+@needs_live
 def test_interrupting_a_wwp_run_stops_its_hosts_and_leaves_no_namespace(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.Popen([*WATTLAB, "live", "run", str(WWP), "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

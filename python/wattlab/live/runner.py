@@ -504,6 +504,10 @@ def _run_wwp(plan: dict, path: Path, policy: str, ov: list[str], out: Path | Non
     )
     res.wall_time_s = time.monotonic() - started
     wwp.write_summary(res)
+    want = res.flow.get("bytes")
+    if want is not None and res.delivered_bytes < int(want) and res.receiver["delivered_sha256"] == res.expected_sha256:
+        raise LiveTimeLimit(f"the WWP flow delivered {res.delivered_bytes:,} of {int(want):,} bytes (intact) within the run's bound "
+                            f"({limit:g} s + {wwp.CLOSE_GRACE_S:g} s to close); results in {out}")
     return res
 
 
