@@ -35,11 +35,54 @@ LIMIT_HELP = (
 
 
 
+def _print_wwp(res, quiet: bool = False) -> None:
+    """A live WWP run: the flow's delivered data and the paper's byte counts."""
+    from rich.table import Table
+
+    from wattlab import report
+
+    p, w = res.plan, res.summary()["wwp"]
+    ok = "[green]verified[/]" if res.verified else "[bold red]CORRUPT[/]"
+    console.print(
+        f"[bold]{escape(p['scenario'])}[/] live WWP {escape(res.flow['sender'])} → {escape(res.flow['receiver'])}  "
+        f"data {ok} ({res.delivered_bytes:,} B, sha256 {res.receiver['delivered_sha256'][:12]}…)  "
+        f"{'closed' if res.closed else 'not closed (' + escape(res.sender['outcome']) + ')'}  ({res.wall_time_s:.1f} s wall)"
+    )
+    t = Table(title="Flows", title_justify="left")
+    cols = ("flow", "kind", "delivered", "in window", "per min", "sender bytes", "recv overhead", "effort overhead",
+            "retx", "waves 1/2/3", "probes", "nacked")
+    for col in cols:
+        t.add_column(col, justify="left" if col in ("flow", "kind") else "right")
+    eo = w["effort_overhead"]
+    t.add_row(
+        escape(p["flow"]), "wwp-bulk", report._fmt_bytes(w["delivered_bytes"]), report._fmt_bytes(w["delivered_in_window"]),
+        report._fmt_bytes(w["delivered_bytes_per_min"]), f"{w['sender_bytes']:,}", f"{w['receiver_overhead_bytes']:,}",
+        "-" if eo is None else f"{eo:.4f}", str(w["retransmitted_segments"]), "/".join(str(x) for x in w["waves_sent"][1:]),
+        str(w["probe_cycles"]), str(w["nacked_segments"]),
+    )
+    console.print(t)
+    if res.energy is not None:
+        report.print_energy(console, res.radios().to_dict("records"))
+    emu = res.emulator["host"]
+    note(f"emulator: {emu['packets']:,} packets, verdicts {emu['late_mean_us']:.0f} µs late on average "
+         f"(max {emu['late_max_us']:.0f} µs); WWP timers up to {max(res.sender['timer_late_max_us'], res.receiver['timer_late_max_us']):.0f} µs late", quiet)
+    if res.host_late_max_ms > 5.0:
+        warn(f"the host ran up to {res.host_late_max_ms:.1f} ms behind: packets met delays the scenario does not have")
+    for w_ in res.warnings:
+        warn(w_)
+    for n in res.notes:
+        note(f"note: {n}", quiet)
+    note(f"results in {res.out_dir}", quiet)
+
+
 def _print_result(res, quiet: bool = False) -> None:
     from rich.table import Table
 
     from wattlab import report
 
+    if hasattr(res, "receiver"):
+        _print_wwp(res, quiet)
+        return
     p = res.plan
     ok = "[green]verified[/]" if res.verified else "[bold red]CORRUPT[/]"
     console.print(
@@ -78,7 +121,7 @@ def _print_result(res, quiet: bool = False) -> None:
     note(f"results in {res.out_dir}", quiet)
 
 
-SCENARIO_HELP = "Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client, one bulk-download flow."
+SCENARIO_HELP = "Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client, one bulk-download or wwp-bulk flow."
 
 
 @live_app.command("run")

@@ -74,8 +74,8 @@ def print_run(console: Console, res) -> None:
             "—" if ct is None else f"{ct:.3f}",
             _fmt_bps(f["goodput_bps"]),
             str(f["retransmitted_segments"]),
-            str(f["timeouts"]),
-            str(f["persist_probes"]),
+            str(f.get("timeouts", "—")),  # TCP's columns; a WWP or UDP flow has none
+            str(f.get("persist_probes", "—")),
         )
     console.print(t)
     if s["radios"]:

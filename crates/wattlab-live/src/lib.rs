@@ -7,6 +7,7 @@
 //! - [`apps`]: the server and the downloading client, on Linux TCP.
 //! - [`payload`]: the data they exchange, a keyed pseudo-random stream generated on the fly.
 //! - [`plan`]: what a scenario asks of a live run (the path, the TCP settings, the flow).
+//! - [`wwp_host`]: the Wave & Wait Protocol's sender and receiver on real UDP sockets.
 //!
 //! The namespaces, interfaces, rules and processes are set up by the Python layer
 //! (`wattlab.live`); each process here runs inside one namespace and does one job.
@@ -18,3 +19,4 @@ pub mod emu;
 pub mod nfqueue;
 pub mod payload;
 pub mod plan;
+pub mod wwp_host;

@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand};
 use wattlab_live::apps::{self, SocketTcp};
 use wattlab_live::plan::{self, LivePolicy, PlanSummary};
 use wattlab_live::payload::{self, Payload};
+use wattlab_live::wwp_host::{self, WwpHostConfig, WwpHostReport, WwpRole};
 use wattlab_live::{client_agent, emu, nfqueue};
 
 #[derive(Parser)]
@@ -142,6 +143,32 @@ enum Command {
         #[arg(long)]
         report: PathBuf,
     },
+    /// One end of the scenario's `wwp-bulk` flow on a UDP socket (WWP, seed 004).
+    Wwp {
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+        /// Which end: the sender connects to --peer and sends the payload; the receiver answers.
+        #[arg(long, value_enum)]
+        role: WwpRoleArg,
+        /// Local address and port to bind (port 0: any).
+        #[arg(long)]
+        bind: SocketAddr,
+        /// The receiver's address and port (sender only).
+        #[arg(long)]
+        peer: Option<SocketAddr>,
+        /// Start at this Unix time in ns (sender; the flow's start on the emulator's clock).
+        #[arg(long)]
+        start_at_unix_ns: Option<u64>,
+        /// End after this many seconds whatever the state (0 < S <= 86400).
+        #[arg(long, value_parser = parse_idle_timeout)]
+        time_limit: f64,
+        /// The 12-bit initial sequence number (default: clock-based).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(0..4096))]
+        isn: Option<u16>,
+        /// Write the report (JSON) here on exit.
+        #[arg(long)]
+        report: PathBuf,
+    },
     /// Download from a `serve`: send the request, read to the end, hash what arrived.
     Fetch {
         /// Server address and port.
@@ -156,6 +183,57 @@ enum Command {
         #[arg(long)]
         report: PathBuf,
     },
+}
+
+/// The two ends of a WWP flow.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum WwpRoleArg {
+    /// The paper's A: connects and sends.
+    Sender,
+    /// The paper's B: listens and receives.
+    Receiver,
+}
+
+/// Sleeps until Unix time `at_ns` (at most `cap`), waking every 20 ms for the stop flag.
+fn sleep_until_unix(at_ns: u64, cap: Duration, stop: &std::sync::atomic::AtomicBool) {
+    let end = std::time::Instant::now() + cap;
+    loop {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos() as u64;
+        if now >= at_ns || nfqueue::stopped(stop) || std::time::Instant::now() >= end {
+            return;
+        }
+        std::thread::sleep(Duration::from_nanos(at_ns - now).min(Duration::from_millis(20)));
+    }
+}
+
+/// `wwp`: one end of the scenario's WWP flow.
+fn run_wwp(s: &ScenarioArgs, role: WwpRoleArg, bind: SocketAddr, peer: Option<SocketAddr>, start_at: Option<u64>, limit: f64, isn: Option<u16>) -> Result<WwpHostReport, String> {
+    let spec = plan::load(&s.scenario, s.policy, &s.overrides)?;
+    let flow = spec.wwp.as_ref().ok_or("the scenario's flow is not a wwp-bulk flow")?;
+    let stop = nfqueue::stop_flag()?;
+    nfqueue::tight_timer_slack();
+    let limit = Duration::from_secs_f64(limit);
+    let role = match role {
+        WwpRoleArg::Receiver => WwpRole::Receiver,
+        WwpRoleArg::Sender => WwpRole::Sender {
+            peer: peer.ok_or("the sender needs --peer")?,
+            payload_key: spec.seed,
+            bytes: flow.bytes,
+            duration: flow.duration.map(|d| Duration::from_nanos(d.0)),
+            message: flow.message as usize,
+        },
+    };
+    let sock = wwp_host::bind(bind)?;
+    let mut cfg = WwpHostConfig::new(role, flow.config.clone());
+    cfg.isn = isn;
+    cfg.time_limit = limit;
+    if let Some(at) = start_at {
+        nfqueue::announce_ready();
+        sleep_until_unix(at, limit, &stop);
+        wwp_host::run(sock, &cfg, &stop, || {})
+    } else {
+        wwp_host::run(sock, &cfg, &stop, nfqueue::announce_ready)
+    }
 }
 
 fn socket_tcp(t: &TcpArgs) -> SocketTcp {
@@ -219,6 +297,10 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Serve { listen, payload: p, request, tcp, report } => {
             let idle = Duration::from_secs_f64(tcp.idle_timeout);
             let r = apps::serve(listen, Payload::new(p.payload_key, p.bytes), request, &socket_tcp(&tcp), idle)?;
+            write_report(&report, &r)
+        }
+        Command::Wwp { scenario: s, role, bind, peer, start_at_unix_ns, time_limit, isn, report } => {
+            let r = run_wwp(&s, role, bind, peer, start_at_unix_ns, time_limit, isn)?;
             write_report(&report, &r)
         }
         Command::Fetch { connect, request, tcp, report } => {

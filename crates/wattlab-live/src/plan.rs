@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 use wattlab_core::power::{Driver, PowerMode};
 use wattlab_core::tcp::CongestionControlKind;
-use wattlab_sim::live_spec::LiveSpec;
+use wattlab_sim::live_spec::{LiveSpec, WwpLiveFlow};
 use wattlab_sim::BuildOptions;
 
 use crate::emu::model::PathParams;
@@ -203,6 +203,55 @@ pub struct PlanSummary {
     /// The scenario overrides this plan was built with (the policy's, then the user's): the
     /// simulator side of `wattlab live compare` runs with exactly these.
     pub overrides: Vec<String>,
+    /// The flow's kind: `bulk-download` or `wwp-bulk`.
+    pub kind: String,
+    /// A `wwp-bulk` flow's live plan.
+    pub wwp: Option<WwpPlan>,
+}
+
+/// What a live run of a `wwp-bulk` flow does.
+#[derive(Debug, Serialize)]
+pub struct WwpPlan {
+    /// The sender's namespace role (`client` = the hop's station, or `server`).
+    pub sender: String,
+    /// The receiver's namespace role.
+    pub receiver: String,
+    /// Bytes to send (None: a continuous stream).
+    pub bytes: Option<u64>,
+    /// How long the sender writes, seconds (None: until `bytes` or the run's end).
+    pub duration_s: Option<f64>,
+    /// Message size, bytes.
+    pub message: u32,
+    /// Segment payload, bytes.
+    pub segment_size: u16,
+    /// Baseline throughput BT, bytes per second.
+    pub baseline_throughput: u64,
+    /// REC_T, seconds.
+    pub rec_t_s: f64,
+    /// SEND_T, seconds.
+    pub send_t_s: f64,
+    /// Pause after level 0, seconds.
+    pub pause_s: f64,
+}
+
+impl WwpPlan {
+    /// The plan of `flow`.
+    pub fn of(flow: &WwpLiveFlow) -> WwpPlan {
+        let (sender, receiver) = if flow.from_client { ("client", "server") } else { ("server", "client") };
+        let c = &flow.config;
+        WwpPlan {
+            sender: sender.into(),
+            receiver: receiver.into(),
+            bytes: flow.bytes,
+            duration_s: flow.duration.map(|d| d.as_secs_f64()),
+            message: flow.message,
+            segment_size: c.segment_size,
+            baseline_throughput: c.baseline_throughput,
+            rec_t_s: c.rec_t.as_secs_f64(),
+            send_t_s: c.send_t.as_secs_f64(),
+            pause_s: c.pause.as_secs_f64(),
+        }
+    }
 }
 
 impl PlanSummary {
@@ -242,6 +291,8 @@ impl PlanSummary {
             profile: spec.profile.as_ref().map(|p| p.name().to_string()),
             detection: spec.agent.as_ref().map(|a| a.detection.name().to_string()),
             overrides: overrides(policy, user_overrides),
+            kind: if spec.wwp.is_some() { "wwp-bulk" } else { "bulk-download" }.into(),
+            wwp: spec.wwp.as_ref().map(WwpPlan::of),
         })
     }
 }

@@ -121,3 +121,31 @@ fn the_payload_digest_is_that_of_the_dumped_stream() {
     assert_eq!(json["sha256"], hex.as_str());
     assert_eq!(json["bytes"], 1_000_003);
 }
+
+#[test]
+fn a_wwp_flow_gives_its_ends_parameters_and_impairments() {
+    let s = scenario("live-wwp.toml");
+    let spec = plan::load(&s, LivePolicy::AlwaysOn, &[]).unwrap();
+    let w = spec.wwp.as_ref().expect("a wwp-bulk flow");
+    assert!(!w.from_client, "the server sends to the station");
+    assert_eq!((w.bytes, w.duration, w.message), (None, Some(Duration::from_secs(20)), 1024));
+    assert_eq!(w.config, wattlab_core::wwp::WwpConfig::default());
+    assert_eq!((spec.port, spec.start, spec.bytes), (wattlab_sim::apps::wwp_bulk::DEFAULT_PORT, Duration::from_millis(500), 0));
+    // VDROP and VDELAY on both directions of the hop, as the simulator built them.
+    assert!((spec.hop_down.loss.mean_loss() - 0.05).abs() < 1e-12 && (spec.hop_up.loss.mean_loss() - 0.05).abs() < 1e-12);
+    assert!(spec.hop_down.reorder && spec.hop_up.reorder);
+    let summary = PlanSummary::of(&spec, LivePolicy::AlwaysOn, &[]).unwrap();
+    assert_eq!(summary.kind, "wwp-bulk");
+    let p = summary.wwp.unwrap();
+    assert_eq!((p.sender.as_str(), p.receiver.as_str(), p.rec_t_s, p.message), ("server", "client", 2.0, 1024));
+    // The other way round, with WWP overrides and a byte count.
+    let ov = ["flow.0.from=\"client\"", "flow.0.to=\"server\"", "flow.0.bytes=\"100kB\"", "flow.0.wwp={ rec_t = \"1s\", send_t = \"500ms\" }"].map(String::from);
+    let up = plan::load(&s, LivePolicy::AlwaysOn, &ov).unwrap();
+    let w = up.wwp.unwrap();
+    assert!(w.from_client);
+    assert_eq!(w.bytes, Some(100_000));
+    assert_eq!((w.config.rec_t, w.config.send_t), (Duration::from_secs(1), Duration::from_millis(500)));
+    // A bad WWP parameter names the flow's key.
+    let e = plan::load(&s, LivePolicy::AlwaysOn, &["flow.0.wwp={ probe_level_cap = 7 }".into()]).unwrap_err();
+    assert!(e.contains("probe_level_cap"), "{e}");
+}

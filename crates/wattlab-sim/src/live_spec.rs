@@ -3,7 +3,8 @@
 //! live run and a simulated run interpret the scenario identically (defaults, units, checks).
 //!
 //! Live runs support one shape: `server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client` with one
-//! `bulk-download` flow from the server to the hop's station.
+//! `bulk-download` flow from the server to the hop's station, or one `wwp-bulk` flow between
+//! the station and the server (either way; [`WwpLiveFlow`]).
 
 use std::net::Ipv4Addr;
 
@@ -13,7 +14,26 @@ use crate::sim::Simulation;
 use wattlab_core::agent::AgentConfig;
 use wattlab_core::energy::DeviceProfile;
 use wattlab_core::tcp::TcpConfig;
+use wattlab_core::wwp::WwpConfig;
 use wattlab_core::{Duration, Time};
+
+/// The flow kind of the Wave & Wait Protocol's bulk transfer.
+const WWP_BULK: &str = crate::apps::wwp_bulk::KIND.name;
+
+/// A `wwp-bulk` flow as a live run needs it.
+#[derive(Clone, Debug)]
+pub struct WwpLiveFlow {
+    /// The sender (`from`) is the hop's station; otherwise the server sends to it.
+    pub from_client: bool,
+    /// Bytes to send; `None`: a continuous stream until `duration` or the run's end.
+    pub bytes: Option<u64>,
+    /// How long the sender writes; `None`: until `bytes` or the run's end.
+    pub duration: Option<Duration>,
+    /// The application's message size (`packet_size`, default 1024).
+    pub message: u32,
+    /// The WWP parameters (the flow's `wwp = {...}` over the defaults).
+    pub config: WwpConfig,
+}
 
 /// Everything a live run of a scenario needs.
 #[derive(Clone, Debug)]
@@ -67,6 +87,9 @@ pub struct LiveSpec {
     pub agent: Option<AgentConfig>,
     /// The client's radio profile, if it has a radio.
     pub profile: Option<DeviceProfile>,
+    /// The flow's WWP side, if it is a `wwp-bulk` flow (then `bytes` is 0 for a stream,
+    /// `request` 0, and `tcp` the defaults, unused).
+    pub wwp: Option<WwpLiveFlow>,
 }
 
 impl Simulation {
@@ -77,12 +100,60 @@ impl Simulation {
             return Err("a live run needs exactly one [[wireless]] hop and no [[wlan]]".into());
         }
         let flow = match scn.flows.as_slice() {
-            [f] if f.kind == crate::apps::bulk::DOWNLOAD.name => f,
-            _ => return Err("a live run needs exactly one [[flow]], of kind \"bulk-download\"".into()),
+            [f] if f.kind == crate::apps::bulk::DOWNLOAD.name || f.kind == WWP_BULK => f,
+            _ => return Err("a live run needs exactly one [[flow]], of kind \"bulk-download\" or \"wwp-bulk\"".into()),
         };
+        if flow.kind == WWP_BULK {
+            return self.wwp_live_spec(scn, flow);
+        }
         let FlowConfig { name, client: Some(client), server: Some(server), bytes: Some(bytes), request, port, start, .. } = flow else {
             return Err("the flow needs `client`, `server` and `bytes`".into());
         };
+        let tcp = crate::apps::build::tcp_config(&flow.tcp_settings()).map_err(|(field, m)| format!("flow `{}`.{field}: {m}", name.as_deref().unwrap_or("flow0")))?;
+        let mut spec = self.path_spec(client, server)?;
+        spec.flow = name.clone().unwrap_or_else(|| "flow0".into());
+        spec.bytes = bytes.bytes();
+        spec.request = request.map_or(100, |r| r.bytes());
+        spec.port = port.unwrap_or(80);
+        spec.start = start.map_or(Duration::ZERO, |d| d.get());
+        spec.tcp = tcp;
+        Ok(spec)
+    }
+
+    /// The live view of a `wwp-bulk` flow: the station is the client, the other end the server.
+    fn wwp_live_spec(&self, _scn: &Scenario, flow: &FlowConfig) -> Result<LiveSpec, String> {
+        let name = flow.name.clone().unwrap_or_else(|| "flow0".into());
+        let (Some(from), Some(to)) = (&flow.from, &flow.to) else {
+            return Err(format!("flow `{name}` needs `from` and `to`"));
+        };
+        let station = &self.net.nodes[self.hops[0].station as usize].name;
+        if from != station && to != station {
+            return Err(format!("flow `{name}`: a live WWP flow runs between the hop's station `{station}` and the server; it goes from `{from}` to `{to}`"));
+        }
+        let from_client = from == station;
+        let (client, server) = if from_client { (from, to) } else { (to, from) };
+        let config = match &flow.wwp {
+            Some(w) => w.config().map_err(|(key, m)| format!("flow `{name}`.wwp.{key}: {m}"))?,
+            None => WwpConfig::default(),
+        };
+        let mut spec = self.path_spec(client, server)?;
+        spec.flow = name;
+        spec.bytes = flow.bytes.map_or(0, |b| b.bytes());
+        spec.request = 0;
+        spec.port = flow.port.unwrap_or(crate::apps::wwp_bulk::DEFAULT_PORT);
+        spec.start = flow.start.map_or(Duration::ZERO, |d| d.get());
+        spec.wwp = Some(WwpLiveFlow {
+            from_client,
+            bytes: flow.bytes.map(|b| b.bytes()),
+            duration: flow.duration.map(|d| d.get()),
+            message: flow.packet_size.map_or(1024, |p| p.bytes() as u32),
+            config,
+        });
+        Ok(spec)
+    }
+
+    /// The path between `client` (the hop's station) and `server`, with an empty flow.
+    fn path_spec(&self, client: &str, server: &str) -> Result<LiveSpec, String> {
         let hop = &self.hops[0];
         let node_of = |n: &str| self.net.nodes.iter().position(|x| x.name == n).map(|i| i as u32);
         let (Some(c), Some(s)) = (node_of(client), node_of(server)) else {
@@ -106,7 +177,6 @@ impl Simulation {
         if self.net.nodes.iter().any(|n| n.kind == NodeKind::Router) || self.net.nodes.len() != 3 {
             return Err("a live run supports three nodes: server, ap and client".into());
         }
-        let tcp = crate::apps::build::tcp_config(&flow.tcp_settings()).map_err(|(field, m)| format!("flow `{}`.{field}: {m}", name.as_deref().unwrap_or("flow0")))?;
         let agent = self.mboxes.first().map(|m| {
             let crate::middlebox::Middlebox::Cc(h) = &m.mbox;
             h.agent.config().clone()
@@ -117,16 +187,16 @@ impl Simulation {
             scenario: self.scenario_name.clone(),
             seed: self.seed,
             horizon: self.horizon,
-            client: client.clone(),
-            server: server.clone(),
+            client: client.to_string(),
+            server: server.to_string(),
             client_addr: self.net.nodes[c as usize].addr,
             server_addr: self.net.nodes[s as usize].addr,
-            flow: name.clone().unwrap_or_else(|| "flow0".into()),
-            bytes: bytes.bytes(),
-            request: request.map_or(100, |r| r.bytes()),
-            port: port.unwrap_or(80),
-            start: start.map_or(Duration::ZERO, |d| d.get()),
-            tcp,
+            flow: String::new(),
+            bytes: 0,
+            request: 0,
+            port: 0,
+            start: Duration::ZERO,
+            tcp: TcpConfig::default(),
             wired_down: ch(down),
             wired_up: ch(up),
             hop_down: ch(hop.down),
@@ -138,6 +208,7 @@ impl Simulation {
             beacon_interval: hop.power.beacon_interval(),
             agent,
             profile,
+            wwp: None,
         })
     }
 }

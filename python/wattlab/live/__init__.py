@@ -3,13 +3,16 @@
 ``client ⇄ [veth] ⇄ ap ⇄ [veth] ⇄ server``: the ``ap`` namespace forwards through wattlab's
 userspace link/AP emulator (NFQUEUE), the server and client are real Linux TCP sockets, the
 client-centered agent (``policy="cc"``) shapes them from the client's NFQUEUE, and the client's
-interface is captured and costed by the trace analyzer. See ``docs/live.md``.
+interface is captured and costed by the trace analyzer. A scenario whose flow is ``wwp-bulk``
+runs seed 004's Wave & Wait Protocol instead, on UDP sockets (:mod:`wattlab.live.wwp`). See
+``docs/live.md``.
 """
 
 from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, cleanup, in_progress, remove_payload_dirs, require_root
 from wattlab.live.runner import LiveResult, compare, run
+from wattlab.live.wwp import WwpLiveResult
 
 __all__ = [
     "LiveError", "LiveInputError", "LiveResult", "LiveTimeLimit", "cleanup", "compare", "in_progress",
-    "remove_payload_dirs", "require_root", "run",
+    "remove_payload_dirs", "require_root", "run", "WwpLiveResult",
 ]

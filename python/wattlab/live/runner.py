@@ -23,7 +23,7 @@ from typing import Callable, Iterator, Sequence
 import pandas as pd
 
 from wattlab import _core
-from wattlab.live import checks, netns
+from wattlab.live import checks, netns, wwp
 from wattlab.live.checks import POLICIES
 from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
 
@@ -438,8 +438,8 @@ def run(
     overwrite: bool = False,
     on_step: Callable[[str], None] | None = None,
     sysctls: Sequence[str] = (),
-) -> LiveResult:
-    """Run ``scenario``'s download live under ``policy`` (always-on, cc or psm) and cost it.
+) -> LiveResult | wwp.WwpLiveResult:
+    """Run ``scenario``'s download (or its ``wwp-bulk`` flow, see :mod:`wattlab.live.wwp`) live under ``policy`` (always-on, cc or psm) and cost it.
 
     Every option is checked first (:class:`LiveInputError`, nothing runs): the scenario is a
     regular file, ``time_limit`` is in (0, 3600] s and the download can finish within it,
@@ -457,6 +457,8 @@ def run(
     path, ov, limit_opt, by_role = _check_inputs(scenario, policy, overrides, time_limit, sysctls)
     out = checks.out_dir(out_dir, overwrite, path)
     plan = load_plan(path, policy, ov)
+    if plan.get("kind") == "wwp-bulk":
+        return _run_wwp(plan, path, policy, ov, out, overwrite, limit_opt, by_role, step, started)
     limit = checks.time_bound(plan, limit_opt)
     netns.require_root()
     out = _prepare_out(out, overwrite)
@@ -473,6 +475,39 @@ def run(
     )
     res.wall_time_s = time.monotonic() - started
     (out / "summary.json").write_text(json.dumps(res.summary(), indent=2, default=str) + "\n")
+    return res
+
+
+def _run_wwp(plan: dict, path: Path, policy: str, ov: list[str], out: Path | None, overwrite: bool, limit_opt: float | None,
+             by_role: dict, step: Callable[[str], None], started: float) -> wwp.WwpLiveResult:
+    """The ``wwp-bulk`` branch of :func:`run`: the WWP sender and receiver through the emulator."""
+    if policy != "always-on":
+        raise LiveInputError(f"--policy {policy}: a WWP flow runs with the radio always on (the agent and PSM shape TCP downloads)")
+    limit = wwp.time_bound(plan, limit_opt)
+    netns.require_root()
+    out = _prepare_out(out, overwrite)
+    (out / "plan.json").write_text(json.dumps(plan, indent=2) + "\n")
+    scn = ["--scenario", str(path.resolve()), "--policy", policy, *[a for o in ov for a in ("--set", o)]]
+    origin = wwp.live(plan, scn, out, by_role, limit, step)
+    step("verifying and costing the capture")
+    sender, receiver = wwp.report(out, "wwp_sender"), wwp.report(out, "wwp_receiver")
+    try:
+        energy = _cost(plan, out, "always-on")
+    except LiveError as e:
+        energy, costed = None, [f"the capture was not costed: {e}"]
+    else:
+        costed = []
+    res = wwp.WwpLiveResult(
+        plan=plan, sender=sender, receiver=receiver, emulator=_report(out, "emulator"), origin_ns=origin,
+        expected_sha256=payload_digest(int(receiver["delivered_bytes"]), int(plan["seed"])), energy=energy, out_dir=out,
+        notes=wwp.notes(plan) + costed, warnings=checks.sysctl_warnings(by_role),
+    )
+    res.wall_time_s = time.monotonic() - started
+    wwp.write_summary(res)
+    want = res.flow.get("bytes")
+    if want is not None and res.delivered_bytes < int(want) and res.receiver["delivered_sha256"] == res.expected_sha256:
+        raise LiveTimeLimit(f"the WWP flow delivered {res.delivered_bytes:,} of {int(want):,} bytes (intact) within the run's bound "
+                            f"({limit:g} s + {wwp.CLOSE_GRACE_S:g} s to close); results in {out}")
     return res
 
 
@@ -495,7 +530,10 @@ def compare(
     path, ov, limit_opt, _ = _check_inputs(scenario, "cc", overrides, time_limit, sysctls)
     root = checks.out_dir(out_dir, overwrite, path)
     for policy in ("always-on", "cc"):  # refuse what cannot run live before simulating
-        checks.time_bound(load_plan(path, policy, ov), limit_opt)
+        plan = load_plan(path, policy, ov)
+        if plan.get("kind") == "wwp-bulk":
+            raise LiveInputError(f"{path}: `live compare` compares TCP downloads with and without the agent; run a WWP flow with `wattlab live run`")
+        checks.time_bound(plan, limit_opt)
     netns.require_root()
     root = _prepare_out(root, overwrite, ours=("compare.csv", "live-always-on", "live-cc"), prefix="wattlab-compare-")
     rows = []

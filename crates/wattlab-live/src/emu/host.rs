@@ -58,8 +58,12 @@ fn ip_len(msg: &nfq::Message) -> u32 {
 pub fn run(queue_num: u16, client_ifindex: u32, params: PathParams, transitions: Option<&Path>, stop: &AtomicBool) -> Result<EmuReport, String> {
     let clock = LiveClock::start();
     let mut queue = BoundQueue::open(queue_num, COPY_RANGE)?;
+    // The model's time 0 (the scenario's: loss phases, beacons), on the capture's clock, for
+    // processes that must start at a scenario time (a WWP flow's `start`).
+    let origin = clock.now();
+    println!("origin_unix_ns {}", clock.unix_ns(origin));
     crate::nfqueue::announce_ready();
-    let mut emu: PathEmulator<nfq::Message> = PathEmulator::new(params, clock.now());
+    let mut emu: PathEmulator<nfq::Message> = PathEmulator::new(params, origin);
     let mut log = match transitions {
         Some(p) => {
             let mut w = BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?);
