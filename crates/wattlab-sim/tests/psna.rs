@@ -126,3 +126,17 @@ fn a_bad_psna_key_is_located() {
     let e = Simulation::from_toml(&text, "psna.toml", Some(1), &[], &BuildOptions::default()).err().expect("refused").to_string();
     assert!(e.contains("psna.toml:") && e.contains("psna.alpha") && e.contains("(0, 1)"), "{e}");
 }
+
+/// Transfer A at full length (`scenarios/psna-transfer-a.toml`): `cargo test --release -- --ignored`.
+#[test]
+#[ignore]
+fn transfer_a_full_length() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/psna-transfer-a.toml")).unwrap();
+    let t0 = std::time::Instant::now();
+    let psna = run(&text, 1);
+    let legacy = run(&text.replace("psna-send", "bulk-upload").replace("\"psna\"", "\"cam\""), 1);
+    let (e_psna, e_tcp) = (energy(&psna, "psna"), energy(&legacy, "always-on"));
+    eprintln!("wall {:?}; psna {e_psna:.1} J, legacy {e_tcp:.1} J, factor {:.1}\n{}\n{}", t0.elapsed(), e_tcp / e_psna, flow_json(&psna, 0), flow_json(&legacy, 0));
+    assert_eq!(flow_json(&psna, 0)["completed"], true);
+    assert!(e_psna < 0.05 * e_tcp);
+}

@@ -422,6 +422,10 @@ impl Psna {
 
     fn on_fh(&mut self, cx: &mut AppCtx, i: usize, ev: TcpEvent) {
         let (fh, sock, dir) = (self.fhs[i].fh, self.fhs[i].sock, self.fhs[i].dir);
+        if dir == Direction::Send {
+            // Acknowledgements first: a FIN after the last ACK must find the send complete.
+            self.check_acked(cx);
+        }
         match ev {
             TcpEvent::Connected => {
                 cx.stack
