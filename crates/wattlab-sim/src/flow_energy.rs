@@ -167,6 +167,9 @@ impl FlowTags {
                 Socket::Wwp(w) => {
                     self.by_key.insert(one_key(w.local()) | UDP_BIT, tag);
                 }
+                Socket::Pstp(p) => {
+                    self.by_key.insert(one_key(p.local()) | UDP_BIT, tag);
+                }
             }
         }
         self.indexed = sockets.len();

@@ -14,7 +14,7 @@ use wattlab_core::energy::{
     own_bucket, tail_bucket, AccountingPolicy, Activity, DeviceProfile, EnergyReport, PolicyMeter, RadioMeter,
     RadioState, RunEnergy,
 };
-use wattlab_core::power::PowerMode;
+use wattlab_core::power::{PowerMode, PowerState};
 use wattlab_core::Time;
 
 /// A meter that follows the MAC: awake (idle) or dozing, plus the activity intervals.
@@ -22,7 +22,8 @@ pub struct MacMeter {
     /// Policy name in reports (the power-save mode, e.g. `psm`, `bsd-50`).
     pub name: String,
     meter: RadioMeter,
-    awake: bool,
+    /// The state between activities: idle (awake), sleep (dozing) or off (no power).
+    rest: RadioState,
     /// End of the latest activity: state changes before it are deferred to it.
     busy_until: Time,
     /// Flow of the latest activity: the time after it is its tail.
@@ -37,15 +38,15 @@ impl MacMeter {
         }
         self.flow = flow;
         self.meter.set_state_owned(start, kind.state(), own_bucket(flow));
-        self.meter.set_state_owned(end, if self.awake { RadioState::Idle } else { RadioState::Sleep }, tail_bucket(flow));
+        self.meter.set_state_owned(end, self.rest, tail_bucket(flow));
         self.busy_until = end;
     }
 
-    fn set_awake(&mut self, at: Time, awake: bool) {
-        self.awake = awake;
+    fn set_rest(&mut self, at: Time, rest: RadioState) {
+        self.rest = rest;
         let at = at.max(self.busy_until).max(self.meter.last_change());
         // The power manager's own decision: part of the latest flow's tail.
-        self.meter.set_state_owned(at, if awake { RadioState::Idle } else { RadioState::Sleep }, tail_bucket(self.flow));
+        self.meter.set_state_owned(at, rest, tail_bucket(self.flow));
     }
 }
 
@@ -138,7 +139,7 @@ impl Radio {
                 meter.mark(t);
             }
         }
-        self.mac_meter = Some(MacMeter { name, meter, awake: true, busy_until: start, flow: NO_FLOW });
+        self.mac_meter = Some(MacMeter { name, meter, rest: RadioState::Idle, busy_until: start, flow: NO_FLOW });
     }
 
     /// Record that the radio transmits or receives during `[start, end)` a frame of `flow`.
@@ -158,8 +159,19 @@ impl Radio {
 
     /// The MAC woke the radio up (`awake`) or put it to doze at `at`.
     pub fn set_awake(&mut self, at: Time, awake: bool) {
+        self.set_power(at, if awake { PowerState::Awake } else { PowerState::Doze });
+    }
+
+    /// The station's power machine put the radio in `state` at `at` (off: no power to the
+    /// card, with the profile's off ↔ idle transition costs).
+    pub fn set_power(&mut self, at: Time, state: PowerState) {
+        let rest = match state {
+            PowerState::Awake => RadioState::Idle,
+            PowerState::Doze => RadioState::Sleep,
+            PowerState::Off => RadioState::Off,
+        };
         if let Some(m) = self.mac_meter.as_mut() {
-            m.set_awake(at, awake);
+            m.set_rest(at, rest);
         }
     }
 

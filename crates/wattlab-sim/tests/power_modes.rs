@@ -92,9 +92,11 @@ fn check_mode(medium: &str, mode: PowerMode, text: &str) {
     }
 }
 
-/// Every mode a scenario runs by itself, once per medium.
+/// Every mode a scenario runs by itself, once per medium (`psna` is driven by a PSNA flow:
+/// `tests/psna.rs`).
 fn scenario_modes() -> impl Iterator<Item = PowerMode> {
-    PowerMode::KINDS.into_iter().filter(|m| *m != PowerMode::External(wattlab_core::power::Driver::Host))
+    use wattlab_core::power::Driver;
+    PowerMode::KINDS.into_iter().filter(|m| !matches!(m, PowerMode::External(Driver::Host | Driver::Psna)))
 }
 
 #[test]

@@ -7,7 +7,7 @@ use wattlab_sim::{BuildOptions, Simulation};
 
 /// Names right, wrong and almost right.
 const CORPUS: &[&str] = &[
-    "cam", "psm", "ideal-psm", "u-apsd", "cc", "external", "bsd-1", "bsd-10", "bsd-50", "bsd-100", "bsd-999", "bsd-1000",
+    "cam", "psm", "ideal-psm", "u-apsd", "cc", "psna", "external", "bsd-1", "bsd-10", "bsd-50", "bsd-100", "bsd-999", "bsd-1000",
     "", "CAM", "Psm", "bsd", "bsd-", "bsd-0", "bsd-050", "bsd-+5", "bsd-1001", "bsd-P", "uapsd", "always-on", "oracle",
     "adaptive-psm", " cam",
 ];

@@ -26,6 +26,8 @@ pub enum Driver {
     Host,
     /// Seed 000's client-centered agent: named `cc` in scenarios and reports.
     Cc,
+    /// Seed 001's PSNA mobile, which switches the card off for the residual time: `psna`.
+    Psna,
 }
 
 /// A station's power mode: how its radio sleeps and wakes during a run.
@@ -73,13 +75,14 @@ const BSD_PARAMS: &[ModeParam] = &[ModeParam {
 
 impl PowerMode {
     /// One mode of each kind, in the order help texts list them (`bsd-P` as `bsd-50`).
-    pub const KINDS: [PowerMode; 7] = [
+    pub const KINDS: [PowerMode; 8] = [
         PowerMode::Cam,
         PowerMode::Psm,
         PowerMode::IdealPsm,
         PowerMode::Bsd { percent: 50 },
         PowerMode::Uapsd,
         PowerMode::External(Driver::Cc),
+        PowerMode::External(Driver::Psna),
         PowerMode::External(Driver::Host),
     ];
 
@@ -92,6 +95,7 @@ impl PowerMode {
             PowerMode::Bsd { .. } => "bsd",
             PowerMode::Uapsd => "u-apsd",
             PowerMode::External(Driver::Cc) => "cc",
+            PowerMode::External(Driver::Psna) => "psna",
             PowerMode::External(Driver::Host) => "external",
         }
     }
@@ -152,6 +156,7 @@ impl PowerMode {
             PowerMode::Bsd { .. } => "Bounded Slowdown: stays awake a while after traffic, then sleeps up to P % of the idle time",
             PowerMode::Uapsd => "802.11e U-APSD: uplink frames trigger the release of held frames",
             PowerMode::External(Driver::Cc) => "external, driven by seed 000's client-centered agent",
+            PowerMode::External(Driver::Psna) => "external, driven by seed 001's PSNA mobile: radio off (no power) for the residual time",
             PowerMode::External(Driver::Host) => "external: sleeps and wakes as its host commands",
         }
     }
@@ -334,7 +339,7 @@ mod tests {
             assert!(regex_matches(m.regex(), &name), "{name} vs {}", m.regex());
             n += 1;
         }
-        assert_eq!(n, 6 + 1000);
+        assert_eq!(n, 7 + 1000);
     }
 
     #[test]
@@ -352,7 +357,7 @@ mod tests {
         }
         assert_eq!(
             "x".parse::<PowerMode>().unwrap_err().to_string(),
-            "unknown power-save mode `x` (known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, external)"
+            "unknown power-save mode `x` (known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, psna, external)"
         );
     }
 

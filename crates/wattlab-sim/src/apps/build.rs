@@ -40,6 +40,9 @@ pub struct BuildCx<'a> {
     pub streams: &'a RngStreams,
     /// Paths the flows need routes for.
     pub paths: &'a mut Vec<Path>,
+    /// The access point a station node is associated with (its `[[wireless]]` hop's or
+    /// `[[wlan]]`'s), if it is one.
+    pub ap_of: &'a dyn Fn(u32) -> Option<u32>,
     /// An error at `flow[i].FIELD`.
     pub err: &'a dyn Fn(usize, &str, String) -> ScenarioError,
 }

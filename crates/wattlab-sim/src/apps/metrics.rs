@@ -22,6 +22,8 @@ pub enum FlowMetrics {
     UdpRr(UdpRrMetrics),
     /// A Wave & Wait Protocol transfer.
     Wwp(super::wwp_bulk::WwpMetrics),
+    /// A PSNA transfer (seed 001).
+    Psna(super::psna::PsnaMetrics),
 }
 
 /// Seed 004's byte counts of a transfer, at the transport layer (transport header + payload;

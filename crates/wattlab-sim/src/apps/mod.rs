@@ -16,6 +16,7 @@ pub mod bulk;
 pub mod cbr;
 pub mod metrics;
 pub mod ping;
+pub mod psna;
 pub mod reader;
 pub mod udp_rr;
 pub mod web;
@@ -53,6 +54,8 @@ pub struct FlowRecord {
     pub bytes_delivered: u64,
     /// True if the run waits for this flow to complete.
     pub finite: bool,
+    /// When it gave up (it will never complete; the run no longer waits for it).
+    pub failed_at: Option<Time>,
 }
 
 /// Something a flow did that the simulation carries out after its handler.
@@ -66,6 +69,15 @@ pub enum AppOutput {
     Finished,
     /// A hint for the client-side agents of a node.
     Hint(Hint),
+    /// The flow failed: it will never complete, the run no longer waits for it.
+    Failed,
+    /// A driver's command to the station radio of node `node`: on (wake) or off (no power).
+    Radio {
+        /// The station's node.
+        node: u32,
+        /// On (true) or off.
+        on: bool,
+    },
 }
 
 /// What a client application knows that a client-side agent (seed 000's CC) may use.
@@ -128,6 +140,17 @@ impl<'a> AppCtx<'a> {
         self.out.push(AppOutput::Finished);
     }
 
+    /// The flow failed and will never complete.
+    pub fn fail(&mut self) {
+        self.out.push(AppOutput::Failed);
+    }
+
+    /// Switch the station radio of node `node` on or off (its `power_save` must be a driven
+    /// mode, `psna` or `external`; other modes ignore it).
+    pub fn radio(&mut self, node: u32, on: bool) {
+        self.out.push(AppOutput::Radio { node, on });
+    }
+
     /// Tell the client-side agents something.
     pub fn hint(&mut self, h: Hint) {
         self.out.push(AppOutput::Hint(h));
@@ -175,6 +198,8 @@ pub enum Flow {
     UdpRr(udp_rr::UdpRr),
     /// `wwp-bulk`.
     Wwp(wwp_bulk::WwpBulk),
+    /// `psna-read` or `psna-send`.
+    Psna(Box<psna::Psna>),
 }
 
 macro_rules! each_kind {
@@ -186,6 +211,7 @@ macro_rules! each_kind {
             Flow::Web($f) => $body,
             Flow::UdpRr($f) => $body,
             Flow::Wwp($f) => $body,
+            Flow::Psna($f) => $body,
         }
     };
 }
@@ -225,8 +251,17 @@ pub struct KindSpec {
 }
 
 /// Every kind of flow (the registry).
-pub const KINDS: [&KindSpec; 7] =
-    [&bulk::DOWNLOAD, &bulk::UPLOAD, &cbr::KIND, &ping::KIND, &web::KIND, &udp_rr::KIND, &wwp_bulk::KIND];
+pub const KINDS: [&KindSpec; 9] = [
+    &bulk::DOWNLOAD,
+    &bulk::UPLOAD,
+    &cbr::KIND,
+    &ping::KIND,
+    &web::KIND,
+    &udp_rr::KIND,
+    &wwp_bulk::KIND,
+    &psna::READ,
+    &psna::SEND,
+];
 
 /// The registry entry of kind `name`.
 pub fn kind(name: &str) -> Option<&'static KindSpec> {

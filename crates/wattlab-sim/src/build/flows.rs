@@ -39,6 +39,7 @@ pub(crate) fn build(scn: &Scenario, cx: &Ctx, t: &Topology, stack: &mut Stack, s
     let addrs: Vec<Ipv4Addr> = t.nodes.iter().map(|n| n.addr).collect();
     let lookup = |name: &str| t.by_name.get(name).copied();
     let err = |i: usize, key: &str, msg: String| flow_error(cx, i, key, msg);
+    let ap_of = |n: u32| t.wireless_iface_of.get(&n).map(|&i| t.ifaces[t.ifaces[i as usize].peer as usize].node);
     let mut out = Flows { flows: Vec::new(), records: Vec::new(), paths: Vec::new() };
     for (i, cfg) in scn.flows.iter().enumerate() {
         let Some(kind) = KINDS.iter().find(|k| k.name == cfg.kind) else {
@@ -53,7 +54,7 @@ pub(crate) fn build(scn: &Scenario, cx: &Ctx, t: &Topology, stack: &mut Stack, s
         if let Some(missing) = kind.required.iter().find(|k| !cfg.keys().contains(k)) {
             return Err(err(i, "kind", format!("kind = \"{}\" needs `{missing}`", kind.name)));
         }
-        let mut bcx = BuildCx { index: i, cfg, nodes: &lookup, node_names: &names, addrs: &addrs, stack, streams, paths: &mut out.paths, err: &err };
+        let mut bcx = BuildCx { index: i, cfg, nodes: &lookup, node_names: &names, addrs: &addrs, stack, streams, paths: &mut out.paths, ap_of: &ap_of, err: &err };
         let (flow, record) = (kind.build)(&mut bcx)?;
         out.flows.push(flow);
         out.records.push(record);

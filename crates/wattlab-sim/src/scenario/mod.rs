@@ -8,6 +8,7 @@ pub mod ranges;
 pub mod schema;
 pub mod units;
 pub mod web;
+pub mod psna;
 pub mod wwp;
 
 pub use error::ScenarioError;
@@ -15,5 +16,6 @@ pub use load::{
     effective_text, parse, parse_effective, parse_with_overrides, read_file, without_power_save, MAX_SCENARIO_BYTES,
 };
 pub use schema::*;
+pub use psna::PsnaSettings;
 pub use wwp::WwpSettings;
 pub use web::{ObjectCountConfig, PageListEntry, SizeDistConfig, ThinkConfig, WebFlowConfig};

@@ -549,7 +549,7 @@ pub struct ReaderConfig {
 }
 
 /// One traffic source: `kind` names the application (`bulk-download`, `bulk-upload`,
-/// `udp-cbr`, `ping`, `web`, `udp-rr`, `wwp-bulk`), the other keys are its settings. The table is flat: every kind's
+/// `udp-cbr`, `ping`, `web`, `udp-rr`, `wwp-bulk`, `psna-read`, `psna-send`), the other keys are its settings. The table is flat: every kind's
 /// keys are fields here, and each kind checks that only its own are given (`crate::apps::KINDS`
 /// lists them), so every error names the key and its line.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -651,6 +651,12 @@ pub struct FlowConfig {
     /// wwp-bulk: overrides of the WWP parameters.
     #[serde(default)]
     pub wwp: Option<super::wwp::WwpSettings>,
+    /// psna-read / psna-send: the node running the PSNA daemon (default: the client's AP).
+    #[serde(default)]
+    pub ap: Option<String>,
+    /// psna-read / psna-send: overrides of the PSNA parameters.
+    #[serde(default)]
+    pub psna: Option<super::psna::PsnaSettings>,
 }
 
 impl FlowConfig {
@@ -688,6 +694,8 @@ impl FlowConfig {
             ("page_list", self.page_list.is_some()),
             ("response_header", self.response_header.is_some()),
             ("wwp", self.wwp.is_some()),
+            ("ap", self.ap.is_some()),
+            ("psna", self.psna.is_some()),
         ];
         set.iter().filter(|(_, on)| *on).map(|(k, _)| *k).collect()
     }

@@ -9,6 +9,7 @@ use super::{Event, Simulation, TimerOwner};
 use crate::apps::{AppCtx, AppOutput, Application, FlowId, Hint};
 use crate::middlebox::AppHint;
 use crate::stack::{SockId, SocketEvent};
+use wattlab_core::power::Command;
 use wattlab_core::{Endpoint, Time};
 
 /// Which handler of a flow to run.
@@ -49,6 +50,8 @@ impl Simulation {
             AppOutput::Wake(at) => self.schedule_flow(f, at),
             AppOutput::Finished => self.finish_flow(now, f),
             AppOutput::Hint(h) => self.hint(now, h),
+            AppOutput::Failed => self.fail_flow(now, f),
+            AppOutput::Radio { node, on } => self.radio_command(now, node, on),
         }
     }
 
@@ -80,6 +83,31 @@ impl Simulation {
         self.unfinished_flows = self.unfinished_flows.saturating_sub(1);
         if self.unfinished_flows == 0 && self.stop_when_done {
             self.done_at = Some(now);
+        }
+    }
+
+    /// Flow `f` gave up at `now`: the run no longer waits for it.
+    pub(crate) fn fail_flow(&mut self, now: Time, f: FlowId) {
+        let r = &mut self.records[f as usize];
+        if r.completed_at.is_some() || r.failed_at.is_some() || !r.finite {
+            return;
+        }
+        r.failed_at = Some(now);
+        self.unfinished_flows = self.unfinished_flows.saturating_sub(1);
+        if self.unfinished_flows == 0 && self.stop_when_done {
+            self.done_at = Some(now);
+        }
+    }
+
+    /// An application switches the station radio of `node` on (wake) or off (no power).
+    fn radio_command(&mut self, now: Time, node: u32, on: bool) {
+        let cmd = if on { Command::Wake } else { Command::Off };
+        let ifaces = self.net.nodes[node as usize].ifaces.clone();
+        for i in ifaces {
+            let iface = &self.net.ifaces[i as usize];
+            if iface.wlan.is_some() || self.net.channels[iface.tx as usize].hop.is_some() {
+                self.iface_command(now, i, cmd);
+            }
         }
     }
 

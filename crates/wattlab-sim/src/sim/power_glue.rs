@@ -7,7 +7,7 @@ use crate::net::link::{ChannelId, IfaceId};
 use crate::power::hop;
 #[cfg(test)]
 use wattlab_core::power::StationStats;
-use wattlab_core::power::{Command, MacView, PowerState, StationEvent};
+use wattlab_core::power::{Command, MacView, StationEvent};
 use wattlab_core::Time;
 
 impl Simulation {
@@ -102,8 +102,14 @@ impl Simulation {
 
     /// External mode: the driver wakes the station of hop `hop` (`awake`) or puts it to sleep
     /// at `now` (no earlier than the last event). No effect on hops in other modes.
+    #[cfg(test)]
     pub(crate) fn set_station_awake(&mut self, now: Time, hop: u32, awake: bool) {
-        let cmd = if awake { Command::Wake } else { Command::Sleep };
+        self.station_command(now, hop, if awake { Command::Wake } else { Command::Sleep });
+    }
+
+    /// External mode: a driver's command (wake, sleep, off) to the station of hop `hop` at
+    /// `now`. No effect on hops in other modes.
+    pub(crate) fn station_command(&mut self, now: Time, hop: u32, cmd: Command) {
         let view = self.hop_view(hop as usize);
         self.hops[hop as usize].power.handle_command(now, cmd, view);
         self.drain_hop(hop as usize);
@@ -127,7 +133,7 @@ impl Simulation {
                 StationEvent::Power { at, state } => {
                     let iface = self.net.channels[self.hops[h].up as usize].from;
                     if let Some(r) = self.net.ifaces[iface as usize].radio {
-                        self.radios[r].set_awake(at, state == PowerState::Awake);
+                        self.radios[r].set_power(at, state);
                     }
                 }
                 StationEvent::Release => {
@@ -152,14 +158,18 @@ impl Simulation {
     /// A driver (a middlebox) wakes or dozes the station radio behind `iface` at `now`: the
     /// station of a `[[wireless]]` hop or of a `[[wlan]]`.
     pub(crate) fn set_iface_awake(&mut self, now: Time, iface: IfaceId, awake: bool) {
+        self.iface_command(now, iface, if awake { Command::Wake } else { Command::Sleep });
+    }
+
+    /// A driver's command (wake, sleep, off) to the station radio behind `iface` at `now`.
+    pub(crate) fn iface_command(&mut self, now: Time, iface: IfaceId, cmd: Command) {
         if let Some((b, sta)) = self.net.ifaces[iface as usize].wlan {
-            let cmd = if awake { Command::Wake } else { Command::Sleep };
             self.wlan_command(now, b as usize, sta, cmd);
             return;
         }
         let ch = self.net.ifaces[iface as usize].tx;
         if let Some(h) = self.net.channels[ch as usize].hop {
-            self.set_station_awake(now, h, awake);
+            self.station_command(now, h, cmd);
         }
     }
 }

@@ -4,7 +4,7 @@
 use super::{Event, Simulation};
 use crate::net::link::IfaceId;
 use crate::wlan::{Bss, MacOutput, MacTimer, StaId};
-use wattlab_core::power::{Command, PowerState};
+use wattlab_core::power::Command;
 use wattlab_core::{Packet, Time};
 
 /// One BSS and its place in the topology.
@@ -94,7 +94,7 @@ impl Simulation {
                 }
                 MacOutput::Power { sta, at, state } => {
                     if let Some(r) = self.net.ifaces[self.wlans[b].sta_iface[sta as usize] as usize].radio {
-                        self.radios[r].set_awake(at, state == PowerState::Awake);
+                        self.radios[r].set_power(at, state);
                     }
                 }
             }

@@ -14,11 +14,13 @@
 //! ([`SocketStats`], [`Socket::drops`]); the results list them per socket.
 
 mod datagram;
+mod pstp;
 mod tcp;
 mod wwp;
 
 pub use datagram::{DatagramProto, DatagramSocket, DATAGRAM_RCVBUF};
 pub use tcp::{ConnHints, Listener};
+pub use pstp::{PstpEngine, PstpEvent, PstpSocket};
 pub use wwp::{WwpSocket, WwpSource};
 
 use crate::rng::StreamRng;
@@ -48,6 +50,8 @@ pub enum Socket {
     Datagram(DatagramSocket),
     /// A WWP endpoint over UDP.
     Wwp(Box<WwpSocket>),
+    /// A PS-TP endpoint (PSNA mobile or daemon) over UDP.
+    Pstp(Box<PstpSocket>),
 }
 
 /// What a socket tells its application.
@@ -59,6 +63,8 @@ pub enum SocketEvent {
     Datagram(Packet),
     /// A WWP event (connected, readable, writable, closed...).
     Wwp(WwpEvent),
+    /// A PS-TP event (radio command, transfer event, FH commands...).
+    Pstp(PstpEvent),
 }
 
 /// What a socket put on the wire (every packet it handed to the network) and what the
@@ -82,6 +88,7 @@ impl Socket {
             Socket::Tcp(c) => c.handle_segment(now, p),
             Socket::Datagram(d) => d.handle_packet(p),
             Socket::Wwp(w) => w.handle_packet(now, p, None),
+            Socket::Pstp(s) => s.handle_packet(now, p),
         }
     }
 
@@ -91,6 +98,7 @@ impl Socket {
             Socket::Tcp(c) => c.poll_transmit(now),
             Socket::Datagram(d) => d.poll_transmit(),
             Socket::Wwp(w) => w.poll_transmit(now),
+            Socket::Pstp(s) => s.poll_transmit(),
         }
     }
 
@@ -100,6 +108,7 @@ impl Socket {
             Socket::Tcp(c) => c.poll_event().map(SocketEvent::Tcp),
             Socket::Datagram(d) => d.poll_event().map(SocketEvent::Datagram),
             Socket::Wwp(w) => w.poll_event().map(SocketEvent::Wwp),
+            Socket::Pstp(s) => s.poll_event().map(SocketEvent::Pstp),
         }
     }
 
@@ -109,6 +118,7 @@ impl Socket {
             Socket::Tcp(c) => c.poll_timeout(),
             Socket::Datagram(_) => None,
             Socket::Wwp(w) => w.ep.poll_timeout(),
+            Socket::Pstp(s) => s.poll_timeout(),
         }
     }
 
@@ -117,6 +127,7 @@ impl Socket {
         match self {
             Socket::Tcp(c) => c.handle_timeout(now),
             Socket::Wwp(w) => w.ep.handle_timeout(now),
+            Socket::Pstp(s) => s.handle_timeout(now),
             Socket::Datagram(_) => {}
         }
     }
@@ -127,6 +138,7 @@ impl Socket {
             Socket::Tcp(c) => c.local(),
             Socket::Datagram(d) => d.local(),
             Socket::Wwp(w) => w.local(),
+            Socket::Pstp(s) => s.local(),
         }
     }
 
@@ -136,6 +148,7 @@ impl Socket {
             Socket::Tcp(c) => Some(c.remote()),
             Socket::Datagram(_) => None,
             Socket::Wwp(w) => Some(w.remote()),
+            Socket::Pstp(s) => Some(s.remote()),
         }
     }
 
@@ -145,6 +158,7 @@ impl Socket {
             Socket::Tcp(_) => "tcp",
             Socket::Datagram(d) => d.proto().name(),
             Socket::Wwp(_) => "wwp",
+            Socket::Pstp(_) => "pstp",
         }
     }
 
@@ -159,6 +173,7 @@ impl Socket {
                 let st = w.ep.stats();
                 st.dropped_segments + st.bad_segments + w.lost_tails
             }
+            Socket::Pstp(s) => s.bad_datagrams,
         }
     }
 }
@@ -279,6 +294,34 @@ impl Stack {
         let id = self.push(Socket::Wwp(Box::new(sock)), node, owner);
         self.datagram_index.insert(key, id);
         Some(id)
+    }
+
+    /// Opens a PS-TP socket on `node` bound to UDP `sock.local()` for flow `owner`; `None`
+    /// if the port is taken.
+    pub fn bind_pstp(&mut self, node: u32, sock: PstpSocket, owner: Owner) -> Option<SockId> {
+        let key = (node, DatagramProto::Udp.ip_protocol(), sock.local().port);
+        if self.datagram_index.contains_key(&key) {
+            return None;
+        }
+        let id = self.push(Socket::Pstp(Box::new(sock)), node, owner);
+        self.datagram_index.insert(key, id);
+        Some(id)
+    }
+
+    /// The PS-TP socket `s` (panics if it is another kind: a wattlab bug).
+    pub fn pstp(&mut self, s: SockId) -> &mut PstpSocket {
+        match &mut self.sockets[s as usize].socket {
+            Socket::Pstp(p) => p,
+            _ => unreachable!("socket {s} is not PS-TP"),
+        }
+    }
+
+    /// [`Stack::pstp`], read-only.
+    pub fn pstp_ref(&self, s: SockId) -> &PstpSocket {
+        match &self.sockets[s as usize].socket {
+            Socket::Pstp(p) => p,
+            _ => unreachable!("socket {s} is not PS-TP"),
+        }
     }
 
     /// Hands a packet the demultiplexer chose to socket `s` (a WWP socket reads long NACK

@@ -122,6 +122,11 @@ impl PsnaMobile {
     pub fn poll_radio(&mut self) -> Option<RadioCommand> {
         self.radio.pop_front()
     }
+    /// True if a radio-on command waits in [`poll_radio`](Self::poll_radio): a host that
+    /// sends before it applies radio commands should apply it first.
+    pub fn radio_on_pending(&self) -> bool {
+        self.radio.iter().any(|c| c.on)
+    }
     /// Next application event.
     pub fn poll_event(&mut self) -> Option<MobileEvent> {
         self.events.pop_front()
