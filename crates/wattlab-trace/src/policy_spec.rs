@@ -142,7 +142,7 @@ impl PolicySpec {
             other => other.parse::<PolicyName>().map_err(Some),
         };
         let kind = match registered {
-            Ok(p @ (PolicyName::AlwaysOn | PolicyName::Oracle)) => {
+            Ok(p @ (PolicyName::AlwaysOn | PolicyName::Oracle | PolicyName::IdealSleep)) => {
                 if let Some((k, _)) = pairs.first() {
                     return Err(bad_key(k, &[]));
                 }
