@@ -30,7 +30,7 @@ def test_each_kind_is_described_and_its_regex_is_the_parser():
         except _core.UnknownNameError as e:
             assert by_regex == [], name
             assert isinstance(e, wattlab.WattlabError)
-            assert "known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, external" in str(e)
+            assert "known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, psna, external" in str(e)
             assert name not in ACCEPTED
             continue
         assert by_regex == [parsed["family"]] and parsed["name"] == name, name
