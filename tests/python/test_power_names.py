@@ -17,8 +17,8 @@ REFUSED = ["", "CAM", "bsd", "bsd-", "bsd-0", "bsd-050", "bsd-+5", "bsd-1001", "
 
 def test_each_kind_is_described_and_its_regex_is_the_parser():
     modes = _core.power_modes()
-    assert [m["pattern"] for m in modes] == ["cam", "psm", "ideal-psm", "bsd-P", "u-apsd", "cc", "external"]
-    assert [m["changes_traffic"] for m in modes] == [False] + [True] * 6
+    assert [m["pattern"] for m in modes] == ["cam", "psm", "ideal-psm", "bsd-P", "u-apsd", "cc", "psna", "external"]
+    assert [m["changes_traffic"] for m in modes] == [False] + [True] * 7
     assert {m["basis"] for m in modes if m["changes_traffic"]} == {"mode"}
     bsd = next(m for m in modes if m["family"] == "bsd")
     assert bsd["parameters"] == [{"name": "percent", "letter": "P", "min": 1, "max": 1000,
@@ -30,7 +30,7 @@ def test_each_kind_is_described_and_its_regex_is_the_parser():
         except _core.UnknownNameError as e:
             assert by_regex == [], name
             assert isinstance(e, wattlab.WattlabError)
-            assert "known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, external" in str(e)
+            assert "known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, psna, external" in str(e)
             assert name not in ACCEPTED
             continue
         assert by_regex == [parsed["family"]] and parsed["name"] == name, name
@@ -41,7 +41,7 @@ def test_parse_gives_the_parameters():
     m = _core.parse_power_mode("bsd-20")
     assert (m["name"], m["family"], m["parameters"], m["basis"]) == ("bsd-20", "bsd", {"percent": 20}, "mode")
     assert _core.parse_power_mode("cam")["basis"] == "accounting"
-    assert _core.accounting_policies() == ["always-on", "oracle", "psm", "adaptive-psm"]
+    assert _core.accounting_policies() == ["always-on", "oracle", "ideal-sleep", "psm", "adaptive-psm"]
 
 
 def test_the_reproduction_accepts_what_the_registry_accepts():

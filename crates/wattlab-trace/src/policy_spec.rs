@@ -142,7 +142,7 @@ impl PolicySpec {
             other => other.parse::<PolicyName>().map_err(Some),
         };
         let kind = match registered {
-            Ok(p @ (PolicyName::AlwaysOn | PolicyName::Oracle)) => {
+            Ok(p @ (PolicyName::AlwaysOn | PolicyName::Oracle | PolicyName::IdealSleep)) => {
                 if let Some((k, _)) = pairs.first() {
                     return Err(bad_key(k, &[]));
                 }
@@ -278,7 +278,7 @@ mod tests {
         assert_eq!(q.windows, WindowKind::Fixed);
         assert_eq!(PolicySpec::parse(" oracle ", &cx).unwrap().name(), "oracle");
         for (bad, want) in [
-            ("sleepy", "unknown policy `sleepy`; valid: always-on, oracle, psm"),
+            ("sleepy", "unknown policy `sleepy`; valid: always-on, oracle, ideal-sleep, psm"),
             ("psm:beacon", "expected key=value"),
             ("psm:foo=1", "unknown setting `foo` for `psm`; valid: beacon, listen"),
             ("oracle:x=1", "takes no settings"),

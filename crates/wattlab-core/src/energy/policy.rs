@@ -213,6 +213,11 @@ pub enum AccountingPolicy {
     /// Seed 000's "optimal": knows the future, sleeps through every gap longer than the
     /// break-even time (down right after an activity, ready exactly at the next).
     Oracle,
+    /// Seed 002's (Hashimoto 2013, Ch. 3) *ideal sleep*: knows the future and sleeps through
+    /// every gap that can hold a down and an up transition (t^st = T^as + T^sa), even where
+    /// that costs more than staying idle (gaps between t^st and the break-even time), which
+    /// is the thesis's rule (Eq. 3.25, 3.32); the oracle sleeps only where it pays.
+    IdealSleep,
     /// Static 802.11 PSM: dozes whenever it is not sending or receiving and the gap can hold
     /// a down and an up transition, wakes for every beacon.
     Psm(PsmParams),
@@ -222,9 +227,10 @@ pub enum AccountingPolicy {
 
 impl AccountingPolicy {
     /// Every policy, with default parameters.
-    pub const ALL: [AccountingPolicy; 4] = [
+    pub const ALL: [AccountingPolicy; 5] = [
         AccountingPolicy::AlwaysOn,
         AccountingPolicy::Oracle,
+        AccountingPolicy::IdealSleep,
         AccountingPolicy::Psm(PsmParams {
             beacon_interval: PsmParams::DEFAULT_BEACON_INTERVAL,
             beacon_listen: Duration(992_000),
@@ -246,7 +252,7 @@ impl AccountingPolicy {
     /// hangs on settings out of range, but what it computes from them means nothing.
     pub fn check(&self) -> Result<(), String> {
         match self {
-            AccountingPolicy::AlwaysOn | AccountingPolicy::Oracle => Ok(()),
+            AccountingPolicy::AlwaysOn | AccountingPolicy::Oracle | AccountingPolicy::IdealSleep => Ok(()),
             AccountingPolicy::Psm(p) => p.check(),
             AccountingPolicy::AdaptivePsm(q) => q.check(),
         }
@@ -257,12 +263,13 @@ impl AccountingPolicy {
         match self {
             AccountingPolicy::AlwaysOn => PolicyName::AlwaysOn,
             AccountingPolicy::Oracle => PolicyName::Oracle,
+            AccountingPolicy::IdealSleep => PolicyName::IdealSleep,
             AccountingPolicy::Psm(_) => PolicyName::Psm,
             AccountingPolicy::AdaptivePsm(_) => PolicyName::AdaptivePsm,
         }
     }
 
-    /// Stable name: "always-on", "oracle", "psm" or "adaptive-psm".
+    /// Stable name: "always-on", "oracle", "ideal-sleep", "psm" or "adaptive-psm".
     pub const fn as_str(self) -> &'static str {
         self.name().as_str()
     }
@@ -474,6 +481,10 @@ impl PolicyMeter {
             AccountingPolicy::AlwaysOn => self.put(a, RadioState::Idle, tail),
             AccountingPolicy::Oracle => {
                 let s = if b - a > self.break_even { RadioState::Sleep } else { RadioState::Idle };
+                self.put(a, s, tail);
+            }
+            AccountingPolicy::IdealSleep => {
+                let s = self.rest_state(a, b);
                 self.put(a, s, tail);
             }
             AccountingPolicy::Psm(p) => self.doze(a, b, p, tail),
@@ -945,6 +956,37 @@ mod tests {
     }
 
     #[test]
+    fn ideal_sleep_sleeps_every_gap_that_holds_the_transitions() {
+        // Seed 002's rule (Eq. 3.25/3.32): sleep whenever the gap exceeds t^st = T^as + T^sa
+        // (1.001 ms on the AR5004), even below the break-even time (~1.77 ms), where the
+        // oracle stays idle because sleeping costs more.
+        let p = builtin_profile("atheros-ar5004").unwrap();
+        let be = break_even_time(&p);
+        let t_st = Duration(1_001_000);
+        assert!(be > t_st + Duration::from_micros(500), "{be:?}");
+        let one = |pol, gap: Duration| {
+            let mut m = PolicyMeter::new(pol, &p, Time::ZERO);
+            m.activity(Time::ZERO, Time(1000), Activity::Tx);
+            m.activity(Time(1000) + gap, Time(2000) + gap, Activity::Rx);
+            m.report(Time(2000) + gap)
+        };
+        let short = one(AccountingPolicy::IdealSleep, t_st - Duration(1));
+        assert_eq!((short.sleep.time_ns, short.transitions.count), (0, 0));
+        let gap = t_st + Duration::from_micros(300);
+        let (ideal, oracle) = (one(AccountingPolicy::IdealSleep, gap), one(AccountingPolicy::Oracle, gap));
+        conserved(&ideal);
+        assert_eq!(ideal.short_dormant_intervals, 0);
+        assert_eq!((ideal.transitions.count, ideal.sleep.time_ns, ideal.idle.time_ns), (2, 300_000, 0));
+        assert_eq!((oracle.transitions.count, oracle.sleep.time_ns), (0, 0));
+        // Below break-even, sleeping costs more than staying idle, as the thesis accepts.
+        assert!(ideal.total_energy_nj > oracle.total_energy_nj);
+        // Above it both sleep, identically.
+        let gap = be + Duration::from_millis(3);
+        assert_eq!(one(AccountingPolicy::IdealSleep, gap).total_energy_nj, one(AccountingPolicy::Oracle, gap).total_energy_nj);
+        assert_eq!("ideal-sleep".parse::<AccountingPolicy>(), Ok(AccountingPolicy::IdealSleep));
+    }
+
+    #[test]
     fn overlapping_and_out_of_order_activity_is_clipped() {
         let p = builtin_profile("orinoco").unwrap();
         let mut m = PolicyMeter::new(AccountingPolicy::AlwaysOn, &p, Time(100));
@@ -1356,8 +1398,8 @@ mod tests {
 
     #[test]
     fn default_policies_match_their_constructors() {
-        assert_eq!(AccountingPolicy::ALL[2], AccountingPolicy::Psm(PsmParams::default()));
-        assert_eq!(AccountingPolicy::ALL[3], AccountingPolicy::AdaptivePsm(AdaptivePsmParams::default()));
+        assert_eq!(AccountingPolicy::ALL[3], AccountingPolicy::Psm(PsmParams::default()));
+        assert_eq!(AccountingPolicy::ALL[4], AccountingPolicy::AdaptivePsm(AdaptivePsmParams::default()));
         // 100-byte beacon at 1 Mb/s with the long preamble: 192 + 800 us.
         assert_eq!(PsmParams::default().beacon_listen, Duration::from_micros(992));
     }

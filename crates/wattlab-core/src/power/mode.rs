@@ -214,6 +214,8 @@ pub enum PolicyName {
     AlwaysOn,
     /// Knows the future: sleeps through every gap longer than the break-even time.
     Oracle,
+    /// Hashimoto 2013's ideal sleep: sleeps through every gap that can hold the transitions.
+    IdealSleep,
     /// Static 802.11 PSM over unchanged traffic.
     Psm,
     /// Adaptive PSM over unchanged traffic.
@@ -222,13 +224,15 @@ pub enum PolicyName {
 
 impl PolicyName {
     /// Every accounting policy, in the order help texts list them.
-    pub const ALL: [PolicyName; 4] = [PolicyName::AlwaysOn, PolicyName::Oracle, PolicyName::Psm, PolicyName::AdaptivePsm];
+    pub const ALL: [PolicyName; 5] =
+        [PolicyName::AlwaysOn, PolicyName::Oracle, PolicyName::IdealSleep, PolicyName::Psm, PolicyName::AdaptivePsm];
 
-    /// The name (`always-on`, `oracle`, `psm`, `adaptive-psm`).
+    /// The name (`always-on`, `oracle`, `ideal-sleep`, `psm`, `adaptive-psm`).
     pub const fn as_str(self) -> &'static str {
         match self {
             PolicyName::AlwaysOn => "always-on",
             PolicyName::Oracle => "oracle",
+            PolicyName::IdealSleep => "ideal-sleep",
             PolicyName::Psm => "psm",
             PolicyName::AdaptivePsm => "adaptive-psm",
         }
@@ -381,7 +385,7 @@ mod tests {
         }
         for bad in ["", "cam", "cc", "bsd-50", "Oracle", "always_on"] {
             let e = bad.parse::<PolicyName>().unwrap_err().to_string();
-            assert!(e.contains("always-on, oracle, psm, adaptive-psm"), "{e}");
+            assert!(e.contains("always-on, oracle, ideal-sleep, psm, adaptive-psm"), "{e}");
         }
         // "psm" is both; the two parsers are what tell them apart.
         assert_eq!("psm".parse::<PolicyName>(), Ok(PolicyName::Psm));

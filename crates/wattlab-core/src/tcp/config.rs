@@ -116,6 +116,13 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     /// Delayed-ACK timer: 40 ms, Linux's minimum (RFC 1122 allows up to 500 ms).
     pub delayed_ack_timeout: Duration,
+    /// With `delayed_ack`, ACK every `ack_every` full segments (2, RFC 1122/5681's "every
+    /// second segment"); larger values are seed 002's burst transmission (one ACK per m
+    /// packets). Out-of-order and hole-filling segments are still ACKed at once, and the
+    /// timer still fires. The same value on the sender raises its byte-counting limit L to
+    /// max(2, `ack_every`) SMSS, so slow start doubles per RTT whatever m (the thesis assumes
+    /// the delayed-ACK slowdown of window growth solved).
+    pub ack_every: u32,
     /// Initial congestion window in segments: 2, RFC 5681 §3.1's value for 2-segment-era stacks.
     pub initial_cwnd: u32,
     /// RTO before any RTT sample: 1 s (RFC 6298 §2.1).
@@ -145,6 +152,7 @@ impl Default for TcpConfig {
             sack: false,
             delayed_ack: true,
             delayed_ack_timeout: Duration::from_millis(40),
+            ack_every: 2,
             initial_cwnd: 2,
             initial_rto: Duration::from_secs(1),
             min_rto: Duration::from_millis(200),

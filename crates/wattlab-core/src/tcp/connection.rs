@@ -136,7 +136,11 @@ impl TcpConnection {
         let mss = cfg.mss.max(1) as u32;
         TcpConnection {
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
-            cc: CongestionControl::new(cfg.congestion_control, mss, cfg.initial_cwnd),
+            cc: {
+                let mut cc = CongestionControl::new(cfg.congestion_control, mss, cfg.initial_cwnd);
+                cc.set_abc_limit(cfg.ack_every);
+                cc
+            },
             sb: Scoreboard::new(mss, cfg.dupack_threshold),
             cfg,
             state,
@@ -890,13 +894,14 @@ impl TcpConnection {
         self.events |= EV_READABLE;
     }
 
-    /// Delayed ACK (RFC 1122 4.2.3.2, RFC 5681 §4.2): every second segment or on the timer.
+    /// Delayed ACK (RFC 1122 4.2.3.2, RFC 5681 §4.2): every `ack_every`-th segment (second by
+    /// default) or on the timer.
     fn schedule_ack(&mut self, now: Time) {
         if self.ack_now {
             return;
         }
         self.ack_pending_segs += 1;
-        if !self.cfg.delayed_ack || self.ack_pending_segs >= 2 {
+        if !self.cfg.delayed_ack || self.ack_pending_segs >= self.cfg.ack_every.max(1) {
             self.ack_now = true;
         } else if self.delack_at.is_none() {
             self.delack_at = Some(now + self.cfg.delayed_ack_timeout);

@@ -904,6 +904,55 @@ fn delayed_ack_every_second_segment_and_timer() {
     assert_eq!(h.b.stats().acks_sent - acks_before, 20);
 }
 
+#[test]
+fn ack_every_m_segments_and_slow_start_still_doubles() {
+    // Seed 002's burst transmission: the receiver ACKs every m = 5 full segments.
+    // (An initial window of 10 keeps every flight a multiple of 5, so no ACK waits for the timer.)
+    let five = TcpConfig { ack_every: 5, ..big_window() };
+    let wide = TcpConfig { initial_cwnd: 10, ..five.clone() };
+    let mut h = Harness::new(wide.clone(), wide, 1, 2, ms(10));
+    h.run_until(Time::from_secs_f64(0.1));
+    let acks_before = h.b.stats().acks_sent;
+    h.a.send(50 * 1448);
+    h.run_until(Time::from_secs_f64(2.0));
+    let n_acks = h.b.stats().acks_sent - acks_before;
+    // Every ACK of the transfer covers five segments (cumulative jumps of 5 × 1448 bytes).
+    let jumps: Vec<u32> = h
+        .sent(B_TO_A)
+        .filter(|s| s.pkt.payload_len == 0)
+        .map(|s| hdr(&s.pkt).ack)
+        .collect::<Vec<_>>()
+        .windows(2)
+        .map(|w| w[1].wrapping_sub(w[0]))
+        .filter(|&j| j > 0)
+        .collect();
+    // (The first data segment after the handshake is ACKed at once, as with m = 2.)
+    assert_eq!(jumps[0], 1448, "{jumps:?}");
+    assert!(jumps[1..jumps.len() - 1].iter().all(|&j| j == 5 * 1448), "{jumps:?}");
+    assert_eq!(n_acks, 11, "one ACK per five segments: {jumps:?}");
+
+    // The sender's byte counting takes L = 5 SMSS: slow start doubles per RTT with m = 5
+    // (with L = 2 it would grow by 2/5 per ACK, ×1.4 per RTT).
+    let mut h = Harness::new(five.clone(), five, 10, 20, ms(50));
+    h.a.send(50_000_000);
+    let mut cw = Vec::new();
+    for k in 1..=6 {
+        h.run_until(Time::ZERO + ms(100 * k + 50));
+        cw.push(h.a.cwnd() / 1448);
+    }
+    for w in cw.windows(2).skip(2) {
+        assert!(w[1] >= 2 * w[0] - 1 && w[1] <= 2 * w[0] + 1, "slow start doubles per RTT with m = 5: {cw:?}");
+    }
+    // A lone segment is still ACKed by the timer; m = 1 ACKs every segment.
+    let one = TcpConfig { ack_every: 1, ..Default::default() };
+    let mut h = Harness::new(one.clone(), one, 1, 2, ms(10));
+    h.run_until(Time::from_secs_f64(0.1));
+    let acks_before = h.b.stats().acks_sent;
+    h.a.send(20 * 1448);
+    h.run_until(Time::from_secs_f64(2.0));
+    assert_eq!(h.b.stats().acks_sent - acks_before, 20);
+}
+
 // ---------------------------------------------------------------------------- robustness
 
 #[test]

@@ -130,6 +130,15 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
     if let Some(v) = t.delayed_ack_timeout {
         c.delayed_ack_timeout = v.get();
     }
+    if let Some(v) = t.ack_every {
+        if !(1..=64).contains(&v) {
+            return Err(("tcp", "tcp.ack_every must be 1..=64 segments".into()));
+        }
+        if v > 2 && !c.delayed_ack {
+            return Err(("tcp", "tcp.ack_every > 2 needs delayed ACK: remove tcp.delayed_ack = false".into()));
+        }
+        c.ack_every = v;
+    }
     if let Some(v) = t.initial_cwnd {
         if v == 0 {
             return Err(("tcp", "tcp.initial_cwnd must be at least 1 segment".into()));

@@ -16,7 +16,7 @@ use wattlab_core::power::{Driver, MacCaps, PowerMode, PowerSave, PowerSaveSettin
 use wattlab_core::{Duration, Time};
 
 /// Accounting policy names accepted in scenarios.
-pub const POLICY_NAMES: &[&str] = &["always-on", "oracle"];
+pub const POLICY_NAMES: &[&str] = &["always-on", "oracle", "ideal-sleep"];
 
 /// A `power_save` value (`key`) through the registry: every section's unknown names get the
 /// registry's one message, at the value's line and column.
@@ -85,6 +85,7 @@ pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &mut [Wl
             let policy = match p.get_ref().as_str() {
                 "always-on" => AccountingPolicy::AlwaysOn,
                 "oracle" => AccountingPolicy::Oracle,
+                "ideal-sleep" => AccountingPolicy::IdealSleep,
                 other => {
                     return Err(cx.err(p, &format!("{key}.policies"), format!(
                         "unknown accounting policy `{other}` (known: {})",

@@ -179,6 +179,7 @@ impl Check<'_> {
             1_000,
             500 * MS,
         );
+        self.num(&format!("{key}.ack_every"), t.ack_every.map(u64::from), 1, 64, " segments");
         self.num(
             &format!("{key}.initial_cwnd"),
             t.initial_cwnd.map(u64::from),

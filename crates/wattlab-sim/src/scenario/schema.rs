@@ -528,6 +528,9 @@ pub struct TcpSettings {
     /// Delayed-ACK timer.
     #[serde(default)]
     pub delayed_ack_timeout: Option<Dur>,
+    /// With delayed ACK, ACK every this many segments (default 2; seed 002's burst m).
+    #[serde(default)]
+    pub ack_every: Option<u32>,
     /// Initial congestion window in segments.
     #[serde(default)]
     pub initial_cwnd: Option<u32>,

@@ -13,12 +13,21 @@ pub struct Aimd {
     pub(super) mss: u32,
     /// Bytes acknowledged in congestion avoidance not yet turned into cwnd growth (RFC 3465).
     pub(super) ca_bytes: u32,
+    /// Byte-counting limit L in segments ([`ABC_LIMIT_SEGMENTS`] unless the receiver ACKs
+    /// less often than every second segment).
+    pub(super) abc_limit: u32,
 }
 
 impl Aimd {
     pub(super) fn new(mss: u32, initial_cwnd_segments: u32) -> Self {
         let mss = mss.max(1);
-        Aimd { cwnd: mss.saturating_mul(initial_cwnd_segments.max(1)), ssthresh: u32::MAX, mss, ca_bytes: 0 }
+        Aimd {
+            cwnd: mss.saturating_mul(initial_cwnd_segments.max(1)),
+            ssthresh: u32::MAX,
+            mss,
+            ca_bytes: 0,
+            abc_limit: ABC_LIMIT_SEGMENTS,
+        }
     }
 
     pub(super) fn set_mss(&mut self, mss: u32, initial_cwnd: u32) {
@@ -30,9 +39,10 @@ impl Aimd {
         self.cwnd < self.ssthresh
     }
 
-    /// Slow start (RFC 5681 §3.1 with RFC 3465 byte counting, L = 2 SMSS).
+    /// Slow start (RFC 5681 §3.1 with RFC 3465 byte counting, L = 2 SMSS, or the receiver's
+    /// ACK factor when larger).
     pub(super) fn slow_start(&mut self, bytes_acked: u32) {
-        self.cwnd = self.cwnd.saturating_add(bytes_acked.min(ABC_LIMIT_SEGMENTS * self.mss));
+        self.cwnd = self.cwnd.saturating_add(bytes_acked.min(self.abc_limit.saturating_mul(self.mss)));
     }
 
     /// Congestion avoidance, byte-counted (RFC 3465 §2.1): +1 SMSS per cwnd of ACKed data.

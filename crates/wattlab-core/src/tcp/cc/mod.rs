@@ -203,6 +203,12 @@ impl CongestionControl {
         self.aimd().ssthresh
     }
 
+    /// Byte-counting limit L = max(2, `ack_every`) segments: a receiver that ACKs every m > 2
+    /// segments (seed 002's burst transmission) still lets slow start double per RTT.
+    pub fn set_abc_limit(&mut self, ack_every: u32) {
+        self.aimd_mut().abc_limit = ack_every.max(aimd::ABC_LIMIT_SEGMENTS);
+    }
+
     /// Set the segment size once the handshake fixed it; rescales the initial window.
     pub fn set_mss(&mut self, mss: u32, initial_cwnd: u32) {
         self.aimd_mut().set_mss(mss, initial_cwnd);

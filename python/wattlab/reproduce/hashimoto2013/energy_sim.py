@@ -1,0 +1,185 @@
+"""Seed 002 Ch. 3 in the simulator: one upstream TCP transfer over 802.11a, costed with the
+client sleeping exactly between its frames (accounting policy ``ideal-sleep``: every gap that
+holds the AR5004's transitions, as Eq. 3.25/3.32) and always awake (``always-on``), with the
+receiver ACKing every m packets (``tcp.ack_every``), next to the analytic model
+(:mod:`wattlab.models.tcp_energy`) evaluated with the same inputs.
+
+The point (p, RTT, m) is set up so that the model's assumptions hold wherever the simulator
+can make them hold (docs/models.md, "Model vs simulator"):
+
+- one client, no contention, no frame errors (q = 0): the MAC model's per-attempt times are
+  then exact, and we give the model the simulator's frame timing (OFDM symbols, control
+  frames at 24 Mb/s, 28-byte MAC header + FCS);
+- TCP-level losses with probability p on the wired link, data direction only (the thesis's
+  p_l; no ACK is lost in the wired network);
+- RTT = the path's base round trip: wired propagation + one data and one ACK exchange on the
+  air + the wired serialisation;
+- Reno, 1460-byte MSS without timestamps (1500-byte packets, 40-byte ACKs as the thesis),
+  initial window w_1 = 2, RTO floor 1 s (T_0 = 1 s in the model), a receive window that never
+  limits;
+- the energy window is the model's: from the first data packet to the ACK of the last one
+  (the handshake and FIN are taken out, below).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from wattlab.models import tcp_energy as te
+
+PROFILE = "atheros-ar5004"
+POLICIES = ("always-on", "ideal-sleep", "oracle")
+MSS = 1460  # no timestamps: 1460 B of data in a 1500 B packet
+W1 = 2
+MIN_RTO_S = 1.0
+WIRED_BPS = 100e6
+
+
+@dataclass(frozen=True)
+class Point:
+    """One grid point: loss probability p, base RTT (s), ACK every m packets."""
+
+    p: float
+    rtt_s: float
+    m: int
+    bytes: int = 1 << 20  # S_d of data (payload bytes)
+
+
+def sim_mac() -> te.Mac80211a:
+    """The model's MAC with the simulator's 802.11a frame timing (tested equal in
+    tests/python/test_tcp_energy_sim.py): OFDM symbols, control frames at the highest basic
+    rate not above 54 Mb/s (24 Mb/s), MAC header + FCS 28 bytes, LLC/SNAP 8."""
+    return te.Mac80211a(timing="ofdm", control_rate_bps=24e6, mac_header_bytes=28, llc_header_bytes=8)
+
+
+def model_inputs(pt: Point) -> dict:
+    """Keyword arguments of :func:`wattlab.models.tcp_energy.energy` for ``pt``."""
+    tr = te.Transfer(file_bytes=pt.bytes * 1500 / MSS, data_bytes=1500, ack_bytes=40, w1=W1, t0_s=MIN_RTO_S)
+    return dict(p=pt.p, rtt_s=pt.rtt_s, q=0.0, m=pt.m, mac=sim_mac(), wni=te.Wni.from_profile(PROFILE), tr=tr)
+
+
+def air_rtt_s() -> float:
+    """One data exchange (RTS/CTS/data/ACK with DIFS and mean backoff) and one TCP-ACK
+    exchange on the air, plus the wired serialisation of both packets."""
+    mt = te.mac_times(0.0, mac=sim_mac(), wni=te.Wni.from_profile(PROFILE))
+    return float(mt["t_t"] + mt["t_r"]) + (1500 + 40) * 8 / WIRED_BPS
+
+
+def scenario(pt: Point, seed: int = 1) -> str:
+    """The scenario TOML of grid point ``pt``."""
+    one_way = (pt.rtt_s - air_rtt_s()) / 2
+    if one_way <= 0:
+        raise ValueError(f"RTT {pt.rtt_s} s is below the air time of one exchange")
+    ack = f"ack_every = {pt.m}"
+    tcp = (f'{{ cc = "reno", mss = {MSS}, timestamps = false, initial_cwnd = {W1}, min_rto = "{MIN_RTO_S}s", '
+           f'recv_buffer = "16MB", window_scale = 10, {ack} }}')
+    policies = ", ".join(f'"{p}"' for p in POLICIES)
+    return f"""
+name = "hashimoto-ch3-p{pt.p}-rtt{pt.rtt_s}-m{pt.m}"
+[simulation]
+duration = "3600s"
+seed = {seed}
+[[node]]
+name = "server"
+kind = "host"
+[[node]]
+name = "ap"
+kind = "ap"
+[[node]]
+name = "client"
+kind = "host"
+radio = {{ profile = "{PROFILE}", policies = [{policies}] }}
+[[link]]
+name = "wired"
+a = "ap"
+b = "server"
+rate = "100Mbps"
+delay = "{one_way * 1e9:.0f}ns"
+queue = {{ packets = 10000 }}
+a_to_b = {{ loss = {{ model = "bernoulli", p = {pt.p} }} }}
+[[wlan]]
+ap = "ap"
+stations = ["client"]
+phy = "80211a"
+rate = "54Mbps"
+rts_threshold = "500B"
+station_queue = 10000
+ap_queue = 10000
+[[flow]]
+name = "up"
+kind = "bulk-upload"
+client = "client"
+server = "server"
+bytes = {pt.bytes}
+tcp = {tcp}
+"""
+
+
+def _p(wni: te.Wni) -> tuple[float, float, float]:
+    """Idle and sleep power (W) and the energy of one sleep → wake cycle's transitions (J)."""
+    return wni.p_idle, wni.p_sleep, wni.p_as * wni.t_as + wni.p_sa * wni.t_sa
+
+
+def run_point(pt: Point, seed: int = 1) -> dict:
+    """Simulate ``pt`` once: the client's energy in the model's window, per policy.
+
+    The simulator's per-flow energy runs from the flow's start to its completion (the server
+    has the last byte). The model counts from the first data packet to the ACK of the last
+    one, so we take out the handshake (idle, or one sleep with its transitions) and add the
+    last ACK's half round trip (idle, or a sleep with its transitions and the ACK's reception).
+    """
+    import wattlab
+
+    res = wattlab.run(text=scenario(pt, seed))
+    f = res.flows.iloc[0]
+    if not bool(f["completed"]):
+        raise RuntimeError(f"{pt} seed {seed}: the transfer did not complete")
+    fe = res.flow_energy.set_index("policy")
+    wni = te.Wni.from_profile(PROFILE)
+    p_l, p_s, e_st = _p(wni)
+    hs = float(f["connected_s"])
+    half = pt.rtt_s / 2
+    e_r = float(te.mac_times(0.0, mac=sim_mac(), wni=wni)["e_r"])
+    out = {"p": pt.p, "rtt_s": pt.rtt_s, "m": pt.m, "seed": seed,
+           "sim_s": float(f["completion_time_s"]) - hs + half,
+           "timeouts": int(f["timeouts"]), "fast_retransmits": int(f["fast_retransmits"]),
+           "retransmitted": int(f["retransmitted_segments"])}
+    for pol in POLICIES:
+        e = float(fe.loc[pol, "to_completion_j"])
+        if pol == "always-on":
+            e += p_l * (half - hs)
+        else:
+            e += p_s * (half - hs) + e_r  # one sleep (with its transitions) out, one in
+        out[f"sim_{pol}_j"] = e
+    return out
+
+
+def model_point(pt: Point) -> dict:
+    """The model's E[J_cam], E[J_sleep], R_energy and E[T^all] at ``pt``."""
+    d = te.energy(detail=True, **model_inputs(pt))
+    return {"model_cam_j": float(d["j_cam"]), "model_sleep_j": float(d["j_sleep"]),
+            "model_r_energy": float(d["r_energy"]), "model_s": float(d["t_all"])}
+
+
+def compare(points, seeds=range(1, 6)) -> pd.DataFrame:
+    """Model vs simulator, one row per point: the simulated energies averaged over ``seeds``
+    and the relative errors (model − sim)/sim in percent."""
+    rows = []
+    for pt in points:
+        sims = pd.DataFrame([run_point(pt, s) for s in seeds])
+        row = {"p": pt.p, "rtt_ms": pt.rtt_s * 1e3, "m": pt.m, "seeds": len(sims)}
+        row.update(model_point(pt))
+        for c in ["sim_s", "sim_always-on_j", "sim_ideal-sleep_j", "sim_oracle_j", "timeouts"]:
+            row[c.replace("-", "_")] = float(sims[c].mean())
+        row["cam_err_pct"] = 100 * (row["model_cam_j"] / row["sim_always_on_j"] - 1)
+        row["sleep_err_pct"] = 100 * (row["model_sleep_j"] / row["sim_ideal_sleep_j"] - 1)
+        row["time_err_pct"] = 100 * (row["model_s"] / row["sim_s"] - 1)
+        row["sim_r_energy"] = row["sim_ideal_sleep_j"] / row["sim_always_on_j"]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+GRID = [Point(p, rtt, m) for p in (0.001, 0.01, 0.05) for rtt in (0.02, 0.1, 0.2) for m in (1, 2, 5)]
