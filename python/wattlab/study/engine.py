@@ -206,7 +206,8 @@ def _local_results(tasks: list[Task], jobs: int) -> Iterator[dict]:
         return (run_task(t) for t in tasks)
     import multiprocessing as mp
 
-    import pyarrow.ipc  # noqa: F401  (imported once here, inherited by the forked workers)
+    import pandas  # noqa: F401  (imported once here, inherited by the forked workers: pyarrow uses it)
+    import pyarrow.ipc  # noqa: F401
 
     from wattlab import api  # noqa: F401
 
