@@ -26,7 +26,7 @@ $(PY):
 $(DEPS): pyproject.toml | $(PY)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet "maturin>=1.5,<2" "numpy>=1.26" "pandas>=2.1" "pyarrow>=14" "rich>=13" \
-		"click>=8.1" "matplotlib>=3.8" "scipy>=1.11" "pytest>=8"
+		"click>=8.1" "matplotlib>=3.8" "scipy>=1.11" "pytest>=8" "dask[distributed]>=2024.1"
 	touch $@
 
 $(BUILT): $(DEPS) $(RUST_SOURCES) $(shell find python -name '*.py')

@@ -261,9 +261,12 @@ def load(study: str | os.PathLike | Mapping, base_dir: Path | None = None) -> St
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
-        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e)) or "invalid TOML"
-        raise StudyError(origin, f"invalid TOML: {msg}", line=int(m.group(1)) if m else None,
-                         column=int(m.group(2)) if m else None) from None
+        line, col = (int(m.group(1)), int(m.group(2))) if m else (None, None)
+        if m is None and "end of document" in str(e):
+            lines = text.splitlines() or [""]
+            line, col = len(lines), len(lines[-1]) + 1
+        msg = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(e)) or "invalid TOML"
+        raise StudyError(origin, f"invalid TOML: {msg}", line=line, column=col) from None
     return _from_doc(doc, origin, text, path.parent)
 
 
@@ -419,19 +422,26 @@ def check_overrides(study: Study) -> None:
             line, col = locate(study.text, table, bad)
             shown = f"{table}.{bad}" if table else None
             value = dict(p.params).get(bad, study.fixed.get(bad)) if bad else None
-            raise StudyError(study.origin, f"{'with ' + repr(value) + ': ' if bad else ''}{e}", shown, line, col) from None
+            msg = getattr(e, "message", None) or str(e)
+            what = f"the scenario {study.scenario_origin} rejects {bad} = {value!r}" if bad else f"{study.scenario_origin}"
+            raise StudyError(study.origin, f"{what}: {msg}", shown, line, col) from None
 
 
 def _override_key(e: Exception, p: Point) -> str | None:
-    """The parameter a scenario error is about: the override its origin or key names."""
-    origin = getattr(e, "origin", "") or ""
+    """The override a scenario error is about: the one whose path the error's key names
+    (``link[0].rat`` for ``link.wired.rat``), else the one its origin names."""
     ekey = getattr(e, "key", None) or ""
     names = [o.split("=", 1)[0] for o in p.overrides]
-    for n in names:
-        if f"--set {n}=" in origin:
+    norm = re.sub(r"\[(\d+)\]", r".\1", ekey).split(".") if ekey else []
+    for n in reversed(names):
+        parts = n.split(".")
+        if norm and len(parts) == len(norm) and parts[0] == norm[0] and parts[-1] == norm[-1]:
             return n
-    norm = re.sub(r"\[(\d+)\]", r".\1", ekey)
+    for n in reversed(names):
+        if norm and n.split(".")[0] == norm[0] and ekey.endswith(n.split(".")[-1]):
+            return n
+    origin = getattr(e, "origin", "") or ""
     for n in names:
-        if norm and (norm == n or norm.endswith("." + n.split(".")[-1]) and n.split(".")[0] == norm.split(".")[0]):
+        if origin.startswith(f"--set {n}="):
             return n
     return None
