@@ -159,6 +159,8 @@ class Store:
         self.out = out
         self.runs = out / "runs"
         self.runs.mkdir(parents=True, exist_ok=True)
+        for stale in self.runs.glob(".tmp-*"):  # a run being stored when the sweep was killed
+            shutil.rmtree(stale, ignore_errors=True)
 
     def done(self) -> set[str]:
         """Keys of the runs stored complete."""
@@ -212,12 +214,14 @@ def _local_results(tasks: list[Task], jobs: int) -> Iterator[dict]:
     from wattlab import api  # noqa: F401
 
     method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=mp.get_context(method))
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=mp.get_context(method),
+                               initializer=_ignore_sigint)
     it = iter(tasks)
     pending: set[Future] = {pool.submit(run_task, t) for t in itertools.islice(it, jobs * 4)}
 
     def results() -> Iterator[dict]:
         nonlocal pending
+        finished = False
         try:
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -226,10 +230,26 @@ def _local_results(tasks: list[Task], jobs: int) -> Iterator[dict]:
                     if nxt is not None:
                         pending.add(pool.submit(run_task, nxt))
                     yield f.result()
+            finished = True
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            if finished:
+                pool.shutdown(wait=True)
+            else:
+                # Ctrl-C or an error: the runs under way are lost (they were not stored), the
+                # workers are stopped at once rather than left to finish them.
+                procs = list(getattr(pool, "_processes", {}).values())
+                pool.shutdown(wait=False, cancel_futures=True)
+                for proc in procs:
+                    proc.terminate()
 
     return results()
+
+
+def _ignore_sigint() -> None:
+    """In a local worker: Ctrl-C is the parent's to handle (it stops the workers)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _dask_results(tasks: list[Task], scheduler: Any) -> Iterator[dict]:
