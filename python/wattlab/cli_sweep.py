@@ -23,7 +23,7 @@ SWEEP_EXIT_HELP = (
 @click.argument("study", type=PATH, metavar="STUDY.toml")
 @click.option("--out", type=OUT_DIR, required=True, metavar="DIR",
               help="Results: DIR/TABLE.parquet (one tidy file per output, and runs.parquet: one row per run), "
-              "study.json, timing.json (wall times), and DIR/runs/ (each finished run: what makes the study resumable).")
+              "study.json, timing.json (wall times), and DIR/runs/ (one file per finished run: what makes the study resumable).")
 @click.option("--jobs", "-j", type=click.IntRange(1, 1024), default=None, metavar="N",
               help="Local worker processes (default: one per core).")
 @click.option("--scheduler", metavar="ADDRESS",
@@ -36,7 +36,7 @@ SWEEP_EXIT_HELP = (
 def sweep(study, out, jobs, scheduler, max_runs, allow_incomplete, quiet) -> None:
     """Run every point of a study (parameters × seeds) and write tidy Parquet tables.
 
-    A finished run is stored at once under DIR/runs/, so an interrupted sweep continues where it
+    A finished run is stored at once in DIR/runs/, so an interrupted sweep continues where it
     stopped when run again, and a finished one is not recomputed. The Parquet files are the same
     bytes whatever --jobs or --scheduler (rows in the study's order, no wall-clock times).
     """
