@@ -286,7 +286,7 @@ def _from_doc(doc: dict, origin: str, text: str | None, base: Path) -> Study:
         scn = str(scn)
     if not isinstance(scn, str):
         raise err(f"must be a path string, not {type(scn).__name__}", None, "scenario")
-    scn_path = Path(scn) if Path(scn).is_absolute() else base / scn
+    scn_path = Path(os.path.normpath(Path(scn) if Path(scn).is_absolute() else base / scn))
     if not scn_path.is_file():
         raise err(f"scenario file not found: {scn_path}", None, "scenario")
     try:
