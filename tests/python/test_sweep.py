@@ -189,3 +189,19 @@ def test_run_compare_prints_savings_against_the_first_value():
     assert rows[0]["saving[client]"] == 0.0 and rows[1]["saving[client]"] > 0
     r = subprocess.run([*WATTLAB, "run", str(DEMO), "--compare", "wireless.wlan.power_save=cam"], capture_output=True, text=True)
     assert r.returncode == 2 and "at least two values" in r.stderr
+
+
+def test_a_study_of_over_500_runs_is_interrupted_and_resumed(tmp_path, capsys):
+    """504 tiny runs (6 points × 84 seeds): stopped after 200, resumed, then nothing to redo."""
+    study = small_study(seeds={"start": 1, "count": 84}, grid={"wireless.wlan.power_save": ["cam", "psm", "cc"],
+                                                               "link.wired.delay": ["10ms", "40ms"]},
+                        outputs=["radios"])
+    first = wattlab.sweep(study, tmp_path, jobs=2, max_runs=200, table="runs").attrs["summary"]
+    assert (first.total, first.computed, first.left) == (504, 200, 304)
+    df = wattlab.sweep(study, tmp_path, jobs=2, table="runs", progress=True)
+    s = df.attrs["summary"]
+    assert (s.computed, s.reused, s.left, s.by_status) == (304, 200, 0, {"completed": 504})
+    assert len(df) == 504 and df["run_key"].is_unique
+    err = capsys.readouterr().err
+    assert "304/304" in err and "runs/s" in err and "ETA" in err
+    assert wattlab.sweep(study, tmp_path, jobs=2, table="runs").attrs["summary"].computed == 0
