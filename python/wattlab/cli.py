@@ -30,6 +30,7 @@ class LazyGroup(click.Group):
     lazy = {
         "live": ("wattlab.cli_live", "live_app"),
         "reproduce": ("wattlab.cli_reproduce", "reproduce_app"),
+        "report": ("wattlab.cli_report", "report"),
         "sweep": ("wattlab.cli_sweep", "sweep"),
         "trace": ("wattlab.cli_trace", "trace_app"),
     }
