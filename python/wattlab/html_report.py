@@ -9,6 +9,7 @@ import base64
 import html
 import io
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -23,6 +24,7 @@ th { background: #f4f4f4; } td:first-child, th:first-child { text-align: left; }
 figure { margin: 1em 0; } figcaption { color: #555; font-size: 12px; }
 img { max-width: 100%; border: 1px solid #eee; }
 .prov td { text-align: left; font-family: ui-monospace, monospace; }
+pre { white-space: pre-wrap; } .md td { text-align: left; vertical-align: top; }
 """
 
 
@@ -223,9 +225,58 @@ def _state_figure(radios: pd.DataFrame) -> str:
 def _reproduction(d: Path) -> str:
     cfg = json.loads((d / "config.json").read_text())
     parts = ["<h2>Provenance</h2>", _prov(cfg.get("provenance", {}))]
-    for md in sorted(d.glob("*.md")) + sorted(d.glob("*.txt")):
-        parts.append(f"<h2>{html.escape(md.name)}</h2><pre>{html.escape(md.read_text(errors='replace'))}</pre>")
+    for md in sorted(d.glob("*.md")):
+        parts.append(f'<div class="md">{markdown(md.read_text(errors="replace"))}</div>')
+    for txt in sorted(d.glob("*.txt")):
+        parts.append(f"<h2>{html.escape(txt.name)}</h2><pre>{html.escape(txt.read_text(errors='replace'))}</pre>")
     for png in sorted(d.rglob("*.png")):
         parts.append(_figure(base64.b64encode(png.read_bytes()).decode(), str(png.relative_to(d))))
     parts.append("<h2>Parameters</h2>" + _prov({k: v for k, v in cfg.items() if k != "provenance"}))
     return "\n".join(parts)
+
+
+def _inline(text: str) -> str:
+    """Escaped text with markdown's **bold** and `code`."""
+    out = html.escape(text)
+    out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+
+
+def markdown(text: str) -> str:
+    """The markdown of the reproductions' summaries as HTML: headings, tables, lists and
+    paragraphs (everything escaped; no link is made)."""
+    out, para, rows = [], [], []
+
+    def flush() -> None:
+        if para:
+            out.append("<p>" + _inline(" ".join(para)) + "</p>")
+            para.clear()
+        if rows:
+            cells = [[c.strip() for c in r.strip().strip("|").split("|")] for r in rows if not re.match(r"^\|[-:| ]+\|?$", r.strip())]
+            head, body = cells[0], cells[1:]
+            out.append("<table><tr>" + "".join(f"<th>{_inline(c)}</th>" for c in head) + "</tr>"
+                       + "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in body) + "</table>")
+            rows.clear()
+
+    for line in text.splitlines():
+        if line.startswith("|"):
+            if para:
+                flush()
+            rows.append(line)
+            continue
+        if rows:
+            flush()
+        m = re.match(r"^(#{1,6})\s+(.*)", line)
+        if m:
+            flush()
+            level = min(6, len(m.group(1)) + 1)
+            out.append(f"<h{level}>{_inline(m.group(2))}</h{level}>")
+        elif not line.strip():
+            flush()
+        elif re.match(r"^\s*[-*] ", line):
+            flush()
+            out.append("<ul><li>" + _inline(re.sub(r"^\s*[-*] ", "", line)) + "</li></ul>")
+        else:
+            para.append(line.strip())
+    flush()
+    return "\n".join(out)

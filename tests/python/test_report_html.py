@@ -82,3 +82,23 @@ def test_report_renders_in_headless_chromium(sweep_dir, tmp_path):
     # The energy figure rendered: matplotlib's first line colour (#1f77b4) is on the screen.
     blue = sum(n for n, (red, g, b) in im.getcolors(1 << 22) if abs(red - 31) < 20 and abs(g - 119) < 20 and abs(b - 180) < 20)
     assert blue > 50, "no figure pixels in the screenshot"
+
+
+def test_reproduction_report_renders_its_summary_and_figures(tmp_path):
+    """A reproduction's --out (made up here: config.json, summary.md, a figure)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from wattlab import html_report
+
+    (tmp_path / "config.json").write_text('{"provenance": {"wattlab_version": "0.1.0", "commit": "abc"}, "seeds": 3}')
+    (tmp_path / "summary.md").write_text("# Seed X\n\nSome **claim** with `code` <b>.\n\n| claim | verdict |\n|---|---|\n| a | agrees |\n")
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3], [3, 1, 2])
+    fig.savefig(tmp_path / "fig01.png")
+    page = html_report.build(tmp_path)
+    _self_contained(page)
+    assert "<h2>Seed X</h2>" in page and "<b>claim</b>" in page and "<code>code</code>" in page and "&lt;b&gt;" in page
+    assert "<td>agrees</td>" in page and "fig01.png" in page and len(_images(page)) == 1
