@@ -26,7 +26,7 @@ $(PY):
 $(DEPS): pyproject.toml | $(PY)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet "maturin>=1.5,<2" "numpy>=1.26" "pandas>=2.1" "pyarrow>=14" "rich>=13" \
-		"click>=8.1" "matplotlib>=3.8" "scipy>=1.11" "pytest>=8"
+		"click>=8.1" "matplotlib>=3.8" "scipy>=1.11" "pytest>=8" "dask[distributed]>=2024.1"
 	touch $@
 
 $(BUILT): $(DEPS) $(RUST_SOURCES) $(shell find python -name '*.py')
@@ -36,9 +36,10 @@ $(BUILT): $(DEPS) $(RUST_SOURCES) $(shell find python -name '*.py')
 	touch $@
 
 # Debian packages the test suite and the live testbed use: tcpdump (captures, and reading our
-# pcaps), iproute2 (network namespaces, veth), iptables (NFQUEUE rules), ethtool (offloads off).
+# pcaps), iproute2 (network namespaces, veth), iptables (NFQUEUE rules), ethtool (offloads off),
+# chromium (headless: the screenshot test of `wattlab report`'s HTML page).
 # Installed only when root; otherwise the tests that need them skip and say why.
-SYSTEM_TOOLS := tcpdump:tcpdump ip:iproute2 iptables:iptables ethtool:ethtool
+SYSTEM_TOOLS := tcpdump:tcpdump ip:iproute2 iptables:iptables ethtool:ethtool chromium:chromium
 system-deps:
 	@missing=""; for pair in $(SYSTEM_TOOLS); do \
 		tool=$${pair%%:*}; pkg=$${pair##*:}; \

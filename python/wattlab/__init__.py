@@ -19,6 +19,16 @@ The simulator, the TCP model and the radio energy model live in the Rust core
 from wattlab._core import InternalError, ScenarioError, SimulationError, WattlabError, __version__
 from wattlab.api import CostWarning, Progress, RunInterrupted, RunResult, Scenario, profiles, run, validate
 
+
+
+def sweep(study, out=None, **kwargs):
+    """Run a study (a study file, or a dict of the same shape) and return its ``flows`` table
+    (or ``table=...``) as a tidy DataFrame: see :func:`wattlab.study.engine.sweep`."""
+    from wattlab.study.engine import sweep as _sweep
+
+    return _sweep(study, out, **kwargs)
+
+
 __all__ = [
     "CostWarning",
     "InternalError",
@@ -32,5 +42,6 @@ __all__ = [
     "__version__",
     "profiles",
     "run",
+    "sweep",
     "validate",
 ]

@@ -30,6 +30,8 @@ class LazyGroup(click.Group):
     lazy = {
         "live": ("wattlab.cli_live", "live_app"),
         "reproduce": ("wattlab.cli_reproduce", "reproduce_app"),
+        "report": ("wattlab.cli_report", "report"),
+        "sweep": ("wattlab.cli_sweep", "sweep"),
         "trace": ("wattlab.cli_trace", "trace_app"),
     }
 
@@ -77,12 +79,21 @@ def app() -> None:
               help="Exit 0 even if the run hit its time limit before every flow completed (default: exit 3).")
 @click.option("--json", "json_out", is_flag=True,
               help="Print the JSON summary instead of tables (with a baseline: plus `savings` and `baseline`).")
+@click.option("--compare", metavar="KEY=V1,V2,...",
+              help="Run the scenario once per value of KEY (same seed and --set) and print them side by side with each "
+              "value's energy saving and slowdown against the first, e.g. --compare wireless.wlan.power_save=cam,psm,cc.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress or notes on stderr (errors and warnings still).")
-def run(scenario, seed, out, pcap, set_, timeseries, parquet, baseline, overwrite, allow_incomplete, json_out, quiet) -> None:
+def run(scenario, seed, out, pcap, set_, timeseries, parquet, baseline, overwrite, allow_incomplete, json_out, quiet, compare) -> None:
     """Run a scenario and print its flows and radio energy."""
     from wattlab import api, report
 
     check_input_file(scenario, "scenario")
+    if compare is not None:
+        if out is not None or pcap or timeseries or parquet or baseline:
+            fail("--compare prints a table: it takes no --out, --pcap, --timeseries, --parquet or --baseline "
+                 "(for results on disk, use wattlab sweep)")
+        run_compare(scenario, compare, seed, set_, json_out, quiet, allow_incomplete)
+        return
     if pcap and out is None:
         fail("--pcap needs --out DIR (captures are written there)")
     if timeseries and out is None and not json_out:
@@ -137,6 +148,40 @@ def run(scenario, seed, out, pcap, set_, timeseries, parquet, baseline, overwrit
             note(f"note: {msg}", quiet)
         else:
             warn(f"{msg}; results cover that time only (exit {EXIT_INCOMPLETE}; --allow-incomplete to exit 0)")
+            sys.exit(EXIT_INCOMPLETE)
+
+
+def run_compare(scenario, spec, seed, set_, json_out, quiet, allow_incomplete) -> None:
+    """``run --compare``: the scenario under each value of one key, side by side."""
+    from wattlab import api, compare
+
+    try:
+        key, values = compare.split_values(spec)
+    except ValueError as e:
+        fail(str(e))
+    try:
+        with progress(f"simulating {scenario} with {len(values)} values of {key} ...", quiet or json_out):
+            rows = compare.compare(scenario, key, values, seed=seed, overrides=set_)
+    except api.RunInterrupted:
+        note("interrupted", style="yellow")
+        sys.exit(EXIT_INTERRUPTED)
+    except FileNotFoundError as e:
+        fail(str(e))
+    except _core.ScenarioError as e:
+        fail(str(e))
+    except _core.SimulationError as e:
+        fail(f"the run failed: {e}", code=EXIT_FAILED)
+    if json_out:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+    else:
+        compare.print_compare(console, rows)
+    bad = [r["value"] for r in rows if not r["completed"]]
+    if bad:
+        msg = f"with {key} = {', '.join(bad)} the run ended at its time limit before every flow completed"
+        if allow_incomplete:
+            note(f"note: {msg}", quiet)
+        else:
+            warn(f"{msg} (exit {EXIT_INCOMPLETE}; --allow-incomplete to exit 0)")
             sys.exit(EXIT_INCOMPLETE)
 
 

@@ -1,0 +1,28 @@
+"""``wattlab report DIR``: a self-contained HTML page on a run, a sweep or a reproduction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from wattlab.cli_common import PATH, fail, note
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.argument("directory", type=PATH, metavar="DIR")
+@click.option("--out", type=PATH, metavar="FILE", help="Where to write the page (default: DIR/report.html).")
+@click.option("--quiet", "-q", is_flag=True, help="No note on stderr.")
+def report(directory: Path, out: Path | None, quiet: bool) -> None:
+    """Write a self-contained HTML report (embedded figures, tables, provenance, incomplete runs
+    flagged) on DIR: the --out of wattlab run, wattlab sweep or wattlab reproduce. It opens
+    offline: no script and no link outside the file."""
+    from wattlab import html_report
+
+    if not directory.is_dir():
+        fail(f"{directory}: not a directory")
+    try:
+        path = html_report.write(directory, out)
+    except ValueError as e:
+        fail(str(e))
+    note(f"wrote {path}", quiet)

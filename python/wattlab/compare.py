@@ -1,0 +1,108 @@
+"""``wattlab run SCENARIO --compare KEY=V1,V2,...``: the same scenario and seed under several
+values of one key, side by side, with each value's saving and slowdown against the first (a
+saving is only meaningful against the same traffic without the scheme)."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from wattlab import api
+
+
+def split_values(spec: str) -> tuple[str, list[str]]:
+    """``KEY=V1,V2,...`` as the key and the values (TOML literals or bare words, as ``--set``
+    reads them); commas inside brackets, braces or quotes do not split."""
+    if "=" not in spec:
+        raise ValueError(f"--compare {spec}: expected KEY=V1,V2,... (e.g. wireless.wlan.power_save=cam,psm,cc)")
+    key, raw = spec.split("=", 1)
+    key = key.strip()
+    values, depth, quote, cur = [], 0, None, ""
+    for ch in raw:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            values.append(cur.strip())
+            cur = ""
+            continue
+        cur += ch
+    values.append(cur.strip())
+    if not key or any(v == "" for v in values):
+        raise ValueError(f"--compare {spec}: an empty key or value")
+    if len(values) < 2:
+        raise ValueError(f"--compare {spec}: give at least two values to compare")
+    return key, values
+
+
+def radio_energy(res: api.RunResult) -> dict[str, float]:
+    """Per radio node: the energy its radio spent under the run's power mode (the ``mode``
+    row), or always-on when it ran none (power saving off: the radio never slept)."""
+    out: dict[str, float] = {}
+    for r in res.summary["radios"]:
+        if r.get("basis") == "mode":
+            out[r["node"]] = float(r["energy_j"])
+    for r in res.summary["radios"]:
+        if r["node"] not in out and r["policy"] == "always-on":
+            out[r["node"]] = float(r["energy_j"])
+    return out
+
+
+def compare(scenario, key: str, values: Iterable[str], seed: int | None = None, overrides: Iterable[str] = ()) -> list[dict]:
+    """Run ``scenario`` once per value of ``key`` (same seed, same other overrides) and return
+    one row per value: energy per radio, saving against the first value, completion time and
+    slowdown against the first value, goodput and completion."""
+    runs = []
+    for v in values:
+        res = api.run(scenario, seed=seed, overrides=[*overrides, f"{key}={v}"], baseline=False)
+        runs.append((v, res))
+    base_e = radio_energy(runs[0][1])
+    base_t = api._completion(runs[0][1].summary)
+    rows = []
+    for v, res in runs:
+        e = radio_energy(res)
+        t = api._completion(res.summary)
+        row = {"key": key, "value": v, "seed": res.summary["seed"], "completed": res.completed}
+        for node, joules in e.items():
+            b = base_e.get(node)
+            row[f"energy_j[{node}]"] = joules
+            row[f"saving[{node}]"] = (1 - joules / b) if b else float("nan")
+        row["completion_s"] = t
+        row["slowdown"] = t / base_t - 1 if base_t else float("nan")
+        row["goodput_bps"] = sum(f.get("goodput_bps") or 0 for f in res.summary["flows"])
+        rows.append(row)
+    return rows
+
+
+def print_compare(console, rows: list[dict]) -> None:
+    """The rows as a rich table: one line per value, savings against the first."""
+    from rich.markup import escape
+
+    from wattlab.report import _fmt_bps, _table
+
+    key = rows[0]["key"]
+    nodes = [c[len("energy_j["):-1] for c in rows[0] if c.startswith("energy_j[")]
+    t = _table(f"{key}: each value against the first ({rows[0]['value']}), same scenario and seed {rows[0]['seed']}")
+    t.add_column(key, justify="left")
+    for n in nodes:
+        t.add_column(f"energy {n} (J)", justify="right")
+        t.add_column(f"saving {n}", justify="right")
+    for col in ("completion (s)", "slowdown", "goodput", "completed"):
+        t.add_column(col, justify="right")
+    for i, r in enumerate(rows):
+        cells = [escape(str(r["value"]))]
+        for n in nodes:
+            e = r.get(f"energy_j[{n}]")
+            s = r.get(f"saving[{n}]")
+            cells.append("—" if e is None else f"{e:.4f}")
+            cells.append("(base)" if i == 0 else ("—" if s is None else f"{100 * s:+.1f} %"))
+        cells.append(f"{r['completion_s']:.3f}")
+        cells.append("(base)" if i == 0 else f"{100 * r['slowdown']:+.1f} %")
+        cells.append(_fmt_bps(r["goodput_bps"]))
+        cells.append("yes" if r["completed"] else "[bold red]no[/]")
+        t.add_row(*cells)
+    console.print(t)

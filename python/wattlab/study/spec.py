@@ -1,0 +1,447 @@
+"""Study files: a base scenario, parameters with grid, zip or seeded random values, seeds and
+the outputs to keep, expanded into run points (effective overrides + seed), each with a key.
+
+A study file (TOML)::
+
+    scenario = "../demo.toml"        # relative to the study file
+    seeds = [1, 2, 3]                # or { start = 1, count = 10 }
+    outputs = ["flows", "radios"]    # tables kept (default: flows, radios)
+
+    [set]                            # fixed overrides of every run
+    "simulation.duration" = "60s"
+
+    [grid]                           # every combination
+    "wireless.wlan.power_save" = ["cam", "psm", "cc"]
+    "link.wired.delay" = ["10ms", "50ms"]
+
+    [zip]                            # advance together (equal lengths)
+    "flow.0.bytes" = ["1MB", "5MB"]
+    "link.wired.rate" = ["10Mbps", "100Mbps"]
+
+    [random]                         # `samples` draws from a seeded generator
+    samples = 4
+    seed = 7
+    "wireless.wlan.down.loss.p" = { uniform = [0.0, 0.02] }
+    "link.wired.delay" = { uniform = [10, 100], unit = "ms" }
+
+The points are the product grid × zip × random × seeds. Values keep their TOML types: an
+int stays an int (``flow.0.bytes = 1000000``), a string a string (``"1MB"``), a bool a bool.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import random
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from wattlab import _core
+
+OUTPUTS = ("flows", "radios", "links", "flow_energy", "sockets", "pages", "objects", "agents", "agent_events", "savings")
+"""Tables a study may keep: the ``RunResult`` tables of the same names."""
+DEFAULT_OUTPUTS = ("flows", "radios")
+TOP_KEYS = {"scenario", "seeds", "outputs", "name", "set", "grid", "zip", "random"}
+RANDOM_KINDS = ("uniform", "loguniform", "int", "choice")
+
+
+class StudyError(_core.ScenarioError):
+    """A study file is invalid: ``origin``, ``line``, ``column``, ``key``, ``message`` as for a
+    scenario's ``ScenarioError`` (of which it is a subclass), and the same ``file:line:col: key
+    `k`: message`` text."""
+
+    def __init__(self, origin: str, message: str, key: str | None = None, line: int | None = None, column: int | None = None):
+        where = origin + (f":{line}" if line else "") + (f":{column}" if line and column else "")
+        super().__init__(f"{where}: " + (f"key `{key}`: " if key else "") + message)
+        self.origin, self.line, self.column, self.key, self.message = origin, line, column, key, message
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run of a study: its parameter values (typed), its seed, the overrides it runs with
+    (the study's fixed ``[set]`` ones, then the parameters) and its key."""
+
+    params: tuple[tuple[str, Any], ...]
+    seed: int
+    overrides: tuple[str, ...]
+    key: str
+    columns: tuple[tuple[str, Any], ...] = ()
+    """The parameters as stored in the tables: one type per column (ints mixed with floats as
+    floats; other mixtures, tables and arrays as their TOML text)."""
+
+
+@dataclass
+class Study:
+    """A parsed study: the base scenario's text and origin, and what varies."""
+
+    scenario_text: str
+    scenario_origin: str
+    seeds: list[int]
+    outputs: list[str]
+    fixed: dict[str, Any] = field(default_factory=dict)
+    grid: dict[str, list] = field(default_factory=dict)
+    zip: dict[str, list] = field(default_factory=dict)
+    random: dict[str, dict] = field(default_factory=dict)
+    random_samples: int = 0
+    random_seed: int = 0
+    name: str = "study"
+    origin: str = "<study>"
+    text: str | None = None
+    """The study file's text, if it was read from one."""
+    units: dict[str, str] = field(default_factory=dict)
+    """Unit suffix of a random parameter (``ms``): the column holds the number, the override
+    gets the number and the unit."""
+
+    @property
+    def param_names(self) -> list[str]:
+        """Parameter columns, in order: grid, zip, random (each in file order)."""
+        return [*self.grid, *self.zip, *self.random]
+
+    @property
+    def scenario_hash(self) -> str:
+        return hashlib.sha256(self.scenario_text.encode()).hexdigest()
+
+    @property
+    def study_hash(self) -> str:
+        """SHA-256 of what defines the study's runs (scenario, fixed overrides, parameters,
+        seeds, outputs): the same for a file and the equal dict."""
+        doc = {"scenario": self.scenario_hash, "set": self.fixed, "grid": self.grid, "zip": self.zip,
+               "random": self.random, "samples": self.random_samples, "random_seed": self.random_seed,
+               "seeds": self.seeds, "outputs": self.outputs}
+        return hashlib.sha256(canonical(doc).encode()).hexdigest()
+
+    def points(self) -> list[Point]:
+        """Every run point: grid × zip × random × seeds, in that nesting order."""
+        grid_rows = [dict(zip(self.grid, combo)) for combo in itertools.product(*self.grid.values())] if self.grid else [{}]
+        zip_len = len(next(iter(self.zip.values()))) if self.zip else 0
+        zip_rows = [{k: v[i] for k, v in self.zip.items()} for i in range(zip_len)] if self.zip else [{}]
+        rnd_rows = self._random_rows() if self.random else [{}]
+        out = []
+        for g, z, r in itertools.product(grid_rows, zip_rows, rnd_rows):
+            params = {**g, **z, **r}
+            for seed in self.seeds:
+                out.append(self.point(params, seed))
+        return out
+
+    def point(self, params: Mapping[str, Any], seed: int) -> Point:
+        """The run point of these parameter values and seed."""
+        sets = {**self.fixed, **params}
+        overrides = tuple(f"{k}={toml_value(v, self.units.get(k, '') if k in params else '')}" for k, v in sets.items())
+        key_doc = {"scenario": self.scenario_hash, "overrides": list(overrides), "seed": seed, "outputs": sorted(self.outputs)}
+        key = hashlib.sha256(canonical(key_doc).encode()).hexdigest()[:20]
+        cols = tuple((k, self.column_value(k, v)) for k, v in params.items())
+        return Point(tuple(params.items()), seed, overrides, key, cols)
+
+    def column_value(self, k: str, v: Any) -> Any:
+        """``v`` as stored in parameter ``k``'s column (see :attr:`Point.columns`)."""
+        kinds = self._kinds().get(k)
+        if kinds == "float" and isinstance(v, int) and not isinstance(v, bool):
+            return float(v)
+        if kinds == "text" and not isinstance(v, str):
+            return toml_value(v)
+        return v
+
+    def _kinds(self) -> dict[str, str]:
+        if getattr(self, "_kind_cache", None) is None:
+            def kind(values: list) -> str:
+                ts = {bool if isinstance(x, bool) else type(x) for x in values}
+                if ts <= {int} or ts <= {str} or ts <= {bool}:
+                    return "same"
+                if ts <= {int, float}:
+                    return "float"
+                return "text"
+            rnd = {}
+            for k, spec in self.random.items():
+                kind_, arg = next(iter(spec.items()))
+                rnd[k] = kind(arg) if kind_ == "choice" else ("same" if kind_ == "int" else "float")
+            self._kind_cache = {**{k: kind(v) for k, v in self.grid.items()},
+                                **{k: kind(v) for k, v in self.zip.items()}, **rnd}
+        return self._kind_cache
+
+
+    def _random_rows(self) -> list[dict]:
+        rng = random.Random(self.random_seed)
+        rows = []
+        for _ in range(self.random_samples):
+            row = {}
+            for k, spec in self.random.items():
+                kind, arg = next(iter(spec.items()))
+                if kind == "uniform":
+                    v = rng.uniform(*arg)
+                elif kind == "loguniform":
+                    v = math.exp(rng.uniform(math.log(arg[0]), math.log(arg[1])))
+                elif kind == "int":
+                    v = rng.randint(*arg)
+                else:
+                    v = arg[rng.randrange(len(arg))]
+                if isinstance(v, float) and "digits" in spec:
+                    v = round(v, spec["digits"])
+                row[k] = v
+            rows.append(row)
+        return rows
+
+
+def canonical(obj: Any) -> str:
+    """JSON with sorted keys and no spaces: the text hashed for keys."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def toml_value(v: Any, unit: str = "") -> str:
+    """A Python value as a TOML literal for an override (types kept: 5 → ``5``, "5MB" →
+    ``"5MB"``, True → ``true``, a dict → an inline table)."""
+    if unit:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise TypeError(f"a unit needs a number, not {v!r}")
+        return json.dumps(f"{v!r}{unit}" if isinstance(v, float) else f"{v}{unit}")
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)  # a JSON string is a valid TOML basic string
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, Mapping):
+        return "{ " + ", ".join(f"{json.dumps(str(k))} = {toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(f"cannot pass a {type(v).__name__} as a scenario value ({v!r})")
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a study
+
+
+def locate(text: str | None, table: str | None, key: str | None) -> tuple[int | None, int | None]:
+    """Line and column (1-based) of ``key`` in ``[table]`` (``table`` None: the top level) of a
+    study file's text; of the table's header if ``key`` is None. (None, None) if not found."""
+    if text is None:
+        return None, None
+    lines = text.splitlines()
+    header = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]\s*(#.*)?$")
+    current = None
+    for i, line in enumerate(lines, 1):
+        m = header.match(line)
+        if m:
+            current = m.group(1).strip().strip('"')
+            if key is None and current == table:
+                return i, line.index("[") + 1
+            continue
+        if current != table or key is None:
+            continue
+        stripped = line.lstrip()
+        for form in (f'"{key}"', f"'{key}'", key):
+            if stripped.startswith(form) and stripped[len(form):].lstrip().startswith("="):
+                return i, len(line) - len(stripped) + 1
+    return None, None
+
+
+def load(study: str | os.PathLike | Mapping, base_dir: Path | None = None) -> Study:
+    """A :class:`Study` from a study file's path or from a dict of the same shape (with a
+    ``scenario`` path relative to ``base_dir``, default the current directory). Raises
+    :class:`StudyError` naming file, line, column and key."""
+    if isinstance(study, Mapping):
+        return _from_doc(dict(study), "<study dict>", None, base_dir or Path.cwd())
+    path = Path(study)
+    origin = str(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"study file not found: {path}")
+    text = path.read_text(encoding="utf-8")
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
+        line, col = (int(m.group(1)), int(m.group(2))) if m else (None, None)
+        if m is None and "end of document" in str(e):
+            lines = text.splitlines() or [""]
+            line, col = len(lines), len(lines[-1]) + 1
+        msg = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(e)) or "invalid TOML"
+        raise StudyError(origin, f"invalid TOML: {msg}", line=line, column=col) from None
+    return _from_doc(doc, origin, text, path.parent)
+
+
+def _from_doc(doc: dict, origin: str, text: str | None, base: Path) -> Study:
+    def err(message: str, table: str | None = None, key: str | None = None) -> StudyError:
+        line, col = locate(text, table, key)
+        shown = key if table is None else (f"{table}.{key}" if key else table)
+        return StudyError(origin, message, shown, line, col)
+
+    for k in doc:
+        if k not in TOP_KEYS:
+            raise err(f"unknown key (expected one of {', '.join(sorted(TOP_KEYS))})", None, k)
+    scn = doc.get("scenario")
+    if scn is None:
+        raise StudyError(origin, "no `scenario`: name the base scenario file (relative to the study file)", "scenario")
+    if isinstance(scn, os.PathLike):
+        scn = str(scn)
+    if not isinstance(scn, str):
+        raise err(f"must be a path string, not {type(scn).__name__}", None, "scenario")
+    scn_path = Path(os.path.normpath(Path(scn) if Path(scn).is_absolute() else base / scn))
+    if not scn_path.is_file():
+        raise err(f"scenario file not found: {scn_path}", None, "scenario")
+    try:
+        scn_text = _core.read_scenario(str(scn_path))
+    except _core.ScenarioError as e:
+        raise err(f"cannot read the scenario: {e}", None, "scenario") from None
+
+    seeds = doc.get("seeds", [1])
+    if isinstance(seeds, Mapping):
+        if set(seeds) - {"start", "count"} or not isinstance(seeds.get("count"), int) or isinstance(seeds.get("count"), bool):
+            raise err("must be a list of ints or { start = S, count = N }", None, "seeds")
+        start = seeds.get("start", 1)
+        seeds = list(range(start, start + seeds["count"]))
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
+        seeds = [seeds]
+    if (not isinstance(seeds, list) or not seeds
+            or any(isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < 2**64 for s in seeds)):
+        raise err("must be a non-empty list of ints in [0, 2**64) or { start = S, count = N }", None, "seeds")
+    if len(set(seeds)) != len(seeds):
+        raise err("a seed is listed twice", None, "seeds")
+
+    outputs = doc.get("outputs", list(DEFAULT_OUTPUTS))
+    if isinstance(outputs, str):
+        outputs = [outputs]
+    if not isinstance(outputs, list) or not outputs or not all(isinstance(o, str) for o in outputs):
+        raise err("must be a non-empty list of table names", None, "outputs")
+    for o in outputs:
+        if o not in OUTPUTS:
+            raise err(f"unknown output {o!r} (have: {', '.join(OUTPUTS)})", None, "outputs")
+
+    def table(name: str) -> dict:
+        t = doc.get(name, {})
+        if not isinstance(t, Mapping):
+            raise err(f"must be a table of \"dotted.key\" = values", None, name)
+        return dict(t)
+
+    fixed = table("set")
+    for k, v in fixed.items():
+        _check_value(v, lambda m, k=k: err(m, "set", k))
+    grid = table("grid")
+    for k, v in grid.items():
+        if not isinstance(v, list) or not v:
+            raise err("a grid parameter needs a non-empty list of values", "grid", k)
+        for x in v:
+            _check_value(x, lambda m, k=k: err(m, "grid", k))
+    zipped = table("zip")
+    lengths = set()
+    for k, v in zipped.items():
+        if not isinstance(v, list) or not v:
+            raise err("a zip parameter needs a non-empty list of values", "zip", k)
+        for x in v:
+            _check_value(x, lambda m, k=k: err(m, "zip", k))
+        lengths.add(len(v))
+        if len(lengths) > 1:
+            raise err(f"zip lists must have equal lengths: this one has {len(v)}, an earlier one "
+                      f"{len(next(iter(zipped.values())))}", "zip", k)
+    rnd = table("random")
+    samples = rnd.pop("samples", None)
+    rseed = rnd.pop("seed", 0)
+    units = {}
+    if rnd:
+        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+            raise err("[random] needs `samples = N` (N >= 1 draws)", "random", "samples" if samples is not None else None)
+        if isinstance(rseed, bool) or not isinstance(rseed, int):
+            raise err("must be an int", "random", "seed")
+    for k, spec in rnd.items():
+        if not isinstance(spec, Mapping):
+            raise err("a random parameter is { uniform = [lo, hi] }, { loguniform = [lo, hi] }, { int = [lo, hi] } "
+                      "or { choice = [values] } (with unit = \"ms\" or digits = N for numbers)", "random", k)
+        kinds = [x for x in spec if x in RANDOM_KINDS]
+        extra = [x for x in spec if x not in RANDOM_KINDS and x not in ("unit", "digits")]
+        if len(kinds) != 1 or extra:
+            raise err(f"give exactly one of {', '.join(RANDOM_KINDS)} (and optionally unit, digits)", "random", k)
+        kind = kinds[0]
+        arg = spec[kind]
+        if kind == "choice":
+            if not isinstance(arg, list) or not arg:
+                raise err("choice needs a non-empty list", "random", k)
+        else:
+            nums = isinstance(arg, list) and len(arg) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in arg)
+            if not nums or arg[0] > arg[1]:
+                raise err(f"{kind} needs [lo, hi] with lo <= hi", "random", k)
+            if kind == "int" and not all(isinstance(x, int) for x in arg):
+                raise err("int needs integer bounds", "random", k)
+            if kind == "loguniform" and arg[0] <= 0:
+                raise err("loguniform needs lo > 0", "random", k)
+        if "unit" in spec:
+            if not isinstance(spec["unit"], str) or kind == "choice":
+                raise err("unit is a string such as \"ms\", for numeric draws", "random", k)
+            units[k] = spec["unit"]
+        rnd[k] = {kind: arg, **({"digits": spec["digits"]} if "digits" in spec else {})}
+    seen: dict[str, str] = {}
+    for tname, t in (("grid", grid), ("zip", zipped), ("random", rnd)):
+        for k in t:
+            if k in seen:
+                raise err(f"also a parameter in [{seen[k]}]", tname, k)
+            seen[k] = tname
+            if k in fixed:
+                raise err("also fixed in [set]", tname, k)
+    name = doc.get("name", Path(origin).stem if text is not None else "study")
+    if not isinstance(name, str):
+        raise err("must be a string", None, "name")
+    return Study(scn_text, str(scn_path), seeds, outputs, fixed, grid, zipped, rnd, samples or 0, rseed,
+                 name, origin, text, units)
+
+
+def _check_value(v: Any, err) -> None:
+    try:
+        toml_value(v)
+    except TypeError as e:
+        raise err(str(e)) from None
+
+
+def check_overrides(study: Study) -> None:
+    """Validate the base scenario under the first run point and under each parameter's every
+    value, raising a :class:`StudyError` located at the parameter whose override is bad."""
+    pts = study.points()
+    if not pts:
+        return
+    tables = {k: "set" for k in study.fixed} | {k: "grid" for k in study.grid} | {k: "zip" for k in study.zip} | {k: "random" for k in study.random}
+    candidates = [pts[0]]
+    # One more point per distinct value of each grid/zip parameter, the rest as in the first.
+    first = dict(pts[0].params)
+    for k, vals in [*study.grid.items(), *study.zip.items()]:
+        for v in vals[1:]:
+            candidates.append(study.point({**first, k: v}, pts[0].seed))
+    for p in candidates:
+        try:
+            _core.validate(study.scenario_text, study.scenario_origin, overrides=list(p.overrides))
+        except _core.ScenarioError as e:
+            bad = _override_key(e, p)
+            table = tables.get(bad) if bad else None
+            line, col = locate(study.text, table, bad)
+            shown = f"{table}.{bad}" if table else None
+            value = dict(p.params).get(bad, study.fixed.get(bad)) if bad else None
+            msg = getattr(e, "message", None) or str(e)
+            what = f"the scenario {study.scenario_origin} rejects {bad} = {value!r}" if bad else f"{study.scenario_origin}"
+            raise StudyError(study.origin, f"{what}: {msg}", shown, line, col) from None
+
+
+def _override_key(e: Exception, p: Point) -> str | None:
+    """The override a scenario error is about: the one whose path the error's key names
+    (``link[0].rat`` for ``link.wired.rat``), else the one its origin names."""
+    ekey = getattr(e, "key", None) or ""
+    names = [o.split("=", 1)[0] for o in p.overrides]
+    norm = re.sub(r"\[(\d+)\]", r".\1", ekey).split(".") if ekey else []
+    for n in reversed(names):
+        parts = n.split(".")
+        if norm and len(parts) == len(norm) and parts[0] == norm[0] and parts[-1] == norm[-1]:
+            return n
+    for n in reversed(names):
+        if norm and n.split(".")[0] == norm[0] and ekey.endswith(n.split(".")[-1]):
+            return n
+    origin = getattr(e, "origin", "") or ""
+    for n in names:
+        if origin.startswith(f"--set {n}="):
+            return n
+    return None
