@@ -1,0 +1,95 @@
+"""Run transfers A and B under each architecture and seed, and measure each run.
+
+The card's energy is the client's radio meter (the power mode's meter, or ``always-on`` for
+legacy TCP) from the application's request to the transfer's end: the meter up to the flow's
+completion minus the same meter in a run of the path alone until the request (``prefix``)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+from rich.console import Console
+
+from wattlab import _core
+
+from .. import runner
+from . import scenario
+from .config import TRANSFERS, Config
+
+_U = _core.psna_units()
+PSNA_COLUMNS = ("polls", "sleeps", "radio_on_switches", "radio_on_s", "signalling_on_s", "burst_s",
+                "first_residual_s", "residual_error_mean_s", "residual_error_max_s", "estimator_samples")
+"""The PSNA flow's extra metrics the paper does not report, kept per run."""
+
+
+def _policy(arch: str) -> str:
+    return {"legacy": "always-on", "psna": "psna", "psm": "psm", "cc": "cc"}[arch]
+
+
+def _meter(res, policy: str) -> float:
+    r = res.radios
+    row = r[(r["node"] == "client") & (r["policy"] == policy)]
+    return float(row["energy_j"].iloc[0])
+
+
+def _measure(job: runner.Job, res) -> dict:
+    transfer, arch = job.labels["transfer"], job.labels["arch"]
+    policy = _policy(arch)
+    if job.labels["part"] == "prefix":
+        return {"prefix_j": _meter(res, policy)}
+    fe = res.flow_energy
+    row = fe[(fe["flow"] == scenario.flow_name(transfer)) & (fe["node"] == "client") & (fe["policy"] == policy)]
+    f = res.flows[res.flows["name"] == scenario.flow_name(transfer)].iloc[0]
+    out = {
+        "completed": bool(f["completed"]),
+        "bytes": int(f["bytes_delivered"]),
+        "completion_s": float(f["completion_time_s"]) if f["completion_time_s"] is not None else math.nan,
+        "goodput_bps": float(f["goodput_bps"]),
+        "to_completion_j": float(row["to_completion_j"].iloc[0]),
+    }
+    for c in PSNA_COLUMNS:
+        v = f.get(c) if c in f.index else None
+        out[c] = float(v) if v is not None and not (isinstance(v, float) and math.isnan(v)) else math.nan
+    return out
+
+
+def runs(cfg: Config, workers: int, console: Console | None = None) -> pd.DataFrame:
+    """One row per (transfer, architecture, seed): card energy (J and battery-seconds), completion,
+    the paper's Kbps and transfer length, and the PSNA columns."""
+    jobs = []
+    for t in cfg.transfers:
+        for a in cfg.architectures:
+            for k in range(cfg.seeds):
+                seed = cfg.base_seed + k
+                jobs.append(runner.Job(scenario.scenario(cfg, t, a), seed, {"transfer": t, "arch": a, "part": "run"}))
+                jobs.append(runner.Job(scenario.prefix(cfg, t, a), seed, {"transfer": t, "arch": a, "part": "prefix"}))
+    df = runner.run_jobs(jobs, _measure, "PSNA transfers", workers, console)
+    key = ["transfer", "arch", "seed"]
+    pre = df[df["part"] == "prefix"][key + ["prefix_j"]]
+    r = df[df["part"] == "run"].drop(columns=["part", "prefix_j"]).merge(pre, on=key)
+    r["card_j"] = r["to_completion_j"] - r["prefix_j"]
+    r["battery_s"] = r["card_j"].map(_core.psna_battery_seconds)
+    r["lifetime_s"] = _U["reference_lifetime_s"] - r["battery_s"]
+    r["power_saving_index"] = [_core.psna_index(int(b), s) for b, s in zip(r["bytes"], r["battery_s"])]
+    # The paper's "data transfer length" and Kbps: the end-to-end transfer for legacy TCP, the
+    # wireless burst for PSNA (Table 2).
+    r["transfer_length_s"] = [b if a == "psna" else c for a, b, c in zip(r["arch"], r["burst_s"], r["completion_s"])]
+    r["kbps_paper"] = [_core.psna_paper_kbps(int(b), s) for b, s in zip(r["bytes"], r["transfer_length_s"])]
+    r["target_bytes"] = [TRANSFERS[t][1] for t in r["transfer"]]
+    return r.reset_index(drop=True)
+
+
+def table(r: pd.DataFrame) -> pd.DataFrame:
+    """Per (transfer, architecture): means over seeds, and the gain factor and card-energy
+    reduction against legacy TCP of the same transfer."""
+    cols = ["card_j", "battery_s", "lifetime_s", "completion_s", "goodput_bps", "transfer_length_s", "kbps_paper", "power_saving_index",
+            *PSNA_COLUMNS]
+    t = r.groupby(["transfer", "arch"], sort=False).agg(
+        runs=("seed", "size"), completed=("completed", "all"), bytes=("bytes", "min"), **{c: (c, "mean") for c in cols},
+        card_j_min=("card_j", "min"), card_j_max=("card_j", "max")).reset_index()
+    legacy = t[t["arch"] == "legacy"].set_index("transfer")
+    t["gain_factor"] = [legacy.loc[x, "card_j"] / e for x, e in zip(t["transfer"], t["card_j"])]
+    t["reduction_percent"] = [100.0 * (1.0 - e / legacy.loc[x, "card_j"]) for x, e in zip(t["transfer"], t["card_j"])]
+    t["slowdown"] = [c / legacy.loc[x, "completion_s"] for x, c in zip(t["transfer"], t["completion_s"])]
+    return t
