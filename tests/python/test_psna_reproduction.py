@@ -105,3 +105,15 @@ def _table(red=(99.0, 99.5), gain=(80.0, 171.0), watts=(1.78, 1.77), rates=(19_0
 ])
 def test_each_claim_reaches_each_verdict(claim, table, verdict):
     assert claim(table).verdict == verdict
+
+
+def test_sensitivity_the_ten_packet_rule_sets_the_initial_wait(quick_run):
+    out, _ = quick_run
+    s = pd.read_csv(out / "sensitivity.csv").set_index("variant")
+    assert {"default", "alpha=0.5", "alpha=0.99", "min_packets=5", "min_packets=20", "mss=536"} <= set(s.index)
+    wait = s["first_residual_s"]
+    assert wait["min_packets=5"] < wait["default"] < wait["min_packets=20"]
+    assert wait["mss=536"] < wait["default"], "536-byte packets: 10 of them arrive sooner"
+    assert s.loc["mss=536", "legacy_card_j"] != s.loc["default", "legacy_card_j"], "mss=536 has its own legacy run"
+    sw = s[s.switch_j > 0].sort_values("switch_j")
+    assert len(sw) == 3 and sw.card_j.is_monotonic_increasing and (sw.card_j > s.loc["default", "card_j"]).all()

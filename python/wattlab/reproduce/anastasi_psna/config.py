@@ -32,6 +32,9 @@ class Config:
     download's long-run rate ~1.9 kb/s, the paper's (the only thing chosen for that rate)."""
     start_s: float = 300.0
     """When the transfer starts: the cross traffic is in steady state by then."""
+    sensitivity: bool = True
+    """Also run transfer B's sensitivity variants (α, the 10-packet rule, a 536-byte MSS) and the
+    transition-energy rows (``experiments.SENSITIVITY``, ``SWITCH_J``)."""
     base_seed: int = 1
     """First seed."""
     quick: bool = False

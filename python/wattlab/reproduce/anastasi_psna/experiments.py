@@ -54,18 +54,36 @@ def _measure(job: runner.Job, res) -> dict:
     return out
 
 
-def runs(cfg: Config, workers: int, console: Console | None = None) -> pd.DataFrame:
+SENSITIVITY = {
+    # variant: (architectures, extra flow keys). "default" is the main experiment's PSNA.
+    "alpha=0.5": (("psna",), {"psna": "{ alpha = 0.5 }"}),
+    "alpha=0.99": (("psna",), {"psna": "{ alpha = 0.99 }"}),
+    "min_packets=5": (("psna",), {"psna": "{ min_packets = 5 }"}),
+    "min_packets=20": (("psna",), {"psna": "{ min_packets = 20 }"}),
+    "mss=536": (("legacy", "psna"), {"tcp": "{ mss = 536 }", "psna": '{ fh_segment_size = "536B" }'}),
+}
+"""Transfer B's sensitivity runs: the estimator's α and 10-packet rule, and the 536-byte MSS of
+the paper's Linux 2.0 towards non-local hosts (with the daemon counting 536-byte packets)."""
+SWITCH_J = (0.1, 1.0, 10.0)
+"""Energies of one off → on → off cycle for the transition sensitivity (the paper gives none and
+the profile has none): PSNA's card energy plus its on-switches × each."""
+
+
+def runs(cfg: Config, workers: int, console: Console | None = None, sensitivity: bool = False) -> pd.DataFrame:
     """One row per (transfer, architecture, seed): card energy (J and battery-seconds), completion,
-    the paper's Kbps and transfer length, and the PSNA columns."""
+    the paper's Kbps and transfer length, and the PSNA columns. With ``sensitivity``, transfer B's
+    variants of ``SENSITIVITY`` instead (column ``variant``)."""
     jobs = []
-    for t in cfg.transfers:
-        for a in cfg.architectures:
-            for k in range(cfg.seeds):
-                seed = cfg.base_seed + k
-                jobs.append(runner.Job(scenario.scenario(cfg, t, a), seed, {"transfer": t, "arch": a, "part": "run"}))
-                jobs.append(runner.Job(scenario.prefix(cfg, t, a), seed, {"transfer": t, "arch": a, "part": "prefix"}))
-    df = runner.run_jobs(jobs, _measure, "PSNA transfers", workers, console)
-    key = ["transfer", "arch", "seed"]
+    cases = ([("B", a, v, extra) for v, (archs, extra) in SENSITIVITY.items() for a in archs] if sensitivity else
+             [(t, a, "default", {}) for t in cfg.transfers for a in cfg.architectures])
+    for t, a, v, extra in cases:
+        for k in range(cfg.seeds):
+            seed = cfg.base_seed + k
+            labels = {"transfer": t, "arch": a, "variant": v}
+            jobs.append(runner.Job(scenario.scenario(cfg, t, a, extra), seed, {**labels, "part": "run"}))
+            jobs.append(runner.Job(scenario.prefix(cfg, t, a), seed, {**labels, "part": "prefix"}))
+    df = runner.run_jobs(jobs, _measure, "PSNA sensitivity" if sensitivity else "PSNA transfers", workers, console)
+    key = ["transfer", "arch", "variant", "seed"]
     pre = df[df["part"] == "prefix"][key + ["prefix_j"]]
     r = df[df["part"] == "run"].drop(columns=["part", "prefix_j"]).merge(pre, on=key)
     r["card_j"] = r["to_completion_j"] - r["prefix_j"]
@@ -78,6 +96,28 @@ def runs(cfg: Config, workers: int, console: Console | None = None) -> pd.DataFr
     r["kbps_paper"] = [_core.psna_paper_kbps(int(b), s) for b, s in zip(r["bytes"], r["transfer_length_s"])]
     r["target_bytes"] = [TRANSFERS[t][1] for t in r["transfer"]]
     return r.reset_index(drop=True)
+
+
+def sensitivity_table(sens: pd.DataFrame, main: pd.DataFrame) -> pd.DataFrame:
+    """Transfer B per variant: PSNA's card energy, on-time, initial wait and polls, and the gain
+    against legacy TCP (the variant's own legacy run where it has one, else the main one); then
+    the transition-energy rows (the main PSNA runs, each on-switch costing ``SWITCH_J``)."""
+    both = pd.concat([main[(main["transfer"] == "B") & (main["arch"].isin(["legacy", "psna"]))], sens], ignore_index=True)
+    m = both.groupby(["variant", "arch"], sort=False).agg(
+        card_j=("card_j", "mean"), radio_on_s=("radio_on_s", "mean"), first_residual_s=("first_residual_s", "mean"),
+        polls=("polls", "mean"), radio_on_switches=("radio_on_switches", "mean"), completion_s=("completion_s", "mean"),
+        goodput_bps=("goodput_bps", "mean")).reset_index()
+    legacy = m[m["arch"] == "legacy"].set_index("variant")["card_j"]
+    rows = []
+    for _, r in m[m["arch"] == "psna"].iterrows():
+        base = legacy.get(r["variant"], legacy["default"])
+        rows.append({**r.to_dict(), "switch_j": 0.0, "legacy_card_j": base, "gain_factor": base / r["card_j"]})
+    d = m[(m["variant"] == "default") & (m["arch"] == "psna")].iloc[0]
+    for e in SWITCH_J:
+        card = d["card_j"] + d["radio_on_switches"] * e
+        rows.append({**d.to_dict(), "variant": f"switch={e:g}J", "card_j": card, "switch_j": e,
+                     "legacy_card_j": legacy["default"], "gain_factor": legacy["default"] / card})
+    return pd.DataFrame(rows)
 
 
 def table(r: pd.DataFrame) -> pd.DataFrame:

@@ -55,11 +55,13 @@ def flow_name(transfer: str) -> str:
     return f"transfer-{transfer.lower()}"
 
 
-def scenario(cfg: Config, transfer: str, arch: str) -> str:
-    """One run: the transfer under ``arch`` on the congested path."""
+def scenario(cfg: Config, transfer: str, arch: str, extra: dict[str, str] | None = None) -> str:
+    """One run: the transfer under ``arch`` on the congested path; ``extra`` adds flow keys
+    (``{"tcp": "{ mss = 536 }"}``; a ``psna`` table only reaches PSNA's flow)."""
     size = TRANSFERS[transfer][1]
     flow = ["[[flow]]", f'kind = "{_kind(transfer, arch)}"', f'name = "{flow_name(transfer)}"', 'client = "client"',
-            'server = "server"', f'bytes = "{size // 1000}kB"', f'start = "{cfg.start_s:g}s"', ""]
+            'server = "server"', f'bytes = "{size // 1000}kB"', f'start = "{cfg.start_s:g}s"']
+    flow += [f"{k} = {v}" for k, v in (extra or {}).items() if k != "psna" or arch == "psna"] + [""]
     return "\n".join(_path(cfg, arch, 40_000.0) + flow + _cross(cfg))
 
 
