@@ -209,4 +209,5 @@ fn the_downstream_is_slow_because_of_the_cross_traffic() {
     let end = crowded.summary.flows.iter().filter(|f| f.name.starts_with("cross")).count();
     assert_eq!(end, 10);
     assert!(flow_json(&crowded, 0)["completed"] == true);
+    assert!(crowded.summary.completed, "background flows do not make the run incomplete");
 }
