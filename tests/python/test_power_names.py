@@ -11,14 +11,14 @@ import wattlab
 from wattlab import _core
 from wattlab.reproduce.yan_cc import config
 
-ACCEPTED = ["cam", "psm", "ideal-psm", "u-apsd", "cc", "external", "bsd-1", "bsd-50", "bsd-999", "bsd-1000"]
+ACCEPTED = ["cam", "psm", "ideal-psm", "u-apsd", "cc", "psna", "external", "bsd-1", "bsd-50", "bsd-999", "bsd-1000"]
 REFUSED = ["", "CAM", "bsd", "bsd-", "bsd-0", "bsd-050", "bsd-+5", "bsd-1001", "bsd-P", "uapsd", "always-on", " cam"]
 
 
 def test_each_kind_is_described_and_its_regex_is_the_parser():
     modes = _core.power_modes()
-    assert [m["pattern"] for m in modes] == ["cam", "psm", "ideal-psm", "bsd-P", "u-apsd", "cc", "external"]
-    assert [m["changes_traffic"] for m in modes] == [False] + [True] * 6
+    assert [m["pattern"] for m in modes] == ["cam", "psm", "ideal-psm", "bsd-P", "u-apsd", "cc", "psna", "external"]
+    assert [m["changes_traffic"] for m in modes] == [False] + [True] * 7
     assert {m["basis"] for m in modes if m["changes_traffic"]} == {"mode"}
     bsd = next(m for m in modes if m["family"] == "bsd")
     assert bsd["parameters"] == [{"name": "percent", "letter": "P", "min": 1, "max": 1000,
@@ -30,7 +30,7 @@ def test_each_kind_is_described_and_its_regex_is_the_parser():
         except _core.UnknownNameError as e:
             assert by_regex == [], name
             assert isinstance(e, wattlab.WattlabError)
-            assert "known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, external" in str(e)
+            assert "known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, psna, external" in str(e)
             assert name not in ACCEPTED
             continue
         assert by_regex == [parsed["family"]] and parsed["name"] == name, name
