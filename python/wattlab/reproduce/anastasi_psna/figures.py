@@ -34,7 +34,7 @@ def card_energy(t: pd.DataFrame, out: Path) -> Path:
     ax.set_yscale("log")
     ax.set_ylabel("card energy from the request (J)")
     ax.set_title("Seed 001: card energy per architecture")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=5, frameon=False)
     fig.tight_layout()
     path = out / NAME
     fig.savefig(path, dpi=120)
