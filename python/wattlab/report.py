@@ -73,7 +73,7 @@ def print_run(console: Console, res) -> None:
             _fmt_bytes(f["bytes_delivered"]),
             "—" if ct is None else f"{ct:.3f}",
             _fmt_bps(f["goodput_bps"]),
-            str(f["retransmitted_segments"]),
+            str(f.get("retransmitted_segments", "—")),  # a PSNA flow has no TCP of its own at the client
             str(f.get("timeouts", "—")),  # TCP's columns; a WWP or UDP flow has none
             str(f.get("persist_probes", "—")),
         )

@@ -213,7 +213,7 @@ def test_profiles_cite_papers_not_local_paths():
 
 @pytest.mark.parametrize("argv", [["run"], ["validate"], ["profiles"], ["bench"], ["check"], ["trace", "energy"],
                                   ["live", "run"], ["live", "compare"], ["live", "cleanup"],
-                                  ["reproduce", "kontogiannis2005"], ["reproduce", "yan-cc"]])
+                                  ["reproduce", "kontogiannis2005"], ["reproduce", "yan-cc"], ["reproduce", "psna"]])
 def test_every_command_that_prints_a_result_has_json(argv):
     r = cli(*argv, "--help")
     assert r.exit_code == 0 and "--json" in r.stdout, argv

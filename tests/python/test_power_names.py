@@ -11,7 +11,7 @@ import wattlab
 from wattlab import _core
 from wattlab.reproduce.yan_cc import config
 
-ACCEPTED = ["cam", "psm", "ideal-psm", "u-apsd", "cc", "external", "bsd-1", "bsd-50", "bsd-999", "bsd-1000"]
+ACCEPTED = ["cam", "psm", "ideal-psm", "u-apsd", "cc", "psna", "external", "bsd-1", "bsd-50", "bsd-999", "bsd-1000"]
 REFUSED = ["", "CAM", "bsd", "bsd-", "bsd-0", "bsd-050", "bsd-+5", "bsd-1001", "bsd-P", "uapsd", "always-on", " cam"]
 
 

@@ -6,6 +6,7 @@ mod columns;
 mod guard;
 mod metrics;
 mod power;
+mod psna;
 mod trace;
 
 use pyo3::create_exception;
@@ -355,6 +356,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TraceError", m.py().get_type::<trace::TraceError>())?;
     metrics::register(m)?;
     power::register(m)?;
+    psna::register(m)?;
     m.add_class::<Columns>()?;
     m.add_function(wrap_pyfunction!(columns::table_columns, m)?)?;
     m.add_function(wrap_pyfunction!(columns::_columns_selftest, m)?)?;

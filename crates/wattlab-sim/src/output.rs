@@ -196,7 +196,8 @@ pub struct Summary {
     pub seed: u64,
     /// Simulated time the results cover (s).
     pub end_time_s: f64,
-    /// True if every finite flow completed (never for an interrupted run).
+    /// True if every finite flow completed (never for an interrupted run); background flows
+    /// (cross traffic) do not count.
     pub completed: bool,
     /// True if the run was stopped before its end (Ctrl-C): the results cover `end_time_s`.
     pub interrupted: bool,
@@ -442,7 +443,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         provenance: sim.provenance.clone(),
         seed: sim.seed,
         end_time_s: secs(end),
-        completed: !sim.interrupted && sim.records.iter().all(|f| f.target_bytes.is_none() || f.completed_at.is_some()),
+        completed: !sim.interrupted && sim.records.iter().all(|f| !f.finite || f.target_bytes.is_none() || f.completed_at.is_some()),
         interrupted: sim.interrupted,
         events: sim.sched.processed(),
         flows,

@@ -13,7 +13,7 @@ use wattlab_core::{Endpoint, Time};
 /// `kind = "bulk-download"`.
 pub const DOWNLOAD: KindSpec = KindSpec {
     name: "bulk-download",
-    keys: &["name", "client", "server", "bytes", "request", "port", "start", "tcp", "reader"],
+    keys: &["name", "client", "server", "bytes", "request", "port", "start", "tcp", "reader", "background"],
     required: &["client", "server", "bytes"],
     build: |cx| build(cx, Direction::Download),
 };
@@ -21,7 +21,7 @@ pub const DOWNLOAD: KindSpec = KindSpec {
 /// `kind = "bulk-upload"`.
 pub const UPLOAD: KindSpec = KindSpec {
     name: "bulk-upload",
-    keys: &["name", "client", "server", "bytes", "port", "start", "tcp", "reader"],
+    keys: &["name", "client", "server", "bytes", "port", "start", "tcp", "reader", "background"],
     required: &["client", "server", "bytes"],
     build: |cx| build(cx, Direction::Upload),
 };
@@ -46,7 +46,8 @@ fn build(cx: &mut BuildCx, dir: Direction) -> Result<(Flow, FlowRecord), Scenari
         receiver,
         target_bytes: Some(bytes),
         start,
-        finite: true,
+        // Cross traffic (`background = true`): the run does not wait for it.
+        finite: !cx.cfg.background.unwrap_or(false),
         ..Default::default()
     };
     let reader = Reader::from_config(&cx.cfg.reader.clone().unwrap_or_default(), config.recv_buffer as u64, start);

@@ -654,6 +654,9 @@ pub struct FlowConfig {
     /// wwp-bulk: overrides of the WWP parameters.
     #[serde(default)]
     pub wwp: Option<super::wwp::WwpSettings>,
+    /// bulk-download / bulk-upload: cross traffic; the run does not wait for it to complete.
+    #[serde(default)]
+    pub background: Option<bool>,
     /// psna-read / psna-send: the node running the PSNA daemon (default: the client's AP).
     #[serde(default)]
     pub ap: Option<String>,
@@ -697,6 +700,7 @@ impl FlowConfig {
             ("page_list", self.page_list.is_some()),
             ("response_header", self.response_header.is_some()),
             ("wwp", self.wwp.is_some()),
+            ("background", self.background.is_some()),
             ("ap", self.ap.is_some()),
             ("psna", self.psna.is_some()),
         ];

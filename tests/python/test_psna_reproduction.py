@@ -1,0 +1,119 @@
+"""`wattlab reproduce psna --quick` end to end, the Python scenario equal to the repository's
+files, the core's units in Python, and every claim of seed 001 driven to each of its verdicts
+with synthetic tables."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import wattlab
+from wattlab import _core
+from wattlab.cli import app
+from wattlab.reproduce.anastasi_psna import OUTPUT_FILES, Config, claims, scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("psna")
+    t0 = time.perf_counter()
+    result = CliRunner().invoke(app, ["reproduce", "psna", "--quick", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out, time.perf_counter() - t0
+
+
+def test_quick_run_writes_every_output(quick_run):
+    out, wall = quick_run
+    assert wall < 60, wall
+    for name in OUTPUT_FILES:
+        assert (out / name).stat().st_size > 0, name
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["quick"] and cfg["seeds"] == 1 and cfg["provenance"]["commit"]
+    summary = (out / "summary.md").read_text()
+    assert "*10,005*" in summary and "*11,512*" in summary, "the paper's Tables 1-2 sit beside ours"
+
+
+def test_psna_saves_over_95_percent_and_the_table_adds_up(quick_run):
+    out, _ = quick_run
+    t = pd.read_csv(out / "table2.csv")
+    assert set(t.arch) == {"legacy", "psna", "psm", "cc"} and set(t.transfer) == {"A", "B"}
+    assert t.completed.all()
+    psna = t[t.arch == "psna"]
+    assert (psna.reduction_percent > 95).all(), psna
+    assert (abs(t.battery_s * 13.66875 - t.card_j) < 1e-6 * t.card_j + 1e-9).all()
+    assert (abs(t.power_saving_index - t.bytes / 1000 / t.battery_s) < 1e-9 * t.power_saving_index).all()
+    legacy = t[t.arch == "legacy"].set_index("transfer")
+    for _, r in t.iterrows():
+        assert abs(r.gain_factor - legacy.loc[r.transfer, "card_j"] / r.card_j) < 1e-9 * r.gain_factor
+    runs = pd.read_csv(out / "runs.csv")
+    assert (runs.prefix_j >= 0).all() and (runs.card_j > 0).all()
+    c = pd.read_csv(out / "claims.csv")
+    assert list(c.id) == ["C1", "C2", "C3", "C4", "C5"] and (c.verdict != claims.UNTESTED).all()
+
+
+def test_the_generated_scenarios_are_the_repositorys_files():
+    cfg = Config.full()
+    for transfer, arch in (("A", "psna"), ("B", "psna")):
+        ours = wattlab.run(text=scenario.scenario(cfg, transfer, arch), seed=3)
+        theirs = wattlab.run(ROOT / "scenarios" / f"psna-transfer-{transfer.lower()}.toml", seed=3)
+        pd.testing.assert_frame_equal(ours.flows, theirs.flows)
+
+
+def test_the_cores_units():
+    u = _core.psna_units()
+    assert u["battery_j"] == pytest.approx(157_464.0) and u["base_power_w"] == pytest.approx(13.66875)
+    assert _core.psna_battery_seconds(13.66875 * 19) == pytest.approx(19.0)
+    assert _core.psna_index(25_446_000, 19.0) == pytest.approx(1339.26, abs=0.01)
+    assert _core.psna_paper_kbps(25_446_000, 10_005.0) == pytest.approx(19.87, abs=0.005)
+
+
+def _table(red=(99.0, 99.5), gain=(80.0, 171.0), watts=(1.78, 1.77), rates=(19_000.0, 1_900.0), slow=(1.0, 1.0)):
+    rows = []
+    for i, x in enumerate(("A", "B")):
+        legacy_j = 10_000 * watts[i]
+        rows.append(dict(transfer=x, arch="legacy", card_j=legacy_j, completion_s=10_000.0, goodput_bps=rates[i],
+                         gain_factor=1.0, reduction_percent=0.0, slowdown=1.0))
+        rows.append(dict(transfer=x, arch="psna", card_j=legacy_j / gain[i], completion_s=10_000.0 * slow[i],
+                         goodput_bps=rates[i], gain_factor=gain[i], reduction_percent=red[i], slowdown=slow[i]))
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("claim,table,verdict", [
+    (claims.reduction, _table(), claims.AGREES),
+    (claims.reduction, _table(red=(99.0, 96.0)), claims.PARTLY),
+    (claims.reduction, _table(red=(99.0, 90.0)), claims.DISAGREES),
+    (claims.gain, _table(), claims.AGREES),
+    (claims.gain, _table(gain=(64.0, 81.0)), claims.PARTLY),
+    (claims.gain, _table(gain=(10.0, 171.0)), claims.DISAGREES),
+    (claims.idle_card, _table(), claims.AGREES),
+    (claims.idle_card, _table(watts=(2.03, 1.77)), claims.DISAGREES),
+    (claims.asymmetry, _table(), claims.AGREES),
+    (claims.asymmetry, _table(rates=(19_000.0, 6_000.0)), claims.PARTLY),
+    (claims.asymmetry, _table(rates=(19_000.0, 15_000.0)), claims.DISAGREES),
+    (claims.completion, _table(), claims.AGREES),
+    (claims.completion, _table(slow=(1.0, 1.3)), claims.PARTLY),
+    (claims.completion, _table(slow=(0.5, 1.0)), claims.DISAGREES),
+    (claims.completion, _table().iloc[:0], claims.UNTESTED),
+    (claims.gain, _table()[lambda d: d.arch == "legacy"], claims.UNTESTED),
+])
+def test_each_claim_reaches_each_verdict(claim, table, verdict):
+    assert claim(table).verdict == verdict
+
+
+def test_sensitivity_the_ten_packet_rule_sets_the_initial_wait(quick_run):
+    out, _ = quick_run
+    s = pd.read_csv(out / "sensitivity.csv").set_index("variant")
+    assert {"default", "alpha=0.5", "alpha=0.99", "min_packets=5", "min_packets=20", "mss=536"} <= set(s.index)
+    wait = s["first_residual_s"]
+    assert wait["min_packets=5"] < wait["default"] < wait["min_packets=20"]
+    assert wait["mss=536"] < wait["default"], "536-byte packets: 10 of them arrive sooner"
+    assert s.loc["mss=536", "legacy_card_j"] != s.loc["default", "legacy_card_j"], "mss=536 has its own legacy run"
+    sw = s[s.switch_j > 0].sort_values("switch_j")
+    assert len(sw) == 3 and sw.card_j.is_monotonic_increasing and (sw.card_j > s.loc["default", "card_j"]).all()
