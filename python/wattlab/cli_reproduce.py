@@ -50,20 +50,9 @@ def kontogiannis2005(out, quick, seeds, variants, per_reading, error_layer, alph
     if variants:
         cfg.variants = [v.lower() for v in variants]
     cfg.per_reading, cfg.error_layer, cfg.alpha, cfg.b, cfg.base_seed = per_reading, error_layer, alpha, b, seed
-    try:
-        cfg.check()
-        res = k.run(cfg, out, workers=jobs, console=err_console, overwrite=overwrite)
-    except ValueError as e:
-        fail(str(e))
+    res = _run_and_print(k, cfg, out, jobs, overwrite, as_json, "Seed 003 claims")
     if as_json:
-        _print_json(res.claims)
         return
-    table = Table(title=f"Seed 003 claims: wattlab's verdicts ({res.wall_time_s:.1f} s)", show_lines=True)
-    for col in ("claim", "verdict", "our test", "our numbers"):
-        table.add_column(col, overflow="fold")
-    for c in res.claims:
-        table.add_row(escape(c.id), f"[{VERDICT_STYLE.get(c.verdict, '')}]{c.verdict}[/]", escape(c.test), escape(c.evidence))
-    console.print(table)
     note(f"wrote {len(res.files)} files to {out} (summary.md, figures, CSV)")
 
 
@@ -120,6 +109,27 @@ def _print_json(claims) -> None:
 
     sys.stdout.write(json.dumps([dataclasses.asdict(c) for c in claims], indent=2) + "\n")
 
+def _run_and_print(module, cfg, out, jobs, overwrite, as_json, title: str) -> object:
+    """Check ``cfg``, run ``module.run`` into ``out`` and print its claims (a table with the test
+    and numbers of each, or JSON records); returns the result. A bad configuration exits with
+    its message."""
+    try:
+        cfg.check()
+        res = module.run(cfg, out, workers=jobs, console=err_console, overwrite=overwrite)
+    except ValueError as e:
+        fail(str(e))
+    if as_json:
+        _print_json(res.claims)
+        return res
+    table = Table(title=f"{title}: wattlab's verdicts ({res.wall_time_s:.1f} s)", show_lines=True)
+    for col in ("claim", "verdict", "our test", "our numbers"):
+        table.add_column(col, overflow="fold")
+    for c in res.claims:
+        table.add_row(escape(c.id), f"[{VERDICT_STYLE.get(c.verdict, '')}]{c.verdict}[/]", escape(c.test), escape(c.evidence))
+    console.print(table)
+    return res
+
+
 
 def _wwp(out, quick, seeds, seed, jobs, overwrite, as_json) -> None:
     """Seed 004 (Tsaoussidis, Badr & Verma 1999): Table 1's 7 sets × {TCP Tahoe, WWP}."""
@@ -129,20 +139,9 @@ def _wwp(out, quick, seeds, seed, jobs, overwrite, as_json) -> None:
     if seeds is not None:
         cfg.seeds = seeds
     cfg.base_seed = seed
-    try:
-        cfg.check()
-        res = w.run(cfg, out, workers=jobs, console=err_console, overwrite=overwrite)
-    except ValueError as e:
-        fail(str(e))
+    res = _run_and_print(w, cfg, out, jobs, overwrite, as_json, "Seed 004 claims")
     if as_json:
-        _print_json(res.claims)
         return
-    table = Table(title=f"Seed 004 claims: wattlab's verdicts ({res.wall_time_s:.1f} s)", show_lines=True)
-    for col in ("claim", "verdict", "our test", "our numbers"):
-        table.add_column(col, overflow="fold")
-    for c in res.claims:
-        table.add_row(escape(c.id), f"[{VERDICT_STYLE.get(c.verdict, '')}]{c.verdict}[/]", escape(c.test), escape(c.evidence))
-    console.print(table)
     note(f"wrote {len(res.files)} files to {out} (summary.md has Table 1 beside the paper's, ratios and inconsistencies)")
 
 
@@ -194,19 +193,8 @@ def psna(out, quick, seeds, archs, seed, jobs, overwrite, as_json) -> None:
     if archs:
         cfg.architectures = list(archs)
     cfg.base_seed = seed
-    try:
-        cfg.check()
-        res = p.run(cfg, out, workers=jobs, console=err_console, overwrite=overwrite)
-    except ValueError as e:
-        fail(str(e))
+    res = _run_and_print(p, cfg, out, jobs, overwrite, as_json, "Seed 001 claims")
     if as_json:
-        _print_json(res.claims)
         return
-    table = Table(title=f"Seed 001 claims: wattlab's verdicts ({res.wall_time_s:.1f} s)", show_lines=True)
-    for col in ("claim", "verdict", "our test", "our numbers"):
-        table.add_column(col, overflow="fold")
-    for c in res.claims:
-        table.add_row(escape(c.id), f"[{VERDICT_STYLE.get(c.verdict, '')}]{c.verdict}[/]", escape(c.test), escape(c.evidence))
-    console.print(table)
     note(f"wrote {len(res.files)} files to {out} (summary.md has Tables 1–2 beside the paper's); total wall time "
          f"{time.perf_counter() - t0:.1f} s")
