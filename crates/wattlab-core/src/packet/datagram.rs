@@ -5,8 +5,9 @@ use super::encap::EncapId;
 
 /// Most bytes of a protocol header a datagram carries inline: room for WWP's 6-byte header, a
 /// stop-and-wait header, an application's sequence number and timestamp, or an SCTP common
-/// header with one DATA chunk header (12 + 16 bytes).
-pub const PROTO_HEADER_MAX: usize = 32;
+/// header with a SACK chunk (one gap block or duplicate TSN) and a DATA chunk header
+/// (12 + 20 + 16 bytes). 48 still fits in the room of a TCP header: a packet stays 84 bytes.
+pub const PROTO_HEADER_MAX: usize = 48;
 
 /// Length of an ICMP header (type, code, checksum and the 4 bytes that depend on the type).
 pub const ICMP_HEADER_LEN: u32 = 8;
@@ -17,10 +18,16 @@ pub const ICMP_HEADER_LEN: u32 = 8;
 /// [`Packet::payload_len`](super::Packet::payload_len)): the wire format is the protocol's
 /// business, so a new protocol writes and reads its header in its own module. Bytes past
 /// `len` are always zero, so equality and hashing see only the header.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ProtoHeader {
     len: u8,
     bytes: [u8; PROTO_HEADER_MAX],
+}
+
+impl Default for ProtoHeader {
+    fn default() -> Self {
+        ProtoHeader::EMPTY
+    }
 }
 
 impl ProtoHeader {

@@ -2,6 +2,7 @@
 
 use etherparse::{EtherType, Ethernet2Header, IcmpEchoHeader, Icmpv4Header, Icmpv4Type, IpNumber, Ipv4Header};
 
+use super::sctp::{self, SCTP_UDP_PORT};
 use super::{WireError, ETHERTYPE_IPV4, MAX_IPV4_LEN, MAX_TCP_OPTIONS_LEN};
 use crate::packet::{
     Body, IcmpMessage, Packet, PacketArena, TcpFlags, TcpHeader, TcpOptions, Transport, ICMP_HEADER_LEN, IPPROTO_ICMP,
@@ -78,6 +79,10 @@ fn encode_at(pkt: &Packet, arena: &PacketArena, depth: u8, buf: &mut Vec<u8>) ->
             let udp_start = buf.len();
             buf.resize(udp_start + UDP_HEADER_LEN as usize, 0);
             write_body(body, payload_len, arena, depth, buf)?;
+            if (h.src_port == SCTP_UDP_PORT || h.dst_port == SCTP_UDP_PORT) && !body.header.is_empty() {
+                // SCTP over UDP (RFC 6951): its CRC32c covers bytes that exist only now.
+                sctp::fill_checksum(&mut buf[udp_start + UDP_HEADER_LEN as usize..]);
+            }
             let payload = &buf[udp_start + UDP_HEADER_LEN as usize..];
             let udp = etherparse::UdpHeader::with_ipv4_checksum(h.src_port, h.dst_port, &ip, payload)
                 .map_err(|_| too_long())?;

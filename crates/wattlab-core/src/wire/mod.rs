@@ -65,7 +65,11 @@
 //! ECN, DF, the TCP NS bit, the urgent pointer and UDP's own length field are ignored.
 //!
 //! [`wwp`] holds the segment format of seed 004's Wave & Wait Protocol (its own 6-byte header,
-//! not carried in [`Packet`]); [`pstp`] the message format of seed 001's PS-TP (over UDP).
+//! not carried in [`Packet`]); [`pstp`] the message format of seed 001's PS-TP (over UDP);
+//! [`sctp`] the SCTP subset of seed 002's client–AP tunnel (over UDP, RFC 6951). A UDP
+//! datagram to or from port 9899 whose body has a protocol header is an SCTP packet: the
+//! encoder fills in its CRC32c over the real bytes (the encapsulated packet's included) before
+//! the UDP checksum.
 //!
 //! Neither direction panics on any input, and encoding allocates only by growing the caller's
 //! buffer.
@@ -75,6 +79,7 @@ mod encode;
 pub mod fuzz;
 pub mod pstp;
 mod rewrite;
+pub mod sctp;
 pub mod wwp;
 #[cfg(test)]
 mod datagram_tests;
@@ -266,6 +271,27 @@ pub enum WireError {
         value: u64,
         /// What is wrong with it.
         reason: &'static str,
+    },
+    /// An SCTP header or chunk field holds a value the tunnel's subset does not allow (decode),
+    /// or a packet cannot be encoded.
+    #[error("bad SCTP {field} at byte {offset} (value {value}): {reason}")]
+    BadSctpField {
+        /// Which field.
+        field: &'static str,
+        /// Offset of the field from the start of the SCTP packet.
+        offset: usize,
+        /// The value found (a length for length problems).
+        value: u64,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The SCTP CRC32c does not verify.
+    #[error("bad SCTP checksum 0x{found:08x}, computed 0x{computed:08x}")]
+    SctpChecksum {
+        /// The checksum field (as stored, little-endian).
+        found: u32,
+        /// The CRC32c of the packet.
+        computed: u32,
     },
     /// The WWP checksum does not verify.
     #[error("bad WWP checksum 0x{found:02x} at byte {offset}: one's-complement sum 0x{sum:02x}, expected 0xff")]

@@ -1,0 +1,135 @@
+use super::*;
+use proptest::prelude::*;
+
+fn data_header(len: u32) -> SctpHeader {
+    SctpHeader {
+        src_port: TUNNEL_SCTP_PORT,
+        dst_port: TUNNEL_SCTP_PORT,
+        vtag: 0x1234_5678,
+        sack: None,
+        data: Some(DataChunk { tsn: 7, sid: 2, ssn: 3, ppid: 0, flags: DATA_FLAGS_WHOLE, len }),
+    }
+}
+
+fn sack(cum: u32, gaps: &[(u16, u16)], dups: &[u32]) -> SackChunk {
+    let mut s = SackChunk { cum_tsn: cum, a_rwnd: 65536, ..SackChunk::default() };
+    for (i, g) in gaps.iter().enumerate() {
+        s.gaps[i] = *g;
+    }
+    s.dups[..dups.len()].copy_from_slice(dups);
+    (s.n_gaps, s.n_dups) = (gaps.len() as u8, dups.len() as u8);
+    s
+}
+
+/// Eq. 4.12 as the thesis computes it, and our packets beside it (docs/tunnel.md quotes these).
+#[test]
+fn sizes_thesis_and_ours() {
+    assert_eq!((thesis_sctp_size(1500), thesis_sctp_size(40)), (1532, 72));
+    // Ours: 12 common + 16 DATA header + the IP packet (already a multiple of 4).
+    assert_eq!((data_header(1500).packet_len(), data_header(40).packet_len()), (1528, 68));
+    // With a piggybacked SACK without gaps, and on the wire over UDP and IPv4 (+ 8 + 20).
+    let mut h = data_header(1500);
+    h.sack = Some(sack(1, &[], &[]));
+    assert_eq!(h.packet_len(), 1544);
+    let mut buf = Vec::new();
+    encode_sctp(&data_header(40), &[0x45; 40], &mut buf).unwrap();
+    assert_eq!(buf.len() + 8 + 20, 96);
+    // A 41-byte IP packet is padded to 44.
+    assert_eq!(data_header(41).packet_len(), 12 + 16 + 44);
+}
+
+/// RFC 3720 B.4's CRC32c vector: 32 bytes of zeros → 0x8a9136aa.
+#[test]
+fn crc32c_matches_the_rfc_vector() {
+    assert_eq!(CRC32C.checksum(&[0u8; 32]), 0x8a91_36aa);
+}
+
+#[test]
+fn round_trip_with_sack_and_data() {
+    let mut h = data_header(44);
+    h.sack = Some(sack(100, &[(2, 3), (5, 5)], &[99]));
+    let inner: Vec<u8> = (0..44u8).collect();
+    let mut buf = Vec::new();
+    encode_sctp(&h, &inner, &mut buf).unwrap();
+    assert_eq!(buf.len(), h.packet_len());
+    let v = decode_sctp(&buf).unwrap();
+    assert_eq!((v.header, v.data), (h, &inner[..]));
+    // The inline form: headers only, payload elsewhere.
+    let mut hdr = Vec::new();
+    encode_sctp_headers(&h, &mut hdr);
+    assert_eq!(hdr.len(), h.header_len());
+    assert_eq!(decode_sctp_headers(&hdr).unwrap(), h);
+    // A SACK-only packet.
+    let s = SctpHeader { sack: Some(sack(5, &[], &[])), data: None, ..h };
+    buf.clear();
+    encode_sctp(&s, &[], &mut buf).unwrap();
+    assert_eq!(decode_sctp(&buf).unwrap().header, s);
+    assert!(encode_sctp(&data_header(3), &[1, 2], &mut buf).is_err());
+}
+
+#[test]
+fn malformed_packets_are_refused() {
+    let mut good = Vec::new();
+    encode_sctp(&data_header(40), &[0x45; 40], &mut good).unwrap();
+    // A flipped bit anywhere fails the CRC.
+    for i in [0, 9, 20, 60] {
+        let mut b = good.clone();
+        b[i] ^= 0x10;
+        assert!(matches!(decode_sctp(&b), Err(WireError::SctpChecksum { .. })), "byte {i}");
+    }
+    let refix = |mut b: Vec<u8>| {
+        fill_checksum(&mut b);
+        decode_sctp(&b).map(|v| v.header)
+    };
+    // Truncated DATA chunk, chunk lengths below their headers, a fragment, unknown chunks.
+    assert!(matches!(refix(good[..50].to_vec()), Err(WireError::Truncated { .. })));
+    assert!(matches!(refix(good[..14].to_vec()), Err(WireError::Truncated { .. })));
+    assert!(matches!(decode_sctp(&good[..5]), Err(WireError::Truncated { .. })));
+    let mut b = good.clone();
+    b[14..16].copy_from_slice(&2u16.to_be_bytes());
+    assert!(matches!(refix(b), Err(WireError::BadSctpField { field: "chunk length", .. })));
+    let mut b = good.clone();
+    b[14..16].copy_from_slice(&10u16.to_be_bytes());
+    assert!(matches!(refix(b), Err(WireError::BadSctpField { field: "DATA length", .. })));
+    let mut b = good.clone();
+    b[13] = 0x02;
+    assert!(matches!(refix(b), Err(WireError::BadSctpField { field: "DATA flags", .. })));
+    let mut b = good.clone();
+    b[12] = 1; // INIT: not implemented, stop processing
+    assert!(matches!(refix(b), Err(WireError::BadSctpField { field: "chunk type", .. })));
+    // A skippable unknown chunk (type 0xc0, high bits 11) before DATA is skipped.
+    let mut b = good[..12].to_vec();
+    b.extend_from_slice(&[0xc0, 0, 0, 6, 1, 2, 0, 0]);
+    b.extend_from_slice(&good[12..]);
+    assert_eq!(refix(b).unwrap(), data_header(40));
+    // A SACK whose counts disagree with its length; a gap block starting at 0.
+    let mut s = Vec::new();
+    encode_sctp(&SctpHeader { sack: Some(sack(1, &[(1, 2)], &[])), ..SctpHeader::default() }, &[], &mut s).unwrap();
+    let mut b = s.clone();
+    b[25] = 2;
+    assert!(matches!(refix(b), Err(WireError::BadSctpField { field: "SACK length", .. })));
+    let mut b = s.clone();
+    b[29] = 0;
+    assert!(matches!(refix(b), Err(WireError::BadSctpField { field: "gap block", .. })));
+    // Two DATA chunks.
+    let mut b = good.clone();
+    b.extend_from_slice(&good[12..]);
+    assert!(matches!(refix(b), Err(WireError::BadSctpField { field: "chunk type", .. })));
+}
+
+proptest! {
+    /// Any bytes decode or are refused, never panic; what decodes re-encodes to the same packet.
+    #[test]
+    fn decoding_arbitrary_bytes_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..120), fix in any::<bool>()) {
+        let mut b = bytes;
+        if fix {
+            fill_checksum(&mut b);
+        }
+        if let Ok(v) = decode_sctp(&b) {
+            let mut again = Vec::new();
+            encode_sctp(&v.header, v.data, &mut again).unwrap();
+            prop_assert_eq!(decode_sctp(&again).unwrap(), v);
+        }
+        let _ = decode_sctp_headers(&b);
+    }
+}
