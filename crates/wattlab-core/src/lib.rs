@@ -28,6 +28,7 @@ pub mod power;
 pub mod psna;
 pub mod tcp;
 pub mod time;
+pub mod tunnel;
 pub mod wire;
 pub mod wlan;
 pub mod wwp;

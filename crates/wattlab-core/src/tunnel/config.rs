@@ -1,0 +1,138 @@
+//! A tunnel endpoint's settings, with RFC 9260's protocol defaults and the burst defaults of
+//! docs/tunnel.md.
+
+use crate::Duration;
+
+/// U-APSD trigger estimator settings (seed 002 Eqs. 4.15–4.17).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TriggerConfig {
+    /// Weight α of the newest slot's count in the EWMA n^r (Eq. 4.15).
+    pub alpha: f64,
+    /// Length H of a measurement slot.
+    pub slot: Duration,
+    /// Shortest trigger interval (not below the radio's sleep↔active transition time).
+    pub t_min: Duration,
+    /// Longest trigger interval (not above the beacon interval).
+    pub t_max: Duration,
+}
+
+impl Default for TriggerConfig {
+    /// The thesis gives none of these: α = 0.3, H = 50 ms (several bursts per slot at the
+    /// Fig. 4.5 rates), t_min = 2 ms (Table 4.2's transitions take 1 ms + 1 µs), t_max = 100 ms
+    /// (the usual beacon interval).
+    fn default() -> Self {
+        TriggerConfig {
+            alpha: 0.3,
+            slot: Duration::from_millis(50),
+            t_min: Duration::from_millis(2),
+            t_max: Duration::from_millis(100),
+        }
+    }
+}
+
+/// One tunnel endpoint's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TunnelConfig {
+    /// Burst size m: the inlet releases at m packets, a SACK goes back after m DATA packets,
+    /// and m packets received release the inlet (the burst rule).
+    pub burst: u32,
+    /// The inlet also releases this long after its first buffered packet.
+    pub inlet_timeout: Duration,
+    /// Verification tag this endpoint expects (the pre-established association's own tag).
+    pub local_tag: u32,
+    /// Verification tag put on packets to the peer.
+    pub peer_tag: u32,
+    /// First TSN this endpoint sends.
+    pub initial_tsn: u32,
+    /// First TSN expected from the peer.
+    pub peer_initial_tsn: u32,
+    /// SCTP port of this endpoint and of its peer.
+    pub port: u16,
+    /// Path MTU in bytes of SCTP packet (cwnd is counted in user-data bytes against it).
+    pub mtu: u32,
+    /// RTO.Initial (RFC 9260: 1 s).
+    pub rto_initial: Duration,
+    /// RTO.Min (RFC 9260: 1 s).
+    pub rto_min: Duration,
+    /// RTO.Max (RFC 9260: 60 s).
+    pub rto_max: Duration,
+    /// Longest a SACK waits for DATA to ride on (RFC 9260: at most 500 ms, 200 ms recommended).
+    pub sack_delay: Duration,
+    /// Receiver window advertised, bytes.
+    pub a_rwnd: u32,
+    /// Most streams (inner flows) per direction; flows beyond share streams by hash.
+    pub max_streams: u16,
+    /// Most bytes of common header and chunk headers per packet (the simulator's inline room
+    /// is 48); SACKs report only the gap blocks and duplicate TSNs that fit.
+    pub max_header_bytes: usize,
+    /// Most DATA chunks held for in-order delivery behind a missing one.
+    pub max_held: usize,
+    /// The U-APSD trigger estimator (client side only).
+    pub trigger: Option<TriggerConfig>,
+}
+
+impl Default for TunnelConfig {
+    fn default() -> Self {
+        TunnelConfig {
+            burst: 5,
+            inlet_timeout: Duration::from_millis(20),
+            local_tag: 0x5741_0001,
+            peer_tag: 0x5741_0002,
+            initial_tsn: 1,
+            peer_initial_tsn: 1,
+            port: crate::wire::sctp::TUNNEL_SCTP_PORT,
+            mtu: 1500 + 12 + 16 + 16,
+            rto_initial: Duration::from_secs(1),
+            rto_min: Duration::from_secs(1),
+            rto_max: Duration::from_secs(60),
+            sack_delay: Duration::from_millis(200),
+            a_rwnd: 1 << 20,
+            max_streams: 1024,
+            max_header_bytes: usize::MAX,
+            max_held: 4096,
+            trigger: None,
+        }
+    }
+}
+
+impl TunnelConfig {
+    /// The peer's settings for the same pre-established association: tags and TSNs swapped.
+    pub fn mirrored(&self) -> TunnelConfig {
+        TunnelConfig {
+            local_tag: self.peer_tag,
+            peer_tag: self.local_tag,
+            initial_tsn: self.peer_initial_tsn,
+            peer_initial_tsn: self.initial_tsn,
+            trigger: None,
+            ..self.clone()
+        }
+    }
+
+    /// Refuses settings the endpoint cannot work with, naming the field.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.burst == 0 {
+            return Err("burst: m must be at least 1".into());
+        }
+        if self.local_tag == 0 || self.peer_tag == 0 {
+            return Err("verification tags must not be 0 (RFC 9260 reserves 0 for INIT)".into());
+        }
+        if self.mtu < 576 {
+            return Err("mtu: below 576 bytes".into());
+        }
+        if self.rto_min > self.rto_max || self.rto_min.as_nanos() == 0 {
+            return Err("rto_min: must be positive and at most rto_max".into());
+        }
+        if self.max_streams == 0 {
+            return Err("max_streams: at least 1".into());
+        }
+        if let Some(t) = &self.trigger {
+            if !(t.alpha > 0.0 && t.alpha <= 1.0) {
+                return Err("trigger.alpha: must be in (0, 1]".into());
+            }
+            if t.slot.as_nanos() == 0 || t.t_min.as_nanos() == 0 || t.t_min > t.t_max {
+                return Err("trigger: slot and t_min must be positive and t_min ≤ t_max".into());
+            }
+        }
+        Ok(())
+    }
+}

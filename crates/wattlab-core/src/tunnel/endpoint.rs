@@ -1,0 +1,527 @@
+//! One tunnel endpoint: the inlet and burst rule, the sender (TSNs, retransmission queue,
+//! RTO, fast retransmit, cwnd/ssthresh), the receiver ([`super::recv`]) and the SACK policy.
+
+use super::config::TunnelConfig;
+use super::recv::{tsn_lt, Arrival, Receiver};
+use super::trigger::TriggerEstimator;
+use super::{DropReason, FlowKey, Transmit, TunnelStats};
+use crate::wire::sctp::{self, DataChunk, SctpHeader, COMMON_HEADER_LEN, DATA_FLAGS_WHOLE, DATA_HEADER_LEN, SACK_HEADER_LEN};
+use crate::{Duration, Time};
+use std::collections::VecDeque;
+
+/// A DATA chunk waiting to be sent for the first time.
+#[derive(Debug)]
+struct Queued<T> {
+    sid: u16,
+    ssn: u16,
+    len: u32,
+    inner: T,
+}
+
+/// A DATA chunk sent and not yet cumulatively acknowledged.
+#[derive(Debug)]
+struct Sent<T> {
+    tsn: u32,
+    sid: u16,
+    ssn: u16,
+    len: u32,
+    inner: T,
+    /// Acknowledged by a gap block (sticky: the peer does not renege).
+    gap_acked: bool,
+    /// Counted in the flight size.
+    in_flight: bool,
+    /// Sent more than once (no RTT sample from it, Karn's rule).
+    retransmitted: bool,
+    /// Waiting to be retransmitted (by T3-rtx or fast retransmit).
+    rtx: bool,
+    /// Marked by fast retransmit (sent at once, outside cwnd for the first one).
+    fast: bool,
+    /// Miss indications (RFC 9260 §7.2.4).
+    misses: u8,
+}
+
+/// One end of the tunnel's SCTP association (see the module docs of [`super`]).
+#[derive(Debug)]
+pub struct Endpoint<T> {
+    cfg: TunnelConfig,
+    flows: Vec<(FlowKey, u16)>,
+    out_ssn: Vec<u16>,
+    inlet: VecDeque<Queued<T>>,
+    inlet_since: Option<Time>,
+    pending: VecDeque<Queued<T>>,
+    sent: VecDeque<Sent<T>>,
+    next_tsn: u32,
+    cwnd: u32,
+    ssthresh: u32,
+    partial_acked: u32,
+    flight: u32,
+    /// Fast recovery's exit point (the highest TSN outstanding when it began).
+    recovery: Option<u32>,
+    /// A fast retransmission may still go out ignoring cwnd in this recovery.
+    fast_credit: bool,
+    srtt: Option<Duration>,
+    rttvar: Duration,
+    rto: Duration,
+    rtt_probe: Option<(u32, Time)>,
+    t3: Option<Time>,
+    recv: Receiver<T>,
+    /// DATA packets received since the last SACK sent.
+    unacked: u32,
+    sack_at: Option<Time>,
+    sack_now: bool,
+    /// DATA packets received since the inlet last released (the burst rule).
+    received_since_release: u32,
+    trigger: Option<TriggerEstimator>,
+    last_uplink: Time,
+    trigger_now: bool,
+    stats: TunnelStats,
+}
+
+impl<T: Clone> Endpoint<T> {
+    /// An endpoint of the pre-established association `cfg` describes, at time `now`.
+    pub fn new(cfg: TunnelConfig, now: Time) -> Result<Endpoint<T>, String> {
+        cfg.validate()?;
+        let mtu = cfg.mtu;
+        Ok(Endpoint {
+            flows: Vec::new(),
+            out_ssn: Vec::new(),
+            inlet: VecDeque::with_capacity(cfg.burst as usize * 2),
+            inlet_since: None,
+            pending: VecDeque::with_capacity(64),
+            sent: VecDeque::with_capacity(64),
+            next_tsn: cfg.initial_tsn,
+            // RFC 9260 §7.2.1: min(4·MTU, max(2·MTU, 4404)); ssthresh initially arbitrarily high.
+            cwnd: (4 * mtu).min((2 * mtu).max(4404)),
+            ssthresh: cfg.a_rwnd,
+            partial_acked: 0,
+            flight: 0,
+            recovery: None,
+            fast_credit: false,
+            srtt: None,
+            rttvar: Duration::ZERO,
+            rto: cfg.rto_initial,
+            rtt_probe: None,
+            t3: None,
+            recv: Receiver::new(cfg.peer_initial_tsn, cfg.max_held, cfg.a_rwnd),
+            unacked: 0,
+            sack_at: None,
+            sack_now: false,
+            received_since_release: 0,
+            trigger: cfg.trigger.map(|t| TriggerEstimator::new(t, now)),
+            last_uplink: now,
+            trigger_now: false,
+            stats: TunnelStats::default(),
+            cfg,
+        })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &TunnelConfig {
+        &self.cfg
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> &TunnelStats {
+        &self.stats
+    }
+
+    /// Congestion window, bytes of user data.
+    pub fn cwnd(&self) -> u32 {
+        self.cwnd
+    }
+
+    /// Current retransmission timeout.
+    pub fn rto(&self) -> Duration {
+        self.rto
+    }
+
+    /// Inner packets buffered at the inlet, released but unsent, and sent but unacknowledged.
+    pub fn backlog(&self) -> (usize, usize, usize) {
+        (self.inlet.len(), self.pending.len(), self.sent.len())
+    }
+
+    /// The stream of `key`: assigned in order of first appearance; past `max_streams` flows
+    /// share streams (by an FNV hash of the key), which keeps each flow in order.
+    fn stream_of(&mut self, key: FlowKey) -> u16 {
+        if let Some(&(_, sid)) = self.flows.iter().find(|(k, _)| *k == key) {
+            return sid;
+        }
+        let n = self.flows.len();
+        let sid = if n < usize::from(self.cfg.max_streams) {
+            n as u16
+        } else {
+            let mut h: u32 = 0x811c_9dc5;
+            for b in key.a.0.octets().into_iter().chain(key.b.0.octets()).chain(key.a.1.to_be_bytes()).chain(key.b.1.to_be_bytes()) {
+                h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+            }
+            return (h % u32::from(self.cfg.max_streams)) as u16;
+        };
+        self.flows.push((key, sid));
+        self.out_ssn.push(0);
+        sid
+    }
+
+    /// An inner packet of flow `key`, `len` bytes long, to carry to the peer. It waits in the
+    /// inlet until m are buffered, the inlet timeout passes, or m packets arrive from the peer.
+    pub fn send(&mut self, now: Time, key: FlowKey, len: u32, inner: T) {
+        let sid = self.stream_of(key);
+        let ssn = self.out_ssn[usize::from(sid)];
+        self.out_ssn[usize::from(sid)] = ssn.wrapping_add(1);
+        self.stats.inner_in += 1;
+        self.inlet.push_back(Queued { sid, ssn, len, inner });
+        self.inlet_since.get_or_insert(now);
+        if self.inlet.len() >= self.cfg.burst as usize {
+            self.stats.released_full += 1;
+            self.release();
+        }
+    }
+
+    fn release(&mut self) {
+        self.pending.extend(self.inlet.drain(..));
+        self.inlet_since = None;
+        self.received_since_release = 0;
+    }
+
+    /// The bytes of a UDP datagram's payload arrived (a live process): decoded, checked and
+    /// handled; the DATA chunk's user data becomes an inner handle by `make`.
+    pub fn handle_datagram(&mut self, now: Time, bytes: &[u8], make: impl FnOnce(&[u8]) -> T) -> Result<(), DropReason> {
+        let view = match sctp::decode_sctp(bytes) {
+            Ok(v) => v,
+            Err(_) => {
+                self.stats.dropped_malformed += 1;
+                return Err(DropReason::Malformed);
+            }
+        };
+        let inner = view.header.data.map(|_| make(view.data));
+        self.handle_packet(now, &view.header, inner)
+    }
+
+    /// A decoded tunnel packet arrived with the inner packet of its DATA chunk. Packets of
+    /// another association (tag, ports) and bad DATA are dropped and counted.
+    pub fn handle_packet(&mut self, now: Time, h: &SctpHeader, inner: Option<T>) -> Result<(), DropReason> {
+        if h.vtag != self.cfg.local_tag || h.dst_port != self.cfg.port || h.src_port != self.cfg.port {
+            self.stats.dropped_not_ours += 1;
+            return Err(DropReason::NotOurs);
+        }
+        let data = match (h.data, inner) {
+            (Some(d), Some(i)) if d.sid < self.cfg.max_streams => Some((d, i)),
+            (None, None) => None,
+            _ => {
+                self.stats.dropped_bad_data += 1;
+                return Err(DropReason::BadData);
+            }
+        };
+        self.stats.packets_received += 1;
+        if let Some(t) = &mut self.trigger {
+            t.on_receive(now);
+        }
+        if let Some(s) = &h.sack {
+            self.on_sack(now, s);
+        }
+        if let Some((d, inner)) = data {
+            self.on_data(now, d, inner);
+        }
+        Ok(())
+    }
+
+    fn on_data(&mut self, now: Time, d: DataChunk, inner: T) {
+        let before = self.recv.ready.len();
+        match self.recv.on_data(d.tsn, d.sid, d.ssn, inner) {
+            Arrival::Duplicate => {
+                self.stats.duplicate_data += 1;
+                self.sack_now = true; // RFC 9260 §6.2: report duplicates at once
+                return;
+            }
+            Arrival::Refused => {
+                self.stats.dropped_window += 1;
+                return;
+            }
+            Arrival::Gap => self.sack_now = true, // §6.2: out of order → SACK at once
+            Arrival::InOrder => {}
+        }
+        self.stats.inner_delivered += (self.recv.ready.len() - before) as u64;
+        self.unacked += 1;
+        if self.unacked >= self.cfg.burst {
+            self.sack_now = true;
+        } else if self.sack_at.is_none() {
+            self.sack_at = Some(now + self.cfg.sack_delay);
+        }
+        self.received_since_release += 1;
+        if self.received_since_release >= self.cfg.burst && !self.inlet.is_empty() {
+            self.stats.released_burst_rule += 1;
+            self.release();
+        }
+    }
+
+    fn on_sack(&mut self, now: Time, s: &sctp::SackChunk) {
+        let cum = s.cum_tsn;
+        let highest_sent = self.next_tsn.wrapping_sub(1);
+        let oldest = self.sent.front().map(|c| c.tsn);
+        // A SACK older than one seen, or acknowledging what was never sent, is ignored.
+        if tsn_lt(highest_sent, cum) || oldest.is_some_and(|o| tsn_lt(cum, o.wrapping_sub(1))) {
+            return;
+        }
+        let flight_before = self.flight;
+        let mut acked: u32 = 0;
+        let mut htna: Option<u32> = None;
+        let mut cum_advanced = false;
+        while let Some(c) = self.sent.front() {
+            if tsn_lt(cum, c.tsn) {
+                break;
+            }
+            let c = self.sent.pop_front().expect("front exists");
+            cum_advanced = true;
+            if !c.gap_acked {
+                acked += c.len;
+                htna = Some(c.tsn);
+            }
+            if c.in_flight {
+                self.flight -= c.len;
+            }
+            if let Some((probe, at)) = self.rtt_probe {
+                if probe == c.tsn {
+                    self.rtt_probe = None;
+                    if !c.retransmitted {
+                        self.rtt_sample(now.saturating_since(at));
+                    }
+                }
+            }
+        }
+        for &(a, b) in s.gap_blocks() {
+            let (lo, hi) = (cum.wrapping_add(u32::from(a)), cum.wrapping_add(u32::from(b)));
+            for c in self.sent.iter_mut() {
+                if tsn_lt(c.tsn, lo) || tsn_lt(hi, c.tsn) || c.gap_acked {
+                    continue;
+                }
+                c.gap_acked = true;
+                c.rtx = false;
+                acked += c.len;
+                if c.in_flight {
+                    c.in_flight = false;
+                    self.flight -= c.len;
+                }
+                if htna.is_none_or(|h| tsn_lt(h, c.tsn)) {
+                    htna = Some(c.tsn);
+                }
+            }
+        }
+        // Miss indications for what lies below the highest TSN newly acknowledged (§7.2.4).
+        let mut newly_fast = false;
+        if let Some(h) = htna {
+            for c in self.sent.iter_mut() {
+                if !tsn_lt(c.tsn, h) {
+                    break;
+                }
+                if c.gap_acked || c.fast || c.rtx {
+                    continue;
+                }
+                c.misses = c.misses.saturating_add(1);
+                if c.misses >= 3 {
+                    c.fast = true;
+                    c.rtx = true;
+                    if c.in_flight {
+                        c.in_flight = false;
+                        self.flight -= c.len;
+                    }
+                    newly_fast = true;
+                }
+            }
+        }
+        if let Some(exit) = self.recovery {
+            if !tsn_lt(cum, exit) {
+                self.recovery = None;
+            }
+        }
+        if newly_fast && self.recovery.is_none() {
+            self.stats.fast_recoveries += 1;
+            self.ssthresh = (self.cwnd / 2).max(4 * self.cfg.mtu);
+            self.cwnd = self.ssthresh;
+            self.partial_acked = 0;
+            self.recovery = Some(highest_sent);
+            self.fast_credit = true;
+        }
+        // Congestion window growth (§7.2.1, §7.2.2), only outside fast recovery and only when
+        // the window was in use.
+        if cum_advanced && self.recovery.is_none() && flight_before + self.cfg.mtu > self.cwnd {
+            if self.cwnd <= self.ssthresh {
+                self.cwnd += acked.min(self.cfg.mtu);
+            } else {
+                self.partial_acked += acked;
+                if self.partial_acked >= self.cwnd {
+                    self.partial_acked -= self.cwnd;
+                    self.cwnd += self.cfg.mtu;
+                }
+            }
+        }
+        if self.flight == 0 {
+            self.partial_acked = 0;
+        }
+        // T3-rtx: stopped when nothing is outstanding, restarted when the cumulative TSN moved.
+        if self.sent.iter().all(|c| c.gap_acked) {
+            self.t3 = None;
+        } else if cum_advanced || self.t3.is_none() {
+            self.t3 = Some(now + self.rto);
+        }
+    }
+
+    fn rtt_sample(&mut self, r: Duration) {
+        // RFC 9260 §6.3.1 with α = 1/8, β = 1/4.
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = Duration(r.as_nanos() / 2);
+            }
+            Some(s) => {
+                let diff = s.as_nanos().abs_diff(r.as_nanos());
+                self.rttvar = Duration((3 * self.rttvar.as_nanos() + diff) / 4);
+                self.srtt = Some(Duration((7 * s.as_nanos() + r.as_nanos()) / 8));
+            }
+        }
+        let s = self.srtt.unwrap_or(r);
+        let rto = s + Duration(4 * self.rttvar.as_nanos());
+        self.rto = rto.max(self.cfg.rto_min).min(self.cfg.rto_max);
+    }
+
+    /// When [`Endpoint::handle_timeout`] should next run.
+    pub fn poll_timeout(&mut self, now: Time) -> Option<Time> {
+        let inlet = self.inlet_since.map(|t| t + self.cfg.inlet_timeout);
+        let trig = self.trigger_deadline(now);
+        [self.t3, self.sack_at, inlet, trig].into_iter().flatten().min()
+    }
+
+    fn trigger_deadline(&mut self, now: Time) -> Option<Time> {
+        let m = self.cfg.burst;
+        let t = self.trigger.as_mut()?.interval(now, m);
+        Some(self.last_uplink + t)
+    }
+
+    /// Runs the timers due at `now`.
+    pub fn handle_timeout(&mut self, now: Time) {
+        if self.inlet_since.is_some_and(|t| t + self.cfg.inlet_timeout <= now) {
+            self.stats.released_timeout += 1;
+            self.release();
+        }
+        if self.sack_at.is_some_and(|t| t <= now) {
+            self.sack_at = None;
+            self.sack_now = true;
+        }
+        if self.trigger_deadline(now).is_some_and(|t| t <= now) {
+            self.trigger_now = true;
+        }
+        if self.t3.is_some_and(|t| t <= now) {
+            self.on_t3(now);
+        }
+    }
+
+    fn on_t3(&mut self, now: Time) {
+        self.stats.timeouts += 1;
+        self.ssthresh = (self.cwnd / 2).max(4 * self.cfg.mtu);
+        self.cwnd = self.cfg.mtu;
+        self.partial_acked = 0;
+        self.rto = Duration(self.rto.as_nanos().saturating_mul(2)).min(self.cfg.rto_max);
+        self.recovery = None;
+        self.rtt_probe = None;
+        for c in self.sent.iter_mut().filter(|c| !c.gap_acked) {
+            c.rtx = true;
+            c.fast = false;
+            if c.in_flight {
+                c.in_flight = false;
+                self.flight -= c.len;
+            }
+        }
+        self.t3 = Some(now + self.rto);
+    }
+
+    /// The next SCTP packet to send at `now`, if any: a retransmission, new DATA within the
+    /// congestion window, or a SACK (piggybacked on DATA whenever DATA goes).
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit<T>> {
+        let data = self.next_data(now);
+        let want_sack = self.sack_now || self.trigger_now || (data.is_some() && (self.unacked > 0 || self.sack_at.is_some()));
+        if data.is_none() && !want_sack {
+            return None;
+        }
+        let mut h = SctpHeader { src_port: self.cfg.port, dst_port: self.cfg.port, vtag: self.cfg.peer_tag, sack: None, data: None };
+        let mut inner = None;
+        if let Some((d, i)) = data {
+            h.data = Some(d);
+            inner = Some(i);
+        }
+        if want_sack {
+            let base = COMMON_HEADER_LEN + SACK_HEADER_LEN + if h.data.is_some() { DATA_HEADER_LEN } else { 0 };
+            let entries = self.cfg.max_header_bytes.saturating_sub(base) / 4;
+            h.sack = Some(self.recv.sack(self.cfg.a_rwnd, entries));
+            self.stats.sacks_sent += 1;
+            self.stats.sacks_piggybacked += u64::from(h.data.is_some());
+            self.unacked = 0;
+            self.sack_at = None;
+            self.sack_now = false;
+        }
+        let trigger = self.trigger_now && h.data.is_none();
+        self.stats.triggers += u64::from(trigger);
+        self.trigger_now = false;
+        self.last_uplink = now;
+        self.stats.packets_sent += 1;
+        Some(Transmit { header: h, inner, trigger })
+    }
+
+    /// The DATA chunk to send next: a retransmission if one is due and allowed, else new data
+    /// within cwnd.
+    fn next_data(&mut self, now: Time) -> Option<(DataChunk, T)> {
+        let room = |flight: u32, cwnd: u32| flight < cwnd;
+        if let Some(c) = self.sent.iter_mut().find(|c| c.rtx) {
+            let free_fast = c.fast && self.fast_credit;
+            if free_fast || room(self.flight, self.cwnd) {
+                if free_fast {
+                    self.fast_credit = false;
+                    self.stats.fast_retransmissions += 1;
+                } else if c.fast {
+                    self.stats.fast_retransmissions += 1;
+                } else {
+                    self.stats.timeout_retransmissions += 1;
+                }
+                c.rtx = false;
+                c.retransmitted = true;
+                c.in_flight = true;
+                c.misses = 0;
+                self.flight += c.len;
+                let d = DataChunk { tsn: c.tsn, sid: c.sid, ssn: c.ssn, ppid: 0, flags: DATA_FLAGS_WHOLE, len: c.len };
+                let inner = c.inner.clone();
+                self.t3.get_or_insert(now + self.rto);
+                return Some((d, inner));
+            }
+            return None; // retransmissions go before new data
+        }
+        if !room(self.flight, self.cwnd) {
+            return None;
+        }
+        let q = self.pending.pop_front()?;
+        let tsn = self.next_tsn;
+        self.next_tsn = tsn.wrapping_add(1);
+        self.flight += q.len;
+        self.stats.data_sent += 1;
+        if self.rtt_probe.is_none() {
+            self.rtt_probe = Some((tsn, now));
+        }
+        self.t3.get_or_insert(now + self.rto);
+        let d = DataChunk { tsn, sid: q.sid, ssn: q.ssn, ppid: 0, flags: DATA_FLAGS_WHOLE, len: q.len };
+        self.sent.push_back(Sent {
+            tsn,
+            sid: q.sid,
+            ssn: q.ssn,
+            len: q.len,
+            inner: q.inner.clone(),
+            gap_acked: false,
+            in_flight: true,
+            retransmitted: false,
+            rtx: false,
+            fast: false,
+            misses: 0,
+        });
+        Some((d, q.inner))
+    }
+
+    /// The next inner packet received, in order within its stream: (stream id, packet).
+    pub fn poll_deliver(&mut self) -> Option<(u16, T)> {
+        self.recv.ready.pop_front()
+    }
+}
