@@ -177,9 +177,12 @@ impl Simulation {
         if self.net.nodes.iter().any(|n| n.kind == NodeKind::Router) || self.net.nodes.len() != 3 {
             return Err("a live run supports three nodes: server, ap and client".into());
         }
-        let agent = self.mboxes.first().map(|m| {
-            let crate::middlebox::Middlebox::Cc(h) = &m.mbox;
-            h.agent.config().clone()
+        if self.mboxes.iter().any(|m| matches!(m.mbox, crate::middlebox::Middlebox::Tunnel(_))) {
+            return Err("a live run does not yet run the SCTP tunnel ([[tunnel]]): simulate it".into());
+        }
+        let agent = self.mboxes.iter().find_map(|m| match &m.mbox {
+            crate::middlebox::Middlebox::Cc(h) => Some(h.agent.config().clone()),
+            crate::middlebox::Middlebox::Tunnel(_) => None,
         });
         let profile = self.radios.iter().find(|r| r.node == c).map(|r| r.profile.clone());
         let ch = |id: ChannelId| self.net.channels[id as usize].params();

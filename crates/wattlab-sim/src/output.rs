@@ -218,6 +218,9 @@ pub struct Summary {
     /// 802.11 basic service sets.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub wlans: Vec<WlanSummary>,
+    /// SCTP tunnel endpoints (`[[tunnel]]`), two per tunnel.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tunnels: Vec<crate::middlebox::tunnel::TunnelSummary>,
     /// Packets dropped outside links.
     pub drops: DropCounters,
 }
@@ -339,7 +342,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
     let agents = agent_summaries(&mut sim, end);
     let mut agent_events = AgentEventTable::default();
     for m in &sim.mboxes {
-        let Middlebox::Cc(h) = &m.mbox;
+        let Middlebox::Cc(h) = &m.mbox else { continue };
         for e in &h.log {
             agent_events.time_s.push(e.at.as_secs_f64());
             agent_events.node.push(sim.net.nodes[h.node as usize].name.clone());
@@ -452,6 +455,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         wireless,
         agents,
         wlans,
+        tunnels: tunnel_summaries(&sim),
         drops: sim.net.drops.clone(),
     };
     let (mut pages, mut objects) = (crate::apps::web::PageTable::default(), crate::apps::web::ObjectTable::default());
@@ -496,11 +500,27 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
     })
 }
 
+/// The tunnel endpoints' counters at the end of the run.
+fn tunnel_summaries(sim: &Simulation) -> Vec<crate::middlebox::tunnel::TunnelSummary> {
+    let tunnels = sim.mboxes.iter().filter_map(|m| match &m.mbox {
+        Middlebox::Tunnel(t) => Some(t),
+        Middlebox::Cc(_) => None,
+    });
+    tunnels
+        .map(|t| crate::middlebox::tunnel::TunnelSummary {
+            tunnel: t.name.clone(),
+            side: t.side,
+            node: sim.net.nodes[t.node as usize].name.clone(),
+            stats: t.endpoint.stats().clone(),
+        })
+        .collect()
+}
+
 /// The agents' summaries at the end of the run.
 fn agent_summaries(sim: &mut Simulation, end: Time) -> Vec<crate::middlebox::cc_agent::AgentSummary> {
     let mut v = Vec::new();
     for m in &mut sim.mboxes {
-        let Middlebox::Cc(h) = &mut m.mbox;
+        let Middlebox::Cc(h) = &mut m.mbox else { continue };
         h.agent.finish(end);
         v.push(crate::middlebox::cc_agent::AgentSummary {
             hop: h.link.clone(),

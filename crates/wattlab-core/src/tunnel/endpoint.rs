@@ -188,12 +188,17 @@ impl<T: Clone> Endpoint<T> {
         let view = match sctp::decode_sctp(bytes) {
             Ok(v) => v,
             Err(_) => {
-                self.stats.dropped_malformed += 1;
+                self.count_malformed();
                 return Err(DropReason::Malformed);
             }
         };
         let inner = view.header.data.map(|_| make(view.data));
         self.handle_packet(now, &view.header, inner)
+    }
+
+    /// A tunnel packet arrived that does not decode (the caller decoded it): counted.
+    pub fn count_malformed(&mut self) {
+        self.stats.dropped_malformed += 1;
     }
 
     /// A decoded tunnel packet arrived with the inner packet of its DATA chunk. Packets of

@@ -8,6 +8,7 @@ mod paths;
 mod power;
 mod settings;
 mod topology;
+mod tunnel;
 mod wlan;
 
 use crate::engine::Scheduler;
@@ -64,7 +65,9 @@ pub fn build(scn: &Scenario, source: &str, origin: &str, seed: Option<u64>, opts
     let mut stack = Stack::new(t.nodes.len(), streams.stream("tcp-isn"));
     let f = flows::build(scn, &cx, &t, &mut stack, &streams)?;
     let flow_err = |i: usize, key: &str, msg: String| flows::flow_error(&cx, i, key, msg);
-    let routes = paths::flow_routes(&t.nodes, &t.adjacency, &overrides, &f.paths, scn, &cx, &flow_err)?;
+    let mut needs = f.paths.clone();
+    needs.extend(tunnel::path_needs(scn, &cx, &t, &wlans)?);
+    let routes = paths::flow_routes(&t.nodes, &t.adjacency, &overrides, &needs, scn, &cx, &flow_err)?;
     let pcaps = paths::captures(scn, opts, &cx, &mut t)?;
 
     let timeseries = (scn.output.timeseries || opts.timeseries).then(TimeSeries::default);
@@ -83,6 +86,7 @@ pub fn build(scn: &Scenario, source: &str, origin: &str, seed: Option<u64>, opts
         pcaps,
         drops: DropCounters::default(),
         io_error: None,
+        arena: Default::default(),
     };
     let mut sim = Simulation {
         sched: Scheduler::new(),
@@ -110,6 +114,7 @@ pub fn build(scn: &Scenario, source: &str, origin: &str, seed: Option<u64>, opts
         interrupted: false,
     };
     power::attach_agents(&mut sim, scn, &cx)?;
+    tunnel::attach_tunnels(&mut sim, scn, &cx)?;
     sim.setup_flow_energy();
     Ok(sim)
 }

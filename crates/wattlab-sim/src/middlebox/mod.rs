@@ -8,15 +8,19 @@
 //! [`Middlebox::poll_radio`], [`Middlebox::poll_timeout`]) once the event is over.
 
 pub mod cc_agent;
+pub mod tunnel;
 
 use crate::net::link::IfaceId;
 use wattlab_core::agent::Verdict;
+use wattlab_core::packet::PacketArena;
 use wattlab_core::{Endpoint, Packet, Time};
 
 /// A middlebox of any kind.
 pub enum Middlebox {
     /// Seed 000's client-centered agent.
     Cc(cc_agent::CcHost),
+    /// One end of seed 002's SCTP tunnel.
+    Tunnel(Box<tunnel::TunnelHost>),
 }
 
 /// What an application told that a middlebox on its node may use.
@@ -48,6 +52,7 @@ impl Middlebox {
     pub fn node(&self) -> u32 {
         match self {
             Middlebox::Cc(h) => h.node,
+            Middlebox::Tunnel(t) => t.node,
         }
     }
 
@@ -55,6 +60,7 @@ impl Middlebox {
     pub fn iface(&self) -> IfaceId {
         match self {
             Middlebox::Cc(h) => h.iface,
+            Middlebox::Tunnel(t) => t.iface,
         }
     }
 
@@ -62,6 +68,7 @@ impl Middlebox {
     pub fn on_outgoing(&mut self, now: Time, p: &mut Packet) -> Verdict {
         match self {
             Middlebox::Cc(h) => h.agent.on_outgoing(now, p),
+            Middlebox::Tunnel(t) => t.on_outgoing(now, p),
         }
     }
 
@@ -69,6 +76,16 @@ impl Middlebox {
     pub fn on_incoming(&mut self, now: Time, p: &Packet) -> Verdict {
         match self {
             Middlebox::Cc(h) => h.agent.on_incoming(now, p),
+            Middlebox::Tunnel(_) => Verdict::Pass,
+        }
+    }
+
+    /// A packet its interface received (captured and counted as delivered): true if the
+    /// middlebox takes it (a tunnel packet) instead of the node.
+    pub fn consume_incoming(&mut self, now: Time, p: &Packet, arena: &PacketArena) -> bool {
+        match self {
+            Middlebox::Cc(_) => false,
+            Middlebox::Tunnel(t) => t.consume_incoming(now, p, arena),
         }
     }
 
@@ -84,6 +101,7 @@ impl Middlebox {
                 h.agent.expect_response(now, local, remote, bytes);
                 true
             }
+            (Middlebox::Tunnel(_), _) => false,
         }
     }
 
@@ -91,13 +109,23 @@ impl Middlebox {
     pub fn handle_timeout(&mut self, now: Time) {
         match self {
             Middlebox::Cc(h) => h.agent.handle_timeout(now),
+            Middlebox::Tunnel(t) => t.endpoint.handle_timeout(now),
         }
     }
 
-    /// A packet it wants sent from its node.
-    pub fn poll_transmit(&mut self) -> Option<Packet> {
+    /// A packet it wants sent from its node (a tunnel keeps its inner packets in `arena`).
+    pub fn poll_transmit(&mut self, now: Time, arena: &mut PacketArena) -> Option<Packet> {
         match self {
             Middlebox::Cc(h) => h.agent.poll_transmit(),
+            Middlebox::Tunnel(t) => t.poll_transmit(now, arena),
+        }
+    }
+
+    /// A packet it hands to its node as if received (a tunnel's inner packets).
+    pub fn poll_deliver(&mut self) -> Option<Packet> {
+        match self {
+            Middlebox::Cc(_) => None,
+            Middlebox::Tunnel(t) => t.poll_deliver(),
         }
     }
 
@@ -105,6 +133,7 @@ impl Middlebox {
     pub fn poll_radio(&mut self, now: Time) -> Option<bool> {
         match self {
             Middlebox::Cc(h) => h.agent.poll_radio(now).map(|c| c == wattlab_core::agent::RadioCommand::Wake),
+            Middlebox::Tunnel(_) => None,
         }
     }
 
@@ -116,13 +145,15 @@ impl Middlebox {
                     h.log.push(e);
                 }
             }
+            Middlebox::Tunnel(_) => {}
         }
     }
 
-    /// When its next timer is due.
-    pub fn poll_timeout(&self) -> Option<Time> {
+    /// When its next timer is due (asked at `now`).
+    pub fn poll_timeout(&mut self, now: Time) -> Option<Time> {
         match self {
             Middlebox::Cc(h) => h.agent.poll_timeout(),
+            Middlebox::Tunnel(t) => t.endpoint.poll_timeout(now),
         }
     }
 }

@@ -88,6 +88,8 @@ pub struct Network {
     pub drops: DropCounters,
     /// The first error writing a capture (ends the run).
     pub io_error: Option<String>,
+    /// Packets that tunnels encapsulate (the outer packets carry handles into it).
+    pub arena: wattlab_core::packet::PacketArena,
 }
 
 impl Network {
@@ -109,7 +111,7 @@ impl Network {
         let i = &self.ifaces[iface as usize];
         let Some(k) = i.pcap else { return };
         let (src, dst) = if outgoing { (i.mac, peer) } else { (peer, i.mac) };
-        if let Err(e) = self.pcaps[k].1.write(t, p, src, dst) {
+        if let Err(e) = self.pcaps[k].1.write_in(t, p, &self.arena, src, dst) {
             self.io_error.get_or_insert_with(|| format!("writing capture {}: {e}", self.pcaps[k].0));
         }
     }

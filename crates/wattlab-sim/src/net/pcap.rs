@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 use wattlab_core::wire::{self, WireError};
+use wattlab_core::packet::PacketArena;
 use wattlab_core::{Packet, Time};
 
 /// Snaplen recorded in the file header when the caller asks for full packets (0): tcpdump's
@@ -117,10 +118,17 @@ impl<W: Write> PcapSink<W> {
     }
 
     /// Append `pkt`, sent at `t`, as an Ethernet frame from `src_mac` to `dst_mac`.
-    pub fn write(
+    pub fn write(&mut self, t: Time, pkt: &Packet, src_mac: [u8; 6], dst_mac: [u8; 6]) -> Result<(), PcapError> {
+        self.write_in(t, pkt, &PacketArena::with_slots(1), src_mac, dst_mac)
+    }
+
+    /// [`PcapSink::write`] for packets that may encapsulate others (a tunnel's, kept in
+    /// `arena`): the inner packet is written as IPv4 bytes inside the outer one.
+    pub fn write_in(
         &mut self,
         t: Time,
         pkt: &Packet,
+        arena: &PacketArena,
         src_mac: [u8; 6],
         dst_mac: [u8; 6],
     ) -> Result<(), PcapError> {
@@ -129,7 +137,7 @@ impl<W: Write> PcapSink<W> {
             return Err(PcapError::Timestamp { dest: self.dest.clone(), t });
         }
         self.scratch.clear();
-        wire::encode_ethernet(pkt, src_mac, dst_mac, &mut self.scratch)
+        wire::encode_ethernet_in(pkt, arena, src_mac, dst_mac, &mut self.scratch)
             .map_err(|source| PcapError::Encode { dest: self.dest.clone(), t, source })?;
         // Frames are at most 14 + 65535 bytes, so the length always fits in u32.
         let orig_len = u32::try_from(self.scratch.len()).unwrap_or(u32::MAX);

@@ -39,6 +39,9 @@ pub struct Scenario {
     /// Traffic: applications and their transport settings (`[[flow]]`).
     #[serde(rename = "flow", default)]
     pub flows: Vec<FlowConfig>,
+    /// SCTP tunnels between a `[[wlan]]` station and its AP (`[[tunnel]]`, seed 002 Ch. 4).
+    #[serde(rename = "tunnel", default)]
+    pub tunnels: Vec<TunnelSettings>,
     /// What to write besides the summary.
     #[serde(default)]
     pub output: OutputConfig,
@@ -434,6 +437,49 @@ pub struct WlanConfig {
     /// `{ aifs_slots, cw_min, cw_max }` (default: none, the AP contends like a station).
     #[serde(default)]
     pub ap_priority: Option<Spanned<ApPrioritySetting>>,
+}
+
+/// `[[tunnel]]`: seed 002's SCTP tunnel carrying every TCP packet between a `[[wlan]]` station
+/// and the rest of the network through its AP, in bursts of `burst` (docs/tunnel.md).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TunnelSettings {
+    /// Name in reports (default `tunnelN`).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The client: a station of a `[[wlan]]` (the AP end sits on its AP).
+    pub client: Spanned<String>,
+    /// Burst size m (default 5).
+    #[serde(default)]
+    pub burst: Option<u32>,
+    /// The inlet releases this long after its first buffered packet (default 20 ms).
+    #[serde(default)]
+    pub inlet_timeout: Option<Dur>,
+    /// Longest a SACK waits for DATA to ride on (default 200 ms, RFC 9260).
+    #[serde(default)]
+    pub sack_delay: Option<Dur>,
+    /// RTO.Min (default 1 s, RFC 9260).
+    #[serde(default)]
+    pub rto_min: Option<Dur>,
+    /// RTO.Initial (default 1 s, RFC 9260).
+    #[serde(default)]
+    pub rto_initial: Option<Dur>,
+    /// Explicit U-APSD triggers from the estimator of Eqs. 4.15–4.17 (default: when the
+    /// client's power_save is `u-apsd`; only then allowed).
+    #[serde(default)]
+    pub trigger: Option<bool>,
+    /// Weight α of the newest slot in the estimator (default 0.3).
+    #[serde(default)]
+    pub trigger_alpha: Option<f64>,
+    /// Measurement slot H (default 50 ms).
+    #[serde(default)]
+    pub trigger_slot: Option<Dur>,
+    /// Shortest trigger interval (default max(2 ms, the radio's wake latency); not below it).
+    #[serde(default)]
+    pub trigger_min: Option<Dur>,
+    /// Longest trigger interval (default and most: the BSS's beacon interval).
+    #[serde(default)]
+    pub trigger_max: Option<Dur>,
 }
 
 /// `ap_priority` in `[[wlan]]`: a preset or explicit parameters.

@@ -21,6 +21,14 @@ impl Simulation {
         self.mboxes[m as usize].mbox.on_incoming(now, p) == Verdict::Pass
     }
 
+    /// A packet `iface` received (captured and counted): true if its middlebox took it.
+    pub(crate) fn mbox_consume(&mut self, now: Time, iface: IfaceId, p: &Packet) -> bool {
+        let Some(m) = self.net.ifaces[iface as usize].middlebox else { return false };
+        let taken = self.mboxes[m as usize].mbox.consume_incoming(now, p, &self.net.arena);
+        self.mboxes_dirty |= taken;
+        taken
+    }
+
     /// The timer of middlebox `m` scheduled for `at` fired.
     pub(super) fn on_mbox_timer(&mut self, now: Time, m: u32, at: Time) {
         let slot = &mut self.mboxes[m as usize];
@@ -37,9 +45,13 @@ impl Simulation {
     pub(crate) fn flush_middleboxes(&mut self, now: Time) {
         self.mboxes_dirty = false;
         for m in 0..self.mboxes.len() {
-            while let Some(p) = self.mboxes[m].mbox.poll_transmit() {
+            while let Some(p) = self.mboxes[m].mbox.poll_transmit(now, &mut self.net.arena) {
                 let node = self.mboxes[m].mbox.node();
                 self.route_and_send(node, p);
+            }
+            while let Some(p) = self.mboxes[m].mbox.poll_deliver() {
+                let node = self.mboxes[m].mbox.node();
+                self.receive(now, node, p);
             }
             while let Some(awake) = self.mboxes[m].mbox.poll_radio(now) {
                 let iface = self.mboxes[m].mbox.iface();
@@ -47,7 +59,7 @@ impl Simulation {
             }
             let slot = &mut self.mboxes[m];
             slot.mbox.collect_log();
-            if let Some(t) = slot.mbox.poll_timeout() {
+            if let Some(t) = slot.mbox.poll_timeout(now) {
                 let t = t.max(now);
                 if slot.timer_at.is_none_or(|s| t < s) {
                     slot.timer_at = Some(t);

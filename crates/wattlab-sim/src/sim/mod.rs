@@ -200,7 +200,12 @@ impl Simulation {
                 Event::Station { hop } => self.on_hop_timer(now, hop),
                 Event::Sample => self.on_sample(now),
             }
-            if self.mboxes_dirty {
+            // Delivering a tunnel's inner packets can make the node send into a middlebox
+            // again at the same instant; bounded, as every loop here is.
+            for _ in 0..64 {
+                if !self.mboxes_dirty {
+                    break;
+                }
                 self.flush_middleboxes(now);
             }
             if self.done_at.is_some() || self.net.io_error.is_some() {

@@ -141,7 +141,9 @@ impl Simulation {
         let to = c.to;
         self.net.capture_at_peer(to, now, &p, false);
         let node = self.net.ifaces[to as usize].node;
-        self.receive(now, node, p);
+        if !self.mbox_consume(now, to, &p) {
+            self.receive(now, node, p);
+        }
         if let Some(h) = hop {
             self.hop_on_arrived(now, h, ch);
         }

@@ -84,6 +84,9 @@ impl Simulation {
                     }
                     let peer = self.net.ifaces[from_if as usize].mac;
                     self.net.capture(to_if, now, &packet, false, peer);
+                    if self.mbox_consume(now, to_if, &packet) {
+                        continue; // a tunnel packet: its inner packet comes out of the middlebox
+                    }
                     let node = self.net.ifaces[to_if as usize].node;
                     self.receive(now, node, packet);
                 }
