@@ -61,3 +61,58 @@ fn tunnel_with_uapsd_saves_energy_against_cam_and_reports_psm() {
     assert!(client.stats.triggers > 0, "the estimator sent explicit triggers");
     assert_eq!(client.stats.dropped_malformed, 0);
 }
+
+/// The client's capture holds real IPv4/UDP/SCTP packets with the inner TCP packets inside:
+/// etherparse and our decoder read the layers; tcpdump (UDP checksums) and tshark (SCTP chunks,
+/// CRC32c) check them when installed, each skipped with the reason otherwise.
+#[test]
+fn the_capture_shows_sctp_over_udp_with_the_inner_packets() {
+    let dir = std::env::temp_dir().join(format!("wattlab-tunnel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let opts = BuildOptions { out_dir: Some(dir.clone()), pcaps: vec!["client:wlan0".into()], timeseries: false };
+    let sim = Simulation::from_toml(SCENARIO, "tunnel-4flows.toml", None, &["simulation.duration=\"300ms\"".into()], &opts).unwrap();
+    sim.run().unwrap();
+    let path = dir.join("client-wlan0.pcap");
+    let bytes = std::fs::read(&path).unwrap();
+    let mut reader = pcap_file::pcap::PcapReader::new(&bytes[..]).unwrap();
+    let (mut sctp, mut inner_tcp) = (0, 0);
+    while let Some(pkt) = reader.next_packet() {
+        let pkt = pkt.unwrap();
+        let frame = etherparse::SlicedPacket::from_ethernet(&pkt.data).unwrap();
+        let Some(etherparse::TransportSlice::Udp(udp)) = frame.transport else { continue };
+        assert_eq!((udp.source_port(), udp.destination_port()), (9899, 9899));
+        let payload = udp.payload();
+        let v = wattlab_core::wire::sctp::decode_sctp(payload).expect("a valid SCTP packet, CRC32c included");
+        sctp += 1;
+        if v.header.data.is_some() {
+            let inner = etherparse::SlicedPacket::from_ip(v.data).expect("the DATA chunk holds an IP packet");
+            assert!(matches!(inner.transport, Some(etherparse::TransportSlice::Tcp(_))));
+            inner_tcp += 1;
+        }
+    }
+    assert!(sctp > 20 && inner_tcp > 10, "{sctp} SCTP packets, {inner_tcp} with an inner TCP packet");
+    // tcpdump 4.99 has no SCTP-over-UDP decoder: it shows UDP on 9899 and checks the UDP
+    // checksum (which covers the SCTP packet and its inner packet).
+    match Command::new("tcpdump").args(["-nn", "-vv", "-r"]).arg(&path).output() {
+        Ok(out) => {
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(text.matches(".9899 > ").count(), sctp, "tcpdump sees every packet:\n{text}");
+            assert!(!text.contains("bad udp cksum"), "UDP checksums verify:\n{text}");
+        }
+        Err(e) => eprintln!("skipping the tcpdump check: cannot run tcpdump ({e})"),
+    }
+    // Wireshark decodes UDP port 9899 as SCTP (RFC 6951) and checks the CRC32c when told to.
+    match Command::new("tshark").args(["-o", "sctp.checksum:CRC-32c", "-V", "-r"]).arg(&path).output() {
+        Ok(out) => {
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(text.matches("Checksum (CRC32C)").count(), sctp, "every SCTP packet decoded");
+            assert_eq!(text.matches("(CRC32C)").count(), text.matches("[correct]").count(), "every CRC32c correct");
+            assert_eq!(text.matches("DATA chunk").count(), inner_tcp);
+            assert!(text.contains("SACK chunk"));
+        }
+        Err(e) => eprintln!("skipping the tshark check: cannot run tshark ({e})"),
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
