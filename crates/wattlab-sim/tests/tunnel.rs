@@ -116,3 +116,21 @@ fn the_capture_shows_sctp_over_udp_with_the_inner_packets() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Bad `[[tunnel]]` settings are errors naming the key, never a panic.
+#[test]
+fn bad_tunnel_settings_name_their_key() {
+    let err = |text: String| Simulation::from_toml(&text, "t.toml", None, &[], &BuildOptions::default()).err().expect("refused");
+    let e = err(SCENARIO.replace("client = \"client\"\nburst = 5", "client = \"server\"\nburst = 5"));
+    assert_eq!(e.key.as_deref(), Some("tunnel[0].client"), "{e:?}");
+    assert!(e.message.contains("not a station"), "{e:?}");
+    let e = err(SCENARIO.replace("burst = 5", "burst = 0"));
+    assert_eq!(e.key.as_deref(), Some("tunnel[0].burst"), "{e:?}");
+    let e = err(SCENARIO.replace("burst = 5", "burst = 5\ntrigger_max = \"1s\""));
+    assert_eq!(e.key.as_deref(), Some("tunnel[0].trigger_max"), "{e:?}");
+    assert!(e.message.contains("beacon interval"), "{e:?}");
+    let e = err(SCENARIO.replace("power_save = \"u-apsd\"", "power_save = \"psm\"").replace("burst = 5", "burst = 5\ntrigger = true"));
+    assert_eq!(e.key.as_deref(), Some("tunnel[0].trigger"), "{e:?}");
+    let e = err(SCENARIO.replace("burst = 5", "burst = 5\nbogus = 1"));
+    assert!(e.message.contains("bogus"), "{e:?}");
+}

@@ -334,6 +334,18 @@ pub fn check(scn: &Scenario, source: &str, origin: &str) -> Result<(), ScenarioE
             );
         }
     }
+    for (i, t) in scn.tunnels.iter().enumerate() {
+        let k = format!("tunnel[{i}]");
+        c.num(&format!("{k}.burst"), t.burst.map(u64::from), 1, 1000, " packets");
+        c.dur(&format!("{k}.inlet_timeout"), t.inlet_timeout, 1, 60 * S);
+        c.dur(&format!("{k}.sack_delay"), t.sack_delay, 1, 500 * MS);
+        c.dur(&format!("{k}.rto_min"), t.rto_min, MS, 60 * S);
+        c.dur(&format!("{k}.rto_initial"), t.rto_initial, MS, 60 * S);
+        c.real(&format!("{k}.trigger_alpha"), t.trigger_alpha, 1e-6, 1.0);
+        c.dur(&format!("{k}.trigger_slot"), t.trigger_slot, MS, 60 * S);
+        c.dur(&format!("{k}.trigger_min"), t.trigger_min, 1, 60 * S);
+        c.dur(&format!("{k}.trigger_max"), t.trigger_max, 1, 60 * S);
+    }
     for (i, f) in scn.flows.iter().enumerate() {
         let k = format!("flow[{i}]");
         if f.kind == "bulk-download" {
