@@ -134,3 +134,14 @@ fn bad_tunnel_settings_name_their_key() {
     let e = err(SCENARIO.replace("burst = 5", "burst = 5\nbogus = 1"));
     assert!(e.message.contains("bogus"), "{e:?}");
 }
+
+/// The baseline a run's saving is shown against (Python's `savings`) is the clarification's:
+/// the same flows without the tunnel, under CAM; it runs to the same goodput.
+#[test]
+fn the_power_save_baseline_drops_the_tunnel() {
+    let base = wattlab_sim::scenario::without_power_save(SCENARIO, "t.toml", &[]).unwrap().expect("something to turn off");
+    assert!(!base.contains("\n[[tunnel]]") && base.contains("power_save = \"cam\""), "{base}");
+    assert!(base.starts_with("# t.toml, power saving off: wlan.bss (u-apsd), [[tunnel]] (removed)"), "{base}");
+    let s = run(&base, &["simulation.duration=\"2s\"".into()]);
+    assert!(s.tunnels.is_empty());
+}

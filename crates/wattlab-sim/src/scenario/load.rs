@@ -149,8 +149,8 @@ pub fn effective_text(text: &str, origin: &str, overrides: &[String]) -> Result<
 }
 
 /// The effective scenario with every station's power saving off (`power_save = "cam"` on
-/// each `[[wireless]]` hop, `[[wlan]]` and `[[wlan.station]]`, and no agent settings): the same
-/// traffic without the scheme, the baseline of a power mode's saving. `None` if no station
+/// each `[[wireless]]` hop, `[[wlan]]` and `[[wlan.station]]`, no agent settings and no
+/// `[[tunnel]]`): the same traffic without the scheme, the baseline of a power mode's saving. `None` if no station
 /// uses a power-save mode (there is nothing to turn off).
 pub fn without_power_save(text: &str, origin: &str, overrides: &[String]) -> Result<Option<String>, ScenarioError> {
     let mut table = overridden_table(text, origin, overrides)?;
@@ -185,6 +185,10 @@ pub fn without_power_save(text: &str, origin: &str, overrides: &[String]) -> Res
             }
             cam(t, name);
         }
+    }
+    // The SCTP tunnel exists to save energy: the baseline carries the flows without it.
+    if table.remove("tunnel").is_some() {
+        changed.push("[[tunnel]] (removed)".into());
     }
     if changed.is_empty() {
         return Ok(None);
