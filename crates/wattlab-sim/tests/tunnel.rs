@@ -145,3 +145,12 @@ fn the_power_save_baseline_drops_the_tunnel() {
     let s = run(&base, &["simulation.duration=\"2s\"".into()]);
     assert!(s.tunnels.is_empty());
 }
+
+/// Same scenario and seed, same results to the byte (the tunnel draws no random numbers).
+#[test]
+fn tunnel_runs_are_deterministic() {
+    let set = ["simulation.duration=\"3s\"".to_string()];
+    let a = serde_json::to_string(&run(SCENARIO, &set)).unwrap();
+    let b = serde_json::to_string(&run(SCENARIO, &set)).unwrap();
+    assert_eq!(a, b);
+}
