@@ -335,6 +335,10 @@ def savings_rows(res: RunResult) -> list[dict]:
         return []
     base = {(r["node"], r["policy"]): r for r in res.baseline.summary["radios"]}
     t_run, t_base = _completion(res.summary), _completion(res.baseline.summary)
+    # The baseline drops [[tunnel]] too (scenario::without_power_save): say so where it did.
+    what = "same scenario and seed, power_save = cam (always-on)"
+    if res.summary.get("tunnels"):
+        what += ", without the [[tunnel]]"
     rows = []
     for r in res.summary["radios"]:
         b = base.get((r["node"], "always-on"))
@@ -346,7 +350,7 @@ def savings_rows(res: RunResult) -> list[dict]:
             "baseline_energy_j": b["energy_j"], "baseline_completion_s": t_base,
             "saving": 1 - r["energy_j"] / b["energy_j"] if b["energy_j"] > 0 else float("nan"),
             "slowdown": t_run / t_base - 1 if t_base else float("nan"),
-            "baseline": "same scenario and seed, power_save = cam (always-on)",
+            "baseline": what,
         })
     return rows
 
