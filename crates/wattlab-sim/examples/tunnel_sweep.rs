@@ -1,15 +1,22 @@
 //! The SCTP tunnel's energy and delay over aggregate rate and burst size m, against the same
 //! four TCP flows without the tunnel under CAM and under 802.11 PSM (docs/tunnel.md quotes
 //! it): `cargo run --release -p wattlab-sim --example tunnel_sweep [SEED]`.
-//! Every run is `scenarios/tunnel-4flows.toml` with the flows' read rates and m substituted.
+//! Every run is `scenarios/tunnel-4flows.toml` (then `tunnel-3up.toml`) with the flows' read
+//! rates and m substituted.
 
 use wattlab_sim::{BuildOptions, Simulation, Summary};
 
 const SCENARIO: &str = include_str!("../../../scenarios/tunnel-4flows.toml");
+/// Fig. 4.5a's traffic: three upstream flows of 150 kB/s, otherwise the same.
+const UPSTREAM: &str = include_str!("../../../scenarios/tunnel-3up.toml");
 
-/// The scenario at `rate_kbps` per flow: with the tunnel and burst `m`, or without it in `mode`.
-fn text(rate_kbps: u32, tunnel: Option<u32>, mode: &str) -> String {
-    let mut t = SCENARIO.replace("reader = { rate = \"900kbps\" }", &format!("reader = {{ rate = \"{rate_kbps}kbps\" }}"));
+/// `base`, its flows' 900 kb/s read rates set to `rate_kbps` if given: with the tunnel and
+/// burst `m`, or without it in `mode`.
+fn text(base: &str, rate_kbps: Option<u32>, tunnel: Option<u32>, mode: &str) -> String {
+    let mut t = base.to_string();
+    if let Some(r) = rate_kbps {
+        t = t.replace("reader = { rate = \"900kbps\" }", &format!("reader = {{ rate = \"{r}kbps\" }}"));
+    }
     match tunnel {
         Some(m) => t = t.replace("burst = 5", &format!("burst = {m}")),
         None => {
@@ -18,21 +25,6 @@ fn text(rate_kbps: u32, tunnel: Option<u32>, mode: &str) -> String {
             t.replace_range(start..end, "");
             t = t.replace("power_save = \"u-apsd\"", &format!("power_save = {mode:?}"));
         }
-    }
-    t
-}
-
-/// Fig. 4.5a's traffic instead: three upstream flows of 150 kB/s (the same client, AP, server).
-fn upstream_only(text: &str) -> String {
-    let head = &text[..text.find("\n[[flow]]").expect("flows")];
-    let mut t = head.to_string();
-    for i in 0..3 {
-        t.push_str(&format!(
-            "\n[[flow]]\nkind = \"bulk-upload\"\nname = \"up{i}\"\nclient = \"client\"\nserver = \"server\"\nport = {}\n\
-             bytes = \"1GB\"\nstart = \"{}ms\"\nbackground = true\nreader = {{ rate = \"1200kbps\" }}\n",
-            5001 + i,
-            10 * i
-        ));
     }
     t
 }
@@ -57,11 +49,11 @@ fn main() {
     println!("|---|---|---|---|---|---|");
     for per_flow_kbps in [300u32, 600, 900, 1200, 1800] {
         let agg = f64::from(per_flow_kbps) * 4.0 / 8.0;
-        let cam = measure(&run(&text(per_flow_kbps, None, "cam"), seed));
+        let cam = measure(&run(&text(SCENARIO, Some(per_flow_kbps), None, "cam"), seed));
         let mut rows = vec![("no tunnel, CAM".to_string(), cam)];
-        rows.push(("no tunnel, PSM".to_string(), measure(&run(&text(per_flow_kbps, None, "psm"), seed))));
+        rows.push(("no tunnel, PSM".to_string(), measure(&run(&text(SCENARIO, Some(per_flow_kbps), None, "psm"), seed))));
         for m in [1u32, 2, 5, 10] {
-            rows.push((format!("tunnel m = {m}, U-APSD"), measure(&run(&text(per_flow_kbps, Some(m), ""), seed))));
+            rows.push((format!("tunnel m = {m}, U-APSD"), measure(&run(&text(SCENARIO, Some(per_flow_kbps), Some(m), ""), seed))));
         }
         for (name, (p, g, rtt)) in rows {
             println!("| {agg:.0} | {name} | {p:.3} | {:.1} % | {g:.1} | {rtt:.1} |", 100.0 * (1.0 - p / cam.0));
@@ -70,12 +62,12 @@ fn main() {
     println!("\nThree upstream flows of 150 kB/s (Fig. 4.5a's traffic):\n");
     println!("| setup | client radio power (W) | saving vs CAM | goodput (kB/s) | mean TCP RTT (ms) |");
     println!("|---|---|---|---|---|");
-    let up = |t: String| upstream_only(&t);
-    let cam = measure(&run(&up(text(900, None, "cam")), seed));
+    let up = |tunnel: Option<u32>, mode: &str| text(UPSTREAM, None, tunnel, mode);
+    let cam = measure(&run(&up(None, "cam"), seed));
     let mut rows = vec![("no tunnel, CAM".to_string(), cam)];
-    rows.push(("no tunnel, PSM".to_string(), measure(&run(&up(text(900, None, "psm")), seed))));
+    rows.push(("no tunnel, PSM".to_string(), measure(&run(&up(None, "psm"), seed))));
     for m in [1u32, 2, 5, 10] {
-        rows.push((format!("tunnel m = {m}, U-APSD"), measure(&run(&up(text(900, Some(m), "")), seed))));
+        rows.push((format!("tunnel m = {m}, U-APSD"), measure(&run(&up(Some(m), ""), seed))));
     }
     for (name, (p, g, rtt)) in rows {
         println!("| {name} | {p:.3} | {:.1} % | {g:.1} | {rtt:.1} |", 100.0 * (1.0 - p / cam.0));
