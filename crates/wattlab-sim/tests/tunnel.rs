@@ -64,15 +64,14 @@ fn tunnel_with_uapsd_saves_energy_against_cam_and_reports_psm() {
     assert_eq!(client.stats.dropped_malformed, 0);
 }
 
-/// The client's capture holds real IPv4/UDP/SCTP packets with the inner TCP packets inside:
-/// etherparse and our decoder read the layers; tcpdump (UDP checksums) and tshark (SCTP chunks,
-/// CRC32c) check them when installed, each skipped with the reason otherwise.
-#[test]
-fn the_capture_shows_sctp_over_udp_with_the_inner_packets() {
-    let dir = std::env::temp_dir().join(format!("wattlab-tunnel-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let opts = BuildOptions { out_dir: Some(dir.clone()), pcaps: vec!["client:wlan0".into()], timeseries: false };
-    let sim = Simulation::from_toml(SCENARIO, "tunnel-4flows.toml", None, &["simulation.duration=\"300ms\"".into()], &opts).unwrap();
+/// Runs 300 ms of the scenario with `extra` tunnel keys, capturing the client's interface;
+/// returns the capture's path (in `dir`) and its SCTP packets and inner TCP packets, read by
+/// etherparse and our decoder (CRC32c verified).
+fn capture(extra: &str, dir: &std::path::Path) -> (std::path::PathBuf, usize, usize) {
+    std::fs::create_dir_all(dir).unwrap();
+    let opts = BuildOptions { out_dir: Some(dir.to_path_buf()), pcaps: vec!["client:wlan0".into()], timeseries: false };
+    let text = SCENARIO.replace("burst = 5", &format!("burst = 5\n{extra}"));
+    let sim = Simulation::from_toml(&text, "tunnel-4flows.toml", None, &["simulation.duration=\"300ms\"".into()], &opts).unwrap();
     sim.run().unwrap();
     let path = dir.join("client-wlan0.pcap");
     let bytes = std::fs::read(&path).unwrap();
@@ -81,9 +80,16 @@ fn the_capture_shows_sctp_over_udp_with_the_inner_packets() {
     while let Some(pkt) = reader.next_packet() {
         let pkt = pkt.unwrap();
         let frame = etherparse::SlicedPacket::from_ethernet(&pkt.data).unwrap();
-        let Some(etherparse::TransportSlice::Udp(udp)) = frame.transport else { continue };
-        assert_eq!((udp.source_port(), udp.destination_port()), (9899, 9899));
-        let payload = udp.payload();
+        let payload = match &frame.transport {
+            Some(etherparse::TransportSlice::Udp(udp)) => {
+                assert_eq!((udp.source_port(), udp.destination_port()), (9899, 9899));
+                udp.payload()
+            }
+            _ => match &frame.net {
+                Some(etherparse::NetSlice::Ipv4(ip)) if ip.header().protocol().0 == 132 => ip.payload().payload,
+                _ => continue,
+            },
+        };
         let v = wattlab_core::wire::sctp::decode_sctp(payload).expect("a valid SCTP packet, CRC32c included");
         sctp += 1;
         if v.header.data.is_some() {
@@ -93,28 +99,52 @@ fn the_capture_shows_sctp_over_udp_with_the_inner_packets() {
         }
     }
     assert!(sctp > 20 && inner_tcp > 10, "{sctp} SCTP packets, {inner_tcp} with an inner TCP packet");
-    // tcpdump 4.99 has no SCTP-over-UDP decoder: it shows UDP on 9899 and checks the UDP
-    // checksum (which covers the SCTP packet and its inner packet).
-    match Command::new("tcpdump").args(["-nn", "-vv", "-r"]).arg(&path).output() {
+    (path, sctp, inner_tcp)
+}
+
+/// Output of `name args.. path`, or `None` (with the reason printed) when it cannot run.
+fn tool(name: &str, args: &[&str], path: &std::path::Path) -> Option<String> {
+    match Command::new(name).args(args).arg(path).output() {
         Ok(out) => {
-            let text = String::from_utf8_lossy(&out.stdout);
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-            assert_eq!(text.matches(".9899 > ").count(), sctp, "tcpdump sees every packet:\n{text}");
-            assert!(!text.contains("bad udp cksum"), "UDP checksums verify:\n{text}");
+            assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+            Some(String::from_utf8_lossy(&out.stdout).into_owned())
         }
-        Err(e) => eprintln!("skipping the tcpdump check: cannot run tcpdump ({e})"),
+        Err(e) => {
+            eprintln!("skipping the {name} check: cannot run {name} ({e})");
+            None
+        }
     }
-    // Wireshark decodes UDP port 9899 as SCTP (RFC 6951) and checks the CRC32c when told to.
-    match Command::new("tshark").args(["-o", "sctp.checksum:CRC-32c", "-V", "-r"]).arg(&path).output() {
-        Ok(out) => {
-            let text = String::from_utf8_lossy(&out.stdout);
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-            assert_eq!(text.matches("Checksum (CRC32C)").count(), sctp, "every SCTP packet decoded");
-            assert_eq!(text.matches("(CRC32C)").count(), text.matches("[correct]").count(), "every CRC32c correct");
-            assert_eq!(text.matches("DATA chunk").count(), inner_tcp);
-            assert!(text.contains("SACK chunk"));
-        }
-        Err(e) => eprintln!("skipping the tshark check: cannot run tshark ({e})"),
+}
+
+/// SCTP over UDP 9899 (the default): tcpdump 4.99 has no SCTP-over-UDP decoder, so it shows UDP
+/// and checks the UDP checksum (which covers the SCTP packet and its inner packet); tshark
+/// decodes the chunks and checks the CRC32c. Each tool is skipped with the reason when missing.
+#[test]
+fn the_udp_capture_decodes_as_sctp() {
+    let dir = std::env::temp_dir().join(format!("wattlab-tunnel-udp-{}", std::process::id()));
+    let (path, sctp, inner_tcp) = capture("", &dir);
+    if let Some(text) = tool("tcpdump", &["-nn", "-vv", "-r"], &path) {
+        assert_eq!(text.matches(".9899 > ").count(), sctp, "tcpdump sees every packet:\n{text}");
+        assert!(!text.contains("bad udp cksum"), "UDP checksums verify:\n{text}");
+    }
+    if let Some(text) = tool("tshark", &["-o", "sctp.checksum:CRC-32c", "-V", "-r"], &path) {
+        assert_eq!(text.matches("Checksum (CRC32C)").count(), sctp, "every SCTP packet decoded");
+        assert_eq!(text.matches("(CRC32C)").count(), text.matches("[correct]").count(), "every CRC32c correct");
+        assert_eq!(text.matches("DATA chunk").count(), inner_tcp);
+        assert!(text.contains("SACK chunk"));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// SCTP straight over IP (`encapsulation = "ip"`): tcpdump decodes the chunks itself.
+#[test]
+fn the_ip_capture_decodes_in_tcpdump() {
+    let dir = std::env::temp_dir().join(format!("wattlab-tunnel-ip-{}", std::process::id()));
+    let (path, sctp, inner_tcp) = capture("encapsulation = \"ip\"", &dir);
+    if let Some(text) = tool("tcpdump", &["-nn", "-vv", "-r"], &path) {
+        assert_eq!(text.matches("proto SCTP (132)").count(), sctp, "{text}");
+        assert_eq!(text.matches("[DATA] (B)(E)").count(), inner_tcp, "{text}");
+        assert!(text.contains("[SACK] [cum ack"), "{text}");
     }
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -133,6 +163,8 @@ fn bad_tunnel_settings_name_their_key() {
     assert!(e.message.contains("beacon interval"), "{e:?}");
     let e = err(SCENARIO.replace("power_save = \"u-apsd\"", "power_save = \"psm\"").replace("burst = 5", "burst = 5\ntrigger = true"));
     assert_eq!(e.key.as_deref(), Some("tunnel[0].trigger"), "{e:?}");
+    let e = err(SCENARIO.replace("burst = 5", "burst = 5\nencapsulation = \"gre\""));
+    assert_eq!(e.key.as_deref(), Some("tunnel[0].encapsulation"), "{e:?}");
     let e = err(SCENARIO.replace("burst = 5", "burst = 5\nbogus = 1"));
     assert!(e.message.contains("bogus"), "{e:?}");
 }

@@ -2,7 +2,7 @@
 
 use etherparse::{EtherType, Ethernet2Header, IcmpEchoHeader, Icmpv4Header, Icmpv4Type, IpNumber, Ipv4Header};
 
-use super::sctp::{self, SCTP_UDP_PORT};
+use super::sctp::{self, IPPROTO_SCTP, SCTP_UDP_PORT};
 use super::{WireError, ETHERTYPE_IPV4, MAX_IPV4_LEN, MAX_TCP_OPTIONS_LEN};
 use crate::packet::{
     Body, IcmpMessage, Packet, PacketArena, TcpFlags, TcpHeader, TcpOptions, Transport, ICMP_HEADER_LEN, IPPROTO_ICMP,
@@ -94,7 +94,13 @@ fn encode_at(pkt: &Packet, arena: &PacketArena, depth: u8, buf: &mut Vec<u8>) ->
             let header = Icmpv4Header::with_checksum(icmp_type(m), &buf[icmp_start + ICMP_HEADER_LEN as usize..]);
             buf[icmp_start..icmp_start + ICMP_HEADER_LEN as usize].copy_from_slice(&header.to_bytes());
         }
-        Transport::Other { body, .. } => write_body(body, payload_len, arena, depth, buf)?,
+        Transport::Other { body, protocol } => {
+            let at = buf.len();
+            write_body(body, payload_len, arena, depth, buf)?;
+            if *protocol == IPPROTO_SCTP && !body.header.is_empty() {
+                sctp::fill_checksum(&mut buf[at..]); // SCTP straight over IP: the same CRC32c
+            }
+        }
     }
     debug_assert_eq!(buf.len() - start, usize::from(total_len));
     Ok(())

@@ -67,9 +67,9 @@
 //! [`wwp`] holds the segment format of seed 004's Wave & Wait Protocol (its own 6-byte header,
 //! not carried in [`Packet`]); [`pstp`] the message format of seed 001's PS-TP (over UDP);
 //! [`sctp`] the SCTP subset of seed 002's client–AP tunnel (over UDP, RFC 6951). A UDP
-//! datagram to or from port 9899 whose body has a protocol header is an SCTP packet: the
-//! encoder fills in its CRC32c over the real bytes (the encapsulated packet's included) before
-//! the UDP checksum.
+//! datagram to or from port 9899 whose body has a protocol header is an SCTP packet, and so is
+//! the body of an IP protocol 132 packet: the encoder fills in its CRC32c over the real bytes
+//! (the encapsulated packet's included), before the UDP checksum.
 //!
 //! Neither direction panics on any input, and encoding allocates only by growing the caller's
 //! buffer.

@@ -68,6 +68,14 @@ pub(crate) fn attach_tunnels(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> 
             trigger,
             ..TunnelConfig::default()
         };
+        let over_udp = match t.encapsulation.as_ref().map(|e| e.get_ref().as_str()) {
+            None | Some("udp") => true,
+            Some("ip") => false,
+            Some(other) => {
+                let at = t.encapsulation.as_ref().expect("matched Some");
+                return Err(cx.err(at, &key("encapsulation"), format!("unknown encapsulation `{other}` (known: udp, ip)")));
+            }
+        };
         let general = |e: String| ScenarioError::general(cx.origin, Some(format!("tunnel[{i}]")), e);
         let client_ep = Endpoint::new(cfg.clone(), Time::ZERO).map_err(general)?;
         let ap_ep = Endpoint::new(cfg.mirrored(), Time::ZERO).map_err(general)?;
@@ -77,7 +85,8 @@ pub(crate) fn attach_tunnels(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> 
             TunnelHost::new(node, sta_if, name.clone(), Side::Client, [ca, aa, ca], client_ep),
             TunnelHost::new(ap_node, ap_if, name, Side::Ap, [aa, ca, ca], ap_ep),
         ];
-        for h in hosts {
+        for mut h in hosts {
+            h.over_udp = over_udp;
             sim.net.ifaces[h.iface as usize].middlebox = Some(sim.mboxes.len() as u32);
             sim.mboxes.push(MiddleboxSlot { mbox: Middlebox::Tunnel(h), timer_at: None });
         }

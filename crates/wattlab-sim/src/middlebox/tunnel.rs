@@ -3,7 +3,8 @@
 //!
 //! Every TCP packet the client sends, and every TCP packet the AP sends to the client, is
 //! taken out of the path (the middlebox absorbs it) and carried in a DATA chunk of the
-//! association: the outer packet is UDP 9899 → 9899 (RFC 6951) whose body is the SCTP header
+//! association: the outer packet is UDP 9899 → 9899 (RFC 6951; or SCTP straight over IP with
+//! `encapsulation = "ip"`, which tcpdump decodes too) whose body is the SCTP header
 //! bytes inline (common header, SACK, DATA header: at most 48 bytes, so SACKs report at most
 //! what fits) and the inner packet as an encapsulated packet in the network's arena. The peer
 //! absorbs the outer packet once it is received (captured, counted) and hands the inner one on:
@@ -16,7 +17,7 @@ use std::net::Ipv4Addr;
 use wattlab_core::agent::Verdict;
 use wattlab_core::packet::{Body, PacketArena, ProtoHeader, UdpHeader};
 use wattlab_core::tunnel::{Endpoint, FlowKey, TunnelStats};
-use wattlab_core::wire::sctp::{decode_sctp_headers, encode_sctp_headers, pad4, SCTP_UDP_PORT};
+use wattlab_core::wire::sctp::{decode_sctp_headers, encode_sctp_headers, pad4, IPPROTO_SCTP, SCTP_UDP_PORT};
 use wattlab_core::{Packet, Time, Transport};
 
 /// Which end of the tunnel.
@@ -47,6 +48,8 @@ pub struct TunnelHost {
     pub client: Ipv4Addr,
     /// The SCTP endpoint.
     pub endpoint: Endpoint<Packet>,
+    /// SCTP over UDP 9899 (RFC 6951, the default) or straight over IP (protocol 132).
+    pub over_udp: bool,
     scratch: Vec<u8>,
 }
 
@@ -68,7 +71,7 @@ impl TunnelHost {
     /// An endpoint on `iface` of `node`.
     pub fn new(node: u32, iface: IfaceId, name: String, side: Side, addrs: [Ipv4Addr; 3], endpoint: Endpoint<Packet>) -> TunnelHost {
         let [local, peer, client] = addrs;
-        TunnelHost { node, iface, name, side, local, peer, client, endpoint, scratch: Vec::with_capacity(64) }
+        TunnelHost { node, iface, name, side, local, peer, client, endpoint, over_udp: true, scratch: Vec::with_capacity(64) }
     }
 
     fn carries(&self, p: &Packet) -> bool {
@@ -80,7 +83,12 @@ impl TunnelHost {
     }
 
     fn is_ours(&self, p: &Packet) -> bool {
-        matches!(p.transport, Transport::Udp(h, _) if h.dst_port == SCTP_UDP_PORT) && p.src == self.peer && p.dst == self.local
+        let sctp = match p.transport {
+            Transport::Udp(h, _) => self.over_udp && h.dst_port == SCTP_UDP_PORT,
+            Transport::Other { protocol, .. } => !self.over_udp && protocol == IPPROTO_SCTP,
+            _ => false,
+        };
+        sctp && p.src == self.peer && p.dst == self.local
     }
 
     /// A packet leaving through the interface: inner TCP packets go into the tunnel.
@@ -115,9 +123,14 @@ impl TunnelHost {
         let header = ProtoHeader::new(&self.scratch)?;
         let encap = t.inner.map(|i| arena.insert(i));
         let data = t.inner.map_or(0, |i| pad4(i.ip_len() as usize));
-        let udp = UdpHeader { src_port: SCTP_UDP_PORT, dst_port: SCTP_UDP_PORT };
         let payload = (self.scratch.len() + data) as u32;
-        Some(Packet::udp_with(self.local, self.peer, udp, Body { header, encap }, payload))
+        let body = Body { header, encap };
+        if !self.over_udp {
+            let transport = Transport::Other { protocol: IPPROTO_SCTP, body };
+            return Some(Packet { src: self.local, dst: self.peer, ip_id: 0, ttl: 64, transport, payload_len: payload });
+        }
+        let udp = UdpHeader { src_port: SCTP_UDP_PORT, dst_port: SCTP_UDP_PORT };
+        Some(Packet::udp_with(self.local, self.peer, udp, body, payload))
     }
 
     /// The next inner packet that came out of the tunnel, in order within its flow.

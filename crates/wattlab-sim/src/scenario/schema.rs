@@ -452,6 +452,10 @@ pub struct TunnelSettings {
     /// Burst size m (default 5).
     #[serde(default)]
     pub burst: Option<u32>,
+    /// How the SCTP packets travel: "udp" (port 9899, RFC 6951; default) or "ip" (IP protocol
+    /// 132, as native SCTP).
+    #[serde(default)]
+    pub encapsulation: Option<Spanned<String>>,
     /// The inlet releases this long after its first buffered packet (default 20 ms).
     #[serde(default)]
     pub inlet_timeout: Option<Dur>,
