@@ -156,14 +156,19 @@ def mac_times(q, up_Bps, down_Bps=0.0, tun: Tunnel = Tunnel()) -> dict:
     which is T(ŝ) of Eqs. 4.10–4.11 under the thesis's linear frame timing and the right
     expectation under OFDM symbol rounding.
     """
+    n_up, _ = data_fractions(up_Bps, down_Bps)
+    return _mac_times(q, n_up, tun)
+
+
+def _mac_times(q, n_up, tun: Tunnel) -> dict:
+    """:func:`mac_times` given N^u_data (N^d_data = 1 − N^u_data, Eqs. 4.8–4.9)."""
     q = np.asarray(q, dtype=float)
-    n_up, n_down = data_fractions(up_Bps, down_Bps)
     mac, wni = tun.mac, tun.wni
     base = te.mac_times(q, mac=mac, wni=wni, tr=te.Transfer(data_bytes=tun.data_bytes, ack_bytes=tun.ack_bytes))
     t_d = mac.data_frame_s(s_sctp(tun.data_bytes, tun.sizing))
     t_a = mac.data_frame_s(s_sctp(tun.ack_bytes, tun.sizing))
     t_up = n_up * t_d + (1.0 - n_up) * t_a
-    t_down = n_down * t_d + (1.0 - n_down) * t_a
+    t_down = (1.0 - n_up) * t_d + n_up * t_a
     d_up = t_up - mac.data_frame_s(tun.data_bytes)  # the Ch. 3 client frame holds the TCP data packet
     d_down = t_down - mac.data_frame_s(tun.ack_bytes)  # and the AP's the TCP ACK
     attempts = np.sum(q[..., None] ** np.arange(mac.retry_limit + 1), axis=-1)  # A(q)
@@ -193,22 +198,11 @@ def _sub_interval(lo, hi, c0, c1):
     return frac, mid
 
 
-def _round(w, m, idle_pp, t_r, rx_m, thr, t_st):
-    """One round whose window is w packets: N = ⌈w/m⌉ bursts sharing the round's idle time
-    equally (Eq. 3.22's equal spacing). Returns (sleep s, transitions, bursts, packets received)."""
-    n = te._ceil(w / m)
-    n = np.maximum(n, 1.0)
-    rx = np.where(rx_m, w, n)
-    idle = w * idle_pp - rx * t_r  # the round lasts w/R; minus w·E[t^t] sent and rx·E[t^r] received
-    on = idle > n * thr
-    return np.where(on, idle - n * t_st, 0.0), np.where(on, n, 0.0), n, rx
-
-
 def _td_mean(lo, hi, count, m, idle_pp, t_r, rx_m, thr, t_st):
     """``count`` rounds with windows spread evenly over [lo, hi], each with the mean burst count
     N̄(w) = w/m + (m − 1)/(2m) (⌈w/m⌉ averaged over consecutive integer windows). Sleep and
     burst counts are linear in w, so their sums are count × (share of windows that sleep) ×
-    the value at the midpoint of that share."""
+    the value at the midpoint of that share. Returns (sleep s, transitions)."""
     k = (m - 1.0) / (2.0 * m)
     # idle(w) = w·idle_pp − rx(w)·t_r, rx = w or N̄(w); sleep happens where idle(w) − N̄(w)·thr > 0.
     c1 = np.where(rx_m, idle_pp - t_r, idle_pp - t_r / m) - thr / m
@@ -216,11 +210,39 @@ def _td_mean(lo, hi, count, m, idle_pp, t_r, rx_m, thr, t_st):
     frac, mid = _sub_interval(lo, hi, c0, c1)
     n_mid = mid / m + k
     idle_mid = mid * idle_pp - np.where(rx_m, mid, n_mid) * t_r
-    sleep = count * frac * (idle_mid - n_mid * t_st)
-    trans = count * frac * n_mid
-    w_mean = (lo + hi) / 2
-    n_mean = w_mean / m + k
-    return sleep, trans, count * n_mean, count * np.where(rx_m, w_mean, n_mean), count * w_mean
+    return count * frac * (idle_mid - n_mid * t_st), count * frac * n_mid
+
+
+def _td_rounds(a, r_td, m, t_r, rx_m: bool, thr: float, t_st: float) -> dict:
+    """The rate-independent structure of a TD period, round by round, for short periods.
+
+    Round j (window w_j = E[W]/2 + j, weight min(1, r − j): the fractional last round pro rata)
+    has N_j = ⌈w_j/m⌉ bursts and receives rx_j = w_j (or N_j) packets; it lasts w_j/R_sctp and
+    its idle time, shared equally by its N_j gaps (Eq. 3.22), is w_j·i − rx_j·E[t^r] with
+    i = 1/R_sctp − E[t^t]. Its gaps are slept through iff i > θ_j = (rx_j E[t^r] + N_j·thr)/w_j,
+    so sorting the rounds by θ turns every rate's sum into a prefix sum: returns θ sorted and
+    the prefix sums (leading 0) of ω·w, ω·(rx·E[t^r] + N·t^st) and ω·N, plus the totals of
+    packets sent, received and bursts.
+    """
+    k_max = int(np.ceil(np.max(r_td, initial=1.0)))
+    j = np.arange(k_max, dtype=float)
+    w = a[..., None] + j
+    omega = np.clip(r_td[..., None] - j, 0.0, 1.0)
+    n = np.maximum(te._ceil(w / m[..., None]), 1.0)
+    rx = w if rx_m else n
+    theta = (rx * t_r[..., None] + n * thr) / w
+    order = np.argsort(theta, axis=-1)
+    take = lambda x: np.take_along_axis(np.broadcast_to(x, order.shape), order, axis=-1)  # noqa: E731
+    pad = lambda x: np.concatenate([np.zeros(x.shape[:-1] + (1,)), np.cumsum(x, axis=-1)], axis=-1)  # noqa: E731
+    return {
+        "theta": take(theta),
+        "s_w": pad(take(omega * w)),
+        "s_c": pad(take(omega * (rx * t_r[..., None] + n * t_st))),
+        "s_n": pad(take(omega * n)),
+        "sent": np.sum(omega * w, axis=-1),
+        "rx": np.sum(omega * rx, axis=-1),
+        "bursts": np.sum(omega * n, axis=-1),
+    }
 
 
 def power(up_Bps, q, m=1, down_Bps=0.0, tun: Tunnel = Tunnel(), detail: bool = False) -> dict:
@@ -245,15 +267,15 @@ def power(up_Bps, q, m=1, down_Bps=0.0, tun: Tunnel = Tunnel(), detail: bool = F
     down = np.asarray(down_Bps, dtype=float)
     q = np.asarray(q, dtype=float)
     m = np.asarray(m, dtype=float)
-    if np.broadcast(up, down, q, m).shape == ():  # scalars: one point, returned as numpy scalars
-        one = power(up[None], q[None], m[None], down[None], tun, detail)
-        return {k: v[0] for k, v in one.items()}
     if np.any(q < 0) or np.any(q >= 1):
         raise ValueError("q must be in [0, 1)")
     if np.any(m < 1) or np.any(m != np.round(m)):
         raise ValueError("m must be a positive integer")
+    n_up, _ = data_fractions(up, down)
+    if n_up.size and np.all(n_up == n_up.flat[0]):
+        n_up = np.asarray(n_up.flat[0])  # one mix everywhere: the TD structure is per (q, m) only
     wni = tun.wni
-    mt = mac_times(q, up, down, tun)
+    mt = _mac_times(q, n_up, tun)
     t_t, t_r, e_t, e_r = mt["t_t"], mt["t_r"], mt["e_t"], mt["e_r"]
     rate = packet_rate(up, down, tun.data_bytes)  # (4.5)
     r_max = 1.0 / (t_t + t_r)  # (4.6), per-frame times (notes/002.md §7 item 11)
@@ -263,64 +285,70 @@ def power(up_Bps, q, m=1, down_Bps=0.0, tun: Tunnel = Tunnel(), detail: bool = F
     e_n = 1.0 / te._q_hat(e_w, p)  # (3.58)
     e_r_to = 1.0 / (1.0 - p)  # (3.56)
     r_td = e_w / 2.0 + 1.0  # (3.14), E[W] ≤ W_bdp case
+    a = e_w / 2.0
 
     shape = np.broadcast(up, down, q, m).shape
-    b = lambda x: np.broadcast_to(x, shape).astype(float)  # noqa: E731
-    m_b, t_r_b, r_td_b, a_b = b(m), b(t_r), b(r_td), b(e_w / 2.0)
-    idle_pp = b(1.0 / r_sctp - t_t)  # per packet sent: its share of time minus its own sending
-    rx_m = np.full(shape, tun.rx_per_burst == "m")
+    sshape = np.broadcast(q, m, n_up).shape  # the rate-independent structure
+    rx_m = tun.rx_per_burst == "m"
     thr, t_st = tun.sleep_threshold_s(), wni.t_st
+    idle_pp = 1.0 / r_sctp - t_t  # per packet sent: its share of time minus its own sending
 
-    # TD period: long ones with the mean burst count, short ones round by round.
-    sleep_td, trans_td, bursts_td, rx_td, sent_td = _td_mean(a_b, a_b + r_td_b - 1.0, r_td_b, m_b, idle_pp, t_r_b,
-                                                             rx_m, thr, t_st)
-    short = r_td_b <= EXACT_ROUNDS
+    # TD period: long ones with the mean burst count (per point), short ones round by round.
+    lo = np.broadcast_to(a, shape)
+    sleep_td, trans_td = _td_mean(lo, lo + r_td - 1.0, r_td, m, idle_pp, t_r, rx_m, thr, t_st)
+    k = (m - 1.0) / (2.0 * m)
+    w_mean = a + (r_td - 1.0) / 2.0
+    sent_td = np.broadcast_to(r_td * w_mean, sshape)
+    bursts_td = np.broadcast_to(r_td * (w_mean / m + k), sshape)
+    rx_td = sent_td if rx_m else bursts_td
+    short = np.broadcast_to(r_td <= EXACT_ROUNDS, sshape)
     if np.any(short):
-        idx = np.nonzero(short)
-        sel = [x[idx] for x in (a_b, r_td_b, m_b, idle_pp, t_r_b, rx_m)]
-        a_s, r_s, m_s, ipp_s, tr_s, rxm_s = sel
-        acc = [np.zeros_like(a_s) for _ in range(5)]
-        for j in range(int(np.ceil(np.max(r_s)))):
-            weight = np.clip(r_s - j, 0.0, 1.0)  # the fractional last round counts pro rata
-            w = a_s + j
-            s_, tr_, n_, rx_ = _round(w, m_s, ipp_s, tr_s, rxm_s, thr, t_st)
-            for i, v in enumerate((s_, tr_, n_, rx_, w)):
-                acc[i] += weight * v
-        for arr, v in zip((sleep_td, trans_td, bursts_td, rx_td, sent_td), acc):
-            arr[idx] = v
+        bs = lambda x: np.broadcast_to(x, sshape)  # noqa: E731
+        st = _td_rounds(bs(a), np.where(short, bs(r_td), 0.0), bs(m), bs(t_r), rx_m, thr, t_st)
+        idle_b = np.broadcast_to(idle_pp, shape)
+        n_on = np.sum(idle_b[..., None] > st["theta"], axis=-1)[..., None]  # rounds that sleep
+        full = shape + (st["s_w"].shape[-1],)
+        g = lambda x: np.take_along_axis(np.broadcast_to(x, full), n_on, axis=-1)[..., 0]  # noqa: E731
+        sleep_td = np.where(short, idle_b * g(st["s_w"]) - g(st["s_c"]), sleep_td)
+        trans_td = np.where(short, g(st["s_n"]), trans_td)
+        sent_td = np.where(short, st["sent"], sent_td)
+        rx_td = np.where(short, st["rx"], rx_td)
+        bursts_td = np.where(short, st["bursts"], bursts_td)
 
     # TO period: E[R] packets, each its own burst (one sent, one received).
-    s_to, tr_to, _, rx_to = _round(np.ones(shape), np.ones(shape), idle_pp, t_r_b, rx_m, thr, t_st)
-    e_n_b, e_r_to_b = b(e_n), b(e_r_to)
-    sent = e_n_b * sent_td + e_r_to_b  # packets sent in one cycle
-    received = e_n_b * rx_td + e_r_to_b * rx_to
-    t_sleep = e_n_b * sleep_td + e_r_to_b * s_to  # E[t_η] per cycle
-    n_st = e_n_b * trans_td + e_r_to_b * tr_to  # E[n^st_η] per cycle
-    t_all = sent / b(r_sctp)  # (4.7) as packets / R_sctp
-    busy = sent * b(t_t) + received * t_r_b
-    idle_cam = t_all - busy
-    j_cam = sent * b(e_t) + received * b(e_r) + wni.p_idle * idle_cam  # (4.3)
+    on_to = idle_pp - t_r > thr
+    s_to = np.where(on_to, idle_pp - t_r - t_st, 0.0)
+    tr_to = on_to.astype(float)
+    sent = e_n * sent_td + e_r_to  # packets sent in one cycle
+    received = e_n * rx_td + e_r_to
+    t_sleep = e_n * sleep_td + e_r_to * s_to  # E[t_η] per cycle
+    n_st = e_n * trans_td + e_r_to * tr_to  # E[n^st_η] per cycle
+    t_all = sent / r_sctp  # (4.7) as packets / R_sctp
+    idle_cam = t_all - sent * t_t - received * t_r
+    j_cam = sent * e_t + received * e_r + wni.p_idle * idle_cam  # (4.3)
     j_sleep = (j_cam - wni.p_idle * (t_sleep + n_st * t_st)  # (4.4)
                + wni.p_sleep * t_sleep + n_st * wni.e_st)
     p_cam = j_cam / t_all  # (4.1)
     p_sleep = j_sleep / t_all  # (4.2)
+    b = lambda x: np.broadcast_to(x, shape)  # noqa: E731
     out = {
-        "p_cam_w": p_cam,
-        "p_sleep_w": p_sleep,
-        "p_ratio": (p_cam - p_sleep) / p_cam,  # (4.14)
+        "p_cam_w": b(p_cam),
+        "p_sleep_w": b(p_sleep),
+        "p_ratio": b((p_cam - p_sleep) / p_cam),  # (4.14)
         "delay_s": b(buffering_delay(m, rate)),  # (4.13), with R of Eq. 4.5 as printed
         "rate_pps": b(rate),
         "r_sctp_pps": b(r_sctp),
         "r_max_pps": b(r_max),
-        "saturated": b(rate) > b(r_max),
+        "saturated": b(rate > r_max),
     }
     if detail:
         out.update({
-            "p": b(p), "e_w": b(e_w), "e_n": e_n_b, "r_td": r_td_b, "t_t": b(t_t), "t_r": t_r_b, "e_t": b(e_t),
+            "p": b(p), "e_w": b(e_w), "e_n": b(e_n), "r_td": b(r_td), "t_t": b(t_t), "t_r": b(t_r), "e_t": b(e_t),
             "e_r": b(e_r), "t_data_up": b(mt["t_data_up"]), "t_data_down": b(mt["t_data_down"]),
-            "sent_per_cycle": sent, "received_per_cycle": received, "bursts_per_cycle": e_n_b * bursts_td + e_r_to_b,
-            "t_all_s": t_all, "t_sleep_s": t_sleep, "n_st": n_st, "idle_cam_s": idle_cam,
-            "sleep_share": t_sleep / t_all, "transitions_per_s": n_st / t_all,
+            "sent_per_cycle": b(sent), "received_per_cycle": b(received),
+            "bursts_per_cycle": b(e_n * bursts_td + e_r_to), "t_all_s": b(t_all), "t_sleep_s": b(t_sleep),
+            "n_st": b(n_st), "idle_cam_s": b(idle_cam), "sleep_share": b(t_sleep / t_all),
+            "transitions_per_s": b(n_st / t_all),
         })
     return out
 
