@@ -4,6 +4,7 @@ simulator hook, and every claim driven to each of its verdicts with synthetic ta
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,8 @@ def test_quick_run_writes_every_output_with_provenance(quick_run):
     summary = (quick_run / "summary.md").read_text()
     assert "Not run yet" in summary and "Made by wattlab" in summary
     assert "| 0.270 | 0.218 |" in summary and "| 0.690 | 0.614 |" in summary, "the thesis's key numbers beside ours"
+    rows = [ln for ln in summary.splitlines() if ln.startswith(("| T", "| S1"))]
+    assert len(rows) == 13 and all(len(re.split(r"(?<!\\)\|", ln)) == 7 for ln in rows), "5 cells per verdict row"
 
 
 def test_key_numbers_and_sizes(quick_run):
