@@ -244,3 +244,11 @@ def test_d0_linear_claim(shape, verdict):
 
 def test_d0_linear_untested_without_rows():
     assert claims.d0_linear(_fig48_synth().iloc[:0]).verdict == U
+
+
+def test_json_prints_the_claims(tmp_path):
+    r = CliRunner().invoke(app, ["reproduce", "hashimoto2013-tunnel", "--quick", "--json", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    recs = json.loads(r.stdout)
+    assert [c["id"] for c in recs][-1] == "S1" and len(recs) == 13
+    assert {"id", "thesis", "test", "verdict", "evidence"} <= set(recs[0])
