@@ -36,7 +36,7 @@ def test_quick_run_writes_every_output_with_provenance(quick_run):
     assert "Not run yet" in summary and "Made by wattlab" in summary
     assert "| 0.270 | 0.218 |" in summary and "| 0.690 | 0.614 |" in summary, "the thesis's key numbers beside ours"
     rows = [ln for ln in summary.splitlines() if ln.startswith(("| T", "| S1"))]
-    assert len(rows) == 13 and all(len(re.split(r"(?<!\\)\|", ln)) == 7 for ln in rows), "5 cells per verdict row"
+    assert len(rows) == 14 and all(len(re.split(r"(?<!\\)\|", ln)) == 7 for ln in rows), "5 cells per verdict row"
 
 
 def test_key_numbers_and_sizes(quick_run):
@@ -58,7 +58,7 @@ def test_simulator_side_is_not_faked(quick_run):
     f45 = pd.read_csv(quick_run / "fig45.csv")
     assert len(mvs) == len(f45) and (f45.rate_pps <= f45.r_max_pps).all()
     c = pd.read_csv(quick_run / "claims.csv").set_index("id")
-    assert list(c.index) == [f"T{i}" for i in range(1, 13)] + ["S1"]
+    assert list(c.index) == [f"T{i}" for i in range(1, 14)] + ["S1"]
     assert c.loc["S1", "verdict"] == U and (c.drop("S1").verdict != U).all()
 
 
@@ -250,5 +250,21 @@ def test_json_prints_the_claims(tmp_path):
     r = CliRunner().invoke(app, ["reproduce", "hashimoto2013-tunnel", "--quick", "--json", "--out", str(tmp_path)])
     assert r.exit_code == 0, r.output
     recs = json.loads(r.stdout)
-    assert [c["id"] for c in recs][-1] == "S1" and len(recs) == 13
+    assert [c["id"] for c in recs][-1] == "S1" and len(recs) == 14
     assert {"id", "thesis", "test", "verdict", "evidence"} <= set(recs[0])
+
+
+def _mixed_synth(dev_half=0.02, dev_full=0.04):
+    rows = []
+    for share, dev in ((0.0, 0.0), (0.5, dev_half), (1.0, dev_full)):
+        for m in (1, 2, 5):
+            for a in (150.0, 300.0):
+                rows.append({"down_share": share, "m": m, "aggregate_kBps": a, "p_cam_w": 0.85 * (1 - dev),
+                             "p_sleep_w": 0.3 / m * (1 + dev)})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("table,verdict", [(_mixed_synth(), A), (_mixed_synth(dev_full=0.2), P),
+                                           (_mixed_synth(0.2, 0.3), D), (_mixed_synth().query("down_share == 0"), U)])
+def test_mixed_claim(table, verdict):
+    assert claims.mixed_similar(table).verdict == verdict

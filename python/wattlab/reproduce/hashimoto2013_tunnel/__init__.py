@@ -5,7 +5,8 @@ tunneling for many TCP flows, model side (issue 21).
 on the Ch. 3 model) over the thesis's Figs. 4.5–4.8 and writes:
 
 - ``fig45.csv`` (Fig. 4.5's flow counts below R_max: the grid points the simulator side runs),
-  ``fig45_lines.csv``, ``fig46_47.csv``, ``fig48.csv``, ``fig48_lines.csv``;
+  ``fig45_lines.csv``, ``mixed.csv`` (Fig. 4.5(a) with downstream flows), ``fig46_47.csv``,
+  ``fig48.csv``, ``fig48_lines.csv``;
 - ``key_numbers.csv`` (every Ch. 4 number of the thesis beside ours), ``sizes.csv`` (Eq. 4.12
   and the real SCTP-over-UDP packet), ``sensitivity.csv`` (the conventions the thesis leaves open);
 - ``model_vs_sim.csv`` (the hook: simulator means beside the model per grid point, empty with
@@ -28,7 +29,7 @@ from .config import Config
 
 __all__ = ["Config", "Result", "run", "OUTPUT_FILES", "simulator"]
 
-OUTPUT_FILES = ("config.json", "fig45.csv", "fig45_lines.csv", "fig46_47.csv", "fig48.csv", "fig48_lines.csv",
+OUTPUT_FILES = ("config.json", "fig45.csv", "fig45_lines.csv", "mixed.csv", "fig46_47.csv", "fig48.csv", "fig48_lines.csv",
                 "key_numbers.csv", "sizes.csv", "sensitivity.csv", "model_vs_sim.csv", "claims.csv", "summary.md",
                 "fig_4_5.png", "fig_4_6.png", "fig_4_7.png", "fig_4_8.png")
 """Every file ``run`` writes (it refuses to replace any of them unless told to)."""
@@ -70,6 +71,7 @@ def run(cfg: Config, out: Path, workers: int | None = None, console: Console | N
     tables = {
         "fig45.csv": experiments.fig45(cfg, tun),
         "fig45_lines.csv": experiments.fig45_lines(cfg, tun),
+        "mixed.csv": experiments.mixed(cfg, tun),
         "fig46_47.csv": experiments.fig46_47(cfg, tun),
         "fig48.csv": experiments.fig48(cfg, tun),
         "fig48_lines.csv": experiments.fig48_lines(cfg, tun),
@@ -79,7 +81,7 @@ def run(cfg: Config, out: Path, workers: int | None = None, console: Console | N
     }
     tables["model_vs_sim.csv"] = simulator.beside(tables["fig45.csv"], sim_points)
     verdicts = claims.evaluate(tables["fig45.csv"], tables["fig45_lines.csv"], tables["fig46_47.csv"], tables["fig48.csv"],
-                               tables["key_numbers.csv"], tables["model_vs_sim.csv"])
+                               tables["key_numbers.csv"], tables["mixed.csv"], tables["model_vs_sim.csv"])
     tables["claims.csv"] = claims.claims_frame(verdicts)
     files = [runner.write_config(out, cfg)]
     for name, df in tables.items():

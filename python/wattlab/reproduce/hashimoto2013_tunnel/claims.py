@@ -31,6 +31,8 @@ LITTLE = 0.05
 """"Little effect" of q on CAM: the spread of P_cam over q within 5 % of its smallest value."""
 CONVERGED = 0.10
 """"Converges": the last step of m adds at most 10 % of what its largest step added."""
+SIMILAR = 0.10
+""""Similar trend" with downstream flows: P_cam and P_sleep within 10 % of the upstream-only values."""
 LINEAR_R2 = 0.99
 """"Decreases linearly": a straight line explains ≥ 99 % of the positive part's variance."""
 RULE = ("a number agrees within 0.05 (Fig. 4.8 gains 0.1) of the thesis's and is partly right within 0.10 (0.2); "
@@ -265,6 +267,26 @@ def fig48_gains(key: pd.DataFrame) -> Claim:
     return Claim("T12", T12_TEXT, T12_TEST, _close(diffs, GAIN_AGREE, GAIN_PARTLY), "; ".join(ev))
 
 
+def mixed_similar(mixed: pd.DataFrame) -> Claim:
+    """T13: with downstream flows too the results look like the upstream-only ones."""
+    base = mixed[mixed.down_share == 0].set_index(["m", "aggregate_kBps"])
+    checks, worst = [], {}
+    for share, g in mixed[mixed.down_share > 0].groupby("down_share"):
+        g = g.set_index(["m", "aggregate_kBps"])
+        common = g.index.intersection(base.index)
+        dev = np.maximum(np.abs(g.loc[common].p_cam_w / base.loc[common].p_cam_w - 1),
+                         np.abs(g.loc[common].p_sleep_w / base.loc[common].p_sleep_w - 1))
+        checks += [bool(d <= SIMILAR) for d in dev]
+        if len(dev):
+            worst[share] = (float(dev.max()), dev.idxmax())
+    ev = f"{sum(checks)} of {len(checks)} within; " + "; ".join(
+        f"downstream share {s:g}: worst {100 * d:.1f} % (m {k[0]}, {k[1]:g} kB/s)" for s, (d, k) in worst.items())
+    return Claim("T13", "When upstream and downstream flows coexist the results show a similar trend: packet sizes "
+                 "influence power little next to MAC overheads.",
+                 f"q = 0.1, each m and aggregate: P_cam and P_sleep with ½ or all of the aggregate downstream within "
+                 f"±{100 * SIMILAR:g} % of the upstream-only values", _share(checks), ev if checks else "no rows")
+
+
 def model_vs_sim(beside: pd.DataFrame) -> Claim:
     """S1 (issue 21): model and simulator within 15 % on P_sleep and P_ratio at Fig. 4.5's points."""
     ran = beside[beside.sim_runs.notna()] if "sim_runs" in beside else beside.iloc[:0]
@@ -279,11 +301,11 @@ def model_vs_sim(beside: pd.DataFrame) -> Claim:
     return Claim("S1", text, test, _share(checks), ev)
 
 
-def evaluate(fig45, lines, fig46, fig48, key, beside) -> list[Claim]:
+def evaluate(fig45, lines, fig46, fig48, key, mixed, beside) -> list[Claim]:
     """Every claim's verdict over the reproduction's tables."""
     return [key_m1(key), key_m5(key), cam_rises(lines), sleep_cuts(fig45), slower_rise(fig45), exceeds_then_equals(lines),
             q_little_cam(fig45), q_matters_large_m(fig45), converges(fig46), gain_grows(fig46), d0_linear(fig48),
-            fig48_gains(key), model_vs_sim(beside)]
+            fig48_gains(key), mixed_similar(mixed), model_vs_sim(beside)]
 
 
 def claims_frame(claims: list[Claim]) -> pd.DataFrame:

@@ -25,10 +25,10 @@ def r_max_kBps(cfg: Config, tun: st.Tunnel, q) -> np.ndarray:
     return r * tun.data_bytes / cfg.kbyte
 
 
-def _tidy(cfg: Config, tun: st.Tunnel, agg_kBps, qs, ms, flow_kBps: float | None) -> pd.DataFrame:
+def _tidy(cfg: Config, tun: st.Tunnel, agg_kBps, qs, ms, flow_kBps: float | None, down_share: float = 0.0) -> pd.DataFrame:
     """Every (aggregate, q, m) of the outer product below R_max, one row each."""
     agg = np.asarray(agg_kBps, dtype=float)
-    g = st.power_grid(agg * cfg.kbyte, qs, ms, tun=tun, detail=True)
+    g = st.power_grid(agg * cfg.kbyte, qs, ms, down_share, tun=tun, detail=True)
     a, q, m = np.meshgrid(agg, np.asarray(qs, dtype=float), np.asarray(ms, dtype=float), indexing="ij")
     df = pd.DataFrame({
         "q": q.ravel(), "p": g["p"].ravel(), "m": m.ravel().astype(int), "aggregate_kBps": a.ravel(),
@@ -63,6 +63,19 @@ def fig45(cfg: Config, tun: st.Tunnel) -> pd.DataFrame:
 def fig45_lines(cfg: Config, tun: st.Tunnel) -> pd.DataFrame:
     """Fig. 4.5's model curves: the same outputs every ``line_step_kBps`` up to R_max."""
     return _tidy(cfg, tun, _line_grid(cfg, tun, cfg.q_values), cfg.q_values, cfg.m_fig45, None)
+
+
+def mixed(cfg: Config, tun: st.Tunnel) -> pd.DataFrame:
+    """Fig. 4.5(a)'s grid with part of the aggregate downstream (share 0, ½, 1 of it): the thesis
+    says mixed cases "show a similar trend" because packet sizes matter little (Sect. 4.4.2.1)."""
+    agg = _flow_grid(cfg, tun, cfg.flow_kBps_fig45, [cfg.q_fig46])
+    parts = [_tidy(cfg, tun, agg, [cfg.q_fig46], cfg.m_fig45, cfg.flow_kBps_fig45, share).assign(down_share=share)
+             for share in MIXED_SHARES]
+    return pd.concat(parts, ignore_index=True)
+
+
+MIXED_SHARES = (0.0, 0.5, 1.0)
+"""Downstream shares of the aggregate in ``mixed``."""
 
 
 def fig46_47(cfg: Config, tun: st.Tunnel) -> pd.DataFrame:
