@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from ..plotting import finish, plt
 from . import paper
@@ -68,8 +69,9 @@ def fig_4_6_4_7(fig46: pd.DataFrame, out: Path) -> list[Path]:
         fig, ax = plt.subplots(figsize=(6.5, 4.2))
         for i, a in enumerate(aggs):
             g = fig46[fig46.aggregate_kBps == a].sort_values("m")
-            ax.plot(g.m, g[col], "o-", ms=3, color=plt.cm.plasma(i / max(len(aggs) - 1, 1)), label=f"{a:g} kB/s")
+            ax.plot(g.m, g[col], "o-", ms=3, color=plt.cm.plasma(0.85 * i / max(len(aggs) - 1, 1)), label=f"{a:g} kB/s")
         ax.set_xlabel("burst size m (packets)")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         q = float(fig46.q.iloc[0])
@@ -85,7 +87,7 @@ def fig_4_8(lines: pd.DataFrame, points: pd.DataFrame, out: Path, flow_kBps: flo
     d_ths = sorted(lines.d_th_ms.unique())
     for i, d in enumerate(d_ths):
         g = lines[lines.d_th_ms == d].sort_values("aggregate_kBps")
-        color = plt.cm.viridis(i / max(len(d_ths) - 1, 1))
+        color = plt.cm.viridis(0.9 * i / max(len(d_ths) - 1, 1))
         ax.plot(g.aggregate_kBps, g.p_ratio, color=color, label=f"D_th = {d:g} ms")
         h = points[points.d_th_ms == d]
         ax.plot(h.aggregate_kBps, h.p_ratio, "o", ms=3, color=color)
