@@ -268,3 +268,28 @@ def _mixed_synth(dev_half=0.02, dev_full=0.04):
                                            (_mixed_synth(0.2, 0.3), D), (_mixed_synth().query("down_share == 0"), U)])
 def test_mixed_claim(table, verdict):
     assert claims.mixed_similar(table).verdict == verdict
+
+
+def test_sim_points_from_a_csv_file(quick_run, tmp_path):
+    f45 = pd.read_csv(quick_run / "fig45.csv")
+    path = tmp_path / "sim.csv"
+    _sim_rows(f45, 1.0).to_csv(path, index=False)
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, ["reproduce", "hashimoto2013-tunnel", "--quick", "--sim-points", str(path), "--json",
+                                 "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    s1 = json.loads(r.stdout)[-1]
+    assert s1["id"] == "S1" and s1["verdict"] == A
+    assert json.loads((out / "config.json").read_text())["sim_points_csv"] == str(path), "provenance names the file"
+
+
+def test_bad_sim_points_file_is_named(quick_run, tmp_path):
+    f45 = pd.read_csv(quick_run / "fig45.csv")
+    bad = _sim_rows(f45.iloc[:3], 1.0).astype({"p_sleep_w": object})
+    bad.loc[2, "p_sleep_w"] = "n/a"
+    path = tmp_path / "sim.csv"
+    bad.to_csv(path, index=False)
+    for arg, says in ((str(path), f"{path}: line 4, column p_sleep_w"), (str(tmp_path / "none.csv"), "no such file")):
+        r = CliRunner().invoke(app, ["reproduce", "hashimoto2013-tunnel", "--quick", "--sim-points", arg,
+                                     "--out", str(tmp_path / "o")])
+        assert r.exit_code != 0 and says in r.output and "Traceback" not in r.output, r.output

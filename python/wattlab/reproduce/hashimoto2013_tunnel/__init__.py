@@ -58,13 +58,15 @@ def run(cfg: Config, out: Path, workers: int | None = None, console: Console | N
     """Evaluate the model over Figs. 4.5–4.8 and write every output into ``out``.
 
     ``sim_points``: the simulator side's results, one row per run with ``simulator.SIM_COLUMNS``
-    (None: not run yet, and said so). ``workers`` is accepted for the CLI's shared helper; the
+    (None: those of ``cfg.sim_points_csv`` if set, else not run yet, and said so). ``workers`` is accepted for the CLI's shared helper; the
     model is one vectorised evaluation per table and needs no parallel runs.
     """
     del workers, console
     cfg.check()
     if sim_points is not None:
         sim_points = simulator.check(sim_points)
+    elif cfg.sim_points_csv:
+        sim_points = simulator.read_csv(cfg.sim_points_csv)
     runner.prepare_out_dir(out, OUTPUT_FILES, overwrite)
     t0 = time.perf_counter()
     tun = cfg.tunnel()

@@ -53,6 +53,8 @@ class Config:
     loss: the thesis's D_th = 0 curve "decreases linearly and finally reaches zero"."""
     line_step_kBps: float = 5.0
     """Spacing of the model's lines under the flow-count points in Figs. 4.5 and 4.8."""
+    sim_points_csv: str | None = None
+    """The simulator side's results (one row per run, ``simulator.SIM_COLUMNS``), or None: not run yet."""
     quick: bool = False
     """The reduced preset of the test suite."""
 

@@ -8,8 +8,10 @@ How to plug it in:
    q and m; upstream-only flows of ``flow_kBps`` each).
 2. Run each point in the simulator (any number of seeds) and make one row per run with the
    columns of :data:`SIM_COLUMNS` (``p_ratio`` is derived if absent).
-3. ``run(cfg, out, sim_points=that_frame)``: :func:`beside` puts the runs' means beside the
-   model per point, in ``model_vs_sim.csv``, the figures draw them, and claim S1 judges them.
+3. ``run(cfg, out, sim_points=that_frame)``, or write the rows to a CSV file and run
+   ``wattlab reproduce hashimoto2013-tunnel --sim-points FILE`` (``Config.sim_points_csv``):
+   :func:`beside` puts the runs' means beside the model per point, in ``model_vs_sim.csv``, the
+   figures draw them, and claim S1 judges them.
 """
 
 from __future__ import annotations
@@ -40,8 +42,22 @@ def grid_points(cfg: Config, fig45: pd.DataFrame) -> pd.DataFrame:
     return pts.reset_index(drop=True)
 
 
-def check(sim: pd.DataFrame, source: str = "sim_points") -> pd.DataFrame:
-    """Validate simulator rows; ValueError naming the missing column or the first bad row."""
+def read_csv(path: str) -> pd.DataFrame:
+    """Simulator rows from a CSV file (header = column names), checked; ValueError naming the
+    file, and the line and column of the first bad value."""
+    try:
+        sim = pd.read_csv(path)
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file (--sim-points)") from None
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not a readable CSV file ({str(e).strip().splitlines()[0]})") from None
+    return check(sim, str(path), first_line=2)
+
+
+def check(sim: pd.DataFrame, source: str = "sim_points", first_line: int | None = None) -> pd.DataFrame:
+    """Validate simulator rows; ValueError naming the missing column or the first bad row (as a
+    file line when ``first_line``, the line of the first row, is given)."""
+    where = (lambda i: f"line {i + first_line}") if first_line is not None else (lambda i: f"row {i + 1}")  # noqa: E731
     missing = [c for c in SIM_COLUMNS if c not in sim.columns]
     if missing:
         raise ValueError(f"{source}: missing column(s) {', '.join(missing)} (needed: {', '.join(SIM_COLUMNS)})")
@@ -50,11 +66,11 @@ def check(sim: pd.DataFrame, source: str = "sim_points") -> pd.DataFrame:
         vals = pd.to_numeric(out[c], errors="coerce")
         bad = np.flatnonzero(~np.isfinite(vals.to_numpy(dtype=float)))
         if len(bad):
-            raise ValueError(f"{source}: row {bad[0] + 1}, column {c}: {out[c].iloc[bad[0]]!r} is not a finite number")
+            raise ValueError(f"{source}: {where(bad[0])}, column {c}: {out[c].iloc[bad[0]]!r} is not a finite number")
         out[c] = vals
     bad = np.flatnonzero((out.p_cam_w <= 0).to_numpy())
     if len(bad):
-        raise ValueError(f"{source}: row {bad[0] + 1}, column p_cam_w: must be > 0")
+        raise ValueError(f"{source}: {where(bad[0])}, column p_cam_w: must be > 0")
     if "p_ratio" not in out.columns:
         out["p_ratio"] = (out.p_cam_w - out.p_sleep_w) / out.p_cam_w
     return out
