@@ -5,8 +5,9 @@ Hashimoto's thesis (Osaka Univ. 2013), Sect. 4.3 (Eqs. 4.1–4.14), built on the
 transition rule, Eqs. 3.25/3.32, and its TD/TO-period window machinery, App. 3.A). Our reading
 of the thesis's uncertain points is ``../shared/notes/002.md`` §3.3 and §7 (items 11–16); every
 choice is listed in ``docs/models.md`` ("sctp_tunnel"). Everything is vectorised numpy: the
-aggregate throughputs, ``q`` and ``m`` broadcast against each other; the only Python loop is
-over the ≤ ``EXACT_ROUNDS`` rounds of a short TD period, on the grid points that have one.
+aggregate throughputs, ``q`` and ``m`` broadcast against each other, with no Python loop: a
+short TD period's ≤ ``EXACT_ROUNDS`` rounds are an extra array axis on the (q, m) structure,
+sorted so that every rate's sum is a prefix sum.
 
 Main entry points:
 
