@@ -130,6 +130,17 @@ def test_key_numbers_beside_the_thesis():
     assert abs(ours_m1 - 0.27) < KEY_TOL and abs(ours_m5 - 0.69) < KEY_TOL
     assert ours_m1 < 0.27 and ours_m5 < 0.69, "documented: the model is below the thesis at both m"
     assert ours_m1 == pytest.approx(0.218, abs=0.001) and ours_m5 == pytest.approx(0.614, abs=0.001)
+    assert d["p_cam_w"][0] == pytest.approx(0.861, abs=0.001) and d["p_sleep_w"] == pytest.approx([0.673, 0.332], abs=0.001)
+
+
+def test_fig48_gains_beside_the_thesis():
+    """Fig. 4.8 (50 kB/s flows, q = 0.1): gains over D_th = 0 as docs/models.md quotes them."""
+    b = st.best_ratio_under_delay(np.array([500, 800]) * KB, 0.1, [0.0, 3e-3, 10e-3])
+    gain = b["p_ratio"][:, 1:] - b["p_ratio"][:, :1]
+    np.testing.assert_allclose(gain, [[0.363, 0.467], [0.321, 0.454]], atol=0.001)
+    np.testing.assert_array_equal(b["m"], [[1, 3, 7], [0, 4, 11]])
+    thesis = np.array([[0.3, 0.5], [0.4, 0.6]])
+    assert np.abs(gain - thesis).max() < 0.15, "within 0.15 of the thesis's figure readings (10 ms at 800 kB/s: -0.146)"
 
 
 def test_convention_spread_quoted_in_the_docs():
