@@ -238,3 +238,47 @@ def test_unknown_convention_is_named():
         st.power(100e3, 0.1, 1, tun=replace(st.Tunnel(), rx_per_burst="two"))
     with pytest.raises(ValueError, match="sleep rule"):
         st.power(100e3, 0.1, 1, tun=replace(st.Tunnel(), sleep_rule="never"))
+
+
+@pytest.mark.parametrize("agg,q,m,rx", [(300 * KB, 0.5, 5, "m"), (150 * KB, 0.5, 2, "m"), (300 * KB, 0.45, 3, "one"),
+                                        (420 * KB, 0.5, 1, "m"), (300 * KB, 0.5, 20, "m")])
+def test_short_td_period_against_a_plain_loop(agg, q, m, rx):
+    """The sorted prefix sums of short TD periods equal a plain loop over the rounds, written
+    out here: round j has window w = E[W]/2 + j (weight min(1, r − j)), N = ⌈w/m⌉ bursts sharing
+    its idle time w/R − w·E[t^t] − rx·E[t^r], each slept through when longer than t^st."""
+    tun = st.Tunnel(rx_per_burst=rx)
+    mt = st.mac_times(q, 1.0, 0.0, tun)
+    tt, tr_, et, er = (float(mt[k]) for k in ("t_t", "t_r", "e_t", "e_r"))
+    w_ = te.Wni()
+    r = agg / 1500
+    p = q**8
+    e_w = 1 + np.sqrt(8 * (1 - p) / (3 * p) + 1)
+    s = 1 - p
+    qhat = min(1.0, (1 - s**3) * (1 + s**3 * (1 - s ** (e_w - 3))) / (1 - s**e_w))
+    e_n, e_r_to, r_td = 1 / qhat, 1 / (1 - p), e_w / 2 + 1
+    sent = rcvd = sleep = trans = 0.0
+    j = 0
+    while r_td - j > 0:
+        weight, w = min(1.0, r_td - j), e_w / 2 + j
+        n = max(np.ceil(w / m - 1e-9), 1.0)
+        rx_n = w if rx == "m" else n
+        idle = w / r - w * tt - rx_n * tr_
+        if idle / n > w_.t_st:
+            sleep += weight * e_n * (idle - n * w_.t_st)
+            trans += weight * e_n * n
+        sent += weight * e_n * w
+        rcvd += weight * e_n * rx_n
+        j += 1
+    gap = 1 / r - tt - tr_  # the TO period: E[R] bursts of one
+    if gap > w_.t_st:
+        sleep += e_r_to * (gap - w_.t_st)
+        trans += e_r_to
+    sent += e_r_to
+    rcvd += e_r_to
+    t_all = sent / r
+    j_cam = sent * et + rcvd * er + w_.p_idle * (t_all - sent * tt - rcvd * tr_)
+    j_sleep = j_cam - w_.p_idle * (sleep + trans * w_.t_st) + w_.p_sleep * sleep + trans * w_.e_st
+    d = st.power(agg, q, m, tun=tun, detail=True)
+    assert d["r_td"] <= st.EXACT_ROUNDS
+    assert d["p_cam_w"] == pytest.approx(j_cam / t_all, rel=1e-9)
+    assert d["p_sleep_w"] == pytest.approx(j_sleep / t_all, rel=1e-9)
