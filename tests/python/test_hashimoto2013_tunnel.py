@@ -95,6 +95,7 @@ def _sim_rows(f45: pd.DataFrame, factor, seeds=(1, 2)) -> pd.DataFrame:
 def test_grid_points_for_the_simulator(quick_run):
     f45 = pd.read_csv(quick_run / "fig45.csv")
     pts = simulator.grid_points(h.Config.quick_preset(), f45)
+    pd.testing.assert_frame_equal(pts, simulator.grid_points(h.Config.quick_preset()))
     assert list(pts.columns) == ["q", "m", "n_flows", "aggregate_kBps", "flow_kBps", "kbyte"]
     assert (pts.aggregate_kBps == pts.n_flows * 150).all() and set(pts.m) == {1, 2, 5}
 
@@ -111,8 +112,10 @@ def test_sim_claim_reaches_each_verdict(quick_run, factor, verdict):
 def test_sim_points_in_a_run(quick_run, tmp_path):
     f45 = pd.read_csv(quick_run / "fig45.csv")
     sim = _sim_rows(f45[f45.p_ratio > 0.3].iloc[:5], 1.02)  # 2 % on P_sleep: ≤ 2 % on these ratios too
+    sim["delay_ms"] = 1.0
     res = h.run(h.Config.quick_preset(), tmp_path, sim_points=sim)
     mvs = res.model_vs_sim
+    assert (mvs.sim_delay_ms.dropna() == 1.0).all() and mvs.sim_delay_ms.notna().sum() == 5
     assert mvs.sim_runs.notna().sum() == 5 and (mvs.status == "no simulator run at this point").sum() == len(f45) - 5
     assert res.claims[-1].verdict == A and "5 of 5 points" in res.claims[-1].evidence
     assert "5 of" in res.summary_md and "Not run yet" not in res.summary_md

@@ -34,8 +34,13 @@ RATIO_FLOOR = 0.05
 15 % of max(|sim|, 0.05), i.e. ±0.0075 at most for ratios near zero."""
 
 
-def grid_points(cfg: Config, fig45: pd.DataFrame) -> pd.DataFrame:
-    """The points the simulator side should run: Fig. 4.5's (q, m, n flows) below R_max."""
+def grid_points(cfg: Config, fig45: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The points the simulator side should run: Fig. 4.5's (q, m, n flows) below R_max
+    (``fig45``: the reproduction's table, computed from ``cfg`` when not given)."""
+    if fig45 is None:
+        from .experiments import fig45 as table
+
+        fig45 = table(cfg, cfg.tunnel())
     pts = fig45[["q", "m", "n_flows", "aggregate_kBps"]].copy()
     pts["flow_kBps"] = cfg.flow_kBps_fig45
     pts["kbyte"] = cfg.kbyte
@@ -95,6 +100,8 @@ def beside(model: pd.DataFrame, sim: pd.DataFrame | None) -> pd.DataFrame:
     sim = check(sim)
     agg = {"sim_runs": ("p_cam_w", "size"), "sim_p_cam_w": ("p_cam_w", "mean"),
            "sim_p_sleep_w": ("p_sleep_w", "mean"), "sim_p_ratio": ("p_ratio", "mean")}
+    if "delay_ms" in sim.columns:
+        agg["sim_delay_ms"] = ("delay_ms", "mean")
     means = sim.assign(m=sim.m.astype(int)).groupby(list(KEYS), as_index=False).agg(**agg)
     for df in (out, means):  # match the keys after rounding away float noise
         df["_q"], df["_a"] = df.q.round(9), df.aggregate_kBps.round(6)
