@@ -80,6 +80,9 @@ def fairness_table(r: pd.DataFrame) -> pd.DataFrame:
     t = runner.aggregate(r, ["mix", "delayed_ack", "scheme"], FAIR_METRICS + extra, dom)
     reno = t[t["scheme"] == "reno"].set_index(["mix", "delayed_ack"])["total_mbps"]
     t["total_vs_reno_pct"] = [100 * (v / reno[(m, d)] - 1) for m, d, v in zip(t["mix"], t["delayed_ack"], t["total_mbps"])]
+    t["tcp_capacity_mbps"] = [fairness.tcp_capacity_mbps(d) for d in t["delayed_ack"]]
+    t["vs_capacity_pct"] = 100 * (t["total_mbps"] / t["tcp_capacity_mbps"] - 1)
+    t["ap_drop_fraction"] = t["ap_queue_drops"] / (t["ap_frames"] + t["ap_queue_drops"])
     return t
 
 
@@ -180,6 +183,14 @@ def summary_markdown(cfg: Config, tables: dict, verdicts: list[claims.Claim], wa
                      f"{r['total_vs_reno_pct']:+.1f} % | {share} | {_ci(r, 'jain')} | {_ci(r, 'F')} | {r['min_flow_mbps']:.2f} | "
                      f"{r['up_rtt_ms']:.0f} / {down} | {r['ap_queue_drops']:,.0f} | {r['collisions']:,.0f} | {r['air_busy']:.3f} |")
     swm_cols = [c for c in f.columns if c.startswith("swm_") and not c.endswith(("_ci", "_lo", "_hi"))]
+    lines += ["", "Collision-free TCP capacity of one 802.11a 54 Mb/s hop (data + TCP-ACK exchanges, 1448-byte payloads, "
+              "`wattlab.models.wlan.tcp_capacity`): " + ", ".join(
+                  f"delayed ACK {'on' if d else 'off'} {fairness.tcp_capacity_mbps(d):.2f} Mb/s" for d in sorted(set(f["delayed_ack"])))
+              + ". Total against it, and the share of frames reaching the AP that its queue dropped:", "",
+              "| mix | delayed ACK | scheme | total vs capacity | AP drop fraction |", "|---|---|---|---|---|"]
+    for _, r in f.iterrows():
+        lines.append(f"| {r['mix']} | {'on' if r['delayed_ack'] else 'off'} | {r['scheme']} | {r['vs_capacity_pct']:+.1f} % | "
+                     f"{r['ap_drop_fraction']:.3f} |")
     lines += ["", "SWM(w) (F(X, C) over windows of w, C = 29.6 Mb/s, mean over window positions):", "",
               "| mix | delayed ACK | scheme | " + " | ".join(f"w = {c[4:]}" for c in swm_cols) + " |",
               "|---|---|---|" + "---|" * len(swm_cols)]

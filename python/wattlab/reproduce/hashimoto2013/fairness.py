@@ -31,6 +31,15 @@ SCHEMES = {"reno": ("reno", None), "ackloss": ("ackloss", None), "prioritised-ap
 """Scheme → (congestion control, ``ap_priority``)."""
 
 
+def tcp_capacity_mbps(delayed_ack: bool) -> float:
+    """The collision-free TCP maximum of one 802.11a 54 Mb/s hop for these flows (1448-byte
+    payloads with timestamps, 1500/52-byte packets, an ACK per 1 or 2 segments): data and TCP-ACK
+    exchanges alternate, every ACK carried (``wattlab.models.wlan.tcp_capacity``)."""
+    from wattlab.models import wlan
+
+    return wlan.tcp_capacity("80211a", 54_000, 1448, 1500, 52, 2 if delayed_ack else 1)["tcp_bps"] / 1e6
+
+
 def scenario(scheme: str, seed: int, duration_s: float, n_up: int = 5, n_down: int = 5,
              delayed_ack: bool = False, sample_s: float = 1.0) -> str:
     """The scenario TOML: starts U[0, 10] s drawn from ``seed`` (the same for every scheme)."""

@@ -35,8 +35,7 @@ def throughput(agg: pd.DataFrame, out: Path) -> Path:
         flows = [c[2:] for c in g.columns if c.startswith("x_") and not c.endswith(("_ci", "_lo", "_hi"))
                  and g[c].notna().all()]
         w = 0.8 / len(g)
-        for i, r in enumerate(g.itertuples()):
-            r = r._asdict()
+        for i, (_, r) in enumerate(g.iterrows()):
             ys = [r[f"x_{f}"] for f in flows]
             err = stats.yerr(ys, [r[f"x_{f}_lo"] for f in flows], [r[f"x_{f}_hi"] for f in flows])
             ax.bar(np.arange(len(flows)) + (i - (len(g) - 1) / 2) * w, ys, w, yerr=err, capsize=2,
