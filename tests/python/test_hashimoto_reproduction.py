@@ -38,7 +38,7 @@ def test_quick_run_writes_every_output(quick_run):
 def test_quick_fairness_table_is_consistent(quick_run):
     f = pd.read_csv(quick_run / "fairness.csv")
     r = pd.read_csv(quick_run / "fairness_runs.csv")
-    assert len(f) == 2 * 2 * 3 and (f.runs == 2).all()
+    assert len(f) == 2 * 2 * 3 and (f.runs == 3).all()
     assert np.allclose(r.total_mbps, r.up_mbps + r.down_mbps)
     flows = r.filter(like="x_").sum(axis=1)
     assert np.allclose(flows, r.total_mbps)
