@@ -204,7 +204,7 @@ def summary_markdown(cfg: Config, tables: dict, verdicts: list[claims.Claim], wa
         sim = "—" if r.get("sim_ms", float("nan")) != r.get("sim_ms", float("nan")) else _ci(r, "sim_ms")
         mvs = "—" if sim == "—" else f"{r['model_vs_sim_pct']:+.1f} %"
         tcp = "—" if sim == "—" else f"{r['sim_tcp_mbps']:.2f}"
-        lines.append(f"| {r['cross_mbps']} | {r['e_w']:.2f} | {r['p']:.3e} | {r['paper_simulation_ms']} | {r['paper_analysis_ms']} | "
+        lines.append(f"| {int(r['cross_mbps'])} | {r['e_w']:.2f} | {r['p']:.3e} | {r['paper_simulation_ms']} | {r['paper_analysis_ms']} | "
                      f"{r['analysis_ms']:.3f} | {r['vs_paper_analysis_pct']:+.1f} % | {sim} | {mvs} | {tcp} |")
     s = tables["m_sweep"]
     p001 = s[(s["p"] == 0.001)].sort_values("m")
