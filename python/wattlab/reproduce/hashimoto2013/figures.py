@@ -44,7 +44,9 @@ def throughput(agg: pd.DataFrame, out: Path) -> Path:
         ax.set_ylabel("Mb/s")
         ax.set_title(_title(mix, d), fontsize=10)
         ax.grid(alpha=0.3, axis="y")
-    cap = "Throughput of each flow over the averaging interval; " + stats.bars_text(stats.MEAN, agg["runs"]) + "."
+    cap = ("Throughput of each flow over the averaging interval; " + stats.bars_text(stats.MEAN, agg["runs"])
+           + ". Which of Reno's flows starves differs between seeds, so its per-flow means hide the starvation: "
+           "the slowest flow per run is in fairness_runs.csv (min_flow_mbps).")
     return finish(fig, out / NAMES[0], "Seed 002 Figs. 2.4/2.5/2.12: per-flow throughput", cap, ncol=3)
 
 
