@@ -55,8 +55,8 @@ class Config:
 
     @classmethod
     def quick_preset(cls) -> "Config":
-        """100 s fairness runs averaged over 30–100 s, 3 seeds; Table 3.1 with 2 seeds: about
-        15 s on two cores (the full run: about a minute)."""
+        """100 s fairness runs averaged over 30–100 s, 3 seeds; Table 3.1 with 2 seeds: 31–46 s
+        wall on two loaded cores (the full run: 68–73 s; docs/reproductions.md)."""
         return cls(seeds=3, duration_s=100.0, warmup_s=30.0, swm_windows_s=[1.0, 2.0, 5.0, 10.0, 20.0, 50.0],
                    table31_seeds=2, quick=True)
 
