@@ -396,7 +396,7 @@ def _write_manifest(study: Study, out: Path, points: list[Point]) -> None:
            "scenario": study.scenario_origin, "scenario_hash": study.scenario_hash,
            "wattlab_version": _core.__version__, "wattlab_commit": _core.__commit__,
            "parameters": study.param_names, "fixed": study.fixed, "outputs": study.outputs, "seeds": study.seeds,
-           "runs": len(points)}
+           "runs": len(points), "figures": study.figures}
     if path.is_file():
         try:
             old = json.loads(path.read_text())
@@ -523,7 +523,7 @@ def sweep(
 
 def _doc_of(st: Study) -> dict:
     doc = {"scenario": st.scenario_origin, "seeds": st.seeds, "outputs": st.outputs, "set": st.fixed,
-           "grid": st.grid, "zip": st.zip, "name": st.name}
+           "grid": st.grid, "zip": st.zip, "name": st.name, "figure": st.figures}
     if st.random:
         doc["random"] = {"samples": st.random_samples, "seed": st.random_seed,
                          **{k: {**v, **({"unit": st.units[k]} if k in st.units else {})} for k, v in st.random.items()}}
