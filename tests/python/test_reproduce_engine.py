@@ -49,7 +49,7 @@ def test_a_stored_run_gives_back_the_same_result():
         a, b = getattr(direct, name), getattr(stored, name)
         assert a is not None and b is not None, name
         pd.testing.assert_frame_equal(a, b, check_exact=True, obj=name)
-    # the form holds no pickle: arrays are read with allow_pickle=False, a tuple stays a tuple
+    # the form holds no pickle (arrays are bytes with a dtype and shape), a tuple stays a tuple
     raw = decode_raw(encode_raw({"summary_json": "{}", "t": (np.arange(3), np.zeros(3, bool)), "s": ["a"]}))
     assert isinstance(raw["t"], tuple) and raw["t"][0].dtype == np.arange(3).dtype and raw["s"] == ["a"]
 
