@@ -141,8 +141,9 @@ def _run(module, cfg, out, eng: Engine, overwrite) -> object:
         note(str(err), style="yellow")
         sys.exit(EXIT_INCOMPLETE)
     except KeyboardInterrupt:
-        note(f"interrupted: the finished simulations are stored in {out}/runs; run the same command again to resume",
-             style="yellow")
+        begun = out.is_dir() and any(p.name != "runs" for p in out.iterdir())
+        note(f"interrupted: the finished simulations are stored in {out}/runs; run the same command again"
+             + (" with --overwrite (it had begun writing its files)" if begun else "") + " to resume", style="yellow")
         sys.exit(EXIT_INTERRUPTED)
     except RuntimeError as err:
         if "Dask" in str(err):
