@@ -125,12 +125,19 @@ def yan_cc(out, quick, seeds, seed, jobs, scheduler, max_runs, overwrite, as_jso
 
 
 
-def _run(module, cfg, out, eng: Engine, overwrite) -> object:
+def _run(module, cfg, out, eng: Engine | None, overwrite) -> object:
     """Check ``cfg`` and run ``module.run`` into ``out`` on the study engine (``eng``'s options,
     runs stored in ``out/runs``); a bad configuration exits 2 with its message, an interruption
-    (Ctrl-C: 130, ``--max-runs``: 3) with a note that the same command resumes."""
+    (Ctrl-C: 130, ``--max-runs``: 3) with a note that the same command resumes. ``eng`` None: a
+    reproduction that runs no simulation (a model's), and takes no engine options."""
     from wattlab.reproduce import runner
 
+    if eng is None:
+        try:
+            cfg.check()
+            return module.run(cfg, out, workers=None, console=err_console, overwrite=overwrite)
+        except ValueError as err:
+            fail(str(err))
     try:
         cfg.check()
         with runner.engine(out, jobs=eng.jobs, scheduler=eng.scheduler, max_runs=eng.max_runs) as e:
@@ -162,7 +169,7 @@ def _print_json(claims) -> None:
 
     sys.stdout.write(json.dumps([dataclasses.asdict(c) for c in claims], indent=2) + "\n")
 
-def _run_and_print(module, cfg, out, eng: "Engine", overwrite, as_json, title: str) -> object:
+def _run_and_print(module, cfg, out, eng: Engine | None, overwrite, as_json, title: str) -> object:
     """Check ``cfg``, run ``module.run`` into ``out`` (see :func:`_run`) and print its claims (a
     table with the test and numbers of each, or JSON records); returns the result."""
     res = _run(module, cfg, out, eng, overwrite)
