@@ -125,19 +125,16 @@ def yan_cc(out, quick, seeds, seed, jobs, scheduler, max_runs, overwrite, as_jso
 
 
 
-def _run(module, cfg, out, eng: Engine | None, overwrite) -> object:
+def _run(module, cfg, out, eng: Engine | int | None, overwrite) -> object:
     """Check ``cfg`` and run ``module.run`` into ``out`` on the study engine (``eng``'s options,
     runs stored in ``out/runs``); a bad configuration exits 2 with its message, an interruption
-    (Ctrl-C: 130, ``--max-runs``: 3) with a note that the same command resumes. ``eng`` None: a
-    reproduction that runs no simulation (a model's), and takes no engine options."""
+    (Ctrl-C: 130, ``--max-runs``: 3) with a note that the same command resumes. ``eng`` may
+    also be a plain ``--jobs`` value (int or None), as commands written before the engine
+    options passed: their runs are then stored and resumed too."""
     from wattlab.reproduce import runner
 
-    if eng is None:
-        try:
-            cfg.check()
-            return module.run(cfg, out, workers=None, console=err_console, overwrite=overwrite)
-        except ValueError as err:
-            fail(str(err))
+    if not isinstance(eng, Engine):
+        eng = Engine(eng, None, None)
     try:
         cfg.check()
         with runner.engine(out, jobs=eng.jobs, scheduler=eng.scheduler, max_runs=eng.max_runs) as e:
@@ -157,7 +154,8 @@ def _run(module, cfg, out, eng: Engine | None, overwrite) -> object:
             fail(str(err))
         raise
     t = e.tally
-    note(f"{t.computed + t.reused} simulations: {t.computed} computed now, {t.reused} stored before (in {out}/runs)")
+    if t.computed + t.reused:  # (a model's reproduction runs no simulation)
+        note(f"{t.computed + t.reused} simulations: {t.computed} computed now, {t.reused} stored before (in {out}/runs)")
     return res
 
 
@@ -169,7 +167,7 @@ def _print_json(claims) -> None:
 
     sys.stdout.write(json.dumps([dataclasses.asdict(c) for c in claims], indent=2) + "\n")
 
-def _run_and_print(module, cfg, out, eng: Engine | None, overwrite, as_json, title: str) -> object:
+def _run_and_print(module, cfg, out, eng: Engine | int | None, overwrite, as_json, title: str) -> object:
     """Check ``cfg``, run ``module.run`` into ``out`` (see :func:`_run`) and print its claims (a
     table with the test and numbers of each, or JSON records); returns the result."""
     res = _run(module, cfg, out, eng, overwrite)
