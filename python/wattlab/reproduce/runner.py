@@ -80,10 +80,6 @@ class Engine:
     max_runs: int | None = None
     tally: Tally = field(default_factory=Tally)
 
-    @property
-    def runs_dir(self) -> Path | None:
-        return None if self.out is None else self.out / "runs"
-
 
 _ENGINE: ContextVar[Engine | None] = ContextVar("wattlab_reproduce_engine", default=None)
 
