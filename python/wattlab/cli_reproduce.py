@@ -283,10 +283,10 @@ def hashimoto2013_tunnel(out, quick, sim_points, overwrite, as_json) -> None:
               "runs: a couple of minutes. Used by the test suite.")
 @click.option("--seeds", type=click.IntRange(1, 100), metavar="N", help="Fairness repetitions (default 10, or 2 with --quick).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, metavar="N", help="First seed.")
-@click.option("--jobs", type=click.IntRange(1, 64), metavar="N", help="Simulations run in parallel (default: one per core).")
+@engine_options
 @click.option("--overwrite", is_flag=True, help="Replace the output files of an earlier run in --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")
-def hashimoto2013(out, quick, seeds, seed, jobs, overwrite, as_json) -> None:
+def hashimoto2013(out, quick, seeds, seed, jobs, scheduler, max_runs, overwrite, as_json) -> None:
     """Seed 002 (Hashimoto, thesis 2013) Ch. 2–3: Tables 2.1/2.3, the fairness runs (Reno, ACK-loss-aware Reno,
     prioritised AP; 10 up and 5 up + 5 down; delayed ACK off and on), Table 3.1, the R_energy maps and m-sweeps, the
     energy model against the simulator, and a verdict on each claim."""
@@ -296,7 +296,7 @@ def hashimoto2013(out, quick, seeds, seed, jobs, overwrite, as_json) -> None:
     if seeds is not None:
         cfg.seeds = seeds
     cfg.base_seed = seed
-    res = _run_and_print(h, cfg, out, jobs, overwrite, as_json, "Seed 002 claims")
+    res = _run_and_print(h, cfg, out, Engine(jobs, scheduler, max_runs), overwrite, as_json, "Seed 002 claims")
     if as_json:
         return
     note(f"wrote {len(res.files)} files to {out} (summary.md has the tables beside the thesis's)")
