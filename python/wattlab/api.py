@@ -336,7 +336,7 @@ def savings_rows(res: RunResult) -> list[dict]:
     base = {(r["node"], r["policy"]): r for r in res.baseline.summary["radios"]}
     t_run, t_base = _completion(res.summary), _completion(res.baseline.summary)
     # The baseline drops [[tunnel]] too (scenario::without_power_save): say so where it did.
-    what = "same scenario and seed, power_save = cam (always-on)"
+    what = "same scenario and seed, power_save = cam (always-on; PSNA flows as end-to-end TCP)"
     if res.summary.get("tunnels"):
         what += ", without the [[tunnel]]"
     rows = []

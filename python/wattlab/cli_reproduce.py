@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 from rich.markup import escape
 from rich.table import Table
 
-from wattlab.cli_common import OUT_DIR, PATH, console, err_console, fail, note
+from wattlab.cli_common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, OUT_DIR, PATH, console, err_console, fail, note
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -16,6 +18,30 @@ def reproduce_app() -> None:
     """Reproduce a seed paper's experiments: figures, CSV and a summary checking its claims."""
 
 VERDICT_STYLE = {"agrees": "green", "partly": "yellow", "disagrees": "red", "not tested": "dim"}
+
+
+@dataclass(frozen=True)
+class Engine:
+    """The engine options every reproduction takes (see :func:`engine_options`)."""
+
+    jobs: int | None
+    scheduler: str | None
+    max_runs: int | None
+
+
+def engine_options(f):
+    """``--jobs``, ``--scheduler`` and ``--max-runs``: how a reproduction's simulations run (the
+    study engine: local processes or a Dask cluster; every finished run stored in DIR/runs/, so
+    a rerun resumes). Every ``wattlab reproduce`` command takes them."""
+    f = click.option("--max-runs", type=click.IntRange(0), default=None, metavar="N",
+                     help="Compute at most N new simulations, then stop (exit 3); the same command again continues.")(f)
+    f = click.option("--scheduler", metavar="ADDRESS",
+                     help="Run the simulations on a Dask distributed cluster (e.g. tcp://10.0.0.5:8786) instead of local "
+                     "processes; needs pip install 'wattlab[dask]' here and wattlab on the workers.")(f)
+    return click.option("--jobs", "-j", type=click.IntRange(1, 1024), metavar="N",
+                        help="Local worker processes (default: one per core). Finished simulations are stored in DIR/runs/: "
+                        "an interrupted reproduction run again (with --overwrite once its files are written) reuses them.")(f)
+
 
 
 
@@ -36,10 +62,11 @@ VERDICT_STYLE = {"agrees": "green", "partly": "yellow", "disagrees": "red", "not
 @click.option("--b", type=float, default=0.45, show_default=True, metavar="X", help="3E weight of unused capacity (idle power; paper: 0.45, Table 1 gives 0.532).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, metavar="N",
               help="First seed; point k uses seeds seed … seed+N−1 for every variant.")
-@click.option("--jobs", type=click.IntRange(1, 64), metavar="N", help="Simulations run in parallel (default: one per core).")
+@engine_options
 @click.option("--overwrite", is_flag=True, help="Replace the output files of an earlier run in --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")
-def kontogiannis2005(out, quick, seeds, variants, per_reading, error_layer, alpha, b, seed, jobs, overwrite, as_json) -> None:
+def kontogiannis2005(out, quick, seeds, variants, per_reading, error_layer, alpha, b, seed, jobs, scheduler, max_runs,
+                     overwrite, as_json) -> None:
     """Seed 003: goodput and 3E of Tahoe, Reno, NewReno, SACK, Vegas and Westwood under random and
     burst errors (Exp. 1), n Tahoe vs n Vegas flows (Exp. 2), and a verdict on each claim R1.1–R2.7."""
     from wattlab.reproduce import kontogiannis2005 as k
@@ -50,7 +77,7 @@ def kontogiannis2005(out, quick, seeds, variants, per_reading, error_layer, alph
     if variants:
         cfg.variants = [v.lower() for v in variants]
     cfg.per_reading, cfg.error_layer, cfg.alpha, cfg.b, cfg.base_seed = per_reading, error_layer, alpha, b, seed
-    res = _run_and_print(k, cfg, out, jobs, overwrite, as_json, "Seed 003 claims")
+    res = _run_and_print(k, cfg, out, Engine(jobs, scheduler, max_runs), overwrite, as_json, "Seed 003 claims")
     if as_json:
         return
     note(f"wrote {len(res.files)} files to {out} (summary.md, figures, CSV)")
@@ -66,10 +93,10 @@ def kontogiannis2005(out, quick, seeds, variants, per_reading, error_layer, alph
               help="Repetitions per point, seeds --seed … --seed+N−1, shared by every policy (default 3, or 1 with --quick); "
               "tables report the median.")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, metavar="N", help="First seed.")
-@click.option("--jobs", type=click.IntRange(1, 64), metavar="N", help="Simulations run in parallel (default: one per core).")
+@engine_options
 @click.option("--overwrite", is_flag=True, help="Replace the output files of an earlier run in --out (otherwise the run refuses to start).")
 @click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")
-def yan_cc(out, quick, seeds, seed, jobs, overwrite, as_json) -> None:
+def yan_cc(out, quick, seeds, seed, jobs, scheduler, max_runs, overwrite, as_json) -> None:
     """Seed 000 (Yan et al.): client-centered energy saving. Runs the large downloads' RTT × loss grid
     (Figs. 14/15, Table I), RTT variation (Fig. 16), competing clients (Fig. 17), AP bandwidth (Fig. 18), the
     Internet sites as scenarios (Figs. 12/13) and a CC-vs-PSM crossover sweep, then a web-browsing session under
@@ -84,11 +111,7 @@ def yan_cc(out, quick, seeds, seed, jobs, overwrite, as_json) -> None:
     if seeds is not None:
         cfg.seeds = seeds
     cfg.base_seed = seed
-    try:
-        cfg.check()
-        res = y.run(cfg, out, workers=jobs, console=err_console, overwrite=overwrite)
-    except ValueError as e:
-        fail(str(e))
+    res = _run(y, cfg, out, Engine(jobs, scheduler, max_runs), overwrite)
     if as_json:
         _print_json(res.claims)
         return
@@ -101,6 +124,41 @@ def yan_cc(out, quick, seeds, seed, jobs, overwrite, as_json) -> None:
     note(f"wrote {len(res.files)} files to {out} (summary.md has the reasons); total wall time {time.perf_counter() - t0:.1f} s")
 
 
+
+def _run(module, cfg, out, eng: Engine | int | None, overwrite) -> object:
+    """Check ``cfg`` and run ``module.run`` into ``out`` on the study engine (``eng``'s options,
+    runs stored in ``out/runs``); a bad configuration exits 2 with its message, an interruption
+    (Ctrl-C: 130, ``--max-runs``: 3) with a note that the same command resumes. ``eng`` may
+    also be a plain ``--jobs`` value (int or None), as commands written before the engine
+    options passed: their runs are then stored and resumed too."""
+    from wattlab.reproduce import runner
+
+    if not isinstance(eng, Engine):
+        eng = Engine(eng, None, None)
+    try:
+        cfg.check()
+        with runner.engine(out, jobs=eng.jobs, scheduler=eng.scheduler, max_runs=eng.max_runs) as e:
+            res = module.run(cfg, out, workers=eng.jobs, console=err_console, overwrite=overwrite)
+    except ValueError as err:
+        fail(str(err))
+    except runner.Unfinished as err:
+        note(str(err), style="yellow")
+        sys.exit(EXIT_INCOMPLETE)
+    except KeyboardInterrupt:
+        begun = out.is_dir() and any(p.name != "runs" for p in out.iterdir())
+        note(f"interrupted: the finished simulations are stored in {out}/runs; run the same command again"
+             + (" with --overwrite (it had begun writing its files)" if begun else "") + " to resume", style="yellow")
+        sys.exit(EXIT_INTERRUPTED)
+    except RuntimeError as err:
+        if "Dask" in str(err):
+            fail(str(err))
+        raise
+    t = e.tally
+    if t.computed + t.reused:  # (a model's reproduction runs no simulation)
+        note(f"{t.computed + t.reused} simulations: {t.computed} computed now, {t.reused} stored before (in {out}/runs)")
+    return res
+
+
 def _print_json(claims) -> None:
     """The claims (id, the paper's claim, numbers, verdict, reason) as JSON records on stdout."""
     import dataclasses
@@ -109,15 +167,10 @@ def _print_json(claims) -> None:
 
     sys.stdout.write(json.dumps([dataclasses.asdict(c) for c in claims], indent=2) + "\n")
 
-def _run_and_print(module, cfg, out, jobs, overwrite, as_json, title: str) -> object:
-    """Check ``cfg``, run ``module.run`` into ``out`` and print its claims (a table with the test
-    and numbers of each, or JSON records); returns the result. A bad configuration exits with
-    its message."""
-    try:
-        cfg.check()
-        res = module.run(cfg, out, workers=jobs, console=err_console, overwrite=overwrite)
-    except ValueError as e:
-        fail(str(e))
+def _run_and_print(module, cfg, out, eng: Engine | int | None, overwrite, as_json, title: str) -> object:
+    """Check ``cfg``, run ``module.run`` into ``out`` (see :func:`_run`) and print its claims (a
+    table with the test and numbers of each, or JSON records); returns the result."""
+    res = _run(module, cfg, out, eng, overwrite)
     if as_json:
         _print_json(res.claims)
         return res
@@ -131,7 +184,7 @@ def _run_and_print(module, cfg, out, jobs, overwrite, as_json, title: str) -> ob
 
 
 
-def _wwp(out, quick, seeds, seed, jobs, overwrite, as_json) -> None:
+def _wwp(out, quick, seeds, seed, jobs, scheduler, max_runs, overwrite, as_json) -> None:
     """Seed 004 (Tsaoussidis, Badr & Verma 1999): Table 1's 7 sets × {TCP Tahoe, WWP}."""
     from wattlab.reproduce import tsaoussidis1999_wwp as w
 
@@ -139,7 +192,7 @@ def _wwp(out, quick, seeds, seed, jobs, overwrite, as_json) -> None:
     if seeds is not None:
         cfg.seeds = seeds
     cfg.base_seed = seed
-    res = _run_and_print(w, cfg, out, jobs, overwrite, as_json, "Seed 004 claims")
+    res = _run_and_print(w, cfg, out, Engine(jobs, scheduler, max_runs), overwrite, as_json, "Seed 004 claims")
     if as_json:
         return
     note(f"wrote {len(res.files)} files to {out} (summary.md has Table 1 beside the paper's, ratios and inconsistencies)")
@@ -157,7 +210,7 @@ def _wwp_command(name: str, hidden: bool):
         click.option("--quick", is_flag=True, help="1 seed and 2 phase offsets: a few seconds. Used by the test suite.")(
         click.option("--seeds", type=click.IntRange(1, 100), metavar="N", help="Repetitions per point (default 3, or 1 with --quick).")(
         click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, metavar="N", help="First seed.")(
-        click.option("--jobs", type=click.IntRange(1, 64), metavar="N", help="Simulations run in parallel (default: one per core).")(
+        engine_options(
         click.option("--overwrite", is_flag=True, help="Replace the output files of an earlier run in --out.")(
         click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")(
             lambda **kw: _wwp(**kw)))))))))
@@ -175,10 +228,10 @@ wwp_alias = _wwp_command("wwp", hidden=True)
 @click.option("--arch", "archs", multiple=True, metavar="NAME",
               help="Architectures (repeatable; default all: legacy psna psm cc; legacy is always run).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, metavar="N", help="First seed.")
-@click.option("--jobs", type=click.IntRange(1, 64), metavar="N", help="Simulations run in parallel (default: one per core).")
+@engine_options
 @click.option("--overwrite", is_flag=True, help="Replace the output files of an earlier run in --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")
-def psna(out, quick, seeds, archs, seed, jobs, overwrite, as_json) -> None:
+def psna(out, quick, seeds, archs, seed, jobs, scheduler, max_runs, overwrite, as_json) -> None:
     """Seed 001 (Anastasi, Conti & Lapenna, PSNA): transfers A (25,446 KB up) and B (2,519 KB down) on a congested
     Pisa–Perth path under legacy TCP, PSNA, TCP+PSM and TCP+CC agent; Tables 1–2 beside the paper's (battery-seconds,
     index, gain, reduction), the extras (polls, on-time, residual-time error), a figure and claim verdicts."""
@@ -193,8 +246,57 @@ def psna(out, quick, seeds, archs, seed, jobs, overwrite, as_json) -> None:
     if archs:
         cfg.architectures = list(archs)
     cfg.base_seed = seed
-    res = _run_and_print(p, cfg, out, jobs, overwrite, as_json, "Seed 001 claims")
+    res = _run_and_print(p, cfg, out, Engine(jobs, scheduler, max_runs), overwrite, as_json, "Seed 001 claims")
     if as_json:
         return
     note(f"wrote {len(res.files)} files to {out} (summary.md has Tables 1–2 beside the paper's); total wall time "
          f"{time.perf_counter() - t0:.1f} s")
+
+
+@reproduce_app.command("hashimoto2013-tunnel")
+@click.option("--out", type=OUT_DIR, default=Path("results/hashimoto2013-tunnel"), show_default=True, metavar="DIR",
+              help="Directory for the CSV files, figures and summary.md.")
+@click.option("--quick", is_flag=True, help="Coarser model lines and m up to 10: a few seconds. Used by the test suite.")
+@click.option("--sim-points", type=click.Path(dir_okay=False), metavar="CSV",
+              help="The simulator side's results, one row per run (q, m, aggregate_kBps, p_cam_w, p_sleep_w), to put "
+              "beside the model; without it the summary says the simulator side is not run yet.")
+@click.option("--overwrite", is_flag=True, help="Replace the output files of an earlier run in --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")
+def hashimoto2013_tunnel(out, quick, sim_points, overwrite, as_json) -> None:
+    """Seed 002 chapter 4 (Hashimoto 2013, SCTP tunneling), model side: Figs. 4.5–4.8 from the power model
+    (wattlab.models.sctp_tunnel), the thesis's key numbers beside ours (27 % and ~69 % at 450 kB/s), the
+    sensitivity to the conventions the thesis leaves open and claim verdicts. The simulator side is not run
+    here: --sim-points puts its results beside the model (wattlab.reproduce.hashimoto2013_tunnel.simulator)."""
+    from wattlab.reproduce import hashimoto2013_tunnel as h
+
+    cfg = h.Config.quick_preset() if quick else h.Config.full()
+    cfg.sim_points_csv = sim_points
+    res = _run_and_print(h, cfg, out, None, overwrite, as_json, "Seed 002 Ch. 4 claims (model side)")
+    if as_json:
+        return
+    note(f"wrote {len(res.files)} files to {out} (summary.md has the thesis's numbers beside ours)")
+
+@reproduce_app.command("hashimoto2013")
+@click.option("--out", type=OUT_DIR, default=Path("results/hashimoto2013"), show_default=True, metavar="DIR",
+              help="Directory for the CSV files, figures and summary.md.")
+@click.option("--quick", is_flag=True, help="60 s fairness runs from 20 s, 2 seeds; 2 seeds per energy point; short Table 3.1 "
+              "runs: a couple of minutes. Used by the test suite.")
+@click.option("--seeds", type=click.IntRange(1, 100), metavar="N", help="Fairness repetitions (default 10, or 2 with --quick).")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, metavar="N", help="First seed.")
+@engine_options
+@click.option("--overwrite", is_flag=True, help="Replace the output files of an earlier run in --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")
+def hashimoto2013(out, quick, seeds, seed, jobs, scheduler, max_runs, overwrite, as_json) -> None:
+    """Seed 002 (Hashimoto, thesis 2013) Ch. 2–3: Tables 2.1/2.3, the fairness runs (Reno, ACK-loss-aware Reno,
+    prioritised AP; 10 up and 5 up + 5 down; delayed ACK off and on), Table 3.1, the R_energy maps and m-sweeps, the
+    energy model against the simulator, and a verdict on each claim."""
+    from wattlab.reproduce import hashimoto2013 as h
+
+    cfg = h.Config.quick_preset() if quick else h.Config.full()
+    if seeds is not None:
+        cfg.seeds = seeds
+    cfg.base_seed = seed
+    res = _run_and_print(h, cfg, out, Engine(jobs, scheduler, max_runs), overwrite, as_json, "Seed 002 claims")
+    if as_json:
+        return
+    note(f"wrote {len(res.files)} files to {out} (summary.md has the tables beside the thesis's)")

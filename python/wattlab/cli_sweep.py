@@ -41,7 +41,7 @@ def sweep(study, out, jobs, scheduler, max_runs, allow_incomplete, quiet) -> Non
     bytes whatever --jobs or --scheduler (rows in the study's order, no wall-clock times).
     """
     from wattlab.study import StudyError, load
-    from wattlab.study.engine import _Bar, run_study
+    from wattlab.study.engine import ProgressBar, run_study
 
     check_input_file(study, "study")
     try:
@@ -55,7 +55,7 @@ def sweep(study, out, jobs, scheduler, max_runs, allow_incomplete, quiet) -> Non
     if out.is_dir() and any(out.iterdir()) and not (out / "study.json").is_file():
         fail(f"--out {out} is not empty and holds no study; choose a new directory")
     show = not quiet and err_console.is_terminal
-    bar = _Bar(sys.stderr) if show else None
+    bar = ProgressBar(sys.stderr) if show else None
     try:
         summary = run_study(st, out, jobs=jobs or os.cpu_count() or 1, scheduler=scheduler, max_runs=max_runs,
                             on_start=bar.start if bar else None, on_result=bar.advance if bar else None)

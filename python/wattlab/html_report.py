@@ -136,12 +136,16 @@ def _sweep(d: Path) -> str:
                      "flagged <code>run_completed = False</code> in every table):</p>")
         parts.append(_table(bad[[*params, "seed", "run_status", "end_time_s", "error", "run_key"]], bad=pd.Series([True] * len(bad))))
     done = runs[runs["run_completed"]]
+    if study.get("figures"):
+        parts.append("<h2>Figures</h2>")
+        parts.extend(study_figure(d, f, len(study.get("seeds") or [])) for f in study["figures"])
     if (d / "radios.parquet").is_file() and params:
         radios = pd.read_parquet(d / "radios.parquet")
         radios = radios[radios["run_completed"]]
         if len(radios):
             parts.append("<h2>Radio energy</h2>")
-            parts.append(_energy_figure(radios, params))
+            if not study.get("figures"):
+                parts.append(_energy_figure(radios, params))
             means = (radios.groupby([*params, "node", "policy"], sort=False)["energy_j"]
                      .agg(["mean", "std", "count"]).reset_index())
             parts.append(_table(means))
@@ -174,6 +178,68 @@ def _energy_figure(radios: pd.DataFrame, params: list[str]) -> str:
     ax.set(xlabel=x, ylabel="radio energy (J)")
     ax.legend(fontsize=7, ncol=1 + len(ax.lines) // 12, loc="upper left", bbox_to_anchor=(1.01, 1))
     return _figure(_png(fig), f"Radio energy against {x} (mean ± std over seeds; completed runs only)")
+
+
+def study_figure(d: Path, f: dict, seeds: int) -> str:
+    """A figure the study file names (``[[figure]]``: ``x``, ``y``, ``table``, ``hue``, ``facet``,
+    ``kind``, ``where``, ``title``), drawn from the completed runs' rows of ``d/TABLE.parquet``;
+    a paragraph saying what is wrong instead if a column is missing or no row is left."""
+    title = f.get("title") or f"{f['y']} against {f['x']}"
+    path = d / f"{f['table']}.parquet"
+    if not path.is_file():
+        return f'<p class="warn">Figure “{html.escape(title)}”: no {html.escape(path.name)} in {html.escape(str(d))}.</p>'
+    df = pd.read_parquet(path)
+    df = df[df["run_completed"]] if "run_completed" in df else df
+    cols = [c for c in (f["x"], f["y"], f.get("hue"), f.get("facet"), *f.get("where", {})) if c]
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        return (f'<p class="warn">Figure “{html.escape(title)}”: {f["table"]} has no column '
+                f'{", ".join(html.escape(repr(c)) for c in missing)} (it has: {html.escape(", ".join(map(str, df.columns)))}).</p>')
+    for col, want in f.get("where", {}).items():
+        df = df[df[col].isin(want if isinstance(want, list) else [want])]
+    if not len(df) or not pd.api.types.is_numeric_dtype(df[f["y"]]):
+        why = "no completed row matches" if not len(df) else f"{f['y']} is not numeric"
+        return f'<p class="warn">Figure “{html.escape(title)}”: {html.escape(why)}.</p>'
+    plt = _plt()
+    x, y, hue, facet, kind = f["x"], f["y"], f.get("hue"), f.get("facet"), f.get("kind", "line")
+    panels = list(dict.fromkeys(df[facet])) if facet else [None]
+    fig, axes = plt.subplots(1, len(panels), figsize=(min(16, 1 + 4.2 * len(panels)), 3.6), sharey=True, squeeze=False)
+    numeric_x = kind != "bar" and pd.api.types.is_numeric_dtype(df[x]) and not pd.api.types.is_bool_dtype(df[x])
+    xs = sorted(df[x].unique()) if numeric_x else list(dict.fromkeys(df[x]))
+    hues = list(dict.fromkeys(df[hue])) if hue else [None]
+    most = 0
+    for ax, panel in zip(axes[0], panels):
+        sub = df if facet is None else df[df[facet] == panel]
+        for j, h in enumerate(hues):
+            g = sub if hue is None else sub[sub[hue] == h]
+            label = None if hue is None else str(h)
+            if kind == "scatter":
+                ax.scatter(g[x] if numeric_x else g[x].map(xs.index), g[y], s=12, alpha=0.7, label=label)
+                continue
+            m = g.groupby(x, sort=False)[y].agg(["mean", "std", "count"]).reindex(xs).dropna(subset=["mean"])
+            most = max(most, int(m["count"].max())) if len(m) else most
+            pos = m.index if numeric_x else [xs.index(v) for v in m.index]
+            if kind == "bar":
+                w = 0.8 / len(hues)
+                ax.bar([p - 0.4 + w * (j + 0.5) for p in pos], m["mean"], width=w, yerr=m["std"].fillna(0), capsize=2, label=label)
+            else:
+                ax.errorbar(pos, m["mean"], yerr=m["std"].fillna(0), marker="o", capsize=3, label=label)
+        if not numeric_x:
+            ax.set_xticks(range(len(xs)), [str(v) for v in xs], rotation=30 if len(xs) > 6 else 0)
+        ax.set(xlabel=x, title=None if facet is None else f"{facet} = {panel}")
+    axes[0][0].set_ylabel(y)
+    if hue:
+        axes[0][-1].legend(title=hue, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.suptitle(title, fontsize=11)
+    if kind == "scatter":
+        bars = "one point per row"
+    else:
+        bars = f"mean ± std over up to {most} rows per point"
+        bars += f" (the {seeds} seeds)" if most <= seeds else (
+            f"; more rows than the {seeds} seeds: each run has several rows here, narrow them with `where`")
+    where = ", ".join(f"{k} = {v}" for k, v in f.get("where", {}).items())
+    caption = f"{title}: {bars}; completed runs of {f['table']}" + (f" where {where}" if where else "")
+    return _figure(_png(fig), caption)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -102,3 +102,89 @@ def test_reproduction_report_renders_its_summary_and_figures(tmp_path):
     _self_contained(page)
     assert "<h2>Seed X</h2>" in page and "<b>claim</b>" in page and "<code>code</code>" in page and "&lt;b&gt;" in page
     assert "<td>agrees</td>" in page and "fig01.png" in page and len(_images(page)) == 1
+
+
+FIGURES = [
+    {"title": "Energy by mode", "x": "link.wired.delay", "y": "energy_j", "hue": "wireless.wlan.power_save",
+     "facet": "flow.0.bytes", "where": {"node": "client", "policy": "always-on"}},
+    {"table": "flows", "kind": "bar", "x": "link.wired.delay", "y": "completion_time_s", "hue": "wireless.wlan.power_save"},
+    {"table": "flows", "kind": "scatter", "x": "flow.0.bytes", "y": "goodput_bps"},
+    {"title": "Every policy at once", "x": "link.wired.delay", "y": "energy_j"},
+    {"title": "A typo", "x": "link.wired.dealy", "y": "energy_j"},
+]
+
+
+@pytest.fixture(scope="module")
+def figures_dir(tmp_path_factory) -> Path:
+    """A finished 16-run study whose file names five figures (one with a column typo)."""
+    out = tmp_path_factory.mktemp("figs") / "s"
+    wattlab.sweep({"scenario": str(DEMO), "seeds": [1, 2], "figure": FIGURES,
+                   "grid": {"wireless.wlan.power_save": ["cam", "psm"], "link.wired.delay": ["10ms", "40ms"],
+                            "flow.0.bytes": [20_000, 60_000]}}, out, jobs=2)
+    return out
+
+
+def test_study_figures_are_drawn_as_named(figures_dir):
+    from wattlab import html_report
+
+    page = html_report.build(figures_dir)
+    _self_contained(page)
+    caps = re.findall(r"<figcaption>(.*?)</figcaption>", page)
+    assert len(caps) == 4 and len(_images(page)) == 4, caps  # the study's figures replace the generic one
+    assert caps[0].startswith("Energy by mode: mean ± std over up to 2 rows per point (the 2 seeds)")
+    assert "where node = client, policy = always-on" in caps[0]
+    assert caps[1].startswith("completion_time_s against link.wired.delay: mean ± std")
+    assert caps[2].startswith("goodput_bps against flow.0.bytes: one point per row")
+    # without a `where`, a run has one radios row per policy: the caption says so
+    assert "more rows than the 2 seeds" in caps[3]
+    assert "Figure “A typo”: radios has no column &#x27;link.wired.dealy&#x27;" in page
+    for im in _images(page):
+        assert im.width > 300 and len(im.convert("RGB").getcolors(1 << 20) or []) > 10
+
+
+@pytest.mark.parametrize("figure, where, message", [
+    ({"x": "a"}, "figure[0]", "no `y`"),
+    ({"x": "a", "y": "b", "kind": "pie"}, "figure[0].kind", "unknown kind 'pie'"),
+    ({"x": "a", "y": "b", "table": "sockets"}, "figure[0].table", "not kept by this study"),
+    ({"x": "a", "y": "b", "colour": "red"}, "figure[0].colour", "unknown key"),
+    ({"x": "a", "y": "b", "where": {"node": {"a": 1}}}, "figure[0].where", "column = value"),
+])
+def test_bad_figures_are_refused_naming_the_key(figure, where, message):
+    from wattlab.study import StudyError, load
+
+    with pytest.raises(StudyError, match=re.escape(message)) as e:
+        load({"scenario": str(DEMO), "figure": [figure]})
+    assert e.value.key == where
+
+
+def test_figure_errors_in_a_file_name_the_line(tmp_path):
+    from wattlab.study import StudyError, load
+
+    f = tmp_path / "s.toml"
+    f.write_text(f'scenario = "{DEMO}"\n[grid]\n"link.wired.delay" = ["5ms"]\n\n[[figure]]\nx = "a"\ny = "b"\n\n'
+                 '[[figure]]\nx = "a"\ny = "b"\nkind = "pie"\n')
+    with pytest.raises(StudyError) as e:
+        load(f)
+    assert str(e.value).startswith(f"{f}:12:1: key `figure[1].kind`: unknown kind 'pie'")
+
+
+def test_study_figures_render_in_headless_chromium(figures_dir, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("chromium is not installed (make setup installs it from Debian's packages when run as root)")
+    from wattlab import html_report
+
+    page = html_report.write(figures_dir, tmp_path / "report.html")
+    shot = tmp_path / "shot.png"
+    r = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                        "--window-size=1100,2400", "--enable-logging=stderr", "--v=0", f"--screenshot={shot}",
+                        page.as_uri()], capture_output=True, text=True, timeout=120)
+    assert shot.is_file() and shot.stat().st_size > 10_000, r.stderr[-2000:]
+    assert not re.search(r"CONSOLE\(\d+\)|Uncaught|Failed to load resource|net::ERR_", r.stderr), r.stderr[-2000:]
+    im = Image.open(shot).convert("RGB")
+
+    def pixels(rgb) -> int:
+        return sum(n for n, c in im.getcolors(1 << 22) if all(abs(a - b) < 20 for a, b in zip(c, rgb)))
+
+    # Two hues drawn: matplotlib's first two colours (#1f77b4 blue, #ff7f0e orange) are on the screen.
+    assert pixels((31, 119, 180)) > 50 and pixels((255, 127, 14)) > 50, "no figure pixels of both hues"

@@ -1,22 +1,25 @@
-"""Shared machinery of the reproductions: run many scenarios in parallel with a progress bar,
-summarise repetitions with confidence intervals, and write output files without clobbering."""
+"""Shared machinery of the reproductions: run many scenarios on the study engine (local
+processes or Dask, resumable) with a progress bar, summarise repetitions with confidence
+intervals, and write output files without clobbering."""
 
 from __future__ import annotations
 
 import math
 import os
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from scipy import stats as scipy_stats
 
 from wattlab import api
+from wattlab.study.engine import ProgressBar
+from wattlab.study.points import RunPoint, Tally, point_key, run_points
 
 from . import stats
 
@@ -51,11 +54,61 @@ class Job:
     labels: dict[str, Any]
     timeseries: bool = False
     """Record time series (radio state changes, cwnd...) for ``measure`` to use."""
+    overrides: tuple[tuple[str, Any], ...] = ()
+    """Typed overrides applied to ``scenario`` (``(("link.wired.delay", "20ms"),)``): a
+    reproduction may keep one base text and vary it by overrides."""
+
+    def point(self) -> RunPoint:
+        """The run point the study engine runs: everything the result depends on (not the labels)."""
+        return RunPoint(self.scenario, self.seed, tuple(self.overrides), self.timeseries)
 
 
 def default_jobs() -> int:
-    """Worker threads: one per core (the core releases the GIL while it simulates)."""
+    """Worker processes: one per core."""
     return max(1, os.cpu_count() or 1)
+
+
+@dataclass
+class Engine:
+    """How a reproduction's runs are executed (see :func:`engine`): where finished runs are
+    stored, local processes or a Dask scheduler, and how many new runs at most; counts what
+    every :func:`run_jobs` call under it did."""
+
+    out: Path | None = None
+    jobs: int | None = None
+    scheduler: Any = None
+    max_runs: int | None = None
+    tally: Tally = field(default_factory=Tally)
+
+
+_ENGINE: ContextVar[Engine | None] = ContextVar("wattlab_reproduce_engine", default=None)
+
+
+@contextmanager
+def engine(out: str | os.PathLike | None = None, jobs: int | None = None, scheduler: Any = None,
+           max_runs: int | None = None) -> Iterator[Engine]:
+    """Run every :func:`run_jobs` inside on the study engine with these settings: finished runs
+    stored in ``out/runs/KEY.run`` (a rerun reuses them: resume), ``jobs`` local processes (default
+    one per core; this wins over the ``workers`` a reproduction passes) or a Dask ``scheduler``
+    (an address or a ``dask.distributed.Client``), at most ``max_runs`` new runs (then
+    :class:`Unfinished` is raised). Without it, ``run_jobs`` uses ``workers`` local processes
+    and stores nothing."""
+    eng = Engine(None if out is None else Path(out), jobs, scheduler, max_runs)
+    token = _ENGINE.set(eng)
+    try:
+        yield eng
+    finally:
+        _ENGINE.reset(token)
+
+
+class Unfinished(Exception):
+    """The engine's ``max_runs`` stopped a reproduction before all its runs were computed; the
+    finished ones are stored, and running it again continues."""
+
+    def __init__(self, tally: Tally):
+        super().__init__(f"stopped after {tally.computed} new run(s) ({tally.reused} stored before, at least "
+                         f"{tally.left} left); run the same command again to continue")
+        self.tally = tally
 
 
 def run_jobs(
@@ -65,31 +118,34 @@ def run_jobs(
     workers: int,
     console: Console | None = None,
 ) -> pd.DataFrame:
-    """Run every job, turn each result into a row with ``measure``, return the rows in job order.
+    """Run every job on the study engine, turn each result into a row with ``measure`` (called
+    here, in this process, so it may be any function or closure), return the rows in job order.
 
-    Rows come back in submission order whatever order the threads finish in, so the output
-    is deterministic for the same jobs.
-    """
+    The runs execute on local worker processes (``workers``, or the :func:`engine`'s settings
+    when one is active: its store, ``--jobs``, ``--scheduler``, ``--max-runs``). Rows are in job
+    order whatever order the runs finish in, and a run depends only on its scenario and seed,
+    so the output is the same bytes for the same jobs however they ran. Jobs with the same
+    scenario, overrides and seed run once (each gets its own row)."""
+    eng = _ENGINE.get() or Engine(jobs=workers)
+    points = [j.point() for j in jobs]
+    rows_of: dict[str, list[int]] = {}
+    for i, p in enumerate(points):
+        rows_of.setdefault(point_key(p), []).append(i)
+    budget = None if eng.max_runs is None else max(0, eng.max_runs - eng.tally.computed)
+    bar = ProgressBar(label=description, console=console) if console is not None else None
     rows: list[dict[str, Any] | None] = [None] * len(jobs)
-
-    def one(i: int) -> int:
-        job = jobs[i]
-        res = api.run(text=job.scenario, seed=job.seed, timeseries=job.timeseries)
-        rows[i] = {**job.labels, "seed": job.seed, **measure(job, res)}
-        return i
-
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console, transient=False, disable=console is None) as progress:
-        task = progress.add_task(description, total=len(jobs))
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            for _ in pool.map(one, range(len(jobs))):
-                progress.advance(task)
+    try:
+        for key, res in run_points(points, eng.out, jobs=eng.jobs or workers or default_jobs(),
+                                   scheduler=eng.scheduler, max_runs=budget, tally=eng.tally,
+                                   on_start=bar.start if bar else None, on_result=bar.advance if bar else None):
+            for i in rows_of[key]:
+                job = jobs[i]
+                rows[i] = {**job.labels, "seed": job.seed, **measure(job, res)}
+    finally:
+        if bar:
+            bar.stop()
+    if eng.tally.left:
+        raise Unfinished(eng.tally)
     return pd.DataFrame([r for r in rows if r is not None])
 
 

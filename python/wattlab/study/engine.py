@@ -216,12 +216,13 @@ def _json_default(o):
 # Executors: a local process pool, or a Dask distributed client.
 
 
-def _local_results(tasks: list[Task], jobs: int) -> Iterator[dict]:
-    """Results as they finish, on ``jobs`` local processes (in this process if jobs == 1).
+def _local_results(tasks: list, jobs: int, fn: Callable[[Any], dict] = run_task) -> Iterator[dict]:
+    """``fn(task)`` of every task as they finish (``run_task`` by default), on ``jobs`` local
+    processes (in this process if jobs == 1).
     The workers are forked as soon as this is called (before any progress-bar thread starts),
     so they start in milliseconds with wattlab, pandas and pyarrow already imported."""
     if jobs <= 1 or len(tasks) <= 1:
-        return (run_task(t) for t in tasks)
+        return (fn(t) for t in tasks)
     import multiprocessing as mp
 
     import pandas  # noqa: F401  (imported once here, inherited by the forked workers: pyarrow uses it)
@@ -233,9 +234,9 @@ def _local_results(tasks: list[Task], jobs: int) -> Iterator[dict]:
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=mp.get_context(method),
                                initializer=_ignore_sigint)
     it = iter(tasks)
-    pending: set[Future] = {pool.submit(run_task, t) for t in itertools.islice(it, jobs * 4)}
+    pending: set[Future] = {pool.submit(fn, t) for t in itertools.islice(it, jobs * 4)}
 
-    def results() -> Iterator[dict]:
+    def finished_results() -> Iterator[dict]:
         nonlocal pending
         finished = False
         try:
@@ -244,7 +245,7 @@ def _local_results(tasks: list[Task], jobs: int) -> Iterator[dict]:
                 for f in done:
                     nxt = next(it, None)
                     if nxt is not None:
-                        pending.add(pool.submit(run_task, nxt))
+                        pending.add(pool.submit(fn, nxt))
                     yield f.result()
             finished = True
         finally:
@@ -258,7 +259,7 @@ def _local_results(tasks: list[Task], jobs: int) -> Iterator[dict]:
                 for proc in procs:
                     proc.terminate()
 
-    return results()
+    return finished_results()
 
 
 def _ignore_sigint() -> None:
@@ -268,9 +269,9 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _dask_results(tasks: list[Task], scheduler: Any) -> Iterator[dict]:
-    """Results as they finish on a Dask distributed cluster (``scheduler``: an address such as
-    ``tcp://host:8786``, or a ``dask.distributed.Client``)."""
+def _dask_results(tasks: list, scheduler: Any, fn: Callable[[Any], dict] = run_task) -> Iterator[dict]:
+    """``fn(task)`` of every task as they finish on a Dask distributed cluster (``scheduler``:
+    an address such as ``tcp://host:8786``, or a ``dask.distributed.Client``)."""
     try:
         from dask.distributed import Client, as_completed
     except ImportError:
@@ -279,13 +280,19 @@ def _dask_results(tasks: list[Task], scheduler: Any) -> Iterator[dict]:
     own = not isinstance(scheduler, Client)
     client = Client(scheduler) if own else scheduler
     try:
-        futures = client.map(run_task, tasks, pure=False)
+        futures = client.map(fn, tasks, pure=False)
         for f in as_completed(futures):
             yield f.result()
             f.release()
     finally:
         if own:
             client.close()
+
+
+def results(tasks: list, fn: Callable[[Any], dict] = run_task, jobs: int = 1, scheduler: Any = None) -> Iterator[dict]:
+    """``fn(task)`` of every task, as they finish: on a Dask cluster if ``scheduler`` is given,
+    else on ``jobs`` local processes. ``fn`` must be a module-level function (it is pickled)."""
+    return _dask_results(tasks, scheduler, fn) if scheduler is not None else _local_results(tasks, jobs, fn)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -341,12 +348,12 @@ def run_study(
     tasks = [Task(study.scenario_text, study.scenario_origin, p, tuple(study.outputs), consts) for p in todo]
     t0 = time.perf_counter()
     timing = _load_timing(out)
-    results = _dask_results(tasks, scheduler) if scheduler is not None else _local_results(tasks, jobs)
+    done_now = results(tasks, run_task, jobs, scheduler)
     if on_start:
         on_start(len(tasks), len(points))
     n = 0
     try:
-        for r in results:
+        for r in done_now:
             store.put(r)
             timing["runs"][r["key"]] = {"wall_s": round(r["wall_s"], 6), "sim_s": round(r["sim_s"], 6), "worker": r["worker"]}
             n += 1
@@ -389,7 +396,7 @@ def _write_manifest(study: Study, out: Path, points: list[Point]) -> None:
            "scenario": study.scenario_origin, "scenario_hash": study.scenario_hash,
            "wattlab_version": _core.__version__, "wattlab_commit": _core.__commit__,
            "parameters": study.param_names, "fixed": study.fixed, "outputs": study.outputs, "seeds": study.seeds,
-           "runs": len(points)}
+           "runs": len(points), "figures": study.figures}
     if path.is_file():
         try:
             old = json.loads(path.read_text())
@@ -498,7 +505,7 @@ def sweep(
         tmp = tempfile.TemporaryDirectory(prefix="wattlab-sweep-")
         out = tmp.name
     try:
-        bar = _Bar(sys.stderr) if progress else None
+        bar = ProgressBar(sys.stderr) if progress else None
         summary = run_study(st, Path(out), jobs=jobs, scheduler=scheduler, max_runs=max_runs,
                             on_start=bar.start if bar else None, on_result=bar.advance if bar else None)
         if bar:
@@ -516,7 +523,7 @@ def sweep(
 
 def _doc_of(st: Study) -> dict:
     doc = {"scenario": st.scenario_origin, "seeds": st.seeds, "outputs": st.outputs, "set": st.fixed,
-           "grid": st.grid, "zip": st.zip, "name": st.name}
+           "grid": st.grid, "zip": st.zip, "name": st.name, "figure": st.figures}
     if st.random:
         doc["random"] = {"samples": st.random_samples, "seed": st.random_seed,
                          **{k: {**v, **({"unit": st.units[k]} if k in st.units else {})} for k, v in st.random.items()}}
@@ -537,10 +544,10 @@ def _partial(st: Study, out: Path, table: str):
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-class _Bar:
-    """A rich progress bar on stderr: runs done of those to run, runs/s and ETA."""
+class ProgressBar:
+    """A rich progress bar on stderr (or ``console``): runs done of those to run, runs/s and ETA."""
 
-    def __init__(self, stream):
+    def __init__(self, stream=None, label: str = "sweep", console=None):
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -551,16 +558,20 @@ class _Bar:
                 speed = task.finished_speed or task.speed
                 return Text("-- runs/s" if not speed else f"{speed:.1f} runs/s")
 
-        self.progress = Progress(TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), RateColumn(""),
+        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), RateColumn(""),
                                  TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                                 console=Console(file=stream), transient=False)
+                                 console=console or Console(file=stream), transient=False)
+        self.label = label
         self.task = None
 
     def start(self, to_run: int, total: int) -> None:
+        if to_run == 0:  # everything was stored before: nothing to show
+            return
         self.progress.start()
-        self.task = self.progress.add_task("sweep", total=to_run)
+        self.task = self.progress.add_task(self.label, total=to_run)
 
     def advance(self, n: int, to_run: int) -> None:
+        """``n`` of ``to_run`` runs done."""
         self.progress.update(self.task, completed=n)
 
     def stop(self) -> None:

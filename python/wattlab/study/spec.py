@@ -47,8 +47,12 @@ from wattlab import _core
 OUTPUTS = ("flows", "radios", "links", "flow_energy", "sockets", "pages", "objects", "agents", "agent_events", "savings")
 """Tables a study may keep: the ``RunResult`` tables of the same names."""
 DEFAULT_OUTPUTS = ("flows", "radios")
-TOP_KEYS = {"scenario", "seeds", "outputs", "name", "set", "grid", "zip", "random"}
+TOP_KEYS = {"scenario", "seeds", "outputs", "name", "set", "grid", "zip", "random", "figure"}
 RANDOM_KINDS = ("uniform", "loguniform", "int", "choice")
+FIGURE_KINDS = ("line", "bar", "scatter")
+"""How a ``[[figure]]`` draws ``y``: ``line`` and ``bar`` the mean ± std over the rows of each
+point (one per seed), ``scatter`` every row."""
+FIGURE_KEYS = ("x", "y", "table", "hue", "facet", "kind", "where", "title")
 
 
 class StudyError(_core.ScenarioError):
@@ -97,6 +101,9 @@ class Study:
     units: dict[str, str] = field(default_factory=dict)
     """Unit suffix of a random parameter (``ms``): the column holds the number, the override
     gets the number and the unit."""
+    figures: list[dict] = field(default_factory=list)
+    """The ``[[figure]]`` tables: what ``wattlab report`` draws (``x``, ``y``, ``table``, ``hue``,
+    ``facet``, ``kind``, ``where``, ``title``). Not part of :attr:`study_hash`: they change no run."""
 
     @property
     def param_names(self) -> list[str]:
@@ -389,8 +396,75 @@ def _from_doc(doc: dict, origin: str, text: str | None, base: Path) -> Study:
     name = doc.get("name", Path(origin).stem if text is not None else "study")
     if not isinstance(name, str):
         raise err("must be a string", None, "name")
+    figures = _figures(doc.get("figure", []), outputs, origin, text)
     return Study(scn_text, str(scn_path), seeds, outputs, fixed, grid, zipped, rnd, samples or 0, rseed,
-                 name, origin, text, units)
+                 name, origin, text, units, figures)
+
+
+def _figures(figs: Any, outputs: list[str], origin: str, text: str | None) -> list[dict]:
+    """The ``[[figure]]`` tables, checked (columns are checked when the report draws them: a
+    table's columns are known only once it is written)."""
+    if isinstance(figs, Mapping):
+        figs = [figs]
+    if not isinstance(figs, list):
+        raise StudyError(origin, "must be [[figure]] tables", "figure", *locate(text, None, "figure"))
+    out = []
+    for i, f in enumerate(figs):
+        def err(message: str, key: str | None = None) -> StudyError:
+            line, col = _locate_figure(text, i, key)
+            return StudyError(origin, message, f"figure[{i}]" + (f".{key}" if key else ""), line, col)
+
+        if not isinstance(f, Mapping):
+            raise err("a figure is a table: x = \"column\", y = \"column\" (and table, hue, facet, kind, where, title)")
+        for k in f:
+            if k not in FIGURE_KEYS:
+                raise err(f"unknown key (expected one of {', '.join(FIGURE_KEYS)})", k)
+        for k in ("x", "y"):
+            if k not in f:
+                raise err(f"no `{k}`: name a column (a parameter, or a column of the table)")
+        f = {k: v for k, v in f.items() if v is not None}  # (a figure given back as a dict holds None for "absent")
+        for k in ("x", "y", "hue", "facet", "title"):
+            if k in f and (not isinstance(f[k], str) or not f[k]):
+                raise err("must be a non-empty string", k)
+        table = f.get("table", "radios")
+        if table not in (*outputs, "runs"):
+            raise err(f"table {table!r} is not kept by this study (outputs: {', '.join(outputs)}; or runs)", "table")
+        kind = f.get("kind", "line")
+        if kind not in FIGURE_KINDS:
+            raise err(f"unknown kind {kind!r} (have: {', '.join(FIGURE_KINDS)})", "kind")
+        where = f.get("where", {})
+        ok = isinstance(where, Mapping) and all(
+            isinstance(v, (str, int, float, bool)) or (isinstance(v, list) and v and all(isinstance(x, (str, int, float, bool)) for x in v))
+            for v in where.values())
+        if not ok:
+            raise err("must be a table of column = value (or a list of values): the rows drawn", "where")
+        out.append({"x": f["x"], "y": f["y"], "table": table, "hue": f.get("hue"), "facet": f.get("facet"),
+                    "kind": kind, "where": dict(where), "title": f.get("title")})
+    return out
+
+
+def _locate_figure(text: str | None, index: int, key: str | None) -> tuple[int | None, int | None]:
+    """Line and column of ``key`` in the ``index``-th ``[[figure]]`` table (of its header if
+    ``key`` is None, or if the key is not found)."""
+    if text is None:
+        return None, None
+    seen, header = -1, (None, None)
+    for i, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            if seen == index:
+                break
+            if re.match(r"^\[\[\s*figure\s*\]\]", stripped):
+                seen += 1
+                if seen == index:
+                    header = (i, line.index("[") + 1)
+            continue
+        if seen == index and key is not None:
+            s = line.lstrip()
+            for form in (f'"{key}"', f"'{key}'", key):
+                if s.startswith(form) and s[len(form):].lstrip().startswith("="):
+                    return i, len(line) - len(s) + 1
+    return header
 
 
 def _check_value(v: Any, err) -> None:

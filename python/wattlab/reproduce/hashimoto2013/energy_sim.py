@@ -30,6 +30,8 @@ import pandas as pd
 
 from wattlab.models import tcp_energy as te
 
+from .. import runner
+
 PROFILE = "atheros-ar5004"
 POLICIES = ("always-on", "ideal-sleep", "oracle")
 MSS = 1460  # no timestamps: 1460 B of data in a 1500 B packet
@@ -124,16 +126,32 @@ def _p(wni: te.Wni) -> tuple[float, float, float]:
 
 
 def run_point(pt: Point, seed: int = 1) -> dict:
-    """Simulate ``pt`` once: the client's energy in the model's window, per policy.
+    """Simulate ``pt`` once: the client's energy in the model's window, per policy."""
+    import wattlab
+
+    return measure_point(pt, seed, wattlab.run(text=scenario(pt, seed)))
+
+
+def job(pt: Point, seed: int) -> runner.Job:
+    """Grid point ``pt`` with ``seed`` as a :class:`runner.Job` for :func:`measure`."""
+    return runner.Job(scenario(pt, seed), seed, {"p": pt.p, "rtt_s": pt.rtt_s, "m": pt.m, "bytes": pt.bytes})
+
+
+def measure(job: runner.Job, res) -> dict:
+    """:func:`measure_point` of a :func:`job`'s result (without the labels it already has)."""
+    lab = job.labels
+    row = measure_point(Point(lab["p"], lab["rtt_s"], lab["m"], lab["bytes"]), job.seed, res)
+    return {k: v for k, v in row.items() if k not in ("p", "rtt_s", "m", "seed")}
+
+
+def measure_point(pt: Point, seed: int, res) -> dict:
+    """The client's energy of one run of ``pt`` in the model's window, per policy.
 
     The simulator's per-flow energy runs from the flow's start to its completion (the server
     has the last byte). The model counts from the first data packet to the ACK of the last
     one, so we take out the handshake (idle, or one sleep with its transitions) and add the
     last ACK's half round trip (idle, or a sleep with its transitions and the ACK's reception).
     """
-    import wattlab
-
-    res = wattlab.run(text=scenario(pt, seed))
     f = res.flows.iloc[0]
     if not bool(f["completed"]):
         raise RuntimeError(f"{pt} seed {seed}: the transfer did not complete")
@@ -164,12 +182,23 @@ def model_point(pt: Point) -> dict:
             "model_r_energy": float(d["r_energy"]), "model_s": float(d["t_all"])}
 
 
-def compare(points, seeds=range(1, 6)) -> pd.DataFrame:
+def compare(points, seeds=range(1, 6), workers: int = 1, console=None) -> pd.DataFrame:
     """Model vs simulator, one row per point: the simulated energies averaged over ``seeds``
     and the relative errors (model − sim)/sim in percent."""
+    return compare_runs(runs(points, seeds, workers, console), points)
+
+
+def runs(points, seeds, workers: int = 1, console=None) -> pd.DataFrame:
+    """Every (point, seed) simulated: one row each (:func:`measure_point`'s columns)."""
+    df = runner.run_jobs([job(pt, s) for pt in points for s in seeds], measure, "Ch. 3 model vs simulator", workers, console)
+    return df.drop(columns=["bytes"])
+
+
+def compare_runs(sim_runs: pd.DataFrame, points) -> pd.DataFrame:
+    """:func:`compare` from the runs already made (:func:`runs`)."""
     rows = []
     for pt in points:
-        sims = pd.DataFrame([run_point(pt, s) for s in seeds])
+        sims = sim_runs[(sim_runs["p"] == pt.p) & (sim_runs["rtt_s"] == pt.rtt_s) & (sim_runs["m"] == pt.m)]
         row = {"p": pt.p, "rtt_ms": pt.rtt_s * 1e3, "m": pt.m, "seeds": len(sims)}
         row.update(model_point(pt))
         for c in ["sim_s", "sim_always-on_j", "sim_ideal-sleep_j", "sim_oracle_j", "timeouts"]:

@@ -1,13 +1,15 @@
-"""Seed 002 Ch. 2's ns-2 fairness runs in the simulator (Sect. 2.5, Fig. 2.5/2.7): 5 upstream
-and 5 downstream TCP flows, one per client, 802.11a 54 Mb/s, AP with a 100-packet DropTail
-buffer, wired 100 Mb/s / 100 ms, starts U[0, 10] s, no delayed ACK; Reno, ACK-loss-aware Reno
-(``cc = "ackloss"``) and Reno with the prioritised AP (``ap_priority = "fukuda-oie"``).
+"""Seed 002 Ch. 2's ns-2 fairness runs in the simulator (Sect. 2.5, Figs. 2.4, 2.5, 2.7 and, with
+delayed ACK, the testbed's Fig. 2.12): n_up upstream and n_down downstream TCP flows, one per
+client, 802.11a 54 Mb/s, AP with a 100-packet DropTail buffer, wired 100 Mb/s / 100 ms, starts
+U[0, 10] s; Reno, ACK-loss-aware Reno (``cc = "ackloss"``) and Reno with the prioritised AP
+(``ap_priority = "fukuda-oie"``).
 
-Throughput is averaged over [warmup, duration] (the thesis: 50–200 s) as the bytes delivered
-in a run of ``duration`` minus those of the same run (same seed, so the same events) stopped at
-``warmup``. The RTT is each flow's mean over the whole run.
+Each run samples every flow's delivered bytes every ``sample_s`` (the simulator's flow time
+series): throughput is the bytes delivered in [warmup, duration] over its length (the thesis:
+50–200 s), and the per-interval bytes of that span give the SWM index (Eq. 2.12) over window
+sizes w. The RTT is each flow's mean over the whole run (``mean_rtt_ms``).
 
-    python -m wattlab.reproduce.hashimoto2013.fairness            # 200 s × 10 seeds
+    python -m wattlab.reproduce.hashimoto2013.fairness            # 5 up + 5 down, 200 s × 10 seeds
     python -m wattlab.reproduce.hashimoto2013.fairness --quick    # 60 s (from 20 s) × 3 seeds
 """
 
@@ -16,22 +18,38 @@ from __future__ import annotations
 import argparse
 import random
 
+import numpy as np
 import pandas as pd
 
-from wattlab.metrics import fairness_utilization_index as fairness_index, jain_index
+from wattlab.metrics import SEED002_CAPACITY_BPS as C_BPS
+from wattlab.metrics import fairness_utilization_index as fairness_index
+from wattlab.metrics import jain_index, swm_curve
 
-C_BPS = 29.60e6  # the thesis's C: 802.11a's MAC maximum for 1460-byte MTU (Jun et al.)
+from .. import runner
+
 SCHEMES = {"reno": ("reno", None), "ackloss": ("ackloss", None), "prioritised-ap": ("reno", "fukuda-oie")}
+"""Scheme → (congestion control, ``ap_priority``)."""
 
 
-def scenario(scheme: str, seed: int, duration_s: float, n_up: int = 5, n_down: int = 5) -> str:
-    """The scenario TOML: starts U[0, 10] s drawn from ``seed``."""
+def tcp_capacity_mbps(delayed_ack: bool) -> float:
+    """The collision-free TCP maximum of one 802.11a 54 Mb/s hop for these flows (1448-byte
+    payloads with timestamps, 1500/52-byte packets, an ACK per 1 or 2 segments): data and TCP-ACK
+    exchanges alternate, every ACK carried (``wattlab.models.wlan.tcp_capacity``)."""
+    from wattlab.models import wlan
+
+    return wlan.tcp_capacity("80211a", 54_000, 1448, 1500, 52, 2 if delayed_ack else 1)["tcp_bps"] / 1e6
+
+
+def scenario(scheme: str, seed: int, duration_s: float, n_up: int = 5, n_down: int = 5,
+             delayed_ack: bool = False, sample_s: float = 1.0) -> str:
+    """The scenario TOML: starts U[0, 10] s drawn from ``seed`` (the same for every scheme)."""
     cc, prio = SCHEMES[scheme]
     rng = random.Random(seed)
     ups = [f"u{i}" for i in range(n_up)]
     downs = [f"d{i}" for i in range(n_down)]
     nodes = "".join(f'[[node]]\nname = "{n}"\nkind = "host"\n' for n in ups + downs)
-    tcp = f'tcp = {{ cc = "{cc}", delayed_ack = false, recv_buffer = "4MB", window_scale = 7 }}'
+    delack = "true" if delayed_ack else "false"
+    tcp = f'tcp = {{ cc = "{cc}", delayed_ack = {delack}, recv_buffer = "4MB", window_scale = 7 }}'
     flows = "".join(
         f'[[flow]]\nname = "up-{n}"\nkind = "bulk-upload"\nclient = "{n}"\nserver = "server"\nbytes = "100GB"\n'
         f'port = {5001 + i}\nstart = "{rng.uniform(0, 10):.6f}s"\n{tcp}\n'
@@ -48,6 +66,9 @@ name = "hashimoto2013-fairness-{scheme}"
 [simulation]
 duration = "{duration_s}s"
 seed = {seed}
+[output]
+timeseries = true
+sample_interval = "{sample_s}s"
 [[node]]
 name = "server"
 kind = "host"
@@ -73,35 +94,70 @@ station_queue = 10000
 """
 
 
-def run(scheme: str, seed: int, duration_s: float = 200.0, warmup_s: float = 50.0) -> dict:
-    """One run: per-flow throughput over [warmup, duration] and the summary metrics."""
-    import wattlab
+def job(scheme: str, seed: int, mix: str, n_up: int, n_down: int, delayed_ack: bool, duration_s: float,
+        warmup_s: float, sample_s: float, swm_windows_s) -> runner.Job:
+    """One fairness run as a :class:`runner.Job` (its labels carry what ``measure`` needs)."""
+    return runner.Job(scenario(scheme, seed, duration_s, n_up, n_down, delayed_ack, sample_s), seed,
+                      {"mix": mix, "delayed_ack": delayed_ack, "scheme": scheme, "duration_s": duration_s,
+                       "warmup_s": warmup_s, "sample_s": sample_s, "swm_windows_s": tuple(swm_windows_s)}, timeseries=True)
 
-    full = wattlab.run(text=scenario(scheme, seed, duration_s)).flows.set_index("name")
-    early = wattlab.run(text=scenario(scheme, seed, warmup_s)).flows.set_index("name")
-    bps = (full["bytes_delivered"].astype(float) - early["bytes_delivered"].astype(float)) * 8 / (duration_s - warmup_s)
-    up = bps[[n for n in bps.index if n.startswith("up-")]]
-    down = bps[[n for n in bps.index if n.startswith("down-")]]
-    x = list(up) + list(down)
-    rtt = full["mean_rtt_ms"].astype(float)
-    return {
-        "scheme": scheme, "seed": seed, "total_mbps": sum(x) / 1e6, "up_mbps": up.sum() / 1e6,
-        "down_mbps": down.sum() / 1e6, "down_share": down.sum() / sum(x), "jain": jain_index(x),
+
+def _delivered(series: pd.DataFrame, t: float, sample_s: float) -> pd.Series:
+    """Each flow's delivered bytes at the sample at time ``t`` (0 before a flow's first sample)."""
+    s = series[np.isclose(series["time_s"], t, atol=sample_s / 100)]
+    return s.groupby("flow")["delivered"].max()
+
+
+def measure(job: runner.Job, res) -> dict:
+    """Per-flow throughput over [warmup, duration], Jain, F(X, C), SWM(w) per window, mean
+    RTTs, and what the BSS did (AP queue drops, collisions, air time) for the diagnosis."""
+    lab = job.labels
+    dur, warm, dt = lab["duration_s"], lab["warmup_s"], lab["sample_s"]
+    flows = res.flows.set_index("name")
+    ts = res.flow_series
+    start = _delivered(ts, warm, dt).reindex(flows.index).fillna(0).astype(float)
+    bps = (flows["bytes_delivered"].astype(float) - start) * 8 / (dur - warm)
+    names = list(flows.index)
+    up = [n for n in names if n.startswith("up-")]
+    down = [n for n in names if n.startswith("down-")]
+    x = [float(bps[n]) for n in names]
+    rtt = flows["mean_rtt_ms"].astype(float)
+    # Per-interval bytes over [warm, dur] for SWM: differences of consecutive samples.
+    grid = ts[(ts["time_s"] >= warm - dt / 100) & (ts["time_s"] <= dur + dt / 100)]
+    wide = grid.pivot_table(index="time_s", columns="flow", values="delivered", aggfunc="max").reindex(columns=names)
+    per_interval = wide.ffill().fillna(0).diff().iloc[1:].clip(lower=0).T.values
+    swm = swm_curve(per_interval, dt, [max(1, round(w / dt)) for w in lab["swm_windows_s"]], C_BPS)
+    wl = res.summary["wlans"][0]
+    ap = next(s for s in wl["stations"] if s["role"] == "ap")
+    stas = [s for s in wl["stations"] if s["role"] != "ap"]
+    out = {
+        "total_mbps": sum(x) / 1e6,
+        "up_mbps": sum(bps[n] for n in up) / 1e6,
+        "down_mbps": sum(bps[n] for n in down) / 1e6,
+        "down_share": (sum(bps[n] for n in down) / sum(x)) if sum(x) > 0 else float("nan"),
+        "jain": jain_index(x),
         "F": fairness_index(x, C_BPS),
-        "up_rtt_ms": rtt[[n for n in rtt.index if n.startswith("up-")]].mean(),
-        "down_rtt_ms": rtt[[n for n in rtt.index if n.startswith("down-")]].mean(),
-        **{f"x_{n}": v / 1e6 for n, v in bps.items()},
+        "min_flow_mbps": min(x) / 1e6,
+        "up_rtt_ms": float(rtt[up].mean()) if up else float("nan"),
+        "down_rtt_ms": float(rtt[down].mean()) if down else float("nan"),
+        "timeouts": int(flows["timeouts"].sum()),
+        "fast_retransmits": int(flows["fast_retransmits"].sum()),
+        "ap_queue_drops": int(ap["queue_drops"]),
+        "ap_frames": int(ap["frames_sent"]),
+        "sta_frames": int(sum(s["frames_sent"] for s in stas)),
+        "collisions": int(wl["collisions"]),
+        "air_busy": float(wl["utilization"]),
+        **{f"swm_{w:g}s": float(v) for w, v in zip(lab["swm_windows_s"], swm["swm"])},
+        **{f"x_{n}": float(bps[n]) / 1e6 for n in names},
+        **{f"rtt_{n}": float(rtt[n]) for n in names},
     }
+    return out
 
 
-def measure(seeds, duration_s: float = 200.0, warmup_s: float = 50.0) -> pd.DataFrame:
-    """Every scheme over ``seeds``: one row per run."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    jobs = [(s, k) for k in seeds for s in SCHEMES]
-    with ThreadPoolExecutor() as ex:
-        rows = list(ex.map(lambda j: run(j[0], j[1], duration_s, warmup_s), jobs))
-    return pd.DataFrame(rows)
+def runs(jobs, workers: int, console=None) -> pd.DataFrame:
+    """Run ``jobs`` (from :func:`job`) and drop the labels ``measure`` alone needed."""
+    df = runner.run_jobs(jobs, measure, "Ch. 2 fairness runs", workers, console)
+    return df.drop(columns=["duration_s", "warmup_s", "sample_s", "swm_windows_s"])
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
@@ -117,10 +173,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="60 s runs averaged from 20 s, 3 seeds")
     ap.add_argument("--seeds", type=int, default=None)
+    ap.add_argument("--delayed-ack", action="store_true")
     ap.add_argument("--out", default=None, help="CSV of every run")
     a = ap.parse_args()
     dur, warm, n = (60.0, 20.0, 3) if a.quick else (200.0, 50.0, 10)
-    df = measure(range(1, (a.seeds or n) + 1), dur, warm)
+    jobs = [job(s, k, "5u5d", 5, 5, a.delayed_ack, dur, warm, 1.0, [1.0, 10.0])
+            for k in range(1, (a.seeds or n) + 1) for s in SCHEMES]
+    df = runs(jobs, runner.default_jobs())
     if a.out:
         df.to_csv(a.out, index=False)
     pd.set_option("display.width", 200)

@@ -1,0 +1,91 @@
+"""Parameters of the seed-002 (Hashimoto 2013) reproduction: the thesis's settings and what we
+chose where it is silent (docs/reproductions.md, "Seed 002", says why)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+SCHEMES = {
+    "reno": "TCP Reno, plain DCF AP (the thesis's baseline)",
+    "ackloss": "ACK-loss-aware Reno (cc = \"ackloss\", Algorithm 1, thresh_ack_losses = 1)",
+    "prioritised-ap": "Reno with the prioritised AP (ap_priority = \"fukuda-oie\")",
+}
+"""The three schemes of Figs. 2.4–2.7."""
+
+MIXES = {"10up": (10, 0), "5u5d": (5, 5)}
+"""Flow mixes: (upstream, downstream) flows, one per client (Figs. 2.4 and 2.5)."""
+
+
+@dataclass
+class Config:
+    """Every knob of the reproduction; ``full()`` and ``quick_preset()`` are the two presets."""
+
+    seeds: int
+    """Fairness repetitions per (mix, delayed ACK, scheme): seeds base_seed … base_seed + seeds − 1."""
+    duration_s: float = 200.0
+    """Length of a fairness run (thesis: 200 s)."""
+    warmup_s: float = 50.0
+    """Throughput is averaged over [warmup_s, duration_s] (thesis: 50–200 s)."""
+    mixes: list[str] = field(default_factory=lambda: list(MIXES))
+    """Flow mixes to run (``MIXES``)."""
+    delayed_ack: list[bool] = field(default_factory=lambda: [False, True])
+    """Delayed ACK off (Figs. 2.4–2.7) and on (Fig. 2.12)."""
+    schemes: list[str] = field(default_factory=lambda: list(SCHEMES))
+    sample_s: float = 1.0
+    """Interval of the per-flow delivered-bytes samples the SWM index is computed from."""
+    swm_windows_s: list[float] = field(default_factory=lambda: [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0])
+    """SWM window sizes w (the thesis does not give its own; Koksal's method averages over positions)."""
+    energy_seeds: int = 8
+    """Simulator runs per model-vs-simulator point (Ch. 3)."""
+    energy_bytes: int = 1 << 20
+    """Payload bytes of each model-vs-simulator transfer (the model's S_d is scaled to match)."""
+    table31_seeds: int = 3
+    """Runs per cross-traffic rate of the Table 3.1 validation topology."""
+    table31_duration_s: float = 200.0
+    """Length of a Table 3.1 run (the ACK inter-arrival is averaged from the handshake's end)."""
+    base_seed: int = 1
+    """First seed."""
+    quick: bool = False
+    """The reduced preset of the test suite."""
+
+    @classmethod
+    def full(cls) -> "Config":
+        """The thesis's fairness runs (200 s, 50–200 s, 10 seeds), 8 seeds per energy point."""
+        return cls(seeds=10)
+
+    @classmethod
+    def quick_preset(cls) -> "Config":
+        """100 s fairness runs averaged over 30–100 s, 3 seeds; Table 3.1 with 2 seeds: 31–46 s
+        wall on two loaded cores (the full run: 68–73 s; docs/reproductions.md)."""
+        return cls(seeds=3, duration_s=100.0, warmup_s=30.0, swm_windows_s=[1.0, 2.0, 5.0, 10.0, 20.0, 50.0],
+                   table31_seeds=2, quick=True)
+
+    def seed_list(self) -> list[int]:
+        """The fairness seeds."""
+        return list(range(self.base_seed, self.base_seed + self.seeds))
+
+    def check(self) -> None:
+        """Raise ValueError naming the first invalid setting."""
+        if self.seeds < 1 or self.energy_seeds < 1 or self.table31_seeds < 1:
+            raise ValueError("--seeds (and the energy and Table 3.1 seeds) must be at least 1")
+        bad = [m for m in self.mixes if m not in MIXES]
+        if bad or not self.mixes:
+            raise ValueError(f"unknown flow mix {bad[0] if bad else '(none)'!r} (known: {', '.join(MIXES)})")
+        bad = [s for s in self.schemes if s not in SCHEMES]
+        if bad:
+            raise ValueError(f"unknown scheme {bad[0]!r} (known: {', '.join(SCHEMES)})")
+        if "reno" not in self.schemes:
+            self.schemes = ["reno", *self.schemes]
+        if not 0 <= self.warmup_s < self.duration_s:
+            raise ValueError(f"warmup_s ({self.warmup_s}) must be in [0, duration_s = {self.duration_s})")
+        if self.sample_s <= 0 or any(w < self.sample_s for w in self.swm_windows_s):
+            raise ValueError("sample_s must be positive and every SWM window at least one sample")
+        if any(w > self.duration_s - self.warmup_s for w in self.swm_windows_s):
+            raise ValueError("an SWM window is longer than the averaging interval")
+        if self.table31_duration_s < 10:
+            raise ValueError("table31_duration_s must be at least 10 s")
+        if self.energy_bytes < 100_000:
+            raise ValueError("energy_bytes must be at least 100 kB (the model is for bulk transfers)")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
