@@ -23,3 +23,20 @@ def test_tunnel_table_savings_and_files(tmp_path):
     assert res.baseline.summary.get("tunnels", []) == []
     written = res.write(tmp_path)
     assert any(Path(p).name.startswith("tunnels.") for p in written)
+
+
+def test_simulator_rows_for_the_reproduction():
+    from wattlab.reproduce.hashimoto2013_tunnel import simulator as sim
+    from wattlab.reproduce.hashimoto2013_tunnel.config import Config
+
+    pts = sim.grid_points(Config())
+    two = pts[(pts.q == 0.1) & (pts.n_flows == 3) & pts.m.isin([1, 5])]
+    rows = sim.check(sim.simulate(two, duration_s=5))
+    assert list(rows.m) == [1, 5]
+    assert set(sim.SIM_COLUMNS) <= set(rows.columns)
+    # The same traffic reaches its rate, costs the same awake, and bursting saves more.
+    assert (abs(rows.goodput_kBps - 450) < 25).all()
+    assert abs(rows.p_cam_w.iloc[0] / rows.p_cam_w.iloc[1] - 1) < 0.05
+    assert rows.p_ratio.iloc[1] > rows.p_ratio.iloc[0] + 0.3
+    # The U-APSD mode the run used and the ideal-sleep accounting of its traffic nearly agree.
+    assert (abs(rows.p_uapsd_w / rows.p_sleep_w - 1) < 0.1).all()

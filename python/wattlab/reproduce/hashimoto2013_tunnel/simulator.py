@@ -1,6 +1,7 @@
 """The hook for the simulator side of the reproduction (issue 21: the tunnel simulated beside
-the model over Fig. 4.5's grid). Not run here: the simulated tunnel is built elsewhere, and
-until its results are passed in, the reproduction says so and tests nothing against it.
+the model over Fig. 4.5's grid). The reproduction does not run the simulator itself; until its
+results are passed in, it says so and tests nothing against it. :func:`simulate` produces them
+from the simulator's SCTP tunnel (docs/tunnel.md, "Model vs simulator").
 
 How to plug it in:
 
@@ -115,3 +116,72 @@ def beside(model: pd.DataFrame, sim: pd.DataFrame | None) -> pd.DataFrame:
     out["within_15"] = pd.array(np.where(ran, ok, pd.NA), dtype="boolean")
     out["status"] = np.where(ran, "simulated", "no simulator run at this point")
     return out
+
+
+def scenario(q: float, m: int, n_flows: int, flow_kBps: float, kbyte: int, profile: str = "atheros-ar5004",
+             duration_s: float = 20.0, seed: int = 1) -> str:
+    """The simulated tunnel at one grid point (docs/tunnel.md): ``n_flows`` upstream TCP flows
+    of ``flow_kBps`` each (paced by the server's read rate) from one 802.11a client at 54 Mb/s
+    through the SCTP tunnel with burst ``m``, the client in U-APSD with the tunnel's triggers,
+    frame errors ``q`` both ways (the MAC retrying up to 7 times: p = q^8), the radio costed
+    always-on and by the thesis's ideal sleep besides its U-APSD mode."""
+    rate_bps = int(round(flow_kBps * kbyte * 8))
+    flows = "".join(
+        f'\n[[flow]]\nkind = "bulk-upload"\nname = "up{i}"\nclient = "client"\nserver = "server"\n'
+        f'port = {5001 + i}\nbytes = "1GB"\nstart = "{10 * i}ms"\nbackground = true\nreader = {{ rate = "{rate_bps}bps" }}\n'
+        for i in range(n_flows))
+    loss = f'{{ model = "bernoulli", p = {q} }}'
+    return f'''name = "tunnel-q{q}-m{m}-n{n_flows}"
+[simulation]
+seed = {seed}
+duration = "{duration_s}s"
+[[node]]
+name = "server"
+kind = "host"
+[[node]]
+name = "ap"
+kind = "ap"
+[[node]]
+name = "client"
+kind = "host"
+radio = {{ profile = "{profile}", policies = ["always-on", "ideal-sleep"] }}
+[[link]]
+name = "wired"
+a = "server"
+b = "ap"
+rate = "100Mbps"
+delay = "10ms"
+[[wlan]]
+name = "bss"
+ap = "ap"
+stations = ["client"]
+phy = "80211a"
+rate = "54Mbps"
+power_save = "u-apsd"
+down_loss = {loss}
+up_loss = {loss}
+[[tunnel]]
+client = "client"
+burst = {m}
+{flows}'''
+
+
+def simulate(points: pd.DataFrame, seeds: tuple[int, ...] = (1,), profile: str = "atheros-ar5004",
+             duration_s: float = 20.0) -> pd.DataFrame:
+    """Run :func:`scenario` at every row of ``points`` (:func:`grid_points`) and seed: one row
+    per run with :data:`SIM_COLUMNS` (``p_cam_w`` and ``p_sleep_w``: the always-on and
+    ideal-sleep accounting of the run, over the whole run), ``p_uapsd_w`` (the U-APSD mode the
+    run used), the goodput and the seed."""
+    import wattlab
+
+    rows = []
+    for pt in points.itertuples(index=False):
+        for seed in seeds:
+            text = scenario(pt.q, int(pt.m), int(pt.n_flows), pt.flow_kBps, int(pt.kbyte), profile, duration_s, seed)
+            s = wattlab.run(text=text).summary
+            t = s["end_time_s"]
+            power = {r["policy"]: r["energy_j"] / t for r in s["radios"] if r["node"] == "client"}
+            rows.append({"q": pt.q, "m": int(pt.m), "aggregate_kBps": pt.aggregate_kBps, "seed": seed,
+                         "p_cam_w": power["always-on"], "p_sleep_w": power["ideal-sleep"], "p_uapsd_w": power["u-apsd"],
+                         "goodput_kBps": sum(f["goodput_bps"] for f in s["flows"]) / 8 / pt.kbyte})
+    return pd.DataFrame(rows)
