@@ -37,9 +37,10 @@ $(BUILT): $(DEPS) $(RUST_SOURCES) $(shell find python -name '*.py')
 
 # Debian packages the test suite and the live testbed use: tcpdump (captures, and reading our
 # pcaps), iproute2 (network namespaces, veth), iptables (NFQUEUE rules), ethtool (offloads off),
-# chromium (headless: the screenshot test of `wattlab report`'s HTML page).
+# chromium (headless: the screenshot test of `wattlab report`'s HTML page), tshark (the check that
+# Wireshark's dissector decodes the SCTP tunnel's captures, CRC32c included).
 # Installed only when root; otherwise the tests that need them skip and say why.
-SYSTEM_TOOLS := tcpdump:tcpdump ip:iproute2 iptables:iptables ethtool:ethtool chromium:chromium
+SYSTEM_TOOLS := tcpdump:tcpdump tshark:tshark ip:iproute2 iptables:iptables ethtool:ethtool chromium:chromium
 system-deps:
 	@missing=""; for pair in $(SYSTEM_TOOLS); do \
 		tool=$${pair%%:*}; pkg=$${pair##*:}; \
