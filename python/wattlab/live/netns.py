@@ -307,6 +307,13 @@ class Testbed:
             self.sh(role, "sysctl", "-qw", *sysctls, *extra)
             self._user_sysctls(role)
             self.sh(role, "ip", "route", "add", net, "via", via, "dev", dev, *route)
+        if str(tcp.get("kind", "")).startswith("psna-"):
+            # A PSNA daemon on the AP is the fixed host's TCP peer: the AP gets the scenario's TCP
+            # settings, and both ends get its route options (initial window, minimum RTO) on the
+            # subnet they share, whose connected route would otherwise carry Linux's defaults.
+            self.sh("ap", "sysctl", "-qw", *sysctls)
+            for role, dev, src in (("ap", AP_SERVER_IF, AP_SERVER_ADDR), ("server", SERVER_IF, SERVER_ADDR)):
+                self.sh(role, "ip", "route", "replace", "10.201.2.0/24", "dev", dev, "proto", "kernel", "scope", "link", "src", src, *route)
 
     def _user_sysctls(self, role: str) -> None:
         """Apply the user's ``--sysctl`` settings of ``role`` one by one; the kernel's refusal
