@@ -110,6 +110,12 @@ def lock_path(run_id: str) -> Path:
     return RUN_DIR / f"{PREFIX}{run_id}.lock"
 
 
+def radio_socket_path(run_id: str) -> Path:
+    """The Unix socket on which a PSNA run's emulator takes the mobile's radio switches (in
+    :data:`RUN_DIR`: socket paths are limited to 108 bytes)."""
+    return RUN_DIR / f"{PREFIX}{run_id}-radio.sock"
+
+
 def _held(run_id: str) -> bool:
     """True while the run ``run_id`` is in progress (its process holds its lock)."""
     try:
@@ -161,6 +167,10 @@ def cleanup(run_ids: Collection[str] | None = None) -> list[str]:
     for p in RUN_DIR.glob(f"{PREFIX}*.lock") if RUN_DIR.is_dir() else ():
         rid = p.stem[len(PREFIX):]
         if (run_ids is None or rid in run_ids) and not _held(rid):
+            p.unlink(missing_ok=True)
+    for p in RUN_DIR.glob(f"{PREFIX}*-radio.sock") if RUN_DIR.is_dir() else ():
+        rid = p.name[len(PREFIX):].removesuffix("-radio.sock")
+        if _run_id(f"{PREFIX}{rid}-ap") is not None and (run_ids is None or rid in run_ids) and not _held(rid):
             p.unlink(missing_ok=True)
     return gone
 

@@ -165,8 +165,9 @@ def notes(plan: dict) -> list[str]:
 
 
 def radio_socket(tb: Testbed) -> Path:
-    """The Unix socket the emulator takes the mobile's radio switches on (short: 108-byte limit)."""
-    return netns.RUN_DIR / f"{netns.PREFIX}{tb.run_id}-radio.sock"
+    """The Unix socket the emulator takes the mobile's radio switches on (``cleanup`` removes
+    it after a killed run)."""
+    return netns.radio_socket_path(tb.run_id)
 
 
 def _emulator(s, tb: Testbed) -> None:
