@@ -62,11 +62,20 @@ def _print_wwp(res, quiet: bool = False) -> None:
         str(w["probe_cycles"]), str(w["nacked_segments"]),
     )
     console.print(t)
+    late = max(res.sender['timer_late_max_us'], res.receiver['timer_late_max_us'])
+    _print_udp_tail(res, f"WWP timers up to {late:.0f} µs late", quiet)
+
+
+def _print_udp_tail(res, what: str, quiet: bool) -> None:
+    """The end of a UDP flow's print-out (WWP, PSNA): energy, the emulator and ``what``,
+    warnings, notes, where the results are."""
+    from wattlab import report
+
     if res.energy is not None:
         report.print_energy(console, res.radios().to_dict("records"))
     emu = res.emulator["host"]
     note(f"emulator: {emu['packets']:,} packets, verdicts {emu['late_mean_us']:.0f} µs late on average "
-         f"(max {emu['late_max_us']:.0f} µs); WWP timers up to {max(res.sender['timer_late_max_us'], res.receiver['timer_late_max_us']):.0f} µs late", quiet)
+         f"(max {emu['late_max_us']:.0f} µs); {what}", quiet)
     if res.host_late_max_ms > 5.0:
         warn(f"the host ran up to {res.host_late_max_ms:.1f} ms behind: packets met delays the scenario does not have")
     for w_ in res.warnings:
@@ -96,18 +105,7 @@ def _print_psna(res, quiet: bool = False) -> None:
     t.add_row(escape(p["flow"]), escape(p["kind"]), f(w["completion_s"], ".3f"), f"{w['radio_on_s']:.3f}", f(w["energy_j"], ".2f"),
               str(w["polls"]), str(w["sleeps"]), str(w["radio_switches"]), str(w["retransmissions"]), f(w["first_residual_s"], ".3f"))
     console.print(t)
-    if res.energy is not None:
-        report.print_energy(console, res.radios().to_dict("records"))
-    emu = res.emulator["host"]
-    note(f"emulator: {emu['packets']:,} packets, verdicts {emu['late_mean_us']:.0f} µs late on average "
-         f"(max {emu['late_max_us']:.0f} µs); {w['dropped_radio_off']} frame(s) reached the card while it was off", quiet)
-    if res.host_late_max_ms > 5.0:
-        warn(f"the host ran up to {res.host_late_max_ms:.1f} ms behind: packets met delays the scenario does not have")
-    for w_ in res.warnings:
-        warn(w_)
-    for n in res.notes:
-        note(f"note: {n}", quiet)
-    note(f"results in {res.out_dir}", quiet)
+    _print_udp_tail(res, f"{w['dropped_radio_off']} frame(s) reached the card while it was off", quiet)
 
 
 def _print_result(res, quiet: bool = False) -> None:

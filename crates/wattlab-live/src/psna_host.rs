@@ -28,7 +28,7 @@ use wattlab_core::{Endpoint, Time};
 
 use crate::apps::SocketTcp;
 use crate::clock::LiveClock;
-use crate::nfqueue::stopped;
+use crate::nfqueue::loop_end;
 use crate::payload::{hex, Payload};
 
 /// Largest datagram read (a PS-TP DATA message is at most 18 + 1454 bytes).
@@ -327,14 +327,8 @@ pub fn run_daemon(sock: UdpSocket, cfg: &DaemonHostConfig, stop: &AtomicBool, on
     let mut fds: Vec<libc::pollfd> = Vec::with_capacity(16);
     let outcome = loop {
         let now = clock.now();
-        if stopped(stop) {
-            break "stopped";
-        }
-        if now >= limit {
-            break "time-limit";
-        }
-        if h.r.datagrams_sent + h.r.datagrams_received >= cfg.max_datagrams {
-            break "count-limit";
+        if let Some(end) = loop_end(stop, now, limit, h.r.datagrams_sent + h.r.datagrams_received, cfg.max_datagrams) {
+            break end;
         }
         for _ in 0..RECV_BATCH {
             match sock.recv_from(&mut rbuf) {
@@ -543,14 +537,8 @@ pub fn run_mobile(sock: UdpSocket, cfg: &MobileHostConfig, stop: &AtomicBool) ->
     let fd = sock.as_raw_fd();
     let outcome = loop {
         let now = clock.now();
-        if stopped(stop) {
-            break "stopped".to_string();
-        }
-        if now >= limit {
-            break "time-limit".to_string();
-        }
-        if r.datagrams_sent + r.datagrams_received >= cfg.max_datagrams {
-            break "count-limit".to_string();
+        if let Some(end) = loop_end(stop, now, limit, r.datagrams_sent + r.datagrams_received, cfg.max_datagrams) {
+            break end.to_string();
         }
         for _ in 0..RECV_BATCH {
             match sock.recv_from(&mut rbuf) {

@@ -22,7 +22,7 @@ use wattlab_core::wwp::{WwpConfig, WwpEndpoint, WwpEvent, WwpState, WwpStats};
 use wattlab_core::{Duration, Time};
 
 use crate::clock::LiveClock;
-use crate::nfqueue::stopped;
+use crate::nfqueue::loop_end;
 use crate::payload::{hex, Payload};
 
 /// Largest datagram read (a DATA segment is 6 + `segment_size` bytes; the core caps that well
@@ -288,14 +288,8 @@ pub fn run(sock: UdpSocket, cfg: &WwpHostConfig, stop: &AtomicBool, on_ready: im
     let fd = sock.as_raw_fd();
     let outcome = loop {
         let now = clock.now();
-        if stopped(stop) {
-            break "stopped".to_string();
-        }
-        if now >= limit {
-            break "time-limit".to_string();
-        }
-        if r.datagrams_sent + r.datagrams_received >= cfg.max_datagrams {
-            break "count-limit".to_string();
+        if let Some(end) = loop_end(stop, now, limit, r.datagrams_sent + r.datagrams_received, cfg.max_datagrams) {
+            break end.to_string();
         }
         // Input: everything that has arrived, in bounded batches.
         for _ in 0..RECV_BATCH {

@@ -23,6 +23,7 @@ from typing import Callable
 
 from wattlab.live import netns
 from wattlab.live.netns import LiveError, LiveTimeLimit, Testbed
+from wattlab.live.radio_table import radio_table
 
 FH_GRACE_S = 10.0
 """How long the fixed host may take after the mobile's end to see the daemon close."""
@@ -96,17 +97,7 @@ class PsnaLiveResult:
     def radios(self):
         """The client's energy table in the layout of ``wattlab run``'s radios, the replayed
         schedule named ``psna``, or None if it was not costed."""
-        if self.energy is None:
-            return None
-        from wattlab import _core
-
-        df = self.energy.energy.copy()
-        accounting = set(_core.accounting_policies())
-        df.insert(3, "basis", ["accounting" if n in accounting else "mode" for n in df.name])
-        df["policy"] = df.policy.replace({"replay": "psna"})
-        df.insert(0, "node", self.plan["client"])
-        df.insert(1, "profile", self.energy.profile.get("name", ""))
-        return df
+        return None if self.energy is None else radio_table(self.energy, self.plan["client"], "psna")
 
     def energy_j(self) -> float | None:
         """The card's energy under the replayed PSNA schedule over the whole capture (J)."""

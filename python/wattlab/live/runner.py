@@ -22,10 +22,10 @@ from typing import Callable, Iterator, Sequence
 
 import pandas as pd
 
-from wattlab import _core
 from wattlab.live import checks, netns, psna, wwp
 from wattlab.live.checks import POLICIES
 from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
+from wattlab.live.radio_table import radio_table
 
 EMU_QUEUE, AGENT_QUEUE = 1, 2
 AGENT_MARK = 0x574C
@@ -146,15 +146,7 @@ class LiveResult:
     def radios(self) -> pd.DataFrame:
         """The energy table in the layout of ``wattlab run``'s radios (node, profile, policy...),
         the replayed schedule named after the run's policy."""
-        df = self.energy.energy.copy()
-        # The replayed schedule is what the radio did in this run (its power mode); the other
-        # rows cost the same capture under accounting policies.
-        accounting = set(_core.accounting_policies())
-        df.insert(3, "basis", ["accounting" if n in accounting else "mode" for n in df.name])
-        df["policy"] = df.policy.replace({"replay": self.plan["policy"]})
-        df.insert(0, "node", self.plan["client"])
-        df.insert(1, "profile", self.energy.profile.get("name", ""))
-        return df
+        return radio_table(self.energy, self.plan["client"], self.plan["policy"])
 
     def summary(self) -> dict:
         """The run as one JSON-able dict (written as ``summary.json``)."""

@@ -443,6 +443,26 @@ impl DeviceProfile {
         }
     }
 
+    /// The same profile with the transition `from` → `to` taking `duration` at `power_uw`
+    /// (replacing the profile's own, if it has one): a scenario's override, e.g. a cost per
+    /// off → on cycle the profile's source does not give. Errors as the profile file's: the
+    /// transition must go between a dormant state and idle, within the same bounds.
+    pub fn with_transition(&self, from: RadioState, to: RadioState, duration: Duration, power_uw: u64, source: &str) -> Result<DeviceProfile, String> {
+        if !((from.is_dormant() && to == RadioState::Idle) || (from == RadioState::Idle && to.is_dormant())) {
+            return Err(format!("transition {from} -> {to} not supported: transitions must go between a dormant state (off, sleep) and idle"));
+        }
+        if duration.as_nanos() as f64 > MAX_DURATION_US * 1e3 {
+            return Err(format!("duration {duration} is longer than the largest a profile accepts (one hour)"));
+        }
+        if power_uw as f64 > MAX_POWER_MW * 1e3 {
+            return Err(format!("power {power_uw} µW is above the largest a profile accepts (1 MW)"));
+        }
+        let mut p = self.clone();
+        p.transitions.retain(|t| !(t.from == from && t.to == to));
+        p.transitions.push(Transition { from, to, duration, power_uw, source: source.to_string() });
+        Ok(p)
+    }
+
     /// The same profile with instantaneous, free wake-ups from sleep (seed 000's idealised
     /// PSM, which it credits with no early wake-up cost).
     pub fn without_wakeup_cost(&self) -> DeviceProfile {
