@@ -552,6 +552,20 @@ mod tests {
     use RadioState::*;
 
     #[test]
+    fn a_transition_override_replaces_or_adds_and_is_checked() {
+        let p = builtin_profile("aironet-340").unwrap();
+        let before = p.transitions().len();
+        let q = p.with_transition(Sleep, Idle, Duration::from_millis(2), 500_000, "test").unwrap();
+        assert_eq!(q.transitions().len(), before, "replaces the profile's sleep -> idle");
+        assert_eq!(q.transition(Sleep, Idle).unwrap().energy_fj(), 2_000_000 * 500_000);
+        let r = q.with_transition(Off, Idle, Duration::from_millis(565), 1_770_000, "test").unwrap();
+        assert_eq!(r.transitions().len(), before + 1, "adds off -> idle");
+        assert!(p.with_transition(Rx, Idle, Duration::from_millis(1), 1, "t").unwrap_err().contains("not supported"));
+        assert!(p.with_transition(Off, Idle, Duration::from_secs(3601), 1, "t").unwrap_err().contains("one hour"));
+        assert!(p.with_transition(Off, Idle, Duration::from_millis(1), 2_000_000_000_000, "t").unwrap_err().contains("1 MW"));
+    }
+
+    #[test]
     fn every_builtin_parses_and_cites_a_source() {
         assert_eq!(builtin_profiles().len(), BUILTIN.len());
         for (stem, text) in BUILTIN {
