@@ -21,4 +21,5 @@ pub mod nfqueue;
 pub mod payload;
 pub mod plan;
 pub mod psna_host;
+pub mod udp;
 pub mod wwp_host;

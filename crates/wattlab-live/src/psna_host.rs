@@ -29,6 +29,7 @@ use wattlab_core::{Endpoint, Time};
 use crate::apps::SocketTcp;
 use crate::clock::LiveClock;
 use crate::nfqueue::loop_end;
+use crate::udp::recv_batch;
 use crate::payload::{hex, Payload};
 
 /// Largest datagram read (a PS-TP DATA message is at most 18 + 1454 bytes).
@@ -330,20 +331,14 @@ pub fn run_daemon(sock: UdpSocket, cfg: &DaemonHostConfig, stop: &AtomicBool, on
         if let Some(end) = loop_end(stop, now, limit, h.r.datagrams_sent + h.r.datagrams_received, cfg.max_datagrams) {
             break end;
         }
-        for _ in 0..RECV_BATCH {
-            match sock.recv_from(&mut rbuf) {
-                Ok((n, from)) => {
-                    h.r.datagrams_received += 1;
-                    let Some(from) = endpoint(from) else { continue };
-                    if h.d.handle_datagram(now, from, &rbuf[..n]).is_err() {
-                        h.r.datagrams_bad += 1;
-                    }
+        recv_batch(&sock, &mut rbuf, RECV_BATCH, |d, from| {
+            h.r.datagrams_received += 1;
+            if let Some(from) = endpoint(from) {
+                if h.d.handle_datagram(now, from, d).is_err() {
+                    h.r.datagrams_bad += 1;
                 }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                Err(e) if matches!(e.kind(), ErrorKind::Interrupted | ErrorKind::ConnectionRefused) => {}
-                Err(e) => return Err(format!("receiving on {local}: {e}")),
             }
-        }
+        })?;
         if h.d.poll_timeout().is_some_and(|t| t <= now) {
             h.d.handle_timeout(now);
         }
@@ -510,7 +505,6 @@ pub fn on_time_s(switches: &[[u64; 2]], from: u64, to: u64) -> f64 {
 pub fn run_mobile(sock: UdpSocket, cfg: &MobileHostConfig, stop: &AtomicBool) -> Result<MobileHostReport, String> {
     let clock = LiveClock::start();
     sock.set_nonblocking(true).map_err(|e| format!("non-blocking socket: {e}"))?;
-    let local = sock.local_addr().map_err(|e| format!("local address: {e}"))?;
     let log = BufWriter::new(File::create(&cfg.transitions).map_err(|e| format!("{}: {e}", cfg.transitions.display()))?);
     let rsock = match &cfg.radio_socket {
         Some(p) => Some((UnixDatagram::unbound().map_err(|e| format!("unix socket: {e}"))?, p.clone())),
@@ -540,24 +534,17 @@ pub fn run_mobile(sock: UdpSocket, cfg: &MobileHostConfig, stop: &AtomicBool) ->
         if let Some(end) = loop_end(stop, now, limit, r.datagrams_sent + r.datagrams_received, cfg.max_datagrams) {
             break end.to_string();
         }
-        for _ in 0..RECV_BATCH {
-            match sock.recv_from(&mut rbuf) {
-                Ok((n, from)) => {
-                    if from != cfg.daemon {
-                        continue;
-                    }
-                    if !m.radio_on() {
-                        r.dropped_radio_off += 1; // the card had no power when it arrived
-                        continue;
-                    }
-                    r.datagrams_received += 1;
-                    let _ = m.handle_datagram(now, &rbuf[..n]);
-                }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                Err(e) if matches!(e.kind(), ErrorKind::Interrupted | ErrorKind::ConnectionRefused) => {}
-                Err(e) => return Err(format!("receiving on {local}: {e}")),
+        recv_batch(&sock, &mut rbuf, RECV_BATCH, |d, from| {
+            if from != cfg.daemon {
+                return;
             }
-        }
+            if !m.radio_on() {
+                r.dropped_radio_off += 1; // the card had no power when it arrived
+                return;
+            }
+            r.datagrams_received += 1;
+            let _ = m.handle_datagram(now, d);
+        })?;
         if m.poll_timeout().is_some_and(|t| t <= now) {
             m.handle_timeout(now);
         }
