@@ -12,15 +12,18 @@ namespaces.
 
 from __future__ import annotations
 
+import json
+import signal
+import subprocess
 import time
 
 import pytest
 
 from conftest import ROOT, SCENARIOS
-from test_live import _namespaces_of, needs_live, runs  # noqa: F401 - `runs` is a fixture
+from test_live import WATTLAB, _namespaces_of, _run_id_of, needs_live, runs  # noqa: F401 - `runs` is a fixture
 from wattlab import api, live
 from wattlab.live import runner
-from wattlab.live import psna
+from wattlab.live import netns, psna
 
 PSNA = SCENARIOS / "live-psna.toml"
 SEND = 'flow.0.kind="psna-send"'
@@ -70,6 +73,27 @@ def test_a_result_is_verified_only_with_the_payload_at_the_receiving_application
     assert not res({"outcome": "completed", "bytes": 0, "sha256": ""}, {"bytes": 10, "sha256": "x"}, "send").verified
 
 
+def test_cleanup_removes_the_radio_socket_of_a_dead_run_only(tmp_path, monkeypatch):
+    """``cleanup`` removes a killed PSNA run's radio socket, not one of a run in progress (its
+    lock is held) nor a file that only looks like one."""
+    import fcntl
+    import os
+
+    monkeypatch.setattr(netns, "RUN_DIR", tmp_path)
+    monkeypatch.setattr(netns, "list_namespaces", lambda: [])  # touch no namespace, need no `ip`
+    dead, alive = netns.radio_socket_path("0badc0de"), netns.radio_socket_path("1234abcd")
+    other = tmp_path / "wlnothex0-radio.sock"
+    for p in (dead, alive, other):
+        p.write_text("")
+    fd = os.open(netns.lock_path("1234abcd"), os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        netns.cleanup(run_ids={"0badc0de", "1234abcd", "nothex0"})
+    finally:
+        os.close(fd)
+    assert not dead.exists() and alive.exists() and other.exists()
+
+
 # ---- as root ------------------------------------------------------------------------------
 
 
@@ -86,17 +110,23 @@ def test_live_and_simulated_psna_agree(tmp_path, direction, runs):  # noqa: F811
     below always-on over the same capture, and completion time and on-time agree with the
     simulator within the issue's bounds."""
     ov = [SEND] if direction == "send" else []
-    res = live.run(PSNA, out_dir=tmp_path / "live", overrides=ov, time_limit=60)
+    sim = _sim(ov)
+    assert sim["completed"]
+    t_sim, on_sim = sim["completion_time_s"], sim["radio_on_s"]
+    # A run the host disturbed (the emulator's verdicts milliseconds late: a busy machine or a
+    # VM stall) met delays the scenario does not have; it is repeated once, as test_live does.
+    for attempt in range(2):
+        res = live.run(PSNA, out_dir=tmp_path / f"live{attempt}", overrides=ov, time_limit=60)
+        t_live, on_live = res.completion_s, res.radio_on_s
+        within = abs(t_live - t_sim) <= COMPLETION_AGREEMENT * t_sim and abs(on_live - on_sim) <= ON_TIME_AGREEMENT * on_sim
+        if within or res.host_late_max_ms < 5.0:
+            break
     assert res.verified and res.completed, res.summary()["psna"]
-    assert (tmp_path / "live" / "transitions.csv").read_text().count("off") >= 2
+    assert (res.out_dir / "transitions.csv").read_text().count("off") >= 2
     m = res.mobile
     assert m["sleeps"] >= 1 and m["residuals"][-1][1] == 0
     e = res.energy.energy
     assert float(e[e.policy == "replay"].energy_j.iloc[0]) < 0.5 * float(e[e.policy == "always-on"].energy_j.iloc[0])
-    sim = _sim(ov)
-    assert sim["completed"]
-    t_live, t_sim = res.completion_s, sim["completion_time_s"]
-    on_live, on_sim = res.radio_on_s, sim["radio_on_s"]
     msg = f"{direction}: completion live {t_live:.3f} s sim {t_sim:.3f} s; on-time live {on_live:.3f} s sim {on_sim:.3f} s"
     print(msg)
     assert abs(t_live - t_sim) <= COMPLETION_AGREEMENT * t_sim, msg
@@ -112,9 +142,27 @@ def test_a_fixed_host_that_aborts_gives_the_mobile_a_clear_error(tmp_path, runs)
     with pytest.raises(live.LiveError, match="the PSNA transfer failed: daemon error: .*abort"):
         live.run(PSNA, out_dir=tmp_path / "abort", overrides=['flow.0.psna={ fh_stop_after = "100kB" }'], time_limit=60)
     assert time.monotonic() - t0 < 60
-    import json
-
     s = json.loads((tmp_path / "abort" / "summary.json").read_text())
     assert s["psna"]["outcome"] == "failed" and not s["verified"]
     assert any("reset" in e for e in s["daemon"]["fh_errors"]), s["daemon"]["fh_errors"]
     assert not any(_namespaces_of(r) for r in runs)
+
+
+@needs_live
+def test_interrupting_a_psna_run_leaves_nothing_behind(tmp_path):
+    """SIGINT while the mobile sleeps: exit 130, no namespace, no lock, no radio socket."""
+    _needs_binary()
+    proc = subprocess.Popen([*WATTLAB, "live", "run", str(PSNA), "--out", str(tmp_path), "--time-limit", "60"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rid = _run_id_of(proc.pid)
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "psna_mobile.log").exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    assert (tmp_path / "psna_mobile.log").exists(), "the run never started its mobile"
+    time.sleep(2.0)  # past the first Residual_Time: the card is off
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert not _namespaces_of(rid) and not netns.lock_path(rid).exists()
+    assert not netns.radio_socket_path(rid).exists()
