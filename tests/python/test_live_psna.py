@@ -166,3 +166,23 @@ def test_interrupting_a_psna_run_leaves_nothing_behind(tmp_path):
     assert "interrupted" in err and "Traceback" not in err
     assert not _namespaces_of(rid) and not netns.lock_path(rid).exists()
     assert not netns.radio_socket_path(rid).exists()
+
+
+@needs_live
+def test_frames_for_a_card_that_is_off_are_lost_on_the_hop(tmp_path, runs):  # noqa: F811
+    """A hop slower than PS-TP's timer (60 ms each way, RTO 100 ms): every request is sent twice,
+    and the answer to the last retransmission reaches the card after the mobile switched it off;
+    the emulator drops it (the simulator's run ends with the transfer, before that frame). The
+    object still arrives intact, and live agrees with the simulator on completion and on-time."""
+    ov = ['wireless.hop.delay="60ms"', 'flow.0.psna={ rto = "100ms" }', 'flow.0.bytes="100kB"']
+    res = live.run(PSNA, out_dir=tmp_path / "slow-hop", overrides=ov, time_limit=60)
+    assert res.verified, res.summary()["psna"]
+    assert res.mobile["retransmissions"] >= res.mobile["requests"] - 2, res.mobile
+    assert res.emulator["path"]["dropped_radio_off"] >= 1, res.emulator["path"]
+    sim = _sim(ov)
+    t_sim, on_sim = sim["completion_time_s"], sim["radio_on_s"]
+    msg = f"completion live {res.completion_s:.3f} s sim {t_sim:.3f} s; on-time live {res.radio_on_s:.3f} s sim {on_sim:.3f} s"
+    print(msg)
+    assert abs(res.completion_s - t_sim) <= COMPLETION_AGREEMENT * t_sim, msg
+    assert abs(res.radio_on_s - on_sim) <= ON_TIME_AGREEMENT * on_sim, msg
+    assert not any(_namespaces_of(r) for r in runs)
