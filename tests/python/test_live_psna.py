@@ -53,6 +53,8 @@ def test_the_psna_scenario_plans_with_its_own_policy():
         runner.load_plan(PSNA, "cc")
     with pytest.raises(live.LiveInputError, match="--policy psna needs a psna-read or psna-send flow"):
         runner.load_plan(SCENARIOS / "live-download.toml", "psna")
+    with pytest.raises(live.LiveInputError, match="`live compare` compares TCP downloads"):
+        live.compare(PSNA)
 
 
 def test_a_result_is_verified_only_with_the_payload_at_the_receiving_application():

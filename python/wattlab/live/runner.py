@@ -556,6 +556,9 @@ def compare(
     step = on_step or (lambda _msg: None)
     path, ov, limit_opt, _ = _check_inputs(scenario, "cc", overrides, time_limit, sysctls)
     root = checks.out_dir(out_dir, overwrite, path)
+    if str(load_plan(path, None, ov).get("kind")).startswith("psna-"):
+        raise LiveInputError(f"{path}: `live compare` compares TCP downloads with and without the agent; run a PSNA flow with "
+                             "`wattlab live run` (tests/python/test_live_psna.py compares it with the simulator)")
     for policy in ("always-on", "cc"):  # refuse what cannot run live before simulating
         plan = load_plan(path, policy, ov)
         if plan.get("kind") == "wwp-bulk":
