@@ -55,6 +55,11 @@ def test_the_psna_scenario_plans_with_its_own_policy():
         runner.load_plan(SCENARIOS / "live-download.toml", "psna")
     with pytest.raises(live.LiveInputError, match="`live compare` compares TCP downloads"):
         live.compare(PSNA)
+    # A scenario override of the radio's transitions is flagged: the live costing goes by name.
+    assert not p["profile_overridden"]
+    over = 'node.2.radio.transitions=[{ from = "off", to = "idle", duration = "10ms", power_mw = 1000.0 }]'
+    q = runner.load_plan(PSNA, None, [over])
+    assert q["profile_overridden"] and "not applied to the live energy" in runner._profile_warnings(q)[0]
 
 
 def test_a_result_is_verified_only_with_the_payload_at_the_receiving_application():

@@ -228,6 +228,9 @@ pub struct PlanSummary {
     pub base_rtt_s: f64,
     /// The client's radio profile.
     pub profile: Option<String>,
+    /// The scenario changes the profile's transition costs (`radio.transitions`): the live
+    /// costing of the capture uses the named profile without them.
+    pub profile_overridden: bool,
     /// The agent's end-of-burst detection (`cc` only).
     pub detection: Option<String>,
     /// The scenario overrides this plan was built with (the policy's, then the user's): the
@@ -342,6 +345,7 @@ impl PlanSummary {
             beacon_interval_ns: spec.beacon_interval.0,
             base_rtt_s: rtt.as_secs_f64(),
             profile: spec.profile.as_ref().map(|p| p.name().to_string()),
+            profile_overridden: spec.profile.as_ref().is_some_and(|p| wattlab_core::energy::builtin_profile(p.name()).as_ref() != Some(p)),
             detection: spec.agent.as_ref().map(|a| a.detection.name().to_string()),
             overrides: overrides(policy, user_overrides),
             kind: match (&spec.wwp, &spec.psna) {

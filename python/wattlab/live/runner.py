@@ -398,6 +398,15 @@ def _live(plan: dict, scn: list[str], policy: str, out: Path, by_role: dict, lim
             tb.teardown()
 
 
+def _profile_warnings(plan: dict) -> list[str]:
+    """A warning when the scenario changes its radio profile's transition costs, which the live
+    costing of the capture (by profile name) does not apply."""
+    if not plan.get("profile_overridden"):
+        return []
+    return [f"the scenario's radio.transitions are not applied to the live energy: the capture is costed with the "
+            f"built-in profile {plan['profile']} as it is"]
+
+
 def _report(out: Path, name: str) -> dict:
     """A process's JSON report, or a :class:`LiveError` saying it did not finish cleanly."""
     p = out / f"{name}.json"
@@ -473,7 +482,7 @@ def run(
         plan=plan, fetch=reports["fetch"], server=reports["server"], emulator=reports["emulator"],
         agent=_report(out, "agent") if policy == "cc" else None, energy=_cost(plan, out, policy),
         expected_bytes=int(plan["bytes"]), expected_sha256=payload_digest(int(plan["bytes"]), int(plan["seed"])),
-        out_dir=out, notes=_notes(plan), warnings=checks.sysctl_warnings(by_role),
+        out_dir=out, notes=_notes(plan), warnings=checks.sysctl_warnings(by_role) + _profile_warnings(plan),
     )
     res.wall_time_s = time.monotonic() - started
     (out / "summary.json").write_text(json.dumps(res.summary(), indent=2, default=str) + "\n")
@@ -502,7 +511,7 @@ def _run_wwp(plan: dict, path: Path, policy: str, ov: list[str], out: Path | Non
     res = wwp.WwpLiveResult(
         plan=plan, sender=sender, receiver=receiver, emulator=_report(out, "emulator"), origin_ns=origin,
         expected_sha256=payload_digest(int(receiver["delivered_bytes"]), int(plan["seed"])), energy=energy, out_dir=out,
-        notes=wwp.notes(plan) + costed, warnings=checks.sysctl_warnings(by_role),
+        notes=wwp.notes(plan) + costed, warnings=checks.sysctl_warnings(by_role) + _profile_warnings(plan),
     )
     res.wall_time_s = time.monotonic() - started
     wwp.write_summary(res)
@@ -530,7 +539,7 @@ def _run_psna(plan: dict, path: Path, ov: list[str], out: Path | None, overwrite
     res = psna.PsnaLiveResult(
         plan=plan, mobile=_report(out, "psna_mobile"), daemon=_report(out, "psna_daemon"), fh=psna.optional_report(out, "fh"),
         emulator=_report(out, "emulator"), expected_sha256=payload_digest(int(plan["bytes"]), int(plan["seed"])), energy=energy,
-        out_dir=out, notes=psna.notes(plan) + costed, warnings=checks.sysctl_warnings(by_role),
+        out_dir=out, notes=psna.notes(plan) + costed, warnings=checks.sysctl_warnings(by_role) + _profile_warnings(plan),
     )
     res.wall_time_s = time.monotonic() - started
     psna.write_summary(res)
