@@ -381,7 +381,7 @@ pub fn run_daemon(sock: UdpSocket, cfg: &DaemonHostConfig, stop: &AtomicBool, on
     r.polls = st.polls;
     r.data_sent = st.data_sent;
     r.stale = st.stale;
-    r.datagrams_bad += st.bad_datagrams - st.bad_datagrams.min(r.datagrams_bad);
+    r.datagrams_bad = r.datagrams_bad.max(st.bad_datagrams); // the engine counts the same refusals
     Ok(r)
 }
 
