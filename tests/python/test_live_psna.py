@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 import time
 
 import pytest
 
 from conftest import ROOT, SCENARIOS
-from test_live import WATTLAB, _namespaces_of, _run_id_of, needs_live, runs  # noqa: F401 - `runs` is a fixture
+from test_live import _namespaces_of, _start_cli_run, needs_live, runs  # noqa: F401 - `runs` is a fixture
 from wattlab import api, live
 from wattlab.live import runner
 from wattlab.live import netns, psna
@@ -159,13 +158,7 @@ def test_a_fixed_host_that_aborts_gives_the_mobile_a_clear_error(tmp_path, runs)
 def test_interrupting_a_psna_run_leaves_nothing_behind(tmp_path):
     """SIGINT while the mobile sleeps: exit 130, no namespace, no lock, no radio socket."""
     _needs_binary()
-    proc = subprocess.Popen([*WATTLAB, "live", "run", str(PSNA), "--out", str(tmp_path), "--time-limit", "60"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    rid = _run_id_of(proc.pid)
-    deadline = time.monotonic() + 30
-    while not (tmp_path / "psna_mobile.log").exists() and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.02)
-    assert (tmp_path / "psna_mobile.log").exists(), "the run never started its mobile"
+    proc, rid = _start_cli_run(tmp_path, scenario=PSNA, started="psna_mobile.log")
     time.sleep(2.0)  # past the first Residual_Time: the card is off
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
