@@ -20,7 +20,8 @@ def live_app() -> None:
 POLICY_HELP = (
     "Client radio policy: always-on (the AP forwards at once), cc (seed 000's client-centered agent on the "
     "client's NFQUEUE; energy = replay of its radio schedule over the capture), psm (idealised PSM: the AP "
-    "buffers and releases at each beacon)."
+    "buffers and releases at each beacon), psna (a psna-read/psna-send flow's mobile switches the card off; energy = replay "
+    "of its on/off schedule). Default: psna for a PSNA flow, always-on otherwise."
 )
 SET_HELP = "Override a scenario key, as `wattlab run --set` (e.g. --set wireless.hop.down.loss.p=0.01). Repeatable."
 SYSCTL_HELP = (
@@ -61,11 +62,20 @@ def _print_wwp(res, quiet: bool = False) -> None:
         str(w["probe_cycles"]), str(w["nacked_segments"]),
     )
     console.print(t)
+    late = max(res.sender['timer_late_max_us'], res.receiver['timer_late_max_us'])
+    _print_udp_tail(res, f"WWP timers up to {late:.0f} µs late", quiet)
+
+
+def _print_udp_tail(res, what: str, quiet: bool) -> None:
+    """The end of a UDP flow's print-out (WWP, PSNA): energy, the emulator and ``what``,
+    warnings, notes, where the results are."""
+    from wattlab import report
+
     if res.energy is not None:
         report.print_energy(console, res.radios().to_dict("records"))
     emu = res.emulator["host"]
     note(f"emulator: {emu['packets']:,} packets, verdicts {emu['late_mean_us']:.0f} µs late on average "
-         f"(max {emu['late_max_us']:.0f} µs); WWP timers up to {max(res.sender['timer_late_max_us'], res.receiver['timer_late_max_us']):.0f} µs late", quiet)
+         f"(max {emu['late_max_us']:.0f} µs); {what}", quiet)
     if res.host_late_max_ms > 5.0:
         warn(f"the host ran up to {res.host_late_max_ms:.1f} ms behind: packets met delays the scenario does not have")
     for w_ in res.warnings:
@@ -75,6 +85,29 @@ def _print_wwp(res, quiet: bool = False) -> None:
     note(f"results in {res.out_dir}", quiet)
 
 
+def _print_psna(res, quiet: bool = False) -> None:
+    """A live PSNA run: completion, the card's on-time and energy, the protocol's counters."""
+    from rich.table import Table
+
+    from wattlab import report
+
+    p, w = res.plan, res.summary()["psna"]
+    ok = "[green]verified[/]" if res.verified else "[bold red]NOT VERIFIED[/]"
+    console.print(
+        f"[bold]{escape(p['scenario'])}[/] live PSNA {escape(p['kind'])}  data {ok} ({int(p['bytes']):,} B)  "
+        f"({res.wall_time_s:.1f} s wall)"
+    )
+    t = Table(title="Flows", title_justify="left")
+    cols = ("flow", "kind", "completion (s)", "radio on (s)", "energy (J)", "polls", "sleeps", "switches", "retx", "first residual (s)")
+    for col in cols:
+        t.add_column(col, justify="left" if col in ("flow", "kind") else "right")
+    f = lambda v, fmt: "-" if v is None else format(v, fmt)  # noqa: E731
+    t.add_row(escape(p["flow"]), escape(p["kind"]), f(w["completion_s"], ".3f"), f"{w['radio_on_s']:.3f}", f(w["energy_j"], ".2f"),
+              str(w["polls"]), str(w["sleeps"]), str(w["radio_switches"]), str(w["retransmissions"]), f(w["first_residual_s"], ".3f"))
+    console.print(t)
+    _print_udp_tail(res, f"{w['dropped_radio_off']} frame(s) reached the card while it was off", quiet)
+
+
 def _print_result(res, quiet: bool = False) -> None:
     from rich.table import Table
 
@@ -82,6 +115,9 @@ def _print_result(res, quiet: bool = False) -> None:
 
     if hasattr(res, "receiver"):
         _print_wwp(res, quiet)
+        return
+    if hasattr(res, "daemon"):
+        _print_psna(res, quiet)
         return
     p = res.plan
     ok = "[green]verified[/]" if res.verified else "[bold red]CORRUPT[/]"
@@ -121,12 +157,12 @@ def _print_result(res, quiet: bool = False) -> None:
     note(f"results in {res.out_dir}", quiet)
 
 
-SCENARIO_HELP = "Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client, one bulk-download or wwp-bulk flow."
+SCENARIO_HELP = "Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client, one bulk-download, wwp-bulk, psna-read or psna-send flow."
 
 
 @live_app.command("run")
 @click.argument("scenario", type=PATH, metavar="SCENARIO.toml")
-@click.option("--policy", type=click.Choice(["always-on", "cc", "psm"]), default="always-on", show_default=True, help=POLICY_HELP)
+@click.option("--policy", type=click.Choice(["always-on", "cc", "psm", "psna"]), default=None, help=POLICY_HELP)
 @click.option("--out", type=click.Path(), metavar="DIR",
               help="Directory for the capture (client.pcap), logs, reports, energy tables and summary.json "
               "(default: a new temporary directory).")

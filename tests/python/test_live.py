@@ -98,15 +98,16 @@ def _run_id_of(pid: int, timeout: float = 30.0) -> str:
     raise AssertionError(f"process {pid} never created its namespaces")
 
 
-def _start_cli_run(out: Path, *extra: str, scenario: Path = DOWNLOAD) -> tuple[subprocess.Popen, str]:
-    """``wattlab live run`` in a child process, once it is downloading: (process, run id)."""
+def _start_cli_run(out: Path, *extra: str, scenario: Path = DOWNLOAD, started: str = "fetch.log") -> tuple[subprocess.Popen, str]:
+    """``wattlab live run`` in a child process, once it is transferring (its ``started`` log
+    exists: the downloading client's by default): (process, run id)."""
     proc = subprocess.Popen([*WATTLAB, "live", "run", str(scenario), "--out", str(out), "--time-limit", "60", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     rid = _run_id_of(proc.pid)
     deadline = time.monotonic() + 30
-    while not (out / "fetch.log").exists() and time.monotonic() < deadline and proc.poll() is None:
+    while not (out / started).exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.02)
-    assert (out / "fetch.log").exists(), "the run never started its download"
+    assert (out / started).exists(), f"the run never started its transfer ({started})"
     return proc, rid
 
 

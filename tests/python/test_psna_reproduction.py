@@ -117,3 +117,14 @@ def test_sensitivity_the_ten_packet_rule_sets_the_initial_wait(quick_run):
     assert s.loc["mss=536", "legacy_card_j"] != s.loc["default", "legacy_card_j"], "mss=536 has its own legacy run"
     sw = s[s.switch_j > 0].sort_values("switch_j")
     assert len(sw) == 3 and sw.card_j.is_monotonic_increasing and (sw.card_j > s.loc["default", "card_j"]).all()
+    # Simulated in the meter, the switch-on cost leaves the transfer alone and adds E per
+    # on-switch to the default runs (the per-switch sum once added after the run), except for an
+    # off interval shorter than the transition (E / 1.77 W: 5.6 s for 10 J), which the meter
+    # clips: such a cycle costs the interval at the idle power, never more than E.
+    d = s.loc["default"]
+    for _, r in sw.iterrows():
+        assert (r.completion_s, r.radio_on_switches, r.polls) == (d.completion_s, d.radio_on_switches, d.polls)
+        per_switch = d.card_j + d.radio_on_switches * r.switch_j
+        assert r.card_j <= per_switch + 1e-6
+        if r.switch_j <= 1.0:  # 565 ms or less: shorter than every sleep of transfer B
+            assert r.card_j == pytest.approx(per_switch, rel=1e-9, abs=1e-6)

@@ -65,7 +65,8 @@ fn unix_ns() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos() as u64
 }
 
-fn apply(sock: &Socket, tcp: &SocketTcp) -> Result<(), String> {
+/// Applies `tcp`'s options to `sock` (before connect or listen).
+pub(crate) fn apply(sock: &Socket, tcp: &SocketTcp) -> Result<(), String> {
     sock.set_tcp_congestion(tcp.cc.as_bytes()).map_err(|e| {
         format!("cannot use congestion control `{}` ({e}); available: {}", tcp.cc, available_cc())
     })?;
@@ -106,10 +107,8 @@ fn available_cc() -> String {
     std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").map(|s| s.trim().to_string()).unwrap_or_else(|_| "?".into())
 }
 
-/// Listens on `listen`, streams `payload` to the first client after reading `request` bytes,
-/// and returns once the client has closed; gives up when `idle` passes without progress
-/// (including waiting for the client to connect).
-pub fn serve(listen: SocketAddr, mut payload: Payload, request: u64, tcp: &SocketTcp, idle: Duration) -> Result<ServeReport, String> {
+/// Listens on `listen`, says `ready`, and accepts the first client (bounded by `idle`).
+fn accept_one(listen: SocketAddr, tcp: &SocketTcp, idle: Duration) -> Result<(TcpStream, String), String> {
     let sock = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP)).map_err(|e| format!("socket: {e}"))?;
     sock.set_reuse_address(true).map_err(|e| format!("SO_REUSEADDR: {e}"))?;
     apply(&sock, tcp)?;
@@ -121,8 +120,17 @@ pub fn serve(listen: SocketAddr, mut payload: Payload, request: u64, tcp: &Socke
     let (conn, _) = sock.accept().map_err(|e| format!("no client connected within {:.1} s: {e}", idle.as_secs_f64()))?;
     apply(&conn, tcp)?;
     let cc = cc_in_use(&conn);
-    let mut conn: TcpStream = conn.into();
+    let conn: TcpStream = conn.into();
     conn.set_read_timeout(Some(idle)).and_then(|_| conn.set_write_timeout(Some(idle))).map_err(|e| format!("timeouts: {e}"))?;
+    Ok((conn, cc))
+}
+
+/// Listens on `listen`, streams `payload` to the first client after reading `request` bytes,
+/// and returns once the client has closed; gives up when `idle` passes without progress
+/// (including waiting for the client to connect). With `abort_after`, the server resets the
+/// connection (RST) once it has sent that many bytes: a fixed host that aborts.
+pub fn serve(listen: SocketAddr, mut payload: Payload, request: u64, tcp: &SocketTcp, idle: Duration, abort_after: Option<u64>) -> Result<ServeReport, String> {
+    let (mut conn, cc) = accept_one(listen, tcp, idle)?;
     let mut buf = vec![0u8; 64 * 1024];
     let mut got = 0u64;
     while got < request {
@@ -139,9 +147,17 @@ pub fn serve(listen: SocketAddr, mut payload: Payload, request: u64, tcp: &Socke
         if n == 0 {
             break;
         }
+        let n = abort_after.map_or(n, |a| n.min((a - sent) as usize));
         conn.write_all(&buf[..n]).map_err(|e| format!("sending after {sent} bytes: {e}"))?;
         hash.update(&buf[..n]);
         sent += n as u64;
+        if abort_after == Some(sent) {
+            let (retransmitted_segments, srtt_ms) = tcp_info(conn.as_raw_fd());
+            Socket::from(conn).set_linger(Some(Duration::ZERO)).map_err(|e| format!("SO_LINGER: {e}"))?;
+            // Dropped here with a zero linger: close(2) sends a RST.
+            let sha256 = hex(&hash.finalize());
+            return Ok(ServeReport { request_bytes: got, bytes_sent: sent, sha256, cc, retransmitted_segments, srtt_ms });
+        }
     }
     conn.shutdown(std::net::Shutdown::Write).map_err(|e| format!("shutdown: {e}"))?;
     // Wait for the client's FIN so our end closes after the transfer, as a server would.
@@ -149,6 +165,41 @@ pub fn serve(listen: SocketAddr, mut payload: Payload, request: u64, tcp: &Socke
     let (retransmitted_segments, srtt_ms) = tcp_info(conn.as_raw_fd());
     let sha256 = hex(&hash.finalize());
     Ok(ServeReport { request_bytes: got, bytes_sent: sent, sha256, cc, retransmitted_segments, srtt_ms })
+}
+
+/// What the receiving server (`sink`) reports.
+#[derive(Debug, Serialize)]
+pub struct SinkReport {
+    /// Bytes received, to the client's FIN.
+    pub bytes: u64,
+    /// SHA-256 of the bytes received (hex).
+    pub sha256: String,
+    /// Unix ns when the connection was accepted.
+    pub accepted_ns: u64,
+    /// Unix ns of the last byte (the client's FIN).
+    pub done_ns: u64,
+    /// Congestion control the kernel used.
+    pub cc: String,
+}
+
+/// Listens on `listen`, reads what the first client sends to its FIN, hashing it, then closes;
+/// gives up when `idle` passes without progress.
+pub fn sink(listen: SocketAddr, tcp: &SocketTcp, idle: Duration) -> Result<SinkReport, String> {
+    let (mut conn, cc) = accept_one(listen, tcp, idle)?;
+    let accepted_ns = unix_ns();
+    let (mut buf, mut hash, mut bytes) = (vec![0u8; 64 * 1024], Sha256::new(), 0u64);
+    loop {
+        match conn.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                hash.update(&buf[..n]);
+                bytes += n as u64;
+            }
+            Err(e) => return Err(format!("no data for {:.1} s after {bytes} bytes: {e}", idle.as_secs_f64())),
+        }
+    }
+    let done_ns = unix_ns();
+    Ok(SinkReport { bytes, sha256: hex(&hash.finalize()), accepted_ns, done_ns, cc })
 }
 
 /// Writes `request` bytes of `fill` (repeated) to `conn`, one buffer at a time.

@@ -8,6 +8,7 @@
 //! - [`payload`]: the data they exchange, a keyed pseudo-random stream generated on the fly.
 //! - [`plan`]: what a scenario asks of a live run (the path, the TCP settings, the flow).
 //! - [`wwp_host`]: the Wave & Wait Protocol's sender and receiver on real UDP sockets.
+//! - [`psna_host`]: seed 001's PSNA daemon (UDP + Linux TCP to the fixed host) and mobile.
 //!
 //! The namespaces, interfaces, rules and processes are set up by the Python layer
 //! (`wattlab.live`); each process here runs inside one namespace and does one job.
@@ -19,4 +20,6 @@ pub mod emu;
 pub mod nfqueue;
 pub mod payload;
 pub mod plan;
+pub mod psna_host;
+pub mod udp;
 pub mod wwp_host;

@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand};
 use wattlab_live::apps::{self, SocketTcp};
 use wattlab_live::plan::{self, LivePolicy, PlanSummary};
 use wattlab_live::payload::{self, Payload};
+use wattlab_live::psna_host;
 use wattlab_live::wwp_host::{self, WwpHostConfig, WwpHostReport, WwpRole};
 use wattlab_live::{client_agent, emu, nfqueue};
 
@@ -27,9 +28,9 @@ struct ScenarioArgs {
     /// Scenario TOML file.
     #[arg(long)]
     scenario: PathBuf,
-    /// Radio policy of the run.
-    #[arg(long, value_enum, default_value = "always-on")]
-    policy: LivePolicy,
+    /// Radio policy of the run (default: psna for a PSNA flow, always-on otherwise).
+    #[arg(long, value_enum)]
+    policy: Option<LivePolicy>,
     /// Scenario overrides, KEY=VALUE (as `wattlab run --set`); repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     overrides: Vec<String>,
@@ -100,6 +101,9 @@ enum Command {
         /// Write the PSM station's radio schedule here (CSV), with `--policy psm`.
         #[arg(long)]
         transitions: Option<PathBuf>,
+        /// Take the station's radio switches from this Unix datagram socket (PSNA's mobile).
+        #[arg(long)]
+        radio_socket: Option<PathBuf>,
         /// Write the report (JSON) here on exit.
         #[arg(long)]
         report: PathBuf,
@@ -137,9 +141,63 @@ enum Command {
         /// Bytes of request to read first.
         #[arg(long, default_value_t = 100)]
         request: u64,
+        /// Reset the connection (RST) after sending this many bytes: a fixed host that aborts.
+        #[arg(long)]
+        abort_after: Option<u64>,
         #[command(flatten)]
         tcp: TcpArgs,
         /// Write the report (JSON) here.
+        #[arg(long)]
+        report: PathBuf,
+    },
+    /// Receive what the first client sends, to its FIN, and report its length and SHA-256.
+    Sink {
+        /// Address and port to listen on.
+        #[arg(long)]
+        listen: SocketAddr,
+        #[command(flatten)]
+        tcp: TcpArgs,
+        /// Write the report (JSON) here.
+        #[arg(long)]
+        report: PathBuf,
+    },
+    /// The PSNA daemon of the scenario's psna-read/psna-send flow (seed 001), on the AP.
+    PsnaDaemon {
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+        /// Address and port of the daemon's UDP socket.
+        #[arg(long)]
+        bind: SocketAddr,
+        /// End after this many seconds (0 < S <= 86400); SIGTERM ends it before.
+        #[arg(long, value_parser = parse_idle_timeout)]
+        time_limit: f64,
+        /// Write the report (JSON) here on exit.
+        #[arg(long)]
+        report: PathBuf,
+    },
+    /// The PSNA mobile of the scenario's flow: one read or send through the daemon.
+    PsnaMobile {
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+        /// Address of the mobile's UDP socket (port 0: any).
+        #[arg(long)]
+        bind: SocketAddr,
+        /// The daemon's UDP address.
+        #[arg(long)]
+        daemon: SocketAddr,
+        /// The fixed host's address (port: the flow's).
+        #[arg(long)]
+        fh: std::net::Ipv4Addr,
+        /// Send the radio's switches to the emulator's Unix socket here.
+        #[arg(long)]
+        radio_socket: Option<PathBuf>,
+        /// Write the radio schedule here (CSV `time_ns,state`).
+        #[arg(long)]
+        transitions: PathBuf,
+        /// End after this many seconds whatever the state (0 < S <= 86400).
+        #[arg(long, value_parser = parse_idle_timeout)]
+        time_limit: f64,
+        /// Write the report (JSON) here on exit.
         #[arg(long)]
         report: PathBuf,
     },
@@ -208,7 +266,7 @@ fn sleep_until_unix(at_ns: u64, cap: Duration, stop: &std::sync::atomic::AtomicB
 
 /// `wwp`: one end of the scenario's WWP flow.
 fn run_wwp(s: &ScenarioArgs, role: WwpRoleArg, bind: SocketAddr, peer: Option<SocketAddr>, start_at: Option<u64>, limit: f64, isn: Option<u16>) -> Result<WwpHostReport, String> {
-    let spec = plan::load(&s.scenario, s.policy, &s.overrides)?;
+    let spec = plan::load_resolved(&s.scenario, s.policy, &s.overrides)?.0;
     let flow = spec.wwp.as_ref().ok_or("the scenario's flow is not a wwp-bulk flow")?;
     let stop = nfqueue::stop_flag()?;
     nfqueue::tight_timer_slack();
@@ -236,6 +294,11 @@ fn run_wwp(s: &ScenarioArgs, role: WwpRoleArg, bind: SocketAddr, peer: Option<So
     }
 }
 
+/// The largest window a receiver with `tcp`'s settings advertises (64 KiB without scaling).
+fn window_clamp(tcp: &wattlab_core::tcp::TcpConfig) -> u32 {
+    if tcp.window_scale.is_some() { tcp.recv_buffer } else { tcp.recv_buffer.min(65_535) }
+}
+
 fn socket_tcp(t: &TcpArgs) -> SocketTcp {
     SocketTcp { cc: t.cc.clone(), window_clamp: t.window_clamp, buffer: t.buffer }
 }
@@ -260,13 +323,13 @@ fn print_payload(p: &PayloadArgs, dump: bool) -> Result<(), String> {
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
         Command::Plan { scenario: s } => {
-            let spec = plan::load(&s.scenario, s.policy, &s.overrides)?;
-            let summary = PlanSummary::of(&spec, s.policy, &s.overrides)?;
+            let (spec, policy) = plan::load_resolved(&s.scenario, s.policy, &s.overrides)?;
+            let summary = PlanSummary::of(&spec, policy, &s.overrides)?;
             println!("{}", serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?);
             Ok(())
         }
-        Command::Emulate { scenario: s, queue, client_iface, transitions, report } => {
-            let spec = plan::load(&s.scenario, s.policy, &s.overrides)?;
+        Command::Emulate { scenario: s, queue, client_iface, transitions, radio_socket, report } => {
+            let spec = plan::load_resolved(&s.scenario, s.policy, &s.overrides)?.0;
             let name = std::ffi::CString::new(client_iface.clone()).map_err(|_| "bad interface name".to_string())?;
             // SAFETY: a NUL-terminated name.
             let ifindex = unsafe { libc::if_nametoindex(name.as_ptr()) };
@@ -278,7 +341,7 @@ fn run(cli: Cli) -> Result<(), String> {
             if !nfqueue::realtime_priority() {
                 eprintln!("wattlab-live: warning: no real-time priority; verdicts may be late under load");
             }
-            let r = emu::host::run(queue, ifindex, plan::path_params(&spec), transitions.as_deref(), &stop)?;
+            let r = emu::host::run(queue, ifindex, plan::path_params(&spec), transitions.as_deref(), radio_socket.as_deref(), &stop)?;
             write_report(&report, &r)
         }
         Command::Agent { scenario: s, queue, client_addr, mark, transitions, events, report } => {
@@ -294,9 +357,53 @@ fn run(cli: Cli) -> Result<(), String> {
             write_report(&report, &r)
         }
         Command::Payload { payload: p, dump } => print_payload(&p, dump),
-        Command::Serve { listen, payload: p, request, tcp, report } => {
+        Command::Serve { listen, payload: p, request, abort_after, tcp, report } => {
             let idle = Duration::from_secs_f64(tcp.idle_timeout);
-            let r = apps::serve(listen, Payload::new(p.payload_key, p.bytes), request, &socket_tcp(&tcp), idle)?;
+            let r = apps::serve(listen, Payload::new(p.payload_key, p.bytes), request, &socket_tcp(&tcp), idle, abort_after)?;
+            write_report(&report, &r)
+        }
+        Command::Sink { listen, tcp, report } => {
+            let r = apps::sink(listen, &socket_tcp(&tcp), Duration::from_secs_f64(tcp.idle_timeout))?;
+            write_report(&report, &r)
+        }
+        Command::PsnaDaemon { scenario: s, bind, time_limit, report } => {
+            let spec = plan::load_resolved(&s.scenario, s.policy, &s.overrides)?.0;
+            let flow = spec.psna.as_ref().ok_or("the scenario's flow is not a psna-read or psna-send flow")?;
+            let cc = plan::linux_cc(spec.tcp.congestion_control)?.to_string();
+            let cfg = psna_host::DaemonHostConfig {
+                daemon: flow.configs.daemon.clone(),
+                request: spec.request,
+                // As the `fetch` client's: the scenario's receive buffer is the largest window.
+                tcp: SocketTcp { cc, window_clamp: Some(window_clamp(&spec.tcp)), buffer: Some(spec.tcp.recv_buffer as usize) },
+                time_limit: Duration::from_secs_f64(time_limit),
+                max_datagrams: 10_000_000,
+            };
+            let stop = nfqueue::stop_flag()?;
+            nfqueue::tight_timer_slack();
+            let sock = std::net::UdpSocket::bind(bind).map_err(|e| format!("bind {bind}: {e}"))?;
+            let r = psna_host::run_daemon(sock, &cfg, &stop, nfqueue::announce_ready)?;
+            write_report(&report, &r)
+        }
+        Command::PsnaMobile { scenario: s, bind, daemon, fh, radio_socket, transitions, time_limit, report } => {
+            let spec = plan::load_resolved(&s.scenario, s.policy, &s.overrides)?.0;
+            let flow = spec.psna.as_ref().ok_or("the scenario's flow is not a psna-read or psna-send flow")?;
+            let cfg = psna_host::MobileHostConfig {
+                daemon,
+                fh: std::net::SocketAddrV4::new(fh, spec.port),
+                read: flow.read,
+                bytes: spec.bytes,
+                payload_key: spec.seed,
+                mobile: flow.configs.mobile.clone(),
+                first_id: psna_host::fresh_transfer_id(),
+                radio_socket,
+                transitions,
+                time_limit: Duration::from_secs_f64(time_limit),
+                max_datagrams: 10_000_000,
+            };
+            let stop = nfqueue::stop_flag()?;
+            nfqueue::tight_timer_slack();
+            let sock = std::net::UdpSocket::bind(bind).map_err(|e| format!("bind {bind}: {e}"))?;
+            let r = psna_host::run_mobile(sock, &cfg, &stop)?;
             write_report(&report, &r)
         }
         Command::Wwp { scenario: s, role, bind, peer, start_at_unix_ns, time_limit, isn, report } => {

@@ -91,6 +91,20 @@ pub fn stop_flag() -> Result<Arc<AtomicBool>, String> {
     Ok(flag)
 }
 
+/// Why a host's loop must end now, if it must: `stopped` (the stop flag), `time-limit` (`now`
+/// reached `limit`) or `count-limit` (`count` reached `max`); the report's outcome.
+pub fn loop_end(flag: &AtomicBool, now: wattlab_core::Time, limit: wattlab_core::Time, count: u64, max: u64) -> Option<&'static str> {
+    if stopped(flag) {
+        Some("stopped")
+    } else if now >= limit {
+        Some("time-limit")
+    } else if count >= max {
+        Some("count-limit")
+    } else {
+        None
+    }
+}
+
 /// True once a stop signal arrived.
 pub fn stopped(flag: &AtomicBool) -> bool {
     flag.load(Ordering::Relaxed)

@@ -23,6 +23,9 @@ pub enum LivePolicy {
     Cc,
     /// Idealised 802.11 PSM: the AP buffers and releases at each 100 ms beacon.
     Psm,
+    /// Seed 001's PSNA: the mobile of a `psna-read` / `psna-send` flow switches the card off
+    /// (the only policy of such a flow, and only for it).
+    Psna,
 }
 
 impl LivePolicy {
@@ -32,6 +35,7 @@ impl LivePolicy {
             LivePolicy::AlwaysOn => PowerMode::Cam,
             LivePolicy::Cc => PowerMode::External(Driver::Cc),
             LivePolicy::Psm => PowerMode::IdealPsm,
+            LivePolicy::Psna => PowerMode::External(Driver::Psna),
         }
     }
 
@@ -41,7 +45,27 @@ impl LivePolicy {
             LivePolicy::AlwaysOn => "always-on",
             LivePolicy::Cc => "cc",
             LivePolicy::Psm => "psm",
+            LivePolicy::Psna => "psna",
         }
+    }
+}
+
+/// True for the flow kinds of seed 001's PSNA.
+fn is_psna(kind: &str) -> bool {
+    kind == wattlab_sim::apps::psna::READ.name || kind == wattlab_sim::apps::psna::SEND.name
+}
+
+/// The policy of a run of `scn`: `asked`, or without it `psna` for a PSNA flow and
+/// `always-on` otherwise; a PSNA flow runs only with `psna`, and `psna` only with one.
+fn resolve_policy(scn: &wattlab_sim::scenario::Scenario, origin: &str, asked: Option<LivePolicy>) -> Result<LivePolicy, String> {
+    let psna = scn.flows.iter().any(|f| is_psna(&f.kind));
+    match (asked, psna) {
+        (None, true) => Ok(LivePolicy::Psna),
+        (None, false) => Ok(LivePolicy::AlwaysOn),
+        (Some(LivePolicy::Psna), true) => Ok(LivePolicy::Psna),
+        (Some(p), true) => Err(format!("{origin}: --policy {}: a PSNA flow's radio is switched by its mobile; run it with --policy psna (or no --policy)", p.name())),
+        (Some(LivePolicy::Psna), false) => Err(format!("{origin}: --policy psna needs a psna-read or psna-send flow")),
+        (Some(p), false) => Ok(p),
     }
 }
 
@@ -84,7 +108,7 @@ fn check_user_overrides(user: &[String]) -> Result<(), String> {
     for o in user {
         let key = o.split('=').next().unwrap_or("").trim();
         if key.starts_with("wireless.") && key.ends_with(".power_save") {
-            return Err(format!("--set {o}: the hop's power_save is set by --policy (always-on, cc, psm), not --set"));
+            return Err(format!("--set {o}: the hop's power_save is set by --policy (always-on, cc, psm, psna), not --set"));
         }
     }
     Ok(())
@@ -94,6 +118,11 @@ fn check_user_overrides(user: &[String]) -> Result<(), String> {
 /// name only what the user gave: the scenario is read with the user's overrides first, and
 /// must have its one `[[wireless]]` hop before the policy's `power_save` is applied to it.
 pub fn load(path: &Path, policy: LivePolicy, user_overrides: &[String]) -> Result<LiveSpec, String> {
+    load_resolved(path, Some(policy), user_overrides).map(|(spec, _)| spec)
+}
+
+/// As [`load`], with the policy the run uses (see [`resolve_policy`]).
+pub fn load_resolved(path: &Path, policy: Option<LivePolicy>, user_overrides: &[String]) -> Result<(LiveSpec, LivePolicy), String> {
     let origin = path.display().to_string();
     let text = read_scenario(path)?;
     check_user_overrides(user_overrides)?;
@@ -101,10 +130,11 @@ pub fn load(path: &Path, policy: LivePolicy, user_overrides: &[String]) -> Resul
     if users.wireless.len() != 1 {
         return Err(format!("{origin}: a live run needs exactly one [[wireless]] hop (server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client); it has {}", users.wireless.len()));
     }
+    let policy = resolve_policy(&users, &origin, policy)?;
     let ov = overrides(policy, user_overrides);
     let scn = wattlab_sim::scenario::parse_with_overrides(&text, &origin, &ov).map_err(|e| e.to_string())?;
     let sim = wattlab_sim::build::build(&scn, &text, &origin, None, &BuildOptions::default()).map_err(|e| e.to_string())?;
-    sim.live_spec(&scn).map_err(|e| format!("{origin}: {e}"))
+    Ok((sim.live_spec(&scn).map_err(|e| format!("{origin}: {e}"))?, policy))
 }
 
 /// The emulator's model of the spec's path.
@@ -198,15 +228,41 @@ pub struct PlanSummary {
     pub base_rtt_s: f64,
     /// The client's radio profile.
     pub profile: Option<String>,
+    /// The scenario changes the profile's transition costs (`radio.transitions`): the live
+    /// costing of the capture uses the named profile without them.
+    pub profile_overridden: bool,
     /// The agent's end-of-burst detection (`cc` only).
     pub detection: Option<String>,
     /// The scenario overrides this plan was built with (the policy's, then the user's): the
     /// simulator side of `wattlab live compare` runs with exactly these.
     pub overrides: Vec<String>,
-    /// The flow's kind: `bulk-download` or `wwp-bulk`.
+    /// The flow's kind: `bulk-download`, `wwp-bulk`, `psna-read` or `psna-send`.
     pub kind: String,
     /// A `wwp-bulk` flow's live plan.
     pub wwp: Option<WwpPlan>,
+    /// A PSNA flow's live plan.
+    pub psna: Option<PsnaPlan>,
+}
+
+/// What a live run of a `psna-read` / `psna-send` flow does.
+#[derive(Debug, Serialize)]
+pub struct PsnaPlan {
+    /// `read` or `send`.
+    pub direction: String,
+    /// The daemon's UDP port on the AP.
+    pub daemon_port: u16,
+    /// Test hook: the fixed host stops after this many object bytes.
+    pub fh_stop_after: Option<u64>,
+    /// PS-TP retransmission timeout, s.
+    pub rto_s: f64,
+    /// Retransmissions before the mobile gives up.
+    pub max_retries: u32,
+    /// DATA payload per message, bytes.
+    pub chunk_size: u16,
+    /// EWMA weight α.
+    pub alpha: f64,
+    /// Data packets per estimator interval.
+    pub min_packets: u32,
 }
 
 /// What a live run of a `wwp-bulk` flow does.
@@ -289,10 +345,27 @@ impl PlanSummary {
             beacon_interval_ns: spec.beacon_interval.0,
             base_rtt_s: rtt.as_secs_f64(),
             profile: spec.profile.as_ref().map(|p| p.name().to_string()),
+            profile_overridden: spec.profile.as_ref().is_some_and(|p| wattlab_core::energy::builtin_profile(p.name()).as_ref() != Some(p)),
             detection: spec.agent.as_ref().map(|a| a.detection.name().to_string()),
             overrides: overrides(policy, user_overrides),
-            kind: if spec.wwp.is_some() { "wwp-bulk" } else { "bulk-download" }.into(),
+            kind: match (&spec.wwp, &spec.psna) {
+                (Some(_), _) => "wwp-bulk",
+                (_, Some(p)) if p.read => "psna-read",
+                (_, Some(_)) => "psna-send",
+                _ => "bulk-download",
+            }
+            .into(),
             wwp: spec.wwp.as_ref().map(WwpPlan::of),
+            psna: spec.psna.as_ref().map(|p| PsnaPlan {
+                direction: if p.read { "read" } else { "send" }.into(),
+                daemon_port: p.daemon_port,
+                fh_stop_after: p.fh_stop_after,
+                rto_s: p.configs.mobile.rto.as_secs_f64(),
+                max_retries: p.configs.mobile.max_retries,
+                chunk_size: p.configs.mobile.chunk_size,
+                alpha: p.configs.daemon.estimator.alpha,
+                min_packets: p.configs.daemon.estimator.min_packets,
+            }),
         })
     }
 }

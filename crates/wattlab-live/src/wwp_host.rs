@@ -22,7 +22,8 @@ use wattlab_core::wwp::{WwpConfig, WwpEndpoint, WwpEvent, WwpState, WwpStats};
 use wattlab_core::{Duration, Time};
 
 use crate::clock::LiveClock;
-use crate::nfqueue::stopped;
+use crate::nfqueue::loop_end;
+use crate::udp::recv_batch;
 use crate::payload::{hex, Payload};
 
 /// Largest datagram read (a DATA segment is 6 + `segment_size` bytes; the core caps that well
@@ -288,34 +289,21 @@ pub fn run(sock: UdpSocket, cfg: &WwpHostConfig, stop: &AtomicBool, on_ready: im
     let fd = sock.as_raw_fd();
     let outcome = loop {
         let now = clock.now();
-        if stopped(stop) {
-            break "stopped".to_string();
-        }
-        if now >= limit {
-            break "time-limit".to_string();
-        }
-        if r.datagrams_sent + r.datagrams_received >= cfg.max_datagrams {
-            break "count-limit".to_string();
+        if let Some(end) = loop_end(stop, now, limit, r.datagrams_sent + r.datagrams_received, cfg.max_datagrams) {
+            break end.to_string();
         }
         // Input: everything that has arrived, in bounded batches.
-        for _ in 0..RECV_BATCH {
-            match sock.recv_from(&mut rbuf) {
-                Ok((n, from)) => {
-                    if *peer.get_or_insert(from) != from {
-                        r.datagrams_foreign += 1;
-                        continue;
-                    }
-                    r.datagrams_received += 1;
-                    last_heard = now;
-                    if ep.handle_segment(now, &rbuf[..n]).is_err() {
-                        r.datagrams_bad += 1;
-                    }
-                }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                Err(e) if matches!(e.kind(), ErrorKind::Interrupted | ErrorKind::ConnectionRefused) => {}
-                Err(e) => return Err(format!("receiving on {local}: {e}")),
+        recv_batch(&sock, &mut rbuf, RECV_BATCH, |d, from| {
+            if *peer.get_or_insert(from) != from {
+                r.datagrams_foreign += 1;
+                return;
             }
-        }
+            r.datagrams_received += 1;
+            last_heard = now;
+            if ep.handle_segment(now, d).is_err() {
+                r.datagrams_bad += 1;
+            }
+        })?;
         // Timers, at their own deadline for the lateness figures but run at `now`.
         if let Some(due) = ep.poll_timeout().filter(|t| *t <= now) {
             r.timers += 1;

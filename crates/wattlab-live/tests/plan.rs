@@ -149,3 +149,26 @@ fn a_wwp_flow_gives_its_ends_parameters_and_impairments() {
     let e = plan::load(&s, LivePolicy::AlwaysOn, &["flow.0.wwp={ probe_level_cap = 7 }".into()]).unwrap_err();
     assert!(e.contains("probe_level_cap"), "{e}");
 }
+
+#[test]
+fn a_psna_flow_plans_with_policy_psna_and_its_parameters() {
+    let s = scenario("live-psna.toml");
+    let (spec, policy) = plan::load_resolved(&s, None, &[]).unwrap();
+    assert_eq!(policy, LivePolicy::Psna);
+    let p = spec.psna.as_ref().unwrap();
+    assert!(p.read && p.daemon_port == 7300 && p.fh_stop_after.is_none());
+    assert_eq!((spec.bytes, spec.request, spec.port), (400_000, 100, 80));
+    let summary = PlanSummary::of(&spec, policy, &[]).unwrap();
+    assert_eq!((summary.kind.as_str(), summary.power_save.as_str()), ("psna-read", "psna"));
+    let ov = ["flow.0.kind=\"psna-send\"".to_string(), "flow.0.psna={ rto = \"50ms\", fh_stop_after = \"1kB\" }".into()];
+    let (send, _) = plan::load_resolved(&s, Some(LivePolicy::Psna), &ov).unwrap();
+    let p = send.psna.as_ref().unwrap();
+    assert!(!p.read && p.fh_stop_after == Some(1000) && p.configs.mobile.rto == wattlab_core::Duration::from_millis(50));
+    assert_eq!(send.port, 5001);
+    let e = plan::load_resolved(&s, Some(LivePolicy::AlwaysOn), &[]).unwrap_err();
+    assert!(e.contains("--policy always-on: a PSNA flow's radio is switched by its mobile"), "{e}");
+    let e = plan::load_resolved(&scenario("live-download.toml"), Some(LivePolicy::Psna), &[]).unwrap_err();
+    assert!(e.contains("--policy psna needs a psna-read or psna-send flow"), "{e}");
+    let e = plan::load_resolved(&s, None, &["flow.0.psna={ alpha = 2.0 }".into()]).unwrap_err();
+    assert!(e.contains("alpha"), "{e}");
+}

@@ -20,6 +20,23 @@ use wattlab_core::{Duration, Time};
 /// The flow kind of the Wave & Wait Protocol's bulk transfer.
 const WWP_BULK: &str = crate::apps::wwp_bulk::KIND.name;
 
+/// The flow kinds of seed 001's PSNA (the mobile reads from / sends to the fixed host).
+const PSNA_KINDS: [&str; 2] = [crate::apps::psna::READ.name, crate::apps::psna::SEND.name];
+
+/// A `psna-read` / `psna-send` flow as a live run needs it: the daemon runs in the AP's
+/// namespace, the mobile in the client's, the fixed host in the server's.
+#[derive(Clone, Debug)]
+pub struct PsnaLiveFlow {
+    /// `psna-read` (true) or `psna-send`.
+    pub read: bool,
+    /// The daemon's UDP port on the AP.
+    pub daemon_port: u16,
+    /// The mobile's and the daemon's parameters (the flow's `psna = {...}` over the defaults).
+    pub configs: crate::scenario::psna::PsnaConfigs,
+    /// Test hook `psna.fh_stop_after`: the fixed host stops after this many object bytes.
+    pub fh_stop_after: Option<u64>,
+}
+
 /// A `wwp-bulk` flow as a live run needs it.
 #[derive(Clone, Debug)]
 pub struct WwpLiveFlow {
@@ -90,6 +107,9 @@ pub struct LiveSpec {
     /// The flow's WWP side, if it is a `wwp-bulk` flow (then `bytes` is 0 for a stream,
     /// `request` 0, and `tcp` the defaults, unused).
     pub wwp: Option<WwpLiveFlow>,
+    /// The flow's PSNA side, if it is a `psna-read` / `psna-send` flow (`bytes`, `request`,
+    /// `port`, `start` and `tcp` are the flow's; `tcp` is the AP–FH connection's).
+    pub psna: Option<PsnaLiveFlow>,
 }
 
 impl Simulation {
@@ -100,8 +120,8 @@ impl Simulation {
             return Err("a live run needs exactly one [[wireless]] hop and no [[wlan]]".into());
         }
         let flow = match scn.flows.as_slice() {
-            [f] if f.kind == crate::apps::bulk::DOWNLOAD.name || f.kind == WWP_BULK => f,
-            _ => return Err("a live run needs exactly one [[flow]], of kind \"bulk-download\" or \"wwp-bulk\"".into()),
+            [f] if f.kind == crate::apps::bulk::DOWNLOAD.name || f.kind == WWP_BULK || PSNA_KINDS.contains(&f.kind.as_str()) => f,
+            _ => return Err("a live run needs exactly one [[flow]], of kind \"bulk-download\", \"wwp-bulk\", \"psna-read\" or \"psna-send\"".into()),
         };
         if flow.kind == WWP_BULK {
             return self.wwp_live_spec(scn, flow);
@@ -111,12 +131,24 @@ impl Simulation {
         };
         let tcp = crate::apps::build::tcp_config(&flow.tcp_settings()).map_err(|(field, m)| format!("flow `{}`.{field}: {m}", name.as_deref().unwrap_or("flow0")))?;
         let mut spec = self.path_spec(client, server)?;
+        let psna_read = flow.kind == PSNA_KINDS[0];
         spec.flow = name.clone().unwrap_or_else(|| "flow0".into());
         spec.bytes = bytes.bytes();
-        spec.request = request.map_or(100, |r| r.bytes());
-        spec.port = port.unwrap_or(80);
+        spec.request = request.map_or(100, |r| r.bytes().max(1));
+        spec.port = port.unwrap_or(if flow.kind == PSNA_KINDS[1] { 5001 } else { 80 });
         spec.start = start.map_or(Duration::ZERO, |d| d.get());
         spec.tcp = tcp;
+        if PSNA_KINDS.contains(&flow.kind.as_str()) {
+            let fname = spec.flow.clone();
+            let settings = flow.psna.clone().unwrap_or_default();
+            let configs = settings.configs().map_err(|(k, m)| format!("flow `{fname}`.psna.{k}: {m}"))?;
+            spec.psna = Some(PsnaLiveFlow {
+                read: psna_read,
+                daemon_port: settings.daemon_port.unwrap_or(crate::apps::psna::DAEMON_PORT),
+                configs,
+                fh_stop_after: settings.fh_stop_after.map(|b| b.bytes()),
+            });
+        }
         Ok(spec)
     }
 
@@ -212,6 +244,7 @@ impl Simulation {
             agent,
             profile,
             wwp: None,
+            psna: None,
         })
     }
 }

@@ -228,3 +228,37 @@ fn the_baseline_of_a_psna_run_is_legacy_end_to_end_tcp_with_the_card_always_on()
         assert_eq!(flow_json(&out, 0)["completed"], true);
     }
 }
+
+/// The radio's transition override (`radio.transitions`) is costed by the meter itself: an off →
+/// idle transition of 565 ms at the idle power (1 J) adds exactly 1 J per on-switch to the
+/// `psna` meter (checked against the per-switch sum the reproduction used to add after the run,
+/// with the transfer's timing unchanged: the transition is carved out of the off interval, as
+/// the meter's docs say), and a bad override is refused with its key.
+#[test]
+fn a_transition_override_is_costed_by_the_meter_per_switch() {
+    let text = scenario("psna", READ, "3000s");
+    let with = text.replace(
+        r#"policies = ["always-on"] }"#,
+        r#"policies = ["always-on"], transitions = [{ from = "off", to = "idle", duration = "565ms", power_mw = 1770.0 }] }"#,
+    );
+    assert_ne!(with, text);
+    let (base, over) = (run(&text, 3), run(&with, 3));
+    let (fb, fo) = (flow_json(&base, 0), flow_json(&over, 0));
+    assert_eq!(fb, fo, "the transfer must not change");
+    let switches = fo["radio_on_switches"].as_u64().unwrap();
+    assert!(switches >= 1, "{fo}");
+    let cycle_j = 0.565 * 1.770;
+    let (eb, eo) = (energy(&base, "psna"), energy(&over, "psna"));
+    assert!((eo - eb - switches as f64 * cycle_j).abs() < 1e-6, "{eb} + {switches} × {cycle_j} != {eo}");
+    // Always-on never switches: no transition, same energy.
+    assert_eq!(energy(&base, "always-on"), energy(&over, "always-on"));
+    for (bad, key) in [
+        (r#"{ from = "rx", to = "idle", duration = "1ms", power_mw = 1.0 }"#, "not supported"),
+        (r#"{ from = "off", to = "idle", duration = "1ms", power_mw = -1.0 }"#, "power_mw = -1"),
+        (r#"{ from = "off", to = "awake", duration = "1ms", power_mw = 1.0 }"#, "awake"),
+    ] {
+        let t = text.replace(r#"policies = ["always-on"] }"#, &format!(r#"policies = ["always-on"], transitions = [{bad}] }}"#));
+        let e = Simulation::from_toml(&t, "psna.toml", Some(1), &[], &BuildOptions::default()).err().expect("refused").to_string();
+        assert!(e.contains("psna.toml:") && e.contains("radio.transitions[0]") && e.contains(key), "{e}");
+    }
+}

@@ -17,7 +17,7 @@ from typing import Iterable
 
 from wattlab.live.netns import LiveInputError
 
-POLICIES = ("always-on", "cc", "psm")
+POLICIES = ("always-on", "cc", "psm", "psna")
 """Radio policies of a live run."""
 
 MAX_TIME_LIMIT_S = 3600.0

@@ -110,6 +110,12 @@ def lock_path(run_id: str) -> Path:
     return RUN_DIR / f"{PREFIX}{run_id}.lock"
 
 
+def radio_socket_path(run_id: str) -> Path:
+    """The Unix socket on which a PSNA run's emulator takes the mobile's radio switches (in
+    :data:`RUN_DIR`: socket paths are limited to 108 bytes)."""
+    return RUN_DIR / f"{PREFIX}{run_id}-radio.sock"
+
+
 def _held(run_id: str) -> bool:
     """True while the run ``run_id`` is in progress (its process holds its lock)."""
     try:
@@ -161,6 +167,10 @@ def cleanup(run_ids: Collection[str] | None = None) -> list[str]:
     for p in RUN_DIR.glob(f"{PREFIX}*.lock") if RUN_DIR.is_dir() else ():
         rid = p.stem[len(PREFIX):]
         if (run_ids is None or rid in run_ids) and not _held(rid):
+            p.unlink(missing_ok=True)
+    for p in RUN_DIR.glob(f"{PREFIX}*-radio.sock") if RUN_DIR.is_dir() else ():
+        rid = p.name[len(PREFIX):].removesuffix("-radio.sock")
+        if _run_id(f"{PREFIX}{rid}-ap") is not None and (run_ids is None or rid in run_ids) and not _held(rid):
             p.unlink(missing_ok=True)
     return gone
 
@@ -307,6 +317,13 @@ class Testbed:
             self.sh(role, "sysctl", "-qw", *sysctls, *extra)
             self._user_sysctls(role)
             self.sh(role, "ip", "route", "add", net, "via", via, "dev", dev, *route)
+        if str(tcp.get("kind", "")).startswith("psna-"):
+            # A PSNA daemon on the AP is the fixed host's TCP peer: the AP gets the scenario's TCP
+            # settings, and both ends get its route options (initial window, minimum RTO) on the
+            # subnet they share, whose connected route would otherwise carry Linux's defaults.
+            self.sh("ap", "sysctl", "-qw", *sysctls)
+            for role, dev, src in (("ap", AP_SERVER_IF, AP_SERVER_ADDR), ("server", SERVER_IF, SERVER_ADDR)):
+                self.sh(role, "ip", "route", "replace", "10.201.2.0/24", "dev", dev, "proto", "kernel", "scope", "link", "src", src, *route)
 
     def _user_sysctls(self, role: str) -> None:
         """Apply the user's ``--sysctl`` settings of ``role`` one by one; the kernel's refusal

@@ -22,10 +22,10 @@ from typing import Callable, Iterator, Sequence
 
 import pandas as pd
 
-from wattlab import _core
-from wattlab.live import checks, netns, wwp
+from wattlab.live import checks, netns, psna, wwp
 from wattlab.live.checks import POLICIES
 from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
+from wattlab.live.radio_table import radio_table
 
 EMU_QUEUE, AGENT_QUEUE = 1, 2
 AGENT_MARK = 0x574C
@@ -58,12 +58,14 @@ def _tool(argv: list[str], what: str, timeout: float) -> str:
     return p.stdout
 
 
-def load_plan(scenario: str | Path, policy: str, overrides: Sequence[str] = ()) -> dict:
-    """What a live run of ``scenario`` under ``policy`` does (``wattlab-live plan``); raises
+def load_plan(scenario: str | Path, policy: str | None, overrides: Sequence[str] = ()) -> dict:
+    """What a live run of ``scenario`` under ``policy`` does (``wattlab-live plan``; None: the
+    flow's own, ``psna`` for a PSNA flow and ``always-on`` otherwise); raises
     :class:`LiveInputError` with the loader's message (file, line, key) for a scenario it cannot run."""
-    policy = checks.policy(policy)
     path = checks.scenario_path(scenario)
-    argv = [str(binary()), "plan", "--scenario", str(path), "--policy", policy]
+    argv = [str(binary()), "plan", "--scenario", str(path)]
+    if policy is not None:
+        argv += ["--policy", checks.policy(policy)]
     for o in checks.overrides(overrides):
         argv += ["--set", o]
     return json.loads(_tool(argv, f"reading {path}", timeout=60))
@@ -144,15 +146,7 @@ class LiveResult:
     def radios(self) -> pd.DataFrame:
         """The energy table in the layout of ``wattlab run``'s radios (node, profile, policy...),
         the replayed schedule named after the run's policy."""
-        df = self.energy.energy.copy()
-        # The replayed schedule is what the radio did in this run (its power mode); the other
-        # rows cost the same capture under accounting policies.
-        accounting = set(_core.accounting_policies())
-        df.insert(3, "basis", ["accounting" if n in accounting else "mode" for n in df.name])
-        df["policy"] = df.policy.replace({"replay": self.plan["policy"]})
-        df.insert(0, "node", self.plan["client"])
-        df.insert(1, "profile", self.energy.profile.get("name", ""))
-        return df
+        return radio_table(self.energy, self.plan["client"], self.plan["policy"])
 
     def summary(self) -> dict:
         """The run as one JSON-able dict (written as ``summary.json``)."""
@@ -287,11 +281,11 @@ class _Session:
                 continue
             raise self._failure(proc, when)
 
-    def emulator(self, policy: str) -> None:
-        """The path emulator on the AP's FORWARD chain (NFQUEUE 1)."""
+    def emulator(self, policy: str, extra: Sequence[str] = ()) -> None:
+        """The path emulator on the AP's FORWARD chain (NFQUEUE 1); ``extra`` arguments."""
         self.step("starting the emulator")
         self.tb.sh("ap", "iptables", "-A", "FORWARD", "-j", "NFQUEUE", "--queue-num", str(EMU_QUEUE))
-        argv = [self.exe, "emulate", *self.scn, "--queue", str(EMU_QUEUE), "--client-iface", netns.AP_CLIENT_IF, "--report", str(self.out / "emulator.json")]
+        argv = [self.exe, "emulate", *self.scn, "--queue", str(EMU_QUEUE), "--client-iface", netns.AP_CLIENT_IF, "--report", str(self.out / "emulator.json"), *extra]
         if policy == "psm":
             argv += ["--transitions", str(self.out / "transitions.csv")]
         self._ready(self._start("the emulator", "ap", argv, "emulator.out", "emulator.log"), "emulator.out", "ready")
@@ -379,7 +373,8 @@ def _prepare_out(out: Path | None, overwrite: bool, ours: Sequence[str] = checks
 
 def _check_inputs(scenario, policy, overrides, time_limit, sysctls) -> tuple[Path, list[str], float | None, dict[str, list[str]]]:
     """Every option of a run, checked before anything starts (no root needed)."""
-    checks.policy(policy)
+    if policy is not None:
+        checks.policy(policy)
     return checks.scenario_path(scenario), checks.overrides(overrides), checks.time_limit(time_limit), checks.sysctls(sysctls)
 
 
@@ -403,6 +398,15 @@ def _live(plan: dict, scn: list[str], policy: str, out: Path, by_role: dict, lim
             tb.teardown()
 
 
+def _profile_warnings(plan: dict) -> list[str]:
+    """A warning when the scenario changes its radio profile's transition costs, which the live
+    costing of the capture (by profile name) does not apply."""
+    if not plan.get("profile_overridden"):
+        return []
+    return [f"the scenario's radio.transitions are not applied to the live energy: the capture is costed with the "
+            f"built-in profile {plan['profile']} as it is"]
+
+
 def _report(out: Path, name: str) -> dict:
     """A process's JSON report, or a :class:`LiveError` saying it did not finish cleanly."""
     p = out / f"{name}.json"
@@ -418,8 +422,9 @@ def _cost(plan: dict, out: Path, policy: str):
     """The trace analyzer's energy of the client's capture."""
     from wattlab import trace
 
-    policies = ["always-on", "oracle"] + (["replay"] if policy in ("cc", "psm") else [])
-    transitions = out / "transitions.csv" if policy in ("cc", "psm") else None
+    replay = policy in ("cc", "psm", "psna")
+    policies = ["always-on", "oracle"] + (["replay"] if replay else [])
+    transitions = out / "transitions.csv" if replay else None
     try:
         energy = trace.energy(out / "client.pcap", client=netns.CLIENT_ADDR, profile=plan["profile"], policies=policies,
                               phy=f"link@{plan['hop_rate_bps'] / 1e6:g}", transitions=transitions, timeline=False)
@@ -431,15 +436,18 @@ def _cost(plan: dict, out: Path, policy: str):
 
 def run(
     scenario: str | Path,
-    policy: str = "always-on",
+    policy: str | None = None,
     out_dir: str | Path | None = None,
     overrides: Sequence[str] = (),
     time_limit: float | None = None,
     overwrite: bool = False,
     on_step: Callable[[str], None] | None = None,
     sysctls: Sequence[str] = (),
-) -> LiveResult | wwp.WwpLiveResult:
-    """Run ``scenario``'s download (or its ``wwp-bulk`` flow, see :mod:`wattlab.live.wwp`) live under ``policy`` (always-on, cc or psm) and cost it.
+) -> LiveResult | wwp.WwpLiveResult | psna.PsnaLiveResult:
+    """Run ``scenario``'s download (or its ``wwp-bulk`` flow, see :mod:`wattlab.live.wwp`, or its
+    ``psna-read``/``psna-send`` flow, see :mod:`wattlab.live.psna`) live under ``policy``
+    (always-on, cc or psm; psna for a PSNA flow; None: psna for a PSNA flow, always-on
+    otherwise) and cost it.
 
     Every option is checked first (:class:`LiveInputError`, nothing runs): the scenario is a
     regular file, ``time_limit`` is in (0, 3600] s and the download can finish within it,
@@ -457,8 +465,11 @@ def run(
     path, ov, limit_opt, by_role = _check_inputs(scenario, policy, overrides, time_limit, sysctls)
     out = checks.out_dir(out_dir, overwrite, path)
     plan = load_plan(path, policy, ov)
+    policy = plan["policy"]
     if plan.get("kind") == "wwp-bulk":
         return _run_wwp(plan, path, policy, ov, out, overwrite, limit_opt, by_role, step, started)
+    if str(plan.get("kind")).startswith("psna-"):
+        return _run_psna(plan, path, ov, out, overwrite, limit_opt, by_role, step, started)
     limit = checks.time_bound(plan, limit_opt)
     netns.require_root()
     out = _prepare_out(out, overwrite)
@@ -471,7 +482,7 @@ def run(
         plan=plan, fetch=reports["fetch"], server=reports["server"], emulator=reports["emulator"],
         agent=_report(out, "agent") if policy == "cc" else None, energy=_cost(plan, out, policy),
         expected_bytes=int(plan["bytes"]), expected_sha256=payload_digest(int(plan["bytes"]), int(plan["seed"])),
-        out_dir=out, notes=_notes(plan), warnings=checks.sysctl_warnings(by_role),
+        out_dir=out, notes=_notes(plan), warnings=checks.sysctl_warnings(by_role) + _profile_warnings(plan),
     )
     res.wall_time_s = time.monotonic() - started
     (out / "summary.json").write_text(json.dumps(res.summary(), indent=2, default=str) + "\n")
@@ -500,7 +511,7 @@ def _run_wwp(plan: dict, path: Path, policy: str, ov: list[str], out: Path | Non
     res = wwp.WwpLiveResult(
         plan=plan, sender=sender, receiver=receiver, emulator=_report(out, "emulator"), origin_ns=origin,
         expected_sha256=payload_digest(int(receiver["delivered_bytes"]), int(plan["seed"])), energy=energy, out_dir=out,
-        notes=wwp.notes(plan) + costed, warnings=checks.sysctl_warnings(by_role),
+        notes=wwp.notes(plan) + costed, warnings=checks.sysctl_warnings(by_role) + _profile_warnings(plan),
     )
     res.wall_time_s = time.monotonic() - started
     wwp.write_summary(res)
@@ -508,6 +519,31 @@ def _run_wwp(plan: dict, path: Path, policy: str, ov: list[str], out: Path | Non
     if want is not None and res.delivered_bytes < int(want) and res.receiver["delivered_sha256"] == res.expected_sha256:
         raise LiveTimeLimit(f"the WWP flow delivered {res.delivered_bytes:,} of {int(want):,} bytes (intact) within the run's bound "
                             f"({limit:g} s + {wwp.CLOSE_GRACE_S:g} s to close); results in {out}")
+    return res
+
+
+def _run_psna(plan: dict, path: Path, ov: list[str], out: Path | None, overwrite: bool, limit_opt: float | None,
+              by_role: dict, step: Callable[[str], None], started: float) -> psna.PsnaLiveResult:
+    """The PSNA branch of :func:`run`: daemon, mobile and fixed host through the emulator."""
+    limit = checks.time_bound(plan, limit_opt)
+    netns.require_root()
+    out = _prepare_out(out, overwrite)
+    (out / "plan.json").write_text(json.dumps(plan, indent=2) + "\n")
+    scn = ["--scenario", str(path.resolve()), "--policy", "psna", *[a for o in ov for a in ("--set", o)]]
+    psna.live(plan, scn, out, by_role, limit, step)
+    step("verifying and costing the capture")
+    try:
+        energy, costed = _cost(plan, out, "psna"), []
+    except LiveError as e:
+        energy, costed = None, [f"the capture was not costed: {e}"]
+    res = psna.PsnaLiveResult(
+        plan=plan, mobile=_report(out, "psna_mobile"), daemon=_report(out, "psna_daemon"), fh=psna.optional_report(out, "fh"),
+        emulator=_report(out, "emulator"), expected_sha256=payload_digest(int(plan["bytes"]), int(plan["seed"])), energy=energy,
+        out_dir=out, notes=psna.notes(plan) + costed, warnings=checks.sysctl_warnings(by_role) + _profile_warnings(plan),
+    )
+    res.wall_time_s = time.monotonic() - started
+    psna.write_summary(res)
+    psna.check_outcome(res, limit)
     return res
 
 
@@ -529,6 +565,9 @@ def compare(
     step = on_step or (lambda _msg: None)
     path, ov, limit_opt, _ = _check_inputs(scenario, "cc", overrides, time_limit, sysctls)
     root = checks.out_dir(out_dir, overwrite, path)
+    if str(load_plan(path, None, ov).get("kind")).startswith("psna-"):
+        raise LiveInputError(f"{path}: `live compare` compares TCP downloads with and without the agent; run a PSNA flow with "
+                             "`wattlab live run` (tests/python/test_live_psna.py compares it with the simulator)")
     for policy in ("always-on", "cc"):  # refuse what cannot run live before simulating
         plan = load_plan(path, policy, ov)
         if plan.get("kind") == "wwp-bulk":

@@ -19,6 +19,7 @@ from typing import Callable
 
 from wattlab.live import netns
 from wattlab.live.netns import LiveError, LiveTimeLimit, Testbed
+from wattlab.live.radio_table import radio_table
 
 CLOSE_GRACE_S = 15.0
 """How long the WWP processes may run past the run's bound to close the connection (FIN,
@@ -136,16 +137,7 @@ class WwpLiveResult:
     def radios(self):
         """The client's energy table in the layout of ``wattlab run``'s radios (always-on and oracle
         costing of the capture), or None if it was not costed."""
-        if self.energy is None:
-            return None
-        from wattlab import _core
-
-        df = self.energy.energy.copy()
-        accounting = set(_core.accounting_policies())
-        df.insert(3, "basis", ["accounting" if n in accounting else "mode" for n in df.name])
-        df.insert(0, "node", self.plan["client"])
-        df.insert(1, "profile", self.energy.profile.get("name", ""))
-        return df
+        return None if self.energy is None else radio_table(self.energy, self.plan["client"])
 
     def summary(self) -> dict:
         """The run as one JSON-able dict (written as ``summary.json``)."""

@@ -443,6 +443,26 @@ impl DeviceProfile {
         }
     }
 
+    /// The same profile with the transition `from` → `to` taking `duration` at `power_uw`
+    /// (replacing the profile's own, if it has one): a scenario's override, e.g. a cost per
+    /// off → on cycle the profile's source does not give. Errors as the profile file's: the
+    /// transition must go between a dormant state and idle, within the same bounds.
+    pub fn with_transition(&self, from: RadioState, to: RadioState, duration: Duration, power_uw: u64, source: &str) -> Result<DeviceProfile, String> {
+        if !((from.is_dormant() && to == RadioState::Idle) || (from == RadioState::Idle && to.is_dormant())) {
+            return Err(format!("transition {from} -> {to} not supported: transitions must go between a dormant state (off, sleep) and idle"));
+        }
+        if duration.as_nanos() as f64 > MAX_DURATION_US * 1e3 {
+            return Err(format!("duration {duration} is longer than the largest a profile accepts (one hour)"));
+        }
+        if power_uw as f64 > MAX_POWER_MW * 1e3 {
+            return Err(format!("power {power_uw} µW is above the largest a profile accepts (1 MW)"));
+        }
+        let mut p = self.clone();
+        p.transitions.retain(|t| !(t.from == from && t.to == to));
+        p.transitions.push(Transition { from, to, duration, power_uw, source: source.to_string() });
+        Ok(p)
+    }
+
     /// The same profile with instantaneous, free wake-ups from sleep (seed 000's idealised
     /// PSM, which it credits with no early wake-up cost).
     pub fn without_wakeup_cost(&self) -> DeviceProfile {
@@ -530,6 +550,20 @@ pub fn find_builtin_profile(name: &str) -> Result<DeviceProfile, ProfileError> {
 mod tests {
     use super::*;
     use RadioState::*;
+
+    #[test]
+    fn a_transition_override_replaces_or_adds_and_is_checked() {
+        let p = builtin_profile("aironet-340").unwrap();
+        let before = p.transitions().len();
+        let q = p.with_transition(Sleep, Idle, Duration::from_millis(2), 500_000, "test").unwrap();
+        assert_eq!(q.transitions().len(), before, "replaces the profile's sleep -> idle");
+        assert_eq!(q.transition(Sleep, Idle).unwrap().energy_fj(), 2_000_000 * 500_000);
+        let r = q.with_transition(Off, Idle, Duration::from_millis(565), 1_770_000, "test").unwrap();
+        assert_eq!(r.transitions().len(), before + 1, "adds off -> idle");
+        assert!(p.with_transition(Rx, Idle, Duration::from_millis(1), 1, "t").unwrap_err().contains("not supported"));
+        assert!(p.with_transition(Off, Idle, Duration::from_secs(3601), 1, "t").unwrap_err().contains("one hour"));
+        assert!(p.with_transition(Off, Idle, Duration::from_millis(1), 2_000_000_000_000, "t").unwrap_err().contains("1 MW"));
+    }
 
     #[test]
     fn every_builtin_parses_and_cites_a_source() {

@@ -6,6 +6,7 @@
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::os::unix::net::UnixDatagram;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
@@ -33,6 +34,8 @@ pub struct EmuHostCounters {
     pub dropped: u64,
     /// Packets still held when the run stopped (dropped).
     pub held_at_stop: u64,
+    /// Radio on/off messages from the station's host (`--radio-socket`).
+    pub radio_messages: u64,
 }
 
 /// The emulator's report at the end of a run.
@@ -52,12 +55,56 @@ fn ip_len(msg: &nfq::Message) -> u32 {
     }
 }
 
+/// Where a queued packet goes: forwarded packets (both interfaces known) cross the whole path,
+/// up if they entered on the client's interface; packets for the AP itself (INPUT: no output
+/// interface) or from it (OUTPUT: no input interface) cross only the client's or the server's
+/// side.
+fn direction(indev: u32, outdev: u32, client: u32) -> Direction {
+    match (indev, outdev) {
+        (0, o) if o == client => Direction::ApToClient,
+        (0, _) => Direction::ApToServer,
+        (i, 0) if i == client => Direction::ClientToAp,
+        (_, 0) => Direction::ServerToAp,
+        (i, _) if i == client => Direction::Up,
+        _ => Direction::Down,
+    }
+}
+
+/// The station's radio switches, sent by its host (PSNA's mobile) as one-byte datagrams
+/// (`1` on, `0` off) to a Unix socket: out of band, as a PM bit would be, and never delayed
+/// by the emulated path.
+struct RadioSocket(UnixDatagram);
+
+impl RadioSocket {
+    fn bind(path: &Path) -> Result<RadioSocket, String> {
+        let _ = std::fs::remove_file(path);
+        let s = UnixDatagram::bind(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        s.set_nonblocking(true).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(RadioSocket(s))
+    }
+
+    /// The next switch received, if any (bounded: the socket's buffer).
+    fn try_recv(&self) -> Option<bool> {
+        let mut b = [0u8; 16];
+        loop {
+            match self.0.recv(&mut b) {
+                Ok(n) if n >= 1 => return Some(b[0] == b'1'),
+                Ok(_) => continue,
+                Err(_) => return None,
+            }
+        }
+    }
+}
+
 /// Runs the emulated path on NFQUEUE `queue_num` until `stop` is set. Packets that entered
-/// the AP on interface index `client_ifindex` go up, all others down. With `transitions`, the
-/// PSM station's schedule is written there (`time_ns,state`, Unix-epoch ns).
-pub fn run(queue_num: u16, client_ifindex: u32, params: PathParams, transitions: Option<&Path>, stop: &AtomicBool) -> Result<EmuReport, String> {
+/// the AP on interface index `client_ifindex` go up, all others down (see [`direction`] for
+/// the AP's own packets). With `transitions`, the PSM station's schedule is written there
+/// (`time_ns,state`, Unix-epoch ns). With `radio_socket`, the station's host switches its
+/// radio there (see [`RadioSocket`]).
+pub fn run(queue_num: u16, client_ifindex: u32, params: PathParams, transitions: Option<&Path>, radio_socket: Option<&Path>, stop: &AtomicBool) -> Result<EmuReport, String> {
     let clock = LiveClock::start();
     let mut queue = BoundQueue::open(queue_num, COPY_RANGE)?;
+    let radio = radio_socket.map(RadioSocket::bind).transpose()?;
     // The model's time 0 (the scenario's: loss phases, beacons), on the capture's clock, for
     // processes that must start at a scenario time (a WWP flow's `start`).
     let origin = clock.now();
@@ -76,9 +123,14 @@ pub fn run(queue_num: u16, client_ifindex: u32, params: PathParams, transitions:
     let (mut late_sum_ns, mut verdicts, mut dropped) = (0u64, 0u64, 0u64);
     while !stopped(stop) {
         queue.wait(clock.timeout_until(emu.poll_timeout(), std::time::Duration::from_millis(20)));
+        // Radio switches first: the mobile switches on before it sends.
+        while let Some(on) = radio.as_ref().and_then(RadioSocket::try_recv) {
+            host.radio_messages += 1;
+            emu.set_station_radio(clock.now(), on);
+        }
         while let Some(msg) = queue.try_recv()? {
             host.packets += 1;
-            let dir = if msg.get_indev() == client_ifindex { Direction::Up } else { Direction::Down };
+            let dir = direction(msg.get_indev(), msg.get_outdev(), client_ifindex);
             let len = ip_len(&msg);
             emu.offer(clock.now(), dir, len, msg);
         }

@@ -64,13 +64,35 @@ pub struct PathParams {
     pub names: Option<[String; 4]>,
 }
 
-/// Where a packet enters the path.
+/// Where a packet enters the path, and where it leaves it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Direction {
     /// From the server, towards the client (`wired_down` then `hop_down`).
     Down,
     /// From the client, towards the server (`hop_up` then `wired_up`).
     Up,
+    /// From the server to the AP itself (`wired_down` only): a daemon on the AP.
+    ServerToAp,
+    /// From the AP itself to the client (`hop_down` only).
+    ApToClient,
+    /// From the client to the AP itself (`hop_up` only).
+    ClientToAp,
+    /// From the AP itself to the server (`wired_up` only).
+    ApToServer,
+}
+
+impl Direction {
+    /// The first and the last channel the packet crosses.
+    fn legs(self) -> (usize, usize) {
+        match self {
+            Direction::Down => (WIRED_DOWN, HOP_DOWN),
+            Direction::Up => (HOP_UP, WIRED_UP),
+            Direction::ServerToAp => (WIRED_DOWN, WIRED_DOWN),
+            Direction::ApToClient => (HOP_DOWN, HOP_DOWN),
+            Direction::ClientToAp => (HOP_UP, HOP_UP),
+            Direction::ApToServer => (WIRED_UP, WIRED_UP),
+        }
+    }
 }
 
 /// What happened to a packet.
@@ -89,6 +111,8 @@ pub enum DropReason {
     QueueFull,
     /// A channel's loss process took it after serialization.
     Loss,
+    /// It reached the station while the station's radio was off (a driven radio, e.g. PSNA's).
+    RadioOff,
 }
 
 /// Counters of a path (JSON-serializable for the run's report).
@@ -109,11 +133,16 @@ pub struct PathStats {
     /// Idealised PSM counters (bursts, packets held and released, dozes), if PSM runs; a doze
     /// in progress is counted up to the model's latest time.
     pub psm: Option<StationStats>,
+    /// Packets that reached the station while its driven radio was off (lost, as on the
+    /// simulator's `[[wireless]]` hop: no PM bit, the AP does not hold them).
+    pub dropped_radio_off: u64,
 }
 
-/// A packet in the model: its IP length and the host's token for it.
+/// A packet in the model: its IP length, the channel where it leaves the path, and the host's
+/// token for it.
 struct Frame<T> {
     len: u32,
+    last: usize,
     token: T,
 }
 
@@ -151,6 +180,9 @@ pub struct PathEmulator<T> {
     sched: Scheduler<Event>,
     out: VecDeque<(T, Fate, Time)>,
     radio: VecDeque<(Time, bool)>,
+    /// The station's radio as its own host drives it (PSNA's mobile); off = frames reaching
+    /// it are lost.
+    station_on: bool,
     stats: PathStats,
 }
 
@@ -179,6 +211,7 @@ impl<T> PathEmulator<T> {
             sched: Scheduler::new(),
             out: VecDeque::with_capacity(1024),
             radio: VecDeque::new(),
+            station_on: true,
             stats: PathStats::default(),
         };
         if let Some(p) = emu.power.as_mut() {
@@ -201,13 +234,20 @@ impl<T> PathEmulator<T> {
     pub fn offer(&mut self, now: Time, dir: Direction, ip_len: u32, token: T) {
         self.run_until(now);
         let t = self.clock;
-        let (ch, offered) = match dir {
-            Direction::Down => (WIRED_DOWN, &mut self.stats.offered_down),
-            Direction::Up => (HOP_UP, &mut self.stats.offered_up),
-        };
-        *offered += 1;
-        self.enqueue(t, ch, Frame { len: ip_len, token });
+        let (first, last) = dir.legs();
+        match first {
+            WIRED_DOWN | HOP_DOWN => self.stats.offered_down += 1,
+            _ => self.stats.offered_up += 1,
+        }
+        self.enqueue(t, first, Frame { len: ip_len, last, token });
         self.sync_stats();
+    }
+
+    /// The station's own host switched its radio on or off at `now` (a driven radio: PSNA's
+    /// mobile). While it is off, a frame that reaches the end of `hop_down` is lost.
+    pub fn set_station_radio(&mut self, now: Time, on: bool) {
+        self.run_until(now);
+        self.station_on = on;
     }
 
     /// When the next internal event is due (absolute), if any.
@@ -355,8 +395,11 @@ impl<T> PathEmulator<T> {
         let Some((_, f)) = self.channels[ch].pipe.pop_front() else { return };
         self.channels[ch].stats.packets_delivered += 1;
         match ch {
-            WIRED_DOWN => self.enqueue(t, HOP_DOWN, f),
-            HOP_UP => self.enqueue(t, WIRED_UP, f),
+            _ if ch != f.last => self.enqueue(t, if ch == WIRED_DOWN { HOP_DOWN } else { WIRED_UP }, f),
+            HOP_DOWN if !self.station_on => {
+                self.stats.dropped_radio_off += 1;
+                self.decide(t, f.token, Fate::Drop(DropReason::RadioOff));
+            }
             _ => self.decide(t, f.token, Fate::Deliver),
         }
         if ch == HOP_DOWN && self.power.is_some() {

@@ -8,10 +8,11 @@ use crate::middlebox::{Middlebox, MiddleboxSlot};
 use crate::net::link::{Channel, IfaceId};
 use crate::power::hop::HopHost;
 use crate::radio::Radio;
+use crate::scenario::schema::RadioTransitionConfig;
 use crate::scenario::{AgentSettings, Scenario, ScenarioError};
 use crate::sim::{Simulation, WlanHost};
 use toml::Spanned;
-use wattlab_core::energy::{builtin_profile, builtin_profile_names, AccountingPolicy};
+use wattlab_core::energy::{builtin_profile, builtin_profile_names, AccountingPolicy, DeviceProfile, RadioState};
 use wattlab_core::power::{Driver, MacCaps, PowerMode, PowerSave, PowerSaveSettings, StationPower};
 use wattlab_core::{Duration, Time};
 
@@ -63,6 +64,16 @@ pub(crate) fn hop(
     Ok(HopHost { name, station, power: StationPower::new(save, MacCaps::HOP, beacon), down, up, timer_at: None })
 }
 
+/// `profile` with a scenario's transition override (states by name, power finite and ≥ 0).
+fn with_transition(profile: &DeviceProfile, t: &RadioTransitionConfig) -> Result<DeviceProfile, String> {
+    let state = |s: &str| s.parse::<RadioState>().map_err(|e| e.to_string());
+    if !(t.power_mw.is_finite() && t.power_mw >= 0.0) {
+        return Err(format!("power_mw = {}: must be a finite power ≥ 0", t.power_mw));
+    }
+    let source = format!("scenario override: {} -> {} takes {} at {} mW", t.from, t.to, Duration(t.duration.0), t.power_mw);
+    profile.with_transition(state(&t.from)?, state(&t.to)?, Duration(t.duration.0), (t.power_mw * 1e3).round() as u64, &source)
+}
+
 /// The radios of the nodes that have one, each fed by its wireless interface, with a meter per
 /// accounting policy and one for the hop's power-save mode.
 pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &mut [WlanHost]) -> Result<Vec<Radio>, ScenarioError> {
@@ -70,13 +81,16 @@ pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &mut [Wl
     for (i, n) in scn.nodes.iter().enumerate() {
         let Some(r) = &n.radio else { continue };
         let key = format!("node[{i}].radio");
-        let profile = builtin_profile(r.profile.get_ref()).ok_or_else(|| {
+        let mut profile = builtin_profile(r.profile.get_ref()).ok_or_else(|| {
             cx.err(&r.profile, &format!("{key}.profile"), format!(
                 "unknown device profile `{}` (known: {})",
                 r.profile.get_ref(),
                 builtin_profile_names().join(", ")
             ))
         })?;
+        for (j, t) in r.transitions.iter().enumerate() {
+            profile = with_transition(&profile, t.get_ref()).map_err(|m| cx.err(t, &format!("{key}.transitions[{j}]"), m))?;
+        }
         let Some(&iface) = t.wireless_iface_of.get(&(i as u32)) else {
             return Err(cx.err(&n.name, &key, "a radio needs a [[wireless]] hop or a [[wlan]] with this node as station"));
         };

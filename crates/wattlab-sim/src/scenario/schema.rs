@@ -102,6 +102,24 @@ pub struct RadioConfig {
     /// Accounting policies; each is reported separately from the same run.
     #[serde(default = "default_policies")]
     pub policies: Vec<Spanned<String>>,
+    /// Transition costs replacing or adding to the profile's (e.g. a cost per off → on cycle
+    /// the profile's source does not give); every meter of the radio uses them.
+    #[serde(default)]
+    pub transitions: Vec<Spanned<RadioTransitionConfig>>,
+}
+
+/// One transition cost of a radio override: `from` → `to` takes `duration` at `power_mw`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RadioTransitionConfig {
+    /// State left: `off`, `sleep` or `idle`.
+    pub from: String,
+    /// State entered: `idle`, or `off`/`sleep` from `idle`.
+    pub to: String,
+    /// How long the transition takes (carved out of the dormant interval).
+    pub duration: Dur,
+    /// Power drawn meanwhile, milliwatts.
+    pub power_mw: f64,
 }
 
 fn default_policies() -> Vec<Spanned<String>> {

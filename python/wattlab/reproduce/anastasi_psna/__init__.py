@@ -134,7 +134,7 @@ def summary_markdown(cfg: Config, t: pd.DataFrame, verdicts: list[claims.Claim],
         lines += ["", "## Sensitivity (transfer B, PSNA)", "",
                   "`default` is the main run; `alpha`, `min_packets`: the estimator; `mss=536`: the paper's Linux 2.0 MSS "
                   "towards non-local hosts (legacy TCP too, and the daemon counts 536-byte packets); `switch=E`: each "
-                  "off → on cycle costs E joules (added to the default runs: the profile has no transition cost).", "",
+                  "off → on cycle costs E joules (simulated: the card's meter draws an off → idle transition of E / 1.77 W at the idle power; the profile has none).", "",
                   "| variant | card energy (J) | radio on (s) | initial wait (s) | polls | completion (s) | legacy TCP (J) | gain |",
                   "|---|---|---|---|---|---|---|---|"]
         for _, r in sens.iterrows():

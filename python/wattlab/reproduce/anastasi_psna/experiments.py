@@ -65,8 +65,25 @@ SENSITIVITY = {
 """Transfer B's sensitivity runs: the estimator's α and 10-packet rule, and the 536-byte MSS of
 the paper's Linux 2.0 towards non-local hosts (with the daemon counting 536-byte packets)."""
 SWITCH_J = (0.1, 1.0, 10.0)
-"""Energies of one off → on → off cycle for the transition sensitivity (the paper gives none and
-the profile has none): PSNA's card energy plus its on-switches × each."""
+"""Energies of one off → on cycle for the transition sensitivity (the paper gives none and the
+profile has none), simulated by the card's meter: the client's radio gets an off → idle
+transition of E / 1.77 W at the card's idle power 1.77 W (a card re-initialising and
+re-associating at about its idle draw), carved out of the off interval (``switch_variant``)."""
+IDLE_MW = 1770.0
+"""The ``wavelan-turbo-2mbps`` profile's idle power, at which the switch-on transition is drawn."""
+
+
+def switch_variant(e_j: float) -> tuple[str, tuple[str, ...], dict[str, str]]:
+    """The sensitivity variant of a switch-on cost of ``e_j`` joules: (name, architectures, the
+    client radio's ``transitions`` override)."""
+    ms = e_j / (IDLE_MW / 1e3) * 1e3
+    over = f'[{{ from = "off", to = "idle", duration = "{ms:.6f}ms", power_mw = {IDLE_MW} }}]'
+    return f"switch={e_j:g}J", ("psna",), {"transitions": over}
+
+
+for _e in SWITCH_J:
+    _name, _archs, _extra = switch_variant(_e)
+    SENSITIVITY[_name] = (_archs, _extra)
 
 
 def runs(cfg: Config, workers: int, console: Console | None = None, sensitivity: bool = False) -> pd.DataFrame:
@@ -100,8 +117,8 @@ def runs(cfg: Config, workers: int, console: Console | None = None, sensitivity:
 
 def sensitivity_table(sens: pd.DataFrame, main: pd.DataFrame) -> pd.DataFrame:
     """Transfer B per variant: PSNA's card energy, on-time, initial wait and polls, and the gain
-    against legacy TCP (the variant's own legacy run where it has one, else the main one); then
-    the transition-energy rows (the main PSNA runs, each on-switch costing ``SWITCH_J``)."""
+    against legacy TCP (the variant's own legacy run where it has one, else the main one); the
+    ``switch=E`` rows are simulated with the switch-on cost in the meter (``switch_variant``)."""
     both = pd.concat([main[(main["transfer"] == "B") & (main["arch"].isin(["legacy", "psna"]))], sens], ignore_index=True)
     m = both.groupby(["variant", "arch"], sort=False).agg(
         card_j=("card_j", "mean"), radio_on_s=("radio_on_s", "mean"), first_residual_s=("first_residual_s", "mean"),
@@ -111,12 +128,8 @@ def sensitivity_table(sens: pd.DataFrame, main: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for _, r in m[m["arch"] == "psna"].iterrows():
         base = legacy.get(r["variant"], legacy["default"])
-        rows.append({**r.to_dict(), "switch_j": 0.0, "legacy_card_j": base, "gain_factor": base / r["card_j"]})
-    d = m[(m["variant"] == "default") & (m["arch"] == "psna")].iloc[0]
-    for e in SWITCH_J:
-        card = d["card_j"] + d["radio_on_switches"] * e
-        rows.append({**d.to_dict(), "variant": f"switch={e:g}J", "card_j": card, "switch_j": e,
-                     "legacy_card_j": legacy["default"], "gain_factor": legacy["default"] / card})
+        e = next((x for x in SWITCH_J if switch_variant(x)[0] == r["variant"]), 0.0)
+        rows.append({**r.to_dict(), "switch_j": e, "legacy_card_j": base, "gain_factor": base / r["card_j"]})
     return pd.DataFrame(rows)
 
 

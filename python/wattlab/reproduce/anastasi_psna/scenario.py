@@ -25,12 +25,13 @@ def _mode(arch: str) -> str:
     return {"legacy": "cam", "psna": "psna", "psm": "psm", "cc": "cc"}[arch]
 
 
-def _path(cfg: Config, arch: str, duration_s: float) -> list[str]:
+def _path(cfg: Config, arch: str, duration_s: float, transitions: str | None = None) -> list[str]:
     out = [f'name = "psna-{arch}"', "", "[simulation]", "seed = 1", f'duration = "{duration_s:g}s"', ""]
+    radio = ', transitions = ' + transitions if transitions else ""
     for name, kind in _NODES:
         out += ["[[node]]", f'name = "{name}"', f'kind = "{kind}"']
         if name == "client":
-            out.append('radio = { profile = "wavelan-turbo-2mbps", policies = ["always-on"] }')
+            out.append(f'radio = {{ profile = "wavelan-turbo-2mbps", policies = ["always-on"]{radio} }}')
         out.append("")
     for name, a, b in _LINKS:
         out += ["[[link]]", f'name = "{name}"', f'a = "{a}"', f'b = "{b}"', 'rate = "10Mbps"', 'delay = "1ms"', ""]
@@ -57,12 +58,15 @@ def flow_name(transfer: str) -> str:
 
 def scenario(cfg: Config, transfer: str, arch: str, extra: dict[str, str] | None = None) -> str:
     """One run: the transfer under ``arch`` on the congested path; ``extra`` adds flow keys
-    (``{"tcp": "{ mss = 536 }"}``; a ``psna`` table only reaches PSNA's flow)."""
+    (``{"tcp": "{ mss = 536 }"}``; a ``psna`` table only reaches PSNA's flow), and its
+    ``transitions`` goes to the client's radio (the meter's transition costs)."""
     size = TRANSFERS[transfer][1]
+    extra = dict(extra or {})
+    transitions = extra.pop("transitions", None)
     flow = ["[[flow]]", f'kind = "{_kind(transfer, arch)}"', f'name = "{flow_name(transfer)}"', 'client = "client"',
             'server = "server"', f'bytes = "{size // 1000}kB"', f'start = "{cfg.start_s:g}s"']
-    flow += [f"{k} = {v}" for k, v in (extra or {}).items() if k != "psna" or arch == "psna"] + [""]
-    return "\n".join(_path(cfg, arch, 40_000.0) + flow + _cross(cfg))
+    flow += [f"{k} = {v}" for k, v in extra.items() if k != "psna" or arch == "psna"] + [""]
+    return "\n".join(_path(cfg, arch, 40_000.0, transitions) + flow + _cross(cfg))
 
 
 def prefix(cfg: Config, transfer: str, arch: str) -> str:
