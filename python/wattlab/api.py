@@ -336,7 +336,7 @@ def savings_rows(res: RunResult) -> list[dict]:
             "baseline_energy_j": b["energy_j"], "baseline_completion_s": t_base,
             "saving": 1 - r["energy_j"] / b["energy_j"] if b["energy_j"] > 0 else float("nan"),
             "slowdown": t_run / t_base - 1 if t_base else float("nan"),
-            "baseline": "same scenario and seed, power_save = cam (always-on)",
+            "baseline": "same scenario and seed, power_save = cam (always-on; PSNA flows as end-to-end TCP)",
         })
     return rows
 

@@ -198,3 +198,27 @@ def psna(out, quick, seeds, archs, seed, jobs, overwrite, as_json) -> None:
         return
     note(f"wrote {len(res.files)} files to {out} (summary.md has Tables 1–2 beside the paper's); total wall time "
          f"{time.perf_counter() - t0:.1f} s")
+
+
+@reproduce_app.command("hashimoto2013-tunnel")
+@click.option("--out", type=OUT_DIR, default=Path("results/hashimoto2013-tunnel"), show_default=True, metavar="DIR",
+              help="Directory for the CSV files, figures and summary.md.")
+@click.option("--quick", is_flag=True, help="Coarser model lines and m up to 10: a few seconds. Used by the test suite.")
+@click.option("--sim-points", type=click.Path(dir_okay=False), metavar="CSV",
+              help="The simulator side's results, one row per run (q, m, aggregate_kBps, p_cam_w, p_sleep_w), to put "
+              "beside the model; without it the summary says the simulator side is not run yet.")
+@click.option("--overwrite", is_flag=True, help="Replace the output files of an earlier run in --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")
+def hashimoto2013_tunnel(out, quick, sim_points, overwrite, as_json) -> None:
+    """Seed 002 chapter 4 (Hashimoto 2013, SCTP tunneling), model side: Figs. 4.5–4.8 from the power model
+    (wattlab.models.sctp_tunnel), the thesis's key numbers beside ours (27 % and ~69 % at 450 kB/s), the
+    sensitivity to the conventions the thesis leaves open and claim verdicts. The simulator side is not run
+    here: --sim-points puts its results beside the model (wattlab.reproduce.hashimoto2013_tunnel.simulator)."""
+    from wattlab.reproduce import hashimoto2013_tunnel as h
+
+    cfg = h.Config.quick_preset() if quick else h.Config.full()
+    cfg.sim_points_csv = sim_points
+    res = _run_and_print(h, cfg, out, None, overwrite, as_json, "Seed 002 Ch. 4 claims (model side)")
+    if as_json:
+        return
+    note(f"wrote {len(res.files)} files to {out} (summary.md has the thesis's numbers beside ours)")

@@ -211,3 +211,20 @@ fn the_downstream_is_slow_because_of_the_cross_traffic() {
     assert!(flow_json(&crowded, 0)["completed"] == true);
     assert!(crowded.summary.completed, "background flows do not make the run incomplete");
 }
+
+#[test]
+fn the_baseline_of_a_psna_run_is_legacy_end_to_end_tcp_with_the_card_always_on() {
+    let send = READ.replace("psna-read", "psna-send").replace("bytes", "psna = { alpha = 0.5 }\nbytes");
+    for (flow, legacy) in [(READ.to_string(), "bulk-download"), (send, "bulk-upload")] {
+        let text = scenario("psna", &flow, "3000s");
+        let base = wattlab_sim::scenario::without_power_save(&text, "psna.toml", &[]).unwrap().expect("a mode to turn off");
+        let table: toml::Table = toml::from_str(&base).unwrap();
+        let f = &table["flow"].as_array().unwrap()[0];
+        assert_eq!(f["kind"].as_str(), Some(legacy), "{base}");
+        assert!(f.get("psna").is_none(), "{base}");
+        assert_eq!(table["wlan"].as_array().unwrap()[0]["power_save"].as_str(), Some("cam"));
+        assert!(base.starts_with("# psna.toml, power saving off: wlan.bss (psna), flow.0 as legacy TCP"), "{base}");
+        let out = run(&base, 1);
+        assert_eq!(flow_json(&out, 0)["completed"], true);
+    }
+}

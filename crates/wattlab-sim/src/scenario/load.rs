@@ -150,8 +150,10 @@ pub fn effective_text(text: &str, origin: &str, overrides: &[String]) -> Result<
 
 /// The effective scenario with every station's power saving off (`power_save = "cam"` on
 /// each `[[wireless]]` hop, `[[wlan]]` and `[[wlan.station]]`, and no agent settings): the same
-/// traffic without the scheme, the baseline of a power mode's saving. `None` if no station
-/// uses a power-save mode (there is nothing to turn off).
+/// traffic without the scheme, the baseline of a power mode's saving. A scheme that is also a
+/// transport is replaced by the legacy transport it replaces: a `psna-read`/`psna-send` flow
+/// (seed 001's split connection) becomes end-to-end TCP, `bulk-download`/`bulk-upload`, as the
+/// paper's legacy baseline. `None` if no station uses a power-save mode (nothing to turn off).
 pub fn without_power_save(text: &str, origin: &str, overrides: &[String]) -> Result<Option<String>, ScenarioError> {
     let mut table = overridden_table(text, origin, overrides)?;
     let mut changed = Vec::new();
@@ -189,8 +191,26 @@ pub fn without_power_save(text: &str, origin: &str, overrides: &[String]) -> Res
     if changed.is_empty() {
         return Ok(None);
     }
+    legacy_transport(&mut table, &mut changed);
     let sets = if overrides.is_empty() { String::new() } else { format!(" with --set {}", overrides.join(" --set ")) };
     to_text(&table, origin, &format!("# {origin}{sets}, power saving off: {}\n", changed.join(", "))).map(Some)
+}
+
+/// Turns each split-connection PSNA flow into the end-to-end TCP transfer it stands for.
+fn legacy_transport(table: &mut toml::Table, changed: &mut Vec<String>) {
+    let Some(flows) = table.get_mut("flow").and_then(|v| v.as_array_mut()) else { return };
+    for (i, f) in flows.iter_mut().enumerate() {
+        let Some(t) = f.as_table_mut() else { continue };
+        let legacy = match t.get("kind").and_then(|v| v.as_str()) {
+            Some("psna-read") => "bulk-download",
+            Some("psna-send") => "bulk-upload",
+            _ => continue,
+        };
+        let name = t.get("name").and_then(|v| v.as_str()).map_or(format!("flow.{i}"), |n| format!("flow {n}"));
+        changed.push(format!("{name} as legacy TCP ({legacy})"));
+        t.insert("kind".into(), toml::Value::String(legacy.into()));
+        t.remove("psna");
+    }
 }
 
 fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), ScenarioError> {

@@ -1,0 +1,298 @@
+"""`wattlab reproduce hashimoto2013-tunnel --quick` end to end (model side of seed 002 Ch. 4), the
+simulator hook, and every claim driven to each of its verdicts with synthetic tables."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from wattlab.cli import app
+from wattlab.reproduce import hashimoto2013_tunnel as h
+from wattlab.reproduce.hashimoto2013_tunnel import claims, paper, simulator
+from wattlab.reproduce.hashimoto2013_tunnel.experiments import gain_key
+
+A, D, P, U = claims.AGREES, claims.DISAGREES, claims.PARTLY, claims.UNTESTED
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tunnel")
+    result = CliRunner().invoke(app, ["reproduce", "hashimoto2013-tunnel", "--quick", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_quick_run_writes_every_output_with_provenance(quick_run):
+    for name in h.OUTPUT_FILES:
+        assert (quick_run / name).stat().st_size > 0, name
+    cfg = json.loads((quick_run / "config.json").read_text())
+    assert cfg["quick"] and cfg["provenance"]["commit"] and cfg["kbyte"] == 1024 and cfg["profile"] == "atheros-ar5004"
+    summary = (quick_run / "summary.md").read_text()
+    assert "Not run yet" in summary and "Made by wattlab" in summary
+    assert "| 0.270 | 0.218 |" in summary and "| 0.690 | 0.614 |" in summary, "the thesis's key numbers beside ours"
+    rows = [ln for ln in summary.splitlines() if ln.startswith(("| T", "| S1"))]
+    assert len(rows) == 14 and all(len(re.split(r"(?<!\\)\|", ln)) == 7 for ln in rows), "5 cells per verdict row"
+
+
+def test_key_numbers_and_sizes(quick_run):
+    k = pd.read_csv(quick_run / "key_numbers.csv").set_index("key")
+    assert k.loc["s_sctp_1500", "ours"] == 1532 == k.loc["s_sctp_1500", "thesis"]
+    assert k.loc["s_sctp_40", "ours"] == 72 == k.loc["s_sctp_40", "thesis"]
+    assert k.loc["s_wire_1500", "ours"] == 1556 and k.loc["s_wire_40", "ours"] == 96
+    for q, p in paper.P_CAPTIONS.items():
+        assert k.loc[f"p_q{q:g}", "ours"] == pytest.approx(p, rel=1e-9)
+    assert k.loc["p_ratio_m1", "ours"] == pytest.approx(0.218, abs=0.001)
+    assert k.loc["p_ratio_m5", "ours"] == pytest.approx(0.614, abs=0.001)
+    s = pd.read_csv(quick_run / "sizes.csv")
+    assert set(s.sctp_bytes) == {1532, 72, 1556, 96}
+
+
+def test_simulator_side_is_not_faked(quick_run):
+    mvs = pd.read_csv(quick_run / "model_vs_sim.csv")
+    assert (mvs.status == "simulator not run yet").all() and mvs.sim_p_sleep_w.isna().all()
+    f45 = pd.read_csv(quick_run / "fig45.csv")
+    assert len(mvs) == len(f45) and (f45.rate_pps <= f45.r_max_pps).all()
+    c = pd.read_csv(quick_run / "claims.csv").set_index("id")
+    assert list(c.index) == [f"T{i}" for i in range(1, 14)] + ["S1"]
+    assert c.loc["S1", "verdict"] == U and (c.drop("S1").verdict != U).all()
+
+
+def test_same_config_same_bytes(quick_run, tmp_path):
+    h.run(h.Config.quick_preset(), tmp_path)
+    for name in h.OUTPUT_FILES:
+        if name.endswith(".csv"):
+            assert (tmp_path / name).read_bytes() == (quick_run / name).read_bytes(), name
+
+
+def test_refuses_to_overwrite_and_bad_config_is_named(quick_run):
+    r = CliRunner().invoke(app, ["reproduce", "hashimoto2013-tunnel", "--quick", "--out", str(quick_run)])
+    assert r.exit_code != 0 and "--overwrite" in r.output and "Traceback" not in r.output
+    with pytest.raises(ValueError, match="kbyte"):
+        h.Config(kbyte=999).check()
+    with pytest.raises(ValueError, match="sizing"):
+        h.Config(sizing="jumbo").check()
+    with pytest.raises(ValueError, match="d_th_ms"):
+        h.Config(d_th_ms=[3.0]).check()
+
+
+# ---- the simulator hook ----
+
+def _sim_rows(f45: pd.DataFrame, factor, seeds=(1, 2)) -> pd.DataFrame:
+    rows = []
+    for i, r in f45.reset_index(drop=True).iterrows():
+        k = factor(i) if callable(factor) else factor
+        for s in seeds:
+            rows.append({"q": r.q, "m": r.m, "aggregate_kBps": r.aggregate_kBps, "seed": s,
+                         "p_cam_w": r.p_cam_w, "p_sleep_w": r.p_sleep_w * k})
+    return pd.DataFrame(rows)
+
+
+def test_grid_points_for_the_simulator(quick_run):
+    f45 = pd.read_csv(quick_run / "fig45.csv")
+    pts = simulator.grid_points(h.Config.quick_preset(), f45)
+    pd.testing.assert_frame_equal(pts, simulator.grid_points(h.Config.quick_preset()))
+    assert list(pts.columns) == ["q", "m", "n_flows", "aggregate_kBps", "flow_kBps", "kbyte"]
+    assert (pts.aggregate_kBps == pts.n_flows * 150).all() and set(pts.m) == {1, 2, 5}
+
+
+@pytest.mark.parametrize("factor,verdict", [(1.0, A), (lambda i: 1.0 if i % 3 else 1.4, P), (1.4, D)])
+def test_sim_claim_reaches_each_verdict(quick_run, factor, verdict):
+    f45 = pd.read_csv(quick_run / "fig45.csv")
+    b = simulator.beside(f45, _sim_rows(f45, factor))
+    assert (b.sim_runs == 2).all() and (b.status == "simulated").all()
+    assert claims.model_vs_sim(b).verdict == verdict
+    assert claims.model_vs_sim(simulator.beside(f45, None)).verdict == U
+
+
+def test_sim_points_in_a_run(quick_run, tmp_path):
+    f45 = pd.read_csv(quick_run / "fig45.csv")
+    sim = _sim_rows(f45[f45.p_ratio > 0.3].iloc[:5], 1.02)  # 2 % on P_sleep: ≤ 2 % on these ratios too
+    sim["delay_ms"] = 1.0
+    res = h.run(h.Config.quick_preset(), tmp_path, sim_points=sim)
+    mvs = res.model_vs_sim
+    assert (mvs.sim_delay_ms.dropna() == 1.0).all() and mvs.sim_delay_ms.notna().sum() == 5
+    assert mvs.sim_runs.notna().sum() == 5 and (mvs.status == "no simulator run at this point").sum() == len(f45) - 5
+    assert res.claims[-1].verdict == A and "5 of 5 points" in res.claims[-1].evidence
+    assert "5 of" in res.summary_md and "Not run yet" not in res.summary_md
+
+
+@pytest.mark.parametrize("mutate,msg", [(lambda d: d.drop(columns="p_sleep_w"), "missing column.*p_sleep_w"),
+                                        (lambda d: d.assign(p_cam_w=["x"] + [1.0] * (len(d) - 1)), "row 1, column p_cam_w"),
+                                        (lambda d: d.assign(p_cam_w=0.0), "p_cam_w: must be > 0")])
+def test_bad_simulator_rows_are_named(quick_run, mutate, msg):
+    f45 = pd.read_csv(quick_run / "fig45.csv")
+    with pytest.raises(ValueError, match=msg):
+        simulator.check(mutate(_sim_rows(f45.iloc[:3], 1.0)))
+
+
+# ---- every claim to each verdict, synthetic tables ----
+
+def _key(m1=0.27, m5=0.69, gains=None, drop=()):
+    rows = [{"key": "p_ratio_m1", "thesis": 0.27, "ours": m1}, {"key": "p_ratio_m5", "thesis": 0.69, "ours": m5}]
+    for (d, a), g in paper.FIG48_GAINS.items():
+        rows.append({"key": gain_key(d, a), "thesis": g, "ours": (gains or {}).get((d, a), g)})
+    return pd.DataFrame([r for r in rows if r["key"] not in drop])
+
+
+@pytest.mark.parametrize("fn,kw,verdict", [
+    (claims.key_m1, dict(m1=0.30), A), (claims.key_m1, dict(m1=0.20), P), (claims.key_m1, dict(m1=0.10), D),
+    (claims.key_m1, dict(drop=("p_ratio_m1",)), U),
+    (claims.key_m5, dict(m5=0.66), A), (claims.key_m5, dict(m5=0.61), P), (claims.key_m5, dict(m5=0.40), D),
+    (claims.key_m5, dict(drop=("p_ratio_m5",)), U),
+    (claims.fig48_gains, dict(), A), (claims.fig48_gains, dict(gains={(3.0, 800.0): 0.25}), P),
+    (claims.fig48_gains, dict(gains={(10.0, 800.0): 0.3}), D), (claims.fig48_gains, dict(drop=(gain_key(3.0, 500.0),)), U),
+])
+def test_number_claims(fn, kw, verdict):
+    assert fn(_key(**kw)).verdict == verdict
+
+
+QS, MS, AGGS = (0.1, 0.2, 0.5), (1, 2, 5), (150.0, 300.0, 450.0, 600.0)
+
+
+def _fig45_synth(cam_q=0.01, cam_q_growth=0.0, sleep_q=0.0004, flat_rise_q=(), low_first=()):
+    """P_cam barely depends on q; P_sleep rises with a, by less for larger m, and with q (relatively
+    more at large m). Knobs break one claim's checks at chosen points."""
+    rows = []
+    for q in QS:
+        for m in MS:
+            for a in AGGS:
+                cam = 0.8 + 0.0002 * a + cam_q * q + cam_q_growth * q * a
+                slope = 0.0012 if q in flat_rise_q else 0.0012 / m
+                sleep = 0.01 + a * (slope + sleep_q * q)
+                if (q, m) in low_first and a == AGGS[0]:
+                    sleep = 0.9 * cam
+                rows.append({"q": q, "m": m, "aggregate_kBps": a, "p_cam_w": cam, "p_sleep_w": sleep,
+                             "p_ratio": (cam - sleep) / cam})
+    return pd.DataFrame(rows)
+
+
+def _lines_synth(rising=QS, above=QS):
+    rows = []
+    for q in QS:
+        for a in np.arange(100.0, 1001.0, 100.0):
+            cam = 0.8 + 0.0002 * a * (1 if q in rising else -1)
+            sleep = 0.1 + 0.002 * a if (a < 700 and q in above) else (0.5 * cam if a < 700 else cam)
+            rows.append({"q": q, "m": 1, "aggregate_kBps": a, "p_cam_w": cam, "p_sleep_w": sleep})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("fn,table,verdict", [
+    (claims.cam_rises, _lines_synth(), A), (claims.cam_rises, _lines_synth(rising=(0.1, 0.2)), P),
+    (claims.cam_rises, _lines_synth(rising=(0.1,)), D), (claims.cam_rises, _lines_synth().iloc[:0], U),
+    (claims.exceeds_then_equals, _lines_synth(), A), (claims.exceeds_then_equals, _lines_synth(above=(0.1, 0.2)), P),
+    (claims.exceeds_then_equals, _lines_synth(above=()), D), (claims.exceeds_then_equals, _lines_synth().iloc[:0], U),
+    (claims.sleep_cuts, _fig45_synth(), A), (claims.sleep_cuts, _fig45_synth(low_first=[(q, 5) for q in QS]), P),
+    (claims.sleep_cuts, _fig45_synth(low_first=[(q, m) for q in QS for m in (1, 2)]), D),
+    (claims.sleep_cuts, _fig45_synth().iloc[:0], U),
+    (claims.slower_rise, _fig45_synth(), A), (claims.slower_rise, _fig45_synth(flat_rise_q=(0.5,)), P),
+    (claims.slower_rise, _fig45_synth(flat_rise_q=(0.2, 0.5)), D), (claims.slower_rise, _fig45_synth().iloc[:0], U),
+    (claims.q_little_cam, _fig45_synth(), A), (claims.q_little_cam, _fig45_synth(cam_q=0.0, cam_q_growth=3e-4), P),
+    (claims.q_little_cam, _fig45_synth(cam_q=0.5), D), (claims.q_little_cam, _fig45_synth().query("q == 0.1"), U),
+    (claims.q_matters_large_m, _fig45_synth(), A), (claims.q_matters_large_m, _fig45_synth(sleep_q=0.0), D),
+    (claims.q_matters_large_m, _fig45_synth().query("m == 1"), U),
+])
+def test_shape_claims(fn, table, verdict):
+    assert fn(table).verdict == verdict
+
+
+def test_q_matters_partly():
+    """Half the aggregates where q's relative effect at m = 5 does not exceed m = 1's."""
+    t = _fig45_synth()
+    hit = (t.m == 5) & t.aggregate_kBps.isin([450.0, 600.0])
+    t.loc[hit, "p_sleep_w"] = 0.01 + t.loc[hit, "aggregate_kBps"] * 0.0012 / 5
+    t["p_ratio"] = (t.p_cam_w - t.p_sleep_w) / t.p_cam_w
+    assert claims.q_matters_large_m(t).verdict == P
+
+
+def _fig46_synth(linear=(), bad_delay=(), gains=(0.2, 0.3, 0.4)):
+    rows = []
+    for a, g in zip((150.0, 300.0, 450.0), gains):
+        r = 450.0 * 1024 / 1500 * a / 450.0
+        for m in range(1, 11):
+            ratio = 0.5 + (g * (m - 1) / 9 if a in linear else g * (1 - np.exp(-(m - 1) / 1.2)) / (1 - np.exp(-9 / 1.2)))
+            delay = 1e3 * (m - 1) / (2 * r) * (1 + (0.05 * m if a in bad_delay else 0))
+            rows.append({"q": 0.1, "aggregate_kBps": a, "m": m, "p_ratio": ratio, "delay_ms": delay})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("fn,table,verdict", [
+    (claims.converges, _fig46_synth(), A), (claims.converges, _fig46_synth(linear=(150.0,)), P),
+    (claims.converges, _fig46_synth(linear=(150.0, 300.0, 450.0), bad_delay=(150.0, 300.0)), D),
+    (claims.converges, _fig46_synth().query("m < 3"), U),
+    (claims.gain_grows, _fig46_synth(), A), (claims.gain_grows, _fig46_synth(gains=(0.2, 0.4, 0.3)), P),
+    (claims.gain_grows, _fig46_synth(gains=(0.4, 0.3, 0.2)), D), (claims.gain_grows, _fig46_synth().iloc[:0], U),
+])
+def test_fig46_claims(fn, table, verdict):
+    assert fn(table).verdict == verdict
+
+
+def _fig48_synth(shape="linear"):
+    a = np.arange(50.0, 1001.0, 50.0)
+    y = {"linear": np.maximum(0.9 - 0.0015 * a, 0.0), "curved": np.maximum(0.9 * np.cos(a / 650.0) ** 8, 0.0),
+         "never": 0.9 * np.cos(a / 1000.0) ** 8 + 0.05}[shape]
+    if shape == "curved":
+        y[a >= 700] = 0.0
+    return pd.DataFrame({"aggregate_kBps": a, "d_th_ms": 0.0, "p_ratio": y})
+
+
+@pytest.mark.parametrize("shape,verdict", [("linear", A), ("curved", P), ("never", D)])
+def test_d0_linear_claim(shape, verdict):
+    assert claims.d0_linear(_fig48_synth(shape)).verdict == verdict
+
+
+def test_d0_linear_untested_without_rows():
+    assert claims.d0_linear(_fig48_synth().iloc[:0]).verdict == U
+
+
+def test_json_prints_the_claims(tmp_path):
+    r = CliRunner().invoke(app, ["reproduce", "hashimoto2013-tunnel", "--quick", "--json", "--out", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    recs = json.loads(r.stdout)
+    assert [c["id"] for c in recs][-1] == "S1" and len(recs) == 14
+    assert {"id", "thesis", "test", "verdict", "evidence"} <= set(recs[0])
+
+
+def _mixed_synth(dev_half=0.02, dev_full=0.04):
+    rows = []
+    for share, dev in ((0.0, 0.0), (0.5, dev_half), (1.0, dev_full)):
+        for m in (1, 2, 5):
+            for a in (150.0, 300.0):
+                rows.append({"down_share": share, "m": m, "aggregate_kBps": a, "p_cam_w": 0.85 * (1 - dev),
+                             "p_sleep_w": 0.3 / m * (1 + dev)})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("table,verdict", [(_mixed_synth(), A), (_mixed_synth(dev_full=0.2), P),
+                                           (_mixed_synth(0.2, 0.3), D), (_mixed_synth().query("down_share == 0"), U)])
+def test_mixed_claim(table, verdict):
+    assert claims.mixed_similar(table).verdict == verdict
+
+
+def test_sim_points_from_a_csv_file(quick_run, tmp_path):
+    f45 = pd.read_csv(quick_run / "fig45.csv")
+    path = tmp_path / "sim.csv"
+    _sim_rows(f45, 1.0).to_csv(path, index=False)
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, ["reproduce", "hashimoto2013-tunnel", "--quick", "--sim-points", str(path), "--json",
+                                 "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    s1 = json.loads(r.stdout)[-1]
+    assert s1["id"] == "S1" and s1["verdict"] == A
+    assert json.loads((out / "config.json").read_text())["sim_points_csv"] == str(path), "provenance names the file"
+
+
+def test_bad_sim_points_file_is_named(quick_run, tmp_path):
+    f45 = pd.read_csv(quick_run / "fig45.csv")
+    bad = _sim_rows(f45.iloc[:3], 1.0).astype({"p_sleep_w": object})
+    bad.loc[2, "p_sleep_w"] = "n/a"
+    path = tmp_path / "sim.csv"
+    bad.to_csv(path, index=False)
+    for arg, says in ((str(path), f"{path}: line 4, column p_sleep_w"), (str(tmp_path / "none.csv"), "no such file")):
+        r = CliRunner().invoke(app, ["reproduce", "hashimoto2013-tunnel", "--quick", "--sim-points", arg,
+                                     "--out", str(tmp_path / "o")])
+        assert r.exit_code != 0 and says in r.output and "Traceback" not in r.output, r.output
