@@ -246,6 +246,13 @@ class RunResult:
         return _pandas().DataFrame(self.summary.get("agents", []))
 
     @cached_property
+    def tunnels(self) -> pd.DataFrame:
+        """SCTP tunnel endpoints (``[[tunnel]]``, docs/tunnel.md): one row per endpoint (client
+        and AP) with its counters (packets, SACKs piggybacked, retransmissions, inlet releases
+        by cause, triggers, dropped malformed packets)."""
+        return _pandas().DataFrame(self.summary.get("tunnels", []))
+
+    @cached_property
     def agent_events(self) -> pd.DataFrame:
         """The agents' log: stage ends, shaping, bursts and how they ended, open ACKs, probes,
         changes of D, reversions, sleeps and wake-ups (``conn`` = -1 for the radio)."""
@@ -294,6 +301,8 @@ class RunResult:
         if len(self.agents):
             tables["agents"] = self.agents
             tables["agent_events"] = self.agent_events
+        if len(self.tunnels):
+            tables["tunnels"] = self.tunnels
         if len(self.flow_energy):
             tables["flow_energy"] = self.flow_energy
         if self.baseline is not None:
@@ -306,7 +315,8 @@ class RunResult:
 
 RESULT_FILES = (
     "summary.json", "scenario.toml", "flows", "radios", "links", "timeseries_flows", "timeseries_queues",
-    "timeseries_radio", "pages", "objects", "agents", "agent_events", "sockets", "flow_energy", "savings", "baseline",
+    "timeseries_radio", "pages", "objects", "agents", "agent_events", "tunnels", "sockets", "flow_energy", "savings",
+    "baseline",
 )
 """What ``RunResult.write`` may put in a directory (tables as ``NAME.csv`` / ``NAME.parquet``,
 captures as ``*.pcap``): the result set that ``--overwrite`` replaces."""
@@ -325,6 +335,10 @@ def savings_rows(res: RunResult) -> list[dict]:
         return []
     base = {(r["node"], r["policy"]): r for r in res.baseline.summary["radios"]}
     t_run, t_base = _completion(res.summary), _completion(res.baseline.summary)
+    # The baseline drops [[tunnel]] too (scenario::without_power_save): say so where it did.
+    what = "same scenario and seed, power_save = cam (always-on; PSNA flows as end-to-end TCP)"
+    if res.summary.get("tunnels"):
+        what += ", without the [[tunnel]]"
     rows = []
     for r in res.summary["radios"]:
         b = base.get((r["node"], "always-on"))
@@ -336,7 +350,7 @@ def savings_rows(res: RunResult) -> list[dict]:
             "baseline_energy_j": b["energy_j"], "baseline_completion_s": t_base,
             "saving": 1 - r["energy_j"] / b["energy_j"] if b["energy_j"] > 0 else float("nan"),
             "slowdown": t_run / t_base - 1 if t_base else float("nan"),
-            "baseline": "same scenario and seed, power_save = cam (always-on; PSNA flows as end-to-end TCP)",
+            "baseline": what,
         })
     return rows
 

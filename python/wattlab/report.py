@@ -85,21 +85,41 @@ def print_run(console: Console, res) -> None:
         print_savings(console, savings)
     if s.get("agents"):
         print_agents(console, s["agents"])
+    if s.get("tunnels"):
+        print_tunnels(console, s["tunnels"])
 
 
 def print_agents(console: Console, agents: list[dict]) -> None:
     """What each client-centered agent did (docs/agent.md)."""
-    t = _table("Client-centered agent")
     cols = [
         ("node", "node"), ("detection", "detection"), ("bursts", "bursts"),
         ("closed_acks", "closed ACKs"), ("open_acks", "open ACKs"), ("open_acks_resent", "resent"),
         ("probes", "probes"), ("probes_lost", "lost"), ("recoveries", "recoveries"),
         ("reverted", "reverted"), ("sleeps", "sleeps"), ("dropped_asleep", "lost asleep"),
     ]
-    for _, title in cols:
-        t.add_column(title, justify="left" if title in ("node", "detection") else "right")
-    for a in agents:
-        t.add_row(*(escape(str(a[k])) for k, _ in cols))
+    _print_counters(console, "Client-centered agent", agents, cols, left=("node", "detection"))
+
+
+def print_tunnels(console: Console, tunnels: list[dict]) -> None:
+    """What each SCTP tunnel endpoint did (docs/tunnel.md)."""
+    cols = [
+        ("tunnel", "tunnel"), ("side", "side"), ("inner_in", "carried"), ("inner_delivered", "delivered"),
+        ("packets_sent", "packets"), ("sacks_sent", "SACKs"), ("sacks_piggybacked", "on DATA"),
+        ("released_full", "bursts of m"), ("released_timeout", "by timeout"),
+        ("released_burst_rule", "by burst rule"), ("timeout_retransmissions", "rtx (T3)"),
+        ("fast_retransmissions", "rtx (fast)"), ("triggers", "triggers"), ("dropped_malformed", "malformed"),
+    ]
+    _print_counters(console, "SCTP tunnel", tunnels, cols, left=("tunnel", "side"))
+
+
+def _print_counters(console: Console, title: str, rows: list[dict], cols: list[tuple[str, str]],
+                    left: tuple[str, ...]) -> None:
+    """A table of one row per entity: ``cols`` are (key, column title)."""
+    t = _table(title)
+    for key, name in cols:
+        t.add_column(name, justify="left" if key in left else "right")
+    for r in rows:
+        t.add_row(*(escape(str(r[k])) for k, _ in cols))
     console.print(t)
 
 
@@ -150,7 +170,7 @@ def print_savings(console: Console, rows: list[dict]) -> None:
     """Each power mode against the baseline run: the same scenario and seed with power saving
     off (the same traffic without the scheme)."""
     t = _table("Power mode vs the same traffic without it",
-               caption="baseline: the same scenario and seed with power_save = cam, radio always on")
+               caption="baseline: the same scenario and seed with power_save = cam, radio always on, no [[tunnel]]")
     for col in ("node", "mode", "energy (J)", "baseline (J)", "saving", "time (s)", "baseline time (s)", "slowdown"):
         t.add_column(col, justify="left" if col in ("node", "mode") else "right")
     for r in rows:

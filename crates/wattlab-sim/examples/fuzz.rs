@@ -1,6 +1,6 @@
 //! Dependency-free mutation fuzzing of the scenario loader and the wire decoders, on the
 //! stable toolchain: `cargo run --release -p wattlab-sim --example fuzz -- scenario 100000 [SEED]`
-//! or `... -- wire 1000000 [SEED]`. A panic is reported with the input that caused it, written
+//! or `... -- wire 1000000 [SEED]` or `... -- sctp 1000000 [SEED]`. A panic is reported with the input that caused it, written
 //! to `fuzz-crash-N.toml` / `.bin` in the current directory, and the exit code is 1.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -39,8 +39,17 @@ fn main() {
                 }
                 r.map(|()| true)
             }
+            "sctp" => {
+                // A valid tunnel packet, then a few bytes changed: the chunk parser is reached.
+                let bytes = sctp_mutant(&mut rng);
+                let r = catch_unwind(|| wattlab_core::wire::fuzz::exercise_sctp(&bytes));
+                if r.is_err() {
+                    std::fs::write(format!("fuzz-crash-{crashes}.bin"), &bytes).ok();
+                }
+                r.map(|()| true)
+            }
             other => {
-                eprintln!("unknown target `{other}` (scenario or wire)");
+                eprintln!("unknown target `{other}` (scenario, wire or sctp)");
                 std::process::exit(2);
             }
         };
@@ -58,4 +67,33 @@ fn main() {
         t0.elapsed().as_secs_f64()
     );
     std::process::exit(i32::from(crashes > 0));
+}
+
+/// A tunnel packet (SACK with gap blocks and duplicates, DATA) with up to four bytes mutated,
+/// truncated at a random length one time in four.
+fn sctp_mutant(rng: &mut Rng) -> Vec<u8> {
+    use wattlab_core::wire::sctp::{encode_sctp, DataChunk, SackChunk, SctpHeader, DATA_FLAGS_WHOLE};
+    let mut sack = SackChunk { cum_tsn: rng.next_u64() as u32, a_rwnd: 65536, n_gaps: rng.below(4) as u8, n_dups: rng.below(3) as u8, ..SackChunk::default() };
+    for i in 0..usize::from(sack.n_gaps) {
+        sack.gaps[i] = (1 + 2 * i as u16, 1 + 2 * i as u16);
+    }
+    let len = 1 + rng.below(60) as u32;
+    let h = SctpHeader {
+        src_port: 9899,
+        dst_port: 9899,
+        vtag: 0x5741_0001,
+        sack: (rng.below(2) == 0).then_some(sack),
+        data: (rng.below(4) != 0).then_some(DataChunk { tsn: rng.next_u64() as u32, sid: rng.below(4) as u16, ssn: 0, ppid: 0, flags: DATA_FLAGS_WHOLE, len }),
+    };
+    let data = vec![0x45; h.data.map_or(0, |d| d.len as usize)];
+    let mut b = Vec::new();
+    encode_sctp(&h, &data, &mut b).expect("a valid packet encodes");
+    for _ in 0..rng.below(5) {
+        let i = rng.below(b.len());
+        b[i] = rng.next_u64() as u8;
+    }
+    if rng.below(4) == 0 {
+        b.truncate(rng.below(b.len() + 1));
+    }
+    b
 }

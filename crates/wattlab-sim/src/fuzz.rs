@@ -13,6 +13,7 @@ pub const CORPUS: &[&str] = &[
     include_str!("../../../scenarios/live-download.toml"),
     include_str!("../../../python/wattlab/bench/wlan-10sta-tcp.toml"),
     include_str!("../../../python/wattlab/bench/tcp-100mb.toml"),
+    include_str!("../../../scenarios/tunnel-4flows.toml"),
     FUZZ_EXTRA,
 ];
 
@@ -85,6 +86,7 @@ const KEYS: &[&str] = &[
     "duration", "rate", "delay", "bytes", "beacon_interval", "ideal_psm_interval", "uapsd_trigger_interval",
     "listen_interval", "sample_interval", "queue", "start", "interval", "count", "packet_size", "port", "min_rto",
     "tcp", "reader", "pause", "power_save", "name", "stations", "pages", "think", "objects", "timeseries",
+    "burst", "inlet_timeout", "trigger", "trigger_min", "trigger_max", "trigger_alpha", "sack_delay",
 ];
 
 /// xorshift64*: a tiny, seeded, deterministic generator.

@@ -55,6 +55,8 @@ fn tunnel_with_uapsd_saves_energy_against_cam_and_reports_psm() {
     assert!(g_c > 0.9 * 450_000.0, "the four flows reach their 450 kB/s: {g_c:.0}");
     // The clarification's target: at least 40 % less client radio energy than CAM.
     assert!(e_t < 0.6 * e_c, "tunnel {e_t:.3} J vs cam {e_c:.3} J");
+    // Its price is delay: more than CAM's, less than PSM's (which waits for beacons).
+    assert!(rtt_c < rtt_t && rtt_t < rtt_p, "RTT cam {rtt_c:.1}, tunnel {rtt_t:.1}, psm {rtt_p:.1} ms");
     // The tunnel's bursts really happened, every inner packet once.
     let client = tunnel.tunnels.iter().find(|t| t.node == "client").expect("client end");
     assert!(client.stats.released_full + client.stats.released_burst_rule > 0);
@@ -133,4 +135,24 @@ fn bad_tunnel_settings_name_their_key() {
     assert_eq!(e.key.as_deref(), Some("tunnel[0].trigger"), "{e:?}");
     let e = err(SCENARIO.replace("burst = 5", "burst = 5\nbogus = 1"));
     assert!(e.message.contains("bogus"), "{e:?}");
+}
+
+/// The baseline a run's saving is shown against (Python's `savings`) is the clarification's:
+/// the same flows without the tunnel, under CAM; it runs to the same goodput.
+#[test]
+fn the_power_save_baseline_drops_the_tunnel() {
+    let base = wattlab_sim::scenario::without_power_save(SCENARIO, "t.toml", &[]).unwrap().expect("something to turn off");
+    assert!(!base.contains("\n[[tunnel]]") && base.contains("power_save = \"cam\""), "{base}");
+    assert!(base.starts_with("# t.toml, power saving off: wlan.bss (u-apsd), [[tunnel]] (removed)"), "{base}");
+    let s = run(&base, &["simulation.duration=\"2s\"".into()]);
+    assert!(s.tunnels.is_empty());
+}
+
+/// Same scenario and seed, same results to the byte (the tunnel draws no random numbers).
+#[test]
+fn tunnel_runs_are_deterministic() {
+    let set = ["simulation.duration=\"3s\"".to_string()];
+    let a = serde_json::to_string(&run(SCENARIO, &set)).unwrap();
+    let b = serde_json::to_string(&run(SCENARIO, &set)).unwrap();
+    assert_eq!(a, b);
 }

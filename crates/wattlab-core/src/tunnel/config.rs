@@ -48,7 +48,8 @@ pub struct TunnelConfig {
     pub peer_initial_tsn: u32,
     /// SCTP port of this endpoint and of its peer.
     pub port: u16,
-    /// Path MTU in bytes of SCTP packet (cwnd is counted in user-data bytes against it).
+    /// Path MTU in bytes of SCTP packet: a SACK riding on DATA reports only the gap blocks and
+    /// duplicate TSNs that fit beside it (cwnd is counted in user-data bytes against it).
     pub mtu: u32,
     /// RTO.Initial (RFC 9260: 1 s).
     pub rto_initial: Duration,

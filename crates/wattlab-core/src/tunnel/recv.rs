@@ -41,6 +41,8 @@ pub(super) struct Receiver<T> {
     /// Chunks waiting for an earlier SSN of their stream: (sid, ssn, inner).
     held: Vec<(u16, u16, T)>,
     max_held: usize,
+    /// Farthest TSN accepted past `cum` (the advertised window in bytes: at least one byte per
+    /// chunk, so a safe bound on chunks in flight).
     window: u32,
     /// Inner packets ready, in delivery order.
     pub ready: VecDeque<(u16, T)>,

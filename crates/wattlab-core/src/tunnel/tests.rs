@@ -325,3 +325,34 @@ fn heavy_impairment_is_recovered() {
         assert_eq!(s.inner_delivered, 180);
     }
 }
+
+/// A SACK reports only what fits: beside DATA in the simulator's 48 inline bytes, one entry;
+/// alone, five; never more than the header room allows.
+#[test]
+fn sacks_fit_the_header_room() {
+    let cfg = TunnelConfig { burst: 1, max_header_bytes: 48, ..TunnelConfig::default() };
+    let mut a: Endpoint<Inner> = Endpoint::new(cfg.clone(), Time::ZERO).unwrap();
+    let mut b: Endpoint<Inner> = Endpoint::new(cfg.mirrored(), Time::ZERO).unwrap();
+    let pkts: Vec<_> = (0..12)
+        .map(|s| {
+            a.send(Time::ZERO, key(0), LEN, (0, s));
+            a.poll_transmit(Time::ZERO).unwrap()
+        })
+        .collect();
+    // Every other TSN arrives: six gaps, plus a duplicate.
+    for t in pkts.iter().skip(1).step_by(2) {
+        b.handle_packet(Time::ZERO, &t.header, t.inner).unwrap();
+    }
+    b.handle_packet(Time::ZERO, &pkts[1].header, pkts[1].inner).unwrap();
+    b.send(Time::ZERO, key(1), LEN, (1, 0));
+    let with_data = b.poll_transmit(Time::ZERO).unwrap();
+    let s = with_data.header.sack.expect("piggybacked");
+    assert!(with_data.header.data.is_some());
+    assert_eq!((s.n_gaps, s.n_dups), (1, 0));
+    assert!(with_data.header.header_len() <= 48);
+    b.handle_packet(Time::ZERO, &pkts[1].header, pkts[1].inner).unwrap(); // another duplicate
+    let alone = b.poll_transmit(Time::ZERO).unwrap();
+    let s = alone.header.sack.unwrap();
+    assert_eq!((alone.header.data, s.n_gaps, s.n_dups), (None, 5, 0));
+    assert_eq!(alone.header.header_len(), 48);
+}

@@ -117,6 +117,7 @@ fn a_tunnel_carries_its_inner_packet_as_bytes() {
     let id = arena.insert(inner);
     let header = ProtoHeader::new(&[0xee; 12]).unwrap();
     let payload = 12 + inner.ip_len() + 3; // header, packet, then padding
+    // Not port 9899: the encoder fills an SCTP checksum into the header of UDP 9899 bodies.
     let outer = Packet::udp_with(B, A, UdpHeader { src_port: 4789, dst_port: 4789 }, Body { header, encap: Some(id) }, payload);
     let mut bytes = Vec::new();
     encode_ipv4_in(&outer, &arena, &mut bytes).unwrap();

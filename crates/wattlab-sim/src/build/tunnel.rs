@@ -79,7 +79,7 @@ pub(crate) fn attach_tunnels(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> 
         ];
         for h in hosts {
             sim.net.ifaces[h.iface as usize].middlebox = Some(sim.mboxes.len() as u32);
-            sim.mboxes.push(MiddleboxSlot { mbox: Middlebox::Tunnel(Box::new(h)), timer_at: None });
+            sim.mboxes.push(MiddleboxSlot { mbox: Middlebox::Tunnel(h), timer_at: None });
         }
     }
     Ok(())

@@ -16,11 +16,12 @@ use wattlab_core::packet::PacketArena;
 use wattlab_core::{Endpoint, Packet, Time};
 
 /// A middlebox of any kind.
+#[allow(clippy::large_enum_variant)] // a few per run, built once and never moved per packet
 pub enum Middlebox {
     /// Seed 000's client-centered agent.
     Cc(cc_agent::CcHost),
     /// One end of seed 002's SCTP tunnel.
-    Tunnel(Box<tunnel::TunnelHost>),
+    Tunnel(tunnel::TunnelHost),
 }
 
 /// What an application told that a middlebox on its node may use.

@@ -149,11 +149,17 @@ pub fn effective_text(text: &str, origin: &str, overrides: &[String]) -> Result<
 }
 
 /// The effective scenario with every station's power saving off (`power_save = "cam"` on
+<<<<<<< HEAD
 /// each `[[wireless]]` hop, `[[wlan]]` and `[[wlan.station]]`, and no agent settings): the same
 /// traffic without the scheme, the baseline of a power mode's saving. A scheme that is also a
 /// transport is replaced by the legacy transport it replaces: a `psna-read`/`psna-send` flow
 /// (seed 001's split connection) becomes end-to-end TCP, `bulk-download`/`bulk-upload`, as the
 /// paper's legacy baseline. `None` if no station uses a power-save mode (nothing to turn off).
+=======
+/// each `[[wireless]]` hop, `[[wlan]]` and `[[wlan.station]]`, no agent settings and no
+/// `[[tunnel]]`): the same traffic without the scheme, the baseline of a power mode's saving. `None` if no station
+/// uses a power-save mode (there is nothing to turn off).
+>>>>>>> wt-tunnel-core
 pub fn without_power_save(text: &str, origin: &str, overrides: &[String]) -> Result<Option<String>, ScenarioError> {
     let mut table = overridden_table(text, origin, overrides)?;
     let mut changed = Vec::new();
@@ -187,6 +193,10 @@ pub fn without_power_save(text: &str, origin: &str, overrides: &[String]) -> Res
             }
             cam(t, name);
         }
+    }
+    // The SCTP tunnel exists to save energy: the baseline carries the flows without it.
+    if table.remove("tunnel").is_some() {
+        changed.push("[[tunnel]] (removed)".into());
     }
     if changed.is_empty() {
         return Ok(None);
