@@ -19,4 +19,6 @@ pub mod emu;
 pub mod nfqueue;
 pub mod payload;
 pub mod plan;
+pub mod tcp_flow;
+pub mod tunnel_host;
 pub mod wwp_host;

@@ -11,7 +11,7 @@ use std::sync::atomic::AtomicBool;
 
 use serde::Serialize;
 
-use super::model::{Direction, Fate, PathEmulator, PathParams, PathStats};
+use super::model::{Direction, Fate, PathEmulator, PathParams, PathStats, Span};
 use crate::clock::LiveClock;
 use crate::nfqueue::{stopped, BoundQueue};
 
@@ -52,10 +52,30 @@ fn ip_len(msg: &nfq::Message) -> u32 {
     }
 }
 
-/// Runs the emulated path on NFQUEUE `queue_num` until `stop` is set. Packets that entered
-/// the AP on interface index `client_ifindex` go up, all others down. With `transitions`, the
-/// PSM station's schedule is written there (`time_ns,state`, Unix-epoch ns).
-pub fn run(queue_num: u16, client_ifindex: u32, params: PathParams, transitions: Option<&Path>, stop: &AtomicBool) -> Result<EmuReport, String> {
+/// Where a queued packet goes in the model: `(direction, span)`. Without a tunnel, packets
+/// that entered the AP on `client_ifindex` go up the whole path, all others down. With the
+/// SCTP tunnel (`tun_ifindex`, the AP's TUN device), the tunnel's UDP packets to and from the
+/// AP (INPUT from, OUTPUT to the client's interface) cross the hop only, and the inner packets
+/// the AP forwards between its TUN device and the server cross the wired link only.
+fn classify(msg: &nfq::Message, client_ifindex: u32, tun_ifindex: Option<u32>) -> (Direction, Span) {
+    let Some(tun) = tun_ifindex else {
+        return (if msg.get_indev() == client_ifindex { Direction::Up } else { Direction::Down }, Span::Whole);
+    };
+    if msg.get_indev() == client_ifindex {
+        (Direction::Up, Span::Hop)
+    } else if msg.get_outdev() == client_ifindex {
+        (Direction::Down, Span::Hop)
+    } else if msg.get_indev() == tun {
+        (Direction::Up, Span::Wired)
+    } else {
+        (Direction::Down, Span::Wired)
+    }
+}
+
+/// Runs the emulated path on NFQUEUE `queue_num` until `stop` is set; packets are placed by
+/// [`classify`]. With `transitions`, the power-saving station's schedule is written there
+/// (`time_ns,state`, Unix-epoch ns).
+pub fn run(queue_num: u16, client_ifindex: u32, tun_ifindex: Option<u32>, params: PathParams, transitions: Option<&Path>, stop: &AtomicBool) -> Result<EmuReport, String> {
     let clock = LiveClock::start();
     let mut queue = BoundQueue::open(queue_num, COPY_RANGE)?;
     // The model's time 0 (the scenario's: loss phases, beacons), on the capture's clock, for
@@ -78,9 +98,9 @@ pub fn run(queue_num: u16, client_ifindex: u32, params: PathParams, transitions:
         queue.wait(clock.timeout_until(emu.poll_timeout(), std::time::Duration::from_millis(20)));
         while let Some(msg) = queue.try_recv()? {
             host.packets += 1;
-            let dir = if msg.get_indev() == client_ifindex { Direction::Up } else { Direction::Down };
+            let (dir, span) = classify(&msg, client_ifindex, tun_ifindex);
             let len = ip_len(&msg);
-            emu.offer(clock.now(), dir, len, msg);
+            emu.offer_span(clock.now(), dir, span, len, msg);
         }
         let now = clock.now();
         emu.handle_timeout(now);

@@ -55,6 +55,10 @@ pub struct PathParams {
     pub half_duplex: bool,
     /// `Some(beacon interval)`: idealised PSM on `hop_down`, beacons from the origin.
     pub psm_beacon: Option<Duration>,
+    /// U-APSD on the hop instead (the SCTP tunnel's live run): the AP holds the dozing
+    /// station's frames until an uplink frame triggers their release (the core's
+    /// [`StationPower`] in `u-apsd`, no periodic trigger: the tunnel sends its own).
+    pub uapsd: bool,
     /// Run seed of the loss and jitter streams.
     pub seed: u64,
     /// Names of the four channels, in the order above, for reports and RNG streams
@@ -111,10 +115,23 @@ pub struct PathStats {
     pub psm: Option<StationStats>,
 }
 
-/// A packet in the model: its IP length and the host's token for it.
+/// A packet in the model: its IP length, the host's token for it, and whether it crosses
+/// both segments (wired and hop) or only the one it entered.
 struct Frame<T> {
     len: u32,
     token: T,
+    through: bool,
+}
+
+/// Which part of the path a packet crosses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Span {
+    /// Wired link and wireless hop (a forwarded packet).
+    Whole,
+    /// The wireless hop only (the tunnel's SCTP packets between the client and the AP).
+    Hop,
+    /// The wired link only (inner packets between the AP's tunnel and the server).
+    Wired,
 }
 
 impl<T> LinkPacket for Frame<T> {
@@ -158,7 +175,7 @@ impl<T> PathEmulator<T> {
     /// A model with empty queues whose timeline starts at `origin` (the time of beacon 0).
     pub fn new(params: PathParams, origin: Time) -> Self {
         let streams = RngStreams::new(params.seed);
-        let PathParams { wired_down, hop_down, hop_up, wired_up, half_duplex, psm_beacon, names, .. } = params;
+        let PathParams { wired_down, hop_down, hop_up, wired_up, half_duplex, psm_beacon, uapsd, names, .. } = params;
         let names = names.unwrap_or_else(|| NAMES.map(String::from));
         let mut k = 0;
         let channels = [wired_down, hop_down, hop_up, wired_up].map(|p| {
@@ -168,7 +185,12 @@ impl<T> PathEmulator<T> {
         });
         let medium = half_duplex.then_some(Medium { channels: [HOP_DOWN as u32, HOP_UP as u32], busy_with: None, next_turn: 0 });
         // As the simulator's `[[wireless]]` hop: ideal PSM releases at its beacon instants.
-        let power = psm_beacon.map(|beacon| StationPower::new(PowerSave::IdealPsm { interval: beacon }, MacCaps::HOP, beacon));
+        let power = if uapsd {
+            let beacon = psm_beacon.unwrap_or(Duration::from_micros(102_400));
+            Some(StationPower::new(PowerSave::Uapsd { trigger_interval: None, max_sp: 0 }, MacCaps::HOP, beacon))
+        } else {
+            psm_beacon.map(|beacon| StationPower::new(PowerSave::IdealPsm { interval: beacon }, MacCaps::HOP, beacon))
+        };
         let mut emu = PathEmulator {
             origin,
             clock: Time::ZERO,
@@ -199,14 +221,23 @@ impl<T> PathEmulator<T> {
     /// `now` first; `now` should not decrease between calls (an earlier one counts as the
     /// latest time seen, as does a time before the origin).
     pub fn offer(&mut self, now: Time, dir: Direction, ip_len: u32, token: T) {
+        self.offer_span(now, dir, Span::Whole, ip_len, token);
+    }
+
+    /// As [`PathEmulator::offer`], for a packet that crosses only `span` of the path: a
+    /// `Wired` packet going up enters `wired_up` at the AP, a `Hop` packet going down enters
+    /// `hop_down` at the AP, and each is delivered at the end of its segment.
+    pub fn offer_span(&mut self, now: Time, dir: Direction, span: Span, ip_len: u32, token: T) {
         self.run_until(now);
         let t = self.clock;
-        let (ch, offered) = match dir {
-            Direction::Down => (WIRED_DOWN, &mut self.stats.offered_down),
-            Direction::Up => (HOP_UP, &mut self.stats.offered_up),
+        let (ch, offered) = match (dir, span) {
+            (Direction::Down, Span::Whole | Span::Wired) => (WIRED_DOWN, &mut self.stats.offered_down),
+            (Direction::Down, Span::Hop) => (HOP_DOWN, &mut self.stats.offered_down),
+            (Direction::Up, Span::Whole | Span::Hop) => (HOP_UP, &mut self.stats.offered_up),
+            (Direction::Up, Span::Wired) => (WIRED_UP, &mut self.stats.offered_up),
         };
         *offered += 1;
-        self.enqueue(t, ch, Frame { len: ip_len, token });
+        self.enqueue(t, ch, Frame { len: ip_len, token, through: span == Span::Whole });
         self.sync_stats();
     }
 
@@ -355,8 +386,8 @@ impl<T> PathEmulator<T> {
         let Some((_, f)) = self.channels[ch].pipe.pop_front() else { return };
         self.channels[ch].stats.packets_delivered += 1;
         match ch {
-            WIRED_DOWN => self.enqueue(t, HOP_DOWN, f),
-            HOP_UP => self.enqueue(t, WIRED_UP, f),
+            WIRED_DOWN if f.through => self.enqueue(t, HOP_DOWN, f),
+            HOP_UP if f.through => self.enqueue(t, WIRED_UP, f),
             _ => self.decide(t, f.token, Fate::Deliver),
         }
         if ch == HOP_DOWN && self.power.is_some() {

@@ -37,6 +37,7 @@ fn path() -> PathParams {
         wired_up: wired,
         half_duplex: false,
         psm_beacon: None,
+        uapsd: false,
         seed: 1,
         names: None,
     }
@@ -458,6 +459,7 @@ fn emulate_pings(psm: bool) -> (Vec<Vec<f64>>, PathStats) {
         wired_up: wired,
         half_duplex: true,
         psm_beacon: psm.then_some(Duration::from_millis(100)),
+        uapsd: false,
         seed: 9,
         names: None,
     };

@@ -149,17 +149,12 @@ pub fn effective_text(text: &str, origin: &str, overrides: &[String]) -> Result<
 }
 
 /// The effective scenario with every station's power saving off (`power_save = "cam"` on
-<<<<<<< HEAD
-/// each `[[wireless]]` hop, `[[wlan]]` and `[[wlan.station]]`, and no agent settings): the same
-/// traffic without the scheme, the baseline of a power mode's saving. A scheme that is also a
-/// transport is replaced by the legacy transport it replaces: a `psna-read`/`psna-send` flow
-/// (seed 001's split connection) becomes end-to-end TCP, `bulk-download`/`bulk-upload`, as the
-/// paper's legacy baseline. `None` if no station uses a power-save mode (nothing to turn off).
-=======
 /// each `[[wireless]]` hop, `[[wlan]]` and `[[wlan.station]]`, no agent settings and no
-/// `[[tunnel]]`): the same traffic without the scheme, the baseline of a power mode's saving. `None` if no station
-/// uses a power-save mode (there is nothing to turn off).
->>>>>>> wt-tunnel-core
+/// `[[tunnel]]`): the same traffic without the scheme, the baseline of a power mode's saving.
+/// A scheme that is also a transport is replaced by the legacy transport it replaces: a
+/// `psna-read`/`psna-send` flow (seed 001's split connection) becomes end-to-end TCP,
+/// `bulk-download`/`bulk-upload`, as the paper's legacy baseline. `None` if no station uses a
+/// power-save mode (nothing to turn off).
 pub fn without_power_save(text: &str, origin: &str, overrides: &[String]) -> Result<Option<String>, ScenarioError> {
     let mut table = overridden_table(text, origin, overrides)?;
     let mut changed = Vec::new();
