@@ -21,4 +21,5 @@ pub mod payload;
 pub mod plan;
 pub mod tcp_flow;
 pub mod tunnel_host;
+pub mod tunnel_plan;
 pub mod wwp_host;

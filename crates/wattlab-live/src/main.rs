@@ -169,6 +169,15 @@ enum Command {
         #[arg(long)]
         report: PathBuf,
     },
+    /// Print what a live run of a tunnel scenario does (JSON): path, tunnel settings, flows.
+    TunnelPlan {
+        /// Scenario TOML file.
+        #[arg(long)]
+        scenario: PathBuf,
+        /// Scenario overrides, KEY=VALUE (as `wattlab run --set`); repeatable.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        overrides: Vec<String>,
+    },
     /// One end of the SCTP tunnel (seed 002 Ch. 4) on a TUN device and UDP port 9899.
     Tunnel {
         /// Which end: the client's (sends the U-APSD triggers) or the AP's (mirrored tags and TSNs).
@@ -478,6 +487,11 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Wwp { scenario: s, role, bind, peer, start_at_unix_ns, time_limit, isn, report } => {
             let r = run_wwp(&s, role, bind, peer, start_at_unix_ns, time_limit, isn)?;
             write_report(&report, &r)
+        }
+        Command::TunnelPlan { scenario, overrides } => {
+            let p = wattlab_live::tunnel_plan::load(&scenario, &overrides)?;
+            println!("{}", serde_json::to_string_pretty(&p).map_err(|e| e.to_string())?);
+            Ok(())
         }
         Command::Tunnel { role, tun, bind, peer, burst, inlet_timeout_ms, trigger_min_ms, trigger_max_ms, time_limit, report } => {
             let r = run_tunnel(role, &tun, bind, peer, burst, inlet_timeout_ms, trigger_min_ms, trigger_max_ms, time_limit)?;
