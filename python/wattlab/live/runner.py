@@ -23,7 +23,7 @@ from typing import Callable, Iterator, Sequence
 import pandas as pd
 
 from wattlab import _core
-from wattlab.live import checks, netns, wwp
+from wattlab.live import checks, netns, tunnel, wwp
 from wattlab.live.checks import POLICIES
 from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
 
@@ -456,6 +456,8 @@ def run(
     step = on_step or (lambda _msg: None)
     path, ov, limit_opt, by_role = _check_inputs(scenario, policy, overrides, time_limit, sysctls)
     out = checks.out_dir(out_dir, overwrite, path)
+    if tunnel.is_tunnel(path.read_text(errors="replace")):
+        return _run_tunnel(path, policy, ov, out, overwrite, limit_opt, by_role, step)
     plan = load_plan(path, policy, ov)
     if plan.get("kind") == "wwp-bulk":
         return _run_wwp(plan, path, policy, ov, out, overwrite, limit_opt, by_role, step, started)
@@ -476,6 +478,25 @@ def run(
     res.wall_time_s = time.monotonic() - started
     (out / "summary.json").write_text(json.dumps(res.summary(), indent=2, default=str) + "\n")
     return res
+
+
+def _run_tunnel(path: Path, policy: str, ov: list[str], out: Path | None, overwrite: bool, limit_opt: float | None,
+                by_role: dict, step: Callable[[str], None]) -> tunnel.TunnelLiveResult:
+    """A scenario with a ``[[tunnel]]``: the live SCTP tunnel (:mod:`wattlab.live.tunnel`). The
+    client's power saving is the scenario's own ``[[wlan]] power_save``, so ``--policy`` must
+    stay always-on; the flows run for the scenario's duration (``--time-limit`` and
+    ``--sysctl`` do not apply)."""
+    if policy != "always-on":
+        raise LiveInputError(f"--policy {policy}: a tunnel run's power saving is its [[wlan]]'s power_save (u-apsd or cam); leave --policy at always-on")
+    if limit_opt is not None or any(by_role.values()):
+        raise LiveInputError("--time-limit and --sysctl do not apply to a tunnel run (its flows run for the scenario's duration)")
+    plan = json.loads(_tool([str(binary()), "tunnel-plan", "--scenario", str(path), *[a for o in ov for a in ("--set", o)]],
+                            f"reading {path}", timeout=60))
+    if plan["duration_s"] > 600:
+        raise LiveInputError(f"{path}: a live tunnel run lasts the scenario's duration, {plan['duration_s']:g} s; at most 600 s")
+    netns.require_root()
+    out = _prepare_out(out, overwrite, ours=tunnel.OUTPUTS)
+    return tunnel.run(path, ov, out, plan, str(binary()), payload_digest, step)
 
 
 def _run_wwp(plan: dict, path: Path, policy: str, ov: list[str], out: Path | None, overwrite: bool, limit_opt: float | None,
