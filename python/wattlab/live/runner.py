@@ -144,15 +144,7 @@ class LiveResult:
     def radios(self) -> pd.DataFrame:
         """The energy table in the layout of ``wattlab run``'s radios (node, profile, policy...),
         the replayed schedule named after the run's policy."""
-        df = self.energy.energy.copy()
-        # The replayed schedule is what the radio did in this run (its power mode); the other
-        # rows cost the same capture under accounting policies.
-        accounting = set(_core.accounting_policies())
-        df.insert(3, "basis", ["accounting" if n in accounting else "mode" for n in df.name])
-        df["policy"] = df.policy.replace({"replay": self.plan["policy"]})
-        df.insert(0, "node", self.plan["client"])
-        df.insert(1, "profile", self.energy.profile.get("name", ""))
-        return df
+        return radio_table(self.energy, self.plan["policy"], self.plan["client"])
 
     def summary(self) -> dict:
         """The run as one JSON-able dict (written as ``summary.json``)."""
@@ -173,6 +165,20 @@ class LiveResult:
             "notes": self.notes,
             "warnings": self.warnings,
         }
+
+
+def radio_table(energy, mode: str, client: str) -> pd.DataFrame:
+    """A capture's energy table in the layout of ``wattlab run``'s radios, the replayed
+    schedule named ``mode`` (the run's power mode)."""
+    df = energy.energy.copy()
+    # The replayed schedule is what the radio did in this run (its power mode); the other
+    # rows cost the same capture under accounting policies.
+    accounting = set(_core.accounting_policies())
+    df.insert(3, "basis", ["accounting" if n in accounting else "mode" for n in df.name])
+    df["policy"] = df.policy.replace({"replay": mode})
+    df.insert(0, "node", client)
+    df.insert(1, "profile", energy.profile.get("name", ""))
+    return df
 
 
 def _last(text: str, n: int = 600) -> str:

@@ -93,10 +93,9 @@ class TunnelLiveResult:
 
     def radios(self) -> pd.DataFrame:
         """The capture's energy under always-on, oracle and the replayed U-APSD schedule (``u-apsd``)."""
-        df = self.energy.energy.copy()
-        df["policy"] = df.policy.replace({"replay": self.plan["power_save"]})
-        df.insert(0, "node", self.plan["client"])
-        return df
+        from wattlab.live.runner import radio_table
+
+        return radio_table(self.energy, self.plan["power_save"], self.plan["client"])
 
     def summary(self) -> dict:
         """The run as one JSON-able dict (``summary.json``)."""
