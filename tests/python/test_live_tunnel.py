@@ -137,3 +137,8 @@ def test_live_awake_time_agrees_with_the_simulator(live_run):
     live = res.awake_s
     print(f"awake: live {live:.3f} s ({res.wakes} wakes) vs sim {sim_awake:.3f} s ({int(row.transitions) // 2} wakes) over {res.window_s:.1f} s")
     assert abs(live - sim_awake) <= 0.25 * sim_awake, (live, sim_awake)
+
+
+def test_live_compare_refuses_a_tunnel_scenario(tmp_path):
+    with pytest.raises(LiveInputError, match="live run"):
+        runner.compare(SCN, out_dir=tmp_path / "c")

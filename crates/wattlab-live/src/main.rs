@@ -523,7 +523,7 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Flow { role, addr, rate, duration, payload: p, time_limit, report } => {
             let limit = Duration::from_secs_f64(time_limit);
-            if !(rate > 0.0 && rate.is_finite()) || !(duration > 0.0 && duration.is_finite()) {
+            if !(rate > 0.0 && rate.is_finite() && duration > 0.0 && duration.is_finite()) {
                 return Err("--rate and --duration must be positive".into());
             }
             let r = match role {

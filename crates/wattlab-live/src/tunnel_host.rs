@@ -204,9 +204,10 @@ pub fn run(tun: File, sock: UdpSocket, cfg: &TunnelHostConfig, stop: &AtomicBool
             r.triggers += u64::from(t.trigger);
         }
         while let Some((_, inner)) = ep.poll_deliver() {
+            // A TUN write takes one whole packet or none.
             match tun.write(&inner) {
-                Ok(_) => r.tun_written += 1,
-                Err(_) => r.tun_write_errors += 1,
+                Ok(n) if n == inner.len() => r.tun_written += 1,
+                _ => r.tun_write_errors += 1,
             }
         }
     }

@@ -556,6 +556,9 @@ def compare(
     step = on_step or (lambda _msg: None)
     path, ov, limit_opt, _ = _check_inputs(scenario, "cc", overrides, time_limit, sysctls)
     root = checks.out_dir(out_dir, overwrite, path)
+    if tunnel.is_tunnel(path.read_text(errors="replace")):
+        raise LiveInputError(f"{path}: `live compare` compares TCP downloads with and without the agent; run a [[tunnel]] scenario with "
+                             "`wattlab live run` (and `wattlab run` for the simulator)")
     for policy in ("always-on", "cc"):  # refuse what cannot run live before simulating
         plan = load_plan(path, policy, ov)
         if plan.get("kind") == "wwp-bulk":

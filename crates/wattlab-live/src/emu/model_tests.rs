@@ -679,3 +679,56 @@ fn no_allocation_per_packet_after_warm_up() {
     assert_eq!(round(&mut emu, 10_000 * MS), 5_000);
     assert_eq!(alloc_count::count() - before, 0, "allocations in a warm run");
 }
+
+// ---- 10. the tunnel's spans and U-APSD ------------------------------------------------------
+
+#[test]
+fn spans_cross_only_their_segment() {
+    let mut p = path();
+    p.wired_down.delay = Duration(10 * MS);
+    p.wired_up.delay = Duration(10 * MS);
+    p.hop_down.delay = Duration(US);
+    p.hop_up.delay = Duration(US);
+    let mut emu = PathEmulator::new(p, t(0));
+    emu.offer_span(t(0), Direction::Up, Span::Hop, 1500, 1u32);
+    emu.offer_span(t(0), Direction::Down, Span::Hop, 1500, 2);
+    emu.offer_span(t(0), Direction::Up, Span::Wired, 1500, 3);
+    emu.offer_span(t(0), Direction::Down, Span::Wired, 1500, 4);
+    emu.offer_span(t(0), Direction::Down, Span::Whole, 1500, 5);
+    let d = delivered(&finish(&mut emu));
+    let (hop, wired) = (tx(1500, 20_000_000) + US, tx(1500, 1_000_000_000) + 10 * MS);
+    assert_eq!((d[&1], d[&2]), (t(hop), t(hop)), "hop only");
+    assert_eq!((d[&3], d[&4]), (t(wired), t(wired)), "wired only");
+    // The whole path: the wired link (behind packet 4 on it), then the hop.
+    assert_eq!(d[&5], t(wired + tx(1500, 1_000_000_000) + tx(1500, 20_000_000) + US));
+    let s = emu.stats();
+    assert_eq!((s.offered_up, s.offered_down), (2, 3));
+    assert_eq!((s.wired_up.packets_delivered, s.hop_up.packets_delivered), (1, 1));
+}
+
+#[test]
+fn uapsd_holds_downlink_until_an_uplink_frame_triggers_it() {
+    let mut p = path();
+    p.half_duplex = true;
+    p.uapsd = true;
+    let mut emu = PathEmulator::new(p, t(0));
+    emu.handle_timeout(t(MS));
+    assert_eq!(emu.station_awake(), Some(false), "dozes once idle");
+    emu.offer_span(t(10 * MS), Direction::Down, Span::Hop, 1500, 1u32);
+    emu.offer_span(t(11 * MS), Direction::Down, Span::Hop, 1500, 2);
+    emu.handle_timeout(t(200 * MS));
+    assert_eq!(emu.poll_output(), None, "held past any beacon: only a trigger releases");
+    assert_eq!(emu.station_awake(), Some(false));
+    // The uplink frame (a trigger) wakes the station and releases both after it.
+    emu.offer_span(t(300 * MS), Direction::Up, Span::Hop, 84, 3);
+    let d = delivered(&finish(&mut emu));
+    let up = 300 * MS + tx(84, 20_000_000);
+    assert_eq!(d[&3], t(up));
+    assert_eq!((d[&1], d[&2]), (t(up + tx(1500, 20_000_000)), t(up + 2 * tx(1500, 20_000_000))));
+    let radio: Vec<_> = std::iter::from_fn(|| emu.poll_radio()).collect();
+    assert_eq!(radio.first(), Some(&(t(0), false)));
+    assert!(radio.contains(&(t(300 * MS), true)), "{radio:?}");
+    assert_eq!(radio.last(), Some(&(t(up + 2 * tx(1500, 20_000_000)), false)), "dozes after the service period");
+    let s = emu.stats().psm.clone().unwrap();
+    assert_eq!((s.packets_held, s.packets_released), (2, 2));
+}
