@@ -501,7 +501,7 @@ def _run_tunnel(path: Path, policy: str, ov: list[str], out: Path | None, overwr
     if plan["duration_s"] > 600:
         raise LiveInputError(f"{path}: a live tunnel run lasts the scenario's duration, {plan['duration_s']:g} s; at most 600 s")
     netns.require_root()
-    out = _prepare_out(out, overwrite, ours=tunnel.OUTPUTS)
+    out = _prepare_out(out, overwrite, ours=tunnel.outputs(plan))
     return tunnel.run(path, ov, out, plan, str(binary()), payload_digest, step)
 
 

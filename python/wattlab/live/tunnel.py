@@ -37,6 +37,14 @@ OUTPUTS = (
     "tunnel_client.out", "tunnel_client.log", "tunnel_ap.out", "tunnel_ap.log", "flows.csv",
 )
 """Files a tunnel run writes besides the per-flow ``flow_<name>_{send,recv}.{json,out,log}``."""
+
+
+def outputs(plan: dict) -> tuple[str, ...]:
+    """Every file a run of ``plan`` writes in its output directory (``--overwrite`` replaces these)."""
+    per_flow = tuple(f"flow_{f['name']}_{end}.{ext}" for f in plan["flows"] for end in ("send", "recv") for ext in ("json", "out", "log"))
+    return OUTPUTS + per_flow
+
+
 TCP = {"sack": True, "timestamps": True, "window_scale": None, "initial_cwnd": 10, "min_rto_ms": 200}
 """Linux TCP settings of the flows (the testbed's; the tunnel scenario sets no [tcp] keys)."""
 
