@@ -135,6 +135,9 @@ def test_live_awake_time_agrees_with_the_simulator(live_run):
     sim_awake = float(row.time_tx_s + row.time_rx_s + row.time_idle_s + row.time_idle_high_s)
     sim_awake *= res.window_s / float(row.duration_s)
     live = res.awake_s
+    e = res.radios().set_index("policy").energy_j
+    print(f"energy over the window: live u-apsd {e['u-apsd']:.3f} J, always-on {e['always-on']:.3f} J; "
+          f"sim u-apsd {row.energy_j:.3f} J, always-on {float(r[r.policy == 'always-on'].energy_j.iloc[0]):.3f} J")
     print(f"awake: live {live:.3f} s ({res.wakes} wakes) vs sim {sim_awake:.3f} s ({int(row.transitions) // 2} wakes) over {res.window_s:.1f} s")
     assert abs(live - sim_awake) <= 0.25 * sim_awake, (live, sim_awake)
 

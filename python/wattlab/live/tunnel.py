@@ -35,6 +35,7 @@ OUTPUTS = (
     "tunnel_plan.json", "client.pcap", "emulator.json", "transitions.csv", "summary.json", "energy",
     "emulator.out", "emulator.log", "tcpdump.log", "tunnel_client.json", "tunnel_ap.json",
     "tunnel_client.out", "tunnel_client.log", "tunnel_ap.out", "tunnel_ap.log", "flows.csv",
+    "client_window.pcap", "energy_window",
 )
 """Files a tunnel run writes besides the per-flow ``flow_<name>_{send,recv}.{json,out,log}``."""
 
@@ -72,7 +73,10 @@ class TunnelLiveResult:
     emulator: dict
     """The emulator's report (per-channel counters, U-APSD counters, verdict lateness)."""
     energy: object
-    """:class:`wattlab.trace.TraceEnergy` of the client's capture, with ``replay`` of the schedule."""
+    """:class:`wattlab.trace.TraceEnergy` of the client's whole capture (set-up and tear-down
+    included), with ``replay`` of the schedule."""
+    window_energy: object
+    """The same costing over the flows' window only (``client_window.pcap``)."""
     window_ns: tuple[int, int]
     """The flows' sending window (Unix ns): from the first sender's start for the scenario's duration."""
     awake_s: float
@@ -100,17 +104,19 @@ class TunnelLiveResult:
         return max(late) / 1e3
 
     def radios(self) -> pd.DataFrame:
-        """The capture's energy under always-on, oracle and the replayed U-APSD schedule (``u-apsd``)."""
+        """The energy over the flows' window under always-on, oracle and the replayed U-APSD
+        schedule (named after the run's ``u-apsd``); :attr:`energy` has the whole capture."""
         from wattlab.live.runner import radio_table
 
-        return radio_table(self.energy, self.plan["power_save"], self.plan["client"])
+        return radio_table(self.window_energy, self.plan["power_save"], self.plan["client"])
 
     def summary(self) -> dict:
         """The run as one JSON-able dict (``summary.json``)."""
         return {
             "mode": "live", "kind": "tunnel", "plan": self.plan, "verified": self.verified,
             "flows": self.flows.to_dict(orient="records"), "tunnels": self.tunnels, "emulator": self.emulator,
-            "window_s": self.window_s, "awake_s": self.awake_s, "awake_fraction": self.awake_s / self.window_s,
+            "window_ns": list(self.window_ns), "window_s": self.window_s,
+            "window_energy": self.window_energy.summary(), "awake_s": self.awake_s, "awake_fraction": self.awake_s / self.window_s,
             "wakes": self.wakes, "energy": self.energy.summary(), "host_late_max_ms": self.host_late_max_ms,
             "wall_time_s": self.wall_time_s, "warnings": self.warnings,
         }
@@ -135,6 +141,34 @@ def awake_in(transitions: Path, start_ns: int, end_ns: int) -> tuple[float, int]
     if state:
         awake += (end_ns - t_prev) / 1e9
     return awake, wakes
+
+
+def trim_pcap(src: Path, dst: Path, start_ns: int, end_ns: int) -> int:
+    """Copy the records of the classic pcap ``src`` (tcpdump's µs or ns timestamps) that fall in
+    [start_ns, end_ns) to ``dst``; returns how many. The flows' window of a capture that also
+    spans the set-up, so its energy compares with the simulator's run of the same length."""
+    import struct
+
+    data = src.read_bytes()
+    if len(data) < 24:
+        raise LiveError(f"{src}: not a pcap file ({len(data)} bytes)")
+    magic = data[:4]
+    fmt = {b"\xd4\xc3\xb2\xa1": ("<", 1000), b"\xa1\xb2\xc3\xd4": (">", 1000),
+           b"\x4d\x3c\xb2\xa1": ("<", 1), b"\xa1\xb2\x3c\x4d": (">", 1)}.get(magic)
+    if fmt is None:
+        raise LiveError(f"{src}: not a classic pcap file (magic {magic.hex()})")
+    endian, unit = fmt
+    parts, pos, kept = [data[:24]], 24, 0
+    while pos + 16 <= len(data):
+        sec, frac, incl, _ = struct.unpack_from(endian + "IIII", data, pos)
+        end = pos + 16 + incl
+        t = sec * 1_000_000_000 + frac * unit
+        if start_ns <= t < end_ns:
+            parts.append(data[pos:end])
+            kept += 1
+        pos = end
+    dst.write_bytes(b"".join(parts))
+    return kept
 
 
 class _TunnelSession:
@@ -310,9 +344,18 @@ def run(path: Path, overrides: list[str], out: Path, plan: dict, exe: str, diges
     except Exception as e:  # the analyzer's errors name the capture and the offset
         raise LiveError(f"costing {out / 'client.pcap'} failed: {e}") from None
     energy.write(out / "energy", formats=("csv",))
+    # The same costing over the flows' window only (the simulator's run has the window's length).
+    trim_pcap(out / "client.pcap", out / "client_window.pcap", *window)
+    try:
+        window_energy = trace.energy(out / "client_window.pcap", client=netns.CLIENT_ADDR, profile=plan["profile"],
+                                     policies=["always-on", "oracle", "replay"], phy=f"link@{plan['hop_rate_bps'] / 1e6:g}",
+                                     transitions=transitions, timeline=False)
+    except Exception as e:
+        raise LiveError(f"costing {out / 'client_window.pcap'} failed: {e}") from None
+    window_energy.write(out / "energy_window", formats=("csv",))
     awake, wakes = awake_in(transitions, *window)
     res = TunnelLiveResult(plan=plan, flows=flows, tunnels={"client": reports["tunnel_client"], "ap": reports["tunnel_ap"]},
-                           emulator=reports["emulator"], energy=energy, window_ns=window, awake_s=awake, wakes=wakes, out_dir=out)
+                           emulator=reports["emulator"], energy=energy, window_energy=window_energy, window_ns=window, awake_s=awake, wakes=wakes, out_dir=out)
     res.wall_time_s = time.monotonic() - started
     (out / "summary.json").write_text(json.dumps(res.summary(), indent=2, default=str) + "\n")
     return res
