@@ -10,13 +10,15 @@ simulator's on the same file (within 25 %). Tests that need root skip with the r
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, SCENARIOS
-from test_live import LIVE_REASON, _namespaces_of
+from test_live import LIVE_REASON, WATTLAB, _namespaces_of, _run_id_of
 import wattlab
 from wattlab.live import netns, runner, tunnel
 from wattlab.live.netns import LiveInputError
@@ -145,3 +147,25 @@ def test_live_awake_time_agrees_with_the_simulator(live_run):
 def test_live_compare_refuses_a_tunnel_scenario(tmp_path):
     with pytest.raises(LiveInputError, match="live run"):
         runner.compare(SCN, out_dir=tmp_path / "c")
+
+
+@needs_tunnel
+def test_interrupting_a_tunnel_run_leaves_no_namespace(tmp_path):
+    out = tmp_path / "run"
+    proc = subprocess.Popen([*WATTLAB, "live", "run", str(SCN), "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        rid = _run_id_of(proc.pid)
+        deadline = time.monotonic() + 30
+        while not list(out.glob("flow_*_send.log")) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        assert list(out.glob("flow_*_send.log")), "the run never started its flows"
+        time.sleep(1.0)  # into the flows
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert not _namespaces_of(rid) and not netns.lock_path(rid).exists()
