@@ -507,7 +507,8 @@ fn run(cli: Cli) -> Result<(), String> {
                 hop_up: hop,
                 wired_up: wired,
                 half_duplex: true,
-                psm_beacon: Some(wattlab_core::Duration::from_micros(beacon_us)),
+                // U-APSD's beacon interval; none (and no holding) for an always-on client.
+                psm_beacon: (!cam).then(|| wattlab_core::Duration::from_micros(beacon_us)),
                 uapsd: !cam,
                 seed,
                 names: None,
@@ -517,7 +518,6 @@ fn run(cli: Cli) -> Result<(), String> {
             if !nfqueue::realtime_priority() {
                 eprintln!("wattlab-live: warning: no real-time priority; verdicts may be late under load");
             }
-            let params = if cam { emu::model::PathParams { psm_beacon: None, ..params } } else { params };
             let r = emu::host::run(queue, client, Some(tun), params, transitions.as_deref(), &stop)?;
             write_report(&report, &r)
         }

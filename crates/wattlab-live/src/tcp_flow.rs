@@ -95,10 +95,7 @@ pub fn send(peer: SocketAddr, key: u64, bytes: u64, duration: Duration, limit: D
     let mut conn = loop {
         match TcpStream::connect_timeout(&peer, Duration::from_secs(2)) {
             Ok(c) => break c,
-            Err(e) if start.elapsed() < Duration::from_secs(5) => {
-                let _ = e;
-                std::thread::sleep(Duration::from_millis(20));
-            }
+            Err(_) if start.elapsed() < Duration::from_secs(5) => std::thread::sleep(Duration::from_millis(20)),
             Err(e) => return Err(format!("connect {peer}: {e}")),
         }
     };

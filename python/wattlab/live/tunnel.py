@@ -336,24 +336,25 @@ def run(path: Path, overrides: list[str], out: Path, plan: dict, exe: str, diges
             reports[name] = json.loads((out / f"{name}.json").read_text())
         except (OSError, ValueError):
             raise LiveError(f"{out / (name + '.json')} is missing: {name} did not finish cleanly ({_tail(out / (name + '.log'))})") from None
-    transitions = out / "transitions.csv"
-    try:
-        energy = trace.energy(out / "client.pcap", client=netns.CLIENT_ADDR, profile=plan["profile"],
-                              policies=["always-on", "oracle", "replay"], phy=f"link@{plan['hop_rate_bps'] / 1e6:g}",
-                              transitions=transitions, timeline=False)
-    except Exception as e:  # the analyzer's errors name the capture and the offset
-        raise LiveError(f"costing {out / 'client.pcap'} failed: {e}") from None
-    energy.write(out / "energy", formats=("csv",))
+    # An always-on (cam) client has no schedule: the emulator holds nothing and logs no transitions.
+    saving = plan["power_save"] != "cam"
+    transitions = out / "transitions.csv" if saving else None
+    policies = ["always-on", "oracle"] + (["replay"] if saving else [])
+
+    def cost(capture: Path, into: str):
+        try:
+            e = trace.energy(capture, client=netns.CLIENT_ADDR, profile=plan["profile"], policies=policies,
+                             phy=f"link@{plan['hop_rate_bps'] / 1e6:g}", transitions=transitions, timeline=False)
+        except Exception as err:  # the analyzer's errors name the capture and the offset
+            raise LiveError(f"costing {capture} failed: {err}") from None
+        e.write(out / into, formats=("csv",))
+        return e
+
+    energy = cost(out / "client.pcap", "energy")
     # The same costing over the flows' window only (the simulator's run has the window's length).
     trim_pcap(out / "client.pcap", out / "client_window.pcap", *window)
-    try:
-        window_energy = trace.energy(out / "client_window.pcap", client=netns.CLIENT_ADDR, profile=plan["profile"],
-                                     policies=["always-on", "oracle", "replay"], phy=f"link@{plan['hop_rate_bps'] / 1e6:g}",
-                                     transitions=transitions, timeline=False)
-    except Exception as e:
-        raise LiveError(f"costing {out / 'client_window.pcap'} failed: {e}") from None
-    window_energy.write(out / "energy_window", formats=("csv",))
-    awake, wakes = awake_in(transitions, *window)
+    window_energy = cost(out / "client_window.pcap", "energy_window")
+    awake, wakes = awake_in(transitions, *window) if transitions else ((window[1] - window[0]) / 1e9, 0)
     res = TunnelLiveResult(plan=plan, flows=flows, tunnels={"client": reports["tunnel_client"], "ap": reports["tunnel_ap"]},
                            emulator=reports["emulator"], energy=energy, window_energy=window_energy, window_ns=window, awake_s=awake, wakes=wakes, out_dir=out)
     res.wall_time_s = time.monotonic() - started

@@ -1,4 +1,5 @@
-//! The sans-IO path model (rate, queue, loss, delay and jitter, half-duplex hop, idealised PSM).
+//! The sans-IO path model (rate, queue, loss, delay and jitter, half-duplex hop, idealised PSM
+//! or U-APSD at the AP).
 //!
 //! The emulated path is server ⇄ wired link ⇄ AP ⇄ wireless hop ⇄ client, four channels:
 //! `wired_down` (server → AP), `hop_down` (AP → client), `hop_up` (client → AP) and
@@ -110,8 +111,8 @@ pub struct PathStats {
     pub hop_up: ChannelStats,
     /// AP → server channel.
     pub wired_up: ChannelStats,
-    /// Idealised PSM counters (bursts, packets held and released, dozes), if PSM runs; a doze
-    /// in progress is counted up to the model's latest time.
+    /// The station's power-save counters (bursts, packets held and released, dozes), if
+    /// idealised PSM or U-APSD runs; a doze in progress is counted up to the model's latest time.
     pub psm: Option<StationStats>,
 }
 
