@@ -217,3 +217,27 @@ pub fn run(tun: File, sock: UdpSocket, cfg: &TunnelHostConfig, stop: &AtomicBool
     r.ran_s = started.elapsed().as_secs_f64();
     Ok(r)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_reuses_a_buffer_once_the_endpoint_dropped_its_copy() {
+        let mut pool = BufPool::new();
+        let a = pool.take(b"first");
+        let b = pool.take(b"second");
+        assert_eq!((&a[..], &b[..], pool.bufs.len()), (&b"first"[..], &b"second"[..], 2));
+        drop(a); // acknowledged: only the pool holds it
+        let c = pool.take(b"third");
+        assert_eq!((&c[..], pool.bufs.len()), (&b"third"[..], 2), "reused, not grown");
+        let d = pool.take(b"fourth"); // b and c still held
+        assert_eq!((&d[..], &b[..], pool.bufs.len()), (&b"fourth"[..], &b"second"[..], 3));
+    }
+
+    #[test]
+    fn bad_tun_names_are_refused_before_any_system_call() {
+        assert!(open_tun("").unwrap_err().contains("bad TUN device name"));
+        assert!(open_tun("a-name-longer-than-15").unwrap_err().contains("bad TUN device name"));
+    }
+}
