@@ -89,8 +89,6 @@ def _print_psna(res, quiet: bool = False) -> None:
     """A live PSNA run: completion, the card's on-time and energy, the protocol's counters."""
     from rich.table import Table
 
-    from wattlab import report
-
     p, w = res.plan, res.summary()["psna"]
     ok = "[green]verified[/]" if res.verified else "[bold red]NOT VERIFIED[/]"
     console.print(
@@ -108,6 +106,43 @@ def _print_psna(res, quiet: bool = False) -> None:
     _print_udp_tail(res, f"{w['dropped_radio_off']} frame(s) reached the card while it was off", quiet)
 
 
+def _print_tunnel(res, quiet: bool = False) -> None:
+    """A live SCTP-tunnel run: each flow's bytes and digest check, the tunnel ends' counters,
+    the client's awake time and energy."""
+    from rich.table import Table
+
+    from wattlab import report
+
+    p = res.plan
+    ok = "[green]verified[/]" if res.verified else "[bold red]CORRUPT[/]"
+    console.print(
+        f"[bold]{escape(p['scenario'])}[/] live SCTP tunnel, m = {p['burst']}, {escape(p['power_save'])}  "
+        f"{len(res.flows)} TCP flows, data {ok}  radio awake {res.awake_s:.3f} s of {res.window_s:.1f} s "
+        f"({res.wakes} wake-ups)  ({res.wall_time_s:.1f} s wall)"
+    )
+    t = Table(title="Flows", title_justify="left")
+    for col in ("flow", "direction", "sent", "received", "goodput", "sha256", "verified"):
+        t.add_column(col, justify="left" if col in ("flow", "direction", "sha256") else "right")
+    for r in res.flows.to_dict("records"):
+        t.add_row(escape(r["flow"]), r["direction"], f"{r['bytes_sent']:,}", f"{r['bytes_received']:,}",
+                  report._fmt_bps(8 * r["goodput_Bps"]), r["sha256_received"][:12] + "…", "yes" if r["verified"] else "[red]no[/]")
+    console.print(t)
+    t = Table(title="Tunnel ends", title_justify="left")
+    cols = ("end", "inner in", "delivered", "SCTP sent", "SACKs (on DATA)", "retx", "triggers", "dropped")
+    for col in cols:
+        t.add_column(col, justify="left" if col == "end" else "right")
+    for end, r in res.tunnels.items():
+        s_ = r["tunnel"]
+        t.add_row(end, f"{s_['inner_in']:,}", f"{s_['inner_delivered']:,}", f"{s_['packets_sent']:,}",
+                  f"{s_['sacks_sent']:,} ({s_['sacks_piggybacked']:,})", str(s_["timeout_retransmissions"] + s_["fast_retransmissions"]),
+                  str(r["triggers"]), str(r["udp_dropped"]))
+    console.print(t)
+    report.print_energy(console, res.radios().to_dict("records"))
+    if res.host_late_max_ms > 5.0:
+        warn(f"the host ran up to {res.host_late_max_ms:.1f} ms behind: packets met delays the scenario does not have")
+    note(f"results in {res.out_dir}", quiet)
+
+
 def _print_result(res, quiet: bool = False) -> None:
     from rich.table import Table
 
@@ -118,6 +153,9 @@ def _print_result(res, quiet: bool = False) -> None:
         return
     if hasattr(res, "daemon"):
         _print_psna(res, quiet)
+        return
+    if hasattr(res, "tunnels"):
+        _print_tunnel(res, quiet)
         return
     p = res.plan
     ok = "[green]verified[/]" if res.verified else "[bold red]CORRUPT[/]"
@@ -157,7 +195,9 @@ def _print_result(res, quiet: bool = False) -> None:
     note(f"results in {res.out_dir}", quiet)
 
 
-SCENARIO_HELP = "Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client, one bulk-download, wwp-bulk, psna-read or psna-send flow."
+SCENARIO_HELP = ("Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client, one bulk-download, wwp-bulk, psna-read or "
+                 "psna-send flow; or server ⇄ [[link]] ⇄ ap ⇄ [[wlan]] ⇄ client with a [[tunnel]] and bulk-upload/-download "
+                 "flows (the SCTP tunnel).")
 
 
 @live_app.command("run")

@@ -21,5 +21,8 @@ pub mod nfqueue;
 pub mod payload;
 pub mod plan;
 pub mod psna_host;
+pub mod tcp_flow;
+pub mod tunnel_host;
+pub mod tunnel_plan;
 pub mod udp;
 pub mod wwp_host;

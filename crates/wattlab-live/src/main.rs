@@ -13,7 +13,7 @@ use wattlab_live::plan::{self, LivePolicy, PlanSummary};
 use wattlab_live::payload::{self, Payload};
 use wattlab_live::psna_host;
 use wattlab_live::wwp_host::{self, WwpHostConfig, WwpHostReport, WwpRole};
-use wattlab_live::{client_agent, emu, nfqueue};
+use wattlab_live::{client_agent, emu, nfqueue, tcp_flow, tunnel_host};
 
 #[derive(Parser)]
 #[command(name = "wattlab-live", version, about = "wattlab's live testbed processes (started by `wattlab live run`)")]
@@ -227,6 +227,112 @@ enum Command {
         #[arg(long)]
         report: PathBuf,
     },
+    /// Print what a live run of a tunnel scenario does (JSON): path, tunnel settings, flows.
+    TunnelPlan {
+        /// Scenario TOML file.
+        #[arg(long)]
+        scenario: PathBuf,
+        /// Scenario overrides, KEY=VALUE (as `wattlab run --set`); repeatable.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        overrides: Vec<String>,
+    },
+    /// One end of the SCTP tunnel (seed 002 Ch. 4) on a TUN device and UDP port 9899.
+    Tunnel {
+        /// Which end: the client's (sends the U-APSD triggers) or the AP's (mirrored tags and TSNs).
+        #[arg(long, value_enum)]
+        role: TunnelRoleArg,
+        /// The TUN device (created beforehand with `ip tuntap add NAME mode tun`).
+        #[arg(long)]
+        tun: String,
+        /// Local UDP address and port.
+        #[arg(long)]
+        bind: SocketAddr,
+        /// The other end's UDP address and port.
+        #[arg(long)]
+        peer: SocketAddr,
+        /// Burst size m.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        burst: u32,
+        /// Inlet timeout, ms (from the first buffered packet).
+        #[arg(long, default_value_t = 20.0, value_parser = parse_ms)]
+        inlet_timeout_ms: f64,
+        /// Client only: explicit U-APSD triggers (Eqs. 4.15-4.17) with this t_min, ms.
+        #[arg(long, value_parser = parse_ms)]
+        trigger_min_ms: Option<f64>,
+        /// Trigger t_max, ms (the beacon interval).
+        #[arg(long, default_value_t = 102.4, value_parser = parse_ms)]
+        trigger_max_ms: f64,
+        /// End after this many seconds whatever the state (0 < S <= 86400).
+        #[arg(long, value_parser = parse_idle_timeout)]
+        time_limit: f64,
+        /// Write the report (JSON) here on exit.
+        #[arg(long)]
+        report: PathBuf,
+    },
+    /// The emulator of a tunnel run: NFQUEUE of the `ap` namespace, the tunnel's UDP packets on
+    /// the hop (U-APSD at the AP), the inner packets on the wired link.
+    EmulateTunnel {
+        /// NFQUEUE number the rules queue to.
+        #[arg(long)]
+        queue: u16,
+        /// The AP's interface towards the client.
+        #[arg(long)]
+        client_iface: String,
+        /// The AP's TUN device.
+        #[arg(long)]
+        tun_iface: String,
+        /// Wired link rate, bit/s, and one-way delay, µs.
+        #[arg(long)]
+        wired_rate: u64,
+        /// Wired link one-way delay, µs.
+        #[arg(long)]
+        wired_delay_us: u64,
+        /// Wireless hop rate, bit/s.
+        #[arg(long)]
+        hop_rate: u64,
+        /// Per-frame airtime overhead of the hop, µs.
+        #[arg(long)]
+        hop_overhead_us: u64,
+        /// Beacon interval, µs.
+        #[arg(long, default_value_t = 102_400)]
+        beacon_us: u64,
+        /// No U-APSD: the AP forwards at once (the always-on run).
+        #[arg(long)]
+        cam: bool,
+        /// Seed of the channels' random streams.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Write the station's radio schedule here (CSV).
+        #[arg(long)]
+        transitions: Option<PathBuf>,
+        /// Write the report (JSON) here on exit.
+        #[arg(long)]
+        report: PathBuf,
+    },
+    /// One end of a tunnel-scenario TCP flow: the receiver listens and reads at a rate, the
+    /// sender connects and streams the payload; both hash what they moved.
+    Flow {
+        /// `recv` (listen on --addr) or `send` (connect to --addr).
+        #[arg(long, value_enum)]
+        role: FlowRoleArg,
+        /// Address and port.
+        #[arg(long)]
+        addr: SocketAddr,
+        /// Receiver: read rate, bytes/s.
+        #[arg(long, default_value_t = 112_500.0)]
+        rate: f64,
+        /// Sender: stream for this many seconds.
+        #[arg(long, default_value_t = 10.0)]
+        duration: f64,
+        #[command(flatten)]
+        payload: PayloadArgs,
+        /// End after this many seconds whatever the state (0 < S <= 86400).
+        #[arg(long, value_parser = parse_idle_timeout)]
+        time_limit: f64,
+        /// Write the report (JSON) here.
+        #[arg(long)]
+        report: PathBuf,
+    },
     /// Download from a `serve`: send the request, read to the end, hash what arrived.
     Fetch {
         /// Server address and port.
@@ -241,6 +347,85 @@ enum Command {
         #[arg(long)]
         report: PathBuf,
     },
+}
+
+/// The two ends of the tunnel.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum TunnelRoleArg {
+    /// The wireless client's end.
+    Client,
+    /// The AP's end.
+    Ap,
+}
+
+/// The two ends of a tunnel-scenario flow.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum FlowRoleArg {
+    /// Connects and sends.
+    Send,
+    /// Listens and reads.
+    Recv,
+}
+
+/// Milliseconds: finite, 0 < ms <= 60000.
+fn parse_ms(s: &str) -> Result<f64, String> {
+    let v: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of milliseconds"))?;
+    if !(v > 0.0 && v <= 60_000.0) {
+        return Err(format!("{s} ms is out of range (0 < ms <= 60000)"));
+    }
+    Ok(v)
+}
+
+/// The interface index of `name` in this namespace.
+fn ifindex(name: &str) -> Result<u32, String> {
+    let c = std::ffi::CString::new(name).map_err(|_| "bad interface name".to_string())?;
+    // SAFETY: a NUL-terminated name.
+    let i = unsafe { libc::if_nametoindex(c.as_ptr()) };
+    if i == 0 {
+        return Err(format!("no interface `{name}` in this namespace"));
+    }
+    Ok(i)
+}
+
+/// A channel of the tunnel run's path: rate, overhead, delay, a 1000-packet DropTail queue,
+/// no loss or jitter (the tunnel scenario's path).
+fn tunnel_channel(rate: u64, overhead_us: u64, delay_us: u64) -> emu::model::ChannelParams {
+    use emu::model::{ChannelParams, Jitter, LossProcess, QueueLimit};
+    use wattlab_core::Duration as D;
+    ChannelParams {
+        rate_bps: rate,
+        overhead: D::from_micros(overhead_us),
+        delay: D::from_micros(delay_us),
+        queue: QueueLimit::Packets(1000),
+        loss: LossProcess::None,
+        jitter: Jitter::None,
+        reorder: false,
+    }
+}
+
+/// `tunnel`: one end of the SCTP tunnel.
+#[allow(clippy::too_many_arguments)]
+fn run_tunnel(role: TunnelRoleArg, tun: &str, bind: SocketAddr, peer: SocketAddr, burst: u32, inlet_ms: f64, trigger_min: Option<f64>, trigger_max: f64, limit: f64) -> Result<tunnel_host::TunnelHostReport, String> {
+    use wattlab_core::tunnel::{TriggerConfig, TunnelConfig};
+    use wattlab_core::Duration as D;
+    let ms = |v: f64| D::from_nanos((v * 1e6) as u64);
+    let client = TunnelConfig {
+        burst,
+        inlet_timeout: ms(inlet_ms),
+        trigger: trigger_min.map(|t| TriggerConfig { t_min: ms(t), t_max: ms(trigger_max), ..TriggerConfig::default() }),
+        ..TunnelConfig::default()
+    };
+    let endpoint = match role {
+        TunnelRoleArg::Client => client,
+        TunnelRoleArg::Ap => TunnelConfig { trigger: None, ..client.mirrored() },
+    };
+    endpoint.validate()?;
+    let stop = nfqueue::stop_flag()?;
+    nfqueue::tight_timer_slack();
+    let dev = tunnel_host::open_tun(tun)?;
+    let sock = tunnel_host::bind(bind)?;
+    let cfg = tunnel_host::TunnelHostConfig { tun: tun.to_string(), bind, peer, endpoint, time_limit: Duration::from_secs_f64(limit) };
+    tunnel_host::run(dev, sock, &cfg, &stop, nfqueue::announce_ready)
 }
 
 /// The two ends of a WWP flow.
@@ -341,7 +526,7 @@ fn run(cli: Cli) -> Result<(), String> {
             if !nfqueue::realtime_priority() {
                 eprintln!("wattlab-live: warning: no real-time priority; verdicts may be late under load");
             }
-            let r = emu::host::run(queue, ifindex, plan::path_params(&spec), transitions.as_deref(), radio_socket.as_deref(), &stop)?;
+            let r = emu::host::run(queue, ifindex, None, plan::path_params(&spec), transitions.as_deref(), radio_socket.as_deref(), &stop)?;
             write_report(&report, &r)
         }
         Command::Agent { scenario: s, queue, client_addr, mark, transitions, events, report } => {
@@ -408,6 +593,50 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Wwp { scenario: s, role, bind, peer, start_at_unix_ns, time_limit, isn, report } => {
             let r = run_wwp(&s, role, bind, peer, start_at_unix_ns, time_limit, isn)?;
+            write_report(&report, &r)
+        }
+        Command::TunnelPlan { scenario, overrides } => {
+            let p = wattlab_live::tunnel_plan::load(&scenario, &overrides)?;
+            println!("{}", serde_json::to_string_pretty(&p).map_err(|e| e.to_string())?);
+            Ok(())
+        }
+        Command::Tunnel { role, tun, bind, peer, burst, inlet_timeout_ms, trigger_min_ms, trigger_max_ms, time_limit, report } => {
+            let r = run_tunnel(role, &tun, bind, peer, burst, inlet_timeout_ms, trigger_min_ms, trigger_max_ms, time_limit)?;
+            write_report(&report, &r)
+        }
+        Command::EmulateTunnel { queue, client_iface, tun_iface, wired_rate, wired_delay_us, hop_rate, hop_overhead_us, beacon_us, cam, seed, transitions, report } => {
+            let (client, tun) = (ifindex(&client_iface)?, ifindex(&tun_iface)?);
+            let wired = tunnel_channel(wired_rate, 0, wired_delay_us);
+            let hop = tunnel_channel(hop_rate, hop_overhead_us, 0);
+            let params = emu::model::PathParams {
+                wired_down: wired.clone(),
+                hop_down: hop.clone(),
+                hop_up: hop,
+                wired_up: wired,
+                half_duplex: true,
+                // U-APSD's beacon interval; none (and no holding) for an always-on client.
+                psm_beacon: (!cam).then(|| wattlab_core::Duration::from_micros(beacon_us)),
+                uapsd: !cam,
+                seed,
+                names: None,
+            };
+            let stop = nfqueue::stop_flag()?;
+            nfqueue::tight_timer_slack();
+            if !nfqueue::realtime_priority() {
+                eprintln!("wattlab-live: warning: no real-time priority; verdicts may be late under load");
+            }
+            let r = emu::host::run(queue, client, Some(tun), params, transitions.as_deref(), None, &stop)?;
+            write_report(&report, &r)
+        }
+        Command::Flow { role, addr, rate, duration, payload: p, time_limit, report } => {
+            let limit = Duration::from_secs_f64(time_limit);
+            if !(rate > 0.0 && rate.is_finite() && duration > 0.0 && duration.is_finite()) {
+                return Err("--rate and --duration must be positive".into());
+            }
+            let r = match role {
+                FlowRoleArg::Recv => tcp_flow::receive(addr, rate, limit, nfqueue::announce_ready)?,
+                FlowRoleArg::Send => tcp_flow::send(addr, p.payload_key, p.bytes, Duration::from_secs_f64(duration), limit)?,
+            };
             write_report(&report, &r)
         }
         Command::Fetch { connect, request, tcp, report } => {

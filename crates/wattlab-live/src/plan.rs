@@ -146,6 +146,7 @@ pub fn path_params(spec: &LiveSpec) -> PathParams {
         wired_up: spec.wired_up.clone(),
         half_duplex: spec.half_duplex,
         psm_beacon: (spec.power_save == PowerMode::IdealPsm).then_some(spec.beacon_interval),
+        uapsd: false,
         seed: spec.seed,
         names: Some(spec.channel_names.clone()),
     }

@@ -22,7 +22,7 @@ from typing import Callable, Iterator, Sequence
 
 import pandas as pd
 
-from wattlab.live import checks, netns, psna, wwp
+from wattlab.live import checks, netns, psna, tunnel, wwp
 from wattlab.live.checks import POLICIES
 from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
 from wattlab.live.radio_table import radio_table
@@ -464,6 +464,8 @@ def run(
     step = on_step or (lambda _msg: None)
     path, ov, limit_opt, by_role = _check_inputs(scenario, policy, overrides, time_limit, sysctls)
     out = checks.out_dir(out_dir, overwrite, path)
+    if tunnel.is_tunnel(path.read_text(errors="replace")):
+        return _run_tunnel(path, policy, ov, out, overwrite, limit_opt, by_role, step)
     plan = load_plan(path, policy, ov)
     policy = plan["policy"]
     if plan.get("kind") == "wwp-bulk":
@@ -487,6 +489,25 @@ def run(
     res.wall_time_s = time.monotonic() - started
     (out / "summary.json").write_text(json.dumps(res.summary(), indent=2, default=str) + "\n")
     return res
+
+
+def _run_tunnel(path: Path, policy: str, ov: list[str], out: Path | None, overwrite: bool, limit_opt: float | None,
+                by_role: dict, step: Callable[[str], None]) -> tunnel.TunnelLiveResult:
+    """A scenario with a ``[[tunnel]]``: the live SCTP tunnel (:mod:`wattlab.live.tunnel`). The
+    client's power saving is the scenario's own ``[[wlan]] power_save``, so ``--policy`` must
+    stay always-on; the flows run for the scenario's duration (``--time-limit`` and
+    ``--sysctl`` do not apply)."""
+    if policy != "always-on":
+        raise LiveInputError(f"--policy {policy}: a tunnel run's power saving is its [[wlan]]'s power_save (u-apsd or cam); leave --policy at always-on")
+    if limit_opt is not None or any(by_role.values()):
+        raise LiveInputError("--time-limit and --sysctl do not apply to a tunnel run (its flows run for the scenario's duration)")
+    plan = json.loads(_tool([str(binary()), "tunnel-plan", "--scenario", str(path), *[a for o in ov for a in ("--set", o)]],
+                            f"reading {path}", timeout=60))
+    if plan["duration_s"] > 600:
+        raise LiveInputError(f"{path}: a live tunnel run lasts the scenario's duration, {plan['duration_s']:g} s; at most 600 s")
+    netns.require_root()
+    out = _prepare_out(out, overwrite, ours=tunnel.outputs(plan))
+    return tunnel.run(path, ov, out, plan, str(binary()), payload_digest, step)
 
 
 def _run_wwp(plan: dict, path: Path, policy: str, ov: list[str], out: Path | None, overwrite: bool, limit_opt: float | None,
@@ -565,6 +586,9 @@ def compare(
     step = on_step or (lambda _msg: None)
     path, ov, limit_opt, _ = _check_inputs(scenario, "cc", overrides, time_limit, sysctls)
     root = checks.out_dir(out_dir, overwrite, path)
+    if tunnel.is_tunnel(path.read_text(errors="replace")):
+        raise LiveInputError(f"{path}: `live compare` compares TCP downloads with and without the agent; run a [[tunnel]] scenario with "
+                             "`wattlab live run` (and `wattlab run` for the simulator)")
     if str(load_plan(path, None, ov).get("kind")).startswith("psna-"):
         raise LiveInputError(f"{path}: `live compare` compares TCP downloads with and without the agent; run a PSNA flow with "
                              "`wattlab live run` (tests/python/test_live_psna.py compares it with the simulator)")

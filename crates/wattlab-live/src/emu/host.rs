@@ -58,9 +58,13 @@ fn ip_len(msg: &nfq::Message) -> u32 {
 /// Where a queued packet goes: forwarded packets (both interfaces known) cross the whole path,
 /// up if they entered on the client's interface; packets for the AP itself (INPUT: no output
 /// interface) or from it (OUTPUT: no input interface) cross only the client's or the server's
-/// side.
-fn direction(indev: u32, outdev: u32, client: u32) -> Direction {
+/// side. With the SCTP tunnel (`tun`, the AP's TUN device), the tunnel's UDP packets are the
+/// AP's own (hop only), and the inner packets it forwards between its TUN device and the server
+/// cross the wired link only.
+fn direction(indev: u32, outdev: u32, client: u32, tun: Option<u32>) -> Direction {
     match (indev, outdev) {
+        (i, _) if Some(i) == tun => Direction::ApToServer,
+        (_, o) if Some(o) == tun => Direction::ServerToAp,
         (0, o) if o == client => Direction::ApToClient,
         (0, _) => Direction::ApToServer,
         (i, 0) if i == client => Direction::ClientToAp,
@@ -98,10 +102,10 @@ impl RadioSocket {
 
 /// Runs the emulated path on NFQUEUE `queue_num` until `stop` is set. Packets that entered
 /// the AP on interface index `client_ifindex` go up, all others down (see [`direction`] for
-/// the AP's own packets). With `transitions`, the PSM station's schedule is written there
+/// the AP's own packets and the tunnel's, `tun_ifindex`). With `transitions`, the PSM station's schedule is written there
 /// (`time_ns,state`, Unix-epoch ns). With `radio_socket`, the station's host switches its
 /// radio there (see [`RadioSocket`]).
-pub fn run(queue_num: u16, client_ifindex: u32, params: PathParams, transitions: Option<&Path>, radio_socket: Option<&Path>, stop: &AtomicBool) -> Result<EmuReport, String> {
+pub fn run(queue_num: u16, client_ifindex: u32, tun_ifindex: Option<u32>, params: PathParams, transitions: Option<&Path>, radio_socket: Option<&Path>, stop: &AtomicBool) -> Result<EmuReport, String> {
     let clock = LiveClock::start();
     let mut queue = BoundQueue::open(queue_num, COPY_RANGE)?;
     let radio = radio_socket.map(RadioSocket::bind).transpose()?;
@@ -130,7 +134,7 @@ pub fn run(queue_num: u16, client_ifindex: u32, params: PathParams, transitions:
         }
         while let Some(msg) = queue.try_recv()? {
             host.packets += 1;
-            let dir = direction(msg.get_indev(), msg.get_outdev(), client_ifindex);
+            let dir = direction(msg.get_indev(), msg.get_outdev(), client_ifindex, tun_ifindex);
             let len = ip_len(&msg);
             emu.offer(clock.now(), dir, len, msg);
         }

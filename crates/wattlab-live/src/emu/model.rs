@@ -1,4 +1,5 @@
-//! The sans-IO path model (rate, queue, loss, delay and jitter, half-duplex hop, idealised PSM).
+//! The sans-IO path model (rate, queue, loss, delay and jitter, half-duplex hop, idealised PSM
+//! or U-APSD at the AP).
 //!
 //! The emulated path is server ⇄ wired link ⇄ AP ⇄ wireless hop ⇄ client, four channels:
 //! `wired_down` (server → AP), `hop_down` (AP → client), `hop_up` (client → AP) and
@@ -55,6 +56,10 @@ pub struct PathParams {
     pub half_duplex: bool,
     /// `Some(beacon interval)`: idealised PSM on `hop_down`, beacons from the origin.
     pub psm_beacon: Option<Duration>,
+    /// U-APSD on the hop instead (the SCTP tunnel's live run): the AP holds the dozing
+    /// station's frames until an uplink frame triggers their release (the core's
+    /// [`StationPower`] in `u-apsd`, no periodic trigger: the tunnel sends its own).
+    pub uapsd: bool,
     /// Run seed of the loss and jitter streams.
     pub seed: u64,
     /// Names of the four channels, in the order above, for reports and RNG streams
@@ -130,8 +135,8 @@ pub struct PathStats {
     pub hop_up: ChannelStats,
     /// AP → server channel.
     pub wired_up: ChannelStats,
-    /// Idealised PSM counters (bursts, packets held and released, dozes), if PSM runs; a doze
-    /// in progress is counted up to the model's latest time.
+    /// The station's power-save counters (bursts, packets held and released, dozes), if
+    /// idealised PSM or U-APSD runs; a doze in progress is counted up to the model's latest time.
     pub psm: Option<StationStats>,
     /// Packets that reached the station while its driven radio was off (lost, as on the
     /// simulator's `[[wireless]]` hop: no PM bit, the AP does not hold them).
@@ -190,7 +195,7 @@ impl<T> PathEmulator<T> {
     /// A model with empty queues whose timeline starts at `origin` (the time of beacon 0).
     pub fn new(params: PathParams, origin: Time) -> Self {
         let streams = RngStreams::new(params.seed);
-        let PathParams { wired_down, hop_down, hop_up, wired_up, half_duplex, psm_beacon, names, .. } = params;
+        let PathParams { wired_down, hop_down, hop_up, wired_up, half_duplex, psm_beacon, uapsd, names, .. } = params;
         let names = names.unwrap_or_else(|| NAMES.map(String::from));
         let mut k = 0;
         let channels = [wired_down, hop_down, hop_up, wired_up].map(|p| {
@@ -200,7 +205,12 @@ impl<T> PathEmulator<T> {
         });
         let medium = half_duplex.then_some(Medium { channels: [HOP_DOWN as u32, HOP_UP as u32], busy_with: None, next_turn: 0 });
         // As the simulator's `[[wireless]]` hop: ideal PSM releases at its beacon instants.
-        let power = psm_beacon.map(|beacon| StationPower::new(PowerSave::IdealPsm { interval: beacon }, MacCaps::HOP, beacon));
+        let power = if uapsd {
+            let beacon = psm_beacon.unwrap_or(Duration::from_micros(102_400));
+            Some(StationPower::new(PowerSave::Uapsd { trigger_interval: None, max_sp: 0 }, MacCaps::HOP, beacon))
+        } else {
+            psm_beacon.map(|beacon| StationPower::new(PowerSave::IdealPsm { interval: beacon }, MacCaps::HOP, beacon))
+        };
         let mut emu = PathEmulator {
             origin,
             clock: Time::ZERO,

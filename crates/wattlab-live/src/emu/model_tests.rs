@@ -37,6 +37,7 @@ fn path() -> PathParams {
         wired_up: wired,
         half_duplex: false,
         psm_beacon: None,
+        uapsd: false,
         seed: 1,
         names: None,
     }
@@ -458,6 +459,7 @@ fn emulate_pings(psm: bool) -> (Vec<Vec<f64>>, PathStats) {
         wired_up: wired,
         half_duplex: true,
         psm_beacon: psm.then_some(Duration::from_millis(100)),
+        uapsd: false,
         seed: 9,
         names: None,
     };
@@ -726,4 +728,33 @@ fn frames_reaching_a_radio_that_is_off_are_lost_and_counted() {
     emu.offer(t(50 * MS), Direction::ApToClient, 1500, 3);
     let d = delivered(&finish(&mut emu));
     assert_eq!(d[&3], t(50 * MS + hop + MS));
+}
+
+// ---- 10. U-APSD (the tunnel's hop) ------------------------------------------------------
+
+#[test]
+fn uapsd_holds_downlink_until_an_uplink_frame_triggers_it() {
+    let mut p = path();
+    p.half_duplex = true;
+    p.uapsd = true;
+    let mut emu = PathEmulator::new(p, t(0));
+    emu.handle_timeout(t(MS));
+    assert_eq!(emu.station_awake(), Some(false), "dozes once idle");
+    emu.offer(t(10 * MS), Direction::ApToClient, 1500, 1u32);
+    emu.offer(t(11 * MS), Direction::ApToClient, 1500, 2);
+    emu.handle_timeout(t(200 * MS));
+    assert_eq!(emu.poll_output(), None, "held past any beacon: only a trigger releases");
+    assert_eq!(emu.station_awake(), Some(false));
+    // The uplink frame (a trigger) wakes the station and releases both after it.
+    emu.offer(t(300 * MS), Direction::ClientToAp, 84, 3);
+    let d = delivered(&finish(&mut emu));
+    let up = 300 * MS + tx(84, 20_000_000);
+    assert_eq!(d[&3], t(up));
+    assert_eq!((d[&1], d[&2]), (t(up + tx(1500, 20_000_000)), t(up + 2 * tx(1500, 20_000_000))));
+    let radio: Vec<_> = std::iter::from_fn(|| emu.poll_radio()).collect();
+    assert_eq!(radio.first(), Some(&(t(0), false)));
+    assert!(radio.contains(&(t(300 * MS), true)), "{radio:?}");
+    assert_eq!(radio.last(), Some(&(t(up + 2 * tx(1500, 20_000_000)), false)), "dozes after the service period");
+    let s = emu.stats().psm.clone().unwrap();
+    assert_eq!((s.packets_held, s.packets_released), (2, 2));
 }
