@@ -491,14 +491,14 @@ def run(
     return res
 
 
-def _run_tunnel(path: Path, policy: str, ov: list[str], out: Path | None, overwrite: bool, limit_opt: float | None,
+def _run_tunnel(path: Path, policy: str | None, ov: list[str], out: Path | None, overwrite: bool, limit_opt: float | None,
                 by_role: dict, step: Callable[[str], None]) -> tunnel.TunnelLiveResult:
     """A scenario with a ``[[tunnel]]``: the live SCTP tunnel (:mod:`wattlab.live.tunnel`). The
     client's power saving is the scenario's own ``[[wlan]] power_save``, so ``--policy`` must
-    stay always-on; the flows run for the scenario's duration (``--time-limit`` and
+    be left out (or always-on); the flows run for the scenario's duration (``--time-limit`` and
     ``--sysctl`` do not apply)."""
-    if policy != "always-on":
-        raise LiveInputError(f"--policy {policy}: a tunnel run's power saving is its [[wlan]]'s power_save (u-apsd or cam); leave --policy at always-on")
+    if policy not in (None, "always-on"):
+        raise LiveInputError(f"--policy {policy}: a tunnel run's power saving is its [[wlan]]'s power_save (u-apsd or cam); leave --policy out")
     if limit_opt is not None or any(by_role.values()):
         raise LiveInputError("--time-limit and --sysctl do not apply to a tunnel run (its flows run for the scenario's duration)")
     plan = json.loads(_tool([str(binary()), "tunnel-plan", "--scenario", str(path), *[a for o in ov for a in ("--set", o)]],
