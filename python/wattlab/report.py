@@ -170,7 +170,8 @@ def print_savings(console: Console, rows: list[dict]) -> None:
     """Each power mode against the baseline run: the same scenario and seed with power saving
     off (the same traffic without the scheme)."""
     t = _table("Power mode vs the same traffic without it",
-               caption="baseline: the same scenario and seed with power_save = cam, radio always on, no [[tunnel]]")
+               caption=escape("baseline: the same scenario and seed with power_save = cam (radio always on), no [[tunnel]], "
+                              "PSNA flows as end-to-end TCP"))
     for col in ("node", "mode", "energy (J)", "baseline (J)", "saving", "time (s)", "baseline time (s)", "slowdown"):
         t.add_column(col, justify="left" if col in ("node", "mode") else "right")
     for r in rows:
