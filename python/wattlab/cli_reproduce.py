@@ -10,7 +10,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from wattlab.cli_common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, OUT_DIR, PATH, console, err_console, fail, note
+from wattlab.cli_common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, OUT_DIR, console, err_console, fail, note
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

@@ -538,8 +538,6 @@ def _partial(st: Study, out: Path, table: str):
     keys = [p.key for p in st.points() if p.key in done]
     if table == RUNS_TABLE:
         return pd.DataFrame([store.run_row(k) for k in keys])
-    import pyarrow as pa
-
     frames = [read_ipc(t[table]).to_pandas() for k in keys if table in (t := store.read(k)[1])]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 

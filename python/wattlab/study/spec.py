@@ -327,7 +327,7 @@ def _from_doc(doc: dict, origin: str, text: str | None, base: Path) -> Study:
     def table(name: str) -> dict:
         t = doc.get(name, {})
         if not isinstance(t, Mapping):
-            raise err(f"must be a table of \"dotted.key\" = values", None, name)
+            raise err("must be a table of \"dotted.key\" = values", None, name)
         return dict(t)
 
     fixed = table("set")

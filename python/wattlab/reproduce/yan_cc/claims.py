@@ -983,7 +983,7 @@ def _fairness_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
                 f"{k}+{k} {per_flow('fig7', 'cc+tcp', 2 * k, 2 * k, 'cc').dropped_asleep.mean():.1f}" for k, *_ in ct) + ")"
             + (f"; where the times differ by more than {_pct(REL_AGREE)} the slower group is the one with more timeouts "
                f"({sum(slower_has_more)} of {len(slower_has_more)})" if slower_has_more else "")
-            + f". While the flows do not overflow the queue both are window-limited and finish together; once it "
+            + ". While the flows do not overflow the queue both are window-limited and finish together; once it "
               "overflows, drop-tail decides who loses: CC's windows arrive as bursts after its closed ACKs held the "
               "server, TCP's ACK-clocked packets arrive spread out, and which of them meets the full queue depends on "
               "the phase of the bursts; " + DUMBBELL))
