@@ -118,18 +118,40 @@ def beside(model: pd.DataFrame, sim: pd.DataFrame | None) -> pd.DataFrame:
     return out
 
 
+POWER_SAVES = ("u-apsd", "cam")
+"""The client's power-save mode in :func:`scenario`: U-APSD with the tunnel's explicit triggers
+(the default, the thesis's design) or CAM (no triggers; the AP forwards on arrival)."""
+
+
 def scenario(q: float, m: int, n_flows: int, flow_kBps: float, kbyte: int, profile: str = "atheros-ar5004",
-             duration_s: float = 20.0, seed: int = 1) -> str:
+             duration_s: float = 20.0, seed: int = 1, *, power_save: str = "u-apsd", delayed_ack: bool = True,
+             rts: bool = False, trigger_min_ms: float | None = None) -> str:
     """The simulated tunnel at one grid point (docs/tunnel.md): ``n_flows`` upstream TCP flows
     of ``flow_kBps`` each (paced by the server's read rate) from one 802.11a client at 54 Mb/s
     through the SCTP tunnel with burst ``m``, the client in U-APSD with the tunnel's triggers,
     frame errors ``q`` both ways (the MAC retrying up to 7 times: p = q^8), the radio costed
-    always-on and by the thesis's ideal sleep besides its U-APSD mode."""
+    always-on, by the thesis's ideal sleep and by the oracle (break-even rule) besides its
+    power-save mode.
+
+    The keywords change one simulator setting each, for the controlled comparisons of
+    docs/tunnel.md ("Which assumption causes it"): ``power_save`` (:data:`POWER_SAVES`),
+    ``delayed_ack`` (False: one TCP ACK per segment, as the thesis's Eq. 4.5), ``rts`` (RTS/CTS
+    before every data frame, as the thesis's Eq. 3.3) and ``trigger_min_ms`` (the explicit
+    triggers' floor t_min; None: the tunnel's default, 2 ms).
+    """
+    if power_save not in POWER_SAVES:
+        raise ValueError(f"unknown power_save {power_save!r} (known: {', '.join(POWER_SAVES)})")
+    if trigger_min_ms is not None and power_save != "u-apsd":
+        raise ValueError("trigger_min_ms needs power_save = \"u-apsd\" (triggers exist only there)")
     rate_bps = int(round(flow_kBps * kbyte * 8))
+    tcp = "" if delayed_ack else "tcp = { delayed_ack = false }\n"
     flows = "".join(
         f'\n[[flow]]\nkind = "bulk-upload"\nname = "up{i}"\nclient = "client"\nserver = "server"\n'
         f'port = {5001 + i}\nbytes = "1GB"\nstart = "{10 * i}ms"\nbackground = true\nreader = {{ rate = "{rate_bps}bps" }}\n'
+        f'{tcp}'
         for i in range(n_flows))
+    rts_line = 'rts_threshold = "500B"\n' if rts else ""
+    trig = f'trigger_min = "{trigger_min_ms}ms"\n' if trigger_min_ms is not None else ""
     loss = f'{{ model = "bernoulli", p = {q} }}'
     return f'''name = "tunnel-q{q}-m{m}-n{n_flows}"
 [simulation]
@@ -144,7 +166,7 @@ kind = "ap"
 [[node]]
 name = "client"
 kind = "host"
-radio = {{ profile = "{profile}", policies = ["always-on", "ideal-sleep"] }}
+radio = {{ profile = "{profile}", policies = ["always-on", "ideal-sleep", "oracle"] }}
 [[link]]
 name = "wired"
 a = "server"
@@ -157,31 +179,34 @@ ap = "ap"
 stations = ["client"]
 phy = "80211a"
 rate = "54Mbps"
-power_save = "u-apsd"
-down_loss = {loss}
+power_save = "{power_save}"
+{rts_line}down_loss = {loss}
 up_loss = {loss}
 [[tunnel]]
 client = "client"
 burst = {m}
-{flows}'''
+{trig}{flows}'''
 
 
 def simulate(points: pd.DataFrame, seeds: tuple[int, ...] = (1,), profile: str = "atheros-ar5004",
-             duration_s: float = 20.0) -> pd.DataFrame:
+             duration_s: float = 20.0, **settings) -> pd.DataFrame:
     """Run :func:`scenario` at every row of ``points`` (:func:`grid_points`) and seed: one row
     per run with :data:`SIM_COLUMNS` (``p_cam_w`` and ``p_sleep_w``: the always-on and
-    ideal-sleep accounting of the run, over the whole run), ``p_uapsd_w`` (the U-APSD mode the
-    run used), the goodput and the seed."""
+    ideal-sleep accounting of the run, over the whole run), ``p_oracle_w`` (the break-even
+    rule), ``p_mode_w`` (the power-save mode the run used), the goodput and the seed.
+    ``settings`` go to :func:`scenario` (one simulator setting changed, e.g. ``power_save="cam"``)."""
     import wattlab
 
     rows = []
     for pt in points.itertuples(index=False):
         for seed in seeds:
-            text = scenario(pt.q, int(pt.m), int(pt.n_flows), pt.flow_kBps, int(pt.kbyte), profile, duration_s, seed)
+            text = scenario(pt.q, int(pt.m), int(pt.n_flows), pt.flow_kBps, int(pt.kbyte), profile, duration_s, seed,
+                            **settings)
             s = wattlab.run(text=text).summary
             t = s["end_time_s"]
             power = {r["policy"]: r["energy_j"] / t for r in s["radios"] if r["node"] == "client"}
             rows.append({"q": pt.q, "m": int(pt.m), "aggregate_kBps": pt.aggregate_kBps, "seed": seed,
-                         "p_cam_w": power["always-on"], "p_sleep_w": power["ideal-sleep"], "p_uapsd_w": power["u-apsd"],
+                         "p_cam_w": power["always-on"], "p_sleep_w": power["ideal-sleep"], "p_oracle_w": power["oracle"],
+                         "p_mode_w": power.get(settings.get("power_save", "u-apsd"), power["always-on"]),
                          "goodput_kBps": sum(f["goodput_bps"] for f in s["flows"]) / 8 / pt.kbyte})
     return pd.DataFrame(rows)
