@@ -1,8 +1,9 @@
 """Reproduction of seed 002 Ch. 4 (Hashimoto, PhD thesis, Osaka University, 2013): SCTP
-tunneling for many TCP flows, model side (issue 21).
+tunneling for many TCP flows, model and simulator (issue 21).
 
 ``run(cfg, out)`` evaluates the power model (:mod:`wattlab.models.sctp_tunnel`, Eqs. 4.1–4.14
-on the Ch. 3 model) over the thesis's Figs. 4.5–4.8 and writes:
+on the Ch. 3 model) over the thesis's Figs. 4.5–4.8, runs the simulated tunnel over Fig. 4.5's
+grid when ``cfg.simulate`` (:mod:`.simulator`), and writes:
 
 - ``fig45.csv`` (Fig. 4.5's flow counts below R_max: the grid points the simulator side runs),
   ``fig45_lines.csv``, ``mixed.csv`` (Fig. 4.5(a) with downstream flows), ``fig46_47.csv``,
