@@ -329,6 +329,9 @@ def test_simulate_judges_s1_from_its_own_runs(tmp_path):
     assert s1.id == "S1" and s1.verdict == claims.model_vs_sim(simulator.beside(pd.read_csv(tmp_path / "o" / "fig45.csv"),
                                                                                   runs)).verdict
     assert s1.verdict != U and "of 12 grid points" in s1.evidence
+    per_m = re.findall(r"m (\d) (\d+)/(\d+)", s1.evidence.split("within by m:")[1])
+    assert [m for m, _, _ in per_m] == ["1", "2", "5"] and all(n == "4" for _, _, n in per_m)
+    assert sum(int(k) for _, k, _ in per_m) == int(s1.evidence.split(" of ")[0])
     assert "model and simulator" in res.summary_md and "simulated here" in res.summary_md
     # Run again into the same directory: every run is reused from OUT/runs, and the rows are the same bytes.
     before = (tmp_path / "o" / h.SIM_FILE).read_bytes()
