@@ -119,3 +119,20 @@ def test_trigger_floor_sets_the_m1_sleep():
     # ... and a 10 ms floor halves the wake-ups and lowers the ideal-sleep power by > 0.2 W.
     assert high["sleeps_s"] < 0.5 * low["sleeps_s"]
     assert high["p_sleep_w"] < low["p_sleep_w"] - 0.2
+
+
+def test_gap_table_and_s1_by_setting_on_a_tiny_grid():
+    from wattlab.reproduce.hashimoto2013_tunnel import gaps
+    from wattlab.reproduce.hashimoto2013_tunnel import simulator as sim
+    from wattlab.reproduce.hashimoto2013_tunnel.config import Config
+
+    cfg = Config(q_values=[0.5], sim_duration_s=2.0)
+    pts = sim.grid_points(cfg)
+    t = gaps.gap_table(pts[pts.aggregate_kBps == 150], duration_s=2.0, t0_s=0.0)
+    assert list(t.m) == [1, 2, 5] and (t.mod_bursts_s > 0).all()
+    # The run's own ideal-sleep accounting and the gap accounting of its whole series agree.
+    direct = sim.simulate(pts[pts.aggregate_kBps == 150], duration_s=2.0)
+    assert (abs(t.p_sleep_w.to_numpy() - direct.p_sleep_w.to_numpy()) < 0.02).all()
+    s1 = gaps.s1_by_setting(cfg, names=("default", "CAM station"))
+    assert list(s1.settings) == ["default", "CAM station"] and (s1.points == 12).all()
+    assert ((0 <= s1.within) & (s1.within <= s1.p_sleep_within) & (s1.p_sleep_within <= 12)).all()

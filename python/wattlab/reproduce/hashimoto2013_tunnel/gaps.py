@@ -98,3 +98,78 @@ def gap_stats(series: pd.DataFrame, end_s: float, node: str = "client", t0_s: fl
         out["renewal_p_sleep_w"] = (e - _saving(gaps, wni).sum()) / width
         out["renewal_equal_p_sleep_w"] = (e - _saving(np.full(len(gaps), gaps.mean()), wni).sum()) / width
     return out
+
+
+SETTINGS = {
+    "default": {},
+    "trigger_min 5 ms": {"trigger_min_ms": 5.0},
+    "trigger_min 10 ms": {"trigger_min_ms": 10.0},
+    "no delayed ACK": {"delayed_ack": False},
+    "RTS/CTS": {"rts": True},
+    "CAM station": {"power_save": "cam"},
+    "CAM, no delayed ACK": {"power_save": "cam", "delayed_ack": False},
+    "thesis-like: CAM, no delayed ACK, RTS/CTS": {"power_save": "cam", "delayed_ack": False, "rts": True},
+}
+"""The controlled simulator settings of docs/tunnel.md ("Which assumption causes it"): one
+change (or the thesis's assumptions together) each, for ``simulator.scenario``."""
+
+
+def gap_table(points: pd.DataFrame, duration_s: float = 20.0, t0_s: float | None = None, **settings) -> pd.DataFrame:
+    """:func:`gap_stats` at every row of ``points`` (``simulator.grid_points`` rows), measured
+    from ``t0_s`` (default: 2 s, or a tenth of a shorter run), with the model's P_cam, P_sleep
+    and bursts per second beside them (``mod_*``)."""
+    t0_s = min(2.0, duration_s / 10) if t0_s is None else t0_s
+    import wattlab
+    from wattlab.models import sctp_tunnel as st
+
+    from . import simulator
+
+    rows = []
+    for pt in points.itertuples(index=False):
+        text = simulator.scenario(pt.q, int(pt.m), int(pt.n_flows), pt.flow_kBps, int(pt.kbyte),
+                                  duration_s=duration_s, **settings)
+        res = wattlab.run(text=text, timeseries=True)
+        mo = st.power(pt.aggregate_kBps * pt.kbyte, q=pt.q, m=int(pt.m), detail=True)
+        rows.append({"q": pt.q, "m": int(pt.m), "aggregate_kBps": pt.aggregate_kBps,
+                     **gap_stats(res.radio_series, res.summary["end_time_s"], t0_s=t0_s),
+                     "mod_p_cam_w": float(mo["p_cam_w"]), "mod_p_sleep_w": float(mo["p_sleep_w"]),
+                     "mod_bursts_s": float(mo["transitions_per_s"])})
+    return pd.DataFrame(rows)
+
+
+def s1_by_setting(cfg=None, names=tuple(SETTINGS)) -> pd.DataFrame:
+    """Claim S1 over Fig. 4.5's grid for each of :data:`SETTINGS` (``names``): points within 15 %
+    on both P_sleep and P_ratio, on P_sleep alone, and where the model's P_sleep is the higher."""
+    from .config import Config
+    from .experiments import fig45
+    from . import simulator
+
+    cfg = cfg or Config()
+    model = fig45(cfg, cfg.tunnel())
+    pts = simulator.grid_points(cfg, model)
+    rows = []
+    for name in names:
+        b = simulator.beside(model, simulator.simulate(pts, duration_s=cfg.sim_duration_s, **SETTINGS[name]))
+        rows.append({"settings": name, "within": int(b.within_15.sum()),
+                     "p_sleep_within": int((b.err_p_sleep.abs() <= simulator.TOLERANCE).sum()),
+                     "model_p_sleep_higher": int((b.p_sleep_w > b.sim_p_sleep_w).sum()), "points": len(b)})
+    return pd.DataFrame(rows)
+
+
+def main() -> None:
+    """``python -m wattlab.reproduce.hashimoto2013_tunnel.gaps``: the tables of docs/tunnel.md
+    ("Which assumption causes it"): S1 per setting, and the gaps at q = 0.1, m = 1, 2, 5,
+    150 … 1200 kB/s under the default settings."""
+    from .config import Config
+    from . import simulator
+
+    pd.set_option("display.width", 200)
+    pd.set_option("display.max_columns", 40)
+    print(s1_by_setting().to_string(index=False))
+    pts = simulator.grid_points(Config())
+    pts = pts[(pts.q == 0.1) & pts.aggregate_kBps.isin([150, 450, 750, 1200])]
+    print(gap_table(pts).round(3).T.to_string())
+
+
+if __name__ == "__main__":
+    main()
