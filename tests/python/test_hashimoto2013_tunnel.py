@@ -296,3 +296,69 @@ def test_bad_sim_points_file_is_named(quick_run, tmp_path):
         r = CliRunner().invoke(app, ["reproduce", "hashimoto2013-tunnel", "--quick", "--sim-points", arg,
                                      "--out", str(tmp_path / "o")])
         assert r.exit_code != 0 and says in r.output and "Traceback" not in r.output, r.output
+
+
+# ---- the simulator run by the reproduction (--simulate) ----
+
+def _tiny(**kw) -> h.Config:
+    """Fig. 4.5's q = 0.5 panel only (4 aggregates × m = 1, 2, 5: 12 simulator runs of 2 s)."""
+    cfg = h.Config.quick_preset()
+    cfg.q_values, cfg.simulate, cfg.sim_duration_s = [0.5], True, 2.0
+    for k, v in kw.items():
+        setattr(cfg, k, v)
+    return cfg
+
+
+def test_simulate_judges_s1_from_its_own_runs(tmp_path):
+    from wattlab.reproduce import runner
+
+    cfg = _tiny()
+    with runner.engine(tmp_path / "o", jobs=1) as eng:
+        res = h.run(cfg, tmp_path / "o", workers=1)
+    assert eng.tally.computed == 12 and eng.tally.reused == 0
+    mvs = res.model_vs_sim
+    assert len(mvs) == 12 and (mvs.status == "simulated").all() and (mvs.sim_runs == 1).all()
+    runs = pd.read_csv(tmp_path / "o" / h.SIM_FILE)
+    assert len(runs) == 12 and set(simulator.SIM_COLUMNS) <= set(runs.columns)
+    # The engine's rows are the in-process simulator's rows, byte for byte (same scenarios, same seed).
+    pts = simulator.grid_points(cfg)
+    direct = simulator.simulate(pts, duration_s=2.0).drop(columns="p_mode_w")
+    pd.testing.assert_frame_equal(runs[direct.columns].reset_index(drop=True), direct, check_dtype=False)
+    # S1's verdict is the one its rule gives on these rows, and it says how many points it judged.
+    s1 = res.claims[-1]
+    assert s1.id == "S1" and s1.verdict == claims.model_vs_sim(simulator.beside(pd.read_csv(tmp_path / "o" / "fig45.csv"),
+                                                                                  runs)).verdict
+    assert s1.verdict != U and "of 12 grid points" in s1.evidence
+    per_m = re.findall(r"m (\d) (\d+)/(\d+)", s1.evidence.split("within by m:")[1])
+    assert [m for m, _, _ in per_m] == ["1", "2", "5"] and all(n == "4" for _, _, n in per_m)
+    assert sum(int(k) for _, k, _ in per_m) == int(s1.evidence.split(" of ")[0])
+    assert "model and simulator" in res.summary_md and "simulated here" in res.summary_md
+    # Run again into the same directory: every run is reused from OUT/runs, and the rows are the same bytes.
+    before = (tmp_path / "o" / h.SIM_FILE).read_bytes()
+    with runner.engine(tmp_path / "o", jobs=1) as eng:
+        h.run(cfg, tmp_path / "o", workers=1, overwrite=True)
+    assert eng.tally.computed == 0 and eng.tally.reused == 12
+    assert (tmp_path / "o" / h.SIM_FILE).read_bytes() == before
+
+
+def test_simulate_on_the_cli_and_its_bad_options(tmp_path):
+    out = tmp_path / "o"
+    r = CliRunner().invoke(app, ["reproduce", "hashimoto2013-tunnel", "--quick", "--simulate", "--max-runs", "3", "-j", "1",
+                                 "--out", str(out)])
+    assert r.exit_code == 3 and "run the same command again" in r.output, r.output  # stopped after 3 of 84
+    assert len(list((out / "runs").iterdir())) == 3
+    r = CliRunner().invoke(app, ["reproduce", "hashimoto2013-tunnel", "--quick", "--simulate", "--sim-points", "x.csv",
+                                 "--out", str(tmp_path / "p")])
+    assert r.exit_code == 2 and "exclude each other" in r.output and "Traceback" not in r.output
+    with pytest.raises(ValueError, match="sim_duration_s"):
+        _tiny(sim_duration_s=0.0).check()
+    with pytest.raises(ValueError, match="exclude each other"):
+        _tiny(sim_points_csv="x.csv").check()
+
+
+def test_an_earlier_simulate_runs_rows_do_not_survive_a_model_only_rerun(tmp_path):
+    (tmp_path / h.SIM_FILE).write_text("q,m\n")
+    with pytest.raises(ValueError, match="sim_runs.csv"):
+        h.run(h.Config.quick_preset(), tmp_path)
+    h.run(h.Config.quick_preset(), tmp_path, overwrite=True)
+    assert not (tmp_path / h.SIM_FILE).exists()

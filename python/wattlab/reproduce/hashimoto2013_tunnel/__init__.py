@@ -1,16 +1,18 @@
 """Reproduction of seed 002 Ch. 4 (Hashimoto, PhD thesis, Osaka University, 2013): SCTP
-tunneling for many TCP flows, model side (issue 21).
+tunneling for many TCP flows, model and simulator (issue 21).
 
 ``run(cfg, out)`` evaluates the power model (:mod:`wattlab.models.sctp_tunnel`, Eqs. 4.1–4.14
-on the Ch. 3 model) over the thesis's Figs. 4.5–4.8 and writes:
+on the Ch. 3 model) over the thesis's Figs. 4.5–4.8, runs the simulated tunnel over Fig. 4.5's
+grid when ``cfg.simulate`` (:mod:`.simulator`), and writes:
 
 - ``fig45.csv`` (Fig. 4.5's flow counts below R_max: the grid points the simulator side runs),
   ``fig45_lines.csv``, ``mixed.csv`` (Fig. 4.5(a) with downstream flows), ``fig46_47.csv``,
   ``fig48.csv``, ``fig48_lines.csv``;
 - ``key_numbers.csv`` (every Ch. 4 number of the thesis beside ours), ``sizes.csv`` (Eq. 4.12
   and the real SCTP-over-UDP packet), ``sensitivity.csv`` (the conventions the thesis leaves open);
-- ``model_vs_sim.csv`` (the hook: simulator means beside the model per grid point, empty with
-  "simulator not run yet" until ``sim_points`` is given; see ``simulator``);
+- ``model_vs_sim.csv`` (simulator means beside the model per grid point, empty with
+  "simulator not run yet" unless ``cfg.simulate`` runs it or ``sim_points`` is given; see
+  ``simulator``) and, when it ran here, ``sim_runs.csv`` (one row per simulator run);
 - ``fig_4_5.png`` … ``fig_4_8.png``, ``claims.csv``, ``summary.md``, ``config.json``.
 """
 
@@ -27,12 +29,14 @@ from .. import runner
 from . import claims, experiments, figures, paper, simulator
 from .config import Config
 
-__all__ = ["Config", "Result", "run", "OUTPUT_FILES", "simulator"]
+__all__ = ["Config", "Result", "run", "OUTPUT_FILES", "SIM_FILE", "simulator"]
 
 OUTPUT_FILES = ("config.json", "fig45.csv", "fig45_lines.csv", "mixed.csv", "fig46_47.csv", "fig48.csv", "fig48_lines.csv",
                 "key_numbers.csv", "sizes.csv", "sensitivity.csv", "model_vs_sim.csv", "claims.csv", "summary.md",
                 "fig_4_5.png", "fig_4_6.png", "fig_4_7.png", "fig_4_8.png")
 """Every file ``run`` writes (it refuses to replace any of them unless told to)."""
+SIM_FILE = "sim_runs.csv"
+"""Written besides when the simulator runs here (``Config.simulate``): one row per simulator run."""
 
 
 @dataclass
@@ -58,18 +62,24 @@ def run(cfg: Config, out: Path, workers: int | None = None, console: Console | N
     """Evaluate the model over Figs. 4.5–4.8 and write every output into ``out``.
 
     ``sim_points``: the simulator side's results, one row per run with ``simulator.SIM_COLUMNS``
-    (None: those of ``cfg.sim_points_csv`` if set, else not run yet, and said so). ``workers`` is accepted for the CLI's shared helper; the
-    model is one vectorised evaluation per table and needs no parallel runs.
+    (None: with ``cfg.simulate`` the simulator runs here over Fig. 4.5's grid, on the study
+    engine with ``workers`` local processes unless a ``runner.engine`` is active; else those of
+    ``cfg.sim_points_csv`` if set; else not run yet, and said so).
     """
-    del workers, console
     cfg.check()
     if sim_points is not None:
         sim_points = simulator.check(sim_points)
     elif cfg.sim_points_csv:
         sim_points = simulator.read_csv(cfg.sim_points_csv)
-    runner.prepare_out_dir(out, OUTPUT_FILES, overwrite)
+    runner.prepare_out_dir(out, OUTPUT_FILES + (SIM_FILE,), overwrite)
     t0 = time.perf_counter()
     tun = cfg.tunnel()
+    sim_csv = out / SIM_FILE
+    ran_here = sim_points is None and cfg.simulate
+    if ran_here:
+        sim_points = simulator.run_grid(simulator.grid_points(cfg, experiments.fig45(cfg, tun)), cfg, workers, console)
+    elif sim_csv.exists():
+        sim_csv.unlink()  # an earlier --simulate run's rows (we got here with overwrite): not this run's
     tables = {
         "fig45.csv": experiments.fig45(cfg, tun),
         "fig45_lines.csv": experiments.fig45_lines(cfg, tun),
@@ -86,6 +96,9 @@ def run(cfg: Config, out: Path, workers: int | None = None, console: Console | N
                                tables["key_numbers.csv"], tables["mixed.csv"], tables["model_vs_sim.csv"])
     tables["claims.csv"] = claims.claims_frame(verdicts)
     files = [runner.write_config(out, cfg)]
+    if ran_here:
+        sim_points.to_csv(sim_csv, index=False)
+        files.append(sim_csv)
     for name, df in tables.items():
         df.to_csv(out / name, index=False)
         files.append(out / name)
@@ -95,7 +108,7 @@ def run(cfg: Config, out: Path, workers: int | None = None, console: Console | N
     files.append(figures.fig_4_8(tables["fig48_lines.csv"], tables["fig48.csv"], out, cfg.flow_kBps_fig48,
                                  cfg.stay_awake_fig48))
     wall = time.perf_counter() - t0
-    text = summary_markdown(cfg, tables, verdicts, wall)
+    text = summary_markdown(cfg, tables, verdicts, wall, ran_here)
     (out / "summary.md").write_text(text, encoding="utf-8")
     files.append(out / "summary.md")
     return Result(tables["key_numbers.csv"], tables["model_vs_sim.csv"], verdicts, text, wall, files)
@@ -110,17 +123,22 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|")
 
 
-def summary_markdown(cfg: Config, tables: dict[str, pd.DataFrame], verdicts: list[claims.Claim], wall_s: float) -> str:
+def summary_markdown(cfg: Config, tables: dict[str, pd.DataFrame], verdicts: list[claims.Claim], wall_s: float,
+                     simulated_here: bool = False) -> str:
     """The generated summary: setup and conventions, the key numbers beside the thesis's, the
     sensitivity, the simulator side's state, and the verdicts."""
     key, sens, mvs = tables["key_numbers.csv"], tables["sensitivity.csv"], tables["model_vs_sim.csv"]
     counts = {v: sum(c.verdict == v for c in verdicts) for v in (claims.AGREES, claims.PARTLY, claims.DISAGREES, claims.UNTESTED)}
     ran = mvs[mvs.sim_runs.notna()]
     lines = [
-        "# Seed 002 Ch. 4 (Hashimoto 2013, SCTP tunneling) reproduced by wattlab: model side", "",
+        "# Seed 002 Ch. 4 (Hashimoto 2013, SCTP tunneling) reproduced by wattlab: "
+        + ("model and simulator" if simulated_here else "model side"), "",
         runner.provenance_line(), "",
         f"{'Quick preset' if cfg.quick else 'Full run'}: the analytic model (`wattlab.models.sctp_tunnel`) over "
-        f"Figs. 4.5–4.8 in {wall_s:.1f} s wall time. Deterministic: no seeds, no error bars.", "",
+        f"Figs. 4.5–4.8" + (" and the simulated tunnel over Fig. 4.5's grid" if simulated_here else "")
+        + f" in {wall_s:.1f} s wall time. The model is deterministic: no seeds, no error bars"
+        + (f"; the simulator ran {cfg.sim_seeds} seed(s) from {cfg.sim_base_seed} per point, "
+           f"{cfg.sim_duration_s:g} s each (`sim_runs.csv`)." if simulated_here else "."), "",
         "## Setup", "",
         f"- Tables 4.1–4.2: 802.11a 54 Mb/s, RTS/CTS from the client only, N = 7, the `{cfg.profile}` profile "
         "(P^t 1.4, P^r 0.9, P^l 0.8, P^s 0.016, P^as 0.8, P^sa 1.4 W; T^as 1 µs, T^sa 1 ms); p = q^8.",
@@ -157,8 +175,11 @@ def summary_markdown(cfg: Config, tables: dict[str, pd.DataFrame], verdicts: lis
                   f"({', '.join(simulator.SIM_COLUMNS)}).", ""]
     else:
         n_ok = int(ran.within_15.sum())
-        lines += [f"{len(ran)} of {len(mvs)} grid points simulated; {n_ok} within 15 % on both P_sleep and P_ratio "
-                  "(`model_vs_sim.csv`).", ""]
+        lines += [f"{len(ran)} of {len(mvs)} grid points simulated"
+                  + (" here (`--simulate`: the default settings of `simulator.scenario`, U-APSD with the tunnel's "
+                     "triggers)" if simulated_here else " (rows given)")
+                  + f"; {n_ok} within 15 % on both P_sleep and P_ratio (`model_vs_sim.csv`). Which assumption makes "
+                  "the rest differ: docs/tunnel.md, \"Which assumption causes it\".", ""]
     lines += ["## Verdicts", "",
               f"{counts[claims.AGREES]} agree, {counts[claims.PARTLY]} partly, {counts[claims.DISAGREES]} disagree, "
               f"{counts[claims.UNTESTED]} not tested. Rule: {claims.RULE}.", "",

@@ -298,6 +298,8 @@ def model_vs_sim(beside: pd.DataFrame) -> Claim:
     worst = ran.assign(e=np.abs(ran.err_p_sleep)).sort_values("e").iloc[-1]
     ev = (f"{sum(checks)} of {len(checks)} points within 15 % (of {len(beside)} grid points); worst P_sleep "
           f"{100 * worst.err_p_sleep:+.0f} % at q {worst.q:g}, m {int(worst.m)}, {worst.aggregate_kBps:g} kB/s")
+    per_m = ran.assign(ok=ran.within_15.astype(bool)).groupby("m").ok.agg(["sum", "size"])
+    ev += "; within by m: " + ", ".join(f"m {int(m)} {int(r['sum'])}/{int(r['size'])}" for m, r in per_m.iterrows())
     return Claim("S1", text, test, _share(checks), ev)
 
 

@@ -55,18 +55,29 @@ class Config:
     """Spacing of the model's lines under the flow-count points in Figs. 4.5 and 4.8."""
     sim_points_csv: str | None = None
     """The simulator side's results (one row per run, ``simulator.SIM_COLUMNS``), or None: not run yet."""
+    simulate: bool = False
+    """Run the simulated tunnel over Fig. 4.5's grid on the study engine (``simulator.run_grid``);
+    on in the full preset (84 runs, ~2 s on 2 cores, docs/benchmarks.md), off in the quick one."""
+    sim_duration_s: float = 20.0
+    """Simulated time of each simulator run (the flows start within 10·n ms; the whole run is measured)."""
+    sim_seeds: int = 1
+    """Simulator runs per grid point (seeds ``sim_base_seed`` …); the point's value is their mean."""
+    sim_base_seed: int = 1
+    """First seed of the simulator runs."""
     quick: bool = False
     """The reduced preset of the test suite."""
 
     @classmethod
     def full(cls) -> "Config":
-        """The thesis's figures with fine model lines."""
-        return cls()
+        """The thesis's figures with fine model lines, and the simulator over Fig. 4.5's grid."""
+        return cls(simulate=True)
 
     @classmethod
     def quick_preset(cls) -> "Config":
-        """The same figures with coarser lines and m up to 10: a second or two."""
-        return cls(m_fig46=list(range(1, 11)), line_step_kBps=25.0, d_th_ms=[0.0, 3.0, 10.0], quick=True)
+        """The same figures with coarser lines and m up to 10: a second or two; the simulator off
+        (5 s runs when turned on)."""
+        return cls(m_fig46=list(range(1, 11)), line_step_kBps=25.0, d_th_ms=[0.0, 3.0, 10.0], sim_duration_s=5.0,
+                   quick=True)
 
     def tunnel(self) -> st.Tunnel:
         """The model's parameters: Table 4.1 (MAC), the profile's Table 4.2 and the conventions."""
@@ -96,6 +107,13 @@ class Config:
             raise ValueError("d_th_ms must be ≥ 0 and contain 0 (the baseline of Fig. 4.8's gains)")
         if self.m_max_fig48 < 1:
             raise ValueError("m_max_fig48 must be ≥ 1")
+        if self.simulate and self.sim_points_csv:
+            raise ValueError("simulate and sim_points_csv (--simulate, --sim-points) exclude each other: "
+                             "give the simulator's rows or run it, not both")
+        if not 0.0 < self.sim_duration_s <= 3600.0:
+            raise ValueError("sim_duration_s must be in (0, 3600] s")
+        if not 1 <= self.sim_seeds <= 100 or self.sim_base_seed < 0:
+            raise ValueError("sim_seeds must be 1–100 and sim_base_seed ≥ 0")
         try:
             self.tunnel().check()
         except ValueError as e:

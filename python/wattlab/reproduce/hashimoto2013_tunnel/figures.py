@@ -24,8 +24,9 @@ def _sim_note(beside: pd.DataFrame) -> str:
     if ran.empty:
         return " Simulator side: not run yet."
     n = ran.sim_runs.astype(int)
-    return (f" Crosses: the simulator's mean over {n.min()}–{n.max()} runs per point (no bars drawn; "
-            "model_vs_sim.csv has the means).")
+    runs = f"{n.min()} run{'s' if n.min() > 1 else ''}" if n.min() == n.max() else f"{n.min()}–{n.max()} runs"
+    bars = "one run: no error bars" if n.max() == 1 else "no bars drawn"
+    return f" Crosses: the simulator's mean over {runs} per point ({bars}; model_vs_sim.csv has the means)."
 
 
 def fig_4_5(lines: pd.DataFrame, points: pd.DataFrame, beside: pd.DataFrame, out: Path, flow_kBps: float) -> Path:

@@ -1,7 +1,8 @@
-"""The hook for the simulator side of the reproduction (issue 21: the tunnel simulated beside
-the model over Fig. 4.5's grid). The reproduction does not run the simulator itself; until its
-results are passed in, it says so and tests nothing against it. :func:`simulate` produces them
-from the simulator's SCTP tunnel (docs/tunnel.md, "Model vs simulator").
+"""The simulator side of the reproduction (issue 21: the tunnel simulated beside the model over
+Fig. 4.5's grid). With ``Config.simulate`` (``--simulate``) the reproduction runs it itself
+(:func:`run_grid`, on the study engine); otherwise its results may be passed in, and until they
+are it says so and tests nothing against it. :func:`simulate` produces the same rows in this
+process (docs/tunnel.md, "Model vs simulator").
 
 How to plug it in:
 
@@ -118,18 +119,40 @@ def beside(model: pd.DataFrame, sim: pd.DataFrame | None) -> pd.DataFrame:
     return out
 
 
+POWER_SAVES = ("u-apsd", "cam")
+"""The client's power-save mode in :func:`scenario`: U-APSD with the tunnel's explicit triggers
+(the default, the thesis's design) or CAM (no triggers; the AP forwards on arrival)."""
+
+
 def scenario(q: float, m: int, n_flows: int, flow_kBps: float, kbyte: int, profile: str = "atheros-ar5004",
-             duration_s: float = 20.0, seed: int = 1) -> str:
+             duration_s: float = 20.0, seed: int = 1, *, power_save: str = "u-apsd", delayed_ack: bool = True,
+             rts: bool = False, trigger_min_ms: float | None = None) -> str:
     """The simulated tunnel at one grid point (docs/tunnel.md): ``n_flows`` upstream TCP flows
     of ``flow_kBps`` each (paced by the server's read rate) from one 802.11a client at 54 Mb/s
     through the SCTP tunnel with burst ``m``, the client in U-APSD with the tunnel's triggers,
     frame errors ``q`` both ways (the MAC retrying up to 7 times: p = q^8), the radio costed
-    always-on and by the thesis's ideal sleep besides its U-APSD mode."""
+    always-on, by the thesis's ideal sleep and by the oracle (break-even rule) besides its
+    power-save mode.
+
+    The keywords change one simulator setting each, for the controlled comparisons of
+    docs/tunnel.md ("Which assumption causes it"): ``power_save`` (:data:`POWER_SAVES`),
+    ``delayed_ack`` (False: one TCP ACK per segment, as the thesis's Eq. 4.5), ``rts`` (RTS/CTS
+    before every data frame, as the thesis's Eq. 3.3) and ``trigger_min_ms`` (the explicit
+    triggers' floor t_min; None: the tunnel's default, 2 ms).
+    """
+    if power_save not in POWER_SAVES:
+        raise ValueError(f"unknown power_save {power_save!r} (known: {', '.join(POWER_SAVES)})")
+    if trigger_min_ms is not None and power_save != "u-apsd":
+        raise ValueError("trigger_min_ms needs power_save = \"u-apsd\" (triggers exist only there)")
     rate_bps = int(round(flow_kBps * kbyte * 8))
+    tcp = "" if delayed_ack else "tcp = { delayed_ack = false }\n"
     flows = "".join(
         f'\n[[flow]]\nkind = "bulk-upload"\nname = "up{i}"\nclient = "client"\nserver = "server"\n'
         f'port = {5001 + i}\nbytes = "1GB"\nstart = "{10 * i}ms"\nbackground = true\nreader = {{ rate = "{rate_bps}bps" }}\n'
+        f'{tcp}'
         for i in range(n_flows))
+    rts_line = 'rts_threshold = "500B"\n' if rts else ""
+    trig = f'trigger_min = "{trigger_min_ms}ms"\n' if trigger_min_ms is not None else ""
     loss = f'{{ model = "bernoulli", p = {q} }}'
     return f'''name = "tunnel-q{q}-m{m}-n{n_flows}"
 [simulation]
@@ -144,7 +167,7 @@ kind = "ap"
 [[node]]
 name = "client"
 kind = "host"
-radio = {{ profile = "{profile}", policies = ["always-on", "ideal-sleep"] }}
+radio = {{ profile = "{profile}", policies = ["always-on", "ideal-sleep", "oracle"] }}
 [[link]]
 name = "wired"
 a = "server"
@@ -157,31 +180,74 @@ ap = "ap"
 stations = ["client"]
 phy = "80211a"
 rate = "54Mbps"
-power_save = "u-apsd"
-down_loss = {loss}
+power_save = "{power_save}"
+{rts_line}down_loss = {loss}
 up_loss = {loss}
 [[tunnel]]
 client = "client"
 burst = {m}
-{flows}'''
+{trig}{flows}'''
+
+
+def _row(q: float, m: int, aggregate_kBps: float, kbyte: int, seed: int, summary: dict, power_save: str = "u-apsd") -> dict:
+    """One result row from a run's summary: the client radio's mean power per accounting."""
+    t = summary["end_time_s"]
+    power = {r["policy"]: r["energy_j"] / t for r in summary["radios"] if r["node"] == "client"}
+    return {"q": q, "m": int(m), "aggregate_kBps": aggregate_kBps, "seed": seed,
+            "p_cam_w": power["always-on"], "p_sleep_w": power["ideal-sleep"], "p_oracle_w": power["oracle"],
+            "p_mode_w": power.get(power_save, power["always-on"]),
+            "goodput_kBps": sum(f["goodput_bps"] for f in summary["flows"]) / 8 / kbyte}
 
 
 def simulate(points: pd.DataFrame, seeds: tuple[int, ...] = (1,), profile: str = "atheros-ar5004",
-             duration_s: float = 20.0) -> pd.DataFrame:
-    """Run :func:`scenario` at every row of ``points`` (:func:`grid_points`) and seed: one row
-    per run with :data:`SIM_COLUMNS` (``p_cam_w`` and ``p_sleep_w``: the always-on and
-    ideal-sleep accounting of the run, over the whole run), ``p_uapsd_w`` (the U-APSD mode the
-    run used), the goodput and the seed."""
+             duration_s: float = 20.0, **settings) -> pd.DataFrame:
+    """Run :func:`scenario` at every row of ``points`` (:func:`grid_points`) and seed, in this
+    process: one row per run with :data:`SIM_COLUMNS` (``p_cam_w`` and ``p_sleep_w``: the
+    always-on and ideal-sleep accounting of the run, over the whole run), ``p_oracle_w`` (the
+    break-even rule), ``p_mode_w`` (the power-save mode the run used), the goodput and the seed.
+    ``settings`` go to :func:`scenario` (one simulator setting changed, e.g. ``power_save="cam"``).
+    The reproduction runs the same scenarios on the study engine (:func:`run_grid`)."""
     import wattlab
 
     rows = []
     for pt in points.itertuples(index=False):
         for seed in seeds:
-            text = scenario(pt.q, int(pt.m), int(pt.n_flows), pt.flow_kBps, int(pt.kbyte), profile, duration_s, seed)
-            s = wattlab.run(text=text).summary
-            t = s["end_time_s"]
-            power = {r["policy"]: r["energy_j"] / t for r in s["radios"] if r["node"] == "client"}
-            rows.append({"q": pt.q, "m": int(pt.m), "aggregate_kBps": pt.aggregate_kBps, "seed": seed,
-                         "p_cam_w": power["always-on"], "p_sleep_w": power["ideal-sleep"], "p_uapsd_w": power["u-apsd"],
-                         "goodput_kBps": sum(f["goodput_bps"] for f in s["flows"]) / 8 / pt.kbyte})
+            text = scenario(pt.q, int(pt.m), int(pt.n_flows), pt.flow_kBps, int(pt.kbyte), profile, duration_s, seed,
+                            **settings)
+            rows.append(_row(pt.q, pt.m, pt.aggregate_kBps, int(pt.kbyte), seed, wattlab.run(text=text).summary,
+                             settings.get("power_save", "u-apsd")))
     return pd.DataFrame(rows)
+
+
+def jobs(points: pd.DataFrame, cfg: Config) -> list:
+    """The study-engine jobs of :func:`run_grid`: every grid point × ``cfg.sim_seeds`` seeds
+    from ``cfg.sim_base_seed``, ``cfg.sim_duration_s`` long, the default simulator settings."""
+    from .. import runner
+
+    out = []
+    for pt in points.itertuples(index=False):
+        for k in range(cfg.sim_seeds):
+            seed = cfg.sim_base_seed + k
+            text = scenario(pt.q, int(pt.m), int(pt.n_flows), pt.flow_kBps, int(pt.kbyte), cfg.profile,
+                            cfg.sim_duration_s, seed)
+            out.append(runner.Job(text, seed, {"q": pt.q, "m": int(pt.m), "aggregate_kBps": pt.aggregate_kBps,
+                                               "kbyte": int(pt.kbyte)}))
+    return out
+
+
+def _measure(job, res) -> dict:
+    """A job's row (:func:`_row`) from its run's result; the labels come from the job."""
+    lab = job.labels
+    row = _row(lab["q"], lab["m"], lab["aggregate_kBps"], lab["kbyte"], job.seed, res.summary)
+    return {k: v for k, v in row.items() if k not in lab and k != "seed"}
+
+
+def run_grid(points: pd.DataFrame, cfg: Config, workers: int | None = None, console=None) -> pd.DataFrame:
+    """The simulator side of the reproduction: :func:`scenario` at every grid point and seed on
+    the study engine (``wattlab reproduce … --simulate``: ``--jobs``, ``--scheduler``,
+    ``--max-runs``, finished runs stored in ``OUT/runs`` and reused), one row per run as
+    :func:`simulate` makes them, checked."""
+    from .. import runner
+
+    rows = runner.run_jobs(jobs(points, cfg), _measure, "tunnel simulator (Fig. 4.5 grid)", workers or 1, console)
+    return check(rows.drop(columns=["kbyte"]), "simulator runs")
