@@ -301,9 +301,11 @@ def test_bad_sim_points_file_is_named(quick_run, tmp_path):
 # ---- the simulator run by the reproduction (--simulate) ----
 
 def _tiny(**kw) -> h.Config:
-    """Fig. 4.5's q = 0.5 panel only (4 aggregates × m = 1, 2, 5: 12 simulator runs of 2 s)."""
+    """Fig. 4.5's q = 0.5 panel only (4 aggregates × m = 1, 2, 5: 12 simulator runs of 2 s), and
+    Figs. 4.6–4.8 at 150 and 450 kB/s with m = 1 and 5 (4 more runs)."""
     cfg = h.Config.quick_preset()
     cfg.q_values, cfg.simulate, cfg.sim_duration_s = [0.5], True, 2.0
+    cfg.m_sim_fig46, cfg.n_flows_sim_fig46 = [1, 5], [1, 3]
     for k, v in kw.items():
         setattr(cfg, k, v)
     return cfg
@@ -315,7 +317,7 @@ def test_simulate_judges_s1_from_its_own_runs(tmp_path):
     cfg = _tiny()
     with runner.engine(tmp_path / "o", jobs=1) as eng:
         res = h.run(cfg, tmp_path / "o", workers=1)
-    assert eng.tally.computed == 12 and eng.tally.reused == 0
+    assert eng.tally.computed == 16 and eng.tally.reused == 0
     mvs = res.model_vs_sim
     assert len(mvs) == 12 and (mvs.status == "simulated").all() and (mvs.sim_runs == 1).all()
     runs = pd.read_csv(tmp_path / "o" / h.SIM_FILE)
@@ -337,8 +339,28 @@ def test_simulate_judges_s1_from_its_own_runs(tmp_path):
     before = (tmp_path / "o" / h.SIM_FILE).read_bytes()
     with runner.engine(tmp_path / "o", jobs=1) as eng:
         h.run(cfg, tmp_path / "o", workers=1, overwrite=True)
-    assert eng.tally.computed == 0 and eng.tally.reused == 12
+    assert eng.tally.computed == 0 and eng.tally.reused == 16
     assert (tmp_path / "o" / h.SIM_FILE).read_bytes() == before
+    _check_fig46_48_side(tmp_path / "o", res, cfg)
+
+
+def _check_fig46_48_side(out, res, cfg):
+    """The Figs. 4.6–4.8 simulator side of a tiny --simulate run: its points, their rows, the summary."""
+    s46 = pd.read_csv(out / "sim_fig46_47.csv")
+    ran = s46[s46.sim_runs.notna()]
+    assert len(s46) == len(pd.read_csv(out / "fig46_47.csv")), "every model point listed, the simulated ones filled"
+    assert sorted(zip(ran.aggregate_kBps, ran.m)) == [(150.0, 1), (150.0, 5), (450.0, 1), (450.0, 5)]
+    assert (ran.q == 0.1).all() and ran.sim_p_ratio.between(-1, 1).all() and (ran.sim_p_cam_w > ran.sim_p_sleep_w).any()
+    # The simulated P_ratio rises with m at a fixed aggregate, as the model's does (fewer wake-ups per packet).
+    for a, g in ran.groupby("aggregate_kBps"):
+        assert g.set_index("m").sim_p_ratio[5] > g.set_index("m").sim_p_ratio[1], a
+    s48 = pd.read_csv(out / "sim_fig48.csv")
+    assert sorted(s48.aggregate_kBps.unique()) == [150.0, 450.0] and set(s48.d_th_ms) == set(cfg.d_th_ms)
+    # D = (m − 1)/(2R): m = 5 needs 4/(2 · 150 kB/s / 1448 B) ≈ 18.9 ms at 150 kB/s, beyond every D_th: m ≤ 1 there.
+    assert (s48[s48.aggregate_kBps == 150].sim_m <= 1).all()
+    assert "### Figs. 4.6–4.8 (q = 0.1)" in res.summary_md
+    r = ran[(ran.aggregate_kBps == 450) & (ran.m == 5)].iloc[0]
+    assert f"| 5 | " in res.summary_md and f"{r.p_ratio:.3f} / {r.sim_p_ratio:.3f}" in res.summary_md
 
 
 def test_simulate_on_the_cli_and_its_bad_options(tmp_path):
@@ -358,7 +380,51 @@ def test_simulate_on_the_cli_and_its_bad_options(tmp_path):
 
 def test_an_earlier_simulate_runs_rows_do_not_survive_a_model_only_rerun(tmp_path):
     (tmp_path / h.SIM_FILE).write_text("q,m\n")
+    (tmp_path / "sim_fig48.csv").write_text("q,m\n")
     with pytest.raises(ValueError, match="sim_runs.csv"):
         h.run(h.Config.quick_preset(), tmp_path)
     h.run(h.Config.quick_preset(), tmp_path, overwrite=True)
-    assert not (tmp_path / h.SIM_FILE).exists()
+    assert not any((tmp_path / name).exists() for name in h.SIM_FILES)
+
+
+def test_fig48_beside_takes_the_best_simulated_m_within_the_delay_bound():
+    # Two aggregates; the model's D of each m decides what D_th allows; the simulator's ratios differ from the model's.
+    sim46 = pd.DataFrame({"aggregate_kBps": [150.0] * 3 + [450.0] * 3, "m": [1, 2, 5] * 2,
+                          "delay_ms": [0.0, 4.0, 16.0, 0.0, 1.5, 6.0],
+                          "p_ratio": [-0.1, 0.2, 0.5, 0.2, 0.4, 0.6], "sim_p_ratio": [-0.2, 0.3, 0.4, 0.1, 0.5, 0.45],
+                          "sim_runs": [1.0] * 6})
+    fig48 = pd.DataFrame({"aggregate_kBps": [150.0, 150.0, 450.0, 450.0], "d_th_ms": [0.0, 5.0] * 2,
+                          "p_ratio": [0.0, 0.25, 0.2, 0.65], "m": [0, 2, 1, 6]})
+    got = simulator.fig48_beside(sim46, fig48, stay_awake=True).set_index(["aggregate_kBps", "d_th_ms"])
+    assert got.loc[(150.0, 0.0), ["sim_p_ratio", "sim_m", "model_p_ratio_same_m", "model_m_same_m"]].tolist() == [0.0, 0, 0.0, 0]
+    assert got.loc[(150.0, 5.0), ["sim_p_ratio", "sim_m", "model_p_ratio_same_m", "model_m_same_m"]].tolist() == [0.3, 2, 0.2, 2]
+    # At 450 kB/s and 5 ms the simulator's best is m = 2 while the model's over the same m is m = 2 too, not m = 5 (6 ms).
+    assert got.loc[(450.0, 5.0), ["sim_p_ratio", "sim_m", "p_ratio", "m"]].tolist() == [0.5, 2, 0.65, 6]
+    raw = simulator.fig48_beside(sim46, fig48, stay_awake=False).set_index(["aggregate_kBps", "d_th_ms"])
+    assert raw.loc[(150.0, 0.0), ["sim_p_ratio", "sim_m"]].tolist() == [-0.2, 1], "no stay-awake: m = 1's loss stands"
+    assert simulator.fig48_beside(sim46.assign(sim_runs=np.nan), fig48, True).empty
+
+
+def test_fig_4_6_draws_the_simulated_points_and_fig_4_7_says_it_has_none(tmp_path, quick_run):
+    from wattlab.reproduce.hashimoto2013_tunnel import figures
+
+    f46 = pd.read_csv(quick_run / "fig46_47.csv")
+    pick = f46[f46.m.isin([1, 4]) & f46.n_flows.isin([1])]
+    sim = pick[["q", "m", "aggregate_kBps"]].assign(p_cam_w=1.0, p_sleep_w=0.5, seed=1)
+    drawn = {}
+    orig = figures.finish
+
+    def spy(fig, path, title, caption, **kw):
+        drawn[path.name] = (sum(len(ax.lines) for ax in fig.axes), caption)
+        return orig(fig, path, title, caption, **kw)
+
+    figures.finish = spy
+    try:
+        figures.fig_4_6_4_7(f46, tmp_path)
+        plain = dict(drawn)
+        figures.fig_4_6_4_7(f46, tmp_path, simulator.beside(f46, sim))
+    finally:
+        figures.finish = orig
+    assert drawn["fig_4_6.png"][0] == plain["fig_4_6.png"][0] + 1 and "Crosses" in drawn["fig_4_6.png"][1]
+    assert drawn["fig_4_7.png"][0] == plain["fig_4_7.png"][0] and "does not measure" in drawn["fig_4_7.png"][1]
+    assert (tmp_path / "fig_4_6.png").stat().st_size > 0

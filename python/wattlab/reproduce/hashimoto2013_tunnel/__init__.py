@@ -12,7 +12,9 @@ grid when ``cfg.simulate`` (:mod:`.simulator`), and writes:
   and the real SCTP-over-UDP packet), ``sensitivity.csv`` (the conventions the thesis leaves open);
 - ``model_vs_sim.csv`` (simulator means beside the model per grid point, empty with
   "simulator not run yet" unless ``cfg.simulate`` runs it or ``sim_points`` is given; see
-  ``simulator``) and, when it ran here, ``sim_runs.csv`` (one row per simulator run);
+  ``simulator``) and, when it ran here, ``sim_runs.csv`` (one row per simulator run),
+  ``sim_fig46_47.csv`` (the simulator at a subset of Figs. 4.6–4.7's points beside the model) and
+  ``sim_fig48.csv`` (Fig. 4.8's best P_ratio under each D_th from those runs beside the model's);
 - ``fig_4_5.png`` … ``fig_4_8.png``, ``claims.csv``, ``summary.md``, ``config.json``.
 """
 
@@ -29,7 +31,7 @@ from .. import runner
 from . import claims, experiments, figures, paper, simulator
 from .config import Config
 
-__all__ = ["Config", "Result", "run", "OUTPUT_FILES", "SIM_FILE", "simulator"]
+__all__ = ["Config", "Result", "run", "OUTPUT_FILES", "SIM_FILE", "SIM_FILES", "simulator"]
 
 OUTPUT_FILES = ("config.json", "fig45.csv", "fig45_lines.csv", "mixed.csv", "fig46_47.csv", "fig48.csv", "fig48_lines.csv",
                 "key_numbers.csv", "sizes.csv", "sensitivity.csv", "model_vs_sim.csv", "claims.csv", "summary.md",
@@ -37,6 +39,8 @@ OUTPUT_FILES = ("config.json", "fig45.csv", "fig45_lines.csv", "mixed.csv", "fig
 """Every file ``run`` writes (it refuses to replace any of them unless told to)."""
 SIM_FILE = "sim_runs.csv"
 """Written besides when the simulator runs here (``Config.simulate``): one row per simulator run."""
+SIM_FILES = (SIM_FILE, "sim_fig46_47.csv", "sim_fig48.csv")
+"""Every file written besides when the simulator runs here (Fig. 4.5's runs, Figs. 4.6–4.8's)."""
 
 
 @dataclass
@@ -71,15 +75,18 @@ def run(cfg: Config, out: Path, workers: int | None = None, console: Console | N
         sim_points = simulator.check(sim_points)
     elif cfg.sim_points_csv:
         sim_points = simulator.read_csv(cfg.sim_points_csv)
-    runner.prepare_out_dir(out, OUTPUT_FILES + (SIM_FILE,), overwrite)
+    runner.prepare_out_dir(out, OUTPUT_FILES + SIM_FILES, overwrite)
     t0 = time.perf_counter()
     tun = cfg.tunnel()
-    sim_csv = out / SIM_FILE
     ran_here = sim_points is None and cfg.simulate
+    sim46 = None
     if ran_here:
         sim_points = simulator.run_grid(simulator.grid_points(cfg, experiments.fig45(cfg, tun)), cfg, workers, console)
-    elif sim_csv.exists():
-        sim_csv.unlink()  # an earlier --simulate run's rows (we got here with overwrite): not this run's
+        sim46 = simulator.run_grid(simulator.fig46_points(cfg, experiments.fig46_47(cfg, tun)), cfg, workers, console,
+                                   "tunnel simulator (Figs. 4.6–4.8, q = 0.1)")
+    else:
+        for name in SIM_FILES:  # an earlier --simulate run's rows (we got here with overwrite): not this run's
+            (out / name).unlink(missing_ok=True)
     tables = {
         "fig45.csv": experiments.fig45(cfg, tun),
         "fig45_lines.csv": experiments.fig45_lines(cfg, tun),
@@ -96,19 +103,24 @@ def run(cfg: Config, out: Path, workers: int | None = None, console: Console | N
                                tables["key_numbers.csv"], tables["mixed.csv"], tables["model_vs_sim.csv"])
     tables["claims.csv"] = claims.claims_frame(verdicts)
     files = [runner.write_config(out, cfg)]
+    sim_tables = {}
     if ran_here:
-        sim_points.to_csv(sim_csv, index=False)
-        files.append(sim_csv)
+        sim_tables = {SIM_FILE: sim_points, "sim_fig46_47.csv": simulator.beside(tables["fig46_47.csv"], sim46)}
+        sim_tables["sim_fig48.csv"] = simulator.fig48_beside(sim_tables["sim_fig46_47.csv"], tables["fig48.csv"],
+                                                             cfg.stay_awake_fig48)
+    for name, df in sim_tables.items():
+        df.to_csv(out / name, index=False)
+        files.append(out / name)
     for name, df in tables.items():
         df.to_csv(out / name, index=False)
         files.append(out / name)
     files.append(figures.fig_4_5(tables["fig45_lines.csv"], tables["fig45.csv"], tables["model_vs_sim.csv"], out,
                                  cfg.flow_kBps_fig45))
-    files += figures.fig_4_6_4_7(tables["fig46_47.csv"], out)
+    files += figures.fig_4_6_4_7(tables["fig46_47.csv"], out, sim_tables.get("sim_fig46_47.csv"))
     files.append(figures.fig_4_8(tables["fig48_lines.csv"], tables["fig48.csv"], out, cfg.flow_kBps_fig48,
-                                 cfg.stay_awake_fig48))
+                                 cfg.stay_awake_fig48, sim_tables.get("sim_fig48.csv")))
     wall = time.perf_counter() - t0
-    text = summary_markdown(cfg, tables, verdicts, wall, ran_here)
+    text = summary_markdown(cfg, {**tables, **sim_tables}, verdicts, wall, ran_here)
     (out / "summary.md").write_text(text, encoding="utf-8")
     files.append(out / "summary.md")
     return Result(tables["key_numbers.csv"], tables["model_vs_sim.csv"], verdicts, text, wall, files)
@@ -121,6 +133,37 @@ def _num(v, spec: str = ".3f") -> str:
 def _cell(text: str) -> str:
     """Text for a Markdown table cell: its own pipes escaped (|x − y| would split the cell)."""
     return str(text).replace("|", "\\|")
+
+
+def _sim_fig46_48_lines(tables: dict[str, pd.DataFrame]) -> list[str]:
+    """The summary's Figs. 4.6–4.8 simulator comparison (nothing when the simulator did not run here)."""
+    s46, s48 = tables.get("sim_fig46_47.csv"), tables.get("sim_fig48.csv")
+    if s46 is None or s46.sim_runs.isna().all():
+        return []
+    ran = s46[s46.sim_runs.notna()]
+    aggs = sorted(ran.aggregate_kBps.unique())
+    lines = ["### Figs. 4.6–4.8 (q = 0.1)", "",
+             f"P_ratio, model / simulator (`sim_fig46_47.csv`; mean of {int(ran.sim_runs.min())}–{int(ran.sim_runs.max())} "
+             "run(s) per point; err = model/sim − 1). The simulator does not measure the inlet's buffering delay, "
+             "so Fig. 4.7 has the model only.", "",
+             "| m | " + " | ".join(f"{a:g} kB/s" for a in aggs) + " |", "|---|" + "---|" * len(aggs)]
+    for m, g in ran.groupby("m"):
+        by = g.set_index("aggregate_kBps")
+        cells = [f"{by.p_ratio[a]:.3f} / {by.sim_p_ratio[a]:.3f}" if a in by.index else "—" for a in aggs]
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    n_ok = int(ran.within_15.sum())
+    lines += ["", f"{n_ok} of {len(ran)} points within 15 % on both P_sleep and P_ratio.", ""]
+    if s48 is not None and not s48.empty:
+        lines += ["Fig. 4.8 from these runs (`sim_fig48.csv`): the best P_ratio over the simulated m with the model's "
+                  "D = (m − 1)/(2R) ≤ D_th (m = 0: the radio stays on), beside the model's best over the same m and "
+                  "over every m.", "",
+                  "| aggregate (kB/s) | D_th (ms) | simulator (m) | model, same m (m) | model, all m (m) |",
+                  "|---|---|---|---|---|"]
+        for r in s48.itertuples(index=False):
+            lines.append(f"| {r.aggregate_kBps:g} | {r.d_th_ms:g} | {r.sim_p_ratio:.3f} ({r.sim_m}) | "
+                         f"{r.model_p_ratio_same_m:.3f} ({r.model_m_same_m}) | {_num(r.p_ratio)} ({r.m}) |")
+        lines.append("")
+    return lines
 
 
 def summary_markdown(cfg: Config, tables: dict[str, pd.DataFrame], verdicts: list[claims.Claim], wall_s: float,
@@ -180,6 +223,7 @@ def summary_markdown(cfg: Config, tables: dict[str, pd.DataFrame], verdicts: lis
                      "triggers)" if simulated_here else " (rows given)")
                   + f"; {n_ok} within 15 % on both P_sleep and P_ratio (`model_vs_sim.csv`). Which assumption makes "
                   "the rest differ: docs/tunnel.md, \"Which assumption causes it\".", ""]
+    lines += _sim_fig46_48_lines(tables)
     lines += ["## Verdicts", "",
               f"{counts[claims.AGREES]} agree, {counts[claims.PARTLY]} partly, {counts[claims.DISAGREES]} disagree, "
               f"{counts[claims.UNTESTED]} not tested. Rule: {claims.RULE}.", "",

@@ -44,6 +44,11 @@ class Config:
     """m axis of Figs. 4.6–4.7 (the thesis's range is not legible; 1–20 shows the convergence)."""
     n_flows_fig46: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5, 6])
     """Aggregates of Figs. 4.6–4.7, in flows of ``flow_kBps_fig45`` (150 … 900 kB/s)."""
+    m_sim_fig46: list[int] = field(default_factory=lambda: [1, 2, 3, 5, 8, 10, 15, 20])
+    """Burst sizes the simulator runs for Figs. 4.6–4.8 with ``simulate`` (a subset of ``m_fig46``)."""
+    n_flows_sim_fig46: list[int] = field(default_factory=lambda: [1, 3, 6])
+    """Aggregates the simulator runs for Figs. 4.6–4.8, in flows of ``flow_kBps_fig45`` (a subset of
+    ``n_flows_fig46``: 150, 450 and 900 kB/s)."""
     d_th_ms: list[float] = field(default_factory=lambda: [0.0, 1.0, 3.0, 5.0, 10.0])
     """Delay bounds of Fig. 4.8 (the text quotes 0, 3 and 10 ms)."""
     m_max_fig48: int = 64
@@ -77,6 +82,7 @@ class Config:
         """The same figures with coarser lines and m up to 10: a second or two; the simulator off
         (5 s runs when turned on)."""
         return cls(m_fig46=list(range(1, 11)), line_step_kBps=25.0, d_th_ms=[0.0, 3.0, 10.0], sim_duration_s=5.0,
+                   m_sim_fig46=[1, 2, 5, 10], n_flows_sim_fig46=[1, 3],
                    quick=True)
 
     def tunnel(self) -> st.Tunnel:
@@ -103,6 +109,9 @@ class Config:
             raise ValueError("throughputs and the line step must be positive")
         if not self.n_flows_fig46 or any(n < 1 for n in self.n_flows_fig46):
             raise ValueError("n_flows_fig46 must be positive")
+        if not set(self.m_sim_fig46) <= set(self.m_fig46) or not set(self.n_flows_sim_fig46) <= set(self.n_flows_fig46):
+            raise ValueError("m_sim_fig46 and n_flows_sim_fig46 must be subsets of m_fig46 and n_flows_fig46 "
+                             "(the simulator runs points of the model's Figs. 4.6–4.7)")
         if 0.0 not in self.d_th_ms or any(d < 0 for d in self.d_th_ms):
             raise ValueError("d_th_ms must be ≥ 0 and contain 0 (the baseline of Fig. 4.8's gains)")
         if self.m_max_fig48 < 1:

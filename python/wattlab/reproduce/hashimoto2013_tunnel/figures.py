@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
@@ -59,31 +60,47 @@ def fig_4_5(lines: pd.DataFrame, points: pd.DataFrame, beside: pd.DataFrame, out
                   caption, ncol=4)
 
 
-def fig_4_6_4_7(fig46: pd.DataFrame, out: Path) -> list[Path]:
-    """fig_4_6.png (P_ratio vs m) and fig_4_7.png (D vs m), one curve per aggregate."""
+def fig_4_6_4_7(fig46: pd.DataFrame, out: Path, sim: pd.DataFrame | None = None) -> list[Path]:
+    """fig_4_6.png (P_ratio vs m) and fig_4_7.png (D vs m), one curve per aggregate; ``sim``
+    (``simulator.beside`` of this table): the simulator's means as crosses where it has the
+    quantity (``sim_p_ratio``; ``sim_delay_ms`` only if its rows carried a delay)."""
     paths = []
     aggs = sorted(fig46.aggregate_kBps.unique())
+    ran = sim[sim.sim_runs.notna()] if sim is not None else None
     for col, name, ylabel, title in (("p_ratio", "fig_4_6.png", "energy reduction ratio P_ratio",
                                       "Fig. 4.6: energy reduction ratio vs m"),
                                      ("delay_ms", "fig_4_7.png", "average buffering delay D (ms)",
                                       "Fig. 4.7: buffering delay vs m")):
         fig, ax = plt.subplots(figsize=(6.5, 4.2))
+        drawn = False
         for i, a in enumerate(aggs):
+            color = plt.cm.plasma(0.85 * i / max(len(aggs) - 1, 1))
             g = fig46[fig46.aggregate_kBps == a].sort_values("m")
-            ax.plot(g.m, g[col], "o-", ms=3, color=plt.cm.plasma(0.85 * i / max(len(aggs) - 1, 1)), label=f"{a:g} kB/s")
+            ax.plot(g.m, g[col], "o-", ms=3, color=color, label=f"{a:g} kB/s")
+            if ran is not None and f"sim_{col}" in ran.columns:
+                s = ran[np.isclose(ran.aggregate_kBps, a)]
+                if not s.empty:
+                    ax.plot(s.m, s[f"sim_{col}"], "x", ms=7, mew=1.6, color=color, label=f"{a:g} kB/s (simulator)")
+                    drawn = True
         ax.set_xlabel("burst size m (packets)")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         q = float(fig46.q.iloc[0])
         caption = f"Model, q = {q:g}, upstream flows only; D = (m − 1)/(2R) (Eq. 4.13). " + NO_BARS
-        paths.append(finish(fig, out / name, title, caption, ncol=6))
+        if drawn:
+            caption += _sim_note(ran)
+        elif ran is not None and not ran.empty:
+            caption += " Simulator side: it does not measure this quantity (no crosses)."
+        paths.append(finish(fig, out / name, title, caption, ncol=3 if drawn else 6))
     return paths
 
 
-def fig_4_8(lines: pd.DataFrame, points: pd.DataFrame, out: Path, flow_kBps: float, stay_awake: bool) -> Path:
+def fig_4_8(lines: pd.DataFrame, points: pd.DataFrame, out: Path, flow_kBps: float, stay_awake: bool,
+            sim: pd.DataFrame | None = None) -> Path:
     """fig_4_8.png: the best P_ratio subject to D ≤ D_th vs aggregate throughput, with the thesis's
-    quoted gains drawn on our D_th = 0 curve."""
+    quoted gains drawn on our D_th = 0 curve and, given ``sim`` (``simulator.fig48_beside``), the
+    best simulated P_ratio per D_th as crosses."""
     fig, ax = plt.subplots(figsize=(7, 4.4))
     d_ths = sorted(lines.d_th_ms.unique())
     for i, d in enumerate(d_ths):
@@ -92,6 +109,9 @@ def fig_4_8(lines: pd.DataFrame, points: pd.DataFrame, out: Path, flow_kBps: flo
         ax.plot(g.aggregate_kBps, g.p_ratio, color=color, label=f"D_th = {d:g} ms")
         h = points[points.d_th_ms == d]
         ax.plot(h.aggregate_kBps, h.p_ratio, "o", ms=3, color=color)
+        if sim is not None and not sim.empty:
+            s = sim[sim.d_th_ms == d]
+            ax.plot(s.aggregate_kBps, s.sim_p_ratio, "x", ms=7, mew=1.6, color=color, label=f"D_th = {d:g} ms (simulator)")
     base = points[points.d_th_ms == 0].set_index("aggregate_kBps").p_ratio
     for (d, a), gain in sorted(paper.FIG48_GAINS.items()):
         if a in base.index:
@@ -103,5 +123,7 @@ def fig_4_8(lines: pd.DataFrame, points: pd.DataFrame, out: Path, flow_kBps: flo
     caption = (f"Model, q = {float(lines.q.iloc[0]):g}, flows of {flow_kBps:g} kB/s (dots); the best m per point is in "
                "fig48.csv. " + ("The client may keep its radio on (P_ratio 0) when every allowed m loses energy. "
                                 if stay_awake else "") + "Stars: the thesis's quoted gains added to our D_th = 0 value. "
-               + NO_BARS)
+               + NO_BARS
+               + (" Crosses: the simulator's best P_ratio over its simulated m (sim_fig48.csv; one mean per point, "
+                  "no bars drawn)." if sim is not None and not sim.empty else ""))
     return finish(fig, out / "fig_4_8.png", "Fig. 4.8: best energy reduction under a buffering-delay bound", caption, ncol=4)

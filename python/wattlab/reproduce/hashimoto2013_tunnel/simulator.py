@@ -43,7 +43,23 @@ def grid_points(cfg: Config, fig45: pd.DataFrame | None = None) -> pd.DataFrame:
         from .experiments import fig45 as table
 
         fig45 = table(cfg, cfg.tunnel())
-    pts = fig45[["q", "m", "n_flows", "aggregate_kBps"]].copy()
+    return _points(fig45, cfg)
+
+
+def fig46_points(cfg: Config, fig46: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The Figs. 4.6–4.8 points the simulator side runs: the model's (m, n flows) at q_fig46
+    with m in ``cfg.m_sim_fig46`` and n in ``cfg.n_flows_sim_fig46``, below R_max (``fig46``:
+    the reproduction's ``fig46_47`` table, computed from ``cfg`` when not given)."""
+    if fig46 is None:
+        from .experiments import fig46_47
+
+        fig46 = fig46_47(cfg, cfg.tunnel())
+    return _points(fig46[fig46.m.isin(cfg.m_sim_fig46) & fig46.n_flows.isin(cfg.n_flows_sim_fig46)], cfg)
+
+
+def _points(table: pd.DataFrame, cfg: Config) -> pd.DataFrame:
+    """A model table's (q, m, n flows, aggregate) as simulator points of ``flow_kBps_fig45`` flows."""
+    pts = table[["q", "m", "n_flows", "aggregate_kBps"]].copy()
     pts["flow_kBps"] = cfg.flow_kBps_fig45
     pts["kbyte"] = cfg.kbyte
     return pts.reset_index(drop=True)
@@ -242,12 +258,39 @@ def _measure(job, res) -> dict:
     return {k: v for k, v in row.items() if k not in lab and k != "seed"}
 
 
-def run_grid(points: pd.DataFrame, cfg: Config, workers: int | None = None, console=None) -> pd.DataFrame:
-    """The simulator side of the reproduction: :func:`scenario` at every grid point and seed on
-    the study engine (``wattlab reproduce … --simulate``: ``--jobs``, ``--scheduler``,
-    ``--max-runs``, finished runs stored in ``OUT/runs`` and reused), one row per run as
-    :func:`simulate` makes them, checked."""
+def run_grid(points: pd.DataFrame, cfg: Config, workers: int | None = None, console=None,
+             description: str = "tunnel simulator (Fig. 4.5 grid)") -> pd.DataFrame:
+    """The simulator side of the reproduction: :func:`scenario` at every point (:func:`grid_points`
+    or :func:`fig46_points`) and seed on the study engine (``wattlab reproduce … --simulate``:
+    ``--jobs``, ``--scheduler``, ``--max-runs``, finished runs stored in ``OUT/runs`` and reused),
+    one row per run as :func:`simulate` makes them, checked."""
     from .. import runner
 
-    rows = runner.run_jobs(jobs(points, cfg), _measure, "tunnel simulator (Fig. 4.5 grid)", workers or 1, console)
+    rows = runner.run_jobs(jobs(points, cfg), _measure, description, workers or 1, console)
     return check(rows.drop(columns=["kbyte"]), "simulator runs")
+
+
+def fig48_beside(sim46: pd.DataFrame, fig48: pd.DataFrame, stay_awake: bool) -> pd.DataFrame:
+    """Fig. 4.8 from the simulated Figs. 4.6–4.7 points (``sim46``: :func:`beside` of the
+    ``fig46_47`` table): per simulated aggregate and each D_th of ``fig48``, the best simulated
+    P_ratio over the simulated m whose buffering delay D = (m − 1)/(2R) is ≤ D_th (the model's D,
+    Eq. 4.13: the simulator does not measure the inlet's delay), 0 with ``sim_m`` = 0 when the
+    radio may stay on (``stay_awake``) and every allowed m loses energy; beside it the model's
+    best over the same m (``model_p_ratio_same_m``) and over every m ≤ m_max (``p_ratio``, from
+    ``fig48``). Empty when nothing was simulated."""
+    cols = ["aggregate_kBps", "d_th_ms", "sim_p_ratio", "sim_m", "model_p_ratio_same_m", "model_m_same_m", "p_ratio", "m"]
+    ran = sim46[sim46.sim_runs.notna()]
+    rows = []
+    for a, g in ran.groupby("aggregate_kBps"):
+        for d in sorted(fig48.d_th_ms.unique()):
+            ok = g[g.delay_ms <= d + 1e-9]
+            if ok.empty:  # no simulated m meets the bound (m = 1 always does: D = 0)
+                continue
+            best = [(float(ok.sim_p_ratio.max()), int(ok.m[ok.sim_p_ratio.idxmax()])),
+                    (float(ok.p_ratio.max()), int(ok.m[ok.p_ratio.idxmax()]))]
+            if stay_awake:
+                best = [(r, m) if r >= 0 else (0.0, 0) for r, m in best]
+            full = fig48[np.isclose(fig48.aggregate_kBps, a) & (fig48.d_th_ms == d)]
+            rows.append([a, d, *best[0], *best[1], float(full.p_ratio.iloc[0]) if len(full) else np.nan,
+                         int(full.m.iloc[0]) if len(full) else -1])
+    return pd.DataFrame(rows, columns=cols)
