@@ -143,8 +143,8 @@ def _sim_fig46_48_lines(tables: dict[str, pd.DataFrame]) -> list[str]:
     ran = s46[s46.sim_runs.notna()]
     aggs = sorted(ran.aggregate_kBps.unique())
     lines = ["### Figs. 4.6–4.8 (q = 0.1)", "",
-             f"P_ratio, model / simulator (`sim_fig46_47.csv`; mean of {int(ran.sim_runs.min())}–{int(ran.sim_runs.max())} "
-             "run(s) per point; err = model/sim − 1). The simulator does not measure the inlet's buffering delay, "
+             f"P_ratio, model / simulator (`sim_fig46_47.csv`, with err = model/sim − 1; the simulator's mean of "
+             f"{simulator.runs_text(ran.sim_runs)} per point). The simulator does not measure the inlet's buffering delay, "
              "so Fig. 4.7 has the model only.", "",
              "| m | " + " | ".join(f"{a:g} kB/s" for a in aggs) + " |", "|---|" + "---|" * len(aggs)]
     for m, g in ran.groupby("m"):

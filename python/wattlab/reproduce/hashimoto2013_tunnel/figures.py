@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from ..plotting import finish, plt
-from . import paper
+from . import paper, simulator
 
 COLORS = {1: "tab:blue", 2: "tab:orange", 5: "tab:green"}
 NO_BARS = "The model is deterministic: no error bars."
@@ -20,14 +20,12 @@ def _color(m: int, ms: list[int]) -> str:
     return COLORS.get(m) or plt.cm.viridis(ms.index(m) / max(len(ms) - 1, 1))
 
 
-def _sim_note(beside: pd.DataFrame) -> str:
+def _sim_note(beside: pd.DataFrame, csv: str = "model_vs_sim.csv") -> str:
     ran = beside[beside.sim_runs.notna()]
     if ran.empty:
         return " Simulator side: not run yet."
-    n = ran.sim_runs.astype(int)
-    runs = f"{n.min()} run{'s' if n.min() > 1 else ''}" if n.min() == n.max() else f"{n.min()}–{n.max()} runs"
-    bars = "one run: no error bars" if n.max() == 1 else "no bars drawn"
-    return f" Crosses: the simulator's mean over {runs} per point ({bars}; model_vs_sim.csv has the means)."
+    bars = "one run: no error bars" if ran.sim_runs.max() == 1 else "no bars drawn"
+    return f" Crosses: the simulator's mean over {simulator.runs_text(ran.sim_runs)} per point ({bars}; {csv} has the means)."
 
 
 def fig_4_5(lines: pd.DataFrame, points: pd.DataFrame, beside: pd.DataFrame, out: Path, flow_kBps: float) -> Path:
@@ -89,7 +87,7 @@ def fig_4_6_4_7(fig46: pd.DataFrame, out: Path, sim: pd.DataFrame | None = None)
         q = float(fig46.q.iloc[0])
         caption = f"Model, q = {q:g}, upstream flows only; D = (m − 1)/(2R) (Eq. 4.13). " + NO_BARS
         if drawn:
-            caption += _sim_note(ran)
+            caption += _sim_note(ran, "sim_fig46_47.csv")
         elif ran is not None and not ran.empty:
             caption += " Simulator side: it does not measure this quantity (no crosses)."
         paths.append(finish(fig, out / name, title, caption, ncol=3 if drawn else 6))

@@ -99,6 +99,12 @@ def check(sim: pd.DataFrame, source: str = "sim_points", first_line: int | None 
     return out
 
 
+def runs_text(n: pd.Series) -> str:
+    """"1 run", "3 runs" or "2–3 runs": how many simulator runs the points' means are over."""
+    lo, hi = int(n.min()), int(n.max())
+    return f"{lo}–{hi} runs" if lo != hi else f"{lo} run{'s' if lo > 1 else ''}"
+
+
 def _within(model, sim, floor: float = 0.0) -> np.ndarray:
     return np.abs(model - sim) <= TOLERANCE * np.maximum(np.abs(sim), floor) + 1e-12
 
