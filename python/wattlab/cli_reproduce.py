@@ -259,8 +259,8 @@ def psna(out, quick, seeds, archs, seed, jobs, scheduler, max_runs, overwrite, a
 @click.option("--quick", is_flag=True, help="Coarser model lines and m up to 10, no simulator unless --simulate (then 5 s "
               "runs): a few seconds. Used by the test suite.")
 @click.option("--simulate/--no-simulate", default=None,
-              help="Run the simulated tunnel over Fig. 4.5's 84 grid points (20 s each; ~2 s more wall time on 2 cores) and put "
-              "it beside the model; claim S1 is judged from these runs. Default: on, off with --quick.")
+              help="Run the simulated tunnel over Fig. 4.5's 84 grid points and 24 points of Figs. 4.6–4.8 (q = 0.1; 20 s "
+              "each; ~2.5 s more wall time on 2 cores) and put it beside the model; claim S1 is judged from these runs. Default: on, off with --quick.")
 @click.option("--sim-seeds", type=click.IntRange(1, 100), metavar="N", help="Simulator runs per grid point (default 1).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, metavar="N",
               help="First seed of the simulator runs.")

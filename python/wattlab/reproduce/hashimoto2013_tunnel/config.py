@@ -61,8 +61,9 @@ class Config:
     sim_points_csv: str | None = None
     """The simulator side's results (one row per run, ``simulator.SIM_COLUMNS``), or None: not run yet."""
     simulate: bool = False
-    """Run the simulated tunnel over Fig. 4.5's grid on the study engine (``simulator.run_grid``);
-    on in the full preset (84 runs, ~2 s on 2 cores, docs/benchmarks.md), off in the quick one."""
+    """Run the simulated tunnel over Fig. 4.5's grid and Figs. 4.6–4.8's simulated points on the
+    study engine (``simulator.run_grid``); on in the full preset (84 + 24 runs, ~2.5 s on 2 cores,
+    docs/benchmarks.md), off in the quick one."""
     sim_duration_s: float = 20.0
     """Simulated time of each simulator run (the flows start within 10·n ms; the whole run is measured)."""
     sim_seeds: int = 1

@@ -1,5 +1,6 @@
 """The simulator side of the reproduction (issue 21: the tunnel simulated beside the model over
-Fig. 4.5's grid). With ``Config.simulate`` (``--simulate``) the reproduction runs it itself
+Fig. 4.5's grid, and at a subset of Figs. 4.6–4.7's points for Figs. 4.6–4.8: :func:`fig46_points`,
+:func:`fig48_beside`). With ``Config.simulate`` (``--simulate``) the reproduction runs it itself
 (:func:`run_grid`, on the study engine); otherwise its results may be passed in, and until they
 are it says so and tests nothing against it. :func:`simulate` produces the same rows in this
 process (docs/tunnel.md, "Model vs simulator").
