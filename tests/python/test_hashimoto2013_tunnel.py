@@ -360,7 +360,7 @@ def _check_fig46_48_side(out, res, cfg):
     assert (s48[s48.aggregate_kBps == 150].sim_m <= 1).all()
     assert "### Figs. 4.6–4.8 (q = 0.1)" in res.summary_md
     r = ran[(ran.aggregate_kBps == 450) & (ran.m == 5)].iloc[0]
-    assert f"| 5 | " in res.summary_md and f"{r.p_ratio:.3f} / {r.sim_p_ratio:.3f}" in res.summary_md
+    assert "| 5 | " in res.summary_md and f"{r.p_ratio:.3f} / {r.sim_p_ratio:.3f}" in res.summary_md
 
 
 def test_simulate_on_the_cli_and_its_bad_options(tmp_path):
