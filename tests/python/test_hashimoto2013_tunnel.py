@@ -356,8 +356,13 @@ def _check_fig46_48_side(out, res, cfg):
         assert g.set_index("m").sim_p_ratio[5] > g.set_index("m").sim_p_ratio[1], a
     s48 = pd.read_csv(out / "sim_fig48.csv")
     assert sorted(s48.aggregate_kBps.unique()) == [150.0, 450.0] and set(s48.d_th_ms) == set(cfg.d_th_ms)
-    # D = (m − 1)/(2R): m = 5 needs 4/(2 · 150 kB/s / 1448 B) ≈ 18.9 ms at 150 kB/s, beyond every D_th: m ≤ 1 there.
-    assert (s48[s48.aggregate_kBps == 150].sim_m <= 1).all()
+    # The measured inlet wait: none at m = 1 (released on arrival), and at m = 5 more than nothing but at most the
+    # inlet timeout (20 ms), however far the model's (m − 1)/(2R) goes (18.9 ms at 150 kB/s).
+    d = ran.set_index(["aggregate_kBps", "m"]).sim_delay_ms
+    assert d[150.0, 1] == 0 and d[450.0, 1] == 0 and 0 < d[150.0, 5] <= 20 and 0 < d[450.0, 5] <= 20
+    # Fig. 4.8's simulated choice keeps to the bound by its own measured delay.
+    for r in s48[s48.sim_m > 0].itertuples():
+        assert d[r.aggregate_kBps, r.sim_m] <= r.d_th_ms + 1e-9, r
     assert "### Figs. 4.6–4.8 (q = 0.1)" in res.summary_md
     r = ran[(ran.aggregate_kBps == 450) & (ran.m == 5)].iloc[0]
     assert "| 5 | " in res.summary_md and f"{r.p_ratio:.3f} / {r.sim_p_ratio:.3f}" in res.summary_md
@@ -403,6 +408,11 @@ def test_fig48_beside_takes_the_best_simulated_m_within_the_delay_bound():
     raw = simulator.fig48_beside(sim46, fig48, stay_awake=False).set_index(["aggregate_kBps", "d_th_ms"])
     assert raw.loc[(150.0, 0.0), ["sim_p_ratio", "sim_m"]].tolist() == [-0.2, 1], "no stay-awake: m = 1's loss stands"
     assert simulator.fig48_beside(sim46.assign(sim_runs=np.nan), fig48, True).empty
+    # With the simulator's own measured delays its choice follows them, the model's still the model's D.
+    measured = simulator.fig48_beside(sim46.assign(sim_delay_ms=[0.0, 4.0, 4.5, 0.0, 1.5, 4.0]), fig48, True)
+    got = measured.set_index(["aggregate_kBps", "d_th_ms"])
+    assert got.loc[(450.0, 5.0), ["sim_p_ratio", "sim_m", "model_p_ratio_same_m", "model_m_same_m"]].tolist() == [0.5, 2, 0.4, 2]
+    assert got.loc[(150.0, 5.0), ["sim_p_ratio", "sim_m", "model_p_ratio_same_m", "model_m_same_m"]].tolist() == [0.4, 5, 0.2, 2]
 
 
 def test_fig_4_6_draws_the_simulated_points_and_fig_4_7_says_it_has_none(tmp_path, quick_run):
@@ -423,8 +433,11 @@ def test_fig_4_6_draws_the_simulated_points_and_fig_4_7_says_it_has_none(tmp_pat
         figures.fig_4_6_4_7(f46, tmp_path)
         plain = dict(drawn)
         figures.fig_4_6_4_7(f46, tmp_path, simulator.beside(f46, sim))
+        no_delay = dict(drawn)
+        figures.fig_4_6_4_7(f46, tmp_path, simulator.beside(f46, sim.assign(delay_ms=[0.0, 5.0])))
     finally:
         figures.finish = orig
-    assert drawn["fig_4_6.png"][0] == plain["fig_4_6.png"][0] + 1 and "Crosses" in drawn["fig_4_6.png"][1]
-    assert drawn["fig_4_7.png"][0] == plain["fig_4_7.png"][0] and "does not measure" in drawn["fig_4_7.png"][1]
+    assert no_delay["fig_4_6.png"][0] == plain["fig_4_6.png"][0] + 1 and "Crosses" in no_delay["fig_4_6.png"][1]
+    assert no_delay["fig_4_7.png"][0] == plain["fig_4_7.png"][0] and "no such column" in no_delay["fig_4_7.png"][1]
+    assert drawn["fig_4_7.png"][0] == plain["fig_4_7.png"][0] + 1 and "inlet's mean wait" in drawn["fig_4_7.png"][1]
     assert (tmp_path / "fig_4_6.png").stat().st_size > 0

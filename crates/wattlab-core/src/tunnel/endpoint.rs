@@ -16,6 +16,8 @@ struct Queued<T> {
     ssn: u16,
     len: u32,
     inner: T,
+    /// When it entered the inlet (its buffering delay ends at the release).
+    at: Time,
 }
 
 /// A DATA chunk sent and not yet cumulatively acknowledged.
@@ -168,15 +170,20 @@ impl<T: Clone> Endpoint<T> {
         let ssn = self.out_ssn[usize::from(sid)];
         self.out_ssn[usize::from(sid)] = ssn.wrapping_add(1);
         self.stats.inner_in += 1;
-        self.inlet.push_back(Queued { sid, ssn, len, inner });
+        self.inlet.push_back(Queued { sid, ssn, len, inner, at: now });
         self.inlet_since.get_or_insert(now);
         if self.inlet.len() >= self.cfg.burst as usize {
             self.stats.released_full += 1;
-            self.release();
+            self.release(now);
         }
     }
 
-    fn release(&mut self) {
+    fn release(&mut self, now: Time) {
+        // The buffering delay D of Eq. 4.13, measured: each packet's wait from arrival to release.
+        for q in &self.inlet {
+            self.stats.inlet_wait_ns += now.saturating_since(q.at).as_nanos();
+        }
+        self.stats.inlet_released += self.inlet.len() as u64;
         self.pending.extend(self.inlet.drain(..));
         self.inlet_since = None;
         self.received_since_release = 0;
@@ -254,7 +261,7 @@ impl<T: Clone> Endpoint<T> {
         self.received_since_release += 1;
         if self.received_since_release >= self.cfg.burst && !self.inlet.is_empty() {
             self.stats.released_burst_rule += 1;
-            self.release();
+            self.release(now);
         }
     }
 
@@ -404,7 +411,7 @@ impl<T: Clone> Endpoint<T> {
     pub fn handle_timeout(&mut self, now: Time) {
         if self.inlet_since.is_some_and(|t| t + self.cfg.inlet_timeout <= now) {
             self.stats.released_timeout += 1;
-            self.release();
+            self.release(now);
         }
         if self.sack_at.is_some_and(|t| t <= now) {
             self.sack_at = None;

@@ -135,6 +135,11 @@ pub struct TunnelStats {
     pub released_timeout: u64,
     /// Inlet releases because m packets were received (the burst rule).
     pub released_burst_rule: u64,
+    /// Inner packets released from the inlet.
+    pub inlet_released: u64,
+    /// Their summed wait in the inlet, arrival to release (ns): the mean buffering delay is
+    /// `inlet_wait_ns / inlet_released`.
+    pub inlet_wait_ns: u64,
     /// Explicit U-APSD triggers sent.
     pub triggers: u64,
     /// Arriving packets dropped as malformed (decode errors).

@@ -198,19 +198,22 @@ fn the_inlet_waits_for_m_packets_or_its_timeout() {
     let cfg = TunnelConfig { burst: 4, inlet_timeout: Duration::from_millis(20), ..TunnelConfig::default() };
     let mut a: Endpoint<Inner> = Endpoint::new(cfg, Time::ZERO).unwrap();
     let t0 = Time::ZERO + Duration::from_millis(1);
+    let ms = |k: u64| t0 + Duration::from_millis(k);
     for s in 0..3 {
-        a.send(t0, key(0), LEN, (0, s));
+        a.send(ms(s), key(0), LEN, (0, s as u32));
     }
-    assert!(a.poll_transmit(t0).is_none(), "3 < m packets stay in the inlet");
-    assert_eq!(a.poll_timeout(t0), Some(t0 + Duration::from_millis(20)));
-    a.send(t0, key(0), LEN, (0, 3));
-    let n = std::iter::from_fn(|| a.poll_transmit(t0)).count();
+    assert!(a.poll_transmit(ms(2)).is_none(), "3 < m packets stay in the inlet");
+    assert_eq!(a.poll_timeout(ms(2)), Some(t0 + Duration::from_millis(20)));
+    a.send(ms(3), key(0), LEN, (0, 3));
+    let n = std::iter::from_fn(|| a.poll_transmit(ms(3))).count();
     assert_eq!(n, 4, "m = 4 released at once (the initial cwnd of 3 MTU admits them)");
-    // One more, then the timeout releases it alone.
-    a.send(t0, key(0), LEN, (0, 4));
-    let t1 = t0 + Duration::from_millis(20);
-    a.handle_timeout(t1);
+    // Arrivals 1 ms apart, released with the 4th: waits of 3 + 2 + 1 + 0 ms ((m − 1)/(2R) = 1.5 ms each).
+    assert_eq!((a.stats().inlet_released, a.stats().inlet_wait_ns), (4, 6_000_000));
+    // One more, then the timeout releases it alone, 20 ms later.
+    a.send(ms(3), key(0), LEN, (0, 4));
+    a.handle_timeout(ms(23));
     assert_eq!(a.stats().released_timeout, 1);
+    assert_eq!((a.stats().inlet_released, a.stats().inlet_wait_ns), (5, 26_000_000));
 }
 
 #[test]

@@ -142,21 +142,27 @@ def _sim_fig46_48_lines(tables: dict[str, pd.DataFrame]) -> list[str]:
         return []
     ran = s46[s46.sim_runs.notna()]
     aggs = sorted(ran.aggregate_kBps.unique())
+    measured = "sim_delay_ms" in ran.columns
     lines = ["### Figs. 4.6–4.8 (q = 0.1)", "",
-             f"P_ratio, model / simulator (`sim_fig46_47.csv`, with err = model/sim − 1; the simulator's mean of "
-             f"{simulator.runs_text(ran.sim_runs)} per point). The simulator does not measure the inlet's buffering delay, "
-             "so Fig. 4.7 has the model only.", "",
-             "| m | " + " | ".join(f"{a:g} kB/s" for a in aggs) + " |", "|---|" + "---|" * len(aggs)]
-    for m, g in ran.groupby("m"):
-        by = g.set_index("aggregate_kBps")
-        cells = [f"{by.p_ratio[a]:.3f} / {by.sim_p_ratio[a]:.3f}" if a in by.index else "—" for a in aggs]
-        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+             f"Model / simulator (`sim_fig46_47.csv`, with err = model/sim − 1; the simulator's mean of "
+             f"{simulator.runs_text(ran.sim_runs)} per point). "
+             + ("D: the model's (m − 1)/(2R) beside the client inlet's measured mean wait (arrival to release)."
+                if measured else "The simulator's rows have no buffering delay, so Fig. 4.7 has the model only."), ""]
+    for col, name, spec in (("p_ratio", "P_ratio", ".3f"), ("delay_ms", "D (ms)", ".1f")):
+        if f"sim_{col}" not in ran.columns:
+            continue
+        lines += [f"| {name}: m | " + " | ".join(f"{a:g} kB/s" for a in aggs) + " |", "|---|" + "---|" * len(aggs)]
+        for m, g in ran.groupby("m"):
+            by = g.set_index("aggregate_kBps")
+            cells = [f"{by[col][a]:{spec}} / {by['sim_' + col][a]:{spec}}" if a in by.index else "—" for a in aggs]
+            lines.append(f"| {m} | " + " | ".join(cells) + " |")
+        lines.append("")
     n_ok = int(ran.within_15.sum())
-    lines += ["", f"{n_ok} of {len(ran)} points within 15 % on both P_sleep and P_ratio.", ""]
+    lines += [f"{n_ok} of {len(ran)} points within 15 % on both P_sleep and P_ratio.", ""]
     if s48 is not None and not s48.empty:
-        lines += ["Fig. 4.8 from these runs (`sim_fig48.csv`): the best P_ratio over the simulated m with the model's "
-                  "D = (m − 1)/(2R) ≤ D_th (m = 0: the radio stays on), beside the model's best over the same m and "
-                  "over every m.", "",
+        lines += ["Fig. 4.8 from these runs (`sim_fig48.csv`): the best P_ratio over the simulated m whose buffering "
+                  "delay ≤ D_th (" + ("the simulator's measured D" if measured else "the model's D") + "; m = 0: the "
+                  "radio stays on), beside the model's best over the same m (the model's D) and over every m.", "",
                   "| aggregate (kB/s) | D_th (ms) | simulator (m) | model, same m (m) | model, all m (m) |",
                   "|---|---|---|---|---|"]
         for r in s48.itertuples(index=False):

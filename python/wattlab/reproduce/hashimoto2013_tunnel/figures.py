@@ -86,10 +86,12 @@ def fig_4_6_4_7(fig46: pd.DataFrame, out: Path, sim: pd.DataFrame | None = None)
         ax.grid(alpha=0.3)
         q = float(fig46.q.iloc[0])
         caption = f"Model, q = {q:g}, upstream flows only; D = (m − 1)/(2R) (Eq. 4.13). " + NO_BARS
+        if drawn and col == "delay_ms":
+            caption += " The simulator's D: the client inlet's mean wait from arrival to release."
         if drawn:
             caption += _sim_note(ran, "sim_fig46_47.csv")
         elif ran is not None and not ran.empty:
-            caption += " Simulator side: it does not measure this quantity (no crosses)."
+            caption += " Simulator side: its rows have no such column (no crosses)."
         paths.append(finish(fig, out / name, title, caption, ncol=3 if drawn else 6))
     return paths
 

@@ -29,7 +29,8 @@ KEYS = ("q", "m", "aggregate_kBps")
 SIM_COLUMNS = KEYS + ("p_cam_w", "p_sleep_w")
 """Columns a simulator result must have, one row per run: the client WNI's mean power (W) over
 the measurement window with the radio always on (CAM) and under the ideal-sleep accounting of
-the same run; optional: ``seed``, ``p_ratio``, ``delay_ms`` (the inlet's mean buffering delay)."""
+the same run; optional: ``seed``, ``p_ratio``, ``delay_ms`` (the client inlet's mean buffering
+delay, which :func:`simulate` and :func:`run_grid` measure)."""
 TOLERANCE = 0.15
 """Issue 21: model and simulator agree when within 15 %."""
 RATIO_FLOOR = 0.05
@@ -213,12 +214,15 @@ burst = {m}
 
 
 def _row(q: float, m: int, aggregate_kBps: float, kbyte: int, seed: int, summary: dict, power_save: str = "u-apsd") -> dict:
-    """One result row from a run's summary: the client radio's mean power per accounting."""
+    """One result row from a run's summary: the client radio's mean power per accounting and the
+    client inlet's mean buffering delay (the upstream data's D of Eq. 4.13; NaN if none left it)."""
     t = summary["end_time_s"]
     power = {r["policy"]: r["energy_j"] / t for r in summary["radios"] if r["node"] == "client"}
+    inlet = next(e for e in summary["tunnels"] if e["side"] == "client")
+    delay_ms = 1e-6 * inlet["inlet_wait_ns"] / inlet["inlet_released"] if inlet["inlet_released"] else float("nan")
     return {"q": q, "m": int(m), "aggregate_kBps": aggregate_kBps, "seed": seed,
             "p_cam_w": power["always-on"], "p_sleep_w": power["ideal-sleep"], "p_oracle_w": power["oracle"],
-            "p_mode_w": power.get(power_save, power["always-on"]),
+            "p_mode_w": power.get(power_save, power["always-on"]), "delay_ms": delay_ms,
             "goodput_kBps": sum(f["goodput_bps"] for f in summary["flows"]) / 8 / kbyte}
 
 
@@ -280,24 +284,29 @@ def run_grid(points: pd.DataFrame, cfg: Config, workers: int | None = None, cons
 def fig48_beside(sim46: pd.DataFrame, fig48: pd.DataFrame, stay_awake: bool) -> pd.DataFrame:
     """Fig. 4.8 from the simulated Figs. 4.6–4.7 points (``sim46``: :func:`beside` of the
     ``fig46_47`` table): per simulated aggregate and each D_th of ``fig48``, the best simulated
-    P_ratio over the simulated m whose buffering delay D = (m − 1)/(2R) is ≤ D_th (the model's D,
-    Eq. 4.13: the simulator does not measure the inlet's delay), 0 with ``sim_m`` = 0 when the
-    radio may stay on (``stay_awake``) and every allowed m loses energy; beside it the model's
-    best over the same m (``model_p_ratio_same_m``) and over every m ≤ m_max (``p_ratio``, from
-    ``fig48``). Empty when nothing was simulated."""
+    P_ratio over the simulated m whose buffering delay is ≤ D_th (the simulator's measured mean,
+    ``sim_delay_ms``, when its rows have it; else the model's D = (m − 1)/(2R), Eq. 4.13), 0 with
+    ``sim_m`` = 0 when the radio may stay on (``stay_awake``) and every allowed m loses energy;
+    beside it the model's best over the same m by the model's D (``model_p_ratio_same_m``) and over
+    every m ≤ m_max (``p_ratio``, from ``fig48``). Empty when nothing was simulated."""
     cols = ["aggregate_kBps", "d_th_ms", "sim_p_ratio", "sim_m", "model_p_ratio_same_m", "model_m_same_m", "p_ratio", "m"]
     ran = sim46[sim46.sim_runs.notna()]
+    sim_d = "sim_delay_ms" if "sim_delay_ms" in ran.columns else "delay_ms"
     rows = []
     for a, g in ran.groupby("aggregate_kBps"):
         for d in sorted(fig48.d_th_ms.unique()):
-            ok = g[g.delay_ms <= d + 1e-9]
-            if ok.empty:  # no simulated m meets the bound (m = 1 always does: D = 0)
-                continue
-            best = [(float(ok.sim_p_ratio.max()), int(ok.m[ok.sim_p_ratio.idxmax()])),
-                    (float(ok.p_ratio.max()), int(ok.m[ok.p_ratio.idxmax()]))]
-            if stay_awake:
-                best = [(r, m) if r >= 0 else (0.0, 0) for r, m in best]
+            best = [_best(g[g[sim_d] <= d + 1e-9], "sim_p_ratio", stay_awake),
+                    _best(g[g.delay_ms <= d + 1e-9], "p_ratio", stay_awake)]
             full = fig48[np.isclose(fig48.aggregate_kBps, a) & (fig48.d_th_ms == d)]
             rows.append([a, d, *best[0], *best[1], float(full.p_ratio.iloc[0]) if len(full) else np.nan,
                          int(full.m.iloc[0]) if len(full) else -1])
     return pd.DataFrame(rows, columns=cols)
+
+
+def _best(ok: pd.DataFrame, col: str, stay_awake: bool) -> tuple[float, int]:
+    """The largest ``col`` among the allowed rows and its m; (0, 0) when staying awake is better
+    or allowed, (NaN, -1) when no row is allowed and the radio may not stay on."""
+    if ok.empty:
+        return (0.0, 0) if stay_awake else (np.nan, -1)
+    r, m = float(ok[col].max()), int(ok.m[ok[col].idxmax()])
+    return (0.0, 0) if stay_awake and r < 0 else (r, m)
