@@ -8,11 +8,11 @@ agrees within 1.5× of the paper's either way and partly agrees within 3×."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import pandas as pd
 
 from . import paper
+from ..claim import Claim
 
 AGREES, PARTLY, DISAGREES, UNTESTED = "agrees", "partly", "disagrees", "not tested"
 FACTOR_AGREES, FACTOR_PARTLY = 1.5, 3.0
@@ -23,16 +23,6 @@ card power may exceed it by for "the card is mostly idle"."""
 ASYMMETRY = 5.0
 """"Much slower" downstream: one TCP download at most 1/5 of one upload's rate."""
 
-
-@dataclass
-class Claim:
-    """One claim of the paper and wattlab's verdict on it."""
-
-    id: str
-    paper: str
-    test: str
-    verdict: str
-    evidence: str
 
 
 def _row(t: pd.DataFrame, transfer: str, arch: str):

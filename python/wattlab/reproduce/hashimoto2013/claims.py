@@ -8,12 +8,12 @@ simulation per cross-traffic rate), ``m_sweep``, ``maps`` and ``model_vs_sim``."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from . import paper
+from ..claim import Claim
 
 AGREES, PARTLY, DISAGREES, UNTESTED = "agrees", "partly", "disagrees", "not tested"
 EQUAL_SHARE_TOL = 0.20
@@ -27,16 +27,6 @@ FAIR_JAIN = 0.9
 TABLE31_TOL_PCT = 10.0
 MODEL_SIM_TOL_PCT = 15.0
 
-
-@dataclass
-class Claim:
-    """One claim of the thesis (or the issue's target) and wattlab's verdict on it."""
-
-    id: str
-    paper: str
-    test: str
-    verdict: str
-    evidence: str
 
 
 def _fair(f: pd.DataFrame, mix: str, delack: bool, scheme: str):

@@ -19,12 +19,13 @@ drives every claim to each of its verdicts):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 from scipy import stats
+
+from ..claim import Claim
 
 AGREES = "agrees"
 DISAGREES = "disagrees"
@@ -42,16 +43,6 @@ HIGH_PER_MIN = 0.15
 MAJORITY = 0.75
 """Share of points a per-point ordering must hold at for 'agrees' (below half: 'disagrees')."""
 
-
-@dataclass
-class Claim:
-    """One claim of the paper and wattlab's verdict on it."""
-
-    id: str
-    paper: str
-    test: str
-    verdict: str
-    evidence: str
 
 
 def _verdict(share: float) -> str:

@@ -10,9 +10,10 @@ verdict with synthetic ratios.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import pandas as pd
+
+from ..claim import Claim
 
 AGREES, PARTLY, DISAGREES, UNTESTED = "agrees", "partly", "disagrees", "not tested"
 RULE = "agrees when ≥ 75 % of a claim's (set, condition) checks hold, partly from 50 %, else disagrees"
@@ -23,16 +24,6 @@ EQUAL_EO = 0.25
 MUCH_MORE = 10.0
 """'≫': at least 10×."""
 
-
-@dataclass
-class Claim:
-    """One claim of the paper and wattlab's verdict on it."""
-
-    id: str
-    paper: str
-    test: str
-    verdict: str
-    evidence: str
 
 
 def _verdict(checks: list[bool]) -> str:
