@@ -117,6 +117,9 @@ def prepare_out_dir(out: Path, overwrite: bool, ours: Iterable[str], keep: Itera
     if not overwrite:
         shown = ", ".join(entries[:4]) + (" ..." if len(entries) > 4 else "")
         fail(f"--out {out} is not empty ({shown}); pass --overwrite to replace earlier results, or choose another directory")
+    other = results_of_many_runs(out)
+    if other:
+        fail(f"--out {out} holds {other}: --overwrite would delete its tables; choose another directory")
     ours = set(ours)
     inputs = {p.resolve() for p in keep}
     for p in out.iterdir():
@@ -129,6 +132,19 @@ def prepare_out_dir(out: Path, overwrite: bool, ours: Iterable[str], keep: Itera
             shutil.rmtree(p)
         else:
             p.unlink()
+
+
+def results_of_many_runs(out: Path) -> str | None:
+    """What ``out`` holds if it is a sweep's or a reproduction's result (``"a sweep's results
+    (study.json)"``), else None: such a folder is never a single run's to overwrite."""
+    if (out / "study.json").is_file():
+        return "a sweep's results (study.json)"
+    runs = out / "runs"
+    if (out / ".wattlab-lock").exists() or (runs.is_dir() and any(p.suffix == ".run" for p in runs.iterdir())):
+        return "a sweep's or a reproduction's stored runs (runs/)"
+    if (out / "config.json").is_file() and ((out / "summary.md").is_file() or (out / "claims.csv").is_file()):
+        return "a reproduction's results (config.json, summary.md)"
+    return None
 
 
 def check_input_file(path: Path, what: str) -> None:

@@ -150,7 +150,10 @@ def _run(module, cfg, out, eng: Engine | int | None, overwrite) -> object:
              + (" with --overwrite (it had begun writing its files)" if begun else "") + " to resume", style="yellow")
         sys.exit(EXIT_INTERRUPTED)
     except RuntimeError as err:
-        if "Dask" in str(err):
+        from wattlab.study.cluster import SchedulerError
+        from wattlab.study.store import Busy
+
+        if isinstance(err, (SchedulerError, Busy)):  # the cluster, or another session in `out`: one line
             fail(str(err))
         raise
     t = e.tally

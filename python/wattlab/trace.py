@@ -112,9 +112,18 @@ class TraceEnergy:
         }
 
     def plot(self, path: str | Path, max_points: int = 200_000) -> Path:
-        """PNG: each policy's state timeline (one row each) over the throughput."""
+        """PNG: each policy's state timeline (one row each) over the throughput. Raises
+        ``FileNotFoundError`` naming the file and what to do if a timeline streamed to
+        ``timeline_dir`` is no longer there."""
         from wattlab.trace_plot import plot_timeline
 
+        gone = {label: f for label, f in self.timeline_files.items() if not Path(f).is_file()}
+        if gone:
+            label, f = next(iter(gone.items()))
+            raise FileNotFoundError(
+                f"cannot plot: the timeline of policy {label!r} was streamed to {f}, which no longer exists "
+                f"({len(gone)} of {len(self.timeline_files)} timeline files missing; was timeline_dir removed?): "
+                "analyze the capture again, with timeline_dir kept or timeline=True to keep the timelines in memory")
         return plot_timeline(self, Path(path), max_points=max_points)
 
 

@@ -100,6 +100,22 @@ fn validate(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) ->
     guard(|| build(py, text, origin, None, &overrides, None, Vec::new(), false).map(|sim| sim.estimate().warnings()))
 }
 
+/// The cost estimate of a run of the scenario, without running it (see the simulator's
+/// `estimate` module): a dict of `events` (expected), `rows` (time-series rows if recorded)
+/// and `seconds` (simulated time assumed); raises `ScenarioError` if it is invalid.
+#[pyfunction]
+#[pyo3(signature = (text, origin, overrides=Vec::new()))]
+fn estimate<'py>(py: Python<'py>, text: &str, origin: &str, overrides: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
+    guard(|| {
+        let e = build(py, text, origin, None, &overrides, None, Vec::new(), false)?.estimate();
+        let d = PyDict::new(py);
+        d.set_item("events", e.events)?;
+        d.set_item("rows", e.rows)?;
+        d.set_item("seconds", e.seconds)?;
+        Ok(d)
+    })
+}
+
 /// Read a scenario file (a regular file of at most 16 MiB of UTF-8); raises `ScenarioError`
 /// naming the file and what is wrong (missing, a directory, a device, too large, not UTF-8).
 #[pyfunction]
@@ -343,6 +359,7 @@ fn tcp_capacity_inner<'py>(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(effective_scenario, m)?)?;

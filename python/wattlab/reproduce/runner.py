@@ -91,14 +91,23 @@ def engine(out: str | os.PathLike | None = None, jobs: int | None = None, schedu
     stored in ``out/runs/KEY.run`` (a rerun reuses them: resume), ``jobs`` local processes (default
     one per core; this wins over the ``workers`` a reproduction passes) or a Dask ``scheduler``
     (an address or a ``dask.distributed.Client``), at most ``max_runs`` new runs (then
-    :class:`Unfinished` is raised). Without it, ``run_jobs`` uses ``workers`` local processes
-    and stores nothing."""
+    :class:`Unfinished` is raised). ``out`` is locked for the duration (another session there is
+    refused with ``wattlab.study.store.Busy``). Without it, ``run_jobs`` uses ``workers`` local
+    processes and stores nothing."""
     eng = Engine(None if out is None else Path(out), jobs, scheduler, max_runs)
+    held = None
+    if eng.out is not None:  # one session per directory, for the whole reproduction
+        from wattlab.study.store import lock
+
+        eng.out.mkdir(parents=True, exist_ok=True)
+        held = lock(eng.out)
     token = _ENGINE.set(eng)
     try:
         yield eng
     finally:
         _ENGINE.reset(token)
+        if held is not None:
+            held.release()
 
 
 class Unfinished(Exception):

@@ -1,27 +1,34 @@
-"""Running a study: every run point on a local process pool or a Dask cluster, each run's
+"""Running a study: every run point on local worker processes or a Dask cluster, each run's
 tables stored in ``DIR/runs/KEY.run`` as it finishes (so an interrupted study resumes and a
-finished one is not recomputed), then one tidy Parquet file per table in ``DIR``.
+finished one is not recomputed), then one tidy Parquet file (and its CSV twin) per table in
+``DIR``.
 
 Determinism: a run depends only on the scenario, its overrides and its seed, and the combined
 files are sorted by run key with a fixed column order and hold no wall-clock time, so they are
 byte-identical whatever ran them (``--jobs 1``, ``--jobs 8`` or a Dask cluster). What does vary
 (wall times, workers, dates) goes to ``DIR/timing.json``.
+
+What survives what (the store's guarantees are in ``store``, the workers' in ``pool`` and
+``cluster``, the size limits in ``cost``): every stored run is verified when read, a damaged
+one recomputed; one session per directory; workers die with the sweep; a run whose worker dies
+is recorded as failed; every file is renamed into place whole.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from wattlab import _core
+from wattlab.study import cluster, pool
+from wattlab.study.cost import EARLY_CHECK_RUNS, MAX_STUDY_RUNS, MAX_TABLE_MB, StudyCost, check_size, check_tables, estimate_events
 from wattlab.study.spec import Point, Study, StudyError, check_overrides, load
+from wattlab.study.store import Damaged, Store, TooLarge, atomic_write
 
 RUN_COLUMNS = ["run_key", "seed", "run_status", "run_completed", "run_time_limit_hit"]
 """Per-run columns every table carries after the parameters (status: ``completed``,
@@ -64,7 +71,8 @@ def run_task(task: Task) -> dict:
         labels = _labels(task, status_row)
         for name in task.outputs:
             tables[name] = _ipc_bytes(_labelled(arrow_table(res, name), labels))
-    except (_core.ScenarioError, _core.SimulationError) as e:
+    except Exception as e:  # a refused scenario, a failed simulation, MemoryError: recorded, not fatal
+        tables = {}
         status_row = {"run_status": "failed", "run_completed": False, "run_time_limit_hit": False,
                       "end_time_s": None, "events": None, "error": f"{type(e).__name__}: {e}"}
     row = {**_labels(task, status_row), **{k: status_row[k] for k in ("end_time_s", "events", "error")}}
@@ -147,54 +155,23 @@ def _ipc_bytes(table) -> bytes:
 
 
 # ---------------------------------------------------------------------------------------------
-# Storage of finished runs: DIR/runs/KEY.run, each renamed into place whole.
+# A study's runs in the store (study/store.py): the run's row of the runs table as the meta,
+# each kept table as an Arrow IPC blob.
 
 
-class Store:
-    """Finished runs of a study directory: one file per run, ``runs/KEY.run``: a JSON line
-    (the run's row of the runs table and the length of each table) followed by each table as
-    an Arrow IPC file. Written under a temporary name and renamed into place, so a run is
-    there complete or not at all (one file per run: on a slow file system, each file opened
-    costs about half a millisecond)."""
+def put_run(store: Store, result: dict) -> None:
+    """Store a finished run (its row and its tables)."""
+    store.put(result["key"], {"run": result["run"]}, result["tables"])
 
-    SUFFIX = ".run"
 
-    def __init__(self, out: Path):
-        self.out = out
-        self.runs = out / "runs"
-        self.runs.mkdir(parents=True, exist_ok=True)
-        for stale in self.runs.glob(".tmp-*"):  # a run being stored when the sweep was killed
-            stale.unlink(missing_ok=True)
-        self._cache: dict[str, tuple[dict, dict[str, bytes]]] = {}
-
-    def done(self) -> set[str]:
-        """Keys of the runs stored."""
-        return {n[: -len(self.SUFFIX)] for n in os.listdir(self.runs) if n.endswith(self.SUFFIX) and not n.startswith(".")}
-
-    def put(self, result: dict) -> None:
-        key = result["key"]
-        blobs = list(result["tables"].items())
-        head = {"run": result["run"], "tables": [[name, len(data)] for name, data in blobs]}
-        tmp = self.runs / f".tmp-{key}-{os.getpid()}"
-        with open(tmp, "wb") as f:
-            f.write(json.dumps(head, sort_keys=True, default=_json_default).encode() + b"\n")
-            for _, data in blobs:
-                f.write(data)
-        os.replace(tmp, self.runs / f"{key}{self.SUFFIX}")
-
-    def read(self, key: str) -> tuple[dict, dict[str, bytes]]:
-        """A stored run: its row and its tables (Arrow IPC bytes by name)."""
-        data = (self.runs / f"{key}{self.SUFFIX}").read_bytes()
-        nl = data.index(b"\n")
-        head = json.loads(data[:nl])
-        tables, pos = {}, nl + 1
-        for name, n in head["tables"]:
-            tables[name] = data[pos:pos + n]
-            pos += n
-        return head["run"], tables
-
-    def run_row(self, key: str) -> dict:
-        return self.read(key)[0]
+def read_run(store: Store, key: str) -> tuple[dict, dict[str, bytes]]:
+    """A stored run, verified: its row of the runs table and its tables (Arrow IPC bytes by
+    name); raises ``store.Damaged``."""
+    meta, tables = store.get(key)
+    row = meta.get("run") if isinstance(meta, dict) else None
+    if not isinstance(row, dict) or row.get("run_key") != key or "run_status" not in row:
+        raise Damaged(store.path(key), "not a stored run of a study (no run row)")
+    return row, tables
 
 
 def read_ipc(data: bytes):
@@ -204,99 +181,42 @@ def read_ipc(data: bytes):
     return pa.ipc.open_file(pa.BufferReader(data)).read_all()
 
 
-def _json_default(o):
-    import numpy as np
-
-    if isinstance(o, np.generic):
-        return o.item()
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
-
-
 # ---------------------------------------------------------------------------------------------
-# Executors: a local process pool, or a Dask distributed client.
+# Executors: local processes (study/pool.py), or a Dask cluster (study/cluster.py).
 
 
-def _local_results(tasks: list, jobs: int, fn: Callable[[Any], dict] = run_task) -> Iterator[dict]:
-    """``fn(task)`` of every task as they finish (``run_task`` by default), on ``jobs`` local
-    processes (in this process if jobs == 1).
-    The workers are forked as soon as this is called (before any progress-bar thread starts),
-    so they start in milliseconds with wattlab, pandas and pyarrow already imported."""
+def results(tasks: list, fn: Callable[[Any], dict] = run_task, jobs: int = 1, scheduler: Any = None,
+            timeout: float = cluster.TIMEOUT_S) -> Iterator[Any]:
+    """``fn(task)`` of every task, as they finish, or a :class:`~wattlab.study.pool.Lost` for a
+    task whose worker died: on a Dask cluster if ``scheduler`` is given (its problems raised as
+    one-line :class:`~wattlab.study.cluster.SchedulerError` within ``timeout`` seconds), else on
+    ``jobs`` local processes (in this process if jobs == 1). ``fn`` must be a module-level
+    function (it is pickled)."""
+    if scheduler is not None:
+        return cluster.run_dask(tasks, scheduler, fn, timeout)
     if jobs <= 1 or len(tasks) <= 1:
         return (fn(t) for t in tasks)
-    import multiprocessing as mp
-
     import pandas  # noqa: F401  (imported once here, inherited by the forked workers: pyarrow uses it)
     import pyarrow.ipc  # noqa: F401
 
     from wattlab import api  # noqa: F401
 
-    method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=mp.get_context(method),
-                               initializer=_ignore_sigint)
-    it = iter(tasks)
-    pending: set[Future] = {pool.submit(fn, t) for t in itertools.islice(it, jobs * 4)}
-
-    def finished_results() -> Iterator[dict]:
-        nonlocal pending
-        finished = False
-        try:
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in done:
-                    nxt = next(it, None)
-                    if nxt is not None:
-                        pending.add(pool.submit(fn, nxt))
-                    yield f.result()
-            finished = True
-        finally:
-            if finished:
-                pool.shutdown(wait=True)
-            else:
-                # Ctrl-C or an error: the runs under way are lost (they were not stored), the
-                # workers are stopped at once rather than left to finish them.
-                procs = list(getattr(pool, "_processes", {}).values())
-                pool.shutdown(wait=False, cancel_futures=True)
-                for proc in procs:
-                    proc.terminate()
-
-    return finished_results()
+    return pool.run_local(tasks, jobs, fn)
 
 
-def _ignore_sigint() -> None:
-    """In a local worker: Ctrl-C is the parent's to handle (it stops the workers)."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _dask_results(tasks: list, scheduler: Any, fn: Callable[[Any], dict] = run_task) -> Iterator[dict]:
-    """``fn(task)`` of every task as they finish on a Dask distributed cluster (``scheduler``:
-    an address such as ``tcp://host:8786``, or a ``dask.distributed.Client``)."""
-    try:
-        from dask.distributed import Client, as_completed
-    except ImportError:
-        raise RuntimeError("--scheduler needs Dask's distributed scheduler, which is not installed: "
-                           "pip install 'wattlab[dask]' (or pip install 'dask[distributed]')") from None
-    own = not isinstance(scheduler, Client)
-    client = Client(scheduler) if own else scheduler
-    try:
-        futures = client.map(fn, tasks, pure=False)
-        for f in as_completed(futures):
-            yield f.result()
-            f.release()
-    finally:
-        if own:
-            client.close()
-
-
-def results(tasks: list, fn: Callable[[Any], dict] = run_task, jobs: int = 1, scheduler: Any = None) -> Iterator[dict]:
-    """``fn(task)`` of every task, as they finish: on a Dask cluster if ``scheduler`` is given,
-    else on ``jobs`` local processes. ``fn`` must be a module-level function (it is pickled)."""
-    return _dask_results(tasks, scheduler, fn) if scheduler is not None else _local_results(tasks, jobs, fn)
+def lost_result(task: Task, reason: str) -> dict:
+    """The failed run of a task whose worker died (recorded like any failed run)."""
+    status = {"run_status": "failed", "run_completed": False, "run_time_limit_hit": False}
+    row = {**_labels(task, status), "end_time_s": None, "events": None, "error": f"the run did not finish: {reason}"}
+    return {"key": task.point.key, "tables": {}, "run": row, "sim_s": 0.0, "wall_s": 0.0, "worker": "lost"}
 
 
 # ---------------------------------------------------------------------------------------------
 # The study as a whole
+
+
+class StoreWarning(UserWarning):
+    """A stored run was damaged (it is recomputed, or skipped with ``skip_damaged``)."""
 
 
 @dataclass
@@ -311,9 +231,14 @@ class SweepSummary:
     out: Path
     tables: list[str]
     elapsed_s: float
+    damaged: list[str] = field(default_factory=list)
+    """Stored runs found damaged (each ``path: reason``): recomputed, or skipped."""
+    cost: StudyCost | None = None
+    """The study's size and estimated cost."""
 
     @property
     def finished(self) -> bool:
+        """Every run is stored (or, with ``skip_damaged``, accounted for) and the tables written."""
         return self.left == 0
 
 
@@ -325,55 +250,127 @@ def run_study(
     max_runs: int | None = None,
     on_result: Callable[[int, int], None] | None = None,
     on_start: Callable[[int, int], None] | None = None,
+    *,
+    retry_failed: bool = False,
+    skip_damaged: bool = False,
+    max_study_runs: int = MAX_STUDY_RUNS,
+    max_table_mb: float = MAX_TABLE_MB,
+    scheduler_timeout: float = cluster.TIMEOUT_S,
+    on_plan: Callable[[StudyCost, int], None] | None = None,
+    report: Callable[[str], None] | None = None,
 ) -> SweepSummary:
     """Run what is not yet stored in ``out`` (at most ``max_runs`` new runs), then, if every
-    run is stored, write the combined tables. ``on_start(to_run, total)`` is called once,
+    run is stored, write the combined tables.
+
+    Before anything runs, the study's size is checked against ``max_study_runs`` and its cost
+    estimated (``on_plan(cost, to_run)`` is called with it). Every stored run is verified; a
+    damaged one is reported (``report(message)``) and recomputed, its file moved to
+    ``runs/damaged/`` (with ``skip_damaged``: left alone, and listed as ``damaged`` in the runs
+    table). Failed runs stay failed unless ``retry_failed``. ``out`` is locked for the
+    session (``store.Busy`` if another holds it). ``on_start(to_run, total)`` is called once,
     ``on_result(done_now, to_run)`` after each run."""
+    if max_runs is not None and (isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 0):
+        raise ValueError(f"max_runs must be None or an int >= 0, not {max_runs!r}")
+    cost = check_size(study, max_study_runs)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    check_overrides(study)
-    points = study.points()
-    keys = [p.key for p in points]
-    if len(set(keys)) != len(keys):
-        raise StudyError(study.origin, "two run points are the same (a value repeated in a grid?)")
-    _write_manifest(study, out, points)
-    store = Store(out)
-    done = store.done()
-    todo = [p for p in points if p.key not in done]
-    reused = len(points) - len(todo)
-    if max_runs is not None:
-        todo = todo[:max_runs]
-    consts = (("wattlab_version", _core.__version__), ("wattlab_commit", _core.__commit__),
-              ("study_hash", study.study_hash), ("scenario_hash", study.scenario_hash))
-    tasks = [Task(study.scenario_text, study.scenario_origin, p, tuple(study.outputs), consts) for p in todo]
-    t0 = time.perf_counter()
-    timing = _load_timing(out)
-    done_now = results(tasks, run_task, jobs, scheduler)
-    if on_start:
-        on_start(len(tasks), len(points))
-    n = 0
-    try:
-        for r in done_now:
-            store.put(r)
-            timing["runs"][r["key"]] = {"wall_s": round(r["wall_s"], 6), "sim_s": round(r["sim_s"], 6), "worker": r["worker"]}
-            n += 1
-            if on_result:
-                on_result(n, len(tasks))
-    finally:
-        elapsed = time.perf_counter() - t0
-        timing["sessions"].append({"started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(time.time() - elapsed)),
-                                   "elapsed_s": round(elapsed, 3), "computed": n, "jobs": jobs,
-                                   "scheduler": None if scheduler is None else str(getattr(scheduler, "scheduler", scheduler))})
-        (out / "timing.json").write_text(json.dumps(timing, indent=1, sort_keys=True) + "\n")
-    done = store.done()
-    left = sum(k not in done for k in keys)
-    by_status: dict[str, int] = {}
+    say = report or (lambda m: None)
+    with Store(out) as store:
+        check_overrides(study)
+        estimate_events(study, cost)
+        points = study.points()
+        keys = [p.key for p in points]
+        if len(set(keys)) != len(keys):
+            raise StudyError(study.origin, "two run points are the same (a value repeated in a grid?)")
+        _write_manifest(study, out, points)
+        rows, sizes, damaged = _verify(store, keys)
+        damaged_rows: dict[str, dict] = {}
+        consts = (("wattlab_version", _core.__version__), ("wattlab_commit", _core.__commit__),
+                  ("study_hash", study.study_hash), ("scenario_hash", study.scenario_hash))
+        by_key = {p.key: p for p in points}
+        for i, (k, e) in enumerate(damaged.items()):
+            if skip_damaged:
+                task = Task(study.scenario_text, study.scenario_origin, by_key[k], tuple(study.outputs), consts)
+                damaged_rows[k] = {**_labels(task, {"run_status": "damaged", "run_completed": False, "run_time_limit_hit": False}),
+                                   "end_time_s": None, "events": None, "error": f"stored run damaged: {e}"}
+            else:
+                store.set_aside(k)
+            if i < 10:
+                say(f"damaged stored run {e}; " + ("skipped (--skip-damaged)" if skip_damaged else
+                                                   "computing it again (the damaged file is kept in runs/damaged/)"))
+        if len(damaged) > 10:
+            say(f"... and {len(damaged) - 10} more damaged stored runs")
+        todo = [p for p in points if (p.key not in rows and p.key not in damaged_rows)
+                or (retry_failed and rows.get(p.key, {}).get("run_status") == "failed")]
+        reused = len(points) - len(todo) - len(damaged_rows)
+        if sizes:
+            check_tables(cost, sum(sizes.values()) / len(sizes), max_table_mb, study.origin)
+        if max_runs is not None:
+            todo = todo[:max_runs]
+        if on_plan:
+            on_plan(cost, len(todo))
+        tasks = [Task(study.scenario_text, study.scenario_origin, p, tuple(study.outputs), consts) for p in todo]
+        t0 = time.perf_counter()
+        timing = _load_timing(out)
+        done_now = results(tasks, run_task, jobs, scheduler, scheduler_timeout) if tasks else iter(())
+        if on_start:
+            on_start(len(tasks), len(points))
+        n = 0
+        try:
+            for r in done_now:
+                if isinstance(r, pool.Lost):
+                    r = lost_result(r.task, r.reason)
+                try:
+                    put_run(store, r)
+                except TooLarge as e:
+                    r = {**r, "tables": {}, "run": {**r["run"], "run_status": "failed", "run_completed": False,
+                                                    "run_time_limit_hit": False, "error": f"not stored: {e}"}}
+                    put_run(store, r)
+                rows[r["key"]] = r["run"]
+                sizes[r["key"]] = os.path.getsize(store.path(r["key"]))
+                timing["runs"][r["key"]] = {"wall_s": round(r["wall_s"], 6), "sim_s": round(r["sim_s"], 6), "worker": r["worker"]}
+                n += 1
+                if on_result:
+                    on_result(n, len(tasks))
+                if n == EARLY_CHECK_RUNS and cost.table_bytes_per_run is None:
+                    check_tables(cost, sum(sizes.values()) / len(sizes), max_table_mb, study.origin)
+        finally:
+            close = getattr(done_now, "close", None)
+            if close:
+                close()
+            elapsed = time.perf_counter() - t0
+            timing["sessions"].append({"started": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(time.time() - elapsed)),
+                                       "elapsed_s": round(elapsed, 3), "computed": n, "jobs": jobs,
+                                       "scheduler": None if scheduler is None else str(getattr(scheduler, "scheduler", scheduler))})
+            atomic_write(out / "timing.json", (json.dumps(timing, indent=1, sort_keys=True) + "\n").encode())
+        left = sum(k not in rows and k not in damaged_rows for k in keys)
+        by_status: dict[str, int] = {}
+        for k in keys:
+            row = rows.get(k) or damaged_rows.get(k)
+            if row is not None:
+                by_status[row["run_status"]] = by_status.get(row["run_status"], 0) + 1
+        tables = []
+        if left == 0:
+            check_tables(cost, sum(sizes.values()) / max(1, len(sizes)), max_table_mb, study.origin)
+            tables = _combine(study, store, points, out, damaged_rows)
+    return SweepSummary(len(points), n, reused, left, by_status, out, tables, elapsed,
+                        [str(e) for e in damaged.values()], cost)
+
+
+def _verify(store: Store, keys: list[str]) -> tuple[dict[str, dict], dict[str, int], dict[str, Damaged]]:
+    """Read and verify every stored run of ``keys``: their rows, their files' sizes, and the
+    damaged ones (key → :class:`Damaged`)."""
+    rows, sizes, damaged = {}, {}, {}
+    present = store.present()
     for k in keys:
-        if k in done:
-            s = store.run_row(k)["run_status"]
-            by_status[s] = by_status.get(s, 0) + 1
-    tables = _combine(study, store, points, out) if left == 0 else []
-    return SweepSummary(len(points), n, reused, left, by_status, out, tables, elapsed)
+        if k not in present:
+            continue
+        try:
+            rows[k] = read_run(store, k)[0]
+            sizes[k] = os.path.getsize(store.path(k))
+        except Damaged as e:
+            damaged[k] = e
+    return rows, sizes, damaged
 
 
 def _load_timing(out: Path) -> dict:
@@ -383,7 +380,7 @@ def _load_timing(out: Path) -> dict:
             doc = json.loads(p.read_text())
             if isinstance(doc.get("runs"), dict) and isinstance(doc.get("sessions"), list):
                 return doc
-        except ValueError:
+        except (ValueError, UnicodeDecodeError, AttributeError):
             pass
     return {"runs": {}, "sessions": []}
 
@@ -395,31 +392,42 @@ def _write_manifest(study: Study, out: Path, points: list[Point]) -> None:
     doc = {"study_hash": study.study_hash, "name": study.name, "study_file": study.origin,
            "scenario": study.scenario_origin, "scenario_hash": study.scenario_hash,
            "wattlab_version": _core.__version__, "wattlab_commit": _core.__commit__,
-           "parameters": study.param_names, "fixed": study.fixed, "outputs": study.outputs, "seeds": study.seeds,
+           "parameters": study.param_names, "fixed": study.fixed, "outputs": study.outputs, "seeds": list(study.seeds),
            "runs": len(points), "figures": study.figures}
     if path.is_file():
         try:
             old = json.loads(path.read_text())
-        except ValueError:
+        except (ValueError, UnicodeDecodeError):
+            old = {}
+        if not isinstance(old, dict):
             old = {}
         if old.get("study_hash") not in (None, study.study_hash):
             raise StudyError(study.origin, f"{out} holds the results of another study ({old.get('study_file')}, "
                              f"hash {str(old.get('study_hash'))[:12]}); choose another --out")
-    path.write_text(json.dumps(doc, indent=1, sort_keys=True, default=str) + "\n")
+    atomic_write(path, (json.dumps(doc, indent=1, sort_keys=True, default=str) + "\n").encode())
     if study.text is not None:
-        (out / "study.toml").write_text(study.text)
+        atomic_write(out / "study.toml", study.text.encode())
 
 
-def _combine(study: Study, store: Store, points: list[Point], out: Path) -> list[str]:
-    """Write ``out/TABLE.parquet`` for every output and ``out/runs.parquet``: the runs' rows
-    concatenated in the study's order of points (grid, zip, random, seeds; each run's rows in
-    their own order): the same whatever order the runs finished in."""
+def _combine(study: Study, store: Store, points: list[Point], out: Path, damaged_rows: Mapping[str, dict]) -> list[str]:
+    """Write ``out/TABLE.parquet`` and ``out/TABLE.csv`` for every output and for the runs
+    table: the runs' rows concatenated in the study's order of points (grid, zip, random,
+    seeds; each run's rows in their own order): the same whatever order the runs finished in.
+    Runs skipped as damaged have a row in the runs table only. Each file is written under a
+    temporary name and renamed: a kill leaves the old file or the new one."""
     import pandas as pd
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    ordered = [p.key for p in points]
-    stored = [store.read(k) for k in ordered]
+    stored = []
+    for p in points:
+        if p.key in damaged_rows:
+            stored.append((damaged_rows[p.key], {}))
+        else:
+            try:
+                stored.append(read_run(store, p.key))
+            except Damaged as e:
+                raise StudyError(study.origin, f"damaged stored run {e} (changed during the sweep?): run the same "
+                                 "command again to compute it again") from None
     written = []
     for name in study.outputs:
         parts = [read_ipc(tables[name]) for _, tables in stored if name in tables]
@@ -429,15 +437,43 @@ def _combine(study: Study, store: Store, points: list[Point], out: Path) -> list
             table = table.replace_schema_metadata(None)
         else:
             table = pa.table({c: pa.array([], pa.null()) for c in [*study.param_names, *RUN_COLUMNS]})
-        pq.write_table(table, out / f"{name}.parquet")
+        write_table(table, out, name)
         written.append(name)
     rows = [row for row, _ in stored]
     cols = [*study.param_names, *RUN_COLUMNS, "end_time_s", "events", "error", *PROVENANCE_COLUMNS]
     df = pd.DataFrame(rows)
     df = df[[c for c in cols if c in df.columns]]
-    pq.write_table(pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(None), out / f"{RUNS_TABLE}.parquet")
+    write_table(pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(None), out, RUNS_TABLE)
     written.append(RUNS_TABLE)
     return written
+
+
+def write_table(table, out: Path, name: str) -> None:
+    """``out/NAME.parquet`` and ``out/NAME.csv`` (for R and spreadsheets: the same rows and
+    columns; a column of tables or lists as its JSON text), each written whole (renamed into
+    place)."""
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    atomic_write(out / f"{name}.parquet", lambda p: pq.write_table(table, p))
+    atomic_write(out / f"{name}.csv", lambda p: pcsv.write_csv(_csv_ready(table), p))
+
+
+def _csv_ready(table):
+    """``table`` with the columns CSV cannot hold (nested, or all null) as strings."""
+    import json as _json
+
+    import pyarrow as pa
+
+    cols = []
+    for col in table.columns:
+        t = col.type
+        if pa.types.is_nested(t) or pa.types.is_dictionary(t):
+            col = pa.array([None if v is None else _json.dumps(v, default=str) for v in col.to_pylist()], pa.string())
+        elif pa.types.is_null(t):
+            col = pa.array([None] * len(col), pa.string())
+        cols.append(col)
+    return pa.Table.from_arrays(cols, names=table.column_names)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -458,6 +494,11 @@ def sweep(
     table: str = "flows",
     max_runs: int | None = None,
     progress: bool = False,
+    retry_failed: bool = False,
+    skip_damaged: bool = False,
+    max_study_runs: int = MAX_STUDY_RUNS,
+    max_table_mb: float = MAX_TABLE_MB,
+    scheduler_timeout: float = cluster.TIMEOUT_S,
 ):
     """Run a study and return one of its tables (``table``: ``flows`` by default, or any
     output, or ``runs``: one row per run) as a tidy DataFrame with a column per parameter, the
@@ -466,20 +507,31 @@ def sweep(
     ``study`` is a study file's path, a dict of the same shape (``{"scenario": "demo.toml",
     "grid": {"link.wired.delay": ["10ms", "50ms"]}, "seeds": [1, 2]}``), or a parsed study;
     ``grid``, ``zip``, ``set``, ``seeds`` and ``outputs`` given here replace the study's. Values
-    are typed Python values (``{"flow.0.bytes": [100_000, 1_000_000]}``), passed to the scenario
-    with their types. Results go to ``out`` (resumable: a second call computes only what is
-    missing) or, with ``out=None``, to a temporary directory. ``jobs`` local processes (default:
-    one per core), or ``scheduler``: a Dask scheduler address or ``dask.distributed.Client``.
+    are typed Python values (``{"flow.0.bytes": [100_000, 1_000_000]}``; a grid or zip entry is
+    a list of values: a lone string is refused, never iterated letter by letter), passed to the
+    scenario with their types. Results go to ``out`` (resumable: a second call computes only
+    what is missing) or, with ``out=None``, to a new directory ``wattlab-sweep-*`` in the
+    system's temporary directory, which is kept: ``df.attrs["summary"].out`` says where the
+    other tables are. ``jobs`` local processes (default: one per core), or ``scheduler``: a Dask
+    scheduler address or ``dask.distributed.Client`` (its problems raise a one-line
+    ``SchedulerError`` within ``scheduler_timeout`` seconds).
 
     ``df.attrs["summary"]`` is the :class:`SweepSummary`. Runs that did not complete are in
     the table with ``run_completed`` False and ``run_status`` saying why; counted in the
-    summary. ``max_runs`` computes at most that many new runs (the table then covers the runs
-    stored so far and the combined files are not written).
+    summary. ``max_runs`` (>= 0) computes at most that many new runs (the table then covers the
+    runs stored so far and the combined files are not written). Failed runs are not computed
+    again unless ``retry_failed``; a damaged stored run is computed again (a ``StoreWarning``
+    says which) unless ``skip_damaged``. A study of more than ``max_study_runs`` runs, or whose
+    tables would exceed ``max_table_mb``, is refused (``StudyError``) before it runs.
     """
-    import tempfile
-
     import pandas as pd
 
+    if max_runs is not None and (isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 0):
+        raise ValueError(f"max_runs must be None (every run) or an int >= 0, not {max_runs!r}")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs must be None (one per core) or an int >= 1, not {jobs!r}")
+    if not isinstance(table, str):
+        raise TypeError(f"table must be a table's name (a str), not {type(table).__name__}")
     if isinstance(study, Study):
         st = study
     elif isinstance(study, Mapping):
@@ -488,37 +540,57 @@ def sweep(
     else:
         st = load(study)
     if st is None or any(x is not None for x in (grid, zip, set, seeds, outputs)):
-        base = doc if st is None else _doc_of(st)
-        base = dict(base)
-        for k, v in (("grid", grid), ("zip", zip), ("set", set)):
+        base = dict(doc if st is None else _doc_of(st))
+        for k, v in (("grid", grid), ("zip", zip)):
             if v is not None:
-                base[k] = {kk: list(vv) if k != "set" else vv for kk, vv in v.items()}
+                base[k] = {kk: _values(vv) for kk, vv in v.items()} if isinstance(v, Mapping) else v
+        if set is not None:
+            base["set"] = set
         if seeds is not None:
-            base["seeds"] = list(seeds)
+            base["seeds"] = _values(seeds)
         if outputs is not None:
-            base["outputs"] = list(outputs)
+            base["outputs"] = _values(outputs)
         st = load(base)
+    if table not in (*st.outputs, RUNS_TABLE):
+        raise ValueError(f"table {table!r} is not one of this study's tables: {', '.join([*st.outputs, RUNS_TABLE])} "
+                         "(add it to outputs)")
     if jobs is None:
         jobs = os.cpu_count() or 1
-    tmp = None
     if out is None:
-        tmp = tempfile.TemporaryDirectory(prefix="wattlab-sweep-")
-        out = tmp.name
+        import tempfile
+
+        out = tempfile.mkdtemp(prefix="wattlab-sweep-")
+    bar = ProgressBar(sys.stderr) if progress else None
+
+    def warn(message: str) -> None:
+        import warnings
+
+        warnings.warn(message, StoreWarning, stacklevel=3)
+
     try:
-        bar = ProgressBar(sys.stderr) if progress else None
         summary = run_study(st, Path(out), jobs=jobs, scheduler=scheduler, max_runs=max_runs,
-                            on_start=bar.start if bar else None, on_result=bar.advance if bar else None)
+                            on_start=bar.start if bar else None, on_result=bar.advance if bar else None,
+                            retry_failed=retry_failed, skip_damaged=skip_damaged, max_study_runs=max_study_runs,
+                            max_table_mb=max_table_mb, scheduler_timeout=scheduler_timeout, report=warn,
+                            on_plan=(lambda cost, n: print(cost.describe(n, jobs), file=sys.stderr)) if progress else None)
+    finally:
         if bar:
             bar.stop()
-        if summary.finished:
-            df = pd.read_parquet(Path(out) / f"{table}.parquet")
-        else:
-            df = _partial(st, Path(out), table)
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
+    if summary.finished:
+        df = pd.read_parquet(Path(out) / f"{table}.parquet")
+    else:
+        df = _partial(st, Path(out), table)
     df.attrs["summary"] = summary
     return df
+
+
+def _values(v: Any) -> Any:
+    """A grid's, zip's, seeds' or outputs' values as a list, from any iterable of them; a str,
+    bytes or mapping is passed on as it is (for the study's own check to refuse or accept as
+    one value), never iterated."""
+    if isinstance(v, (str, bytes, Mapping, range)) or not hasattr(v, "__iter__"):
+        return v
+    return list(v)
 
 
 def _doc_of(st: Study) -> dict:
@@ -531,14 +603,21 @@ def _doc_of(st: Study) -> dict:
 
 
 def _partial(st: Study, out: Path, table: str):
+    """``table`` of the runs stored so far (verified; damaged ones left out)."""
     import pandas as pd
 
-    store = Store(out)
-    done = store.done()
-    keys = [p.key for p in st.points() if p.key in done]
+    with Store(out) as store:
+        done = store.present()
+        keys = [p.key for p in st.points() if p.key in done]
+        stored = []
+        for k in keys:
+            try:
+                stored.append(read_run(store, k))
+            except Damaged:
+                continue
     if table == RUNS_TABLE:
-        return pd.DataFrame([store.run_row(k) for k in keys])
-    frames = [read_ipc(t[table]).to_pandas() for k in keys if table in (t := store.read(k)[1])]
+        return pd.DataFrame([row for row, _ in stored])
+    frames = [read_ipc(tables[table]).to_pandas() for _, tables in stored if table in tables]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 

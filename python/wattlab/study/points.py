@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from wattlab import _core
-from wattlab.study.engine import Store, results
+from wattlab.study.engine import StoreWarning, results
+from wattlab.study.pool import Lost
+from wattlab.study.store import Damaged, Store
 from wattlab.study.spec import canonical, toml_value
 
 FORMAT = 2
@@ -182,24 +184,27 @@ def run_points(
     for p in points:
         unique.setdefault(point_key(p), p)
     store = Store(Path(out)) if out is not None else None
-    done = store.done() if store is not None else set()
-    todo = [(k, p) for k, p in unique.items() if k not in done]
-    if max_runs is not None:
-        tally.left += max(0, len(todo) - max_runs)
-        todo = todo[:max_runs]
-    running = results(todo, run_point, jobs, scheduler) if todo else iter(())
+    running: Iterator = iter(())
     try:
+        done = _verified(store, unique) if store is not None else set()
+        todo = [(k, p) for k, p in unique.items() if k not in done]
+        if max_runs is not None:
+            tally.left += max(0, len(todo) - max_runs)
+            todo = todo[:max_runs]
+        running = results(todo, run_point, jobs, scheduler) if todo else iter(())
         for k in unique:
             if k in done:
                 tally.reused += 1
-                yield k, result_of(store.read(k)[1])
+                yield k, result_of(store.get(k)[1])
         if on_start:
             on_start(len(todo), len(unique))
         for n, r in enumerate(running, 1):
+            if isinstance(r, Lost):
+                raise RuntimeError(f"a run could not be computed: {r.reason}")
             if "error" in r:
                 raise _error(*r["error"])
             if store is not None:
-                store.put(r)
+                store.put(r["key"], r["run"], r["tables"])
             tally.computed += 1
             tally.wall_s.append(r["wall_s"])
             if on_result:
@@ -209,6 +214,28 @@ def run_points(
         close = getattr(running, "close", None)
         if close:
             close()
+        if store is not None:
+            store.close()
+
+
+def _verified(store: Store, unique: Mapping[str, RunPoint]) -> set[str]:
+    """Keys of ``unique`` stored and intact; a damaged one is reported (a ``StoreWarning``)
+    and moved to ``runs/damaged/``, to be computed again."""
+    import warnings
+
+    present = store.present()
+    ok = set()
+    for k in unique:
+        if k not in present:
+            continue
+        try:
+            store.get(k)
+            ok.add(k)
+        except Damaged as e:
+            store.set_aside(k)
+            warnings.warn(f"damaged stored run {e}; computing it again (the damaged file is kept in runs/damaged/)",
+                          StoreWarning, stacklevel=3)
+    return ok
 
 
 def _error(name: str, message: str) -> Exception:

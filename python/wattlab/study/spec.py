@@ -40,7 +40,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from wattlab import _core
 
@@ -80,13 +80,42 @@ class Point:
     floats; other mixtures, tables and arrays as their TOML text)."""
 
 
+class Seeds(Sequence):
+    """The seeds ``start, start + 1, ... start + count - 1`` of ``seeds = { start, count }``,
+    without a list of them (a study of 10^8 seeds is refused by its size, not built first).
+    Equal to the list of the same seeds."""
+
+    def __init__(self, start: int, count: int):
+        self.range = range(start, start + count)
+
+    def __len__(self) -> int:
+        return len(self.range)
+
+    def __getitem__(self, i):
+        return self.range[i]
+
+    def __iter__(self):
+        return iter(self.range)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Seeds):
+            return self.range == other.range
+        if isinstance(other, (list, tuple, range)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self.range, other))
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"Seeds(start={self.range.start}, count={len(self.range)})"
+
+
 @dataclass
 class Study:
     """A parsed study: the base scenario's text and origin, and what varies."""
 
     scenario_text: str
     scenario_origin: str
-    seeds: list[int]
+    seeds: Sequence[int]
+    """A list of seeds, or :class:`Seeds` for ``{ start, count }``."""
     outputs: list[str]
     fixed: dict[str, Any] = field(default_factory=dict)
     grid: dict[str, list] = field(default_factory=dict)
@@ -120,8 +149,25 @@ class Study:
         seeds, outputs): the same for a file and the equal dict."""
         doc = {"scenario": self.scenario_hash, "set": self.fixed, "grid": self.grid, "zip": self.zip,
                "random": self.random, "samples": self.random_samples, "random_seed": self.random_seed,
-               "seeds": self.seeds, "outputs": self.outputs}
+               "seeds": list(self.seeds), "outputs": self.outputs}
         return hashlib.sha256(canonical(doc).encode()).hexdigest()
+
+    @property
+    def size(self) -> int:
+        """The number of runs (grid × zip × random × seeds), from the lists' lengths alone."""
+        n = math.prod(len(v) for v in self.grid.values())
+        if self.zip:
+            n *= len(next(iter(self.zip.values())))
+        if self.random:
+            n *= self.random_samples
+        return n * len(self.seeds)
+
+    def first_point(self) -> Point:
+        """The study's first run point (without expanding the others)."""
+        params = {k: v[0] for k, v in self.grid.items()} | {k: v[0] for k, v in self.zip.items()}
+        if self.random:
+            params |= self._random_rows(1)[0]
+        return self.point(params, self.seeds[0])
 
     def points(self) -> list[Point]:
         """Every run point: grid × zip × random × seeds, in that nesting order."""
@@ -172,10 +218,11 @@ class Study:
         return self._kind_cache
 
 
-    def _random_rows(self) -> list[dict]:
+    def _random_rows(self, n: int | None = None) -> list[dict]:
+        """The first ``n`` (default: all) random draws, in order."""
         rng = random.Random(self.random_seed)
         rows = []
-        for _ in range(self.random_samples):
+        for _ in range(self.random_samples if n is None else min(n, self.random_samples)):
             row = {}
             for k, spec in self.random.items():
                 kind, arg = next(iter(spec.items()))
@@ -261,9 +308,9 @@ def load(study: str | os.PathLike | Mapping, base_dir: Path | None = None) -> St
         return _from_doc(dict(study), "<study dict>", None, base_dir or Path.cwd())
     path = Path(study)
     origin = str(path)
-    if not path.is_file():
+    if not path.exists():
         raise FileNotFoundError(f"study file not found: {path}")
-    text = path.read_text(encoding="utf-8")
+    text = _read_text(path)
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -275,6 +322,74 @@ def load(study: str | os.PathLike | Mapping, base_dir: Path | None = None) -> St
         msg = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(e)) or "invalid TOML"
         raise StudyError(origin, f"invalid TOML: {msg}", line=line, column=col) from None
     return _from_doc(doc, origin, text, path.parent)
+
+
+MAX_STUDY_FILE_BYTES = 16 << 20
+"""The largest study file read (16 MiB, as for scenarios)."""
+
+
+def _read_text(path: Path) -> str:
+    """A study file's text: a regular file of at most :data:`MAX_STUDY_FILE_BYTES` of UTF-8,
+    else a :class:`StudyError` saying what it is (a directory, a FIFO, where the bad byte is)."""
+    from wattlab.study.store import Damaged, read_bounded
+
+    origin = str(path)
+    try:
+        data = read_bounded(path, MAX_STUDY_FILE_BYTES)
+    except Damaged as e:
+        raise StudyError(origin, e.reason.replace("a run file may be", "a study file may be")) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise StudyError(origin, f"not UTF-8 text (byte 0x{data[e.start]:02x}): save the study file as UTF-8",
+                         line=line, column=col) from None
+
+
+def _int(v: Any) -> bool:
+    """True for an int that is not a bool."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _what(v: Any) -> str:
+    """A value and its TOML type, for messages: ``"1" (a string)``."""
+    kind = {bool: "a boolean", int: "an integer", float: "a float", str: "a string"}.get(type(v), f"a {type(v).__name__}")
+    return f"{toml_value(v) if isinstance(v, (bool, int, float, str)) else type(v).__name__} ({kind})"
+
+
+def _seeds(seeds: Any, err) -> Sequence[int]:
+    """The study's seeds from ``seeds = [..]``, ``seeds = N`` or ``seeds = { start, count }``
+    (a :class:`Seeds`, not a list: it may be huge, and is refused by its size later)."""
+    if isinstance(seeds, Seeds):
+        return seeds
+    if isinstance(seeds, range) and seeds.step == 1 and len(seeds):
+        seeds = {"start": seeds.start, "count": len(seeds)}
+    if isinstance(seeds, Mapping):
+        extra = sorted(set(seeds) - {"start", "count"})
+        if extra:
+            raise err(f"unknown key `{extra[0]}` in {{ start = S, count = N }}", None, "seeds")
+        start, count = seeds.get("start", 1), seeds.get("count")
+        if count is None:
+            raise err("{ start = S, count = N } needs `count`", None, "seeds")
+        for name, v in (("start", start), ("count", count)):
+            if not _int(v):
+                raise err(f"`{name}` must be an integer, not {_what(v)}", None, "seeds")
+        if count < 1 or start < 0 or start + count > 2**64:
+            raise err("needs count >= 1 and seeds in [0, 2**64): start >= 0, start + count <= 2**64", None, "seeds")
+        return Seeds(start, count)
+    if _int(seeds):
+        seeds = [seeds]
+    if isinstance(seeds, range):
+        seeds = list(seeds)
+    if not isinstance(seeds, (list, tuple)) or not seeds:
+        raise err("must be a non-empty list of integers, or { start = S, count = N }", None, "seeds")
+    for x in seeds:
+        if not _int(x) or not 0 <= x < 2**64:
+            raise err(f"a seed is an integer in [0, 2**64), not {_what(x)}", None, "seeds")
+    if len(set(seeds)) != len(seeds):
+        raise err("a seed is listed twice", None, "seeds")
+    return list(seeds)
 
 
 def _from_doc(doc: dict, origin: str, text: str | None, base: Path) -> Study:
@@ -301,19 +416,7 @@ def _from_doc(doc: dict, origin: str, text: str | None, base: Path) -> Study:
     except _core.ScenarioError as e:
         raise err(f"cannot read the scenario: {e}", None, "scenario") from None
 
-    seeds = doc.get("seeds", [1])
-    if isinstance(seeds, Mapping):
-        if set(seeds) - {"start", "count"} or not isinstance(seeds.get("count"), int) or isinstance(seeds.get("count"), bool):
-            raise err("must be a list of ints or { start = S, count = N }", None, "seeds")
-        start = seeds.get("start", 1)
-        seeds = list(range(start, start + seeds["count"]))
-    if isinstance(seeds, int) and not isinstance(seeds, bool):
-        seeds = [seeds]
-    if (not isinstance(seeds, list) or not seeds
-            or any(isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < 2**64 for s in seeds)):
-        raise err("must be a non-empty list of ints in [0, 2**64) or { start = S, count = N }", None, "seeds")
-    if len(set(seeds)) != len(seeds):
-        raise err("a seed is listed twice", None, "seeds")
+    seeds = _seeds(doc.get("seeds", [1]), err)
 
     outputs = doc.get("outputs", list(DEFAULT_OUTPUTS))
     if isinstance(outputs, str):
@@ -355,10 +458,12 @@ def _from_doc(doc: dict, origin: str, text: str | None, base: Path) -> Study:
     rseed = rnd.pop("seed", 0)
     units = {}
     if rnd:
-        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-            raise err("[random] needs `samples = N` (N >= 1 draws)", "random", "samples" if samples is not None else None)
-        if isinstance(rseed, bool) or not isinstance(rseed, int):
-            raise err("must be an int", "random", "seed")
+        if not _int(samples) or samples < 1:
+            got = "" if samples is None else f", not {_what(samples)}"
+            raise err(f"[random] needs `samples = N` (an integer N >= 1: the draws){got}", "random",
+                      "samples" if samples is not None else None)
+        if not _int(rseed):
+            raise err(f"must be an integer, not {_what(rseed)}", "random", "seed")
     for k, spec in rnd.items():
         if not isinstance(spec, Mapping):
             raise err("a random parameter is { uniform = [lo, hi] }, { loguniform = [lo, hi] }, { int = [lo, hi] } "
@@ -373,13 +478,17 @@ def _from_doc(doc: dict, origin: str, text: str | None, base: Path) -> Study:
             if not isinstance(arg, list) or not arg:
                 raise err("choice needs a non-empty list", "random", k)
         else:
-            nums = isinstance(arg, list) and len(arg) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in arg)
+            nums = isinstance(arg, list) and len(arg) == 2 and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in arg)
             if not nums or arg[0] > arg[1]:
-                raise err(f"{kind} needs [lo, hi] with lo <= hi", "random", k)
+                raise err(f"{kind} needs [lo, hi]: two finite numbers with lo <= hi", "random", k)
             if kind == "int" and not all(isinstance(x, int) for x in arg):
                 raise err("int needs integer bounds", "random", k)
             if kind == "loguniform" and arg[0] <= 0:
                 raise err("loguniform needs lo > 0", "random", k)
+        if "digits" in spec and (not _int(spec["digits"]) or not 0 <= spec["digits"] <= 15 or kind in ("choice", "int")):
+            raise err(f"digits is an integer from 0 to 15 (decimals kept of a uniform or loguniform draw), "
+                      f"not {_what(spec['digits'])}", "random", k)
         if "unit" in spec:
             if not isinstance(spec["unit"], str) or kind == "choice":
                 raise err("unit is a string such as \"ms\", for numeric draws", "random", k)
@@ -393,12 +502,63 @@ def _from_doc(doc: dict, origin: str, text: str | None, base: Path) -> Study:
             seen[k] = tname
             if k in fixed:
                 raise err("also fixed in [set]", tname, k)
+    _check_aliases(scn_text, [("set", fixed), ("grid", grid), ("zip", zipped), ("random", rnd)], err)
     name = doc.get("name", Path(origin).stem if text is not None else "study")
     if not isinstance(name, str):
         raise err("must be a string", None, "name")
     figures = _figures(doc.get("figure", []), outputs, origin, text)
     return Study(scn_text, str(scn_path), seeds, outputs, fixed, grid, zipped, rnd, samples or 0, rseed,
                  name, origin, text, units, figures)
+
+
+def scenario_path(scenario: Any, name: str) -> str:
+    """The canonical form of an override's path in ``scenario`` (its parsed table): an array
+    entry named by its ``name`` becomes its index, as the simulator resolves it
+    (``flow.download.bytes`` → ``flow.0.bytes``). A part that does not resolve is kept."""
+    out, cur = [], scenario
+    for part in name.split("."):
+        if isinstance(cur, list):
+            idx = int(part) if part.isdigit() else next(
+                (i for i, it in enumerate(cur) if isinstance(it, Mapping) and it.get("name") == part), None)
+            if idx is not None and idx < len(cur):
+                out.append(str(idx))
+                cur = cur[idx]
+                continue
+            cur = None
+        elif isinstance(cur, Mapping):
+            cur = cur.get(part)
+        else:
+            cur = None
+        out.append(part)
+    return ".".join(out)
+
+
+def _check_aliases(scenario_text: str, tables: list[tuple[str, Mapping]], err) -> None:
+    """Refuse two names for one setting (``flow.0.bytes`` and ``flow.download.bytes``), and a
+    parameter that contains or is contained in another key (``flow.0`` and ``flow.0.bytes``):
+    either way a column would disagree with what ran, or a [set] value would be lost. The one
+    allowed nesting: a [set] table refined by a parameter inside it (applied after it)."""
+    try:
+        scenario = tomllib.loads(scenario_text)
+    except tomllib.TOMLDecodeError:
+        return  # the simulator reports it
+    seen: list[tuple[str, str, str]] = []  # (table, name, canonical path), in the order applied
+    for tname, t in tables:
+        for k in t:
+            path = scenario_path(scenario, k)
+            for otable, oname, opath in seen:
+                if opath == path:
+                    also = f" (both are {path})" if oname != path and k != path else ""
+                    raise err(f"the same scenario setting as `{otable}.{oname}`{also}: give it one name, so that its "
+                              "column says what ran", tname, k)
+                inner, outer = (path, opath) if len(path) > len(opath) else (opath, path)
+                if not inner.startswith(outer + "."):
+                    continue
+                if otable == "set" and outer == opath:
+                    continue  # a [set] table refined by a key inside it, applied after it
+                raise err(f"overlaps `{otable}.{oname}` ({inner} is inside {outer}): one would partly override the "
+                          "other, so a column would not say what ran; set the inner key only", tname, k)
+            seen.append((tname, k, path))
 
 
 def _figures(figs: Any, outputs: list[str], origin: str, text: str | None) -> list[dict]:
@@ -477,9 +637,7 @@ def _check_value(v: Any, err) -> None:
 def check_overrides(study: Study) -> None:
     """Validate the base scenario under the first run point and under each parameter's every
     value, raising a :class:`StudyError` located at the parameter whose override is bad."""
-    pts = study.points()
-    if not pts:
-        return
+    pts = [study.first_point()]
     tables = {k: "set" for k in study.fixed} | {k: "grid" for k in study.grid} | {k: "zip" for k in study.zip} | {k: "random" for k in study.random}
     candidates = [pts[0]]
     # One more point per distinct value of each grid/zip parameter, the rest as in the first.
