@@ -10,7 +10,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from wattlab.cli_common import EXIT_INCOMPLETE, EXIT_INTERRUPTED, OUT_DIR, console, err_console, fail, note
+from wattlab.cli_common import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_INTERRUPTED, OUT_DIR, console, err_console, fail, note
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -153,8 +153,12 @@ def _run(module, cfg, out, eng: Engine | int | None, overwrite) -> object:
         from wattlab.study.cluster import SchedulerError
         from wattlab.study.store import Busy
 
+        from wattlab.study.pool import WorkerDied
+
         if isinstance(err, (SchedulerError, Busy)):  # the cluster, or another session in `out`: one line
             fail(str(err))
+        if isinstance(err, WorkerDied):  # out of memory, say: the runs before it are stored
+            fail(f"{err} (the finished simulations are stored in {out}/runs)", code=EXIT_FAILED)
         raise
     t = e.tally
     if t.computed + t.reused:  # (a model's reproduction runs no simulation)

@@ -28,7 +28,7 @@ from wattlab import _core
 from wattlab.study import cluster, pool
 from wattlab.study.cost import EARLY_CHECK_RUNS, MAX_STUDY_RUNS, MAX_TABLE_MB, StudyCost, check_size, check_tables, estimate_events
 from wattlab.study.spec import Point, Study, StudyError, check_overrides, load
-from wattlab.study.store import Damaged, Store, TooLarge, atomic_write
+from wattlab.study.store import Damaged, Store, TooLarge, atomic_write, read_bounded
 
 RUN_COLUMNS = ["run_key", "seed", "run_status", "run_completed", "run_time_limit_hit"]
 """Per-run columns every table carries after the parameters (status: ``completed``,
@@ -373,15 +373,21 @@ def _verify(store: Store, keys: list[str]) -> tuple[dict[str, dict], dict[str, i
     return rows, sizes, damaged
 
 
+def _read_json(path: Path) -> Any:
+    """A JSON file the engine wrote (``study.json``, ``timing.json``), or None if it is
+    missing or not one (read bounded: a FIFO or a device put in its place never hangs it)."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        return json.loads(read_bounded(path, 256 << 20))
+    except (Damaged, ValueError):
+        return None
+
+
 def _load_timing(out: Path) -> dict:
-    p = out / "timing.json"
-    if p.is_file():
-        try:
-            doc = json.loads(p.read_text())
-            if isinstance(doc.get("runs"), dict) and isinstance(doc.get("sessions"), list):
-                return doc
-        except (ValueError, UnicodeDecodeError, AttributeError):
-            pass
+    doc = _read_json(out / "timing.json")
+    if isinstance(doc, dict) and isinstance(doc.get("runs"), dict) and isinstance(doc.get("sessions"), list):
+        return doc
     return {"runs": {}, "sessions": []}
 
 
@@ -394,13 +400,8 @@ def _write_manifest(study: Study, out: Path, points: list[Point]) -> None:
            "wattlab_version": _core.__version__, "wattlab_commit": _core.__commit__,
            "parameters": study.param_names, "fixed": study.fixed, "outputs": study.outputs, "seeds": list(study.seeds),
            "runs": len(points), "figures": study.figures}
-    if path.is_file():
-        try:
-            old = json.loads(path.read_text())
-        except (ValueError, UnicodeDecodeError):
-            old = {}
-        if not isinstance(old, dict):
-            old = {}
+    old = _read_json(path)
+    if isinstance(old, dict):
         if old.get("study_hash") not in (None, study.study_hash):
             raise StudyError(study.origin, f"{out} holds the results of another study ({old.get('study_file')}, "
                              f"hash {str(old.get('study_hash'))[:12]}); choose another --out")

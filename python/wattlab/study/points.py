@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from wattlab import _core
 from wattlab.study.engine import StoreWarning, results
-from wattlab.study.pool import Lost
+from wattlab.study.pool import Lost, WorkerDied
 from wattlab.study.store import Damaged, Store
 from wattlab.study.spec import canonical, toml_value
 
@@ -200,7 +200,7 @@ def run_points(
             on_start(len(todo), len(unique))
         for n, r in enumerate(running, 1):
             if isinstance(r, Lost):
-                raise RuntimeError(f"a run could not be computed: {r.reason}")
+                raise WorkerDied(f"a run could not be computed: {r.reason}")
             if "error" in r:
                 raise _error(*r["error"])
             if store is not None:

@@ -20,6 +20,10 @@ PARENT_WATCH_S = 1.0
 """How often a worker checks that its parent is alive where the kernel cannot tell it."""
 
 
+class WorkerDied(RuntimeError):
+    """A run could not be computed because its worker process died (the message says how)."""
+
+
 @dataclass
 class Lost:
     """A task whose worker died before returning (killed by the out-of-memory killer, aborted
@@ -138,18 +142,24 @@ def run_local(tasks: list, jobs: int, fn: Callable[[Any], Any]) -> Iterator[Any]
     it = iter(tasks)
     slots = [_Slot(ctx, fn) for _ in range(min(jobs, len(tasks)))]
 
-    def feed(slot: _Slot) -> None:
+    def feed(i: int) -> None:
+        """Give slot ``i`` the next task (to a fresh worker if its own died meanwhile)."""
         nxt = next(it, _END)
         if nxt is _END:
-            slot.busy = False
-        else:
-            slot.give(nxt)
+            slots[i].busy = False
+            return
+        try:
+            slots[i].give(nxt)
+        except OSError:  # the worker died after its last reply: the task goes to a new one
+            slots[i].stop(force=True)
+            slots[i] = _Slot(ctx, fn)
+            slots[i].give(nxt)
 
     def finished() -> Iterator[Any]:
         ok = False
         try:
-            for s in slots:
-                feed(s)
+            for i in range(len(slots)):
+                feed(i)
             while any(s.busy for s in slots):
                 busy = [s for s in slots if s.busy]
                 ready = set(wait([*(s.conn for s in busy), *(s.proc.sentinel for s in busy)]))
@@ -167,14 +177,14 @@ def run_local(tasks: list, jobs: int, fn: Callable[[Any], Any]) -> Iterator[Any]
                         lost = Lost(s.task, describe_exit(s.proc.exitcode))
                         s.busy = False
                         s.conn.close()
-                        slots[i] = s = _Slot(ctx, fn)
-                        feed(s)
+                        slots[i] = _Slot(ctx, fn)
+                        feed(i)
                         yield lost
                         continue
                     kind, value = reply
                     if kind == "raise":
                         raise value
-                    feed(s)
+                    feed(i)
                     yield value
             ok = True
         finally:
