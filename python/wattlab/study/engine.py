@@ -462,15 +462,13 @@ def write_table(table, out: Path, name: str) -> None:
 
 def _csv_ready(table):
     """``table`` with the columns CSV cannot hold (nested, or all null) as strings."""
-    import json as _json
-
     import pyarrow as pa
 
     cols = []
     for col in table.columns:
         t = col.type
         if pa.types.is_nested(t) or pa.types.is_dictionary(t):
-            col = pa.array([None if v is None else _json.dumps(v, default=str) for v in col.to_pylist()], pa.string())
+            col = pa.array([None if v is None else json.dumps(v, default=str) for v in col.to_pylist()], pa.string())
         elif pa.types.is_null(t):
             col = pa.array([None] * len(col), pa.string())
         cols.append(col)
