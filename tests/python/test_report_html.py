@@ -51,7 +51,7 @@ def test_sweep_report_flags_incomplete_runs_and_embeds_figures(sweep_dir):
     imgs = _images(page)
     assert imgs and all(im.width > 200 and im.height > 100 for im in imgs)
     assert all(len(im.convert("RGB").getcolors(1 << 20) or []) > 10 for im in imgs)  # not blank
-    assert "study_hash" in page and wattlab._core.__commit__ in page
+    assert "study hash" in page and wattlab._core.__commit__ in page
 
 
 def test_run_report(tmp_path):
@@ -133,8 +133,8 @@ def test_study_figures_are_drawn_as_named(figures_dir):
     assert len(caps) == 4 and len(_images(page)) == 4, caps  # the study's figures replace the generic one
     assert caps[0].startswith("Energy by mode: mean ± std over up to 2 rows per point (the 2 seeds)")
     assert "where node = client, policy = always-on" in caps[0]
-    assert caps[1].startswith("completion_time_s against link.wired.delay: mean ± std")
-    assert caps[2].startswith("goodput_bps against flow.0.bytes: one point per row")
+    assert caps[1].startswith("Completion time against wired link delay: mean ± std")
+    assert caps[2].startswith("Goodput against flow 0 size: one point per row")
     # without a `where`, a run has one radios row per policy: the caption says so
     assert "more rows than the 2 seeds" in caps[3]
     assert "Figure “A typo”: radios has no column &#x27;link.wired.dealy&#x27;" in page

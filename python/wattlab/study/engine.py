@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from wattlab import _core
+from wattlab.study.quantities import with_quantity_columns
 from wattlab.study.spec import Point, Study, StudyError, check_overrides, load
 
 RUN_COLUMNS = ["run_key", "seed", "run_status", "run_completed", "run_time_limit_hit"]
@@ -429,13 +430,14 @@ def _combine(study: Study, store: Store, points: list[Point], out: Path) -> list
             table = table.replace_schema_metadata(None)
         else:
             table = pa.table({c: pa.array([], pa.null()) for c in [*study.param_names, *RUN_COLUMNS]})
-        pq.write_table(table, out / f"{name}.parquet")
+        pq.write_table(with_quantity_columns(table, study), out / f"{name}.parquet")
         written.append(name)
     rows = [row for row, _ in stored]
     cols = [*study.param_names, *RUN_COLUMNS, "end_time_s", "events", "error", *PROVENANCE_COLUMNS]
     df = pd.DataFrame(rows)
     df = df[[c for c in cols if c in df.columns]]
-    pq.write_table(pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(None), out / f"{RUNS_TABLE}.parquet")
+    runs = with_quantity_columns(pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(None), study)
+    pq.write_table(runs, out / f"{RUNS_TABLE}.parquet")
     written.append(RUNS_TABLE)
     return written
 
@@ -532,13 +534,15 @@ def _doc_of(st: Study) -> dict:
 
 def _partial(st: Study, out: Path, table: str):
     import pandas as pd
+    import pyarrow as pa
 
     store = Store(out)
     done = store.done()
     keys = [p.key for p in st.points() if p.key in done]
     if table == RUNS_TABLE:
-        return pd.DataFrame([store.run_row(k) for k in keys])
-    frames = [read_ipc(t[table]).to_pandas() for k in keys if table in (t := store.read(k)[1])]
+        rows = pd.DataFrame([store.run_row(k) for k in keys])
+        return with_quantity_columns(pa.Table.from_pandas(rows, preserve_index=False), st).to_pandas() if len(rows) else rows
+    frames = [with_quantity_columns(read_ipc(t[table]), st).to_pandas() for k in keys if table in (t := store.read(k)[1])]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
