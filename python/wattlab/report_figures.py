@@ -45,7 +45,9 @@ class Drawn:
     colours: dict[str, str] = field(default_factory=dict)
     """Each legend entry's colour (``#rrggbb``)."""
     x: dict[str, list[float]] = field(default_factory=dict)
-    """Each series' x positions (all panels)."""
+    """Each series' x positions (all panels, left to right), in the axis' unit."""
+    y: dict[str, list[float]] = field(default_factory=dict)
+    """Each series' y values (means for lines and bars), in the axis' unit."""
     xticklabels: list[str] = field(default_factory=list)
     numeric_x: bool = False
     """True when x is drawn to scale (a number, or a duration, rate or size parameter)."""
@@ -131,6 +133,7 @@ def read_back(fig, title: str, caption: str, numeric_x: bool) -> Drawn:
         overlaps = any(box.overlaps(o) for o in others)
     colours: dict[str, str] = {}
     xs: dict[str, list[float]] = {}
+    ys: dict[str, list[float]] = {}
     legends = [a.get_legend() for a in axes if a.get_legend() is not None] + list(fig.legends)
     for leg in legends:
         for handle, label in zip(leg.legend_handles, leg.get_texts()):
@@ -142,15 +145,18 @@ def read_back(fig, title: str, caption: str, numeric_x: bool) -> Drawn:
                 continue
             if isinstance(cont, ErrorbarContainer):
                 xs.setdefault(lab, []).extend(float(v) for v in cont.lines[0].get_xdata())
+                ys.setdefault(lab, []).extend(float(v) for v in cont.lines[0].get_ydata())
             elif isinstance(cont, BarContainer):
-                xs.setdefault(lab, []).extend(p.get_x() + p.get_width() / 2 for p in cont.patches)
+                xs.setdefault(lab, []).extend(float(p.get_x() + p.get_width() / 2) for p in cont.patches)
+                ys.setdefault(lab, []).extend(float(p.get_height()) for p in cont.patches)
         for coll in a.collections:
             lab = coll.get_label()
             if lab and not lab.startswith("_") and len(coll.get_offsets()):
                 xs.setdefault(lab, []).extend(float(v) for v in coll.get_offsets()[:, 0])
+                ys.setdefault(lab, []).extend(float(v) for v in coll.get_offsets()[:, 1])
     first = axes[0]
     return Drawn(title=title, xlabel=first.get_xlabel(), ylabel=first.get_ylabel(),
-                 panels=[a.get_title() for a in axes if a.get_title()], colours=colours, x=xs,
+                 panels=[a.get_title() for a in axes if a.get_title()], colours=colours, x=xs, y=ys,
                  xticklabels=[t.get_text() for t in first.get_xticklabels()], numeric_x=numeric_x,
                  overlaps=overlaps, caption=caption)
 
@@ -170,16 +176,16 @@ def _colour(handle) -> str:
 
 
 def numeric_column(df: pd.DataFrame, column: str) -> tuple[str, pd.Series] | None:
-    """``column`` as numbers, with the name of the column they come from: the column itself if
-    numeric, else the numeric column beside a duration/rate/size parameter (``KEY_s``), else
-    the text parsed as one kind of quantity (folders written before those columns); None for
-    a category."""
+    """``column`` as numbers, with the name of the column they come from: the numeric column
+    beside a duration/rate/size parameter (``KEY_s``: seconds also for a ``[random]`` draw in
+    ms), else the column itself if numeric, else its text parsed as one kind of quantity
+    (folders written before those columns); None for a category."""
     s = df[column]
-    if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
-        return column, s
     for kind, suffix in units.QUANTITY_SUFFIX.items():
         if column + suffix in df.columns:
             return column + suffix, df[column + suffix]
+    if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
+        return column, s
     parsed = {v: _core.quantity(v) if isinstance(v, str) else None for v in s.dropna().unique()}
     kinds = {q[0] if q else None for q in parsed.values()}
     if len(kinds) == 1 and None not in kinds:
@@ -333,5 +339,5 @@ def state_bars(rows: pd.DataFrame, labels: list[str], parts: Sequence[tuple[str,
     ax.set_xlabel(f"energy ({disp.unit})")
     ax.legend(fontsize=8, title="radio state", loc="upper left", bbox_to_anchor=(1.01, 1))
     drawn = read_back(fig, "", caption, True)
-    drawn.x = {lab: [float(v)] for lab, v in zip(labels, left)}  # each bar's end: its total
+    drawn.x = {lab: [float(v)] for lab, v in zip(labels, left)}  # each bar's end: its total, in the axis' unit
     return html_figure(png(fig), caption), drawn

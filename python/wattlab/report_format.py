@@ -40,8 +40,11 @@ def column_cells(name: str, values: pd.Series, disp: units.Display | None = None
         return units.describe(name).name, [MISSING if _missing(v) else ("yes" if v else "no") for v in values]
     if not pd.api.types.is_numeric_dtype(values):
         return units.describe(name).name, ["" if _missing(v) else str(v) for v in values]
-    if "." in name and units.describe(name).unit is None:  # a parameter's values, as the study gave them
-        return units.describe(name).name, [MISSING if _missing(v) else f"{v:g}" for v in values]
+    if "." in name and units.describe(name).unit is None:  # a parameter's values: as many decimals as they have
+        vals = values.astype("float64")
+        finite = vals[vals.map(math.isfinite)]
+        decimals = next((d for d in range(7) if (finite.round(d) == finite).all()), 6)
+        return units.describe(name).name, [MISSING if not math.isfinite(v) else f"{v:.{decimals}f}" for v in vals]
     header, auto = units.label(name, values.dropna())
     if disp is not None:
         header, auto = units.describe(name).name + disp.suffix(), disp

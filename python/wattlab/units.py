@@ -82,8 +82,9 @@ PARAMETER_WORDS = {
 }
 """Words of a scenario key spelled out in a parameter's name."""
 
-PARAMETER_UNITS = {"bytes": "B", "delay": "s", "duration": "s", "rate": "bit/s"}
-"""The unit of a parameter's numeric values by the key's last word (``flow.0.bytes = 20000``)."""
+PARAMETER_UNITS = {"bytes": "B"}
+"""The unit of a parameter's bare numbers by the key's last word (``flow.0.bytes = 20000``; a
+duration or a rate always has a unit in its text)."""
 
 # Each family: base unit, then (symbol, factor from the base) from the largest prefix down.
 _PREFIXES: dict[str, tuple[tuple[str, float], ...]] = {
