@@ -418,7 +418,7 @@ LIVE_RESULT_KEYS = ("verified", "closed", "transfer_time_s", "goodput_bps", "ene
 def _live(d: Path, page: Page, palette: rf.Palette) -> tuple[str, str]:
     s = read_json(d / "summary.json")
     plan = s.get("plan", {})
-    prov = {k: plan[k] for k in ("scenario", "kind", "policy", "seed", "overrides", "profile", "bytes") if k in plan}
+    prov = {k: plan[k] for k in ("scenario", "kind", "policy", "seed", "overrides", "profile", "bytes") if plan.get(k) not in (None, "", 0)}
     energy_dir = d / "energy"
     energy = read_json(energy_dir / "summary.json") if (energy_dir / "summary.json").is_file() else s.get("energy") or {}
     if energy.get("provenance"):
@@ -444,7 +444,8 @@ def _live(d: Path, page: Page, palette: rf.Palette) -> tuple[str, str]:
         parts.append(measured(results))
     if isinstance(s.get("flows"), list) and s["flows"]:
         parts.append("<h2>Flows</h2>")
-        parts.append(table(pd.DataFrame(s["flows"])))
+        flows = pd.DataFrame(s["flows"])
+        parts.append(table(flows[[c for c in flows.columns if "sha256" not in c]]))  # digests: in summary.json
     if energy:
         parts.extend(_trace_section(energy_dir if energy_dir.is_dir() else d, energy, page, palette))
     title = f"wattlab live run: {plan.get('scenario', d.name)}" + (f" ({plan['policy']})" if plan.get("policy") else "")

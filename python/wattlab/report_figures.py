@@ -297,24 +297,35 @@ def draw(full: pd.DataFrame, df: pd.DataFrame, spec: Mapping, palette: Palette, 
         if facet is not None:
             ax.set_title(f"{units.describe(facet).name} = {text(panel)}", fontsize=10)
     axes[0][0].set_ylabel(ylabel)
-    if hue:  # one legend for the figure: every panel's categories, in the page's order
-        handles: dict[str, Any] = {}
-        for ax in axes[0]:
-            for hnd, lab in zip(*ax.get_legend_handles_labels()):
-                handles.setdefault(lab, hnd)
-        order = [text(h) for h in hues if text(h) in handles]
-        fig.legend([handles[k] for k in order], order, title=units.describe(hue).name, fontsize=8, loc="outside right center")
+    if hue:
+        _legend(fig, axes[0], [text(h) for h in hues], units.describe(hue).name)
     fig.suptitle(title, fontsize=11)
-    if kind == "scatter":
+    caption = _caption(spec, title, most, seeds)
+    drawn = read_back(fig, title, caption, numeric_x)
+    return html_figure(png(fig), caption), drawn
+
+
+def _legend(fig, axes, order: list[str], title: str) -> None:
+    """One legend for the figure, right of its panels: every panel's categories, in ``order``
+    (a category drawn only in a later panel is in it too)."""
+    handles: dict[str, Any] = {}
+    for ax in axes:
+        for hnd, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, hnd)
+    shown = [k for k in order if k in handles]
+    fig.legend([handles[k] for k in shown], shown, title=title, fontsize=8, loc="outside right center")
+
+
+def _caption(spec: Mapping, title: str, most: int, seeds: int) -> str:
+    """What the figure shows: its error bars, over how many rows, and which rows."""
+    if spec.get("kind", "line") == "scatter":
         bars = "one point per row"
     else:
         bars = f"mean ± std over up to {most} rows per point"
         bars += f" (the {seeds} seeds)" if most <= seeds else (
             f"; more rows than the {seeds} seeds: each run has several rows here, narrow them with `where`")
     where = where_text(spec.get("where") or {})
-    caption = f"{title}: {bars}; completed runs of {spec.get('table', 'radios')}" + (f" where {where}" if where else "")
-    drawn = read_back(fig, title, caption, numeric_x)
-    return html_figure(png(fig), caption), drawn
+    return f"{title}: {bars}; completed runs of {spec.get('table', 'radios')}" + (f" where {where}" if where else "")
 
 
 def state_bars(rows: pd.DataFrame, labels: list[str], parts: Sequence[tuple[str, str]], palette: Palette,

@@ -17,6 +17,9 @@ SIGNIFICANT = 4
 """Significant digits of a column's largest value; every value of the column gets as many
 decimals as that one needs."""
 
+IDENTIFIERS = ("port", "seed", "id", "connection", "index", "node_id")
+"""Integer columns that name something (a port, a seed): written without thousands separators."""
+
 SIGNED = {"saving", "slowdown"}
 """Columns shown with a sign (+46.0 %): a change against a baseline."""
 
@@ -58,6 +61,8 @@ def column_cells(name: str, values: pd.Series, disp: units.Display | None = None
     else:
         decimals = decimals_for(finite)
     sign = "+" if name in SIGNED else ""
+    if decimals == 0 and name.endswith(IDENTIFIERS):
+        return header, [MISSING if not math.isfinite(v) else f"{v:.0f}" for v in scaled]
     if decimals is None:  # every value below 10^-3 in a unit without smaller prefixes
         return header, [MISSING if not math.isfinite(v) else f"{v:{sign}.{SIGNIFICANT - 1}e}" for v in scaled]
     return header, [MISSING if not math.isfinite(v) else f"{v:{sign},.{decimals}f}" for v in scaled]
