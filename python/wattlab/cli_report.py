@@ -17,7 +17,7 @@ from wattlab.cli_common import PATH, fail, note
 def report(directory: Path, out: Path | None, quiet: bool) -> None:
     """Write a self-contained HTML report (embedded figures, tables, provenance, incomplete runs
     flagged) on DIR: the --out of wattlab run, wattlab sweep, wattlab reproduce, wattlab trace
-    energy or wattlab live run. It opens offline: no script and no link outside the file. A
+    energy, wattlab live run or wattlab live compare. It opens offline: no script and no link outside the file. A
     study's [[figure]] tables say what its figures show (docs/studies.md). Any other folder is
     refused (exit 2)."""
     from wattlab import html_report

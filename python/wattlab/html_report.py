@@ -1,7 +1,8 @@
 """``wattlab report DIR``: a self-contained HTML page (figures as embedded PNG, tables,
 provenance, incomplete runs flagged) on any folder wattlab writes: a run (``wattlab run
 --out``), a sweep (``wattlab sweep --out``), a reproduction (``wattlab reproduce ... --out``), a
-trace analysis (``wattlab trace energy --out``) or a live run (``wattlab live run --out``).
+trace analysis (``wattlab trace energy --out``), a live run (``wattlab live run --out``) or a
+live comparison (``wattlab live compare --out``).
 It opens offline: no script, no link outside the file. Any other folder is refused
 (:class:`ReportError`, one line).
 
@@ -69,8 +70,8 @@ class Page:
 
 
 def kind_of(d: Path) -> str:
-    """What ``d`` holds: ``sweep``, ``run``, ``trace``, ``live`` or ``reproduction``;
-    :class:`ReportError` for anything else."""
+    """What ``d`` holds: ``sweep``, ``run``, ``trace``, ``live``, ``live-compare`` or
+    ``reproduction``; :class:`ReportError` for anything else."""
     if (d / "study.json").is_file():
         if "study_hash" not in read_json(d / "study.json"):
             raise ReportError(f"{d / 'study.json'}: not a study wattlab sweep wrote (no study_hash)")
@@ -85,12 +86,15 @@ def kind_of(d: Path) -> str:
             return "run"
         raise ReportError(f"{d / 'summary.json'}: not a summary of wattlab run, trace energy or live run "
                           f"(its keys: {', '.join(list(s)[:8])}): nothing to report on")
+    if (d / "compare.csv").is_file() and _compared_runs(d):
+        return "live-compare"
     if (d / "config.json").is_file():
         cfg = read_json(d / "config.json")
         if "wattlab_version" not in cfg.get("provenance", {}):
             raise ReportError(f"{d / 'config.json'}: not a reproduction's configuration (no provenance.wattlab_version)")
         return "reproduction"
-    raise ReportError(f"{d}: not a folder wattlab writes (no study.json, summary.json or config.json): nothing to report on")
+    raise ReportError(f"{d}: not a folder wattlab writes (no study.json, summary.json, config.json or compare.csv): "
+                      "nothing to report on")
 
 
 def read_json(path: Path) -> dict:
@@ -125,7 +129,7 @@ def render(d: str | Path) -> Page:
     kind = kind_of(d)
     page = Page(kind, "", "")
     palette = rf.Palette()
-    page.title, page.body = {"sweep": _sweep, "run": _run, "trace": _trace, "live": _live,
+    page.title, page.body = {"sweep": _sweep, "run": _run, "trace": _trace, "live": _live, "live-compare": _live_compare,
                              "reproduction": _reproduction}[kind](d, page, palette)
     return page
 
@@ -415,15 +419,17 @@ LIVE_RESULT_KEYS = ("verified", "closed", "transfer_time_s", "goodput_bps", "ene
 """The live summary's top-level results the report lists."""
 
 
-def _live(d: Path, page: Page, palette: rf.Palette) -> tuple[str, str]:
+def _live(d: Path, page: Page, palette: rf.Palette, heading: int = 2) -> tuple[str, str]:
+    h = f"h{heading}"
     s = read_json(d / "summary.json")
     plan = s.get("plan", {})
     prov = {k: plan[k] for k in ("scenario", "kind", "policy", "seed", "overrides", "profile", "bytes") if plan.get(k) not in (None, "", 0)}
     energy_dir = d / "energy"
     energy = read_json(energy_dir / "summary.json") if (energy_dir / "summary.json").is_file() else s.get("energy") or {}
     if energy.get("provenance"):
-        prov["wattlab (costing)"] = f"{energy['provenance'].get('wattlab_version')} (commit {energy['provenance'].get('commit')})"
-    parts = ["<h2>Provenance</h2>", key_values(prov),
+        ver = energy["provenance"]
+        prov["wattlab"] = f"{ver.get('wattlab_version')} (commit {ver.get('commit')}), which costed the capture"
+    parts = [f"<{h}>Provenance</{h}>", key_values(prov),
              "<p>The run's whole plan (paths, TCP settings, rates) is in <code>plan.json</code>; each process's report "
              "in its own JSON file.</p>"]
     verified = s.get("verified")
@@ -440,16 +446,37 @@ def _live(d: Path, page: Page, palette: rf.Palette) -> tuple[str, str]:
         if isinstance(s.get(sub), dict):
             results.update({f"{sub}.{k}": v for k, v in s[sub].items() if not isinstance(v, (dict, list))})
     if results:
-        parts.append("<h2>Result</h2>")
+        parts.append(f"<{h}>Result</{h}>")
         parts.append(measured(results))
     if isinstance(s.get("flows"), list) and s["flows"]:
-        parts.append("<h2>Flows</h2>")
+        parts.append(f"<{h}>Flows</{h}>")
         flows = pd.DataFrame(s["flows"])
         parts.append(table(flows[[c for c in flows.columns if "sha256" not in c]]))  # digests: in summary.json
     if energy:
-        parts.extend(_trace_section(energy_dir if energy_dir.is_dir() else d, energy, page, palette))
+        parts.extend(_trace_section(energy_dir if energy_dir.is_dir() else d, energy, page, palette, heading))
     title = f"wattlab live run: {plan.get('scenario', d.name)}" + (f" ({plan['policy']})" if plan.get("policy") else "")
     return title, "\n".join(parts)
+
+
+def _compared_runs(d: Path) -> list[Path]:
+    """The live runs of a ``wattlab live compare --out`` folder (``live-always-on``, ``live-cc``)."""
+    return sorted(p.parent for p in d.glob("live-*/summary.json"))
+
+
+def _live_compare(d: Path, page: Page, palette: rf.Palette) -> tuple[str, str]:
+    try:
+        table_ = pd.read_csv(d / "compare.csv")
+    except Exception as e:  # pandas' parser errors have no common base
+        raise ReportError(f"{d / 'compare.csv'}: cannot read the table: {e}") from None
+    parts = ["<h2>Simulated and live</h2>",
+             "<p>Each mode's saving is against its own always-on run (the simulator's against the simulator's, "
+             "the testbed's against the testbed's).</p>", table(table_)]
+    scenario = d.name
+    for run in _compared_runs(d):
+        title, body = _live(run, page, palette, heading=3)
+        scenario = read_json(run / "summary.json").get("plan", {}).get("scenario", scenario)
+        parts += [f"<h2>{html.escape(run.name)}: {html.escape(title)}</h2>", body]
+    return f"wattlab live compare: {scenario}", "\n".join(parts)
 
 
 # ---------------------------------------------------------------------------------------------

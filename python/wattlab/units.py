@@ -60,13 +60,12 @@ COLUMNS: dict[str, Quantity] = {
     "run_status": Quantity("run status"),
     "policy": Quantity("policy"),
     "basis": Quantity("basis"),
-    "mode": Quantity("power mode"),
 }
 """Columns whose name the suffix rules would not make readable enough."""
 
 SUFFIXES: tuple[tuple[str, str], ...] = (
     ("_j_per_mb", "J/MB"), ("_j", "J"), ("_mj", "mJ"), ("_ns", "ns"), ("_us", "µs"), ("_ms", "ms"), ("_s", "s"),
-    ("_bps", "bit/s"), ("_Bps", "B/s"), ("_bytes", "B"), ("_mw", "mW"), ("_w", "W"),
+    ("_bps", "bit/s"), ("_mbps", "Mb/s"), ("_Bps", "B/s"), ("_bytes", "B"), ("_mw", "mW"), ("_w", "W"),
 )
 """Unit suffixes of the result tables' columns (``time_tx_s``, ``srtt_ms``), longest first."""
 

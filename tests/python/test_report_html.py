@@ -442,3 +442,23 @@ def test_report_on_a_live_folder(tmp_path):
     for row in res.energy.energy.itertuples():
         assert bars.x[row.policy][0] * _joules(bars.xlabel) == pytest.approx(row.energy_j, rel=1e-6)
     assert html_report.render(out / "energy").kind == "trace"
+
+
+@needs_live
+def test_report_on_a_live_compare_folder(tmp_path):
+    """`wattlab live compare --out`: the comparison table, then each live run's section."""
+    from wattlab import html_report, live
+
+    out = tmp_path / "cmp"
+    df = live.compare(SCENARIOS / "yan-cc-download.toml", overrides=["flow.ftp.bytes=500KB"], out_dir=out, time_limit=60)
+    r = subprocess.run([*WATTLAB, "report", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    page = (out / "report.html").read_text()
+    _self_contained(page)
+    assert "<title>wattlab live compare: yan-cc-download</title>" in page
+    assert "<h2>live-always-on: wattlab live run: yan-cc-download (always-on)</h2>" in page
+    assert "<h2>live-cc: wattlab live run: yan-cc-download (cc)</h2>" in page
+    rows = _html_table_after(page, "Simulated and live")
+    col = rows[0].index("saving (%)")
+    assert [r[col] for r in rows[1:]] == [f"{100 * v:+.1f}" for v in df["saving"]]
+    assert len(html_report.render(out).figures) == 2  # each run's energy per state
