@@ -150,6 +150,9 @@ def test_study_figures_are_drawn_as_named(figures_dir):
     ({"x": "a", "y": "b", "table": "sockets"}, "figure[0].table", "not kept by this study"),
     ({"x": "a", "y": "b", "colour": "red"}, "figure[0].colour", "unknown key"),
     ({"x": "a", "y": "b", "where": {"node": {"a": 1}}}, "figure[0].where", "column = value"),
+    ({"x": "a", "y": "b", "where": []}, "figure[0].where", "or a list of such tables"),
+    ({"x": "a", "y": "b", "where": [{"node": "client"}, 3]}, "figure[0].where", "or a list of such tables"),
+    ({"x": "a", "y": "b", "where": [{"node": "client"}, {}]}, "figure[0].where", "or a list of such tables"),
 ])
 def test_bad_figures_are_refused_naming_the_key(figure, where, message):
     from wattlab.study import StudyError, load
@@ -168,6 +171,22 @@ def test_figure_errors_in_a_file_name_the_line(tmp_path):
     with pytest.raises(StudyError) as e:
         load(f)
     assert str(e.value).startswith(f"{f}:12:1: key `figure[1].kind`: unknown kind 'pie'")
+
+
+def test_where_alternatives_in_a_study_file(tmp_path):
+    from wattlab.study import load
+
+    f = tmp_path / "s.toml"
+    f.write_text(f'scenario = "{DEMO}"\n[grid]\n"wireless.wlan.power_save" = ["cam", "psm"]\n\n'
+                 '[[figure]]\nx = "wireless.wlan.power_save"\ny = "energy_j"\n'
+                 'where = [{ node = "client", basis = "mode" },\n'
+                 '         { node = "client", "wireless.wlan.power_save" = ["cam"], policy = "always-on" }]\n\n'
+                 '[[figure]]\nx = "wireless.wlan.power_save"\ny = "energy_j"\n'
+                 '[[figure.where]]\nbasis = "mode"\n[[figure.where]]\npolicy = "always-on"\n')
+    figs = load(f).figures
+    assert figs[0]["where"] == [{"node": "client", "basis": "mode"},
+                                {"node": "client", "wireless.wlan.power_save": ["cam"], "policy": "always-on"}]
+    assert figs[1]["where"] == [{"basis": "mode"}, {"policy": "always-on"}]
 
 
 def test_study_figures_render_in_headless_chromium(figures_dir, tmp_path):
