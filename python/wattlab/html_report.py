@@ -489,9 +489,10 @@ def _reproduction(d: Path, page: Page, palette: rf.Palette) -> tuple[str, str]:
     title = f"wattlab reproduce: {d.name}"
     for md in sorted(d.glob("*.md")):
         text = md.read_text(errors="replace")
-        m = re.search(r"^#\s+(.+)$", text, re.M)
-        if m and title.endswith(d.name):
+        m = re.search(r"^#\s+(.+)\n?", text, re.M)
+        if m and title.endswith(d.name):  # the first summary's heading titles the page, once
             title = m.group(1).strip().replace("**", "").replace("`", "")
+            text = text[: m.start()] + text[m.end():]
         parts.append(f'<div class="md">{markdown(text)}</div>')
     for txt in sorted(d.glob("*.txt")):
         parts.append(f"<h2>{html.escape(txt.name)}</h2><pre>{html.escape(txt.read_text(errors='replace'))}</pre>")

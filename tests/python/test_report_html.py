@@ -102,7 +102,8 @@ def test_reproduction_report_renders_its_summary_and_figures(tmp_path):
     fig.savefig(tmp_path / "fig01.png")
     page = html_report.build(tmp_path)
     _self_contained(page)
-    assert "<h2>Seed X</h2>" in page and "<b>claim</b>" in page and "<code>code</code>" in page and "&lt;b&gt;" in page
+    assert "<title>Seed X</title>" in page and page.count("Seed X") == 2  # the summary's heading titles the page, once
+    assert "<b>claim</b>" in page and "<code>code</code>" in page and "&lt;b&gt;" in page
     assert "<td>agrees</td>" in page and "fig01.png" in page and len(_images(page)) == 1
 
 
