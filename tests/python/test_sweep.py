@@ -67,7 +67,7 @@ def test_sweep_tidy_tables_and_determinism(tmp_path):
     s = a.attrs["summary"]
     assert (s.total, s.computed, s.left) == (12, 12, 0)
     assert s.by_status == {"completed": 12}
-    assert list(a.columns[:4]) == ["wireless.wlan.power_save", "link.wired.delay", "run_key", "seed"]
+    assert list(a.columns[:5]) == ["wireless.wlan.power_save", "link.wired.delay", "link.wired.delay_s", "run_key", "seed"]
     for col in ("run_status", "run_completed", "run_time_limit_hit", "wattlab_version", "wattlab_commit",
                 "study_hash", "scenario_hash"):
         assert col in a.columns

@@ -212,6 +212,29 @@ fn without_power_save(py: Python<'_>, text: &str, origin: &str, overrides: Vec<S
     guard(|| wattlab_sim::scenario::without_power_save(text, origin, &overrides).map_err(|e| scenario_error(py, e)))
 }
 
+/// A scenario quantity's kind and value in SI units, parsed as the scenario loader parses it:
+/// `"5ms"` → `("duration", 0.005)` (seconds), `"10Mbps"` → `("rate", 1e7)` (bit/s), `"1MB"` →
+/// `("size", 1e6)` (bytes); None for text that is none of these (a bare number included: its
+/// unit depends on the key). What the study tables' numeric companion columns hold.
+#[pyfunction]
+fn quantity(text: &str) -> PyResult<Option<(&'static str, f64)>> {
+    use wattlab_sim::scenario::units::{Dur, Rate, Size};
+    guard(|| {
+        if text.trim().parse::<f64>().is_ok() {
+            return Ok(None);
+        }
+        Ok(if let Ok(d) = Dur::parse(text) {
+            Some(("duration", d.get().0 as f64 / 1e9))
+        } else if let Ok(r) = Rate::parse(text) {
+            Some(("rate", r.bps() as f64))
+        } else if let Ok(s) = Size::parse(text) {
+            Some(("size", s.bytes() as f64))
+        } else {
+            None
+        })
+    })
+}
+
 /// Run a scenario `repeat` times and report wall time and events per second of each run
 /// (through the same Ctrl-C checks as `run_scenario`: what they cost is in the numbers).
 #[pyfunction]
@@ -364,6 +387,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(effective_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(without_power_save, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi, m)?)?;

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from wattlab import _core
 from wattlab.study import cluster, pool
 from wattlab.study.cost import EARLY_CHECK_RUNS, MAX_STUDY_RUNS, MAX_TABLE_MB, StudyCost, check_size, check_tables, estimate_events
+from wattlab.study.quantities import with_quantity_columns
 from wattlab.study.spec import Point, Study, StudyError, check_overrides, load
 from wattlab.study.store import Damaged, Store, TooLarge, atomic_write, read_bounded
 
@@ -438,13 +439,13 @@ def _combine(study: Study, store: Store, points: list[Point], out: Path, damaged
             table = table.replace_schema_metadata(None)
         else:
             table = pa.table({c: pa.array([], pa.null()) for c in [*study.param_names, *RUN_COLUMNS]})
-        write_table(table, out, name)
+        write_table(with_quantity_columns(table, study), out, name)
         written.append(name)
     rows = [row for row, _ in stored]
     cols = [*study.param_names, *RUN_COLUMNS, "end_time_s", "events", "error", *PROVENANCE_COLUMNS]
     df = pd.DataFrame(rows)
     df = df[[c for c in cols if c in df.columns]]
-    write_table(pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(None), out, RUNS_TABLE)
+    write_table(with_quantity_columns(pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(None), study), out, RUNS_TABLE)
     written.append(RUNS_TABLE)
     return written
 
@@ -604,6 +605,7 @@ def _doc_of(st: Study) -> dict:
 def _partial(st: Study, out: Path, table: str):
     """``table`` of the runs stored so far (verified; damaged ones left out)."""
     import pandas as pd
+    import pyarrow as pa
 
     with Store(out) as store:
         done = store.present()
@@ -615,8 +617,9 @@ def _partial(st: Study, out: Path, table: str):
             except Damaged:
                 continue
     if table == RUNS_TABLE:
-        return pd.DataFrame([row for row, _ in stored])
-    frames = [read_ipc(tables[table]).to_pandas() for _, tables in stored if table in tables]
+        rows = pd.DataFrame([row for row, _ in stored])
+        return with_quantity_columns(pa.Table.from_pandas(rows, preserve_index=False), st).to_pandas() if len(rows) else rows
+    frames = [with_quantity_columns(read_ipc(tables[table]), st).to_pandas() for _, tables in stored if table in tables]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 

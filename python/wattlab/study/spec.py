@@ -592,15 +592,28 @@ def _figures(figs: Any, outputs: list[str], origin: str, text: str | None) -> li
         kind = f.get("kind", "line")
         if kind not in FIGURE_KINDS:
             raise err(f"unknown kind {kind!r} (have: {', '.join(FIGURE_KINDS)})", "kind")
-        where = f.get("where", {})
-        ok = isinstance(where, Mapping) and all(
-            isinstance(v, (str, int, float, bool)) or (isinstance(v, list) and v and all(isinstance(x, (str, int, float, bool)) for x in v))
-            for v in where.values())
-        if not ok:
-            raise err("must be a table of column = value (or a list of values): the rows drawn", "where")
+        where = _where(f.get("where", {}))
+        if where is None:
+            raise err("must be a table of column = value or column = [values] (every entry must hold), or a list "
+                      "of such tables (a row matching one of them is drawn): the rows drawn", "where")
         out.append({"x": f["x"], "y": f["y"], "table": table, "hue": f.get("hue"), "facet": f.get("facet"),
-                    "kind": kind, "where": dict(where), "title": f.get("title")})
+                    "kind": kind, "where": where, "title": f.get("title")})
     return out
+
+
+def _where(where: Any) -> dict | list[dict] | None:
+    """A figure's ``where``, checked: a table of ``column = value`` or ``column = [values]``, or
+    a non-empty list of such tables (alternatives); None if it is neither."""
+    def table(t: Any) -> bool:
+        scalar = (str, int, float, bool)
+        return isinstance(t, Mapping) and all(
+            isinstance(v, scalar) or (isinstance(v, list) and v and all(isinstance(x, scalar) for x in v)) for v in t.values())
+
+    if table(where):
+        return dict(where)
+    if isinstance(where, list) and where and all(table(t) and t for t in where):
+        return [dict(t) for t in where]
+    return None
 
 
 def _locate_figure(text: str | None, index: int, key: str | None) -> tuple[int | None, int | None]:
