@@ -18,7 +18,7 @@ use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, TsResolution};
 use wattlab_core::energy::builtin_profile;
 use wattlab_trace::airtime::Airtime;
-use wattlab_trace::energy::{analyze, EnergyOptions, TimelineOutput};
+use wattlab_trace::energy::{analyze, EnergyOptions, TimelineOutput, DEFAULT_MAX_CONNECTIONS};
 use wattlab_trace::policy_spec::{PolicySpec, SpecContext};
 use wattlab_trace::TraceReader;
 
@@ -118,6 +118,7 @@ fn main() {
         tail: wattlab_core::Duration::ZERO,
         timeline: TimelineOutput::Off,
         time: wattlab_trace::timecheck::TimeLimits::default(),
+        max_connections: DEFAULT_MAX_CONNECTIONS,
     };
     // The reader alone, for the share of the analysis proper.
     let mut read_best = f64::MAX;

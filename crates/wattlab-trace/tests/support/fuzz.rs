@@ -314,6 +314,7 @@ pub fn options(accept: bool) -> EnergyOptions {
         tail: Duration::from_millis(100),
         timeline: TimelineOutput::Memory,
         time: TimeLimits { accept, ..TimeLimits::default() },
+        max_connections: wattlab_trace::energy::DEFAULT_MAX_CONNECTIONS,
     }
 }
 
