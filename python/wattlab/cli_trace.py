@@ -243,7 +243,7 @@ def print_trace(console: Console, res, top: int = 10, quiet: bool = False) -> No
         for _, r in rows.iterrows():
             other = r.connection == other_id
             t.add_row(
-                str(int(r.connection)), "other" if other else r.proto, "—" if other else str(int(r.local_port)),
+                str(int(r.connection)), r.proto, "—" if other else str(int(r.local_port)),
                 f"{int(r.connections):,} connections" if other else f"{r.remote}:{int(r.remote_port)}",
                 f"{int(r.packets_up):,}/{int(r.packets_down):,}", f"{int(r.bytes_up):,}/{int(r.bytes_down):,}",
                 f"{r.own_j:.4f}", f"{r.tail_j:.4f}", f"{r.share:.1%}",

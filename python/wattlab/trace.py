@@ -59,7 +59,9 @@ class TraceEnergy:
     states: pd.DataFrame
     """Long form: (policy, state, time_s, energy_j), transitions as a state."""
     connections: pd.DataFrame
-    """One row per connection of the client (or peer and protocol): ports, packets, bytes."""
+    """One row per connection of the client (or peer and protocol): ports, packets, bytes; past
+    ``max_connections``, a last row ``other`` (proto ``other``) holds the evicted ones, with
+    their number in ``connections``."""
     attribution: pd.DataFrame
     """One row per (policy, connection): own (its frames and the wake-ups they needed), tail
     (the radio after its frames until the next frame), total and share; connection 0 is the
@@ -360,7 +362,9 @@ def _from_raw(raw: dict) -> TraceEnergy:
 
     conns = frame(raw["connections"])
     if len(conns):
-        conns.insert(1, "proto", [IP_PROTOCOLS.get(p, str(p)) for p in conns.protocol])
+        # The `other` row (connections evicted beyond max_connections) has the id after the cap.
+        other = int(cap.get("max_connections", -2)) + 1
+        conns.insert(1, "proto", ["other" if i == other else IP_PROTOCOLS.get(p, str(p)) for i, p in zip(conns.id, conns.protocol)])
         conns.insert(2, "local", cap["client"])
     attr = frame(raw["attribution"])
     attr["total_j"] = attr.own_j + attr.tail_j
