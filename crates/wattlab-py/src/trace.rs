@@ -168,12 +168,19 @@ fn artifacts_note(label: &str, o: &EngineOutcome) -> String {
     let mut parts = Vec::new();
     if x.late_streak_ends > 0 {
         parts.push(format!(
-            "{} CAMH streaks closed 1 ms after their window ({} of them after the next state point: time runs back)",
-            x.late_streak_ends, x.backwards_steps
+            "{} CAMH streak{} closed 1 ms after {} window ({} of them after the next state point: time runs back)",
+            x.late_streak_ends,
+            if x.late_streak_ends == 1 { "" } else { "s" },
+            if x.late_streak_ends == 1 { "its" } else { "their" },
+            x.backwards_steps
         ));
     }
     if x.bridged_windows > 0 {
-        parts.push(format!("{} low windows without packets kept in CAMH", x.bridged_windows));
+        parts.push(format!(
+            "{} low window{} without packets kept in CAMH",
+            x.bridged_windows,
+            if x.bridged_windows == 1 { "" } else { "s" }
+        ));
     }
     if x.streak_to_last_packet_s > 0.0 {
         parts.push(format!("CAMH {:.3} s past the last high window, to the last packet", x.streak_to_last_packet_s));

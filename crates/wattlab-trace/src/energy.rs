@@ -424,6 +424,9 @@ pub fn check_options(opts: &EnergyOptions) -> Result<(), AnalysisError> {
     if !(MIN_BIN..=MAX_BIN).contains(&opts.bin) {
         return bad(format!("throughput bin {} ns is out of range (1 µs to 1 day)", opts.bin.as_nanos()));
     }
+    if !(1..=MAX_MAX_CONNECTIONS).contains(&opts.max_connections) {
+        return bad(format!("max_connections {} is out of range (1 to {MAX_MAX_CONNECTIONS})", opts.max_connections));
+    }
     if opts.tail > MAX_TAIL {
         return bad(format!("tail {} s is out of range (0 to 1 day)", opts.tail.as_secs_f64()));
     }

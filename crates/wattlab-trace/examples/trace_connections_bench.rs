@@ -1,0 +1,104 @@
+//! Memory per connection: writes a capture of N short TCP connections of one client (a
+//! request up, a response down, 2 ms apart, the next connection 5 ms later; client ports
+//! cycle over 50,000 and the peer changes every 50,000 connections, so every connection is
+//! distinct), then costs it under always-on, oracle, psm and adaptive-psm (802.11g@54,
+//! timelines off, client given) with the default `max_connections` and prints the wall time,
+//! the connections kept and folded, and the peak RSS (VmHWM).
+//!
+//! `cargo run --release -p wattlab-trace --example trace_connections_bench -- 2000000`
+//! `... -- 2000000 --write FILE` writes the capture only (for whole-process measurements of
+//! `wattlab trace energy FILE` under `/usr/bin/time -v`).
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use etherparse::PacketBuilder;
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
+use pcap_file::{DataLink, TsResolution};
+use wattlab_core::energy::builtin_profile;
+use wattlab_trace::airtime::Airtime;
+use wattlab_trace::energy::{analyze, EnergyOptions, TimelineOutput, DEFAULT_MAX_CONNECTIONS};
+use wattlab_trace::policy_spec::{PolicySpec, SpecContext};
+
+/// The client of the generated capture.
+const CLIENT: [u8; 4] = [192, 168, 1, 20];
+
+/// Writes `n` connections to `path`; returns the file's size in bytes.
+fn generate(path: &Path, n: u64) -> u64 {
+    let header = PcapHeader { datalink: DataLink::ETHERNET, ts_resolution: TsResolution::NanoSecond, ..Default::default() };
+    let mut w = PcapWriter::with_header(BufWriter::new(File::create(path).unwrap()), header).unwrap();
+    let zeros = [0u8; 600];
+    let mut frame = Vec::new();
+    for k in 0..n {
+        let t = 1_700_000_000_000_000_000u64 + k * 5_000_000;
+        let port = 10_000 + (k % 50_000) as u16;
+        let peer = (0x0b00_0000u32 + (k / 50_000) as u32).to_be_bytes();
+        for (dt, up) in [(0u64, true), (2_000_000, false)] {
+            frame.clear();
+            let b = PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2]);
+            if up {
+                b.ipv4(CLIENT, peer, 64).tcp(port, 443, 1, 64_000).ack(1).write(&mut frame, &zeros[..100]).unwrap();
+            } else {
+                b.ipv4(peer, CLIENT, 64).tcp(443, port, 1, 64_000).ack(101).write(&mut frame, &zeros).unwrap();
+            }
+            w.write_packet(&PcapPacket::new(Duration::from_nanos(t + dt), frame.len() as u32, &frame)).unwrap();
+        }
+    }
+    drop(w);
+    std::fs::metadata(path).unwrap().len()
+}
+
+/// Peak resident set size of this process, kB (Linux; 0 elsewhere).
+fn vm_hwm_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .unwrap_or(0)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n: u64 = args.get(1).map_or(1_000_000, |s| s.parse().expect("N"));
+    if let Some(i) = args.iter().position(|a| a == "--write") {
+        let path = Path::new(args.get(i + 1).expect("--write FILE"));
+        let size = generate(path, n);
+        println!("{n} connections, {} packets, {:.1} MB: {}", 2 * n, size as f64 / 1e6, path.display());
+        return;
+    }
+    let path = std::env::temp_dir().join(format!("wattlab-trace-connections-bench-{}.pcap", std::process::id()));
+    let size = generate(&path, n);
+    let rss_before = vm_hwm_kb();
+    let air = Airtime::default_phy();
+    let Airtime::Phy { phy, .. } = air else { unreachable!("the default is a PHY") };
+    let cx = SpecContext { psm: Some(wattlab_core::energy::PsmParams::for_phy(&phy)), ..SpecContext::default() };
+    let labels = ["always-on", "oracle", "psm", "adaptive-psm"];
+    let opts = EnergyOptions {
+        client: Some(IpAddr::V4(Ipv4Addr::from(CLIENT))),
+        profile: builtin_profile("atheros-ar5004").unwrap(),
+        airtime: air,
+        policies: labels.iter().map(|l| PolicySpec::parse(l, &cx).unwrap()).collect(),
+        bin: wattlab_core::Duration::from_millis(100),
+        tail: wattlab_core::Duration::ZERO,
+        timeline: TimelineOutput::Off,
+        time: wattlab_trace::timecheck::TimeLimits::default(),
+        max_connections: DEFAULT_MAX_CONNECTIONS,
+    };
+    let t = Instant::now();
+    let a = analyze(&path, &opts).unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    std::fs::remove_file(&path).unwrap();
+    println!(
+        "{n} connections, {} packets, {:.1} MB: {secs:.3} s; {} connection rows ({} folded into `other`, cap {}); \
+         peak RSS (VmHWM) {} kB before the analysis, {} kB after",
+        a.packets_up + a.packets_down,
+        size as f64 / 1e6,
+        a.connections.len(),
+        a.connections_evicted,
+        a.max_connections,
+        rss_before,
+        vm_hwm_kb()
+    );
+}
