@@ -1,5 +1,5 @@
 //! Memory per connection: writes a capture of N short TCP connections of one client (a
-//! request up, a response down, 2 ms apart, the next connection 5 ms later; client ports
+//! 60-byte request up, a 300-byte response down, 2 ms apart, the next connection 5 ms later; client ports
 //! cycle over 50,000 and the peer changes every 50,000 connections, so every connection is
 //! distinct), then costs it under always-on, oracle, psm and adaptive-psm (802.11g@54,
 //! timelines off, client given) with the default `max_connections` and prints the wall time,
@@ -30,7 +30,7 @@ const CLIENT: [u8; 4] = [192, 168, 1, 20];
 fn generate(path: &Path, n: u64) -> u64 {
     let header = PcapHeader { datalink: DataLink::ETHERNET, ts_resolution: TsResolution::NanoSecond, ..Default::default() };
     let mut w = PcapWriter::with_header(BufWriter::new(File::create(path).unwrap()), header).unwrap();
-    let zeros = [0u8; 600];
+    let zeros = [0u8; 300];
     let mut frame = Vec::new();
     for k in 0..n {
         let t = 1_700_000_000_000_000_000u64 + k * 5_000_000;
@@ -40,9 +40,9 @@ fn generate(path: &Path, n: u64) -> u64 {
             frame.clear();
             let b = PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2]);
             if up {
-                b.ipv4(CLIENT, peer, 64).tcp(port, 443, 1, 64_000).ack(1).write(&mut frame, &zeros[..100]).unwrap();
+                b.ipv4(CLIENT, peer, 64).tcp(port, 443, 1, 64_000).ack(1).write(&mut frame, &zeros[..60]).unwrap();
             } else {
-                b.ipv4(peer, CLIENT, 64).tcp(443, port, 1, 64_000).ack(101).write(&mut frame, &zeros).unwrap();
+                b.ipv4(peer, CLIENT, 64).tcp(443, port, 1, 64_000).ack(61).write(&mut frame, &zeros).unwrap();
             }
             w.write_packet(&PcapPacket::new(Duration::from_nanos(t + dt), frame.len() as u32, &frame)).unwrap();
         }

@@ -7,6 +7,7 @@
 //! path must allocate nothing per packet).
 //!
 //! `cargo run --release -p wattlab-trace --example trace_energy_bench -- 1000000`
+//! `... -- 5000000 --write FILE` writes the capture only (for whole-process measurements).
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -101,7 +102,14 @@ fn vm_hwm_kb() -> u64 {
 }
 
 fn main() {
-    let n: u64 = std::env::args().nth(1).map_or(1_000_000, |s| s.parse().expect("N"));
+    let args: Vec<String> = std::env::args().collect();
+    let n: u64 = args.get(1).map_or(1_000_000, |s| s.parse().expect("N"));
+    if let Some(i) = args.iter().position(|a| a == "--write") {
+        let path = std::path::Path::new(args.get(i + 1).expect("--write FILE"));
+        let size = generate(path, n);
+        println!("{n} packets, {:.1} MB: {}", size as f64 / 1e6, path.display());
+        return;
+    }
     let path = std::env::temp_dir().join(format!("wattlab-trace-energy-bench-{}.pcap", std::process::id()));
     let size = generate(&path, n);
     let rss_before = vm_hwm_kb();
