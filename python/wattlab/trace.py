@@ -83,6 +83,10 @@ class TraceEnergy:
     provenance: dict = field(default_factory=dict)
     """What made the result: the capture's path and SHA-256, the analysis options as given,
     wattlab's version and commit."""
+    energybox: dict = field(default_factory=dict)
+    """Per ``energybox`` row, EnergyBox's engine's outcome: its unrounded and printed energy
+    (``energy_j``, ``printed_j``), seconds in PSM, CAM and CAMH, frames, windows counted and
+    high, frames out of order, and its ``artifacts`` on this capture (docs/trace.md)."""
 
     @property
     def start_ns(self) -> int:
@@ -121,6 +125,7 @@ class TraceEnergy:
             "profile": self.profile,
             "policies": json.loads(self.energy.to_json(orient="records")),
             "timeline_files": self.timeline_files,
+            "energybox": self.energybox,
             "warnings": self.warnings,
             "notes": self.notes,
         }
@@ -394,6 +399,7 @@ def _from_raw(raw: dict) -> TraceEnergy:
         timeline_files=files,
         notes=list(raw["notes"]),
         warnings=list(raw["warnings"]),
+        energybox={p["label"]: p["energybox"] for p in raw["policies"] if p.get("energybox")},
     )
 
 

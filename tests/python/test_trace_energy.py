@@ -207,6 +207,7 @@ def test_energybox_mode_gives_energybox_own_number(name):
     assert (e.time_sleep_s["energybox"], e.time_idle_s["energybox"], e.time_idle_high_s["energybox"]) == (
         ref["time_in_psm"], ref["time_in_cam"], ref["time_in_camh"])
     assert any(n.startswith("energybox: EnergyBox's own number") for n in t.notes)
+    assert t.energybox["energybox"]["printed_j"] == ref["total_power_joules"] and "artifacts" in t.summary()["energybox"]["energybox"]
 
 
 def test_energybox_mode_table_shows_its_printed_number_and_the_model(tmp_path):
@@ -291,6 +292,7 @@ def test_cli_writes_tables_timelines_and_a_figure(tmp_path):
         (["--phy", "link@1e-9"], "out of range (0.001 to 100000 Mb/s)"),
         (["--policy", "psm:beacon=1ns"], "1 to 65535 TU"),
         (["--tail", "1e12"], "out of range (0 to 1 day)"),
+        (["--policy", "energybox"], "EnergyBox's engine needs its device settings"),
     ],
 )
 def test_cli_rejects_bad_options_clearly(tmp_path, args, message):

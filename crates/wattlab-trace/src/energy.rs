@@ -449,13 +449,12 @@ fn is_host(a: IpAddr) -> bool {
     !is_group(a) && !a.is_unspecified()
 }
 
+/// The client, how it was chosen, and the busiest candidates.
+type Choice = (IpAddr, ClientChoice, Vec<(IpAddr, Totals)>);
+
 /// The client: the busiest host address (one that is not multicast, broadcast or
 /// unspecified), in bounded memory.
-fn choose_client<R: Read>(
-    reader: &mut TraceReader<R>,
-    path: &str,
-    cap: u32,
-) -> Result<(IpAddr, ClientChoice, Vec<(IpAddr, Totals)>), AnalysisError> {
+fn choose_client<R: Read>(reader: &mut TraceReader<R>, path: &str, cap: u32) -> Result<Choice, AnalysisError> {
     let totals = address_totals_capped(reader, cap as usize)?;
     let undercount = totals.undercount();
     let all = totals.ranked();
@@ -492,7 +491,7 @@ struct EngineRun {
     index: usize,
     label: String,
     engine: EnergyBoxEngine,
-    sink: Option<(PathBuf, BufWriter<File>)>,
+    sink: Option<Sink>,
     timeline: Timeline,
 }
 
@@ -514,8 +513,11 @@ impl EngineRun {
     }
 }
 
+/// A timeline CSV being written, and its path.
+type Sink = (PathBuf, BufWriter<File>);
+
 /// The timeline sink of the `i`-th policy: `None` if timelines are off, `Some(None)` for memory.
-fn open_sink(opts: &EnergyOptions, i: usize) -> Result<Option<Option<(PathBuf, BufWriter<File>)>>, AnalysisError> {
+fn open_sink(opts: &EnergyOptions, i: usize) -> Result<Option<Option<Sink>>, AnalysisError> {
     Ok(match &opts.timeline {
         TimelineOutput::Off => None,
         TimelineOutput::Memory => Some(None),
@@ -833,7 +835,7 @@ fn run<R: Read>(
 }
 
 /// Flushes a timeline sink; the file it wrote.
-fn finish_sink(sink: Option<(PathBuf, BufWriter<File>)>) -> Result<Option<PathBuf>, AnalysisError> {
+fn finish_sink(sink: Option<Sink>) -> Result<Option<PathBuf>, AnalysisError> {
     match sink {
         Some((path, mut w)) => {
             w.flush().map_err(|source| AnalysisError::Output { path: path.display().to_string(), source })?;
