@@ -940,7 +940,9 @@ impl Feeder<'_> {
         self.intervals.clear();
         let iv = &mut self.intervals;
         self.opts.airtime.for_each(t, dir, q.ip_len, q.group, |i| iv.push(i));
-        if self.run.is_empty() {
+        if self.fed == 0 {
+            // The first packet: the run starts here (the meters too; EnergyBox's engine, if it
+            // is the only policy, has none).
             self.start = q.start;
             self.run = start_meters(self.opts, q.start)?;
         }

@@ -173,3 +173,16 @@ fn the_engine_reports_each_artifact_where_it_occurs() {
     // demo_200KB: the backwards step too.
     assert!(outcome("demo_200KB.pcap").artifacts.backwards_steps >= 1);
 }
+
+/// EnergyBox's engine alone (no meter): the run still starts at the first packet and ends
+/// the inactivity time after the last, as with the other policies beside it.
+#[test]
+fn the_engine_alone_spans_the_run() {
+    let client: IpAddr = "10.0.0.5".parse().unwrap();
+    let alone = emulate(&data("web10.pcap"), client, &["energybox"]);
+    let both = emulate(&data("web10.pcap"), client, &["energybox", "adaptive-psm"]);
+    assert_eq!((alone.start_ns, alone.end_ns), (both.start_ns, both.end_ns));
+    // EnergyBox's own span is in whole µs (its times are truncated to µs).
+    assert!((alone.end_ns - alone.start_ns).abs_diff(alone.policies[0].report.duration_ns) < 2_000);
+    assert_eq!(alone.throughput, both.throughput);
+}
