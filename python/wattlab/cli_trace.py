@@ -28,8 +28,10 @@ POLICY_HELP = (
     "(phone drivers: awake from any packet until TIMEOUT idle, high-power state while the WINDOW holds more than "
     "THRESHOLD bytes; windows=fixed lays the windows end to end from the first packet and bytes=frame counts captured "
     "frame lengths, as EnergyBox does); "
-    "replay[:policy=NAME,node=NAME] (the --transitions schedule). "
-    "Default: always-on, oracle, psm, adaptive-psm (and replay with --transitions)."
+    "replay[:policy=NAME,node=NAME] (the --transitions schedule); "
+    "energybox (EnergyBox's own number: its engine emulated, artifacts included; needs --energybox device settings). "
+    "Default: always-on, oracle, psm, adaptive-psm (and replay with --transitions); with --energybox: energybox and "
+    "adaptive-psm, the rows EnergyBox's model defines."
 )
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
@@ -62,7 +64,8 @@ OUTPUTS = ("summary.json", "energy.csv", "states.csv", "connections.csv", "attri
               help="EnergyBox Wi-Fi configuration file (POWER_IN_PSM/CAM/CAMH in watts, CAM_PSM_INACTIVITY_TIME, CAM_TIME_WIMDOW, "
               "WINDOW_DATA_RATE_THRESHOLD); repeatable (device and network files). Its powers replace --profile; its timings "
               "set adaptive-psm's defaults; and the defaults become EnergyBox's model: --phy instant, --tail = the inactivity "
-              "time, fixed windows over frame lengths (docs/trace.md).")
+              "time, fixed windows over frame lengths, and the policies energybox (EnergyBox's own number, its engine's "
+              "artifacts included) and adaptive-psm (its model as defined, costed exactly) (docs/trace.md).")
 @click.option("--policy", multiple=True, metavar="SPEC", help=POLICY_HELP)
 @click.option("--phy", metavar="PHY@RATE",
               help="Airtime model: PHY@RATE with RATE in Mb/s (802.11a, 802.11b, 802.11g, dsss-2mbps; e.g. 802.11a@24), "
@@ -83,6 +86,10 @@ OUTPUTS = ("summary.json", "energy.csv", "states.csv", "connections.csv", "attri
               help="Cost a capture whose timestamps fail the checks (time going back by more than 10 ms, a gap "
               "longer than --max-gap, a sub-second field out of range) instead of refusing it (exit 2). The result "
               "is flagged: warnings on stderr, above the table and in summary.json.")
+@click.option("--max-connections", type=click.IntRange(1, 10_000_000), default=100_000, show_default=True, metavar="N",
+              help="Connections of the client kept; beyond, the least recently used is folded (packets, bytes, energy) into "
+              "one `other` row, so memory stays bounded (about 1 kB per connection kept). Also bounds the addresses kept "
+              "while choosing the client.")
 @click.option("--out", type=OUT_DIR, metavar="DIR",
               help="Directory for summary.json, energy/states/connections/attribution/throughput CSV, per-policy state "
               "timelines (streamed) and timeline.png.")
@@ -92,8 +99,8 @@ OUTPUTS = ("summary.json", "energy.csv", "states.csv", "connections.csv", "attri
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, metavar="N", help="Connections shown in the attribution table.")
 @click.option("--json", "json_out", is_flag=True, help="Print summary.json instead of tables.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress or notes on stderr.")
-def energy_cmd(capture, client, profile, energybox, policy, phy, tail_ms, transitions, bin_ms, max_gap, accept_odd_times, out,
-               parquet, plot, overwrite, top, json_out, quiet) -> None:
+def energy_cmd(capture, client, profile, energybox, policy, phy, tail_ms, transitions, bin_ms, max_gap, accept_odd_times,
+               max_connections, out, parquet, plot, overwrite, top, json_out, quiet) -> None:
     """Cost a capture on the client's radio under one or more power policies, with per-state
     energy, per-connection attribution and a comparison table."""
     from wattlab import trace
@@ -130,6 +137,7 @@ def energy_cmd(capture, client, profile, energybox, policy, phy, tail_ms, transi
                 timeline_dir=timeline_dir,
                 max_gap_s=max_gap,
                 accept_odd_times=accept_odd_times,
+                max_connections=max_connections,
             )
     except trace.TraceError as e:
         fail(str(e))
@@ -179,22 +187,35 @@ def print_trace(console: Console, res, top: int = 10, quiet: bool = False) -> No
     tc = cap.get("time_checks", {})
     if tc.get("reordered"):
         note(f"{tc['reordered']:,} packets up to {tc['reordered_worst_ns'] / 1e6:.3f} ms out of order were put back in order", quiet)
-    title = "Radio energy per policy"
+    eb_mode = bool(cap.get("energybox_mode"))
+    title = "Radio energy per policy" + (" (EnergyBox's model)" if eb_mode else "")
     if res.warnings:
         title += " [bold red](built on odd timestamps: see the warnings; not a trustworthy result)[/]"
+    if eb_mode:
+        caption = ("energybox: EnergyBox's own number, as it prints it (its engine, artifacts included); definition: its model "
+                   "as it defines it, costed exactly; not EB: a wattlab policy on its powers, not part of its model. "
+                   "EnergyBox's model has no always-on: no shares")
+    else:
+        caption = "every policy costs the same packets, as captured; `of always-on` is relative to always-on's energy"
     t = Table(title=title, title_justify="left",
-              caption="every policy costs the same packets, as captured; `of always-on` is relative to always-on's energy"
-              + "".join(f"\n[red]odd timestamps: {escape(w)}[/]" for w in res.warnings),
+              caption=caption + "".join(f"\n[red]odd timestamps: {escape(w)}[/]" for w in res.warnings),
               caption_justify="left")
     widest = max(len(p) for p in res.energy.policy)
     t.add_column("policy", min_width=widest, no_wrap=True)
-    for col in ("energy (J)", "of always-on", "avg (mW)", "awake (s)", "high (s)", "sleep (s)", "tx / rx (s)", "transitions", "beacons"):
-        t.add_column(col, justify="right")
+    for col in ("energy (J)", "model" if eb_mode else "of always-on", "avg (mW)", "awake (s)", "high (s)", "sleep (s)",
+                "tx / rx (s)", "transitions", "beacons"):
+        t.add_column(col, justify="left" if col == "model" else "right")
+    short = {"EnergyBox (engine)": "energybox", "EnergyBox (definition)": "definition"}
     for _, r in res.energy.iterrows():
         awake = r.time_idle_s + r.time_idle_high_s + r.time_rx_s + r.time_tx_s
-        norm = "—" if r.vs_always_on != r.vs_always_on else f"{r.vs_always_on:.1%}"
+        if eb_mode:
+            norm = short.get(r.model, "not EB")
+        else:
+            norm = "—" if r.vs_always_on != r.vs_always_on else f"{r.vs_always_on:.1%}"
+        # EnergyBox's row shows its printed total (rounded half up, as it prints it).
+        joules = f"{r.energybox_j:.4f}" if r.energybox_j == r.energybox_j else f"{r.energy_j:.4f}"
         t.add_row(
-            escape(r.policy), f"{r.energy_j:.4f}", norm, f"{r.avg_power_mw:.1f}", f"{awake:.3f}", f"{r.time_idle_high_s:.3f}",
+            escape(r.policy), joules, norm, f"{r.avg_power_mw:.1f}", f"{awake:.3f}", f"{r.time_idle_high_s:.3f}",
             f"{r.time_sleep_s + r.time_off_s:.3f}", f"{r.time_tx_s:.3f} / {r.time_rx_s:.3f}", f"{int(r.transitions):,}", f"{int(r.beacons):,}",
         )
     console.print(t)
@@ -208,16 +229,22 @@ def print_trace(console: Console, res, top: int = 10, quiet: bool = False) -> No
         if r.clipped_activity_s > 0:
             note(f"note: {r.policy}: {r.clipped_activity_s * 1e3:.3f} ms of airtime overlapped (the capture carries more than {cap['airtime']} can)",
                  quiet, style="yellow")
-    if top and len(res.connections):
+    if top and len(res.connections) and len(res.attribution):
         a = res.attribution.merge(res.connections, left_on="connection", right_on="id", how="left")
-        first = res.energy.policy.iloc[0]
+        first = res.attribution.policy.iloc[0]
         rows = a[(a.policy == first) & (a.connection > 0)].sort_values("total_j", ascending=False).head(top)
-        t = Table(title=f"Energy by connection ({escape(first)}; top {len(rows)} of {len(res.connections)})", title_justify="left")
+        other_id = cap.get("max_connections", -2) + 1
+        kept = int((res.connections.id != other_id).sum())
+        total = kept + int(cap.get("connections_evicted", 0))
+        t = Table(title=f"Energy by connection ({escape(first)}; top {len(rows)} of {total:,}"
+                  + (f", {total - kept:,} in `other`" if total > kept else "") + ")", title_justify="left")
         for col in ("#", "proto", "client port", "peer", "packets ↑/↓", "bytes ↑/↓", "own (J)", "tail (J)", "share"):
             t.add_column(col, justify="left" if col in ("proto", "peer") else "right")
         for _, r in rows.iterrows():
+            other = r.connection == other_id
             t.add_row(
-                str(int(r.connection)), r.proto, str(int(r.local_port)), f"{r.remote}:{int(r.remote_port)}",
+                str(int(r.connection)), r.proto, "—" if other else str(int(r.local_port)),
+                f"{int(r.connections):,} connections" if other else f"{r.remote}:{int(r.remote_port)}",
                 f"{int(r.packets_up):,}/{int(r.packets_down):,}", f"{int(r.bytes_up):,}/{int(r.bytes_down):,}",
                 f"{r.own_j:.4f}", f"{r.tail_j:.4f}", f"{r.share:.1%}",
             )

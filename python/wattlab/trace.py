@@ -6,7 +6,7 @@ Quick start::
     t = wattlab.trace.energy("phone.pcapng", policies=["always-on", "psm", "adaptive-psm"])
     t.energy        # one row per policy: joules, vs always-on, time and energy per state
     t.attribution   # one row per (policy, connection): the energy each connection caused
-    t.timeline      # the radio's state changes per policy
+    t.timeline      # the radio's state changes per policy (computed on first access for big captures)
     t.plot("timeline.png")
 
 The analysis runs in the Rust core (``wattlab._core.trace_energy``, crate ``wattlab-trace``);
@@ -50,20 +50,28 @@ class TraceEnergy:
     profile: dict
     """The device profile: name, source, power per state (mW)."""
     energy: pd.DataFrame
-    """One row per policy: label, name, energy (J), share of always-on, average power, time
-    and energy per state, transitions, beacons, replay counters."""
+    """One row per policy: label, name, ``model`` (``wattlab``; with EnergyBox files
+    ``EnergyBox (engine)`` for the ``energybox`` row, ``EnergyBox (definition)`` for the
+    adaptive-psm its model defines, ``wattlab (EnergyBox settings)`` for other rows), energy
+    (J), share of always-on (NaN in EnergyBox's model, which has no always-on), EnergyBox's
+    printed total (``energybox_j``, the ``energybox`` row only), average power, time and energy
+    per state, transitions, beacons, replay counters."""
     states: pd.DataFrame
     """Long form: (policy, state, time_s, energy_j), transitions as a state."""
     connections: pd.DataFrame
-    """One row per connection of the client (or peer and protocol): ports, packets, bytes."""
+    """One row per connection of the client (or peer and protocol): ports, packets, bytes; past
+    ``max_connections``, a last row ``other`` (proto ``other``) holds the evicted ones, with
+    their number in ``connections``."""
     attribution: pd.DataFrame
     """One row per (policy, connection): own (its frames and the wake-ups they needed), tail
     (the radio after its frames until the next frame), total and share; connection 0 is the
     time before the first packet."""
     throughput: pd.DataFrame
     """Per bin of capture time: start (s from the run's start), bytes and Mb/s up and down."""
-    timeline: pd.DataFrame
-    """State changes: (policy, time_s from the run's start, state), when kept in memory."""
+    timeline: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    """State changes: (policy, time_s from the run's start, state). Kept in memory when asked
+    (``timeline=True``) or when the capture is small; otherwise computed on first access by a
+    second pass over the capture (see :func:`energy`)."""
     timeline_files: dict[str, str] = field(default_factory=dict)
     """Per policy, the CSV its timeline was streamed to (``timeline_dir``)."""
     notes: list[str] = field(default_factory=list)
@@ -75,14 +83,24 @@ class TraceEnergy:
     provenance: dict = field(default_factory=dict)
     """What made the result: the capture's path and SHA-256, the analysis options as given,
     wattlab's version and commit."""
+    energybox: dict = field(default_factory=dict)
+    """Per ``energybox`` row, EnergyBox's engine's outcome: its unrounded and printed energy
+    (``energy_j``, ``printed_j``), seconds in PSM, CAM and CAMH, frames, windows counted and
+    high, frames out of order, and its ``artifacts`` on this capture (docs/trace.md)."""
 
     @property
     def start_ns(self) -> int:
         """Start of the costed run (ns since the epoch)."""
         return int(self.capture["start_ns"])
 
+    @property
+    def timeline_kept(self) -> bool:
+        """True if the timeline is in memory (accessing ``timeline`` costs nothing more)."""
+        return self.__dict__.get("_timeline") is not None or self.__dict__.get("_timeline_loader") is None
+
     def write(self, out_dir: str | Path, formats: Iterable[str] = ("csv",)) -> list[Path]:
-        """Write summary.json and the tables (csv and/or parquet) into ``out_dir``."""
+        """Write summary.json and the tables (csv and/or parquet) into ``out_dir`` (the
+        timeline too if it is kept: a timeline not kept is not computed for this)."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         summary = out / "summary.json"
@@ -95,7 +113,7 @@ class TraceEnergy:
             "attribution": self.attribution,
             "throughput": self.throughput,
         }
-        if len(self.timeline):
+        if self.timeline_kept and len(self.timeline):
             tables["timeline"] = self.timeline
         return written + write_tables(out, tables, formats)
 
@@ -107,6 +125,7 @@ class TraceEnergy:
             "profile": self.profile,
             "policies": json.loads(self.energy.to_json(orient="records")),
             "timeline_files": self.timeline_files,
+            "energybox": self.energybox,
             "warnings": self.warnings,
             "notes": self.notes,
         }
@@ -127,6 +146,36 @@ class TraceEnergy:
         return plot_timeline(self, Path(path), max_points=max_points)
 
 
+_EMPTY_TIMELINE_COLUMNS = ["policy", "time_s", "state"]
+
+
+def _get_timeline(self: TraceEnergy) -> pd.DataFrame:
+    tl = self.__dict__.get("_timeline")
+    if tl is None:
+        loader = self.__dict__.get("_timeline_loader")
+        tl = loader() if loader is not None else pd.DataFrame(columns=_EMPTY_TIMELINE_COLUMNS)
+        self.__dict__["_timeline"] = tl
+        self.__dict__["_timeline_loader"] = None
+    return tl
+
+
+def _set_timeline(self: TraceEnergy, value) -> None:
+    self.__dict__["_timeline"] = value
+
+
+# A property over the dataclass field: the generated __init__ stores through the setter, and
+# a timeline not kept is computed on first access (see `energy`).
+TraceEnergy.timeline = property(
+    _get_timeline,
+    _set_timeline,
+    doc="State changes: (policy, time_s from the run's start, state); computed on first access when not kept.",
+)
+
+TIMELINE_AUTO_MAX_BYTES = 32 << 20
+"""With ``timeline=None``, captures up to this size (32 MiB) keep their timeline in memory;
+bigger ones compute it on first access."""
+
+
 def energy(
     capture: str | Path,
     client: str | None = None,
@@ -136,11 +185,12 @@ def energy(
     transitions: str | Path | None = None,
     energybox: Sequence[str | Path] = (),
     bin_s: float = 0.05,
-    timeline: bool = True,
+    timeline: bool | None = None,
     timeline_dir: str | Path | None = None,
     tail_s: float | None = None,
     max_gap_s: float | None = None,
     accept_odd_times: bool = False,
+    max_connections: int | None = None,
 ) -> TraceEnergy:
     """Cost ``capture`` (pcap or pcapng) on the radio of ``client`` under ``policies``.
 
@@ -148,22 +198,33 @@ def energy(
       and ``notes`` for ties);
     - ``profile``: a built-in profile name (``wattlab profiles``) or a profile TOML file;
       default ``atheros-ar5004``;
-    - ``policies``: specs ``NAME[:key=value,...]`` of always-on, oracle, psm, adaptive-psm and
-      replay (default: the first four, plus replay with ``transitions``);
+    - ``policies``: specs ``NAME[:key=value,...]`` of always-on, oracle, psm, adaptive-psm,
+      replay and energybox (default: the first four, plus replay with ``transitions``; with
+      EnergyBox files: energybox, EnergyBox's own number from its engine emulated with its
+      artifacts, and adaptive-psm, its model as defined, costed exactly);
     - ``phy``: ``PHY@RATE`` (e.g. ``802.11a@24``), ``link@RATE`` (Mb/s) or ``instant`` (no
       airtime); default ``802.11g@54``, or ``instant`` with EnergyBox files;
     - ``transitions``: a CSV of recorded radio transitions for ``replay``;
     - ``energybox``: EnergyBox Wi-Fi configuration files (device and/or network, powers in
-      watts); they switch the defaults to EnergyBox's model (see docs/trace.md);
+      watts); they switch the defaults to EnergyBox's model (see docs/trace.md): the rows are
+      the ones its model defines, labelled in the ``model`` column, with no share of always-on;
     - ``tail_s``: seconds costed after the last packet (default 0, or EnergyBox's
       ``CAM_PSM_INACTIVITY_TIME`` with its files);
     - ``bin_s``: throughput bin (1 µs to 1 day; only bins with traffic are kept);
-      ``timeline``: keep state timelines in memory; ``timeline_dir``: stream them to CSV
+    - ``timeline``: keep the state timelines in memory (True), or not (False). The default
+      (None) keeps them for captures up to 32 MiB; for bigger ones (a 5 M-packet capture's
+      timelines hold tens of millions of rows, about 2 GB) they are not built, and
+      ``TraceEnergy.timeline`` computes them on first access by reading the capture again
+      (a note gives their size; False behaves the same). ``timeline_dir``: stream them to CSV
       files there instead (flat memory);
     - ``max_gap_s``: the longest silence between two packets accepted (default 1 day);
       ``accept_odd_times``: cost a capture whose timestamps fail the checks (clock going back
       by more than 10 ms, a longer gap, sub-second fields out of range) instead of refusing
-      it; the result then lists them in ``warnings``.
+      it; the result then lists them in ``warnings``;
+    - ``max_connections``: the client's connections kept (default 100,000; 1 to 10⁷); beyond
+      that the least recently used is folded, packets, bytes and energy, into one ``other``
+      row of ``connections`` and ``attribution`` (its ``connections`` column counts them), so
+      memory stays bounded whatever the number of connections.
 
     Raises :class:`TraceError` with a message naming the file and where it went wrong (also
     for a bug inside the analyzer, which says so).
@@ -175,11 +236,16 @@ def energy(
             raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
     if not isinstance(accept_odd_times, bool):
         raise TypeError(f"accept_odd_times must be True or False, not {type(accept_odd_times).__name__}")
-    mode = str(timeline_dir) if timeline_dir is not None else ("memory" if timeline else "off")
+    if timeline is not None and not isinstance(timeline, bool):
+        raise TypeError(f"timeline must be True, False or None, not {type(timeline).__name__}")
+    if max_connections is not None and (isinstance(max_connections, bool) or not isinstance(max_connections, int)):
+        raise TypeError(f"max_connections must be a whole number, not {type(max_connections).__name__}")
+    stat = Path(capture).stat() if Path(capture).is_file() else None
+    keep = timeline if timeline is not None else (stat is not None and stat.st_size <= TIMELINE_AUTO_MAX_BYTES)
+    mode = str(timeline_dir) if timeline_dir is not None else ("memory" if keep else "off")
     if timeline_dir is not None:
         Path(timeline_dir).mkdir(parents=True, exist_ok=True)
-    raw = _core.trace_energy(
-        str(capture),
+    kwargs = dict(
         client=client,
         profile=None if profile is None else str(profile),
         energybox=[str(p) for p in energybox],
@@ -187,12 +253,22 @@ def energy(
         phy=phy,
         transitions=None if transitions is None else str(transitions),
         bin_s=float(bin_s),
-        timeline=mode,
         tail_s=None if tail_s is None else float(tail_s),
         max_gap_s=None if max_gap_s is None else float(max_gap_s),
         accept_odd_times=accept_odd_times,
+        max_connections=max_connections,
     )
+    raw = _core.trace_energy(str(capture), timeline=mode, **kwargs)
     res = _from_raw(raw)
+    if mode == "off":
+        rows = sum(p.get("state_changes", 0) for p in raw["policies"])
+        res.__dict__["_timeline"] = None
+        res.__dict__["_timeline_loader"] = lambda: _timeline_again(Path(capture), stat, kwargs)
+        if timeline is None:
+            res.notes.append(
+                f"timeline not kept (capture of {stat.st_size / 2**20:.0f} MiB, about {rows:,} state changes): "
+                "TraceEnergy.timeline computes it on first access by reading the capture again (timeline=True keeps it)"
+            )
     res.provenance = {
         "capture": str(capture),
         "capture_sha256": _sha256(Path(capture)),
@@ -200,12 +276,22 @@ def energy(
             "client": client, "profile": None if profile is None else str(profile), "policies": list(policies),
             "phy": phy, "transitions": None if transitions is None else str(transitions),
             "energybox": [str(p) for p in energybox], "bin_s": bin_s, "tail_s": tail_s,
-            "max_gap_s": max_gap_s, "accept_odd_times": accept_odd_times,
+            "max_gap_s": max_gap_s, "accept_odd_times": accept_odd_times, "max_connections": max_connections,
+            "timeline": timeline,
         },
         "wattlab_version": _core.__version__,
         "commit": _core.__commit__,
     }
     return res
+
+
+def _timeline_again(capture: Path, stat, kwargs: dict) -> pd.DataFrame:
+    """The timelines of an analysis that did not keep them: the same analysis again, with
+    them, over the same capture (refused if the file changed since)."""
+    now = capture.stat() if capture.is_file() else None
+    if stat is None or now is None or (now.st_size, now.st_mtime_ns) != (stat.st_size, stat.st_mtime_ns):
+        raise TraceError(f"{capture}: the capture changed or is gone since it was analyzed; its timeline cannot be computed")
+    return _from_raw(_core.trace_energy(str(capture), timeline="memory", **kwargs)).timeline
 
 
 def _names(what: str, value) -> list[str]:
@@ -239,18 +325,28 @@ def _from_raw(raw: dict) -> TraceEnergy:
     start = int(cap["start_ns"])
     rows, state_rows, tl_frames, files = [], [], [], {}
     base = None
+    eb_mode = bool(cap.get("energybox_mode"))
     for p in raw["policies"]:
         rep = json.loads(p["report_json"])
         e = p["total_energy_fj"] * 1e-15
-        if p["name"] == "always-on" and base is None:
+        eb = p.get("energybox")
+        # EnergyBox's engine: its own doubles (the report holds them in ns and nJ).
+        exact = {}
+        if eb:
+            e = eb["energy_j"]
+            exact = {"sleep": eb["time_psm_s"], "idle": eb["time_cam_s"], "idle_high": eb["time_camh_s"]}
+        if p["name"] == "always-on" and base is None and not eb_mode:
             base = e
         dur = rep["duration_ns"] / 1e9
-        row = {"policy": p["label"], "name": p["name"], "energy_j": e, "duration_s": dur}
+        row = {"policy": p["label"], "name": p["name"], "model": p.get("model", "wattlab"), "energy_j": e, "duration_s": dur}
+        row["energybox_j"] = eb["printed_j"] if eb else float("nan")
         row["avg_power_mw"] = e / dur * 1e3 if dur > 0 else 0.0
         for s in STATES:
-            row[f"time_{s}_s"] = rep[s]["time_ns"] / 1e9
-            row[f"energy_{s}_j"] = rep[s]["energy_nj"] / 1e9
-            state_rows.append({"policy": p["label"], "state": s, "time_s": rep[s]["time_ns"] / 1e9, "energy_j": rep[s]["energy_nj"] / 1e9})
+            t_s = exact.get(s, rep[s]["time_ns"] / 1e9)
+            e_j = rep[s]["energy_j"] if s in exact else rep[s]["energy_nj"] / 1e9
+            row[f"time_{s}_s"] = t_s
+            row[f"energy_{s}_j"] = e_j
+            state_rows.append({"policy": p["label"], "state": s, "time_s": t_s, "energy_j": e_j})
         tr = rep["transitions"]
         state_rows.append({"policy": p["label"], "state": "transitions", "time_s": tr["time_ns"] / 1e9, "energy_j": tr["energy_nj"] / 1e9})
         row.update(
@@ -276,11 +372,13 @@ def _from_raw(raw: dict) -> TraceEnergy:
             t.insert(0, "policy", p["label"])
             tl_frames.append(t)
     energy_df = pd.DataFrame(rows)
-    energy_df.insert(3, "vs_always_on", energy_df.energy_j / base if base else float("nan"))
+    energy_df.insert(4, "vs_always_on", energy_df.energy_j / base if base else float("nan"))
 
     conns = frame(raw["connections"])
     if len(conns):
-        conns.insert(1, "proto", [IP_PROTOCOLS.get(p, str(p)) for p in conns.protocol])
+        # The `other` row (connections evicted beyond max_connections) has the id after the cap.
+        other = int(cap.get("max_connections", -2)) + 1
+        conns.insert(1, "proto", ["other" if i == other else IP_PROTOCOLS.get(p, str(p)) for i, p in zip(conns.id, conns.protocol)])
         conns.insert(2, "local", cap["client"])
     attr = frame(raw["attribution"])
     attr["total_j"] = attr.own_j + attr.tail_j
@@ -310,6 +408,7 @@ def _from_raw(raw: dict) -> TraceEnergy:
         timeline_files=files,
         notes=list(raw["notes"]),
         warnings=list(raw["warnings"]),
+        energybox={p["label"]: p["energybox"] for p in raw["policies"] if p.get("energybox")},
     )
 
 

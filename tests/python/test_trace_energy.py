@@ -177,13 +177,55 @@ def test_energybox_files_cost_in_joules_as_energybox_does():
     assert t.capture["airtime"] == "instant" and t.capture["tail_ns"] == 200_000_000
     assert any("EnergyBox emulation" in n for n in t.notes)
     e = t.energy.set_index("policy")
-    # EnergyBox: 2.1701 J; wattlab 2.0675 J: CAMH streaks that EnergyBox carries across the
-    # low windows between a page's bursts (docs/trace.md).
+    # EnergyBox: 2.1701 J; its definition costed exactly, 2.0675 J: CAMH streaks that its
+    # engine carries across the low windows between a page's bursts (docs/trace.md).
     assert e.energy_j["adaptive-psm"] == pytest.approx(ref["power"], rel=0.05)
     assert e.time_sleep_s["adaptive-psm"] == pytest.approx(ref["time_in_psm"], abs=1e-5)
-    # Always-on: CAM (0.25 W) for the whole span, first packet to 200 ms after the last.
+    # Always-on: CAM (0.25 W) for the whole span, first packet to 200 ms after the last;
+    # not part of EnergyBox's model, labelled so, and nothing is a share of it.
     span = (t.capture["end_ns"] - t.capture["start_ns"]) / 1e9
     assert e.energy_j["always-on"] == pytest.approx(0.25 * span, rel=1e-9)
+    assert e.model["always-on"] == "wattlab (EnergyBox settings)" and e.model["adaptive-psm"] == "EnergyBox (definition)"
+    assert e.vs_always_on.isna().all()
+    assert any("always-on is costed with its powers for reference" in n for n in t.notes)
+
+
+@pytest.mark.parametrize("name", sorted(json.loads((EB_DATA / "energybox_results.json").read_text())["captures"]))
+def test_energybox_mode_gives_energybox_own_number(name):
+    """Issue 27 item 6: with EnergyBox's files the rows are the ones its model defines: its own
+    number (the `energybox` row: its engine emulated, artifacts included), equal to what
+    EnergyBox computed and printed on each capture it was run on, and its definition costed
+    exactly (adaptive-psm); no always-on, oracle or psm row, no share of always-on."""
+    ref = json.loads((EB_DATA / "energybox_results.json").read_text())["captures"][name]
+    t = wattlab.trace.energy(EB_DATA / name, energybox=EB_FILES)
+    e = t.energy.set_index("policy")
+    assert list(e.index) == ["energybox", "adaptive-psm"]
+    assert list(e.model) == ["EnergyBox (engine)", "EnergyBox (definition)"]
+    assert e.vs_always_on.isna().all() and t.capture["energybox_mode"] is True
+    assert e.energy_j["energybox"] == ref["power"]
+    assert e.energybox_j["energybox"] == ref["total_power_joules"]
+    assert (e.time_sleep_s["energybox"], e.time_idle_s["energybox"], e.time_idle_high_s["energybox"]) == (
+        ref["time_in_psm"], ref["time_in_cam"], ref["time_in_camh"])
+    assert any(n.startswith("energybox: EnergyBox's own number") for n in t.notes)
+    assert t.energybox["energybox"]["printed_j"] == ref["total_power_joules"] and "artifacts" in t.summary()["energybox"]["energybox"]
+
+
+def test_energybox_mode_table_shows_its_printed_number_and_the_model(tmp_path):
+    """The CLI's table in EnergyBox's model: EnergyBox's total as it prints it (0.0523 J, its
+    rounding of 0.05225 J), a `model` column instead of the share of always-on, and a row
+    not in its model labelled."""
+    args = [str(EB_DATA / "burst10_only.pcap")] + sum((["--energybox", str(f)] for f in EB_FILES), [])
+    p = run_cli(*args, "--policy", "energybox", "--policy", "adaptive-psm", "--policy", "oracle")
+    assert p.returncode == 0, p.stderr
+    out = re.sub(r"\s+", " ", p.stdout)
+    assert "EnergyBox's model" in out and "of always-on" not in out
+    assert re.search(r"energybox │ 0\.0523 │ energybox", out), out
+    assert re.search(r"oracle │ [0-9.]+ │ not EB", out), out
+    # Its 9 frames before the last (1500 bytes each) are in the last, partial window.
+    assert "the last, partial window (13500 bytes, above the 3000 threshold) never counted" in re.sub(r"\s+", " ", p.stderr)
+    js = json.loads(run_cli(*args, "--json").stdout)
+    assert [(r["policy"], r["model"]) for r in js["policies"]] == [("energybox", "EnergyBox (engine)"), ("adaptive-psm", "EnergyBox (definition)")]
+    assert js["policies"][0]["energybox_j"] == 0.0523
 
 
 def test_energybox_file_in_milliwatts_is_refused(tmp_path):
@@ -250,6 +292,7 @@ def test_cli_writes_tables_timelines_and_a_figure(tmp_path):
         (["--phy", "link@1e-9"], "out of range (0.001 to 100000 Mb/s)"),
         (["--policy", "psm:beacon=1ns"], "1 to 65535 TU"),
         (["--tail", "1e12"], "out of range (0 to 1 day)"),
+        (["--policy", "energybox"], "EnergyBox's engine needs its device settings"),
     ],
 )
 def test_cli_rejects_bad_options_clearly(tmp_path, args, message):
@@ -469,3 +512,103 @@ def test_a_capture_after_2262_and_one_microsecond_bins(tmp_path):
     assert t.throughput.bytes_down.sum() == t.capture["bytes_down"]
     png = t.plot(tmp_path / "t.png")
     assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+# ---- Issue 27, item 9: memory per connection, the client choice, impossible IP lengths, the
+# timeline kept by default ----
+
+def _short_connections(n: int, t0: float = 1_700_000_000.0) -> list[tuple[float, bytes]]:
+    """`n` short UDP exchanges, one after the other, each from its own client port."""
+    pkts = []
+    for k in range(n):
+        t = t0 + k * 0.1
+        pkts.append((t, ipv4(CLIENT, SERVER, 80, sport=10000 + k, dport=53)))
+        pkts.append((t + 0.02, ipv4(SERVER, CLIENT, 900, sport=53, dport=10000 + k)))
+    return pkts
+
+
+def test_connections_beyond_max_connections_are_folded_into_other(tmp_path):
+    """Memory grew ~1.1 kB per connection (2 M: 2.2 GB; 4 M: std::bad_alloc). Beyond the cap
+    (here 20 of 300), the least recently used connections are folded into one `other` row,
+    packets, bytes and energy: the totals do not change, and the evicted are counted."""
+    cap = write_pcap(tmp_path / "many.pcap", _short_connections(300))
+    free = wattlab.trace.energy(cap, client=CLIENT, policies=["always-on", "psm"])
+    t = wattlab.trace.energy(cap, client=CLIENT, policies=["always-on", "psm"], max_connections=20)
+    assert len(free.connections) == 300 and free.capture["connections_evicted"] == 0
+    assert len(t.connections) == 21 and t.capture["connections_evicted"] == 280 and t.capture["max_connections"] == 20
+    other = t.connections.iloc[-1]
+    assert (other.id, other.connections, other.proto, other.remote) == (21, 280, "other", "0.0.0.0")
+    assert t.connections.packets_up.sum() + t.connections.packets_down.sum() == 600
+    assert (t.energy.energy_j == free.energy.energy_j).all()
+    per = t.attribution.groupby("policy").total_j.sum()
+    for pol in ("always-on", "psm"):
+        assert per[pol] == pytest.approx(t.energy.set_index("policy").energy_j[pol], rel=1e-12)
+    # The kept connections are the last 20 and cost what they cost without the cap.
+    kept = t.attribution.merge(t.connections, left_on="connection", right_on="id")
+    kept = kept[(kept.policy == "psm") & (kept.id <= 20)].set_index("local_port").total_j
+    ref = free.attribution.merge(free.connections, left_on="connection", right_on="id")
+    ref = ref[ref.policy == "psm"].set_index("local_port").total_j
+    assert sorted(kept.index) == list(range(10280, 10300))
+    assert kept.to_dict() == pytest.approx(ref[kept.index].to_dict(), rel=1e-12)
+    assert any("280 connections of the client beyond the 20 kept" in n for n in t.notes)
+    p = run_cli(str(cap), "--client", CLIENT, "--max-connections", "20", "--policy", "psm")
+    assert p.returncode == 0, p.stderr
+    assert "280 connections" in p.stdout and "280 in `other`" in p.stdout
+    bad = run_cli(str(cap), "--max-connections", "0")
+    assert bad.returncode == 2 and "--max-connections" in bad.stderr and "Traceback" not in bad.stderr
+    with pytest.raises(wattlab.trace.TraceError, match="max_connections 0 is out of range"):
+        wattlab.trace.energy(cap, max_connections=0)
+
+
+def test_a_capture_without_a_unicast_address_asks_for_the_client(tmp_path):
+    """DHCP discovers only: 255.255.255.255 was taken for the client. Now the analyzer says
+    no address can be and asks for --client (exit 2, no traceback)."""
+    cap = write_pcap(tmp_path / "dhcp.pcap", [(1.0 + k, ipv4("0.0.0.0", "255.255.255.255", 328, sport=68, dport=67)) for k in range(4)])
+    p = run_cli(str(cap))
+    assert p.returncode == 2 and "no unicast address" in p.stderr and "--client" in p.stderr and "Traceback" not in p.stderr
+    # Multicast received from a host: the host is the client, the group named as passed over.
+    cap = write_pcap(tmp_path / "mdns.pcap", [(1.0 + k, ipv4("10.0.0.7", "224.0.0.251", 300, sport=5353, dport=5353)) for k in range(4)])
+    t = wattlab.trace.energy(cap)
+    assert t.capture["client"] == "10.0.0.7" and t.capture["choice_skipped"] == ["224.0.0.251"]
+    assert any("224.0.0.251" in n and "cannot be a client" in n for n in t.notes)
+
+
+def test_ip_lengths_beyond_the_frame_are_capped_with_a_note(tmp_path):
+    """An IPv4 total length of 65535 on 1500-byte packets was costed as 44 frames each (8.78 MB
+    instead of 0.199 MB). Now capped to what the frame carries, counted, the first named."""
+    honest = _download()
+    forged = [(t, d[:2] + struct.pack("!H", 65535) + d[4:] if len(d) == 1500 else d) for t, d in honest]
+    a = wattlab.trace.energy(write_pcap(tmp_path / "forged.pcap", forged), client=CLIENT)
+    b = wattlab.trace.energy(write_pcap(tmp_path / "honest.pcap", honest), client=CLIENT)
+    n = sum(len(d) == 1500 for _, d in honest)
+    lc = a.capture["length_capped"]
+    assert lc["packets"] == n and lc["excess_bytes"] == n * (65535 - 1500)
+    assert (lc["first_packet"], lc["first_offset"]) == (1, _offset(forged, 1))
+    assert a.capture["bytes_down"] == b.capture["bytes_down"] and a.capture["oversize_packets"] == 0
+    assert (a.energy.energy_j == b.energy.energy_j).all()
+    assert any(f"{n} IP packets claim a length beyond what their frame carries (first: packet 1" in x for x in a.notes)
+
+
+def test_big_captures_do_not_keep_their_timeline_unless_asked(tmp_path, monkeypatch):
+    """A 5 M-packet capture's timeline held 1.9 GB by default (21 s against 5.7 s without).
+    Above the size limit (lowered here) the default keeps none, says so, and computes it on
+    first access, equal to the one kept when asked; small captures keep it."""
+    cap = write_pcap(tmp_path / "d.pcap", _download(n=60))
+    kept = wattlab.trace.energy(cap, client=CLIENT, timeline=True)
+    small = wattlab.trace.energy(cap, client=CLIENT)
+    assert small.timeline_kept and len(small.timeline) == len(kept.timeline) > 0
+    monkeypatch.setattr(wattlab.trace, "TIMELINE_AUTO_MAX_BYTES", 1000)
+    lazy = wattlab.trace.energy(cap, client=CLIENT)
+    assert not lazy.timeline_kept
+    assert any("timeline not kept" in n and "state changes" in n for n in lazy.notes)
+    out = lazy.write(tmp_path / "out")
+    assert not any(p.name.startswith("timeline") for p in out)
+    pd_testing = pytest.importorskip("pandas.testing")
+    pd_testing.assert_frame_equal(lazy.timeline, kept.timeline)
+    assert lazy.timeline_kept
+    # Asked not to keep it: none kept, computed on access all the same; refused if the capture changed.
+    off = wattlab.trace.energy(cap, client=CLIENT, timeline=False)
+    assert not off.timeline_kept and not any("timeline not kept" in n for n in off.notes)
+    cap.write_bytes(cap.read_bytes() + b"\0" * 16)
+    with pytest.raises(wattlab.trace.TraceError, match="changed or is gone"):
+        off.timeline

@@ -10,9 +10,10 @@ use wattlab_core::power::PolicyName;
 use wattlab_core::Duration;
 use wattlab_trace::airtime::Airtime;
 use crate::Columns;
-use wattlab_trace::energy::{analyze, ClientChoice, EnergyOptions, TimelineOutput};
+use wattlab_trace::energy::{analyze, ClientChoice, EnergyOptions, TimelineOutput, DEFAULT_MAX_CONNECTIONS, MAX_MAX_CONNECTIONS};
 use wattlab_trace::energybox::EnergyBoxConfig;
-use wattlab_trace::policy_spec::{PolicySpec, SpecContext};
+use wattlab_trace::energybox_engine::EngineOutcome;
+use wattlab_trace::policy_spec::{PolicyKind, PolicySpec, SpecContext, ENERGYBOX};
 use wattlab_trace::timecheck::{TimeIssue, TimeLimits, TimeReport};
 use wattlab_trace::SkipReason;
 
@@ -99,7 +100,7 @@ fn resolve_profile(profile: Option<&str>, eb: &EnergyBoxConfig) -> PyResult<Devi
 /// `warnings` lists what a result built on odd timestamps rests on). A panic (a bug) is
 /// raised as `TraceError`, never as pyo3's `PanicException`.
 #[pyfunction]
-#[pyo3(signature = (path, client=None, profile=None, energybox=Vec::new(), policies=Vec::new(), phy=None, transitions=None, bin_s=0.05, timeline="memory", tail_s=None, max_gap_s=None, accept_odd_times=false))]
+#[pyo3(signature = (path, client=None, profile=None, energybox=Vec::new(), policies=Vec::new(), phy=None, transitions=None, bin_s=0.05, timeline="memory", tail_s=None, max_gap_s=None, accept_odd_times=false, max_connections=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn trace_energy<'py>(
     py: Python<'py>,
@@ -115,13 +116,95 @@ pub fn trace_energy<'py>(
     tail_s: Option<f64>,
     max_gap_s: Option<f64>,
     accept_odd_times: bool,
+    max_connections: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     guarded("trace analyzer", || {
         trace_energy_unguarded(
             py, path, client, profile, energybox, policies, phy, transitions, bin_s, timeline, tail_s, max_gap_s,
-            accept_odd_times,
+            accept_odd_times, max_connections,
         )
     })
+}
+
+/// What a policy's row is, next to EnergyBox's model (the `model` column).
+fn model_of(spec: &PolicySpec, files: bool, eb_mode: bool, definition: Option<&PolicySpec>) -> &'static str {
+    match &spec.kind {
+        PolicyKind::EnergyBox(_) => "EnergyBox (engine)",
+        _ if !files => "wattlab",
+        _ if eb_mode && definition.is_some_and(|d| d.kind == spec.kind && d.count == spec.count) => "EnergyBox (definition)",
+        _ => "wattlab (EnergyBox settings)",
+    }
+}
+
+/// EnergyBox's engine's own numbers and artifacts, for the `energybox` row.
+fn engine_dict<'py>(py: Python<'py>, o: &EngineOutcome) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("energy_j", o.energy_j)?;
+    d.set_item("printed_j", o.printed_j)?;
+    d.set_item("time_psm_s", o.time_s[0])?;
+    d.set_item("time_cam_s", o.time_s[1])?;
+    d.set_item("time_camh_s", o.time_s[2])?;
+    d.set_item("frames", o.frames)?;
+    d.set_item("windows", o.windows)?;
+    d.set_item("high_windows", o.high_windows)?;
+    d.set_item("frames_out_of_order", o.frames_out_of_order)?;
+    let x = &o.artifacts;
+    let a = PyDict::new(py);
+    a.set_item("late_streak_ends", x.late_streak_ends)?;
+    a.set_item("backwards_steps", x.backwards_steps)?;
+    a.set_item("bridged_windows", x.bridged_windows)?;
+    a.set_item("streak_to_last_packet_s", x.streak_to_last_packet_s)?;
+    a.set_item("partial_window_bytes", x.partial_window_bytes)?;
+    a.set_item("partial_window_high", x.partial_window_high)?;
+    a.set_item("truncated_times", x.truncated_times)?;
+    d.set_item("artifacts", a)?;
+    Ok(d)
+}
+
+/// A sentence on what EnergyBox's engine did differently from its model's definition.
+fn artifacts_note(label: &str, o: &EngineOutcome) -> String {
+    let x = &o.artifacts;
+    let w = &o.settings;
+    let mut parts = Vec::new();
+    if x.late_streak_ends > 0 {
+        parts.push(format!(
+            "{} CAMH streak{} closed 1 ms after {} window ({} of them after the next state point: time runs back)",
+            x.late_streak_ends,
+            if x.late_streak_ends == 1 { "" } else { "s" },
+            if x.late_streak_ends == 1 { "its" } else { "their" },
+            x.backwards_steps
+        ));
+    }
+    if x.bridged_windows > 0 {
+        parts.push(format!(
+            "{} low window{} without packets kept in CAMH",
+            x.bridged_windows,
+            if x.bridged_windows == 1 { "" } else { "s" }
+        ));
+    }
+    if x.streak_to_last_packet_s > 0.0 {
+        parts.push(format!("CAMH {:.3} s past the last high window, to the last packet", x.streak_to_last_packet_s));
+    }
+    if x.partial_window_high {
+        parts.push(format!(
+            "the last, partial window ({} bytes, above the {} threshold) never counted",
+            x.partial_window_bytes, w.threshold
+        ));
+    }
+    if x.truncated_times > 0 {
+        parts.push(format!("{} frame times 1 µs early (its double parsing)", x.truncated_times));
+    }
+    if o.frames_out_of_order > 0 {
+        parts.push(format!(
+            "{} frames earlier than the frame before them, costed in file order (EnergyBox's result on such a capture is not checked)",
+            o.frames_out_of_order
+        ));
+    }
+    let what = if parts.is_empty() { "no departure from its model's definition on this capture".to_string() } else { parts.join("; ") };
+    format!(
+        "{label}: EnergyBox's own number, {:.4} J as it prints it ({} frames, every frame of the capture); its engine: {what} (docs/trace.md)",
+        o.printed_j, o.frames
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -139,7 +222,13 @@ fn trace_energy_unguarded<'py>(
     tail_s: Option<f64>,
     max_gap_s: Option<f64>,
     accept_odd_times: bool,
+    max_connections: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let max_connections = match max_connections {
+        None => DEFAULT_MAX_CONNECTIONS,
+        Some(n) if (1..=i64::from(MAX_MAX_CONNECTIONS)).contains(&n) => n as u32,
+        Some(n) => return Err(err(format!("max_connections {n} is out of range (1 to {MAX_MAX_CONNECTIONS})"))),
+    };
     let client: Option<IpAddr> = client
         .map(|c| c.trim().parse().map_err(|_| err(format!("client `{c}` is not an IPv4 or IPv6 address"))))
         .transpose()?;
@@ -164,12 +253,21 @@ fn trace_energy_unguarded<'py>(
     if let Some(g) = max_gap_s {
         time.max_gap = seconds("maximum gap", g, 1.0, 1e10, "1 s to 10¹⁰ s")?;
     }
+    // EnergyBox's model: its files, and packets without airtime (its definition).
+    let eb_mode = emulate && airtime == Airtime::Instant;
     if emulate {
         notes.push(format!(
             "EnergyBox emulation: airtime {airtime} (packets take no airtime; --phy to change), {} s costed after the last packet \
              (--tail), adaptive-psm over fixed windows counting frame lengths (adaptive-psm:window=sliding,bytes=ip to change)",
             tail.as_secs_f64()
         ));
+        let missing = eb.missing_network_keys();
+        if eb.has_device() && !missing.is_empty() {
+            notes.push(format!(
+                "EnergyBox files without {}: its engine (the energybox row) uses EnergyBox's defaults (200 ms, 50 ms, 3000 bytes)",
+                missing.join(", ")
+            ));
+        }
     }
     let psm = match airtime {
         Airtime::Phy { phy, .. } => PsmParams::for_phy(&phy),
@@ -178,7 +276,13 @@ fn trace_energy_unguarded<'py>(
     let transitions_path = transitions.map(PathBuf::from);
     let cx = SpecContext { psm: Some(psm), energybox: Some(&eb), transitions: transitions_path.as_deref() };
     let mut names = policies;
-    if names.is_empty() {
+    if names.is_empty() && emulate {
+        // EnergyBox's files: the rows its model defines, its engine's own number first.
+        if eb.has_device() {
+            names.push(ENERGYBOX.into());
+        }
+        names.push("adaptive-psm".into());
+    } else if names.is_empty() {
         // The default set predates `ideal-sleep` (seed 002's model-matching rule), which is
         // asked for by name.
         names = PolicyName::ALL.into_iter().filter(|p| *p != PolicyName::IdealSleep).map(|p| p.to_string()).collect();
@@ -187,6 +291,18 @@ fn trace_energy_unguarded<'py>(
         }
     }
     let specs = names.iter().map(|s| PolicySpec::parse(s, &cx)).collect::<Result<Vec<_>, _>>().map_err(err)?;
+    let definition = PolicySpec::parse("adaptive-psm", &cx).ok();
+    let models: Vec<&str> = specs.iter().map(|s| model_of(s, emulate, eb_mode, definition.as_ref())).collect();
+    let outside: Vec<&str> =
+        specs.iter().zip(&models).filter(|(_, m)| eb_mode && m.starts_with("wattlab")).map(|(s, _)| s.label.as_str()).collect();
+    if !outside.is_empty() {
+        notes.push(format!(
+            "EnergyBox's model defines PSM, CAM and CAMH only (no airtime, no tx/rx, no beacons): {} {} costed with its powers \
+             for reference, labelled `wattlab (EnergyBox settings)`; no row is a share of always-on in this mode",
+            outside.join(", "),
+            if outside.len() == 1 { "is" } else { "are" }
+        ));
+    }
     let timeline = match timeline {
         "memory" => TimelineOutput::Memory,
         "off" => TimelineOutput::Off,
@@ -201,6 +317,7 @@ fn trace_energy_unguarded<'py>(
         tail,
         timeline,
         time,
+        max_connections,
     };
     let mut a = py.allow_threads(|| analyze(Path::new(path), &opts)).map_err(err)?;
 
@@ -214,9 +331,11 @@ fn trace_energy_unguarded<'py>(
             cap.set_item("choice", "given")?;
             cap.set_item("ties", PyList::empty(py))?;
         }
-        ClientChoice::Busiest { ties } => {
+        ClientChoice::Busiest { ties, skipped, undercount } => {
             cap.set_item("choice", "busiest")?;
             cap.set_item("ties", ties.iter().map(|t| t.to_string()).collect::<Vec<_>>())?;
+            cap.set_item("choice_skipped", skipped.iter().map(|t| t.to_string()).collect::<Vec<_>>())?;
+            cap.set_item("choice_undercount", undercount)?;
         }
     }
     let ranked = PyList::empty(py);
@@ -250,6 +369,16 @@ fn trace_energy_unguarded<'py>(
         cap.set_item(k, v)?;
     }
     cap.set_item("airtime", a.airtime.to_string())?;
+    cap.set_item("energybox_mode", eb_mode)?;
+    cap.set_item("max_connections", a.max_connections)?;
+    cap.set_item("connections_evicted", a.connections_evicted)?;
+    let lc = &a.stats.length_capped;
+    let capped = PyDict::new(py);
+    capped.set_item("packets", lc.packets)?;
+    capped.set_item("excess_bytes", lc.excess_bytes)?;
+    capped.set_item("first_packet", lc.first.map(|f| f.0))?;
+    capped.set_item("first_offset", lc.first.map(|f| f.1))?;
+    cap.set_item("length_capped", capped)?;
     cap.set_item("time_checks", time_checks(py, &a.time, &a.time_limits)?)?;
     out.set_item("capture", cap)?;
 
@@ -273,10 +402,18 @@ fn trace_energy_unguarded<'py>(
     out.set_item("connections", Columns::rows(std::mem::take(&mut a.connections)))?;
     let elided: u64 = a.policies.iter().map(|p| p.timeline_elided_beacons).sum();
     let pols = PyList::empty(py);
-    for p in std::mem::take(&mut a.policies) {
+    for (p, model) in std::mem::take(&mut a.policies).into_iter().zip(&models) {
         let d = PyDict::new(py);
         d.set_item("label", &p.label)?;
         d.set_item("name", p.name)?;
+        d.set_item("model", *model)?;
+        match &p.energybox {
+            Some(o) => {
+                d.set_item("energybox", engine_dict(py, o)?)?;
+                notes.push(artifacts_note(&p.label, o));
+            }
+            None => d.set_item("energybox", py.None())?,
+        }
         d.set_item("report_json", serde_json::to_string(&p.report).map_err(err)?)?;
         d.set_item("total_energy_fj", p.report.total_energy_fj)?;
         d.set_item("beacons", p.beacons)?;
@@ -284,11 +421,12 @@ fn trace_energy_unguarded<'py>(
         d.set_item("busy_while_dormant", p.busy_while_dormant)?;
         d.set_item("timeline_file", p.timeline_file.as_ref().map(|f| f.display().to_string()))?;
         d.set_item("timeline_elided_beacons", p.timeline_elided_beacons)?;
+        d.set_item("state_changes", p.state_changes)?;
         d.set_item("timeline", Columns::new(p.timeline))?;
         pols.append(d)?;
     }
     out.set_item("policies", pols)?;
-    if let ClientChoice::Busiest { ties } = &a.choice {
+    if let ClientChoice::Busiest { ties, skipped, undercount } = &a.choice {
         if !ties.is_empty() {
             notes.push(format!(
                 "client {} chosen as the busiest address, tied with {}: pass --client to choose",
@@ -296,6 +434,34 @@ fn trace_energy_unguarded<'py>(
                 ties.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
             ));
         }
+        if !skipped.is_empty() {
+            notes.push(format!(
+                "client {}: busier multicast, broadcast or unspecified addresses passed over ({}): they cannot be a client",
+                a.client,
+                skipped.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        if *undercount > 0 {
+            notes.push(format!(
+                "client {} chosen among more than {} addresses in bounded memory: each address's bytes are known to within \
+                 {undercount} bytes; pass --client to be sure",
+                a.client, a.max_connections
+            ));
+        }
+    }
+    if a.connections_evicted > 0 {
+        notes.push(format!(
+            "{} connections of the client beyond the {} kept (the least recently used) are folded into one `other` row, \
+             packets, bytes and energy (--max-connections to keep more)",
+            a.connections_evicted, a.max_connections
+        ));
+    }
+    if let (n @ 1.., Some((i, off))) = (a.stats.length_capped.packets, a.stats.length_capped.first) {
+        notes.push(format!(
+            "{n} IP packets claim a length beyond what their frame carries (first: packet {i} at byte offset {off}): costed at \
+             what the frame carries, {} bytes less than their headers claim",
+            a.stats.length_capped.excess_bytes
+        ));
     }
     if elided > 0 {
         notes.push(format!(

@@ -7,19 +7,19 @@
 //! path must allocate nothing per packet).
 //!
 //! `cargo run --release -p wattlab-trace --example trace_energy_bench -- 1000000`
+//! `... -- 5000000 --write FILE` writes the capture only (for whole-process measurements).
+
+#[path = "support/bench.rs"]
+mod bench;
 
 use std::fs::File;
 use std::io::BufWriter;
-use std::net::{IpAddr, Ipv4Addr};
 use std::time::{Duration, Instant};
 
 use etherparse::PacketBuilder;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, TsResolution};
-use wattlab_core::energy::builtin_profile;
-use wattlab_trace::airtime::Airtime;
-use wattlab_trace::energy::{analyze, EnergyOptions, TimelineOutput};
-use wattlab_trace::policy_spec::{PolicySpec, SpecContext};
+use wattlab_trace::energy::analyze;
 use wattlab_trace::TraceReader;
 
 /// The system allocator, counting allocations.
@@ -88,37 +88,17 @@ fn generate(path: &std::path::Path, n: u64) -> u64 {
     std::fs::metadata(path).unwrap().len()
 }
 
-/// Peak resident set size of this process, kB (Linux; 0 elsewhere).
-fn vm_hwm_kb() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|x| x.parse().ok()))
-        })
-        .unwrap_or(0)
-}
-
 fn main() {
-    let n: u64 = std::env::args().nth(1).map_or(1_000_000, |s| s.parse().expect("N"));
+    let (n, file) = bench::size_and_file(1_000_000);
+    if let Some(path) = file {
+        let size = generate(&path, n);
+        println!("{n} packets, {:.1} MB: {}", size as f64 / 1e6, path.display());
+        return;
+    }
     let path = std::env::temp_dir().join(format!("wattlab-trace-energy-bench-{}.pcap", std::process::id()));
     let size = generate(&path, n);
-    let rss_before = vm_hwm_kb();
-    let air = Airtime::default_phy();
-    let Airtime::Phy { phy, .. } = air else { unreachable!("the default is a PHY") };
-    let cx = SpecContext { psm: Some(wattlab_core::energy::PsmParams::for_phy(&phy)), ..SpecContext::default() };
-    let labels = ["always-on", "oracle", "psm", "adaptive-psm"];
-    let opts = EnergyOptions {
-        client: Some(IpAddr::V4(Ipv4Addr::from(CLIENT))),
-        profile: builtin_profile("atheros-ar5004").unwrap(),
-        airtime: air,
-        policies: labels.iter().map(|l| PolicySpec::parse(l, &cx).unwrap()).collect(),
-        bin: wattlab_core::Duration::from_millis(100),
-        tail: wattlab_core::Duration::ZERO,
-        timeline: TimelineOutput::Off,
-        time: wattlab_trace::timecheck::TimeLimits::default(),
-    };
+    let rss_before = bench::vm_hwm_kb();
+    let opts = bench::four_policies(CLIENT);
     // The reader alone, for the share of the analysis proper.
     let mut read_best = f64::MAX;
     for _ in 0..3 {
@@ -169,7 +149,7 @@ fn main() {
         a.deferred_packets,
         a.deferred_ns as f64 / 1e9,
         rss_before,
-        vm_hwm_kb()
+        bench::vm_hwm_kb()
     );
     println!(
         "  heap allocations in one analysis: {allocations} ({:.4} per packet; the throughput bins, timelines and \

@@ -13,7 +13,7 @@
 //! refuse the capture unless [`TimeLimits::accept`] is set, and then the result says so.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::net::IpAddr;
@@ -22,15 +22,19 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use wattlab_core::energy::{
-    own_bucket, tail_bucket, Activity, DeviceProfile, EnergyReport, PolicyMeter, RadioState, ReplayMeter,
+    own_bucket, tail_bucket, Activity, DeviceProfile, EnergyReport, PolicyMeter, RadioState, ReplayMeter, StateEnergy,
+    TransitionEnergy,
 };
 use wattlab_core::{Duration, Time};
 
 use crate::airtime::{Airtime, Direction, Interval, FRAME_MTU};
+pub use crate::connections::{ConnKey, Connection, DEFAULT_MAX_CONNECTIONS, MAX_MAX_CONNECTIONS};
+use crate::connections::ConnTable;
+use crate::energybox_engine::{EbState, EnergyBoxEngine, EngineOutcome};
 use crate::policy_spec::{ByteCount, PolicyKind, PolicySpec};
 use crate::throughput::ThroughputBins;
 use crate::timecheck::{TimeCheck, TimeLimits, TimeReport};
-use crate::{address_totals, CaptureFormat, Stats, Totals, TraceError, TracePacket, TraceReader, Transport};
+use crate::{address_totals_capped, CaptureFormat, Frame, Stats, Totals, TraceError, TracePacket, TraceReader, Transport};
 
 /// Where the state timelines go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,6 +68,11 @@ pub struct EnergyOptions {
     /// Timestamp checks: reordering tolerance, longest gap, and whether to cost a capture
     /// that fails them.
     pub time: TimeLimits,
+    /// Connections kept (1 to [`MAX_MAX_CONNECTIONS`]; default [`DEFAULT_MAX_CONNECTIONS`]):
+    /// beyond, the least recently used is folded into an `other` row, counters and energy,
+    /// so memory does not grow with the number of connections. Also bounds the addresses
+    /// kept while looking for the client.
+    pub max_connections: u32,
 }
 
 /// The shortest throughput bin accepted (1 µs).
@@ -82,59 +91,18 @@ pub const MAX_LINK_BPS: u64 = 100_000_000_000;
 pub enum ClientChoice {
     /// Given by the user.
     Given,
-    /// The busiest address; `ties` lists others with exactly as much traffic (client and
+    /// The busiest host address; `ties` lists others with exactly as much traffic (client and
     /// server tie in a capture of a single connection: the one receiving more is chosen).
     Busiest {
         /// Equally busy addresses.
         ties: Vec<IpAddr>,
+        /// Busier multicast, broadcast or unspecified addresses passed over (at most 5): they
+        /// cannot be a client.
+        skipped: Vec<IpAddr>,
+        /// Bytes by which the counts may fall short: more distinct addresses than
+        /// `max_connections` were seen, and the ranking is a bounded summary (0: exact).
+        undercount: u64,
     },
-}
-
-/// One connection (or, for other protocols, one peer and protocol) of the client: a row of
-/// the connections table (its fields are the table's columns, in order).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Connection {
-    /// 1-based id (0 is "before the first packet" in the attribution).
-    pub id: u32,
-    /// IP protocol number.
-    pub protocol: u8,
-    /// The client's port (0 if none).
-    pub local_port: u16,
-    /// The peer (for group-addressed traffic, the group address).
-    pub remote: IpAddr,
-    /// The peer's port (0 if none).
-    pub remote_port: u16,
-    /// Packets sent by the client.
-    pub packets_up: u64,
-    /// Packets received.
-    pub packets_down: u64,
-    /// IP bytes sent.
-    pub bytes_up: u64,
-    /// IP bytes received.
-    pub bytes_down: u64,
-    /// First packet, ns since the epoch.
-    pub first_ns: u64,
-    /// Last packet, ns since the epoch.
-    pub last_ns: u64,
-}
-
-impl Default for Connection {
-    /// An empty row (no id, no peer: the unspecified address), the schema of an empty table.
-    fn default() -> Self {
-        Connection {
-            id: 0,
-            protocol: 0,
-            local_port: 0,
-            remote: IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED),
-            remote_port: 0,
-            packets_up: 0,
-            packets_down: 0,
-            bytes_up: 0,
-            bytes_down: 0,
-            first_ns: 0,
-            last_ns: 0,
-        }
-    }
 }
 
 /// A policy's radio state changes, by column.
@@ -225,8 +193,12 @@ pub struct PolicyOutcome {
     /// to the gap's last beacon (the report counts and costs every beacon).
     pub timeline_elided_beacons: u64,
     /// State changes the policy asked of the radio meter while the capture was read: its
-    /// work, which grows with the packets and not with the gaps between them (0 for replay).
+    /// work, which grows with the packets and not with the gaps between them (0 for replay
+    /// and EnergyBox's engine).
     pub state_changes: u64,
+    /// EnergyBox's engine's own result, unrounded and as printed, with its artifacts (the
+    /// `energybox` policy only; its `report` carries the same times and energies in ns/nJ).
+    pub energybox: Option<EngineOutcome>,
 }
 
 /// Everything the analyzer found.
@@ -272,8 +244,13 @@ pub struct EnergyAnalysis {
     pub airtime: Airtime,
     /// The policies' results, in the order given.
     pub policies: Vec<PolicyOutcome>,
-    /// Connections, by id (index = id − 1).
+    /// Connections, by id (index = id − 1); if more than `max_connections` were seen, the
+    /// last row is `other`, with the evicted ones ([`Connection::connections`]).
     pub connections: Vec<Connection>,
+    /// Connections evicted into the `other` row (0: every connection has its own row).
+    pub connections_evicted: u64,
+    /// The most connections kept.
+    pub max_connections: u32,
     /// Throughput bin width, ns.
     pub bin_ns: u64,
     /// Where the throughput bins start: the start of the costed run (`start_ns`), ns since
@@ -357,9 +334,6 @@ fn is_group(a: IpAddr) -> bool {
         IpAddr::V6(v) => v.is_multicast(),
     }
 }
-
-/// Connection key: protocol, client port, peer, peer port.
-type ConnKey = (u8, u16, IpAddr, u16);
 
 fn ports(p: &TracePacket) -> (u16, u16) {
     match p.transport {
@@ -450,6 +424,9 @@ pub fn check_options(opts: &EnergyOptions) -> Result<(), AnalysisError> {
     if !(MIN_BIN..=MAX_BIN).contains(&opts.bin) {
         return bad(format!("throughput bin {} ns is out of range (1 µs to 1 day)", opts.bin.as_nanos()));
     }
+    if !(1..=MAX_MAX_CONNECTIONS).contains(&opts.max_connections) {
+        return bad(format!("max_connections {} is out of range (1 to {MAX_MAX_CONNECTIONS})", opts.max_connections));
+    }
     if opts.tail > MAX_TAIL {
         return bad(format!("tail {} s is out of range (0 to 1 day)", opts.tail.as_secs_f64()));
     }
@@ -467,6 +444,126 @@ pub fn check_options(opts: &EnergyOptions) -> Result<(), AnalysisError> {
     opts.time.check().map_err(AnalysisError::Invalid)
 }
 
+/// True for an address that can be a client: not multicast, broadcast or unspecified.
+fn is_host(a: IpAddr) -> bool {
+    !is_group(a) && !a.is_unspecified()
+}
+
+/// The client, how it was chosen, and the busiest candidates.
+type Choice = (IpAddr, ClientChoice, Vec<(IpAddr, Totals)>);
+
+/// The client: the busiest host address (one that is not multicast, broadcast or
+/// unspecified), in bounded memory.
+fn choose_client<R: Read>(reader: &mut TraceReader<R>, path: &str, cap: u32) -> Result<Choice, AnalysisError> {
+    let totals = address_totals_capped(reader, cap as usize)?;
+    let undercount = totals.undercount();
+    let all = totals.ranked();
+    let ranked: Vec<(IpAddr, Totals)> = all.iter().copied().filter(|(x, _)| is_host(*x)).collect();
+    let Some(&(best, t)) = ranked.first() else {
+        return Err(AnalysisError::Invalid(if all.is_empty() {
+            format!(
+                "{path}: no IP packets, so no client address to analyze ({} records, {} skipped)",
+                reader.stats().records,
+                reader.stats().skipped.total_packets()
+            )
+        } else {
+            format!(
+                "{path}: no unicast address to take for the client: the capture's IP packets are between multicast, \
+                 broadcast or unspecified addresses only ({}); pass the client's address with --client ADDR \
+                 (Python: client=...)",
+                all.iter().take(3).map(|(x, _)| x.to_string()).collect::<Vec<_>>().join(", ")
+            )
+        }));
+    };
+    // Both ends of a single connection tie; among tied addresses take the one that receives
+    // the most (a mobile client mostly downloads), and say so.
+    let tied: Vec<(IpAddr, Totals)> =
+        ranked.iter().copied().filter(|(_, x)| (x.bytes, x.packets) == (t.bytes, t.packets)).collect();
+    let best = tied.iter().max_by_key(|(a, x)| (x.bytes - x.tx_bytes, std::cmp::Reverse(*a))).map_or(best, |e| e.0);
+    let ties = tied.iter().map(|e| e.0).filter(|a| *a != best).collect();
+    let skipped = all.iter().filter(|(x, _)| !is_host(*x)).take(5).map(|(x, _)| *x).collect();
+    Ok((best, ClientChoice::Busiest { ties, skipped, undercount }, ranked.into_iter().take(5).collect()))
+}
+
+/// An `energybox` policy's engine, fed every frame in file order.
+struct EngineRun {
+    /// Position among the policies.
+    index: usize,
+    label: String,
+    engine: EnergyBoxEngine,
+    sink: Option<Sink>,
+    timeline: Timeline,
+}
+
+impl EngineRun {
+    /// Moves the engine's decided state changes to the sink or the in-memory timeline.
+    fn drain(&mut self) -> Result<(), AnalysisError> {
+        let first = self.engine.first_ns().unwrap_or(0);
+        let at = |x: f64| Time((i128::from(first) + (x * 1e9).round() as i128).clamp(0, i128::from(u64::MAX)) as u64);
+        let mut rows: Vec<(Time, RadioState)> = Vec::new();
+        self.engine.drain_changes(|x, s: EbState| rows.push((at(x), s.radio())));
+        match &mut self.sink {
+            Some((path, w)) => write_rows(w, &mut rows.into_iter())
+                .map_err(|source| AnalysisError::Output { path: path.display().to_string(), source }),
+            None => {
+                self.timeline.extend(rows.into_iter().map(|(t, s)| (t.as_nanos(), s)));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A timeline CSV being written, and its path.
+type Sink = (PathBuf, BufWriter<File>);
+
+/// The timeline sink of the `i`-th policy: `None` if timelines are off, `Some(None)` for memory.
+fn open_sink(opts: &EnergyOptions, i: usize) -> Result<Option<Option<Sink>>, AnalysisError> {
+    Ok(match &opts.timeline {
+        TimelineOutput::Off => None,
+        TimelineOutput::Memory => Some(None),
+        TimelineOutput::Csv(dir) => {
+            let path = timeline_path(dir, i);
+            let out = |source| AnalysisError::Output { path: path.display().to_string(), source };
+            let mut w = BufWriter::new(File::create(&path).map_err(out)?);
+            writeln!(w, "time_s,state").map_err(out)?;
+            Some(Some((path, w)))
+        }
+    })
+}
+
+/// The `energybox` policy's row: EnergyBox's times and energies (its doubles, in ns and nJ).
+fn engine_report(o: &EngineOutcome, profile: &DeviceProfile, label: &str) -> EnergyReport {
+    let ns = |s: f64| (s * 1e9).round().max(0.0) as u64;
+    let state = |i: usize| {
+        let j = o.time_s[i] * o.settings.power_w[i];
+        StateEnergy { time_ns: ns(o.time_s[i]), energy_nj: ns(j), energy_j: j }
+    };
+    let (sleep, idle, idle_high) = (state(0), state(1), state(2));
+    let start = o.first_ns;
+    let end = start.saturating_add(ns(o.end_s));
+    EnergyReport {
+        profile: profile.name().to_string(),
+        policy: Some(label.to_string()),
+        start_ns: start,
+        end_ns: end,
+        duration_ns: end - start,
+        off: StateEnergy::default(),
+        awake_idle_energy_nj: idle.energy_nj + idle_high.energy_nj,
+        awake_idle_energy_j: idle.energy_j + idle_high.energy_j,
+        sleep,
+        idle,
+        idle_high,
+        rx: StateEnergy::default(),
+        tx: StateEnergy::default(),
+        transitions: TransitionEnergy::default(),
+        total_energy_nj: ns(o.energy_j),
+        total_energy_j: o.energy_j,
+        short_dormant_intervals: 0,
+        clipped_activity_ns: 0,
+        total_energy_fj: (o.energy_j * 1e15).round().max(0.0) as u128,
+    }
+}
+
 /// The analysis, over a capture that `open` opens (once to find the client if none is given,
 /// once to cost it); `path` names it.
 fn run<R: Read>(
@@ -477,35 +574,15 @@ fn run<R: Read>(
     check_options(opts)?;
     let (client, choice, ranked) = match opts.client {
         Some(c) => (c, ClientChoice::Given, Vec::new()),
-        None => {
-            let mut r = open()?;
-            let totals = address_totals(&mut r)?;
-            let ranked = totals.ranked();
-            let Some(&(best, t)) = ranked.first() else {
-                return Err(AnalysisError::Invalid(format!(
-                    "{path}: no IP packets, so no client address to analyze ({} records, {} skipped)",
-                    r.stats().records,
-                    r.stats().skipped.total_packets()
-                )));
-            };
-            // Both ends of a single connection tie; among tied addresses take the one that
-            // receives the most (a mobile client mostly downloads), and say so.
-            let tied: Vec<(IpAddr, Totals)> =
-                ranked.iter().copied().filter(|(_, x)| (x.bytes, x.packets) == (t.bytes, t.packets)).collect();
-            let best = tied.iter().max_by_key(|(a, x)| (x.bytes - x.tx_bytes, std::cmp::Reverse(*a))).map_or(best, |e| e.0);
-            let ties = tied.iter().map(|e| e.0).filter(|a| *a != best).collect();
-            (best, ClientChoice::Busiest { ties }, ranked.into_iter().take(5).collect())
-        }
+        None => choose_client(&mut open()?, path, opts.max_connections)?,
     };
 
     let mut reader = open()?;
-    let mut conns: Vec<Connection> = Vec::new();
-    let mut index: HashMap<ConnKey, u32> = HashMap::new();
-    let mut last_key: Option<(ConnKey, u32)> = None;
     let mut a = Counts::default();
     let mut check = TimeCheck::new(opts.time);
     // Packets out of order by up to the tolerance wait in the heap until they are back in order.
     let reorder = opts.time.reorder;
+    let conns = ConnTable::new(opts.max_connections);
     let mut feeder = Feeder {
         opts,
         run: Vec::new(),
@@ -516,7 +593,17 @@ fn run<R: Read>(
         deferred: 0,
         deferred_ns: 0,
         throughput: ThroughputBins::default(),
+        other: conns.other_id(),
+        conns,
     };
+    let mut engines = Vec::new();
+    for (index, spec) in opts.policies.iter().enumerate() {
+        if let PolicyKind::EnergyBox(settings) = &spec.kind {
+            let sink = open_sink(opts, index)?;
+            let engine = EnergyBoxEngine::new(*settings, sink.is_some());
+            engines.push(EngineRun { index, label: spec.label.clone(), engine, sink: sink.flatten(), timeline: Timeline::default() });
+        }
+    }
     // A received packet's frames end at its capture time, so its intervals start before
     // packets captured just ahead of it: packets wait in a heap, ordered by their first
     // interval's start, until no later packet can start earlier (the longest lead seen).
@@ -525,9 +612,25 @@ fn run<R: Read>(
     let mut longest = FRAME_MTU;
     let mut seq: u64 = 0;
     let mut leads = Leads::default();
+    let mut frames: u64 = 0;
 
-    while let Some(p) = reader.next_packet() {
-        let p = p?;
+    while let Some(f) = reader.next_frame() {
+        let f = f?;
+        // EnergyBox's engine counts every frame of the capture, in file order.
+        let (ts_ns, orig_len) = match f {
+            Frame::Ip(p) => (p.ts_ns, p.orig_len),
+            Frame::Skipped(s) => (s.ts_ns, s.orig_len),
+        };
+        if !engines.is_empty() {
+            frames += 1;
+            for e in &mut engines {
+                e.engine.frame(ts_ns, orig_len);
+                if frames.is_multiple_of(DRAIN_EVERY) {
+                    e.drain()?;
+                }
+            }
+        }
+        let Frame::Ip(p) = f else { continue };
         let (dir, peer) = if p.src == client {
             (Direction::Up, p.dst)
         } else if p.dst == client || is_group(p.dst) {
@@ -557,44 +660,13 @@ fn run<R: Read>(
             Direction::Up => (p.protocol, sp, peer, dp),
             Direction::Down => (p.protocol, dp, peer, sp),
         };
-        let id = match last_key {
-            Some((k, id)) if k == key => id,
-            _ => {
-                let next = conns.len() as u32 + 1;
-                let id = *index.entry(key).or_insert(next);
-                if id == next {
-                    conns.push(Connection {
-                        id,
-                        protocol: key.0,
-                        local_port: key.1,
-                        remote: key.2,
-                        remote_port: key.3,
-                        packets_up: 0,
-                        packets_down: 0,
-                        bytes_up: 0,
-                        bytes_down: 0,
-                        first_ns: p.ts_ns,
-                        last_ns: p.ts_ns,
-                    });
-                }
-                last_key = Some((key, id));
-                id
-            }
-        };
-        let c = &mut conns[id as usize - 1];
-        c.last_ns = c.last_ns.max(p.ts_ns);
-        c.first_ns = c.first_ns.min(p.ts_ns);
         let bytes = u64::from(p.ip_len);
         match dir {
             Direction::Up => {
-                c.packets_up += 1;
-                c.bytes_up += bytes;
                 a.packets_up += 1;
                 a.bytes_up += bytes;
             }
             Direction::Down => {
-                c.packets_down += 1;
-                c.bytes_down += bytes;
                 a.packets_down += 1;
                 a.bytes_down += bytes;
                 a.group_down += group as u64;
@@ -608,7 +680,7 @@ fn run<R: Read>(
             ip_len: p.ip_len,
             frame_len: p.orig_len,
             group,
-            owner: id,
+            key,
         }));
         seq += 1;
         let horizon = Time(check.latest_ns()) - lead - reorder;
@@ -624,14 +696,17 @@ fn run<R: Read>(
     while let Some(Reverse(q)) = pending.pop() {
         feeder.release(q)?;
     }
-    let Feeder { run, start, end, deferred, deferred_ns, throughput, .. } = feeder;
-    if run.is_empty() {
+    let Feeder { run, start, end, deferred, deferred_ns, throughput, fed, conns, .. } = feeder;
+    if fed == 0 {
         // Only a given client can have no packets (a chosen one has the most), and then nothing
         // was ranked: rank now (a second pass, on this error path only) to name the address
         // the user probably meant.
         let busiest = match ranked.first() {
             Some(&(b, _)) => Some(b),
-            None => address_totals(&mut open()?)?.busiest().map(|(b, _)| b),
+            None => match choose_client(&mut open()?, path, opts.max_connections) {
+                Ok((b, _, _)) => Some(b),
+                Err(_) => None,
+            },
         };
         return Err(AnalysisError::Invalid(format!(
             "{path}: no packets to or from {client} ({} IP packets in the capture){}",
@@ -640,9 +715,38 @@ fn run<R: Read>(
         )));
     }
     let end = end.max(start) + opts.tail;
+    let (max_connections, evicted) = (conns.cap(), conns.evicted());
+    let conns = conns.into_rows();
+    let owners = conns.last().map_or(0, |c| c.id as usize) + 1;
 
-    let mut policies = Vec::with_capacity(run.len());
-    for mut r in run {
+    let mut policies = Vec::with_capacity(opts.policies.len());
+    let mut metered = run.into_iter();
+    let mut engines = engines.into_iter();
+    for (i, spec) in opts.policies.iter().enumerate() {
+        if let PolicyKind::EnergyBox(_) = &spec.kind {
+            let mut e = engines.next().expect("one engine per energybox policy");
+            debug_assert_eq!(e.index, i);
+            let outcome = e.engine.finish().map_err(AnalysisError::Invalid)?;
+            e.drain()?;
+            let timeline_file = finish_sink(e.sink.take())?;
+            let outcome = outcome.ok_or_else(|| AnalysisError::Invalid(format!("{path}: no frames for EnergyBox's engine")))?;
+            policies.push(PolicyOutcome {
+                label: e.label.clone(),
+                name: spec.name(),
+                report: engine_report(&outcome, &opts.profile, &e.label),
+                beacons: 0,
+                rx_while_dormant: 0,
+                busy_while_dormant: 0,
+                by_connection: Vec::new(),
+                timeline: e.timeline,
+                timeline_file,
+                timeline_elided_beacons: 0,
+                state_changes: 0,
+                energybox: Some(outcome),
+            });
+            continue;
+        }
+        let mut r = metered.next().expect("one meter per accounting or replay policy");
         r.drain()?;
         let logged = r.sink.is_some() || opts.timeline == TimelineOutput::Memory;
         let changes = match &r.meter {
@@ -667,16 +771,10 @@ fn run<R: Read>(
             }
         };
         r.emit(rest)?;
-        let timeline_file = match r.sink.take() {
-            Some((path, mut w)) => {
-                w.flush().map_err(|source| AnalysisError::Output { path: path.display().to_string(), source })?;
-                Some(path)
-            }
-            None => None,
-        };
+        let timeline_file = finish_sink(r.sink.take())?;
         let mut report = report;
         report.policy = Some(r.label.clone());
-        let mut by_connection = vec![(0u128, 0u128); conns.len() + 1];
+        let mut by_connection = vec![(0u128, 0u128); owners];
         for (b, fj) in buckets.into_iter().enumerate() {
             let (owner, tail) = (b / 2, b % 2 == 1);
             if let Some(e) = by_connection.get_mut(owner) {
@@ -699,6 +797,7 @@ fn run<R: Read>(
             timeline_file,
             timeline_elided_beacons: elided,
             state_changes: changes,
+            energybox: None,
         });
     }
     debug_assert!(own_bucket(1) == 2 && tail_bucket(1) == 3);
@@ -725,12 +824,25 @@ fn run<R: Read>(
         airtime: opts.airtime,
         policies,
         connections: conns,
+        connections_evicted: evicted,
+        max_connections,
         bin_ns: opts.bin.as_nanos(),
         throughput_origin_ns: start.as_nanos(),
         throughput: throughput.finish(),
         time: *check.report(),
         time_limits: opts.time,
     })
+}
+
+/// Flushes a timeline sink; the file it wrote.
+fn finish_sink(sink: Option<Sink>) -> Result<Option<PathBuf>, AnalysisError> {
+    match sink {
+        Some((path, mut w)) => {
+            w.flush().map_err(|source| AnalysisError::Output { path: path.display().to_string(), source })?;
+            Ok(Some(path))
+        }
+        None => Ok(None),
+    }
 }
 
 /// The refusal of a capture whose timestamps fail the checks: reads the rest of it (the
@@ -790,7 +902,8 @@ struct Pending {
     /// The frame's length on the wire, as captured.
     frame_len: u32,
     group: bool,
-    owner: u32,
+    /// The connection (its id is taken when the packet is released, in time order).
+    key: ConnKey,
 }
 
 /// Feeds released packets to the meters (created at the first release, so the run starts at
@@ -807,6 +920,10 @@ struct Feeder<'a> {
     /// Bytes per bin of capture time from the run's start (packets come out of the heap in
     /// order, so a capture reordered within the tolerance gives the sorted capture's bins).
     throughput: ThroughputBins,
+    /// The client's connections, bounded.
+    conns: ConnTable,
+    /// The owner evicted connections' energy is folded into.
+    other: u32,
 }
 
 impl Feeder<'_> {
@@ -823,10 +940,24 @@ impl Feeder<'_> {
         self.intervals.clear();
         let iv = &mut self.intervals;
         self.opts.airtime.for_each(t, dir, q.ip_len, q.group, |i| iv.push(i));
-        if self.run.is_empty() {
+        if self.fed == 0 {
+            // The first packet: the run starts here (the meters too; EnergyBox's engine, if it
+            // is the only policy, has none).
             self.start = q.start;
             self.run = start_meters(self.opts, q.start)?;
         }
+        let (owner, reused) = self.conns.slot(q.key, q.t.as_nanos());
+        if reused {
+            // The id's previous connection was evicted into `other`: so is its energy, charged
+            // or in progress, before the id is charged for its new connection.
+            for r in &mut self.run {
+                match &mut r.meter {
+                    Meter::Policy(m) => m.fold_owner(owner, self.other),
+                    Meter::Replay(m) => m.fold_owner(owner, self.other),
+                }
+            }
+        }
+        self.conns.row_mut(owner).count(q.up, u64::from(q.ip_len), q.t.as_nanos());
         let bin = ThroughputBins::index(q.t.as_nanos(), self.start.as_nanos(), self.opts.bin.as_nanos());
         self.throughput.add(bin, usize::from(!q.up), u64::from(q.ip_len));
         let data = if q.up { Activity::Tx } else { Activity::Rx };
@@ -835,7 +966,7 @@ impl Feeder<'_> {
                 ByteCount::Ip => q.ip_len,
                 ByteCount::Frame => q.frame_len,
             };
-            feed(r, &self.intervals, dir, data, u64::from(bytes), q.owner);
+            feed(r, &self.intervals, dir, data, u64::from(bytes), owner);
         }
         if let Some(last) = self.intervals.last() {
             self.end = self.end.max(last.1);
@@ -875,20 +1006,10 @@ fn start_meters(opts: &EnergyOptions, start: Time) -> Result<Vec<Running>, Analy
                 m.enable_attribution();
                 Meter::Replay(Box::new(m))
             }
+            // EnergyBox's engine reads every frame, in file order (see `run`).
+            PolicyKind::EnergyBox(_) => continue,
         };
-        let sink = match &opts.timeline {
-            TimelineOutput::Off => None,
-            TimelineOutput::Memory => Some(None),
-            TimelineOutput::Csv(dir) => {
-                let path = timeline_path(dir, i);
-                let f = File::create(&path)
-                    .map_err(|source| AnalysisError::Output { path: path.display().to_string(), source })?;
-                let mut w = BufWriter::new(f);
-                writeln!(w, "time_s,state")
-                    .map_err(|source| AnalysisError::Output { path: path.display().to_string(), source })?;
-                Some(Some((path, w)))
-            }
-        };
+        let sink = open_sink(opts, i)?;
         if sink.is_some() {
             match &mut meter {
                 Meter::Policy(m) => m.enable_timeline(),

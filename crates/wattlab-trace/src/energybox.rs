@@ -34,6 +34,8 @@ use std::path::Path;
 use wattlab_core::energy::{AdaptivePsmParams, DeviceProfile, PsmParams, RadioState, WindowKind};
 use wattlab_core::Duration;
 
+use crate::energybox_engine::EngineSettings;
+
 /// Every key EnergyBox's Wi-Fi model reads.
 pub const KEYS: [&str; 7] = [
     "POWER_IN_PSM",
@@ -206,6 +208,24 @@ impl EnergyBoxConfig {
         } else {
             base
         }
+    }
+
+    /// The settings of EnergyBox's engine as it reads them: the files' doubles, and for a
+    /// network key not given the default of EnergyBox's `PropertiesWifi` (200 ms, 50 ms,
+    /// 3000 bytes). Powers not given are 0 (see [`EnergyBoxConfig::has_device`]).
+    pub fn engine_settings(&self) -> EngineSettings {
+        let or = |k: &str, d: f64| self.get(k).unwrap_or(d);
+        EngineSettings {
+            inactivity_ms: or("CAM_PSM_INACTIVITY_TIME", 200.0),
+            window_ms: or("CAM_TIME_WIMDOW", 50.0),
+            threshold: or("WINDOW_DATA_RATE_THRESHOLD", 3000.0),
+            power_w: [or("POWER_IN_PSM", 0.0), or("POWER_IN_CAM", 0.0), or("POWER_IN_CAMH", 0.0)],
+        }
+    }
+
+    /// Network keys the files do not give (EnergyBox's engine then uses its defaults).
+    pub fn missing_network_keys(&self) -> Vec<&'static str> {
+        KEYS[4..].iter().copied().filter(|k| !self.values.contains_key(k)).collect()
     }
 
     fn ms_to_duration(x: f64) -> Duration {

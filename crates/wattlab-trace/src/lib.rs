@@ -7,11 +7,13 @@
 pub mod airtime;
 pub mod energy;
 pub mod energybox;
+pub mod energybox_engine;
 pub mod policy_spec;
 pub mod throughput;
 pub mod timecheck;
 pub mod transitions;
 
+mod connections;
 mod error;
 mod packet;
 mod reader;
@@ -19,5 +21,5 @@ mod totals;
 
 pub use error::{Location, TraceError};
 pub use packet::{link_type_name, LinkType, SkipReason, TcpInfo, TracePacket, Transport, UdpInfo};
-pub use reader::{CaptureFormat, Skips, Stats, TraceReader, MAX_RECORD_LEN};
-pub use totals::{address_totals, busiest_address, AddressTotals, Totals};
+pub use reader::{CaptureFormat, Frame, LengthCapped, SkippedFrame, Skips, Stats, TraceReader, MAX_RECORD_LEN};
+pub use totals::{address_totals, address_totals_capped, busiest_address, AddressTotals, Totals};

@@ -155,8 +155,13 @@ pub struct TracePacket {
     /// IP protocol number (for IPv6 the payload's, after extension headers).
     pub protocol: u8,
     /// IP length in bytes: the IPv4 total length, or 40 + the IPv6 payload length. When the
-    /// field is 0 (TSO captures, jumbograms) it is taken from the captured bytes.
+    /// field is 0 (TSO captures, jumbograms) it is taken from the captured bytes; when it
+    /// claims more than the frame carries (its original length less the link header), it is
+    /// capped to what the frame carries (see [`TracePacket::ip_len_claimed`]).
     pub ip_len: u32,
+    /// The IP length the header claimed, when it was more than the frame carries and
+    /// [`TracePacket::ip_len`] was capped (`None` for a consistent header).
+    pub ip_len_claimed: Option<u32>,
     /// Transport header, if decoded.
     pub transport: Transport,
 }
@@ -237,7 +242,7 @@ pub(crate) fn decode_frame(
         LinkType::LinuxSll => from_ether_type(be16(data, 14)?, data.get(16..))?,
         LinkType::LinuxSll2 => from_ether_type(be16(data, 0)?, data.get(20..))?,
     };
-    classify(&sliced, data.len(), meta)
+    classify(&sliced, data, meta)
 }
 
 fn be16(data: &[u8], at: usize) -> Result<u16, SkipReason> {
@@ -271,11 +276,17 @@ fn from_ether_type<'a>(
 
 fn classify(
     sliced: &LaxSlicedPacket<'_>,
-    cap_len: usize,
+    data: &[u8],
     meta: FrameMeta,
 ) -> Result<TracePacket, SkipReason> {
-    let cap_len = u32::try_from(cap_len).unwrap_or(u32::MAX);
-    let (ip_version, src, dst, ip_len, ip_header_len, payload) = match &sliced.net {
+    let cap_len = u32::try_from(data.len()).unwrap_or(u32::MAX);
+    // What the frame carries from its IP header on: its original length (or the captured one,
+    // if a corrupt record says less) less the link header in front of the IP header.
+    let carried = |ip_header: &[u8]| {
+        let link = (ip_header.as_ptr() as usize).saturating_sub(data.as_ptr() as usize);
+        meta.orig_len.max(cap_len).saturating_sub(u32::try_from(link).unwrap_or(u32::MAX))
+    };
+    let (ip_version, src, dst, ip_len, ip_header_len, payload, carried) = match &sliced.net {
         Some(LaxNetSlice::Ipv4(v4)) => {
             let h = v4.header();
             let header_len = h.slice().len() as u32;
@@ -288,7 +299,7 @@ fn classify(
             };
             let src = IpAddr::V4(Ipv4Addr::from(h.source()));
             let dst = IpAddr::V4(Ipv4Addr::from(h.destination()));
-            (4u8, src, dst, len, header_len, v4.payload())
+            (4u8, src, dst, len, header_len, v4.payload(), carried(h.slice()))
         }
         Some(LaxNetSlice::Ipv6(v6)) => {
             let h = v6.header();
@@ -301,7 +312,7 @@ fn classify(
             };
             let src = IpAddr::V6(Ipv6Addr::from(h.source()));
             let dst = IpAddr::V6(Ipv6Addr::from(h.destination()));
-            (6u8, src, dst, len, 40 + ext_len, v6.payload())
+            (6u8, src, dst, len, 40 + ext_len, v6.payload(), carried(h.slice()))
         }
         Some(LaxNetSlice::Arp(_)) => return Err(SkipReason::NotIp),
         None => {
@@ -311,6 +322,13 @@ fn classify(
                 Some(_) => SkipReason::MalformedIp,
             })
         }
+    };
+    // A length field claiming more than the frame carries (65535 on a 1514-byte frame) is a
+    // corrupt or forged header, not bytes on the air: cost what the frame carries, and say so.
+    let (ip_len, ip_len_claimed) = if ip_len > carried && carried >= ip_header_len {
+        (carried, Some(ip_len))
+    } else {
+        (ip_len, None)
     };
     let protocol = payload.ip_number.0;
     let after_ip = ip_len.saturating_sub(ip_header_len);
@@ -354,6 +372,7 @@ fn classify(
         dst,
         protocol,
         ip_len,
+        ip_len_claimed,
         transport,
     })
 }

@@ -7,6 +7,7 @@
 //! | `psm` | `beacon` (102.4ms), `listen` (the PHY's beacon airtime) |
 //! | `adaptive-psm` | `timeout` (220ms), `window` (50ms, or `fixed`/`sliding`), `windows` (`sliding`), `threshold` (3000 bytes), `bytes` (`ip`), `beacon`, `listen` |
 //! | `replay` | `policy`, `node` (rows of the `--transitions` file to use) |
+//! | `energybox` | none: EnergyBox's engine, emulated with its artifacts, on the EnergyBox files' settings |
 //!
 //! Durations take a unit (`ns`, `us`, `ms`, `s`); a bare number is milliseconds.
 //!
@@ -22,24 +23,30 @@ use wattlab_core::power::PolicyName;
 use wattlab_core::{Duration, Time};
 
 use crate::energybox::EnergyBoxConfig;
+use crate::energybox_engine::EngineSettings;
 use crate::transitions::{load_transitions, RowFilter};
 
 /// The policy that is not an accounting policy of the registry: a recorded schedule.
 pub const REPLAY: &str = "replay";
 
+/// EnergyBox's own engine, emulated (see [`crate::energybox_engine`]).
+pub const ENERGYBOX: &str = "energybox";
+
 /// Names of the policies, for help texts and errors: the registry's accounting policies
-/// ([`PolicyName`]) and `replay`.
+/// ([`PolicyName`]), `replay` and `energybox`.
 pub fn policy_names() -> String {
-    format!("{}, {REPLAY}", PolicyName::help())
+    format!("{}, {REPLAY}, {ENERGYBOX}", PolicyName::help())
 }
 
 /// What a policy does.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum PolicyKind {
     /// A policy that decides the radio's state in each gap (see [`AccountingPolicy`]).
     Accounting(AccountingPolicy),
     /// The recorded `(instant, state)` schedule, replayed.
     Replay(Vec<(Time, RadioState)>),
+    /// EnergyBox's engine with its settings: its own number, artifacts included.
+    EnergyBox(EngineSettings),
 }
 
 /// Which length of a packet adaptive PSM's throughput window counts.
@@ -53,7 +60,7 @@ pub enum ByteCount {
 }
 
 /// One policy to cost a capture under, with the label it is reported by.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PolicySpec {
     /// The text the user gave (e.g. `psm:beacon=204.8ms`), unique within a run.
     pub label: String,
@@ -136,6 +143,20 @@ impl PolicySpec {
         };
         let mut count = ByteCount::Ip;
         // `adaptive` is an alias of the registry's `adaptive-psm` (EnergyBox's word).
+        if name == ENERGYBOX {
+            if let Some((k, _)) = pairs.first() {
+                return Err(bad_key(k, &[]));
+            }
+            let eb = cx.energybox.filter(|eb| eb.has_device()).ok_or_else(|| {
+                format!(
+                    "policy `{spec}`: EnergyBox's engine needs its device settings (POWER_IN_PSM, POWER_IN_CAM, \
+                     POWER_IN_CAMH): give its files with --energybox (Python: energybox=[...])"
+                )
+            })?;
+            let settings = eb.engine_settings();
+            settings.check().map_err(|e| format!("policy `{spec}`: {e}"))?;
+            return Ok(PolicySpec { label: spec.trim().to_string(), kind: PolicyKind::EnergyBox(settings), count: ByteCount::Frame });
+        }
         let registered = match name {
             "adaptive" => Ok(PolicyName::AdaptivePsm),
             REPLAY => Err(None),
@@ -234,11 +255,13 @@ impl PolicySpec {
         Ok(PolicySpec { label: spec.trim().to_string(), kind, count })
     }
 
-    /// The policy's name (`always-on`, `oracle`, `psm`, `adaptive-psm` or `replay`).
+    /// The policy's name (`always-on`, `oracle`, `psm`, `adaptive-psm`, `replay` or
+    /// `energybox`).
     pub fn name(&self) -> &'static str {
         match &self.kind {
             PolicyKind::Accounting(p) => p.as_str(),
             PolicyKind::Replay(_) => REPLAY,
+            PolicyKind::EnergyBox(_) => ENERGYBOX,
         }
     }
 }

@@ -84,6 +84,55 @@ pub struct Stats {
     pub undecoded: u64,
     /// Records skipped, by reason.
     pub skipped: Skips,
+    /// IP packets whose length field claimed more than their frame carries (costed at what
+    /// the frame carries).
+    pub length_capped: LengthCapped,
+}
+
+/// IP packets whose IPv4 total length or IPv6 payload length claims more bytes than the frame
+/// carries (its original length less the link header): their length is capped to the frame.
+/// A 65535-byte total length on a 1514-byte Ethernet frame would otherwise be costed as 44
+/// frames.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LengthCapped {
+    /// Packets capped.
+    pub packets: u64,
+    /// Bytes their length fields claimed beyond what their frames carry.
+    pub excess_bytes: u64,
+    /// The first such packet: its index and byte offset.
+    pub first: Option<(u64, u64)>,
+}
+
+impl LengthCapped {
+    fn add(&mut self, index: u64, offset: u64, claimed: u32, carried: u32) {
+        self.packets += 1;
+        self.excess_bytes += u64::from(claimed.saturating_sub(carried));
+        self.first.get_or_insert((index, offset));
+    }
+}
+
+/// One packet record: a decoded IP packet, or a record skipped (not IP, cut, malformed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Frame {
+    /// An IP packet.
+    Ip(TracePacket),
+    /// A record that is not an IP packet the reader can decode.
+    Skipped(SkippedFrame),
+}
+
+/// What is known of a skipped record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SkippedFrame {
+    /// 0-based record index.
+    pub index: u64,
+    /// Byte offset of its record or block.
+    pub offset: u64,
+    /// Capture time, ns since the epoch.
+    pub ts_ns: u64,
+    /// Original (wire) length.
+    pub orig_len: u32,
+    /// Why it was skipped.
+    pub reason: SkipReason,
 }
 
 /// A pcapng timestamp unit, from `if_tsresol`.
@@ -296,38 +345,61 @@ impl<R: Read> TraceReader<R> {
 
     /// The next IP packet; `None` at the end of the capture or after an error.
     pub fn next_packet(&mut self) -> Option<Result<TracePacket, TraceError>> {
+        loop {
+            match self.next_frame()? {
+                Ok(Frame::Ip(p)) => return Some(Ok(p)),
+                Ok(Frame::Skipped(_)) => {}
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+
+    /// The next packet record, an IP packet or a skipped one (with its time and wire length:
+    /// EnergyBox's timeline counts every frame); `None` at the end of the capture or after an
+    /// error.
+    pub fn next_frame(&mut self) -> Option<Result<Frame, TraceError>> {
         if self.done {
             return None;
         }
-        loop {
-            let rec = match self.next_record() {
-                Ok(Some(rec)) => rec,
-                Ok(None) => {
-                    self.done = true;
-                    return None;
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
-            };
-            let data = &self.input.bytes(rec.len)[rec.data_at..rec.data_at + rec.data_len];
-            let decoded = decode_frame(rec.link, data, rec.meta);
-            self.input.consume(rec.len);
-            self.stats.records += 1;
-            match decoded {
-                Ok(p) => {
-                    self.stats.packets += 1;
-                    match p.transport {
-                        Transport::Fragment => self.stats.fragments += 1,
-                        Transport::Undecoded => self.stats.undecoded += 1,
-                        _ => {}
-                    }
-                    return Some(Ok(p));
-                }
-                Err(reason) => self.stats.skipped.add(reason, rec.meta.orig_len),
+        let rec = match self.next_record() {
+            Ok(Some(rec)) => rec,
+            Ok(None) => {
+                self.done = true;
+                return None;
             }
-        }
+            Err(e) => {
+                self.done = true;
+                return Some(Err(e));
+            }
+        };
+        let data = &self.input.bytes(rec.len)[rec.data_at..rec.data_at + rec.data_len];
+        let decoded = decode_frame(rec.link, data, rec.meta);
+        self.input.consume(rec.len);
+        self.stats.records += 1;
+        Some(Ok(match decoded {
+            Ok(p) => {
+                self.stats.packets += 1;
+                match p.transport {
+                    Transport::Fragment => self.stats.fragments += 1,
+                    Transport::Undecoded => self.stats.undecoded += 1,
+                    _ => {}
+                }
+                if let Some(claimed) = p.ip_len_claimed {
+                    self.stats.length_capped.add(p.index, p.offset, claimed, p.ip_len);
+                }
+                Frame::Ip(p)
+            }
+            Err(reason) => {
+                self.stats.skipped.add(reason, rec.meta.orig_len);
+                Frame::Skipped(SkippedFrame {
+                    index: rec.meta.index,
+                    offset: rec.meta.offset,
+                    ts_ns: rec.meta.ts_ns,
+                    orig_len: rec.meta.orig_len,
+                    reason,
+                })
+            }
+        }))
     }
 
     fn at(&self, packet: Option<u64>) -> Location {

@@ -335,6 +335,7 @@ mod tests {
             dst: a,
             protocol: 17,
             ip_len: 100,
+            ip_len_claimed: None,
             transport: Transport::Other,
         }
     }

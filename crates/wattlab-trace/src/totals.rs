@@ -1,5 +1,6 @@
 //! Per-address traffic totals over a capture, streaming (memory grows with the number of
-//! distinct addresses, not with the number of packets).
+//! distinct addresses, not with the number of packets, up to a cap: beyond it the counts are
+//! a Misra–Gries summary, known to within [`AddressTotals::undercount`] bytes).
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -27,16 +28,72 @@ pub struct AddressTotals {
     entries: Vec<(IpAddr, Totals)>,
     /// The last two addresses looked up: consecutive packets mostly belong to one flow.
     recent: [(IpAddr, usize); 2],
+    /// The most addresses kept.
+    cap: usize,
+    /// Bytes subtracted from every kept count by pruning (see [`AddressTotals::undercount`]).
+    undercount: u64,
+    /// Addresses dropped by pruning.
+    dropped: u64,
 }
 
 impl AddressTotals {
-    /// No addresses yet.
+    /// No addresses yet; as many kept as the capture has.
     pub fn new() -> AddressTotals {
+        AddressTotals::with_cap(usize::MAX)
+    }
+
+    /// No addresses yet; at most `cap` kept (at least 2). When a new address finds the table
+    /// full, every count of bytes is lowered by the median and the addresses left with none
+    /// are dropped (Misra–Gries with batch decrements): an address that carried more than
+    /// [`AddressTotals::undercount`] bytes in all is always kept, and its count of bytes is
+    /// short by at most that much. Memory stays bounded whatever the number of addresses.
+    pub fn with_cap(cap: usize) -> AddressTotals {
         AddressTotals {
             index: HashMap::new(),
             entries: Vec::new(),
             recent: [(IpAddr::from([0u8; 4]), usize::MAX); 2],
+            cap: cap.max(2),
+            undercount: 0,
+            dropped: 0,
         }
+    }
+
+    /// How many bytes each count may fall short of the truth, and the most bytes an address
+    /// not kept can have carried: 0 while no address was dropped (every count exact).
+    pub fn undercount(&self) -> u64 {
+        self.undercount
+    }
+
+    /// Addresses dropped to keep the table within its cap (an address dropped, then seen
+    /// again, counts each time).
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Lowers every count of bytes by the median count and drops the addresses left with
+    /// none (packets are left as counted since the address was last added).
+    fn prune(&mut self) {
+        let mut bytes: Vec<u64> = self.entries.iter().map(|e| e.1.bytes).collect();
+        let mid = bytes.len() / 2;
+        let (_, &mut m, _) = bytes.select_nth_unstable(mid);
+        let before = self.entries.len();
+        self.entries.retain(|e| e.1.bytes > m);
+        if self.entries.len() == before {
+            // Every count above the median: cannot happen (the median entry is at it), but
+            // never loop without freeing room.
+            self.entries.truncate(before / 2);
+        }
+        for (_, t) in &mut self.entries {
+            t.bytes -= m.min(t.bytes);
+            t.tx_bytes = t.tx_bytes.min(t.bytes);
+        }
+        self.dropped += (before - self.entries.len()) as u64;
+        self.undercount += m;
+        self.index.clear();
+        for (i, (a, _)) in self.entries.iter().enumerate() {
+            self.index.insert(*a, i);
+        }
+        self.recent = [(IpAddr::from([0u8; 4]), usize::MAX); 2];
     }
 }
 
@@ -73,6 +130,9 @@ impl AddressTotals {
         let i = match self.index.get(&addr) {
             Some(&i) => i,
             None => {
+                if self.entries.len() >= self.cap {
+                    self.prune();
+                }
                 self.entries.push((addr, Totals::default()));
                 self.index.insert(addr, self.entries.len() - 1);
                 self.entries.len() - 1
@@ -126,7 +186,12 @@ fn rank((a, x): &(IpAddr, Totals), (b, y): &(IpAddr, Totals)) -> std::cmp::Order
 
 /// Read the rest of `reader`'s packets into per-address totals.
 pub fn address_totals<R: Read>(reader: &mut TraceReader<R>) -> Result<AddressTotals, TraceError> {
-    let mut totals = AddressTotals::new();
+    address_totals_capped(reader, usize::MAX)
+}
+
+/// [`address_totals`] keeping at most `cap` addresses (see [`AddressTotals::with_cap`]).
+pub fn address_totals_capped<R: Read>(reader: &mut TraceReader<R>, cap: usize) -> Result<AddressTotals, TraceError> {
+    let mut totals = AddressTotals::with_cap(cap);
     while let Some(p) = reader.next_packet() {
         totals.add(&p?);
     }

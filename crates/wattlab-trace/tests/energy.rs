@@ -96,6 +96,7 @@ fn options(profile: &str, airtime: Airtime, policies: &[&str], cx: &SpecContext)
         tail: Duration::ZERO,
         timeline: TimelineOutput::Off,
         time: wattlab_trace::timecheck::TimeLimits::default(),
+        max_connections: DEFAULT_MAX_CONNECTIONS,
     }
 }
 
@@ -525,7 +526,7 @@ fn a_client_without_packets_is_an_error_naming_the_busiest_address() {
     opts.client = None;
     let ok = analyze(&path, &opts).unwrap();
     assert_eq!(ok.client, IpAddr::V4(Ipv4Addr::new(192, 168, 1, 20)));
-    assert_eq!(ok.choice, ClientChoice::Busiest { ties: vec![] });
+    assert_eq!(ok.choice, ClientChoice::Busiest { ties: vec![], skipped: vec![], undercount: 0 });
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

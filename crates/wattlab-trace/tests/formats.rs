@@ -319,20 +319,21 @@ fn snaplen_cut_fragments_and_other_protocols() {
     // Bad IP version in an IPv4 EtherType.
     let mut bad = v4.clone();
     bad[0] = 0x35;
+    // The cut frames keep their original length, as a snaplen cut does.
+    let full = eth.len() as u32;
+    let whole = |f: Vec<u8>| {
+        let n = f.len() as u32;
+        (0, f, n)
+    };
     let frames = vec![
-        (0, cut_tcp),
-        (0, cut_ip),
-        (0, cut_payload),
-        (0, ethernet(&frag)),
-        (0, ethernet(&icmp)),
-        (0, ethernet(&bad)),
+        (0, cut_tcp, full),
+        (0, cut_ip, full),
+        (0, cut_payload, full),
+        whole(ethernet(&frag)),
+        whole(ethernet(&icmp)),
+        whole(ethernet(&bad)),
     ];
-    let (pkts, stats) = read_all(&pcap(
-        DataLink::ETHERNET,
-        TsResolution::MicroSecond,
-        Endianness::Little,
-        &frames,
-    ));
+    let (pkts, stats) = read_all(&pcap_cut(DataLink::ETHERNET, &frames));
     assert_eq!(pkts.len(), 4);
     assert_eq!(
         (pkts[0].transport, pkts[0].ip_len, pkts[0].cap_len),
@@ -353,6 +354,7 @@ fn snaplen_cut_fragments_and_other_protocols() {
     assert_eq!(stats.skipped.packets(SkipReason::HeaderCut), 1);
     assert_eq!(stats.skipped.packets(SkipReason::MalformedIp), 1);
     assert_eq!((stats.fragments, stats.undecoded, stats.records), (1, 1, 6));
+    assert_eq!(stats.length_capped.packets, 0, "a snaplen cut is not a forged length");
 }
 
 use etherparse::PacketBuilder;

@@ -200,6 +200,18 @@ impl FixedWindows {
         self.flush_open(meter);
     }
 
+    /// Gives the held changes of owner `from` to `into` (see [`RadioMeter::fold_owner`]).
+    pub(crate) fn fold_owner(&mut self, from: u32, into: u32) {
+        for h in &mut self.held {
+            if h.2 == from {
+                h.2 = into;
+            }
+        }
+        if self.before.1 == from {
+            self.before.1 = into;
+        }
+    }
+
     /// Flushes the windows before `k` (all final), and opens `k`.
     fn advance(&mut self, meter: &mut RadioMeter, k: u64) {
         while self.open < k {

@@ -553,6 +553,27 @@ impl RadioMeter {
         }
     }
 
+    /// Moves everything attributed to owner `from` to owner `into`: the energy charged so far
+    /// and, if `from` owns the interval in progress, that interval. `from` is left with
+    /// nothing (a caller that bounds its owners reuses it for a new one).
+    pub fn fold_owner(&mut self, from: u32, into: u32) {
+        if from == into {
+            return;
+        }
+        if let Some(v) = self.by_owner.as_mut() {
+            let moved = v.get_mut(from as usize).map_or(0, std::mem::take);
+            if moved != 0 {
+                if v.len() <= into as usize {
+                    v.resize(into as usize + 1, 0);
+                }
+                v[into as usize] += moved;
+            }
+        }
+        if self.owner == from {
+            self.owner = into;
+        }
+    }
+
     /// Energy per owner (fJ, indexed by owner) as if the current state lasted until `end`
     /// (charged to its owner, no up leg: as [`RadioMeter::report`]). Empty unless attribution
     /// is enabled. The entries sum to the report's exact total.

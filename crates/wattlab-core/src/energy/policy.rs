@@ -456,6 +456,22 @@ impl PolicyMeter {
         self.meter.enable_attribution();
     }
 
+    /// Moves everything attributed to connection `from` (its own and tail buckets, charged or
+    /// in progress, held in the fixed-window stage) to connection `into`, leaving `from`
+    /// with nothing: an analyzer that bounds its connections folds an evicted one into an
+    /// "other" owner and reuses its number.
+    pub fn fold_owner(&mut self, from: u32, into: u32) {
+        for (a, b) in [(own_bucket(from), own_bucket(into)), (tail_bucket(from), tail_bucket(into))] {
+            self.meter.fold_owner(a, b);
+            if let Some(f) = self.fixed.as_mut() {
+                f.fold_owner(a, b);
+            }
+        }
+        if self.owner == from {
+            self.owner = into;
+        }
+    }
+
     /// The awake, not-busy state at `t`: `IdleHigh` while adaptive PSM's sliding window is
     /// above its threshold, else `Idle` (the fixed-window stage raises it later).
     fn awake_state(&mut self, t: Time) -> RadioState {

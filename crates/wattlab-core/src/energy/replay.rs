@@ -101,6 +101,16 @@ impl ReplayMeter {
         self.meter.set_state_owned(end, back, tail_bucket(owner));
     }
 
+    /// Moves everything attributed to connection `from` to `into` (see
+    /// [`super::PolicyMeter::fold_owner`]).
+    pub fn fold_owner(&mut self, from: u32, into: u32) {
+        self.meter.fold_owner(own_bucket(from), own_bucket(into));
+        self.meter.fold_owner(tail_bucket(from), tail_bucket(into));
+        if self.owner == from {
+            self.owner = into;
+        }
+    }
+
     /// Activity intervals that fell in a scheduled dormant period (the radio woke for them).
     pub fn busy_while_dormant(&self) -> u64 {
         self.busy_while_dormant

@@ -143,6 +143,17 @@ pub fn pcap(
     w.into_writer()
 }
 
+/// A pcap file of `frames` (timestamp ns, captured bytes, original length): a snaplen cut
+/// keeps the frame's original length.
+pub fn pcap_cut(link: DataLink, frames: &[(u64, Vec<u8>, u32)]) -> Vec<u8> {
+    let header = PcapHeader { datalink: link, ts_resolution: TsResolution::NanoSecond, ..Default::default() };
+    let mut w = PcapWriter::with_header(Vec::new(), header).unwrap();
+    for (t, f, orig) in frames {
+        w.write_packet(&PcapPacket::new(Duration::from_nanos(*t), *orig, f)).unwrap();
+    }
+    w.into_writer()
+}
+
 /// A pcapng interface: link type and if_tsresol (None: default µs).
 pub fn idb(link: DataLink, tsresol: Option<u8>) -> InterfaceDescriptionBlock<'static> {
     let options = tsresol
