@@ -76,7 +76,7 @@ fn build(cx: &mut BuildCx, dir: Direction) -> Result<(Flow, FlowRecord), Scenari
     let settings = cx.cfg.psna.clone().unwrap_or_default();
     let cfgs = settings
         .configs()
-        .map_err(|(k, m)| cx.error(&format!("psna.{k}"), m))?;
+        .map_err(|(k, m)| cx.error(&if k.is_empty() { "psna".to_string() } else { format!("psna.{k}") }, m))?;
     let tcp = cx.tcp()?;
     let bytes = cx.cfg.bytes.map(|b| b.bytes()).unwrap_or(0);
     if bytes == 0 {
