@@ -6,6 +6,7 @@ Ctrl-C. (The Rust side, `crates/wattlab-sim/tests/validation.rs`, checks each ca
 from __future__ import annotations
 
 import resource
+import runpy
 import signal
 import subprocess
 import sys
@@ -115,15 +116,9 @@ def test_the_documented_page_maximum_validates_and_runs_under_a_4gb_address_spac
 
 
 def _star(path: Path, leaves: int, flows: int) -> None:
-    """A router with `leaves` hosts and `flows` downloads between pairs of them."""
-    out = ['name = "star"', "[simulation]", 'duration = "1s"', "[[node]]", 'name = "hub"', 'kind = "router"']
-    for i in range(leaves):
-        out += ["[[node]]", f'name = "h{i}"', 'kind = "host"']
-    for i in range(leaves):
-        out += ["[[link]]", 'a = "hub"', f'b = "h{i}"', 'rate = "10Mbps"', 'delay = "1ms"']
-    for i in range(flows):
-        out += ["[[flow]]", 'kind = "bulk-download"', f'client = "h{2 * i}"', f'server = "h{2 * i + 1}"', 'bytes = "10kB"']
-    path.write_text("\n".join(out) + "\n")
+    """The set-up benchmark's star (`python/wattlab/bench/star.py`): a router, `leaves` hosts,
+    `flows` downloads between pairs of them."""
+    path.write_text(runpy.run_path(str(ROOT / "python" / "wattlab" / "bench" / "star.py"))["star"](leaves, flows))
 
 
 def _has_thread(pid: int, name: str) -> bool:
