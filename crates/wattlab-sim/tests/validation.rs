@@ -166,6 +166,12 @@ fn psna_settings_are_refused_at_their_own_key() {
     // Was accepted.
     assert_refused(&psna(&base, "psna = { daemon_port = 0 }"), "daemon_port", "flow[0].psna.daemon_port", "1..=65535");
     assert!(build(&psna(&base, "psna = { daemon_port = 65535, max_residual = \"1ms\" }")).is_ok());
+    // The daemon holds the object whole: a petabyte would abort the process when allocated.
+    assert_refused(&psna(&base, "psna = { max_object = \"100000GB\" }"), "max_object", "flow[0].psna.max_object", "4 GiB");
+    // Re-polling every nanosecond is warned about, as WWP's timers are.
+    let text = psna(&base, "psna = { wait_poll_interval = \"1ns\" }");
+    let w = build(&text).unwrap().estimate().warnings();
+    assert!(w.iter().any(|w| w.contains("psna.wait_poll_interval")), "{w:?}");
 }
 
 #[test]

@@ -119,6 +119,10 @@ impl PsnaSettings {
             m.chunk_size = c;
         }
         if let Some(s) = self.max_object {
+            // The daemon holds the whole object in memory (and a sending mobile its copy).
+            if !(1..=MAX_OBJECT).contains(&s.bytes()) {
+                return Err(("max_object", format!("{} B is out of range: must be 1..={MAX_OBJECT} B (4 GiB; the object is held in memory)", s.bytes())));
+            }
             d.max_object = s.bytes();
         }
         let pos = |v: Option<Dur>,
@@ -181,6 +185,9 @@ impl PsnaSettings {
         })
     }
 }
+
+/// Largest `max_object`: 4 GiB, held whole by the daemon.
+pub const MAX_OBJECT: u64 = 4 << 30;
 
 /// Shortest `max_residual` the daemon accepts ([`DaemonConfig::validate`]).
 const MIN_RESIDUAL: wattlab_core::Duration = wattlab_core::Duration::from_millis(1);
