@@ -6,7 +6,7 @@
 
 use crate::apps::{Application, FlowCost};
 use crate::series::{FLOW_ROW_BYTES, QUEUE_ROW_BYTES, RADIO_ROW_BYTES};
-use crate::sim::{Simulation, NO_STA};
+use crate::sim::Simulation;
 use crate::wlan::{Overhearing, PowerSave};
 use std::collections::HashMap;
 
@@ -175,6 +175,13 @@ impl Simulation {
     /// (the packets of the flows with an end at its node, or at any station of its BSS when
     /// stations overhear) and its beacons, under each of its meters.
     fn radio_changes(&self, seconds: f64, flow_packets: &[f64], ends: &dyn Fn(usize) -> Option<(u32, u32)>) -> f64 {
+        // The BSSs each node belongs to (as AP or station).
+        let mut bss_of: HashMap<u32, Vec<usize>> = HashMap::new();
+        for (k, w) in self.wlans.iter().enumerate() {
+            for s in &w.bss.stas {
+                bss_of.entry(s.cfg.node).or_default().push(k);
+            }
+        }
         // Packets to or from each node, and in each BSS.
         let mut at_node: HashMap<u32, f64> = HashMap::new();
         let mut in_bss = vec![0.0; self.wlans.len()];
@@ -183,21 +190,19 @@ impl Simulation {
             for n in [a, b] {
                 *at_node.entry(n).or_default() += p;
             }
-            for (k, w) in self.wlans.iter().enumerate() {
-                if w.sta_of(a) != NO_STA || w.sta_of(b) != NO_STA {
-                    in_bss[k] += p;
-                }
+            let mut bsss: Vec<usize> = [a, b].iter().flat_map(|n| bss_of.get(n).into_iter().flatten().copied()).collect();
+            bsss.sort_unstable();
+            bsss.dedup();
+            for k in bsss {
+                in_bss[k] += p;
             }
         }
         let mut changes = 0.0;
         for r in &self.radios {
             let meters = (r.meters.len() + usize::from(r.mac_meter.is_some())) as f64;
             let mut frames = at_node.get(&r.node).copied().unwrap_or(0.0);
-            for (k, w) in self.wlans.iter().enumerate() {
-                if w.sta_of(r.node) == NO_STA {
-                    continue;
-                }
-                let c = &w.bss.cfg;
+            for &k in bss_of.get(&r.node).into_iter().flatten() {
+                let c = &self.wlans[k].bss.cfg;
                 if c.overhearing == Overhearing::Rx {
                     frames = frames.max(in_bss[k]);
                 }
