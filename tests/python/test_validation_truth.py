@@ -15,27 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, wired_path
 
-HEAD = """name = "v"
-[simulation]
-duration = "20s"
-[[node]]
-name = "server"
-kind = "host"
-[[node]]
-name = "ap"
-kind = "ap"
-[[node]]
-name = "client"
-kind = "host"
-[[link]]
-name = "wired"
-a = "server"
-b = "ap"
-rate = "100Mbps"
-delay = "5ms"
-"""
+HEAD = 'name = "v"\n[simulation]\nduration = "20s"\n' + wired_path("wavelan-dsss", "100Mbps", "5ms")
 HOP = '[[wireless]]\nname = "hop"\nap = "ap"\nstation = "client"\nrate = "11Mbps"\n'
 WLAN = '[[wlan]]\nname = "bss"\nap = "ap"\nstations = ["client"]\nphy = "80211a"\nrate = "54Mbps"\n'
 WWP = '[[flow]]\nkind = "wwp-bulk"\nname = "w"\nfrom = "server"\nto = "client"\nbytes = "200kB"\n'

@@ -2,9 +2,11 @@
 //! trial is refused at the file, line, column and key the user must change, or warned about
 //! by the cost estimate before it starts.
 
+mod common;
+
+use common::{assert_located, build, error};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use wattlab_sim::scenario::ScenarioError;
 use wattlab_sim::{BuildOptions, Simulation};
 
 /// server -- ap (wired), ap -- client (`hop_lines`: a `[[wlan]]` or `[[wireless]]`), then `flows`.
@@ -23,27 +25,9 @@ fn wwp(extra: &str) -> String {
     scenario(HOP, &format!("[[flow]]\nkind = \"wwp-bulk\"\nname = \"w\"\nfrom = \"server\"\nto = \"client\"\nbytes = \"20kB\"\n{extra}\n"))
 }
 
-fn build(text: &str) -> Result<Simulation, ScenarioError> {
-    Simulation::from_toml(text, "v.toml", None, &[], &BuildOptions::default())
-}
-
-fn error(text: &str) -> ScenarioError {
-    build(text).err().expect("the scenario must be refused")
-}
-
-/// 1-based line of the first line of `text` containing `needle`.
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines().position(|l| l.contains(needle)).expect("needle in text") + 1
-}
-
 /// Refused at the line of `needle`, with a column, the key `key`, and a message saying `says`.
 fn assert_refused(text: &str, needle: &str, key: &str, says: &str) {
-    let e = error(text);
-    assert_eq!(e.origin, "v.toml", "{e}");
-    assert_eq!(e.key.as_deref(), Some(key), "{e}");
-    assert_eq!(e.line, Some(line_of(text, needle)), "{e}");
-    assert!(e.column.is_some(), "{e}");
-    assert!(e.message.contains(says), "{e}");
+    assert_located(&error(text), text, needle, key, says);
 }
 
 #[test]
@@ -56,7 +40,7 @@ fn wwp_segments_must_fit_one_ipv4_packet() {
     std::fs::create_dir_all(&dir).unwrap();
     let text = wwp("packet_size = 65501\nwwp = { segment_size = 65501 }").replace("bytes = \"20kB\"", "bytes = \"300kB\"");
     let opts = BuildOptions { out_dir: Some(dir.clone()), pcaps: vec!["client:wlan0".into()], ..Default::default() };
-    let out = Simulation::from_toml(&text, "v.toml", None, &[], &opts).unwrap().run().expect("captures write");
+    let out = Simulation::from_toml(&text, "h.toml", None, &[], &opts).unwrap().run().expect("captures write");
     assert_eq!(out.summary.flows[0].bytes_delivered, 300_000);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -101,7 +85,7 @@ fn tunnelled_tcp_segments_must_fit_one_outer_ipv4_packet() {
     std::fs::create_dir_all(&dir).unwrap();
     let opts = BuildOptions { out_dir: Some(dir.clone()), pcaps: vec!["client:wlan0".into()], ..Default::default() };
     let text = tunnel("tcp = { mss = 65420, recv_buffer = \"1MB\", window_scale = 5 }", "udp");
-    let out = Simulation::from_toml(&text, "v.toml", None, &[], &opts).unwrap().run().expect("every packet is written");
+    let out = Simulation::from_toml(&text, "h.toml", None, &[], &opts).unwrap().run().expect("every packet is written");
     assert!(out.summary.flows[0].bytes_delivered > 0);
     std::fs::remove_dir_all(&dir).unwrap();
     // A flow of another node does not go through the tunnel.
@@ -244,7 +228,7 @@ fn the_documented_page_maximum_sets_up_in_memory_proportional_to_what_runs() {
 fn a_cancelled_set_up_stops_with_an_error() {
     let cancel = Arc::new(AtomicBool::new(true));
     let opts = BuildOptions { cancel: Some(cancel), ..Default::default() };
-    let e = Simulation::from_toml(&download("mss = 1000"), "v.toml", None, &[], &opts).err().expect("cancelled");
+    let e = Simulation::from_toml(&download("mss = 1000"), "h.toml", None, &[], &opts).err().expect("cancelled");
     assert!(e.message.contains("interrupted"), "{e}");
 }
 

@@ -331,19 +331,27 @@ fn walk(
             }
         };
         v = hop.1;
-        if let Some(at) = path.iter().position(|&p| p == v) {
-            let mut cycle = path[at..].to_vec();
-            cycle.push(v);
-            let route = cycle.windows(2).find_map(|w| overrides.get(&(w[0], dst)).map(|o| o.2));
-            return Err(RouteError::Loop { flow, cycle, route });
-        }
-        if v != dst && kinds[v as usize] == NodeKind::Host {
-            return Err(RouteError::ThroughHost { flow, host: v, path });
-        }
-        path.push(v);
-        if path.len() - 1 > TTL {
-            return Err(RouteError::TooLong { flow, hops: path.len() - 1 });
-        }
+        step(&mut path, v, need, kinds, overrides)?;
+    }
+    Ok(())
+}
+
+/// Adds `v` to the `path` of `need` so far, or says why it cannot be there: it closes a loop,
+/// it is a host in the middle, or the path is longer than the TTL.
+fn step(path: &mut Vec<u32>, v: u32, need: &Need, kinds: &[NodeKind], overrides: &HashMap<(u32, u32), (u32, u32, usize)>) -> Result<(), RouteError> {
+    let (dst, flow) = (need.dst, need.flow);
+    if let Some(at) = path.iter().position(|&p| p == v) {
+        let mut cycle = path[at..].to_vec();
+        cycle.push(v);
+        let route = cycle.windows(2).find_map(|w| overrides.get(&(w[0], dst)).map(|o| o.2));
+        return Err(RouteError::Loop { flow, cycle, route });
+    }
+    if v != dst && kinds[v as usize] == NodeKind::Host {
+        return Err(RouteError::ThroughHost { flow, host: v, path: std::mem::take(path) });
+    }
+    path.push(v);
+    if path.len() - 1 > TTL {
+        return Err(RouteError::TooLong { flow, hops: path.len() - 1 });
     }
     Ok(())
 }
@@ -455,19 +463,7 @@ mod tests {
                     }
                 };
                 v = hop.1;
-                if let Some(at) = path.iter().position(|&p| p == v) {
-                    let mut cycle = path[at..].to_vec();
-                    cycle.push(v);
-                    let route = cycle.windows(2).find_map(|w| overrides.get(&(w[0], dst)).map(|o| o.2));
-                    return Err(RouteError::Loop { flow, cycle, route });
-                }
-                if v != dst && kinds[v as usize] == NodeKind::Host {
-                    return Err(RouteError::ThroughHost { flow, host: v, path });
-                }
-                path.push(v);
-                if path.len() - 1 > TTL {
-                    return Err(RouteError::TooLong { flow, hops: path.len() - 1 });
-                }
+                step(&mut path, v, need, kinds, overrides)?;
             }
         }
         Ok(routes)
