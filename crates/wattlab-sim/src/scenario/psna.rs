@@ -177,8 +177,8 @@ impl PsnaSettings {
         if self.daemon_port == Some(0) {
             return Err(("daemon_port", "0 is not a port: must be 1..=65535".into()));
         }
-        d.validate().map_err(|e| (blame(&e.0), e.to_string()))?;
-        m.validate().map_err(|e| (blame(&e.0), e.to_string()))?;
+        d.validate().map_err(|e| (blame(e.0), e.to_string()))?;
+        m.validate().map_err(|e| (blame(e.0), e.to_string()))?;
         Ok(PsnaConfigs {
             mobile: m,
             daemon: d,
