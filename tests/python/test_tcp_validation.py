@@ -51,7 +51,7 @@ kind = "bulk-upload"
 client = "sender"
 server = "receiver"
 bytes = "20MB"
-tcp = { cc = "reno", window_scale = 4, recv_buffer = "1MiB" }
+tcp = { cc = "reno", window_scale = 4, recv_buffer = "1MB" }
 """
     res = wattlab.run(text=_path("10Mbps", "10ms", 100, None, flow))
     f = res.flows.iloc[0]

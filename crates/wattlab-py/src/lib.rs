@@ -13,6 +13,8 @@ use pyo3::create_exception;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 use wattlab_core::energy::{builtin_profiles, RadioState};
 use wattlab_sim::output::TimeSeries;
@@ -76,7 +78,16 @@ fn run_checked(py: Python<'_>, sim: Simulation, progress: Option<Py<PyAny>>) -> 
     Ok((out, wall, stopped_by))
 }
 
-/// Build a simulation from scenario text, or raise `ScenarioError`.
+/// How often a binding waiting for a scenario's set-up checks for Ctrl-C.
+const SETUP_CHECK_EVERY: Duration = Duration::from_millis(50);
+/// Stack of the set-up thread: the main thread's usual 8 MiB, which the TOML parser's
+/// recursion limit was set against (a spawned thread would get 2 MiB).
+const SETUP_STACK_BYTES: usize = 8 << 20;
+
+/// Build a simulation from scenario text, or raise `ScenarioError`. The set-up runs on its
+/// own thread with the GIL released while this one checks for signals every
+/// [`SETUP_CHECK_EVERY`], as a run does: Ctrl-C raises KeyboardInterrupt at once (the set-up
+/// is told to stop and its result dropped), whatever the scenario's size.
 #[allow(clippy::too_many_arguments)]
 fn build(
     py: Python<'_>,
@@ -88,8 +99,40 @@ fn build(
     pcaps: Vec<String>,
     timeseries: bool,
 ) -> PyResult<Simulation> {
-    let opts = BuildOptions { out_dir: out_dir.map(PathBuf::from), pcaps, timeseries };
-    Simulation::from_toml(text, origin, seed, overrides, &opts).map_err(|e| scenario_error(py, e))
+    let cancel = Arc::new(AtomicBool::new(false));
+    let opts = BuildOptions { out_dir: out_dir.map(PathBuf::from), pcaps, timeseries, cancel: Some(cancel.clone()) };
+    let (text, origin, overrides) = (text.to_string(), origin.to_string(), overrides.to_vec());
+    let (tx, rx) = mpsc::channel();
+    let worker = std::thread::Builder::new()
+        .name("wattlab-setup".into())
+        .stack_size(SETUP_STACK_BYTES)
+        .spawn(move || {
+            let _ = tx.send(Simulation::from_toml(&text, &origin, seed, &overrides, &opts));
+        })
+        .map_err(|e| SimulationError::new_err(format!("cannot start the scenario's set-up: {e}")))?;
+    let mut rx = rx;
+    loop {
+        // The receiver goes into the GIL-free closure and comes back out (it is Send, not Sync).
+        let (back, got) = py.allow_threads(move || {
+            let got = rx.recv_timeout(SETUP_CHECK_EVERY);
+            (rx, got)
+        });
+        rx = back;
+        match got {
+            Ok(built) => return built.map_err(|e| scenario_error(py, e)),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    cancel.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+            }
+            // The set-up panicked: re-raise it here, where `guard` makes it an InternalError.
+            Err(mpsc::RecvTimeoutError::Disconnected) => match worker.join() {
+                Err(payload) => std::panic::resume_unwind(payload),
+                Ok(()) => return Err(InternalError::new_err("the scenario's set-up ended without a result")),
+            },
+        }
+    }
 }
 
 /// Check a scenario without running it; raises `ScenarioError` if it is invalid. Returns the

@@ -329,7 +329,7 @@ impl Simulation {
     /// not `completed`, covering simulated time up to the last event processed.
     pub fn run_controlled(mut self, slice: u64, control: &mut dyn FnMut(&Progress) -> bool) -> Result<RunOutput, String> {
         self.run_slices(slice, control);
-        if let Some(e) = self.net.io_error.take() {
+        if let Some(e) = self.net.fatal_error.take() {
             return Err(e);
         }
         collect(self)
@@ -468,6 +468,14 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
     let sockets = SocketTable::of(&sim.stack, &node_name);
     let mut timeseries = sim.timeseries;
     if let Some(ts) = timeseries.as_mut() {
+        let rows: usize = sim.radios.iter().flat_map(|r| r.timelines()).map(|(_, t)| t.len()).sum();
+        let r = &mut ts.radio;
+        r.node
+            .try_reserve_exact(rows)
+            .and(r.policy.try_reserve_exact(rows))
+            .and(r.time_s.try_reserve_exact(rows))
+            .and(r.state.try_reserve_exact(rows))
+            .map_err(|_| format!("out of memory for the radio time series ({rows} state changes): leave time series off or shorten the run"))?;
         for r in &sim.radios {
             let node = &sim.net.nodes[r.node as usize].name;
             for (policy, timeline) in r.timelines() {

@@ -68,7 +68,58 @@ pub struct RadioSeries {
     pub state: Vec<&'static str>,
 }
 
+/// Bytes one cell costs in Python: converted to a numpy array or a list of `str`
+/// references (8 bytes), then copied once more into the DataFrame's own block.
+pub const PYTHON_CELL_BYTES: usize = 16;
+
+/// Bytes a flow sample costs, for the cost estimate: its Rust columns (f64 ×3, u32 ×6, u64)
+/// and their Python copy.
+pub const FLOW_ROW_BYTES: f64 = (3 * 8 + 6 * 4 + 8 + 10 * PYTHON_CELL_BYTES) as f64;
+/// Bytes a queue sample costs: its Rust columns (f64, u32 ×2, u64) and their Python copy.
+pub const QUEUE_ROW_BYTES: f64 = (8 + 2 * 4 + 8 + 4 * PYTHON_CELL_BYTES) as f64;
+/// Bytes a radio state change costs: the meter's log entry (16), the Rust row (two `String`s
+/// with their heap blocks, an f64, a `&str`) and its Python copy.
+pub const RADIO_ROW_BYTES: f64 = (16 + 2 * (24 + 32) + 8 + 16 + 4 * PYTHON_CELL_BYTES) as f64;
+
+/// Room for `n` more values in `v` (amortized growth), or an error instead of an aborted
+/// process when the memory is not there.
+fn room<T>(v: &mut Vec<T>, n: usize) -> Result<(), std::collections::TryReserveError> {
+    if v.capacity() - v.len() < n {
+        v.try_reserve(n)?;
+    }
+    Ok(())
+}
+
 impl TimeSeries {
+    /// Makes room for one sample of `flows` flows and `queues` queues, so the pushes that
+    /// follow do not allocate; an error says the memory ran out (the run ends with it).
+    pub fn reserve_sample(&mut self, flows: usize, queues: usize) -> Result<(), String> {
+        let f = &mut self.flows;
+        let q = &mut self.queues;
+        let ok = room(&mut f.time_s, flows)
+            .and(room(&mut f.flow, flows))
+            .and(room(&mut f.cwnd, flows))
+            .and(room(&mut f.ssthresh, flows))
+            .and(room(&mut f.peer_window, flows))
+            .and(room(&mut f.advertised_window, flows))
+            .and(room(&mut f.in_flight, flows))
+            .and(room(&mut f.srtt_ms, flows))
+            .and(room(&mut f.rto_ms, flows))
+            .and(room(&mut f.delivered, flows))
+            .and(room(&mut q.time_s, queues))
+            .and(room(&mut q.link, queues))
+            .and(room(&mut q.packets, queues))
+            .and(room(&mut q.bytes, queues));
+        ok.map_err(|_| {
+            format!(
+                "out of memory for the time series after {} flow and {} queue samples: raise [output] sample_interval, \
+                 shorten the run or leave time series off",
+                f.time_s.len(),
+                q.time_s.len()
+            )
+        })
+    }
+
     /// Append a sample of a flow's sender state.
     pub fn push_flow(&mut self, t: Time, flow: u32, snd: &TcpConnection, advertised: u32, delivered: u64) {
         let f = &mut self.flows;

@@ -42,7 +42,7 @@ queue = { packets = 10000 }
 
 #[test]
 fn ackloss_scenario_runs_and_every_flow_moves_data() {
-    let opts = BuildOptions { out_dir: None, pcaps: vec![], timeseries: false };
+    let opts = BuildOptions { out_dir: None, pcaps: vec![], timeseries: false, ..Default::default() };
     let sim = Simulation::from_toml(&scenario("ackloss"), "ackloss.toml", Some(1), &[], &opts).expect("scenario builds");
     let out = sim.run().expect("run succeeds");
     assert_eq!(out.summary.flows.len(), 4);

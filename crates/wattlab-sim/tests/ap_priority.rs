@@ -44,7 +44,7 @@ queue = { packets = 10000 }
 
 /// (AP's share of successful frames, downstream share of delivered bytes).
 fn run(extra: &str) -> (f64, f64) {
-    let opts = BuildOptions { out_dir: None, pcaps: vec![], timeseries: false };
+    let opts = BuildOptions { out_dir: None, pcaps: vec![], timeseries: false, ..Default::default() };
     let sim = Simulation::from_toml(&scenario(extra), "ap-priority.toml", Some(1), &[], &opts).expect("scenario builds");
     let out = sim.run().expect("run succeeds");
     let w = &out.summary.wlans[0];
@@ -81,7 +81,7 @@ fn prioritised_ap_gives_downstream_flows_more_of_the_air() {
 
 #[test]
 fn bad_ap_priority_is_located() {
-    let opts = BuildOptions { out_dir: None, pcaps: vec![], timeseries: false };
+    let opts = BuildOptions { out_dir: None, pcaps: vec![], timeseries: false, ..Default::default() };
     for (extra, words) in [
         ("ap_priority = \"edca\"", "unknown AP priority preset `edca`"),
         ("ap_priority = { aifs_slots = 0 }", "aifs_slots = 0"),

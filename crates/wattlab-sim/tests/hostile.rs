@@ -1,7 +1,9 @@
 //! Hostile and clumsy scenarios (issue 16): each is refused with a located error, or runs and
 //! ends; none hangs, panics or is costed silently.
 
-use wattlab_sim::scenario::ScenarioError;
+mod common;
+
+use common::{assert_located, build, error, line_of};
 use wattlab_sim::{BuildOptions, Simulation};
 
 /// server -- ap, then `hop` (a `[[wlan]]` or `[[wireless]]` section) to the client, then `extra`.
@@ -12,28 +14,6 @@ fn wlan_scenario(wlan_lines: &str, extra: &str) -> String {
          [[wlan]]\nap = \"ap\"\nstations = [\"client\"]\nphy = \"80211a\"\nrate = \"54Mbps\"\n{wlan_lines}\n\n\
          [[flow]]\nkind = \"bulk-download\"\nclient = \"client\"\nserver = \"server\"\nbytes = \"200kB\"\n{extra}"
     )
-}
-
-fn build(text: &str) -> Result<Simulation, ScenarioError> {
-    Simulation::from_toml(text, "h.toml", None, &[], &BuildOptions::default())
-}
-
-fn error(text: &str) -> ScenarioError {
-    build(text).err().expect("the scenario must be refused")
-}
-
-/// 1-based line of the first line of `text` containing `needle`.
-fn line_of(text: &str, needle: &str) -> usize {
-    text.lines().position(|l| l.contains(needle)).expect("needle in text") + 1
-}
-
-/// The error names file, line, column and key, and says what is wrong.
-fn assert_located(e: &ScenarioError, text: &str, needle: &str, key: &str, says: &str) {
-    assert_eq!(e.origin, "h.toml", "{e}");
-    assert_eq!(e.key.as_deref(), Some(key), "{e}");
-    assert_eq!(e.line, Some(line_of(text, needle)), "{e}");
-    assert!(e.column.is_some(), "{e}");
-    assert!(e.message.contains(says), "{e}");
 }
 
 #[test]

@@ -39,7 +39,7 @@ reader = { pause = ["0.5s", "12s"] }
 fn zero_window_persist_probes_back_off_and_transfer_completes() {
     let dir = std::env::temp_dir().join(format!("wattlab-persist-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let opts = BuildOptions { out_dir: Some(dir.clone()), pcaps: vec!["server:eth0".into()], timeseries: false };
+    let opts = BuildOptions { out_dir: Some(dir.clone()), pcaps: vec!["server:eth0".into()], timeseries: false, ..Default::default() };
     let sim = Simulation::from_toml(SCENARIO, "persist.toml", Some(1), &[], &opts).expect("scenario builds");
     let out = sim.run().expect("run succeeds");
     let flow = &out.summary.flows[0];

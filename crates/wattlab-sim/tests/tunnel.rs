@@ -69,7 +69,7 @@ fn tunnel_with_uapsd_saves_energy_against_cam_and_reports_psm() {
 /// etherparse and our decoder (CRC32c verified).
 fn capture(extra: &str, dir: &std::path::Path) -> (std::path::PathBuf, usize, usize) {
     std::fs::create_dir_all(dir).unwrap();
-    let opts = BuildOptions { out_dir: Some(dir.to_path_buf()), pcaps: vec!["client:wlan0".into()], timeseries: false };
+    let opts = BuildOptions { out_dir: Some(dir.to_path_buf()), pcaps: vec!["client:wlan0".into()], timeseries: false, ..Default::default() };
     let text = SCENARIO.replace("burst = 5", &format!("burst = 5\n{extra}"));
     let sim = Simulation::from_toml(&text, "tunnel-4flows.toml", None, &["simulation.duration=\"300ms\"".into()], &opts).unwrap();
     sim.run().unwrap();

@@ -64,6 +64,7 @@ fn run(text: &str, pcap_dir: Option<&std::path::Path>) -> RunOutput {
         out_dir: pcap_dir.map(|d| d.to_path_buf()),
         pcaps: if pcap_dir.is_some() { vec!["client:wlan0".into()] } else { vec![] },
         timeseries: false,
+        ..Default::default()
     };
     Simulation::from_toml(text, "web.toml", None, &[], &opts).expect("scenario builds").run().expect("run succeeds")
 }

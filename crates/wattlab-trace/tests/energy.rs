@@ -72,7 +72,7 @@ fn out_dir(test: &str) -> PathBuf {
 
 /// Runs `text`, capturing the client's wireless interface; returns the run and the capture.
 fn simulate(text: &str, dir: &Path, timeseries: bool) -> (RunOutput, PathBuf) {
-    let opts = BuildOptions { out_dir: Some(dir.to_path_buf()), pcaps: vec!["client:wlan0".into()], timeseries };
+    let opts = BuildOptions { out_dir: Some(dir.to_path_buf()), pcaps: vec!["client:wlan0".into()], timeseries, ..Default::default() };
     let out = Simulation::from_toml(text, "trace-energy.toml", None, &[], &opts)
         .expect("scenario builds")
         .run()
@@ -342,7 +342,7 @@ fn replaying_the_cc_agent_schedule_matches_the_simulator() {
 /// dropped asleep and the replay's `rx_while_dormant`.
 fn check_replay(case: &str, overrides: &[String]) -> (u64, u64) {
     let dir = out_dir(&format!("replay-{case}"));
-    let opts = BuildOptions { out_dir: Some(dir.clone()), pcaps: vec!["client:wlan0".into()], timeseries: true };
+    let opts = BuildOptions { out_dir: Some(dir.clone()), pcaps: vec!["client:wlan0".into()], timeseries: true, ..Default::default() };
     let text = include_str!("../../../scenarios/yan-cc-download.toml");
     let out = Simulation::from_toml(text, "yan-cc-download.toml", None, overrides, &opts).unwrap().run().unwrap();
     assert!(out.summary.completed);

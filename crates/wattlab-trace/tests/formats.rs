@@ -39,6 +39,7 @@ fn simulator_capture_matches_wattlab_core_decoder() {
         out_dir: Some(dir.clone()),
         pcaps: vec!["client:wlan0".into()],
         timeseries: false,
+        ..Default::default()
     };
     let sim =
         Simulation::from_toml(&text, "demo.toml", Some(1), &[], &opts).expect("scenario builds");

@@ -1,6 +1,7 @@
 //! A tunnel endpoint's settings, with RFC 9260's protocol defaults and the burst defaults of
 //! docs/tunnel.md.
 
+use crate::wire::sctp::{pad4, COMMON_HEADER_LEN, DATA_HEADER_LEN, SACK_HEADER_LEN};
 use crate::Duration;
 
 /// U-APSD trigger estimator settings (seed 002 Eqs. 4.15–4.17).
@@ -107,6 +108,22 @@ impl TunnelConfig {
             trigger: None,
             ..self.clone()
         }
+    }
+
+    /// Bytes available for the SCTP headers (common header and chunk headers, a SACK's gap
+    /// blocks and duplicate TSNs) in a packet whose DATA chunk carries `data` bytes: the inline
+    /// room, and the path MTU beside the (padded) user data.
+    pub fn header_room(&self, data: usize) -> usize {
+        self.max_header_bytes.min((self.mtu as usize).saturating_sub(pad4(data)))
+    }
+
+    /// The most SCTP bytes a packet carrying a `data`-byte inner packet can have: common
+    /// header, DATA chunk header, a SACK riding on it (with the gap blocks and duplicate TSNs
+    /// that fit the room, 4 bytes each) and the inner packet padded to 4 bytes. Used to
+    /// refuse inner packets that would not fit one outer IPv4 packet.
+    pub fn max_packet_len(&self, data: usize) -> usize {
+        let base = COMMON_HEADER_LEN + DATA_HEADER_LEN + SACK_HEADER_LEN;
+        base + self.header_room(data).saturating_sub(base) / 4 * 4 + pad4(data)
     }
 
     /// Refuses settings the endpoint cannot work with, naming the field.

@@ -461,8 +461,7 @@ impl<T: Clone> Endpoint<T> {
         if want_sack {
             let base = COMMON_HEADER_LEN + SACK_HEADER_LEN + if h.data.is_some() { DATA_HEADER_LEN } else { 0 };
             // What fits: the inline room (simulator) and the path MTU beside the user data.
-            let data = h.data.map_or(0, |d| sctp::pad4(d.len as usize));
-            let room = self.cfg.max_header_bytes.min((self.cfg.mtu as usize).saturating_sub(data));
+            let room = self.cfg.header_room(h.data.map_or(0, |d| d.len as usize));
             let entries = room.saturating_sub(base) / 4;
             h.sack = Some(self.recv.sack(self.cfg.a_rwnd, entries));
             self.stats.sacks_sent += 1;

@@ -359,3 +359,26 @@ fn sacks_fit_the_header_room() {
     assert_eq!((alone.header.data, s.n_gaps, s.n_dups), (None, 5, 0));
     assert_eq!(alone.header.header_len(), 48);
 }
+
+#[test]
+fn max_packet_len_bounds_the_packets_sent_with_a_sack_riding() {
+    // The simulator's inline room (48 B): the bound [[tunnel]] validation refuses MSSs by.
+    let cfg = TunnelConfig { max_header_bytes: 48, burst: 1, ..TunnelConfig::default() };
+    for len in [60u32, 1400, 1496, 1500, 9000, 65_535] {
+        let mut a = Endpoint::<Inner>::new(cfg.clone(), Time::ZERO).unwrap();
+        let mut b = Endpoint::<Inner>::new(cfg.mirrored(), Time::ZERO).unwrap();
+        // b's DATA makes a owe a SACK, which then rides on a's `len`-byte DATA.
+        b.send(Time::ZERO, key(1), 60, (1, 0));
+        let t = b.poll_transmit(Time::ZERO).expect("b sends its DATA");
+        a.handle_packet(Time::ZERO, &t.header, t.inner).unwrap();
+        a.send(Time::ZERO, key(2), len, (2, 0));
+        let t = a.poll_transmit(Time::ZERO).expect("a sends its DATA");
+        assert!(t.header.data.is_some() && t.header.sack.is_some(), "{len}: the SACK rides on DATA");
+        let bound = cfg.max_packet_len(len as usize);
+        assert!(t.header.packet_len() <= bound, "{len}: {} > {bound}", t.header.packet_len());
+        // The bound is tight for inner packets the MTU leaves no gap-block room beside.
+        if len >= 1500 {
+            assert_eq!(t.header.packet_len(), bound, "{len}");
+        }
+    }
+}

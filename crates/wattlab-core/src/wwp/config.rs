@@ -1,7 +1,14 @@
 //! Per-connection WWP parameters; the defaults are the paper's implementation values, and
 //! every choice the paper leaves open is a field here (see `docs/wwp.md`).
 
+use crate::packet::{IPV4_HEADER_LEN, UDP_HEADER_LEN};
 use crate::time::Duration;
+use crate::wire::{MAX_IPV4_LEN, WWP_HEADER_LEN};
+
+/// Largest DATA payload of one segment: a WWP segment is one UDP datagram, and the IPv4
+/// packet carrying it (IP and UDP headers, the WWP header, the payload) must fit the 16-bit
+/// total-length field: 65535 − 20 − 8 − 6 = 65501 bytes.
+pub const MAX_SEGMENT_SIZE: u16 = (MAX_IPV4_LEN - IPV4_HEADER_LEN - UDP_HEADER_LEN - WWP_HEADER_LEN as u32) as u16;
 
 /// Which segments the baseline time B(i) covers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -131,8 +138,8 @@ impl WwpConfig {
 
     /// Check the parameters; hosts call this before building endpoints.
     pub fn validate(&self) -> Result<(), WwpConfigError> {
-        if self.segment_size == 0 || usize::from(self.segment_size) > 65_535 - 6 {
-            return Err(WwpConfigError("segment_size must be 1..=65529 bytes"));
+        if self.segment_size == 0 || self.segment_size > MAX_SEGMENT_SIZE {
+            return Err(WwpConfigError("segment_size must be 1..=65501 bytes (one segment in one IPv4 packet)"));
         }
         if self.wave_unit == 0 {
             return Err(WwpConfigError("wave_unit must be at least 1"));

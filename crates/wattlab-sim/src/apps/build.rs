@@ -3,6 +3,7 @@
 //! need, and errors located at its keys.
 
 use crate::rng::RngStreams;
+use crate::scenario::ranges::{max_window, MAX_WINDOW_SCALE};
 use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
 use crate::stack::Stack;
 use std::net::Ipv4Addr;
@@ -96,30 +97,27 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
                 CongestionControlKind::Reno
             }
             Err(_) => {
-                return Err(("tcp", format!("unknown congestion control `{cc}` (known: {})", CC_NAMES.join(", "))))
+                return Err(("tcp.cc", format!("unknown congestion control `{cc}` (known: {})", CC_NAMES.join(", "))))
             }
         };
     }
     if let Some(m) = t.mss {
         if m < 88 {
-            return Err(("tcp", "tcp.mss must be at least 88 bytes".into()));
+            return Err(("tcp.mss", "must be at least 88 bytes".into()));
         }
         c.mss = m;
     }
     if let Some(b) = t.recv_buffer {
-        if b.bytes() < 1 || b.bytes() > u32::MAX as u64 {
-            return Err(("tcp", "tcp.recv_buffer must be between 1 byte and 4 GiB".into()));
+        if b.bytes() < 1 || b.bytes() > max_window(t.window_scale) {
+            return Err(("tcp.recv_buffer", format!("must be 1..={} bytes with this window_scale (65535 × 2^window_scale)", max_window(t.window_scale))));
         }
         c.recv_buffer = b.bytes() as u32;
     }
     if let Some(s) = t.window_scale {
-        if s > 14 {
-            return Err(("tcp", "tcp.window_scale must be 0..=14 (RFC 7323)".into()));
+        if s > MAX_WINDOW_SCALE {
+            return Err(("tcp.window_scale", "must be 0..=14 (RFC 7323)".into()));
         }
         c.window_scale = Some(s);
-    }
-    if c.window_scale.is_none() && c.recv_buffer > 65_535 {
-        return Err(("tcp", "tcp.recv_buffer above 65535 bytes needs tcp.window_scale".into()));
     }
     if let Some(v) = t.timestamps {
         c.timestamps = v;
@@ -132,16 +130,16 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
     }
     if let Some(v) = t.ack_every {
         if !(1..=64).contains(&v) {
-            return Err(("tcp", "tcp.ack_every must be 1..=64 segments".into()));
+            return Err(("tcp.ack_every", "must be 1..=64 segments".into()));
         }
         if v > 2 && !c.delayed_ack {
-            return Err(("tcp", "tcp.ack_every > 2 needs delayed ACK: remove tcp.delayed_ack = false".into()));
+            return Err(("tcp.ack_every", "tcp.ack_every > 2 needs delayed ACK: remove tcp.delayed_ack = false".into()));
         }
         c.ack_every = v;
     }
     if let Some(v) = t.initial_cwnd {
         if v == 0 {
-            return Err(("tcp", "tcp.initial_cwnd must be at least 1 segment".into()));
+            return Err(("tcp.initial_cwnd", "must be at least 1 segment".into()));
         }
         c.initial_cwnd = v;
     }
@@ -150,7 +148,7 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
     }
     if let Some(v) = t.sack {
         if !v && t.cc.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(SACK_NAME)) {
-            return Err(("tcp", "cc = \"sack\" needs SACK: remove tcp.sack = false".into()));
+            return Err(("tcp.sack", "cc = \"sack\" needs SACK: remove tcp.sack = false".into()));
         }
         c.sack = v;
     }
@@ -175,7 +173,7 @@ mod tests {
         assert_eq!(tcp_config(&t).map(|c| c.congestion_control), Ok(CongestionControlKind::Westwood));
         let t = TcpSettings { cc: Some("bbr9".into()), ..Default::default() };
         let (field, msg) = tcp_config(&t).expect_err("unknown name");
-        assert_eq!(field, "tcp");
+        assert_eq!(field, "tcp.cc");
         assert_eq!(msg, format!("unknown congestion control `bbr9` (known: {})", CC_NAMES.join(", ")));
         assert!(msg.contains("tahoe, reno, newreno, sack, vegas, westwood, cubic"), "{msg}");
     }

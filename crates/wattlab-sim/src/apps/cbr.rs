@@ -108,6 +108,6 @@ impl Application for Cbr {
         let start = record.start.as_nanos() as f64 / 1e9;
         let stop = (self.stop.as_nanos() as f64 / 1e9).min(horizon_s);
         let packets = (stop - start).max(0.0) / (self.interval.as_nanos().max(1) as f64 / 1e9);
-        FlowCost { packets, seconds: stop - start, open_ended: stop >= horizon_s }
+        FlowCost { packets, seconds: stop - start, open_ended: stop >= horizon_s, ..FlowCost::default() }
     }
 }

@@ -209,7 +209,7 @@ impl TcpMetrics {
 const TCP_PACKETS_PER_BYTE: f64 = 1.5 / 1448.0;
 
 /// A flow's expected cost, for the estimate before a run (`crate::estimate`).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct FlowCost {
     /// Packets it puts on the network (each crosses its path's links).
     pub packets: f64,
@@ -217,6 +217,16 @@ pub struct FlowCost {
     pub seconds: f64,
     /// It runs until the scenario's stop time.
     pub open_ended: bool,
+    /// Timer expiries that send nothing by themselves (a protocol timer set very short fires
+    /// on its own, one event each), and the keys that bound them.
+    pub timers: f64,
+    /// The settings that bound `timers` (for the warning), empty if none.
+    pub timer_keys: &'static str,
+    /// Bytes the flow holds during the run and in its result tables (buffers, rows), and
+    /// what bounds them.
+    pub memory: f64,
+    /// The settings that bound `memory` (for the warning), empty if none.
+    pub memory_keys: &'static str,
 }
 
 impl FlowCost {
@@ -226,6 +236,6 @@ impl FlowCost {
         let start = record.start.as_nanos() as f64 / 1e9;
         let bytes = (record.target_bytes.unwrap_or(0) as f64).min(rate_bps / 8.0 * (horizon_s - start).max(0.0));
         // At 1 Mb/s or better, plus the waiting.
-        FlowCost { packets: bytes * TCP_PACKETS_PER_BYTE + 10.0, seconds: bytes * 8.0 / 1e6 + extra_s + 5.0, open_ended: false }
+        FlowCost { packets: bytes * TCP_PACKETS_PER_BYTE + 10.0, seconds: bytes * 8.0 / 1e6 + extra_s + 5.0, ..FlowCost::default() }
     }
 }

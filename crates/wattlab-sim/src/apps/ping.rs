@@ -114,6 +114,6 @@ impl Application for Ping {
 
     fn cost(&self, _record: &FlowRecord, _path_rate_bps: f64, _horizon_s: f64) -> FlowCost {
         let n = f64::from(self.count);
-        FlowCost { packets: 2.0 * n, seconds: n * self.interval.as_nanos() as f64 / 1e9 + 2.0, open_ended: false }
+        FlowCost { packets: 2.0 * n, seconds: n * self.interval.as_nanos() as f64 / 1e9 + 2.0, ..FlowCost::default() }
     }
 }

@@ -14,7 +14,7 @@
 //! estimator counts packets exactly. Columns: [`PsnaMetrics`].
 
 use super::build::BuildCx;
-use super::metrics::FlowMetrics;
+use super::metrics::{FlowCost, FlowMetrics};
 use super::{AppCtx, Application, Flow, FlowRecord, KindSpec};
 use crate::scenario::ScenarioError;
 use crate::stack::{Listener, PstpEvent, PstpSocket, SockId, SocketEvent, Stack};
@@ -76,7 +76,7 @@ fn build(cx: &mut BuildCx, dir: Direction) -> Result<(Flow, FlowRecord), Scenari
     let settings = cx.cfg.psna.clone().unwrap_or_default();
     let cfgs = settings
         .configs()
-        .map_err(|(k, m)| cx.error(&format!("psna.{k}"), m))?;
+        .map_err(|(k, m)| cx.error(&if k.is_empty() { "psna".to_string() } else { format!("psna.{k}") }, m))?;
     let tcp = cx.tcp()?;
     let bytes = cx.cfg.bytes.map(|b| b.bytes()).unwrap_or(0);
     if bytes == 0 {
@@ -104,6 +104,7 @@ fn build(cx: &mut BuildCx, dir: Direction) -> Result<(Flow, FlowRecord), Scenari
         .streams
         .stream(&format!("psna:{name}:id"))
         .random::<u32>();
+    let wait_poll = cfgs.mobile.wait_poll_interval;
     let mobile = PsnaMobile::new(cfgs.mobile, first_id, true)
         .map_err(|e| cx.error("psna", e.to_string()))?;
     let daemon = PsnaDaemon::new(cfgs.daemon).map_err(|e| cx.error("psna", e.to_string()))?;
@@ -171,12 +172,9 @@ fn build(cx: &mut BuildCx, dir: Direction) -> Result<(Flow, FlowRecord), Scenari
         .fh_stop_after
         .map_or(bytes, |b| b.bytes().min(bytes));
     let fh = Endpoint::new(cx.addrs[s as usize], port);
-    Ok((
-        Flow::Psna(Box::new(Psna::new(
-            dir, c, a, fh, m, d, bytes, serve, request, tcp,
-        ))),
-        record,
-    ))
+    let mut flow = Psna::new(dir, c, a, fh, m, d, bytes, serve, request, tcp);
+    flow.wait_poll = wait_poll;
+    Ok((Flow::Psna(Box::new(flow)), record))
 }
 
 /// One FH connection the daemon asked for.
@@ -222,6 +220,9 @@ pub struct Psna {
     last_estimate: Option<f64>,
     error: Option<String>,
     ack_wake: Option<Time>,
+    /// The mobile's re-poll period while it waits on (`psna.wait_poll_interval`), for the
+    /// cost estimate.
+    wait_poll: Duration,
 }
 
 impl Psna {
@@ -262,6 +263,7 @@ impl Psna {
             last_estimate: None,
             error: None,
             ack_wake: None,
+            wait_poll: Duration::from_secs(5),
         }
     }
 
@@ -525,6 +527,18 @@ impl Psna {
 }
 
 impl Application for Psna {
+    /// The relayed TCP transfer; a re-poll every `wait_poll_interval` at most while it lasts;
+    /// the object held whole at the daemon and, for a send, at the mobile.
+    fn cost(&self, record: &FlowRecord, path_rate_bps: f64, horizon_s: f64) -> FlowCost {
+        let mut c = FlowCost::tcp(record, path_rate_bps, horizon_s, 0.0);
+        let secs = (horizon_s - record.start.as_nanos() as f64 / 1e9).max(0.0);
+        c.timers = secs * 1e9 / self.wait_poll.as_nanos().max(1) as f64;
+        c.timer_keys = "raise psna.wait_poll_interval";
+        c.memory = self.bytes as f64 * if self.dir == Direction::Send { 2.0 } else { 1.0 };
+        c.memory_keys = "lower bytes (PSNA holds the whole object)";
+        c
+    }
+
     fn on_wake(&mut self, cx: &mut AppCtx) {
         if !self.started {
             self.started = true;

@@ -278,7 +278,7 @@ impl Application for UdpRr {
         let start = record.start.as_nanos() as f64 / 1e9;
         let pace = self.interval.unwrap_or(Duration::from_millis(1)).as_secs_f64();
         let seconds = (n * pace + self.timeout.as_secs_f64()).min((horizon_s - start).max(0.0));
-        FlowCost { packets: 2.0 * n, seconds, open_ended: false }
+        FlowCost { packets: 2.0 * n, seconds, ..FlowCost::default() }
     }
 }
 

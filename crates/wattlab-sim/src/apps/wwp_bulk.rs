@@ -13,6 +13,8 @@ use crate::scenario::ScenarioError;
 use crate::stack::{SockId, SocketEvent, Stack, WwpSocket, WwpSource};
 use rand::Rng;
 use serde::Serialize;
+use wattlab_core::packet::{IPV4_HEADER_LEN, UDP_HEADER_LEN};
+use wattlab_core::wire::WWP_HEADER_LEN;
 use wattlab_core::wwp::{WwpEndpoint, WwpEvent, WwpState};
 use wattlab_core::{Endpoint, Time};
 
@@ -43,6 +45,7 @@ fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
     if cx.cfg.bytes.is_some_and(|b| b.bytes() == 0) {
         return Err(cx.error("bytes", "must be at least 1 byte (leave it out for a continuous stream)"));
     }
+    check_message_fits(cx, &cfg, message)?;
     if cx.cfg.duration.is_some_and(|d| d.0 == 0) {
         return Err(cx.error("duration", "must be positive"));
     }
@@ -54,6 +57,7 @@ fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
     let (isn_a, isn_b) = (rng.random::<u16>() & 0x0fff, rng.random::<u16>() & 0x0fff);
     let dst = Endpoint::new(cx.addrs[b as usize], port);
     let src = Endpoint::new(cx.addrs[a as usize], 30_000 + cx.index as u16);
+    let costs = WwpCostInputs::of(&cfg);
     let ep_a = WwpEndpoint::connect(cfg.clone(), isn_a, start).map_err(|e| cx.error("wwp", e.to_string()))?;
     let ep_b = WwpEndpoint::listen(cfg, isn_b, start).map_err(|e| cx.error("wwp", e.to_string()))?;
     let owner = cx.index as u32;
@@ -75,7 +79,35 @@ fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
         finite: target.is_some(),
         ..Default::default()
     };
-    Ok((Flow::Wwp(WwpBulk::new(tx, rx, stop)), record))
+    let mut flow = WwpBulk::new(tx, rx, stop);
+    flow.costs = costs;
+    Ok((Flow::Wwp(flow), record))
+}
+
+/// The application writes whole messages, each once the sender buffer has room for it: a
+/// message larger than the whole buffer (`send_buffer_segments` × `segment_size`) would wait
+/// forever and the flow deliver nothing, so it is refused. The error is at the key that was
+/// written: `packet_size`, else `wwp.segment_size`, else `wwp.send_buffer_segments`.
+fn check_message_fits(cx: &BuildCx, cfg: &wattlab_core::wwp::WwpConfig, message: u64) -> Result<(), ScenarioError> {
+    let room = u64::from(cfg.send_buffer_segments) * u64::from(cfg.segment_size);
+    let first = cx.cfg.bytes.map_or(message, |b| b.bytes().min(message));
+    if first <= room {
+        return Ok(());
+    }
+    let wwp = cx.cfg.wwp.as_ref();
+    let key = if cx.cfg.packet_size.is_some() {
+        "packet_size"
+    } else if wwp.is_some_and(|w| w.segment_size.is_some()) {
+        "wwp.segment_size"
+    } else {
+        "wwp.send_buffer_segments"
+    };
+    Err(cx.error(key, format!(
+        "a {first}-byte message never fits the WWP sender buffer of send_buffer_segments × segment_size = {} × {} = {room} B: \
+         the application writes whole messages, so the flow would deliver nothing; lower packet_size or raise wwp.segment_size \
+         or wwp.send_buffer_segments",
+        cfg.send_buffer_segments, cfg.segment_size
+    )))
 }
 
 /// A WWP sender writing messages and a receiver reading them.
@@ -86,12 +118,46 @@ pub struct WwpBulk {
     scratch: Vec<u8>,
     started: bool,
     stop: Time,
+    /// What the cost estimate needs of the flow's WWP settings.
+    costs: WwpCostInputs,
+}
+
+/// The WWP settings the cost estimate reads: timers that fire on their own, segment size and
+/// buffers.
+#[derive(Clone, Copy, Debug)]
+struct WwpCostInputs {
+    /// Expiries per second of the sender's SEND_T, the receiver's REC_T and the pause, at most.
+    timer_rate: f64,
+    /// Bytes per DATA packet on the wire (IP, UDP, WWP headers and the payload).
+    packet_bytes: f64,
+    /// Both endpoints' send and receive buffers, in bytes.
+    buffers: f64,
+}
+
+impl WwpCostInputs {
+    fn of(cfg: &wattlab_core::wwp::WwpConfig) -> WwpCostInputs {
+        let per_s = |d: wattlab_core::Duration| 1e9 / d.as_nanos().max(1) as f64;
+        let seg = f64::from(cfg.segment_size);
+        let headers = (IPV4_HEADER_LEN + UDP_HEADER_LEN) as f64 + WWP_HEADER_LEN as f64;
+        WwpCostInputs {
+            timer_rate: per_s(cfg.send_t) + per_s(cfg.rec_t) + per_s(cfg.pause),
+            packet_bytes: seg + headers,
+            // Each endpoint holds a sender and a receiver (`wattlab_core::wwp`).
+            buffers: 2.0 * (f64::from(cfg.send_buffer_segments) + f64::from(cfg.recv_buffer_segments)) * seg,
+        }
+    }
+}
+
+impl Default for WwpCostInputs {
+    fn default() -> Self {
+        WwpCostInputs::of(&wattlab_core::wwp::WwpConfig::default())
+    }
 }
 
 impl WwpBulk {
     /// A transfer from socket `tx` (its source set) to socket `rx`; the source stops at `stop`.
     pub fn new(tx: SockId, rx: SockId, stop: Time) -> WwpBulk {
-        WwpBulk { tx, rx, scratch: vec![0; 64 * 1024], started: false, stop }
+        WwpBulk { tx, rx, scratch: vec![0; 64 * 1024], started: false, stop, costs: WwpCostInputs::default() }
     }
 
     /// Lets the source write (and close when done), then flushes the sender.
@@ -165,7 +231,17 @@ impl Application for WwpBulk {
         let end = if self.stop == Time::MAX { horizon_s } else { (self.stop.as_nanos() as f64 / 1e9).min(horizon_s) };
         let secs = (end - start).max(0.0);
         let bytes = (path_rate_bps / 8.0 * secs).min(record.target_bytes.map_or(f64::MAX, |t| t as f64));
-        FlowCost { packets: bytes / 1030.0 * 1.05 + 10.0, seconds: secs, open_ended: record.target_bytes.is_none() }
+        let c = &self.costs;
+        FlowCost {
+            packets: bytes / c.packet_bytes * 1.05 + 10.0,
+            seconds: secs,
+            open_ended: record.target_bytes.is_none(),
+            // A timer set very short (SEND_T = 1 ns) fires on its own all the flow long.
+            timers: secs * c.timer_rate,
+            timer_keys: "raise wwp.send_t, wwp.rec_t or wwp.pause",
+            memory: c.buffers,
+            memory_keys: "lower wwp.segment_size, wwp.send_buffer_segments or wwp.recv_buffer_segments",
+        }
     }
 }
 

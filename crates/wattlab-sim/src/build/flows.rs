@@ -67,11 +67,16 @@ pub(crate) fn build(scn: &Scenario, cx: &Ctx, t: &Topology, stack: &mut Stack, s
 /// (server, port, client) with no other.
 fn check_listeners(stack: &Stack, t: &Topology, err: &dyn Fn(usize, &str, String) -> ScenarioError) -> Result<(), ScenarioError> {
     let ls = &stack.listeners;
-    for (a, la) in ls.iter().enumerate() {
+    // Listeners per (server, port, client), counted once: comparing every pair was quadratic.
+    let mut count: std::collections::HashMap<_, u32> = std::collections::HashMap::with_capacity(ls.len());
+    for l in ls {
+        *count.entry((l.node, l.port, l.client)).or_default() += 1;
+    }
+    for la in ls {
         if !la.many {
             continue;
         }
-        if ls.iter().enumerate().any(|(b, lb)| b != a && (lb.node, lb.port, lb.client) == (la.node, la.port, la.client)) {
+        if count[&(la.node, la.port, la.client)] > 1 {
             let server = &t.nodes[la.node as usize].name;
             return Err(err(la.owner as usize, "port", format!(
                 "another flow of the same client also uses `{server}` port {}: give this web flow another `port`",

@@ -19,6 +19,8 @@ use crate::series::TimeSeries;
 use crate::sim::Simulation;
 use crate::stack::Stack;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use toml::Spanned;
 use wattlab_core::{Duration, Time};
 
@@ -33,6 +35,14 @@ pub struct BuildOptions {
     pub pcaps: Vec<String>,
     /// Force time series on.
     pub timeseries: bool,
+    /// Set by another thread to stop the set-up (Ctrl-C while a binding waits for it): the
+    /// build then ends with [`interrupted`] between its steps.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// The error a cancelled set-up ends with (see [`BuildOptions::cancel`]).
+pub fn interrupted(origin: &str) -> ScenarioError {
+    ScenarioError::general(origin, None, "interrupted while setting up the scenario")
 }
 
 /// Where errors point: the scenario's file name and text.
@@ -53,21 +63,32 @@ impl Ctx<'_> {
 /// Build a simulation from a parsed scenario.
 pub fn build(scn: &Scenario, source: &str, origin: &str, seed: Option<u64>, opts: &BuildOptions) -> Result<Simulation, ScenarioError> {
     let cx = Ctx { origin, source };
+    // Each step is linear in the scenario's size; a cancel is seen between them.
+    let go_on = || match &opts.cancel {
+        Some(c) if c.load(Ordering::Relaxed) => Err(interrupted(origin)),
+        _ => Ok(()),
+    };
     crate::scenario::ranges::check(scn, source, origin)?;
     crate::scenario::names::check(scn, source, origin)?;
     let seed = seed.unwrap_or(scn.simulation.seed);
     let streams = RngStreams::new(seed);
 
+    go_on()?;
     let mut t = topology::build(scn, &cx, &streams)?;
+    go_on()?;
     let mut wlans = wlan::build_wlans(scn, &cx, &streams, &mut t)?;
     let mut radios = power::radios(scn, &cx, &mut t, &mut wlans)?;
     let overrides = paths::route_overrides(scn, &cx, &t)?;
     let mut stack = Stack::new(t.nodes.len(), streams.stream("tcp-isn"));
+    go_on()?;
     let f = flows::build(scn, &cx, &t, &mut stack, &streams)?;
+    power::check_psna_modes(scn, &cx, &t, &wlans)?;
     let flow_err = |i: usize, key: &str, msg: String| flows::flow_error(&cx, i, key, msg);
     let mut needs = f.paths.clone();
     needs.extend(tunnel::path_needs(scn, &cx, &t, &wlans)?);
+    go_on()?;
     let routes = paths::flow_routes(&t.nodes, &t.adjacency, &overrides, &needs, scn, &cx, &flow_err)?;
+    go_on()?;
     let pcaps = paths::captures(scn, opts, &cx, &mut t)?;
 
     let timeseries = (scn.output.timeseries || opts.timeseries).then(TimeSeries::default);
@@ -85,7 +106,7 @@ pub fn build(scn: &Scenario, source: &str, origin: &str, seed: Option<u64>, opts
         addr_to_node: t.addr_to_node,
         pcaps,
         drops: DropCounters::default(),
-        io_error: None,
+        fatal_error: None,
         arena: Default::default(),
     };
     let mut sim = Simulation {

@@ -197,3 +197,52 @@ fn attach(sim: &mut Simulation, cx: &Ctx, a: Agent) -> Result<(), ScenarioError>
     sim.mboxes.push(MiddleboxSlot { mbox: Middlebox::Cc(host), timer_at: None });
     Ok(())
 }
+
+/// Refuses a `psna-read` / `psna-send` flow whose client does not let the mobile drive its
+/// card (`power_save = "psna"`, or `"external"`): under `cam`, `psm` or `u-apsd` the mobile's
+/// off commands would be ignored or fought by another power manager, and the run would cost
+/// a scheme that did not run. The error is at the `power_save` value that decides the
+/// station's mode, or at the flow's `client` when no `power_save` is written.
+pub(crate) fn check_psna_modes(scn: &Scenario, cx: &Ctx, t: &Topology, wlans: &[WlanHost]) -> Result<(), ScenarioError> {
+    use crate::apps::psna::{READ, SEND};
+    const DRIVEN: [PowerSave; 2] = [PowerSave::External(Driver::Psna), PowerSave::External(Driver::Host)];
+    for (i, f) in scn.flows.iter().enumerate() {
+        if f.kind != READ.name && f.kind != SEND.name {
+            continue;
+        }
+        let Some(&node) = f.client.as_ref().and_then(|c| t.by_name.get(c)) else { continue };
+        let Some(&iface) = t.wireless_iface_of.get(&node) else { continue }; // the flow's builder says why
+        // The mode and where it is written: [[wlan.station]], then [[wlan]], or [[wireless]].
+        let (mode, written): (PowerSave, Option<(&Spanned<String>, String)>) = match t.ifaces[iface as usize].wlan {
+            Some((b, sta)) => {
+                let w = &scn.wlan[b as usize];
+                let name = &t.nodes[node as usize].name;
+                let own = w.station_overrides.iter().enumerate().find_map(|(k, o)| {
+                    (o.node.get_ref() == name).then_some(o.power_save.as_ref().map(|p| (p, format!("wlan[{b}].station[{k}].power_save")))).flatten()
+                });
+                let section = w.power_save.as_ref().map(|p| (p, format!("wlan[{b}].power_save")));
+                (wlans[b as usize].bss.stas[sta as usize].cfg.power_save, own.or(section))
+            }
+            None => {
+                let Some(h) = t.hops.iter().position(|h| h.station == node) else { continue };
+                let w = &scn.wireless[h];
+                (t.hops[h].power.mode(), w.power_save.as_ref().map(|p| (p, format!("wireless[{h}].power_save"))))
+            }
+        };
+        if DRIVEN.contains(&mode) {
+            continue;
+        }
+        let flow = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
+        let why = format!(
+            "the {} flow `{flow}` switches its client's card off and on, which needs power_save = \"psna\" (or \"external\"); \
+             this station runs \"{}\"",
+            f.kind,
+            mode.name()
+        );
+        return Err(match written {
+            Some((at, key)) => cx.err(at, &key, why),
+            None => super::flows::flow_error(cx, i, "client", format!("{why} (the default): set power_save = \"psna\" on its [[wlan]] or [[wireless]] hop")),
+        });
+    }
+    Ok(())
+}

@@ -13,6 +13,11 @@ use toml::Spanned;
 use wattlab_core::wire::mac_for_node;
 use wattlab_core::Duration;
 
+/// Prefix of the interfaces of `[[link]]`s.
+pub(crate) const ETH_PREFIX: &str = "eth";
+/// Prefix of wireless interfaces (`[[wireless]]` hops and `[[wlan]]`s).
+pub(crate) const WLAN_PREFIX: &str = "wlan";
+
 /// The network as built so far, and the lookups the other builders need.
 pub(crate) struct Topology {
     pub nodes: Vec<Node>,
@@ -27,6 +32,9 @@ pub(crate) struct Topology {
     pub wireless_iface_of: HashMap<u32, u32>,
     /// `[[wireless]]` hops' power management, in file order.
     pub hops: Vec<HopHost>,
+    /// Per node: interfaces named so far by prefix (`eth`, `wlan`), so naming the next one
+    /// does not scan the node's interfaces (a hub of N links would make set-up quadratic).
+    iface_counts: Vec<[u32; 2]>,
 }
 
 /// One direction of a link or hop, before it is a channel.
@@ -48,16 +56,26 @@ impl Topology {
         })
     }
 
+    /// The next interface name of `node` with `prefix` (`eth0`, `eth1`, ... in creation order).
+    pub(crate) fn next_iface_name(&mut self, node: u32, prefix: &'static str) -> String {
+        let kind = usize::from(prefix == WLAN_PREFIX);
+        debug_assert!(prefix == WLAN_PREFIX || prefix == ETH_PREFIX, "{prefix}");
+        let count = &mut self.iface_counts[node as usize][kind];
+        let name = format!("{prefix}{count}");
+        *count += 1;
+        name
+    }
+
     /// Two interfaces `prefix`N on `a` and `b` joined by two channels (`ab`, `ba`).
     #[allow(clippy::too_many_arguments)]
-    fn add_pair(&mut self, cx: &Ctx, streams: &RngStreams, a: u32, b: u32, prefix: &str, link_name: &str, key: &str, ab: Dir, ba: Dir) -> Result<(u32, u32), ScenarioError> {
+    fn add_pair(&mut self, cx: &Ctx, streams: &RngStreams, a: u32, b: u32, prefix: &'static str, link_name: &str, key: &str, ab: Dir, ba: Dir) -> Result<(u32, u32), ScenarioError> {
         let ia = self.ifaces.len() as u32;
         let ib = ia + 1;
         for (node, this, peer) in [(a, ia, ib), (b, ib, ia)] {
-            let count = self.nodes[node as usize].ifaces.iter().filter(|&&k| self.ifaces[k as usize].name.starts_with(prefix)).count();
+            let name = self.next_iface_name(node, prefix);
             self.ifaces.push(Iface {
                 node,
-                name: format!("{prefix}{count}"),
+                name,
                 tx: 0,
                 peer,
                 mac: mac_for_node(this),
@@ -100,7 +118,7 @@ pub(crate) fn build(scn: &Scenario, cx: &Ctx, streams: &RngStreams) -> Result<To
         }
         let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a.get_ref(), l.b.get_ref()));
         let mk = |imp| Dir { rate: l.rate.bps(), overhead: Duration::ZERO, delay: l.delay.get(), queue: l.queue, imp, medium: None };
-        t.add_pair(cx, streams, a, b, "eth", &name, &key, mk(&l.a_to_b), mk(&l.b_to_a))?;
+        t.add_pair(cx, streams, a, b, ETH_PREFIX, &name, &key, mk(&l.a_to_b), mk(&l.b_to_a))?;
     }
     for (i, w) in scn.wireless.iter().enumerate() {
         let key = format!("wireless[{i}]");
@@ -124,7 +142,7 @@ pub(crate) fn build(scn: &Scenario, cx: &Ctx, streams: &RngStreams) -> Result<To
         let overhead = w.mac_overhead.map(|d| d.get()).unwrap_or(Duration::ZERO);
         let delay = w.delay.map(|d| d.get()).unwrap_or(Duration::from_micros(1));
         let mk = |imp| Dir { rate: w.rate.bps(), overhead, delay, queue: w.queue, imp, medium };
-        let (ia, ib) = t.add_pair(cx, streams, ap, sta, "wlan", &name, &key, mk(&w.down), mk(&w.up))?;
+        let (ia, ib) = t.add_pair(cx, streams, ap, sta, WLAN_PREFIX, &name, &key, mk(&w.down), mk(&w.up))?;
         t.wireless_iface_of.insert(sta, ib);
         let (down, up) = (t.ifaces[ia as usize].tx, t.ifaces[ib as usize].tx);
         let hop = super::power::hop(cx, w, &key, i as u32, name, sta, down, up, &mut t.channels)?;
@@ -148,6 +166,7 @@ fn nodes(scn: &Scenario, cx: &Ctx) -> Result<Topology, ScenarioError> {
         adjacency: vec![Vec::new(); scn.nodes.len()],
         wireless_iface_of: HashMap::new(),
         hops: Vec::new(),
+        iface_counts: vec![[0; 2]; scn.nodes.len()],
     };
     for (i, n) in scn.nodes.iter().enumerate() {
         let name = n.name.get_ref().clone();
@@ -157,7 +176,9 @@ fn nodes(scn: &Scenario, cx: &Ctx) -> Result<Topology, ScenarioError> {
         if t.by_name.insert(name.clone(), i as u32).is_some() {
             return Err(cx.err(&n.name, &format!("node[{i}].name"), format!("duplicate node name `{name}`")));
         }
-        let addr = n.address.unwrap_or_else(|| Ipv4Addr::new(10, 0, ((i + 1) >> 8) as u8, ((i + 1) & 0xff) as u8));
+        // 10.0.0.N counting on into 10.1.0.0 and beyond: the N-th node's default address is
+        // 10.0.0.0 + N, unique for every node a scenario can hold (not only the first 65535).
+        let addr = n.address.unwrap_or_else(|| Ipv4Addr::from(u32::from(Ipv4Addr::new(10, 0, 0, 0)) + (i as u32 + 1)));
         if t.addr_to_node.insert(addr, i as u32).is_some() {
             return Err(cx.err(&n.name, &format!("node[{i}].address"), format!("address {addr} is used twice")));
         }

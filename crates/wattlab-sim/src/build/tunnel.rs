@@ -6,10 +6,11 @@ use super::topology::Topology;
 use super::Ctx;
 use crate::middlebox::tunnel::{Side, TunnelHost};
 use crate::middlebox::{Middlebox, MiddleboxSlot};
-use crate::scenario::{Scenario, ScenarioError, TunnelSettings};
+use crate::scenario::{FlowConfig, Scenario, ScenarioError, TunnelSettings};
 use crate::sim::{Simulation, WlanHost, NO_STA};
 use crate::wlan::StaId;
-use wattlab_core::packet::PROTO_HEADER_MAX;
+use wattlab_core::packet::{IPV4_HEADER_LEN, PROTO_HEADER_MAX, TCP_HEADER_LEN, UDP_HEADER_LEN};
+use wattlab_core::wire::MAX_IPV4_LEN;
 use wattlab_core::power::PowerSave;
 use wattlab_core::tunnel::{Endpoint, TriggerConfig, TunnelConfig};
 use wattlab_core::{Duration, Time};
@@ -76,6 +77,7 @@ pub(crate) fn attach_tunnels(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> 
                 return Err(cx.err(at, &key("encapsulation"), format!("unknown encapsulation `{other}` (known: udp, ip)")));
             }
         };
+        check_inner_sizes(scn, cx, &cfg, over_udp, client, &name)?;
         let general = |e: String| ScenarioError::general(cx.origin, Some(format!("tunnel[{i}]")), e);
         let client_ep = Endpoint::new(cfg.clone(), Time::ZERO).map_err(general)?;
         let ap_ep = Endpoint::new(cfg.mirrored(), Time::ZERO).map_err(general)?;
@@ -132,4 +134,48 @@ fn trigger_config(
         return Err(err("trigger_min", "must be at most trigger_max, and trigger_slot positive".into()));
     }
     Ok(Some(c))
+}
+
+/// The nodes at which `f` opens or accepts TCP connections (its packets there are TCP):
+/// bulk transfers' client and server, a web flow's browser and servers, a PSNA flow's fixed
+/// host (its mobile talks PS-TP over UDP; the daemon's end is the AP's wired side).
+fn tcp_ends(f: &FlowConfig) -> Vec<&str> {
+    use crate::apps::{bulk, psna, web};
+    let (client, server) = (f.client.as_deref(), f.server.as_deref());
+    match f.kind.as_str() {
+        k if k == bulk::DOWNLOAD.name || k == bulk::UPLOAD.name => client.into_iter().chain(server).collect(),
+        k if k == web::KIND.name => client.into_iter().chain(f.servers.iter().flatten().map(String::as_str)).collect(),
+        k if k == psna::READ.name || k == psna::SEND.name => server.into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Refuses a TCP flow of the tunnel's client whose largest segment would make an outer packet
+/// over IPv4's 65535 bytes: the inner IPv4 packet (20 + 20 + MSS: a data segment's payload and
+/// options together never exceed the MSS) inside the SCTP headers [`TunnelConfig::max_packet_len`]
+/// counts, over UDP (8) or straight over IPv4 (20). Captures could not write such a packet,
+/// and no IPv4 network could carry it.
+fn check_inner_sizes(scn: &Scenario, cx: &Ctx, cfg: &TunnelConfig, over_udp: bool, client: &str, tunnel: &str) -> Result<(), ScenarioError> {
+    let outer = |mss: u32| {
+        let inner = (IPV4_HEADER_LEN + TCP_HEADER_LEN + mss) as usize;
+        IPV4_HEADER_LEN as usize + if over_udp { UDP_HEADER_LEN as usize } else { 0 } + cfg.max_packet_len(inner)
+    };
+    for (i, f) in scn.flows.iter().enumerate() {
+        let Some(mss) = f.tcp.as_ref().and_then(|t| t.mss) else { continue }; // the default fits
+        let mss = u32::from(mss);
+        if !tcp_ends(f).contains(&client) || outer(mss) <= MAX_IPV4_LEN as usize {
+            continue;
+        }
+        let most = (0..mss).rev().find(|&m| outer(m) <= MAX_IPV4_LEN as usize).unwrap_or(0);
+        let how = if over_udp { "SCTP over UDP" } else { "SCTP over IPv4" };
+        return Err(super::flows::flow_error(cx, i, "tcp.mss", format!(
+            "through the [[tunnel]] `{tunnel}` ({how}) a full segment makes an outer IPv4 packet of up to {} B \
+             (its inner packet of {} B inside IPv4{} and SCTP headers), more than IPv4's {MAX_IPV4_LEN} B: \
+             tcp.mss must be at most {most} B for a flow of `{client}`",
+            outer(mss),
+            IPV4_HEADER_LEN + TCP_HEADER_LEN + mss,
+            if over_udp { " + UDP" } else { "" },
+        )));
+    }
+    Ok(())
 }

@@ -223,10 +223,10 @@ fn interfaces(t: &mut Topology, b: u16, ap: u32, members: &[(u32, StaConfig)]) -
     let mut node_sta = Vec::with_capacity(members.len());
     for (sta, (node, _)) in members.iter().enumerate() {
         let this = t.ifaces.len() as u32;
-        let count = t.nodes[*node as usize].ifaces.iter().filter(|&&k| t.ifaces[k as usize].name.starts_with("wlan")).count();
+        let name = t.next_iface_name(*node, super::topology::WLAN_PREFIX);
         t.ifaces.push(Iface {
             node: *node,
-            name: format!("wlan{count}"),
+            name,
             tx: 0,
             peer: sta_iface.first().copied().unwrap_or(this),
             mac: mac_for_node(this),

@@ -86,8 +86,9 @@ pub struct Network {
     pub pcaps: Vec<(String, PcapSink)>,
     /// Packets dropped outside links.
     pub drops: DropCounters,
-    /// The first error writing a capture (ends the run).
-    pub io_error: Option<String>,
+    /// The first error that ends the run: a capture that cannot be written, or memory the
+    /// time series cannot get (an allocation failure must not abort the process).
+    pub fatal_error: Option<String>,
     /// Packets that tunnels encapsulate (the outer packets carry handles into it).
     pub arena: wattlab_core::packet::PacketArena,
 }
@@ -112,7 +113,7 @@ impl Network {
         let Some(k) = i.pcap else { return };
         let (src, dst) = if outgoing { (i.mac, peer) } else { (peer, i.mac) };
         if let Err(e) = self.pcaps[k].1.write_in(t, p, &self.arena, src, dst) {
-            self.io_error.get_or_insert_with(|| format!("writing capture {}: {e}", self.pcaps[k].0));
+            self.fatal_error.get_or_insert_with(|| format!("writing capture {}: {e}", self.pcaps[k].0));
         }
     }
 

@@ -75,7 +75,8 @@ pub struct PsnaConfigs {
 }
 
 impl PsnaSettings {
-    /// The configurations these settings give; an error is (key inside `psna`, message).
+    /// The configurations these settings give; an error is (key inside `psna`, or "" for the
+    /// table itself; message).
     pub fn configs(&self) -> Result<PsnaConfigs, (&'static str, String)> {
         let mut e = EstimatorConfig::default();
         if let Some(a) = self.alpha {
@@ -118,6 +119,10 @@ impl PsnaSettings {
             m.chunk_size = c;
         }
         if let Some(s) = self.max_object {
+            // The daemon holds the whole object in memory (and a sending mobile its copy).
+            if !(1..=MAX_OBJECT).contains(&s.bytes()) {
+                return Err(("max_object", format!("{} B is out of range: must be 1..={MAX_OBJECT} B (4 GiB; the object is held in memory)", s.bytes())));
+            }
             d.max_object = s.bytes();
         }
         let pos = |v: Option<Dur>,
@@ -128,8 +133,16 @@ impl PsnaSettings {
                 other => Ok(other.map(Dur::get)),
             }
         };
-        if let Some(v) = pos(self.max_residual, "max_residual")? {
-            d.max_residual = v;
+        if let Some(v) = self.max_residual {
+            // The daemon's Residual_Time has millisecond resolution: a shorter longest one
+            // would make every answer "0", i.e. never let the mobile sleep.
+            if v.0 < MIN_RESIDUAL.as_nanos() {
+                return Err((
+                    "max_residual",
+                    format!("must be at least {} (the daemon announces Residual_Times in whole milliseconds)", super::ranges::fmt_ns(MIN_RESIDUAL.as_nanos())),
+                ));
+            }
+            d.max_residual = v.get();
         }
         if let Some(v) = pos(self.abandon_after, "abandon_after")? {
             d.abandon_after = v;
@@ -161,13 +174,33 @@ impl PsnaSettings {
                 "must exceed max_residual (a sleeping mobile is not gone)".into(),
             ));
         }
-        d.validate().map_err(|e| ("alpha", e.to_string()))?;
-        m.validate().map_err(|e| ("rto", e.to_string()))?;
+        if self.daemon_port == Some(0) {
+            return Err(("daemon_port", "0 is not a port: must be 1..=65535".into()));
+        }
+        d.validate().map_err(|e| (blame(e.0), e.to_string()))?;
+        m.validate().map_err(|e| (blame(e.0), e.to_string()))?;
         Ok(PsnaConfigs {
             mobile: m,
             daemon: d,
         })
     }
+}
+
+/// Largest `max_object`: 4 GiB, held whole by the daemon.
+pub const MAX_OBJECT: u64 = 4 << 30;
+
+/// Shortest `max_residual` the daemon accepts ([`DaemonConfig::validate`]).
+const MIN_RESIDUAL: wattlab_core::Duration = wattlab_core::Duration::from_millis(1);
+
+/// The key a core `validate` message is about: the key it starts with, or "" (the `psna`
+/// table as a whole). The checks above catch each value first; this keeps a later core rule
+/// from blaming a key the user did not write.
+fn blame(msg: &str) -> &'static str {
+    const KEYS: [&str; 12] = [
+        "alpha", "min_packets", "fh_segment_size", "chunk_size", "max_residual", "abandon_after",
+        "rto", "wait_poll_interval", "max_wait_on", "mean_samples", "max_object", "linger",
+    ];
+    KEYS.into_iter().find(|k| msg.starts_with(k)).unwrap_or("")
 }
 
 #[cfg(test)]
@@ -208,6 +241,11 @@ mod tests {
         assert_eq!(bad("rto = \"0s\""), "rto");
         assert_eq!(bad("chunk_size = \"2kB\""), "chunk_size");
         assert_eq!(bad("max_residual = \"180min\""), "abandon_after");
+        // Issue 27: refused naming `alpha`, which was not written.
+        assert_eq!(bad("max_residual = \"1ns\""), "max_residual");
+        assert_eq!(bad("max_residual = \"999us\""), "max_residual");
+        assert_eq!(bad("daemon_port = 0"), "daemon_port");
+        assert_eq!(blame("chunk_size and max_residual (≥ 1 ms) must be positive"), "chunk_size");
         assert!(toml::from_str::<PsnaSettings>("alfa = 0.9").is_err());
     }
 }

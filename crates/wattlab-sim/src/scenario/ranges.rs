@@ -24,6 +24,14 @@ pub const MAX_QUEUE_PACKETS: u64 = 1_000_000;
 /// Queue limit in bytes: 1500 B..=1 GB.
 pub const QUEUE_BYTES_RANGE: (u64, u64) = (1500, 1_000_000_000);
 
+/// Largest window scale shift (RFC 7323 § 2.3).
+pub const MAX_WINDOW_SCALE: u8 = 14;
+
+/// The largest receive window TCP can advertise with window scale `shift` (none: 65535 B).
+pub fn max_window(shift: Option<u8>) -> u64 {
+    65_535u64 << shift.unwrap_or(0).min(MAX_WINDOW_SCALE)
+}
+
 /// Collects the first range error, located by key path in the scenario's text.
 struct Check<'a> {
     origin: &'a str,
@@ -166,6 +174,7 @@ impl Check<'_> {
             65_495,
             " B",
         );
+        self.num(&format!("{key}.window_scale"), t.window_scale.map(u64::from), 0, u64::from(MAX_WINDOW_SCALE), "");
         self.num(
             &format!("{key}.recv_buffer"),
             t.recv_buffer.map(Size::bytes),
@@ -173,6 +182,23 @@ impl Check<'_> {
             1 << 30,
             " B",
         );
+        // The advertised window is a 16-bit field shifted by the scale (RFC 7323): a larger
+        // buffer could never be offered to the sender, so it is refused, not clamped.
+        if let Some(b) = t.recv_buffer.map(Size::bytes) {
+            let shift = t.window_scale.unwrap_or(0).min(MAX_WINDOW_SCALE);
+            let most = max_window(t.window_scale);
+            if (1..=1 << 30).contains(&b) && b > most {
+                let how = match t.window_scale {
+                    None => "without window scaling the window field holds at most 65535 B: set tcp.window_scale (0..=14) or lower recv_buffer".to_string(),
+                    Some(_) if shift < MAX_WINDOW_SCALE => {
+                        let need = (0..=MAX_WINDOW_SCALE).find(|&s| max_window(Some(s)) >= b).unwrap_or(MAX_WINDOW_SCALE);
+                        format!("with window_scale = {shift} the window field holds at most 65535 × 2^{shift} = {most} B: raise tcp.window_scale to {need} or lower recv_buffer")
+                    }
+                    Some(_) => format!("the largest window TCP can advertise is 65535 × 2^14 = {most} B"),
+                };
+                self.fail(&format!("{key}.recv_buffer"), format!("{b} B is more than TCP can advertise: {how}"));
+            }
+        }
         self.dur(
             &format!("{key}.delayed_ack_timeout"),
             t.delayed_ack_timeout,

@@ -4,7 +4,9 @@
 
 use super::units::{Dur, Rate, Size};
 use serde::Deserialize;
-use wattlab_core::wwp::{BaselineSpan, WaveEnd, WwpConfig};
+use wattlab_core::packet::{IPV4_HEADER_LEN, UDP_HEADER_LEN};
+use wattlab_core::wire::{MAX_IPV4_LEN, WWP_HEADER_LEN};
+use wattlab_core::wwp::{BaselineSpan, WaveEnd, WwpConfig, MAX_SEGMENT_SIZE};
 
 /// WWP parameter overrides; every key is optional and defaults to the paper's value.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -80,7 +82,13 @@ impl WwpSettings {
     pub fn config(&self) -> Result<WwpConfig, (&'static str, String)> {
         let mut c = WwpConfig::default();
         if let Some(s) = self.segment_size {
-            c.segment_size = u16::try_from(s.bytes()).ok().filter(|&n| (1..=65_529).contains(&n)).ok_or(("segment_size", "must be 1..=65529 bytes".to_string()))?;
+            c.segment_size = u16::try_from(s.bytes()).ok().filter(|&n| (1..=MAX_SEGMENT_SIZE).contains(&n)).ok_or((
+                "segment_size",
+                format!(
+                    "{} B is out of range: must be 1..={MAX_SEGMENT_SIZE} B (a segment is one UDP datagram: IPv4 {IPV4_HEADER_LEN} B + UDP {UDP_HEADER_LEN} B + WWP {WWP_HEADER_LEN} B + payload ≤ {MAX_IPV4_LEN} B)",
+                    s.bytes()
+                ),
+            ))?;
         }
         set(&mut c.wave_unit, self.wave_unit, "wave_unit", |v| (1..=341).contains(&v), "must be 1..=341 segments")?;
         if let Some(r) = self.baseline_throughput {
@@ -155,6 +163,9 @@ mod tests {
     fn bad_values_name_their_key() {
         let bad = |t: &str| toml::from_str::<WwpSettings>(t).unwrap().config().unwrap_err().0;
         assert_eq!(bad("rec_t = \"0s\""), "rec_t");
+        // Issue 27: 65529 made 65563-byte IPv4 packets; the largest that fits is 65501.
+        assert_eq!(bad("segment_size = 65502"), "segment_size");
+        assert_eq!(toml::from_str::<WwpSettings>("segment_size = 65501").unwrap().config().unwrap().segment_size, 65_501);
         assert_eq!(bad("probe_level_cap = 4"), "probe_level_cap");
         assert_eq!(bad("send_buffer_segments = 20"), "send_buffer_segments");
         assert_eq!(bad("recv_buffer_segments = 30"), "recv_buffer_segments");

@@ -208,7 +208,7 @@ impl Simulation {
                 }
                 self.flush_middleboxes(now);
             }
-            if self.done_at.is_some() || self.net.io_error.is_some() {
+            if self.done_at.is_some() || self.net.fatal_error.is_some() {
                 return Slice::Over;
             }
             if self.sched.processed() >= stop_at {
@@ -230,6 +230,11 @@ impl Simulation {
     /// Samples every flow's data sender and every channel's queue.
     fn on_sample(&mut self, now: Time) {
         let Some(ts) = self.timeseries.as_mut() else { return };
+        // Every flow may be sampled: reserving for all keeps the pushes below from allocating.
+        if let Err(e) = ts.reserve_sample(self.flows.len(), self.net.channels.len()) {
+            self.net.fatal_error.get_or_insert(e);
+            return;
+        }
         for (i, f) in self.flows.iter().enumerate() {
             use crate::apps::Application;
             let Some((snd, rcv)) = f.sampled() else { continue };

@@ -24,6 +24,9 @@ use std::collections::{HashMap, VecDeque};
 use wattlab_core::tcp::{TcpConfig, TcpEvent};
 use wattlab_core::{Duration, Endpoint, Time};
 
+/// Page rows reserved before the run (objects: 8 per page); more grow as pages are viewed.
+const ROWS_RESERVED: usize = 4096;
+
 /// `kind = "web"`.
 pub const KIND: KindSpec = KindSpec {
     name: "web",
@@ -48,7 +51,7 @@ fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
     }
     let config = cx.tcp()?;
     let name = cx.name();
-    let work = generate(&spec, cx.streams, &name);
+    let work = generate(&spec, cx.streams, &name).map_err(|m| cx.error("pages", m))?;
     let owner = cx.index as u32;
     for (k, &s) in servers.iter().enumerate() {
         let l = Listener { node: s, port: spec.port, client: cx.addrs[c as usize], owner, tag: k as u32, config: config.clone(), many: true, taken: false };
@@ -165,6 +168,22 @@ pub struct Web {
 }
 
 impl Web {
+    /// Page views (and their objects) that can start within `span_s` seconds of the flow's
+    /// start: every view but the first follows its predecessor's think time (load times are
+    /// left out, so this is an upper bound).
+    fn rows_within(&self, span_s: f64) -> (f64, f64) {
+        let (mut t, mut pages, mut objects) = (0.0, 0.0, 0.0);
+        for v in &self.work.views {
+            if t > span_s {
+                break;
+            }
+            pages += 1.0;
+            objects += self.work.contents[v.content as usize].sizes.len() as f64;
+            t += v.think.as_nanos() as f64 / 1e9;
+        }
+        (pages, objects)
+    }
+
     /// Page views the flow will make.
     pub fn pages_planned(&self) -> usize {
         self.work.views.len()
@@ -190,8 +209,10 @@ impl Web {
             next_view: 0,
             first_row: 0,
             remaining: 0,
-            pages: Vec::with_capacity(work.views.len()),
-            objects: Vec::with_capacity(work.total_objects()),
+            // Rows are added per page view, never per packet; reserving for every planned
+            // view (10^7 allowed) would take gigabytes for pages the run may never reach.
+            pages: Vec::with_capacity(work.views.len().min(ROWS_RESERVED)),
+            objects: Vec::with_capacity(work.total_objects().min(ROWS_RESERVED * 8)),
             site_nodes,
             work,
         }
@@ -251,9 +272,16 @@ impl Application for Web {
         })
     }
 
-    /// A TCP transfer of its responses, plus the think times.
+    /// A TCP transfer of its responses, plus the think times; its memory is the page plan
+    /// and the rows of the pages the run can reach.
     fn cost(&self, record: &FlowRecord, path_rate_bps: f64, horizon_s: f64) -> FlowCost {
-        FlowCost::tcp(record, path_rate_bps, horizon_s, self.pages_planned() as f64 * 10.0)
+        let mut c = FlowCost::tcp(record, path_rate_bps, horizon_s, self.pages_planned() as f64 * 10.0);
+        let (pages, objects) = self.rows_within(horizon_s - record.start.as_nanos() as f64 / 1e9);
+        c.memory = (self.work.views.len() * std::mem::size_of::<PageView>()) as f64
+            + pages * tables::PAGE_ROW_BYTES
+            + objects * tables::OBJECT_ROW_BYTES;
+        c.memory_keys = "lower pages, or shorten [simulation] duration";
+        c
     }
 }
 

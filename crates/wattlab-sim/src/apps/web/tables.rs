@@ -61,6 +61,15 @@ pub struct ObjectTable {
     pub concurrency: Vec<u32>,
 }
 
+use crate::series::PYTHON_CELL_BYTES;
+
+/// Bytes a page view costs, for the cost estimate: its row while running, its row of
+/// [`PageTable`] (the site's name a `String` with its heap block) and the Python copy.
+pub const PAGE_ROW_BYTES: f64 = (std::mem::size_of::<super::PageRow>() + 6 * 4 + 1 + 4 * 8 + 24 + 32 + 11 * PYTHON_CELL_BYTES) as f64;
+/// Bytes an object costs: its row while running, its row of [`ObjectTable`] and the Python copy.
+pub const OBJECT_ROW_BYTES: f64 =
+    (std::mem::size_of::<super::ObjectRow>() + 5 * 4 + 8 + 1 + 5 * 8 + 24 + 32 + 12 * PYTHON_CELL_BYTES) as f64;
+
 fn secs(t: Option<Time>) -> f64 {
     t.map(|t| t.as_secs_f64()).unwrap_or(f64::NAN)
 }

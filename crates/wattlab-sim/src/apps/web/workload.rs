@@ -422,16 +422,22 @@ pub fn draw_page(spec: &WebSpec, rng: &mut StreamRng) -> Vec<u64> {
 /// The page sequence of a flow named `flow`, deterministic in the run's seed. Streams:
 /// `web:FLOW:sites` (site and sub-page choices), `web:FLOW:think`, and
 /// `web:FLOW:page:SITE:SUBPAGE` (a page's objects, drawn on its first visit).
-pub fn generate(spec: &WebSpec, streams: &RngStreams, flow: &str) -> Workload {
+/// The plan's memory is reserved up front and fallibly: an error (the bytes asked for) instead
+/// of an aborted process when it does not fit.
+pub fn generate(spec: &WebSpec, streams: &RngStreams, flow: &str) -> Result<Workload, String> {
     let mut think_rng = streams.stream(&format!("web:{flow}:think"));
     let mut w = Workload::default();
+    let views = spec.page_list.as_ref().map_or(spec.pages as usize, Vec::len);
+    w.views.try_reserve_exact(views).map_err(|_| {
+        format!("cannot allocate the plan of {views} page views ({} MB)", views * std::mem::size_of::<PageView>() / 1_000_000)
+    })?;
     if let Some(list) = &spec.page_list {
         for (i, p) in list.iter().enumerate() {
             let drawn = spec.think.sample(&mut think_rng);
             w.contents.push(PageContent { site: p.site, subpage: i as u32, sizes: p.sizes.clone() });
             w.views.push(PageView { content: i as u32, first_visit: true, think: p.think.unwrap_or(drawn) });
         }
-        return w;
+        return Ok(w);
     }
     let mut site_rng = streams.stream(&format!("web:{flow}:sites"));
     let sites = Zipf::new(spec.sites, spec.site_popularity);
@@ -453,7 +459,7 @@ pub fn generate(spec: &WebSpec, streams: &RngStreams, flow: &str) -> Workload {
         };
         w.views.push(PageView { content, first_visit, think });
     }
-    w
+    Ok(w)
 }
 
 #[cfg(test)]
@@ -532,7 +538,7 @@ mod tests {
         cfg.pages = Some(20_000);
         cfg.subsites = Some(4);
         let spec = WebSpec::from_config(&cfg).unwrap();
-        let w = generate(&spec, &RngStreams::new(5), "web");
+        let w = generate(&spec, &RngStreams::new(5), "web").unwrap();
         assert_eq!(w.views.len(), 20_000);
         assert_eq!(w.contents.len(), 12, "3 sites × 4 sub-pages, each drawn once");
         let mut site_count = [0f64; 3];
@@ -554,9 +560,9 @@ mod tests {
         // A re-visit shows the same objects; first_visit marks exactly one view per page.
         assert_eq!(w.views.iter().filter(|v| v.first_visit).count(), 12);
         // Determinism, and page content independent of the number of views.
-        assert_eq!(generate(&spec, &RngStreams::new(5), "web"), w);
+        assert_eq!(generate(&spec, &RngStreams::new(5), "web").unwrap(), w);
         cfg.pages = Some(50);
-        let short = generate(&WebSpec::from_config(&cfg).unwrap(), &RngStreams::new(5), "web");
+        let short = generate(&WebSpec::from_config(&cfg).unwrap(), &RngStreams::new(5), "web").unwrap();
         for c in &short.contents {
             let same = w.contents.iter().find(|d| d.site == c.site && d.subpage == c.subpage).unwrap();
             assert_eq!(same.sizes, c.sizes);
