@@ -14,6 +14,7 @@
 pub mod build;
 pub mod bulk;
 pub mod cbr;
+pub mod delay;
 pub mod metrics;
 pub mod ping;
 pub mod psna;
