@@ -21,6 +21,7 @@ pub const KIND: KindSpec = KindSpec {
     name: "udp-cbr",
     keys: &["name", "from", "to", "rate", "packet_size", "port", "start", "duration"],
     required: &["from", "to", "rate"],
+    datagrams: true,
     build,
 };
 

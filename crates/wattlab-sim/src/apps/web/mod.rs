@@ -33,6 +33,7 @@ pub const KIND: KindSpec = KindSpec {
         "tcp",
     ],
     required: &["client", "servers"],
+    datagrams: false,
     build,
 };
 
