@@ -161,12 +161,17 @@ def test_compare_work_by_hand():
     d = work.compare_work(summ(("a", 1000, True, None), ("s", 400, False, 4)), base)
     assert d == {"same_work": False, "lost_bytes": 100, "lost_datagrams": 1, "flows_not_completed": "s"}
     assert work.describe_loss(d) == "lost 0.0001 MB; lost 1 datagrams; not completed: s"
-    # Same bytes but a completion the baseline did not have is not the same work either.
-    d = work.compare_work(summ(("a", 1000, True, None), ("s", 500, True, 5)), summ(("a", 1000, False, None), ("s", 500, True, 5)))
-    assert not d["same_work"] and d["lost_bytes"] == 0
     # More delivered than the baseline: different work, said so.
     d = work.compare_work(summ(("a", 1200, True, None)), summ(("a", 1000, True, None)))
     assert not d["same_work"] and d["lost_bytes"] == -200 and work.describe_loss(d) == "0.0002 MB more delivered"
+    # A flow the baseline did not complete either (cut by the stop time): within 0.1 %.
+    cut = summ(("bg", 2_000_000, False, None), ("s", 100_000, False, 10_000))
+    assert work.compare_work(summ(("bg", 1_998_000, False, None), ("s", 100_000, False, 9_990)), cut)["same_work"]
+    assert not work.compare_work(summ(("bg", 1_997_999, False, None), ("s", 100_000, False, 10_000)), cut)["same_work"]
+    assert not work.compare_work(summ(("bg", 2_000_000, False, None), ("s", 100_000, False, 9_989)), cut)["same_work"]
+    # A flow the baseline completed: exact, one byte is one too many.
+    d = work.compare_work(summ(("a", 999, True, None)), summ(("a", 1000, True, None)))
+    assert not d["same_work"] and d["lost_bytes"] == 1
     assert work.joules_per_mb(2.0, 0) is None and work.joules_per_mb(2.0, 500_000) == 4.0
 
 
