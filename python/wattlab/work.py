@@ -19,11 +19,13 @@ from __future__ import annotations
 MB = 1_000_000
 """The MB of ``energy_j_per_mb``: 10^6 bytes of application payload delivered."""
 
-TIME_BOUNDED_TOLERANCE = 1e-3
+TIME_BOUNDED_TOLERANCE = 1e-2
 """Relative difference of bytes and datagrams allowed for a flow that its baseline run did not
-complete (0.1 %). What a mode holds at the stop time is a fraction of a second of the flow (the
-shipped tunnel scenario: at most 0.053 % of a flow's bytes); a loss the mode causes (a full
-AP buffer, a radio asleep) is far larger and is flagged."""
+complete (1 %). A mode that holds data (a PSM or U-APSD buffer, a tunnel's inlet, BSD's sleep of
+at most 0.9 s) moves what it holds at the stop time past it: a fixed amount, not a share of the
+run (the shipped tunnel scenario: 0.05 % of each flow in 20 s, 0.1 % in 3 s). A loss the mode
+causes all along (a full AP buffer, a radio asleep) is a share of the run and far larger; a
+difference within 1 % changes a saving by less than 1 % of the energy those bytes cost."""
 
 
 def compare_work(run: dict, base: dict) -> dict:

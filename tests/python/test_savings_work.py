@@ -164,11 +164,11 @@ def test_compare_work_by_hand():
     # More delivered than the baseline: different work, said so.
     d = work.compare_work(summ(("a", 1200, True, None)), summ(("a", 1000, True, None)))
     assert not d["same_work"] and d["lost_bytes"] == -200 and work.describe_loss(d) == "0.0002 MB more delivered"
-    # A flow the baseline did not complete either (cut by the stop time): within 0.1 %.
+    # A flow the baseline did not complete either (cut by the stop time): within 1 %.
     cut = summ(("bg", 2_000_000, False, None), ("s", 100_000, False, 10_000))
-    assert work.compare_work(summ(("bg", 1_998_000, False, None), ("s", 100_000, False, 9_990)), cut)["same_work"]
-    assert not work.compare_work(summ(("bg", 1_997_999, False, None), ("s", 100_000, False, 10_000)), cut)["same_work"]
-    assert not work.compare_work(summ(("bg", 2_000_000, False, None), ("s", 100_000, False, 9_989)), cut)["same_work"]
+    assert work.compare_work(summ(("bg", 1_980_000, False, None), ("s", 100_000, False, 9_900)), cut)["same_work"]
+    assert not work.compare_work(summ(("bg", 1_979_999, False, None), ("s", 100_000, False, 10_000)), cut)["same_work"]
+    assert not work.compare_work(summ(("bg", 2_000_000, False, None), ("s", 100_000, False, 9_899)), cut)["same_work"]
     # A flow the baseline completed: exact, one byte is one too many.
     d = work.compare_work(summ(("a", 999, True, None)), summ(("a", 1000, True, None)))
     assert not d["same_work"] and d["lost_bytes"] == 1
