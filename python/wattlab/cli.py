@@ -73,7 +73,9 @@ def app() -> None:
 @click.option("--parquet", is_flag=True, help="Also write the tables as Parquet (needs --out).")
 @click.option("--baseline/--no-baseline", default=None,
               help="Also run the same scenario and seed with every station's power saving off (the same traffic without "
-              "the scheme) and show each power mode's saving and slowdown against it. Default: when a station uses a power mode.")
+              "the scheme) and show each power mode's saving and slowdown against it, and its energy per delivered MB: a "
+              "saving only where the mode delivered the same bytes and datagrams and completed the same flows. Default: "
+              "when a station uses a power mode.")
 @click.option("--overwrite", is_flag=True, help="Replace the results of an earlier run in --out (other files there are kept).")
 @click.option("--allow-incomplete", is_flag=True,
               help="Exit 0 even if the run hit its time limit before every flow completed, or a power mode did not do "
@@ -82,7 +84,8 @@ def app() -> None:
               help="Print the JSON summary instead of tables (with a baseline: plus `savings` and `baseline`).")
 @click.option("--compare", metavar="KEY=V1,V2,...",
               help="Run the scenario once per value of KEY (same seed and --set) and print them side by side with each "
-              "value's energy saving and slowdown against the first, e.g. --compare wireless.wlan.power_save=cam,psm,cc.")
+              "value's energy per delivered MB and its saving and slowdown against the first (none where it did not "
+              "deliver the first one's bytes and datagrams), e.g. --compare wireless.wlan.power_save=cam,psm,cc.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress or notes on stderr (errors and warnings still).")
 def run(scenario, seed, out, pcap, set_, timeseries, parquet, baseline, overwrite, allow_incomplete, json_out, quiet, compare) -> None:
     """Run a scenario and print its flows and radio energy."""
