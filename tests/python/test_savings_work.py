@@ -187,6 +187,13 @@ def test_reproductions_compute_no_ratio_where_the_work_differs():
     assert same_work(web).tolist() == [True, True, True, False]
     cc = normalize_web(web).set_index("policy").loc["cc"]
     assert cc.energy_norm == 0.5, "seed 2's cc run lost data: its 0.1 is not a ratio"
+    from wattlab.reproduce.yan_cc.web import rtt_cache_by_concurrency
+
+    three = pd.DataFrame({"policy": ["tcp", "cc", "cc-nocache"] * 2, "seed": [1, 1, 1, 2, 2, 2],
+                          "completed": [True] * 5 + [False], "bytes": [100] * 5 + [50],
+                          "energy_k1_j": [9.0, 4.0, 8.0, 9.0, 4.0, 1.0]})
+    k1 = rtt_cache_by_concurrency(three).iloc[0]
+    assert (k1.cache_saving, k1.seeds) == (0.5, 1), "seed 2's cc-nocache lost data: left out"
     cols = {c: [1.0, 1.0] for c in ("battery_s", "lifetime_s", "goodput_bps", "transfer_length_s", "kbps_paper",
                                     "power_saving_index", "polls", "sleeps", "radio_on_switches", "radio_on_s", "signalling_on_s",
                                     "burst_s", "first_residual_s", "residual_error_mean_s", "residual_error_max_s",

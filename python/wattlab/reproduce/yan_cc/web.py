@@ -177,6 +177,14 @@ def same_work(df: pd.DataFrame) -> pd.Series:
     return done & (df.bytes == df.seed.map(base.bytes))
 
 
+def _same_work_only(df: pd.DataFrame) -> pd.DataFrame:
+    """The runs that did TCP's work of their seed (and TCP's own): the only ones a saving
+    between policies compares (a seed missing from one side drops out of its ratios)."""
+    if not (df.policy == "tcp").any():
+        return df
+    return df[same_work(df) | (df.policy == "tcp")]
+
+
 def normalize_web(df: pd.DataFrame) -> pd.DataFrame:
     """Per seed, every policy's energy and download time over baseline TCP's, plus the
     oracle (the always-on run's oracle meter); medians over seeds."""
@@ -195,6 +203,7 @@ def normalize_web(df: pd.DataFrame) -> pd.DataFrame:
 def rtt_cache_by_concurrency(df: pd.DataFrame) -> pd.DataFrame:
     """Fig. 10: energy of CC with the RTT cache relative to without it, per number of busy
     connections k (k = 0 is think time), medians over seeds."""
+    df = _same_work_only(df)
     cols = sorted({c for c in df.columns if c.startswith("energy_k")}, key=lambda c: int(c[8:-2]))
     rows = []
     for c in cols:
@@ -273,6 +282,7 @@ def web_concurrency(df: pd.DataFrame) -> pd.DataFrame:
     medians of the absolute energy of cc, cc-nocache and tcp and the time at that k, CC's share
     of its session energy and CC's saving against TCP at that k; then two rows with the same
     for every k ≥ 1 together (``downloads``) and for the whole session (``session``)."""
+    df = _same_work_only(df)
     cc, nc = df[df.policy == "cc"].set_index("seed"), df[df.policy == "cc-nocache"].set_index("seed")
     tcp = df[df.policy == "tcp"].set_index("seed")
     if cc.empty or nc.empty:
