@@ -64,7 +64,7 @@ impl DelayStats {
         if let Some(last) = self.last_ns {
             let diff = d.abs_diff(last);
             self.ipdv_sum_ns += u128::from(diff);
-            self.jitter_ns += (diff as f64 - self.jitter_ns) / 16.0;
+            self.jitter_ns += (diff as f64 - self.jitter_ns) * (1.0 / 16.0); // exact: a power of two
         }
         self.min_ns = if self.n == 0 { d } else { self.min_ns.min(d) };
         self.max_ns = self.max_ns.max(d);
