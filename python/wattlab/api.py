@@ -205,9 +205,15 @@ class RunResult:
     @cached_property
     def savings(self) -> pd.DataFrame:
         """Per radio that ran a power mode: its energy and completion time against the
-        :attr:`baseline` run's always-on radio (the same traffic without the scheme). Empty
-        without a baseline."""
-        return _pandas().DataFrame(savings_rows(self), columns=SAVINGS_COLUMNS)
+        :attr:`baseline` run's always-on radio (the same traffic without the scheme), and its
+        energy per delivered MB (10^6 bytes). ``saving`` is missing (NaN) unless the run did
+        the baseline's work (``same_work``: the same bytes and datagrams delivered, the same
+        flows completed); ``lost_bytes``, ``lost_datagrams`` and ``flows_not_completed`` say
+        what it did not do. Empty without a baseline."""
+        df = _pandas().DataFrame(savings_rows(self), columns=SAVINGS_COLUMNS)
+        # A missing saving is NaN in a float column, a missing count <NA> in a nullable one.
+        return df.astype({**{c: "float64" for c in _SAVINGS_FLOATS}, **{c: "Int64" for c in _SAVINGS_COUNTS},
+                          "same_work": "bool"})
 
     @cached_property
     def _series(self) -> dict:
@@ -324,17 +330,32 @@ captures as ``*.pcap``): the result set that ``--overwrite`` replaces."""
 
 SAVINGS_COLUMNS = [
     "node", "profile", "mode", "energy_j", "completion_s", "baseline_energy_j", "baseline_completion_s",
-    "saving", "slowdown", "baseline",
+    "saving", "slowdown", "same_work", "lost_bytes", "lost_datagrams", "flows_not_completed",
+    "delivered_bytes", "baseline_delivered_bytes", "energy_j_per_mb", "baseline_energy_j_per_mb", "baseline",
 ]
+"""The columns of :attr:`RunResult.savings` (and of a sweep's ``savings`` table), in order."""
+_SAVINGS_FLOATS = ("energy_j", "completion_s", "baseline_energy_j", "baseline_completion_s", "saving", "slowdown",
+                   "energy_j_per_mb", "baseline_energy_j_per_mb")
+_SAVINGS_COUNTS = ("lost_bytes", "lost_datagrams", "delivered_bytes", "baseline_delivered_bytes")
 
 
 def savings_rows(res: RunResult) -> list[dict]:
     """Rows of :attr:`RunResult.savings`: each radio's power-mode row against the baseline
-    run's always-on accounting of the same radio (the same traffic with power saving off)."""
+    run's always-on accounting of the same radio (the same traffic with power saving off).
+
+    A saving needs the same work (``wattlab.work``): ``same_work`` is true only if every flow
+    of the run delivered the same bytes and datagrams as in the baseline and completed iff it
+    completed there. Otherwise ``saving`` and ``slowdown`` are missing (None / NaN) and
+    ``lost_bytes``, ``lost_datagrams`` and ``flows_not_completed`` say what differs (over every
+    flow of the run). ``energy_j_per_mb`` and ``baseline_energy_j_per_mb`` divide each run's
+    energy by the application bytes, in 10^6-byte MB, of the flows with an end at the node."""
+    from wattlab import work
+
     if res.baseline is None:
         return []
     base = {(r["node"], r["policy"]): r for r in res.baseline.summary["radios"]}
     t_run, t_base = _completion(res.summary), _completion(res.baseline.summary)
+    diff = work.compare_work(res.summary, res.baseline.summary)
     # The baseline drops [[tunnel]] too (scenario::without_power_save): say so where it did.
     what = "same scenario and seed, power_save = cam (always-on; PSNA flows as end-to-end TCP)"
     if res.summary.get("tunnels"):
@@ -344,15 +365,32 @@ def savings_rows(res: RunResult) -> list[dict]:
         b = base.get((r["node"], "always-on"))
         if r.get("basis") != "mode" or b is None:
             continue
+        same = diff["same_work"]
+        got, had = work.delivered_bytes(res.summary, r["node"]), work.delivered_bytes(res.baseline.summary, r["node"])
         rows.append({
             "node": r["node"], "profile": r["profile"], "mode": r["policy"],
             "energy_j": r["energy_j"], "completion_s": t_run,
             "baseline_energy_j": b["energy_j"], "baseline_completion_s": t_base,
-            "saving": 1 - r["energy_j"] / b["energy_j"] if b["energy_j"] > 0 else float("nan"),
-            "slowdown": t_run / t_base - 1 if t_base else float("nan"),
+            "saving": (1 - r["energy_j"] / b["energy_j"] if b["energy_j"] > 0 else float("nan")) if same else None,
+            "slowdown": (t_run / t_base - 1 if t_base else float("nan")) if same else None,
+            **diff,
+            "delivered_bytes": got, "baseline_delivered_bytes": had,
+            "energy_j_per_mb": work.joules_per_mb(r["energy_j"], got),
+            "baseline_energy_j_per_mb": work.joules_per_mb(b["energy_j"], had),
             "baseline": what,
         })
     return rows
+
+
+def lost_work(res: RunResult) -> str | None:
+    """What the run's power mode failed to deliver against its baseline, in words (None if
+    there is no baseline or the work was the same): the warning of ``wattlab run``."""
+    if res.baseline is None:
+        return None
+    from wattlab import work
+
+    diff = work.compare_work(res.summary, res.baseline.summary)
+    return None if diff["same_work"] else work.describe_loss(diff)
 
 
 def _completion(summary: dict) -> float:

@@ -73,15 +73,19 @@ def app() -> None:
 @click.option("--parquet", is_flag=True, help="Also write the tables as Parquet (needs --out).")
 @click.option("--baseline/--no-baseline", default=None,
               help="Also run the same scenario and seed with every station's power saving off (the same traffic without "
-              "the scheme) and show each power mode's saving and slowdown against it. Default: when a station uses a power mode.")
+              "the scheme) and show each power mode's saving and slowdown against it, and its energy per delivered MB: a "
+              "saving only where the mode delivered the same bytes and datagrams and completed the same flows. Default: "
+              "when a station uses a power mode.")
 @click.option("--overwrite", is_flag=True, help="Replace the results of an earlier run in --out (other files there are kept).")
 @click.option("--allow-incomplete", is_flag=True,
-              help="Exit 0 even if the run hit its time limit before every flow completed (default: exit 3).")
+              help="Exit 0 even if the run hit its time limit before every flow completed, or a power mode did not do "
+              "its baseline's work (lost bytes or datagrams, a flow not completed: no saving is shown) (default: exit 3).")
 @click.option("--json", "json_out", is_flag=True,
               help="Print the JSON summary instead of tables (with a baseline: plus `savings` and `baseline`).")
 @click.option("--compare", metavar="KEY=V1,V2,...",
               help="Run the scenario once per value of KEY (same seed and --set) and print them side by side with each "
-              "value's energy saving and slowdown against the first, e.g. --compare wireless.wlan.power_save=cam,psm,cc.")
+              "value's energy per delivered MB and its saving and slowdown against the first (none where it did not "
+              "deliver the first one's bytes and datagrams), e.g. --compare wireless.wlan.power_save=cam,psm,cc.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress or notes on stderr (errors and warnings still).")
 def run(scenario, seed, out, pcap, set_, timeseries, parquet, baseline, overwrite, allow_incomplete, json_out, quiet, compare) -> None:
     """Run a scenario and print its flows and radio energy."""
@@ -140,15 +144,22 @@ def run(scenario, seed, out, pcap, set_, timeseries, parquet, baseline, overwrit
         except OSError as e:
             fail(f"--out {out}: cannot write the results: {e.strerror or e} ({e.filename or out})", code=EXIT_FAILED)
         note(f"wrote {len(written) + len(res.pcap_files)} files to {out}", quiet)
+    problems = []
+    lost = api.lost_work(res)
+    if lost is not None:
+        modes = ", ".join(sorted({r["mode"] for r in report.savings_rows(res)})) or "the power mode"
+        problems.append(f"{modes} did not do the baseline's work ({lost}): no saving is shown")
     if not res.completed:
         unfinished = [f["name"] for f in res.summary["flows"] if f.get("completion_time_s") is None]
-        msg = (f"the run ended at its time limit ({res.summary['end_time_s']:.3f} s) before "
-               f"{', '.join(unfinished) or 'every flow'} completed")
+        problems.append(f"the run ended at its time limit ({res.summary['end_time_s']:.3f} s) before "
+                        f"{', '.join(unfinished) or 'every flow'} completed; results cover that time only")
+    for msg in problems:
         if allow_incomplete:
             note(f"note: {msg}", quiet)
         else:
-            warn(f"{msg}; results cover that time only (exit {EXIT_INCOMPLETE}; --allow-incomplete to exit 0)")
-            sys.exit(EXIT_INCOMPLETE)
+            warn(f"{msg} (exit {EXIT_INCOMPLETE}; --allow-incomplete to exit 0)")
+    if problems and not allow_incomplete:
+        sys.exit(EXIT_INCOMPLETE)
 
 
 def run_compare(scenario, spec, seed, set_, json_out, quiet, allow_incomplete) -> None:
@@ -175,14 +186,20 @@ def run_compare(scenario, spec, seed, set_, json_out, quiet, allow_incomplete) -
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
     else:
         compare.print_compare(console, rows)
+    from wattlab.work import describe_loss
+
+    problems = [f"with {key} = {r['value']} the run did not do the work of {key} = {rows[0]['value']} "
+                f"({describe_loss(r)}): no saving is shown" for r in rows if not r["same_work"]]
     bad = [r["value"] for r in rows if not r["completed"]]
     if bad:
-        msg = f"with {key} = {', '.join(bad)} the run ended at its time limit before every flow completed"
+        problems.append(f"with {key} = {', '.join(bad)} the run ended at its time limit before every flow completed")
+    for msg in problems:
         if allow_incomplete:
             note(f"note: {msg}", quiet)
         else:
             warn(f"{msg} (exit {EXIT_INCOMPLETE}; --allow-incomplete to exit 0)")
-            sys.exit(EXIT_INCOMPLETE)
+    if problems and not allow_incomplete:
+        sys.exit(EXIT_INCOMPLETE)
 
 
 def run_progress(p) -> str:

@@ -29,7 +29,8 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 """Bad input: options, scenario, capture or configuration files (nothing ran)."""
 EXIT_INCOMPLETE = 3
-"""The run ended at its time limit before every flow completed (see ``--allow-incomplete``)."""
+"""Incomplete: the run ended at its time limit before every flow completed, or a power mode did
+not do its baseline's work (so no saving is shown); see ``--allow-incomplete``."""
 EXIT_INTERRUPTED = 130
 """Interrupted (Ctrl-C)."""
 
@@ -56,7 +57,8 @@ OUT_DIR = _OutDir()
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 success; 1 the run failed; 2 bad input (nothing ran); "
-    "3 the run hit its time limit before every flow completed (unless --allow-incomplete); 130 interrupted."
+    "3 incomplete: the run hit its time limit before every flow completed, or a power mode did not do its baseline's "
+    "work (no saving shown) (unless --allow-incomplete); 130 interrupted."
 )
 
 

@@ -1,12 +1,13 @@
 """``wattlab run SCENARIO --compare KEY=V1,V2,...``: the same scenario and seed under several
 values of one key, side by side, with each value's saving and slowdown against the first (a
-saving is only meaningful against the same traffic without the scheme)."""
+saving is only meaningful against the same traffic without the scheme, and only where the
+value did the first one's work: ``wattlab.work``)."""
 
 from __future__ import annotations
 
 from typing import Iterable
 
-from wattlab import api
+from wattlab import api, work
 
 
 def split_values(spec: str) -> tuple[str, list[str]]:
@@ -54,25 +55,32 @@ def radio_energy(res: api.RunResult) -> dict[str, float]:
 
 def compare(scenario, key: str, values: Iterable[str], seed: int | None = None, overrides: Iterable[str] = ()) -> list[dict]:
     """Run ``scenario`` once per value of ``key`` (same seed, same other overrides) and return
-    one row per value: energy per radio, saving against the first value, completion time and
-    slowdown against the first value, goodput and completion."""
+    one row per value: energy per radio and per delivered MB (10^6 bytes of the flows with an
+    end at it), saving against the first value, completion time and slowdown against the first
+    value, goodput and completion, and whether the value did the first one's work
+    (``same_work``, ``lost_bytes``, ``lost_datagrams``, ``flows_not_completed``: see
+    ``wattlab.work``). Where it did not, its savings and slowdown are None."""
     runs = []
     for v in values:
         res = api.run(scenario, seed=seed, overrides=[*overrides, f"{key}={v}"], baseline=False)
         runs.append((v, res))
+    first = runs[0][1].summary
     base_e = radio_energy(runs[0][1])
-    base_t = api._completion(runs[0][1].summary)
+    base_t = api._completion(first)
     rows = []
     for v, res in runs:
         e = radio_energy(res)
         t = api._completion(res.summary)
-        row = {"key": key, "value": v, "seed": res.summary["seed"], "completed": res.completed}
+        diff = work.compare_work(res.summary, first)
+        same = diff["same_work"]
+        row = {"key": key, "value": v, "seed": res.summary["seed"], "completed": res.completed, **diff}
         for node, joules in e.items():
             b = base_e.get(node)
             row[f"energy_j[{node}]"] = joules
-            row[f"saving[{node}]"] = (1 - joules / b) if b else float("nan")
+            row[f"energy_j_per_mb[{node}]"] = work.joules_per_mb(joules, work.delivered_bytes(res.summary, node))
+            row[f"saving[{node}]"] = ((1 - joules / b) if b else float("nan")) if same else None
         row["completion_s"] = t
-        row["slowdown"] = t / base_t - 1 if base_t else float("nan")
+        row["slowdown"] = (t / base_t - 1 if base_t else float("nan")) if same else None
         row["goodput_bps"] = sum(f.get("goodput_bps") or 0 for f in res.summary["flows"])
         rows.append(row)
     return rows
@@ -90,6 +98,7 @@ def print_compare(console, rows: list[dict]) -> None:
     t.add_column(key, justify="left")
     for n in nodes:
         t.add_column(f"energy {n} (J)", justify="right")
+        t.add_column(f"J/MB {n}", justify="right")
         t.add_column(f"saving {n}", justify="right")
     for col in ("completion (s)", "slowdown", "goodput", "completed"):
         t.add_column(col, justify="right")
@@ -98,11 +107,20 @@ def print_compare(console, rows: list[dict]) -> None:
         for n in nodes:
             e = r.get(f"energy_j[{n}]")
             s = r.get(f"saving[{n}]")
+            per_mb = r.get(f"energy_j_per_mb[{n}]")
             cells.append("—" if e is None else f"{e:.4f}")
-            cells.append("(base)" if i == 0 else ("—" if s is None else f"{100 * s:+.1f} %"))
+            cells.append("—" if per_mb is None else f"{per_mb:.4g}")
+            none = "[bold red]none[/]" if not r["same_work"] else "—"
+            cells.append("(base)" if i == 0 else (none if s is None else f"{100 * s:+.1f} %"))
         cells.append(f"{r['completion_s']:.3f}")
-        cells.append("(base)" if i == 0 else f"{100 * r['slowdown']:+.1f} %")
+        slow = r["slowdown"]
+        cells.append("(base)" if i == 0 else ("—" if slow is None else f"{100 * slow:+.1f} %"))
         cells.append(_fmt_bps(r["goodput_bps"]))
         cells.append("yes" if r["completed"] else "[bold red]no[/]")
         t.add_row(*cells)
+    lost = [f"{r['value']}: no saving, it did not do the first value's work ({work.describe_loss(r)})"
+            for r in rows[1:] if not r["same_work"]]
+    if lost:
+        t.caption = escape("\n".join([*lost, "J/MB: energy per 10^6 bytes delivered by the node's flows"]))
+        t.caption_justify = "left"
     console.print(t)

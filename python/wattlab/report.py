@@ -168,16 +168,25 @@ def print_energy(console: Console, radios: list[dict]) -> None:
 
 def print_savings(console: Console, rows: list[dict]) -> None:
     """Each power mode against the baseline run: the same scenario and seed with power saving
-    off (the same traffic without the scheme)."""
+    off (the same traffic without the scheme); no saving where the work differs."""
+    from wattlab.work import describe_loss
+
+    lost = [f"{r['mode']} at {r['node']}: no saving, the run did not do the baseline's work ({describe_loss(r)})"
+            for r in rows if not r["same_work"]]
     t = _table("Power mode vs the same traffic without it",
-               caption=escape("baseline: the same scenario and seed with power_save = cam (radio always on), no [[tunnel]], "
-                              "PSNA flows as end-to-end TCP"))
-    for col in ("node", "mode", "energy (J)", "baseline (J)", "saving", "time (s)", "baseline time (s)", "slowdown"):
+               caption=escape("\n".join([*lost, "baseline: the same scenario and seed with power_save = cam (radio always on), "
+                                          "no [[tunnel]], PSNA flows as end-to-end TCP; J/MB: per 10^6 bytes delivered"])))
+    for col in ("node", "mode", "energy (J)", "baseline (J)", "saving", "J/MB", "baseline J/MB", "time (s)",
+                "baseline time (s)", "slowdown"):
         t.add_column(col, justify="left" if col in ("node", "mode") else "right")
+    per_mb = lambda v: "—" if v is None else f"{v:.4g}"  # noqa: E731
     for r in rows:
+        same = r["same_work"]
         t.add_row(
             escape(str(r["node"])), escape(r["mode"]), f"{r['energy_j']:.4f}", f"{r['baseline_energy_j']:.4f}",
-            f"{r['saving']:.1%}", f"{r['completion_s']:.3f}", f"{r['baseline_completion_s']:.3f}", f"{r['slowdown']:+.1%}",
+            f"{r['saving']:.1%}" if same else "[bold red]none[/]", per_mb(r["energy_j_per_mb"]),
+            per_mb(r["baseline_energy_j_per_mb"]), f"{r['completion_s']:.3f}", f"{r['baseline_completion_s']:.3f}",
+            f"{r['slowdown']:+.1%}" if same else "—",
         )
     console.print(t)
 

@@ -139,3 +139,92 @@ fn dynamic_threshold_under_peak_jitter_does_not_livelock() {
     assert!(time(&cc) < 20.0, "{:.1} s", time(&cc));
     assert!(cc.flows[0].tcp().timeouts <= 2, "{} timeouts", cc.flows[0].tcp().timeouts);
 }
+
+/// A server 10 ms behind an AP and a station running `power_save`, over a `[[wlan]]` BSS or a
+/// `[[wireless]]` hop, with `flows`.
+fn station_scenario(hop: &str, power_save: &str, flows: &str) -> String {
+    let medium = match hop {
+        "wlan" => format!("[[wlan]]\nname = \"bss\"\nap = \"ap\"\nstations = [\"client\"]\nphy = \"80211g\"\nrate = \"54Mbps\"\npower_save = \"{power_save}\""),
+        _ => format!("[[wireless]]\nname = \"hop\"\nap = \"ap\"\nstation = \"client\"\nrate = \"20Mbps\"\npower_save = \"{power_save}\""),
+    };
+    format!(
+        r#"
+[simulation]
+duration = "30s"
+[[node]]
+name = "server"
+kind = "host"
+[[node]]
+name = "ap"
+kind = "ap"
+[[node]]
+name = "client"
+kind = "host"
+radio = {{ profile = "wavelan-dsss" }}
+[[link]]
+name = "wired"
+a = "server"
+b = "ap"
+rate = "100Mbps"
+delay = "10ms"
+{medium}
+{flows}
+"#
+    )
+}
+
+fn run_text(text: &str) -> Summary {
+    Simulation::from_toml(text, "cc-other.toml", Some(1), &[], &BuildOptions::default()).expect("builds").run().expect("runs").summary
+}
+
+const CBR_DOWN: &str = "[[flow]]\nkind = \"udp-cbr\"\nname = \"f\"\nfrom = \"server\"\nto = \"client\"\nrate = \"2Mbps\"\nduration = \"2s\"";
+const CBR_UP: &str = "[[flow]]\nkind = \"udp-cbr\"\nname = \"f\"\nfrom = \"client\"\nto = \"server\"\nrate = \"2Mbps\"\nduration = \"2s\"";
+const PING_OUT: &str = "[[flow]]\nkind = \"ping\"\nname = \"f\"\nfrom = \"client\"\nto = \"server\"\ncount = 5\ninterval = \"300ms\"";
+const PING_IN: &str = "[[flow]]\nkind = \"ping\"\nname = \"f\"\nfrom = \"server\"\nto = \"client\"\ncount = 5\ninterval = \"300ms\"";
+
+#[test]
+fn udp_and_icmp_in_both_directions_are_carried_under_cc_on_a_bss_and_a_hop() {
+    // Regression (issue 27): the agent slept because no TCP connection was open; 1 of 4,167
+    // datagrams of a stream to a BSS station arrived, and a hop lost what came while asleep.
+    for hop in ["wlan", "wireless"] {
+        for (name, flow) in [("udp-cbr down", CBR_DOWN), ("udp-cbr up", CBR_UP), ("ping out", PING_OUT), ("ping in", PING_IN)] {
+            let cam = run_text(&station_scenario(hop, "cam", flow));
+            let cc = run_text(&station_scenario(hop, "cc", flow));
+            let (fc, fa) = (&cc.flows[0], &cam.flows[0]);
+            assert!(fa.completed && fa.bytes_delivered > 0, "{hop} {name}: the baseline delivers: {fa:?}");
+            assert_eq!((fc.bytes_delivered, fc.completed, fc.datagrams()), (fa.bytes_delivered, true, fa.datagrams()), "{hop} {name}: {fc:?}");
+            assert_eq!(cc.agents[0].stats.dropped_asleep, 0, "{hop} {name}");
+            assert!(cc.radios.iter().any(|r| r.policy == "cc" && r.energy_j > 0.0), "{hop} {name}: the mode's energy is reported");
+        }
+    }
+}
+
+#[test]
+fn a_stream_after_a_download_wakes_the_sleeping_radio_which_sleeps_again_after_it() {
+    // The download ends by ~0.6 s and the agent sleeps until the client next sends; the stream
+    // from the server at 5 s opens a session that wakes it; 100 ms after the stream's last
+    // datagram the radio sleeps again (until the run's end after a ping at 8 s elsewhere).
+    let flows = "[[flow]]\nkind = \"bulk-download\"\nname = \"dl\"\nclient = \"client\"\nserver = \"server\"\nbytes = \"1MB\"\n\
+                 [[flow]]\nkind = \"udp-cbr\"\nname = \"s\"\nfrom = \"server\"\nto = \"client\"\nrate = \"1Mbps\"\nstart = \"5s\"\nduration = \"1s\"\n\
+                 [[flow]]\nkind = \"ping\"\nname = \"late\"\nfrom = \"server\"\nto = \"ap\"\ncount = 1\nstart = \"8s\"";
+    for hop in ["wlan", "wireless"] {
+        let sim = Simulation::from_toml(&station_scenario(hop, "cc", flows), "cc-other.toml", Some(1), &[], &BuildOptions::default()).unwrap();
+        let out = sim.run().unwrap();
+        let s = &out.summary.flows[1];
+        assert!(s.completed && s.datagrams().0 == s.datagrams().1, "{hop}: {s:?}");
+        let done = s.start_s + s.completion_time_s.unwrap();
+        let radio: Vec<(f64, &str)> = (0..out.agent_events.event.len())
+            .filter(|&i| out.agent_events.conn[i] == -1 && !out.agent_events.event[i].starts_with("dropped"))
+            .map(|i| (out.agent_events.time_s[i], out.agent_events.event[i].as_str()))
+            .collect();
+        let asleep_at = |t: f64| radio.iter().rev().find(|e| e.0 <= t).is_some_and(|e| e.1.starts_with("sleep"));
+        assert!(asleep_at(4.9), "{hop}: asleep before the stream: {radio:?}");
+        assert!(radio.iter().any(|e| e.0 == 5.0 && e.1 == "wake"), "{hop}: woken at the stream's start: {radio:?}");
+        assert!(!asleep_at(done), "{hop}: awake through the stream: {radio:?}");
+        let slept = radio.iter().find(|e| e.0 > done && e.1.starts_with("sleep")).map(|e| e.0);
+        assert!(slept.is_some_and(|t| (t - (done + 0.1)).abs() < 1e-6), "{hop}: asleep 100 ms after the stream's end ({done}): {radio:?}");
+        let on = out.summary.radios.iter().find(|r| r.policy == "always-on").unwrap();
+        let mode = out.summary.radios.iter().find(|r| r.policy == "cc").unwrap();
+        assert!(mode.energy_j < on.energy_j);
+    }
+}

@@ -83,6 +83,10 @@ pub struct AgentConfig {
     /// Timestamp clock rate of the client's TCP (1000 Hz for Linux and wattlab's model); the
     /// agent stamps its own probes and ACKs with this clock, learned from outgoing packets.
     pub ts_clock_hz: u64,
+    /// Stay awake this long after any packet that is not TCP (UDP, ICMP), in or out, and after
+    /// the last non-TCP session closes: the agent predicts only TCP, so other traffic keeps the
+    /// radio up as a driver's idle timeout would (iwlwifi's rx/tx data timeouts: 100 ms).
+    pub other_traffic_hold: Duration,
 }
 
 impl Default for AgentConfig {
@@ -108,6 +112,7 @@ impl Default for AgentConfig {
             idle_floor: Duration::from_millis(2),
             doubling_fraction: 0.75,
             ts_clock_hz: 1000,
+            other_traffic_hold: Duration::from_millis(100),
         }
     }
 }

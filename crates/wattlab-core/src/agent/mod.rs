@@ -20,6 +20,12 @@
 //! The readings chosen where the seed's formulas are illegible are in [`AgentConfig`] and
 //! `docs/agent.md`.
 //!
+//! Traffic it does not shape keeps the radio awake: the host opens a *session*
+//! ([`CcAgent::open_session`]) while an application of the client sends or expects datagrams
+//! (a UDP stream, a ping), and any non-TCP packet in or out holds the radio up for
+//! [`AgentConfig::other_traffic_hold`]. The agent predicts only TCP; sleeping through other
+//! traffic would lose it (docs/agent.md, "Traffic other than TCP").
+//!
 //! During a loss (a hole in the received data) the agent passes the client's duplicate ACKs
 //! unchanged and stays awake until the hole is filled, then resumes shaping: the seed says
 //! only that losses are "handled separately", and this never leaves the server with a
@@ -273,6 +279,10 @@ pub struct CcAgent {
     sleep_until: Option<Time>,
     stats: AgentStats,
     log_events: bool,
+    /// Non-TCP sessions open at the client (the host's [`CcAgent::open_session`]).
+    sessions: u32,
+    /// Awake at least until then: the last non-TCP packet or session plus the hold.
+    other_until: Option<Time>,
 }
 
 impl CcAgent {
@@ -292,6 +302,8 @@ impl CcAgent {
             sleep_until: None,
             stats: AgentStats::default(),
             log_events: true,
+            sessions: 0,
+            other_until: None,
         })
     }
 
@@ -347,6 +359,7 @@ impl CcAgent {
     /// open ACKs) or drop it (`Verdict::Drop`: an ACK an open ACK already covered).
     pub fn on_outgoing(&mut self, now: Time, p: &mut Packet) -> Verdict {
         let Transport::Tcp(h) = p.transport else {
+            self.hold_for_other(now);
             return Verdict::Pass;
         };
         let (local, remote) = (p.src_endpoint(), p.dst_endpoint());
@@ -386,6 +399,7 @@ impl CcAgent {
             return Verdict::Drop;
         }
         if p.tcp_header().is_none() {
+            self.hold_for_other(now);
             return Verdict::Pass;
         }
         let (local, remote) = (p.dst_endpoint(), p.src_endpoint());
@@ -400,6 +414,30 @@ impl CcAgent {
             self.reap(i);
         }
         Verdict::Pass
+    }
+
+    /// An application of the client starts sending or expecting traffic the agent does not
+    /// shape (a UDP stream, a ping): the radio stays awake until every such session closes,
+    /// plus [`AgentConfig::other_traffic_hold`]. Call [`CcAgent::poll_radio`] after it.
+    pub fn open_session(&mut self) {
+        self.sessions += 1;
+    }
+
+    /// A session of [`CcAgent::open_session`] is over at `now`.
+    pub fn close_session(&mut self, now: Time) {
+        self.sessions = self.sessions.saturating_sub(1);
+        self.hold_for_other(now);
+    }
+
+    /// Non-TCP sessions open.
+    pub fn open_sessions(&self) -> u32 {
+        self.sessions
+    }
+
+    /// Keep the radio awake for the hold after non-TCP activity at `now`.
+    fn hold_for_other(&mut self, now: Time) {
+        let until = now + self.cfg.other_traffic_hold;
+        self.other_until = Some(self.other_until.map_or(until, |t| t.max(until)));
     }
 
     /// The response on the connection `local`–`remote` is `bytes` long (HTTP Content-Length,
@@ -430,10 +468,7 @@ impl CcAgent {
             .filter_map(|c| c.deadline(&self.cfg))
             .min();
         let wake = if self.awake { None } else { self.sleep_until };
-        match (conn, wake) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [conn, wake, self.other_until].into_iter().flatten().min()
     }
 
     /// Run the timers due at `now` and update the radio.
@@ -474,16 +509,21 @@ impl CcAgent {
     }
 
     /// Sleep only when every connection is idle or finished, until the earliest predicted
-    /// start of a stage or burst among them (mechanism 10).
+    /// start of a stage or burst among them (mechanism 10), and no traffic other than TCP
+    /// holds the radio up.
     fn update_radio(&mut self, now: Time) {
-        let mut awake = false;
+        if self.other_until.is_some_and(|t| t <= now) {
+            self.other_until = None;
+        }
+        // Traffic it does not shape keeps the radio awake, whatever the connections need.
+        let mut awake = self.sessions > 0 || self.other_until.is_some();
         let mut until: Option<Time> = None;
         for c in &self.conns {
+            if awake {
+                break;
+            }
             match c.need(now, self.cfg.wake_guard) {
-                Need::Awake => {
-                    awake = true;
-                    break;
-                }
+                Need::Awake => awake = true,
                 Need::Sleep(Some(t)) => until = Some(until.map_or(t, |u| u.min(t))),
                 Need::Sleep(None) => {}
             }

@@ -772,6 +772,59 @@ fn finished_connections_let_the_radio_sleep_with_no_wake_up() {
     assert_eq!(h.agent.poll_timeout(), None);
 }
 
+/// A UDP datagram between the client and the server (`to_client`: arriving).
+fn udp(to_client: bool) -> Packet {
+    use crate::packet::UdpHeader;
+    let (s, d) = if to_client { (SERVER, CLIENT) } else { (CLIENT, SERVER) };
+    Packet::udp(s.addr, d.addr, UdpHeader { src_port: s.port, dst_port: d.port }, 1000)
+}
+
+#[test]
+fn non_tcp_packets_hold_the_radio_up_for_the_hold_then_it_sleeps() {
+    let mut h = Harness::new(active());
+    // Nothing to shape: the radio sleeps at once (until the client next sends).
+    h.settle(0.0);
+    assert!(!h.agent.is_awake());
+    // A datagram the client sends wakes it (the host woke the NIC to send it) and holds it up
+    // 100 ms, which an answer arriving within that time finds awake.
+    let mut p = udp(false);
+    assert_eq!(h.agent.on_outgoing(ms(10.0), &mut p), Verdict::Pass);
+    h.settle(10.0);
+    assert!(h.agent.is_awake());
+    assert_eq!(h.agent.poll_timeout(), Some(ms(110.0)));
+    assert_eq!(h.agent.on_incoming(ms(60.0), &udp(true)), Verdict::Pass);
+    h.settle(60.0);
+    // The arrival extends the hold to 160 ms; then the radio sleeps.
+    h.run_until(159.0);
+    assert!(h.agent.is_awake());
+    h.run_until(160.0);
+    assert!(!h.agent.is_awake());
+    assert_eq!(h.radio.last(), Some(&(160.0, RadioCommand::Sleep { until: None })));
+    assert_eq!(h.agent.stats().dropped_asleep, 0);
+}
+
+#[test]
+fn an_open_session_keeps_the_radio_awake_and_wakes_it() {
+    let mut h = Harness::new(active());
+    h.settle(0.0);
+    assert!(!h.agent.is_awake());
+    // A stream to the client starts: the radio wakes before its first datagram, whatever
+    // the TCP connections would allow, and stays awake while the stream runs.
+    h.agent.open_session();
+    h.settle(5.0);
+    assert_eq!(h.radio.last(), Some(&(5.0, RadioCommand::Wake)));
+    h.run_until(5_000.0);
+    assert!(h.agent.is_awake() && h.agent.open_sessions() == 1);
+    assert_eq!(h.agent.on_incoming(ms(4_000.0), &udp(true)), Verdict::Pass);
+    // Closed at 6 s: awake for the hold (late datagrams), then asleep.
+    h.agent.close_session(ms(6_000.0));
+    h.settle(6_000.0);
+    h.run_until(6_099.0);
+    assert!(h.agent.is_awake());
+    h.run_until(6_100.0);
+    assert!(!h.agent.is_awake());
+}
+
 #[test]
 fn invalid_configuration_is_rejected_with_the_field_named() {
     let e = CcAgent::new(AgentConfig {

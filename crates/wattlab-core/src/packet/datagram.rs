@@ -35,6 +35,7 @@ impl ProtoHeader {
     pub const EMPTY: ProtoHeader = ProtoHeader { len: 0, bytes: [0; PROTO_HEADER_MAX] };
 
     /// A header of these bytes; `None` if it is longer than [`PROTO_HEADER_MAX`].
+    #[inline]
     pub fn new(bytes: &[u8]) -> Option<ProtoHeader> {
         let mut h = ProtoHeader::EMPTY;
         h.bytes.get_mut(..bytes.len())?.copy_from_slice(bytes);
@@ -43,6 +44,7 @@ impl ProtoHeader {
     }
 
     /// The header's bytes.
+    #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes[..usize::from(self.len).min(PROTO_HEADER_MAX)]
     }

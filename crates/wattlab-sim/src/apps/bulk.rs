@@ -15,6 +15,7 @@ pub const DOWNLOAD: KindSpec = KindSpec {
     name: "bulk-download",
     keys: &["name", "client", "server", "bytes", "request", "port", "start", "tcp", "reader", "background"],
     required: &["client", "server", "bytes"],
+    datagrams: false,
     build: |cx| build(cx, Direction::Download),
 };
 
@@ -23,6 +24,7 @@ pub const UPLOAD: KindSpec = KindSpec {
     name: "bulk-upload",
     keys: &["name", "client", "server", "bytes", "port", "start", "tcp", "reader", "background"],
     required: &["client", "server", "bytes"],
+    datagrams: false,
     build: |cx| build(cx, Direction::Upload),
 };
 

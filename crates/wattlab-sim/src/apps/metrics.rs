@@ -103,8 +103,18 @@ pub struct DatagramMetrics {
     pub sender_wire_packets: u64,
     /// Datagrams sent.
     pub datagrams_sent: u64,
-    /// Datagrams received.
+    /// Datagrams the receiving application got.
     pub datagrams_received: u64,
+    /// Datagrams sent and not received by the run's end: sent − received (ns-3 FlowMonitor's
+    /// lostPackets; one still in flight when the run stopped counts as lost).
+    pub datagrams_lost: u64,
+    /// datagrams_lost / datagrams_sent (null if none was sent).
+    pub loss_ratio: Option<f64>,
+    /// Datagrams that arrived after one with a higher sequence number (iperf's out-of-order).
+    pub datagrams_out_of_order: u64,
+    /// One-way delay and jitter of the received datagrams.
+    #[serde(flatten)]
+    pub delay: super::delay::DelayColumns,
 }
 
 /// What a ping flow measured.

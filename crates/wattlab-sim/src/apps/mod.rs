@@ -14,6 +14,7 @@
 pub mod build;
 pub mod bulk;
 pub mod cbr;
+pub mod delay;
 pub mod metrics;
 pub mod ping;
 pub mod psna;
@@ -246,6 +247,9 @@ pub struct KindSpec {
     pub keys: &'static [&'static str],
     /// The keys it needs.
     pub required: &'static [&'static str],
+    /// Its packets are datagrams (UDP, ICMP, protocols over UDP), which a client-side agent
+    /// cannot predict: a station's CC agent stays awake while it runs (docs/agent.md).
+    pub datagrams: bool,
     /// Turns the `[[flow]]` into a flow and its record (its sockets and listeners into the stack).
     pub build: fn(&mut build::BuildCx) -> Result<(Flow, FlowRecord), crate::scenario::ScenarioError>,
 }

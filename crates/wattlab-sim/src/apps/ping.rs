@@ -14,6 +14,7 @@ pub const KIND: KindSpec = KindSpec {
     name: "ping",
     keys: &["name", "from", "to", "count", "interval", "packet_size", "port", "start"],
     required: &["from", "to"],
+    datagrams: true,
     build,
 };
 

@@ -31,6 +31,7 @@ pub const READ: KindSpec = KindSpec {
     name: "psna-read",
     keys: KEYS,
     required: &["client", "server", "bytes"],
+    datagrams: true,
     build: |cx| build(cx, Direction::Read),
 };
 
@@ -39,6 +40,7 @@ pub const SEND: KindSpec = KindSpec {
     name: "psna-send",
     keys: KEYS,
     required: &["client", "server", "bytes"],
+    datagrams: true,
     build: |cx| build(cx, Direction::Send),
 };
 

@@ -27,6 +27,7 @@ pub const KIND: KindSpec = KindSpec {
     name: "udp-rr",
     keys: &["name", "from", "to", "request", "response", "count", "interval", "timeout", "port", "start", "duration"],
     required: &["from", "to"],
+    datagrams: true,
     build,
 };
 

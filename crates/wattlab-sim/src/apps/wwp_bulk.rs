@@ -23,6 +23,7 @@ pub const KIND: KindSpec = KindSpec {
     name: "wwp-bulk",
     keys: &["name", "from", "to", "bytes", "duration", "packet_size", "port", "start", "wwp"],
     required: &["from", "to"],
+    datagrams: true,
     build,
 };
 

@@ -125,6 +125,7 @@ pub fn build(scn: &Scenario, source: &str, origin: &str, seed: Option<u64>, opts
         flow_wake_at: vec![None; nflows],
         mboxes: Vec::new(),
         mboxes_dirty: false,
+        agent_sessions: Vec::new(),
         work: Vec::with_capacity(64),
         horizon: Time(scn.simulation.duration.0),
         stop_when_done: scn.simulation.stop_when_done && unfinished > 0,
@@ -135,6 +136,7 @@ pub fn build(scn: &Scenario, source: &str, origin: &str, seed: Option<u64>, opts
         interrupted: false,
     };
     power::attach_agents(&mut sim, scn, &cx)?;
+    power::agent_sessions(&mut sim);
     tunnel::attach_tunnels(&mut sim, scn, &cx)?;
     sim.setup_flow_energy();
     Ok(sim)

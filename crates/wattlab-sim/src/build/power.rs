@@ -10,7 +10,7 @@ use crate::power::hop::HopHost;
 use crate::radio::Radio;
 use crate::scenario::schema::RadioTransitionConfig;
 use crate::scenario::{AgentSettings, Scenario, ScenarioError};
-use crate::sim::{Simulation, WlanHost};
+use crate::sim::{AgentSession, Simulation, WlanHost};
 use toml::Spanned;
 use wattlab_core::energy::{builtin_profile, builtin_profile_names, AccountingPolicy, DeviceProfile, RadioState};
 use wattlab_core::power::{Driver, MacCaps, PowerMode, PowerSave, PowerSaveSettings, StationPower};
@@ -169,6 +169,23 @@ pub(crate) fn attach_agents(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> R
         }
     }
     Ok(())
+}
+
+/// Every flow of datagrams with an end at a node whose station runs a CC agent becomes a
+/// session of that agent (the agent shapes only TCP; it stays awake for the rest).
+pub(crate) fn agent_sessions(sim: &mut Simulation) {
+    for (f, r) in sim.records.iter().enumerate() {
+        if !crate::apps::kind(r.kind).is_some_and(|k| k.datagrams) {
+            continue;
+        }
+        for (m, slot) in sim.mboxes.iter().enumerate() {
+            let Middlebox::Cc(h) = &slot.mbox else { continue };
+            let node = &sim.net.nodes[h.node as usize].name;
+            if *node == r.sender || *node == r.receiver {
+                sim.agent_sessions.push(AgentSession { flow: f as u32, mbox: m as u32, open: false, closed: false });
+            }
+        }
+    }
 }
 
 fn needs_cc(cx: &Ctx, key: &str) -> ScenarioError {

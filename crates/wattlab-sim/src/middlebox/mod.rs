@@ -38,6 +38,12 @@ pub enum AppHint {
         /// Response bytes (header + body).
         bytes: u64,
     },
+    /// A flow of datagrams with an end at this node starts (`open`) or ends: traffic a
+    /// client-side agent cannot predict.
+    Session {
+        /// Starts (true) or ends.
+        open: bool,
+    },
 }
 
 /// A middlebox and its scheduling state.
@@ -100,6 +106,14 @@ impl Middlebox {
             }
             (Middlebox::Cc(h), AppHint::ResponseSize { local, remote, bytes }) => {
                 h.agent.expect_response(now, local, remote, bytes);
+                true
+            }
+            (Middlebox::Cc(h), AppHint::Session { open: true }) => {
+                h.agent.open_session();
+                true
+            }
+            (Middlebox::Cc(h), AppHint::Session { open: false }) => {
+                h.agent.close_session(now);
                 true
             }
             (Middlebox::Tunnel(_), _) => false,

@@ -26,6 +26,9 @@ pub(crate) enum Call {
 impl Simulation {
     /// Runs handler `call` of flow `f` at `now`, then carries out its outputs.
     pub(crate) fn run_flow(&mut self, now: Time, f: FlowId, call: Call) {
+        if !self.agent_sessions.is_empty() {
+            self.agent_session(now, f, true);
+        }
         let base = self.work.len();
         {
             let mut cx = AppCtx::new(now, f, &mut self.stack, &self.net, &mut self.records[f as usize], &mut self.work);
@@ -79,6 +82,7 @@ impl Simulation {
             return;
         }
         r.completed_at = Some(now);
+        self.agent_session(now, f, false);
         self.mark_flow_done(now, f);
         self.unfinished_flows = self.unfinished_flows.saturating_sub(1);
         if self.unfinished_flows == 0 && self.stop_when_done {
@@ -93,9 +97,30 @@ impl Simulation {
             return;
         }
         r.failed_at = Some(now);
+        self.agent_session(now, f, false);
         self.unfinished_flows = self.unfinished_flows.saturating_sub(1);
         if self.unfinished_flows == 0 && self.stop_when_done {
             self.done_at = Some(now);
+        }
+    }
+
+    /// Flow `f` runs (`open`: its first handler is about to run) or is over: the CC agents at
+    /// its ends open or close its session, once each.
+    fn agent_session(&mut self, now: Time, f: FlowId, open: bool) {
+        for i in 0..self.agent_sessions.len() {
+            let s = self.agent_sessions[i];
+            if s.flow != f || s.closed || s.open == open {
+                continue;
+            }
+            // A session closes only after it opened (`s.open == open` skipped the others).
+            if open {
+                self.agent_sessions[i].open = true;
+            } else {
+                self.agent_sessions[i].closed = true;
+            }
+            if self.mboxes[s.mbox as usize].mbox.on_hint(now, AppHint::Session { open }) {
+                self.mboxes_dirty = true;
+            }
         }
     }
 

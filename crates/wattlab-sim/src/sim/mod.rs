@@ -107,6 +107,9 @@ pub struct Simulation {
     pub(crate) mboxes: Vec<MiddleboxSlot>,
     /// A middlebox saw input during the current event: collect its output after it.
     pub(crate) mboxes_dirty: bool,
+    /// Flows of datagrams with an end at a node that has a CC agent (`app_glue`): each is a
+    /// session of that agent from the flow's start to its end.
+    pub(crate) agent_sessions: Vec<AgentSession>,
     /// Outputs of the flows' handlers waiting to be carried out (a stack: see `app_glue`).
     pub(crate) work: Vec<AppOutput>,
     pub(crate) horizon: Time,
@@ -117,6 +120,19 @@ pub struct Simulation {
     pub(crate) sample_interval: Duration,
     /// The run was stopped by its controller before its end (`run_controlled`).
     pub(crate) interrupted: bool,
+}
+
+/// A flow of datagrams seen by the CC agent (middlebox `mbox`) at one of its ends.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AgentSession {
+    /// The flow.
+    pub flow: FlowId,
+    /// The agent's middlebox.
+    pub mbox: u32,
+    /// Opened at the flow's first wake-up.
+    pub open: bool,
+    /// Closed when the flow completed or gave up.
+    pub closed: bool,
 }
 
 /// How far a run has got, as its controller sees it between slices.

@@ -69,6 +69,7 @@ start = "1s"
         assert_eq!(cbr["datagrams_sent"], 200);
         assert_eq!(w.stats.dropped_asleep, 100 + 1, "{w:?}");
         assert_eq!(cbr["datagrams_received"], 100);
+        assert_eq!((&cbr["datagrams_lost"], &cbr["completed"]), (&100.into(), &false.into()), "a stream that lost datagrams is not completed");
         assert_eq!((&ping["datagrams_sent"], &ping["datagrams_received"]), (&1.into(), &0.into()), "the request went out, the reply was lost");
         let down = out.links.iter().find(|l| l.name == "hop:ap->client").unwrap();
         assert_eq!(down.stats.packets_sent, 201, "the AP never holds");
@@ -124,7 +125,7 @@ rate = "800kbps"
 packet_size = "1000B"
 duration = "2s"
 "#;
-        // The same run always awake: every datagram but the last (in flight at the end).
+        // The same run always awake: every datagram (the run waits for the last one).
         let cam = Simulation::from_toml(&text.replace("\"external\"", "\"cam\""), "ext.toml", Some(1), &[], &BuildOptions::default()).unwrap().run().unwrap().summary;
         let mut sim = Simulation::from_toml(text, "ext.toml", Some(1), &[], &BuildOptions::default()).unwrap();
         let iface = sim.wlans[0].sta_iface[1];
@@ -142,8 +143,9 @@ duration = "2s"
         let cbr = serde_json::to_value(&out.flows[0]).unwrap();
         assert_eq!(cbr["datagrams_sent"], 200);
         let cam_cbr = serde_json::to_value(&cam.flows[0]).unwrap();
-        assert_eq!(cam_cbr["datagrams_received"], 199);
-        assert_eq!(cbr["datagrams_received"], 199, "nothing lost asleep: {:?}", out.wlans[0].stations[0].stats);
+        assert_eq!((&cam_cbr["datagrams_received"], &cam_cbr["completed"]), (&200.into(), &true.into()));
+        assert_eq!(cbr["datagrams_received"], 200, "nothing lost asleep: {:?}", out.wlans[0].stations[0].stats);
+        assert_eq!((&cbr["datagrams_lost"], &cbr["completed"]), (&0.into(), &true.into()));
         let sta = &out.wlans[0].stations[1];
         assert_eq!((sta.power_save.as_str(), sta.stats.dozes), ("external", 1));
         assert!((999_000_000..=1_000_000_000).contains(&sta.stats.doze_ns), "{}", sta.stats.doze_ns);

@@ -123,13 +123,15 @@ def sensitivity_table(sens: pd.DataFrame, main: pd.DataFrame) -> pd.DataFrame:
     m = both.groupby(["variant", "arch"], sort=False).agg(
         card_j=("card_j", "mean"), radio_on_s=("radio_on_s", "mean"), first_residual_s=("first_residual_s", "mean"),
         polls=("polls", "mean"), radio_on_switches=("radio_on_switches", "mean"), completion_s=("completion_s", "mean"),
-        goodput_bps=("goodput_bps", "mean")).reset_index()
-    legacy = m[m["arch"] == "legacy"].set_index("variant")["card_j"]
+        goodput_bps=("goodput_bps", "mean"), completed=("completed", "all"), bytes=("bytes", "min")).reset_index()
+    legacy = m[m["arch"] == "legacy"].set_index("variant")
     rows = []
     for _, r in m[m["arch"] == "psna"].iterrows():
-        base = legacy.get(r["variant"], legacy["default"])
+        lg = legacy.loc[r["variant"]] if r["variant"] in legacy.index else legacy.loc["default"]
         e = next((x for x in SWITCH_J if switch_variant(x)[0] == r["variant"]), 0.0)
-        rows.append({**r.to_dict(), "switch_j": e, "legacy_card_j": base, "gain_factor": base / r["card_j"]})
+        same = bool(r["completed"] and lg["completed"] and r["bytes"] == lg["bytes"])
+        rows.append({**r.to_dict(), "switch_j": e, "legacy_card_j": lg["card_j"], "same_work": same,
+                     "gain_factor": lg["card_j"] / r["card_j"] if same else math.nan})
     return pd.DataFrame(rows)
 
 
@@ -142,7 +144,14 @@ def table(r: pd.DataFrame) -> pd.DataFrame:
         runs=("seed", "size"), completed=("completed", "all"), bytes=("bytes", "min"), **{c: (c, "mean") for c in cols},
         card_j_min=("card_j", "min"), card_j_max=("card_j", "max")).reset_index()
     legacy = t[t["arch"] == "legacy"].set_index("transfer")
-    t["gain_factor"] = [legacy.loc[x, "card_j"] / e for x, e in zip(t["transfer"], t["card_j"])]
-    t["reduction_percent"] = [100.0 * (1.0 - e / legacy.loc[x, "card_j"]) for x, e in zip(t["transfer"], t["card_j"])]
-    t["slowdown"] = [c / legacy.loc[x, "completion_s"] for x, c in zip(t["transfer"], t["completion_s"])]
+    # Equal work before a saving (wattlab.work): every run of both completed the transfer (the
+    # same bytes); otherwise no gain or reduction is computed (NaN).
+    t["same_work"] = [bool(c and legacy.loc[x, "completed"] and b == legacy.loc[x, "bytes"])
+                      for x, c, b in zip(t["transfer"], t["completed"], t["bytes"])]
+    ok = t["same_work"]
+    t["gain_factor"] = [legacy.loc[x, "card_j"] / e if s else math.nan for x, e, s in zip(t["transfer"], t["card_j"], ok)]
+    t["reduction_percent"] = [100.0 * (1.0 - e / legacy.loc[x, "card_j"]) if s else math.nan
+                              for x, e, s in zip(t["transfer"], t["card_j"], ok)]
+    t["slowdown"] = [c / legacy.loc[x, "completion_s"] if s else math.nan
+                     for x, c, s in zip(t["transfer"], t["completion_s"], ok)]
     return t

@@ -94,9 +94,13 @@ def _runs(sims: Sims, settings: list[tuple[dict, Download]], baseline: Callable[
             row = {**labels, **asdict(d), "seed": seed, **r}
             row["base_time_s"] = b["time_s"]
             row["base_energy_j"] = b["energy_j"]
-            row["norm_energy"] = r["energy_j"] / b["energy_j"]
-            row["norm_time"] = r["time_s"] / b["time_s"]
-            row["norm_oracle"] = r["oracle_j"] / b["energy_j"]
+            # Equal work before a saving (wattlab.work): both downloads delivered the whole
+            # file; otherwise the ratios are missing (NaN), never a saving for lost data.
+            row["same_work"] = bool(r["completed"] and b["completed"])
+            nan = math.nan
+            row["norm_energy"] = r["energy_j"] / b["energy_j"] if row["same_work"] else nan
+            row["norm_time"] = r["time_s"] / b["time_s"] if row["same_work"] else nan
+            row["norm_oracle"] = r["oracle_j"] / b["energy_j"] if row["same_work"] else nan
             row["saving"] = 1.0 - row["norm_energy"]
             row["slowdown"] = row["norm_time"] - 1.0
             rows.append(row)

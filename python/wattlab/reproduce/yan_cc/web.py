@@ -169,13 +169,30 @@ def wattlab_profile(name: str) -> dict[str, float]:
     return {"tx": p.tx_mw, "rx": p.rx_mw, "idle": p.idle_mw, "sleep": p.sleep_mw, "off": p.off_mw}
 
 
+def same_work(df: pd.DataFrame) -> pd.Series:
+    """Per run: did it do the work of baseline TCP's run of the same seed (the session
+    completed in both, the same bytes delivered)? A ratio to TCP is computed only there."""
+    base = df[df.policy == "tcp"].set_index("seed")
+    done = df.completed.astype(bool) & df.seed.map(base.completed).fillna(False).astype(bool)
+    return done & (df.bytes == df.seed.map(base.bytes))
+
+
+def _same_work_only(df: pd.DataFrame) -> pd.DataFrame:
+    """The runs that did TCP's work of their seed (and TCP's own): the only ones a saving
+    between policies compares (a seed missing from one side drops out of its ratios)."""
+    if not (df.policy == "tcp").any():
+        return df
+    return df[same_work(df) | (df.policy == "tcp")]
+
+
 def normalize_web(df: pd.DataFrame) -> pd.DataFrame:
     """Per seed, every policy's energy and download time over baseline TCP's, plus the
     oracle (the always-on run's oracle meter); medians over seeds."""
     base = df[df.policy == "tcp"].set_index("seed")
     out = df.copy()
-    out["energy_norm"] = out.energy_j / out.seed.map(base.energy_j)
-    out["time_norm"] = out.download_s / out.seed.map(base.download_s)
+    same = same_work(out)
+    out["energy_norm"] = (out.energy_j / out.seed.map(base.energy_j)).where(same)
+    out["time_norm"] = (out.download_s / out.seed.map(base.download_s)).where(same)
     oracle = base.reset_index()[["seed", "oracle_j", "download_s"]].assign(policy="oracle", energy_j=base.oracle_j.values)
     oracle["energy_norm"] = oracle.energy_j / oracle.seed.map(base.energy_j)
     oracle["time_norm"] = 1.0
@@ -186,6 +203,7 @@ def normalize_web(df: pd.DataFrame) -> pd.DataFrame:
 def rtt_cache_by_concurrency(df: pd.DataFrame) -> pd.DataFrame:
     """Fig. 10: energy of CC with the RTT cache relative to without it, per number of busy
     connections k (k = 0 is think time), medians over seeds."""
+    df = _same_work_only(df)
     cols = sorted({c for c in df.columns if c.startswith("energy_k")}, key=lambda c: int(c[8:-2]))
     rows = []
     for c in cols:
@@ -237,8 +255,11 @@ def web_points(df: pd.DataFrame) -> pd.DataFrame:
                "completed": bool(g.completed.all())}
         # The medians above are what the tables show; Fig. 9 draws the seeds' range around them
         # (``stats.interval`` of the median); the CSV also holds the mean and its 95 % CI.
-        per_seed = {"energy_norm": g.set_index("seed").energy_j / base.set_index("seed").energy_j,
-                    "time_norm": g.set_index("seed").download_s / base.set_index("seed").download_s}
+        # The oracle row is baseline TCP's own run; another policy's seeds count where they did
+        # TCP's work.
+        g_ok = g if r.policy == "oracle" else g[same_work(df).loc[g.index]]
+        per_seed = {"energy_norm": g_ok.set_index("seed").energy_j / base.set_index("seed").energy_j,
+                    "time_norm": g_ok.set_index("seed").download_s / base.set_index("seed").download_s}
         for col, ratio in per_seed.items():
             iv = stats.interval(ratio.dropna(), stats.MEDIAN, stats.NON_NEGATIVE)
             row[f"{col}_lo"], row[f"{col}_hi"] = iv.lo, iv.hi
@@ -261,6 +282,7 @@ def web_concurrency(df: pd.DataFrame) -> pd.DataFrame:
     medians of the absolute energy of cc, cc-nocache and tcp and the time at that k, CC's share
     of its session energy and CC's saving against TCP at that k; then two rows with the same
     for every k ≥ 1 together (``downloads``) and for the whole session (``session``)."""
+    df = _same_work_only(df)
     cc, nc = df[df.policy == "cc"].set_index("seed"), df[df.policy == "cc-nocache"].set_index("seed")
     tcp = df[df.policy == "tcp"].set_index("seed")
     if cc.empty or nc.empty:

@@ -36,6 +36,7 @@ pub const KIND: KindSpec = KindSpec {
         "tcp",
     ],
     required: &["client", "servers"],
+    datagrams: false,
     build,
 };
 
