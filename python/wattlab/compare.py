@@ -91,6 +91,7 @@ def print_compare(console, rows: list[dict]) -> None:
     from rich.markup import escape
 
     from wattlab.report import _fmt_bps, _table
+    from wattlab.tables import print_table
 
     key = rows[0]["key"]
     nodes = [c[len("energy_j["):-1] for c in rows[0] if c.startswith("energy_j[")]
@@ -123,4 +124,4 @@ def print_compare(console, rows: list[dict]) -> None:
     if lost:
         t.caption = escape("\n".join([*lost, "J/MB: energy per 10^6 bytes delivered by the node's flows"]))
         t.caption_justify = "left"
-    console.print(t)
+    print_table(console, t, keys=1)
