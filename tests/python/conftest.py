@@ -71,3 +71,26 @@ server = "server"
 bytes = "{bytes_}"
 {extra_flow}
 """
+
+
+def assert_markdown_tables_whole(text: str) -> int:
+    """Every Markdown table in ``text`` has as many cells in each row as in its header (a cell's
+    own ``|`` must be escaped as ``\\|``, as GitHub's table syntax reads it); returns the number
+    of tables seen."""
+    import re
+
+    def cells(line: str) -> int:
+        body = line.strip()[1:]
+        body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
+        return len(re.split(r"(?<!\\)\|", body))
+
+    tables, header = 0, None
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.startswith("|"):
+            header = None
+            continue
+        if header is None:
+            header, tables = cells(line), tables + 1
+        else:
+            assert cells(line) == header, f"line {n} has {cells(line)} cells, its header {header}: {line}"
+    return tables

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from wattlab.cli import app
 from wattlab.reproduce.hashimoto2013 import OUTPUT_FILES, claims, closed_form
+from conftest import assert_markdown_tables_whole
 
 
 @pytest.fixture(scope="module")
@@ -205,3 +206,10 @@ DESIGN = closed_form.design_conditions()
 ])
 def test_each_claim_reaches_each_verdict(claim, arg, verdict):
     assert claim(arg).verdict == verdict
+
+
+def test_every_summary_table_row_has_its_headers_cell_count(quick_run):
+    """A cell's own `|` (|x − y|) is escaped: no row of summary.md has more cells than its header."""
+    out = quick_run
+    text = (out / "summary.md").read_text()
+    assert assert_markdown_tables_whole(text) >= 5

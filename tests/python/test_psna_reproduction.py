@@ -16,6 +16,7 @@ import wattlab
 from wattlab import _core
 from wattlab.cli import app
 from wattlab.reproduce.anastasi_psna import OUTPUT_FILES, Config, claims, scenario
+from conftest import assert_markdown_tables_whole
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -128,3 +129,10 @@ def test_sensitivity_the_ten_packet_rule_sets_the_initial_wait(quick_run):
         assert r.card_j <= per_switch + 1e-6
         if r.switch_j <= 1.0:  # 565 ms or less: shorter than every sleep of transfer B
             assert r.card_j == pytest.approx(per_switch, rel=1e-9, abs=1e-6)
+
+
+def test_every_summary_table_row_has_its_headers_cell_count(quick_run):
+    """A cell's own `|` (|x − y|) is escaped: no row of summary.md has more cells than its header."""
+    out, _ = quick_run
+    text = (out / "summary.md").read_text()
+    assert assert_markdown_tables_whole(text) >= 3

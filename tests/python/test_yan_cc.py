@@ -14,6 +14,7 @@ from wattlab.reproduce.yan_cc import scenario
 from wattlab.reproduce.yan_cc.measure import CLIENT, FLOW, measure
 from wattlab.reproduce.runner import Job
 from wattlab import api
+from conftest import assert_markdown_tables_whole
 
 VERDICTS = {"agrees", "partly", "disagrees", "not tested"}
 
@@ -229,3 +230,18 @@ def test_full_preset_runs_the_seeds_web_and_fairness_experiments():
     from wattlab.reproduce.yan_cc import fairness
     mixes = fairness.mixes_from(cfg)
     assert len(mixes) == 20 + 9 and [("cc", 8), ("tcp", 8)] in mixes
+
+
+def test_every_summary_table_row_has_its_headers_cell_count(quick_run):
+    """A cell's own `|` (|x − y|) is escaped: no row of summary.md has more cells than its header."""
+    out, _ = quick_run
+    text = (out / "summary.md").read_text()
+    assert assert_markdown_tables_whole(text) >= 10
+    # The claim whose numbers read "max |energy − 1|" (issue 27: it spilled into extra columns),
+    # in summary.md and in `wattlab report`'s page.
+    row = next(line for line in text.splitlines() if line.startswith("| **bsd50-equals-tcp**"))
+    assert "\\|energy − 1\\|" in row
+    from wattlab.html_report import markdown
+
+    html_row = next(r for r in markdown(text).split("<tr>") if "bsd50-equals-tcp" in r)
+    assert html_row.count("<td>") == 5 and "|energy − 1|" in html_row

@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 from rich.console import Console
 
+from ... import markdown as md
 from .. import runner, stats
 from . import claims, experiments, figures, paper
 from .config import Config
@@ -99,29 +100,29 @@ def summary_markdown(cfg: Config, table: pd.DataFrame, ratios: pd.DataFrame, ver
         f"- Energy: both ends' {cfg.profile} radios, always on and under the oracle accounting policy (asleep whenever "
         "neither sending nor receiving, free transitions), per delivered MB.", "",
         "## Table 1, paper and wattlab (bytes per minute; means over runs)", "",
-        "| test | conditions | original data (paper / wattlab) | receiver overhead | sender bytes | total | effort overhead | J/MB always-on, oracle |",
-        "|---|---|---|---|---|---|---|---|",
+        *md.header("test", "conditions", "original data (paper / wattlab)", "receiver overhead", "sender bytes", "total",
+                   "effort overhead", "J/MB always-on, oracle"),
     ]
     for _, r in table.iterrows():
-        lines.append(
-            f"| {r.test} {r.protocol.upper()} | {r.conditions} | {_n(r.paper_original_data)} / {_n(r.original_data)} | "
-            f"{_n(r.paper_receiver_overhead)} / {_n(r.receiver_overhead)} | {_n(r.paper_sender_bytes)} / {_n(r.sender_bytes)} | "
-            f"{_n(r.paper_total)} / {_n(r.total)} | {r.paper_effort_overhead:.3f} / {r.effort_overhead:.3f} | "
-            f"{r.j_per_mb_always_on:.2f}, {r.j_per_mb_oracle:.2f} |")
+        lines.append(md.row(
+            f"{r.test} {r.protocol.upper()}", r.conditions, f"{_n(r.paper_original_data)} / {_n(r.original_data)}",
+            f"{_n(r.paper_receiver_overhead)} / {_n(r.receiver_overhead)}", f"{_n(r.paper_sender_bytes)} / {_n(r.sender_bytes)}",
+            f"{_n(r.paper_total)} / {_n(r.total)}", f"{r.paper_effort_overhead:.3f} / {r.effort_overhead:.3f}",
+            f"{r.j_per_mb_always_on:.2f}, {r.j_per_mb_oracle:.2f}"))
     lines += ["", "## WWP/TCP per set (paper / wattlab)", "",
-              "| set | conditions | original data | sender bytes | receiver overhead | EO TCP/WWP | J/MB WWP/TCP always-on | oracle |",
-              "|---|---|---|---|---|---|---|---|"]
+              *md.header("set", "conditions", "original data", "sender bytes", "receiver overhead", "EO TCP/WWP",
+                         "J/MB WWP/TCP always-on", "oracle")]
     for _, r in ratios.iterrows():
-        lines.append(
-            f"| {r['set']} | {r.conditions} | {r.paper_original_data:.2f} / {r.original_data:.2f} | "
-            f"{r.paper_sender_bytes:.2f} / {r.sender_bytes:.2f} | {r.paper_receiver_overhead:.3f} / {r.receiver_overhead:.3f} | "
-            f"{r.paper_effort_overhead_tcp_over_wwp:.2f} / {r.effort_overhead_tcp_over_wwp:.2f} | "
-            f"{r.j_per_mb_always_on:.2f} | {r.j_per_mb_oracle:.2f} |")
+        lines.append(md.row(
+            r['set'], r.conditions, f"{r.paper_original_data:.2f} / {r.original_data:.2f}",
+            f"{r.paper_sender_bytes:.2f} / {r.sender_bytes:.2f}", f"{r.paper_receiver_overhead:.3f} / {r.receiver_overhead:.3f}",
+            f"{r.paper_effort_overhead_tcp_over_wwp:.2f} / {r.effort_overhead_tcp_over_wwp:.2f}",
+            f"{r.j_per_mb_always_on:.2f}", f"{r.j_per_mb_oracle:.2f}"))
     lines += ["", "## Verdicts", "",
               f"{counts[claims.AGREES]} agree, {counts[claims.PARTLY]} partly, {counts[claims.DISAGREES]} disagree, "
               f"{counts[claims.UNTESTED]} not tested. Rule: {claims.RULE}.", "",
-              "| claim | verdict | the paper says | our test | our numbers |", "|---|---|---|---|---|"]
+              *md.header("claim", "verdict", "the paper says", "our test", "our numbers")]
     for c in verdicts:
-        lines.append(f"| {c.id} | **{c.verdict}** | {c.paper} | {c.test} | {c.evidence} |")
+        lines.append(md.row(c.id, f"**{c.verdict}**", c.paper, c.test, c.evidence))
     lines += ["", "## The paper's own inconsistencies", ""] + [f"- {s}" for s in paper.inconsistencies()] + [""]
     return "\n".join(lines)
