@@ -19,7 +19,7 @@ def live_app() -> None:
 
 
 POLICY_HELP = (
-    "Client radio policy: always-on (the AP forwards at once), cc (seed 000's client-centered agent on the "
+    "Client radio policy: always-on (the AP forwards at once), cc (paper 000's client-centered agent on the "
     "client's NFQUEUE; energy = replay of its radio schedule over the capture), psm (idealised PSM: the AP "
     "buffers and releases at each beacon), psna (a psna-read/psna-send flow's mobile switches the card off; energy = replay "
     "of its on/off schedule). Default: psna for a PSNA flow, always-on otherwise."

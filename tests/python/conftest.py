@@ -94,3 +94,15 @@ def assert_markdown_tables_whole(text: str) -> int:
         else:
             assert cells(line) == header, f"line {n} has {cells(line)} cells, its header {header}: {line}"
     return tables
+
+
+PAPER_CALLED_SEED = r"(?i)\bseed[ -]\d{3}\b|\bseed's\b|\bthe seed\b(?! papers?\b)"
+"""How text called a paper "seed" (issue 27: "seed 000" beside --seed, the random seed)."""
+
+
+def assert_paper_not_called_seed(text: str) -> None:
+    """``text`` calls a paper "paper 000" or "the paper", never "seed 000" or "the seed's"."""
+    import re
+
+    bad = [m.group(0) for m in re.finditer(PAPER_CALLED_SEED, text)]
+    assert not bad, f"a paper called seed: {bad[:5]}"

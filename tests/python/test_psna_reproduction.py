@@ -17,7 +17,7 @@ import wattlab
 from wattlab import _core
 from wattlab.cli import app
 from wattlab.reproduce.anastasi_psna import OUTPUT_FILES, Config, claims, scenario
-from conftest import assert_markdown_tables_whole
+from conftest import assert_markdown_tables_whole, assert_paper_not_called_seed
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -169,7 +169,9 @@ def test_sensitivity_the_ten_packet_rule_sets_the_initial_wait(quick_run):
 
 
 def test_every_summary_table_row_has_its_headers_cell_count(quick_run):
-    """A cell's own `|` (|x − y|) is escaped: no row of summary.md has more cells than its header."""
+    """A cell's own `|` (|x − y|) is escaped: no row of summary.md has more cells than its header;
+    and the paper is "paper 00N" or "the paper", never "seed" (the random seed's name)."""
     out, _ = quick_run
     text = (out / "summary.md").read_text()
+    assert_paper_not_called_seed(text)
     assert assert_markdown_tables_whole(text) >= 3

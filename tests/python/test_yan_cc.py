@@ -14,7 +14,7 @@ from wattlab.reproduce.yan_cc import scenario
 from wattlab.reproduce.yan_cc.measure import CLIENT, FLOW, measure
 from wattlab.reproduce.runner import Job
 from wattlab import api
-from conftest import assert_markdown_tables_whole
+from conftest import assert_markdown_tables_whole, assert_paper_not_called_seed
 
 VERDICTS = {"agrees", "partly", "disagrees", "not tested"}
 
@@ -129,7 +129,7 @@ def test_web_session_is_run_and_summarised(quick_run):
     # CC is below BSD-50 (the ordering holds); the verdict also weighs CC's saving against the
     # seed's 25 % (issue 15), which the quick 10-page session need not meet.
     assert claims.loc["web-cc-beats-bsd", "verdict"] in ("agrees", "partly")
-    assert "the seed's 'up to' 25 %" in claims.loc["web-cc-beats-bsd", "wattlab"]
+    assert "the paper's 'up to' 25 %" in claims.loc["web-cc-beats-bsd", "wattlab"]
     assert f"{pts.loc['cc', 'energy_norm']:.3f}" in claims.loc["web-cc-vs-psm", "wattlab"]
     assert "## Figs. 9–11: web browsing" in (out / "summary.md").read_text()
 
@@ -233,9 +233,11 @@ def test_full_preset_runs_the_seeds_web_and_fairness_experiments():
 
 
 def test_every_summary_table_row_has_its_headers_cell_count(quick_run):
-    """A cell's own `|` (|x − y|) is escaped: no row of summary.md has more cells than its header."""
+    """A cell's own `|` (|x − y|) is escaped: no row of summary.md has more cells than its header;
+    and the paper is "paper 00N" or "the paper", never "seed" (the random seed's name)."""
     out, _ = quick_run
     text = (out / "summary.md").read_text()
+    assert_paper_not_called_seed(text)
     assert assert_markdown_tables_whole(text) >= 10
     # The claim whose numbers read "max |energy − 1|" (issue 27: it spilled into extra columns),
     # in summary.md and in `wattlab report`'s page.

@@ -1,10 +1,10 @@
-"""Reproduction of seed 001: Anastasi, Conti, Lapenna, "A Power Saving Network Architecture for
+"""Reproduction of paper 001: Anastasi, Conti, Lapenna, "A Power Saving Network Architecture for
 Accessing the Internet from Mobile Computers: Design, Implementation and Measurements" (PSNA).
 
 ``run(cfg, out)`` runs the paper's transfers A (25,446 KB up) and B (2,519 KB down) at full
 length on the simulated Pisa–Perth path (docs/psna.md, "Simulator") under legacy TCP (card
 always on), PSNA, and the baselines the paper could not run (TCP with 802.11 PSM, TCP with
-seed 000's client-centered agent), and writes:
+paper 000's client-centered agent), and writes:
 
 - ``runs.csv``: every run (card energy in J and battery-seconds, completion, the PSNA extras:
   polls, sleeps, on/off switches, on-time in signalling, burst, initial wait, residual-time
@@ -95,7 +95,7 @@ def summary_markdown(cfg: Config, t: pd.DataFrame, verdicts: list[claims.Claim],
                      sens: pd.DataFrame | None = None) -> str:
     """The generated summary: setup, Tables 1–2 beside the paper's, the extras, the claims."""
     lines = [
-        "# Seed 001 (Anastasi, Conti, Lapenna: PSNA) reproduced by wattlab", "", runner.provenance_line(), "",
+        "# Paper 001 (Anastasi, Conti, Lapenna: PSNA) reproduced by wattlab", "", runner.provenance_line(), "",
         f"{'Quick preset' if cfg.quick else 'Full run'}: {n_runs} simulations in {wall_s:.1f} s wall time; "
         f"{cfg.seeds} seed(s) per row from seed {cfg.base_seed}; transfers at full length.", "",
         "## Setup", "",

@@ -1,4 +1,4 @@
-"""Reproduction of seed 002: M. Hashimoto, "Transport-Layer Solutions for Achieving Fairness and
+"""Reproduction of paper 002: M. Hashimoto, "Transport-Layer Solutions for Achieving Fairness and
 Energy Efficiency in Wireless LANs", PhD thesis, Osaka University, 2013 — Ch. 2 (ACK-loss-aware
 TCP for WLAN fairness) and Ch. 3 (energy model of one TCP flow over 802.11a).
 
@@ -154,7 +154,7 @@ def summary_markdown(cfg: Config, tables: dict, verdicts: list[claims.Claim], wa
     t21, t23, f, t31 = tables["table21"], tables["table23"], tables["fairness"], tables["table31"]
     je = tables["jain_example"]
     lines = [
-        "# Seed 002 (Hashimoto 2013, Ch. 2–3) reproduced by wattlab", "", runner.provenance_line(), "",
+        "# Paper 002 (Hashimoto 2013, Ch. 2–3) reproduced by wattlab", "", runner.provenance_line(), "",
         f"{'Quick preset' if cfg.quick else 'Full run'}: {n_runs} simulations in {wall_s:.1f} s wall time. Fairness: "
         f"{cfg.seeds} seed(s) from {cfg.base_seed}, {cfg.duration_s:g} s runs averaged over {cfg.warmup_s:g}–{cfg.duration_s:g} s; "
         f"model vs simulator: {cfg.energy_seeds} seed(s) per point; Table 3.1: {cfg.table31_seeds} seed(s) × "

@@ -1,4 +1,4 @@
-"""Reproduction of seed 002 Ch. 4 (Hashimoto, PhD thesis, Osaka University, 2013): SCTP
+"""Reproduction of paper 002 Ch. 4 (Hashimoto, PhD thesis, Osaka University, 2013): SCTP
 tunneling for many TCP flows, model and simulator (issue 21).
 
 ``run(cfg, out)`` evaluates the power model (:mod:`wattlab.models.sctp_tunnel`, Eqs. 4.1–4.14
@@ -175,7 +175,7 @@ def summary_markdown(cfg: Config, tables: dict[str, pd.DataFrame], verdicts: lis
     counts = {v: sum(c.verdict == v for c in verdicts) for v in (claims.AGREES, claims.PARTLY, claims.DISAGREES, claims.UNTESTED)}
     ran = mvs[mvs.sim_runs.notna()]
     lines = [
-        "# Seed 002 Ch. 4 (Hashimoto 2013, SCTP tunneling) reproduced by wattlab: "
+        "# Paper 002 Ch. 4 (Hashimoto 2013, SCTP tunneling) reproduced by wattlab: "
         + ("model and simulator" if simulated_here else "model side"), "",
         runner.provenance_line(), "",
         f"{'Quick preset' if cfg.quick else 'Full run'}: the analytic model (`wattlab.models.sctp_tunnel`) over "

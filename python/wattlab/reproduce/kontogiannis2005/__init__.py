@@ -1,4 +1,4 @@
-"""Reproduction of seed 003: Kontogiannis, Mamatras, Psaras, Tsaoussidis, "Measuring Transport
+"""Reproduction of paper 003: Kontogiannis, Mamatras, Psaras, Tsaoussidis, "Measuring Transport
 Protocol Potential for Energy Efficiency" (2005).
 
 ``run(cfg, out)`` measures Thr_max, runs Experiment 1 (six TCP variants, one flow, error rate
@@ -103,7 +103,7 @@ def summary_markdown(cfg: Config, p1: pd.DataFrame, p2: pd.DataFrame, verdicts: 
     """The generated summary: setup, headline numbers, and one line per claim."""
     counts = {v: sum(c.verdict == v for c in verdicts) for v in (claims.AGREES, claims.PARTLY, claims.DISAGREES, claims.UNTESTED)}
     lines = [
-        "# Seed 003 (Kontogiannis et al. 2005) reproduced by wattlab",
+        "# Paper 003 (Kontogiannis et al. 2005) reproduced by wattlab",
         "",
         runner.provenance_line(),
         "",

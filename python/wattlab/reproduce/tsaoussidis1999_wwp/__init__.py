@@ -1,4 +1,4 @@
-"""Reproduction of seed 004: Tsaoussidis, Badr & Verma, "Wave & Wait Protocol (WWP): An
+"""Reproduction of paper 004: Tsaoussidis, Badr & Verma, "Wave & Wait Protocol (WWP): An
 Energy-Saving Transport Protocol for Mobile IP-Devices" (ICNP '99), Table 1.
 
 ``run(cfg, out)`` runs the 7 sets × {TCP Tahoe, WWP} as one-minute streams of 1024-byte
@@ -85,7 +85,7 @@ def summary_markdown(cfg: Config, table: pd.DataFrame, ratios: pd.DataFrame, ver
     """The generated summary: setup, Table 1 beside the paper's, ratios, verdicts, inconsistencies."""
     counts = {v: sum(c.verdict == v for c in verdicts) for v in (claims.AGREES, claims.PARTLY, claims.DISAGREES, claims.UNTESTED)}
     lines = [
-        "# Seed 004 (Tsaoussidis, Badr & Verma 1999, WWP) Table 1 reproduced by wattlab", "",
+        "# Paper 004 (Tsaoussidis, Badr & Verma 1999, WWP) Table 1 reproduced by wattlab", "",
         runner.provenance_line(), "",
         f"{'Quick preset' if cfg.quick else 'Full run'}: {n_runs} one-minute simulations in {wall_s:.1f} s wall time; "
         f"{cfg.seeds} seed(s); VDROP phase offsets {', '.join(f'{f:g}' for f in cfg.phase_offsets)} of the on/off cycle.", "",

@@ -1,8 +1,8 @@
-"""Reproduction of seed 000: Yan et al., client-centered ("CC") energy saving for a WLAN client's
-TCP downloads (notes/000.md; the seed's §IV-F, large file downloads; §IV-E, web browsing; §IV-D,
+"""Reproduction of paper 000: Yan et al., client-centered ("CC") energy saving for a WLAN client's
+TCP downloads (notes/000.md; the paper's §IV-F, large file downloads; §IV-E, web browsing; §IV-D,
 fairness and friendliness).
 
-``run(cfg, out)`` simulates the seed's DummyNet testbed (``scenario.py``) for every experiment
+``run(cfg, out)`` simulates the paper's DummyNet testbed (``scenario.py``) for every experiment
 of ``downloads.EXPERIMENTS`` and writes:
 
 - ``runs.csv``: every simulation (all experiments), normalized to its baseline TCP run;
@@ -18,7 +18,7 @@ of ``downloads.EXPERIMENTS`` and writes:
   Jain's index, spread, bottleneck queue), ``fairness_flows.csv`` (per flow: goodput normalized
   to its run's mean, download time), ``fig06_fairness.png``, ``fig07_friendliness.png``,
   ``fig08_queues.png``;
-- ``claims.csv`` and ``summary.md``: the seed's numbers beside wattlab's, a verdict and the
+- ``claims.csv`` and ``summary.md``: the paper's numbers beside wattlab's, a verdict and the
   likely reason for each gap;
 - ``config.json``: every parameter.
 
@@ -197,7 +197,7 @@ def summary_markdown(cfg: Config, pts: dict[str, pd.DataFrame], verdicts: list[c
     """The generated summary: setup, verdicts, then each figure's numbers and the agent's counters."""
     counts = {v: sum(c.verdict == v for c in verdicts) for v in (claims.AGREES, claims.PARTLY, claims.DISAGREES, claims.UNTESTED)}
     lines = [
-        "# Seed 000 (Yan et al.): client-centered energy saving, reproduced by wattlab",
+        "# Paper 000 (Yan et al.): client-centered energy saving, reproduced by wattlab",
         "",
         runner.provenance_line(),
         "",
@@ -205,7 +205,7 @@ def summary_markdown(cfg: Config, pts: dict[str, pd.DataFrame], verdicts: list[c
         f"({workers} worker{'s' if workers != 1 else ''}); {cfg.seeds} seed(s) per point (seeds {cfg.base_seed}…"
         f"{cfg.base_seed + cfg.seeds - 1}); files of {cfg.file_bytes / 1e6:g} MB.",
         "Energy and time are normalized to baseline TCP: the same scenario and seed with the WNIC always on "
-        "(`cam`). Tables show the median over seeds (the seed reports the median of ≥ 3 runs) and the figures "
+        "(`cam`). Tables show the median over seeds (the paper reports the median of ≥ 3 runs) and the figures "
         "the seeds' range (min–max) around it; the CSV files also hold the mean and its 95 % confidence interval.",
         "",
         "## Setup",
@@ -252,7 +252,7 @@ def summary_markdown(cfg: Config, pts: dict[str, pd.DataFrame], verdicts: list[c
         *md.header("claim", "paper", "wattlab", "verdict", "likely reason for the gap"),
     ]
     for c in verdicts:
-        lines.append(md.row(f"**{c.id}**: {c.claim}", c.seed, c.wattlab, f"**{c.verdict}**", c.reason))
+        lines.append(md.row(f"**{c.id}**: {c.claim}", c.paper, c.wattlab, f"**{c.verdict}**", c.reason))
     lines += ["", *_table1_section(cfg, pts["table1"]), "", *_fig14_section(pts["fig14"]), "",
               *_fig15_section(cfg, pts["fig14"]), "", *_simple_section("Fig. 16: RTT variation (60 ms, 0.1 %)",
                                                                         pts["fig16"], "variation", lambda v: PEAK[v]),
@@ -372,7 +372,7 @@ def _fig18_section(p: pd.DataFrame) -> list[str]:
 
 def _sites_section(p: pd.DataFrame) -> list[str]:
     out = ["## Figs. 12/13: the Internet sites as scenarios", "",
-           "Base RTT and the seed's *average* window (as the receive buffer), no loss. Normalized energy / time "
+           "Base RTT and the paper's *average* window (as the receive buffer), no loss. Normalized energy / time "
            "(medians).", "", *md.header("site", "RTT", "window", "CC off-peak", "PSM off-peak", "CC peak", "PSM peak")]
     if p.empty:
         return out + [md.row("(not run)", *[""] * 6)]
@@ -404,7 +404,7 @@ def _crossover_section(cfg: Config, p: pd.DataFrame) -> list[str]:
 
 def _window_section(p: pd.DataFrame) -> list[str]:
     out = ["## Sensitivity: the RTT × loss grid with smaller windows (CC)", "",
-           "Averages over RTTs and loss rates of the normalized medians (the seed calls 32 KB a typical window).", "",
+           "Averages over RTTs and loss rates of the normalized medians (the paper calls 32 KB a typical window).", "",
            *md.header("window", "period", "saved", "time added", "reverted (mean per run)")]
     cc = p[p.policy == "cc"] if not p.empty else p
     if cc.empty:
@@ -418,7 +418,7 @@ def _window_section(p: pd.DataFrame) -> list[str]:
 def _reversion_section(p: pd.DataFrame) -> list[str]:
     out = ["## Sensitivity: CC without the reversion on loss", "",
            "The lossy points of the RTT × loss grid with `lossy_windows_to_revert` never reached (`cc-norevert`) "
-           "beside the seed's reading (`cc`, 3 windows). Normalized energy / time (medians), mean `reverted` and "
+           "beside the paper's reading (`cc`, 3 windows). Normalized energy / time (medians), mean `reverted` and "
            "packets lost asleep per run.", "",
            *md.header("period", "RTT", "loss", "cc", "cc-norevert")]
     if p.empty:
@@ -442,8 +442,8 @@ def _web_section(cfg: Config, pts: dict[str, pd.DataFrame]) -> list[str]:
     out += [f"{cfg.web_pages} pages per session, {len(tcp)} sessions (seeds); per session (medians over seeds): "
             f"{tcp.objects.median():.0f} objects, {tcp.bytes.median() / 1e6:.2f} MB, "
             f"{tcp.session_s.median():.0f} s in all of which {tcp.download_s.median():.1f} s loading pages "
-            f"(seed: 558 objects, 2.79 MB, 5,400 s). Energy is the whole session's (pages and think times); "
-            "time is the sum of the page load times (the seed's transmission time). Both are normalized to TCP "
+            f"(paper: 558 objects, 2.79 MB, 5,400 s). Energy is the whole session's (pages and think times); "
+            "time is the sum of the page load times (the paper's transmission time). Both are normalized to TCP "
             "(always on) per seed, then the median over seeds; the oracle is the TCP run's `oracle` meter.", ""]
     for scale, g in wp.groupby("think_scale_s", sort=False):
         tag = "configured" if np.isclose(scale, cfg.web_think_scale_s) else "sensitivity"
@@ -458,7 +458,7 @@ def _web_section(cfg: Config, pts: dict[str, pd.DataFrame]) -> list[str]:
     out += ["### Fig. 10: the RTT cache by number of busy connections", "",
             "k = connections with a request outstanding (0 = think time). Energy medians over seeds (J per session); "
             "`cache saving` = 1 − E(cc) / E(cc-nocache) at that k (median of per-seed ratios); `CC vs TCP` = 1 − "
-            "E(cc) / E(tcp). Seed: 13 % at 3, 32 % at 4, ≈ 10 % overall.", "",
+            "E(cc) / E(tcp). Paper: 13 % at 3, 32 % at 4, ≈ 10 % overall.", "",
             *md.header("k", "time (s)", "TCP (J)", "CC without cache (J)", "CC (J)", "cache saving", "CC vs TCP")]
     for r in conc.itertuples():
         k = str(int(r.k)) if r.scope == "k" else ("all ≥ 1 (pages)" if r.scope == "downloads" else "session")
@@ -475,7 +475,7 @@ def _fairness_section(cfg: Config, pts: dict[str, pd.DataFrame]) -> list[str]:
     out += [f"n clients download {cfg.fairness_file_bytes / 1e6:g} MB each through one {cfg.fairness_bottleneck_mbps:g} Mb/s "
             f"FIFO bottleneck ({cfg.fairness_bottleneck_queue} packets) into the AP, {cfg.fairness_rtt_ms:g} ms RTT, each on "
             f"its own {cfg.hop_rate_mbps:g} Mb/s hop, starting within {cfg.fairness_start_spread_ms:g} ms. Goodput is normalized "
-            "to the mean of its run (seed Fig. 6). Medians over seeds.", "",
+            "to the mean of its run (paper's Fig. 6). Medians over seeds.", "",
             "### Fig. 6: n flows of one kind", "",
             *md.header("n", "CC std. dev.", "TCP std. dev.", "CC spread (max − min)", "TCP spread", "CC Jain", "TCP Jain",
                        "CC queue", "TCP queue")]
@@ -570,17 +570,17 @@ def _limits() -> list[str]:
     return [
         "## What wattlab does not model here",
         "",
-        "- **The seed's AP** (Fig. 17): the `wlan` medium shares the air and the AP's buffer with fair queueing "
-        "between power-saving and regular stations (equal weights: the seed gives none); its 802.11a BSS at 48 Mb/s "
-        "carries about the seed's 20 Mb/s. The `hop` medium keeps the first reproduction's setting (a FIFO 20 Mb/s "
+        "- **The paper's AP** (Fig. 17): the `wlan` medium shares the air and the AP's buffer with fair queueing "
+        "between power-saving and regular stations (equal weights: the paper gives none); its 802.11a BSS at 48 Mb/s "
+        "carries about the paper's 20 Mb/s. The `hop` medium keeps the first reproduction's setting (a FIFO 20 Mb/s "
         "link into the AP, then a hop per client).",
-        "- **The seed's ns-2 wireless runs** (Table I, 'wireless' column): only the wired/DummyNet column is simulated.",
+        "- **The paper's ns-2 wireless runs** (Table I, 'wireless' column): only the wired/DummyNet column is simulated.",
         "- **Real Internet paths** (Fig. 13): each site is a fixed base RTT, its average window as the receive buffer and "
         "the same gamma jitter model; no cross traffic, no loss, no window or route changes within a download.",
-        "- **The seed's web sites** (Figs. 9–11): 100 pages of the Alexa top 20 sites and their sub-sites on the real "
+        "- **The paper's web sites** (Figs. 9–11): 100 pages of the Alexa top 20 sites and their sub-sites on the real "
         "Internet, peak and off-peak; here a synthetic session over 3 sites with fixed RTTs (`kind = \"web\"`), every "
-        "object of a page from the page's site, no peak-hour jitter, and think times much shorter than the seed's "
+        "object of a page from the page's site, no peak-hour jitter, and think times much shorter than the paper's "
         "(its parameters are illegible); per-site results (Fig. 11's best and worst five) have no counterpart.",
         "- **PSM's beacon reception in think time**: `ideal-psm` wakes only when something is held, for free.",
-        "- **The seed's ns-2 fairness set-up** (Figs. 6–8): a FIFO drop-tail dumbbell of our choosing, no WFQ.",
+        "- **The paper's ns-2 fairness set-up** (Figs. 6–8): a FIFO drop-tail dumbbell of our choosing, no WFQ.",
     ]
