@@ -121,7 +121,7 @@ def yan_cc(out, quick, seeds, seed, jobs, scheduler, max_runs, overwrite, as_jso
         _print_json(res.claims)
         return
     table = Table(title=f"Paper 000 claims: wattlab's verdicts ({res.simulations} simulations)", show_lines=True)
-    for col in ("claim", "seed", "wattlab", "verdict"):
+    for col in ("claim", "paper", "wattlab", "verdict"):
         table.add_column(col, overflow="fold")
     for c in res.claims:
         table.add_row(escape(c.id), escape(c.paper), escape(c.wattlab), f"[{VERDICT_STYLE.get(c.verdict, '')}]{c.verdict}[/]")

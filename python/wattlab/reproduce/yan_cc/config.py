@@ -98,7 +98,7 @@ SITES = (
     Site("research.msft.com", 84, 17),
     Site("inria.fr", 114, 61),
 )
-"""Seed Fig. 12, in order of increasing RTT (the order of its Fig. 13)."""
+"""The paper's Fig. 12, in order of increasing RTT (the order of its Fig. 13)."""
 
 
 @dataclass
@@ -119,13 +119,13 @@ class Config:
     fig14_policies: list[str]
     """Policies of the RTT × loss grid (paper's Fig. 15: CC, PSM, BSD-50)."""
     fig16_variations: list[str]
-    """Seed Fig. 16: no variation, gamma, 2var."""
+    """The paper's Fig. 16: no variation, gamma, 2var."""
     fig17_competitors: list[int]
-    """Seed Fig. 17: 0–5 competing plain TCP clients."""
+    """The paper's Fig. 17: 0–5 competing plain TCP clients."""
     fig17_policies: list[str]
     """The energy-aware client of Fig. 17 (plus 'cam': the same client as plain TCP)."""
     fig18_rates_mbps: list[float]
-    """Seed Fig. 18: AP bandwidths 4, 10, 20, 40 Mb/s."""
+    """The paper's Fig. 18: AP bandwidths 4, 10, 20, 40 Mb/s."""
     fig18_losses: list[float]
     """Loss rates of Fig. 18 (paper: 'various loss rates')."""
     sites: list[str]
