@@ -106,3 +106,12 @@ def assert_paper_not_called_seed(text: str) -> None:
 
     bad = [m.group(0) for m in re.finditer(PAPER_CALLED_SEED, text)]
     assert not bad, f"a paper called seed: {bad[:5]}"
+
+
+def assert_summary_readable(out: Path, min_tables: int) -> str:
+    """A reproduction's ``out/summary.md``: at least ``min_tables`` tables, each row with its
+    header's cell count, and no paper called "seed"; returns its text."""
+    text = (out / "summary.md").read_text()
+    assert_paper_not_called_seed(text)
+    assert assert_markdown_tables_whole(text) >= min_tables
+    return text
