@@ -96,7 +96,7 @@ def print_compare(console, rows: list[dict]) -> None:
     key = rows[0]["key"]
     nodes = [c[len("energy_j["):-1] for c in rows[0] if c.startswith("energy_j[")]
     t = _table(f"{key}: each value against the first ({rows[0]['value']}), same scenario and seed {rows[0]['seed']}")
-    t.add_column(key, justify="left")
+    t.add_column(key.rsplit(".", 1)[-1], justify="left")  # the title names the whole key
     for n in nodes:
         t.add_column(f"energy {n} (J)", justify="right")
         t.add_column(f"J/MB {n}", justify="right")

@@ -107,6 +107,16 @@ def test_the_tunnel_and_trace_tables_are_readable_at_80_columns(recorder):
         assert_readable(table, keys, parts)
 
 
+def test_run_compare_is_readable_at_80_columns(recorder):
+    from wattlab.compare import compare, print_compare
+
+    rows = compare(SCENARIOS / "demo.toml", "wireless.wlan.power_save", ["cam", "psm"], overrides=["flow.0.bytes=100000"])
+    print_compare(_console(), rows)
+    (table, keys, parts), = recorder.tables
+    assert_readable(table, keys, parts)
+    assert sum(isinstance(p, Table) for p in parts) == 1, "one table: the key's last name heads its column"
+
+
 def test_live_compare_headers_are_words_with_units_not_cut_column_names(recorder):
     # The frame `wattlab.live.compare` returns (its columns, in its order).
     rows = []
