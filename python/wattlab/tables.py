@@ -10,6 +10,8 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from wattlab import units
+
 _WIDE = 100_000
 """A width no table reaches: what a cell needs is measured without the console's limit."""
 
@@ -127,15 +129,9 @@ def _part(table: Table, sizes: list[_Sizes], idx: list[int], widths: dict[int, i
     return t
 
 
-UNITS = {"s": "s", "ms": "ms", "us": "µs", "ns": "ns", "j": "J", "nj": "nJ", "mw": "mW", "w": "W", "mbps": "Mb/s",
-         "kbps": "kb/s", "bps": "b/s", "kBps": "kB/s", "pct": "%", "bytes": "B"}
-"""Unit suffixes of wattlab's column names (``energy_j``) and how a header writes them."""
-
-
 def column_header(name: str) -> str:
-    """A column name as a table header: words, and its unit suffix in parentheses
-    (``transfer_time_s`` → ``transfer time (s)``, ``goodput_mbps`` → ``goodput (Mb/s)``)."""
-    words = name.split("_")
-    if len(words) > 1 and words[-1] in UNITS:
-        return " ".join(words[:-1]) + f" ({UNITS[words[-1]]})"
-    return " ".join(words)
+    """A column name as a terminal table's header: its name and unit from the units table
+    (:func:`wattlab.units.describe`: ``transfer_time_s`` → ``transfer time (s)``,
+    ``goodput_mbps`` → ``goodput (Mb/s)``); a fraction's header names no unit (its cells say %)."""
+    q = units.describe(name)
+    return q.name if q.unit in (None, units.FRACTION) else f"{q.name} ({q.unit})"
