@@ -101,7 +101,7 @@ def print_compare(console, rows: list[dict]) -> None:
         t.add_column(f"energy {n} (J)", justify="right")
         t.add_column(f"J/MB {n}", justify="right")
         t.add_column(f"saving {n}", justify="right")
-    for col in ("completion (s)", "slowdown", "goodput", "completed"):
+    for col in ("time (s)", "slowdown", "goodput", "completed"):
         t.add_column(col, justify="right")
     for i, r in enumerate(rows):
         cells = [escape(str(r["value"]))]
