@@ -275,8 +275,10 @@ class RunResult:
         """Each flow's energy at the radios of its end nodes, one row per (flow, end radio,
         meter): the radio's energy from the run's start to the flow's completion
         (``to_completion_nj`` exact to the nJ, ``to_completion_j``; missing / NaN if the flow did
-        not complete) and the flow's attributed ``own`` and ``tail`` energy (docs/energy.md,
-        "Energy of a flow"). Empty if no flow has a radio at an end."""
+        not complete) and, over the whole run, the flow's attributed ``own`` and ``tail`` energy,
+        the ``other_flows``' and the ``unattributed`` rest (beacons, PS-Polls, before the first
+        frame), which sum to ``run_total`` (docs/design.md, "Energy of a flow"). Empty if no
+        flow has a radio at an end."""
         return frame(self._raw["flow_energy"])
 
     def energy(self, policy: str = "always-on", node: str | None = None) -> float:

@@ -8,6 +8,7 @@ work; progress, notes, warnings and errors go to stderr.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -16,8 +17,19 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-console = Console(width=None if sys.stdout.isatty() else 120)
-"""Tables and results (a fixed width when piped, so output is stable)."""
+
+
+def piped_width() -> int | None:
+    """The width of stdout's tables: the terminal's (None: rich asks it), else ``COLUMNS`` if
+    set, else 80, so piped output is stable and reads in any terminal."""
+    if sys.stdout.isatty():
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else 80
+
+
+console = Console(width=piped_width())
+"""Tables and results (80 columns or ``COLUMNS`` when piped; tables fit it, wattlab.tables)."""
 
 err_console = Console(stderr=True)
 """Progress, notes, warnings and errors."""

@@ -9,6 +9,7 @@ import click
 from rich.markup import escape
 
 from wattlab.cli_common import EXIT_FAILED, EXIT_INTERRUPTED, PATH, console, fail, note, progress, warn
+from wattlab.tables import new_table, print_table
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -18,7 +19,7 @@ def live_app() -> None:
 
 
 POLICY_HELP = (
-    "Client radio policy: always-on (the AP forwards at once), cc (seed 000's client-centered agent on the "
+    "Client radio policy: always-on (the AP forwards at once), cc (paper 000's client-centered agent on the "
     "client's NFQUEUE; energy = replay of its radio schedule over the capture), psm (idealised PSM: the AP "
     "buffers and releases at each beacon), psna (a psna-read/psna-send flow's mobile switches the card off; energy = replay "
     "of its on/off schedule). Default: psna for a PSNA flow, always-on otherwise."
@@ -38,8 +39,6 @@ LIMIT_HELP = (
 
 def _print_wwp(res, quiet: bool = False) -> None:
     """A live WWP run: the flow's delivered data and the paper's byte counts."""
-    from rich.table import Table
-
     from wattlab import report
 
     p, w = res.plan, res.summary()["wwp"]
@@ -49,7 +48,7 @@ def _print_wwp(res, quiet: bool = False) -> None:
         f"data {ok} ({res.delivered_bytes:,} B, sha256 {res.receiver['delivered_sha256'][:12]}…)  "
         f"{'closed' if res.closed else 'not closed (' + escape(res.sender['outcome']) + ')'}  ({res.wall_time_s:.1f} s wall)"
     )
-    t = Table(title="Flows", title_justify="left")
+    t = new_table("Flows")
     cols = ("flow", "kind", "delivered", "in window", "per min", "sender bytes", "recv overhead", "effort overhead",
             "retx", "waves 1/2/3", "probes", "nacked")
     for col in cols:
@@ -61,7 +60,7 @@ def _print_wwp(res, quiet: bool = False) -> None:
         "-" if eo is None else f"{eo:.4f}", str(w["retransmitted_segments"]), "/".join(str(x) for x in w["waves_sent"][1:]),
         str(w["probe_cycles"]), str(w["nacked_segments"]),
     )
-    console.print(t)
+    print_table(console, t, keys=1)
     late = max(res.sender['timer_late_max_us'], res.receiver['timer_late_max_us'])
     _print_udp_tail(res, f"WWP timers up to {late:.0f} µs late", quiet)
 
@@ -87,30 +86,26 @@ def _print_udp_tail(res, what: str, quiet: bool) -> None:
 
 def _print_psna(res, quiet: bool = False) -> None:
     """A live PSNA run: completion, the card's on-time and energy, the protocol's counters."""
-    from rich.table import Table
-
     p, w = res.plan, res.summary()["psna"]
     ok = "[green]verified[/]" if res.verified else "[bold red]NOT VERIFIED[/]"
     console.print(
         f"[bold]{escape(p['scenario'])}[/] live PSNA {escape(p['kind'])}  data {ok} ({int(p['bytes']):,} B)  "
         f"({res.wall_time_s:.1f} s wall)"
     )
-    t = Table(title="Flows", title_justify="left")
+    t = new_table("Flows")
     cols = ("flow", "kind", "completion (s)", "radio on (s)", "energy (J)", "polls", "sleeps", "switches", "retx", "first residual (s)")
     for col in cols:
         t.add_column(col, justify="left" if col in ("flow", "kind") else "right")
     f = lambda v, fmt: "-" if v is None else format(v, fmt)  # noqa: E731
     t.add_row(escape(p["flow"]), escape(p["kind"]), f(w["completion_s"], ".3f"), f"{w['radio_on_s']:.3f}", f(w["energy_j"], ".2f"),
               str(w["polls"]), str(w["sleeps"]), str(w["radio_switches"]), str(w["retransmissions"]), f(w["first_residual_s"], ".3f"))
-    console.print(t)
+    print_table(console, t, keys=1)
     _print_udp_tail(res, f"{w['dropped_radio_off']} frame(s) reached the card while it was off", quiet)
 
 
 def _print_tunnel(res, quiet: bool = False) -> None:
     """A live SCTP-tunnel run: each flow's bytes and digest check, the tunnel ends' counters,
     the client's awake time and energy."""
-    from rich.table import Table
-
     from wattlab import report
 
     p = res.plan
@@ -120,14 +115,14 @@ def _print_tunnel(res, quiet: bool = False) -> None:
         f"{len(res.flows)} TCP flows, data {ok}  radio awake {res.awake_s:.3f} s of {res.window_s:.1f} s "
         f"({res.wakes} wake-ups)  ({res.wall_time_s:.1f} s wall)"
     )
-    t = Table(title="Flows", title_justify="left")
+    t = new_table("Flows")
     for col in ("flow", "direction", "sent", "received", "goodput", "sha256", "verified"):
         t.add_column(col, justify="left" if col in ("flow", "direction", "sha256") else "right")
     for r in res.flows.to_dict("records"):
         t.add_row(escape(r["flow"]), r["direction"], f"{r['bytes_sent']:,}", f"{r['bytes_received']:,}",
                   report._fmt_bps(8 * r["goodput_Bps"]), r["sha256_received"][:12] + "…", "yes" if r["verified"] else "[red]no[/]")
-    console.print(t)
-    t = Table(title="Tunnel ends", title_justify="left")
+    print_table(console, t, keys=1)
+    t = new_table("Tunnel ends")
     cols = ("end", "inner in", "delivered", "SCTP sent", "SACKs (on DATA)", "retx", "triggers", "dropped")
     for col in cols:
         t.add_column(col, justify="left" if col == "end" else "right")
@@ -136,7 +131,7 @@ def _print_tunnel(res, quiet: bool = False) -> None:
         t.add_row(end, f"{s_['inner_in']:,}", f"{s_['inner_delivered']:,}", f"{s_['packets_sent']:,}",
                   f"{s_['sacks_sent']:,} ({s_['sacks_piggybacked']:,})", str(s_["timeout_retransmissions"] + s_["fast_retransmissions"]),
                   str(r["triggers"]), str(r["udp_dropped"]))
-    console.print(t)
+    print_table(console, t, keys=1)
     report.print_energy(console, res.radios().to_dict("records"))
     if res.host_late_max_ms > 5.0:
         warn(f"the host ran up to {res.host_late_max_ms:.1f} ms behind: packets met delays the scenario does not have")
@@ -144,8 +139,6 @@ def _print_tunnel(res, quiet: bool = False) -> None:
 
 
 def _print_result(res, quiet: bool = False) -> None:
-    from rich.table import Table
-
     from wattlab import report
 
     if hasattr(res, "receiver"):
@@ -163,14 +156,14 @@ def _print_result(res, quiet: bool = False) -> None:
         f"[bold]{escape(p['scenario'])}[/] live, policy {p['policy']}, Linux {p['linux_cc']}  transfer {res.transfer_time_s:.3f} s  "
         f"data {ok} ({res.fetch['bytes']:,} B, sha256 {res.fetch['sha256'][:12]}…)  ({res.wall_time_s:.1f} s wall)"
     )
-    t = Table(title="Flows", title_justify="left")
+    t = new_table("Flows")
     for col in ("flow", "kind", "delivered", "time (s)", "goodput", "retx", "srtt (ms)"):
         t.add_column(col, justify="left" if col in ("flow", "kind") else "right")
     t.add_row(
         escape(p["flow"]), "bulk-download", report._fmt_bytes(res.fetch["bytes"]), f"{res.transfer_time_s:.3f}",
         report._fmt_bps(res.goodput_bps), str(res.server["retransmitted_segments"]), f"{res.server['srtt_ms']:.1f}",
     )
-    console.print(t)
+    print_table(console, t, keys=1)
     report.print_energy(console, res.radios().to_dict("records"))
     if res.agent:
         row = {"node": p["client"], "detection": p.get("detection") or "active", **res.agent["agent"]}
@@ -258,7 +251,7 @@ def compare_cmd(scenario, out, set_, time_limit, sysctl, overwrite, as_json, qui
         return
     from wattlab import report
 
-    report.print_frame(console, df, f"{escape(scenario.name)}: simulated vs live (saving = 1 − energy / always-on of the same mode)")
+    report.print_live_compare(console, df, escape(scenario.name))
 
 
 @live_app.command("cleanup")

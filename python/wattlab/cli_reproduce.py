@@ -15,7 +15,12 @@ from wattlab.cli_common import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_INTERRUPTED, O
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 def reproduce_app() -> None:
-    """Reproduce a seed paper's experiments: figures, CSV and a summary checking its claims."""
+    """Reproduce a seed paper's experiments: figures, CSV and a summary checking its claims.
+
+    A command names its paper by first author and year, or by its scheme (yan-cc, psna, wwp);
+    "paper 000" … "paper 004" number wattlab's seed papers (docs/reproductions.md), while each
+    command's --seed is the first random seed of its simulations. Every accepted name is listed
+    below, aliases included."""
 
 VERDICT_STYLE = {"agrees": "green", "partly": "yellow", "disagrees": "red", "not tested": "dim"}
 
@@ -45,7 +50,7 @@ def engine_options(f):
 
 
 
-@reproduce_app.command("kontogiannis2005")
+@reproduce_app.command("kontogiannis2005", short_help="Paper 003 (Kontogiannis et al. 2005): TCP variants' 3E under errors.")
 @click.option("--out", type=OUT_DIR, default=Path("results/kontogiannis2005"), show_default=True, metavar="DIR",
               help="Directory for the CSV files, figures and summary.md.")
 @click.option("--quick", is_flag=True, help="Reduced sweep (6 error rates, 1 MiB flows, n = 1, 3, 5, 8, 2 seeds): under a minute.")
@@ -67,7 +72,7 @@ def engine_options(f):
 @click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")
 def kontogiannis2005(out, quick, seeds, variants, per_reading, error_layer, alpha, b, seed, jobs, scheduler, max_runs,
                      overwrite, as_json) -> None:
-    """Seed 003: goodput and 3E of Tahoe, Reno, NewReno, SACK, Vegas and Westwood under random and
+    """Paper 003: goodput and 3E of Tahoe, Reno, NewReno, SACK, Vegas and Westwood under random and
     burst errors (Exp. 1), n Tahoe vs n Vegas flows (Exp. 2), and a verdict on each claim R1.1–R2.7."""
     from wattlab.reproduce import kontogiannis2005 as k
 
@@ -77,13 +82,13 @@ def kontogiannis2005(out, quick, seeds, variants, per_reading, error_layer, alph
     if variants:
         cfg.variants = [v.lower() for v in variants]
     cfg.per_reading, cfg.error_layer, cfg.alpha, cfg.b, cfg.base_seed = per_reading, error_layer, alpha, b, seed
-    res = _run_and_print(k, cfg, out, Engine(jobs, scheduler, max_runs), overwrite, as_json, "Seed 003 claims")
+    res = _run_and_print(k, cfg, out, Engine(jobs, scheduler, max_runs), overwrite, as_json, "Paper 003 claims")
     if as_json:
         return
     note(f"wrote {len(res.files)} files to {out} (summary.md, figures, CSV)")
 
 
-@reproduce_app.command("yan-cc")
+@reproduce_app.command("yan-cc", short_help="Paper 000 (Yan et al.): client-centered energy saving vs TCP, PSM, BSD.")
 @click.option("--out", type=OUT_DIR, default=Path("results/yan-cc"), show_default=True, metavar="DIR",
               help="Directory for the CSV files, PNG figures, claims.csv and summary.md.")
 @click.option("--quick", is_flag=True,
@@ -97,11 +102,11 @@ def kontogiannis2005(out, quick, seeds, variants, per_reading, error_layer, alph
 @click.option("--overwrite", is_flag=True, help="Replace the output files of an earlier run in --out (otherwise the run refuses to start).")
 @click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")
 def yan_cc(out, quick, seeds, seed, jobs, scheduler, max_runs, overwrite, as_json) -> None:
-    """Seed 000 (Yan et al.): client-centered energy saving. Runs the large downloads' RTT × loss grid
+    """Paper 000 (Yan et al.): client-centered energy saving. Runs the large downloads' RTT × loss grid
     (Figs. 14/15, Table I), RTT variation (Fig. 16), competing clients (Fig. 17), AP bandwidth (Fig. 18), the
     Internet sites as scenarios (Figs. 12/13) and a CC-vs-PSM crossover sweep, then a web-browsing session under
     every policy (Figs. 9–11) and the fairness and friendliness mixes (Figs. 6–8); writes CSVs, figures,
-    claims.csv and summary.md with the seed's numbers beside wattlab's."""
+    claims.csv and summary.md with the paper's numbers beside wattlab's."""
     import time
 
     from wattlab.reproduce import yan_cc as y
@@ -115,11 +120,11 @@ def yan_cc(out, quick, seeds, seed, jobs, scheduler, max_runs, overwrite, as_jso
     if as_json:
         _print_json(res.claims)
         return
-    table = Table(title=f"Seed 000 claims: wattlab's verdicts ({res.simulations} simulations)", show_lines=True)
-    for col in ("claim", "seed", "wattlab", "verdict"):
+    table = Table(title=f"Paper 000 claims: wattlab's verdicts ({res.simulations} simulations)", show_lines=True)
+    for col in ("claim", "paper", "wattlab", "verdict"):
         table.add_column(col, overflow="fold")
     for c in res.claims:
-        table.add_row(escape(c.id), escape(c.seed), escape(c.wattlab), f"[{VERDICT_STYLE.get(c.verdict, '')}]{c.verdict}[/]")
+        table.add_row(escape(c.id), escape(c.paper), escape(c.wattlab), f"[{VERDICT_STYLE.get(c.verdict, '')}]{c.verdict}[/]")
     console.print(table)
     note(f"wrote {len(res.files)} files to {out} (summary.md has the reasons); total wall time {time.perf_counter() - t0:.1f} s")
 
@@ -192,26 +197,27 @@ def _run_and_print(module, cfg, out, eng: Engine | int | None, overwrite, as_jso
 
 
 def _wwp(out, quick, seeds, seed, jobs, scheduler, max_runs, overwrite, as_json) -> None:
-    """Seed 004 (Tsaoussidis, Badr & Verma 1999): Table 1's 7 sets × {TCP Tahoe, WWP}."""
+    """Paper 004 (Tsaoussidis, Badr & Verma 1999): Table 1's 7 sets × {TCP Tahoe, WWP}."""
     from wattlab.reproduce import tsaoussidis1999_wwp as w
 
     cfg = w.Config.quick_preset() if quick else w.Config.full()
     if seeds is not None:
         cfg.seeds = seeds
     cfg.base_seed = seed
-    res = _run_and_print(w, cfg, out, Engine(jobs, scheduler, max_runs), overwrite, as_json, "Seed 004 claims")
+    res = _run_and_print(w, cfg, out, Engine(jobs, scheduler, max_runs), overwrite, as_json, "Paper 004 claims")
     if as_json:
         return
     note(f"wrote {len(res.files)} files to {out} (summary.md has Table 1 beside the paper's, ratios and inconsistencies)")
 
 
-def _wwp_command(name: str, hidden: bool):
-    """``tsaoussidis1999-wwp`` and its alias ``wwp``: the same command under two names."""
-    return reproduce_app.command(name, hidden=hidden, help=(
-        "Seed 004 (Tsaoussidis, Badr & Verma, ICNP '99): Table 1's 7 sets × {TCP Tahoe, WWP} as one-minute streams "
+def _wwp_command(name: str, alias: bool):
+    """``tsaoussidis1999-wwp`` and its alias ``wwp``: the same command under two names, both listed."""
+    short = "Alias of tsaoussidis1999-wwp." if alias else "Paper 004 (Tsaoussidis et al. 1999): WWP vs TCP Tahoe, Table 1."
+    return reproduce_app.command(name, short_help=short, help=(
+        "Paper 004 (Tsaoussidis, Badr & Verma, ICNP '99): Table 1's 7 sets × {TCP Tahoe, WWP} as one-minute streams "
         "over VDROP/VDELAY, several seeds and VDROP phase offsets; Table 1 beside the paper's, WWP/TCP ratios, radio "
         "energy per delivered MB (always-on and oracle), claim verdicts and the paper's inconsistencies."
-        + (" Alias of tsaoussidis1999-wwp." if hidden else "")))(
+        + (" Alias of tsaoussidis1999-wwp." if alias else "")))(
         click.option("--out", type=OUT_DIR, default=Path("results/tsaoussidis1999-wwp"), show_default=True, metavar="DIR",
                      help="Directory for the CSV files, figure and summary.md.")(
         click.option("--quick", is_flag=True, help="1 seed and 2 phase offsets: a few seconds. Used by the test suite.")(
@@ -223,11 +229,11 @@ def _wwp_command(name: str, hidden: bool):
             lambda **kw: _wwp(**kw)))))))))
 
 
-tsaoussidis1999_wwp = _wwp_command("tsaoussidis1999-wwp", hidden=False)
-wwp_alias = _wwp_command("wwp", hidden=True)
+tsaoussidis1999_wwp = _wwp_command("tsaoussidis1999-wwp", alias=False)
+wwp_alias = _wwp_command("wwp", alias=True)
 
 
-@reproduce_app.command("psna")
+@reproduce_app.command("psna", short_help="Paper 001 (Anastasi et al.): PSNA vs legacy TCP, PSM and the CC agent.")
 @click.option("--out", type=OUT_DIR, default=Path("results/psna"), show_default=True, metavar="DIR",
               help="Directory for the CSV files, figure and summary.md.")
 @click.option("--quick", is_flag=True, help="One seed per row (the transfers stay full length): a few seconds. Used by the test suite.")
@@ -239,7 +245,7 @@ wwp_alias = _wwp_command("wwp", hidden=True)
 @click.option("--overwrite", is_flag=True, help="Replace the output files of an earlier run in --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")
 def psna(out, quick, seeds, archs, seed, jobs, scheduler, max_runs, overwrite, as_json) -> None:
-    """Seed 001 (Anastasi, Conti & Lapenna, PSNA): transfers A (25,446 KB up) and B (2,519 KB down) on a congested
+    """Paper 001 (Anastasi, Conti & Lapenna, PSNA): transfers A (25,446 KB up) and B (2,519 KB down) on a congested
     Pisa–Perth path under legacy TCP, PSNA, TCP+PSM and TCP+CC agent; Tables 1–2 beside the paper's (battery-seconds,
     index, gain, reduction), the extras (polls, on-time, residual-time error), a figure and claim verdicts."""
     import time
@@ -253,14 +259,14 @@ def psna(out, quick, seeds, archs, seed, jobs, scheduler, max_runs, overwrite, a
     if archs:
         cfg.architectures = list(archs)
     cfg.base_seed = seed
-    res = _run_and_print(p, cfg, out, Engine(jobs, scheduler, max_runs), overwrite, as_json, "Seed 001 claims")
+    res = _run_and_print(p, cfg, out, Engine(jobs, scheduler, max_runs), overwrite, as_json, "Paper 001 claims")
     if as_json:
         return
     note(f"wrote {len(res.files)} files to {out} (summary.md has Tables 1–2 beside the paper's); total wall time "
          f"{time.perf_counter() - t0:.1f} s")
 
 
-@reproduce_app.command("hashimoto2013-tunnel")
+@reproduce_app.command("hashimoto2013-tunnel", short_help="Paper 002 Ch. 4 (Hashimoto 2013): the SCTP tunnel, model and simulator.")
 @click.option("--out", type=OUT_DIR, default=Path("results/hashimoto2013-tunnel"), show_default=True, metavar="DIR",
               help="Directory for the CSV files, figures and summary.md.")
 @click.option("--quick", is_flag=True, help="Coarser model lines and m up to 10, no simulator unless --simulate (then 5 s "
@@ -279,7 +285,7 @@ def psna(out, quick, seeds, archs, seed, jobs, scheduler, max_runs, overwrite, a
 @click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")
 def hashimoto2013_tunnel(out, quick, simulate, sim_seeds, seed, sim_points, jobs, scheduler, max_runs, overwrite,
                          as_json) -> None:
-    """Seed 002 chapter 4 (Hashimoto 2013, SCTP tunneling): Figs. 4.5–4.8 from the power model
+    """Paper 002 chapter 4 (Hashimoto 2013, SCTP tunneling): Figs. 4.5–4.8 from the power model
     (wattlab.models.sctp_tunnel) and, beside Fig. 4.5, the simulated tunnel (wattlab.reproduce.hashimoto2013_tunnel.simulator);
     the thesis's key numbers beside ours (27 % and ~69 % at 450 kB/s), the sensitivity to the conventions the thesis
     leaves open and claim verdicts."""
@@ -296,13 +302,13 @@ def hashimoto2013_tunnel(out, quick, simulate, sim_seeds, seed, sim_points, jobs
         cfg.sim_seeds = sim_seeds
     cfg.sim_base_seed = seed
     cfg.sim_points_csv = sim_points
-    title = "Seed 002 Ch. 4 claims" + ("" if cfg.simulate or sim_points else " (model side)")
+    title = "Paper 002 Ch. 4 claims" + ("" if cfg.simulate or sim_points else " (model side)")
     res = _run_and_print(h, cfg, out, Engine(jobs, scheduler, max_runs), overwrite, as_json, title)
     if as_json:
         return
     note(f"wrote {len(res.files)} files to {out} (summary.md has the thesis's numbers beside ours)")
 
-@reproduce_app.command("hashimoto2013")
+@reproduce_app.command("hashimoto2013", short_help="Paper 002 Ch. 2–3 (Hashimoto 2013): fairness, ACK timing, energy model.")
 @click.option("--out", type=OUT_DIR, default=Path("results/hashimoto2013"), show_default=True, metavar="DIR",
               help="Directory for the CSV files, figures and summary.md.")
 @click.option("--quick", is_flag=True, help="60 s fairness runs from 20 s, 2 seeds; 2 seeds per energy point; short Table 3.1 "
@@ -313,7 +319,7 @@ def hashimoto2013_tunnel(out, quick, simulate, sim_seeds, seed, sim_points, jobs
 @click.option("--overwrite", is_flag=True, help="Replace the output files of an earlier run in --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print the claims and verdicts as JSON records instead of a table.")
 def hashimoto2013(out, quick, seeds, seed, jobs, scheduler, max_runs, overwrite, as_json) -> None:
-    """Seed 002 (Hashimoto, thesis 2013) Ch. 2–3: Tables 2.1/2.3, the fairness runs (Reno, ACK-loss-aware Reno,
+    """Paper 002 (Hashimoto, thesis 2013) Ch. 2–3: Tables 2.1/2.3, the fairness runs (Reno, ACK-loss-aware Reno,
     prioritised AP; 10 up and 5 up + 5 down; delayed ACK off and on), Table 3.1, the R_energy maps and m-sweeps, the
     energy model against the simulator, and a verdict on each claim."""
     from wattlab.reproduce import hashimoto2013 as h
@@ -322,7 +328,7 @@ def hashimoto2013(out, quick, seeds, seed, jobs, scheduler, max_runs, overwrite,
     if seeds is not None:
         cfg.seeds = seeds
     cfg.base_seed = seed
-    res = _run_and_print(h, cfg, out, Engine(jobs, scheduler, max_runs), overwrite, as_json, "Seed 002 claims")
+    res = _run_and_print(h, cfg, out, Engine(jobs, scheduler, max_runs), overwrite, as_json, "Paper 002 claims")
     if as_json:
         return
     note(f"wrote {len(res.files)} files to {out} (summary.md has the tables beside the thesis's)")

@@ -10,9 +10,9 @@ from pathlib import Path
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from wattlab.cli_common import OUT_DIR, PATH, console, fail, note, progress, warn
+from wattlab.tables import new_table, print_table
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -197,9 +197,7 @@ def print_trace(console: Console, res, top: int = 10, quiet: bool = False) -> No
                    "EnergyBox's model has no always-on: no shares")
     else:
         caption = "every policy costs the same packets, as captured; `of always-on` is relative to always-on's energy"
-    t = Table(title=title, title_justify="left",
-              caption=caption + "".join(f"\n[red]odd timestamps: {escape(w)}[/]" for w in res.warnings),
-              caption_justify="left")
+    t = new_table(title, caption=caption + "".join(f"\n[red]odd timestamps: {escape(w)}[/]" for w in res.warnings))
     widest = max(len(p) for p in res.energy.policy)
     t.add_column("policy", min_width=widest, no_wrap=True)
     for col in ("energy (J)", "model" if eb_mode else "of always-on", "avg (mW)", "awake (s)", "high (s)", "sleep (s)",
@@ -218,7 +216,7 @@ def print_trace(console: Console, res, top: int = 10, quiet: bool = False) -> No
             escape(r.policy), joules, norm, f"{r.avg_power_mw:.1f}", f"{awake:.3f}", f"{r.time_idle_high_s:.3f}",
             f"{r.time_sleep_s + r.time_off_s:.3f}", f"{r.time_tx_s:.3f} / {r.time_rx_s:.3f}", f"{int(r.transitions):,}", f"{int(r.beacons):,}",
         )
-    console.print(t)
+    print_table(console, t, keys=1)
     for _, r in res.energy.iterrows():
         if r.rx_while_dormant or r.busy_while_dormant:
             note(
@@ -236,8 +234,8 @@ def print_trace(console: Console, res, top: int = 10, quiet: bool = False) -> No
         other_id = cap.get("max_connections", -2) + 1
         kept = int((res.connections.id != other_id).sum())
         total = kept + int(cap.get("connections_evicted", 0))
-        t = Table(title=f"Energy by connection ({escape(first)}; top {len(rows)} of {total:,}"
-                  + (f", {total - kept:,} in `other`" if total > kept else "") + ")", title_justify="left")
+        t = new_table(f"Energy by connection ({escape(first)}; top {len(rows)} of {total:,}"
+                      + (f", {total - kept:,} in `other`" if total > kept else "") + ")")
         for col in ("#", "proto", "client port", "peer", "packets ↑/↓", "bytes ↑/↓", "own (J)", "tail (J)", "share"):
             t.add_column(col, justify="left" if col in ("proto", "peer") else "right")
         for _, r in rows.iterrows():
@@ -248,4 +246,4 @@ def print_trace(console: Console, res, top: int = 10, quiet: bool = False) -> No
                 f"{int(r.packets_up):,}/{int(r.packets_down):,}", f"{int(r.bytes_up):,}/{int(r.bytes_down):,}",
                 f"{r.own_j:.4f}", f"{r.tail_j:.4f}", f"{r.share:.1%}",
             )
-        console.print(t)
+        print_table(console, t, keys=1)

@@ -91,16 +91,17 @@ def print_compare(console, rows: list[dict]) -> None:
     from rich.markup import escape
 
     from wattlab.report import _fmt_bps, _table
+    from wattlab.tables import print_table
 
     key = rows[0]["key"]
     nodes = [c[len("energy_j["):-1] for c in rows[0] if c.startswith("energy_j[")]
     t = _table(f"{key}: each value against the first ({rows[0]['value']}), same scenario and seed {rows[0]['seed']}")
-    t.add_column(key, justify="left")
+    t.add_column(key.rsplit(".", 1)[-1], justify="left")  # the title names the whole key
     for n in nodes:
         t.add_column(f"energy {n} (J)", justify="right")
         t.add_column(f"J/MB {n}", justify="right")
         t.add_column(f"saving {n}", justify="right")
-    for col in ("completion (s)", "slowdown", "goodput", "completed"):
+    for col in ("time (s)", "slowdown", "goodput", "completed"):
         t.add_column(col, justify="right")
     for i, r in enumerate(rows):
         cells = [escape(str(r["value"]))]
@@ -123,4 +124,4 @@ def print_compare(console, rows: list[dict]) -> None:
     if lost:
         t.caption = escape("\n".join([*lost, "J/MB: energy per 10^6 bytes delivered by the node's flows"]))
         t.caption_justify = "left"
-    console.print(t)
+    print_table(console, t, keys=1)

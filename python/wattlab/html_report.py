@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from wattlab import markdown as mdtable
 from wattlab import report_figures as rf
 from wattlab import units
 from wattlab.report_format import key_values, measured, table
@@ -519,7 +520,7 @@ def markdown(text: str) -> str:
             out.append("<p>" + _inline(" ".join(para)) + "</p>")
             para.clear()
         if rows:
-            cells = [[c.strip() for c in r.strip().strip("|").split("|")] for r in rows if not re.match(r"^\|[-:| ]+\|?$", r.strip())]
+            cells = [mdtable.split_row(r) for r in rows if not mdtable.is_rule(r)]
             head, body = cells[0], cells[1:]
             out.append("<table><tr>" + "".join(f"<th>{_inline(c)}</th>" for c in head) + "</tr>"
                        + "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in body) + "</table>")

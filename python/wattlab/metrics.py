@@ -3,13 +3,13 @@
 Every function takes plain numbers, lists, numpy arrays or pandas Series and raises
 ``ValueError`` with a reason on input that makes the index meaningless.
 
-- :func:`jain_index`, :func:`fairness_utilization_index` (seed 002's F(X, C)),
+- :func:`jain_index`, :func:`fairness_utilization_index` (paper 002's F(X, C)),
   :func:`sliding_window_index` (its sliding-window form, SWM) and :func:`swm_curve` (SWM over
   window sizes w); :func:`population_variance`, :func:`coefficient_of_variation`,
   :func:`fair_share_variance` and :func:`fair_share_cov` (Eqs. 2.6–2.9);
-  :func:`ap_buffer_estimate` (seed 002's B_est, Eq. 2.11); :data:`SEED002_CAPACITY_BPS`;
-- :func:`overhead` and :func:`effort_overhead` (WWP, seed 004);
-- :func:`eee` and :func:`eee_system` (seed 003's extra energy expenditure, 3E);
+  :func:`ap_buffer_estimate` (paper 002's B_est, Eq. 2.11); :data:`SEED002_CAPACITY_BPS`;
+- :func:`overhead` and :func:`effort_overhead` (WWP, paper 004);
+- :func:`eee` and :func:`eee_system` (paper 003's extra energy expenditure, 3E);
 - :func:`flow_table`: the per-flow metrics of a :class:`wattlab.RunResult`.
 """
 
@@ -23,12 +23,12 @@ import pandas as pd
 from wattlab import _core
 
 SEED002_CAPACITY_BPS: float = _core.SEED002_CAPACITY_BPS
-"""Seed 002's C for F(X, C) and SWM: 29.60 Mb/s, 802.11a's MAC maximum with a 1460-byte MTU."""
+"""Paper 002's C for F(X, C) and SWM: 29.60 Mb/s, 802.11a's MAC maximum with a 1460-byte MTU."""
 
 EEE_ALPHA = 1.0
-"""Seed 003's default weight of effort without return (transmit power, normalised)."""
+"""Paper 003's default weight of effort without return (transmit power, normalised)."""
 EEE_B = 0.45
-"""Seed 003's default weight of unused capacity (idle power, normalised to the OriNOCO)."""
+"""Paper 003's default weight of unused capacity (idle power, normalised to the OriNOCO)."""
 
 
 def _floats(xs: Iterable[float]) -> list[float]:
@@ -44,7 +44,7 @@ def jain_index(xs: Iterable[float]) -> float:
 
 
 def fairness_utilization_index(xs: Iterable[float], capacity: float) -> float:
-    """Seed 002's F(X, C) = C² / (nΣx² − 2CΣx + 2C²): fair *and* fully used scores 1."""
+    """Paper 002's F(X, C) = C² / (nΣx² − 2CΣx + 2C²): fair *and* fully used scores 1."""
     return _core.fairness_utilization_index(_floats(xs), float(capacity))
 
 
@@ -65,7 +65,7 @@ def _rows(bytes_per_interval: Sequence[Sequence[int]] | np.ndarray) -> list[list
 
 def swm_curve(bytes_per_interval: Sequence[Sequence[int]] | np.ndarray, interval_s: float,
               windows: Iterable[int], capacity_bps: float = SEED002_CAPACITY_BPS) -> pd.DataFrame:
-    """Seed 002's SWM index (Eq. 2.12) for each window size in ``windows`` (in intervals).
+    """Paper 002's SWM index (Eq. 2.12) for each window size in ``windows`` (in intervals).
 
     Returns one row per window: ``window`` (intervals), ``window_s`` and ``swm``. Small windows
     measure short-term fairness, large ones long-term (Figs. 2.10–2.11).
@@ -76,28 +76,28 @@ def swm_curve(bytes_per_interval: Sequence[Sequence[int]] | np.ndarray, interval
 
 
 def population_variance(xs: Iterable[float]) -> float:
-    """(1/n)·Σ(x − x̄)² (seed 002 quotes 2.25, 4.0 and 9.0 for Table 2.1's cases 4–6)."""
+    """(1/n)·Σ(x − x̄)² (paper 002 quotes 2.25, 4.0 and 9.0 for Table 2.1's cases 4–6)."""
     return _core.population_variance(_floats(xs))
 
 
 def coefficient_of_variation(xs: Iterable[float]) -> float:
-    """COV = sqrt(variance)/mean, so that Jain's index = 1/(1 + COV²) (seed 002 Eqs. 2.8–2.9)."""
+    """COV = sqrt(variance)/mean, so that Jain's index = 1/(1 + COV²) (paper 002 Eqs. 2.8–2.9)."""
     return _core.coefficient_of_variation(_floats(xs))
 
 
 def fair_share_variance(xs: Iterable[float], capacity: float) -> float:
-    """Seed 002's f(X, C) = (1/n)·Σ(x − C/n)² (Eq. 2.6)."""
+    """Paper 002's f(X, C) = (1/n)·Σ(x − C/n)² (Eq. 2.6)."""
     return _core.fair_share_variance(_floats(xs), float(capacity))
 
 
 def fair_share_cov(xs: Iterable[float], capacity: float) -> float:
-    """Seed 002's g(X, C) = sqrt(f(X, C))/(C/n) (Eq. 2.7); F(X, C) = 1/(1 + g²)."""
+    """Paper 002's g(X, C) = sqrt(f(X, C))/(C/n) (Eq. 2.7); F(X, C) = 1/(1 + g²)."""
     return _core.fair_share_cov(_floats(xs), float(capacity))
 
 
 def ap_buffer_estimate(cwnd_overflow_bytes: float, throughput_bps: float, min_rtt_s: float,
                        mss_bytes: float = 1500) -> float:
-    """Seed 002's AP buffer estimate B_est = (cwnd_overflow − T·minRTT/8)/MSS (Eq. 2.11), packets."""
+    """Paper 002's AP buffer estimate B_est = (cwnd_overflow − T·minRTT/8)/MSS (Eq. 2.11), packets."""
     return _core.ap_buffer_estimate(float(cwnd_overflow_bytes), float(throughput_bps), float(min_rtt_s),
                                     float(mss_bytes))
 
@@ -118,13 +118,13 @@ def check_eee_weights(alpha: float = EEE_ALPHA, b: float = EEE_B) -> tuple[float
 
 
 def eee(throughput: float, goodput: float, thr_max: float, alpha: float = EEE_ALPHA, b: float = EEE_B) -> float:
-    """Seed 003's extra energy expenditure of one flow: α(Thr − G)/Thr_max + b(Thr_max − Thr)/Thr_max."""
+    """Paper 003's extra energy expenditure of one flow: α(Thr − G)/Thr_max + b(Thr_max − Thr)/Thr_max."""
     return _core.eee(float(throughput), float(goodput), float(thr_max), float(alpha), float(b))
 
 
 def eee_system(throughputs: Iterable[float], goodputs: Iterable[float], thr_max: float,
                alpha: float = EEE_ALPHA, b: float = EEE_B) -> float:
-    """Seed 003's system 3E: α Σ(Thr_i − G_i)/Thr_max + b (Thr_max − ΣThr_i)/Thr_max."""
+    """Paper 003's system 3E: α Σ(Thr_i − G_i)/Thr_max + b (Thr_max − ΣThr_i)/Thr_max."""
     thr, g = _floats(throughputs), _floats(goodputs)
     if len(thr) != len(g):
         raise ValueError(f"system 3E: {len(thr)} throughputs but {len(g)} goodputs")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from wattlab.api import radio_rows, savings_rows
+from wattlab.tables import column_header, new_table, print_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,9 +31,8 @@ def _fmt_bytes(n: float) -> str:
 
 def _table(title: str, caption: str | None = None) -> Table:
     """A result table in the compact style of every run table (header rule, no cell borders),
-    so that ten columns fit in 120 characters."""
-    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False,
-                 caption=caption, caption_justify="left")
+    printed with :func:`wattlab.tables.print_table` to fit the console's width."""
+    return new_table(title, caption)
 
 
 def run_header(res) -> str:
@@ -77,7 +76,7 @@ def print_run(console: Console, res) -> None:
             str(f.get("timeouts", "—")),  # TCP's columns; a WWP or UDP flow has none
             str(f.get("persist_probes", "—")),
         )
-    console.print(t)
+    print_table(console, t, keys=1)
     if s["radios"]:
         print_energy(console, radio_rows(s["radios"]))
     savings = savings_rows(res)
@@ -120,7 +119,7 @@ def _print_counters(console: Console, title: str, rows: list[dict], cols: list[t
         t.add_column(name, justify="left" if key in left else "right")
     for r in rows:
         t.add_row(*(escape(str(r[k])) for k, _ in cols))
-    console.print(t)
+    print_table(console, t, keys=len(left))
 
 
 def print_energy(console: Console, radios: list[dict]) -> None:
@@ -134,7 +133,6 @@ def print_energy(console: Console, radios: list[dict]) -> None:
               )
     for col, just in (
         ("node", "left"),
-        ("profile", "left"),
         ("policy", "left"),
         ("basis", "left"),
         ("energy (J)", "right"),
@@ -143,6 +141,7 @@ def print_energy(console: Console, radios: list[dict]) -> None:
         ("sleep (s)", "right"),
         ("tx/rx (s)", "right"),
         ("wake-ups", "right"),
+        ("profile", "left"),
     ):
         t.add_column(col, justify=just)
     base = {r["node"]: r["energy_j"] for r in radios if r["policy"] == "always-on" and r["basis"] == "accounting"}
@@ -153,7 +152,6 @@ def print_energy(console: Console, radios: list[dict]) -> None:
         norm = "—" if r["basis"] == "mode" or not b else f"{r['energy_j'] / b:.1%}"
         t.add_row(
             escape(str(r["node"])),
-            escape(r["profile"]),
             escape(r["policy"]),
             r["basis"],
             f"{r['energy_j']:.4f}",
@@ -162,8 +160,9 @@ def print_energy(console: Console, radios: list[dict]) -> None:
             f"{sleep:.3f}",
             f"{r['time_tx_s']:.3f}/{r['time_rx_s']:.3f}",
             str(int(r["transitions"])),
+            escape(r["profile"]),
         )
-    console.print(t)
+    print_table(console, t, keys=2)
 
 
 def print_savings(console: Console, rows: list[dict]) -> None:
@@ -188,7 +187,7 @@ def print_savings(console: Console, rows: list[dict]) -> None:
             per_mb(r["baseline_energy_j_per_mb"]), f"{r['completion_s']:.3f}", f"{r['baseline_completion_s']:.3f}",
             f"{r['slowdown']:+.1%}" if same else "—",
         )
-    console.print(t)
+    print_table(console, t, keys=2)
 
 
 def mode_note(res) -> str | None:
@@ -214,7 +213,7 @@ def print_profiles(console: Console, df: pd.DataFrame) -> None:
     t.add_column("source", overflow="fold", max_width=60)
     for _, r in df.iterrows():
         t.add_row(r["name"], *(f"{r[f'{s}_mw']:g}" for s in states), r["source"])
-    console.print(t)
+    print_table(console, t, keys=1)
 
 
 def print_bench(console: Console, rows: list[tuple[str, list[dict]]]) -> None:
@@ -235,14 +234,30 @@ def print_bench(console: Console, rows: list[tuple[str, list[dict]]]) -> None:
             f"{best['events']:,}",
             f"{best['events_per_s']:,.0f}",
         )
-    console.print(t)
+    print_table(console, t, keys=1)
 
 
-def print_frame(console: Console, df: pd.DataFrame, title: str, floats: str = "{:.3f}") -> None:
-    """Any small DataFrame as a table, floats formatted alike."""
-    t = Table(title=title, title_justify="left")
+def print_frame(console: Console, df: pd.DataFrame, title: str, floats: str = "{:.3f}", keys: int = 1,
+                formats: dict[str, str] | None = None) -> None:
+    """Any small DataFrame as a table: headers from the column names with their units
+    (:func:`wattlab.tables.column_header`), floats formatted alike (or by ``formats``, per
+    column), a missing value as —; the first ``keys`` columns name a row."""
+    import pandas as pd
+
+    formats = formats or {}
+    t = _table(title)
     for c in df.columns:
-        t.add_column(str(c), justify="left" if df[c].dtype == object else "right")
-    for _, r in df.iterrows():
-        t.add_row(*(floats.format(v) if isinstance(v, float) else str(v) for v in r))
-    console.print(t)
+        numeric = pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+        t.add_column(escape(column_header(str(c))), justify="right" if numeric else "left")
+    for r in df.itertuples(index=False):
+        t.add_row(*("—" if pd.isna(v) else formats.get(c, floats).format(v) if isinstance(v, float) or c in formats
+                    else escape(str(v)) for c, v in zip(df.columns, r)))
+    print_table(console, t, keys=keys)
+
+
+def print_live_compare(console: Console, df: pd.DataFrame, scenario: str) -> None:
+    """``wattlab live compare``'s rows: simulated and live, always-on and cc, side by side."""
+    counts = [c for c in ("closed_acks", "open_acks", "probes", "lost_asleep", "retransmitted") if c in df.columns]
+    df = df.astype({c: "Int64" for c in counts})  # counts, missing where the policy has no agent
+    print_frame(console, df, f"{scenario}: simulated vs live (saving = 1 − energy / always-on of the same mode)", keys=2,
+                formats={"saving": "{:.1%}", "energy_j": "{:.4f}", "goodput_mbps": "{:.2f}", "host_late_max_ms": "{:.1f}"})

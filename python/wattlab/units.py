@@ -65,7 +65,7 @@ COLUMNS: dict[str, Quantity] = {
 
 SUFFIXES: tuple[tuple[str, str], ...] = (
     ("_j_per_mb", "J/MB"), ("_j", "J"), ("_mj", "mJ"), ("_ns", "ns"), ("_us", "µs"), ("_ms", "ms"), ("_s", "s"),
-    ("_bps", "bit/s"), ("_mbps", "Mb/s"), ("_Bps", "B/s"), ("_bytes", "B"), ("_mw", "mW"), ("_w", "W"),
+    ("_bps", "bit/s"), ("_mbps", "Mb/s"), ("_Bps", "B/s"), ("_bytes", "B"), ("_mw", "mW"), ("_w", "W"), ("_pct", "%"),
 )
 """Unit suffixes of the result tables' columns (``time_tx_s``, ``srtt_ms``), longest first."""
 

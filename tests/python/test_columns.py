@@ -75,6 +75,11 @@ def test_dtypes_and_names_of_the_run_tables():
     assert fe.to_completion_nj.dtype == "Int64" and fe.own_nj.dtype == np.int64 and fe.to_completion_j.dtype == np.float64
     assert set(fe.flow) == {"ftp"} and set(fe.node) == {"client"} and set(fe.side) == {"receiver"}
     assert set(fe.basis) == {"accounting", "mode"} and set(fe.policy) == set(cc.radios.policy)
+    # Every joule of the run is in a column: own + tail + other flows + unattributed = the run's total.
+    assert fe.unattributed_nj.dtype == np.int64 and (fe.other_flows_nj == 0).all()
+    parts = fe.own_nj + fe.tail_nj + fe.other_flows_nj + fe.unattributed_nj
+    assert ((parts - fe.run_total_nj).abs() <= 2).all()
+    assert fe.run_total_j.tolist() == pytest.approx(cc.radios.set_index("policy").energy_j[fe.policy].tolist(), abs=1e-9)
     # One download alone: the run ends with it, so its energy up to completion is each meter's
     # total, up to the air time a MAC meter reported past the end (the final ACK).
     total = cc.radios.set_index("policy").energy_j
@@ -118,3 +123,32 @@ def test_index_columns_show_names_and_empty_tables_keep_their_columns():
     assert df.flow.tolist() == ["b", "a", "b"] and pd.api.types.is_string_dtype(df.flow)
     empty = frame({"flow": [], "x": []}, {"flow": ["a"]})
     assert list(empty.columns) == ["flow", "x"] and len(empty) == 0
+
+
+SENTINELS = {2**32 - 1, 2**31 - 1, 2**64 - 1, 2**63 - 1, -(2**63)}
+"""Integers that mean "none" or "infinite" in Rust (u32::MAX, i32::MAX, ...), never a value."""
+
+
+def test_ssthresh_is_missing_until_a_loss_sets_it_and_no_sentinel_reaches_a_table(tmp_path):
+    # Issue 27: ssthresh printed 4294967295 (the core's "no threshold yet") before the first loss.
+    res = wattlab.run(SCENARIOS / "yan-cc-download.toml", seed=1, timeseries=True)
+    res.write(tmp_path, formats=("csv", "parquet"))
+    f = res.flow_series
+    assert f.ssthresh.dtype == "Int64"
+    first_loss = f.index[f.ssthresh.notna()][0]
+    assert f.ssthresh.iloc[:first_loss].isna().all() and first_loss > 0, "missing in slow start before the first loss"
+    assert f.ssthresh.iloc[first_loss:].notna().all() and f.ssthresh.max() < 2**20
+    csv = pd.read_csv(tmp_path / "timeseries_flows.csv")
+    assert csv.ssthresh.isna().sum() == f.ssthresh.isna().sum()  # empty cells, not a number
+    assert pd.read_parquet(tmp_path / "timeseries_flows.parquet").ssthresh.isna().sum() == f.ssthresh.isna().sum()
+    # No integer column of any table of a run carries a sentinel.
+    web = wattlab.run(SCENARIOS / "web.toml", overrides=["flow.web.pages=2"], seed=2, timeseries=True)
+    for r in (res, web):
+        frames = {"flows": r.flows, "radios": r.radios, "links": r.links, "flow_series": r.flow_series,
+                  "queue_series": r.queue_series, "flow_energy": r.flow_energy, "agents": r.agents, "sockets": r.sockets,
+                  "pages": r.pages, "objects": r.objects}
+        for name, df in frames.items():
+            for c in df.columns:
+                if pd.api.types.is_integer_dtype(df[c]):
+                    bad = set(df[c].dropna().astype("int64" if df[c].dtype != np.uint64 else "uint64").tolist()) & SENTINELS
+                    assert not bad, f"{name}.{c}: {bad}"

@@ -15,6 +15,7 @@ from wattlab.cli import app
 from wattlab.reproduce import hashimoto2013_tunnel as h
 from wattlab.reproduce.hashimoto2013_tunnel import claims, paper, simulator
 from wattlab.reproduce.hashimoto2013_tunnel.experiments import gain_key
+from conftest import assert_summary_readable
 
 A, D, P, U = claims.AGREES, claims.DISAGREES, claims.PARTLY, claims.UNTESTED
 
@@ -441,3 +442,8 @@ def test_fig_4_6_draws_the_simulated_points_and_fig_4_7_says_it_has_none(tmp_pat
     assert no_delay["fig_4_7.png"][0] == plain["fig_4_7.png"][0] and "no such column" in no_delay["fig_4_7.png"][1]
     assert drawn["fig_4_7.png"][0] == plain["fig_4_7.png"][0] + 1 and "inlet's mean wait" in drawn["fig_4_7.png"][1]
     assert (tmp_path / "fig_4_6.png").stat().st_size > 0
+
+
+def test_every_summary_table_row_has_its_headers_cell_count(quick_run):
+    """A cell's own `|` is escaped, and the paper is never called "seed" (issue 27)."""
+    assert_summary_readable(quick_run, 3)

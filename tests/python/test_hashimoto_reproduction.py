@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from wattlab.cli import app
 from wattlab.reproduce.hashimoto2013 import OUTPUT_FILES, claims, closed_form
+from conftest import assert_summary_readable
 
 
 @pytest.fixture(scope="module")
@@ -205,3 +206,8 @@ DESIGN = closed_form.design_conditions()
 ])
 def test_each_claim_reaches_each_verdict(claim, arg, verdict):
     assert claim(arg).verdict == verdict
+
+
+def test_every_summary_table_row_has_its_headers_cell_count(quick_run):
+    """A cell's own `|` is escaped, and the paper is never called "seed" (issue 27)."""
+    assert_summary_readable(quick_run, 5)

@@ -8,6 +8,7 @@ from click.testing import CliRunner
 
 from wattlab.cli import app
 from wattlab.reproduce import kontogiannis2005 as k
+from conftest import assert_summary_readable
 
 CLAIMS = [f"R1.{i}" for i in range(1, 9)] + [f"R2.{i}" for i in range(1, 8)]
 VERDICTS = {"agrees", "partly", "disagrees", "not tested"}
@@ -98,3 +99,8 @@ def test_an_earlier_run_is_not_overwritten(quick_run):
     r = CliRunner().invoke(app, ["reproduce", "kontogiannis2005", "--quick", "--out", str(out)])
     assert r.exit_code == 2 and "--overwrite" in r.output
     assert (out / "summary.md").read_bytes() == before
+
+
+def test_every_summary_table_row_has_its_headers_cell_count(quick_run):
+    """A cell's own `|` is escaped, and the paper is never called "seed" (issue 27)."""
+    assert_summary_readable(quick_run[0], 3)

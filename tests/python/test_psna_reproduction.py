@@ -5,6 +5,7 @@ with synthetic tables."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -16,8 +17,13 @@ import wattlab
 from wattlab import _core
 from wattlab.cli import app
 from wattlab.reproduce.anastasi_psna import OUTPUT_FILES, Config, claims, scenario
+from conftest import assert_summary_readable
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+QUICK_STDERR: dict[str, str] = {}
+"""The quick run's stderr (its closing note), kept by the fixture."""
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +32,39 @@ def quick_run(tmp_path_factory):
     t0 = time.perf_counter()
     result = CliRunner().invoke(app, ["reproduce", "psna", "--quick", "--out", str(out)])
     assert result.exit_code == 0, result.output
+    QUICK_STDERR["stderr"] = result.stderr
     return out, time.perf_counter() - t0
+
+
+def test_a_fresh_run_counts_each_simulation_once_and_none_stored_before(quick_run):
+    # Issue 27: a fresh run said "2 stored before": the sensitivity rows share the main rows'
+    # legacy runs, which came back from the store this very run had just filled.
+    out, _ = quick_run
+    m = re.search(r"(\d+) simulations: (\d+) computed now, (\d+) stored before", QUICK_STDERR["stderr"])
+    assert m, QUICK_STDERR["stderr"]
+    total, computed, stored = map(int, m.groups())
+    assert stored == 0 and computed == total == len(list((out / "runs").iterdir()))
+    # Run again: every simulation is stored before, and none computed.
+    r = CliRunner().invoke(app, ["reproduce", "psna", "--quick", "--out", str(out), "--overwrite"])
+    assert r.exit_code == 0, r.output
+    assert f"{total} simulations: 0 computed now, {total} stored before" in r.stderr
+
+
+def test_runs_shared_by_two_experiments_of_one_reproduction_count_once(tmp_path):
+    from wattlab.reproduce import runner
+
+    text = (ROOT / "scenarios" / "demo.toml").read_text()
+    first = [runner.Job(text, s, {}) for s in (1, 2)]
+    second = [runner.Job(text, s, {}) for s in (2, 3)]  # seed 2 again
+    measure = lambda job, res: {"events": res.summary["events"]}  # noqa: E731
+    for out in (tmp_path / "store", None):
+        with runner.engine(out, jobs=1) as eng:
+            runner.run_jobs(first, measure, "a", workers=1)
+            runner.run_jobs(second, measure, "b", workers=1)
+        assert (eng.tally.computed, eng.tally.reused) == (3, 0), out
+    with runner.engine(tmp_path / "store", jobs=1) as eng:
+        runner.run_jobs(first + second, measure, "c", workers=1)
+    assert (eng.tally.computed, eng.tally.reused) == (0, 3)
 
 
 def test_quick_run_writes_every_output(quick_run):
@@ -128,3 +166,8 @@ def test_sensitivity_the_ten_packet_rule_sets_the_initial_wait(quick_run):
         assert r.card_j <= per_switch + 1e-6
         if r.switch_j <= 1.0:  # 565 ms or less: shorter than every sleep of transfer B
             assert r.card_j == pytest.approx(per_switch, rel=1e-9, abs=1e-6)
+
+
+def test_every_summary_table_row_has_its_headers_cell_count(quick_run):
+    """A cell's own `|` is escaped, and the paper is never called "seed" (issue 27)."""
+    assert_summary_readable(quick_run[0], 3)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -176,7 +177,8 @@ def test_study_errors_are_located(tmp_path, text, where, key):
 
 def test_run_compare_prints_savings_against_the_first_value():
     r = subprocess.run([*WATTLAB, "run", str(DEMO), "--set", "flow.0.bytes=200000",
-                        "--compare", "wireless.wlan.power_save=cam,psm,cc"], capture_output=True, text=True)
+                        "--compare", "wireless.wlan.power_save=cam,psm,cc"], capture_output=True, text=True,
+                       env={**os.environ, "COLUMNS": "200"})  # one header line (80 columns wrap it: test_tables.py)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     header = next(line for line in lines if "saving client" in line)

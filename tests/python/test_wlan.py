@@ -181,7 +181,7 @@ def test_airtime_fixture_matches_hand_computed_frame_times():
 @pytest.mark.parametrize(
     "change, key, words",
     [
-        ('phy = "80211a"', "wlan[0].phy", ["unknown PHY `80211n`", "80211a"]),
+        ('phy = "80211a"', "wlan[0].phy", ["unknown PHY `80211n`", "802.11a"]),
         ('rate = "54Mbps"', "wlan[0].rate", ["has no rate 11Mbps"]),
         ('power_save = "cam"', "wlan[0].power_save", ["unknown power-save mode", "bsd-P"]),
     ],

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from wattlab.cli import app
 from wattlab.reproduce.tsaoussidis1999_wwp import OUTPUT_FILES, claims, paper
+from conftest import assert_summary_readable
 
 
 @pytest.fixture(scope="module")
@@ -104,3 +105,8 @@ def test_each_claim_reaches_each_verdict(claim, over, verdict):
 def test_claims_without_their_sets_are_not_tested():
     v = verdicts(ratios()[lambda d: d["set"].isin([1, 2])])
     assert v["C3"] == v["C4"] == v["C5"] == claims.UNTESTED and v["C1"] == claims.AGREES
+
+
+def test_every_summary_table_row_has_its_headers_cell_count(quick_run):
+    """A cell's own `|` is escaped, and the paper is never called "seed" (issue 27)."""
+    assert_summary_readable(quick_run[0], 3)

@@ -14,6 +14,7 @@ from wattlab.reproduce.yan_cc import scenario
 from wattlab.reproduce.yan_cc.measure import CLIENT, FLOW, measure
 from wattlab.reproduce.runner import Job
 from wattlab import api
+from conftest import assert_summary_readable
 
 VERDICTS = {"agrees", "partly", "disagrees", "not tested"}
 
@@ -128,7 +129,7 @@ def test_web_session_is_run_and_summarised(quick_run):
     # CC is below BSD-50 (the ordering holds); the verdict also weighs CC's saving against the
     # seed's 25 % (issue 15), which the quick 10-page session need not meet.
     assert claims.loc["web-cc-beats-bsd", "verdict"] in ("agrees", "partly")
-    assert "the seed's 'up to' 25 %" in claims.loc["web-cc-beats-bsd", "wattlab"]
+    assert "the paper's 'up to' 25 %" in claims.loc["web-cc-beats-bsd", "wattlab"]
     assert f"{pts.loc['cc', 'energy_norm']:.3f}" in claims.loc["web-cc-vs-psm", "wattlab"]
     assert "## Figs. 9–11: web browsing" in (out / "summary.md").read_text()
 
@@ -229,3 +230,16 @@ def test_full_preset_runs_the_seeds_web_and_fairness_experiments():
     from wattlab.reproduce.yan_cc import fairness
     mixes = fairness.mixes_from(cfg)
     assert len(mixes) == 20 + 9 and [("cc", 8), ("tcp", 8)] in mixes
+
+
+def test_every_summary_table_row_has_its_headers_cell_count(quick_run):
+    """A cell's own `|` is escaped, and the paper is never called "seed" (issue 27)."""
+    text = assert_summary_readable(quick_run[0], 10)
+    # The claim whose numbers read "max |energy − 1|" (issue 27: it spilled into extra columns),
+    # in summary.md and in `wattlab report`'s page.
+    row = next(line for line in text.splitlines() if line.startswith("| **bsd50-equals-tcp**"))
+    assert "\\|energy − 1\\|" in row
+    from wattlab.html_report import markdown
+
+    html_row = next(r for r in markdown(text).split("<tr>") if "bsd50-equals-tcp" in r)
+    assert html_row.count("<td>") == 5 and "|energy − 1|" in html_row

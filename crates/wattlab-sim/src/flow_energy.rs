@@ -15,10 +15,14 @@
 //! all serve the data frame's flow) and any wake-up one of them needed; its **tail** is the
 //! radio's time after its frames until the next frame of any flow: idle, sleep, down
 //! transitions, beacons heard while dozing and wake-ups the power manager decided on its own.
-//! **Unattributed** (not in any flow's row): the time before the radio's first frame, and frames
-//! of no flow (beacons, PS-Polls, Null triggers, the frames a radio hears in a collision) with
-//! their tails. A radio's flows' own and tail energies plus the unattributed energy sum exactly
-//! (in femtojoules) to its total.
+//! **Unattributed** (its own column, the same on every row of a radio and meter): the time
+//! before the radio's first frame, and frames of no flow (beacons, PS-Polls, Null triggers, the
+//! frames a radio hears in a collision) with their tails. Own, tail and unattributed cover the
+//! whole run, so each row states the identity `own + tail + other_flows + unattributed =
+//! run_total`, exact in femtojoules (each nJ column is rounded on its own), `run_total` being
+//! the radio row's total. `to_completion` is the same meter's energy over `[0, completion)`, a
+//! prefix of `run_total`: equal to it for the flow that ends the run (up to air time a MAC
+//! meter was told about ahead of time).
 //!
 //! The table has one row per flow, end radio and meter ([`FlowEnergyTable`]). Marks are placed
 //! once per flow completion and tags are found per packet with one comparison in the common
@@ -62,14 +66,30 @@ pub struct FlowEnergyTable {
     pub to_completion_j: Vec<f64>,
     /// Same, nJ (exact to the nJ; missing where the J figure is NaN).
     pub to_completion_nj: Vec<Option<u64>>,
-    /// The flow's own energy at this radio: its frames and the wake-ups they needed, J.
+    /// The flow's own energy at this radio over the run: its frames and the wake-ups they
+    /// needed, J.
     pub own_j: Vec<f64>,
-    /// The radio's time after the flow's frames until the next frame, J.
+    /// The radio's time after the flow's frames until the next frame, over the run, J.
     pub tail_j: Vec<f64>,
+    /// The own and tail energy of every other flow at this radio, over the run, J.
+    pub other_flows_j: Vec<f64>,
+    /// What no flow owns over the run (the same on every row of the radio and meter): the time
+    /// before the radio's first frame, beacons, PS-Polls, Null frames, frames heard in a
+    /// collision, and their tails, J.
+    pub unattributed_j: Vec<f64>,
+    /// The meter's energy over the whole run (the radio row's `energy_j`):
+    /// `own + tail + other_flows + unattributed`, exactly in fJ, J.
+    pub run_total_j: Vec<f64>,
     /// Own energy, nJ.
     pub own_nj: Vec<u64>,
     /// Tail energy, nJ.
     pub tail_nj: Vec<u64>,
+    /// Other flows' energy, nJ.
+    pub other_flows_nj: Vec<u64>,
+    /// Unattributed energy, nJ.
+    pub unattributed_nj: Vec<u64>,
+    /// The run's total, nJ (the radio row's `total_energy_nj`).
+    pub run_total_nj: Vec<u64>,
 }
 
 /// Which radios report each flow's energy, and the tags of packets.

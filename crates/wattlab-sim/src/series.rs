@@ -26,8 +26,9 @@ pub struct FlowSeries {
     pub flow: Vec<u32>,
     /// Congestion window of the data sender (bytes).
     pub cwnd: Vec<u32>,
-    /// Slow-start threshold (bytes).
-    pub ssthresh: Vec<u32>,
+    /// Slow-start threshold (bytes); missing until the first loss sets one (the core's
+    /// "infinite" `u32::MAX` is not a number of bytes).
+    pub ssthresh: Vec<Option<u32>>,
     /// Receiver window as the data sender last saw it (bytes).
     pub peer_window: Vec<u32>,
     /// Window the receiver currently advertises (bytes).
@@ -126,7 +127,7 @@ impl TimeSeries {
         f.time_s.push(t.as_secs_f64());
         f.flow.push(flow);
         f.cwnd.push(snd.cwnd());
-        f.ssthresh.push(snd.ssthresh());
+        f.ssthresh.push(Some(snd.ssthresh()).filter(|&s| s != u32::MAX));
         f.peer_window.push(snd.peer_window());
         f.advertised_window.push(advertised);
         f.in_flight.push(snd.bytes_in_flight());

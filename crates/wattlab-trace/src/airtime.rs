@@ -95,9 +95,8 @@ impl Airtime {
             }
             return Ok(Airtime::Link { rate_bps: (x * 1e6).round() as u64 });
         }
-        // "802.11a" and "80211a" both name the built-in 802.11a.
-        let key = name.replace('.', "");
-        let phy = find_phy(&key).ok_or_else(|| {
+        // "802.11a" and "80211a" both name the built-in 802.11a (`find_phy`).
+        let phy = find_phy(name).ok_or_else(|| {
             format!("unknown PHY `{name}`; valid: {}, link@RATE, instant", phy_names().join(", "))
         })?;
         let rate_kbps = match rate {
@@ -203,8 +202,7 @@ impl fmt::Display for Airtime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Airtime::Phy { phy, rate_kbps } => {
-                let n = phy.name.strip_prefix("80211").map_or(phy.name.to_string(), |x| format!("802.11{x}"));
-                write!(f, "{n}@{}", *rate_kbps as f64 / 1000.0)
+                write!(f, "{}@{}", phy.name, *rate_kbps as f64 / 1000.0)
             }
             Airtime::Link { rate_bps } => write!(f, "link@{}", *rate_bps as f64 / 1e6),
             Airtime::Instant => f.write_str("instant"),

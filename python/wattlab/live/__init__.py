@@ -4,8 +4,8 @@
 userspace link/AP emulator (NFQUEUE), the server and client are real Linux TCP sockets, the
 client-centered agent (``policy="cc"``) shapes them from the client's NFQUEUE, and the client's
 interface is captured and costed by the trace analyzer. A scenario whose flow is ``wwp-bulk``
-runs seed 004's Wave & Wait Protocol instead, on UDP sockets (:mod:`wattlab.live.wwp`); one whose
-flow is ``psna-read``/``psna-send`` runs seed 001's PSNA daemon and mobile (:mod:`wattlab.live.psna`). See
+runs paper 004's Wave & Wait Protocol instead, on UDP sockets (:mod:`wattlab.live.wwp`); one whose
+flow is ``psna-read``/``psna-send`` runs paper 001's PSNA daemon and mobile (:mod:`wattlab.live.psna`). See
 ``docs/live.md``.
 """
 

@@ -1,4 +1,4 @@
-"""A live run of a ``psna-read`` / ``psna-send`` flow (seed 001's Power Saving Network
+"""A live run of a ``psna-read`` / ``psna-send`` flow (paper 001's Power Saving Network
 Architecture): the PSNA daemon (``wattlab-live psna-daemon``) in the AP's namespace, with real
 Linux TCP to the fixed host in the server's namespace (``serve`` for a read, ``sink`` for a
 send); the mobile (``wattlab-live psna-mobile``) in the client's namespace, PS-TP over UDP

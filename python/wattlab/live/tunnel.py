@@ -1,4 +1,4 @@
-"""A live run of a tunnel scenario (seed 002 Ch. 4; docs/tunnel.md, "Live"): the client's real
+"""A live run of a tunnel scenario (paper 002 Ch. 4; docs/tunnel.md, "Live"): the client's real
 Linux TCP flows are routed into a TUN device, carried by the SCTP tunnel (``wattlab-live
 tunnel``, the core's endpoint) over UDP port 9899 to the AP's end, which writes them to its own
 TUN device and on to the server. The emulator (``wattlab-live emulate-tunnel``) puts the

@@ -1,4 +1,4 @@
-"""A live run of a ``wwp-bulk`` flow (seed 004's Wave & Wait Protocol): the WWP sender and
+"""A live run of a ``wwp-bulk`` flow (paper 004's Wave & Wait Protocol): the WWP sender and
 receiver (``wattlab-live wwp``, the core's own endpoint on a real UDP socket) in the flow's
 ``from`` and ``to`` namespaces, through the emulator with the scenario's impairments (VDROP,
 VDELAY) in both directions; the receiver's data checked against the payload's SHA-256.

@@ -1,4 +1,4 @@
-"""Benchmark of seed 002's analytic energy models: ``python -m wattlab.models.bench``.
+"""Benchmark of paper 002's analytic energy models: ``python -m wattlab.models.bench``.
 
 Evaluates :func:`wattlab.models.tcp_energy.energy_grid` on a 100 (p) × 100 (RTT) × 10 (m)
 grid at q = 0.3 and prints the best and median wall time of ``--repeat`` runs (target: under

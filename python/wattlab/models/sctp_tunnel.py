@@ -1,4 +1,4 @@
-"""Seed 002 Ch. 4: the power of a client whose TCP flows share one SCTP tunnel to the AP, closed form.
+"""Paper 002 Ch. 4: the power of a client whose TCP flows share one SCTP tunnel to the AP, closed form.
 
 Hashimoto's thesis (Osaka Univ. 2013), Sect. 4.3 (Eqs. 4.1–4.14), built on the Ch. 3 model
 :mod:`wattlab.models.tcp_energy` (its MAC expectations, Eqs. 3.1–3.10, its sleep and

@@ -1,4 +1,4 @@
-"""Seed 002 Ch. 3: the energy of one upstream TCP transfer over 802.11a, closed form.
+"""Paper 002 Ch. 3: the energy of one upstream TCP transfer over 802.11a, closed form.
 
 Hashimoto's thesis (Osaka Univ. 2013), Sect. 3.3 and App. 3.A; our reading with its
 corrections is ``../shared/notes/002.md`` §2 and the model is documented equation by equation

@@ -16,7 +16,7 @@ from .. import _core
 from ..api import run
 
 #: Rate of each PHY used by the checks, kb/s.
-CHECK_RATES = {"80211a": 54_000, "80211b": 11_000}
+CHECK_RATES = {"802.11a": 54_000, "802.11b": 11_000}
 
 
 def bianchi(phy: str, rate_kbps: int, ip_bytes: int, n: int) -> dict:
@@ -67,7 +67,7 @@ retry_limit = "unlimited"
 """
 
 
-def bianchi_check(ns=(1, 5, 10, 20), phys=("80211a", "80211b"), seconds: float = 5.0, seed: int = 1) -> pd.DataFrame:
+def bianchi_check(ns=(1, 5, 10, 20), phys=("802.11a", "802.11b"), seconds: float = 5.0, seed: int = 1) -> pd.DataFrame:
     """Simulated saturation throughput against Bianchi's model, one row per (PHY, n)."""
     rows = []
     for phy in phys:
@@ -101,7 +101,7 @@ def tcp_scenario(delayed_ack: bool, megabytes: int = 20) -> str:
     overflowing, so the flow runs without losses, as the theoretical maximum assumes.
     """
     return f"""
-name = "tcp-80211a-{'delack' if delayed_ack else 'ack-every-segment'}"
+name = "tcp-802.11a-{'delack' if delayed_ack else 'ack-every-segment'}"
 [[node]]
 name = "client"
 kind = "host"
@@ -119,7 +119,7 @@ delay = "1ms"
 [[wlan]]
 ap = "ap"
 stations = ["client"]
-phy = "80211a"
+phy = "802.11a"
 rate = "54Mbps"
 [[flow]]
 kind = "bulk-upload"
@@ -136,7 +136,7 @@ def tcp_capacity_check(seed: int = 1) -> pd.DataFrame:
     for delayed, per_ack in ((False, 1), (True, 2)):
         res = run(text=tcp_scenario(delayed), seed=seed)
         flow = res.summary["flows"][0]
-        cap = tcp_capacity("80211a", 54_000, 1460, 1500, 40, per_ack)
+        cap = tcp_capacity("802.11a", 54_000, 1460, 1500, 40, per_ack)
         rows.append(
             {
                 "acks": "delayed (1 per 2 segments)" if delayed else "every segment",

@@ -6,7 +6,7 @@ returning a result with the claims verdicts, and ``OUTPUT_FILES``. The CLI front
 """
 
 REPRODUCTIONS = {
-    "kontogiannis2005": "seed 003: energy potential of six TCP variants under wireless errors (3E index)",
-    "yan-cc": "seed 000: client-centered energy saving for large downloads (CC vs TCP, PSM, BSD; module yan_cc)",
+    "kontogiannis2005": "paper 003: energy potential of six TCP variants under wireless errors (3E index)",
+    "yan-cc": "paper 000: client-centered energy saving for large downloads (CC vs TCP, PSM, BSD; module yan_cc)",
 }
 """Name → one-line description of every reproduction."""

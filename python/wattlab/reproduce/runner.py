@@ -79,6 +79,9 @@ class Engine:
     scheduler: Any = None
     max_runs: int | None = None
     tally: Tally = field(default_factory=Tally)
+    seen: set[str] = field(default_factory=set)
+    """Keys of the runs already counted in ``tally`` (a reproduction's later experiments share
+    some: counted once, not as "stored before")."""
 
 
 _ENGINE: ContextVar[Engine | None] = ContextVar("wattlab_reproduce_engine", default=None)
@@ -143,9 +146,10 @@ def run_jobs(
     budget = None if eng.max_runs is None else max(0, eng.max_runs - eng.tally.computed)
     bar = ProgressBar(label=description, console=console) if console is not None else None
     rows: list[dict[str, Any] | None] = [None] * len(jobs)
+    tally = Tally()
     try:
         for key, res in run_points(points, eng.out, jobs=eng.jobs or workers or default_jobs(),
-                                   scheduler=eng.scheduler, max_runs=budget, tally=eng.tally,
+                                   scheduler=eng.scheduler, max_runs=budget, tally=tally,
                                    on_start=bar.start if bar else None, on_result=bar.advance if bar else None):
             for i in rows_of[key]:
                 job = jobs[i]
@@ -153,9 +157,26 @@ def run_jobs(
     finally:
         if bar:
             bar.stop()
+        _count(eng, tally, rows_of.keys())
     if eng.tally.left:
         raise Unfinished(eng.tally)
     return pd.DataFrame([r for r in rows if r is not None])
+
+
+def _count(eng: Engine, tally: Tally, keys: Iterable[str]) -> None:
+    """Adds one :func:`run_jobs` call's ``tally`` to the engine's, each run once: a run this
+    session already counted comes back from the store (or, with no store, is computed again),
+    and is neither "stored before" nor new."""
+    again = sum(1 for k in keys if k in eng.seen)
+    if eng.out is not None:
+        tally.reused -= min(again, tally.reused)
+    else:
+        tally.computed -= min(again, tally.computed)
+    eng.tally.computed += tally.computed
+    eng.tally.reused += tally.reused
+    eng.tally.left += tally.left
+    eng.tally.wall_s += tally.wall_s
+    eng.seen.update(keys)
 
 
 def mean_ci(values: Iterable[float], confidence: float = 0.95) -> tuple[float, float]:

@@ -4,12 +4,13 @@
 //!
 //! | profile      | PHY                 | slot | SIFS | DIFS | CW       | preamble + header        |
 //! |--------------|---------------------|------|------|------|----------|--------------------------|
-//! | `80211b`     | HR/DSSS 1–11 Mb/s   | 20   | 10   | 50   | 31–1023  | 192 µs long / 96 µs short |
+//! | `802.11b`    | HR/DSSS 1–11 Mb/s   | 20   | 10   | 50   | 31–1023  | 192 µs long / 96 µs short |
 //! | `dsss-2mbps` | DSSS 1–2 Mb/s (1997)| 20   | 10   | 50   | 31–1023  | 192 µs                   |
-//! | `80211a`     | OFDM 6–54 Mb/s      | 9    | 16   | 34   | 15–1023  | 20 µs, then 4 µs symbols |
-//! | `80211g`     | ERP-OFDM 6–54 Mb/s  | 9    | 10   | 28   | 15–1023  | 20 µs + 6 µs extension   |
+//! | `802.11a`    | OFDM 6–54 Mb/s      | 9    | 16   | 34   | 15–1023  | 20 µs, then 4 µs symbols |
+//! | `802.11g`    | ERP-OFDM 6–54 Mb/s  | 9    | 10   | 28   | 15–1023  | 20 µs + 6 µs extension   |
 //!
-//! (times in µs). The 802.11g signal extension follows every OFDM frame, so its SIFS + extension
+//! (times in µs). Each name is printed as written here; a scenario or a capture's `--phy` may
+//! also write it without dots (`80211a`), as earlier versions did. The 802.11g signal extension follows every OFDM frame, so its SIFS + extension
 //! equals 802.11a's 16 µs and the two profiles give the same exchange durations.
 //!
 //! Control frames (ACK, CTS, RTS, PS-Poll) go at the highest basic rate not above the data
@@ -56,7 +57,7 @@ pub enum Preamble {
 /// Timing of one 802.11 PHY.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PhyProfile {
-    /// Name used in scenarios, e.g. `80211a`.
+    /// Name used in scenarios and printed everywhere, e.g. `802.11a` (see [`find_phy`]).
     pub name: &'static str,
     /// What the standard calls it.
     pub description: &'static str,
@@ -87,7 +88,7 @@ const fn us(n: u64) -> Duration {
 
 /// 802.11b HR/DSSS.
 pub const PHY_80211B: PhyProfile = PhyProfile {
-    name: "80211b",
+    name: "802.11b",
     description: "802.11b HR/DSSS, 1/2/5.5/11 Mb/s, long preamble",
     modulation: Modulation::Dsss,
     slot: us(20),
@@ -117,7 +118,7 @@ pub const PHY_DSSS_2MBPS: PhyProfile = PhyProfile {
 
 /// 802.11a OFDM.
 pub const PHY_80211A: PhyProfile = PhyProfile {
-    name: "80211a",
+    name: "802.11a",
     description: "802.11a OFDM, 6-54 Mb/s",
     modulation: Modulation::Ofdm,
     slot: us(9),
@@ -132,7 +133,7 @@ pub const PHY_80211A: PhyProfile = PhyProfile {
 
 /// 802.11g ERP-OFDM with short slots (no 802.11b stations in the BSS).
 pub const PHY_80211G: PhyProfile = PhyProfile {
-    name: "80211g",
+    name: "802.11g",
     description: "802.11g ERP-OFDM, 6-54 Mb/s, short slot, 6 us signal extension",
     modulation: Modulation::Ofdm,
     slot: us(9),
@@ -148,9 +149,11 @@ pub const PHY_80211G: PhyProfile = PhyProfile {
 /// Every built-in PHY profile.
 pub const PHY_PROFILES: [PhyProfile; 4] = [PHY_80211B, PHY_DSSS_2MBPS, PHY_80211A, PHY_80211G];
 
-/// The built-in PHY profile called `name`.
+/// The built-in PHY profile called `name`: its name (`802.11a`), or the same without the dots
+/// (`80211a`, the spelling of earlier versions, still accepted as input).
 pub fn find_phy(name: &str) -> Option<PhyProfile> {
-    PHY_PROFILES.iter().copied().find(|p| p.name == name)
+    let undotted = |s: &str| s.chars().filter(|&c| c != '.').collect::<String>();
+    PHY_PROFILES.iter().copied().find(|p| p.name == name || (!name.contains('.') && undotted(p.name) == name))
 }
 
 /// Names of the built-in PHY profiles.
@@ -333,9 +336,20 @@ mod tests {
     fn rates_are_checked() {
         assert!(PHY_80211A.check_rate(54_000).is_ok());
         let e = PHY_80211A.check_rate(11_000).unwrap_err();
-        assert!(e.0.contains("80211a has no rate 11Mbps") && e.0.contains("54Mbps"), "{e}");
+        assert!(e.0.contains("802.11a has no rate 11Mbps") && e.0.contains("54Mbps"), "{e}");
         assert_eq!(format_rate(5_500), "5.5Mbps");
         assert_eq!(find_phy("80211b").unwrap().cw_min, 31);
         assert!(find_phy("80211n").is_none());
+    }
+
+    #[test]
+    fn each_phy_has_one_printed_name_and_the_undotted_one_is_accepted() {
+        assert_eq!(phy_names(), ["802.11b", "dsss-2mbps", "802.11a", "802.11g"]);
+        for p in PHY_PROFILES {
+            assert_eq!(find_phy(p.name), Some(p));
+            assert_eq!(find_phy(&p.name.replace('.', "")), Some(p), "{}", p.name);
+        }
+        // Dots elsewhere are not a spelling of any PHY.
+        assert!(find_phy("8.0211a").is_none() && find_phy("802.11").is_none() && find_phy("dsss.2mbps").is_none());
     }
 }

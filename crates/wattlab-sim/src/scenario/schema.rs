@@ -381,7 +381,7 @@ pub struct WlanConfig {
     pub ap: Spanned<String>,
     /// The client stations (hosts).
     pub stations: Spanned<Vec<String>>,
-    /// PHY profile: 80211a, 80211g, 80211b or dsss-2mbps.
+    /// PHY profile: 802.11a, 802.11g, 802.11b or dsss-2mbps (also written without dots).
     pub phy: Spanned<String>,
     /// Data rate of every data frame (one of the PHY's rates).
     pub rate: Spanned<Rate>,

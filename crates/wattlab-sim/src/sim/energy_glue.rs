@@ -55,6 +55,10 @@ impl Simulation {
                     let fj = mark.and_then(|&k| m.energy.marks.get(k)).and_then(|e| e.energy_fj);
                     let bucket = |b: u32| m.energy.by_owner.get(b as usize).copied().unwrap_or(0);
                     let (own, tail) = (bucket(own_bucket(tag_of(f as u32))), bucket(tail_bucket(tag_of(f as u32))));
+                    let unattributed = bucket(own_bucket(NO_FLOW)) + bucket(tail_bucket(NO_FLOW));
+                    // The buckets sum to the meter's exact total (`RadioMeter::energy_by_owner`).
+                    let total: u128 = m.energy.by_owner.iter().sum();
+                    let others = total - own - tail - unattributed;
                     t.flow.push(rec.name.clone());
                     t.node.push(node.clone());
                     t.side.push(side);
@@ -65,8 +69,14 @@ impl Simulation {
                     t.to_completion_nj.push(fj.map(fj_to_nj));
                     t.own_j.push(fj_to_j(own));
                     t.tail_j.push(fj_to_j(tail));
+                    t.other_flows_j.push(fj_to_j(others));
+                    t.unattributed_j.push(fj_to_j(unattributed));
+                    t.run_total_j.push(fj_to_j(total));
                     t.own_nj.push(fj_to_nj(own));
                     t.tail_nj.push(fj_to_nj(tail));
+                    t.other_flows_nj.push(fj_to_nj(others));
+                    t.unattributed_nj.push(fj_to_nj(unattributed));
+                    t.run_total_nj.push(fj_to_nj(total));
                 }
             }
         }

@@ -1,10 +1,10 @@
-"""Reproduction of seed 001: Anastasi, Conti, Lapenna, "A Power Saving Network Architecture for
+"""Reproduction of paper 001: Anastasi, Conti, Lapenna, "A Power Saving Network Architecture for
 Accessing the Internet from Mobile Computers: Design, Implementation and Measurements" (PSNA).
 
 ``run(cfg, out)`` runs the paper's transfers A (25,446 KB up) and B (2,519 KB down) at full
 length on the simulated Pisa–Perth path (docs/psna.md, "Simulator") under legacy TCP (card
 always on), PSNA, and the baselines the paper could not run (TCP with 802.11 PSM, TCP with
-seed 000's client-centered agent), and writes:
+paper 000's client-centered agent), and writes:
 
 - ``runs.csv``: every run (card energy in J and battery-seconds, completion, the PSNA extras:
   polls, sleeps, on/off switches, on-time in signalling, burst, initial wait, residual-time
@@ -29,6 +29,7 @@ from pathlib import Path
 import pandas as pd
 from rich.console import Console
 
+from ... import markdown as md
 from .. import runner
 from . import claims, experiments, figures, paper
 from .config import ARCHITECTURES, TRANSFERS, Config
@@ -94,7 +95,7 @@ def summary_markdown(cfg: Config, t: pd.DataFrame, verdicts: list[claims.Claim],
                      sens: pd.DataFrame | None = None) -> str:
     """The generated summary: setup, Tables 1–2 beside the paper's, the extras, the claims."""
     lines = [
-        "# Seed 001 (Anastasi, Conti, Lapenna: PSNA) reproduced by wattlab", "", runner.provenance_line(), "",
+        "# Paper 001 (Anastasi, Conti, Lapenna: PSNA) reproduced by wattlab", "", runner.provenance_line(), "",
         f"{'Quick preset' if cfg.quick else 'Full run'}: {n_runs} simulations in {wall_s:.1f} s wall time; "
         f"{cfg.seeds} seed(s) per row from seed {cfg.base_seed}; transfers at full length.", "",
         "## Setup", "",
@@ -107,44 +108,43 @@ def summary_markdown(cfg: Config, t: pd.DataFrame, verdicts: list[claims.Claim],
         "- Battery-seconds = J / 13.67 W (the paper's unit: Sony BTP-31, 157,464 J, 11,520 s standby); index = KB "
         "(1000 B) per battery-second; Kbps = 1024 bit/s, as Table 1's rows fit.", "",
         "## Tables 1–2 beside the paper's", "",
-        "| transfer | architecture | lifetime (s) | battery consumption (s) | KB | Kbps | transfer length (s) | index | gain | reduction |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        *md.header("transfer", "architecture", "lifetime (s)", "battery consumption (s)", "KB", "Kbps", "transfer length (s)",
+                   "index", "gain", "reduction"),
     ]
     for _, r in t.iterrows():
         p = paper.row(r["transfer"], r["arch"])
-        ours = (f"| {r['transfer']} | {r['arch']} | {_f(r['lifetime_s'], '{:,.0f}')} | {_f(r['battery_s'])} | "
-                f"{r['bytes'] / 1000:,.0f} | {_f(r['kbps_paper'], '{:,.2f}')} | {_f(r['transfer_length_s'], '{:,.0f}')} | "
-                f"{_f(r['power_saving_index'], '{:,.2f}')} | {_f(r['gain_factor'])}× | {_f(r['reduction_percent'], '{:.2f}')} % |")
-        lines.append(ours)
+        lines.append(md.row(r['transfer'], r['arch'], _f(r['lifetime_s'], '{:,.0f}'), _f(r['battery_s']), f"{r['bytes'] / 1000:,.0f}",
+                            _f(r['kbps_paper'], '{:,.2f}'), _f(r['transfer_length_s'], '{:,.0f}'),
+                            _f(r['power_saving_index'], '{:,.2f}'), f"{_f(r['gain_factor'])}×",
+                            f"{_f(r['reduction_percent'], '{:.2f}')} %"))
         if p:
             g = paper.GAIN[r["transfer"]] if r["arch"] == "psna" else 1.0
             red = f"{paper.REDUCTION[r['transfer']]:.2f} %" if r["arch"] == "psna" else "—"
-            lines.append(f"| | *paper* | *{p['lifetime_s']:,}* | *{p['battery_s']:,}* | *{p['kb']:,}* | *{p['kbps']:,}* | "
-                         f"*{p['transfer_length_s']:,}* | *{p['power_saving_index']:,.2f}* | *{g:.1f}×* | *{red}* |")
+            lines.append(md.row("", "*paper*", f"*{p['lifetime_s']:,}*", f"*{p['battery_s']:,}*", f"*{p['kb']:,}*", f"*{p['kbps']:,}*",
+                                f"*{p['transfer_length_s']:,}*", f"*{p['power_saving_index']:,.2f}*", f"*{g:.1f}×*", f"*{red}*"))
     lines += ["", "For PSNA, Kbps and transfer length are the wireless burst's (as in Table 2), not the end-to-end transfer.",
               "", "## What the paper does not report", "",
-              "| transfer | architecture | completion (s) | card energy (J, min–max) | polls | sleeps | radio on (s) | "
-              "on outside the burst (s) | initial wait (s) | residual error mean (s) |", "|---|---|---|---|---|---|---|---|---|---|"]
+              *md.header("transfer", "architecture", "completion (s)", "card energy (J, min–max)", "polls", "sleeps",
+                         "radio on (s)", "on outside the burst (s)", "initial wait (s)", "residual error mean (s)")]
     for _, r in t.iterrows():
-        lines.append(f"| {r['transfer']} | {r['arch']} | {_f(r['completion_s'], '{:,.0f}')} | {_f(r['card_j'])} "
-                     f"({_f(r['card_j_min'])}–{_f(r['card_j_max'])}) | {_f(r['polls'])} | {_f(r['sleeps'])} | "
-                     f"{_f(r['radio_on_s'])} | {_f(r['signalling_on_s'])} | {_f(r['first_residual_s'])} | "
-                     f"{_f(r['residual_error_mean_s'], '{:,.0f}')} |")
+        lines.append(md.row(r['transfer'], r['arch'], _f(r['completion_s'], '{:,.0f}'),
+                            f"{_f(r['card_j'])} ({_f(r['card_j_min'])}–{_f(r['card_j_max'])})", _f(r['polls']), _f(r['sleeps']),
+                            _f(r['radio_on_s']), _f(r['signalling_on_s']), _f(r['first_residual_s']),
+                            _f(r['residual_error_mean_s'], '{:,.0f}')))
     if sens is not None and len(sens):
         lines += ["", "## Sensitivity (transfer B, PSNA)", "",
                   "`default` is the main run; `alpha`, `min_packets`: the estimator; `mss=536`: the paper's Linux 2.0 MSS "
                   "towards non-local hosts (legacy TCP too, and the daemon counts 536-byte packets); `switch=E`: each "
                   "off → on cycle costs E joules (simulated: the card's meter draws an off → idle transition of E / 1.77 W at the idle power; the profile has none).", "",
-                  "| variant | card energy (J) | radio on (s) | initial wait (s) | polls | completion (s) | legacy TCP (J) | gain |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  *md.header("variant", "card energy (J)", "radio on (s)", "initial wait (s)", "polls", "completion (s)",
+                             "legacy TCP (J)", "gain")]
         for _, r in sens.iterrows():
-            lines.append(f"| {r['variant']} | {_f(r['card_j'])} | {_f(r['radio_on_s'])} | {_f(r['first_residual_s'])} | "
-                         f"{_f(r['polls'])} | {_f(r['completion_s'], '{:,.0f}')} | {_f(r['legacy_card_j'], '{:,.0f}')} | "
-                         f"{_f(r['gain_factor'])}× |")
+            lines.append(md.row(r['variant'], _f(r['card_j']), _f(r['radio_on_s']), _f(r['first_residual_s']), _f(r['polls']),
+                                _f(r['completion_s'], '{:,.0f}'), _f(r['legacy_card_j'], '{:,.0f}'), f"{_f(r['gain_factor'])}×"))
     lines += ["", "Architectures: " + "; ".join(f"`{a}` = {ARCHITECTURES[a]}" for a in ARCHITECTURES if a in set(t["arch"])) + ".",
-              "", "## Claims", "", "| claim | the paper | our test | verdict | our numbers |", "|---|---|---|---|---|"]
+              "", "## Claims", "", *md.header("claim", "the paper", "our test", "verdict", "our numbers")]
     for c in verdicts:
-        lines.append(f"| {c.id} | {c.paper} | {c.test} | **{c.verdict}** | {c.evidence} |")
+        lines.append(md.row(c.id, c.paper, c.test, f"**{c.verdict}**", c.evidence))
     lines += ["", "## Not yet", "",
               "- Transition energy simulated (here it is added per on-switch after the run).",
               "- The live testbed's PSNA runs.", ""]

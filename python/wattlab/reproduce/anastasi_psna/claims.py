@@ -1,4 +1,4 @@
-"""Seed 001's claims (notes/001.md §4–5), each a test over the reproduction's table
+"""Paper 001's claims (notes/001.md §4–5), each a test over the reproduction's table
 (``experiments.table``) that can agree, partly agree or disagree; "not tested" when the rows it
 needs were not run. tests/python/test_psna_reproduction.py drives each to every verdict.
 

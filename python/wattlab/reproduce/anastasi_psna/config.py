@@ -1,4 +1,4 @@
-"""Parameters of the seed-001 (PSNA) reproduction: the paper's transfers and what we chose where
+"""Parameters of the paper 001 (PSNA) reproduction: the paper's transfers and what we chose where
 it is silent (docs/psna.md, "Simulator", says why)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ ARCHITECTURES = {
     "legacy": "legacy end-to-end TCP, card always on (the paper's baseline)",
     "psna": "PSNA: PS-TP to the AP daemon, card off for the residual time",
     "psm": "TCP with 802.11 PSM on the station (not in the paper)",
-    "cc": "TCP with seed 000's client-centered agent (not in the paper)",
+    "cc": "TCP with paper 000's client-centered agent (not in the paper)",
 }
 """Every architecture the reproduction can run, with what it is."""
 

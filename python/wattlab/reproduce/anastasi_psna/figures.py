@@ -33,7 +33,7 @@ def card_energy(t: pd.DataFrame, out: Path) -> Path:
     ax.set_xticks([k + len(archs) * width / 2 for k in range(len(transfers))], [f"transfer {x}" for x in transfers])
     ax.set_yscale("log")
     ax.set_ylabel("card energy from the request (J)")
-    ax.set_title("Seed 001: card energy per architecture")
+    ax.set_title("Paper 001: card energy per architecture")
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=5, frameon=False)
     fig.tight_layout()
     path = out / NAME

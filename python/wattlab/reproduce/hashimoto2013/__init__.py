@@ -1,4 +1,4 @@
-"""Reproduction of seed 002: M. Hashimoto, "Transport-Layer Solutions for Achieving Fairness and
+"""Reproduction of paper 002: M. Hashimoto, "Transport-Layer Solutions for Achieving Fairness and
 Energy Efficiency in Wireless LANs", PhD thesis, Osaka University, 2013 — Ch. 2 (ACK-loss-aware
 TCP for WLAN fairness) and Ch. 3 (energy model of one TCP flow over 802.11a).
 
@@ -28,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 from rich.console import Console
 
+from ... import markdown as md
 from .. import runner, stats
 from . import claims, closed_form, energy_sim, fairness, figures, paper, validation
 from .config import MIXES, SCHEMES, Config
@@ -153,59 +154,58 @@ def summary_markdown(cfg: Config, tables: dict, verdicts: list[claims.Claim], wa
     t21, t23, f, t31 = tables["table21"], tables["table23"], tables["fairness"], tables["table31"]
     je = tables["jain_example"]
     lines = [
-        "# Seed 002 (Hashimoto 2013, Ch. 2–3) reproduced by wattlab", "", runner.provenance_line(), "",
+        "# Paper 002 (Hashimoto 2013, Ch. 2–3) reproduced by wattlab", "", runner.provenance_line(), "",
         f"{'Quick preset' if cfg.quick else 'Full run'}: {n_runs} simulations in {wall_s:.1f} s wall time. Fairness: "
         f"{cfg.seeds} seed(s) from {cfg.base_seed}, {cfg.duration_s:g} s runs averaged over {cfg.warmup_s:g}–{cfg.duration_s:g} s; "
         f"model vs simulator: {cfg.energy_seeds} seed(s) per point; Table 3.1: {cfg.table31_seeds} seed(s) × "
         f"{cfg.table31_duration_s:g} s. ± is the 95 % t-interval of the mean over seeds.", "",
         "## Table 2.1 (C = 30 Mb/s, n = 10) and the Jain example", "",
-        "| case | throughputs (Mb/s) | total | Jain | thesis | F(X, C) | thesis | variance | thesis |", "|---|---|---|---|---|---|---|---|---|",
+        *md.header("case", "throughputs (Mb/s)", "total", "Jain", "thesis", "F(X, C)", "thesis", "variance", "thesis"),
     ]
     for r in t21.itertuples():
         pv = "" if r.paper_variance is None or r.paper_variance != r.paper_variance else f"{r.paper_variance:g}"
-        lines.append(f"| {r.case} | {r.throughputs_mbps} | {r.total_mbps:g} | {r.jain:.4f} | {r.paper_jain:.2f} | {r.F:.4f} | "
-                     f"{r.paper_F:.2f} | {r.variance:.4g} | {pv} |")
+        lines.append(md.row(r.case, r.throughputs_mbps, f"{r.total_mbps:g}", f"{r.jain:.4f}", f"{r.paper_jain:.2f}", f"{r.F:.4f}",
+                            f"{r.paper_F:.2f}", f"{r.variance:.4g}", pv))
     lines += ["", f"Jain {{10, 30, 40}} = {je['jain_small']:.4f}, {{100, 300, 400}} = {je['jain_large']:.4f} (thesis 0.82).", "",
-              "## Table 2.3: B_est (Eq. 2.11, MSS 1500 B)", "", "| AP | minRTT (ms) | T (Mb/s) | cwnd_overflow (B) | B_est | thesis |",
-              "|---|---|---|---|---|---|"]
+              "## Table 2.3: B_est (Eq. 2.11, MSS 1500 B)", "",
+              *md.header("AP", "minRTT (ms)", "T (Mb/s)", "cwnd_overflow (B)", "B_est", "thesis")]
     for r in t23.itertuples():
-        lines.append(f"| {r.ap} | {r.min_rtt_ms} | {r.throughput_mbps} | {r.cwnd_overflow_bytes} | {r.b_est_packets:.2f} | "
-                     f"{r.paper_b_est_packets} |")
+        lines.append(md.row(r.ap, r.min_rtt_ms, r.throughput_mbps, r.cwnd_overflow_bytes, f"{r.b_est_packets:.2f}",
+                            r.paper_b_est_packets))
     lines += ["", "## Fairness (Ch. 2, Figs. 2.4, 2.5, 2.7, 2.10–2.12)", "",
               "802.11a 54 Mb/s, one flow per client, AP DropTail 100 packets, wired 100 Mb/s / 100 ms, starts U[0, 10] s. "
               "Schemes: " + "; ".join(f"`{k}` = {v}" for k, v in SCHEMES.items()) + ".", "",
-              "| mix | delayed ACK | scheme | total (Mb/s) | vs Reno | downstream share | Jain | F | slowest flow (Mb/s) | "
-              "RTT up / down (ms) | AP queue drops | collisions | air busy |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              *md.header("mix", "delayed ACK", "scheme", "total (Mb/s)", "vs Reno", "downstream share", "Jain", "F",
+                         "slowest flow (Mb/s)", "RTT up / down (ms)", "AP queue drops", "collisions", "air busy")]
     for _, r in f.iterrows():
         share = "—" if r["down_share"] != r["down_share"] or r["mix"] == "10up" else _ci(r, "down_share")
         down = "—" if r["down_rtt_ms"] != r["down_rtt_ms"] else f"{r['down_rtt_ms']:.0f}"
-        lines.append(f"| {r['mix']} | {'on' if r['delayed_ack'] else 'off'} | {r['scheme']} | {_ci(r, 'total_mbps', '{:.2f}')} | "
-                     f"{r['total_vs_reno_pct']:+.1f} % | {share} | {_ci(r, 'jain')} | {_ci(r, 'F')} | {r['min_flow_mbps']:.2f} | "
-                     f"{r['up_rtt_ms']:.0f} / {down} | {r['ap_queue_drops']:,.0f} | {r['collisions']:,.0f} | {r['air_busy']:.3f} |")
+        lines.append(md.row(r['mix'], 'on' if r['delayed_ack'] else 'off', r['scheme'], _ci(r, 'total_mbps', '{:.2f}'),
+                            f"{r['total_vs_reno_pct']:+.1f} %", share, _ci(r, 'jain'), _ci(r, 'F'), f"{r['min_flow_mbps']:.2f}",
+                            f"{r['up_rtt_ms']:.0f} / {down}", f"{r['ap_queue_drops']:,.0f}", f"{r['collisions']:,.0f}",
+                            f"{r['air_busy']:.3f}"))
     swm_cols = [c for c in f.columns if c.startswith("swm_") and not c.endswith(("_ci", "_lo", "_hi"))]
     lines += ["", "Collision-free TCP capacity of one 802.11a 54 Mb/s hop (data + TCP-ACK exchanges, 1448-byte payloads, "
               "`wattlab.models.wlan.tcp_capacity`): " + ", ".join(
                   f"delayed ACK {'on' if d else 'off'} {fairness.tcp_capacity_mbps(d):.2f} Mb/s" for d in sorted(set(f["delayed_ack"])))
               + ". Total against it, and the share of frames reaching the AP that its queue dropped:", "",
-              "| mix | delayed ACK | scheme | total vs capacity | AP drop fraction |", "|---|---|---|---|---|"]
+              *md.header("mix", "delayed ACK", "scheme", "total vs capacity", "AP drop fraction")]
     for _, r in f.iterrows():
-        lines.append(f"| {r['mix']} | {'on' if r['delayed_ack'] else 'off'} | {r['scheme']} | {r['vs_capacity_pct']:+.1f} % | "
-                     f"{r['ap_drop_fraction']:.3f} |")
+        lines.append(md.row(r['mix'], 'on' if r['delayed_ack'] else 'off', r['scheme'], f"{r['vs_capacity_pct']:+.1f} %",
+                            f"{r['ap_drop_fraction']:.3f}"))
     lines += ["", "SWM(w) (F(X, C) over windows of w, C = 29.6 Mb/s, mean over window positions):", "",
-              "| mix | delayed ACK | scheme | " + " | ".join(f"w = {c[4:]}" for c in swm_cols) + " |",
-              "|---|---|---|" + "---|" * len(swm_cols)]
+              *md.header("mix", "delayed ACK", "scheme", *(f"w = {c[4:]}" for c in swm_cols))]
     for _, r in f.iterrows():
-        lines.append(f"| {r['mix']} | {'on' if r['delayed_ack'] else 'off'} | {r['scheme']} | "
-                     + " | ".join(f"{r[c]:.3f}" for c in swm_cols) + " |")
+        lines.append(md.row(r['mix'], 'on' if r['delayed_ack'] else 'off', r['scheme'], *(f"{r[c]:.3f}" for c in swm_cols)))
     lines += ["", "## Table 3.1: mean ACK inter-arrival (m = 1, q = 0.3, RTT 100 ms)", "",
-              "| cross (Mb/s) | E[W] | p | thesis ns-2 | thesis analysis | wattlab model | vs thesis analysis | wattlab simulator | "
-              "model vs simulator | simulated TCP (Mb/s) |", "|---|---|---|---|---|---|---|---|---|---|"]
+              *md.header("cross (Mb/s)", "E[W]", "p", "thesis ns-2", "thesis analysis", "wattlab model", "vs thesis analysis",
+                         "wattlab simulator", "model vs simulator", "simulated TCP (Mb/s)")]
     for _, r in t31.iterrows():
         sim = "—" if r.get("sim_ms", float("nan")) != r.get("sim_ms", float("nan")) else _ci(r, "sim_ms")
         mvs = "—" if sim == "—" else f"{r['model_vs_sim_pct']:+.1f} %"
         tcp = "—" if sim == "—" else f"{r['sim_tcp_mbps']:.2f}"
-        lines.append(f"| {int(r['cross_mbps'])} | {r['e_w']:.2f} | {r['p']:.3e} | {r['paper_simulation_ms']} | {r['paper_analysis_ms']} | "
-                     f"{r['analysis_ms']:.3f} | {r['vs_paper_analysis_pct']:+.1f} % | {sim} | {mvs} | {tcp} |")
+        lines.append(md.row(int(r['cross_mbps']), f"{r['e_w']:.2f}", f"{r['p']:.3e}", r['paper_simulation_ms'],
+                            r['paper_analysis_ms'], f"{r['analysis_ms']:.3f}", f"{r['vs_paper_analysis_pct']:+.1f} %", sim, mvs, tcp))
     s = tables["m_sweep"]
     p001 = s[(s["p"] == 0.001)].sort_values("m")
     lines += ["", "## Energy model (Ch. 3; q = 0.3, 10 MiB, T_0 = 1 s, w_1 = 1)", "",
@@ -214,13 +214,13 @@ def summary_markdown(cfg: Config, tables: dict, verdicts: list[claims.Claim], wa
               "m_sweep.csv.", ""]
     c = tables["model_vs_sim"]
     lines += ["Model vs simulator (one upstream Reno flow, 802.11a, q = 0, p as wired loss; error = model/sim − 1):", "",
-              "| p | RTT (ms) | m | E[J_cam] model / sim (J) | error | E[J_sleep] model / sim (J) | error |", "|---|---|---|---|---|---|---|"]
+              *md.header("p", "RTT (ms)", "m", "E[J_cam] model / sim (J)", "error", "E[J_sleep] model / sim (J)", "error")]
     for r in c.itertuples():
-        lines.append(f"| {r.p:g} | {r.rtt_ms:g} | {r.m} | {r.model_cam_j:.2f} / {r.sim_always_on_j:.2f} | {r.cam_err_pct:+.0f} % | "
-                     f"{r.model_sleep_j:.2f} / {r.sim_ideal_sleep_j:.2f} | {r.sleep_err_pct:+.0f} % |")
-    lines += ["", "## Claims", "", "| claim | the thesis (or the issue) | our test | verdict | our numbers |", "|---|---|---|---|---|"]
+        lines.append(md.row(f"{r.p:g}", f"{r.rtt_ms:g}", r.m, f"{r.model_cam_j:.2f} / {r.sim_always_on_j:.2f}", f"{r.cam_err_pct:+.0f} %",
+                            f"{r.model_sleep_j:.2f} / {r.sim_ideal_sleep_j:.2f}", f"{r.sleep_err_pct:+.0f} %"))
+    lines += ["", "## Claims", "", *md.header("claim", "the thesis (or the issue)", "our test", "verdict", "our numbers")]
     for v in verdicts:
-        lines.append(f"| {v.id} | {v.paper} | {v.test} | **{v.verdict}** | {v.evidence} |")
+        lines.append(md.row(v.id, v.paper, v.test, f"**{v.verdict}**", v.evidence))
     lines += ["", "## Not reproduced", "",
               "- The relocation case (Fig. 2.6: 5 clients at 1 m, 5 at 10 m): the 802.11 PHY has no distance, path loss or "
               "capture effect (docs/reproductions.md says why).",

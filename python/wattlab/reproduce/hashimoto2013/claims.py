@@ -1,4 +1,4 @@
-"""Seed 002's claims (notes/002.md §1, §2, §10.2), each a test over the reproduction's tables that
+"""Paper 002's claims (notes/002.md §1, §2, §10.2), each a test over the reproduction's tables that
 can agree, partly agree or disagree, and is "not tested" when the rows it needs were not run.
 tests/python/test_hashimoto_reproduction.py drives each to every verdict with synthetic tables.
 

@@ -1,4 +1,4 @@
-"""The closed-form parts of seed 002: Table 2.1 and the Jain example (wattlab.metrics), Table 2.3
+"""The closed-form parts of paper 002: Table 2.1 and the Jain example (wattlab.metrics), Table 2.3
 (B_est, Eq. 2.11), Table 3.1's analysis column, the R_energy maps (Fig. 3.9), the m-sweeps
 (Figs. 3.10–3.12) and the WNI design conditions (3.47–3.49), from wattlab.models.tcp_energy."""
 

@@ -1,5 +1,5 @@
-"""Parameters of the seed-002 (Hashimoto 2013) reproduction: the thesis's settings and what we
-chose where it is silent (docs/reproductions.md, "Seed 002", says why)."""
+"""Parameters of the paper 002 (Hashimoto 2013) reproduction: the thesis's settings and what we
+chose where it is silent (docs/reproductions.md, "Paper 002", says why)."""
 
 from __future__ import annotations
 

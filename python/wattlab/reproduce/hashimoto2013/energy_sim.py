@@ -1,4 +1,4 @@
-"""Seed 002 Ch. 3 in the simulator: one upstream TCP transfer over 802.11a, costed with the
+"""Paper 002 Ch. 3 in the simulator: one upstream TCP transfer over 802.11a, costed with the
 client sleeping exactly between its frames (accounting policy ``ideal-sleep``: every gap that
 holds the AR5004's transitions, as Eq. 3.25/3.32) and always awake (``always-on``), with the
 receiver ACKing every m packets (``tcp.ack_every``), next to the analytic model
@@ -104,7 +104,7 @@ a_to_b = {{ loss = {{ model = "bernoulli", p = {pt.p} }} }}
 [[wlan]]
 ap = "ap"
 stations = ["client"]
-phy = "80211a"
+phy = "802.11a"
 rate = "54Mbps"
 rts_threshold = "500B"
 station_queue = 10000

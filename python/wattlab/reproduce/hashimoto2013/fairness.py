@@ -1,4 +1,4 @@
-"""Seed 002 Ch. 2's ns-2 fairness runs in the simulator (Sect. 2.5, Figs. 2.4, 2.5, 2.7 and, with
+"""Paper 002 Ch. 2's ns-2 fairness runs in the simulator (Sect. 2.5, Figs. 2.4, 2.5, 2.7 and, with
 delayed ACK, the testbed's Fig. 2.12): n_up upstream and n_down downstream TCP flows, one per
 client, 802.11a 54 Mb/s, AP with a 100-packet DropTail buffer, wired 100 Mb/s / 100 ms, starts
 U[0, 10] s; Reno, ACK-loss-aware Reno (``cc = "ackloss"``) and Reno with the prioritised AP
@@ -37,7 +37,7 @@ def tcp_capacity_mbps(delayed_ack: bool) -> float:
     exchanges alternate, every ACK carried (``wattlab.models.wlan.tcp_capacity``)."""
     from wattlab.models import wlan
 
-    return wlan.tcp_capacity("80211a", 54_000, 1448, 1500, 52, 2 if delayed_ack else 1)["tcp_bps"] / 1e6
+    return wlan.tcp_capacity("802.11a", 54_000, 1448, 1500, 52, 2 if delayed_ack else 1)["tcp_bps"] / 1e6
 
 
 def scenario(scheme: str, seed: int, duration_s: float, n_up: int = 5, n_down: int = 5,
@@ -85,7 +85,7 @@ queue = {{ packets = 10000 }}
 [[wlan]]
 ap = "ap"
 stations = [{stations}]
-phy = "80211a"
+phy = "802.11a"
 rate = "54Mbps"
 ap_queue = 100
 station_queue = 10000

@@ -47,7 +47,7 @@ def throughput(agg: pd.DataFrame, out: Path) -> Path:
     cap = ("Throughput of each flow over the averaging interval; " + stats.bars_text(stats.MEAN, agg["runs"])
            + ". Which of Reno's flows starves differs between seeds, so its per-flow means hide the starvation: "
            "the slowest flow per run is in fairness_runs.csv (min_flow_mbps).")
-    return finish(fig, out / NAMES[0], "Seed 002 Figs. 2.4/2.5/2.12: per-flow throughput", cap, ncol=3)
+    return finish(fig, out / NAMES[0], "Paper 002 Figs. 2.4/2.5/2.12: per-flow throughput", cap, ncol=3)
 
 
 def fairness(agg: pd.DataFrame, out: Path) -> Path:
@@ -70,7 +70,7 @@ def fairness(agg: pd.DataFrame, out: Path) -> Path:
             ax.set_yscale("log")
         ax.grid(alpha=0.3, axis="y")
     cap = stats.bars_text(stats.MEAN, agg["runs"]) + ". RTT: each flow's mean over the run, averaged over its flows."
-    return finish(fig, out / NAMES[1], "Seed 002: fairness, utilisation and RTT per scheme", cap, ncol=3)
+    return finish(fig, out / NAMES[1], "Paper 002: fairness, utilisation and RTT per scheme", cap, ncol=3)
 
 
 def swm(agg: pd.DataFrame, windows_s, out: Path) -> Path:
@@ -95,7 +95,7 @@ def swm(agg: pd.DataFrame, windows_s, out: Path) -> Path:
     axes[0, 0].set_ylabel("SWM(w)")
     cap = ("SWM(w): F(X, C) of the flows' throughputs over each window of length w inside the averaging interval, averaged "
            "over window positions (Koksal); C = 29.6 Mb/s. " + stats.bars_text(stats.MEAN, agg["runs"]) + ".")
-    return finish(fig, out / NAMES[2], "Seed 002 Figs. 2.10/2.11: sliding-window fairness", cap, ncol=3)
+    return finish(fig, out / NAMES[2], "Paper 002 Figs. 2.10/2.11: sliding-window fairness", cap, ncol=3)
 
 
 def table31(t: pd.DataFrame, out: Path) -> Path:
@@ -113,7 +113,7 @@ def table31(t: pd.DataFrame, out: Path) -> Path:
     ax.set_xlabel("cross traffic (Mb/s)")
     ax.set_ylabel("mean ACK inter-arrival (ms)")
     ax.grid(alpha=0.3)
-    return finish(fig, out / NAMES[3], "Seed 002 Table 3.1: ACK inter-arrival, analysis vs simulation", cap, ncol=2)
+    return finish(fig, out / NAMES[3], "Paper 002 Table 3.1: ACK inter-arrival, analysis vs simulation", cap, ncol=2)
 
 
 def r_energy_maps(maps: pd.DataFrame, out: Path) -> Path:
@@ -131,7 +131,7 @@ def r_energy_maps(maps: pd.DataFrame, out: Path) -> Path:
         ax.set_ylabel("RTT (ms)")
         ax.set_title(f"m = {m}")
         fig.colorbar(mesh, ax=ax, label="R_energy = E[J_sleep]/E[J_cam]")
-    return finish(fig, out / NAMES[4], "Seed 002 Fig. 3.9: R_energy maps (model, q = 0.3, 10 MiB)",
+    return finish(fig, out / NAMES[4], "Paper 002 Fig. 3.9: R_energy maps (model, q = 0.3, 10 MiB)",
                   "Closed-form model (wattlab.models.tcp_energy); no error bars (no randomness).")
 
 
@@ -155,7 +155,7 @@ def m_sweep(curves: pd.DataFrame, sweep: pd.DataFrame, out: Path) -> Path:
         a.set_xlabel("m (packets per ACK)")
     for a in axes:
         a.grid(alpha=0.3)
-    return finish(fig, out / NAMES[5], "Seed 002 Figs. 3.10–3.12: burst transmission (model, q = 0.3, 10 MiB)",
+    return finish(fig, out / NAMES[5], "Paper 002 Figs. 3.10–3.12: burst transmission (model, q = 0.3, 10 MiB)",
                   "Closed-form model; no error bars (no randomness).", ncol=5)
 
 
@@ -181,4 +181,4 @@ def model_vs_sim(c: pd.DataFrame, out: Path, seeds: int) -> Path:
         ax.grid(alpha=0.3)
     cap = (f"One upstream Reno transfer per point, p ∈ {{0.001, 0.01, 0.05}} (wired loss), 802.11a, q = 0; simulator: mean "
            f"over {seeds} seed(s) (no bars: the spread is in model_vs_sim_runs.csv).")
-    return finish(fig, out / NAMES[6], "Seed 002 Ch. 3: model vs simulator", cap, ncol=5)
+    return finish(fig, out / NAMES[6], "Paper 002 Ch. 3: model vs simulator", cap, ncol=5)

@@ -1,4 +1,4 @@
-"""Seed 002's printed numbers (notes/002.md §1.3, §1.5, §2.5, §2.7, §6), exactly as printed."""
+"""Paper 002's printed numbers (notes/002.md §1.3, §1.5, §2.5, §2.7, §6), exactly as printed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 002 Table 3.1's simulation side (Sect. 3.4, Fig. 3.5) in the simulator: one upstream TCP
+"""Paper 002 Table 3.1's simulation side (Sect. 3.4, Fig. 3.5) in the simulator: one upstream TCP
 flow from an 802.11a client (RTS/CTS for its data frames, frame-error probability q = 0.3 on
 every data-frame attempt in both directions, 7 retries) through the AP, router A, a 30 Mb/s,
 50 ms bottleneck and router B to a wired host, with a UDP CBR stream from a host on router A to
@@ -99,7 +99,7 @@ delay = "1us"
 [[wlan]]
 ap = "ap"
 stations = ["client"]
-phy = "80211a"
+phy = "802.11a"
 rate = "54Mbps"
 rts_threshold = "500B"
 retry_limit = 7

@@ -1,4 +1,4 @@
-"""Reproduction of seed 002 Ch. 4 (Hashimoto, PhD thesis, Osaka University, 2013): SCTP
+"""Reproduction of paper 002 Ch. 4 (Hashimoto, PhD thesis, Osaka University, 2013): SCTP
 tunneling for many TCP flows, model and simulator (issue 21).
 
 ``run(cfg, out)`` evaluates the power model (:mod:`wattlab.models.sctp_tunnel`, Eqs. 4.1–4.14
@@ -27,6 +27,7 @@ from pathlib import Path
 import pandas as pd
 from rich.console import Console
 
+from ... import markdown as md
 from .. import runner
 from . import claims, experiments, figures, paper, simulator
 from .config import Config
@@ -130,11 +131,6 @@ def _num(v, spec: str = ".3f") -> str:
     return "—" if v is None or pd.isna(v) else format(float(v), spec)
 
 
-def _cell(text: str) -> str:
-    """Text for a Markdown table cell: its own pipes escaped (|x − y| would split the cell)."""
-    return str(text).replace("|", "\\|")
-
-
 def _sim_fig46_48_lines(tables: dict[str, pd.DataFrame]) -> list[str]:
     """The summary's Figs. 4.6–4.8 simulator comparison (nothing when the simulator did not run here)."""
     s46, s48 = tables.get("sim_fig46_47.csv"), tables.get("sim_fig48.csv")
@@ -151,11 +147,11 @@ def _sim_fig46_48_lines(tables: dict[str, pd.DataFrame]) -> list[str]:
     for col, name, spec in (("p_ratio", "P_ratio", ".3f"), ("delay_ms", "D (ms)", ".1f")):
         if f"sim_{col}" not in ran.columns:
             continue
-        lines += [f"| {name}: m | " + " | ".join(f"{a:g} kB/s" for a in aggs) + " |", "|---|" + "---|" * len(aggs)]
+        lines += md.header(f"{name}: m", *(f"{a:g} kB/s" for a in aggs))
         for m, g in ran.groupby("m"):
             by = g.set_index("aggregate_kBps")
             cells = [f"{by[col][a]:{spec}} / {by['sim_' + col][a]:{spec}}" if a in by.index else "—" for a in aggs]
-            lines.append(f"| {m} | " + " | ".join(cells) + " |")
+            lines.append(md.row(m, *cells))
         lines.append("")
     n_ok = int(ran.within_15.sum())
     lines += [f"{n_ok} of {len(ran)} points within 15 % on both P_sleep and P_ratio.", ""]
@@ -163,11 +159,10 @@ def _sim_fig46_48_lines(tables: dict[str, pd.DataFrame]) -> list[str]:
         lines += ["Fig. 4.8 from these runs (`sim_fig48.csv`): the best P_ratio over the simulated m whose buffering "
                   "delay ≤ D_th (" + ("the simulator's measured D" if measured else "the model's D") + "; m = 0: the "
                   "radio stays on), beside the model's best over the same m (the model's D) and over every m.", "",
-                  "| aggregate (kB/s) | D_th (ms) | simulator (m) | model, same m (m) | model, all m (m) |",
-                  "|---|---|---|---|---|"]
+                  *md.header("aggregate (kB/s)", "D_th (ms)", "simulator (m)", "model, same m (m)", "model, all m (m)")]
         for r in s48.itertuples(index=False):
-            lines.append(f"| {r.aggregate_kBps:g} | {r.d_th_ms:g} | {r.sim_p_ratio:.3f} ({r.sim_m}) | "
-                         f"{r.model_p_ratio_same_m:.3f} ({r.model_m_same_m}) | {_num(r.p_ratio)} ({r.m}) |")
+            lines.append(md.row(f"{r.aggregate_kBps:g}", f"{r.d_th_ms:g}", f"{r.sim_p_ratio:.3f} ({r.sim_m})",
+                                f"{r.model_p_ratio_same_m:.3f} ({r.model_m_same_m})", f"{_num(r.p_ratio)} ({r.m})"))
         lines.append("")
     return lines
 
@@ -180,7 +175,7 @@ def summary_markdown(cfg: Config, tables: dict[str, pd.DataFrame], verdicts: lis
     counts = {v: sum(c.verdict == v for c in verdicts) for v in (claims.AGREES, claims.PARTLY, claims.DISAGREES, claims.UNTESTED)}
     ran = mvs[mvs.sim_runs.notna()]
     lines = [
-        "# Seed 002 Ch. 4 (Hashimoto 2013, SCTP tunneling) reproduced by wattlab: "
+        "# Paper 002 Ch. 4 (Hashimoto 2013, SCTP tunneling) reproduced by wattlab: "
         + ("model and simulator" if simulated_here else "model side"), "",
         runner.provenance_line(), "",
         f"{'Quick preset' if cfg.quick else 'Full run'}: the analytic model (`wattlab.models.sctp_tunnel`) over "
@@ -200,15 +195,15 @@ def summary_markdown(cfg: Config, tables: dict[str, pd.DataFrame], verdicts: lis
         f"{{{', '.join(f'{d:g}' for d in cfg.d_th_ms)}}} ms, m ≤ {cfg.m_max_fig48}"
         + (", the radio may stay on." if cfg.stay_awake_fig48 else "."), "",
         "## The thesis's numbers beside ours", "",
-        "| quantity | thesis | ours | ours − thesis |", "|---|---|---|---|",
+        *md.header("quantity", "thesis", "ours", "ours − thesis"),
     ]
     for _, r in key.iterrows():
         spec = ".3g" if str(r["key"]).startswith("p_q") else ".0f" if str(r["key"]).startswith("s_") else ".3f"
-        lines.append(f"| {r.quantity} | {_num(r.thesis, spec)} | {_num(r.ours, spec)} | {_num(r.difference, '+' + spec)} |")
+        lines.append(md.row(r.quantity, _num(r.thesis, spec), _num(r.ours, spec), _num(r.difference, '+' + spec)))
     lines += ["", "## Sensitivity to the conventions the thesis leaves open (P_ratio at 450 kB/s, q = 0.1)", "",
-              "| variant | m = 1 (thesis 0.27) | m = 5 (thesis 0.69) | R_max at q = 0.1 (kB/s) |", "|---|---|---|---|"]
+              *md.header("variant", "m = 1 (thesis 0.27)", "m = 5 (thesis 0.69)", "R_max at q = 0.1 (kB/s)")]
     for _, r in sens.iterrows():
-        lines.append(f"| {r.variant} | {r.p_ratio_m1:.3f} | {r.p_ratio_m5:.3f} | {r.r_max_kBps_q01:.0f} |")
+        lines.append(md.row(r.variant, f"{r.p_ratio_m1:.3f}", f"{r.p_ratio_m5:.3f}", f"{r.r_max_kBps_q01:.0f}"))
     where = []
     for m, col in ((1, "p_ratio_m1"), (5, "p_ratio_m5")):
         lo, hi, thesis = sens[col].min(), sens[col].max(), paper.KEY_RATIO[m]
@@ -233,9 +228,8 @@ def summary_markdown(cfg: Config, tables: dict[str, pd.DataFrame], verdicts: lis
     lines += ["## Verdicts", "",
               f"{counts[claims.AGREES]} agree, {counts[claims.PARTLY]} partly, {counts[claims.DISAGREES]} disagree, "
               f"{counts[claims.UNTESTED]} not tested. Rule: {claims.RULE}.", "",
-              "| claim | verdict | the thesis says | our test | our numbers |", "|---|---|---|---|---|"]
+              *md.header("claim", "verdict", "the thesis says", "our test", "our numbers")]
     for c in verdicts:
-        cells = (_cell(c.thesis), _cell(c.test), _cell(c.evidence))
-        lines.append(f"| {c.id} | **{c.verdict}** | " + " | ".join(cells) + " |")
+        lines.append(md.row(c.id, f"**{c.verdict}**", c.thesis, c.test, c.evidence))
     lines.append("")
     return "\n".join(lines)

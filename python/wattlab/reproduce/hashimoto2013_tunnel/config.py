@@ -1,6 +1,6 @@
-"""Parameters of the seed-002 Ch. 4 (SCTP tunnel) reproduction, model side: the thesis's
+"""Parameters of the paper 002 Ch. 4 (SCTP tunnel) reproduction, model side: the thesis's
 settings (Sect. 4.4.1, Figs. 4.5–4.8) and the conventions it leaves open, each with its reason
-(docs/models.md "sctp_tunnel", docs/reproductions.md "Seed 002 Ch. 4")."""
+(docs/models.md "sctp_tunnel", docs/reproductions.md "Paper 002 Ch. 4")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reproduction of seed 003: Kontogiannis, Mamatras, Psaras, Tsaoussidis, "Measuring Transport
+"""Reproduction of paper 003: Kontogiannis, Mamatras, Psaras, Tsaoussidis, "Measuring Transport
 Protocol Potential for Energy Efficiency" (2005).
 
 ``run(cfg, out)`` measures Thr_max, runs Experiment 1 (six TCP variants, one flow, error rate
@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 from rich.console import Console
 
+from ... import markdown as md
 from .. import runner, stats
 from . import claims, experiments, figures
 from .config import ERROR_LAYERS, PER_READINGS, VARIANTS, Config
@@ -102,7 +103,7 @@ def summary_markdown(cfg: Config, p1: pd.DataFrame, p2: pd.DataFrame, verdicts: 
     """The generated summary: setup, headline numbers, and one line per claim."""
     counts = {v: sum(c.verdict == v for c in verdicts) for v in (claims.AGREES, claims.PARTLY, claims.DISAGREES, claims.UNTESTED)}
     lines = [
-        "# Seed 003 (Kontogiannis et al. 2005) reproduced by wattlab",
+        "# Paper 003 (Kontogiannis et al. 2005) reproduced by wattlab",
         "",
         runner.provenance_line(),
         "",
@@ -133,11 +134,10 @@ def summary_markdown(cfg: Config, p1: pd.DataFrame, p2: pd.DataFrame, verdicts: 
         f"{counts[claims.AGREES]} agree, {counts[claims.PARTLY]} partly, {counts[claims.DISAGREES]} disagree, "
         f"{counts[claims.UNTESTED]} not tested. Rule: {claims.RULE}.",
         "",
-        "| claim | verdict | the paper says | our test | our numbers |",
-        "|---|---|---|---|---|",
+        *md.header("claim", "verdict", "the paper says", "our test", "our numbers"),
     ]
     for c in verdicts:
-        lines.append(f"| {c.id} | **{c.verdict}** | {c.paper} | {c.test} | {c.evidence} |")
+        lines.append(md.row(c.id, f"**{c.verdict}**", c.paper, c.test, c.evidence))
     lines += ["", "## Experiment 1 at the extremes of the sweep", "", _extremes_table(p1), "",
               "## Experiment 2", "", _exp2_table(p2), ""]
     return "\n".join(lines)
@@ -146,14 +146,14 @@ def summary_markdown(cfg: Config, p1: pd.DataFrame, p2: pd.DataFrame, verdicts: 
 def _extremes_table(p1: pd.DataFrame) -> str:
     pers = sorted(set(p1.per))
     picks = sorted({pers[0], pers[len(pers) // 2], pers[-1]})
-    rows = ["| errors | PER | " + " | ".join(VARIANTS) + " |", "|---|---|" + "---|" * len(VARIANTS)]
+    rows = md.header("errors", "PER", *VARIANTS)
     for model in dict.fromkeys(p1.model):
         for per in picks:
             cells = []
             for v in VARIANTS:
                 d = p1[(p1.model == model) & (p1.variant == v) & (p1.per == per)]
                 cells.append("" if d.empty else f"{d.goodput_bps.iloc[0] / 1e3:.0f} kb/s, 3E {d.eee.iloc[0]:.3f}")
-            rows.append(f"| {model} | {100 * per:g} % | " + " | ".join(cells) + " |")
+            rows.append(md.row(model, f"{100 * per:g} %", *cells))
     return "\n".join(rows)
 
 
@@ -165,13 +165,11 @@ def _gain(row) -> str:
 
 
 def _exp2_table(p2: pd.DataFrame) -> str:
-    rows = ["| n | F.I. Tahoe | F.I. Vegas | goodput Tahoe | goodput Vegas | 3E_s Tahoe | 3E_s Vegas | Tahoe's energy gain, (E_Vegas − E_Tahoe) / E_Tahoe, mean over seeds |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = md.header("n", "F.I. Tahoe", "F.I. Vegas", "goodput Tahoe", "goodput Vegas", "3E_s Tahoe", "3E_s Vegas",
+                     "Tahoe's energy gain, (E_Vegas − E_Tahoe) / E_Tahoe, mean over seeds")
     for n, g in p2.groupby("flows"):
         t = g[g.variant == "tahoe"].iloc[0]
         v = g[g.variant == "vegas"].iloc[0]
-        rows.append(
-            f"| {n} | {t.fairness:.3f} | {v.fairness:.3f} | {t.goodput_bps / 1e3:.0f} kb/s | {v.goodput_bps / 1e3:.0f} kb/s | "
-            f"{t.eee_system:.3f} | {v.eee_system:.3f} | {_gain(t)} |"
-        )
+        rows.append(md.row(n, f"{t.fairness:.3f}", f"{v.fairness:.3f}", f"{t.goodput_bps / 1e3:.0f} kb/s",
+                           f"{v.goodput_bps / 1e3:.0f} kb/s", f"{t.eee_system:.3f}", f"{v.eee_system:.3f}", _gain(t)))
     return "\n".join(rows)

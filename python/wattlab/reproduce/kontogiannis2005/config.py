@@ -1,4 +1,4 @@
-"""Parameters of the seed-003 reproduction: what the paper states, and what we chose where it
+"""Parameters of the paper 003 reproduction: what the paper states, and what we chose where it
 is silent (each choice with its reason; docs/reproductions/kontogiannis2005.md lists them)."""
 
 from __future__ import annotations

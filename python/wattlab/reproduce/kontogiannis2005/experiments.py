@@ -50,7 +50,7 @@ def _measure_cbr(job: Job, res: api.RunResult) -> dict:
 
 def measure_thr_max(cfg: Config, settings: list[tuple[str, float]], workers: int, console: Console | None) -> pd.DataFrame:
     """Thr_max per (error model, error rate, seed): the IP bytes a saturating set of UDP CBR
-    flows put on the air per second (seed 003 §4: a very aggressive sender's throughput)."""
+    flows put on the air per second (paper 003 §4: a very aggressive sender's throughput)."""
     jobs = [
         Job(scenario.cbr_scenario(model, per, cfg), seed, {"model": model, "per": per})
         for model, per in settings

@@ -50,7 +50,7 @@ def _caption(points: pd.DataFrame, domain_note: str) -> str:
 def sweep_title(what: str, cfg: Config, fig: int) -> str:
     """Title of Fig. 2 or 3 from the configuration that ran."""
     return (f"{what} vs error rate: one {_mib(cfg.exp1_bytes)} flow per variant, {stats.count([cfg.seeds])} per point, "
-            f"PER reading '{cfg.per_reading}' (seed 003, Fig. {fig})")
+            f"PER reading '{cfg.per_reading}' (paper 003, Fig. {fig})")
 
 
 def _sweep_figure(points: pd.DataFrame, column: str, ylabel: str, title: str, scale: float, domain_note: str,
@@ -89,7 +89,7 @@ def figure3(points: pd.DataFrame, cfg: Config, out: Path) -> Path:
 def systems_title(cfg: Config) -> str:
     """Title of Fig. 4 from the configuration that ran."""
     return (f"n Tahoe flows vs n Vegas flows, {100 * cfg.exp2_per:g} % random errors, {_mib(cfg.exp2_bytes)} per flow, "
-            f"{stats.count([cfg.seeds])} per point (seed 003, Fig. 4)")
+            f"{stats.count([cfg.seeds])} per point (paper 003, Fig. 4)")
 
 
 def figure4(points: pd.DataFrame, cfg: Config, out: Path) -> Path:

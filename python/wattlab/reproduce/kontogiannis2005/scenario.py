@@ -1,4 +1,4 @@
-"""Scenario text for seed 003's channel: two nodes 100 m apart on a 2 Mb/s 802.11 DSSS channel.
+"""Scenario text for paper 003's channel: two nodes 100 m apart on a 2 Mb/s 802.11 DSSS channel.
 
 The sender (node0, a station with the OriNOCO radio whose energy is measured) uploads to
 node1 (the other end of the hop, modelled as the BSS's access point without beacons, which

@@ -1,4 +1,4 @@
-"""Reproduction of seed 004: Tsaoussidis, Badr & Verma, "Wave & Wait Protocol (WWP): An
+"""Reproduction of paper 004: Tsaoussidis, Badr & Verma, "Wave & Wait Protocol (WWP): An
 Energy-Saving Transport Protocol for Mobile IP-Devices" (ICNP '99), Table 1.
 
 ``run(cfg, out)`` runs the 7 sets × {TCP Tahoe, WWP} as one-minute streams of 1024-byte
@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 from rich.console import Console
 
+from ... import markdown as md
 from .. import runner, stats
 from . import claims, experiments, figures, paper
 from .config import Config
@@ -84,7 +85,7 @@ def summary_markdown(cfg: Config, table: pd.DataFrame, ratios: pd.DataFrame, ver
     """The generated summary: setup, Table 1 beside the paper's, ratios, verdicts, inconsistencies."""
     counts = {v: sum(c.verdict == v for c in verdicts) for v in (claims.AGREES, claims.PARTLY, claims.DISAGREES, claims.UNTESTED)}
     lines = [
-        "# Seed 004 (Tsaoussidis, Badr & Verma 1999, WWP) Table 1 reproduced by wattlab", "",
+        "# Paper 004 (Tsaoussidis, Badr & Verma 1999, WWP) Table 1 reproduced by wattlab", "",
         runner.provenance_line(), "",
         f"{'Quick preset' if cfg.quick else 'Full run'}: {n_runs} one-minute simulations in {wall_s:.1f} s wall time; "
         f"{cfg.seeds} seed(s); VDROP phase offsets {', '.join(f'{f:g}' for f in cfg.phase_offsets)} of the on/off cycle.", "",
@@ -99,29 +100,29 @@ def summary_markdown(cfg: Config, table: pd.DataFrame, ratios: pd.DataFrame, ver
         f"- Energy: both ends' {cfg.profile} radios, always on and under the oracle accounting policy (asleep whenever "
         "neither sending nor receiving, free transitions), per delivered MB.", "",
         "## Table 1, paper and wattlab (bytes per minute; means over runs)", "",
-        "| test | conditions | original data (paper / wattlab) | receiver overhead | sender bytes | total | effort overhead | J/MB always-on, oracle |",
-        "|---|---|---|---|---|---|---|---|",
+        *md.header("test", "conditions", "original data (paper / wattlab)", "receiver overhead", "sender bytes", "total",
+                   "effort overhead", "J/MB always-on, oracle"),
     ]
     for _, r in table.iterrows():
-        lines.append(
-            f"| {r.test} {r.protocol.upper()} | {r.conditions} | {_n(r.paper_original_data)} / {_n(r.original_data)} | "
-            f"{_n(r.paper_receiver_overhead)} / {_n(r.receiver_overhead)} | {_n(r.paper_sender_bytes)} / {_n(r.sender_bytes)} | "
-            f"{_n(r.paper_total)} / {_n(r.total)} | {r.paper_effort_overhead:.3f} / {r.effort_overhead:.3f} | "
-            f"{r.j_per_mb_always_on:.2f}, {r.j_per_mb_oracle:.2f} |")
+        lines.append(md.row(
+            f"{r.test} {r.protocol.upper()}", r.conditions, f"{_n(r.paper_original_data)} / {_n(r.original_data)}",
+            f"{_n(r.paper_receiver_overhead)} / {_n(r.receiver_overhead)}", f"{_n(r.paper_sender_bytes)} / {_n(r.sender_bytes)}",
+            f"{_n(r.paper_total)} / {_n(r.total)}", f"{r.paper_effort_overhead:.3f} / {r.effort_overhead:.3f}",
+            f"{r.j_per_mb_always_on:.2f}, {r.j_per_mb_oracle:.2f}"))
     lines += ["", "## WWP/TCP per set (paper / wattlab)", "",
-              "| set | conditions | original data | sender bytes | receiver overhead | EO TCP/WWP | J/MB WWP/TCP always-on | oracle |",
-              "|---|---|---|---|---|---|---|---|"]
+              *md.header("set", "conditions", "original data", "sender bytes", "receiver overhead", "EO TCP/WWP",
+                         "J/MB WWP/TCP always-on", "oracle")]
     for _, r in ratios.iterrows():
-        lines.append(
-            f"| {r['set']} | {r.conditions} | {r.paper_original_data:.2f} / {r.original_data:.2f} | "
-            f"{r.paper_sender_bytes:.2f} / {r.sender_bytes:.2f} | {r.paper_receiver_overhead:.3f} / {r.receiver_overhead:.3f} | "
-            f"{r.paper_effort_overhead_tcp_over_wwp:.2f} / {r.effort_overhead_tcp_over_wwp:.2f} | "
-            f"{r.j_per_mb_always_on:.2f} | {r.j_per_mb_oracle:.2f} |")
+        lines.append(md.row(
+            r['set'], r.conditions, f"{r.paper_original_data:.2f} / {r.original_data:.2f}",
+            f"{r.paper_sender_bytes:.2f} / {r.sender_bytes:.2f}", f"{r.paper_receiver_overhead:.3f} / {r.receiver_overhead:.3f}",
+            f"{r.paper_effort_overhead_tcp_over_wwp:.2f} / {r.effort_overhead_tcp_over_wwp:.2f}",
+            f"{r.j_per_mb_always_on:.2f}", f"{r.j_per_mb_oracle:.2f}"))
     lines += ["", "## Verdicts", "",
               f"{counts[claims.AGREES]} agree, {counts[claims.PARTLY]} partly, {counts[claims.DISAGREES]} disagree, "
               f"{counts[claims.UNTESTED]} not tested. Rule: {claims.RULE}.", "",
-              "| claim | verdict | the paper says | our test | our numbers |", "|---|---|---|---|---|"]
+              *md.header("claim", "verdict", "the paper says", "our test", "our numbers")]
     for c in verdicts:
-        lines.append(f"| {c.id} | **{c.verdict}** | {c.paper} | {c.test} | {c.evidence} |")
+        lines.append(md.row(c.id, f"**{c.verdict}**", c.paper, c.test, c.evidence))
     lines += ["", "## The paper's own inconsistencies", ""] + [f"- {s}" for s in paper.inconsistencies()] + [""]
     return "\n".join(lines)

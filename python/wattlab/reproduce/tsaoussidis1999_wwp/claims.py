@@ -1,4 +1,4 @@
-"""Seed 004's claims about Table 1 (notes/004.md §15), each turned into a test over the
+"""Paper 004's claims about Table 1 (notes/004.md §15), each turned into a test over the
 measured WWP/TCP ratios (``experiments.ratios``) that can agree, partly agree or disagree.
 
 Rule: a claim checked over several (set, condition) checks **agrees** when at least 75 % hold,

@@ -1,5 +1,5 @@
-"""Parameters of the seed-004 (WWP) reproduction: the paper's Table 1 settings and what we chose
-where the paper is silent, each with its reason (docs/reproductions.md, "Seed 004")."""
+"""Parameters of the paper 004 (WWP) reproduction: the paper's Table 1 settings and what we chose
+where the paper is silent, each with its reason (docs/reproductions.md, "Paper 004")."""
 
 from __future__ import annotations
 

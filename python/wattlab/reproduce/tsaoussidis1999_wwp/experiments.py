@@ -1,4 +1,4 @@
-"""Running Table 1: every (set, protocol, phase offset, seed), one row of seed 004's byte
+"""Running Table 1: every (set, protocol, phase offset, seed), one row of paper 004's byte
 counts and both ends' radio energy per run, then the per-(set, protocol) means beside the
 paper's numbers and the WWP/TCP ratios."""
 
@@ -13,7 +13,7 @@ from .config import Config
 from .scenario import scenario
 
 COUNTS = ("original_data_bytes", "receiver_overhead_bytes", "sender_bytes", "total_bytes")
-"""Seed 004's byte columns, as the flows table names them."""
+"""Paper 004's byte columns, as the flows table names them."""
 POLICIES = ("always-on", "oracle")
 """Accounting policies of both ends' radios: the radio on throughout, and an idealised power
 save that sleeps whenever it neither sends nor receives (free transitions)."""

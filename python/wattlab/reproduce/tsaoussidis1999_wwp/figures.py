@@ -43,4 +43,4 @@ def figure(table: pd.DataFrame, ratios: pd.DataFrame, out: Path, runs_per_point:
         a.grid(alpha=0.3, axis="y")
     caption = (f"Means over {runs_per_point} per set and protocol (one-minute runs, phase offsets and seeds). Sets: "
                + "; ".join(f"{s}: {c}" for s, c in zip(ratios["set"], ratios.conditions)) + ".")
-    return finish(fig, out / "fig_table1.png", "Seed 004 Table 1: WWP vs TCP Tahoe, paper and wattlab", caption, ncol=4)
+    return finish(fig, out / "fig_table1.png", "Paper 004 Table 1: WWP vs TCP Tahoe, paper and wattlab", caption, ncol=4)

@@ -1,4 +1,4 @@
-"""Seed 004's Table 1 ("TCP and WWP test results") as published, its derived columns, and the
+"""Paper 004's Table 1 ("TCP and WWP test results") as published, its derived columns, and the
 table's own inconsistencies (notes/004.md §14), so that a reproduction can sit beside it and
 report, rather than hide, what in the paper does not add up."""
 
@@ -74,7 +74,7 @@ class Row:
 
 
 def effort_overhead(original_data: float, sender_bytes: float, receiver_overhead: float) -> float:
-    """Seed 004's effort overhead: bytes both transports sent beyond the data delivered, per
+    """Paper 004's effort overhead: bytes both transports sent beyond the data delivered, per
     byte delivered."""
     return (sender_bytes + receiver_overhead - original_data) / original_data
 

@@ -1,17 +1,17 @@
-"""Seed 000's large-file claims, each tested against wattlab's points: the seed's number, ours,
+"""Paper 000's large-file claims, each tested against wattlab's points: the paper's number, ours,
 a verdict and the likely reason for any gap (with the agent's counters that show it).
 
-Values are medians over seeds per point (the seed reports the median run); averages over
-points are plain means of those medians, as the seed averages its figures' bars.
+Values are medians over seeds per point (the paper reports the median run); averages over
+points are plain means of those medians, as the paper averages its figures' bars.
 
 Verdict rules (docs/reproductions.md, "Verdicts"; every verdict of every claim is reachable and
 tests/python/test_yan_cc_claims.py drives each claim to each of them):
 
 - a percentage or an average (``_pp``): **agrees** when *every* compared component is within
-  10 percentage points of the seed's, **partly** when every one is within 25, else
+  10 percentage points of the paper's, **partly** when every one is within 25, else
   **disagrees** (one close component does not make a claim partly right);
 - an absolute number (``_rel``: Table I, PSM slowdowns, download times): within 15 % of the
-  seed's / within 30 % / beyond;
+  paper's / within 30 % / beyond;
 - an ordering (``_share``): holds at every point tested / at least half / fewer;
 - a claim with both an ordering and a number (CC vs BSD's 25 %) takes the worse of the two;
 - **not tested** when the run has no point the claim needs.
@@ -34,7 +34,7 @@ PARTLY = "partly"
 DISAGREES = "disagrees"
 UNTESTED = "not tested"
 
-RULE = ("a percentage agrees when every compared component is within 10 percentage points of the seed's and is "
+RULE = ("a percentage agrees when every compared component is within 10 percentage points of the paper's and is "
         "partly right when every one is within 25; an absolute number within 15 % / 30 %; an ordering holds at every "
         "point / at least half of them; docs/reproductions.md, Verdicts")
 """The verdict rule in one sentence, for summary.md."""
@@ -52,11 +52,11 @@ STREAM_WINDOW_BYTES = 65535
 
 @dataclass
 class Claim:
-    """One claim of the seed and wattlab's verdict on it."""
+    """One claim of the paper and wattlab's verdict on it (``paper``: what the paper reports)."""
 
     id: str
     claim: str
-    seed: str
+    paper: str
     wattlab: str
     verdict: str
     reason: str
@@ -193,8 +193,8 @@ def table1_claims(t1: pd.DataFrame, loss: float, loss_alt: float, file_mb: float
         if alt is not None and loss_alt != loss:
             reason += f"; at {_lpct(loss_alt)} loss CC takes {alt.time_s:.2f} s / {alt.energy_j:.2f} J"
         reason += (f" (time {100 * (cc.time_s / ref['time_wired'] - 1):+.0f} %, energy "
-                   f"{100 * (cc.energy_j / ref['energy_wired'] - 1):+.0f} % vs the seed, for a {file_mb:g} MB file). "
-                   "The seed's ns-2 file size and loss are not stated; its 20 Mb/s hop and WaveLAN powers are ours")
+                   f"{100 * (cc.energy_j / ref['energy_wired'] - 1):+.0f} % vs the paper, for a {file_mb:g} MB file). "
+                   "The paper's ns-2 file size and loss are not stated; its 20 Mb/s hop and WaveLAN powers are ours")
         out.append(Claim(cid, claim, seed_value, f"{cc.time_s:.2f} s, {cc.energy_j:.2f} J", verdict, reason))
     return out
 
@@ -222,13 +222,13 @@ def _trend_claims(fig14: pd.DataFrame) -> list[Claim]:
             reason = "the closed-ACK stream (26 ms per 64 KB window) is a smaller share of a longer RTT"
         elif hi.reverted.mean() >= 0.5:
             reason = (f"CC reverts to plain TCP at high loss (mean `reverted` {hi.reverted.mean():.2f} per run at ≥ 0.5 % "
-                      f"vs {lo.reverted.mean():.2f} below), so its energy climbs back to TCP's; the seed's smaller "
+                      f"vs {lo.reverted.mean():.2f} below), so its energy climbs back to TCP's; the paper's smaller "
                       "windows under loss would cut the stream delay instead")
         else:
             reason = (f"CC keeps shaping under loss (mean `reverted` {hi.reverted.mean():.2f} per run at ≥ 0.5 %), and "
                       f"the windows that losses shrink stream in faster, which cuts CC's closed-ACK delay: its "
                       f"normalized time falls from {lo.norm_time.mean():.2f} below 0.5 % to {hi.norm_time.mean():.2f} at "
-                      "≥ 0.5 % (the seed's explanation)")
+                      "≥ 0.5 % (the paper's explanation)")
             if flat:
                 reason += "; not falling: " + ", ".join(f"{PEAK_NAMES.get(v, v)} {x:g} ms" for v, x in flat)
         out.append(Claim(cid, text, "energy trends downwards",
@@ -320,12 +320,12 @@ def _stream_claims(cross: pd.DataFrame, hop_mbps: float) -> list[Claim]:
                          AGREES if d <= 0.05 else PARTLY if d <= 0.10 else DISAGREES,
                          f"65535 B × 8 / {rate:g} Mb/s = {65535 * 8 / rate / 1e3:.1f} ms per window, "
                          f"{_pct(ours_pred)} of 65 ms; the probe delay D (≥ 3 ms) adds to every window and slow "
-                         "start is not shaped; the seed's 44 % is one Internet download"))
+                         "start is not shaped; the paper's 44 % is one Internet download"))
     return out
 
 
 CROSS_AGREE_MS, CROSS_PARTLY_MS = 7.5, 15.0
-"""A crossover within 7.5 ms of the seed's 75 ms agrees, within 15 ms is partly right."""
+"""A crossover within 7.5 ms of the paper's 75 ms agrees, within 15 ms is partly right."""
 NEAR_MISS, NEAR_MS = 0.05, 10.0
 """Without a crossover the curves 'nearly touch' when CC is at most 5 % of TCP's time faster
 than PSM at their closest; only then, and only within 10 ms of 75 ms, is the claim partly right."""
@@ -351,11 +351,11 @@ def _crossover_claim(cross: pd.DataFrame, hop_mbps: float) -> Claim:
         verdict = AGREES if off <= CROSS_AGREE_MS else PARTLY if off <= CROSS_PARTLY_MS else DISAGREES
         ours = f"CC first slower than PSM at {first:g} ms (CC − PSM normalized time: {detail})"
     else:
-        # No crossover at all: partly only if the curves nearly touch near the seed's RTT.
+        # No crossover at all: partly only if the curves nearly touch near the paper's RTT.
         near = abs(closest - seed.CROSSOVER_MS) <= NEAR_MS and float(gap.max()) >= -NEAR_MISS
         verdict = PARTLY if near else DISAGREES
         ours = f"CC never slower; closest at {closest:g} ms (CC − PSM normalized time: {detail})"
-    reason = ("the seed's argument: CC adds the 26 ms window stream to each RTT, PSM rounds the RTT up to 100 ms, equal at "
+    reason = ("the paper's argument: CC adds the 26 ms window stream to each RTT, PSM rounds the RTT up to 100 ms, equal at "
               "74 ms. PSM's cycle however holds the same 26 ms stream: the next window reaches the AP over 26 ms "
               "starting one RTT after the first ACK, so for RTT + 26 ms > 100 ms its tail misses the beacon and waits "
               "for the next one; PSM's time jumps exactly where CC would overtake it")
@@ -365,7 +365,7 @@ def _crossover_claim(cross: pd.DataFrame, hop_mbps: float) -> Claim:
 # --- Figs. 16–18 ---------------------------------------------------------------------------------
 
 TIE = 0.02
-"""Normalized energies within 2 % of TCP's energy are a tie (partly) where the seed says 'slightly'."""
+"""Normalized energies within 2 % of TCP's energy are a tie (partly) where the paper says 'slightly'."""
 
 
 def _fig16_claims(f16: pd.DataFrame) -> list[Claim]:
@@ -390,7 +390,7 @@ def _fig16_claims(f16: pd.DataFrame) -> list[Claim]:
             "; ".join(f"{v}: packets lost asleep per run active {a.dropped_asleep:.0f}, dynamic {d.dropped_asleep:.0f}; "
                       f"timeouts {a.timeouts:.1f} vs {d.timeouts:.1f}" for v, a, d in rows)
             + ". The dynamic threshold ends a burst on an inter-arrival gap; jitter opens gaps mid-burst, it sleeps "
-              "early and loses the rest of the window (the seed: 'several packets are missed')"))
+              "early and loses the rest of the window (the paper: 'several packets are missed')"))
     a, d = _pick(f16, variation="none", policy="cc"), _pick(f16, variation="none", policy="cc-dynamic")
     text = "Without RTT variation the dynamic threshold is slightly better than active detection (Fig. 16)"
     if a is None or d is None:
@@ -414,23 +414,23 @@ FIG17_WHY = {
         "cc-beats-psm": (
             "competitors share a 20 Mb/s FIFO link into the AP, then each client has its own hop (no shared "
             "air, no fair queueing), so PSM's held window is released at the full 20 Mb/s whatever the "
-            "competition, whereas the seed's PSM burst went out through the shared AP under WFQ and kept the PSM "
+            "competition, whereas the paper's PSM burst went out through the shared AP under WFQ and kept the PSM "
             "client awake longer. CC's bursts do cross the shared FIFO, interleaved with the competitors' "
             "packets, so CC stays awake longer per window"),
     },
     "wlan": {
         "cc-beats-psm": (
             "every client is a station of one 802.11a BSS (48 Mb/s, ≈ 20 Mb/s of TCP goodput) whose AP serves "
-            "power-saving and regular stations with fair queueing, as the seed's AP did. Fair queueing gives the "
+            "power-saving and regular stations with fair queueing, as the paper's AP did. Fair queueing gives the "
             "power-saving class half the AP's turns whatever the number of competitors, so a 64 KB window held "
             "for a beacon drains at ≥ 10 Mb/s in ≈ 52 ms, inside the 102.4 ms beacon interval: PSM's time and "
             "energy stay flat. CC's bursts, in the regular class, interleave with the competitors' frames and "
-            "keep it awake longer per window. The seed's PSM costing more under competition needs a PSM burst "
+            "keep it awake longer per window. The paper's PSM costing more under competition needs a PSM burst "
             "that outlasts the beacon interval: a slower AP share, or windows larger than 64 KB"),
     },
 }
-"""Why a Fig. 17 result may differ from the seed, per medium (``hop``: the setting of the first
-reproduction; ``wlan``: shared air and the AP's fair queueing, the seed's setting)."""
+"""Why a Fig. 17 result may differ from the paper, per medium (``hop``: the setting of the first
+reproduction; ``wlan``: shared air and the AP's fair queueing, the paper's setting)."""
 
 
 def _fig17_claims(f17: pd.DataFrame) -> list[Claim]:
@@ -518,7 +518,7 @@ def _fig18_claims(f18: pd.DataFrame) -> list[Claim]:
             f"holds for {sum(ok)} of {len(ok)} steps between adjacent rates (energy/time: " + "; ".join(detail) + ")",
             _share(ok),
             (f"at {cc.rate_mbps.min():g} Mb/s the window saturates the hop and CC reverts (mean `reverted` "
-             f"{slow.reverted.mean():.2f}), as the seed says" if slow.reverted.mean() >= 0.5 else
+             f"{slow.reverted.mean():.2f}), as the paper says" if slow.reverted.mean() >= 0.5 else
              f"at {cc.rate_mbps.min():g} Mb/s CC keeps shaping (mean `reverted` {slow.reverted.mean():.2f})")
             + "; a 64 KB window streams for 65535 B × 8 / rate (52 ms at 10 Mb/s, 13 ms at 40 Mb/s) of each 60 ms "
               "round trip, which sets CC's slowdown"
@@ -558,7 +558,7 @@ def _site_claims(st: pd.DataFrame, sites: list[str]) -> list[Claim]:
         seed_value = f"saves {_pct(s_save)}, {_spct(s_slow)} time"
         g = cc[cc.variation == var] if not cc.empty else cc
         if g.empty or g.site.nunique() < 7:
-            out.append(_untested(cid, text, seed_value, "fewer sites than the seed's seven in this run"))
+            out.append(_untested(cid, text, seed_value, "fewer sites than the paper's seven in this run"))
             continue
         save, slow = float(g.saving.mean()), float(g.slowdown.mean())
         out.append(Claim(
@@ -629,7 +629,7 @@ def _site_claims(st: pd.DataFrame, sites: list[str]) -> list[Claim]:
                   "other cost")
         if key == "cs.uiuc.edu":
             reason += ("; at 21 ms TCP fills the 20 Mb/s hop (2.2 s for 5 MB) while PSM moves one 61 KB window per "
-                       "beacon (4.9 Mb/s): +290 %. The seed's 511 % implies a slower PSM (its slow start with ACK "
+                       "beacon (4.9 Mb/s): +290 %. The paper's 511 % implies a slower PSM (its slow start with ACK "
                        "compression) or a faster TCP run than 2.2 s")
         if key == "inria.fr":
             reason += "; at 114 ms each window waits for the second beacon (200 ms)"
@@ -655,7 +655,7 @@ def _sens_phrase(sens: pd.DataFrame | None, what, shape: float = 1.5) -> str:
     for scale, g in sens.groupby("think_scale_s"):
         text = what(g)
         if text:
-            parts.append(f"with think times of scale {scale:g} s (mean {shape * scale / (shape - 1):.0f} s; the seed's "
+            parts.append(f"with think times of scale {scale:g} s (mean {shape * scale / (shape - 1):.0f} s; the paper's "
                          f"5,400 s for 100 pages ≈ 54 s per page) {text}")
     return ("; " + "; ".join(parts)) if parts else ""
 
@@ -685,7 +685,7 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
                 if sens_pts is not None and not sens_pts.empty else None)
     mean_think = cfg.web_think_shape * cfg.web_think_scale_s / (cfg.web_think_shape - 1)
     think = (f"think times here are Pareto (shape {cfg.web_think_shape:g}, scale {cfg.web_think_scale_s:g} s: mean "
-             f"{mean_think:.0f} s), much shorter than the seed's (5,400 s for 100 pages: ~54 s per page)")
+             f"{mean_think:.0f} s), much shorter than the paper's (5,400 s for 100 pages: ~54 s per page)")
     out = []
     cc = _pick(wp, policy="cc")
     psm = _pick(wp, policy="ideal-psm")
@@ -709,9 +709,9 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
             f"{psm.energy_norm:.3f}, TCP 1",
             _pp([save - seed.WEB_VS_PSM]),
             f"the difference is in the page loads: CC {cb:.1f} J vs PSM {pb:.1f} J while pages load, {ct:.1f} vs {pt:.1f} J "
-            "in think time (medians per session). wattlab's `ideal-psm` is the seed's optimal emulation taken "
+            "in think time (medians per session). wattlab's `ideal-psm` is the paper's optimal emulation taken "
             "literally: it wakes for free at a beacon only when something is held and receives no beacons otherwise, "
-            "so in think time it sleeps as deeply as CC, whereas the seed says CC saves more than PSM *during think "
+            "so in think time it sleeps as deeply as CC, whereas the paper says CC saves more than PSM *during think "
             "times*, a cost its PSM had; during a page ideal PSM is awake only for each held burst, while CC stays "
             "awake wherever it cannot predict the next packet (set-ups and first round trips without a cached RTT, "
             "the end of each slow-start stage) and pays 2 ms per wake-up "
@@ -780,10 +780,10 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
             cid, text, seed_value,
             f"CC {cc.energy_norm:.3f} vs " + ", ".join(f"{r.policy} {r.energy_norm:.3f}" for r in bsd)
             + f" of TCP's energy; CC uses {', '.join(f'{_pct(v)} less than {p}' for p, v in vs)} (1 − E_CC / E_BSD, "
-            f"median over seeds); most: {_pct(best)} vs {best_p}, the seed's 'up to' {_pct(seed.WEB_VS_BSD)}",
+            f"median over seeds); most: {_pct(best)} vs {best_p}, the paper's 'up to' {_pct(seed.WEB_VS_BSD)}",
             _worst(_share(ok), _pp([best - seed.WEB_VS_BSD])),
             f"the verdict takes the worse of the ordering (CC below every BSD variant) and the largest saving against "
-            f"the seed's {_pct(seed.WEB_VS_BSD)} (±{100 * PP_AGREE:.0f} pp agrees, ±{100 * PP_PARTLY:.0f} pp partly). "
+            f"the paper's {_pct(seed.WEB_VS_BSD)} (±{100 * PP_AGREE:.0f} pp agrees, ±{100 * PP_PARTLY:.0f} pp partly). "
             "BSD-P stays awake 100 ms × 100/P after every packet the client sends (1 s for BSD-10, 100 ms for "
             "BSD-100) and then wakes at beacons at most every 0.9 s; each page's requests restart that tail, and "
             "think times of a few seconds are mostly tail"
@@ -792,7 +792,7 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
             + f"; {think}"
             + _sens_phrase(sens_pts, lambda g: (lambda c: "CC saves " + ", ".join(
                 f"{_pct(1 - c.energy_norm / r.energy_norm)} vs {r.policy}" for r in g.itertuples()
-                if r.policy.startswith("bsd-")) + " (closer to the seed's 'up to 25 %')" if c is not None else "")(
+                if r.policy.startswith("bsd-")) + " (closer to the paper's 'up to 25 %')" if c is not None else "")(
                 _pick(g, policy="cc")), cfg.web_think_shape)))
 
     # 4./5. The RTT cache (Fig. 10).
@@ -805,7 +805,7 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
         "here every object of a page comes from the page's one site, so once the HTML is in, the page's 2–4 "
         "connections are set up and request their (mostly one-stage, 3.2 kB mean) objects together, and a busy "
         "period with k ≥ 2 is little but set-ups and first round trips, exactly what the cache sleeps through. The "
-        "seed's real pages mixed servers (ads, CDNs) of different RTTs and larger objects, so another connection's "
+        "paper's real pages mixed servers (ads, CDNs) of different RTTs and larger objects, so another connection's "
         "transfer was often under way while one was set up (its explanation for 5–6 connections)")
     if dl is None or not math.isfinite(dl.cache_saving):
         out.append(_untested(cid, text, seed_value))
@@ -854,9 +854,9 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
         out.append(Claim(
             cid, text, seed_value,
             f"whole session: CC saves {_pct(cc_s)}, the oracle {_pct(or_s)} (CC gets {_pct(share)} of the oracle's "
-            f"saving; the seed's best five at least {_pct(seed_share)})" + busy,
+            f"saving; the paper's best five at least {_pct(seed_share)})" + busy,
             verdict,
-            "not the same measure: the seed's Fig. 11 is per Internet site, off-peak; ours is a whole synthetic "
+            "not the same measure: the paper's Fig. 11 is per Internet site, off-peak; ours is a whole synthetic "
             f"session ({WEB_WORKLOAD}) in which think time dominates and both CC and the oracle sleep through it. "
             "The oracle is the always-on run's `oracle` meter: asleep except while packets move, paying 2 ms per "
             f"wake-up; {think}"))
@@ -874,7 +874,7 @@ LESS_FAIR_MARGIN = 0.05
 goodputs exceeds TCP's by more than this (5 % of the mean goodput)."""
 
 DUMBBELL = ("the topology is a FIFO drop-tail dumbbell (one shared bottleneck into the AP, each client on its own "
-            "hop, no WFQ at the AP, flows start within one RTT) and the seed's ns-2 set-up is not stated")
+            "hop, no WFQ at the AP, flows start within one RTT) and the paper's ns-2 set-up is not stated")
 
 
 def _fairness_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
@@ -1005,7 +1005,7 @@ def _fairness_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
             cid, text, seed_value, "; ".join(parts) + f" (faster than PSM in {sum(ok)} of {len(ok)})", _share(ok),
             "ideal PSM sees its packets held at the AP until the next 100 ms beacon, so each of its windows takes at "
             "least one beacon interval while the other group's flows are ACK-clocked (TCP) or clocked by the RTT (CC); "
-            "the PSM flows' smaller throughput leaves the others more of the bottleneck. No WFQ at the AP (the seed "
+            "the PSM flows' smaller throughput leaves the others more of the bottleneck. No WFQ at the AP (the paper "
             "used WFQ between PSM and non-PSM clients)"))
 
     # Fig. 8: queues.

@@ -1,4 +1,4 @@
-"""Parameters of the seed-000 reproduction (Yan et al., client-centered energy saving): what the
+"""Parameters of the paper 000 reproduction (Yan et al., client-centered energy saving): what the
 seed states, and what we chose where it is silent, each choice with its reason (they are
 repeated in docs/reproductions.md)."""
 
@@ -17,7 +17,7 @@ CC_VARIANTS = {
     "cc-norevert": f'{{ detection = "active", lossy_windows_to_revert = {NO_REVERT} }}',
 }
 """The client-centered agent's variants (``power_save = "cc"``): name → the hop's ``agent``
-table. ``cc`` is active burst detection (the seed's default), ``cc-dynamic`` the dynamic
+table. ``cc`` is active burst detection (the paper's default), ``cc-dynamic`` the dynamic
 threshold, ``cc-norevert`` active detection without the reversion to plain TCP after 3 windows
 in a row with a loss (sensitivity only)."""
 
@@ -54,7 +54,7 @@ def meter_of(mode: str) -> str:
 def policy_settings(policy: str) -> tuple[str, str, str]:
     """(``power_save`` of the hop, ``agent`` inline table or '', meter whose energy counts).
 
-    ``cam`` is the seed's baseline TCP: WNIC always on, energy of the ``always-on`` meter; the
+    ``cam`` is the paper's baseline TCP: WNIC always on, energy of the ``always-on`` meter; the
     agent's variants are :data:`CC_VARIANTS`; every other name is a power mode of the registry
     (``wattlab._core.parse_power_mode``), e.g. ``psm`` (802.11 PSM at the IP level: wakes for
     every beacon and pays the wake-up each time), ``ideal-psm``, ``bsd-P``.
@@ -72,15 +72,15 @@ def policy_settings(policy: str) -> tuple[str, str, str]:
 
 VARIATIONS = {"none": 0.0, "gamma": 1.0, "2var": 2.0}
 """RTT variation → multiplier of the gamma scale: ``none`` = off-peak (DummyNet's constant
-delay), ``gamma`` = peak hours, ``2var`` = the deviation doubled (seed Fig. 16)."""
+delay), ``gamma`` = peak hours, ``2var`` = the deviation doubled (paper's Fig. 16)."""
 
 PEAK = {"none": "off-peak", "gamma": "peak", "2var": "2var"}
-"""How the seed names each variation."""
+"""How the paper names each variation."""
 
 
 @dataclass(frozen=True)
 class Site:
-    """One server of the seed's Internet experiments (Fig. 12)."""
+    """One server of the paper's Internet experiments (Fig. 12)."""
 
     name: str
     rtt_ms: float
@@ -98,7 +98,7 @@ SITES = (
     Site("research.msft.com", 84, 17),
     Site("inria.fr", 114, 61),
 )
-"""Seed Fig. 12, in order of increasing RTT (the order of its Fig. 13)."""
+"""The paper's Fig. 12, in order of increasing RTT (the order of its Fig. 13)."""
 
 
 @dataclass
@@ -106,77 +106,77 @@ class Config:
     """Every knob of the reproduction; ``full()`` and ``quick_preset()`` are the two presets."""
 
     file_bytes: int
-    """Bytes of each download (seed: files of 4–5 MB; we use 5 MB = 5·10^6 B)."""
+    """Bytes of each download (paper: files of 4–5 MB; we use 5 MB = 5·10^6 B)."""
     seeds: int
     """Repetitions per point (seeds base_seed … base_seed + seeds − 1, shared by all policies so
-    a policy and its baseline see the same loss and jitter draws). Seed: ≥ 3 runs, median reported."""
+    a policy and its baseline see the same loss and jitter draws). Paper: ≥ 3 runs, median reported."""
     rtts_ms: list[float]
     """Base RTTs of the emulated experiments (seed Figs. 14/15, Table I: 30, 45, 60, 90, 120 ms)."""
     losses: list[float]
-    """Packet loss rates of the emulated experiments (seed: 'several between 0 and 1 %')."""
+    """Packet loss rates of the emulated experiments (paper: 'several between 0 and 1 %')."""
     variations: list[str]
     """RTT variations of Figs. 14/15/18 and the sites: off-peak ('none') and peak ('gamma')."""
     fig14_policies: list[str]
-    """Policies of the RTT × loss grid (seed Fig. 15: CC, PSM, BSD-50)."""
+    """Policies of the RTT × loss grid (paper's Fig. 15: CC, PSM, BSD-50)."""
     fig16_variations: list[str]
-    """Seed Fig. 16: no variation, gamma, 2var."""
+    """The paper's Fig. 16: no variation, gamma, 2var."""
     fig17_competitors: list[int]
-    """Seed Fig. 17: 0–5 competing plain TCP clients."""
+    """The paper's Fig. 17: 0–5 competing plain TCP clients."""
     fig17_policies: list[str]
     """The energy-aware client of Fig. 17 (plus 'cam': the same client as plain TCP)."""
     fig18_rates_mbps: list[float]
-    """Seed Fig. 18: AP bandwidths 4, 10, 20, 40 Mb/s."""
+    """The paper's Fig. 18: AP bandwidths 4, 10, 20, 40 Mb/s."""
     fig18_losses: list[float]
-    """Loss rates of Fig. 18 (seed: 'various loss rates')."""
+    """Loss rates of Fig. 18 (paper: 'various loss rates')."""
     sites: list[str]
     """Names of the Fig. 12 sites to run."""
     crossover_rtts_ms: list[float]
     """RTTs of the CC-vs-PSM crossover sweep (64 KB window, no loss, off-peak)."""
     stream_delay_rates_mbps: list[float]
-    """Hop rates of the 65 ms closed-ACK stream-delay check (seed: 20 Mb/s → 44 %, 40 Mb/s → 16 %)."""
+    """Hop rates of the 65 ms closed-ACK stream-delay check (paper: 20 Mb/s → 44 %, 40 Mb/s → 16 %)."""
     fig17_media: list[str] = field(default_factory=lambda: ["hop", "wlan"])
     """Fig. 17's topologies: ``hop`` (a wireless hop per client behind a shared FIFO link into
     the AP: the clients share the AP's bandwidth, not its air) and ``wlan`` (every client a
-    station of one 802.11 BSS: shared air and AP buffer, the seed's setting)."""
-    fig17_wlan_phy: str = "80211a"
+    station of one 802.11 BSS: shared air and AP buffer, the paper's setting)."""
+    fig17_wlan_phy: str = "802.11a"
     """PHY of Fig. 17's BSS."""
     fig17_wlan_rate_mbps: float = 48.0
-    """Data rate of Fig. 17's BSS. The seed's AP carries 20 Mb/s; an 802.11a BSS at 48 Mb/s
+    """Data rate of Fig. 17's BSS. The paper's AP carries 20 Mb/s; an 802.11a BSS at 48 Mb/s
     carries 20.8 Mb/s of TCP goodput with five 64 KB-window downloads at 60 ms (measured in
-    wattlab: 54 Mb/s gives 23.9, 36 Mb/s 18.2), the closest to the seed's AP."""
+    wattlab: 54 Mb/s gives 23.9, 36 Mb/s 18.2), the closest to the paper's AP."""
     fig17_ap_queueing: str = "fair-class"
-    """The AP's queueing in Fig. 17's BSS: the seed's weighted fair queueing between
+    """The AP's queueing in Fig. 17's BSS: the paper's weighted fair queueing between
     power-saving and regular clients (``fair-class``), or ``fifo``."""
     fig16_policies: list[str] = field(default_factory=lambda: ["cc", "cc-dynamic"])
     """Detections compared in Fig. 16."""
     fig18_policies: list[str] = field(default_factory=lambda: ["cc", "ideal-psm"])
-    """Policies of Fig. 18 (the seed shows CC; PSM is added to show it gains only energy)."""
+    """Policies of Fig. 18 (the paper shows CC; PSM is added to show it gains only energy)."""
     site_policies: list[str] = field(default_factory=lambda: ["cc", "ideal-psm"])
-    """Policies of the site experiments (seed Fig. 13: CC and PSM)."""
+    """Policies of the site experiments (paper's Fig. 13: CC and PSM)."""
     window_sensitivity_kb: list[float] = field(default_factory=lambda: [32.0])
-    """Receive buffers (KB) of an extra run of the RTT × loss grid (CC and TCP only): the seed
+    """Receive buffers (KB) of an extra run of the RTT × loss grid (CC and TCP only): the paper
     calls 32 KB the typical average window, and CC's time overhead scales with the window."""
     reversion_sensitivity: bool = True
     """Run the RTT × loss grid's lossy points again with ``cc-norevert``, to show what the
-    loss reversion (our reading of the seed's mechanism 8) costs."""
+    loss reversion (our reading of the paper's mechanism 8) costs."""
     fig15_loss: float = 0.001
-    """Loss rate of Fig. 15, Fig. 16 and Fig. 17 (seed: 0.1 %)."""
+    """Loss rate of Fig. 15, Fig. 16 and Fig. 17 (paper: 0.1 %)."""
     table1_loss: float = 0.0
-    """Loss rate compared with Table I. The seed's Table I comes from ns-2 runs for which it states
+    """Loss rate compared with Table I. The paper's Table I comes from ns-2 runs for which it states
     no loss model (an ns-2 link without one loses nothing); the 0.1 % runs are shown beside it."""
     fig16_rtt_ms: float = 60.0
-    """RTT of Figs. 16, 17 and 18 (seed: 60 ms)."""
+    """RTT of Figs. 16, 17 and 18 (paper: 60 ms)."""
     site_loss: float = 0.0
-    """Loss on the site paths. The seed measured the *average window* of each site; with the
+    """Loss on the site paths. The paper measured the *average window* of each site; with the
     window imposed as the receive buffer, extra random loss would shrink it further, so none."""
     hop_rate_mbps: float = 20.0
-    """Bandwidth between AP and client (seed: DummyNet 20 Mb/s)."""
+    """Bandwidth between AP and client (paper: DummyNet 20 Mb/s)."""
     wired_rate_mbps: float = 100.0
-    """AP to Internet (seed: 100 Mb/s)."""
+    """AP to Internet (paper: 100 Mb/s)."""
     recv_buffer: int = 65535
-    """Client receive buffer (seed: 64 KB socket buffers; without window scaling 65535 B)."""
+    """Client receive buffer (paper: 64 KB socket buffers; without window scaling 65535 B)."""
     tcp_cc: str = "reno"
-    """Server congestion control (the seed's Linux 2.4 / FreeBSD era: Reno)."""
+    """Server congestion control (the paper's Linux 2.4 / FreeBSD era: Reno)."""
     hop_queue: int = 100
     """Packets queued at each end of the wireless hop (held PSM packets count here)."""
     wired_queue: int = 200
@@ -187,41 +187,41 @@ class Config:
     """Shape k of the peak-hour gamma jitter on the server→AP data path."""
     gamma_scale_ms: float = 2.0
     """Scale θ of that gamma at ``gamma_ref_rtt_ms``: mean kθ = 5 ms, 99th percentile 15.1 ms, so at
-    60 ms RTTs mostly lie in 60–75 ms as the seed's fitted pings (61 ms base, RTT 60–75 ms).
+    60 ms RTTs mostly lie in 60–75 ms as the paper's fitted pings (61 ms base, RTT 60–75 ms).
     Scaled proportionally to the RTT; '2var' doubles θ (deviation ×2: 60–90 ms at 60 ms)."""
     gamma_ref_rtt_ms: float = 60.0
     """RTT at which ``gamma_scale_ms`` applies."""
     base_seed: int = 1
     """First seed."""
     profile: str = "wavelan-dsss"
-    """The client's WNIC (seed: 2.4 GHz WaveLAN DSSS, 2 ms sleep→idle)."""
+    """The client's WNIC (paper: 2.4 GHz WaveLAN DSSS, 2 ms sleep→idle)."""
     # --- web browsing (seed §IV-E, Figs. 9–11; web.py) ---
     web_pages: int = 100
-    """Page views of the browsing session (seed: 100 pages, 558 sub-objects, 2.79 MB)."""
+    """Page views of the browsing session (paper: 100 pages, 558 sub-objects, 2.79 MB)."""
     web_policies: list[str] = field(default_factory=lambda: list(WEB_POLICY_NAMES))
     """Policies of the web session (``tcp`` is the always-on baseline; ``cc-nocache`` is CC
     without its RTT cache, for Fig. 10)."""
     web_think_shape: float = 1.5
-    """Pareto shape α of the think time after each page. The seed's parameters are illegible
+    """Pareto shape α of the think time after each page. The paper's parameters are illegible
     in its text; these are the issue's defaults (= the ``web`` flow's defaults: mean
-    α·scale/(α−1) = 3 s). The seed's 5,400 s for 100 pages would imply ~54 s per page."""
+    α·scale/(α−1) = 3 s). The paper's 5,400 s for 100 pages would imply ~54 s per page."""
     web_think_scale_s: float = 1.0
     """Pareto scale (the shortest think time), seconds."""
     web_max_connections: int = 4
-    """Persistent connections per site (browsers of the seed's era: 2–4)."""
+    """Persistent connections per site (browsers of the paper's era: 2–4)."""
     web_site_delays_ms: list[float] = field(default_factory=lambda: [10.0, 30.0, 60.0])
     """One-way delay from the AP to each synthetic web site (RTTs 20, 60 and 120 ms)."""
     web_think_sensitivity_scales_s: list[float] = field(default_factory=lambda: [18.0])
     """Extra web sessions with these Pareto scales (same shape, every web policy): 18 s gives
-    a mean think time of 54 s, the seed's 5,400 s for 100 pages. Shown in summary.md only."""
-    # --- fairness and friendliness (seed §IV-D, Figs. 6–8, ns-2 in the seed; fairness.py) ---
+    a mean think time of 54 s, the paper's 5,400 s for 100 pages. Shown in summary.md only."""
+    # --- fairness and friendliness (seed §IV-D, Figs. 6–8, ns-2 in the paper; fairness.py) ---
     fairness_max_flows: int = 10
-    """Fig. 6: n CC flows alone and n TCP flows alone, n = 1 … this (seed: 1–10)."""
+    """Fig. 6: n CC flows alone and n TCP flows alone, n = 1 … this (paper: 1–10)."""
     fairness_mix_sizes: list[int] = field(default_factory=lambda: [2, 4, 8])
-    """Figs. 7/8: CC+TCP, CC+PSM and TCP+PSM with this many flows *of each* (seed: 'two, four
+    """Figs. 7/8: CC+TCP, CC+PSM and TCP+PSM with this many flows *of each* (paper: 'two, four
     and eight flows (of each)')."""
     fairness_file_bytes: int = 2_000_000
-    """File each client of the fairness runs downloads (the seed's ns-2 size is not stated)."""
+    """File each client of the fairness runs downloads (the paper's ns-2 size is not stated)."""
     fairness_rtt_ms: float = 60.0
     """Base RTT of the fairness dumbbell."""
     fairness_bottleneck_mbps: float = 20.0
@@ -230,7 +230,7 @@ class Config:
     """Packets of the bottleneck's FIFO queue (no WFQ)."""
     fairness_start_spread_ms: float = 60.0
     """Each fairness flow starts at a time drawn uniformly from [0, this) with the run's seed
-    (one RTT). The seed does not say; with 0 every flow starts at once, the dumbbell has no
+    (one RTT). The paper does not say; with 0 every flow starts at once, the dumbbell has no
     random element and every seed gives the same run."""
     quick: bool = False
     """The reduced preset of the test suite."""
@@ -322,7 +322,7 @@ class Config:
         if any(not 0 < w * 1024 <= 65535 for w in self.window_sensitivity_kb):
             raise ValueError("window_sensitivity_kb must lie in (0, 64) KB")
         if not 0 < self.recv_buffer <= 65535:
-            raise ValueError("recv_buffer must be in 1..=65535 (no window scaling, as the seed)")
+            raise ValueError("recv_buffer must be in 1..=65535 (no window scaling, as the paper)")
         if not 1 <= self.web_pages <= 10_000:
             raise ValueError("web_pages must be in 1..=10000")
         for p in self.web_policies:

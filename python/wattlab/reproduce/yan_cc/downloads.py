@@ -1,10 +1,10 @@
-"""Seed 000's large-file download experiments (§IV-F): the emulated RTT × loss grid (Figs. 14/15,
+"""Paper 000's large-file download experiments (§IV-F): the emulated RTT × loss grid (Figs. 14/15,
 Table I), RTT variation (Fig. 16), competing clients (Fig. 17), AP bandwidth (Fig. 18), the
 Internet sites of Fig. 12 as scenarios, and a CC-vs-PSM crossover sweep.
 
 Every experiment returns (runs, points): one row per simulation with its numbers normalized
 to baseline TCP (the ``cam`` run of the same setting and seed: WNIC always on), and one row
-per point with the median over seeds (the seed reports the median of ≥ 3 runs) and the mean
+per point with the median over seeds (the paper reports the median of ≥ 3 runs) and the mean
 with its 95 % confidence interval.
 """
 
@@ -186,7 +186,7 @@ def fig16(cfg: Config, sims: Sims) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def fig17(cfg: Config, sims: Sims) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fig. 17: one energy-aware client plus n plain TCP clients sharing the AP's bandwidth,
-    normalized to a single TCP client alone (the seed's normalization)."""
+    normalized to a single TCP client alone (the paper's normalization)."""
     settings = [
         ({"experiment": "fig17"}, Download(p, cfg.fig16_rtt_ms, cfg.fig15_loss, "none", cfg.hop_rate_mbps,
                                            cfg.recv_buffer, competitors=n, medium=m))

@@ -1,4 +1,4 @@
-"""Seed 000's fairness and friendliness study (Figs. 6–8, done with ns-2 in the seed): n
+"""Paper 000's fairness and friendliness study (Figs. 6–8, done with ns-2 in the paper): n
 clients downloading the same file through one shared bottleneck into the AP, each on its own
 wireless hop, with the client-centered agent (cc), plain TCP (tcp) or ideal PSM (psm).
 

@@ -1,6 +1,6 @@
-"""PNG figures in the layout of seed 000's Figs. 6–10 and 13–18 (normalized to baseline TCP = 1).
+"""PNG figures in the layout of paper 000's Figs. 6–10 and 13–18 (normalized to baseline TCP = 1).
 
-Bars and marks are medians over seeds (the seed reports the median run); whiskers are the
+Bars and marks are medians over seeds (the paper reports the median run); whiskers are the
 seeds' range (``reproduce.stats``: min–max, none with one seed), never the mean's interval
 around a median. Each figure's caption says what its marks and whiskers are, and every title
 is built from the configuration that ran (file size, rates, RTT, loss, seeds).
@@ -99,7 +99,7 @@ def fig14(p: pd.DataFrame, cfg: Config, out: Path) -> Path:
             ax.set_xlabel("RTT (ms)")
             ax.set_ylabel(label + " (TCP = 1)")
             ax.grid(alpha=0.3)
-    return plotting.finish(fig, path, f"CC (active detection) vs baseline TCP: {setting(cfg)} (seed 000, Fig. 14)",
+    return plotting.finish(fig, path, f"CC (active detection) vs baseline TCP: {setting(cfg)} (paper 000, Fig. 14)",
                            _caption(cc.runs, "Marks"))
 
 
@@ -121,7 +121,7 @@ def fig15(p: pd.DataFrame, cfg: Config, out: Path) -> Path:
             _bars(axes[r][c], [f"{x:g} ms" for x in rtts], series, col, label + " (TCP = 1)")
             axes[r][c].set_title(PEAK[var])
     names = ", ".join(LABELS.get(x, x) for x in pols)
-    return plotting.finish(fig, path, f"{names} over RTT: {setting(cfg, loss=loss)} (seed 000, Fig. 15)",
+    return plotting.finish(fig, path, f"{names} over RTT: {setting(cfg, loss=loss)} (paper 000, Fig. 15)",
                            _caption(d[d.policy.isin(pols)].runs))
 
 
@@ -136,7 +136,7 @@ def fig16(p: pd.DataFrame, cfg: Config, out: Path) -> Path:
     for ax, (col, label) in zip(axes, METRICS):
         series = {pol: d[d.policy == pol].set_index("variation").loc[vars_] for pol in dict.fromkeys(d.policy)}
         _bars(ax, [PEAK[v] for v in vars_], series, col, label + " (TCP = 1)")
-    title = f"RTT variation: {setting(cfg, rtt_ms=cfg.fig16_rtt_ms, loss=cfg.fig15_loss)} (seed 000, Fig. 16)"
+    title = f"RTT variation: {setting(cfg, rtt_ms=cfg.fig16_rtt_ms, loss=cfg.fig15_loss)} (paper 000, Fig. 16)"
     return plotting.finish(fig, path, title, _caption(d.runs))
 
 
@@ -156,7 +156,7 @@ def fig17(p: pd.DataFrame, cfg: Config, out: Path) -> Path:
             _bars(ax, [str(n) for n in ns], series, col, label + " (1 = one TCP client alone)")
             ax.set_xlabel("competing TCP clients" + ("" if m is None else f" ({FIG17_MEDIUM_LABELS.get(m, m)})"))
     title = (f"One energy-aware client among plain TCP clients sharing the AP: "
-             f"{setting(cfg, rtt_ms=cfg.fig16_rtt_ms, loss=cfg.fig15_loss)} (seed 000, Fig. 17)")
+             f"{setting(cfg, rtt_ms=cfg.fig16_rtt_ms, loss=cfg.fig15_loss)} (paper 000, Fig. 17)")
     return plotting.finish(fig, path, title, _caption(p.runs))
 
 
@@ -193,7 +193,7 @@ def fig18(p: pd.DataFrame, cfg: Config, out: Path) -> Path:
     rate_text = "–".join(f"{x:g}" for x in (rates[0], rates[-1])) if len(rates) > 1 else f"{rates[0]:g}"
     title = (f"AP bandwidth {rate_text} Mb/s: {cfg.file_bytes / 1e6:g} MB files, {cfg.fig16_rtt_ms:g} ms, loss "
              f"{', '.join(_pct(x) for x in sorted(set(p.loss)))}, "
-             f"{stats.count([cfg.seeds])} (seed 000, Fig. 18)")
+             f"{stats.count([cfg.seeds])} (paper 000, Fig. 18)")
     return plotting.finish(fig, path, title, _caption(p[p.policy.isin(["cc", "ideal-psm"])].runs, "Marks"),
                            ncol=len(rates))
 
@@ -214,12 +214,12 @@ def fig13(p: pd.DataFrame, cfg: Config, order: list[str], out: Path) -> Path:
             _bars(axes[r][c], [s.replace(".", ".\n", 1) for s in sites], series, col, label + " (TCP = 1)")
             axes[r][c].set_title(PEAK[var])
     title = (f"Internet sites as scenarios (base RTT, average window as receive buffer, {_pct(cfg.site_loss)} loss): "
-             f"{setting(cfg)} (seed 000, Figs. 12/13)")
+             f"{setting(cfg)} (paper 000, Figs. 12/13)")
     return plotting.finish(fig, path, title, _caption(d.runs))
 
 
 def crossover(p: pd.DataFrame, cfg: Config, out: Path) -> Path:
-    """CC vs PSM normalized time over RTT (no loss, off-peak), and the crossover the seed predicts."""
+    """CC vs PSM normalized time over RTT (no loss, off-peak), and the crossover the paper predicts."""
     path = out / "crossover.png"
     hop_mbps = cfg.hop_rate_mbps
     d = p[np.isclose(p.rate_mbps, hop_mbps)] if not p.empty else p
@@ -230,7 +230,7 @@ def crossover(p: pd.DataFrame, cfg: Config, out: Path) -> Path:
         for pol in ("cc", "ideal-psm"):
             g = d[d.policy == pol].sort_values("rtt_ms")
             ax.errorbar(g.rtt_ms, g[col], yerr=_yerr(g, col), fmt="-o", capsize=2, color=COLORS[pol], label=LABELS[pol])
-        ax.axvline(75, color="black", linestyle=":", label="seed's crossover (75 ms)")
+        ax.axvline(75, color="black", linestyle=":", label="paper's crossover (75 ms)")
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_xlabel("RTT (ms)")
         ax.set_ylabel(label + " (TCP = 1)")
@@ -277,16 +277,16 @@ def fig09(points: pd.DataFrame, cfg: Config, out: Path) -> Path:
             ax.set_ylabel(label + " (TCP = 1)")
             ax.grid(axis="y", alpha=0.3)
         what = "" if scale is None else f"\nPareto think time scale {scale:g} s" + (
-            " (configured)" if scale == main_scale else " (sensitivity: the seed's ~54 s per page)")
+            " (configured)" if scale == main_scale else " (sensitivity: the paper's ~54 s per page)")
         row[0].set_title("whole session: pages and think times" + what, fontsize=9)
         row[1].set_title("sum of page load times (the oracle keeps TCP's)", fontsize=9)
-    return plotting.finish(fig, path, f"Web browsing: {web_setting(cfg)} (seed 000, Fig. 9)",
+    return plotting.finish(fig, path, f"Web browsing: {web_setting(cfg)} (paper 000, Fig. 9)",
                            _caption(points.seeds) + " Numbers: the medians.")
 
 
 def fig10(c: pd.DataFrame, cfg: Config, out: Path) -> Path:
     """Fig. 10: the RTT cache's saving by number of busy connections (0 = think time), with the
-    seed's 13 % and 32 % at 3 and 4 and its ~10 % overall; CC's absolute energy per k beside it."""
+    paper's 13 % and 32 % at 3 and 4 and its ~10 % overall; CC's absolute energy per k beside it."""
     path = out / "fig10_rtt_cache.png"
     if c is None or c.empty:
         return plotting.empty(path, "Fig. 10")
@@ -300,7 +300,7 @@ def fig10(c: pd.DataFrame, cfg: Config, out: Path) -> Path:
     ax.bar(x, vals, color=["tab:green"] * len(per_k) + ["darkgreen"] * len(agg), label="wattlab's saving (left)")
     seed_vals = {"3": 13, "4": 32, "downloads": 10}
     sx = [i for i, lab in enumerate(labels) if lab in seed_vals]
-    ax.plot(sx, [seed_vals[labels[i]] for i in sx], "r*", markersize=12, label="seed's saving (left)")
+    ax.plot(sx, [seed_vals[labels[i]] for i in sx], "r*", markersize=12, label="paper's saving (left)")
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(x, labels)
     ax.set_xlabel("busy connections (0 = think time)")
@@ -319,7 +319,7 @@ def fig10(c: pd.DataFrame, cfg: Config, out: Path) -> Path:
     caption = (f"Bars: medians over {stats.count(c.seeds)} (left: of the per-seed saving "
                "1 − E(cc)/E(cc-nocache)); no whiskers.")
     return plotting.finish(fig, path, f"The RTT cache by number of concurrent connections: {web_setting(cfg)} "
-                                      "(seed 000, Fig. 10)", caption)
+                                      "(paper 000, Fig. 10)", caption)
 
 
 def fairness_setting(cfg: Config) -> str:
@@ -352,7 +352,7 @@ def fig06(flows: pd.DataFrame, cfg: Config, out: Path) -> Path:
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("goodput / mean goodput of the run")
     caption = "Points: every flow of every seed; boxes: quartiles and median of those flows; whiskers: min–max."
-    return plotting.finish(fig, path, f"Fairness, n flows of one kind: {fairness_setting(cfg)} (seed 000, Fig. 6)",
+    return plotting.finish(fig, path, f"Fairness, n flows of one kind: {fairness_setting(cfg)} (paper 000, Fig. 6)",
                            caption)
 
 
@@ -382,7 +382,7 @@ def fig07(flows: pd.DataFrame, cfg: Config, out: Path) -> Path:
     axes[0][0].set_ylabel("download time (s)")
     caption = ("Bars: median download time over every flow of the group and every seed "
                f"({stats.count([cfg.seeds])}); whiskers: min–max of those flows.")
-    return plotting.finish(fig, path, f"Friendliness, two groups together: {fairness_setting(cfg)} (seed 000, Fig. 7)",
+    return plotting.finish(fig, path, f"Friendliness, two groups together: {fairness_setting(cfg)} (paper 000, Fig. 7)",
                            caption)
 
 
@@ -409,5 +409,5 @@ def fig08(runs: pd.DataFrame, cfg: Config, out: Path) -> Path:
         ax.grid(axis="y", alpha=0.3)
     axes[0][0].set_ylabel("bottleneck queue (packets)")
     caption = f"Bars and markers: medians over {stats.count([cfg.seeds])} of each run's value; no whiskers."
-    return plotting.finish(fig, path, f"Queue fill of the shared bottleneck: {fairness_setting(cfg)} (seed 000, Fig. 8)",
+    return plotting.finish(fig, path, f"Queue fill of the shared bottleneck: {fairness_setting(cfg)} (paper 000, Fig. 8)",
                            caption)

@@ -1,7 +1,7 @@
 """What one simulated download yields: the measured client's time and energy under its policy,
 its baseline numbers from the same run, and the agent's and the hop's counters.
 
-The seed costs energy from a tcpdump trace of the download, so the client's energy counts
+The paper costs energy from a tcpdump trace of the download, so the client's energy counts
 only until its own download completed. With one client the run ends then; with competing
 clients (Fig. 17) it may go on, so the client's energy is the simulator's energy of the flow
 up to its completion (``RunResult.flow_energy``, exact; docs/design.md, "Energy of a flow").

@@ -1,4 +1,4 @@
-"""Scenario text for seed 000's DummyNet testbed (§IV-A, Fig. 5).
+"""Scenario text for paper 000's DummyNet testbed (§IV-A, Fig. 5).
 
 One client::
 
@@ -12,13 +12,13 @@ the AP carries every flow (one FIFO, the bottleneck), and each client has its ow
                                              ~~ hop1 ~~ tcp1 ... tcpN (plain TCP, radio on)
 
 With ``medium = "wlan"`` (Fig. 17 with shared air) every client is a station of one 802.11
-BSS: the AP's one transmit buffer, under the seed's fair queueing between power-saving and
+BSS: the AP's one transmit buffer, under the paper's fair queueing between power-saving and
 regular clients (``ap_queueing``), and the contention for the air are shared::
 
     server ──100 Mb/s, RTT/2── ap ~~ [[wlan]] (802.11a) ~~ client, tcp1 ... tcpN
 
 Peak hours: gamma jitter on the server→AP direction (the data path), never reordering.
-Loss: Bernoulli on the hop's AP→client direction (the seed does not tell wireless from wired
+Loss: Bernoulli on the hop's AP→client direction (the paper does not tell wireless from wired
 loss; the ACK path is loss-free).
 """
 

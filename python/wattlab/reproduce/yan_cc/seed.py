@@ -1,4 +1,4 @@
-"""Seed 000's own numbers (notes/000.md, "Experiments and numbers to compare with"), in one place."""
+"""Paper 000's own numbers (notes/000.md, "Experiments and numbers to compare with"), in one place."""
 
 from __future__ import annotations
 
@@ -62,4 +62,4 @@ WEB_WORST5 = (0.12, 0.70)
 """Fig. 11: CC saves 'about 12 %' on the worst five sites, the oracle 'over 70 %'."""
 
 WEB_SESSION = {"pages": 100, "objects": 558, "bytes": 2.79e6, "seconds": 5400.0}
-"""The seed's browsing script: 100 pages, 558 sub-object requests, 2.79 MB in 5,400 s."""
+"""The paper's browsing script: 100 pages, 558 sub-object requests, 2.79 MB in 5,400 s."""

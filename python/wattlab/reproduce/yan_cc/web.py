@@ -1,4 +1,4 @@
-"""Seed 000's web-browsing experiment (Figs. 9–11): the client-centered agent with and without
+"""Paper 000's web-browsing experiment (Figs. 9–11): the client-centered agent with and without
 its RTT cache against baseline TCP, ideal PSM, BSD and the oracle, over a browsing session of
 pages with embedded objects fetched on persistent connections, with Pareto think times.
 
@@ -18,7 +18,7 @@ from wattlab.reproduce.runner import Job, run_jobs
 
 from .config import WEB_POLICIES, meter_of
 
-# Sleep → idle transition of the WaveLAN profile: 2 ms of idle time (seed 000, after BSD).
+# Sleep → idle transition of the WaveLAN profile: 2 ms of idle time (paper 000, after BSD).
 WAKE_MS = 2.0
 
 # Meter that holds a policy's real energy: the mode meter, or always-on for baseline TCP.
@@ -137,7 +137,7 @@ def _measure(job: Job, res: api.RunResult) -> dict:
     # Split of energy by concurrent connections (for Fig. 10).
     prof = job.labels["profile"]
     radio = res.radio_series[res.radio_series.policy == _meter(policy)]
-    wake_ms = 0.0 if policy == "ideal-psm" else WAKE_MS  # ideal PSM wakes for free (seed 000)
+    wake_ms = 0.0 if policy == "ideal-psm" else WAKE_MS  # ideal PSM wakes for free (paper 000)
     split = energy_by_concurrency(radio, res.objects, prof, float(res.summary["end_time_s"]), wake_ms)
     # What the reconstruction from the timeline misses (transitions the meter carves
     # differently), so a reader can see how far to trust the split.
