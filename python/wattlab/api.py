@@ -332,7 +332,7 @@ captures as ``*.pcap``): the result set that ``--overwrite`` replaces."""
 
 SAVINGS_COLUMNS = [
     "node", "profile", "mode", "energy_j", "completion_s", "baseline_energy_j", "baseline_completion_s",
-    "saving", "slowdown", "same_work", "lost_bytes", "lost_datagrams", "flows_not_completed",
+    "saving", "slowdown", "same_work", "saving_note", "lost_bytes", "lost_datagrams", "flows_not_completed",
     "delivered_bytes", "baseline_delivered_bytes", "energy_j_per_mb", "baseline_energy_j_per_mb", "baseline",
 ]
 """The columns of :attr:`RunResult.savings` (and of a sweep's ``savings`` table), in order."""
@@ -349,7 +349,7 @@ def savings_rows(res: RunResult) -> list[dict]:
     of the run delivered the same bytes and datagrams as in the baseline and completed iff it
     completed there. Otherwise ``saving`` and ``slowdown`` are missing (None / NaN) and
     ``lost_bytes``, ``lost_datagrams`` and ``flows_not_completed`` say what differs (over every
-    flow of the run). ``energy_j_per_mb`` and ``baseline_energy_j_per_mb`` divide each run's
+    flow of the run) and ``saving_note`` says it in words ("" where the work was the same). ``energy_j_per_mb`` and ``baseline_energy_j_per_mb`` divide each run's
     energy by the application bytes, in 10^6-byte MB, of the flows with an end at the node."""
     from wattlab import work
 
@@ -375,7 +375,8 @@ def savings_rows(res: RunResult) -> list[dict]:
             "baseline_energy_j": b["energy_j"], "baseline_completion_s": t_base,
             "saving": (1 - r["energy_j"] / b["energy_j"] if b["energy_j"] > 0 else float("nan")) if same else None,
             "slowdown": (t_run / t_base - 1 if t_base else float("nan")) if same else None,
-            **diff,
+            "same_work": same, "saving_note": "" if same else f"no saving: {work.describe_loss(diff)}",
+            **{k: v for k, v in diff.items() if k != "same_work"},
             "delivered_bytes": got, "baseline_delivered_bytes": had,
             "energy_j_per_mb": work.joules_per_mb(r["energy_j"], got),
             "baseline_energy_j_per_mb": work.joules_per_mb(b["energy_j"], had),

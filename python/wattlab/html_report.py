@@ -325,8 +325,15 @@ def _run(d: Path, page: Page, palette: rf.Palette) -> tuple[str, str]:
     s = read_json(d / "summary.json")
     prov = s.get("provenance", {})
     parts = ["<h2>Provenance</h2>", key_values(prov)]
-    if s.get("completed"):
+    not_done = [f["name"] for f in s.get("flows", []) if not f.get("completed")]
+    if s.get("completed") and not not_done:
         parts.append(f'<p class="ok">Every flow completed; simulated {s["end_time_s"]:.3f} s, {s["events"]:,} events.</p>')
+    elif s.get("completed"):
+        # The run's `completed` covers sized flows only: a stream that lost datagrams or a
+        # background flow ends with the run without being complete.
+        parts.append(f'<p class="warn">The run ended by itself at {s["end_time_s"]:.3f} s ({s["events"]:,} events), '
+                     f'but not every flow completed: {html.escape(", ".join(not_done))} '
+                     "(a stream that lost datagrams, or a flow the run's end cut off).</p>")
     else:
         parts.append(f'<p class="warn">Not every flow completed before the time limit ({s["end_time_s"]:.3f} s): '
                      "the results cover that time only.</p>")

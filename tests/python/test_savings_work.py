@@ -105,6 +105,21 @@ def test_a_mode_that_loses_data_shows_no_saving_in_run_and_exits_3(lossy):
     assert s["saving"] is None and s["slowdown"] is None and s["same_work"] is False
     assert s["lost_bytes"] > 100_000 and s["lost_datagrams"] > 100 and s["flows_not_completed"] == "stream"
     assert s["lost_bytes"] == s["baseline_delivered_bytes"] - s["delivered_bytes"]
+    assert s["saving_note"].startswith("no saving: lost ") and "not completed: stream" in s["saving_note"]
+
+
+def test_the_run_report_names_the_flow_that_did_not_complete_and_why_no_saving(lossy, tmp_path):
+    # The run ends by itself (no time limit), but its stream lost datagrams: the page must not
+    # say "every flow completed", and the savings table gives the reason beside the "—".
+    out = tmp_path / "o"
+    r = subprocess.run([*WATTLAB, "run", str(lossy), "--out", str(out), "--allow-incomplete"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([*WATTLAB, "report", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    page = (out / "report.html").read_text()
+    assert "Every flow completed" not in page
+    assert "not every flow completed: stream" in page
+    assert "no saving: lost " in page
 
 
 def test_run_result_savings_has_nan_for_lost_work_and_j_per_mb(lossy):

@@ -196,8 +196,9 @@ pub struct Summary {
     pub seed: u64,
     /// Simulated time the results cover (s).
     pub end_time_s: f64,
-    /// True if every finite flow completed (never for an interrupted run); background flows
-    /// (cross traffic) do not count.
+    /// True if every finite flow of a fixed size (`bytes`) completed before the time limit
+    /// (never for an interrupted run); background flows (cross traffic) and streams (udp-cbr,
+    /// ping: their `completed` says whether every datagram arrived) do not count.
     pub completed: bool,
     /// True if the run was stopped before its end (Ctrl-C): the results cover `end_time_s`.
     pub interrupted: bool,
