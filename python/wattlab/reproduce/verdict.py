@@ -115,10 +115,11 @@ def factor_within(pairs: Iterable[tuple[float, float]], agrees: float = 1.5, par
     return at_most(max(ratios), agrees, partly)
 
 
-def in_band(x: float, agrees: tuple[float, float], partly: tuple[float, float]) -> str:
-    """A value that must lie in a range: inside ``agrees`` (lo, hi, inclusive) agrees, inside
-    ``partly`` is partly right."""
-    return graded(agrees[0] <= x <= agrees[1], partly[0] <= x <= partly[1])
+def in_band(x: float | Iterable[float], agrees: tuple[float, float], partly: tuple[float, float]) -> str:
+    """A value (or every one of several) that must lie in a range: inside ``agrees`` (lo, hi,
+    inclusive) agrees, inside ``partly`` is partly right."""
+    xs = [x] if isinstance(x, (int, float)) else list(x)
+    return graded(all(agrees[0] <= v <= agrees[1] for v in xs), all(partly[0] <= v <= partly[1] for v in xs))
 
 
 RANK = {AGREES: 0, PARTLY: 1, DISAGREES: 2}
