@@ -24,7 +24,7 @@ the figures and summary.md, and return a :class:`Result`.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Sequence
 
@@ -46,6 +46,9 @@ class Context:
     """Where progress goes (stderr in the CLI), or None for none."""
     out: Path
     """The output directory."""
+    inputs: dict[str, Any] = field(default_factory=dict)
+    """What the caller of :meth:`Reproduction.run` passed besides the configuration (results
+    computed elsewhere, e.g. the tunnel's ``sim_points``)."""
     simulations: int = 0
     """Rows returned by :meth:`run` so far (one per job)."""
 
@@ -127,6 +130,16 @@ class Reproduction:
         """summary.md's lines after the claims (what is not reproduced), if any."""
         return []
 
+    def check_inputs(self, cfg, inputs: dict[str, Any]) -> None:
+        """Check (and complete) what the caller passed besides the configuration before any file
+        is written; ValueError names what is wrong."""
+        if inputs:
+            raise TypeError(f"{self.name} takes no {', '.join(inputs)}")
+
+    def heading(self, cfg, tables: dict[str, pd.DataFrame]) -> str:
+        """summary.md's title."""
+        return f"{self.title} reproduced by wattlab"
+
     def configure(self, cfg, options: dict[str, Any]) -> None:
         """Apply options that need more than setting a field (the CLI calls it after
         setting the declared ones; ``options`` holds every value given)."""
@@ -134,13 +147,15 @@ class Reproduction:
     # --- the pipeline ------------------------------------------------------------------------
 
     def run(self, cfg, out: Path, workers: int | None = None, console: Console | None = None,
-            overwrite: bool = False) -> Result:
-        """Run the whole reproduction and write its files into ``out``."""
+            overwrite: bool = False, **inputs: Any) -> Result:
+        """Run the whole reproduction and write its files into ``out`` (``inputs``: see
+        :attr:`Context.inputs`)."""
         out = Path(out)
         cfg.check()
+        self.check_inputs(cfg, inputs)
         runner.prepare_out_dir(out, self.files, overwrite)
         workers = workers or runner.default_jobs()
-        ctx = Context(workers, console, out)
+        ctx = Context(workers, console, out, inputs)
         t0 = time.perf_counter()
         tables = dict(self.tables(cfg, ctx))
         verdicts = self.claims(cfg, tables)
@@ -159,7 +174,7 @@ class Reproduction:
     def render_summary(self, cfg, tables: dict[str, pd.DataFrame], claims: list[verdict.Claim], info: Info) -> str:
         """summary.md: title, provenance, the paper's sections, the claims, the closing notes."""
         rule = f" Rule: {self.rule}." if self.rule else ""
-        lines = [f"# {self.title} reproduced by wattlab", "", runner.provenance_line(), "",
+        lines = [f"# {self.heading(cfg, tables)}", "", runner.provenance_line(), "",
                  *self.summary(cfg, tables, claims, info), "",
                  f"## {self.claims_heading}", "", f"{verdict.tally(claims)}.{rule}", "",
                  *claims_table(claims), ""]
