@@ -52,10 +52,21 @@ class Base:
     def run(self, seed: int | None = None, overrides: Iterable[tuple[str, Any]] = (), **kw):
         """``wattlab.run`` of this base with ``overrides``, here (for a single point)."""
         import wattlab
-        from wattlab.study.points import RunPoint
 
-        strings = RunPoint(self.text, 0, tuple(overrides)).override_strings()
-        return wattlab.run(text=self.text, seed=seed, overrides=strings, **kw)
+        return wattlab.run(text=self.text, seed=seed, overrides=strings(overrides), **kw)
+
+    def effective(self, overrides: Iterable[tuple[str, Any]] = ()) -> dict:
+        """The scenario as it runs with ``overrides``, parsed (what a test inspects)."""
+        from wattlab import _core
+
+        return tomllib.loads(_core.effective_scenario(self.text, self.name, overrides=strings(overrides)))
+
+
+def strings(overrides: Iterable[tuple[str, Any]]) -> list[str]:
+    """Typed overrides as ``key=value`` strings, as the study engine passes them to ``wattlab.run``."""
+    from wattlab.study.points import RunPoint
+
+    return RunPoint("", 0, tuple(overrides)).override_strings()
 
 
 def base(package: str, name: str) -> Base:
