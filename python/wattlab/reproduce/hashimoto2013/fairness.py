@@ -8,16 +8,11 @@ Each run samples every flow's delivered bytes every ``sample_s`` (the simulator'
 series): throughput is the bytes delivered in [warmup, duration] over its length (the thesis:
 50–200 s), and the per-interval bytes of that span give the SWM index (Eq. 2.12) over window
 sizes w. The RTT is each flow's mean over the whole run (``mean_rtt_ms``).
-
-    python -m wattlab.reproduce.hashimoto2013.fairness            # 5 up + 5 down, 200 s × 10 seeds
-    python -m wattlab.reproduce.hashimoto2013.fairness --quick    # 60 s (from 20 s) × 3 seeds
 """
 
 from __future__ import annotations
 
-import argparse
 import random
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -133,33 +128,3 @@ def runs(jobs, ctx: Context) -> pd.DataFrame:
     """Run ``jobs`` (from :func:`job`) and drop the labels ``measure`` alone needed."""
     df = ctx.run(jobs, measure, "Ch. 2 fairness runs")
     return df.drop(columns=["duration_s", "warmup_s", "sample_s", "swm_windows_s"])
-
-
-def summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Mean (and standard deviation over seeds) per scheme, with the total against Reno's."""
-    cols = ["total_mbps", "down_share", "jain", "F", "up_rtt_ms", "down_rtt_ms"]
-    s = df.groupby("scheme", sort=False)[cols].agg(["mean", "std"])
-    reno_total = s.loc["reno", ("total_mbps", "mean")]
-    s[("total_vs_reno_pct", "mean")] = 100 * (s[("total_mbps", "mean")] / reno_total - 1)
-    return s
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="60 s runs averaged from 20 s, 3 seeds")
-    ap.add_argument("--seeds", type=int, default=None)
-    ap.add_argument("--delayed-ack", action="store_true")
-    ap.add_argument("--out", default=None, help="CSV of every run")
-    a = ap.parse_args()
-    dur, warm, n = (60.0, 20.0, 3) if a.quick else (200.0, 50.0, 10)
-    jobs = [job(s, k, "5u5d", 5, 5, a.delayed_ack, dur, warm, 1.0, [1.0, 10.0])
-            for k in range(1, (a.seeds or n) + 1) for s in SCHEMES]
-    df = runs(jobs, Context(runner.default_jobs(), None, Path(".")))
-    if a.out:
-        df.to_csv(a.out, index=False)
-    pd.set_option("display.width", 200)
-    print(summary(df).round(3).to_string())
-
-
-if __name__ == "__main__":
-    main()
