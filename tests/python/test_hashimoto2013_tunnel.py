@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from wattlab.cli import app
 from wattlab.reproduce import hashimoto2013_tunnel as h
 from wattlab.reproduce.hashimoto2013_tunnel import claims, paper, simulator
-from wattlab.reproduce.hashimoto2013_tunnel.reproduction import FILES, REPRODUCTION, SIM_FILE
+from wattlab.reproduce.hashimoto2013_tunnel.reproduction import FILES, REPRODUCTION, SIM_FILE, SIM_FILES
 from wattlab.reproduce.hashimoto2013_tunnel.experiments import gain_key
 from conftest import assert_summary_readable
 

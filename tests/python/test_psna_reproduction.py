@@ -76,7 +76,8 @@ def test_quick_run_writes_every_output(quick_run):
     cfg = json.loads((out / "config.json").read_text())
     assert cfg["quick"] and cfg["seeds"] == 1 and cfg["provenance"]["commit"]
     summary = (out / "summary.md").read_text()
-    assert "*10,005*" in summary and "*11,512*" in summary, "the paper's Tables 1-2 sit beside ours"
+    printed = summary.split("## Tables 1–2 as the paper prints them")[1].split("##")[0]
+    assert "| 10,005 |" in printed and "| 11,512 |" in printed, "the paper's Tables 1-2 sit beside ours"
 
 
 def test_psna_saves_over_95_percent_and_the_table_adds_up(quick_run):
