@@ -1,11 +1,11 @@
 """The reproduction contract: what every ``wattlab reproduce`` paper provides, and the one
 pipeline that runs it.
 
-A reproduction is a :class:`Reproduction` subclass in its package's ``__init__.py`` (its
+A reproduction is a :class:`Reproduction` subclass in its package's ``reproduction.py`` (its
 ``REPRODUCTION`` instance is what the registry in ``wattlab.reproduce`` loads) with
 
-- ``config``: its ``Config`` dataclass (``full()``, ``quick_preset()``, ``check()``) and
-  ``options``: its own command-line options (:class:`Option`, declared in its ``config.py``);
+- ``config``: its ``Config`` dataclass (``full()``, ``quick_preset()``, ``check()``; its
+  ``config.py`` also declares the command's help and own options, ``options.Command``);
 - ``tables(cfg, ctx)``: the measurements. Its experiments build :class:`runner.Job` lists from
   a base scenario and typed overrides (``reproduce.scenarios``), and ``ctx.run(jobs, measure,
   description)`` runs them on the study engine and returns one row per job; the result is the
@@ -98,8 +98,6 @@ class Reproduction:
     """summary.md's title: "Paper 004 (Tsaoussidis, Badr & Verma 1999, WWP) Table 1"."""
     config: ClassVar[type]
     """The ``Config`` dataclass."""
-    options: ClassVar[tuple[Option, ...]] = ()
-    """Its own options, declared in its config module."""
     files: ClassVar[tuple[str, ...]]
     """Every file it may write (it refuses to replace any of them unless told to)."""
     claim_columns: ClassVar[tuple[tuple[str, str], ...]] = verdict.COLUMNS
