@@ -19,7 +19,7 @@ from conftest import SCENARIOS
 import wattlab
 from wattlab.cli import app
 from wattlab.reproduce import runner
-from wattlab.reproduce.tsaoussidis1999_wwp import OUTPUT_FILES
+from wattlab.reproduce.tsaoussidis1999_wwp.reproduction import FILES as OUTPUT_FILES
 from wattlab.study.points import RunPoint, Tally, decode_raw, encode_raw, point_key, result_of, run_points
 
 CSVS = [n for n in OUTPUT_FILES if n.endswith(".csv")]
@@ -100,12 +100,13 @@ def test_dask_local_cluster_same_tables(tmp_path):
     from dask.distributed import Client, LocalCluster
 
     from wattlab.reproduce import tsaoussidis1999_wwp as w
+    from wattlab.reproduce.tsaoussidis1999_wwp.reproduction import REPRODUCTION
 
     code, err = reproduce(tmp_path / "local", "--jobs", "2")
     assert code == 0, err
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client, runner.engine(tmp_path / "dask", scheduler=client) as eng:
-        w.run(w.Config.quick_preset(), tmp_path / "dask")
+        REPRODUCTION.run(w.Config.quick_preset(), tmp_path / "dask")
     assert (eng.tally.computed, eng.tally.reused) == (24, 0)
     for n in CSVS:
         assert (tmp_path / "local" / n).read_bytes() == (tmp_path / "dask" / n).read_bytes(), n
