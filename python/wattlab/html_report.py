@@ -320,8 +320,6 @@ def _energy_figure(full: pd.DataFrame, done: pd.DataFrame, params: list[str], se
 
 
 def _run(d: Path, page: Page, palette: rf.Palette) -> tuple[str, str]:
-    from wattlab.api import radio_rows
-
     s = read_json(d / "summary.json")
     prov = s.get("provenance", {})
     parts = ["<h2>Provenance</h2>", key_values(prov)]
@@ -343,8 +341,8 @@ def _run(d: Path, page: Page, palette: rf.Palette) -> tuple[str, str]:
         keep = [c for c in ("name", "kind", "bytes_delivered", "completed", "completion_time_s", "goodput_bps",
                             "retransmitted_segments", "timeouts") if c in flows]
         parts.append(table(flows[keep], bad=~flows["completed"].astype(bool) if "completed" in flows else None))
-    radios = pd.DataFrame(radio_rows(s["radios"]))
-    if len(radios):
+    radios = read_table(d, "radios")
+    if radios is not None and len(radios):
         parts.append("<h2>Radio energy</h2>")
         labels = [f"{r.node} {r.policy}" for r in radios.itertuples()]
         caption = ("Radio energy per state and in state transitions, per radio and accounting policy or power mode "

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from wattlab.api import radio_rows, savings_rows
+from wattlab.api import savings_rows
 from wattlab.tables import column_header, new_table, print_table
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def print_run(console: Console, res) -> None:
         )
     print_table(console, t, keys=1)
     if s["radios"]:
-        print_energy(console, radio_rows(s["radios"]))
+        print_energy(console, res.tables["radios"].to_pylist())
     savings = savings_rows(res)
     if savings:
         print_savings(console, savings)

@@ -9,7 +9,7 @@ use wattlab_core::energy::{find_builtin_profile, DeviceProfile, PsmParams};
 use wattlab_core::power::PolicyName;
 use wattlab_core::Duration;
 use wattlab_trace::airtime::Airtime;
-use crate::Columns;
+use crate::Table;
 use wattlab_trace::energy::{analyze, ClientChoice, EnergyOptions, TimelineOutput, DEFAULT_MAX_CONNECTIONS, MAX_MAX_CONNECTIONS};
 use wattlab_trace::energybox::EnergyBoxConfig;
 use wattlab_trace::energybox_engine::EngineOutcome;
@@ -95,7 +95,7 @@ fn resolve_profile(profile: Option<&str>, eb: &EnergyBoxConfig) -> PyResult<Devi
 /// read and how the client was chosen), `profile`, `policies` (one dict each: label, name,
 /// `report_json`, beacons, rx_while_dormant, busy_while_dormant, `timeline` table or
 /// `timeline_file`), `connections` and `attribution` (tables), `throughput` (bin width,
-/// origin and the `bins` table), `notes`; each table a `Columns`.
+/// origin and the `bins` table), `notes`; each table an Arrow `Table`.
 /// `max_gap_s` and `accept_odd_times` set the timestamp checks (`capture["time_checks"]`;
 /// `warnings` lists what a result built on odd timestamps rests on). A panic (a bug) is
 /// raised as `TraceError`, never as pyo3's `PanicException`.
@@ -392,14 +392,14 @@ fn trace_energy_unguarded<'py>(
     prof.set_item("power_mw", powers)?;
     out.set_item("profile", prof)?;
 
-    // Tables: Rust structs of columns (or rows), converted generically (columns.rs).
-    out.set_item("attribution", Columns::new(a.attribution()))?;
+    // Tables: Rust structs of columns (or rows), converted generically (table.rs).
+    out.set_item("attribution", Table::new(a.attribution()))?;
     let t = PyDict::new(py);
     t.set_item("bin_ns", a.bin_ns)?;
     t.set_item("origin_ns", a.throughput_origin_ns)?;
-    t.set_item("bins", Columns::new(a.throughput_table()))?;
+    t.set_item("bins", Table::new(a.throughput_table()))?;
     out.set_item("throughput", t)?;
-    out.set_item("connections", Columns::rows(std::mem::take(&mut a.connections)))?;
+    out.set_item("connections", Table::rows(std::mem::take(&mut a.connections)))?;
     let elided: u64 = a.policies.iter().map(|p| p.timeline_elided_beacons).sum();
     let pols = PyList::empty(py);
     for (p, model) in std::mem::take(&mut a.policies).into_iter().zip(&models) {
@@ -422,7 +422,7 @@ fn trace_energy_unguarded<'py>(
         d.set_item("timeline_file", p.timeline_file.as_ref().map(|f| f.display().to_string()))?;
         d.set_item("timeline_elided_beacons", p.timeline_elided_beacons)?;
         d.set_item("state_changes", p.state_changes)?;
-        d.set_item("timeline", Columns::new(p.timeline))?;
+        d.set_item("timeline", Table::new(p.timeline))?;
         pols.append(d)?;
     }
     out.set_item("policies", pols)?;
