@@ -1082,7 +1082,6 @@ fn py_values(py: Python<'_>, a: &ArrayRef) -> PyResult<Vec<PyObject>> {
 #[pyfunction]
 pub fn table_columns(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     use wattlab_sim::output::{AgentEventTable, FlowSeries, QueueSeries, RadioSeries, SocketTable};
-    use wattlab_trace::energy::{Attribution, Connection, ThroughputTable, Timeline};
     crate::guard(|| {
         let d = PyDict::new(py);
         fn names(b: Result<RecordBatch, Error>) -> PyResult<Vec<String>> {
@@ -1098,10 +1097,12 @@ pub fn table_columns(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         d.set_item("agent_events", names(to_batch(&AgentEventTable::default(), &none))?)?;
         d.set_item("sockets", names(to_batch(&SocketTable::default(), &none))?)?;
         d.set_item("flow_energy", names(to_batch(&wattlab_sim::flow_energy::FlowEnergyTable::default(), &none))?)?;
-        d.set_item("trace_timeline", names(to_batch(&Timeline::default(), &none))?)?;
-        d.set_item("trace_attribution", names(to_batch(&Attribution::default(), &none))?)?;
+        use wattlab_trace::tables::{AttributionTable, ConnectionTable, StatesTable, ThroughputTable, TimelineTable};
+        d.set_item("trace_states", names(to_batch(&StatesTable::default(), &none))?)?;
+        d.set_item("trace_timeline", names(to_batch(&TimelineTable::default(), &none))?)?;
+        d.set_item("trace_connections", names(to_batch(&ConnectionTable::default(), &none))?)?;
+        d.set_item("trace_attribution", names(to_batch(&AttributionTable::default(), &none))?)?;
         d.set_item("trace_throughput", names(to_batch(&ThroughputTable::default(), &none))?)?;
-        d.set_item("trace_connections", names(rows_to_batch::<Connection>(&[], &none))?)?;
         Ok(d)
     })
 }
