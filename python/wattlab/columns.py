@@ -7,7 +7,7 @@ PyCapsule interface, as polars or DuckDB can. :func:`frame` makes the DataFrame 
 for every table: Arrow's own conversion (an integer column with a missing value is float64, as
 pandas makes it from records), except that an integer column the Rust struct declares optional
 (field metadata ``wattlab:optional``) is pandas' nullable ``Int64``, a column of lists holds
-Python lists, and a table with no rows has the columns pandas makes of empty lists.
+Python lists (NaN where a row has none), and a table with no rows has the columns pandas makes of empty lists.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ def frame(table) -> "pd.DataFrame":
     df = t.to_pandas()
     for f in t.schema:
         if pa.types.is_list(f.type):
-            df[f.name] = pd.Series(t.column(f.name).to_pylist(), dtype=object, index=df.index)
+            cells = [float("nan") if v is None else v for v in t.column(f.name).to_pylist()]
+            df[f.name] = pd.Series(cells, dtype=object, index=df.index)
         elif pa.types.is_integer(f.type) and f.metadata and f.metadata.get(OPTIONAL) == b"true":
             nullable = pd.UInt64Dtype() if pa.types.is_unsigned_integer(f.type) else pd.Int64Dtype()
             df[f.name] = t.column(f.name).to_pandas(types_mapper={f.type: nullable}.get)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from wattlab import _core
 from wattlab import markdown as mdtable
 from wattlab import report_figures as rf
 from wattlab import units
@@ -45,9 +46,9 @@ RUN_COLUMNS = {"run_key", "run_status", "run_completed", "run_time_limit_hit", "
                "study_hash", "scenario_hash", "seed"}
 """Columns of a study's tables that say which run a row is from, not what it measured."""
 
-STATE_PARTS = (("tx", "energy_tx_j"), ("rx", "energy_rx_j"), ("idle high", "energy_idle_high_j"), ("idle", "energy_idle_j"),
-               ("sleep", "energy_sleep_j"), ("off", "energy_off_j"))
-"""Radio states, busiest first, and their energy columns (radios and trace energy tables)."""
+STATE_PARTS = tuple((s.replace("_", " "), f"energy_{s}_j") for s in reversed(_core.radio_states()))
+"""Radio states, busiest first (the core's, ``_core.radio_states()``), and their energy columns
+(radios and trace energy tables)."""
 
 
 class ReportError(ValueError):
