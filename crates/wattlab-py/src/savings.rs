@@ -1,49 +1,9 @@
-//! Savings at equal work (`wattlab_sim::savings`) for Python: the rows of a run against its
-//! baseline, and the work comparison of two summaries (as dicts) for `wattlab.work` and
+//! Savings at equal work (`wattlab_sim::savings`) for Python: the work comparison of two summaries (as dicts) for `wattlab.work` and
 //! `run --compare`. Python computes no saving itself.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
-use wattlab_sim::savings::{self, FlowWork, RadioWork, RunWork, SavingsRow, WorkDiff, SAVINGS_COLUMNS};
-
-/// A savings row as a dict, keys in [`SAVINGS_COLUMNS`] order (NaN and None as Python has them).
-pub(crate) fn row_dict<'py>(py: Python<'py>, r: &SavingsRow) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    let values: [PyObject; 19] = [
-        r.node.clone().into_pyobject(py)?.into_any().unbind(),
-        r.profile.clone().into_pyobject(py)?.into_any().unbind(),
-        r.mode.clone().into_pyobject(py)?.into_any().unbind(),
-        r.energy_j.into_pyobject(py)?.into_any().unbind(),
-        r.completion_s.into_pyobject(py)?.into_any().unbind(),
-        r.baseline_energy_j.into_pyobject(py)?.into_any().unbind(),
-        r.baseline_completion_s.into_pyobject(py)?.into_any().unbind(),
-        r.saving.into_pyobject(py)?.into_any().unbind(),
-        r.slowdown.into_pyobject(py)?.into_any().unbind(),
-        pyo3::types::PyBool::new(py, r.same_work).to_owned().into_any().unbind(),
-        r.saving_note.clone().into_pyobject(py)?.into_any().unbind(),
-        r.lost_bytes.into_pyobject(py)?.into_any().unbind(),
-        r.lost_datagrams.into_pyobject(py)?.into_any().unbind(),
-        r.flows_not_completed.clone().into_pyobject(py)?.into_any().unbind(),
-        r.delivered_bytes.into_pyobject(py)?.into_any().unbind(),
-        r.baseline_delivered_bytes.into_pyobject(py)?.into_any().unbind(),
-        r.energy_j_per_mb.into_pyobject(py)?.into_any().unbind(),
-        r.baseline_energy_j_per_mb.into_pyobject(py)?.into_any().unbind(),
-        r.baseline.clone().into_pyobject(py)?.into_any().unbind(),
-    ];
-    for (k, v) in SAVINGS_COLUMNS.iter().zip(values) {
-        d.set_item(k, v)?;
-    }
-    Ok(d)
-}
-
-/// The rows as a list of dicts.
-pub(crate) fn rows_list<'py>(py: Python<'py>, rows: &[SavingsRow]) -> PyResult<Bound<'py, PyList>> {
-    let out = PyList::empty(py);
-    for r in rows {
-        out.append(row_dict(py, r)?)?;
-    }
-    Ok(out)
-}
+use pyo3::types::PyDict;
+use wattlab_sim::savings::{self, FlowWork, RadioWork, RunWork, WorkDiff, SAVINGS_COLUMNS};
 
 /// `d.get(key)`, None if absent or None.
 fn get<'py>(d: &Bound<'py, PyAny>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {

@@ -13,6 +13,7 @@
 //! Anything else is lost (or extra) work, reported as such, and no saving is computed.
 
 use crate::output::{FlowSummary, RadioBasis, Summary};
+use serde::Serialize;
 use std::collections::HashMap;
 
 /// The MB of `energy_j_per_mb`: 10^6 bytes of application payload delivered.
@@ -229,8 +230,8 @@ impl WorkDiff {
 }
 
 /// One power mode's radio against the baseline run's always-on radio: a row of the savings
-/// table (columns [`SAVINGS_COLUMNS`]).
-#[derive(Clone, Debug, PartialEq)]
+/// table (its fields are the columns, [`SAVINGS_COLUMNS`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SavingsRow {
     /// Node of the radio.
     pub node: String,
@@ -506,6 +507,12 @@ mod tests {
         assert_eq!(r.saving_note, "no saving: lost 0.0004 MB; not completed: x");
         assert_eq!(r.completion_s, 3.0, "a run that did not complete ends at its end");
         assert_eq!(lost_work(&lossy, &base).as_deref(), Some("lost 0.0004 MB; not completed: x"));
+        // The row's fields are the table's columns, in order.
+        let json = serde_json::to_value(r).unwrap();
+        let keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut want = SAVINGS_COLUMNS.to_vec();
+        want.sort_unstable();
+        assert_eq!(keys, want, "serde_json's map is sorted; the columns are the fields");
         // Without a power mode row there is nothing to compare.
         assert!(savings(&base, &base).is_empty());
     }
