@@ -320,6 +320,19 @@ fn run_tables(py: Python<'_>, out: wattlab_sim::RunOutput) -> PyResult<Bound<'_,
     Ok(t)
 }
 
+/// The scenario that runs, as TOML: `text` itself without overrides, else its table with the
+/// overrides applied (comments lost); raises `ScenarioError` for a bad override or scenario.
+/// One parse, as a run's ([`ScenarioSource`](wattlab_sim::scenario::ScenarioSource)).
+#[pyfunction]
+#[pyo3(signature = (text, origin, overrides=Vec::new()))]
+fn effective_scenario(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -> PyResult<String> {
+    use wattlab_sim::scenario::ScenarioSource;
+    guard(|| {
+        let parsed = ScenarioSource::from_text(text, origin).with_overrides(overrides).parse().map_err(|e| scenario_error(py, e))?;
+        Ok(parsed.effective_text().to_string())
+    })
+}
+
 /// How many times the TOML parser has read scenario text in this process (for the tests that
 /// check a run parses its scenario once).
 #[pyfunction]
@@ -501,6 +514,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(_document_parses, m)?)?;
+    m.add_function(wrap_pyfunction!(effective_scenario, m)?)?;
     savings::register(m)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
