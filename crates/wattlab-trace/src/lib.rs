@@ -12,6 +12,7 @@ pub mod policy_spec;
 pub mod throughput;
 pub mod timecheck;
 pub mod transitions;
+pub mod trim;
 
 mod connections;
 mod error;
