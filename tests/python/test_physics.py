@@ -104,9 +104,9 @@ def test_a_timeline_is_costed_by_the_meter():
 
 
 def test_replaying_a_runs_timeline_gives_the_runs_energy():
-    from wattlab.reproduce.yan_cc.web import WebSetup, web_scenario
+    from wattlab.reproduce.yan_cc.web import BASE, WebSetup, web_overrides
 
-    res = wattlab.run(text=web_scenario(WebSetup(pages=3, duration_s=300.0), "tcp"), timeseries=True, seed=2)
+    res = BASE.run(seed=2, overrides=web_overrides(WebSetup(pages=3, duration_s=300.0), "tcp"), timeseries=True)
     end = float(res.summary["end_time_s"])
     for meter in ("always-on", "oracle"):
         r = res.radio_series[res.radio_series.policy == meter]
