@@ -2,7 +2,8 @@
 of a radio state timeline, computed by the Rust core (``wattlab._core``), never re-derived here.
 
 Arguments broadcast like numpy's (scalars or arrays in, float arrays of seconds or joules out);
-one call per array, so a model evaluating 10^6 points stays vectorised.
+one call per array, so a model evaluating 10^6 points stays vectorised (arrays cross as
+contiguous buffers, results come back as bytes read by ``numpy.frombuffer``).
 
 - :func:`phy` (a PHY's slot, SIFS, DIFS, contention windows, rates), :data:`FRAME_BYTES`;
 - :func:`frame_s`, :func:`data_frame_s`, :func:`ack_s`, :func:`exchange_s`,
@@ -57,11 +58,16 @@ def _ints(name: str, x) -> np.ndarray:
     return r.astype(np.int64)
 
 
+def _array(raw, dtype) -> np.ndarray:
+    """A result of the core (native-endian bytes) as a writable array of ``dtype``."""
+    return np.frombuffer(raw, dtype=dtype)
+
+
 def _call(fn, *arrays, **kw) -> np.ndarray:
-    """``fn`` on the broadcast, flattened int arrays; its ns result reshaped, in seconds."""
+    """``fn`` on the broadcast, flattened int64 arrays; its ns result reshaped, in seconds."""
     b = np.broadcast_arrays(*arrays)
-    flat = [np.ascontiguousarray(a.ravel()) for a in b]
-    return fn(*flat, **kw).reshape(b[0].shape) / 1e9
+    flat = [np.ascontiguousarray(a.ravel(), dtype=np.int64) for a in b]
+    return _array(fn(*flat, **kw), np.int64).reshape(b[0].shape) / 1e9
 
 
 def frame_s(phy_name: str, mpdu_bytes, rate_kbps, short_preamble: bool = False) -> np.ndarray:
@@ -154,6 +160,8 @@ def timeline_energy(profile: str, time_s, states, end_s: float, owners=None, at_
     at = None if at_s is None else _ns("at_s", at_s)
     end = int(_ns("end_s", end_s)[0])
     out = dict(_core.radio_timeline_energy(profile, t, codes, end, own, at, free_wakeups))
+    out["by_owner_j"] = _array(out["by_owner_j"], np.float64)
+    out["at_j"] = _array(out["at_j"], np.float64)
     if at_s is not None:
         out["at_j"] = out["at_j"].reshape(np.shape(at_s))
     return out

@@ -1,13 +1,15 @@
 //! `wattlab._core` bindings of the core's physics, so Python derives none of it: 802.11 frame
 //! timing (`wattlab_core::wlan::phy`, `capacity`), a profile's break-even time
 //! (`energy::break_even_time`) and a recorded state timeline costed by the meter
-//! (`energy::cost_timeline`: energy per owner and up to instants). Thin: numpy arrays in and
-//! out (same length; `wattlab.physics` broadcasts), every formula in the core.
+//! (`energy::cost_timeline`: energy per owner and up to instants). Thin: contiguous 1-D
+//! buffers in (numpy arrays, read through the buffer protocol, no numpy crate) and native-endian
+//! `bytearray`s out (`wattlab.physics` broadcasts its arguments and reads the results with
+//! `numpy.frombuffer`), every formula in the core.
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::buffer::{Element, PyBuffer};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyByteArray, PyDict};
 use wattlab_core::energy::{break_even_time, cost_timeline, find_builtin_profile, DeviceProfile, RadioState};
 use wattlab_core::wlan::capacity::exchange_duration;
 use wattlab_core::wlan::phy::{self, Modulation, PhyProfile, Preamble};
@@ -51,8 +53,21 @@ fn same_len(a: usize, b: usize) -> PyResult<()> {
     }
 }
 
-fn ns_array(py: Python<'_>, v: impl Iterator<Item = Duration>) -> Bound<'_, PyArray1<i64>> {
-    v.map(|d| d.as_nanos() as i64).collect::<Vec<_>>().into_pyarray(py)
+/// The values of a 1-D buffer of `T` (a numpy array of the matching dtype), copied out.
+fn values<T: Element + Copy>(py: Python<'_>, what: &str, b: &PyBuffer<T>) -> PyResult<Vec<T>> {
+    if b.dimensions() > 1 {
+        return Err(value_error(format!("{what} must be one-dimensional (flatten it first)")));
+    }
+    b.to_vec(py)
+}
+
+/// Native-endian bytes of `v` (read back with `numpy.frombuffer(…, dtype)`).
+fn bytes_of<'py, T: Copy, const N: usize>(py: Python<'py>, v: impl Iterator<Item = T>, to: fn(T) -> [u8; N]) -> Bound<'py, PyByteArray> {
+    PyByteArray::new(py, &v.flat_map(to).collect::<Vec<u8>>())
+}
+
+fn ns_array(py: Python<'_>, v: impl Iterator<Item = Duration>) -> Bound<'_, PyByteArray> {
+    bytes_of(py, v.map(|d| d.as_nanos() as i64), i64::to_ne_bytes)
 }
 
 /// `airtime(phy, bytes, rate)` of each (bytes, rate) pair of two same-length arrays, in ns.
@@ -60,12 +75,12 @@ fn per_frame<'py>(
     py: Python<'py>,
     phy: &str,
     short_preamble: bool,
-    (what, bytes): (&str, PyReadonlyArray1<'py, i64>),
-    rate_kbps: PyReadonlyArray1<'py, i64>,
+    (what, bytes): (&str, PyBuffer<i64>),
+    rate_kbps: PyBuffer<i64>,
     airtime: impl Fn(&PhyProfile, u32, u32) -> Duration,
-) -> PyResult<Bound<'py, PyArray1<i64>>> {
+) -> PyResult<Bound<'py, PyByteArray>> {
     let p = phy_named(phy, short_preamble)?;
-    let (b, r) = (byte_counts(what, bytes.as_slice()?)?, rates(&p, rate_kbps.as_slice()?)?);
+    let (b, r) = (byte_counts(what, &values(py, what, &bytes)?)?, rates(&p, &values(py, "rate_kbps", &rate_kbps)?)?);
     same_len(b.len(), r.len())?;
     Ok(ns_array(py, b.iter().zip(&r).map(|(&b, &r)| airtime(&p, b, r))))
 }
@@ -148,10 +163,10 @@ fn control_rate_kbps(phy: &str, data_kbps: u32) -> PyResult<u32> {
 fn frame_durations_ns<'py>(
     py: Python<'py>,
     phy: &str,
-    mpdu_bytes: PyReadonlyArray1<'py, i64>,
-    rate_kbps: PyReadonlyArray1<'py, i64>,
+    mpdu_bytes: PyBuffer<i64>,
+    rate_kbps: PyBuffer<i64>,
     short_preamble: bool,
-) -> PyResult<Bound<'py, PyArray1<i64>>> {
+) -> PyResult<Bound<'py, PyByteArray>> {
     guard(|| per_frame(py, phy, short_preamble, ("mpdu_bytes", mpdu_bytes), rate_kbps, |p, b, r| p.frame_duration(b, r)))
 }
 
@@ -162,20 +177,20 @@ fn frame_durations_ns<'py>(
 fn data_durations_ns<'py>(
     py: Python<'py>,
     phy: &str,
-    ip_bytes: PyReadonlyArray1<'py, i64>,
-    rate_kbps: PyReadonlyArray1<'py, i64>,
+    ip_bytes: PyBuffer<i64>,
+    rate_kbps: PyBuffer<i64>,
     short_preamble: bool,
-) -> PyResult<Bound<'py, PyArray1<i64>>> {
+) -> PyResult<Bound<'py, PyByteArray>> {
     guard(|| per_frame(py, phy, short_preamble, ("ip_bytes", ip_bytes), rate_kbps, |p, b, r| p.data_duration(b, r)))
 }
 
 /// Airtime (ns) of the MAC ACK (or CTS) answering a frame sent at each `data_kbps`.
 #[pyfunction]
 #[pyo3(signature = (phy, data_kbps, short_preamble = false))]
-fn ack_durations_ns<'py>(py: Python<'py>, phy: &str, data_kbps: PyReadonlyArray1<'py, i64>, short_preamble: bool) -> PyResult<Bound<'py, PyArray1<i64>>> {
+fn ack_durations_ns<'py>(py: Python<'py>, phy: &str, data_kbps: PyBuffer<i64>, short_preamble: bool) -> PyResult<Bound<'py, PyByteArray>> {
     guard(|| {
         let p = phy_named(phy, short_preamble)?;
-        let r = rates(&p, data_kbps.as_slice()?)?;
+        let r = rates(&p, &values(py, "data_kbps", &data_kbps)?)?;
         Ok(ns_array(py, r.iter().map(|&r| p.ack_duration(r))))
     })
 }
@@ -188,11 +203,11 @@ fn ack_durations_ns<'py>(py: Python<'py>, phy: &str, data_kbps: PyReadonlyArray1
 fn exchange_durations_ns<'py>(
     py: Python<'py>,
     phy: &str,
-    ip_bytes: PyReadonlyArray1<'py, i64>,
-    rate_kbps: PyReadonlyArray1<'py, i64>,
+    ip_bytes: PyBuffer<i64>,
+    rate_kbps: PyBuffer<i64>,
     propagation_ns: u64,
     short_preamble: bool,
-) -> PyResult<Bound<'py, PyArray1<i64>>> {
+) -> PyResult<Bound<'py, PyByteArray>> {
     let delta = Duration::from_nanos(propagation_ns);
     guard(|| per_frame(py, phy, short_preamble, ("ip_bytes", ip_bytes), rate_kbps, |p, b, r| exchange_duration(p, r, b, delta)))
 }
@@ -249,11 +264,11 @@ fn break_even_ns_of(idle_uw: u64, sleep_uw: u64, down_ns: u64, down_uw: u64, up_
 fn radio_timeline_energy<'py>(
     py: Python<'py>,
     profile: &str,
-    time_ns: PyReadonlyArray1<'py, i64>,
-    state: PyReadonlyArray1<'py, u8>,
+    time_ns: PyBuffer<i64>,
+    state: PyBuffer<u8>,
     end_ns: i64,
-    owner: Option<PyReadonlyArray1<'py, u32>>,
-    at_ns: Option<PyReadonlyArray1<'py, i64>>,
+    owner: Option<PyBuffer<u32>>,
+    at_ns: Option<PyBuffer<i64>>,
     free_wakeups: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     guard(|| {
@@ -264,11 +279,11 @@ fn radio_timeline_energy<'py>(
         let instant = |what: &str, i: usize, t: i64| {
             u64::try_from(t).map(Time).map_err(|_| value_error(format!("{what}[{i}] = {t} ns is before 1970 (negative)")))
         };
-        let (times, states) = (time_ns.as_slice()?, state.as_slice()?);
+        let (times, states) = (values(py, "time_ns", &time_ns)?, values(py, "state", &state)?);
         same_len(times.len(), states.len())?;
         let changes = times
             .iter()
-            .zip(states)
+            .zip(&states)
             .enumerate()
             .map(|(i, (&t, &s))| {
                 let s = RadioState::ALL.get(s as usize).copied().ok_or_else(|| {
@@ -277,23 +292,22 @@ fn radio_timeline_energy<'py>(
                 Ok((instant("time_ns", i, t)?, s))
             })
             .collect::<PyResult<Vec<_>>>()?;
-        let owners = owner.as_ref().map(|o| o.as_slice()).transpose()?;
+        let owners = owner.as_ref().map(|o| values(py, "owner", o)).transpose()?;
         let instants = match &at_ns {
-            Some(a) => a.as_slice()?.iter().enumerate().map(|(i, &t)| instant("at_ns", i, t)).collect::<PyResult<Vec<_>>>()?,
+            Some(a) => values(py, "at_ns", a)?.iter().enumerate().map(|(i, &t)| instant("at_ns", i, t)).collect::<PyResult<Vec<_>>>()?,
             None => Vec::new(),
         };
         let end = instant("end_ns", 0, end_ns)?;
         let run = py
-            .allow_threads(|| cost_timeline(&prof, &changes, owners, &instants, end))
+            .allow_threads(|| cost_timeline(&prof, &changes, owners.as_deref(), &instants, end))
             .map_err(|e| value_error(e.to_string()))?;
         let d = PyDict::new(py);
         d.set_item("energy_j", run.report.total_energy_j)?;
         d.set_item("energy_nj", run.report.total_energy_nj)?;
         d.set_item("short_dormant_intervals", run.report.short_dormant_intervals)?;
         let fj = |x: u128| x as f64 * 1e-15;
-        d.set_item("by_owner_j", run.by_owner.iter().map(|&x| fj(x)).collect::<Vec<f64>>().into_pyarray(py))?;
-        let at: Vec<f64> = run.marks.iter().map(|m| m.energy_fj.map_or(f64::NAN, fj)).collect();
-        d.set_item("at_j", at.into_pyarray(py))?;
+        d.set_item("by_owner_j", bytes_of(py, run.by_owner.iter().map(|&x| fj(x)), f64::to_ne_bytes))?;
+        d.set_item("at_j", bytes_of(py, run.marks.iter().map(|m| m.energy_fj.map_or(f64::NAN, fj)), f64::to_ne_bytes))?;
         Ok(d)
     })
 }
