@@ -116,11 +116,15 @@ def _measure(job: Job, res: api.RunResult) -> dict:
         a = res.agents.iloc[0]
         row.update({f"agent_{k}": int(a[k]) for k in ("sleeps", "dropped_asleep", "reverted", "connections")})
     # Split of energy by concurrent connections (for Fig. 10).
-    radio = res.radio_series[res.radio_series.policy == _meter(policy)]
+    meter = _meter(policy)
+    radio = res.radio_series[res.radio_series.policy == meter]
+    # Up to the meter's own end: a power mode's last frame (the agent's sleep notice) may end
+    # after the session, and the meter's energy includes it.
+    end_s = float(res.radios.loc[(res.radios.node == "client") & (res.radios.policy == meter), "duration_s"].iloc[0])
     free = WEB_POLICIES[policy][0] == "ideal-psm"  # ideal PSM's meter wakes for free (paper 000)
-    split = energy_by_concurrency(radio, res.objects, PROFILE, float(res.summary["end_time_s"]), free)
+    split = energy_by_concurrency(radio, res.objects, PROFILE, end_s, free)
     # What the replay of the logged timeline misses (beacon cycles a meter costs in closed
-    # form and logs once), so a reader can see how far to trust the split.
+    # form and logs once: PSM, BSD), so a reader can see how far to trust the split.
     row["split_residual_j"] = float(row["energy_j"] - split.energy_j.sum())
     for _, r in split.iterrows():
         row[f"energy_k{int(r.k)}_j"] = float(r.energy_j)
