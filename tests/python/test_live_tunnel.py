@@ -112,9 +112,18 @@ def test_trimming_a_capture_keeps_the_window_byte_for_byte(tmp_path):
         assert tunnel.trim_pcap(src, dst, 2_000_005_000, 4_000_000_000) == 2
         whole = _pcap(times, magic, unit)
         assert dst.read_bytes() == whole[:24] + whole[24 + 16 + 20:24 + 16 + 20 + 16 + 21 + 16 + 22]
-    src.write_bytes(b"\x0a\x0d\x0d\x0a" + bytes(40))
-    with pytest.raises(LiveError, match="in.pcap.*pcapng"):
+    # A pcapng capture (a section header and an Ethernet interface): refused, by name.
+    import struct
+
+    shb = struct.pack("<IIIHHqI", 0x0A0D0D0A, 28, 0x1A2B3C4D, 1, 0, -1, 28)
+    idb = struct.pack("<IIHHII", 1, 20, 1, 0, 65535, 20)
+    src.write_bytes(shb + idb)
+    with pytest.raises(LiveError, match="in.pcap.*a pcapng file: only classic pcap"):
         tunnel.trim_pcap(src, dst, 0, 1)
+    # A record cut short: the reader's error, with the record's offset.
+    src.write_bytes(_pcap(times)[:-5])
+    with pytest.raises(LiveError, match=r"in.pcap: packet 3 at byte offset \d+: truncated"):
+        tunnel.trim_pcap(src, dst, 0, 2**63)
 
 # ---- as root ----------------------------------------------------------------------------
 
