@@ -74,12 +74,16 @@ fn with_transition(profile: &DeviceProfile, t: &RadioTransitionConfig) -> Result
     profile.with_transition(state(&t.from)?, state(&t.to)?, Duration(t.duration.0), (t.power_mw * 1e3).round() as u64, &source)
 }
 
-/// The radios of the nodes that have one, each fed by its wireless interface, with a meter per
-/// accounting policy and one for the hop's power-save mode.
-pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &mut [WlanHost]) -> Result<Vec<Radio>, ScenarioError> {
-    let mut radios = Vec::new();
+/// Every node's radio profile (None for a node without a radio), with the scenario's
+/// transition overrides: known before the BSSs are built, so that each station's power machine
+/// is built once, with its radio's wake latency.
+pub(crate) fn profiles(scn: &Scenario, cx: &Ctx) -> Result<Vec<Option<DeviceProfile>>, ScenarioError> {
+    let mut out = Vec::with_capacity(scn.nodes.len());
     for (i, n) in scn.nodes.iter().enumerate() {
-        let Some(r) = &n.radio else { continue };
+        let Some(r) = &n.radio else {
+            out.push(None);
+            continue;
+        };
         let key = format!("node[{i}].radio");
         let mut profile = builtin_profile(r.profile.get_ref()).ok_or_else(|| {
             cx.err(&r.profile, &format!("{key}.profile"), format!(
@@ -91,6 +95,23 @@ pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &mut [Wl
         for (j, t) in r.transitions.iter().enumerate() {
             profile = with_transition(&profile, t.get_ref()).map_err(|m| cx.err(t, &format!("{key}.transitions[{j}]"), m))?;
         }
+        out.push(Some(profile));
+    }
+    Ok(out)
+}
+
+/// How long a radio of `profile` takes to wake from sleep (its sleep → idle transition).
+pub(crate) fn wake_latency(profile: &DeviceProfile) -> Duration {
+    profile.transition(RadioState::Sleep, RadioState::Idle).map(|t| t.duration).unwrap_or(Duration::ZERO)
+}
+
+/// The radios of the nodes that have one (`profiles`), each fed by its wireless interface,
+/// with a meter per accounting policy and one for the station's power-save mode.
+pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &[WlanHost], profiles: Vec<Option<DeviceProfile>>) -> Result<Vec<Radio>, ScenarioError> {
+    let mut radios = Vec::new();
+    for ((i, n), profile) in scn.nodes.iter().enumerate().zip(profiles) {
+        let (Some(r), Some(profile)) = (&n.radio, profile) else { continue };
+        let key = format!("node[{i}].radio");
         let Some(&iface) = t.wireless_iface_of.get(&(i as u32)) else {
             return Err(cx.err(&n.name, &key, "a radio needs a [[wireless]] hop or a [[wlan]] with this node as station"));
         };
@@ -111,16 +132,14 @@ pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &mut [Wl
         }
         t.ifaces[iface as usize].radio = Some(radios.len());
         let mut radio = Radio::new(i as u32, profile, &policies, Time::ZERO);
-        if let Some((b, sta)) = t.ifaces[iface as usize].wlan {
-            super::wlan::attach_radio(&mut wlans[b as usize], sta, &mut radio);
-        }
-        // (An 802.11 interface has no channel of its own: `tx` is unused there.)
-        let hop = if t.ifaces[iface as usize].wlan.is_some() { None } else { t.channels[t.ifaces[iface as usize].tx as usize].hop };
-        if let Some(h) = hop {
-            // The station's real energy under its hop's power saving; ideal PSM wakes for free.
-            let mode = t.hops[h as usize].power.mode();
-            let profile = if matches!(mode, PowerSave::IdealPsm { .. }) { radio.profile.without_wakeup_cost() } else { radio.profile.clone() };
-            radio.add_mac_meter(mode.name(), &profile, Time::ZERO);
+        // The station's real energy under its power-save mode: a BSS station's, or its hop's
+        // (an 802.11 interface has no channel of its own: `tx` is unused there).
+        let mode = match t.ifaces[iface as usize].wlan {
+            Some((b, sta)) => Some(wlans[b as usize].bss.stas[sta as usize].cfg.power_save),
+            None => t.channels[t.ifaces[iface as usize].tx as usize].hop.map(|h| t.hops[h as usize].power.mode()),
+        };
+        if let Some(mode) = mode {
+            radio.add_mode_meter(mode);
         }
         radios.push(radio);
     }
