@@ -13,7 +13,7 @@ use crate::scenario::{AgentSettings, Scenario, ScenarioError};
 use crate::sim::{AgentSession, Simulation, WlanHost};
 use toml::Spanned;
 use wattlab_core::energy::{builtin_profile, builtin_profile_names, AccountingPolicy, DeviceProfile, RadioState};
-use wattlab_core::power::{Driver, MacCaps, PowerMode, PowerSave, PowerSaveSettings, StationPower};
+use wattlab_core::power::{Driver, MacCaps, PowerMode, PowerSave, StationPower};
 use wattlab_core::{Duration, Time};
 
 /// Accounting policy names accepted in scenarios.
@@ -39,22 +39,14 @@ pub(crate) fn hop(
     up: u32,
     channels: &mut [Channel],
 ) -> Result<HopHost, ScenarioError> {
-    let mode = match &w.power_save {
+    let ps = &w.power_save;
+    let mode = match &ps.mode {
         None => PowerMode::Cam,
-        Some(s) => power_mode(cx, s, &format!("{key}.power_save"))?,
+        Some(s) => power_mode(cx, s, &ps.key(key, "mode"))?,
     };
-    let beacon = match &w.beacon_interval {
-        None => Duration::from_millis(100),
-        Some(b) if b.get_ref().0 == 0 => return Err(cx.err(b, &format!("{key}.beacon_interval"), "must be positive")),
-        Some(b) => b.get_ref().get(),
-    };
-    // The hop's ideal PSM releases at its beacon instants.
-    let settings = PowerSaveSettings {
-        listen_interval: w.listen_interval.unwrap_or(1),
-        ideal_psm_interval: beacon,
-        uapsd_trigger_interval: w.uapsd_trigger_interval.map(|d| d.get()),
-        uapsd_max_sp: w.uapsd_max_sp.unwrap_or(0),
-    };
+    let beacon = ps.beacon_interval.map_or(Duration::from_millis(100), |b| b.get());
+    // The hop's ideal PSM releases at its beacon instants unless told otherwise.
+    let settings = ps.settings(beacon);
     let save = PowerSave::from_mode(mode, &settings);
     if save.saves_power() {
         // Only power-managed hops reach the simulator's hooks: `cam` runs exactly as before.
@@ -151,16 +143,16 @@ pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &[WlanHo
 pub(crate) fn attach_agents(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {
     const CC: PowerSave = PowerSave::External(Driver::Cc);
     for (i, w) in scn.wireless.iter().enumerate() {
-        let key = format!("wireless[{i}].agent");
+        let key = w.power_save.key(&format!("wireless[{i}]"), "agent");
         let hop = &sim.hops[i];
         if hop.power.mode() != CC {
-            if w.agent.is_some() {
+            if w.power_save.agent.is_some() {
                 return Err(needs_cc(cx, &key));
             }
             continue;
         }
         let (station, iface, name) = (hop.station, sim.net.channels[hop.up as usize].from, hop.name.clone());
-        attach(sim, cx, Agent { name, station, iface, settings: w.agent.as_ref(), rate_bps: w.rate.bps(), key })?;
+        attach(sim, cx, Agent { name, station, iface, settings: w.power_save.agent.as_ref(), rate_bps: w.rate.bps(), key })?;
     }
     for (b, w) in scn.wlan.iter().enumerate() {
         let rate_bps = w.rate.get_ref().bps();
@@ -168,23 +160,24 @@ pub(crate) fn attach_agents(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> R
         for sta in 1..sim.wlans[b].bss.stas.len() {
             let s = &sim.wlans[b].bss.stas[sta];
             let over = w.station_overrides.iter().position(|o| o.node.get_ref() == &s.cfg.name);
-            let own = over.and_then(|k| w.station_overrides[k].agent.as_ref().map(|a| (k, a)));
+            let own = over.and_then(|k| w.station_overrides[k].power_save.agent.as_ref().map(|a| (k, a)));
+            let station_key = |k: usize| w.station_overrides[k].power_save.key(&format!("wlan[{b}].station[{k}]"), "agent");
             if s.cfg.power_save != CC {
                 if let Some((k, _)) = own {
-                    return Err(needs_cc(cx, &format!("wlan[{b}].station[{k}].agent")));
+                    return Err(needs_cc(cx, &station_key(k)));
                 }
                 continue;
             }
             any = true;
             let (station, iface, name) = (s.cfg.node, sim.wlans[b].sta_iface[sta], sim.wlans[b].bss.name.clone());
             let (settings, key) = match own {
-                Some((k, a)) => (Some(a), format!("wlan[{b}].station[{k}].agent")),
-                None => (w.agent.as_ref(), format!("wlan[{b}].agent")),
+                Some((k, a)) => (Some(a), station_key(k)),
+                None => (w.power_save.agent.as_ref(), w.power_save.key(&format!("wlan[{b}]"), "agent")),
             };
             attach(sim, cx, Agent { name, station, iface, settings, rate_bps, key })?;
         }
-        if w.agent.is_some() && !any {
-            return Err(needs_cc(cx, &format!("wlan[{b}].agent")));
+        if w.power_save.agent.is_some() && !any {
+            return Err(needs_cc(cx, &w.power_save.key(&format!("wlan[{b}]"), "agent")));
         }
     }
     Ok(())
@@ -254,15 +247,16 @@ pub(crate) fn check_psna_modes(scn: &Scenario, cx: &Ctx, t: &Topology, wlans: &[
                 let w = &scn.wlan[b as usize];
                 let name = &t.nodes[node as usize].name;
                 let own = w.station_overrides.iter().enumerate().find_map(|(k, o)| {
-                    (o.node.get_ref() == name).then_some(o.power_save.as_ref().map(|p| (p, format!("wlan[{b}].station[{k}].power_save")))).flatten()
+                    let ps = &o.power_save;
+                    (o.node.get_ref() == name).then_some(ps.mode.as_ref().map(|p| (p, ps.key(&format!("wlan[{b}].station[{k}]"), "mode")))).flatten()
                 });
-                let section = w.power_save.as_ref().map(|p| (p, format!("wlan[{b}].power_save")));
+                let section = w.power_save.mode.as_ref().map(|p| (p, w.power_save.key(&format!("wlan[{b}]"), "mode")));
                 (wlans[b as usize].bss.stas[sta as usize].cfg.power_save, own.or(section))
             }
             None => {
                 let Some(h) = t.hops.iter().position(|h| h.station == node) else { continue };
                 let w = &scn.wireless[h];
-                (t.hops[h].power.mode(), w.power_save.as_ref().map(|p| (p, format!("wireless[{h}].power_save"))))
+                (t.hops[h].power.mode(), w.power_save.mode.as_ref().map(|p| (p, w.power_save.key(&format!("wireless[{h}]"), "mode"))))
             }
         };
         if DRIVEN.contains(&mode) {

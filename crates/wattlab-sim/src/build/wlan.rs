@@ -8,9 +8,9 @@ use super::Ctx;
 use crate::net::impairment::LossProcess;
 use crate::net::Iface;
 use crate::rng::RngStreams;
-use crate::scenario::{ApPrioritySetting, NodeKind, RetryLimit, Scenario, ScenarioError, WlanConfig};
+use crate::scenario::{ApPrioritySetting, NodeKind, PowerSaveConfig, RetryLimit, Scenario, ScenarioError, WlanConfig};
 use crate::sim::WlanHost;
-use crate::wlan::{ApPriority, ApQueueing, Bss, LossLayer, MacConfig, Overhearing, PowerSave, PowerSaveSettings, StaConfig, StaId};
+use crate::wlan::{ApPriority, ApQueueing, Bss, LossLayer, MacConfig, Overhearing, PowerSave, StaConfig, StaId};
 use wattlab_core::power::PowerMode;
 use toml::Spanned;
 use wattlab_core::energy::DeviceProfile;
@@ -20,16 +20,18 @@ use wattlab_core::wlan::PhyProfile;
 use std::collections::HashMap;
 use wattlab_core::Duration;
 
-/// A BSS power-save mode with the `[[wlan]]` settings its name does not carry (`listen`
-/// overrides the section's listen interval for one station).
-fn power_save(mode: PowerMode, w: &WlanConfig, listen: Option<u32>) -> PowerSave {
-    let settings = PowerSaveSettings {
-        listen_interval: listen.or(w.listen_interval).unwrap_or(1),
-        ideal_psm_interval: w.ideal_psm_interval.map(|d| d.get()).unwrap_or(Duration::from_millis(100)),
-        uapsd_trigger_interval: w.uapsd_trigger_interval.map(|d| d.get()),
-        uapsd_max_sp: w.uapsd_max_sp.unwrap_or(0),
+/// A BSS station's power-save mode with its settings (`ps`, of section `section`): ideal PSM
+/// releases every 100 ms unless told otherwise (paper 000); the BSS's beacons are its MAC's.
+fn power_save(cx: &Ctx, ps: &PowerSaveConfig, section: &str) -> Result<PowerSave, ScenarioError> {
+    let mode = match &ps.mode {
+        None => PowerMode::Cam,
+        Some(s) => power_mode(cx, s, &ps.key(section, "mode"))?,
     };
-    PowerSave::from_mode(mode, &settings)
+    if ps.beacon_interval.is_some() {
+        let key = ps.key(section, "beacon_interval");
+        return Err(ScenarioError::at_key(cx.origin, cx.source, &key, "a [[wlan]]'s beacons are its MAC's: write beacon_interval in the [[wlan]] section itself, not in power_save"));
+    }
+    Ok(PowerSave::from_mode(mode, &ps.settings(Duration::from_millis(100))))
 }
 
 fn retry_limit(cx: &Ctx, r: &Option<Spanned<RetryLimit>>, key: &str, default: u32) -> Result<Option<u32>, ScenarioError> {
@@ -80,10 +82,7 @@ fn node_of(cx: &Ctx, by_name: &HashMap<String, u32>, at: Spanned<()>, key: &str,
 /// A BSS's members, the AP first then the stations in the order given, each with the
 /// section's settings and its `[[wlan.station]]` overrides.
 fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology, profiles: &[Option<DeviceProfile>]) -> Result<Vec<(u32, StaConfig)>, ScenarioError> {
-    let default_mode = match &w.power_save {
-        None => PowerSave::Cam,
-        Some(s) => power_save(power_mode(cx, s, &format!("{key}.power_save"))?, w, None),
-    };
+    let default_mode = power_save(cx, &w.power_save, key)?;
     let general = |k: &str, m: String| ScenarioError::general(cx.origin, Some(format!("{key}.{k}")), m);
     let down_loss = loss_process(w.down_loss.as_ref()).map_err(|m| general("down_loss", m))?;
     let up_loss = loss_process(w.up_loss.as_ref()).map_err(|m| general("up_loss", m))?;
@@ -130,11 +129,7 @@ fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology, profiles:
         let Some(m) = members.iter_mut().skip(1).find(|(_, c)| &c.name == o.node.get_ref()) else {
             return Err(cx.err(&o.node, &format!("{okey}.node"), format!("`{}` is not one of this BSS's stations", o.node.get_ref())));
         };
-        if let Some(ps) = &o.power_save {
-            m.1.power_save = power_save(power_mode(cx, ps, &format!("{okey}.power_save"))?, w, o.listen_interval);
-        } else if let (Some(l), PowerSave::Psm { .. }) = (o.listen_interval, m.1.power_save) {
-            m.1.power_save = PowerSave::Psm { listen_interval: l };
-        }
+        m.1.power_save = power_save(cx, &o.power_save.over(&w.power_save), &okey)?;
         let general = |k: &str, m: String| ScenarioError::general(cx.origin, Some(format!("{okey}.{k}")), m);
         if o.down_loss.is_some() {
             m.1.loss_down = loss_process(o.down_loss.as_ref()).map_err(|e| general("down_loss", e))?;

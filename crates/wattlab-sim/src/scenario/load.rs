@@ -14,12 +14,14 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
         return Err(too_large(origin, text.len() as u64));
     }
     let de = toml::Deserializer::parse(text).map_err(|e| toml_error(origin, text, None, &e))?;
-    serde_path_to_error::deserialize::<_, Scenario>(de).map_err(|e| {
+    let mut scn = serde_path_to_error::deserialize::<_, Scenario>(de).map_err(|e| {
         let path = e.path().to_string();
         let key = (path != "." && !path.is_empty()).then_some(path);
         let err = toml_error(origin, text, key, e.inner());
         refine_in_flow(err, text)
-    })
+    })?;
+    super::power_save::normalize(&mut scn, origin, text)?;
+    Ok(scn)
 }
 
 fn too_large(origin: &str, len: u64) -> ScenarioError {
@@ -159,10 +161,21 @@ pub fn without_power_save(text: &str, origin: &str, overrides: &[String]) -> Res
     let mut table = overridden_table(text, origin, overrides)?;
     let mut changed = Vec::new();
     let mut cam = |t: &mut toml::Table, what: String| {
-        let mode = t.get("power_save").and_then(|v| v.as_str()).unwrap_or("cam");
+        // `power_save = "NAME"`, or its table form `power_save = { mode = "NAME", ... }`.
+        let (mode, table) = match t.get_mut("power_save") {
+            Some(toml::Value::Table(ps)) => (ps.get("mode").and_then(|v| v.as_str()).unwrap_or("cam").to_string(), Some(ps)),
+            v => (v.and_then(|v| v.as_str()).unwrap_or("cam").to_string(), None),
+        };
+        if let Some(ps) = table {
+            ps.remove("agent");
+            if mode != "cam" {
+                ps.insert("mode".into(), toml::Value::String("cam".into()));
+            }
+        } else if mode != "cam" {
+            t.insert("power_save".into(), toml::Value::String("cam".into()));
+        }
         if mode != "cam" {
             changed.push(format!("{what} ({mode})"));
-            t.insert("power_save".into(), toml::Value::String("cam".into()));
         }
         t.remove("agent");
     };
