@@ -68,7 +68,7 @@ struct Table {
 /// A mode's name or a table, before the short form gets its span.
 enum Written {
     Name(String),
-    Table(Table),
+    Table(Box<Table>),
 }
 
 impl<'de> Deserialize<'de> for Written {
@@ -83,7 +83,7 @@ impl<'de> Deserialize<'de> for Written {
                 Ok(Written::Name(v.to_string()))
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Written, A::Error> {
-                Table::deserialize(de::value::MapAccessDeserializer::new(map)).map(Written::Table)
+                Table::deserialize(de::value::MapAccessDeserializer::new(map)).map(|t| Written::Table(Box::new(t)))
             }
         }
         d.deserialize_any(V)
