@@ -13,6 +13,7 @@
 //! enums of this file; the compiler lists every match to extend. The MACs, the scenario
 //! loader, the meters and the bindings ask the registry, so nothing else changes.
 
+mod beacon_doze;
 mod bsd;
 mod cam;
 mod external;
@@ -49,11 +50,13 @@ pub enum PowerMode {
     Uapsd,
     /// Awake or asleep as a driver commands (an agent, a proxy).
     External(Driver),
+    /// Dozes between beacons unless traffic is queued for it (fetched without PS-Polls).
+    BeaconDoze,
 }
 
 impl PowerMode {
     /// One mode of each kind, in the order help texts list them (`bsd-P` as `bsd-50`).
-    pub const KINDS: [PowerMode; 8] = [
+    pub const KINDS: [PowerMode; 9] = [
         PowerMode::Cam,
         PowerMode::Psm,
         PowerMode::IdealPsm,
@@ -62,6 +65,7 @@ impl PowerMode {
         PowerMode::External(Driver::Cc),
         PowerMode::External(Driver::Psna),
         PowerMode::External(Driver::Host),
+        PowerMode::BeaconDoze,
     ];
 
     /// The name without its parameters: `bsd` for `bsd-P`, the whole name otherwise.
@@ -75,6 +79,7 @@ impl PowerMode {
             PowerMode::External(Driver::Cc) => "cc",
             PowerMode::External(Driver::Psna) => "psna",
             PowerMode::External(Driver::Host) => "external",
+            PowerMode::BeaconDoze => "beacon-doze",
         }
     }
 
@@ -89,6 +94,7 @@ impl PowerMode {
             PowerMode::External(Driver::Cc) => "external, driven by paper 000's client-centered agent",
             PowerMode::External(Driver::Psna) => "external, driven by paper 001's PSNA mobile: radio off (no power) for the residual time",
             PowerMode::External(Driver::Host) => "external: sleeps and wakes as its host commands",
+            PowerMode::BeaconDoze => "dozes between beacons unless traffic is queued; a queued burst is fetched at once, without PS-Polls",
         }
     }
 
@@ -230,6 +236,8 @@ pub enum PowerSave {
     },
     /// Awake, asleep or off as a driver commands (the CC agent, a host).
     External(Driver),
+    /// Dozes between beacons unless traffic is queued for it.
+    BeaconDoze,
 }
 
 /// The settings of the power modes that their names do not carry.
@@ -263,6 +271,7 @@ impl PowerSave {
             PowerMode::Bsd { percent } => PowerSave::Bsd { percent },
             PowerMode::Uapsd => PowerSave::Uapsd { trigger_interval: settings.uapsd_trigger_interval, max_sp: settings.uapsd_max_sp },
             PowerMode::External(d) => PowerSave::External(d),
+            PowerMode::BeaconDoze => PowerSave::BeaconDoze,
         }
     }
 
@@ -275,6 +284,7 @@ impl PowerSave {
             PowerSave::Bsd { percent } => PowerMode::Bsd { percent },
             PowerSave::Uapsd { .. } => PowerMode::Uapsd,
             PowerSave::External(d) => PowerMode::External(d),
+            PowerSave::BeaconDoze => PowerMode::BeaconDoze,
         }
     }
 
@@ -287,6 +297,7 @@ impl PowerSave {
             PowerSave::Bsd { percent } => Rules::Bsd(bsd::Bsd::new(percent)),
             PowerSave::Uapsd { trigger_interval, max_sp } => Rules::Uapsd(uapsd::Uapsd::new(trigger_interval, max_sp)),
             PowerSave::External(_) => Rules::External(external::External::new()),
+            PowerSave::BeaconDoze => Rules::BeaconDoze(beacon_doze::BeaconDoze::default()),
         }
     }
 
@@ -344,6 +355,7 @@ pub(crate) enum Rules {
     Bsd(bsd::Bsd),
     Uapsd(uapsd::Uapsd),
     External(external::External),
+    BeaconDoze(beacon_doze::BeaconDoze),
 }
 
 /// `$body` with `$m` bound to the mode's own rules.
@@ -356,6 +368,7 @@ macro_rules! each_mode {
             Rules::Bsd($m) => $body,
             Rules::Uapsd($m) => $body,
             Rules::External($m) => $body,
+            Rules::BeaconDoze($m) => $body,
         }
     };
 }
