@@ -5,7 +5,7 @@
 mod common;
 
 use common::{assert_located, error, line_of};
-use wattlab_sim::scenario::{parse, without_power_save, PowerSaveConfig};
+use wattlab_sim::scenario::{parse, parse_with_overrides, without_power_save, PowerSaveConfig};
 use wattlab_sim::{BuildOptions, Simulation};
 
 const HEAD: &str = "[simulation]\nduration = \"30s\"\n[[node]]\nname = \"server\"\nkind = \"host\"\n[[node]]\nname = \"ap\"\nkind = \"ap\"\n\
@@ -110,4 +110,20 @@ fn the_baseline_turns_the_table_off_and_keeps_the_traffic() {
     assert!(scn.wlan[0].power_save.saves_power() && !ps.saves_power() && ps.agent.is_none());
     assert_eq!(PowerSaveConfig::of("psm").without_power_save().mode_name(), Some("cam"));
     assert_eq!(scn.wlan[0].station_overrides[0].power_save.without_power_save().listen_interval, Some(2));
+}
+
+#[test]
+fn overrides_reach_either_form_without_losing_the_tables_settings() {
+    let table = hop("power_save = { mode = \"u-apsd\", uapsd_trigger_interval = \"30ms\" }");
+    // A mode's name replaces the mode only: the trigger clock stays.
+    let scn = parse_with_overrides(&table, "t.toml", &["wireless.0.power_save=\"psm\"".into()]).expect("parses");
+    assert_eq!(scn.wireless[0].power_save.mode_name(), Some("psm"));
+    assert_eq!(scn.wireless[0].power_save.uapsd_trigger_interval.map(|d| d.0), Some(30_000_000));
+    // A key inside the short form turns it into a table.
+    let short = hop("power_save = \"psm\"");
+    let scn = parse_with_overrides(&short, "t.toml", &["wireless.0.power_save.listen_interval=3".into()]).expect("parses");
+    assert_eq!((scn.wireless[0].power_save.mode_name(), scn.wireless[0].power_save.listen_interval), (Some("psm"), Some(3)));
+    // The older flat key still works as an override.
+    let scn = parse_with_overrides(&short, "t.toml", &["wireless.0.listen_interval=4".into()]).expect("parses");
+    assert_eq!(scn.wireless[0].power_save.listen_interval, Some(4));
 }

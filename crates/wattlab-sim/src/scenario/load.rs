@@ -231,6 +231,17 @@ fn legacy_transport(table: &mut toml::Table, changed: &mut Vec<String>) {
     }
 }
 
+/// `power_save = "NAME"` becomes `{ mode = "NAME" }` when an override sets a key inside it
+/// (`wireless.0.power_save.listen_interval=2`).
+fn power_save_form(t: &mut toml::Table, part: &str, last: bool) {
+    if part == "power_save" && !last {
+        if let Some(toml::Value::String(name)) = t.get(part) {
+            let mode = toml::Table::from_iter([("mode".to_string(), toml::Value::String(name.clone()))]);
+            t.insert(part.to_string(), toml::Value::Table(mode));
+        }
+    }
+}
+
 fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), ScenarioError> {
     let origin = format!("--set {spec}");
     let (path, raw) = spec
@@ -276,7 +287,12 @@ fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), ScenarioErr
                 item
             }
             toml::Value::Table(t) => {
+                power_save_form(t, part, last);
                 if last {
+                    if let (Some(toml::Value::Table(ps)), "power_save", toml::Value::String(_)) = (t.get_mut(*part), *part, &value) {
+                        ps.insert("mode".into(), value); // a mode's name keeps the table's settings
+                        return Ok(());
+                    }
                     t.insert(part.to_string(), value);
                     return Ok(());
                 }
