@@ -111,34 +111,6 @@ impl<'de> Deserialize<'de> for PowerSaveConfig {
     }
 }
 
-/// The older spelling: settings written as flat keys beside `power_save` in one section.
-#[derive(Default)]
-pub(crate) struct FlatKeys {
-    pub beacon_interval: Option<Dur>,
-    pub listen_interval: Option<u32>,
-    pub ideal_psm_interval: Option<Dur>,
-    pub uapsd_trigger_interval: Option<Dur>,
-    pub uapsd_max_sp: Option<u32>,
-    pub agent: Option<AgentSettings>,
-}
-
-impl FlatKeys {
-    /// The names of the keys written, in the order of the table's fields.
-    fn written(&self) -> Vec<&'static str> {
-        [
-            ("beacon_interval", self.beacon_interval.is_some()),
-            ("listen_interval", self.listen_interval.is_some()),
-            ("ideal_psm_interval", self.ideal_psm_interval.is_some()),
-            ("uapsd_trigger_interval", self.uapsd_trigger_interval.is_some()),
-            ("uapsd_max_sp", self.uapsd_max_sp.is_some()),
-            ("agent", self.agent.is_some()),
-        ]
-        .into_iter()
-        .filter_map(|(k, w)| w.then_some(k))
-        .collect()
-    }
-}
-
 impl PowerSaveConfig {
     /// A configuration of `mode` with every setting at its default (tests, typed overrides).
     pub fn of(mode: &str) -> PowerSaveConfig {
@@ -210,35 +182,35 @@ impl PowerSaveConfig {
         c.agent(&self.key(section, "agent"), self.agent.as_ref());
     }
 
-    /// Takes the flat keys of `section` into the table. Both forms in one section is an error
-    /// saying what to write instead.
-    fn take_flat(&mut self, flat: FlatKeys, section: &str, origin: &str, text: &str) -> Result<(), ScenarioError> {
+    /// Takes the settings written as flat keys in `section` (`flat`, its mode unused) into the
+    /// table. Both forms in one section is an error saying what to write instead.
+    fn take_flat(&mut self, flat: PowerSaveConfig, section: &str, origin: &str, text: &str) -> Result<(), ScenarioError> {
         let written = flat.written();
         let Some(first) = written.first() else { return Ok(()) };
-        if !self.short && self.mode.is_some() || self.has_settings() {
+        if !self.short && self.mode.is_some() || !self.written().is_empty() {
             let mode = self.mode_name().unwrap_or("...");
             return Err(ScenarioError::at_key(origin, text, &format!("{section}.{first}"), format!(
                 "`{first}` is written beside a power_save table: write it inside, as power_save = {{ mode = \"{mode}\", {} }}",
                 written.iter().map(|k| format!("{k} = ...")).collect::<Vec<_>>().join(", ")
             )));
         }
-        self.beacon_interval = flat.beacon_interval;
-        self.listen_interval = flat.listen_interval;
-        self.ideal_psm_interval = flat.ideal_psm_interval;
-        self.uapsd_trigger_interval = flat.uapsd_trigger_interval;
-        self.uapsd_max_sp = flat.uapsd_max_sp;
-        self.agent = flat.agent;
-        self.flat = true;
+        *self = PowerSaveConfig { mode: self.mode.take(), short: self.short, flat: true, ..flat };
         Ok(())
     }
 
-    fn has_settings(&self) -> bool {
-        self.beacon_interval.is_some()
-            || self.listen_interval.is_some()
-            || self.ideal_psm_interval.is_some()
-            || self.uapsd_trigger_interval.is_some()
-            || self.uapsd_max_sp.is_some()
-            || self.agent.is_some()
+    /// The names of the settings written, in the order of the fields.
+    fn written(&self) -> Vec<&'static str> {
+        [
+            ("beacon_interval", self.beacon_interval.is_some()),
+            ("listen_interval", self.listen_interval.is_some()),
+            ("ideal_psm_interval", self.ideal_psm_interval.is_some()),
+            ("uapsd_trigger_interval", self.uapsd_trigger_interval.is_some()),
+            ("uapsd_max_sp", self.uapsd_max_sp.is_some()),
+            ("agent", self.agent.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(k, w)| w.then_some(k))
+        .collect()
     }
 }
 
@@ -246,28 +218,29 @@ impl PowerSaveConfig {
 /// table: the one place that reads them. `text` is what `scn` was parsed from.
 pub fn normalize(scn: &mut Scenario, origin: &str, text: &str) -> Result<(), ScenarioError> {
     for (i, w) in scn.wireless.iter_mut().enumerate() {
-        let flat = FlatKeys {
+        let flat = PowerSaveConfig {
             beacon_interval: w.beacon_interval.take(),
             listen_interval: w.listen_interval.take(),
-            ideal_psm_interval: None,
             uapsd_trigger_interval: w.uapsd_trigger_interval.take(),
             uapsd_max_sp: w.uapsd_max_sp.take(),
             agent: w.agent.take(),
+            ..Default::default()
         };
         w.power_save.take_flat(flat, &format!("wireless[{i}]"), origin, text)?;
     }
     for (b, w) in scn.wlan.iter_mut().enumerate() {
-        let flat = FlatKeys {
-            beacon_interval: None, // the BSS's beacon_interval is its MAC's
+        // (The BSS's own beacon_interval is its MAC's, not a power-save setting.)
+        let flat = PowerSaveConfig {
             listen_interval: w.listen_interval.take(),
             ideal_psm_interval: w.ideal_psm_interval.take(),
             uapsd_trigger_interval: w.uapsd_trigger_interval.take(),
             uapsd_max_sp: w.uapsd_max_sp.take(),
             agent: w.agent.take(),
+            ..Default::default()
         };
         w.power_save.take_flat(flat, &format!("wlan[{b}]"), origin, text)?;
         for (k, s) in w.station_overrides.iter_mut().enumerate() {
-            let flat = FlatKeys { listen_interval: s.listen_interval.take(), agent: s.agent.take(), ..Default::default() };
+            let flat = PowerSaveConfig { listen_interval: s.listen_interval.take(), agent: s.agent.take(), ..Default::default() };
             s.power_save.take_flat(flat, &format!("wlan[{b}].station[{k}]"), origin, text)?;
         }
     }
