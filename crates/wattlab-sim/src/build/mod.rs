@@ -85,8 +85,9 @@ pub fn build_with(scn: &Scenario, source: &str, origin: &str, provenance: Proven
     go_on()?;
     let mut t = topology::build(scn, &cx, &streams)?;
     go_on()?;
-    let mut wlans = wlan::build_wlans(scn, &cx, &streams, &mut t)?;
-    let mut radios = power::radios(scn, &cx, &mut t, &mut wlans)?;
+    let profiles = power::profiles(scn, &cx)?;
+    let wlans = wlan::build_wlans(scn, &cx, &streams, &mut t, &profiles)?;
+    let mut radios = power::radios(scn, &cx, &mut t, &wlans, profiles)?;
     let overrides = paths::route_overrides(scn, &cx, &t)?;
     let mut stack = Stack::new(t.nodes.len(), streams.stream("tcp-isn"));
     go_on()?;

@@ -2,8 +2,8 @@
 //! off, worked out on the typed scenario. Its TOML text (written beside the results) is the
 //! effective table with the same changes, listed as [`TableEdit`]s.
 
-use super::schema::{AgentSettings, Scenario};
-use toml::Spanned;
+use super::power_save::PowerSaveConfig;
+use super::schema::Scenario;
 
 /// A scenario with power saving off, and what was turned off to make it.
 #[derive(Clone, Debug)]
@@ -83,7 +83,7 @@ impl Scenario {
         for (i, hop) in scn.wireless.iter_mut().enumerate() {
             let name = hop.name.as_ref().map_or(format!("wireless.{i}"), |n| format!("wireless.{n}"));
             let at = vec![Seg::Key("wireless"), Seg::Index(i)];
-            if let Some(mode) = power_off(&mut hop.power_save, &mut hop.agent, &at, &mut edits) {
+            if let Some(mode) = power_off(&mut hop.power_save, &at, &mut edits) {
                 changes.push(format!("{name} ({mode})"));
             }
         }
@@ -91,12 +91,12 @@ impl Scenario {
             let name = bss.name.as_ref().map_or(format!("wlan.{i}"), |n| format!("wlan.{n}"));
             for (j, st) in bss.station_overrides.iter_mut().enumerate() {
                 let at = vec![Seg::Key("wlan"), Seg::Index(i), Seg::Key("station"), Seg::Index(j)];
-                if let Some(mode) = power_off(&mut st.power_save, &mut st.agent, &at, &mut edits) {
+                if let Some(mode) = power_off(&mut st.power_save, &at, &mut edits) {
                     changes.push(format!("{name}.station.{} ({mode})", st.node.get_ref()));
                 }
             }
             let at = vec![Seg::Key("wlan"), Seg::Index(i)];
-            if let Some(mode) = power_off(&mut bss.power_save, &mut bss.agent, &at, &mut edits) {
+            if let Some(mode) = power_off(&mut bss.power_save, &at, &mut edits) {
                 changes.push(format!("{name} ({mode})"));
             }
         }
@@ -127,24 +127,22 @@ impl Scenario {
     }
 }
 
-/// Turns one station's (or hop's, or BSS's) power saving off: mode `cam`, no agent settings.
-/// Returns the mode it had if that was not `cam`; `at` is the table holding the settings, where
-/// the same edits are recorded. The one place that knows where the power-save settings live.
-fn power_off(
-    power_save: &mut Option<Spanned<String>>,
-    agent: &mut Option<AgentSettings>,
-    at: &[Seg],
-    edits: &mut Vec<TableEdit>,
-) -> Option<String> {
-    let key = |k| at.iter().cloned().chain([Seg::Key(k)]).collect::<Vec<_>>();
-    let mode = power_save.as_ref().map_or("cam", |m| m.get_ref().as_str()).to_string();
-    *agent = None;
-    edits.push(TableEdit { path: key("agent"), value: None });
+/// Turns one station's (or hop's, or BSS's) power saving off: mode `cam`, no agent, the other
+/// settings kept ([`PowerSaveConfig::without_power_save`]). Returns the mode it had if that was
+/// not `cam`; `at` is the section holding the settings, where the same edits are recorded (the
+/// `power_save` key as written: a name, or a table with a `mode`; an agent in the table or as
+/// the older flat `agent` key).
+fn power_off(power_save: &mut PowerSaveConfig, at: &[Seg], edits: &mut Vec<TableEdit>) -> Option<String> {
+    let key = |ks: &[&'static str]| at.iter().cloned().chain(ks.iter().map(|k| Seg::Key(k))).collect::<Vec<_>>();
+    let mode = power_save.mode_name().unwrap_or("cam").to_string();
+    let table_form = power_save.is_table();
+    *power_save = power_save.without_power_save();
+    edits.push(TableEdit { path: key(&["agent"]), value: None });
+    edits.push(TableEdit { path: key(&["power_save", "agent"]), value: None });
     if mode == "cam" {
         return None;
     }
-    // Written by the baseline, not in the user's file: no span.
-    *power_save = Some(Spanned::new(0..0, "cam".to_string()));
-    edits.push(TableEdit { path: key("power_save"), value: Some("cam") });
+    let path = if table_form { key(&["power_save", "mode"]) } else { key(&["power_save"]) };
+    edits.push(TableEdit { path, value: Some("cam") });
     Some(mode)
 }

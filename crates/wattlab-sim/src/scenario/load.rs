@@ -22,12 +22,14 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
 
 /// The typed scenario of a parsed document whose spans point into `text`.
 pub(crate) fn deserialize(root: Spanned<DeTable<'_>>, text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
-    serde_path_to_error::deserialize::<_, Scenario>(toml::de::Deserializer::from(root)).map_err(|e| {
+    let mut scn = serde_path_to_error::deserialize::<_, Scenario>(toml::de::Deserializer::from(root)).map_err(|e| {
         let path = e.path().to_string();
         let key = (path != "." && !path.is_empty()).then_some(path);
         let err = toml_error(origin, text, key, e.inner());
         refine_in_flow(err, text)
-    })
+    })?;
+    super::power_save::normalize(&mut scn, origin, text)?;
+    Ok(scn)
 }
 
 pub(crate) fn too_large(origin: &str, len: u64) -> ScenarioError {

@@ -216,6 +216,30 @@ fn new_table<'i>() -> Spanned<DeValue<'i>> {
     Spanned::new(0..0, DeValue::Table(DeTable::new()))
 }
 
+/// `power_save = "NAME"` becomes `{ mode = "NAME" }` when an override sets a key inside it
+/// (`wireless.0.power_save.listen_interval=2`).
+fn power_save_as_table<'i>(t: &mut DeTable<'i>) {
+    if let Some(v) = t.get_mut("power_save") {
+        if let DeValue::String(name) = v.get_ref() {
+            let mut mode = DeTable::new();
+            mode.insert(key("mode"), Spanned::new(v.span(), DeValue::String(name.clone())));
+            *v = Spanned::new(v.span(), DeValue::Table(mode));
+        }
+    }
+}
+
+/// `power_save=NAME` on a section whose `power_save` is a table sets its `mode` and keeps its
+/// settings; any other value replaces the key.
+fn set_power_save<'i>(t: &mut DeTable<'i>, value: Spanned<DeValue<'i>>) {
+    if let (Some(ps), DeValue::String(_)) = (t.get_mut("power_save"), value.get_ref()) {
+        if let DeValue::Table(ps) = ps.get_mut() {
+            ps.insert(key("mode"), value);
+            return;
+        }
+    }
+    t.insert(key("power_save"), value);
+}
+
 /// Apply one override such as `link.wired.rate=10Mbps` or `flow.0.bytes="1MB"`: in a path, an
 /// array of tables (`[[link]]`) is indexed by position or by the `name` of an entry.
 fn apply_override<'i>(table: &mut DeTable<'i>, spec: &str, path: &str, doc: &'i str) -> Result<(), ScenarioError> {
@@ -252,6 +276,13 @@ fn apply_override<'i>(table: &mut DeTable<'i>, spec: &str, path: &str, doc: &'i 
                 item
             }
             DeValue::Table(t) => {
+                if *part == "power_save" {
+                    if last {
+                        set_power_save(t, value);
+                        return Ok(());
+                    }
+                    power_save_as_table(t);
+                }
                 if last {
                     t.insert(key(part), value);
                     return Ok(());
