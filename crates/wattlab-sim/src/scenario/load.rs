@@ -3,23 +3,27 @@
 use super::error::ScenarioError;
 use super::schema::Scenario;
 use serde::Deserialize;
+use toml::de::DeTable;
 
 /// Largest scenario text accepted (16 MiB; the 20,000-node tree of the tests is 2 MB): a
 /// larger input is refused before it is parsed, so memory stays bounded whatever is given.
 pub const MAX_SCENARIO_BYTES: usize = 16 << 20;
 
-/// Parse scenario text. `origin` names the file in error messages.
+/// Parse scenario text. `origin` names the file in error messages. The `[[flow]]` tables are
+/// read in a second stage, each by its kind ([`super::flow::read_flows`]).
 pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     if text.len() > MAX_SCENARIO_BYTES {
         return Err(too_large(origin, text.len() as u64));
     }
-    let de = toml::Deserializer::parse(text).map_err(|e| toml_error(origin, text, None, &e))?;
-    serde_path_to_error::deserialize::<_, Scenario>(de).map_err(|e| {
+    let mut doc = DeTable::parse(text).map_err(|e| toml_error(origin, text, None, &e))?;
+    let flows = doc.get_mut().remove("flow");
+    let mut scenario = serde_path_to_error::deserialize::<_, Scenario>(toml::Deserializer::from(doc)).map_err(|e| {
         let path = e.path().to_string();
         let key = (path != "." && !path.is_empty()).then_some(path);
-        let err = toml_error(origin, text, key, e.inner());
-        refine_in_flow(err, text)
-    })
+        toml_error(origin, text, key, e.inner())
+    })?;
+    scenario.flows = super::flow::read_flows(flows, text, origin)?;
+    Ok(scenario)
 }
 
 fn too_large(origin: &str, len: u64) -> ScenarioError {
@@ -69,23 +73,6 @@ fn io_reason(e: &std::io::Error) -> String {
             s.split(" (os error").next().unwrap_or(&s).to_string()
         }
     }
-}
-
-/// An error about a whole `[[flow]]` table (serde buffers those and loses the spans inside):
-/// moved to the key or value its message quotes (`unknown field `reder``, `size `1e30B` ...`),
-/// with that key's path, when the flow's table has it.
-fn refine_in_flow(mut err: ScenarioError, text: &str) -> ScenarioError {
-    let Some(key) = err.key.clone().filter(|k| k.starts_with("flow[") && k.ends_with(']')) else { return err };
-    // Every quoted piece, in order: `Tbps` in "unknown rate unit `Tbps` in `1Tbps`" is not
-    // written alone, `1Tbps` is.
-    let quoted: Vec<&str> = err.message.split('`').skip(1).step_by(2).collect();
-    if let Some((span, path)) = quoted.iter().find_map(|q| super::locate::find_in(text, &key, q)) {
-        let (line, col) = super::error::line_col(text, span.start);
-        err.line = Some(line);
-        err.column = Some(col);
-        err.key = Some(path);
-    }
-    err
 }
 
 fn toml_error(origin: &str, text: &str, key: Option<String>, e: &toml::de::Error) -> ScenarioError {
