@@ -36,13 +36,12 @@ def test_wrong_type_names_key():
 
 
 def test_wrong_type_inside_a_flow_names_the_flow():
-    # Inside [[flow]] (a tagged union) serde reports the entry, not the field: the message
-    # still says what was expected, and the line is within that flow's table.
+    # Inside [[flow]] (read by its kind, spans kept) the error names the field and its line.
     text = BASE.replace('bytes = "1MB"', "bytes = true")
     e = _error_for(text)
-    assert e.key.startswith("flow[0]")
+    assert e.key == "flow[0].bytes"
     assert "expected a size" in e.message
-    assert e.line >= text.splitlines().index("[[flow]]") + 1
+    assert e.line == text.splitlines().index("bytes = true") + 1
 
 
 def test_negative_rate_is_rejected_with_reason():
