@@ -36,13 +36,12 @@ def test_wrong_type_names_key():
 
 
 def test_wrong_type_inside_a_flow_names_the_flow():
-    # Inside [[flow]] (a tagged union) serde reports the entry, not the field: the message
-    # still says what was expected, and the line is within that flow's table.
+    # Inside [[flow]] (read by its kind, spans kept) the error names the field and its line.
     text = BASE.replace('bytes = "1MB"', "bytes = true")
     e = _error_for(text)
-    assert e.key.startswith("flow[0]")
+    assert e.key == "flow[0].bytes"
     assert "expected a size" in e.message
-    assert e.line >= text.splitlines().index("[[flow]]") + 1
+    assert e.line == text.splitlines().index("bytes = true") + 1
 
 
 def test_negative_rate_is_rejected_with_reason():
@@ -99,3 +98,16 @@ def test_cli_missing_file(tmp_path):
         timeout=60,
     )
     assert proc.returncode == 2 and "not found" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_key_of_another_kind_is_refused_by_the_flows_kind():
+    # Issue 28: each kind reads its own struct, so a web key on a bulk download is named as
+    # such (on main it was a type error about a sequence), at its line, with the kind's keys.
+    text = BASE.replace('bytes = "1MB"', 'bytes = "1MB"\nservers = 3')
+    e = _error_for(text)
+    assert e.key == "flow[0].servers"
+    assert e.line == text.splitlines().index("servers = 3") + 1
+    assert e.message.startswith('`servers` does not apply to kind = "bulk-download" (its keys: name, start, port, client,')
+    # A key no kind has lists this kind's keys only, not every kind's.
+    e = _error_for(BASE.replace('bytes = "1MB"', 'bytes = "1MB"\nbites = 3'))
+    assert e.message.startswith("unknown field `bites` (kind = \"bulk-download\" takes:") and "servers" not in e.message

@@ -51,14 +51,15 @@ impl LivePolicy {
 }
 
 /// True for the flow kinds of seed 001's PSNA.
-fn is_psna(kind: &str) -> bool {
-    kind == wattlab_sim::apps::psna::READ.name || kind == wattlab_sim::apps::psna::SEND.name
+fn is_psna(f: &wattlab_sim::scenario::FlowConfig) -> bool {
+    use wattlab_sim::scenario::FlowSettings;
+    matches!(f.settings, FlowSettings::PsnaRead(_) | FlowSettings::PsnaSend(_))
 }
 
 /// The policy of a run of `scn`: `asked`, or without it `psna` for a PSNA flow and
 /// `always-on` otherwise; a PSNA flow runs only with `psna`, and `psna` only with one.
 fn resolve_policy(scn: &wattlab_sim::scenario::Scenario, origin: &str, asked: Option<LivePolicy>) -> Result<LivePolicy, String> {
-    let psna = scn.flows.iter().any(|f| is_psna(&f.kind));
+    let psna = scn.flows.iter().any(is_psna);
     match (asked, psna) {
         (None, true) => Ok(LivePolicy::Psna),
         (None, false) => Ok(LivePolicy::AlwaysOn),

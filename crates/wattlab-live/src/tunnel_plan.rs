@@ -10,6 +10,7 @@ use wattlab_core::power::PowerMode;
 use wattlab_core::tunnel::TriggerConfig;
 use wattlab_core::wlan::phy::find_phy;
 use wattlab_core::Duration;
+use wattlab_sim::scenario::FlowSettings;
 use wattlab_sim::BuildOptions;
 
 use crate::plan::read_scenario;
@@ -106,13 +107,13 @@ pub fn load(path: &Path, overrides: &[String]) -> Result<TunnelPlan, String> {
     let mut flows = Vec::with_capacity(scn.flows.len());
     for (i, f) in scn.flows.iter().enumerate() {
         let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
-        let up = match f.kind.as_str() {
-            "bulk-upload" => true,
-            "bulk-download" => false,
-            k => return Err(format!("{origin}: flow `{name}` is `{k}`; a live tunnel run carries bulk-upload and bulk-download flows")),
+        let (up, bulk) = match &f.settings {
+            FlowSettings::BulkUpload(b) => (true, b),
+            FlowSettings::BulkDownload(b) => (false, b),
+            _ => return Err(format!("{origin}: flow `{name}` is `{}`; a live tunnel run carries bulk-upload and bulk-download flows", f.kind())),
         };
-        need(f.client.as_deref() == Some(client.as_str()), &format!("flow `{name}`'s client to be the tunnel's `{client}`"))?;
-        let read = f.reader.as_ref().and_then(|r| r.rate).ok_or_else(|| format!("{origin}: flow `{name}` needs reader.rate (the live receiver reads at it)"))?;
+        need(bulk.client == client, &format!("flow `{name}`'s client to be the tunnel's `{client}`"))?;
+        let read = bulk.reader.as_ref().and_then(|r| r.rate).ok_or_else(|| format!("{origin}: flow `{name}` needs reader.rate (the live receiver reads at it)"))?;
         flows.push(TunnelFlow {
             name,
             up,

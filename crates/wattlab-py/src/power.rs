@@ -104,7 +104,7 @@ fn radio_bases() -> PyResult<Vec<&'static str>> {
 /// The kinds a scenario's `[[flow]]` can be, in the registry's order.
 #[pyfunction]
 fn flow_kinds() -> PyResult<Vec<&'static str>> {
-    guard(|| Ok(wattlab_sim::apps::KINDS.iter().map(|k| k.name).collect()))
+    guard(|| Ok(wattlab_sim::scenario::flow::KINDS.iter().map(|k| k.name).collect()))
 }
 
 /// Add the registry's functions and its error to the module.

@@ -9,19 +9,13 @@
 use std::net::Ipv4Addr;
 
 use crate::net::link::{ChannelId, ChannelParams};
-use crate::scenario::{FlowConfig, NodeKind, Scenario};
+use crate::scenario::{FlowConfig, FlowSettings, NodeKind, Scenario, WwpBulkFlow};
 use crate::sim::Simulation;
 use wattlab_core::agent::AgentConfig;
 use wattlab_core::energy::DeviceProfile;
 use wattlab_core::tcp::TcpConfig;
 use wattlab_core::wwp::WwpConfig;
 use wattlab_core::{Duration, Time};
-
-/// The flow kind of the Wave & Wait Protocol's bulk transfer.
-const WWP_BULK: &str = crate::apps::wwp_bulk::KIND.name;
-
-/// The flow kinds of seed 001's PSNA (the mobile reads from / sends to the fixed host).
-const PSNA_KINDS: [&str; 2] = [crate::apps::psna::READ.name, crate::apps::psna::SEND.name];
 
 /// A `psna-read` / `psna-send` flow as a live run needs it: the daemon runs in the AP's
 /// namespace, the mobile in the client's, the fixed host in the server's.
@@ -119,28 +113,29 @@ impl Simulation {
         if !self.wlans.is_empty() || self.hops.len() != 1 {
             return Err("a live run needs exactly one [[wireless]] hop and no [[wlan]]".into());
         }
-        let flow = match scn.flows.as_slice() {
-            [f] if f.kind == crate::apps::bulk::DOWNLOAD.name || f.kind == WWP_BULK || PSNA_KINDS.contains(&f.kind.as_str()) => f,
-            _ => return Err("a live run needs exactly one [[flow]], of kind \"bulk-download\", \"wwp-bulk\", \"psna-read\" or \"psna-send\"".into()),
+        let only = "a live run needs exactly one [[flow]], of kind \"bulk-download\", \"wwp-bulk\", \"psna-read\" or \"psna-send\"";
+        let [flow] = scn.flows.as_slice() else { return Err(only.into()) };
+        // The TCP transfer's ends and size; a PSNA flow's own settings, and whether it reads.
+        let (client, server, bytes, request, psna) = match &flow.settings {
+            FlowSettings::BulkDownload(b) => (&b.client, &b.server, b.bytes, b.request, None),
+            FlowSettings::PsnaRead(p) => (&p.client, &p.server, p.bytes, p.request, Some((p, true))),
+            FlowSettings::PsnaSend(p) => (&p.client, &p.server, p.bytes, p.request, Some((p, false))),
+            FlowSettings::WwpBulk(w) => return self.wwp_live_spec(flow, w),
+            _ => return Err(only.into()),
         };
-        if flow.kind == WWP_BULK {
-            return self.wwp_live_spec(scn, flow);
-        }
-        let FlowConfig { name, client: Some(client), server: Some(server), bytes: Some(bytes), request, port, start, .. } = flow else {
-            return Err("the flow needs `client`, `server` and `bytes`".into());
-        };
-        let tcp = crate::apps::build::tcp_config(&flow.tcp_settings()).map_err(|(field, m)| format!("flow `{}`.{field}: {m}", name.as_deref().unwrap_or("flow0")))?;
+        let name = &flow.name;
+        let written = flow.settings.tcp().cloned().unwrap_or_default();
+        let tcp = crate::apps::build::tcp_config(&written).map_err(|(field, m)| format!("flow `{}`.{field}: {m}", name.as_deref().unwrap_or("flow0")))?;
         let mut spec = self.path_spec(client, server)?;
-        let psna_read = flow.kind == PSNA_KINDS[0];
         spec.flow = name.clone().unwrap_or_else(|| "flow0".into());
         spec.bytes = bytes.bytes();
         spec.request = request.map_or(100, |r| r.bytes().max(1));
-        spec.port = port.unwrap_or(if flow.kind == PSNA_KINDS[1] { 5001 } else { 80 });
-        spec.start = start.map_or(Duration::ZERO, |d| d.get());
+        spec.port = flow.port.unwrap_or(if matches!(flow.settings, FlowSettings::PsnaSend(_)) { 5001 } else { 80 });
+        spec.start = flow.start.map_or(Duration::ZERO, |d| d.get());
         spec.tcp = tcp;
-        if PSNA_KINDS.contains(&flow.kind.as_str()) {
+        if let Some((p, psna_read)) = psna {
             let fname = spec.flow.clone();
-            let settings = flow.psna.clone().unwrap_or_default();
+            let settings = p.psna.clone().unwrap_or_default();
             let configs = settings.configs().map_err(|(k, m)| format!("flow `{fname}`.psna.{k}: {m}"))?;
             spec.psna = Some(PsnaLiveFlow {
                 read: psna_read,
@@ -153,32 +148,30 @@ impl Simulation {
     }
 
     /// The live view of a `wwp-bulk` flow: the station is the client, the other end the server.
-    fn wwp_live_spec(&self, _scn: &Scenario, flow: &FlowConfig) -> Result<LiveSpec, String> {
+    fn wwp_live_spec(&self, flow: &FlowConfig, w: &WwpBulkFlow) -> Result<LiveSpec, String> {
         let name = flow.name.clone().unwrap_or_else(|| "flow0".into());
-        let (Some(from), Some(to)) = (&flow.from, &flow.to) else {
-            return Err(format!("flow `{name}` needs `from` and `to`"));
-        };
+        let (from, to) = (&w.from, &w.to);
         let station = &self.net.nodes[self.hops[0].station as usize].name;
         if from != station && to != station {
             return Err(format!("flow `{name}`: a live WWP flow runs between the hop's station `{station}` and the server; it goes from `{from}` to `{to}`"));
         }
         let from_client = from == station;
         let (client, server) = if from_client { (from, to) } else { (to, from) };
-        let config = match &flow.wwp {
+        let config = match &w.wwp {
             Some(w) => w.config().map_err(|(key, m)| format!("flow `{name}`.wwp.{key}: {m}"))?,
             None => WwpConfig::default(),
         };
         let mut spec = self.path_spec(client, server)?;
         spec.flow = name;
-        spec.bytes = flow.bytes.map_or(0, |b| b.bytes());
+        spec.bytes = w.bytes.map_or(0, |b| b.bytes());
         spec.request = 0;
         spec.port = flow.port.unwrap_or(crate::apps::wwp_bulk::DEFAULT_PORT);
         spec.start = flow.start.map_or(Duration::ZERO, |d| d.get());
         spec.wwp = Some(WwpLiveFlow {
             from_client,
-            bytes: flow.bytes.map(|b| b.bytes()),
-            duration: flow.duration.map(|d| d.get()),
-            message: flow.packet_size.map_or(1024, |p| p.bytes() as u32),
+            bytes: w.bytes.map(|b| b.bytes()),
+            duration: w.duration.map(|d| d.get()),
+            message: w.packet_size.map_or(1024, |p| p.bytes() as u32),
             config,
         });
         Ok(spec)

@@ -3,7 +3,7 @@
 //! need, and errors located at its keys.
 
 use crate::rng::RngStreams;
-use crate::scenario::ranges::{max_window, MAX_WINDOW_SCALE};
+use crate::scenario::flow::tcp::{max_window, MAX_WINDOW_SCALE};
 use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
 use crate::stack::Stack;
 use std::net::Ipv4Addr;
@@ -54,14 +54,8 @@ impl BuildCx<'_> {
         (self.err)(self.index, field, msg.into())
     }
 
-    /// The node named by key `field` (which the kind requires).
-    pub fn node(&self, field: &'static str, name: Option<&String>) -> Result<u32, ScenarioError> {
-        let name = name.ok_or_else(|| self.error(field, format!("kind = \"{}\" needs `{field}`", self.cfg.kind)))?;
-        self.node_named(field, name)
-    }
-
     /// The node called `name`, for key `field`.
-    pub fn node_named(&self, field: &str, name: &str) -> Result<u32, ScenarioError> {
+    pub fn node(&self, field: &str, name: &str) -> Result<u32, ScenarioError> {
         (self.nodes)(name).ok_or_else(|| self.error(field, format!("unknown node `{name}` (nodes: {})", self.node_names.join(", "))))
     }
 
@@ -80,9 +74,10 @@ impl BuildCx<'_> {
         self.paths.push((a, b, self.index, field, both));
     }
 
-    /// The flow's TCP settings, checked.
+    /// The flow's TCP settings (defaults where not written), checked.
     pub fn tcp(&self) -> Result<TcpConfig, ScenarioError> {
-        tcp_config(&self.cfg.tcp_settings()).map_err(|(field, m)| self.error(field, m))
+        let written = self.cfg.settings.tcp().cloned().unwrap_or_default();
+        tcp_config(&written).map_err(|(field, m)| self.error(field, m))
     }
 }
 

@@ -4,55 +4,37 @@
 use super::build::BuildCx;
 use super::metrics::{FlowMetrics, TcpMetrics};
 use super::reader::Reader;
-use super::{AppCtx, Application, Flow, FlowRecord, KindSpec};
-use crate::scenario::ScenarioError;
+use super::{AppCtx, Application, Flow, FlowRecord};
+use crate::scenario::{BulkFlow, ScenarioError};
 use crate::stack::{Listener, SockId, SocketEvent, Stack};
 use wattlab_core::tcp::{TcpConfig, TcpEvent};
 use wattlab_core::{Endpoint, Time};
 
-/// `kind = "bulk-download"`.
-pub const DOWNLOAD: KindSpec = KindSpec {
-    name: "bulk-download",
-    keys: &["name", "client", "server", "bytes", "request", "port", "start", "tcp", "reader", "background"],
-    required: &["client", "server", "bytes"],
-    datagrams: false,
-    build: |cx| build(cx, Direction::Download),
-};
-
-/// `kind = "bulk-upload"`.
-pub const UPLOAD: KindSpec = KindSpec {
-    name: "bulk-upload",
-    keys: &["name", "client", "server", "bytes", "port", "start", "tcp", "reader", "background"],
-    required: &["client", "server", "bytes"],
-    datagrams: false,
-    build: |cx| build(cx, Direction::Upload),
-};
-
 /// A bulk transfer from its `[[flow]]`: the server listens (port 80 for downloads, 5001 for
 /// uploads), the client connects at the flow's start.
-fn build(cx: &mut BuildCx, dir: Direction) -> Result<(Flow, FlowRecord), ScenarioError> {
-    let c = cx.node("client", cx.cfg.client.as_ref())?;
-    let s = cx.node("server", cx.cfg.server.as_ref())?;
+pub(super) fn build(cx: &mut BuildCx, f: &BulkFlow, dir: Direction) -> Result<(Flow, FlowRecord), ScenarioError> {
+    let c = cx.node("client", &f.client)?;
+    let s = cx.node("server", &f.server)?;
     cx.path(c, s, "server", true);
     let config = cx.tcp()?;
     let start = cx.start();
-    let bytes = cx.cfg.bytes.map(|b| b.bytes()).ok_or_else(|| cx.error("bytes", "a bulk transfer needs `bytes`"))?;
-    let request = cx.cfg.request.map(|r| r.bytes()).unwrap_or(100).max(1);
+    let bytes = f.bytes.bytes();
+    let request = f.request.map(|r| r.bytes()).unwrap_or(100).max(1);
     let port = cx.cfg.port.unwrap_or(if dir == Direction::Download { 80 } else { 5001 });
     let (client, server) = (cx.node_names[c as usize].clone(), cx.node_names[s as usize].clone());
     let (sender, receiver) = if dir == Direction::Download { (server, client) } else { (client, server) };
     let record = FlowRecord {
         name: cx.name(),
-        kind: if dir == Direction::Download { DOWNLOAD.name } else { UPLOAD.name },
+        kind: cx.cfg.kind(),
         sender,
         receiver,
         target_bytes: Some(bytes),
         start,
         // Cross traffic (`background = true`): the run does not wait for it.
-        finite: !cx.cfg.background.unwrap_or(false),
+        finite: !f.background.unwrap_or(false),
         ..Default::default()
     };
-    let reader = Reader::from_config(&cx.cfg.reader.clone().unwrap_or_default(), config.recv_buffer as u64, start);
+    let reader = Reader::from_config(&f.reader.clone().unwrap_or_default(), config.recv_buffer as u64, start);
     let owner = cx.index as u32;
     cx.stack.listen(Listener { node: s, port, client: cx.addrs[c as usize], owner, tag: 0, config: config.clone(), many: false, taken: false });
     let server = Endpoint::new(cx.addrs[s as usize], port);

@@ -10,33 +10,24 @@
 use super::build::BuildCx;
 use super::delay::DelayStats;
 use super::metrics::{duration_s, per_s, DatagramMetrics, FlowCost, FlowMetrics};
-use super::{AppCtx, Application, Flow, FlowRecord, KindSpec};
-use crate::scenario::ScenarioError;
+use super::{AppCtx, Application, Flow, FlowRecord};
+use crate::scenario::{CbrFlow, ScenarioError};
 use crate::stack::{SockId, SocketEvent, Stack};
 use wattlab_core::packet::{Body, ProtoHeader};
 use wattlab_core::{Duration, Endpoint, Time};
 
-/// `kind = "udp-cbr"`.
-pub const KIND: KindSpec = KindSpec {
-    name: "udp-cbr",
-    keys: &["name", "from", "to", "rate", "packet_size", "port", "start", "duration"],
-    required: &["from", "to", "rate"],
-    datagrams: true,
-    build,
-};
-
 /// A CBR flow from its `[[flow]]`: the sink on `to` (port 9 by default), the source on `from`.
-fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
-    let a = cx.node("from", cx.cfg.from.as_ref())?;
-    let b = cx.node("to", cx.cfg.to.as_ref())?;
+pub(super) fn build(cx: &mut BuildCx, f: &CbrFlow) -> Result<(Flow, FlowRecord), ScenarioError> {
+    let a = cx.node("from", &f.from)?;
+    let b = cx.node("to", &f.to)?;
     cx.path(a, b, "to", false);
-    let size = cx.cfg.packet_size.map(|s| s.bytes()).unwrap_or(1024);
+    let size = f.packet_size.map(|s| s.bytes()).unwrap_or(1024);
     if !(u64::from(HEADER_LEN)..=65_507).contains(&size) {
         return Err(cx.error("packet_size", format!("must be {HEADER_LEN}..=65507 bytes (every datagram starts with iperf's {HEADER_LEN}-byte header: sequence number and send time)")));
     }
-    let rate = cx.cfg.rate.ok_or_else(|| cx.error("rate", "udp-cbr needs `rate`"))?;
+    let rate = f.rate;
     let start = cx.start();
-    let stop = cx.cfg.duration.map(|d| start + d.get()).unwrap_or(Time::MAX);
+    let stop = f.duration.map(|d| start + d.get()).unwrap_or(Time::MAX);
     let port = cx.cfg.port.unwrap_or(9);
     let owner = cx.index as u32;
     let sink = cx.stack.bind_datagram(b, Endpoint::new(cx.addrs[b as usize], port), owner);
@@ -45,11 +36,11 @@ fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
     let source = cx.stack.bind_datagram(a, src, owner).ok_or_else(|| cx.error("from", format!("port {} of the sender is taken", src.port)))?;
     let record = FlowRecord {
         name: cx.name(),
-        kind: KIND.name,
+        kind: cx.cfg.kind(),
         sender: cx.node_names[a as usize].clone(),
         receiver: cx.node_names[b as usize].clone(),
         start,
-        finite: cx.cfg.duration.is_some(),
+        finite: f.duration.is_some(),
         ..Default::default()
     };
     let interval = Duration::transmission(size, rate.bps());

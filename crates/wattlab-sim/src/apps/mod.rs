@@ -8,8 +8,9 @@
 //! the simulation once the handler returns. Results come back as a common [`FlowRecord`] plus
 //! the kind's own columns ([`FlowMetrics`]).
 //!
-//! To add a kind: a module with its configuration check, its builder and its [`Application`]
-//! impl, a variant of [`Flow`] and an entry in [`KINDS`] (the registry), and its test.
+//! To add a kind: its settings struct in `crate::scenario::flow` (read and range-checked
+//! there), then here a module with its builder and its [`Application`] impl, a variant of
+//! [`Flow`], an arm in [`build`], and its test.
 
 pub mod build;
 pub mod bulk;
@@ -26,6 +27,7 @@ pub mod wwp_bulk;
 pub use metrics::{FlowCost, FlowMetrics};
 
 use crate::net::Network;
+use crate::scenario::{FlowSettings, ScenarioError};
 use crate::stack::{SockId, SocketEvent, Stack};
 use wattlab_core::{Endpoint, Time};
 
@@ -238,36 +240,19 @@ impl Application for Flow {
     }
 }
 
-/// One kind in the registry: its name, the keys its `[[flow]]` takes (besides `kind`), the
-/// keys it needs, and its builder.
-pub struct KindSpec {
-    /// The `kind` value.
-    pub name: &'static str,
-    /// Every key it accepts.
-    pub keys: &'static [&'static str],
-    /// The keys it needs.
-    pub required: &'static [&'static str],
-    /// Its packets are datagrams (UDP, ICMP, protocols over UDP), which a client-side agent
-    /// cannot predict: a station's CC agent stays awake while it runs (docs/agent.md).
-    pub datagrams: bool,
-    /// Turns the `[[flow]]` into a flow and its record (its sockets and listeners into the stack).
-    pub build: fn(&mut build::BuildCx) -> Result<(Flow, FlowRecord), crate::scenario::ScenarioError>,
-}
-
-/// Every kind of flow (the registry).
-pub const KINDS: [&KindSpec; 9] = [
-    &bulk::DOWNLOAD,
-    &bulk::UPLOAD,
-    &cbr::KIND,
-    &ping::KIND,
-    &web::KIND,
-    &udp_rr::KIND,
-    &wwp_bulk::KIND,
-    &psna::READ,
-    &psna::SEND,
-];
-
-/// The registry entry of kind `name`.
-pub fn kind(name: &str) -> Option<&'static KindSpec> {
-    KINDS.iter().copied().find(|k| k.name == name)
+/// Turns a `[[flow]]` into its flow and record, by its kind (its sockets and listeners into
+/// the stack).
+pub fn build(cx: &mut build::BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
+    let cfg = cx.cfg;
+    match &cfg.settings {
+        FlowSettings::BulkDownload(f) => bulk::build(cx, f, bulk::Direction::Download),
+        FlowSettings::BulkUpload(f) => bulk::build(cx, f, bulk::Direction::Upload),
+        FlowSettings::UdpCbr(f) => cbr::build(cx, f),
+        FlowSettings::Ping(f) => ping::build(cx, f),
+        FlowSettings::Web(f) => web::build(cx, f),
+        FlowSettings::UdpRr(f) => udp_rr::build(cx, f),
+        FlowSettings::WwpBulk(f) => wwp_bulk::build(cx, f),
+        FlowSettings::PsnaRead(f) => psna::build(cx, f, wattlab_core::psna::Direction::Read),
+        FlowSettings::PsnaSend(f) => psna::build(cx, f, wattlab_core::psna::Direction::Send),
+    }
 }

@@ -3,36 +3,27 @@
 
 use super::build::BuildCx;
 use super::metrics::{FlowCost, FlowMetrics, PingMetrics};
-use super::{AppCtx, Application, Flow, FlowRecord, KindSpec};
-use crate::scenario::ScenarioError;
+use super::{AppCtx, Application, Flow, FlowRecord};
+use crate::scenario::{PingFlow, ScenarioError};
 use crate::stack::{SockId, SocketEvent, Stack};
 use std::net::Ipv4Addr;
 use wattlab_core::{Duration, Endpoint, Time};
 
-/// `kind = "ping"`.
-pub const KIND: KindSpec = KindSpec {
-    name: "ping",
-    keys: &["name", "from", "to", "count", "interval", "packet_size", "port", "start"],
-    required: &["from", "to"],
-    datagrams: true,
-    build,
-};
-
 /// A ping flow from its `[[flow]]`: a ping socket on `from` whose echo identifier is `port`
 /// (default 20000 + the flow's index); `to` answers in its stack.
-fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
-    let a = cx.node("from", cx.cfg.from.as_ref())?;
-    let b = cx.node("to", cx.cfg.to.as_ref())?;
+pub(super) fn build(cx: &mut BuildCx, f: &PingFlow) -> Result<(Flow, FlowRecord), ScenarioError> {
+    let a = cx.node("from", &f.from)?;
+    let b = cx.node("to", &f.to)?;
     cx.path(a, b, "to", true);
-    let size = cx.cfg.packet_size.map(|s| s.bytes()).unwrap_or(56);
+    let size = f.packet_size.map(|s| s.bytes()).unwrap_or(56);
     if size == 0 || size > 65_507 {
         return Err(cx.error("packet_size", "must be 1..=65507 bytes"));
     }
-    let count = cx.cfg.count.unwrap_or(10);
+    let count = f.count.unwrap_or(10);
     if count == 0 || count > 65_535 {
         return Err(cx.error("count", "must be 1..=65535 requests"));
     }
-    let interval = cx.cfg.interval.map(|d| d.get()).unwrap_or(Duration::from_secs(1));
+    let interval = f.interval.map(|d| d.get()).unwrap_or(Duration::from_secs(1));
     if interval == Duration::ZERO {
         return Err(cx.error("interval", "must be positive"));
     }
@@ -42,7 +33,7 @@ fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
     let pinger = cx.stack.bind_ping(a, src, owner).ok_or_else(|| cx.error("port", format!("echo identifier {id} is taken on the pinger's node")))?;
     let record = FlowRecord {
         name: cx.name(),
-        kind: KIND.name,
+        kind: cx.cfg.kind(),
         sender: cx.node_names[a as usize].clone(),
         receiver: cx.node_names[b as usize].clone(),
         start: cx.start(),

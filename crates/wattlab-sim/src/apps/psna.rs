@@ -15,8 +15,8 @@
 
 use super::build::BuildCx;
 use super::metrics::{FlowCost, FlowMetrics};
-use super::{AppCtx, Application, Flow, FlowRecord, KindSpec};
-use crate::scenario::ScenarioError;
+use super::{AppCtx, Application, Flow, FlowRecord};
+use crate::scenario::{PsnaFlow, ScenarioError};
 use crate::stack::{Listener, PstpEvent, PstpSocket, SockId, SocketEvent, Stack};
 use rand::Rng;
 use serde::Serialize;
@@ -25,28 +25,6 @@ use wattlab_core::psna::{
 };
 use wattlab_core::tcp::{TcpConfig, TcpEvent};
 use wattlab_core::{Duration, Endpoint, Time};
-
-/// `kind = "psna-read"`: the mobile reads an object from the fixed host through the daemon.
-pub const READ: KindSpec = KindSpec {
-    name: "psna-read",
-    keys: KEYS,
-    required: &["client", "server", "bytes"],
-    datagrams: true,
-    build: |cx| build(cx, Direction::Read),
-};
-
-/// `kind = "psna-send"`: the mobile sends an object to the fixed host through the daemon.
-pub const SEND: KindSpec = KindSpec {
-    name: "psna-send",
-    keys: KEYS,
-    required: &["client", "server", "bytes"],
-    datagrams: true,
-    build: |cx| build(cx, Direction::Send),
-};
-
-const KEYS: &[&str] = &[
-    "name", "client", "server", "ap", "bytes", "request", "port", "start", "tcp", "psna",
-];
 
 /// Default UDP port of the daemon on the AP.
 pub const DAEMON_PORT: u16 = 7300;
@@ -58,11 +36,13 @@ const OBJECT: &str = "obj";
 /// What the simulator writes as payload (it carries no payload bytes).
 static ZEROS: [u8; 65_536] = [0; 65_536];
 
-fn build(cx: &mut BuildCx, dir: Direction) -> Result<(Flow, FlowRecord), ScenarioError> {
-    let c = cx.node("client", cx.cfg.client.as_ref())?;
-    let s = cx.node("server", cx.cfg.server.as_ref())?;
-    let a = match &cx.cfg.ap {
-        Some(name) => cx.node_named("ap", name)?,
+/// A PSNA flow from its `[[flow]]`: the mobile on `client`, the daemon on `ap` (default: the
+/// client's AP), the fixed host on `server`.
+pub(super) fn build(cx: &mut BuildCx, f: &PsnaFlow, dir: Direction) -> Result<(Flow, FlowRecord), ScenarioError> {
+    let c = cx.node("client", &f.client)?;
+    let s = cx.node("server", &f.server)?;
+    let a = match &f.ap {
+        Some(name) => cx.node("ap", name)?,
         None => (cx.ap_of)(c).ok_or_else(|| {
             cx.error("client", "is not the station of a [[wireless]] hop or a [[wlan]]: name the daemon's node with `ap`")
         })?,
@@ -75,12 +55,12 @@ fn build(cx: &mut BuildCx, dir: Direction) -> Result<(Flow, FlowRecord), Scenari
     }
     cx.path(c, a, "ap", true);
     cx.path(a, s, "server", true);
-    let settings = cx.cfg.psna.clone().unwrap_or_default();
+    let settings = f.psna.clone().unwrap_or_default();
     let cfgs = settings
         .configs()
         .map_err(|(k, m)| cx.error(&if k.is_empty() { "psna".to_string() } else { format!("psna.{k}") }, m))?;
     let tcp = cx.tcp()?;
-    let bytes = cx.cfg.bytes.map(|b| b.bytes()).unwrap_or(0);
+    let bytes = f.bytes.bytes();
     if bytes == 0 {
         return Err(cx.error(
             "bytes",
@@ -96,7 +76,7 @@ fn build(cx: &mut BuildCx, dir: Direction) -> Result<(Flow, FlowRecord), Scenari
             ),
         ));
     }
-    let request = cx.cfg.request.map(|r| r.bytes()).unwrap_or(100).max(1);
+    let request = f.request.map(|r| r.bytes()).unwrap_or(100).max(1);
     let port = cx
         .cfg
         .port
@@ -158,11 +138,7 @@ fn build(cx: &mut BuildCx, dir: Direction) -> Result<(Flow, FlowRecord), Scenari
     };
     let record = FlowRecord {
         name,
-        kind: if dir == Direction::Read {
-            READ.name
-        } else {
-            SEND.name
-        },
+        kind: cx.cfg.kind(),
         sender,
         receiver,
         target_bytes: Some(bytes),

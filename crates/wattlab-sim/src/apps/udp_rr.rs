@@ -16,20 +16,11 @@
 
 use super::build::BuildCx;
 use super::metrics::{FlowCost, FlowMetrics, UdpRrMetrics};
-use super::{AppCtx, Application, Flow, FlowRecord, KindSpec};
-use crate::scenario::ScenarioError;
+use super::{AppCtx, Application, Flow, FlowRecord};
+use crate::scenario::{ScenarioError, UdpRrFlow};
 use crate::stack::{SockId, SocketEvent, Stack};
 use wattlab_core::packet::{Body, ProtoHeader};
 use wattlab_core::{Duration, Endpoint, Packet, Time};
-
-/// `kind = "udp-rr"`.
-pub const KIND: KindSpec = KindSpec {
-    name: "udp-rr",
-    keys: &["name", "from", "to", "request", "response", "count", "interval", "timeout", "port", "start", "duration"],
-    required: &["from", "to"],
-    datagrams: true,
-    build,
-};
 
 /// Length of the application header at the start of every request and response.
 pub const HEADER_LEN: u32 = 8;
@@ -75,9 +66,9 @@ impl RrHeader {
 
 /// A udp-rr flow from its `[[flow]]`: the server on `to` (port 9007 by default), the client on
 /// `from`.
-fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
-    let a = cx.node("from", cx.cfg.from.as_ref())?;
-    let b = cx.node("to", cx.cfg.to.as_ref())?;
+pub(super) fn build(cx: &mut BuildCx, f: &UdpRrFlow) -> Result<(Flow, FlowRecord), ScenarioError> {
+    let a = cx.node("from", &f.from)?;
+    let b = cx.node("to", &f.to)?;
     cx.path(a, b, "to", true);
     let size = |key: &str, v: Option<crate::scenario::units::Size>| -> Result<u32, ScenarioError> {
         let n = v.map(|s| s.bytes()).unwrap_or(64);
@@ -86,22 +77,22 @@ fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
         }
         Ok(n as u32)
     };
-    let request = size("request", cx.cfg.request)?;
-    let response = size("response", cx.cfg.response)?;
-    let count = cx.cfg.count.unwrap_or(100);
+    let request = size("request", f.request)?;
+    let response = size("response", f.response)?;
+    let count = f.count.unwrap_or(100);
     if count == 0 {
         return Err(cx.error("count", "must be at least 1 request"));
     }
-    let interval = cx.cfg.interval.map(|d| d.get());
+    let interval = f.interval.map(|d| d.get());
     if interval == Some(Duration::ZERO) {
         return Err(cx.error("interval", "must be positive (leave it out for a closed loop)"));
     }
-    let timeout = cx.cfg.timeout.map(|d| d.get()).unwrap_or(Duration::from_secs(1));
+    let timeout = f.timeout.map(|d| d.get()).unwrap_or(Duration::from_secs(1));
     if timeout == Duration::ZERO {
         return Err(cx.error("timeout", "must be positive"));
     }
     let start = cx.start();
-    let stop = cx.cfg.duration.map(|d| start + d.get()).unwrap_or(Time::MAX);
+    let stop = f.duration.map(|d| start + d.get()).unwrap_or(Time::MAX);
     let port = cx.cfg.port.unwrap_or(9007);
     let owner = cx.index as u32;
     let dst = Endpoint::new(cx.addrs[b as usize], port);
@@ -110,7 +101,7 @@ fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
     let client = cx.stack.bind_datagram(a, src, owner).ok_or_else(|| cx.error("from", format!("port {} of the client is taken", src.port)))?;
     let record = FlowRecord {
         name: cx.name(),
-        kind: KIND.name,
+        kind: cx.cfg.kind(),
         sender: cx.node_names[a as usize].clone(),
         receiver: cx.node_names[b as usize].clone(),
         start,

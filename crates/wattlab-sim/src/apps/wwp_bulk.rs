@@ -8,8 +8,8 @@
 
 use super::build::BuildCx;
 use super::metrics::{EffortColumns, FlowCost, FlowMetrics};
-use super::{AppCtx, Application, Flow, FlowRecord, KindSpec};
-use crate::scenario::ScenarioError;
+use super::{AppCtx, Application, Flow, FlowRecord};
+use crate::scenario::{ScenarioError, WwpBulkFlow};
 use crate::stack::{SockId, SocketEvent, Stack, WwpSocket, WwpSource};
 use rand::Rng;
 use serde::Serialize;
@@ -18,15 +18,6 @@ use wattlab_core::wire::WWP_HEADER_LEN;
 use wattlab_core::wwp::{WwpEndpoint, WwpEvent, WwpState};
 use wattlab_core::{Endpoint, Time};
 
-/// `kind = "wwp-bulk"`.
-pub const KIND: KindSpec = KindSpec {
-    name: "wwp-bulk",
-    keys: &["name", "from", "to", "bytes", "duration", "packet_size", "port", "start", "wwp"],
-    required: &["from", "to"],
-    datagrams: true,
-    build,
-};
-
 /// Default UDP port of the receiver.
 pub const DEFAULT_PORT: u16 = 9400;
 /// Largest message: a UDP payload over IPv4.
@@ -34,24 +25,24 @@ const MAX_MESSAGE: u64 = 65_507;
 
 /// A wwp-bulk flow from its `[[flow]]`: the receiver listens on `to:port`, the sender on
 /// `from` opens at `start`.
-fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
-    let a = cx.node("from", cx.cfg.from.as_ref())?;
-    let b = cx.node("to", cx.cfg.to.as_ref())?;
+pub(super) fn build(cx: &mut BuildCx, f: &WwpBulkFlow) -> Result<(Flow, FlowRecord), ScenarioError> {
+    let a = cx.node("from", &f.from)?;
+    let b = cx.node("to", &f.to)?;
     cx.path(a, b, "to", true);
-    let cfg = cx.cfg.wwp.clone().unwrap_or_default().config().map_err(|(k, m)| cx.error(&format!("wwp.{k}"), m))?;
-    let message = cx.cfg.packet_size.map(|s| s.bytes()).unwrap_or(1024);
+    let cfg = f.wwp.clone().unwrap_or_default().config().map_err(|(k, m)| cx.error(&format!("wwp.{k}"), m))?;
+    let message = f.packet_size.map(|s| s.bytes()).unwrap_or(1024);
     if !(1..=MAX_MESSAGE).contains(&message) {
         return Err(cx.error("packet_size", format!("must be 1..={MAX_MESSAGE} bytes")));
     }
-    if cx.cfg.bytes.is_some_and(|b| b.bytes() == 0) {
+    if f.bytes.is_some_and(|b| b.bytes() == 0) {
         return Err(cx.error("bytes", "must be at least 1 byte (leave it out for a continuous stream)"));
     }
-    check_message_fits(cx, &cfg, message)?;
-    if cx.cfg.duration.is_some_and(|d| d.0 == 0) {
+    check_message_fits(cx, f, &cfg, message)?;
+    if f.duration.is_some_and(|d| d.0 == 0) {
         return Err(cx.error("duration", "must be positive"));
     }
     let start = cx.start();
-    let stop = cx.cfg.duration.map(|d| start + d.get()).unwrap_or(Time::MAX);
+    let stop = f.duration.map(|d| start + d.get()).unwrap_or(Time::MAX);
     let port = cx.cfg.port.unwrap_or(DEFAULT_PORT);
     let name = cx.name();
     let mut rng = cx.streams.stream(&format!("wwp:{name}:isn"));
@@ -67,12 +58,12 @@ fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
     cx.stack.wwp(rx).peer = Some(tx);
     let sender = cx.stack.wwp(tx);
     sender.peer = Some(rx);
-    let left = cx.cfg.bytes.map_or(u64::MAX, |b| b.bytes());
+    let left = f.bytes.map_or(u64::MAX, |b| b.bytes());
     sender.source = Some(WwpSource { message: message as usize, left, until: stop, written: 0, closed: false });
-    let target = cx.cfg.bytes.map(|b| b.bytes());
+    let target = f.bytes.map(|b| b.bytes());
     let record = FlowRecord {
         name,
-        kind: KIND.name,
+        kind: cx.cfg.kind(),
         sender: cx.node_names[a as usize].clone(),
         receiver: cx.node_names[b as usize].clone(),
         target_bytes: target,
@@ -89,14 +80,14 @@ fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
 /// message larger than the whole buffer (`send_buffer_segments` × `segment_size`) would wait
 /// forever and the flow deliver nothing, so it is refused. The error is at the key that was
 /// written: `packet_size`, else `wwp.segment_size`, else `wwp.send_buffer_segments`.
-fn check_message_fits(cx: &BuildCx, cfg: &wattlab_core::wwp::WwpConfig, message: u64) -> Result<(), ScenarioError> {
+fn check_message_fits(cx: &BuildCx, f: &WwpBulkFlow, cfg: &wattlab_core::wwp::WwpConfig, message: u64) -> Result<(), ScenarioError> {
     let room = u64::from(cfg.send_buffer_segments) * u64::from(cfg.segment_size);
-    let first = cx.cfg.bytes.map_or(message, |b| b.bytes().min(message));
+    let first = f.bytes.map_or(message, |b| b.bytes().min(message));
     if first <= room {
         return Ok(());
     }
-    let wwp = cx.cfg.wwp.as_ref();
-    let key = if cx.cfg.packet_size.is_some() {
+    let wwp = f.wwp.as_ref();
+    let key = if f.packet_size.is_some() {
         "packet_size"
     } else if wwp.is_some_and(|w| w.segment_size.is_some()) {
         "wwp.segment_size"

@@ -1,11 +1,11 @@
-//! Building the flows: each `[[flow]]` checked against its kind's keys (the registry,
-//! `crate::apps::KINDS`) and handed to the kind's builder.
+//! Building the flows: each `[[flow]]` (read and checked by its kind, `crate::scenario::flow`)
+//! handed to its kind's builder (`crate::apps::build`).
 
 use super::paths::PathNeed;
 use super::topology::Topology;
 use super::Ctx;
 use crate::apps::build::BuildCx;
-use crate::apps::{Flow, FlowRecord, KINDS};
+use crate::apps::{Flow, FlowRecord};
 use crate::rng::RngStreams;
 use crate::scenario::locate::{locate_in_array, locate_key};
 use crate::scenario::{Scenario, ScenarioError};
@@ -42,20 +42,8 @@ pub(crate) fn build(scn: &Scenario, cx: &Ctx, t: &Topology, stack: &mut Stack, s
     let ap_of = |n: u32| t.wireless_iface_of.get(&n).map(|&i| t.ifaces[t.ifaces[i as usize].peer as usize].node);
     let mut out = Flows { flows: Vec::new(), records: Vec::new(), paths: Vec::new() };
     for (i, cfg) in scn.flows.iter().enumerate() {
-        let Some(kind) = KINDS.iter().find(|k| k.name == cfg.kind) else {
-            let known: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
-            return Err(err(i, "kind", format!("unknown flow kind `{}` (kinds: {})", cfg.kind, known.join(", "))));
-        };
-        for key in cfg.keys() {
-            if !kind.keys.contains(&key) {
-                return Err(err(i, key, format!("`{key}` does not apply to kind = \"{}\" (its keys: {})", kind.name, kind.keys.join(", "))));
-            }
-        }
-        if let Some(missing) = kind.required.iter().find(|k| !cfg.keys().contains(k)) {
-            return Err(err(i, "kind", format!("kind = \"{}\" needs `{missing}`", kind.name)));
-        }
         let mut bcx = BuildCx { index: i, cfg, nodes: &lookup, node_names: &names, addrs: &addrs, stack, streams, paths: &mut out.paths, ap_of: &ap_of, err: &err };
-        let (flow, record) = (kind.build)(&mut bcx)?;
+        let (flow, record) = crate::apps::build(&mut bcx)?;
         out.flows.push(flow);
         out.records.push(record);
     }

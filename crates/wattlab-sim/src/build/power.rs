@@ -187,7 +187,7 @@ pub(crate) fn attach_agents(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> R
 /// session of that agent (the agent shapes only TCP; it stays awake for the rest).
 pub(crate) fn agent_sessions(sim: &mut Simulation) {
     for (f, r) in sim.records.iter().enumerate() {
-        if !crate::apps::kind(r.kind).is_some_and(|k| k.datagrams) {
+        if !crate::scenario::flow::kind(r.kind).is_some_and(|k| k.datagrams) {
             continue;
         }
         for (m, slot) in sim.mboxes.iter().enumerate() {
@@ -233,13 +233,11 @@ fn attach(sim: &mut Simulation, cx: &Ctx, a: Agent) -> Result<(), ScenarioError>
 /// a scheme that did not run. The error is at the `power_save` value that decides the
 /// station's mode, or at the flow's `client` when no `power_save` is written.
 pub(crate) fn check_psna_modes(scn: &Scenario, cx: &Ctx, t: &Topology, wlans: &[WlanHost]) -> Result<(), ScenarioError> {
-    use crate::apps::psna::{READ, SEND};
+    use crate::scenario::FlowSettings;
     const DRIVEN: [PowerSave; 2] = [PowerSave::External(Driver::Psna), PowerSave::External(Driver::Host)];
     for (i, f) in scn.flows.iter().enumerate() {
-        if f.kind != READ.name && f.kind != SEND.name {
-            continue;
-        }
-        let Some(&node) = f.client.as_ref().and_then(|c| t.by_name.get(c)) else { continue };
+        let (FlowSettings::PsnaRead(psna) | FlowSettings::PsnaSend(psna)) = &f.settings else { continue };
+        let Some(&node) = t.by_name.get(&psna.client) else { continue };
         let Some(&iface) = t.wireless_iface_of.get(&node) else { continue }; // the flow's builder says why
         // The mode and where it is written: [[wlan.station]], then [[wlan]], or [[wireless]].
         let (mode, written): (PowerSave, Option<(&Spanned<String>, String)>) = match t.ifaces[iface as usize].wlan {
@@ -266,7 +264,7 @@ pub(crate) fn check_psna_modes(scn: &Scenario, cx: &Ctx, t: &Topology, wlans: &[
         let why = format!(
             "the {} flow `{flow}` switches its client's card off and on, which needs power_save = \"psna\" (or \"external\"); \
              this station runs \"{}\"",
-            f.kind,
+            f.kind(),
             mode.name()
         );
         return Err(match written {

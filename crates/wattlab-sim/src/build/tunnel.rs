@@ -6,7 +6,7 @@ use super::topology::Topology;
 use super::Ctx;
 use crate::middlebox::tunnel::{Side, TunnelHost};
 use crate::middlebox::{Middlebox, MiddleboxSlot};
-use crate::scenario::{FlowConfig, Scenario, ScenarioError, TunnelSettings};
+use crate::scenario::{FlowConfig, FlowSettings, Scenario, ScenarioError, TunnelSettings};
 use crate::sim::{Simulation, WlanHost, NO_STA};
 use crate::wlan::StaId;
 use wattlab_core::packet::{IPV4_HEADER_LEN, PROTO_HEADER_MAX, TCP_HEADER_LEN, UDP_HEADER_LEN};
@@ -140,13 +140,11 @@ fn trigger_config(
 /// bulk transfers' client and server, a web flow's browser and servers, a PSNA flow's fixed
 /// host (its mobile talks PS-TP over UDP; the daemon's end is the AP's wired side).
 fn tcp_ends(f: &FlowConfig) -> Vec<&str> {
-    use crate::apps::{bulk, psna, web};
-    let (client, server) = (f.client.as_deref(), f.server.as_deref());
-    match f.kind.as_str() {
-        k if k == bulk::DOWNLOAD.name || k == bulk::UPLOAD.name => client.into_iter().chain(server).collect(),
-        k if k == web::KIND.name => client.into_iter().chain(f.servers.iter().flatten().map(String::as_str)).collect(),
-        k if k == psna::READ.name || k == psna::SEND.name => server.into_iter().collect(),
-        _ => Vec::new(),
+    match &f.settings {
+        FlowSettings::BulkDownload(b) | FlowSettings::BulkUpload(b) => vec![&b.client, &b.server],
+        FlowSettings::Web(w) => std::iter::once(&w.client).chain(&w.servers).map(String::as_str).collect(),
+        FlowSettings::PsnaRead(p) | FlowSettings::PsnaSend(p) => vec![&p.server],
+        FlowSettings::UdpCbr(_) | FlowSettings::Ping(_) | FlowSettings::UdpRr(_) | FlowSettings::WwpBulk(_) => Vec::new(),
     }
 }
 
@@ -161,7 +159,7 @@ fn check_inner_sizes(scn: &Scenario, cx: &Ctx, cfg: &TunnelConfig, over_udp: boo
         IPV4_HEADER_LEN as usize + if over_udp { UDP_HEADER_LEN as usize } else { 0 } + cfg.max_packet_len(inner)
     };
     for (i, f) in scn.flows.iter().enumerate() {
-        let Some(mss) = f.tcp.as_ref().and_then(|t| t.mss) else { continue }; // the default fits
+        let Some(mss) = f.settings.tcp().and_then(|t| t.mss) else { continue }; // the default fits
         let mss = u32::from(mss);
         if !tcp_ends(f).contains(&client) || outer(mss) <= MAX_IPV4_LEN as usize {
             continue;

@@ -110,18 +110,20 @@ impl Scenario {
             return None;
         }
         for (i, f) in scn.flows.iter_mut().enumerate() {
-            let legacy = match f.kind.as_str() {
-                "psna-read" => "bulk-download",
-                "psna-send" => "bulk-upload",
-                _ => continue,
-            };
+            let Some(legacy) = f.legacy_tcp() else { continue };
+            let kind = legacy.kind();
             let name = f.name.as_ref().map_or(format!("flow.{i}"), |n| format!("flow {n}"));
-            changes.push(format!("{name} as legacy TCP ({legacy})"));
-            f.kind = legacy.to_string();
-            f.psna = None;
+            changes.push(format!("{name} as legacy TCP ({kind})"));
             let at = |k| vec![Seg::Key("flow"), Seg::Index(i), Seg::Key(k)];
-            edits.push(TableEdit { path: at("kind"), value: Some(legacy) });
+            edits.push(TableEdit { path: at("kind"), value: Some(kind) });
+            // The keys of the split connection that end-to-end TCP does not have (a psna-send
+            // flow's `request` too: an upload has none).
             edits.push(TableEdit { path: at("psna"), value: None });
+            edits.push(TableEdit { path: at("ap"), value: None });
+            if kind == "bulk-upload" {
+                edits.push(TableEdit { path: at("request"), value: None });
+            }
+            *f = legacy;
         }
         Some(Baseline { scenario: scn, changes, edits })
     }

@@ -11,7 +11,8 @@ use toml::Spanned;
 /// larger input is refused before it is parsed, so memory stays bounded whatever is given.
 pub const MAX_SCENARIO_BYTES: usize = 16 << 20;
 
-/// Parse scenario text (no overrides). `origin` names the file in error messages.
+/// Parse scenario text. `origin` names the file in error messages. The `[[flow]]` tables are
+/// read in a second stage, each by its kind ([`super::flow::read_flows`]).
 pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     if text.len() > MAX_SCENARIO_BYTES {
         return Err(too_large(origin, text.len() as u64));
@@ -20,14 +21,17 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     deserialize(root, text, origin)
 }
 
-/// The typed scenario of a parsed document whose spans point into `text`.
-pub(crate) fn deserialize(root: Spanned<DeTable<'_>>, text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+/// The typed scenario of a parsed document whose spans point into `text`: the `[[flow]]`
+/// tables are read in a second stage, each by its kind ([`super::flow::read_flows`]); the
+/// power-save settings' older flat spelling is moved into `power_save` tables.
+pub(crate) fn deserialize(mut root: Spanned<DeTable<'_>>, text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+    let flows = root.get_mut().remove("flow");
     let mut scn = serde_path_to_error::deserialize::<_, Scenario>(toml::de::Deserializer::from(root)).map_err(|e| {
         let path = e.path().to_string();
         let key = (path != "." && !path.is_empty()).then_some(path);
-        let err = toml_error(origin, text, key, e.inner());
-        refine_in_flow(err, text)
+        toml_error(origin, text, key, e.inner())
     })?;
+    scn.flows = super::flow::read_flows(flows, text, origin)?;
     super::power_save::normalize(&mut scn, origin, text)?;
     Ok(scn)
 }
@@ -79,23 +83,6 @@ fn io_reason(e: &std::io::Error) -> String {
             s.split(" (os error").next().unwrap_or(&s).to_string()
         }
     }
-}
-
-/// An error about a whole `[[flow]]` table (serde buffers those and loses the spans inside):
-/// moved to the key or value its message quotes (`unknown field `reder``, `size `1e30B` ...`),
-/// with that key's path, when the flow's table has it.
-fn refine_in_flow(mut err: ScenarioError, text: &str) -> ScenarioError {
-    let Some(key) = err.key.clone().filter(|k| k.starts_with("flow[") && k.ends_with(']')) else { return err };
-    // Every quoted piece, in order: `Tbps` in "unknown rate unit `Tbps` in `1Tbps`" is not
-    // written alone, `1Tbps` is.
-    let quoted: Vec<&str> = err.message.split('`').skip(1).step_by(2).collect();
-    if let Some((span, path)) = quoted.iter().find_map(|q| super::locate::find_in(text, &key, q)) {
-        let (line, col) = super::error::line_col(text, span.start);
-        err.line = Some(line);
-        err.column = Some(col);
-        err.key = Some(path);
-    }
-    err
 }
 
 pub(crate) fn toml_error(origin: &str, text: &str, key: Option<String>, e: &toml::de::Error) -> ScenarioError {

@@ -1,54 +1,10 @@
-//! Finding where a key is written, for errors about values whose span serde could not keep:
-//! by dotted key path (`flow[0].tcp.min_rto`) in the parsed document, or the line of a key
-//! inside the n-th entry of an array of tables (`[[flow]]`).
+//! Finding where a key is written, for errors found after parsing (ranges, references): by
+//! dotted key path (`flow[0].tcp.min_rto`) in the parsed document, or the line of a key inside
+//! the n-th entry of an array of tables (`[[flow]]`).
 
 use std::ops::Range;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
-
-/// Where inside the value at `path` (a table: `flow[2]`) the text `needle` is written: a key
-/// of that name, or a string, integer or float value written as `needle`. Returns the
-/// span and the dotted key path (`flow[2].bytes`). Serde loses the spans inside `[[flow]]`
-/// tables; their messages quote the offending key or value, which this finds again.
-pub fn find_in(source: &str, path: &str, needle: &str) -> Option<(Range<usize>, String)> {
-    let doc = super::source::parse_document(source).ok()?;
-    let mut value: Option<&Spanned<DeValue>> = None;
-    for seg in path.split('.') {
-        let (name, index) = match seg.split_once('[') {
-            Some((n, rest)) => (n, rest.trim_end_matches(']').parse::<usize>().ok()),
-            None => (seg, None),
-        };
-        let table = match value.map(|v| v.get_ref()) {
-            None => doc.get_ref(),
-            Some(DeValue::Table(t)) => t,
-            Some(_) => return None,
-        };
-        let v = table.iter().find(|(k, _)| k.get_ref().as_ref() == name)?.1;
-        value = Some(match (index, v.get_ref()) {
-            (None, _) => v,
-            (Some(i), DeValue::Array(items)) => items.get(i)?,
-            _ => return None,
-        });
-    }
-    search(value?, needle, path)
-}
-
-fn search(v: &Spanned<DeValue>, needle: &str, path: &str) -> Option<(Range<usize>, String)> {
-    match v.get_ref() {
-        DeValue::Table(t) => t.iter().find_map(|(k, v)| {
-            let key = format!("{path}.{}", k.get_ref());
-            if k.get_ref().as_ref() == needle {
-                return Some((k.span(), key));
-            }
-            search(v, needle, &key)
-        }),
-        DeValue::Array(items) => items.iter().enumerate().find_map(|(i, v)| search(v, needle, &format!("{path}[{i}]"))),
-        DeValue::String(s) if s.as_ref() == needle => Some((v.span(), path.to_string())),
-        DeValue::Integer(n) if n.as_str() == needle => Some((v.span(), path.to_string())),
-        DeValue::Float(f) if f.as_str() == needle => Some((v.span(), path.to_string())),
-        _ => None,
-    }
-}
 
 /// Byte span of the value at `path` (`wlan[0].ideal_psm_interval`, `flow[2].reader.pause`,
 /// `link[1]`) in `source`, or of its deepest ancestor that is written there; None if `source`
@@ -127,16 +83,6 @@ mod tests {
         assert_eq!(locate_in_array(src, "flow", 1, "server"), Some(7));
         assert_eq!(locate_in_array(src, "flow", 1, "port"), Some(5));
         assert_eq!(locate_in_array(src, "flow", 2, "server"), None);
-    }
-
-    #[test]
-    fn finds_a_quoted_key_or_value_inside_a_table() {
-        let src = "[[flow]]\nkind = \"a\"\nbytes = \"1e30B\"\ntcp = { mss = 70000, cc = \"x\" }\n";
-        let at = |needle| find_in(src, "flow[0]", needle).map(|(r, k)| (crate::scenario::error::line_col(src, r.start), k));
-        assert_eq!(at("1e30B"), Some(((3, 9), "flow[0].bytes".to_string())));
-        assert_eq!(at("70000"), Some(((4, 15), "flow[0].tcp.mss".to_string())));
-        assert_eq!(at("cc"), Some(((4, 22), "flow[0].tcp.cc".to_string())));
-        assert_eq!(at("nothing"), None);
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! the power-save baseline, and located errors.
 
 pub mod baseline;
+mod check;
 pub mod error;
+pub mod flow;
 pub mod load;
 pub mod locate;
 pub mod names;
@@ -11,9 +13,7 @@ pub mod ranges;
 pub mod schema;
 pub mod source;
 pub mod units;
-pub mod web;
-pub mod psna;
-pub mod wwp;
+pub use flow::{psna, web, wwp};
 
 pub use error::ScenarioError;
 pub use baseline::Baseline;
@@ -21,6 +21,9 @@ pub use load::{parse, parse_effective, parse_with_overrides, read_file, without_
 pub use source::{document_parses, Origin, ParsedScenario, ScenarioSource};
 pub use schema::*;
 pub use power_save::PowerSaveConfig;
+pub use flow::{
+    BulkFlow, CbrFlow, FlowConfig, FlowSettings, PingFlow, PsnaFlow, ReaderConfig, TcpSettings, UdpRrFlow, WebFlow, WwpBulkFlow,
+};
 pub use psna::PsnaSettings;
+pub use web::{ObjectCountConfig, PageListEntry, SizeDistConfig, ThinkConfig};
 pub use wwp::WwpSettings;
-pub use web::{ObjectCountConfig, PageListEntry, SizeDistConfig, ThinkConfig, WebFlowConfig};

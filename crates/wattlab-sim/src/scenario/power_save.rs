@@ -9,7 +9,8 @@
 //! the keys as they were written.
 
 use super::error::ScenarioError;
-use super::ranges::{Check, PERIOD_RANGE_NS};
+use super::check::Check;
+use super::ranges::PERIOD_RANGE_NS;
 use super::schema::{AgentSettings, Scenario};
 use super::units::Dur;
 use serde::de::{self, MapAccess, Visitor};

@@ -2,16 +2,14 @@
 //! outside it is an error naming the file, line, column and key, never clamped or ignored.
 //! The ranges are listed for users in `docs/scenario.md` ("Valid ranges"); the unit parsers
 //! (`units`) already bound every rate (1 bit/s..=1 Tbit/s), size (..=1 PB) and duration
-//! (..=365 days). Names, references and combinations are checked by `crate::build`.
+//! (..=365 days). Each kind of `[[flow]]` checks its own keys beside its struct (`flow`).
+//! Names, references and combinations are checked by `crate::build`.
 
+pub use super::check::fmt_ns;
+use super::check::{Check, MS, S};
 use super::error::ScenarioError;
 use super::schema::*;
 use super::units::{Dur, Size};
-
-/// 1 ms in ns.
-const MS: u64 = 1_000_000;
-/// 1 s in ns.
-const S: u64 = 1_000_000_000;
 
 /// Longest one-way propagation delay of a link or hop, and the largest jitter: 60 s.
 pub const MAX_DELAY_NS: u64 = 60 * S;
@@ -24,72 +22,7 @@ pub const MAX_QUEUE_PACKETS: u64 = 1_000_000;
 /// Queue limit in bytes: 1500 B..=1 GB.
 pub const QUEUE_BYTES_RANGE: (u64, u64) = (1500, 1_000_000_000);
 
-/// Largest window scale shift (RFC 7323 § 2.3).
-pub const MAX_WINDOW_SCALE: u8 = 14;
-
-/// The largest receive window TCP can advertise with window scale `shift` (none: 65535 B).
-pub fn max_window(shift: Option<u8>) -> u64 {
-    65_535u64 << shift.unwrap_or(0).min(MAX_WINDOW_SCALE)
-}
-
-/// Collects the first range error, located by key path in the scenario's text.
-pub(crate) struct Check<'a> {
-    origin: &'a str,
-    source: &'a str,
-    first: Option<ScenarioError>,
-}
-
 impl Check<'_> {
-    fn fail(&mut self, key: &str, msg: String) {
-        if self.first.is_none() {
-            self.first = Some(ScenarioError::at_key(self.origin, self.source, key, msg));
-        }
-    }
-
-    /// A duration in [min, max] ns; `what` names the range in the message.
-    pub(crate) fn dur(&mut self, key: &str, d: Option<Dur>, min: u64, max: u64) {
-        if let Some(Dur(v)) = d {
-            if v < min || v > max {
-                self.fail(
-                    key,
-                    format!(
-                        "{} is out of range: must be {}",
-                        fmt_ns(v),
-                        range_ns(min, max)
-                    ),
-                );
-            }
-        }
-    }
-
-    /// A count or size in [min, max].
-    pub(crate) fn num(&mut self, key: &str, v: Option<u64>, min: u64, max: u64, unit: &str) {
-        if let Some(v) = v {
-            if v < min || v > max {
-                self.fail(
-                    key,
-                    format!("{v}{unit} is out of range: must be {min}..={max}{unit}"),
-                );
-            }
-        }
-    }
-
-    /// A real number in [min, max] (finite).
-    fn real(&mut self, key: &str, v: Option<f64>, min: f64, max: f64) {
-        if let Some(v) = v {
-            if !(v.is_finite() && v >= min && v <= max) {
-                self.fail(
-                    key,
-                    format!("{v} is out of range: must be in [{min}, {max}]"),
-                );
-            }
-        }
-    }
-
-    fn port(&mut self, key: &str, p: Option<u16>) {
-        self.num(key, p.map(u64::from), 1, 65_535, "");
-    }
-
     fn queue(&mut self, key: &str, q: &QueueConfig) {
         self.num(
             &format!("{key}.packets"),
@@ -157,87 +90,12 @@ impl Check<'_> {
             None => {}
         }
     }
-
-    fn tcp(&mut self, key: &str, t: &TcpSettings) {
-        self.num(
-            &format!("{key}.mss"),
-            t.mss.map(u64::from),
-            88,
-            65_495,
-            " B",
-        );
-        self.num(&format!("{key}.window_scale"), t.window_scale.map(u64::from), 0, u64::from(MAX_WINDOW_SCALE), "");
-        self.num(
-            &format!("{key}.recv_buffer"),
-            t.recv_buffer.map(Size::bytes),
-            1,
-            1 << 30,
-            " B",
-        );
-        // The advertised window is a 16-bit field shifted by the scale (RFC 7323): a larger
-        // buffer could never be offered to the sender, so it is refused, not clamped.
-        if let Some(b) = t.recv_buffer.map(Size::bytes) {
-            let shift = t.window_scale.unwrap_or(0).min(MAX_WINDOW_SCALE);
-            let most = max_window(t.window_scale);
-            if (1..=1 << 30).contains(&b) && b > most {
-                let how = match t.window_scale {
-                    None => "without window scaling the window field holds at most 65535 B: set tcp.window_scale (0..=14) or lower recv_buffer".to_string(),
-                    Some(_) if shift < MAX_WINDOW_SCALE => {
-                        let need = (0..=MAX_WINDOW_SCALE).find(|&s| max_window(Some(s)) >= b).unwrap_or(MAX_WINDOW_SCALE);
-                        format!("with window_scale = {shift} the window field holds at most 65535 × 2^{shift} = {most} B: raise tcp.window_scale to {need} or lower recv_buffer")
-                    }
-                    Some(_) => format!("the largest window TCP can advertise is 65535 × 2^14 = {most} B"),
-                };
-                self.fail(&format!("{key}.recv_buffer"), format!("{b} B is more than TCP can advertise: {how}"));
-            }
-        }
-        self.dur(
-            &format!("{key}.delayed_ack_timeout"),
-            t.delayed_ack_timeout,
-            1_000,
-            500 * MS,
-        );
-        self.num(&format!("{key}.ack_every"), t.ack_every.map(u64::from), 1, 64, " segments");
-        self.num(
-            &format!("{key}.initial_cwnd"),
-            t.initial_cwnd.map(u64::from),
-            1,
-            1000,
-            " segments",
-        );
-        self.dur(&format!("{key}.min_rto"), t.min_rto, MS, 60 * S);
-    }
-
-    /// A flow's start must fall inside the run.
-    fn start(&mut self, key: &str, start: Option<Dur>, run: Dur) {
-        if let Some(s) = start {
-            if s >= run {
-                self.fail(key, format!("the flow starts at {}, when the run has ended ([simulation] duration = {})", fmt_ns(s.0), fmt_ns(run.0)));
-            }
-        }
-    }
-
-    fn reader(&mut self, key: &str, r: &ReaderConfig) {
-        if let Some([a, b]) = r.pause {
-            if b <= a {
-                self.fail(&format!("{key}.pause"), format!(
-                    "the pause [{}, {}] is empty: give [start, end] with start < end (times from the flow's start)",
-                    fmt_ns(a.0),
-                    fmt_ns(b.0)
-                ));
-            }
-        }
-    }
 }
 
 /// Check every number of `scn` against its valid range; the first violation is returned,
 /// located in `source` by its key.
 pub fn check(scn: &Scenario, source: &str, origin: &str) -> Result<(), ScenarioError> {
-    let mut c = Check {
-        origin,
-        source,
-        first: None,
-    };
+    let mut c = Check::new(origin, source);
     let run = scn.simulation.duration;
     c.dur(
         "simulation.duration",
@@ -344,43 +202,7 @@ pub fn check(scn: &Scenario, source: &str, origin: &str) -> Result<(), ScenarioE
         c.dur(&format!("{k}.trigger_max"), t.trigger_max, 1, 60 * S);
     }
     for (i, f) in scn.flows.iter().enumerate() {
-        let k = format!("flow[{i}]");
-        if f.kind == "bulk-download" {
-            c.num(&format!("{k}.request"), f.request.map(Size::bytes), 1, 1_000_000_000, " B");
-        }
-        c.port(&format!("{k}.port"), f.port);
-        c.start(&format!("{k}.start"), f.start, run);
-        if let Some(t) = &f.tcp {
-            c.tcp(&format!("{k}.tcp"), t);
-        }
-        if let Some(r) = &f.reader {
-            c.reader(&format!("{k}.reader"), r);
-        }
-        c.dur(&format!("{k}.duration"), f.duration, 1, super::units::MAX_DURATION_NS);
-        c.dur(&format!("{k}.interval"), f.interval, 1_000, 3600 * S);
+        f.check_ranges(&format!("flow[{i}]"), run, &mut c);
     }
-    c.first.map_or(Ok(()), Err)
-}
-
-/// `"1.5ms"`, `"100us"`, `"60s"`, `"0s"`: a duration for messages, in the largest unit that
-/// keeps it at least 1, written as a scenario would.
-pub fn fmt_ns(ns: u64) -> String {
-    let (v, unit) = match ns {
-        0 => return "\"0s\"".into(),
-        n if n >= S => (n as f64 / S as f64, "s"),
-        n if n >= MS => (n as f64 / MS as f64, "ms"),
-        n if n >= 1_000 => (n as f64 / 1e3, "us"),
-        n => (n as f64, "ns"),
-    };
-    format!("\"{}{unit}\"", (v * 1e6).round() / 1e6)
-}
-
-fn range_ns(min: u64, max: u64) -> String {
-    if min == 0 {
-        format!("at most {}", fmt_ns(max))
-    } else if min == 1 {
-        format!("positive and at most {}", fmt_ns(max))
-    } else {
-        format!("{}..={}", fmt_ns(min), fmt_ns(max))
-    }
+    c.finish()
 }

@@ -17,8 +17,8 @@ pub use workload::*;
 
 use super::build::BuildCx;
 use super::metrics::{FlowCost, FlowMetrics, TcpMetrics, WebMetrics};
-use super::{AppCtx, Application, Flow, FlowRecord, Hint, KindSpec};
-use crate::scenario::ScenarioError;
+use super::{AppCtx, Application, Flow, FlowRecord, Hint};
+use crate::scenario::{ScenarioError, WebFlow};
 use crate::stack::{Listener, SockId, SocketEvent, Stack};
 use std::collections::{HashMap, VecDeque};
 use wattlab_core::tcp::{TcpConfig, TcpEvent};
@@ -27,26 +27,12 @@ use wattlab_core::{Duration, Endpoint, Time};
 /// Page rows reserved before the run (objects: 8 per page); more grow as pages are viewed.
 const ROWS_RESERVED: usize = 4096;
 
-/// `kind = "web"`.
-pub const KIND: KindSpec = KindSpec {
-    name: "web",
-    keys: &[
-        "name", "client", "servers", "pages", "think", "max_connections", "objects", "object_size", "html_size",
-        "site_popularity", "subsites", "subsite_popularity", "page_list", "request", "response_header", "port", "start",
-        "tcp",
-    ],
-    required: &["client", "servers"],
-    datagrams: false,
-    build,
-};
-
 /// A web flow from its `[[flow]]`: the page sequence drawn now, a listener on every server
 /// that takes every connection of the client.
-fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
-    let w = cx.cfg.web();
-    let spec = WebSpec::from_config(&w).map_err(|e| cx.error(&e.key, e.message))?;
-    let c = cx.node("client", cx.cfg.client.as_ref())?;
-    let servers = w.servers.iter().map(|s| cx.node_named("servers", s)).collect::<Result<Vec<_>, _>>()?;
+pub(super) fn build(cx: &mut BuildCx, w: &WebFlow) -> Result<(Flow, FlowRecord), ScenarioError> {
+    let spec = WebSpec::from_config(w, cx.cfg.port).map_err(|e| cx.error(&e.key, e.message))?;
+    let c = cx.node("client", &w.client)?;
+    let servers = w.servers.iter().map(|s| cx.node("servers", s)).collect::<Result<Vec<_>, _>>()?;
     for &s in &servers {
         cx.path(c, s, "servers", true);
     }
@@ -61,7 +47,7 @@ fn build(cx: &mut BuildCx) -> Result<(Flow, FlowRecord), ScenarioError> {
     let web = Web::new(c, servers, &spec, config, work);
     let record = FlowRecord {
         name,
-        kind: KIND.name,
+        kind: cx.cfg.kind(),
         sender: w.servers.join(","),
         receiver: w.client.clone(),
         target_bytes: Some(web.target_bytes()),

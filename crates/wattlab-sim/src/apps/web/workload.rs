@@ -8,7 +8,7 @@
 //! or the think times change.
 
 use crate::rng::{RngStreams, StreamRng};
-use crate::scenario::{PageListEntry, SizeDistConfig, WebFlowConfig};
+use crate::scenario::{PageListEntry, SizeDistConfig, WebFlow};
 use rand::Rng;
 use std::collections::HashMap;
 use wattlab_core::Duration;
@@ -256,8 +256,9 @@ fn size_dist(cfg: Option<&SizeDistConfig>, default_mean: u64, field: &'static st
 }
 
 impl WebSpec {
-    /// Default and check a flow's settings (node names are resolved by the builder).
-    pub fn from_config(cfg: &WebFlowConfig) -> Result<WebSpec, WebConfigError> {
+    /// Default and check a web flow's settings and its `port` (node names are resolved by the
+    /// builder).
+    pub fn from_config(cfg: &WebFlow, port: Option<u16>) -> Result<WebSpec, WebConfigError> {
         let sites = cfg.servers.len();
         if sites == 0 {
             return Err(bad("servers", "servers", "list at least one server node"));
@@ -304,7 +305,7 @@ impl WebSpec {
             return Err(bad("request", "request", "must be at least 1 byte"));
         }
         let response_header = cfg.response_header.map(|s| s.bytes()).unwrap_or(DEFAULT_RESPONSE_HEADER);
-        let port = cfg.port.unwrap_or(DEFAULT_PORT);
+        let port = port.unwrap_or(DEFAULT_PORT);
         if port == 0 {
             return Err(bad("port", "port", "must be 1..=65535"));
         }
@@ -467,32 +468,13 @@ mod tests {
     use super::*;
     use crate::scenario::{ObjectCountConfig, ThinkConfig};
 
-    fn config(servers: &[&str]) -> WebFlowConfig {
-        WebFlowConfig {
-            name: None,
-            client: "client".into(),
-            servers: servers.iter().map(|s| s.to_string()).collect(),
-            pages: None,
-            think: None,
-            max_connections: None,
-            objects: None,
-            object_size: None,
-            html_size: None,
-            site_popularity: None,
-            subsites: None,
-            subsite_popularity: None,
-            page_list: None,
-            request: None,
-            response_header: None,
-            port: None,
-            start: None,
-            tcp: Default::default(),
-        }
+    fn config(servers: &[&str]) -> WebFlow {
+        WebFlow { client: "client".into(), servers: servers.iter().map(|s| s.to_string()).collect(), ..Default::default() }
     }
 
     #[test]
     fn defaults_give_seed_000s_page_totals() {
-        let spec = WebSpec::from_config(&config(&["a"])).unwrap();
+        let spec = WebSpec::from_config(&config(&["a"]), None).unwrap();
         // 558 sub-objects and 2.79 MB over 100 pages: 6.58 objects and 27.9 kB per page.
         assert!((1.0 + spec.objects_mean - 6.58).abs() < 1e-9);
         let per_page = spec.expected_page_bytes();
@@ -506,7 +488,7 @@ mod tests {
     #[test]
     fn generator_means_match_the_configuration() {
         // 50,000 fresh pages (no re-visits): counts and sizes against their configured means.
-        let spec = WebSpec::from_config(&config(&["a"])).unwrap();
+        let spec = WebSpec::from_config(&config(&["a"]), None).unwrap();
         let mut rng = RngStreams::new(11).stream("t");
         let pages: Vec<Vec<u64>> = (0..50_000).map(|_| draw_page(&spec, &mut rng)).collect();
         let n_obj: f64 = pages.iter().map(|p| (p.len() - 1) as f64).sum::<f64>() / pages.len() as f64;
@@ -537,7 +519,7 @@ mod tests {
         let mut cfg = config(&["a", "b", "c"]);
         cfg.pages = Some(20_000);
         cfg.subsites = Some(4);
-        let spec = WebSpec::from_config(&cfg).unwrap();
+        let spec = WebSpec::from_config(&cfg, None).unwrap();
         let w = generate(&spec, &RngStreams::new(5), "web").unwrap();
         assert_eq!(w.views.len(), 20_000);
         assert_eq!(w.contents.len(), 12, "3 sites × 4 sub-pages, each drawn once");
@@ -562,7 +544,7 @@ mod tests {
         // Determinism, and page content independent of the number of views.
         assert_eq!(generate(&spec, &RngStreams::new(5), "web").unwrap(), w);
         cfg.pages = Some(50);
-        let short = generate(&WebSpec::from_config(&cfg).unwrap(), &RngStreams::new(5), "web").unwrap();
+        let short = generate(&WebSpec::from_config(&cfg, None).unwrap(), &RngStreams::new(5), "web").unwrap();
         for c in &short.contents {
             let same = w.contents.iter().find(|d| d.site == c.site && d.subpage == c.subpage).unwrap();
             assert_eq!(same.sizes, c.sizes);
@@ -581,10 +563,10 @@ mod tests {
 
     #[test]
     fn bad_numbers_are_rejected_with_their_key() {
-        let check = |f: &dyn Fn(&mut WebFlowConfig), key: &str, words: &str| {
+        let check = |f: &dyn Fn(&mut WebFlow), key: &str, words: &str| {
             let mut c = config(&["a", "b"]);
             f(&mut c);
-            let e = WebSpec::from_config(&c).expect_err(key);
+            let e = WebSpec::from_config(&c, None).expect_err(key);
             assert_eq!(e.key, key, "{e:?}");
             assert!(e.message.contains(words), "{e:?}");
         };

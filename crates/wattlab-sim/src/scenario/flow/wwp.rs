@@ -1,12 +1,42 @@
-//! Schema of the `wwp = { ... }` table of `[[flow]] kind = "wwp-bulk"`: overrides of the
-//! Wave & Wait Protocol's parameters ([`WwpConfig`]), written with the scenario's units.
+//! `[[flow]] kind = "wwp-bulk"` ([`WwpBulkFlow`]) and its `wwp = { ... }` table: overrides of
+//! the Wave & Wait Protocol's parameters ([`WwpConfig`]), written with the scenario's units.
 //! Users read `docs/scenario.md`; what each parameter means is in `docs/wwp.md`.
 
-use super::units::{Dur, Rate, Size};
+use crate::scenario::check::Check;
+use crate::scenario::units::{Dur, Rate, Size, MAX_DURATION_NS};
 use serde::Deserialize;
 use wattlab_core::packet::{IPV4_HEADER_LEN, UDP_HEADER_LEN};
 use wattlab_core::wire::{MAX_IPV4_LEN, WWP_HEADER_LEN};
 use wattlab_core::wwp::{BaselineSpan, WaveEnd, WwpConfig, MAX_SEGMENT_SIZE};
+
+/// `kind = "wwp-bulk"`: a WWP transfer from `from` to `to`, of `bytes` or for `duration`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WwpBulkFlow {
+    /// Node that sends.
+    pub from: String,
+    /// Node that receives.
+    pub to: String,
+    /// Bytes to transfer (default: a stream until `duration` or the run's end).
+    #[serde(default)]
+    pub bytes: Option<Size>,
+    /// How long to send (default: until `bytes` are delivered or the run stops).
+    #[serde(default)]
+    pub duration: Option<Dur>,
+    /// Bytes the application writes at a time (default 1024 B).
+    #[serde(default)]
+    pub packet_size: Option<Size>,
+    /// Overrides of the WWP parameters.
+    #[serde(default)]
+    pub wwp: Option<WwpSettings>,
+}
+
+impl WwpBulkFlow {
+    /// Checks every number against its valid range; `key` is the flow's path (`flow[0]`).
+    pub(crate) fn check_ranges(&self, key: &str, c: &mut Check) {
+        c.dur(&format!("{key}.duration"), self.duration, 1, MAX_DURATION_NS);
+    }
+}
 
 /// WWP parameter overrides; every key is optional and defaults to the paper's value.
 #[derive(Clone, Debug, Default, Deserialize)]

@@ -1,17 +1,15 @@
-//! Schema of `[[flow]] kind = "web"`: a browser fetching pages from web servers.
-//! Defaults and validation live in `crate::web`; users read `docs/scenario.md`.
+//! `[[flow]] kind = "web"`: a browser fetching pages from web servers.
+//! Defaults and validation live in `crate::apps::web::workload`; users read `docs/scenario.md`.
 
-use super::schema::TcpSettings;
-use super::units::{Dur, Size};
+use super::tcp::TcpSettings;
+use crate::scenario::check::Check;
+use crate::scenario::units::{Dur, Size};
 use serde::Deserialize;
 
-/// A web-browsing workload: `client` views `pages` pages served by `servers`.
-#[derive(Clone, Debug, Deserialize)]
+/// `kind = "web"`: `client` views `pages` pages served by `servers`.
+#[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WebFlowConfig {
-    /// Name in reports (default `flowN`).
-    #[serde(default)]
-    pub name: Option<String>,
+pub struct WebFlow {
     /// The browser's node.
     pub client: String,
     /// Server nodes, one web site each, most popular first.
@@ -52,15 +50,19 @@ pub struct WebFlowConfig {
     /// HTTP response header added to every body (default 250 B).
     #[serde(default)]
     pub response_header: Option<Size>,
-    /// Server port (default 80).
-    #[serde(default)]
-    pub port: Option<u16>,
-    /// Start time.
-    #[serde(default)]
-    pub start: Option<Dur>,
     /// TCP settings of every connection (both ends).
     #[serde(default)]
-    pub tcp: TcpSettings,
+    pub tcp: Option<TcpSettings>,
+}
+
+impl WebFlow {
+    /// Checks the TCP settings' ranges (the workload's own are checked with its defaults, in
+    /// `crate::apps::web::workload`); `key` is the flow's path (`flow[0]`).
+    pub(crate) fn check_ranges(&self, key: &str, c: &mut Check) {
+        if let Some(t) = &self.tcp {
+            t.check_ranges(&format!("{key}.tcp"), c);
+        }
+    }
 }
 
 /// A Pareto distribution of think times: P(X > x) = (scale / x)^shape for x ≥ scale.

@@ -1,11 +1,47 @@
-//! Schema of the `psna = { ... }` table of `[[flow]] kind = "psna-read"` / `"psna-send"`:
+//! `[[flow]] kind = "psna-read"` / `"psna-send"` ([`PsnaFlow`]) and its `psna = { ... }` table:
 //! overrides of seed 001's PSNA parameters (the mobile's [`MobileConfig`], the daemon's
 //! [`DaemonConfig`] and its [`EstimatorConfig`]), written with the scenario's units.
 //! Users read `docs/scenario.md`; what each parameter means is in `docs/psna.md`.
 
-use super::units::{Dur, Size};
+use super::tcp::TcpSettings;
+use crate::scenario::check::{fmt_ns, Check};
+use crate::scenario::units::{Dur, Size};
 use serde::Deserialize;
 use wattlab_core::psna::{DaemonConfig, EstimatorConfig, MobileConfig};
+
+/// `kind = "psna-read"` / `"psna-send"`: the mobile `client` reads an object from, or sends
+/// one to, the fixed host `server` through the PSNA daemon on `ap`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PsnaFlow {
+    /// The mobile (a station).
+    pub client: String,
+    /// The fixed host.
+    pub server: String,
+    /// The node running the PSNA daemon (default: the client's AP).
+    #[serde(default)]
+    pub ap: Option<String>,
+    /// Bytes of the object.
+    pub bytes: Size,
+    /// Request size of the daemon's TCP connection to the fixed host (default 100 B).
+    #[serde(default)]
+    pub request: Option<Size>,
+    /// TCP settings of the daemon–fixed host connection.
+    #[serde(default)]
+    pub tcp: Option<TcpSettings>,
+    /// Overrides of the PSNA parameters.
+    #[serde(default)]
+    pub psna: Option<PsnaSettings>,
+}
+
+impl PsnaFlow {
+    /// Checks every number against its valid range; `key` is the flow's path (`flow[0]`).
+    pub(crate) fn check_ranges(&self, key: &str, c: &mut Check) {
+        if let Some(t) = &self.tcp {
+            t.check_ranges(&format!("{key}.tcp"), c);
+        }
+    }
+}
 
 /// PSNA parameter overrides; every key is optional and defaults to `docs/psna.md`'s value.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -139,7 +175,7 @@ impl PsnaSettings {
             if v.0 < MIN_RESIDUAL.as_nanos() {
                 return Err((
                     "max_residual",
-                    format!("must be at least {} (the daemon announces Residual_Times in whole milliseconds)", super::ranges::fmt_ns(MIN_RESIDUAL.as_nanos())),
+                    format!("must be at least {} (the daemon announces Residual_Times in whole milliseconds)", fmt_ns(MIN_RESIDUAL.as_nanos())),
                 ));
             }
             d.max_residual = v.get();

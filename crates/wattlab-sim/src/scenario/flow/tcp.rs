@@ -1,0 +1,111 @@
+//! The TCP settings of a flow (`tcp = { ... }`) and how its receiving application reads
+//! (`reader = { ... }`), with their valid ranges beside them.
+
+use crate::scenario::check::{fmt_ns, Check, MS, S};
+use crate::scenario::units::{Dur, Rate, Size};
+use serde::Deserialize;
+
+/// Largest window scale shift (RFC 7323 § 2.3).
+pub const MAX_WINDOW_SCALE: u8 = 14;
+
+/// The largest receive window TCP can advertise with window scale `shift` (none: 65535 B).
+pub fn max_window(shift: Option<u8>) -> u64 {
+    65_535u64 << shift.unwrap_or(0).min(MAX_WINDOW_SCALE)
+}
+
+/// TCP settings of a flow (both ends).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSettings {
+    /// Congestion control, case-insensitive: tahoe, reno, newreno (default), sack (Reno with
+    /// SACK, ns-2's Sack1), vegas, westwood (alias westwood+) or cubic.
+    #[serde(default)]
+    pub cc: Option<String>,
+    /// Offer SACK (RFC 2018); when both ends do, loss recovery follows RFC 6675 (default off).
+    #[serde(default)]
+    pub sack: Option<bool>,
+    /// Maximum segment size we advertise.
+    #[serde(default)]
+    pub mss: Option<u16>,
+    /// Receive buffer = largest advertised window.
+    #[serde(default)]
+    pub recv_buffer: Option<Size>,
+    /// Window scale shift to negotiate (off by default).
+    #[serde(default)]
+    pub window_scale: Option<u8>,
+    /// Timestamps option (default on).
+    #[serde(default)]
+    pub timestamps: Option<bool>,
+    /// Delayed ACK (default on).
+    #[serde(default)]
+    pub delayed_ack: Option<bool>,
+    /// Delayed-ACK timer.
+    #[serde(default)]
+    pub delayed_ack_timeout: Option<Dur>,
+    /// With delayed ACK, ACK every this many segments (default 2; seed 002's burst m).
+    #[serde(default)]
+    pub ack_every: Option<u32>,
+    /// Initial congestion window in segments.
+    #[serde(default)]
+    pub initial_cwnd: Option<u32>,
+    /// Lower bound of the retransmission timeout.
+    #[serde(default)]
+    pub min_rto: Option<Dur>,
+}
+
+impl TcpSettings {
+    /// Checks every number against its valid range; `key` is the table's path (`flow[0].tcp`).
+    pub(crate) fn check_ranges(&self, key: &str, c: &mut Check) {
+        c.num(&format!("{key}.mss"), self.mss.map(u64::from), 88, 65_495, " B");
+        c.num(&format!("{key}.window_scale"), self.window_scale.map(u64::from), 0, u64::from(MAX_WINDOW_SCALE), "");
+        c.num(&format!("{key}.recv_buffer"), self.recv_buffer.map(Size::bytes), 1, 1 << 30, " B");
+        // The advertised window is a 16-bit field shifted by the scale (RFC 7323): a larger
+        // buffer could never be offered to the sender, so it is refused, not clamped.
+        if let Some(b) = self.recv_buffer.map(Size::bytes) {
+            let shift = self.window_scale.unwrap_or(0).min(MAX_WINDOW_SCALE);
+            let most = max_window(self.window_scale);
+            if (1..=1 << 30).contains(&b) && b > most {
+                let how = match self.window_scale {
+                    None => "without window scaling the window field holds at most 65535 B: set tcp.window_scale (0..=14) or lower recv_buffer".to_string(),
+                    Some(_) if shift < MAX_WINDOW_SCALE => {
+                        let need = (0..=MAX_WINDOW_SCALE).find(|&s| max_window(Some(s)) >= b).unwrap_or(MAX_WINDOW_SCALE);
+                        format!("with window_scale = {shift} the window field holds at most 65535 × 2^{shift} = {most} B: raise tcp.window_scale to {need} or lower recv_buffer")
+                    }
+                    Some(_) => format!("the largest window TCP can advertise is 65535 × 2^14 = {most} B"),
+                };
+                c.fail(&format!("{key}.recv_buffer"), format!("{b} B is more than TCP can advertise: {how}"));
+            }
+        }
+        c.dur(&format!("{key}.delayed_ack_timeout"), self.delayed_ack_timeout, 1_000, 500 * MS);
+        c.num(&format!("{key}.ack_every"), self.ack_every.map(u64::from), 1, 64, " segments");
+        c.num(&format!("{key}.initial_cwnd"), self.initial_cwnd.map(u64::from), 1, 1000, " segments");
+        c.dur(&format!("{key}.min_rto"), self.min_rto, MS, 60 * S);
+    }
+}
+
+/// Application-side reading at the receiver.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReaderConfig {
+    /// Read rate; absent = the application reads everything as soon as it arrives.
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    /// The application stops reading from `pause[0]` until `pause[1]` (times from flow start).
+    #[serde(default)]
+    pub pause: Option<[Dur; 2]>,
+}
+
+impl ReaderConfig {
+    /// Checks the pause is a real interval; `key` is the table's path (`flow[0].reader`).
+    pub(crate) fn check_ranges(&self, key: &str, c: &mut Check) {
+        if let Some([a, b]) = self.pause {
+            if b <= a {
+                c.fail(&format!("{key}.pause"), format!(
+                    "the pause [{}, {}] is empty: give [start, end] with start < end (times from the flow's start)",
+                    fmt_ns(a.0),
+                    fmt_ns(b.0)
+                ));
+            }
+        }
+    }
+}
