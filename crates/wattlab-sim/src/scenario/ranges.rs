@@ -9,7 +9,7 @@ pub use super::check::fmt_ns;
 use super::check::{Check, MS, S};
 use super::error::ScenarioError;
 use super::schema::*;
-use super::units::{Dur, Size};
+use super::units::Size;
 
 /// Longest one-way propagation delay of a link or hop, and the largest jitter: 60 s.
 pub const MAX_DELAY_NS: u64 = 60 * S;
