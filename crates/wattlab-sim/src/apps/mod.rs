@@ -15,6 +15,7 @@ pub mod build;
 pub mod bulk;
 pub mod cbr;
 pub mod delay;
+pub mod echo;
 pub mod metrics;
 pub mod ping;
 pub mod psna;
@@ -201,6 +202,8 @@ pub enum Flow {
     Wwp(wwp_bulk::WwpBulk),
     /// `psna-read` or `psna-send`.
     Psna(Box<psna::Psna>),
+    /// `echo`.
+    Echo(echo::Echo),
 }
 
 macro_rules! each_kind {
@@ -213,6 +216,7 @@ macro_rules! each_kind {
             Flow::UdpRr($f) => $body,
             Flow::Wwp($f) => $body,
             Flow::Psna($f) => $body,
+            Flow::Echo($f) => $body,
         }
     };
 }
@@ -255,7 +259,7 @@ pub struct KindSpec {
 }
 
 /// Every kind of flow (the registry).
-pub const KINDS: [&KindSpec; 9] = [
+pub const KINDS: [&KindSpec; 10] = [
     &bulk::DOWNLOAD,
     &bulk::UPLOAD,
     &cbr::KIND,
@@ -265,6 +269,7 @@ pub const KINDS: [&KindSpec; 9] = [
     &wwp_bulk::KIND,
     &psna::READ,
     &psna::SEND,
+    &echo::KIND,
 ];
 
 /// The registry entry of kind `name`.
