@@ -9,7 +9,6 @@ use std::time::Duration as StdDuration;
 
 use serde::Serialize;
 use wattlab_core::echo::{EchoConfig, EchoEngine, EchoEvent, EchoStats};
-use wattlab_core::engine::Engine;
 use wattlab_core::Time;
 
 use crate::clock::LiveClock;
@@ -69,6 +68,3 @@ pub fn run(sock: UdpSocket, peer: Option<SocketAddr>, cfg: EchoConfig, limit: St
     let role = if peer.is_some() { "client" } else { "server" };
     Ok(EchoHostReport { role: role.into(), outcome: h.outcome.clone(), host: h, rtt_ms: app.rtt_ms, stats: *engine.stats() })
 }
-
-/// The protocol name this host speaks (the engine's).
-pub const PROTOCOL: &str = EchoEngine::PROTOCOL;

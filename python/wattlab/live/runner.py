@@ -317,7 +317,7 @@ def _run_psna(plan: dict, path: Path, ov: list[str], out: Path | None, overwrite
     except LiveError as e:
         energy, costed = None, [f"the capture was not costed: {e}"]
     res = psna.PsnaLiveResult(
-        plan=plan, mobile=report(out, "psna_mobile"), daemon=report(out, "psna_daemon"), fh=psna.optionalreport(out, "fh"),
+        plan=plan, mobile=report(out, "psna_mobile"), daemon=report(out, "psna_daemon"), fh=psna.optional_report(out, "fh"),
         emulator=report(out, "emulator"), expected_sha256=payload_digest(int(plan["bytes"]), int(plan["seed"])), energy=energy,
         out_dir=out, notes=psna.notes(plan) + costed, warnings=checks.sysctl_warnings(by_role) + _profile_warnings(plan),
     )
