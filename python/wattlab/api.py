@@ -185,22 +185,49 @@ class RunResult:
         """The cost estimate's warnings about this run (empty for an ordinary run)."""
         return list(self._raw.get("warnings") or [])
 
+    @property
+    def tables(self) -> dict:
+        """Every result table of the run by name, as Arrow (``wattlab._core.Table``, which
+        ``pyarrow.table(t)``, polars or DuckDB import without a copy; ``pyarrow.Table`` for a
+        stored run): the summary's ``flows``, ``radios``, ``links``, ``agents``, ``tunnels``,
+        ``wlans`` and ``wlan_stations``, and ``pages``, ``objects``, ``agent_events``,
+        ``sockets``, ``flow_energy`` and, if recorded, ``timeseries_flows``,
+        ``timeseries_queues``, ``timeseries_radio``. The DataFrame properties are these."""
+        return self._raw["tables"]
+
+    def _frame(self, name: str) -> pd.DataFrame | None:
+        table = self._raw["tables"].get(name)
+        return None if table is None else frame(table)
+
     @cached_property
     def flows(self) -> pd.DataFrame:
-        """One row per flow."""
-        pd = _pandas()
-        return pd.DataFrame(self.summary["flows"])
+        """One row per flow: the columns every flow has, then each kind's own (missing where
+        a flow's kind has no such column)."""
+        return self._frame("flows")
 
     @cached_property
     def radios(self) -> pd.DataFrame:
-        """One row per (radio, accounting policy or power mode): ``basis`` says which (see
-        :func:`radio_rows`), with time and energy per state."""
-        return _pandas().DataFrame(radio_rows(self.summary["radios"]))
+        """One row per (radio, accounting policy or power mode): ``basis`` says which
+        (``accounting``: a policy costing this run's traffic; ``mode``: the power mode the run
+        used, which may have changed the traffic), energy, time and energy per state, the
+        transitions and the clipped activity."""
+        return self._frame("radios")
 
     @cached_property
     def links(self) -> pd.DataFrame:
         """One row per link direction."""
-        return _pandas().DataFrame(self.summary["links"])
+        return self._frame("links")
+
+    @cached_property
+    def wlans(self) -> pd.DataFrame:
+        """One row per 802.11 BSS (``[[wlan]]``): PHY, rate, utilization and the BSS's counters."""
+        return self._frame("wlans")
+
+    @cached_property
+    def wlan_stations(self) -> pd.DataFrame:
+        """One row per station of every BSS, the AP first: its BSS (``wlan``), role, power
+        management and counters."""
+        return self._frame("wlan_stations")
 
     @cached_property
     def savings(self) -> pd.DataFrame:
@@ -216,59 +243,55 @@ class RunResult:
                           "same_work": "bool"})
 
     @cached_property
-    def _series(self) -> dict:
-        return _series_frames(self._raw)
-
-    @property
     def flow_series(self) -> pd.DataFrame | None:
         """Sampled sender state per flow (cwnd, windows, RTT), if time series were requested."""
-        return self._series.get("flows")
+        return self._frame("timeseries_flows")
 
-    @property
+    @cached_property
     def queue_series(self) -> pd.DataFrame | None:
         """Sampled queue lengths per link direction, if time series were requested."""
-        return self._series.get("queues")
+        return self._frame("timeseries_queues")
 
-    @property
+    @cached_property
     def radio_series(self) -> pd.DataFrame | None:
         """Radio state changes (node, policy, time, state entered), if time series were requested."""
-        return self._series.get("radio")
+        return self._frame("timeseries_radio")
 
     @cached_property
     def pages(self) -> pd.DataFrame:
         """Web flows: one row per page view started (site, start/end, think time, objects, bytes)."""
-        return frame(self._raw["pages"], {"flow": self._raw["flow_names"]})
+        return self._frame("pages")
 
     @cached_property
     def objects(self) -> pd.DataFrame:
         """Web flows: one row per object of every page view started (connection, size, request,
         first-byte and done times, connection reused, concurrent connections)."""
-        return frame(self._raw["objects"], {"flow": self._raw["flow_names"]})
+        return self._frame("objects")
 
     @cached_property
     def agents(self) -> pd.DataFrame:
         """Client-centered agents (``power_save = "cc"``): one row per agent with its counters
         (closed/open ACKs, probes, bursts, recoveries, reversions, sleeps, drops while asleep)."""
-        return _pandas().DataFrame(self.summary.get("agents", []))
+        return self._frame("agents")
 
     @cached_property
     def tunnels(self) -> pd.DataFrame:
         """SCTP tunnel endpoints (``[[tunnel]]``, docs/tunnel.md): one row per endpoint (client
         and AP) with its counters (packets, SACKs piggybacked, retransmissions, inlet releases
         by cause, triggers, dropped malformed packets)."""
-        return _pandas().DataFrame(self.summary.get("tunnels", []))
+        return self._frame("tunnels")
 
     @cached_property
     def agent_events(self) -> pd.DataFrame:
         """The agents' log: stage ends, shaping, bursts and how they ended, open ACKs, probes,
         changes of D, reversions, sleeps and wake-ups (``conn`` = -1 for the radio)."""
-        return frame(self._raw["agent_events"])
+        return self._frame("agent_events")
 
     @cached_property
     def sockets(self) -> pd.DataFrame:
         """One row per socket (TCP connection, UDP or ping socket): its flow, node, protocol,
         endpoints, and the packets and bytes it sent and received, and dropped."""
-        return frame(self._raw["sockets"], {"flow": self._raw["flow_names"]})
+        return self._frame("sockets")
 
     @cached_property
     def flow_energy(self) -> pd.DataFrame:
@@ -279,7 +302,7 @@ class RunResult:
         the ``other_flows``' and the ``unattributed`` rest (beacons, PS-Polls, before the first
         frame), which sum to ``run_total`` (docs/design.md, "Energy of a flow"). Empty if no
         flow has a radio at an end."""
-        return frame(self._raw["flow_energy"])
+        return self._frame("flow_energy")
 
     def energy(self, policy: str = "always-on", node: str | None = None) -> float:
         """Joules of one radio under one policy or mode (the only radio if ``node`` is None)."""
@@ -416,39 +439,6 @@ def write_tables(out: Path, tables: dict[str, pd.DataFrame], formats: Iterable[s
                 df.to_parquet(path, index=False)
             written.append(path)
     return written
-
-
-def radio_rows(radios: list[dict]) -> list[dict]:
-    """Flat rows of the summary's radios: node, profile, policy, basis (``accounting``: a
-    policy costing this run's traffic; ``mode``: the power mode the run used, which may have
-    changed the traffic), energy, and time and energy per state."""
-    rows = []
-    for r in radios:
-        rep = r["report"]
-        row = {"node": r["node"], "profile": r["profile"], "policy": r["policy"],
-               "basis": r.get("basis", "accounting"), "energy_j": r["energy_j"]}
-        row["duration_s"] = rep.get("duration_ns", 0) / 1e9
-        for state in ("tx", "rx", "idle", "idle_high", "sleep", "off"):
-            v = rep[state]
-            row[f"time_{state}_s"] = v["time_ns"] / 1e9
-            row[f"energy_{state}_j"] = v["energy_nj"] / 1e9
-        tr = rep.get("transitions", {})
-        row["transitions"] = tr.get("count", 0)
-        row["transition_time_s"] = tr.get("time_ns", 0) / 1e9
-        row["transition_energy_j"] = tr.get("energy_nj", 0) / 1e9
-        row["clipped_activity_s"] = rep.get("clipped_activity_ns", 0) / 1e9
-        rows.append(row)
-    return rows
-
-
-def _series_frames(raw: dict) -> dict:
-    """The time series as DataFrames (``flows``, ``queues``, ``radio``), if recorded: the
-    flow and link columns, indices in Rust, show the flow's and the link's names."""
-    ts = raw.get("timeseries")
-    if ts is None:
-        return {}
-    names = {"flow": raw["flow_names"], "link": raw["channel_names"]}
-    return {table: frame(cols, names) for table, cols in ts.items()}
 
 
 def _pandas():

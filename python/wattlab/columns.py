@@ -1,39 +1,51 @@
-"""DataFrames of the Rust core's result tables, with no column list in Python.
+"""DataFrames of the Rust core's result tables, from Arrow, with no column list in Python.
 
-Every table the core returns (``wattlab._core.Columns``) is a Rust struct whose fields are the
-columns, named with their units (``time_s``, ``srtt_ms``), in order; ``Columns.to_dict()``
-converts it generically (``crates/wattlab-py/src/columns.rs``). :func:`frame` makes the
-DataFrame: numbers arrive as numpy arrays, text as lists of ``str``, an optional integer column
-as a ``(values, missing)`` pair that becomes pandas' nullable ``Int64``. The one mapping step
-left here is documented per table: index columns that refer to names (flow index → flow name,
-channel index → link name) are replaced by the names.
+Every table the core returns (``wattlab._core.Table``) is an Arrow record batch built from a
+Rust struct whose fields are the columns, named with their units (``time_s``, ``srtt_ms``), in
+order (``crates/wattlab-py/src/table.rs``); ``pyarrow.table(t)`` imports it through the Arrow
+PyCapsule interface, as polars or DuckDB can. :func:`frame` makes the DataFrame by one rule
+for every table: Arrow's own conversion (an integer column with a missing value is float64, as
+pandas makes it from records), except that an integer column the Rust struct declares optional
+(field metadata ``wattlab:optional``) is pandas' nullable ``Int64``, a column of lists holds
+Python lists (NaN where a row has none), and a table with no rows has the columns pandas makes of empty lists.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
+
+OPTIONAL = b"wattlab:optional"
+"""Arrow field metadata key: the Rust column is an ``Option``."""
 
 
-def columns(table) -> dict:
-    """The columns of a core table (a ``_core.Columns`` or an already converted dict)."""
-    return table if isinstance(table, dict) else table.to_dict()
+def arrow(table) -> "pa.Table":
+    """A core table (a ``_core.Table``, or any object with ``__arrow_c_stream__``) as a
+    ``pyarrow.Table``; a ``pyarrow.Table`` as it is."""
+    import pyarrow as pa
+
+    return table if isinstance(table, pa.Table) else pa.table(table)
 
 
-def frame(table, names: Mapping[str, Sequence[str]] | None = None) -> "pd.DataFrame":
-    """A DataFrame of every column of ``table``, in the Rust struct's order; ``names`` maps an
-    index column to the names its values index (``{"flow": flow_names}``)."""
-    import numpy as np
+def frame(table) -> "pd.DataFrame":
+    """A DataFrame of every column of ``table`` (see :func:`arrow`), in the Rust struct's order."""
     import pandas as pd
+    import pyarrow as pa
 
-    data = {}
-    for name, col in columns(table).items():
-        if isinstance(col, tuple):
-            values, missing = col
-            col = pd.arrays.IntegerArray(values, missing)
-        elif names and name in names and len(col):
-            col = np.asarray(names[name], dtype=object)[col]
-        data[name] = col
-    return pd.DataFrame(data)
+    t = arrow(table)
+    if t.num_rows == 0:
+        # No values: the columns pandas makes of empty lists (their type is unknown).
+        return pd.DataFrame({name: [] for name in t.column_names})
+    df = t.to_pandas()
+    for f in t.schema:
+        if pa.types.is_list(f.type):
+            cells = [float("nan") if v is None else v for v in t.column(f.name).to_pylist()]
+            df[f.name] = pd.Series(cells, dtype=object, index=df.index)
+        elif pa.types.is_integer(f.type) and f.metadata and f.metadata.get(OPTIONAL) == b"true":
+            nullable = pd.UInt64Dtype() if pa.types.is_unsigned_integer(f.type) else pd.Int64Dtype()
+            df[f.name] = t.column(f.name).to_pandas(types_mapper={f.type: nullable}.get)
+    return df
+

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from wattlab import _core
 from wattlab import markdown as mdtable
 from wattlab import report_figures as rf
 from wattlab import units
@@ -45,9 +46,9 @@ RUN_COLUMNS = {"run_key", "run_status", "run_completed", "run_time_limit_hit", "
                "study_hash", "scenario_hash", "seed"}
 """Columns of a study's tables that say which run a row is from, not what it measured."""
 
-STATE_PARTS = (("tx", "energy_tx_j"), ("rx", "energy_rx_j"), ("idle high", "energy_idle_high_j"), ("idle", "energy_idle_j"),
-               ("sleep", "energy_sleep_j"), ("off", "energy_off_j"))
-"""Radio states, busiest first, and their energy columns (radios and trace energy tables)."""
+STATE_PARTS = tuple((s.replace("_", " "), f"energy_{s}_j") for s in reversed(_core.radio_states()))
+"""Radio states, busiest first (the core's, ``_core.radio_states()``), and their energy columns
+(radios and trace energy tables)."""
 
 
 class ReportError(ValueError):
@@ -320,8 +321,6 @@ def _energy_figure(full: pd.DataFrame, done: pd.DataFrame, params: list[str], se
 
 
 def _run(d: Path, page: Page, palette: rf.Palette) -> tuple[str, str]:
-    from wattlab.api import radio_rows
-
     s = read_json(d / "summary.json")
     prov = s.get("provenance", {})
     parts = ["<h2>Provenance</h2>", key_values(prov)]
@@ -343,8 +342,8 @@ def _run(d: Path, page: Page, palette: rf.Palette) -> tuple[str, str]:
         keep = [c for c in ("name", "kind", "bytes_delivered", "completed", "completion_time_s", "goodput_bps",
                             "retransmitted_segments", "timeouts") if c in flows]
         parts.append(table(flows[keep], bad=~flows["completed"].astype(bool) if "completed" in flows else None))
-    radios = pd.DataFrame(radio_rows(s["radios"]))
-    if len(radios):
+    radios = read_table(d, "radios")
+    if radios is not None and len(radios):
         parts.append("<h2>Radio energy</h2>")
         labels = [f"{r.node} {r.policy}" for r in radios.itertuples()]
         caption = ("Radio energy per state and in state transitions, per radio and accounting policy or power mode "

@@ -5,7 +5,7 @@ every row has its header's cell count; rows split on unescaped pipes only."""
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Callable, Iterable
 
 
 def cell(value: object) -> str:
@@ -43,3 +43,11 @@ def split_row(line: str) -> list[str]:
 def is_rule(line: str) -> bool:
     """True for a table's rule line (``|---|:--:|``)."""
     return re.match(r"^\|[-:| ]+\|?$", line.strip()) is not None
+
+
+def frame(df, columns: "dict[str, str | Callable[[object], object]]") -> list[str]:
+    """A DataFrame as a table: ``columns`` maps each header to a column of ``df`` or to a
+    function of a row (a ``pandas`` row Series) that returns the cell; every cell escaped."""
+    names = list(columns)
+    cells = [[(f(r) if callable(f) else r[f]) for f in columns.values()] for _, r in df.iterrows()]
+    return table(names, cells)

@@ -8,7 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from wattlab.api import radio_rows, savings_rows
+from wattlab import _core
+from wattlab.api import savings_rows
 from wattlab.tables import column_header, new_table, print_table
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def print_run(console: Console, res) -> None:
         )
     print_table(console, t, keys=1)
     if s["radios"]:
-        print_energy(console, radio_rows(s["radios"]))
+        print_energy(console, res.tables["radios"].to_pylist())
     savings = savings_rows(res)
     if savings:
         print_savings(console, savings)
@@ -145,9 +146,11 @@ def print_energy(console: Console, radios: list[dict]) -> None:
     ):
         t.add_column(col, justify=just)
     base = {r["node"]: r["energy_j"] for r in radios if r["policy"] == "always-on" and r["basis"] == "accounting"}
+    awake_states = _core.awake_states()
+    dormant_states = [s for s in _core.radio_states() if s not in awake_states]
     for r in radios:
-        awake = sum(r[f"time_{s}_s"] for s in ("idle", "idle_high", "rx", "tx"))
-        sleep = r["time_sleep_s"] + r["time_off_s"]
+        awake = sum(r[f"time_{s}_s"] for s in awake_states)
+        sleep = sum(r[f"time_{s}_s"] for s in dormant_states)
         b = base.get(r["node"])
         norm = "—" if r["basis"] == "mode" or not b else f"{r['energy_j'] / b:.1%}"
         t.add_row(
@@ -207,7 +210,7 @@ def print_profiles(console: Console, df: pd.DataFrame) -> None:
     """Table of device profiles."""
     t = Table(title="Device profiles (mW)", title_justify="left")
     t.add_column("name")
-    states = ("tx", "rx", "idle_high", "idle", "sleep", "off")
+    states = list(reversed(_core.radio_states()))  # busiest first
     for s in states:
         t.add_column(s, justify="right")
     t.add_column("source", overflow="fold", max_width=60)

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-import numpy as np
 import pandas as pd
 
 from wattlab import _core
@@ -30,13 +29,11 @@ from wattlab.columns import frame
 
 TraceError = _core.TraceError
 
-STATES = ("tx", "rx", "idle_high", "idle", "sleep", "off")
-"""Radio states, busiest first."""
+STATES = tuple(reversed(_core.radio_states()))
+"""Radio states, busiest first (the core's, ``_core.radio_states()``, least power first)."""
 
-STATE_LEVEL = {"off": 0, "sleep": 1, "idle": 2, "idle_high": 3, "rx": 4, "tx": 5}
-"""Plot level of each state (timeline figures)."""
-
-IP_PROTOCOLS = {1: "icmp", 6: "tcp", 17: "udp", 58: "icmpv6"}
+STATE_LEVEL = {s: i for i, s in enumerate(_core.radio_states())}
+"""Plot level of each state (timeline figures): its place in the core's order, off lowest."""
 
 
 @dataclass
@@ -321,91 +318,23 @@ def _sha256(path: Path) -> str:
 
 
 def _from_raw(raw: dict) -> TraceEnergy:
-    cap = raw["capture"]
-    start = int(cap["start_ns"])
-    rows, state_rows, tl_frames, files = [], [], [], {}
-    base = None
-    eb_mode = bool(cap.get("energybox_mode"))
-    for p in raw["policies"]:
-        rep = json.loads(p["report_json"])
-        e = p["total_energy_fj"] * 1e-15
-        eb = p.get("energybox")
-        # EnergyBox's engine: its own doubles (the report holds them in ns and nJ).
-        exact = {}
-        if eb:
-            e = eb["energy_j"]
-            exact = {"sleep": eb["time_psm_s"], "idle": eb["time_cam_s"], "idle_high": eb["time_camh_s"]}
-        if p["name"] == "always-on" and base is None and not eb_mode:
-            base = e
-        dur = rep["duration_ns"] / 1e9
-        row = {"policy": p["label"], "name": p["name"], "model": p.get("model", "wattlab"), "energy_j": e, "duration_s": dur}
-        row["energybox_j"] = eb["printed_j"] if eb else float("nan")
-        row["avg_power_mw"] = e / dur * 1e3 if dur > 0 else 0.0
-        for s in STATES:
-            t_s = exact.get(s, rep[s]["time_ns"] / 1e9)
-            e_j = rep[s]["energy_j"] if s in exact else rep[s]["energy_nj"] / 1e9
-            row[f"time_{s}_s"] = t_s
-            row[f"energy_{s}_j"] = e_j
-            state_rows.append({"policy": p["label"], "state": s, "time_s": t_s, "energy_j": e_j})
-        tr = rep["transitions"]
-        state_rows.append({"policy": p["label"], "state": "transitions", "time_s": tr["time_ns"] / 1e9, "energy_j": tr["energy_nj"] / 1e9})
-        row.update(
-            transitions=tr["count"],
-            time_transitions_s=tr["time_ns"] / 1e9,
-            energy_transitions_j=tr["energy_nj"] / 1e9,
-            beacons=p["beacons"],
-            short_dormant_intervals=rep["short_dormant_intervals"],
-            clipped_activity_s=rep["clipped_activity_ns"] / 1e9,
-            rx_while_dormant=p["rx_while_dormant"],
-            busy_while_dormant=p["busy_while_dormant"],
-            timeline_elided_beacons=p["timeline_elided_beacons"],
-        )
-        rows.append(row)
-        if p["timeline_file"]:
-            files[p["label"]] = p["timeline_file"]
-        t = frame(p["timeline"])
-        if len(t):
-            # The time of each change, ns since the epoch in Rust, is shown in s from the run's
-            # start (uint64: times after 2262, which pcapng reaches, overflow int64).
-            since = t.pop("time_ns").to_numpy().astype(np.uint64) - np.uint64(start)
-            t.insert(0, "time_s", since.astype(np.float64) / 1e9)
-            t.insert(0, "policy", p["label"])
-            tl_frames.append(t)
-    energy_df = pd.DataFrame(rows)
-    energy_df.insert(4, "vs_always_on", energy_df.energy_j / base if base else float("nan"))
-
-    conns = frame(raw["connections"])
-    if len(conns):
-        # The `other` row (connections evicted beyond max_connections) has the id after the cap.
-        other = int(cap.get("max_connections", -2)) + 1
-        conns.insert(1, "proto", ["other" if i == other else IP_PROTOCOLS.get(p, str(p)) for i, p in zip(conns.id, conns.protocol)])
-        conns.insert(2, "local", cap["client"])
-    attr = frame(raw["attribution"])
-    attr["total_j"] = attr.own_j + attr.tail_j
-    totals = energy_df.set_index("policy").energy_j
-    attr["share"] = attr.total_j / attr.policy.map(totals).where(lambda x: x > 0)
-    tp = raw["throughput"]
-    bin_s = tp["bin_ns"] / 1e9
-    offset = (tp["origin_ns"] - start) / 1e9
-    # Only bins with traffic: a capture's span (or 1 µs bins over hours) costs no memory. The
-    # bin's index in Rust is shown as its start, in s from the run's start.
-    thr = frame(tp["bins"])
-    idx = thr.pop("index").to_numpy(dtype=np.float64)
-    thr.insert(0, "start_s", offset + idx * bin_s)
-    thr.attrs["bin_s"] = bin_s
-    thr["mbps_up"] = thr.bytes_up * 8 / bin_s / 1e6
-    thr["mbps_down"] = thr.bytes_down * 8 / bin_s / 1e6
-    timeline = pd.concat(tl_frames, ignore_index=True) if tl_frames else pd.DataFrame(columns=["policy", "time_s", "state"])
+    """The DataFrames of the core's tables (computed in Rust: ``wattlab_trace::tables``)."""
+    t = raw["tables"]
+    thr = frame(t["throughput"])
+    thr.attrs["bin_s"] = raw["bin_s"]
+    timeline = frame(t["timeline"])
+    if not len(timeline):
+        timeline = pd.DataFrame(columns=_EMPTY_TIMELINE_COLUMNS)
     return TraceEnergy(
-        capture=cap,
+        capture=raw["capture"],
         profile=raw["profile"],
-        energy=energy_df,
-        states=pd.DataFrame(state_rows),
-        connections=conns,
-        attribution=attr,
+        energy=frame(t["energy"]),
+        states=frame(t["states"]),
+        connections=frame(t["connections"]),
+        attribution=frame(t["attribution"]),
         throughput=thr,
         timeline=timeline,
-        timeline_files=files,
+        timeline_files={p["label"]: p["timeline_file"] for p in raw["policies"] if p["timeline_file"]},
         notes=list(raw["notes"]),
         warnings=list(raw["warnings"]),
         energybox={p["label"]: p["energybox"] for p in raw["policies"] if p.get("energybox")},

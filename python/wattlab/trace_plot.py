@@ -7,17 +7,16 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from wattlab import _core
+
 if TYPE_CHECKING:
     from wattlab.trace import TraceEnergy
 
-STATE_COLOR = {
-    "off": "#bbbbbb",
-    "sleep": "#4c72b0",
-    "idle": "#dd8452",
-    "idle_high": "#c44e52",
-    "rx": "#55a868",
-    "tx": "#8172b3",
-}
+STATE_PALETTE = ("#bbbbbb", "#4c72b0", "#dd8452", "#c44e52", "#55a868", "#8172b3")
+"""Colours of the radio's states, least power first (grey off, blue sleep, ... purple tx)."""
+
+STATE_COLOR = dict(zip(_core.radio_states(), STATE_PALETTE, strict=True))
+"""Each state's colour, by the core's names (``_core.radio_states()``, least power first)."""
 
 
 def _timeline_of(t: "TraceEnergy", label: str) -> pd.DataFrame:

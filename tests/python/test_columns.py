@@ -1,11 +1,12 @@
-"""Result tables cross the Rust–Python boundary with no column list: every field of a Rust
-table struct is a DataFrame column, in order, with its type (python/wattlab/columns.py,
-crates/wattlab-py/src/columns.rs)."""
+"""Result tables cross the Rust–Python boundary as Arrow with no column list: every field of a
+Rust table struct is an Arrow column and a DataFrame column, in order, with its type
+(python/wattlab/columns.py, crates/wattlab-py/src/table.rs)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import wattlab
@@ -14,30 +15,11 @@ from wattlab import _core
 from wattlab.columns import frame
 from conftest import SCENARIOS
 
-# What Python adds to or shows differently from a Rust table, by table: (Rust column → the
-# column shown instead), and the columns computed from the others.
-SHOWN_AS = {
-    "trace_timeline": {"time_ns": "time_s"},
-    "trace_throughput": {"index": "start_s"},
-}
-DERIVED = {
-    "trace_timeline": ["policy"],
-    "trace_connections": ["proto", "local"],
-    "trace_attribution": ["total_j", "share"],
-    "trace_throughput": ["mbps_up", "mbps_down"],
-}
-
-
-def rust_columns(table: str) -> list[str]:
-    return [SHOWN_AS.get(table, {}).get(c, c) for c in _core.table_columns()[table]]
-
-
 def assert_every_rust_column(table: str, df: pd.DataFrame) -> None:
-    """The DataFrame has exactly the Rust struct's fields, in order, plus the derived columns."""
+    """The DataFrame has exactly the Rust struct's fields, in order: Python adds, renames and
+    computes nothing."""
     assert len(df), f"{table}: test needs rows"
-    shown = [c for c in df.columns if c not in DERIVED.get(table, [])]
-    assert shown == rust_columns(table), table
-    assert set(df.columns) - set(shown) == set(DERIVED.get(table, [])), table
+    assert list(df.columns) == _core.table_columns()[table], table
 
 
 def test_every_column_of_the_rust_tables_reaches_its_dataframe(tmp_path):
@@ -55,6 +37,7 @@ def test_every_column_of_the_rust_tables_reaches_its_dataframe(tmp_path):
     assert_every_rust_column("sockets", cc.sockets)
     assert_every_rust_column("flow_energy", cc.flow_energy)
     t = wattlab.trace.energy(tmp_path / "client-wlan0.pcap", client="10.0.0.3")
+    assert_every_rust_column("trace_states", t.states)
     assert_every_rust_column("trace_timeline", t.timeline)
     assert_every_rust_column("trace_connections", t.connections)
     assert_every_rust_column("trace_attribution", t.attribution)
@@ -88,41 +71,73 @@ def test_dtypes_and_names_of_the_run_tables():
 
 
 def test_every_kind_of_column_converts_with_its_type():
-    d = _core._columns_selftest("columns").to_dict()
-    assert list(d) == ["small", "big", "optional", "optional_full", "ratio", "flag", "text", "state", "maybe_text"]
-    assert d["small"].dtype == np.int64 and d["small"].tolist() == [-1, 0, -(2**31)]
+    t = _core._table_selftest("columns")
+    a = pa.table(t)  # the Arrow PyCapsule interface: pyarrow imports the Rust batch
+    assert a.column_names == ["small", "big", "optional", "optional_full", "ratio", "flag", "text", "state",
+                              "maybe_text", "flow"]
+    types = {f.name: f.type for f in a.schema}
+    assert types["small"] == pa.int64() and a.column("small").to_pylist() == [-1, 0, -(2**31)]
     # Past 2**63 - 1 the column is uint64, as pandas infers from Python ints.
-    assert d["big"].dtype == np.uint64 and d["big"].tolist() == [1, 2**63, 2**64 - 1]
-    values, missing = d["optional"]
-    assert values.tolist()[0::2] == [1, 3] and missing.tolist() == [False, True, False]
-    df = frame(d)
+    assert types["big"] == pa.uint64() and a.column("big").to_pylist() == [1, 2**63, 2**64 - 1]
+    assert types["optional"] == pa.int64() and a.column("optional").to_pylist() == [1, None, 3]
+    assert a.schema.field("optional").metadata == {b"wattlab:optional": b"true"}
+    assert types["ratio"] == pa.float64() and types["flag"] == pa.bool_() and types["text"] == pa.string()
+    assert a.column("state").to_pylist() == ["idle", "sleep", "idle_high"]  # enums by their serde names
+    assert a.column("maybe_text").to_pylist() == [None, "x", None]
+    assert a.column("flow").to_pylist() == ["web", "ftp", "web"]  # an index column shows the names it indexes
+    assert pa.record_batch(t).num_rows == 3  # __arrow_c_array__ too
+    df = frame(t)
+    assert df.small.dtype == np.int64 and df.big.dtype == np.uint64
+    # Option<u32> of a struct of columns is pandas' nullable Int64, even with no value missing.
     assert df.optional.dtype == "Int64" and df.optional.isna().tolist() == [False, True, False]
     assert df.optional_full.dtype == "Int64" and df.optional_full.tolist() == [1, 2, 3]
-    assert np.isnan(d["ratio"][1]) and d["flag"].dtype == bool
-    assert d["text"] == ["a", "b", "a"] and d["text"][0] is d["text"][2]  # one str per distinct text
-    assert d["state"] == ["idle", "sleep", "idle_high"]  # enums by their serde names
-    assert d["maybe_text"] == [None, "x", None]
-    # The dict is made once and kept.
-    c = _core._columns_selftest("rows")
-    assert c.to_dict() is c.to_dict()
-    assert frame(c).to_dict("list") == {"id": [1, 2], "name": ["one", "two"], "ok": [True, False]}
+    assert np.isnan(df.ratio[1]) and df.flag.dtype == bool and df.text.tolist() == ["a", "b", "a"]
+    # The batch is made once and kept; rows print without pyarrow.
+    r = _core._table_selftest("rows")
+    assert r.to_pylist() == [{"id": 1, "name": "one", "ok": True}, {"id": 2, "name": "two", "ok": False}]
+    assert r.column_names == ["id", "name", "ok"] and r.num_rows == len(r) == 2
+    assert frame(r).to_dict("list") == {"id": [1, 2], "name": ["one", "two"], "ok": [True, False]}
     # An empty table of rows keeps its columns (from the row struct's default).
-    assert _core._columns_selftest("no-rows").to_dict() == {"id": [], "name": [], "ok": []}
+    empty = _core._table_selftest("no-rows")
+    assert empty.column_names == ["id", "name", "ok"] and list(frame(empty).columns) == ["id", "name", "ok"]
+
+
+def test_rows_of_different_kinds_have_the_union_of_their_columns_as_pandas_makes_records():
+    t = _core._table_selftest("kinds")
+    assert t.column_names == ["name", "count", "rtt_ms", "lost"]
+    df = frame(t)
+    want = pd.DataFrame([{"name": "a", "count": 3, "rtt_ms": [1.5, 2.0]}, {"name": "b", "count": 0.5, "lost": 7}])
+    pd.testing.assert_frame_equal(df, want)  # floats where a kind has floats, NaN where a kind lacks a column
+    assert t.to_pylist()[0]["rtt_ms"] == [1.5, 2.0] and t.to_pylist()[0]["lost"] is None
 
 
 @pytest.mark.parametrize("case,message", [("ragged", "column `b` has 1 values but `a` has 2"),
-                                          ("tuples", "a row of a table must be a struct")])
+                                          ("tuples", "a row of a table must be a struct"),
+                                          ("index", "column `flow` indexes 2, past its 2 names")])
 def test_a_table_that_is_not_one_is_an_internal_error_not_a_crash(case, message):
     with pytest.raises(wattlab.InternalError, match=message):
-        _core._columns_selftest(case).to_dict()
+        pa.table(_core._table_selftest(case))
 
 
 def test_index_columns_show_names_and_empty_tables_keep_their_columns():
-    d = {"flow": np.array([1, 0, 1]), "x": np.array([0.5, 1.5, 2.5])}
-    df = frame(d, {"flow": ["a", "b"]})
-    assert df.flow.tolist() == ["b", "a", "b"] and pd.api.types.is_string_dtype(df.flow)
-    empty = frame({"flow": [], "x": []}, {"flow": ["a"]})
-    assert list(empty.columns) == ["flow", "x"] and len(empty) == 0
+    res = wattlab.run(SCENARIOS / "demo.toml", timeseries=True)
+    assert set(res.flow_series.flow) <= set(res.flows.name) and pd.api.types.is_string_dtype(res.flow_series.flow)
+    assert set(res.queue_series.link) <= set(res.links.name)
+    assert len(res.pages) == 0 and list(res.pages.columns) == _core.table_columns()["pages"]
+
+
+def test_a_run_and_its_tables_print_without_pandas_or_pyarrow():
+    """`wattlab run` prints from the summary and the tables' rows: neither pandas nor pyarrow
+    is imported (they take most of a run's start-up)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from click.testing import CliRunner; from wattlab.cli import app; "
+            f"r = CliRunner().invoke(app, ['run', {str(SCENARIOS / 'yan-cc-download.toml')!r}, '--set', 'flow.ftp.bytes=100kB']); "
+            "assert r.exit_code == 0, r.output; assert 'Radio energy' in r.output, r.output; "
+            "print(sorted(m for m in ('pandas', 'pyarrow', 'numpy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
 
 
 SENTINELS = {2**32 - 1, 2**31 - 1, 2**64 - 1, 2**63 - 1, -(2**63)}

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from wattlab.cli import app
 from wattlab.reproduce import hashimoto2013_tunnel as h
 from wattlab.reproduce.hashimoto2013_tunnel import claims, paper, simulator
+from wattlab.reproduce.hashimoto2013_tunnel.reproduction import FILES, REPRODUCTION, SIM_FILE, SIM_FILES
 from wattlab.reproduce.hashimoto2013_tunnel.experiments import gain_key
 from conftest import assert_summary_readable
 
@@ -29,7 +30,7 @@ def quick_run(tmp_path_factory):
 
 
 def test_quick_run_writes_every_output_with_provenance(quick_run):
-    for name in h.OUTPUT_FILES:
+    for name in FILES:
         assert (quick_run / name).stat().st_size > 0, name
     cfg = json.loads((quick_run / "config.json").read_text())
     assert cfg["quick"] and cfg["provenance"]["commit"] and cfg["kbyte"] == 1024 and cfg["profile"] == "atheros-ar5004"
@@ -64,8 +65,8 @@ def test_simulator_side_is_not_faked(quick_run):
 
 
 def test_same_config_same_bytes(quick_run, tmp_path):
-    h.run(h.Config.quick_preset(), tmp_path)
-    for name in h.OUTPUT_FILES:
+    REPRODUCTION.run(h.Config.quick_preset(), tmp_path)
+    for name in FILES:
         if name.endswith(".csv"):
             assert (tmp_path / name).read_bytes() == (quick_run / name).read_bytes(), name
 
@@ -114,8 +115,8 @@ def test_sim_points_in_a_run(quick_run, tmp_path):
     f45 = pd.read_csv(quick_run / "fig45.csv")
     sim = _sim_rows(f45[f45.p_ratio > 0.3].iloc[:5], 1.02)  # 2 % on P_sleep: ≤ 2 % on these ratios too
     sim["delay_ms"] = 1.0
-    res = h.run(h.Config.quick_preset(), tmp_path, sim_points=sim)
-    mvs = res.model_vs_sim
+    res = REPRODUCTION.run(h.Config.quick_preset(), tmp_path, sim_points=sim)
+    mvs = res["model_vs_sim"]
     assert (mvs.sim_delay_ms.dropna() == 1.0).all() and mvs.sim_delay_ms.notna().sum() == 5
     assert mvs.sim_runs.notna().sum() == 5 and (mvs.status == "no simulator run at this point").sum() == len(f45) - 5
     assert res.claims[-1].verdict == A and "5 of 5 points" in res.claims[-1].evidence
@@ -317,11 +318,11 @@ def test_simulate_judges_s1_from_its_own_runs(tmp_path):
 
     cfg = _tiny()
     with runner.engine(tmp_path / "o", jobs=1) as eng:
-        res = h.run(cfg, tmp_path / "o", workers=1)
+        res = REPRODUCTION.run(cfg, tmp_path / "o", workers=1)
     assert eng.tally.computed == 16 and eng.tally.reused == 0
-    mvs = res.model_vs_sim
+    mvs = res["model_vs_sim"]
     assert len(mvs) == 12 and (mvs.status == "simulated").all() and (mvs.sim_runs == 1).all()
-    runs = pd.read_csv(tmp_path / "o" / h.SIM_FILE)
+    runs = pd.read_csv(tmp_path / "o" / SIM_FILE)
     assert len(runs) == 12 and set(simulator.SIM_COLUMNS) <= set(runs.columns)
     # The engine's rows are the in-process simulator's rows, byte for byte (same scenarios, same seed).
     pts = simulator.grid_points(cfg)
@@ -337,11 +338,11 @@ def test_simulate_judges_s1_from_its_own_runs(tmp_path):
     assert sum(int(k) for _, k, _ in per_m) == int(s1.evidence.split(" of ")[0])
     assert "model and simulator" in res.summary_md and "simulated here" in res.summary_md
     # Run again into the same directory: every run is reused from OUT/runs, and the rows are the same bytes.
-    before = (tmp_path / "o" / h.SIM_FILE).read_bytes()
+    before = (tmp_path / "o" / SIM_FILE).read_bytes()
     with runner.engine(tmp_path / "o", jobs=1) as eng:
-        h.run(cfg, tmp_path / "o", workers=1, overwrite=True)
+        REPRODUCTION.run(cfg, tmp_path / "o", workers=1, overwrite=True)
     assert eng.tally.computed == 0 and eng.tally.reused == 16
-    assert (tmp_path / "o" / h.SIM_FILE).read_bytes() == before
+    assert (tmp_path / "o" / SIM_FILE).read_bytes() == before
     _check_fig46_48_side(tmp_path / "o", res, cfg)
 
 
@@ -385,12 +386,12 @@ def test_simulate_on_the_cli_and_its_bad_options(tmp_path):
 
 
 def test_an_earlier_simulate_runs_rows_do_not_survive_a_model_only_rerun(tmp_path):
-    (tmp_path / h.SIM_FILE).write_text("q,m\n")
+    (tmp_path / SIM_FILE).write_text("q,m\n")
     (tmp_path / "sim_fig48.csv").write_text("q,m\n")
     with pytest.raises(ValueError, match="sim_runs.csv"):
-        h.run(h.Config.quick_preset(), tmp_path)
-    h.run(h.Config.quick_preset(), tmp_path, overwrite=True)
-    assert not any((tmp_path / name).exists() for name in h.SIM_FILES)
+        REPRODUCTION.run(h.Config.quick_preset(), tmp_path)
+    REPRODUCTION.run(h.Config.quick_preset(), tmp_path, overwrite=True)
+    assert not any((tmp_path / name).exists() for name in SIM_FILES)
 
 
 def test_fig48_beside_takes_the_best_simulated_m_within_the_delay_bound():

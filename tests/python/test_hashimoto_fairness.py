@@ -5,9 +5,12 @@ targets are checked on the full runs by `wattlab reproduce hashimoto2013` (claim
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
+from wattlab.reproduce.framework import Context
 from wattlab.reproduce.hashimoto2013 import fairness
 
 SEEDS = (1, 2, 3)
@@ -17,7 +20,7 @@ SEEDS = (1, 2, 3)
 def runs() -> pd.DataFrame:
     jobs = [fairness.job(s, k, "5u5d", 5, 5, False, 60.0, 20.0, 1.0, [1.0, 10.0])
             for s in ("reno", "ackloss") for k in SEEDS]
-    return fairness.runs(jobs, workers=2).set_index(["scheme", "seed"])
+    return fairness.runs(jobs, Context(2, None, Path("."))).set_index(["scheme", "seed"])
 
 
 def test_reno_starves_the_downstream_flows(runs):

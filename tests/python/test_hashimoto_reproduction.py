@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from wattlab.cli import app
-from wattlab.reproduce.hashimoto2013 import OUTPUT_FILES, claims, closed_form
+from wattlab.reproduce.hashimoto2013 import claims, closed_form
+from wattlab.reproduce.hashimoto2013.reproduction import FILES as OUTPUT_FILES
 from conftest import assert_summary_readable
 
 

@@ -147,7 +147,12 @@ def _start(code: list[str], tmp_path: Path) -> subprocess.Popen:
     return subprocess.Popen(code, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _interrupt(proc: subprocess.Popen, after: float = 1.5) -> tuple[int, str, str, float]:
+def _interrupt(proc: subprocess.Popen, ready: Path, after: float = 1.0) -> tuple[int, str, str, float]:
+    """SIGINT ``after`` s once ``ready`` exists (the run is past start-up: on a loaded machine
+    importing the CLI alone can take longer than a fixed delay), at most 60 s of waiting."""
+    deadline = time.monotonic() + 60
+    while not ready.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
     time.sleep(after)
     assert proc.poll() is None, proc.communicate()
     proc.send_signal(signal.SIGINT)
@@ -160,7 +165,7 @@ def test_ctrl_c_stops_a_cli_run_with_its_partial_results(tmp_path):
     # Item 6: the Rust loop never returned to Python, so Ctrl-C did nothing.
     wattlab_cli = Path(sys.executable).parent / "wattlab"
     proc = _start([str(wattlab_cli), "run", "flood.toml", "--out", "res"], tmp_path)
-    code, out, err, took = _interrupt(proc)
+    code, out, err, took = _interrupt(proc, tmp_path / "res")
     assert code == 130, err
     assert took < 5, f"stopped {took:.1f} s after SIGINT"
     lines = [line for line in err.splitlines() if line.strip()]
@@ -175,6 +180,7 @@ def test_ctrl_c_stops_a_cli_run_with_its_partial_results(tmp_path):
 def test_ctrl_c_in_the_api_raises_run_interrupted_with_the_results(tmp_path):
     code = (
         "import wattlab\n"
+        "open('started', 'w').close()\n"
         "try:\n"
         "    wattlab.run('flood.toml')\n"
         "except wattlab.RunInterrupted as e:\n"
@@ -182,6 +188,6 @@ def test_ctrl_c_in_the_api_raises_run_interrupted_with_the_results(tmp_path):
         "    print(isinstance(e, KeyboardInterrupt), r.interrupted, r.completed, r.summary['events'] > 0, r.flows.loc[0, 'name'])\n"
     )
     proc = _start([sys.executable, "-W", "ignore", "-c", code], tmp_path)
-    rc, out, err, _ = _interrupt(proc)
+    rc, out, err, _ = _interrupt(proc, tmp_path / "started")
     assert rc == 0, err
     assert out.split() == ["True", "True", "False", "True", "flood"], err

@@ -14,6 +14,7 @@ import wattlab
 import wattlab.trace
 from wattlab.cli import app
 from wattlab.cli_reproduce import reproduce_app
+from wattlab.reproduce import REPRODUCTIONS
 
 
 def _help(*args: str) -> str:
@@ -25,17 +26,18 @@ def _help(*args: str) -> str:
 def test_reproduce_help_lists_every_accepted_name_aliases_included():
     text = _help("reproduce")
     listed = set(re.findall(r"^  (\S+)  ", text.split("Commands:")[1], flags=re.M))
-    assert listed == set(reproduce_app.commands), listed ^ set(reproduce_app.commands)
+    names = set(reproduce_app.list_commands(None))
+    assert listed == names == set(REPRODUCTIONS), listed ^ names
     assert "wwp" in listed and "Alias of tsaoussidis1999-wwp" in text
     # Each accepted name runs (its own --help), and none of them is hidden.
-    for name, cmd in reproduce_app.commands.items():
-        assert not cmd.hidden, name
+    for name in names:
+        assert not reproduce_app.get_command(None, name).hidden, name
         assert "--seed" in _help("reproduce", name)
 
 
 def test_a_paper_is_never_called_seed_in_the_reproductions_help():
     assert_paper_not_called_seed(_help("reproduce"))
-    for name in reproduce_app.commands:
+    for name in reproduce_app.list_commands(None):
         assert_paper_not_called_seed(_help("reproduce", name))
     words = lambda text: " ".join(text.split())  # noqa: E731
     assert '"paper 000"' in words(_help("reproduce")) and "Paper 000 (Yan et al.)" in words(_help("reproduce", "yan-cc"))

@@ -16,7 +16,8 @@ from click.testing import CliRunner
 import wattlab
 from wattlab import _core
 from wattlab.cli import app
-from wattlab.reproduce.anastasi_psna import OUTPUT_FILES, Config, claims, scenario
+from wattlab.reproduce.anastasi_psna import Config, claims, scenario
+from wattlab.reproduce.anastasi_psna.reproduction import FILES as OUTPUT_FILES
 from conftest import assert_summary_readable
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,7 +76,8 @@ def test_quick_run_writes_every_output(quick_run):
     cfg = json.loads((out / "config.json").read_text())
     assert cfg["quick"] and cfg["seeds"] == 1 and cfg["provenance"]["commit"]
     summary = (out / "summary.md").read_text()
-    assert "*10,005*" in summary and "*11,512*" in summary, "the paper's Tables 1-2 sit beside ours"
+    printed = summary.split("## Tables 1–2 as the paper prints them")[1].split("##")[0]
+    assert "| 10,005 |" in printed and "| 11,512 |" in printed, "the paper's Tables 1-2 sit beside ours"
 
 
 def test_psna_saves_over_95_percent_and_the_table_adds_up(quick_run):
@@ -99,7 +101,7 @@ def test_psna_saves_over_95_percent_and_the_table_adds_up(quick_run):
 def test_the_generated_scenarios_are_the_repositorys_files():
     cfg = Config.full()
     for transfer, arch in (("A", "psna"), ("B", "psna")):
-        ours = wattlab.run(text=scenario.scenario(cfg, transfer, arch), seed=3)
+        ours = scenario.BASE.run(3, scenario.overrides(cfg, transfer, arch))
         theirs = wattlab.run(ROOT / "scenarios" / f"psna-transfer-{transfer.lower()}.toml", seed=3)
         pd.testing.assert_frame_equal(ours.flows, theirs.flows)
 

@@ -19,8 +19,9 @@ from conftest import SCENARIOS
 import wattlab
 from wattlab.cli import app
 from wattlab.reproduce import runner
-from wattlab.reproduce.tsaoussidis1999_wwp import OUTPUT_FILES
-from wattlab.study.points import RunPoint, Tally, decode_raw, encode_raw, point_key, result_of, run_points
+from wattlab.reproduce.tsaoussidis1999_wwp.reproduction import FILES as OUTPUT_FILES
+from wattlab.study.points import RunPoint, Tally, encode_run, point_key, result_of, run_points
+from wattlab.study.store import Damaged
 
 CSVS = [n for n in OUTPUT_FILES if n.endswith(".csv")]
 DEMO = SCENARIOS / "demo.toml"
@@ -42,16 +43,30 @@ def counts(stderr: str) -> tuple[int, int]:
 def test_a_stored_run_gives_back_the_same_result():
     text = DEMO.read_text()
     direct = wattlab.run(text=text, seed=3, timeseries=True)
-    stored = result_of({**encode_raw(direct._raw), "scenario.toml": direct.effective_scenario.encode()})
-    assert stored.summary_json == direct.summary_json
-    for name in ("flows", "radios", "sockets", "flow_energy", "pages", "objects", "agent_events", "flow_series",
-                 "queue_series"):
+    blobs = encode_run(direct)
+    stored = result_of(blobs)
+    assert stored.summary_json == direct.summary_json and stored.effective_scenario == direct.effective_scenario
+    assert set(stored.tables) == set(direct.tables)
+    for name in ("flows", "radios", "links", "sockets", "flow_energy", "pages", "objects", "agent_events", "flow_series",
+                 "queue_series", "radio_series", "wlans", "wlan_stations"):
         a, b = getattr(direct, name), getattr(stored, name)
         assert a is not None and b is not None, name
         pd.testing.assert_frame_equal(a, b, check_exact=True, obj=name)
-    # the form holds no pickle (arrays are bytes with a dtype and shape), a tuple stays a tuple
-    raw = decode_raw(encode_raw({"summary_json": "{}", "t": (np.arange(3), np.zeros(3, bool)), "s": ["a"]}))
-    assert isinstance(raw["t"], tuple) and raw["t"][0].dtype == np.arange(3).dtype and raw["s"] == ["a"]
+    # every table is an Arrow IPC file (no pickle, no format of wattlab's own)
+    import pyarrow as pa
+
+    tables = [n for n in blobs if n.endswith(".arrow")]
+    assert "flows.arrow" in tables and "timeseries_radio.arrow" in tables
+    assert all(pa.ipc.open_file(pa.BufferReader(blobs[n])).read_all().num_columns for n in ("flows.arrow", "radios.arrow"))
+
+
+def test_a_stored_run_in_another_form_is_damaged_not_misread(tmp_path):
+    blobs = encode_run(wattlab.run(DEMO, seed=3))
+    # the form before Arrow: a zlib JSON document and an array blob
+    with pytest.raises(Damaged, match="not a stored run of this wattlab"):
+        result_of({"raw.json.z": b"x", "arrays.bin": b"", "scenario.toml": b""}, tmp_path / "old.run")
+    with pytest.raises(Damaged, match="not a stored run of this wattlab"):
+        result_of({**blobs, "flows.arrow": b"not arrow"})
 
 
 def test_run_points_store_dedupe_and_errors(tmp_path):
@@ -100,12 +115,13 @@ def test_dask_local_cluster_same_tables(tmp_path):
     from dask.distributed import Client, LocalCluster
 
     from wattlab.reproduce import tsaoussidis1999_wwp as w
+    from wattlab.reproduce.tsaoussidis1999_wwp.reproduction import REPRODUCTION
 
     code, err = reproduce(tmp_path / "local", "--jobs", "2")
     assert code == 0, err
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client, runner.engine(tmp_path / "dask", scheduler=client) as eng:
-        w.run(w.Config.quick_preset(), tmp_path / "dask")
+        REPRODUCTION.run(w.Config.quick_preset(), tmp_path / "dask")
     assert (eng.tally.computed, eng.tally.reused) == (24, 0)
     for n in CSVS:
         assert (tmp_path / "local" / n).read_bytes() == (tmp_path / "dask" / n).read_bytes(), n

@@ -90,16 +90,19 @@ def test_controlled_settings_change_one_thing_each():
 
     from wattlab.reproduce.hashimoto2013_tunnel import simulator as sim
 
-    base = sim.scenario(0.1, 1, 1, 150, 1024, duration_s=2)
-    assert 'power_save = "cam"' in sim.scenario(0.1, 1, 1, 150, 1024, duration_s=2, power_save="cam")
-    assert "delayed_ack = false" in sim.scenario(0.1, 1, 1, 150, 1024, duration_s=2, delayed_ack=False)
-    assert 'rts_threshold = "500B"' in sim.scenario(0.1, 1, 1, 150, 1024, duration_s=2, rts=True)
-    assert 'trigger_min = "5ms"' in sim.scenario(0.1, 1, 1, 150, 1024, duration_s=2, trigger_min_ms=5)
-    assert "delayed_ack" not in base and "rts_threshold" not in base and "trigger_min" not in base
+    def scn(**kw) -> dict:
+        return sim.BASE.effective(sim.overrides(0.1, 1, 1, 150, 1024, duration_s=2, **kw))
+
+    base = scn()
+    assert scn(power_save="cam")["wlan"][0]["power_save"] == "cam" and base["wlan"][0]["power_save"] == "u-apsd"
+    assert scn(delayed_ack=False)["flow"][0]["tcp"] == {"delayed_ack": False}
+    assert scn(rts=True)["wlan"][0]["rts_threshold"] == "500B"
+    assert scn(trigger_min_ms=5)["tunnel"][0]["trigger_min"] == "5ms"
+    assert "tcp" not in base["flow"][0] and "rts_threshold" not in base["wlan"][0] and "trigger_min" not in base["tunnel"][0]
     with pytest.raises(ValueError, match="trigger_min_ms needs"):
-        sim.scenario(0.1, 1, 1, 150, 1024, power_save="cam", trigger_min_ms=5)
+        sim.overrides(0.1, 1, 1, 150, 1024, power_save="cam", trigger_min_ms=5)
     with pytest.raises(ValueError, match="unknown power_save 'psm'"):
-        sim.scenario(0.1, 1, 1, 150, 1024, power_save="psm")
+        sim.overrides(0.1, 1, 1, 150, 1024, power_save="psm")
 
 
 def test_trigger_floor_sets_the_m1_sleep():
@@ -110,7 +113,7 @@ def test_trigger_floor_sets_the_m1_sleep():
 
     out = {}
     for t_min in (2, 10):
-        res = wattlab.run(text=sim.scenario(0.1, 1, 3, 150, 1024, duration_s=6, trigger_min_ms=t_min), timeseries=True)
+        res = sim.run_point(0.1, 1, 3, 150, 1024, duration_s=6, trigger_min_ms=t_min, timeseries=True)
         out[t_min] = gaps.gap_stats(res.radio_series, res.summary["end_time_s"])
     low, high = out[2], out[10]
     # With t_min = 2 ms nearly every slept gap ends in a short uplink frame (the trigger) ...

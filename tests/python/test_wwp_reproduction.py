@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from wattlab.cli import app
-from wattlab.reproduce.tsaoussidis1999_wwp import OUTPUT_FILES, claims, paper
+from wattlab.reproduce.tsaoussidis1999_wwp import claims, paper
+from wattlab.reproduce.tsaoussidis1999_wwp.reproduction import FILES as OUTPUT_FILES
 from conftest import assert_summary_readable
 
 

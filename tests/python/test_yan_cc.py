@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from wattlab.cli import app
 from wattlab.reproduce import REPRODUCTIONS
 from wattlab.reproduce import yan_cc as y
+from wattlab.reproduce.yan_cc.reproduction import FIGURES, FILES, REPRODUCTION
 from wattlab.reproduce.yan_cc import scenario
 from wattlab.reproduce.yan_cc.measure import CLIENT, FLOW, measure
 from wattlab.reproduce.runner import Job
@@ -31,9 +32,9 @@ def quick_run(tmp_path_factory):
 def test_quick_run_writes_every_output(quick_run):
     out, output = quick_run
     assert "yan-cc" in REPRODUCTIONS
-    for name in y.OUTPUT_FILES:
+    for name in FILES:
         assert (out / name).stat().st_size > 0, name
-    for fig in y.FIGURES:
+    for fig in FIGURES:
         assert (out / fig).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", fig
     cfg = json.loads((out / "config.json").read_text())
     assert cfg["quick"] and cfg["seeds"] == 1 and cfg["file_bytes"] == 1_000_000
@@ -71,6 +72,8 @@ def test_claims_are_computed_from_the_data(quick_run):
     out, _ = quick_run
     claims = pd.read_csv(out / "claims.csv")
     assert set(claims.verdict) <= VERDICTS
+    # The paper's value of each claim is in its own column (an empty "seed" column held it before).
+    assert list(claims.columns) == ["id", "claim", "paper", "wattlab", "verdict", "reason"] and claims.paper.notna().all()
     assert {"emulated-peak", "emulated-offpeak", "table1-30ms", "crossover-75ms", "bsd50-equals-tcp",
             "fig16-active-beats-dynamic", "fig17-cc-beats-psm", "fig18-bandwidth", "uiuc-reverts",
             "stream-delay-20mbps"} <= set(claims.id)
@@ -173,17 +176,21 @@ def test_peak_jitter_is_scaled_with_the_rtt():
     assert k * theta == pytest.approx(5.0)  # mean extra delay 5 ms at 60 ms
     assert scenario.gamma_jitter(120, "gamma", cfg)[1] == pytest.approx(2 * theta)
     assert scenario.gamma_jitter(60, "2var", cfg)[1] == pytest.approx(2 * theta)
-    text = scenario.download_scenario(scenario.Download("cc", 60, 0.001, "gamma", competitors=2), cfg)
-    assert 'a_to_b = { jitter = { model = "gamma", shape = 2.5, scale = "2000000ns" } }' in text
-    assert text.count("[[wireless]]") == 3 and 'name = "ap-uplink"' in text
+    b, over = scenario.download(scenario.Download("cc", 60, 0.001, "gamma", competitors=2), cfg)
+    scn = b.effective(over)
+    assert scn["link"][0]["a_to_b"] == {"jitter": {"model": "gamma", "shape": 2.5, "scale": "2ms"}}
+    assert len(scn["wireless"]) == 3 and [x["name"] for x in scn["link"]] == ["internet", "ap-uplink"]
+    assert [n["name"] for n in scn["node"]] == ["server", "gw", "ap", "client", "tcp1", "tcp2"]
+    assert scn["wireless"][0]["agent"] == {"detection": "active"} and scn["wireless"][0]["power_save"] == "cc"
 
 
 def test_a_client_with_competitors_is_costed_up_to_its_own_completion():
     cfg = y.Config.quick_preset()
     # Off-peak at 60 ms, the always-on client finishes before its two competitors.
     d = scenario.Download("bsd-50", 60, 0.0, "none", competitors=2)
-    job = Job(scenario.download_scenario(d, cfg), 1, {"policy": "bsd-50", "file_bytes": cfg.file_bytes})
-    res = api.run(text=job.scenario, seed=job.seed)
+    b, over = scenario.download(d, cfg)
+    job = b.job(1, {"policy": "bsd-50", "file_bytes": cfg.file_bytes}, over)
+    res = b.run(job.seed, over)
     row = measure(job, res, cfg.profile)
     assert row["completed"] and row["time_s"] < res.summary["end_time_s"], "the competitors finish later"
     fe = res.flow_energy
@@ -201,7 +208,7 @@ def test_bad_configuration_is_rejected(tmp_path):
     cfg = y.Config.quick_preset()
     cfg.fig14_policies = ["psychic"]
     with pytest.raises(ValueError, match="unknown policy 'psychic'"):
-        y.run(cfg, tmp_path)
+        REPRODUCTION.run(cfg, tmp_path)
     assert not any(tmp_path.iterdir())
 
 

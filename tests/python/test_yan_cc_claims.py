@@ -394,7 +394,7 @@ CASES: dict[tuple[str, str], Callable[[], list[c.Claim]]] = {
 @pytest.mark.parametrize("cid,want", list(CASES))
 def test_claim_reaches_verdict(cid, want):
     got = {x.id: x for x in CASES[(cid, want)]()}
-    assert got[cid].verdict == want, (got[cid].wattlab, got[cid].reason)
+    assert got[cid].verdict == want, (got[cid].evidence, got[cid].reason)
 
 
 def test_every_claim_has_a_case_for_each_verdict():
@@ -414,7 +414,7 @@ def test_a_crossover_that_never_happens_disagrees_unless_the_curves_nearly_touch
     near = crossover(lambda r: -0.04 if r == 72 else -0.2)[0]
     far = crossover(lambda r: -0.30 if r == 72 else -0.5)[0]
     assert (near.verdict, far.verdict) == (P, D)
-    assert "never slower; closest at 72 ms" in far.wattlab
+    assert "never slower; closest at 72 ms" in far.evidence
 
 
 def test_cc_vs_bsd_compares_the_largest_saving_with_the_seeds_25_percent():
@@ -422,7 +422,7 @@ def test_cc_vs_bsd_compares_the_largest_saving_with_the_seeds_25_percent():
                                                 "bsd-100": 0.18})}["web-cc-beats-bsd"]
     assert order_fails.verdict == D
     big = {x.id: x for x in web_claims({"bsd-10": 0.55})}["web-cc-beats-bsd"]
-    assert "most: 71 % vs bsd-10" in big.wattlab and "1 − E_CC / E_BSD" in big.wattlab
+    assert "most: 71 % vs bsd-10" in big.evidence and "1 − E_CC / E_BSD" in big.evidence
 
 
 def test_web_cc_time_is_only_partly_right_when_cc_is_slower_than_psm():
@@ -438,7 +438,7 @@ def test_table1_reason_names_the_loss_rate_as_run():
 
 def test_percentages_name_their_baseline():
     bsd100 = {x.id: x for x in bsd(1.0, {90: 0.0, 120: 0.05})}["bsd100-above-100ms"]
-    assert "(1 − E/E_TCP)" in bsd100.wattlab
+    assert "(1 − E/E_TCP)" in bsd100.evidence
 
 
 def test_the_verdict_rule_is_documented():

@@ -3,14 +3,17 @@ session: the policies' order, the RTT cache, and the split of energy by busy con
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from wattlab.reproduce.framework import Context
 from wattlab.reproduce.yan_cc.web import WebSetup, normalize_web, rtt_cache_by_concurrency, run_web
 
 
 @pytest.fixture(scope="module")
 def runs():
-    return run_web(WebSetup(pages=10), seeds=[3], policies=["tcp", "cc", "cc-nocache", "ideal-psm", "bsd-50"], workers=2)
+    return run_web(WebSetup(pages=10), seeds=[3], policies=["tcp", "cc", "cc-nocache", "ideal-psm", "bsd-50"], ctx=Context(2, None, Path(".")))
 
 
 def test_every_policy_completes_the_same_workload(runs):

@@ -2,11 +2,11 @@
 //! calls `wattlab-sim`/`wattlab-core`, and hands results back as plain Python objects; the
 //! Python package builds DataFrames, tables and files from them.
 
-mod columns;
 mod guard;
 mod metrics;
 mod power;
 mod psna;
+mod table;
 mod trace;
 
 use pyo3::create_exception;
@@ -20,7 +20,7 @@ use wattlab_core::energy::{builtin_profiles, RadioState};
 use wattlab_sim::output::TimeSeries;
 use wattlab_sim::{BuildOptions, Progress, Simulation};
 
-pub(crate) use columns::Columns;
+pub(crate) use table::Table;
 
 pub(crate) use guard::{guard, InternalError, WattlabError};
 
@@ -166,11 +166,8 @@ fn read_scenario(py: Python<'_>, path: PathBuf) -> PyResult<String> {
     guard(|| wattlab_sim::scenario::read_file(&path).map_err(|e| scenario_error(py, e)))
 }
 
-/// Run a scenario. Returns a dict: `summary_json` (str), `timeseries` (None, or a dict of
-/// tables `flows`, `queues`, `radio`), `pages` and `objects` (web flows' tables),
-/// `agent_events` (the client-centered agents' log), `sockets` (every socket's counters),
-/// `flow_energy` (each flow's energy at its end radios, per meter); each table a `Columns`,
-/// `channel_names`, `flow_names`, `pcap_files`, `wall_time_s`, `warnings` (the cost
+/// Run a scenario. Returns a dict: `summary_json` (str), `tables` (each result table by name,
+/// an Arrow [`Table`]: see [`run_tables`]), `pcap_files`, `wall_time_s`, `warnings` (the cost
 /// estimate's, also passed to `on_warning` before the run starts) and `interrupt` (the
 /// exception that stopped the run early, e.g. KeyboardInterrupt, or None).
 #[pyfunction]
@@ -217,26 +214,44 @@ fn run_scenario_inner<'py>(
     d.set_item("interrupt", stopped_by.map(|e| e.into_value(py)))?;
     d.set_item("summary_json", out.summary.to_json())?;
     d.set_item("wall_time_s", wall)?;
-    d.set_item("channel_names", out.channel_names)?;
-    d.set_item("flow_names", out.flow_names)?;
-    d.set_item("pcap_files", out.pcap_files)?;
-    // Tables: each a Rust struct of columns, converted on first use (columns.rs).
-    d.set_item("pages", Columns::new(out.pages))?;
-    d.set_item("objects", Columns::new(out.objects))?;
-    d.set_item("agent_events", Columns::new(out.agent_events))?;
-    d.set_item("sockets", Columns::new(out.sockets))?;
-    d.set_item("flow_energy", Columns::new(out.flow_energy))?;
-    match out.timeseries {
-        None => d.set_item("timeseries", py.None())?,
-        Some(TimeSeries { flows, queues, radio }) => {
-            let t = PyDict::new(py);
-            t.set_item("flows", Columns::new(flows))?;
-            t.set_item("queues", Columns::new(queues))?;
-            t.set_item("radio", Columns::new(radio))?;
-            d.set_item("timeseries", t)?;
-        }
-    }
+    d.set_item("pcap_files", &out.pcap_files)?;
+    d.set_item("tables", run_tables(py, out)?)?;
     Ok(d)
+}
+
+/// A run's result tables, by name, each a [`Table`] (Arrow, converted on first use): the
+/// summary's `flows`, `radios` (flat: time and energy per state), `links`, `agents`,
+/// `tunnels`, `wlans`, `wlan_stations`; `pages`, `objects`, `agent_events`, `sockets`,
+/// `flow_energy`; with time series, `timeseries_flows`, `timeseries_queues` and
+/// `timeseries_radio`. Index columns show the names they index (`flow`, `link`).
+fn run_tables(py: Python<'_>, out: wattlab_sim::RunOutput) -> PyResult<Bound<'_, PyDict>> {
+    let wattlab_sim::RunOutput { summary, timeseries, channel_names, flow_names, pages, objects, agent_events, sockets, flow_energy, .. } = out;
+    let flow = || vec![("flow", Arc::new(flow_names.clone()))];
+    let t = PyDict::new(py);
+    let (mut wlans, mut stations) = (Vec::new(), Vec::new());
+    for w in &summary.wlans {
+        let (row, sta) = w.rows();
+        wlans.push(row);
+        stations.extend(sta);
+    }
+    t.set_item("flows", Table::new(summary.flows))?;
+    t.set_item("radios", Table::new(wattlab_sim::output::RadioTable(summary.radios)))?;
+    t.set_item("links", Table::new(summary.links))?;
+    t.set_item("agents", Table::new(summary.agents))?;
+    t.set_item("tunnels", Table::new(summary.tunnels))?;
+    t.set_item("wlans", Table::new(wlans))?;
+    t.set_item("wlan_stations", Table::new(stations))?;
+    t.set_item("pages", Table::with_names(pages, flow()))?;
+    t.set_item("objects", Table::with_names(objects, flow()))?;
+    t.set_item("agent_events", Table::new(agent_events))?;
+    t.set_item("sockets", Table::with_names(sockets, flow()))?;
+    t.set_item("flow_energy", Table::new(flow_energy))?;
+    if let Some(TimeSeries { flows, queues, radio }) = timeseries {
+        t.set_item("timeseries_flows", Table::with_names(flows, flow()))?;
+        t.set_item("timeseries_queues", Table::with_names(queues, vec![("link", Arc::new(channel_names))]))?;
+        t.set_item("timeseries_radio", Table::new(radio))?;
+    }
+    Ok(t)
 }
 
 /// The scenario that runs, as TOML: `text` itself without overrides, else its table with the
@@ -441,9 +456,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     metrics::register(m)?;
     power::register(m)?;
     psna::register(m)?;
-    m.add_class::<Columns>()?;
-    m.add_function(wrap_pyfunction!(columns::table_columns, m)?)?;
-    m.add_function(wrap_pyfunction!(columns::_columns_selftest, m)?)?;
+    m.add_class::<Table>()?;
+    m.add_function(wrap_pyfunction!(table::table_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(table::_table_selftest, m)?)?;
     m.add("WattlabError", m.py().get_type::<WattlabError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;

@@ -1,11 +1,14 @@
-//! `wattlab._core` bindings of the name registry (`wattlab_core::power`): what the power
-//! modes and accounting policies are called, and the one parser of mode names.
+//! `wattlab._core` bindings of the core's vocabularies: what the power modes and accounting
+//! policies are called (the name registry, `wattlab_core::power`) and the one parser of mode
+//! names; the radio's states, the bases of a radio row and the flow kinds. Python lists none of
+//! them itself.
 
 use crate::guard;
 use pyo3::create_exception;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use wattlab_core::power::{PolicyName, PowerMode};
+use wattlab_core::energy::RadioState;
+use wattlab_core::power::{Basis, PolicyName, PowerMode};
 
 create_exception!(
     _core,
@@ -78,11 +81,41 @@ fn accounting_policies() -> PyResult<Vec<&'static str>> {
     guard(|| Ok(PolicyName::ALL.map(PolicyName::as_str).to_vec()))
 }
 
+/// The radio's states, least power first (`off`, `sleep`, `idle`, `idle_high`, `rx`, `tx`):
+/// the names the radio tables' columns and the timelines use.
+#[pyfunction]
+fn radio_states() -> PyResult<Vec<&'static str>> {
+    guard(|| Ok(RadioState::ALL.map(RadioState::as_str).to_vec()))
+}
+
+/// The states in which the radio is awake (can send or receive), least power first.
+#[pyfunction]
+fn awake_states() -> PyResult<Vec<&'static str>> {
+    guard(|| Ok(RadioState::ALL.into_iter().filter(|s| s.is_awake()).map(RadioState::as_str).collect()))
+}
+
+/// What a radio row can be (its `basis`): `accounting` (a policy costing the run's traffic)
+/// or `mode` (the power mode that drove the radio).
+#[pyfunction]
+fn radio_bases() -> PyResult<Vec<&'static str>> {
+    guard(|| Ok(Basis::ALL.map(Basis::as_str).to_vec()))
+}
+
+/// The kinds a scenario's `[[flow]]` can be, in the registry's order.
+#[pyfunction]
+fn flow_kinds() -> PyResult<Vec<&'static str>> {
+    guard(|| Ok(wattlab_sim::apps::KINDS.iter().map(|k| k.name).collect()))
+}
+
 /// Add the registry's functions and its error to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(power_modes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_power_mode, m)?)?;
     m.add_function(wrap_pyfunction!(accounting_policies, m)?)?;
+    m.add_function(wrap_pyfunction!(radio_states, m)?)?;
+    m.add_function(wrap_pyfunction!(awake_states, m)?)?;
+    m.add_function(wrap_pyfunction!(radio_bases, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_kinds, m)?)?;
     m.add("UnknownNameError", m.py().get_type::<UnknownNameError>())?;
     Ok(())
 }

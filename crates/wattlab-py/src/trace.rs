@@ -5,11 +5,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use wattlab_core::energy::{find_builtin_profile, DeviceProfile, PsmParams};
 use wattlab_core::power::PolicyName;
 use wattlab_core::Duration;
 use wattlab_trace::airtime::Airtime;
-use crate::Columns;
+use crate::Table;
 use wattlab_trace::energy::{analyze, ClientChoice, EnergyOptions, TimelineOutput, DEFAULT_MAX_CONNECTIONS, MAX_MAX_CONNECTIONS};
 use wattlab_trace::energybox::EnergyBoxConfig;
 use wattlab_trace::energybox_engine::EngineOutcome;
@@ -92,10 +93,10 @@ fn resolve_profile(profile: Option<&str>, eb: &EnergyBoxConfig) -> PyResult<Devi
 }
 
 /// Cost a capture's radio energy under power policies. Returns a dict: `capture` (what was
-/// read and how the client was chosen), `profile`, `policies` (one dict each: label, name,
-/// `report_json`, beacons, rx_while_dormant, busy_while_dormant, `timeline` table or
-/// `timeline_file`), `connections` and `attribution` (tables), `throughput` (bin width,
-/// origin and the `bins` table), `notes`; each table a `Columns`.
+/// read and how the client was chosen), `profile`, `tables` (Arrow `Table`s, see
+/// `wattlab_trace::tables`: `energy`, `states`, `connections`, `attribution`, `throughput`,
+/// `timeline`), `bin_s` (the throughput bins' width), `policies` (one dict each: label, name,
+/// model, EnergyBox's engine's outcome, `timeline_file`, state changes), `notes`.
 /// `max_gap_s` and `accept_odd_times` set the timestamp checks (`capture["time_checks"]`;
 /// `warnings` lists what a result built on odd timestamps rests on). A panic (a bug) is
 /// raised as `TraceError`, never as pyo3's `PanicException`.
@@ -392,14 +393,18 @@ fn trace_energy_unguarded<'py>(
     prof.set_item("power_mw", powers)?;
     out.set_item("profile", prof)?;
 
-    // Tables: Rust structs of columns (or rows), converted generically (columns.rs).
-    out.set_item("attribution", Columns::new(a.attribution()))?;
+    // Tables: Rust structs of columns (or rows), converted generically (table.rs).
+    let tables = wattlab_trace::tables::tables(&mut a, &models, eb_mode);
+    let labels = Arc::new(tables.labels);
     let t = PyDict::new(py);
-    t.set_item("bin_ns", a.bin_ns)?;
-    t.set_item("origin_ns", a.throughput_origin_ns)?;
-    t.set_item("bins", Columns::new(a.throughput_table()))?;
-    out.set_item("throughput", t)?;
-    out.set_item("connections", Columns::rows(std::mem::take(&mut a.connections)))?;
+    t.set_item("energy", Table::new(tables.energy))?;
+    t.set_item("states", Table::new(tables.states))?;
+    t.set_item("connections", Table::new(tables.connections))?;
+    t.set_item("attribution", Table::new(tables.attribution))?;
+    t.set_item("throughput", Table::new(tables.throughput))?;
+    t.set_item("timeline", Table::with_names(tables.timeline, vec![("policy", labels)]))?;
+    out.set_item("tables", t)?;
+    out.set_item("bin_s", tables.bin_s)?;
     let elided: u64 = a.policies.iter().map(|p| p.timeline_elided_beacons).sum();
     let pols = PyList::empty(py);
     for (p, model) in std::mem::take(&mut a.policies).into_iter().zip(&models) {
@@ -414,15 +419,9 @@ fn trace_energy_unguarded<'py>(
             }
             None => d.set_item("energybox", py.None())?,
         }
-        d.set_item("report_json", serde_json::to_string(&p.report).map_err(err)?)?;
-        d.set_item("total_energy_fj", p.report.total_energy_fj)?;
-        d.set_item("beacons", p.beacons)?;
-        d.set_item("rx_while_dormant", p.rx_while_dormant)?;
-        d.set_item("busy_while_dormant", p.busy_while_dormant)?;
         d.set_item("timeline_file", p.timeline_file.as_ref().map(|f| f.display().to_string()))?;
         d.set_item("timeline_elided_beacons", p.timeline_elided_beacons)?;
         d.set_item("state_changes", p.state_changes)?;
-        d.set_item("timeline", Columns::new(p.timeline))?;
         pols.append(d)?;
     }
     out.set_item("policies", pols)?;

@@ -8,7 +8,7 @@ use crate::net::DropCounters;
 use crate::sim::{Progress, Simulation};
 use serde::Serialize;
 pub use crate::series::{FlowSeries, QueueSeries, RadioSeries, TimeSeries};
-use wattlab_core::energy::EnergyReport;
+use wattlab_core::energy::{EnergyReport, RadioState};
 use wattlab_core::Time;
 
 /// Per-flow results: the columns every flow has, then its kind's own.
@@ -151,6 +151,91 @@ pub struct RadioSummary {
     pub energy_j: f64,
     /// The full report: time and energy per state, transitions.
     pub report: EnergyReport,
+}
+
+/// The states of a radio row's columns, in the order the radios table has shown them
+/// (`time_tx_s`, `energy_tx_j`, then rx, idle, idle_high, sleep, off).
+pub const RADIO_TABLE_STATES: [RadioState; 6] =
+    [RadioState::Tx, RadioState::Rx, RadioState::Idle, RadioState::IdleHigh, RadioState::Sleep, RadioState::Off];
+
+/// The radios table: one flat row per [`RadioSummary`] (node, profile, policy, basis,
+/// energy_j, duration_s, time and energy per state in [`RADIO_TABLE_STATES`]' order, then the
+/// transitions and the clipped activity), its columns named with their units.
+#[derive(Clone, Debug, Default)]
+pub struct RadioTable(pub Vec<RadioSummary>);
+
+impl Serialize for RadioTable {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for r in &self.0 {
+            seq.serialize_element(&RadioRow(r))?;
+        }
+        seq.end()
+    }
+}
+
+/// One radio's row of the [`RadioTable`].
+struct RadioRow<'a>(&'a RadioSummary);
+
+impl Serialize for RadioRow<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let (r, rep) = (self.0, &self.0.report);
+        let s_of = |ns: u64| ns as f64 / 1e9;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("node", &r.node)?;
+        m.serialize_entry("profile", &r.profile)?;
+        m.serialize_entry("policy", &r.policy)?;
+        m.serialize_entry("basis", &r.basis)?;
+        m.serialize_entry("energy_j", &r.energy_j)?;
+        m.serialize_entry("duration_s", &s_of(rep.duration_ns))?;
+        for state in RADIO_TABLE_STATES {
+            let e = rep.state(state);
+            m.serialize_entry(&format!("time_{state}_s"), &s_of(e.time_ns))?;
+            m.serialize_entry(&format!("energy_{state}_j"), &(e.energy_nj as f64 / 1e9))?;
+        }
+        m.serialize_entry("transitions", &rep.transitions.count)?;
+        m.serialize_entry("transition_time_s", &s_of(rep.transitions.time_ns))?;
+        m.serialize_entry("transition_energy_j", &(rep.transitions.energy_nj as f64 / 1e9))?;
+        m.serialize_entry("clipped_activity_s", &s_of(rep.clipped_activity_ns))?;
+        m.end()
+    }
+}
+
+/// One row per station of every BSS (the AP first): the BSS's name, PHY and rate, then the
+/// station's counters (`wlan_stations`; the BSS-wide counters are the `wlans` table).
+#[derive(Clone, Debug, Serialize)]
+pub struct WlanStationRow {
+    /// BSS name.
+    pub wlan: String,
+    /// The station's counters.
+    #[serde(flatten)]
+    pub station: WlanStationSummary,
+}
+
+/// A BSS's row of the `wlans` table: its summary without the stations.
+#[derive(Clone, Debug, Serialize)]
+pub struct WlanRow {
+    /// BSS name.
+    pub name: String,
+    /// PHY profile.
+    pub phy: String,
+    /// Data rate (bits/s).
+    pub rate_bps: u64,
+    /// Fraction of the run the medium carried frames.
+    pub utilization: f64,
+    /// Counters of the whole BSS.
+    #[serde(flatten)]
+    pub stats: crate::wlan::BssStats,
+}
+
+impl WlanSummary {
+    /// The BSS's row of the `wlans` table and its stations' rows.
+    pub fn rows(&self) -> (WlanRow, impl Iterator<Item = WlanStationRow> + '_) {
+        let row = WlanRow { name: self.name.clone(), phy: self.phy.clone(), rate_bps: self.rate_bps, utilization: self.utilization, stats: self.stats.clone() };
+        (row, self.stations.iter().map(|s| WlanStationRow { wlan: self.name.clone(), station: s.clone() }))
+    }
 }
 
 /// Per-channel (link direction) counters.

@@ -140,30 +140,6 @@ impl Extend<(u64, RadioState)> for Timeline {
     }
 }
 
-/// The energy each connection caused, one row per (policy, connection), by column.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Attribution {
-    /// The policy's label.
-    pub policy: Vec<String>,
-    /// Connection id (0: before the first packet).
-    pub connection: Vec<u32>,
-    /// Its frames and the wake-ups they needed (J).
-    pub own_j: Vec<f64>,
-    /// The radio's time after its frames until the next frame (J).
-    pub tail_j: Vec<f64>,
-}
-
-/// Throughput bins with traffic, by column.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct ThroughputTable {
-    /// Bin k starts at `throughput_origin_ns + k × bin_ns` (Python shows its start in s).
-    pub index: Vec<i64>,
-    /// IP bytes sent by the client in the bin.
-    pub bytes_up: Vec<u64>,
-    /// IP bytes received.
-    pub bytes_down: Vec<u64>,
-}
-
 /// The result of one policy.
 #[derive(Clone, Debug)]
 pub struct PolicyOutcome {
@@ -271,31 +247,6 @@ impl EnergyAnalysis {
     /// the checks).
     pub fn time_warnings(&self) -> Vec<String> {
         self.time.warnings(&self.time_limits)
-    }
-
-    /// The energy each connection caused under each policy, one row per (policy, connection).
-    pub fn attribution(&self) -> Attribution {
-        let mut t = Attribution::default();
-        for p in &self.policies {
-            for (id, &(own, tail)) in p.by_connection.iter().enumerate() {
-                t.policy.push(p.label.clone());
-                t.connection.push(id as u32);
-                t.own_j.push(fj_to_j(own));
-                t.tail_j.push(fj_to_j(tail));
-            }
-        }
-        t
-    }
-
-    /// The throughput bins with traffic, by column.
-    pub fn throughput_table(&self) -> ThroughputTable {
-        let mut t = ThroughputTable::default();
-        for &(k, [up, down]) in &self.throughput {
-            t.index.push(k);
-            t.bytes_up.push(up);
-            t.bytes_down.push(down);
-        }
-        t
     }
 }
 

@@ -9,6 +9,7 @@ pub mod energy;
 pub mod energybox;
 pub mod energybox_engine;
 pub mod policy_spec;
+pub mod tables;
 pub mod throughput;
 pub mod timecheck;
 pub mod transitions;

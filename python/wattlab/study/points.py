@@ -7,8 +7,9 @@ Dask cluster), stores each finished run in ``DIR/runs/KEY.run`` (so an interrupt
 resumes and a finished run is not recomputed) and yields each run's ``RunResult``, rebuilt in
 the calling process, so that whatever measures it (a closure, say) never has to be pickled.
 
-A stored run is the core's raw result: its JSON summary and every column table, in a form that
-needs no pickle to read (a compressed JSON document, and the arrays' bytes beside it).
+A stored run is the core's result as it crossed the boundary: its JSON summary, the effective
+scenario, and every result table as an Arrow IPC file (zstd-compressed), read back without
+pickle and without a format of wattlab's own.
 """
 
 from __future__ import annotations
@@ -17,19 +18,19 @@ import hashlib
 import json
 import os
 import time
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from wattlab import _core
-from wattlab.study.engine import StoreWarning, results
+from wattlab.study.engine import StoreWarning, ipc_bytes, read_ipc, results
 from wattlab.study.pool import Lost, WorkerDied
 from wattlab.study.store import Damaged, Store
 from wattlab.study.spec import canonical, toml_value
 
-FORMAT = 2
-"""Version of the stored form; part of every key, so a change of form is never misread."""
+FORMAT = 3
+"""Version of the stored form (3: Arrow IPC tables); part of every key, so a change of form is
+never misread (a run stored in another form is computed again)."""
 
 
 @dataclass(frozen=True)
@@ -69,87 +70,43 @@ def run_point(task: tuple[str, RunPoint]) -> dict:
         res = api.run(text=p.scenario, seed=p.seed, overrides=p.override_strings(), timeseries=p.timeseries)
     except Exception as e:  # re-raised in the caller by run_points
         return {"key": key, "error": [type(e).__name__, str(e)]}
-    tables = encode_raw(res._raw)
-    tables["scenario.toml"] = res.effective_scenario.encode()
-    return {"key": key, "tables": tables, "run": {"seed": p.seed, "completed": res.completed},
+    return {"key": key, "tables": encode_run(res), "run": {"seed": p.seed, "completed": res.completed},
             "sim_s": res.wall_time_s, "wall_s": time.perf_counter() - t0, "worker": f"{os.uname().nodename}:{os.getpid()}"}
 
 
-def encode_raw(raw: Mapping) -> dict[str, bytes]:
-    """The core's raw result as ``raw.json.z`` (the structure, each array replaced by its dtype,
-    shape and place in the other blob; zlib-compressed JSON) and ``arrays.bin`` (the arrays'
-    bytes, end to end): read back without pickle, and without a zip member per array as
-    ``.npz`` would (its zip member and header per array cost ~5 ms per short run here)."""
-    import numpy as np
-
-    chunks: list[bytes] = []
-    pos = 0
-
-    def walk(v: Any) -> Any:
-        nonlocal pos
-        if hasattr(v, "to_dict") and not isinstance(v, dict):  # a core table (_core.Columns)
-            v = v.to_dict()
-        if isinstance(v, dict):
-            return {str(k): walk(x) for k, x in v.items()}
-        if isinstance(v, np.ndarray):
-            if v.dtype.hasobject:
-                return {"__list_array__": [walk(x) for x in v.tolist()]}
-            data = np.ascontiguousarray(v).tobytes()
-            chunks.append(data)
-            pos += len(data)
-            return {"__array__": [v.dtype.str, list(v.shape), pos - len(data)]}
-        if isinstance(v, tuple):
-            return {"__tuple__": [walk(x) for x in v]}
-        if isinstance(v, list):
-            return [walk(x) for x in v]
-        if isinstance(v, np.generic):
-            return v.item()
-        if v is None or isinstance(v, (str, int, float, bool)):
-            return v
-        raise TypeError(f"cannot store a {type(v).__name__} of a run's result")
-
-    doc = walk({k: v for k, v in raw.items() if k != "interrupt"})
-    # The JSON is mostly repeated names (a state or flow per time-series row): zlib's fastest
-    # level makes it ~50 times smaller in a few milliseconds; the arrays gain too little for the time.
-    return {"raw.json.z": zlib.compress(json.dumps(doc, separators=(",", ":")).encode(), 1), "arrays.bin": b"".join(chunks)}
+TABLE_SUFFIX = ".arrow"
+"""A stored run's blob of a result table: ``NAME.arrow``, an Arrow IPC file."""
+RESULT_BLOB = "result.json"
+"""A stored run's blob of what is not a table: the JSON summary, captures written, wall time, warnings."""
 
 
-def decode_raw(tables: Mapping[str, bytes]) -> dict:
-    """The raw result :func:`encode_raw` stored (tables as dicts of columns, which
-    ``api.RunResult`` reads like the core's)."""
-    import numpy as np
+def encode_run(res) -> dict[str, bytes]:
+    """A run's blobs for the store: ``result.json`` (the JSON summary exactly as the core
+    wrote it, the capture files, the wall time and the warnings), ``scenario.toml`` (the
+    effective scenario) and every result table as ``NAME.arrow`` (Arrow IPC, zstd)."""
+    from wattlab.columns import arrow
 
-    blob = tables["arrays.bin"]
-
-    def walk(v: Any) -> Any:
-        if isinstance(v, dict):
-            if len(v) == 1:
-                (k, x), = v.items()
-                if k == "__array__":
-                    dtype, shape, offset = np.dtype(x[0]), tuple(x[1]), x[2]
-                    if dtype.hasobject:
-                        raise ValueError("a stored run holds an object array: not a wattlab run store")
-                    count = int(np.prod(shape, dtype=np.int64))
-                    return np.frombuffer(blob, dtype, count, offset).reshape(shape).copy()
-                if k == "__tuple__":
-                    return tuple(walk(y) for y in x)
-                if k == "__list_array__":
-                    return np.array([walk(y) for y in x], dtype=object)
-            return {k: walk(x) for k, x in v.items()}
-        if isinstance(v, list):
-            return [walk(x) for x in v]
-        return v
-
-    raw = walk(json.loads(zlib.decompress(tables["raw.json.z"])))
-    raw["interrupt"] = None
-    return raw
+    head = {"summary_json": res.summary_json, "pcap_files": res.pcap_files, "wall_time_s": res.wall_time_s,
+            "warnings": res.warnings}
+    blobs = {RESULT_BLOB: json.dumps(head, sort_keys=True).encode(), "scenario.toml": res.effective_scenario.encode()}
+    for name, table in res.tables.items():
+        blobs[name + TABLE_SUFFIX] = ipc_bytes(arrow(table))
+    return blobs
 
 
-def result_of(tables: Mapping[str, bytes]):
-    """An ``api.RunResult`` from a stored run's tables."""
+def result_of(blobs: Mapping[str, bytes], path: Path | None = None):
+    """An ``api.RunResult`` from a stored run's blobs; raises ``store.Damaged`` if they are not
+    a run in this form (a run stored by another wattlab, or blobs that do not read)."""
     from wattlab import api
 
-    return api.RunResult(decode_raw(tables), tables["scenario.toml"].decode())
+    try:
+        head = json.loads(blobs[RESULT_BLOB])
+        tables = {n[: -len(TABLE_SUFFIX)]: read_ipc(b) for n, b in blobs.items() if n.endswith(TABLE_SUFFIX)}
+        raw = {"summary_json": head["summary_json"], "pcap_files": head["pcap_files"], "wall_time_s": head["wall_time_s"],
+               "warnings": head["warnings"], "tables": tables, "interrupt": None}
+        return api.RunResult(raw, blobs["scenario.toml"].decode())
+    except Exception as e:  # a missing blob, an IPC file that does not read, JSON that is not a result
+        raise Damaged(path or Path("<stored run>"), f"not a stored run of this wattlab ({type(e).__name__}: {e})") from None
 
 
 @dataclass
@@ -195,7 +152,7 @@ def run_points(
         for k in unique:
             if k in done:
                 tally.reused += 1
-                yield k, result_of(store.get(k)[1])
+                yield k, result_of(store.get(k)[1], store.path(k))
         if on_start:
             on_start(len(todo), len(unique))
         for n, r in enumerate(running, 1):
@@ -229,7 +186,7 @@ def _verified(store: Store, unique: Mapping[str, RunPoint]) -> set[str]:
         if k not in present:
             continue
         try:
-            store.get(k)
+            result_of(store.get(k)[1], store.path(k))
             ok.add(k)
         except Damaged as e:
             store.set_aside(k)

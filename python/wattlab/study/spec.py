@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from wattlab import _core
+from wattlab.scenario_units import QUANTITIES
 
 OUTPUTS = ("flows", "radios", "links", "flow_energy", "sockets", "pages", "objects", "agents", "agent_events", "savings")
 """Tables a study may keep: the ``RunResult`` tables of the same names."""
@@ -248,11 +249,14 @@ def canonical(obj: Any) -> str:
 
 def toml_value(v: Any, unit: str = "") -> str:
     """A Python value as a TOML literal for an override (types kept: 5 → ``5``, "5MB" →
-    ``"5MB"``, True → ``true``, a dict → an inline table)."""
+    ``"5MB"``, True → ``true``, ``Duration.ms(20)`` → ``"20ms"``, a dict → an inline table):
+    the one place Python values become scenario text."""
     if unit:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise TypeError(f"a unit needs a number, not {v!r}")
         return json.dumps(f"{v!r}{unit}" if isinstance(v, float) else f"{v}{unit}")
+    if isinstance(v, QUANTITIES):  # a typed duration, rate or size: its exact scenario text
+        return json.dumps(str(v))
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):

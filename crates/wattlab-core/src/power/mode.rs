@@ -276,6 +276,9 @@ pub enum Basis {
 }
 
 impl Basis {
+    /// Both bases.
+    pub const ALL: [Basis; 2] = [Basis::Accounting, Basis::Mode];
+
     /// `accounting` or `mode`, as in summaries.
     pub const fn as_str(self) -> &'static str {
         match self {

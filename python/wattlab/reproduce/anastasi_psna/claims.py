@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .. import verdict
+from ..verdict import AGREES, DISAGREES, PARTLY, UNTESTED, Claim  # noqa: F401  (the vocabulary, for tests)
 from . import paper
-from ..claim import Claim
 
-AGREES, PARTLY, DISAGREES, UNTESTED = "agrees", "partly", "disagrees", "not tested"
+REDUCTION_AGREES, REDUCTION_PARTLY = 98.0, 95.0
+"""C1: a reduction (%) above the paper's "more than 98 %" agrees; from 95 % (the issue's bar) partly."""
 FACTOR_AGREES, FACTOR_PARTLY = 1.5, 3.0
 """How close a gain factor must be to the paper's (ratio either way)."""
 IDLE_W, IDLE_TOLERANCE = 1.77, 0.10
 """The idle card's power derived from the paper (Sect. II.2) and the share legacy TCP's mean
 card power may exceed it by for "the card is mostly idle"."""
-ASYMMETRY = 5.0
-""""Much slower" downstream: one TCP download at most 1/5 of one upload's rate."""
+ASYMMETRY, ASYMMETRY_PARTLY = 5.0, 2.0
+""""Much slower" downstream: one TCP download at most 1/5 of one upload's rate (1/2: partly)."""
+SLOWDOWN_AGREES, SLOWDOWN_PARTLY = (0.9, 1.2), (0.75, 1.5)
+"""C5: PSNA's completion over legacy TCP's, −10 %/+20 % agrees, −25 %/+50 % partly."""
 
 
 
@@ -39,20 +43,19 @@ def reduction(t: pd.DataFrame) -> Claim:
     """C1: PSNA cuts the card's battery consumption by more than 98 % (A and B)."""
     pairs = _pairs(t)
     red = [p["reduction_percent"] for _, p, _ in pairs]
-    verdict = UNTESTED if not pairs else AGREES if all(r > 98 for r in red) else PARTLY if all(r >= 95 for r in red) else DISAGREES
+    v = UNTESTED if not pairs else verdict.graded(all(r > REDUCTION_AGREES for r in red),
+                                                  all(r >= REDUCTION_PARTLY for r in red))
     return Claim("C1", "PSNA reduces the card's battery consumption by more than 98 % (A 98.75 %, B 99.41 %).",
-                 "every transfer > 98 % agrees; ≥ 95 % (the issue's bar) partly", verdict,
+                 f"every transfer > {REDUCTION_AGREES:g} % agrees; ≥ {REDUCTION_PARTLY:g} % (the issue's bar) partly", v,
                  "; ".join(f"{x}: {p['reduction_percent']:.2f} %" for (x, p, _) in pairs))
 
 
 def gain(t: pd.DataFrame) -> Claim:
     """C2: the power-saving index improves about 80× (A) and 171× (B)."""
     pairs = _pairs(t)
-    ratios = [max(p["gain_factor"] / paper.GAIN[x], paper.GAIN[x] / p["gain_factor"]) for x, p, _ in pairs]
-    verdict = (UNTESTED if not pairs else AGREES if all(r <= FACTOR_AGREES for r in ratios)
-               else PARTLY if all(r <= FACTOR_PARTLY for r in ratios) else DISAGREES)
+    v = verdict.factor_within([(p["gain_factor"], paper.GAIN[x]) for x, p, _ in pairs], FACTOR_AGREES, FACTOR_PARTLY)
     return Claim("C2", "The power-saving index (KB per battery-second) is about 80× (A) and 171× (B) legacy TCP's.",
-                 f"each factor within {FACTOR_AGREES:g}× of the paper's agrees, within {FACTOR_PARTLY:g}× partly", verdict,
+                 f"each factor within {FACTOR_AGREES:g}× of the paper's agrees, within {FACTOR_PARTLY:g}× partly", v,
                  "; ".join(f"{x}: {p['gain_factor']:.1f}× (paper {paper.GAIN[x]:.1f}×)" for (x, p, _) in pairs))
 
 
@@ -61,9 +64,10 @@ def idle_card(t: pd.DataFrame) -> Claim:
     power times the transfer time."""
     rows = [(x, _row(t, x, "legacy")) for x in ("A", "B") if _row(t, x, "legacy") is not None]
     w = [r["card_j"] / r["completion_s"] for _, r in rows]
-    verdict = UNTESTED if not rows else AGREES if all(v <= IDLE_W * (1 + IDLE_TOLERANCE) for v in w) else DISAGREES
+    limit = IDLE_W * (1 + IDLE_TOLERANCE)
+    v = UNTESTED if not rows else verdict.at_most(max(w), agrees=limit, partly=limit)  # no partly band
     return Claim("C3", "With legacy TCP the card is on but idle for almost the whole transfer (the idle cost dominates).",
-                 f"legacy TCP's mean card power ≤ {IDLE_W:g} W × {1 + IDLE_TOLERANCE:g}", verdict,
+                 f"legacy TCP's mean card power ≤ {IDLE_W:g} W × {1 + IDLE_TOLERANCE:g}", v,
                  "; ".join(f"{x}: {v:.3f} W" for (x, _), v in zip(rows, w)))
 
 
@@ -73,9 +77,9 @@ def asymmetry(t: pd.DataFrame) -> Claim:
     if a is None or b is None:
         return Claim("C4", "The downstream is much slower than the upstream.", "needs A and B", UNTESTED, "")
     ratio = a["goodput_bps"] / b["goodput_bps"]
-    verdict = AGREES if ratio >= ASYMMETRY else PARTLY if ratio >= 2 else DISAGREES
     return Claim("C4", "The FH → MH path is much slower than MH → FH (1.82 against 19.87 Kbps, ≈ 11×).",
-                 f"one TCP upload ≥ {ASYMMETRY:g}× one download agrees, ≥ 2× partly", verdict,
+                 f"one TCP upload ≥ {ASYMMETRY:g}× one download agrees, ≥ {ASYMMETRY_PARTLY:g}× partly",
+                 verdict.at_least(ratio, ASYMMETRY, ASYMMETRY_PARTLY),
                  f"upload {a['goodput_bps'] / 1000:.2f} kb/s, download {b['goodput_bps'] / 1000:.2f} kb/s: {ratio:.1f}×")
 
 
@@ -83,9 +87,9 @@ def completion(t: pd.DataFrame) -> Claim:
     """C5: PSNA does not shorten the transfer: the Internet leg still sets the completion time."""
     pairs = _pairs(t)
     s = [p["slowdown"] for _, p, _ in pairs]
-    verdict = UNTESTED if not pairs else AGREES if all(0.9 <= v <= 1.2 for v in s) else PARTLY if all(0.75 <= v <= 1.5 for v in s) else DISAGREES
+    v = UNTESTED if not pairs else verdict.in_band(s, SLOWDOWN_AGREES, SLOWDOWN_PARTLY)
     return Claim("C5", "PSNA saves energy without shortening the transfer: completion is set by the congested Internet leg.",
-                 "PSNA's completion within −10 %/+20 % of legacy TCP's agrees, −25 %/+50 % partly", verdict,
+                 "PSNA's completion within −10 %/+20 % of legacy TCP's agrees, −25 %/+50 % partly", v,
                  "; ".join(f"{x}: {p['completion_s']:.0f} s vs {l['completion_s']:.0f} s" for (x, p, l) in pairs))
 
 
@@ -93,8 +97,6 @@ ALL = (reduction, gain, idle_card, asymmetry, completion)
 
 
 def evaluate(t: pd.DataFrame) -> list[Claim]:
+    """Every claim's verdict over the table."""
     return [c(t) for c in ALL]
 
-
-def claims_frame(claims: list[Claim]) -> pd.DataFrame:
-    return pd.DataFrame([c.__dict__ for c in claims])

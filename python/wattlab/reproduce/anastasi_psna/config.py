@@ -3,7 +3,11 @@ it is silent (docs/psna.md, "Simulator", says why)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+
+import click
+
+from ..options import Command, ConfigBase, Option
 
 ARCHITECTURES = {
     "legacy": "legacy end-to-end TCP, card always on (the paper's baseline)",
@@ -18,7 +22,7 @@ TRANSFERS = {"A": ("send", 25_446_000), "B": ("read", 2_519_000)}
 
 
 @dataclass
-class Config:
+class Config(ConfigBase):
     """Every knob of the reproduction; ``full()`` and ``quick_preset()`` are the two presets."""
 
     seeds: int
@@ -67,5 +71,18 @@ class Config:
         if self.start_s <= 0:
             raise ValueError("start_s must be positive (the card's time before the request is measured apart)")
 
-    def as_dict(self) -> dict:
-        return asdict(self)
+COMMAND = Command(
+    help="Paper 001 (Anastasi, Conti & Lapenna, PSNA): transfers A (25,446 KB up) and B (2,519 KB down) on a congested "
+    "Pisa–Perth path under legacy TCP, PSNA, TCP+PSM and TCP+CC agent; Tables 1–2 beside the paper's (battery-seconds, "
+    "index, gain, reduction), the extras (polls, on-time, residual-time error), a figure and claim verdicts.",
+    quick="One seed per row (the transfers stay full length): a few seconds. Used by the test suite.",
+    out="Directory for the CSV files, figure and summary.md.",
+    options=(
+        Option(("--seeds",), "seeds", "Repetitions per row (default 5, or 1 with --quick).", type=click.IntRange(1, 100),
+               metavar="N"),
+        Option(("--arch",), "architectures", "Architectures (repeatable; default all: legacy psna psm cc; legacy is always run).",
+               multiple=True, metavar="NAME", dest="archs"),
+    ),
+    written="summary.md has Tables 1–2 beside the paper's",
+)
+"""``wattlab reproduce psna``."""

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import math
 
+from typing import Any
+
 import pandas as pd
-from rich.console import Console
 
 from wattlab import _core
+from wattlab.scenario_units import Duration, Size
 
 from .. import runner
+from ..framework import Context
 from . import scenario
 from .config import TRANSFERS, Config
 
@@ -56,11 +59,11 @@ def _measure(job: runner.Job, res) -> dict:
 
 SENSITIVITY = {
     # variant: (architectures, extra flow keys). "default" is the main experiment's PSNA.
-    "alpha=0.5": (("psna",), {"psna": "{ alpha = 0.5 }"}),
-    "alpha=0.99": (("psna",), {"psna": "{ alpha = 0.99 }"}),
-    "min_packets=5": (("psna",), {"psna": "{ min_packets = 5 }"}),
-    "min_packets=20": (("psna",), {"psna": "{ min_packets = 20 }"}),
-    "mss=536": (("legacy", "psna"), {"tcp": "{ mss = 536 }", "psna": '{ fh_segment_size = "536B" }'}),
+    "alpha=0.5": (("psna",), {"psna": {"alpha": 0.5}}),
+    "alpha=0.99": (("psna",), {"psna": {"alpha": 0.99}}),
+    "min_packets=5": (("psna",), {"psna": {"min_packets": 5}}),
+    "min_packets=20": (("psna",), {"psna": {"min_packets": 20}}),
+    "mss=536": (("legacy", "psna"), {"tcp": {"mss": 536}, "psna": {"fh_segment_size": Size(536)}}),
 }
 """Transfer B's sensitivity runs: the estimator's α and 10-packet rule, and the 536-byte MSS of
 the paper's Linux 2.0 towards non-local hosts (with the daemon counting 536-byte packets)."""
@@ -73,11 +76,11 @@ IDLE_MW = 1770.0
 """The ``wavelan-turbo-2mbps`` profile's idle power, at which the switch-on transition is drawn."""
 
 
-def switch_variant(e_j: float) -> tuple[str, tuple[str, ...], dict[str, str]]:
+def switch_variant(e_j: float) -> tuple[str, tuple[str, ...], dict[str, Any]]:
     """The sensitivity variant of a switch-on cost of ``e_j`` joules: (name, architectures, the
-    client radio's ``transitions`` override)."""
-    ms = e_j / (IDLE_MW / 1e3) * 1e3
-    over = f'[{{ from = "off", to = "idle", duration = "{ms:.6f}ms", power_mw = {IDLE_MW} }}]'
+    client radio's ``transitions`` override; the duration to the nanosecond)."""
+    ms = round(e_j / (IDLE_MW / 1e3) * 1e3, 6)
+    over = [{"from": "off", "to": "idle", "duration": Duration.ms(ms), "power_mw": IDLE_MW}]
     return f"switch={e_j:g}J", ("psna",), {"transitions": over}
 
 
@@ -86,7 +89,7 @@ for _e in SWITCH_J:
     SENSITIVITY[_name] = (_archs, _extra)
 
 
-def runs(cfg: Config, workers: int, console: Console | None = None, sensitivity: bool = False) -> pd.DataFrame:
+def runs(cfg: Config, ctx: Context, sensitivity: bool = False) -> pd.DataFrame:
     """One row per (transfer, architecture, seed): card energy (J and battery-seconds), completion,
     the paper's Kbps and transfer length, and the PSNA columns. With ``sensitivity``, transfer B's
     variants of ``SENSITIVITY`` instead (column ``variant``)."""
@@ -97,9 +100,9 @@ def runs(cfg: Config, workers: int, console: Console | None = None, sensitivity:
         for k in range(cfg.seeds):
             seed = cfg.base_seed + k
             labels = {"transfer": t, "arch": a, "variant": v}
-            jobs.append(runner.Job(scenario.scenario(cfg, t, a, extra), seed, {**labels, "part": "run"}))
-            jobs.append(runner.Job(scenario.prefix(cfg, t, a), seed, {**labels, "part": "prefix"}))
-    df = runner.run_jobs(jobs, _measure, "PSNA sensitivity" if sensitivity else "PSNA transfers", workers, console)
+            jobs.append(scenario.BASE.job(seed, {**labels, "part": "run"}, scenario.overrides(cfg, t, a, extra)))
+            jobs.append(scenario.BASE.job(seed, {**labels, "part": "prefix"}, scenario.prefix(cfg, t, a)))
+    df = ctx.run(jobs, _measure, "PSNA sensitivity" if sensitivity else "PSNA transfers")
     key = ["transfer", "arch", "variant", "seed"]
     pre = df[df["part"] == "prefix"][key + ["prefix_j"]]
     r = df[df["part"] == "run"].drop(columns=["part", "prefix_j"]).merge(pre, on=key)

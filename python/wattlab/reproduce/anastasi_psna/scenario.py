@@ -1,17 +1,25 @@
-"""The paper's path as TOML (the same as scenarios/psna-transfer-a.toml and -b.toml, which a test
-checks): an 802.11 DSSS 2 Mb/s BSS, a 24 kb/s, 200 ms intercontinental bottleneck with 30 kB
-queues and 0.2 % loss each way, and ``cross_flows`` long TCP downloads congesting Perth -> Italy.
+"""The paper's path (``path.toml``, the same as scenarios/psna-transfer-a.toml and -b.toml,
+which a test checks) with the run's power-save mode, the transfer and ``cross_flows`` long TCP
+downloads congesting Perth -> Italy, as typed overrides.
 
-``scenario(cfg, transfer, arch)`` is one run; ``prefix(cfg, transfer, arch)`` is the same path
+``overrides(cfg, transfer, arch)`` is one run; ``prefix(cfg, transfer, arch)`` is the same path
 without the transfer, stopped at its start: its client-radio energy is the card's before the
 request, which every architecture's figure leaves out."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from wattlab.scenario_units import Duration, Size
+
+from ..scenarios import base
 from .config import TRANSFERS, Config
 
-_NODES = [("server", "host"), ("perth", "host"), ("au", "router"), ("ap", "ap"), ("pisa", "host"), ("client", "host")]
-_LINKS = [("perth-lan", "server", "au"), ("perth-hosts", "perth", "au")]
+BASE = base(__package__, "path.toml")
+"""The path every run shares."""
+
+RUN_S = 40_000.0
+"""A run's simulated time: long enough for transfer B under legacy TCP (~10,000 s)."""
 
 
 def _kind(transfer: str, arch: str) -> str:
@@ -25,50 +33,33 @@ def _mode(arch: str) -> str:
     return {"legacy": "cam", "psna": "psna", "psm": "psm", "cc": "cc"}[arch]
 
 
-def _path(cfg: Config, arch: str, duration_s: float, transitions: str | None = None) -> list[str]:
-    out = [f'name = "psna-{arch}"', "", "[simulation]", "seed = 1", f'duration = "{duration_s:g}s"', ""]
-    radio = ', transitions = ' + transitions if transitions else ""
-    for name, kind in _NODES:
-        out += ["[[node]]", f'name = "{name}"', f'kind = "{kind}"']
-        if name == "client":
-            out.append(f'radio = {{ profile = "wavelan-turbo-2mbps", policies = ["always-on"]{radio} }}')
-        out.append("")
-    for name, a, b in _LINKS:
-        out += ["[[link]]", f'name = "{name}"', f'a = "{a}"', f'b = "{b}"', 'rate = "10Mbps"', 'delay = "1ms"', ""]
-    out += ["[[link]]", 'name = "internet"', 'a = "au"', 'b = "ap"', 'rate = "24kbps"', 'delay = "200ms"',
-            'queue = { bytes = "30kB" }', 'a_to_b = { loss = { model = "bernoulli", p = 0.002 } }',
-            'b_to_a = { loss = { model = "bernoulli", p = 0.002 } }', ""]
-    out += ["[[link]]", 'name = "pisa-lan"', 'a = "pisa"', 'b = "ap"', 'rate = "10Mbps"', 'delay = "1ms"', ""]
-    out += ["[[wlan]]", 'name = "bss"', 'ap = "ap"', 'stations = ["client"]', 'phy = "dsss-2mbps"', 'rate = "2Mbps"',
-            f'power_save = "{_mode(arch)}"', ""]
-    return out
+def _cross(cfg: Config) -> list[dict[str, Any]]:
+    return [{"kind": "bulk-download", "name": f"cross{i}", "client": "pisa", "server": "perth", "port": 8000 + i,
+             "bytes": Size.mb(1000), "start": Duration.s(i), "background": True} for i in range(cfg.cross_flows)]
 
 
-def _cross(cfg: Config) -> list[str]:
-    out = []
-    for i in range(cfg.cross_flows):
-        out += ["[[flow]]", 'kind = "bulk-download"', f'name = "cross{i}"', 'client = "pisa"', 'server = "perth"',
-                f"port = {8000 + i}", 'bytes = "1GB"', f'start = "{i}s"', "background = true", ""]
-    return out
+def _path(arch: str, duration_s: float, flows: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    return [("name", f"psna-{arch}"), ("simulation.duration", Duration.s(duration_s)), ("wlan.bss.power_save", _mode(arch)),
+            ("flow", flows)]
 
 
 def flow_name(transfer: str) -> str:
     return f"transfer-{transfer.lower()}"
 
 
-def scenario(cfg: Config, transfer: str, arch: str, extra: dict[str, str] | None = None) -> str:
+def overrides(cfg: Config, transfer: str, arch: str, extra: dict[str, Any] | None = None) -> list[tuple[str, Any]]:
     """One run: the transfer under ``arch`` on the congested path; ``extra`` adds flow keys
-    (``{"tcp": "{ mss = 536 }"}``; a ``psna`` table only reaches PSNA's flow), and its
+    (``{"tcp": {"mss": 536}}``; a ``psna`` table only reaches PSNA's flow), and its
     ``transitions`` goes to the client's radio (the meter's transition costs)."""
-    size = TRANSFERS[transfer][1]
     extra = dict(extra or {})
     transitions = extra.pop("transitions", None)
-    flow = ["[[flow]]", f'kind = "{_kind(transfer, arch)}"', f'name = "{flow_name(transfer)}"', 'client = "client"',
-            'server = "server"', f'bytes = "{size // 1000}kB"', f'start = "{cfg.start_s:g}s"']
-    flow += [f"{k} = {v}" for k, v in extra.items() if k != "psna" or arch == "psna"] + [""]
-    return "\n".join(_path(cfg, arch, 40_000.0, transitions) + flow + _cross(cfg))
+    flow = {"kind": _kind(transfer, arch), "name": flow_name(transfer), "client": "client", "server": "server",
+            "bytes": Size.kb(TRANSFERS[transfer][1] // 1000), "start": Duration.s(cfg.start_s),
+            **{k: v for k, v in extra.items() if k != "psna" or arch == "psna"}}
+    radio = [] if transitions is None else [("node.client.radio.transitions", transitions)]
+    return _path(arch, RUN_S, [flow, *_cross(cfg)]) + radio
 
 
-def prefix(cfg: Config, transfer: str, arch: str) -> str:
+def prefix(cfg: Config, transfer: str, arch: str) -> list[tuple[str, Any]]:
     """The same path without the transfer, until the transfer's start."""
-    return "\n".join(_path(cfg, arch, cfg.start_s) + _cross(cfg))
+    return _path(arch, cfg.start_s, _cross(cfg))

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import verdict as rules
+from ..verdict import AGREES, DISAGREES, PARTLY, UNTESTED, Claim  # noqa: F401  (the vocabulary, for tests)
 from . import paper
-from ..claim import Claim
 
-AGREES, PARTLY, DISAGREES, UNTESTED = "agrees", "partly", "disagrees", "not tested"
 EQUAL_SHARE_TOL = 0.20
 """The issue's "within 20 % of an equal share": downstream share ≥ 0.4 of the total with 5 + 5."""
 TOTAL_LOSS_MAX_PCT = 10.0
@@ -25,7 +25,23 @@ STARVED_SHARE = 0.10
 FAIR_JAIN = 0.9
 """A scheme "fixes" the unfairness among upstream flows: Jain's index at least this."""
 TABLE31_TOL_PCT = 10.0
+"""M1, M2: the issue's 10 % on Table 3.1's ACK inter-arrival."""
 MODEL_SIM_TOL_PCT = 15.0
+"""M8: the issue's 15 % between the Ch. 3 model and the simulator."""
+PRINTED_PARTLY = 0.75
+"""E1: the share of the printed values equal to 2 decimals that is partly right (all: agrees)."""
+B_EST_CLOSE = 0.05
+"""E2: each B_est within 5 % of the thesis's is partly right (equal to 1 decimal: agrees)."""
+STARVED_PARTLY = 0.25
+"""F1: a downstream share below this in both delayed-ACK settings is partly "starved"."""
+SLEEP_ONLY_AGREES, SLEEP_ONLY_PARTLY = (0.85, 0.95), (0.8, 1.0)
+"""M3: R_energy(m = 1) in [0.85, 0.95] agrees, in [0.8, 1) is partly right."""
+BURST_GAIN_AGREES, BURST_GAIN_PARTLY = (0.4, 0.6), (0.25, 0.75)
+"""M4: R_energy(1) − R_energy(5) in these ranges."""
+LINEAR_R2 = 0.99
+"""M5: latency "grows linearly" in m when a line explains ≥ 99 % of its variance."""
+P_SHAPE_SMALL, P_SHAPE_LARGE = 0.9, 0.2
+"""M7: R_energy ≥ 0.9 at the smallest p and ≤ 0.2 at the largest."""
 
 
 
@@ -43,7 +59,7 @@ def table21(t: pd.DataFrame, jain_example: dict) -> Claim:
            and r.paper_variance is not None]
     ex = [round(jain_example["jain_small"], 2) == jain_example["paper"], round(jain_example["jain_large"], 2) == jain_example["paper"]]
     n_ok, n = sum(ok) + sum(var) + sum(ex), len(ok) + len(var) + len(ex)
-    verdict = UNTESTED if n == 0 else AGREES if n_ok == n else PARTLY if n_ok >= 0.75 * n else DISAGREES
+    verdict = rules.checks(ok + var + ex, agrees=1.0, partly=PRINTED_PARTLY)
     return Claim("E1", "Table 2.1 (C = 30 Mb/s, n = 10): 8 cases' Jain and F(X, C); variances 2.25, 4.0, 9.0 (cases 4–6); "
                  "Jain{10, 30, 40} = Jain{100, 300, 400} = 0.82.",
                  "every printed value equal to 2 decimals agrees; ≥ 75 % of them partly", verdict,
@@ -54,8 +70,8 @@ def table21(t: pd.DataFrame, jain_example: dict) -> Claim:
 def table23(t: pd.DataFrame) -> Claim:
     """E2: Table 2.3's B_est 76.9 / 50.2 / 243.4 packets from its own inputs (Eq. 2.11, MSS 1500)."""
     ok = [round(r.b_est_packets, 1) == r.paper_b_est_packets for r in t.itertuples()]
-    close = [abs(r.b_est_packets / r.paper_b_est_packets - 1) <= 0.05 for r in t.itertuples()]
-    verdict = UNTESTED if not ok else AGREES if all(ok) else PARTLY if all(close) else DISAGREES
+    close = [abs(r.b_est_packets / r.paper_b_est_packets - 1) <= B_EST_CLOSE for r in t.itertuples()]
+    verdict = UNTESTED if not ok else rules.graded(all(ok), all(close))
     return Claim("E2", "Table 2.3: B_est = (cwnd_overflow − T·minRTT/8)/MSS = 76.9, 50.2, 243.4 packets (Buffalo, NEC, Corega).",
                  "each equal to 1 decimal agrees; each within 5 % partly", verdict,
                  "; ".join(f"{r.ap} {r.b_est_packets:.2f}" for r in t.itertuples()))
@@ -66,8 +82,9 @@ def reno_starves(f: pd.DataFrame) -> Claim:
     rows = [(d, _fair(f, "5u5d", d, "reno")) for d in (False, True)]
     rows = [(d, r) for d, r in rows if r is not None]
     shares = [r["down_share"] for _, r in rows]
-    verdict = (UNTESTED if not rows else AGREES if all(s < STARVED_SHARE for s in shares)
-               else PARTLY if any(s < STARVED_SHARE for s in shares) or all(s < 0.25 for s in shares) else DISAGREES)
+    verdict = UNTESTED if not rows else rules.graded(all(s < STARVED_SHARE for s in shares),
+                                                     any(s < STARVED_SHARE for s in shares)
+                                                     or all(s < STARVED_PARTLY for s in shares))
     return Claim("F1", "With Reno the AP drops upstream ACKs and downstream data alike: upstream flows starve the downstream "
                  "ones (Figs. 2.1b, 2.5, 2.9, 2.12).",
                  f"Reno's downstream share of the total < {STARVED_SHARE:g} with and without delayed ACK agrees; in one of "
@@ -84,7 +101,7 @@ def ackloss_share(f: pd.DataFrame) -> Claim:
         return Claim("F2", "ACK-loss-aware TCP removes the starvation.", "needs 5u5d Reno and ackloss", UNTESTED, "")
     lo, hi = 0.5 * (1 - EQUAL_SHARE_TOL), 0.5 * (1 + EQUAL_SHARE_TOL)
     s = r["down_share"]
-    verdict = AGREES if lo <= s <= hi else PARTLY if (reno["down_share"] + lo) / 2 <= s <= hi else DISAGREES
+    verdict = rules.in_band(s, (lo, hi), ((reno["down_share"] + lo) / 2, hi))
     ci = f" ± {r['down_share_ci']:.3f} (95 % CI)" if "down_share_ci" in r.index else ""
     return Claim("F2", "ACK-loss-aware TCP removes the starvation (5 up + 5 down, delayed ACK off; issue: downstream share "
                  "within 20 % of an equal share).",
@@ -102,7 +119,7 @@ def ackloss_total(f: pd.DataFrame) -> Claim:
     if r is None or reno is None:
         return Claim("F3", "The fairness costs a little total throughput.", "needs 5u5d Reno and ackloss", UNTESTED, "")
     pct = 100 * (r["total_mbps"] / reno["total_mbps"] - 1)
-    verdict = AGREES if pct >= -TOTAL_LOSS_MAX_PCT else PARTLY if pct >= -2 * TOTAL_LOSS_MAX_PCT else DISAGREES
+    verdict = rules.at_least(pct, -TOTAL_LOSS_MAX_PCT, -2 * TOTAL_LOSS_MAX_PCT)
     why = ""
     if "tcp_capacity_mbps" in r.index:
         why = (f"; collision-free TCP capacity with every ACK carried {r['tcp_capacity_mbps']:.2f} Mb/s: ackloss at "
@@ -122,7 +139,7 @@ def lowest_rtt(f: pd.DataFrame) -> Claim:
     wins_all = [_fair(f, m, False, "ackloss")["up_rtt_ms"] < min(_fair(f, m, False, s)["up_rtt_ms"] for s in ("reno", "prioritised-ap"))
                 for m in mixes]
     wins_reno = [_fair(f, m, False, "ackloss")["up_rtt_ms"] < _fair(f, m, False, "reno")["up_rtt_ms"] for m in mixes]
-    verdict = AGREES if all(wins_all) else PARTLY if all(wins_reno) else DISAGREES
+    verdict = rules.graded(all(wins_all), all(wins_reno))
     return Claim("F4", "The proposed method has the lowest RTT: with Reno or the prioritised AP upstream windows keep growing "
                  "and queue in the clients (Fig. 2.7).",
                  "ackloss's mean upstream-flow RTT below Reno's and the prioritised AP's in every mix agrees; below Reno's "
@@ -137,7 +154,7 @@ def upstream_fairness(f: pd.DataFrame) -> Claim:
     if any(v is None for v in rows.values()):
         return Claim("F5", "Both cures fix the unfairness among upstream flows.", "needs 10up, all schemes", UNTESTED, "")
     fixed = [rows[s]["jain"] >= FAIR_JAIN and rows[s]["jain"] > rows["reno"]["jain"] for s in ("ackloss", "prioritised-ap")]
-    verdict = AGREES if all(fixed) and rows["reno"]["jain"] < FAIR_JAIN else PARTLY if any(fixed) else DISAGREES
+    verdict = rules.graded(all(fixed) and rows["reno"]["jain"] < FAIR_JAIN, any(fixed))
     return Claim("F5", "Reno is severely unfair among upstream flows (the AP drops their ACKs; a flow that loses a window of "
                  "ACKs times out and starves); the prioritised AP and the proposed method both fix it (Fig. 2.4).",
                  f"Reno's Jain < {FAIR_JAIN:g} and both cures ≥ {FAIR_JAIN:g} agrees; one cure partly", verdict,
@@ -154,7 +171,7 @@ def delayed_ack(f: pd.DataFrame) -> Claim:
     g = {k: _fair(f, "5u5d", *k) for k in need}
     more = [g[(True, s)]["total_mbps"] > g[(False, s)]["total_mbps"] for s in ("reno", "ackloss")]
     fair = g[(True, "ackloss")]["jain"] > g[(True, "reno")]["jain"]
-    verdict = AGREES if all(more) and fair else PARTLY if fair or any(more) else DISAGREES
+    verdict = rules.graded(all(more) and fair, fair or any(more))
     return Claim("F6", "Delayed ACK raises the total throughput of both Reno and the proposed method (fewer ACKs leave room "
                  "for data), and the proposed method stays fairer than Reno (Fig. 2.12; 5 up + 5 down).",
                  "both totals higher with delayed ACK and ackloss's Jain above Reno's with it agrees; some of it partly",
@@ -175,7 +192,7 @@ def swm(f: pd.DataFrame) -> Claim:
         return Claim("F7", "SWM: proposed > Reno.", "needs Reno and ackloss runs", UNTESTED, "")
     wins = [[_fair(f, m, d, "ackloss")[c] > _fair(f, m, d, "reno")[c] for c in cols] for m, d in cases]
     n_win = sum(map(sum, wins))
-    verdict = AGREES if all(map(all, wins)) else PARTLY if n_win >= len(cols) * len(cases) / 2 else DISAGREES
+    verdict = rules.graded(all(map(all, wins)), n_win >= len(cols) * len(cases) / 2)
     short, long_ = cols[0], cols[-1]
     return Claim("F7", "The SWM index (F(X, C) over windows w, C = 29.6 Mb/s) of the proposed method is clearly higher than "
                  "Reno's at short and long time scales whenever an upstream flow is present (Figs. 2.10–2.11).",
@@ -192,7 +209,7 @@ def table31_analysis(t: pd.DataFrame) -> Claim:
     if rows is None or rows.empty:
         return Claim("M1", "Table 3.1 analysis.", "needs Table 3.1", UNTESTED, "")
     ok = (rows["vs_paper_analysis_pct"].abs() <= TABLE31_TOL_PCT).tolist()
-    verdict = AGREES if all(ok) else PARTLY if sum(ok) >= len(ok) / 2 else DISAGREES
+    verdict = rules.checks(ok)
     return Claim("M1", "Table 3.1, analysis column: mean ACK inter-arrival 0.954, 1.66, 1.97, 3.19 ms at 12, 20, 22, 25 Mb/s "
                  "of cross traffic (m = 1, q = 0.3, RTT 100 ms).",
                  f"ours within {TABLE31_TOL_PCT:g} % of every row up to 25 Mb/s agrees; half of them partly", verdict,
@@ -208,7 +225,7 @@ def table31_validity(t: pd.DataFrame) -> Claim:
     hi = t[t["cross_mbps"] > paper.TABLE31_MODERATE_MBPS]
     within = (mod["model_vs_sim_pct"].abs() <= TABLE31_TOL_PCT).tolist()
     under = (hi["model_vs_sim_pct"] < -TABLE31_TOL_PCT).tolist()
-    verdict = AGREES if all(within) and all(under) else PARTLY if sum(within) >= len(within) / 2 or (under and all(under)) else DISAGREES
+    verdict = rules.graded(all(within) and all(under), sum(within) >= len(within) / 2 or bool(under and all(under)))
     return Claim("M2", "The model holds while wired congestion is moderate (cross traffic ≤ 25 Mb/s: 3–9 % from ns-2) and "
                  "under-estimates the ACK inter-arrival above it (33 %, 61 % at 28, 29 Mb/s).",
                  f"our model within {TABLE31_TOL_PCT:g} % of our simulator at every rate ≤ 25 Mb/s and more than "
@@ -227,7 +244,8 @@ def sleep_saving(s: pd.DataFrame) -> Claim:
     if d.empty or 1 not in set(d["m"]):
         return Claim("M3", "Sleeping alone saves about 10 %.", "needs the m-sweep at p = 0.001", UNTESTED, "")
     r1 = float(d[d["m"] == 1]["r_energy"].iloc[0])
-    verdict = AGREES if 0.85 <= r1 <= 0.95 else PARTLY if 0.8 <= r1 < 1.0 else DISAGREES
+    verdict = rules.graded(SLEEP_ONLY_AGREES[0] <= r1 <= SLEEP_ONLY_AGREES[1],
+                           SLEEP_ONLY_PARTLY[0] <= r1 < SLEEP_ONLY_PARTLY[1])  # [0.8, 1): saving something
     return Claim("M3", "p = 0.001, RTT 100 ms: sleeping between packets without burst transmission saves only about 10 % "
                  "(R_energy ≈ 0.9, Fig. 3.10).", "R_energy(m = 1) in [0.85, 0.95] agrees; in [0.8, 1) partly", verdict,
                  f"R_energy(m = 1) = {r1:.3f} (saving {100 * (1 - r1):.1f} % of E[J_cam])")
@@ -240,7 +258,7 @@ def burst_gain(s: pd.DataFrame) -> Claim:
         return Claim("M4", "Bursts save a further 50 %.", "needs m = 1 and 5 at p = 0.001", UNTESTED, "")
     r1, r5 = (float(d[d["m"] == k]["r_energy"].iloc[0]) for k in (1, 5))
     gain = r1 - r5
-    verdict = AGREES if 0.4 <= gain <= 0.6 else PARTLY if 0.25 <= gain <= 0.75 else DISAGREES
+    verdict = rules.in_band(gain, BURST_GAIN_AGREES, BURST_GAIN_PARTLY)
     return Claim("M4", "p = 0.001, RTT 100 ms: burst transmission with m = 5 saves a further ~50 % (Fig. 3.10).",
                  "R_energy(1) − R_energy(5) in [0.4, 0.6] agrees; in [0.25, 0.75] partly", verdict,
                  f"R_energy {r1:.3f} (m = 1) → {r5:.3f} (m = 5): {gain:.3f}")
@@ -256,10 +274,10 @@ def latency_vs_gain(s: pd.DataFrame) -> Claim:
         d = _sweep_at(s, 0.01, rtt)
         m, lat, r = d["m"].to_numpy(float), d["latency_s"].to_numpy(), d["r_energy"].to_numpy()
         res = lat - np.polyval(np.polyfit(m, lat, 1), m)
-        lin.append(1 - res.var() / lat.var() >= 0.99 if lat.var() > 0 else False)
+        lin.append(1 - res.var() / lat.var() >= LINEAR_R2 if lat.var() > 0 else False)
         half = len(r) // 2
         sat.append((r[0] - r[half]) > 2 * abs(r[half] - r[-1]))
-    verdict = AGREES if all(lin) and all(sat) else PARTLY if all(lin) or all(sat) else DISAGREES
+    verdict = rules.graded(all(lin) and all(sat), all(lin) or all(sat))
     return Claim("M5", "Latency grows linearly with m while the energy efficiency converges: a small m gets most of the gain "
                  "(Figs. 3.11–3.12, p = 0.01).",
                  "latency vs m linear (R² ≥ 0.99) and R_energy's drop over the first half of the m range more than twice "
@@ -277,7 +295,7 @@ def burst_small_rtt(s: pd.DataFrame) -> Claim:
     g = {r: float(_sweep_at(s, 0.01, r).set_index("m").loc[1, "r_energy"] - _sweep_at(s, 0.01, r).set_index("m").loc[5, "r_energy"])
          for r in rtts}
     dec = all(g[a] >= g[b] for a, b in zip(rtts, rtts[1:]))
-    verdict = AGREES if dec and g[rtts[0]] > g[rtts[-1]] else PARTLY if g[rtts[0]] > g[rtts[-1]] else DISAGREES
+    verdict = rules.graded(dec and g[rtts[0]] > g[rtts[-1]], g[rtts[0]] > g[rtts[-1]])
     return Claim("M6", "Burst transmission helps most when the RTT is small (transitions are a large share of the energy), "
                  "little at large RTT (Figs. 3.9, 3.11).",
                  "R_energy(1) − R_energy(5) at p = 0.01 falling with RTT agrees; smallest RTT above the largest partly", verdict,
@@ -292,8 +310,8 @@ def p_shape(maps: pd.DataFrame) -> Claim:
     rtt = d["rtt_ms"].iloc[(d["rtt_ms"] - 100).abs().argmin()]
     d = d[d["rtt_ms"] == rtt].sort_values("p")
     lo, hi = float(d["r_energy"].iloc[0]), float(d["r_energy"].iloc[-1])
-    a, b = lo >= 0.9, hi <= 0.2
-    verdict = AGREES if a and b else PARTLY if a or b else DISAGREES
+    a, b = lo >= P_SHAPE_SMALL, hi <= P_SHAPE_LARGE
+    verdict = rules.graded(a and b, a or b)
     return Claim("M7", "At small p CAM and sleep are nearly equal (windows large, gaps too short to sleep); at large p sleep "
                  "is far below CAM (Figs. 3.7, 3.9).",
                  "m = 1, RTT ≈ 100 ms: R_energy ≥ 0.9 at the smallest p and ≤ 0.2 at the largest agrees; one of them partly",
@@ -307,7 +325,7 @@ def model_vs_sim(c: pd.DataFrame) -> Claim:
     cam = (c["cam_err_pct"].abs() <= MODEL_SIM_TOL_PCT)
     slp = (c["sleep_err_pct"].abs() <= MODEL_SIM_TOL_PCT)
     share = (cam.sum() + slp.sum()) / (2 * len(c))
-    verdict = AGREES if share == 1 else PARTLY if share >= 0.5 else DISAGREES
+    verdict = rules.share(share)
     return Claim("M8", "Issue: for the single-flow case the model's E[J_cam] and E[J_sleep] agree with the simulator's metered "
                  "energy within 15 % over p × RTT × m.",
                  f"every point within {MODEL_SIM_TOL_PCT:g} % agrees; at least half of all comparisons partly", verdict,
@@ -321,7 +339,7 @@ def design(dc: dict) -> Claim:
         return Claim("E3", "Design conditions.", "needs the conditions", UNTESTED, "")
     vals = [(dc["p_sleep_max_w"], 0.016), (dc["e_as_max_j"], 80e-6), (dc["e_sa_max_j"], 8.75e-5 * 0.8)]
     ok = [abs(a - b) <= 1e-9 * max(abs(b), 1e-12) + 1e-15 for a, b in vals]
-    verdict = AGREES if all(ok) else PARTLY if sum(ok) >= 2 else DISAGREES
+    verdict = rules.graded(all(ok), sum(ok) >= 2)
     return Claim("E3", "WNI design conditions: P^s ≤ P^l/50, P^as·T^as ≲ 1e-4·P^l, P^sa·T^sa ≲ 1e-4·P^l (exactly 8.75e-5·P^l), "
                  "P^l = 0.8 W.", "all three bounds equal to the closed forms agrees; two partly", verdict,
                  f"{dc['p_sleep_max_w']:.4f} W, {dc['e_as_max_j'] * 1e6:.1f} µJ, {dc['e_sa_max_j'] * 1e6:.1f} µJ; the AR5004 "
@@ -340,6 +358,3 @@ def evaluate(tables: dict) -> list[Claim]:
         model_vs_sim(tables.get("model_vs_sim")),
     ]
 
-
-def claims_frame(claims: list[Claim]) -> pd.DataFrame:
-    return pd.DataFrame([c.__dict__ for c in claims])

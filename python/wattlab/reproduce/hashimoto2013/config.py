@@ -3,7 +3,11 @@ chose where it is silent (docs/reproductions.md, "Paper 002", says why)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+
+import click
+
+from ..options import Command, ConfigBase, Option
 
 SCHEMES = {
     "reno": "TCP Reno, plain DCF AP (the thesis's baseline)",
@@ -17,7 +21,7 @@ MIXES = {"10up": (10, 0), "5u5d": (5, 5)}
 
 
 @dataclass
-class Config:
+class Config(ConfigBase):
     """Every knob of the reproduction; ``full()`` and ``quick_preset()`` are the two presets."""
 
     seeds: int
@@ -60,10 +64,6 @@ class Config:
         return cls(seeds=3, duration_s=100.0, warmup_s=30.0, swm_windows_s=[1.0, 2.0, 5.0, 10.0, 20.0, 50.0],
                    table31_seeds=2, quick=True)
 
-    def seed_list(self) -> list[int]:
-        """The fairness seeds."""
-        return list(range(self.base_seed, self.base_seed + self.seeds))
-
     def check(self) -> None:
         """Raise ValueError naming the first invalid setting."""
         if self.seeds < 1 or self.energy_seeds < 1 or self.table31_seeds < 1:
@@ -87,5 +87,15 @@ class Config:
         if self.energy_bytes < 100_000:
             raise ValueError("energy_bytes must be at least 100 kB (the model is for bulk transfers)")
 
-    def as_dict(self) -> dict:
-        return asdict(self)
+
+COMMAND = Command(
+    help="Paper 002 (Hashimoto, thesis 2013) Ch. 2–3: Tables 2.1/2.3, the fairness runs (Reno, ACK-loss-aware Reno, "
+    "prioritised AP; 10 up and 5 up + 5 down; delayed ACK off and on), Table 3.1, the R_energy maps and m-sweeps, the "
+    "energy model against the simulator, and a verdict on each claim.",
+    quick="60 s fairness runs from 20 s, 2 seeds; 2 seeds per energy point; short Table 3.1 runs: a couple of minutes. "
+    "Used by the test suite.",
+    options=(Option(("--seeds",), "seeds", "Fairness repetitions (default 10, or 2 with --quick).",
+                    type=click.IntRange(1, 100), metavar="N"),),
+    written="summary.md has the tables beside the thesis's",
+)
+"""``wattlab reproduce hashimoto2013``."""

@@ -24,12 +24,17 @@ can make them hold (docs/models.md, "Model vs simulator"):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from wattlab.models import tcp_energy as te
+from wattlab.scenario_units import Duration, Size
 
 from .. import runner
+from ..framework import Context
+from ..scenarios import base
 
 PROFILE = "atheros-ar5004"
 POLICIES = ("always-on", "ideal-sleep", "oracle")
@@ -69,54 +74,23 @@ def air_rtt_s() -> float:
     return float(mt["t_t"] + mt["t_r"]) + (1500 + 40) * 8 / WIRED_BPS
 
 
-def scenario(pt: Point, seed: int = 1) -> str:
-    """The scenario TOML of grid point ``pt``."""
+BASE = base(__package__, "energy.toml")
+"""The one-flow path every grid point shares."""
+
+
+def overrides(pt: Point, seed: int = 1) -> list[tuple[str, Any]]:
+    """Grid point ``pt``'s overrides: the wired delay that makes its RTT (to the nanosecond), p,
+    m and the bytes."""
     one_way = (pt.rtt_s - air_rtt_s()) / 2
     if one_way <= 0:
         raise ValueError(f"RTT {pt.rtt_s} s is below the air time of one exchange")
-    ack = f"ack_every = {pt.m}"
-    tcp = (f'{{ cc = "reno", mss = {MSS}, timestamps = false, initial_cwnd = {W1}, min_rto = "{MIN_RTO_S}s", '
-           f'recv_buffer = "16MB", window_scale = 10, {ack} }}')
-    policies = ", ".join(f'"{p}"' for p in POLICIES)
-    return f"""
-name = "hashimoto-ch3-p{pt.p}-rtt{pt.rtt_s}-m{pt.m}"
-[simulation]
-duration = "3600s"
-seed = {seed}
-[[node]]
-name = "server"
-kind = "host"
-[[node]]
-name = "ap"
-kind = "ap"
-[[node]]
-name = "client"
-kind = "host"
-radio = {{ profile = "{PROFILE}", policies = [{policies}] }}
-[[link]]
-name = "wired"
-a = "ap"
-b = "server"
-rate = "100Mbps"
-delay = "{one_way * 1e9:.0f}ns"
-queue = {{ packets = 10000 }}
-a_to_b = {{ loss = {{ model = "bernoulli", p = {pt.p} }} }}
-[[wlan]]
-ap = "ap"
-stations = ["client"]
-phy = "802.11a"
-rate = "54Mbps"
-rts_threshold = "500B"
-station_queue = 10000
-ap_queue = 10000
-[[flow]]
-name = "up"
-kind = "bulk-upload"
-client = "client"
-server = "server"
-bytes = {pt.bytes}
-tcp = {tcp}
-"""
+    tcp = {"cc": "reno", "mss": MSS, "timestamps": False, "initial_cwnd": W1, "min_rto": Duration.s(MIN_RTO_S),
+           "recv_buffer": Size.mb(16), "window_scale": 10, "ack_every": pt.m}
+    return [("name", f"hashimoto-ch3-p{pt.p}-rtt{pt.rtt_s}-m{pt.m}"), ("simulation.seed", seed),
+            ("node.client.radio", {"profile": PROFILE, "policies": list(POLICIES)}),
+            ("link.wired.delay", Duration(round(one_way * 1e9))),
+            ("link.wired.a_to_b", {"loss": {"model": "bernoulli", "p": pt.p}}),
+            ("flow.0.bytes", pt.bytes), ("flow.0.tcp", tcp)]
 
 
 def _p(wni: te.Wni) -> tuple[float, float, float]:
@@ -126,14 +100,12 @@ def _p(wni: te.Wni) -> tuple[float, float, float]:
 
 def run_point(pt: Point, seed: int = 1) -> dict:
     """Simulate ``pt`` once: the client's energy in the model's window, per policy."""
-    import wattlab
-
-    return measure_point(pt, seed, wattlab.run(text=scenario(pt, seed)))
+    return measure_point(pt, seed, BASE.run(overrides=overrides(pt, seed)))
 
 
 def job(pt: Point, seed: int) -> runner.Job:
     """Grid point ``pt`` with ``seed`` as a :class:`runner.Job` for :func:`measure`."""
-    return runner.Job(scenario(pt, seed), seed, {"p": pt.p, "rtt_s": pt.rtt_s, "m": pt.m, "bytes": pt.bytes})
+    return BASE.job(seed, {"p": pt.p, "rtt_s": pt.rtt_s, "m": pt.m, "bytes": pt.bytes}, overrides(pt, seed))
 
 
 def measure(job: runner.Job, res) -> dict:
@@ -184,12 +156,12 @@ def model_point(pt: Point) -> dict:
 def compare(points, seeds=range(1, 6), workers: int = 1, console=None) -> pd.DataFrame:
     """Model vs simulator, one row per point: the simulated energies averaged over ``seeds``
     and the relative errors (model − sim)/sim in percent."""
-    return compare_runs(runs(points, seeds, workers, console), points)
+    return compare_runs(runs(points, seeds, Context(workers, console, Path("."))), points)
 
 
-def runs(points, seeds, workers: int = 1, console=None) -> pd.DataFrame:
+def runs(points, seeds, ctx: Context) -> pd.DataFrame:
     """Every (point, seed) simulated: one row each (:func:`measure_point`'s columns)."""
-    df = runner.run_jobs([job(pt, s) for pt in points for s in seeds], measure, "Ch. 3 model vs simulator", workers, console)
+    df = ctx.run([job(pt, s) for pt in points for s in seeds], measure, "Ch. 3 model vs simulator")
     return df.drop(columns=["bytes"])
 
 

@@ -8,15 +8,12 @@ Each run samples every flow's delivered bytes every ``sample_s`` (the simulator'
 series): throughput is the bytes delivered in [warmup, duration] over its length (the thesis:
 50–200 s), and the per-interval bytes of that span give the SWM index (Eq. 2.12) over window
 sizes w. The RTT is each flow's mean over the whole run (``mean_rtt_ms``).
-
-    python -m wattlab.reproduce.hashimoto2013.fairness            # 5 up + 5 down, 200 s × 10 seeds
-    python -m wattlab.reproduce.hashimoto2013.fairness --quick    # 60 s (from 20 s) × 3 seeds
 """
 
 from __future__ import annotations
 
-import argparse
 import random
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -25,7 +22,11 @@ from wattlab.metrics import SEED002_CAPACITY_BPS as C_BPS
 from wattlab.metrics import fairness_utilization_index as fairness_index
 from wattlab.metrics import jain_index, swm_curve
 
+from wattlab.scenario_units import Duration, Size
+
 from .. import runner
+from ..framework import Context
+from ..scenarios import base
 
 SCHEMES = {"reno": ("reno", None), "ackloss": ("ackloss", None), "prioritised-ap": ("reno", "fukuda-oie")}
 """Scheme → (congestion control, ``ap_priority``)."""
@@ -40,66 +41,35 @@ def tcp_capacity_mbps(delayed_ack: bool) -> float:
     return wlan.tcp_capacity("802.11a", 54_000, 1448, 1500, 52, 2 if delayed_ack else 1)["tcp_bps"] / 1e6
 
 
-def scenario(scheme: str, seed: int, duration_s: float, n_up: int = 5, n_down: int = 5,
-             delayed_ack: bool = False, sample_s: float = 1.0) -> str:
-    """The scenario TOML: starts U[0, 10] s drawn from ``seed`` (the same for every scheme)."""
+BASE = base(__package__, "fairness.toml")
+"""The dumbbell every fairness run shares."""
+
+
+def overrides(scheme: str, seed: int, duration_s: float, n_up: int = 5, n_down: int = 5,
+              delayed_ack: bool = False, sample_s: float = 1.0) -> list[tuple[str, Any]]:
+    """One run's overrides: the clients and their flows, starts U[0, 10] s (to the microsecond)
+    drawn from ``seed`` (the same for every scheme)."""
     cc, prio = SCHEMES[scheme]
     rng = random.Random(seed)
     ups = [f"u{i}" for i in range(n_up)]
     downs = [f"d{i}" for i in range(n_down)]
-    nodes = "".join(f'[[node]]\nname = "{n}"\nkind = "host"\n' for n in ups + downs)
-    delack = "true" if delayed_ack else "false"
-    tcp = f'tcp = {{ cc = "{cc}", delayed_ack = {delack}, recv_buffer = "4MB", window_scale = 7 }}'
-    flows = "".join(
-        f'[[flow]]\nname = "up-{n}"\nkind = "bulk-upload"\nclient = "{n}"\nserver = "server"\nbytes = "100GB"\n'
-        f'port = {5001 + i}\nstart = "{rng.uniform(0, 10):.6f}s"\n{tcp}\n'
-        for i, n in enumerate(ups)
-    ) + "".join(
-        f'[[flow]]\nname = "down-{n}"\nkind = "bulk-download"\nclient = "{n}"\nserver = "server"\nbytes = "100GB"\n'
-        f'port = {8001 + i}\nstart = "{rng.uniform(0, 10):.6f}s"\n{tcp}\n'
-        for i, n in enumerate(downs)
-    )
-    stations = ", ".join(f'"{n}"' for n in ups + downs)
-    prio_line = f'ap_priority = "{prio}"' if prio else ""
-    return f"""
-name = "hashimoto2013-fairness-{scheme}"
-[simulation]
-duration = "{duration_s}s"
-seed = {seed}
-[output]
-timeseries = true
-sample_interval = "{sample_s}s"
-[[node]]
-name = "server"
-kind = "host"
-[[node]]
-name = "ap"
-kind = "ap"
-{nodes}
-[[link]]
-a = "server"
-b = "ap"
-rate = "100Mbps"
-delay = "100ms"
-queue = {{ packets = 10000 }}
-[[wlan]]
-ap = "ap"
-stations = [{stations}]
-phy = "802.11a"
-rate = "54Mbps"
-ap_queue = 100
-station_queue = 10000
-{prio_line}
-{flows}
-"""
+    tcp = {"cc": cc, "delayed_ack": delayed_ack, "recv_buffer": Size.mb(4), "window_scale": 7}
+    flows = [{"name": f"up-{n}", "kind": "bulk-upload", "client": n, "server": "server", "bytes": Size.mb(100_000),
+              "port": 5001 + i, "start": Duration.s(round(rng.uniform(0, 10), 6)), "tcp": tcp} for i, n in enumerate(ups)]
+    flows += [{"name": f"down-{n}", "kind": "bulk-download", "client": n, "server": "server", "bytes": Size.mb(100_000),
+               "port": 8001 + i, "start": Duration.s(round(rng.uniform(0, 10), 6)), "tcp": tcp} for i, n in enumerate(downs)]
+    return [("name", f"hashimoto2013-fairness-{scheme}"), ("simulation.duration", Duration.s(duration_s)),
+            ("simulation.seed", seed), ("output.sample_interval", Duration.s(sample_s)),
+            BASE.extended("node", [{"name": n, "kind": "host"} for n in ups + downs]),
+            ("wlan.0.stations", ups + downs), *([("wlan.0.ap_priority", prio)] if prio else []), ("flow", flows)]
 
 
 def job(scheme: str, seed: int, mix: str, n_up: int, n_down: int, delayed_ack: bool, duration_s: float,
         warmup_s: float, sample_s: float, swm_windows_s) -> runner.Job:
     """One fairness run as a :class:`runner.Job` (its labels carry what ``measure`` needs)."""
-    return runner.Job(scenario(scheme, seed, duration_s, n_up, n_down, delayed_ack, sample_s), seed,
-                      {"mix": mix, "delayed_ack": delayed_ack, "scheme": scheme, "duration_s": duration_s,
-                       "warmup_s": warmup_s, "sample_s": sample_s, "swm_windows_s": tuple(swm_windows_s)}, timeseries=True)
+    return BASE.job(seed, {"mix": mix, "delayed_ack": delayed_ack, "scheme": scheme, "duration_s": duration_s,
+                           "warmup_s": warmup_s, "sample_s": sample_s, "swm_windows_s": tuple(swm_windows_s)},
+                    overrides(scheme, seed, duration_s, n_up, n_down, delayed_ack, sample_s), timeseries=True)
 
 
 def _delivered(series: pd.DataFrame, t: float, sample_s: float) -> pd.Series:
@@ -154,37 +124,7 @@ def measure(job: runner.Job, res) -> dict:
     return out
 
 
-def runs(jobs, workers: int, console=None) -> pd.DataFrame:
+def runs(jobs, ctx: Context) -> pd.DataFrame:
     """Run ``jobs`` (from :func:`job`) and drop the labels ``measure`` alone needed."""
-    df = runner.run_jobs(jobs, measure, "Ch. 2 fairness runs", workers, console)
+    df = ctx.run(jobs, measure, "Ch. 2 fairness runs")
     return df.drop(columns=["duration_s", "warmup_s", "sample_s", "swm_windows_s"])
-
-
-def summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Mean (and standard deviation over seeds) per scheme, with the total against Reno's."""
-    cols = ["total_mbps", "down_share", "jain", "F", "up_rtt_ms", "down_rtt_ms"]
-    s = df.groupby("scheme", sort=False)[cols].agg(["mean", "std"])
-    reno_total = s.loc["reno", ("total_mbps", "mean")]
-    s[("total_vs_reno_pct", "mean")] = 100 * (s[("total_mbps", "mean")] / reno_total - 1)
-    return s
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="60 s runs averaged from 20 s, 3 seeds")
-    ap.add_argument("--seeds", type=int, default=None)
-    ap.add_argument("--delayed-ack", action="store_true")
-    ap.add_argument("--out", default=None, help="CSV of every run")
-    a = ap.parse_args()
-    dur, warm, n = (60.0, 20.0, 3) if a.quick else (200.0, 50.0, 10)
-    jobs = [job(s, k, "5u5d", 5, 5, a.delayed_ack, dur, warm, 1.0, [1.0, 10.0])
-            for k in range(1, (a.seeds or n) + 1) for s in SCHEMES]
-    df = runs(jobs, runner.default_jobs())
-    if a.out:
-        df.to_csv(a.out, index=False)
-    pd.set_option("display.width", 200)
-    print(summary(df).round(3).to_string())
-
-
-if __name__ == "__main__":
-    main()

@@ -14,7 +14,13 @@ queues hold 100 frames.
 
 from __future__ import annotations
 
+from typing import Any
+
+from wattlab.scenario_units import Duration, Rate, Size
+
 from .. import runner
+from ..framework import Context
+from ..scenarios import base
 from . import paper
 
 MSS = 1460
@@ -27,101 +33,28 @@ inter-arrival with 50 / 100 / 10,000 frames, 3 seeds × 200 s)."""
 CBR_PACKET = 1500
 
 
-def scenario(cross_mbps: float, seed: int, duration_s: float) -> str:
+BASE = base(__package__, "table31.toml")
+"""The Fig. 3.5 topology every run shares."""
+
+
+def overrides(cross_mbps: float, seed: int, duration_s: float) -> list[tuple[str, Any]]:
     """The Fig. 3.5 topology with ``cross_mbps`` of CBR cross traffic (IP rate, 10^6 b/s)."""
     q = paper.TABLE31_Q
-    payload_rate = cross_mbps * 1e6 * (CBR_PACKET - 28) / CBR_PACKET
-    tcp = f'{{ cc = "reno", mss = {MSS}, timestamps = false, delayed_ack = false, recv_buffer = "16MB", window_scale = 10 }}'
-    cbr = "" if cross_mbps <= 0 else f"""
-[[flow]]
-name = "cross"
-kind = "udp-cbr"
-from = "cbr-a"
-to = "cbr-b"
-rate = "{payload_rate:.0f}bps"
-packet_size = "{CBR_PACKET - 28}B"
-"""
-    return f"""
-name = "hashimoto2013-table3.1-cross{cross_mbps:g}"
-[simulation]
-duration = "{duration_s}s"
-seed = {seed}
-[[node]]
-name = "client"
-kind = "host"
-[[node]]
-name = "ap"
-kind = "ap"
-[[node]]
-name = "ra"
-kind = "router"
-[[node]]
-name = "rb"
-kind = "router"
-[[node]]
-name = "server"
-kind = "host"
-[[node]]
-name = "cbr-a"
-kind = "host"
-[[node]]
-name = "cbr-b"
-kind = "host"
-[[link]]
-a = "ap"
-b = "ra"
-rate = "1Gbps"
-delay = "1us"
-queue = {{ packets = 10000 }}
-[[link]]
-name = "bottleneck"
-a = "ra"
-b = "rb"
-rate = "{paper.TABLE31_BOTTLENECK_MBPS:g}Mbps"
-delay = "50ms"
-queue = {{ packets = {QUEUE_PACKETS} }}
-[[link]]
-a = "rb"
-b = "server"
-rate = "1Gbps"
-delay = "1us"
-queue = {{ packets = 10000 }}
-[[link]]
-a = "cbr-a"
-b = "ra"
-rate = "1Gbps"
-delay = "1us"
-[[link]]
-a = "rb"
-b = "cbr-b"
-rate = "1Gbps"
-delay = "1us"
-[[wlan]]
-ap = "ap"
-stations = ["client"]
-phy = "802.11a"
-rate = "54Mbps"
-rts_threshold = "500B"
-retry_limit = 7
-long_retry_limit = 7
-ap_queue = {WLAN_QUEUE}
-station_queue = {WLAN_QUEUE}
-down_loss = {{ model = "bernoulli", p = {q} }}
-up_loss = {{ model = "bernoulli", p = {q} }}
-[[flow]]
-name = "up"
-kind = "bulk-upload"
-client = "client"
-server = "server"
-bytes = "100GB"
-tcp = {tcp}
-{cbr}
-"""
+    out = [("name", f"hashimoto2013-table3.1-cross{cross_mbps:g}"), ("simulation.duration", Duration.s(duration_s)),
+           ("simulation.seed", seed), ("link.bottleneck.rate", Rate.mbps(paper.TABLE31_BOTTLENECK_MBPS)),
+           ("link.bottleneck.queue.packets", QUEUE_PACKETS), ("wlan.0.ap_queue", WLAN_QUEUE),
+           ("wlan.0.station_queue", WLAN_QUEUE), ("wlan.0.down_loss.p", q), ("wlan.0.up_loss.p", q),
+           ("flow.up.tcp.mss", MSS)]
+    if cross_mbps > 0:
+        payload_rate = cross_mbps * 1e6 * (CBR_PACKET - 28) / CBR_PACKET
+        out.append(BASE.extended("flow", [{"name": "cross", "kind": "udp-cbr", "from": "cbr-a", "to": "cbr-b",
+                                           "rate": Rate(round(payload_rate)), "packet_size": Size(CBR_PACKET - 28)}]))
+    return out
 
 
 def job(cross_mbps: float, seed: int, duration_s: float) -> runner.Job:
     """One Table 3.1 run as a :class:`runner.Job`."""
-    return runner.Job(scenario(cross_mbps, seed, duration_s), seed, {"cross_mbps": cross_mbps, "duration_s": duration_s})
+    return BASE.job(seed, {"cross_mbps": cross_mbps, "duration_s": duration_s}, overrides(cross_mbps, seed, duration_s))
 
 
 def measure(job: runner.Job, res) -> dict:
@@ -136,7 +69,7 @@ def measure(job: runner.Job, res) -> dict:
             "mean_rtt_ms": float(f["mean_rtt_ms"])}
 
 
-def runs(cross_rates, seeds, duration_s: float, workers: int, console=None):
+def runs(cross_rates, seeds, duration_s: float, ctx: Context):
     """Every (cross rate, seed): one row each."""
     jobs = [job(c, s, duration_s) for c in cross_rates for s in seeds]
-    return runner.run_jobs(jobs, measure, "Table 3.1 validation runs", workers, console).drop(columns=["duration_s"])
+    return ctx.run(jobs, measure, "Table 3.1 validation runs").drop(columns=["duration_s"])

@@ -11,15 +11,15 @@ partly right when at least half hold.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
 from . import paper
 from .experiments import gain_key
 
-AGREES, PARTLY, DISAGREES, UNTESTED = "agrees", "partly", "disagrees", "not tested"
+from .. import verdict
+from ..verdict import AGREES, DISAGREES, PARTLY, UNTESTED, Claim  # noqa: F401  (the vocabulary, for tests)
+
 KEY_AGREE, KEY_PARTLY = 0.05, 0.10
 """P_ratio within 5 / 10 points of the thesis's 27 % and 69 %: the conventions the thesis leaves
 open move our values by up to 6 (m = 1) and 10 (m = 5) points (sensitivity.csv)."""
@@ -38,30 +38,22 @@ LINEAR_R2 = 0.99
 RULE = ("a number agrees within 0.05 (Fig. 4.8 gains 0.1) of the thesis's and is partly right within 0.10 (0.2); "
         "a claim over several points agrees when every check holds and is partly right when at least half hold")
 
-
-@dataclass
-class Claim:
-    """One claim of the thesis and wattlab's verdict on it."""
-
-    id: str
-    thesis: str
-    test: str
-    verdict: str
-    evidence: str
+ALL_HOLD, HALF_HOLD = 1.0, 0.5
+"""A claim over several points agrees when every check holds, is partly right from half."""
+ROUNDING = 1e-12
+"""Slack on a difference's band, so that a value on the band's edge is inside it."""
+COLUMNS = (("id", "id"), ("thesis", "paper"), ("test", "test"), ("verdict", "verdict"), ("evidence", "evidence"))
+"""claims.csv's columns: the thesis's words in ``thesis``."""
 
 
 def _share(checks: list[bool]) -> str:
-    if not checks:
-        return UNTESTED
-    share = sum(bool(c) for c in checks) / len(checks)
-    return AGREES if share == 1.0 else PARTLY if share >= 0.5 else DISAGREES
+    return verdict.checks(checks, agrees=ALL_HOLD, partly=HALF_HOLD)
 
 
 def _close(diffs: list[float], agree: float, partly: float) -> str:
     if not diffs or any(not np.isfinite(d) for d in diffs):
         return UNTESTED
-    worst = max(abs(d) for d in diffs)
-    return AGREES if worst <= agree + 1e-12 else PARTLY if worst <= partly + 1e-12 else DISAGREES
+    return verdict.within(diffs, agree, partly, slack=ROUNDING)
 
 
 def _key(key: pd.DataFrame, name: str):
@@ -309,7 +301,3 @@ def evaluate(fig45, lines, fig46, fig48, key, mixed, beside) -> list[Claim]:
             q_little_cam(fig45), q_matters_large_m(fig45), converges(fig46), gain_grows(fig46), d0_linear(fig48),
             fig48_gains(key), mixed_similar(mixed), model_vs_sim(beside)]
 
-
-def claims_frame(claims: list[Claim]) -> pd.DataFrame:
-    """claims.csv."""
-    return pd.DataFrame([c.__dict__ for c in claims])

@@ -4,14 +4,18 @@ settings (Sect. 4.4.1, Figs. 4.5–4.8) and the conventions it leaves open, each
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+
+import click
 
 from wattlab.models import sctp_tunnel as st
 from wattlab.models import tcp_energy as te
 
+from ..options import Command, ConfigBase, Option
+
 
 @dataclass
-class Config:
+class Config(ConfigBase):
     """Every knob of the reproduction; ``full()`` and ``quick_preset()`` are the two presets."""
 
     profile: str = "atheros-ar5004"
@@ -129,6 +133,25 @@ class Config:
         except ValueError as e:
             raise ValueError(f"model convention: {e}") from None
 
-    def as_dict(self) -> dict:
-        """Plain dict for config.json."""
-        return asdict(self)
+COMMAND = Command(
+    help="Paper 002 chapter 4 (Hashimoto 2013, SCTP tunneling): Figs. 4.5–4.8 from the power model "
+    "(wattlab.models.sctp_tunnel) and, beside Fig. 4.5, the simulated tunnel (wattlab.reproduce.hashimoto2013_tunnel."
+    "simulator); the thesis's key numbers beside ours (27 % and ~69 % at 450 kB/s), the sensitivity to the conventions "
+    "the thesis leaves open and claim verdicts.",
+    quick="Coarser model lines and m up to 10, no simulator unless --simulate (then 5 s runs): a few seconds. Used by the "
+    "test suite.",
+    seed="First seed of the simulator runs.",
+    seed_field="sim_base_seed",
+    options=(
+        Option(("--simulate/--no-simulate",), "simulate", "Run the simulated tunnel over Fig. 4.5's 84 grid points and 24 "
+               "points of Figs. 4.6–4.8 (q = 0.1; 20 s each; ~2.5 s more wall time on 2 cores) and put it beside the model; "
+               "claim S1 is judged from these runs. Default: on, off with --quick."),
+        Option(("--sim-seeds",), "sim_seeds", "Simulator runs per grid point (default 1).", type=click.IntRange(1, 100),
+               metavar="N"),
+        Option(("--sim-points",), None, "The simulator side's results, one row per run (q, m, aggregate_kBps, p_cam_w, "
+               "p_sleep_w), to put beside the model instead of running it (implies --no-simulate).",
+               type=click.Path(dir_okay=False), metavar="CSV"),
+    ),
+    written="summary.md has the thesis's numbers beside ours",
+)
+"""``wattlab reproduce hashimoto2013-tunnel``."""

@@ -111,7 +111,7 @@ SETTINGS = {
     "thesis-like: CAM, no delayed ACK, RTS/CTS": {"power_save": "cam", "delayed_ack": False, "rts": True},
 }
 """The controlled simulator settings of docs/tunnel.md ("Which assumption causes it"): one
-change (or the thesis's assumptions together) each, for ``simulator.scenario``."""
+change (or the thesis's assumptions together) each, for ``simulator.overrides``."""
 
 
 def gap_table(points: pd.DataFrame, duration_s: float = 20.0, t0_s: float | None = None, **settings) -> pd.DataFrame:
@@ -119,16 +119,14 @@ def gap_table(points: pd.DataFrame, duration_s: float = 20.0, t0_s: float | None
     from ``t0_s`` (default: 2 s, or a tenth of a shorter run), with the model's P_cam, P_sleep
     and bursts per second beside them (``mod_*``)."""
     t0_s = min(2.0, duration_s / 10) if t0_s is None else t0_s
-    import wattlab
     from wattlab.models import sctp_tunnel as st
 
     from . import simulator
 
     rows = []
     for pt in points.itertuples(index=False):
-        text = simulator.scenario(pt.q, int(pt.m), int(pt.n_flows), pt.flow_kBps, int(pt.kbyte),
-                                  duration_s=duration_s, **settings)
-        res = wattlab.run(text=text, timeseries=True)
+        res = simulator.run_point(pt.q, int(pt.m), int(pt.n_flows), pt.flow_kBps, int(pt.kbyte),
+                                  duration_s=duration_s, timeseries=True, **settings)
         mo = st.power(pt.aggregate_kBps * pt.kbyte, q=pt.q, m=int(pt.m), detail=True)
         rows.append({"q": pt.q, "m": int(pt.m), "aggregate_kBps": pt.aggregate_kBps,
                      **gap_stats(res.radio_series, res.summary["end_time_s"], t0_s=t0_s),

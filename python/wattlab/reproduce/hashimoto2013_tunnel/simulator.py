@@ -19,9 +19,15 @@ How to plug it in:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
+from wattlab.scenario_units import Duration, Rate, Size
+
+from ..framework import Context
+from ..scenarios import base
 from .config import Config
 
 KEYS = ("q", "m", "aggregate_kBps")
@@ -144,19 +150,23 @@ def beside(model: pd.DataFrame, sim: pd.DataFrame | None) -> pd.DataFrame:
 
 
 POWER_SAVES = ("u-apsd", "cam")
-"""The client's power-save mode in :func:`scenario`: U-APSD with the tunnel's explicit triggers
+"""The client's power-save mode in :func:`overrides`: U-APSD with the tunnel's explicit triggers
 (the default, the thesis's design) or CAM (no triggers; the AP forwards on arrival)."""
 
 
-def scenario(q: float, m: int, n_flows: int, flow_kBps: float, kbyte: int, profile: str = "atheros-ar5004",
-             duration_s: float = 20.0, seed: int = 1, *, power_save: str = "u-apsd", delayed_ack: bool = True,
-             rts: bool = False, trigger_min_ms: float | None = None) -> str:
-    """The simulated tunnel at one grid point (docs/tunnel.md): ``n_flows`` upstream TCP flows
-    of ``flow_kBps`` each (paced by the server's read rate) from one 802.11a client at 54 Mb/s
-    through the SCTP tunnel with burst ``m``, the client in U-APSD with the tunnel's triggers,
-    frame errors ``q`` both ways (the MAC retrying up to 7 times: p = q^8), the radio costed
-    always-on, by the thesis's ideal sleep and by the oracle (break-even rule) besides its
-    power-save mode.
+BASE = base(__package__, "tunnel.toml")
+"""The simulated tunnel every point shares."""
+
+
+def overrides(q: float, m: int, n_flows: int, flow_kBps: float, kbyte: int, profile: str = "atheros-ar5004",
+              duration_s: float = 20.0, seed: int = 1, *, power_save: str = "u-apsd", delayed_ack: bool = True,
+              rts: bool = False, trigger_min_ms: float | None = None) -> list[tuple[str, Any]]:
+    """The simulated tunnel at one grid point (``tunnel.toml``, docs/tunnel.md): ``n_flows``
+    upstream TCP flows of ``flow_kBps`` each (paced by the server's read rate) from one 802.11a
+    client at 54 Mb/s through the SCTP tunnel with burst ``m``, the client in U-APSD with the
+    tunnel's triggers, frame errors ``q`` both ways (the MAC retrying up to 7 times: p = q^8), the
+    radio costed always-on, by the thesis's ideal sleep and by the oracle (break-even rule)
+    besides its power-save mode.
 
     The keywords change one simulator setting each, for the controlled comparisons of
     docs/tunnel.md ("Which assumption causes it"): ``power_save`` (:data:`POWER_SAVES`),
@@ -168,49 +178,22 @@ def scenario(q: float, m: int, n_flows: int, flow_kBps: float, kbyte: int, profi
         raise ValueError(f"unknown power_save {power_save!r} (known: {', '.join(POWER_SAVES)})")
     if trigger_min_ms is not None and power_save != "u-apsd":
         raise ValueError("trigger_min_ms needs power_save = \"u-apsd\" (triggers exist only there)")
-    rate_bps = int(round(flow_kBps * kbyte * 8))
-    tcp = "" if delayed_ack else "tcp = { delayed_ack = false }\n"
-    flows = "".join(
-        f'\n[[flow]]\nkind = "bulk-upload"\nname = "up{i}"\nclient = "client"\nserver = "server"\n'
-        f'port = {5001 + i}\nbytes = "1GB"\nstart = "{10 * i}ms"\nbackground = true\nreader = {{ rate = "{rate_bps}bps" }}\n'
-        f'{tcp}'
-        for i in range(n_flows))
-    rts_line = 'rts_threshold = "500B"\n' if rts else ""
-    trig = f'trigger_min = "{trigger_min_ms}ms"\n' if trigger_min_ms is not None else ""
-    loss = f'{{ model = "bernoulli", p = {q} }}'
-    return f'''name = "tunnel-q{q}-m{m}-n{n_flows}"
-[simulation]
-seed = {seed}
-duration = "{duration_s}s"
-[[node]]
-name = "server"
-kind = "host"
-[[node]]
-name = "ap"
-kind = "ap"
-[[node]]
-name = "client"
-kind = "host"
-radio = {{ profile = "{profile}", policies = ["always-on", "ideal-sleep", "oracle"] }}
-[[link]]
-name = "wired"
-a = "server"
-b = "ap"
-rate = "100Mbps"
-delay = "10ms"
-[[wlan]]
-name = "bss"
-ap = "ap"
-stations = ["client"]
-phy = "802.11a"
-rate = "54Mbps"
-power_save = "{power_save}"
-{rts_line}down_loss = {loss}
-up_loss = {loss}
-[[tunnel]]
-client = "client"
-burst = {m}
-{trig}{flows}'''
+    reader = {"rate": Rate(int(round(flow_kBps * kbyte * 8)))}
+    flows = [{"kind": "bulk-upload", "name": f"up{i}", "client": "client", "server": "server", "port": 5001 + i,
+              "bytes": Size.mb(1000), "start": Duration.ms(10 * i), "background": True, "reader": reader,
+              **({} if delayed_ack else {"tcp": {"delayed_ack": False}})} for i in range(n_flows)]
+    loss = {"model": "bernoulli", "p": q}
+    return [("name", f"tunnel-q{q}-m{m}-n{n_flows}"), ("simulation.seed", seed),
+            ("simulation.duration", Duration.s(duration_s)), ("node.client.radio.profile", profile),
+            ("wlan.bss.power_save", power_save), *([("wlan.bss.rts_threshold", Size(500))] if rts else []),
+            ("wlan.bss.down_loss", loss), ("wlan.bss.up_loss", loss), ("tunnel.0.burst", m),
+            *([("tunnel.0.trigger_min", Duration.ms(trigger_min_ms))] if trigger_min_ms is not None else []),
+            ("flow", flows)]
+
+
+def run_point(*args, timeseries: bool = False, **kw):
+    """``wattlab.run`` of :func:`overrides` (same arguments) in this process."""
+    return BASE.run(overrides=overrides(*args, **kw), timeseries=timeseries)
 
 
 def _row(q: float, m: int, aggregate_kBps: float, kbyte: int, seed: int, summary: dict, power_save: str = "u-apsd") -> dict:
@@ -228,20 +211,18 @@ def _row(q: float, m: int, aggregate_kBps: float, kbyte: int, seed: int, summary
 
 def simulate(points: pd.DataFrame, seeds: tuple[int, ...] = (1,), profile: str = "atheros-ar5004",
              duration_s: float = 20.0, **settings) -> pd.DataFrame:
-    """Run :func:`scenario` at every row of ``points`` (:func:`grid_points`) and seed, in this
+    """Run :func:`overrides` at every row of ``points`` (:func:`grid_points`) and seed, in this
     process: one row per run with :data:`SIM_COLUMNS` (``p_cam_w`` and ``p_sleep_w``: the
     always-on and ideal-sleep accounting of the run, over the whole run), ``p_oracle_w`` (the
     break-even rule), ``p_mode_w`` (the power-save mode the run used), the goodput and the seed.
-    ``settings`` go to :func:`scenario` (one simulator setting changed, e.g. ``power_save="cam"``).
+    ``settings`` go to :func:`overrides` (one simulator setting changed, e.g. ``power_save="cam"``).
     The reproduction runs the same scenarios on the study engine (:func:`run_grid`)."""
-    import wattlab
-
     rows = []
     for pt in points.itertuples(index=False):
         for seed in seeds:
-            text = scenario(pt.q, int(pt.m), int(pt.n_flows), pt.flow_kBps, int(pt.kbyte), profile, duration_s, seed,
+            res = run_point(pt.q, int(pt.m), int(pt.n_flows), pt.flow_kBps, int(pt.kbyte), profile, duration_s, seed,
                             **settings)
-            rows.append(_row(pt.q, pt.m, pt.aggregate_kBps, int(pt.kbyte), seed, wattlab.run(text=text).summary,
+            rows.append(_row(pt.q, pt.m, pt.aggregate_kBps, int(pt.kbyte), seed, res.summary,
                              settings.get("power_save", "u-apsd")))
     return pd.DataFrame(rows)
 
@@ -249,16 +230,14 @@ def simulate(points: pd.DataFrame, seeds: tuple[int, ...] = (1,), profile: str =
 def jobs(points: pd.DataFrame, cfg: Config) -> list:
     """The study-engine jobs of :func:`run_grid`: every grid point × ``cfg.sim_seeds`` seeds
     from ``cfg.sim_base_seed``, ``cfg.sim_duration_s`` long, the default simulator settings."""
-    from .. import runner
-
     out = []
     for pt in points.itertuples(index=False):
         for k in range(cfg.sim_seeds):
             seed = cfg.sim_base_seed + k
-            text = scenario(pt.q, int(pt.m), int(pt.n_flows), pt.flow_kBps, int(pt.kbyte), cfg.profile,
-                            cfg.sim_duration_s, seed)
-            out.append(runner.Job(text, seed, {"q": pt.q, "m": int(pt.m), "aggregate_kBps": pt.aggregate_kBps,
-                                               "kbyte": int(pt.kbyte)}))
+            over = overrides(pt.q, int(pt.m), int(pt.n_flows), pt.flow_kBps, int(pt.kbyte), cfg.profile, cfg.sim_duration_s,
+                             seed)
+            out.append(BASE.job(seed, {"q": pt.q, "m": int(pt.m), "aggregate_kBps": pt.aggregate_kBps,
+                                       "kbyte": int(pt.kbyte)}, over))
     return out
 
 
@@ -269,15 +248,13 @@ def _measure(job, res) -> dict:
     return {k: v for k, v in row.items() if k not in lab and k != "seed"}
 
 
-def run_grid(points: pd.DataFrame, cfg: Config, workers: int | None = None, console=None,
+def run_grid(points: pd.DataFrame, cfg: Config, ctx: Context,
              description: str = "tunnel simulator (Fig. 4.5 grid)") -> pd.DataFrame:
-    """The simulator side of the reproduction: :func:`scenario` at every point (:func:`grid_points`
+    """The simulator side of the reproduction: :func:`overrides` at every point (:func:`grid_points`
     or :func:`fig46_points`) and seed on the study engine (``wattlab reproduce … --simulate``:
     ``--jobs``, ``--scheduler``, ``--max-runs``, finished runs stored in ``OUT/runs`` and reused),
     one row per run as :func:`simulate` makes them, checked."""
-    from .. import runner
-
-    rows = runner.run_jobs(jobs(points, cfg), _measure, description, workers or 1, console)
+    rows = ctx.run(jobs(points, cfg), _measure, description)
     return check(rows.drop(columns=["kbyte"]), "simulator runs")
 
 

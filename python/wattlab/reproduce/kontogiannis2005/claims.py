@@ -25,12 +25,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..claim import Claim
-
-AGREES = "agrees"
-DISAGREES = "disagrees"
-PARTLY = "partly"
-UNTESTED = "not tested"
+from .. import verdict
+from ..verdict import AGREES, DISAGREES, PARTLY, UNTESTED, Claim  # noqa: F401  (the vocabulary, for tests)
 
 RULE = ("agrees when at least 75 % of a claim's (point, condition) checks hold, partly from 50 %, else disagrees; "
         "R1.6 and R2.6 have their own bands (their tests say which); docs/reproductions.md, Verdicts")
@@ -40,16 +36,18 @@ LOW_PER_MAX = 0.07
 """The paper's 'low-error region (0–7 %)'."""
 HIGH_PER_MIN = 0.15
 """Reno degrades 'when PER > 15 %'."""
-MAJORITY = 0.75
+MAJORITY, HALF = 0.75, 0.5
 """Share of points a per-point ordering must hold at for 'agrees' (below half: 'disagrees')."""
+RHO_AGREES, RHO_PARTLY = -0.8, -0.5
+"""R1.6: Spearman's ρ of goodput and 3E below which the ranking is inverse (agrees / partly)."""
+RISING_RHO = 0.8
+"""R1.7: ρ(PER, 3E) above which SACK's 3E "worsens as the error rate grows"."""
 
 
 
 def _verdict(share: float) -> str:
     """≥ 75 % of the checks hold → agrees, ≥ 50 % → partly, else disagrees."""
-    if share >= MAJORITY:
-        return AGREES
-    return PARTLY if share >= 0.5 else DISAGREES
+    return verdict.share(share, agrees=MAJORITY, partly=HALF)
 
 
 def _pct(x: float) -> str:
@@ -219,7 +217,7 @@ def _r16(points: pd.DataFrame) -> Claim:
         if grp["goodput_bps"].nunique() > 1 and grp["eee"].nunique() > 1
     ]
     within = float(np.nanmean(per_point)) if per_point else float("nan")
-    return _claim("R1.6", AGREES if rho < -0.8 and within < -0.8 else (PARTLY if rho < -0.5 else DISAGREES),
+    return _claim("R1.6", verdict.graded(rho < RHO_AGREES and within < RHO_AGREES, rho < RHO_PARTLY),
                   f"ρ = {rho:.3f} over all {len(points)} points; mean ρ across variants within a point = {within:.3f}")
 
 
@@ -236,9 +234,9 @@ def _r17(e: Exp1, points: pd.DataFrame, high: list[float], detail: Callable[[], 
         return ranked.index("sack") >= len(variants) / 2
 
     trend = [stats.spearmanr(e.pers, [e.value(m, "sack", p, "eee") for p in e.pers])[0] for m in e.models]
-    rising = all(t > 0.8 for t in trend)
+    rising = all(t > RISING_RHO for t in trend)
     share, k, n = e.share(high, worse_half)
-    return _claim("R1.7", AGREES if share >= MAJORITY and rising else (PARTLY if share >= 0.5 or rising else DISAGREES),
+    return _claim("R1.7", verdict.graded(share >= MAJORITY and rising, share >= HALF or rising),
                   f"worse half at {k} of {n} high-PER points; ρ(PER, 3E) = "
                   + ", ".join(f"{m} {t:.2f}" for m, t in zip(e.models, trend)) + "; " + detail())
 
@@ -315,7 +313,7 @@ def _r26(x: Exp2) -> Claim:
     if gain.empty:
         return _untested("R2.6", "no energy gain measured")
     off = abs(gain.max() - GAIN_PAPER)
-    return _claim("R2.6", AGREES if off <= GAIN_AGREE_PP else PARTLY if off <= GAIN_PARTLY_PP else DISAGREES,
+    return _claim("R2.6", verdict.at_most(off, GAIN_AGREE_PP, GAIN_PARTLY_PP),
                   f"largest gain {gain.max():+.2f} % at n = {gain.idxmax()} ({off:.2f} pp from 6 %); smallest "
                   f"{gain.min():+.2f} % at n = {gain.idxmin()}")
 
@@ -329,7 +327,3 @@ def _r27(points: pd.DataFrame, alpha: float) -> Claim:
                   f"{far} of {len(eee)} systems at ≥ 2 × {ideal:.3f}; lowest system 3E {eee.min():.3f} "
                   f"({eee.min() / ideal:.1f}× the ideal), highest {eee.max():.3f}")
 
-
-def claims_frame(claims: list[Claim]) -> pd.DataFrame:
-    """The claims as a table (for claims.csv)."""
-    return pd.DataFrame([c.__dict__ for c in claims])

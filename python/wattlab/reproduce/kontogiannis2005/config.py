@@ -3,7 +3,11 @@ is silent (each choice with its reason; docs/reproductions/kontogiannis2005.md l
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+
+import click
+
+from ..options import Command, ConfigBase, Option
 
 VARIANTS = ("tahoe", "reno", "newreno", "sack", "vegas", "westwood")
 """The six TCP variants of the paper's Experiment 1, in its order."""
@@ -32,7 +36,7 @@ GILBERT_P_BAD_TO_GOOD = 0.10
 
 
 @dataclass
-class Config:
+class Config(ConfigBase):
     """Every knob of the reproduction; ``quick()`` and ``full()`` are the two presets."""
 
     per_grid: list[float]
@@ -119,6 +123,26 @@ class Config:
         if self.per_reading == "average" and max(self.per_grid) > 1 / 3:
             raise ValueError("the 'average' PER reading needs error rates ≤ 1/3 (the bad state would lose > 100 %)")
 
-    def as_dict(self) -> dict:
-        """Plain dict for config.json."""
-        return asdict(self)
+COMMAND = Command(
+    help="Paper 003: goodput and 3E of Tahoe, Reno, NewReno, SACK, Vegas and Westwood under random and burst errors "
+    "(Exp. 1), n Tahoe vs n Vegas flows (Exp. 2), and a verdict on each claim R1.1–R2.7.",
+    quick="Reduced sweep (6 error rates, 1 MiB flows, n = 1, 3, 5, 8, 2 seeds): under a minute.",
+    seed="First seed; point k uses seeds seed … seed+N−1 for every variant.",
+    options=(
+        Option(("--seeds",), "seeds", "Repetitions per point (default 5, or 2 with --quick).", type=click.IntRange(1, 100),
+               metavar="N"),
+        Option(("--variant",), "variants", "Experiment 1 variants (repeatable; default all six: tahoe reno newreno sack "
+               "vegas westwood).", multiple=True, metavar="NAME", dest="variants", convert=str.lower),
+        Option(("--per-reading",), "per_reading", "How the error rate maps onto the Gilbert chain (burst errors): "
+               "'bad-state' (the bad state loses PER, mean loss PER/3) or 'average' (the bad state loses 3·PER, mean loss PER).",
+               type=click.Choice(list(PER_READINGS)), default="bad-state"),
+        Option(("--error-layer",), "error_layer", "'packet': the error rate is the loss of packets the 802.11 hop delivered, "
+               "as TCP sees it; 'frame': every data-frame attempt errs and the MAC retransmits (7 attempts), so TCP sees only "
+               "what survives.", type=click.Choice(list(ERROR_LAYERS)), default="packet"),
+        Option(("--alpha",), "alpha", "3E weight of effort without return (transmit power; paper: 1).", type=float,
+               metavar="X", default=1.0),
+        Option(("--b",), "b", "3E weight of unused capacity (idle power; paper: 0.45, Table 1 gives 0.532).", type=float,
+               metavar="X", default=0.45),
+    ),
+)
+"""``wattlab reproduce kontogiannis2005``."""

@@ -4,11 +4,11 @@ against the error rate) and Experiment 2 (n Tahoe flows against n Vegas flows)."
 from __future__ import annotations
 
 import pandas as pd
-from rich.console import Console
 
 from wattlab import api, metrics
 
-from ..runner import Job, aggregate, run_jobs
+from ..framework import Context
+from ..runner import Job, aggregate
 from ..stats import NON_NEGATIVE, Domains
 from . import scenario
 from .config import Config
@@ -48,15 +48,15 @@ def _measure_cbr(job: Job, res: api.RunResult) -> dict:
     }
 
 
-def measure_thr_max(cfg: Config, settings: list[tuple[str, float]], workers: int, console: Console | None) -> pd.DataFrame:
+def measure_thr_max(cfg: Config, settings: list[tuple[str, float]], ctx: Context) -> pd.DataFrame:
     """Thr_max per (error model, error rate, seed): the IP bytes a saturating set of UDP CBR
     flows put on the air per second (paper 003 §4: a very aggressive sender's throughput)."""
     jobs = [
-        Job(scenario.cbr_scenario(model, per, cfg), seed, {"model": model, "per": per})
+        scenario.BASE.job(seed, {"model": model, "per": per}, scenario.cbr_overrides(model, per, cfg))
         for model, per in settings
         for seed in _seeds(cfg)
     ]
-    return run_jobs(jobs, _measure_cbr, "Thr_max (UDP CBR saturation)", workers, console)
+    return ctx.run(jobs, _measure_cbr, "Thr_max (UDP CBR saturation)")
 
 
 def _flow_rows(res: api.RunResult) -> list[dict]:
@@ -92,25 +92,22 @@ def _thr_max_lookup(thr: pd.DataFrame) -> dict[tuple[str, float, int], float]:
     return {(r.model, r.per, r.seed): r.thr_max_bps for r in thr.itertuples()}
 
 
-def experiment1(cfg: Config, workers: int, console: Console | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def experiment1(cfg: Config, ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Goodput, throughput and 3E of one flow per variant, per error model and rate, per seed.
 
     Returns (runs, points, thr_max): every run, the per-point means with 95 % CIs, and the
     Thr_max runs. 3E uses the Thr_max measured with the same seed and error setting.
     """
     settings = [(m, p) for m in ERROR_MODELS for p in cfg.per_grid]
-    thr = measure_thr_max(cfg, settings, workers, console)
+    thr = measure_thr_max(cfg, settings, ctx)
     jobs = [
-        Job(
-            scenario.tcp_scenario(v, 1, cfg.exp1_bytes, m, p, cfg, seed),
-            seed,
-            {"variant": v, "model": m, "per": p},
-        )
+        scenario.BASE.job(seed, {"variant": v, "model": m, "per": p},
+                          scenario.tcp_overrides(v, 1, cfg.exp1_bytes, m, p, cfg, seed))
         for m, p in settings
         for v in cfg.variants
         for seed in _seeds(cfg)
     ]
-    runs = run_jobs(jobs, _measure_single, "Experiment 1 (one flow per variant)", workers, console)
+    runs = ctx.run(jobs, _measure_single, "Experiment 1 (one flow per variant)")
     lookup = _thr_max_lookup(thr)
     runs["thr_max_bps"] = [lookup[(r.model, r.per, r.seed)] for r in runs.itertuples()]
     runs["eee"] = [
@@ -148,27 +145,23 @@ def _measure_system(job: Job, res: api.RunResult, cfg: Config) -> dict:
     }
 
 
-def experiment2(cfg: Config, workers: int, console: Console | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def experiment2(cfg: Config, ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Systems of n Tahoe flows and n Vegas flows at the Experiment 2 error rate.
 
     Per run: Jain's index over the flows' throughputs (the paper computes F.I. from
     throughput), system goodput Σ G_i, system 3E, the transmitter's energy until the last flow
     ends; per point the Tahoe-vs-Vegas energy gain (E_Vegas − E_Tahoe)/E_Tahoe.
     """
-    thr = measure_thr_max(cfg, [("random", cfg.exp2_per)], workers, console)
+    thr = measure_thr_max(cfg, [("random", cfg.exp2_per)], ctx)
     lookup = _thr_max_lookup(thr)
     jobs = [
-        Job(
-            scenario.tcp_scenario(v, n, cfg.exp2_bytes, "random", cfg.exp2_per, cfg, seed),
-            seed,
-            {"variant": v, "flows": n, "thr_max_bps": lookup[("random", cfg.exp2_per, seed)]},
-        )
+        scenario.BASE.job(seed, {"variant": v, "flows": n, "thr_max_bps": lookup[("random", cfg.exp2_per, seed)]},
+                          scenario.tcp_overrides(v, n, cfg.exp2_bytes, "random", cfg.exp2_per, cfg, seed))
         for n in cfg.exp2_flows
         for v in ("tahoe", "vegas")
         for seed in _seeds(cfg)
     ]
-    runs = run_jobs(jobs, lambda job, res: _measure_system(job, res, cfg), "Experiment 2 (n Tahoe vs n Vegas)",
-                    workers, console)
+    runs = ctx.run(jobs, lambda job, res: _measure_system(job, res, cfg), "Experiment 2 (n Tahoe vs n Vegas)")
     return runs, exp2_points(runs, cfg)
 
 

@@ -1,8 +1,8 @@
 """Paper 004's claims about Table 1 (notes/004.md §15), each turned into a test over the
 measured WWP/TCP ratios (``experiments.ratios``) that can agree, partly agree or disagree.
 
-Rule: a claim checked over several (set, condition) checks **agrees** when at least 75 % hold,
-is **partly** right from 50 %, else **disagrees**; **not tested** when the sets it needs were
+Rule (``verdict.checks``): a claim checked over several (set, condition) checks **agrees** when
+every one holds, is **partly** right from 50 %, else **disagrees**; **not tested** when the sets it needs were
 not run. Each claim's test text states its reading of the paper's words, so a reader can
 disagree with the reading. tests/python/test_wwp_reproduction.py drives every claim to each
 verdict with synthetic ratios.
@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..claim import Claim
+from .. import verdict
+from ..verdict import AGREES, DISAGREES, PARTLY, UNTESTED, Claim  # noqa: F401  (the vocabulary, for tests)
 
-AGREES, PARTLY, DISAGREES, UNTESTED = "agrees", "partly", "disagrees", "not tested"
-RULE = "agrees when ≥ 75 % of a claim's (set, condition) checks hold, partly from 50 %, else disagrees"
+ALL_HOLD, HALF_HOLD = 1.0, 0.5
+"""A claim agrees when every one of its (set, condition) checks holds, is partly right from half."""
+RULE = "agrees when every one of a claim's (set, condition) checks holds, partly from 50 %, else disagrees"
 SEVERAL = 3.0
 """'Several times': at least 3×."""
 EQUAL_EO = 0.25
@@ -27,11 +29,8 @@ MUCH_MORE = 10.0
 
 
 def _verdict(checks: list[bool]) -> str:
-    if not checks:
-        return UNTESTED
     # Agreeing means every check holds; a claim that fails in some sets only partly agrees.
-    share = sum(checks) / len(checks)
-    return AGREES if share == 1.0 else PARTLY if share >= 0.5 else DISAGREES
+    return verdict.checks(checks, agrees=ALL_HOLD, partly=HALF_HOLD)
 
 
 def _rows(r: pd.DataFrame, sets: tuple[int, ...]) -> list:
@@ -115,7 +114,3 @@ def evaluate(r: pd.DataFrame) -> list[Claim]:
     """Every claim's verdict over the ratios table."""
     return [f(r) for f in ALL]
 
-
-def claims_frame(claims: list[Claim]) -> pd.DataFrame:
-    """claims.csv."""
-    return pd.DataFrame([c.__dict__ for c in claims])

@@ -3,11 +3,15 @@ where the paper is silent, each with its reason (docs/reproductions.md, "Paper 0
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+
+import click
+
+from ..options import Command, ConfigBase, Option
 
 
 @dataclass
-class Config:
+class Config(ConfigBase):
     """Every knob of the reproduction; ``full()`` and ``quick_preset()`` are the two presets."""
 
     seeds: int
@@ -63,6 +67,15 @@ class Config:
         if self.snapshot_s <= 0:
             raise ValueError("the snapshot must be positive")
 
-    def as_dict(self) -> dict:
-        """Plain dict for config.json."""
-        return asdict(self)
+
+COMMAND = Command(
+    help="Paper 004 (Tsaoussidis, Badr & Verma, ICNP '99): Table 1's 7 sets × {TCP Tahoe, WWP} as one-minute streams "
+    "over VDROP/VDELAY, several seeds and VDROP phase offsets; Table 1 beside the paper's, WWP/TCP ratios, radio "
+    "energy per delivered MB (always-on and oracle), claim verdicts and the paper's inconsistencies.",
+    quick="1 seed and 2 phase offsets: a few seconds. Used by the test suite.",
+    out="Directory for the CSV files, figure and summary.md.",
+    options=(Option(("--seeds",), "seeds", "Repetitions per point (default 3, or 1 with --quick).",
+                    type=click.IntRange(1, 100), metavar="N"),),
+    written="summary.md has Table 1 beside the paper's, ratios and inconsistencies",
+)
+"""``wattlab reproduce tsaoussidis1999-wwp`` (alias ``wwp``)."""

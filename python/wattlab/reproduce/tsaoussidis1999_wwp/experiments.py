@@ -5,12 +5,12 @@ paper's numbers and the WWP/TCP ratios."""
 from __future__ import annotations
 
 import pandas as pd
-from rich.console import Console
 
 from .. import runner
+from ..framework import Context
 from . import paper
 from .config import Config
-from .scenario import scenario
+from .scenario import BASE, overrides
 
 COUNTS = ("original_data_bytes", "receiver_overhead_bytes", "sender_bytes", "total_bytes")
 """Paper 004's byte columns, as the flows table names them."""
@@ -28,8 +28,8 @@ def jobs(cfg: Config) -> list[runner.Job]:
         for protocol in ("tcp", "wwp"):
             for off in offsets:
                 for k in range(cfg.seeds):
-                    out.append(runner.Job(scenario(s, protocol, off, cfg), cfg.base_seed + k,
-                                          {"set": n, "protocol": protocol, "phase_offset": off}))
+                    out.append(BASE.job(cfg.base_seed + k, {"set": n, "protocol": protocol, "phase_offset": off},
+                                        overrides(s, protocol, off, cfg)))
     return out
 
 
@@ -49,9 +49,9 @@ def measure(_job: runner.Job, res) -> dict:
     return row
 
 
-def run_all(cfg: Config, workers: int, console: Console | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run_all(cfg: Config, ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every run (one row each) and the per-(set, protocol) means with their intervals."""
-    runs = runner.run_jobs(jobs(cfg), measure, "Table 1 (7 sets × TCP, WWP)", workers, console)
+    runs = ctx.run(jobs(cfg), measure, "Table 1 (7 sets × TCP, WWP)")
     cols = list(COUNTS) + ["effort_overhead"] + [f"j_per_mb_{p}" for p in POLICIES]
     points = runner.aggregate(runs, ["set", "protocol"], cols)
     return runs, points

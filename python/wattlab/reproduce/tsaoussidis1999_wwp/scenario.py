@@ -1,66 +1,47 @@
-"""The scenario of one Table 1 run: two mobile stations (the sender and the receiver) on their
-own hops to one AP, VDROP and VDELAY on the sender's hop in both directions, one WWP or TCP
-Tahoe stream of 1024-byte messages for the snapshot's length."""
+"""The scenario of one Table 1 run: ``stream.toml`` (two mobile stations on their own hops to
+one AP, a TCP Tahoe stream) with the set's VDROP and VDELAY on the sender's hop in both
+directions, the configuration's values, and the WWP stream in place of TCP's for WWP."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from wattlab.scenario_units import Duration
+
+from ..scenarios import base
 from .config import Config
 from .paper import TestSet
 
+BASE = base(__package__, "stream.toml")
+"""The base scenario of every run."""
 
-def impairment(s: TestSet, offset_fraction: float) -> str:
-    """The TOML inline table of one direction's VDROP and VDELAY."""
-    loss = f'model = "every-nth", n = {s.vdrop_every}'
+
+def impairment(s: TestSet, offset_fraction: float) -> dict[str, Any]:
+    """One direction's VDROP and VDELAY (the hop's ``up`` or ``down`` table)."""
+    loss: dict[str, Any] = {"model": "every-nth", "n": s.vdrop_every}
     if s.phase_s is not None:
-        loss += f', on = "{s.phase_s:g}s", offset = "{offset_fraction * 2 * s.phase_s:g}s"'
-    parts = [f"loss = {{ {loss} }}"]
+        loss.update(on=Duration.s(s.phase_s), offset=Duration.s(offset_fraction * 2 * s.phase_s))
+    out: dict[str, Any] = {"loss": loss}
     if s.vdelay_ms > 0:
-        parts.append(f'jitter = {{ model = "uniform", min = "0s", max = "{s.vdelay_ms}ms" }}, reorder = true')
-    return "{ " + ", ".join(parts) + " }"
+        out.update(jitter={"model": "uniform", "min": Duration(0), "max": Duration.ms(s.vdelay_ms)}, reorder=True)
+    return out
 
 
-def flow(protocol: str, cfg: Config) -> str:
-    """The stream: WWP with its defaults, or TCP Tahoe with the same message size."""
+def flow(protocol: str, cfg: Config) -> list[tuple[str, Any]]:
+    """The stream's overrides: TCP Tahoe's settings, or the WWP stream (its defaults) in its place."""
     if protocol == "wwp":
-        return (f'kind = "wwp-bulk"\nname = "wwp"\nfrom = "a"\nto = "b"\npacket_size = {cfg.message_bytes}\n'
-                f'duration = "{cfg.snapshot_s:g}s"\nwwp = {{ handshake_retries = {cfg.wwp_handshake_retries} }}')
-    # A transfer larger than any minute can carry: a continuous stream, cut by the run's end.
-    return (f'kind = "bulk-upload"\nname = "tcp"\nclient = "a"\nserver = "b"\nbytes = "1GB"\n'
-            f'tcp = {{ cc = "tahoe", mss = {cfg.message_bytes}, timestamps = false, min_rto = "{cfg.tcp_min_rto}" }}')
+        return [("flow.0", {"kind": "wwp-bulk", "name": "wwp", "from": "a", "to": "b", "packet_size": cfg.message_bytes,
+                            "duration": Duration.s(cfg.snapshot_s),
+                            "wwp": {"handshake_retries": cfg.wwp_handshake_retries}})]
+    return [("flow.0.tcp.mss", cfg.message_bytes), ("flow.0.tcp.min_rto", cfg.tcp_min_rto)]
 
 
-def scenario(s: TestSet, protocol: str, offset_fraction: float, cfg: Config) -> str:
-    """The whole scenario text."""
+def overrides(s: TestSet, protocol: str, offset_fraction: float, cfg: Config) -> list[tuple[str, Any]]:
+    """Every override of one run."""
     imp = impairment(s, offset_fraction)
-    radio = f'radio = {{ profile = "{cfg.profile}", policies = ["always-on", "oracle"] }}'
-    return f"""
-name = "tsaoussidis1999-wwp set {s.number} {protocol}"
-[simulation]
-duration = "{cfg.snapshot_s:g}s"
-stop_when_done = false
-[[node]]
-name = "a"
-kind = "host"
-{radio}
-[[node]]
-name = "ap"
-kind = "ap"
-[[node]]
-name = "b"
-kind = "host"
-{radio}
-[[wireless]]
-ap = "ap"
-station = "a"
-rate = "{cfg.rate}"
-delay = "{cfg.delay}"
-up = {imp}
-down = {imp}
-[[wireless]]
-ap = "ap"
-station = "b"
-rate = "{cfg.rate}"
-delay = "{cfg.delay}"
-[[flow]]
-{flow(protocol, cfg)}
-"""
+    return [("name", f"tsaoussidis1999-wwp set {s.number} {protocol}"),
+            ("simulation.duration", Duration.s(cfg.snapshot_s)),
+            *((f"node.{n}.radio.profile", cfg.profile) for n in ("a", "b")),
+            *((f"wireless.{i}.{k}", v) for i in (0, 1) for k, v in (("rate", cfg.rate), ("delay", cfg.delay))),
+            ("wireless.0.up", imp), ("wireless.0.down", imp),
+            *flow(protocol, cfg)]

@@ -20,19 +20,15 @@ tests/python/test_yan_cc_claims.py drives each claim to each of them):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .. import verdict as rules
+from ..verdict import AGREES, DISAGREES, PARTLY, UNTESTED, Claim  # noqa: F401  (the vocabulary, for tests)
 from . import seed
-
-AGREES = "agrees"
-PARTLY = "partly"
-DISAGREES = "disagrees"
-UNTESTED = "not tested"
 
 RULE = ("a percentage agrees when every compared component is within 10 percentage points of the paper's and is "
         "partly right when every one is within 25; an absolute number within 15 % / 30 %; an ordering holds at every "
@@ -43,6 +39,15 @@ PP_AGREE, PP_PARTLY = 0.10, 0.25
 """Tolerance on percentages, in fractions (10 and 25 percentage points)."""
 REL_AGREE, REL_PARTLY = 0.15, 0.30
 """Tolerance on absolute numbers, relative."""
+IDENTICAL_AGREE, IDENTICAL_PARTLY = 0.01, 0.05
+"""BSD-50 "identical" to TCP: normalized energy and time within 1 % of 1 (partly 5 %)."""
+STREAM_AGREE, STREAM_PARTLY = 0.05, 0.10
+"""The stream-delay predictions: CC's slowdown within 5 points of the paper's (partly 10)."""
+PSM_RIGID_AGREE, PSM_RIGID_PARTLY = 0.10, 0.25
+"""PSM "independent of bandwidth": its times differ by at most 10 % over the rates (partly 25 %)."""
+COLUMNS = (("id", "id"), ("claim", "claim"), ("paper", "paper"), ("wattlab", "evidence"), ("verdict", "verdict"),
+           ("reason", "reason"))
+"""claims.csv's columns: what is claimed, the paper's value, ours (``wattlab``), the likely reason."""
 
 PEAK_NAMES = {"none": "off-peak", "gamma": "peak", "2var": "2var"}
 
@@ -50,16 +55,9 @@ STREAM_WINDOW_BYTES = 65535
 """The 64 KB window of the stream-delay predictions."""
 
 
-@dataclass
-class Claim:
-    """One claim of the paper and wattlab's verdict on it (``paper``: what the paper reports)."""
-
-    id: str
-    claim: str
-    paper: str
-    wattlab: str
-    verdict: str
-    reason: str
+def _claim(cid: str, claim: str, paper: str, wattlab: str, verdict: str, reason: str) -> Claim:
+    """A paper 000 claim: what is claimed, the paper's value, ours, the verdict, the likely reason."""
+    return Claim(cid, paper, "", verdict, wattlab, claim=claim, reason=reason)
 
 
 def _pct(x: float) -> str:
@@ -77,37 +75,21 @@ def _spct(x: float) -> str:
 
 def _pp(diffs: Iterable[float]) -> str:
     """Every difference (fractions) within 10 pp → agrees, every one within 25 pp → partly."""
-    d = [abs(x) for x in diffs]
-    if all(x <= PP_AGREE for x in d):
-        return AGREES
-    if all(x <= PP_PARTLY for x in d):
-        return PARTLY
-    return DISAGREES
+    return rules.within(diffs, PP_AGREE, PP_PARTLY)
 
 
-RANK = {AGREES: 0, PARTLY: 1, DISAGREES: 2}
-
-
-def _worst(*verdicts: str) -> str:
-    """The least favourable of several tested verdicts."""
-    return max(verdicts, key=RANK.__getitem__)
+_worst = rules.worst
+"""The least favourable of several tested verdicts."""
 
 
 def _rel(pairs: Iterable[tuple[float, float]]) -> str:
-    e = [abs(w - s) / s for w, s in pairs]
-    if all(x <= REL_AGREE for x in e):
-        return AGREES
-    if all(x <= REL_PARTLY for x in e):
-        return PARTLY
-    return DISAGREES
+    """Every relative error within 15 % → agrees, within 30 % → partly."""
+    return rules.within_rel(pairs, REL_AGREE, REL_PARTLY)
 
 
 def _share(ok: list[bool]) -> str:
-    if not ok:
-        return UNTESTED
-    if all(ok):
-        return AGREES
-    return PARTLY if sum(ok) >= len(ok) / 2 else DISAGREES
+    """An ordering that holds at every point agrees, at half of them is partly right."""
+    return rules.checks(ok, agrees=1.0, partly=0.5)
 
 
 def _pick(df: pd.DataFrame | None, **kw) -> pd.Series | None:
@@ -124,7 +106,7 @@ def _pick(df: pd.DataFrame | None, **kw) -> pd.Series | None:
 
 
 def _untested(cid: str, claim: str, seed_value: str, why: str = "not in this run's configuration") -> Claim:
-    return Claim(cid, claim, seed_value, "n/a", UNTESTED, why)
+    return _claim(cid, claim, seed_value, "n/a", UNTESTED, why)
 
 
 # --- the emulated grid (Figs. 14/15, Table I) -------------------------------------------------
@@ -172,7 +154,7 @@ def _average_claim(cid: str, var: str, fig14: pd.DataFrame, window: pd.DataFrame
         for buf, w in window[(window.policy == "cc") & (window.variation == var)].groupby("recv_buffer"):
             parts.append(f"with a {buf / 1024:.0f} KB window the average is {_pct(float(w.saving.mean()))} saved, "
                          f"{_spct(float(w.slowdown.mean()))} time")
-    return Claim(cid, claim, seed_value, f"saves {_pct(save)}, {_spct(slow)} time", _pp([save - s_save, slow - s_slow]),
+    return _claim(cid, claim, seed_value, f"saves {_pct(save)}, {_spct(slow)} time", _pp([save - s_save, slow - s_slow]),
                  "; ".join(parts))
 
 
@@ -195,7 +177,7 @@ def table1_claims(t1: pd.DataFrame, loss: float, loss_alt: float, file_mb: float
         reason += (f" (time {100 * (cc.time_s / ref['time_wired'] - 1):+.0f} %, energy "
                    f"{100 * (cc.energy_j / ref['energy_wired'] - 1):+.0f} % vs the paper, for a {file_mb:g} MB file). "
                    "The paper's ns-2 file size and loss are not stated; its 20 Mb/s hop and WaveLAN powers are ours")
-        out.append(Claim(cid, claim, seed_value, f"{cc.time_s:.2f} s, {cc.energy_j:.2f} J", verdict, reason))
+        out.append(_claim(cid, claim, seed_value, f"{cc.time_s:.2f} s, {cc.energy_j:.2f} J", verdict, reason))
     return out
 
 
@@ -231,7 +213,7 @@ def _trend_claims(fig14: pd.DataFrame) -> list[Claim]:
                       "≥ 0.5 % (the paper's explanation)")
             if flat:
                 reason += "; not falling: " + ", ".join(f"{PEAK_NAMES.get(v, v)} {x:g} ms" for v, x in flat)
-        out.append(Claim(cid, text, "energy trends downwards",
+        out.append(_claim(cid, text, "energy trends downwards",
                          f"Spearman ρ(axis, energy) < 0 in {sum(ok)} of {len(ok)} series (mean ρ {np.mean(rhos):+.2f})",
                          _share(ok), reason))
     return out
@@ -248,7 +230,7 @@ def _fig15_claim(fig14: pd.DataFrame, loss: float) -> Claim:
     if not rows:
         return _untested(cid, text, "CC faster")
     ok = [c < p for _, c, p in rows]
-    return Claim(cid, text, "CC faster at 30–60 ms and at 120 ms",
+    return _claim(cid, text, "CC faster at 30–60 ms and at 120 ms",
                  "; ".join(f"{r} ms: CC {c:.2f}, PSM {p:.2f}" for r, c, p in rows), _share(ok),
                  "PSM rounds each window's round trip up to the 100 ms beacon (200 ms at 120 ms); CC adds only the "
                  "26 ms window stream and D")
@@ -264,12 +246,12 @@ def _bsd_claims(fig14: pd.DataFrame) -> list[Claim]:
         de = float((bsd.norm_energy - 1).abs().max())
         dt = float((bsd.norm_time - 1).abs().max())
         worst = max(de, dt)
-        verdict = AGREES if worst <= 0.01 else PARTLY if worst <= 0.05 else DISAGREES
+        verdict = rules.at_most(worst, IDENTICAL_AGREE, IDENTICAL_PARTLY)
         reason = (f"BSD-50 stays awake 200 ms after every packet the client sends; a download's ACKs leave every few ms, "
                   f"so it never dozes (mean dozes {bsd.dozes.mean():.1f} per run)")
         if worst > 1e-3:
             reason += "; the small differences come from RTO waits at 1 % loss, where BSD may doze"
-        out.append(Claim("bsd50-equals-tcp", text, "identical (never sleeps)",
+        out.append(_claim("bsd50-equals-tcp", text, "identical (never sleeps)",
                          f"max |energy − 1| {de:.3f}, max |time − 1| {dt:.3f} over {len(bsd)} points", verdict, reason))
     out.append(_bsd100_claim(fig14))
     return out
@@ -291,8 +273,9 @@ def _bsd100_claim(fig14: pd.DataFrame) -> Claim:
     best = float(above.saving.max())
     best_below = float(below.saving.max()) if len(below) else math.nan
     saves_below = len(below) > 0 and best_below > BSD_SAVES
-    verdict = DISAGREES if best <= BSD_SAVES else PARTLY if saves_below else AGREES
-    return Claim(cid, text, "can save above 100 ms (not quantified), not below",
+    # Saving somewhere above 100 ms is the claim; saving below it too is only partly the paper's picture.
+    verdict = DISAGREES if best <= BSD_SAVES else rules.graded(not saves_below, True)
+    return _claim(cid, text, "can save above 100 ms (not quantified), not below",
                  f"best saving of BSD-100 (1 − E/E_TCP) above 100 ms: {_pct(best)} (time "
                  f"{_spct(float(above.slowdown.mean()))} on average)"
                  + (f"; at ≤ 100 ms: {_pct(best_below)}" if len(below) else ""),
@@ -316,8 +299,8 @@ def _stream_claims(cross: pd.DataFrame, hop_mbps: float) -> list[Claim]:
             continue
         ours_pred = STREAM_WINDOW_BYTES * 8 / (rate * 1e6) / 0.065
         d = min(abs(cc.slowdown - pred), abs(cc.slowdown - meas))
-        out.append(Claim(cid, text, seed_value, f"{_spct(cc.slowdown)} time (no loss, off-peak)",
-                         AGREES if d <= 0.05 else PARTLY if d <= 0.10 else DISAGREES,
+        out.append(_claim(cid, text, seed_value, f"{_spct(cc.slowdown)} time (no loss, off-peak)",
+                         rules.at_most(d, STREAM_AGREE, STREAM_PARTLY),
                          f"65535 B × 8 / {rate:g} Mb/s = {65535 * 8 / rate / 1e3:.1f} ms per window, "
                          f"{_pct(ours_pred)} of 65 ms; the probe delay D (≥ 3 ms) adds to every window and slow "
                          "start is not shaped; the paper's 44 % is one Internet download"))
@@ -348,18 +331,18 @@ def _crossover_claim(cross: pd.DataFrame, hop_mbps: float) -> Claim:
     if slower:
         first = min(slower)
         off = abs(first - seed.CROSSOVER_MS)
-        verdict = AGREES if off <= CROSS_AGREE_MS else PARTLY if off <= CROSS_PARTLY_MS else DISAGREES
+        verdict = rules.at_most(off, CROSS_AGREE_MS, CROSS_PARTLY_MS)
         ours = f"CC first slower than PSM at {first:g} ms (CC − PSM normalized time: {detail})"
     else:
         # No crossover at all: partly only if the curves nearly touch near the paper's RTT.
         near = abs(closest - seed.CROSSOVER_MS) <= NEAR_MS and float(gap.max()) >= -NEAR_MISS
-        verdict = PARTLY if near else DISAGREES
+        verdict = rules.graded(False, near)
         ours = f"CC never slower; closest at {closest:g} ms (CC − PSM normalized time: {detail})"
     reason = ("the paper's argument: CC adds the 26 ms window stream to each RTT, PSM rounds the RTT up to 100 ms, equal at "
               "74 ms. PSM's cycle however holds the same 26 ms stream: the next window reaches the AP over 26 ms "
               "starting one RTT after the first ACK, so for RTT + 26 ms > 100 ms its tail misses the beacon and waits "
               "for the next one; PSM's time jumps exactly where CC would overtake it")
-    return Claim(cid, text, seed_value, ours, verdict, reason)
+    return _claim(cid, text, seed_value, ours, verdict, reason)
 
 
 # --- Figs. 16–18 ---------------------------------------------------------------------------------
@@ -382,7 +365,7 @@ def _fig16_claims(f16: pd.DataFrame) -> list[Claim]:
         out.append(_untested("fig16-active-beats-dynamic", text, "active better"))
     else:
         ok = [a.norm_energy < d.norm_energy for _, a, d in rows]
-        out.append(Claim(
+        out.append(_claim(
             "fig16-active-beats-dynamic", text, "active uses less energy with variation",
             "; ".join(f"{v}: active {a.norm_energy:.2f} E / {a.norm_time:.2f} T, dynamic {d.norm_energy:.2f} E / "
                       f"{d.norm_time:.2f} T" for v, a, d in rows),
@@ -396,10 +379,10 @@ def _fig16_claims(f16: pd.DataFrame) -> list[Claim]:
     if a is None or d is None:
         out.append(_untested("fig16-no-variation", text, "dynamic slightly better"))
     else:
-        out.append(Claim(
+        out.append(_claim(
             "fig16-no-variation", text, "dynamic slightly better (energy)",
             f"active {a.norm_energy:.2f} E / {a.norm_time:.2f} T, dynamic {d.norm_energy:.2f} E / {d.norm_time:.2f} T",
-            AGREES if d.norm_energy <= a.norm_energy else PARTLY if d.norm_energy - a.norm_energy <= TIE else DISAGREES,
+            rules.at_most(d.norm_energy - a.norm_energy, 0.0, TIE),
             f"a tie is within {_pct(TIE)} of TCP's energy; dynamic: `reverted` {d.reverted:.2f} per run (active {a.reverted:.2f}), {d.dropped_asleep:.0f} packets lost "
             f"asleep per run (active {a.dropped_asleep:.0f})"
             + (": a threshold that sleeps before the window is complete loses its tail, and the resulting lossy "
@@ -452,7 +435,7 @@ def _fig17_medium_claims(f17: pd.DataFrame, medium: str) -> list[Claim]:
         out.append(_untested("fig17-cc-beats-psm" + sfx, text, "CC less energy"))
     else:
         ok = [c.norm_energy < p.norm_energy for _, c, p in rows]
-        out.append(Claim(
+        out.append(_claim(
             "fig17-cc-beats-psm" + sfx, text, "CC less energy than PSM",
             "; ".join(f"n={n}: CC {c.norm_energy:.2f}, PSM {p.norm_energy:.2f}" for n, c, p in rows),
             _share(ok),
@@ -465,9 +448,8 @@ def _fig17_medium_claims(f17: pd.DataFrame, medium: str) -> list[Claim]:
     else:
         ok_e = [a.norm_energy < d.norm_energy for _, a, d in rows]
         ok_t = [a.norm_time < d.norm_time for _, a, d in rows]
-        verdict = (AGREES if all(ok_e) and all(ok_t) else
-                   PARTLY if all(ok_e) or all(ok_t) or sum(ok_e) + sum(ok_t) >= len(rows) else DISAGREES)
-        out.append(Claim(
+        verdict = rules.graded(all(ok_e) and all(ok_t), all(ok_e) or all(ok_t) or sum(ok_e) + sum(ok_t) >= len(rows))
+        out.append(_claim(
             "fig17-active-beats-dynamic" + sfx, text, "active less energy and time",
             "; ".join(f"n={n}: active {a.norm_energy:.2f} E / {a.norm_time:.2f} T, dynamic {d.norm_energy:.2f} E / "
                       f"{d.norm_time:.2f} T" for n, a, d in rows)
@@ -483,11 +465,11 @@ def _fig17_medium_claims(f17: pd.DataFrame, medium: str) -> list[Claim]:
     else:
         sat = cam[cam.slowdown > 0.10]
         first = int(sat.competitors.iloc[0]) if len(sat) else None
-        verdict = (AGREES if first == seed.SATURATION_COMPETITORS else
-                   PARTLY if first is not None and abs(first - seed.SATURATION_COMPETITORS) == 1 else DISAGREES)
+        verdict = rules.graded(first == seed.SATURATION_COMPETITORS,
+                               first is not None and abs(first - seed.SATURATION_COMPETITORS) == 1)
         if first is None and int(cam.competitors.max()) < seed.SATURATION_COMPETITORS:
             verdict = UNTESTED
-        out.append(Claim(
+        out.append(_claim(
             "fig17-saturation" + sfx, text, "3 competing clients",
             (f"a plain TCP client first slows > 10 % at n = {first}" if first is not None else "never > 10 % slower")
             + " (" + ", ".join(f"n={int(r.competitors)} {_spct(r.slowdown)}" for r in cam.itertuples()) + ")",
@@ -513,7 +495,7 @@ def _fig18_claims(f18: pd.DataFrame) -> list[Claim]:
         out.append(_untested("fig18-bandwidth", text, "monotone"))
     else:
         slow = cc[np.isclose(cc.rate_mbps, cc.rate_mbps.min())]
-        out.append(Claim(
+        out.append(_claim(
             "fig18-bandwidth", text, "more saving, less slowdown",
             f"holds for {sum(ok)} of {len(ok)} steps between adjacent rates (energy/time: " + "; ".join(detail) + ")",
             _share(ok),
@@ -534,12 +516,12 @@ def _fig18_claims(f18: pd.DataFrame) -> list[Claim]:
         for var, g in sub.groupby("variation"):
             spread.append((var, float(g.time_s.max() / g.time_s.min() - 1), g))
         worst = max(s for _, s, _ in spread)
-        out.append(Claim(
+        out.append(_claim(
             "fig18-psm-rigid", text, "independent of bandwidth",
             "; ".join(f"{'peak' if v == 'gamma' else 'off-peak'}: " + ", ".join(
                 f"{r.rate_mbps:g} Mb/s {r.time_s:.1f} s" for r in g.sort_values('rate_mbps').itertuples())
                 for v, _, g in spread),
-            AGREES if worst <= 0.10 else PARTLY if worst <= 0.25 else DISAGREES,
+            rules.at_most(worst, PSM_RIGID_AGREE, PSM_RIGID_PARTLY),
             f"times differ by up to {_pct(worst)}: PSM releases one window per beacon; the window streams in at the hop "
             "rate, and at 10 Mb/s (52 ms per window) the next window's tail misses the beacon more often"))
     return out
@@ -561,7 +543,7 @@ def _site_claims(st: pd.DataFrame, sites: list[str]) -> list[Claim]:
             out.append(_untested(cid, text, seed_value, "fewer sites than the paper's seven in this run"))
             continue
         save, slow = float(g.saving.mean()), float(g.slowdown.mean())
-        out.append(Claim(
+        out.append(_claim(
             cid, text, seed_value, f"saves {_pct(save)}, {_spct(slow)} time over {len(g)} sites",
             _pp([save - s_save, slow - s_slow]),
             "each site is its base RTT with its *average* window as the receive buffer and no loss, which gives CC "
@@ -573,7 +555,7 @@ def _site_claims(st: pd.DataFrame, sites: list[str]) -> list[Claim]:
         out.append(_untested("jriver", text, "> 50 %, < 8 %"))
     else:
         ok = [r.saving > seed.JRIVER[0] and r.slowdown < seed.JRIVER[1] for r in j.itertuples()]
-        out.append(Claim("jriver", text, "> 50 % saved, < 8 % time",
+        out.append(_claim("jriver", text, "> 50 % saved, < 8 % time",
                          "; ".join(f"{'peak' if r.variation == 'gamma' else 'off-peak'} {_pct(r.saving)} saved, "
                                    f"{_spct(r.slowdown)} time" for r in j.itertuples()),
                          _share(ok), "an 11 KB window streams in 4.5 ms, 7 % of the 63 ms RTT"))
@@ -583,7 +565,7 @@ def _site_claims(st: pd.DataFrame, sites: list[str]) -> list[Claim]:
         out.append(_untested("stanford", text, "+44 %"))
     else:
         d = [abs(r.slowdown - 0.44) for r in s.itertuples()]
-        out.append(Claim("stanford", text, "+44 % (6.7 s vs 4.6 s)",
+        out.append(_claim("stanford", text, "+44 % (6.7 s vs 4.6 s)",
                          "; ".join(f"{'peak' if r.variation == 'gamma' else 'off-peak'} {_spct(r.slowdown)}"
                                    for r in s.itertuples()),
                          _pp(d), "the 61 KB window streams for 25 ms of a 65 ms RTT (38 %), plus D and the unshaped "
@@ -594,7 +576,7 @@ def _site_claims(st: pd.DataFrame, sites: list[str]) -> list[Claim]:
         out.append(_untested("uiuc-reverts", text, "reverts"))
     else:
         ok = [r.reverted >= 1 for r in u.itertuples()]
-        out.append(Claim("uiuc-reverts", text, "reverts (startup overhead, 3 rounds before reverting)",
+        out.append(_claim("uiuc-reverts", text, "reverts (startup overhead, 3 rounds before reverting)",
                          "; ".join(f"{'peak' if r.variation == 'gamma' else 'off-peak'}: reverted {r.reverted:.2f} per run, "
                                    f"energy {r.norm_energy:.2f}, time {r.norm_time:.2f}" for r in u.itertuples()),
                          _share(ok), "61 KB ≥ 90 % of 20 Mb/s × 21 ms = 52 KB for 3 bursts in a row: saturated"
@@ -608,7 +590,7 @@ def _site_claims(st: pd.DataFrame, sites: list[str]) -> list[Claim]:
     else:
         ok = [r.saving >= seed.SITE_MIN_SAVING for r in rest.itertuples()]
         worst = rest.loc[rest.saving.idxmin()]
-        out.append(Claim("sites-save-10pct", text, "≥ 10 % everywhere but uiuc",
+        out.append(_claim("sites-save-10pct", text, "≥ 10 % everywhere but uiuc",
                          f"{sum(ok)} of {len(ok)} site × period points; least {_pct(worst.saving)} "
                          f"({worst.site}, {'peak' if worst.variation == 'gamma' else 'off-peak'})",
                          _share(ok), "short windows and long RTTs leave most of each round trip to sleep"))
@@ -633,7 +615,7 @@ def _site_claims(st: pd.DataFrame, sites: list[str]) -> list[Claim]:
                        "compression) or a faster TCP run than 2.2 s")
         if key == "inria.fr":
             reason += "; at 114 ms each window waits for the second beacon (200 ms)"
-        out.append(Claim(cid, text, seed_value, ours, verdict, reason))
+        out.append(_claim(cid, text, seed_value, ours, verdict, reason))
     return out
 
 
@@ -702,7 +684,7 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
         per_seed = (wr[wr.policy == "cc"].set_index("seed").energy_j / wr[wr.policy == "ideal-psm"].set_index("seed").energy_j)
         cb, ct = _web_split(wr, "cc")
         pb, pt = _web_split(wr, "ideal-psm")
-        out.append(Claim(
+        out.append(_claim(
             cid, text, seed_value,
             f"CC uses {_pct(abs(save))} {'less' if save > 0 else 'more'} energy than PSM (median of per-seed CC/PSM "
             f"ratios {per_seed.min():.2f}–{per_seed.max():.2f}); normalized energy CC {cc.energy_norm:.3f}, PSM "
@@ -730,7 +712,7 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
         save = 1 - _per_seed_ratio(wr, "cc", "psm")
         rb, rt = _web_split(wr, "psm")
         cb, ct = _web_split(wr, "cc")
-        out.append(Claim(
+        out.append(_claim(
             cid, text, seed_value,
             f"CC uses {_pct(abs(save))} {'less' if save > 0 else 'more'} energy than `psm` (normalized CC "
             f"{cc.energy_norm:.3f}, psm {real.energy_norm:.3f}"
@@ -753,7 +735,7 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
         verdict = _pp([max(0.0, slow - seed.WEB_TIME_VS_TCP)])
         if not faster and verdict == AGREES:
             verdict = PARTLY
-        out.append(Claim(
+        out.append(_claim(
             cid, text, seed_value,
             f"CC {_spct(slow)} page time (sum of page load times, median of per-seed ratios; worst seed "
             f"{_spct(float(wr[wr.policy == 'cc'].set_index('seed').download_s.div(tcp_runs.set_index('seed').download_s).max() - 1))})"
@@ -776,7 +758,7 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
         vs = [(r.policy, 1 - _per_seed_ratio(wr, "cc", r.policy)) for r in bsd]
         best_p, best = max(vs, key=lambda pv: pv[1])
         b100 = _pick(wp, policy="bsd-100")
-        out.append(Claim(
+        out.append(_claim(
             cid, text, seed_value,
             f"CC {cc.energy_norm:.3f} vs " + ", ".join(f"{r.policy} {r.energy_norm:.3f}" for r in bsd)
             + f" of TCP's energy; CC uses {', '.join(f'{_pct(v)} less than {p}' for p, v in vs)} (1 − E_CC / E_BSD, "
@@ -810,7 +792,7 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
     if dl is None or not math.isfinite(dl.cache_saving):
         out.append(_untested(cid, text, seed_value))
     else:
-        out.append(Claim(
+        out.append(_claim(
             cid, text, seed_value,
             f"{_pct(dl.cache_saving)} of CC-without-cache's energy while ≥ 1 connection is busy "
             f"({dl.nocache_energy_j:.1f} → {dl.cc_energy_j:.1f} J per session); over the whole session "
@@ -826,7 +808,7 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
         out.append(_untested(cid, text, seed_value, "no page had that many busy connections in this run"))
     else:
         every = conc[conc.scope == "k"]
-        out.append(Claim(
+        out.append(_claim(
             cid, text, seed_value,
             ", ".join(f"{k}: {_pct(r.cache_saving)} ({r.nocache_energy_j:.2f} → {r.cc_energy_j:.2f} J, "
                       f"{r.cc_time_s:.1f} s busy per session)" for k, r in rows)
@@ -848,10 +830,10 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
         seed_share = min(seed.WEB_BEST5_CC) / max(seed.WEB_BEST5_ORACLE)
         in_range = (seed.WEB_BEST5_CC[0] - PP_AGREE <= cc_s <= seed.WEB_BEST5_CC[1] + PP_AGREE
                     and seed.WEB_BEST5_ORACLE[0] - PP_AGREE <= or_s <= seed.WEB_BEST5_ORACLE[1] + PP_AGREE)
-        verdict = AGREES if in_range else PARTLY if share >= seed_share else DISAGREES
+        verdict = rules.graded(in_range, share >= seed_share)
         busy = (f"; while pages load (k ≥ 1) CC saves {_pct(dl.cc_saving_vs_tcp)} of TCP's energy"
                 if dl is not None and math.isfinite(dl.cc_saving_vs_tcp) else "")
-        out.append(Claim(
+        out.append(_claim(
             cid, text, seed_value,
             f"whole session: CC saves {_pct(cc_s)}, the oracle {_pct(or_s)} (CC gets {_pct(share)} of the oracle's "
             f"saving; the paper's best five at least {_pct(seed_share)})" + busy,
@@ -920,7 +902,7 @@ def _fairness_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
             c, t = per_flow("fig6", "cc", n, n), per_flow("fig6", "tcp", n, n)
             lines.append(f"n={n}: CC {c.timeouts.mean():.2f} timeouts, {c.dropped_asleep.mean():.1f} lost asleep; TCP "
                          f"{t.timeouts.mean():.2f} timeouts, {t.retransmits.mean():.1f} retransmissions")
-        out.append(Claim(
+        out.append(_claim(
             cid, text, seed_value,
             "std. dev. of normalized goodput CC vs TCP: " + ", ".join(f"n={n} {c.goodput_sd:.2f} vs {t.goodput_sd:.2f}"
                                                                        for n, c, t in few)
@@ -943,7 +925,7 @@ def _fairness_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
         lossy = [int(n) for n in sorted(set(tcp6.flows))
                  if per_flow("fig6", "tcp", n, n).retransmits.mean() > 0]
         c, t = per_flow("fig6", "cc", MANY_FLOWS, 10**6), per_flow("fig6", "tcp", MANY_FLOWS, 10**6)
-        out.append(Claim(
+        out.append(_claim(
             cid, text, seed_value,
             "std. dev. CC vs TCP: " + ", ".join(f"n={n} {c_.goodput_sd:.2f} vs {t_.goodput_sd:.2f}" for n, c_, t_ in many)
             + " (Jain " + ", ".join(f"{c_.jain:.3f}/{t_.jain:.3f}" for _, c_, t_ in many) + ")",
@@ -973,7 +955,7 @@ def _fairness_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
         out.append(_untested(cid, text, seed_value))
     else:
         slower_has_more = [(a > b) == (ta > tb) for _, a, b, ta, tb in ct if abs(a / b - 1) > REL_AGREE and ta != tb]
-        out.append(Claim(
+        out.append(_claim(
             cid, text, seed_value,
             "median download time CC vs TCP: " + ", ".join(f"{k}+{k} {a:.2f} vs {b:.2f} s ({_spct(a / b - 1)})"
                                                            for k, a, b, _, _ in ct),
@@ -1001,7 +983,7 @@ def _fairness_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
             parts.append("TCP vs PSM " + ", ".join(f"{k}+{k} {a:.2f} vs {b:.2f} s" for k, a, b, _, _ in tp))
         if cp:
             parts.append("CC vs PSM " + ", ".join(f"{k}+{k} {a:.2f} vs {b:.2f} s" for k, a, b, _, _ in cp))
-        out.append(Claim(
+        out.append(_claim(
             cid, text, seed_value, "; ".join(parts) + f" (faster than PSM in {sum(ok)} of {len(ok)})", _share(ok),
             "ideal PSM sees its packets held at the AP until the next 100 ms beacon, so each of its windows takes at "
             "least one beacon interval while the other group's flows are ACK-clocked (TCP) or clocked by the RTT (CC); "
@@ -1025,7 +1007,7 @@ def _fairness_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
             parts.append(f"{k}+{k}: " + ", ".join(f"{p} {v:.0f}" for p, v in vals.items())
                          + (f" ({', '.join(alone)})" if alone else ""))
         no_psm_max = [bool(g.droplevel(0).idxmax() == "cc+tcp") for _, g in q.groupby(level=0) if "cc+tcp" in g.droplevel(0)]
-        out.append(Claim(
+        out.append(_claim(
             cid, text, seed_value,
             "mean bottleneck queue (packets of " + str(qmax) + "): " + "; ".join(parts)
             + " — range " + ", ".join(_pct(x) for x in spreads) + " of the queue",
@@ -1058,7 +1040,3 @@ def all_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
     ]
     return claims
 
-
-def claims_frame(claims: list[Claim]) -> pd.DataFrame:
-    """The claims as a table (claims.csv)."""
-    return pd.DataFrame([c.__dict__ for c in claims], columns=["id", "claim", "seed", "wattlab", "verdict", "reason"])

@@ -4,17 +4,21 @@ repeated in docs/reproductions.md)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+
+import click
 
 from wattlab import _core
+
+from ..options import Command, ConfigBase, Option
 
 NO_REVERT = 1_000_000
 """``lossy_windows_to_revert`` of ``cc-norevert``: never reached in a download."""
 
-CC_VARIANTS = {
-    "cc": '{ detection = "active" }',
-    "cc-dynamic": '{ detection = "dynamic" }',
-    "cc-norevert": f'{{ detection = "active", lossy_windows_to_revert = {NO_REVERT} }}',
+CC_VARIANTS: dict[str, dict] = {
+    "cc": {"detection": "active"},
+    "cc-dynamic": {"detection": "dynamic"},
+    "cc-norevert": {"detection": "active", "lossy_windows_to_revert": NO_REVERT},
 }
 """The client-centered agent's variants (``power_save = "cc"``): name → the hop's ``agent``
 table. ``cc`` is active burst detection (the paper's default), ``cc-dynamic`` the dynamic
@@ -25,10 +29,10 @@ POLICY_NAMES = (*CC_VARIANTS, *(m["pattern"] for m in _core.power_modes() if m["
 """Power-saving policies of the client, as named in the output files: the agent's variants and
 the power modes of the name registry (``bsd-P`` is any ``bsd-1`` … ``bsd-1000``)."""
 
-WEB_POLICIES: dict[str, tuple[str, str | None]] = {
+WEB_POLICIES: dict[str, tuple[str, dict | None]] = {
     "tcp": ("cam", None),
     "cc": ("cc", None),
-    "cc-nocache": ("cc", "{ rtt_cache = false }"),
+    "cc-nocache": ("cc", {"rtt_cache": False}),
     "ideal-psm": ("ideal-psm", None),
     "psm": ("psm", None),
     "bsd-10": ("bsd-10", None),
@@ -51,8 +55,8 @@ def meter_of(mode: str) -> str:
     return m["name"] if m["changes_traffic"] else "always-on"
 
 
-def policy_settings(policy: str) -> tuple[str, str, str]:
-    """(``power_save`` of the hop, ``agent`` inline table or '', meter whose energy counts).
+def policy_settings(policy: str) -> tuple[str, dict | None, str]:
+    """(``power_save`` of the hop, its ``agent`` table or None, meter whose energy counts).
 
     ``cam`` is the paper's baseline TCP: WNIC always on, energy of the ``always-on`` meter; the
     agent's variants are :data:`CC_VARIANTS`; every other name is a power mode of the registry
@@ -67,7 +71,7 @@ def policy_settings(policy: str) -> tuple[str, str, str]:
         mode = None
     if mode is None or mode["family"] == "external":
         raise ValueError(f"unknown policy {policy!r} (valid: {', '.join(POLICY_NAMES)})")
-    return mode["name"], "", meter_of(mode["name"])
+    return mode["name"], None, meter_of(mode["name"])
 
 
 VARIATIONS = {"none": 0.0, "gamma": 1.0, "2var": 2.0}
@@ -102,7 +106,7 @@ SITES = (
 
 
 @dataclass
-class Config:
+class Config(ConfigBase):
     """Every knob of the reproduction; ``full()`` and ``quick_preset()`` are the two presets."""
 
     file_bytes: int
@@ -289,9 +293,6 @@ class Config:
                 return s
         raise ValueError(f"unknown site {name!r} (valid: {', '.join(s.name for s in SITES)})")
 
-    def seed_list(self) -> list[int]:
-        return list(range(self.base_seed, self.base_seed + self.seeds))
-
     def check(self) -> None:
         """Raise ValueError naming the first invalid setting."""
         if self.seeds < 1:
@@ -347,6 +348,18 @@ class Config:
         if self.fairness_start_spread_ms < 0:
             raise ValueError("fairness_start_spread_ms must be ≥ 0")
 
-    def as_dict(self) -> dict:
-        """Plain dict for config.json."""
-        return asdict(self)
+
+COMMAND = Command(
+    help="Paper 000 (Yan et al.): client-centered energy saving. Runs the large downloads' RTT × loss grid (Figs. "
+    "14/15, Table I), RTT variation (Fig. 16), competing clients (Fig. 17), AP bandwidth (Fig. 18), the Internet sites "
+    "as scenarios (Figs. 12/13) and a CC-vs-PSM crossover sweep, then a web-browsing session under every policy (Figs. "
+    "9–11) and the fairness and friendliness mixes (Figs. 6–8); writes CSVs, figures, claims.csv and summary.md with "
+    "the paper's numbers beside wattlab's.",
+    quick="A small slice of every experiment (2 RTTs, 0.1 % loss, 1 MB files, 1 seed, 10 web pages, fairness with 1–2 "
+    "flows): a few seconds. Used by the test suite.",
+    out="Directory for the CSV files, PNG figures, claims.csv and summary.md.",
+    options=(Option(("--seeds",), "seeds", "Repetitions per point, seeds --seed … --seed+N−1, shared by every policy "
+                    "(default 3, or 1 with --quick); tables report the median.", type=click.IntRange(1, 100), metavar="N"),),
+    written="summary.md has the reasons",
+)
+"""``wattlab reproduce yan-cc``."""

@@ -16,13 +16,13 @@ from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
-from rich.console import Console
 
 from .. import stats
-from ..runner import Job, mean_ci, run_jobs
+from ..framework import Context
+from ..runner import mean_ci
 from .config import Config
 from .measure import AGENT_COUNTERS, measure
-from .scenario import Download, download_scenario
+from .scenario import Download, download
 
 SETTING_COLUMNS = ("policy", "rtt_ms", "loss", "variation", "rate_mbps", "recv_buffer", "competitors", "medium")
 """The fields of a Download, in the runs tables."""
@@ -45,10 +45,9 @@ COUNTERS = ("retransmits", "timeouts", *AGENT_COUNTERS, "dozes", "packets_held",
 class Sims:
     """Runs downloads once each: experiments that share a setting and seed share its run."""
 
-    def __init__(self, cfg: Config, workers: int, console: Console | None):
+    def __init__(self, cfg: Config, ctx: Context):
         self.cfg = cfg
-        self.workers = workers
-        self.console = console
+        self.ctx = ctx
         self.cache: dict[tuple[Download, int], dict] = {}
 
     @property
@@ -61,13 +60,11 @@ class Sims:
         todo = list(dict.fromkeys((d, s) for d in downloads for s in self.cfg.seed_list() if (d, s) not in self.cache))
         if not todo:
             return
-        jobs = [
-            Job(download_scenario(d, self.cfg), s, {"policy": d.policy, "file_bytes": self.cfg.file_bytes},
-                timeseries=d.competitors > 0)
-            for d, s in todo
-        ]
-        rows = run_jobs(jobs, lambda job, res: measure(job, res, self.cfg.profile), description, self.workers,
-                        self.console)
+        jobs = []
+        for d, s in todo:
+            b, over = download(d, self.cfg)
+            jobs.append(b.job(s, {"policy": d.policy, "file_bytes": self.cfg.file_bytes}, over, timeseries=d.competitors > 0))
+        rows = self.ctx.run(jobs, lambda job, res: measure(job, res, self.cfg.profile), description)
         for (d, s), row in zip(todo, rows.to_dict("records")):
             row.pop("policy", None)
             row.pop("file_bytes", None)

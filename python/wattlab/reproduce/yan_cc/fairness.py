@@ -11,13 +11,18 @@ wireless hop, with the client-centered agent (cc), plain TCP (tcp) or ideal PSM 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from wattlab import api
 from wattlab.metrics import jain_index
-from wattlab.reproduce.runner import Job, run_jobs
+from wattlab.scenario_units import Duration
+
+from ..framework import Context
+from ..runner import Job
+from ..scenarios import base
 
 FLOW_COUNTERS = ("timeouts", "retransmits", "dropped_asleep", "recoveries", "reverted", "bursts")
 """Per flow: TCP's timeouts and retransmitted segments; the agent's counters (CC clients only)."""
@@ -49,40 +54,27 @@ def start_offsets_ms(setup: FairnessSetup, flows: int, seed: int | None) -> list
     return [float(x) for x in rng.uniform(0.0, setup.start_spread_ms, flows)]
 
 
-def fairness_scenario(setup: FairnessSetup, groups: list[tuple[str, int]], seed: int | None = None) -> str:
-    """TOML for ``groups`` = [(group, count), ...] of clients starting together (or within
-    ``start_spread_ms``, drawn from ``seed``)."""
-    one_way = setup.rtt_ms / 2
-    lines = [
-        f'name = "yan-cc fairness {" + ".join(f"{n} {g}" for g, n in groups)}"',
-        "[simulation]", 'duration = "600s"',
-        "[output]", "timeseries = true", 'sample_interval = "10ms"',
-        "[[node]]", 'name = "server"', 'kind = "host"',
-        "[[node]]", 'name = "router"', 'kind = "router"',
-        "[[node]]", 'name = "ap"', 'kind = "ap"',
-    ]
-    clients = []
-    for g, n in groups:
-        for i in range(n):
-            name = f"{g}{i}"
-            clients.append((name, g))
-            lines += ["[[node]]", f'name = "{name}"', 'kind = "host"',
-                      'radio = { profile = "wavelan-dsss", policies = ["always-on"] }']
-    lines += [
-        "[[link]]", 'a = "server"', 'b = "router"', 'rate = "100Mbps"', f'delay = "{one_way / 2}ms"',
-        "queue = { packets = 1000 }",
-        "[[link]]", f'name = "{BOTTLENECK}"', 'a = "router"', 'b = "ap"', f'rate = "{setup.bottleneck_rate}"',
-        f'delay = "{one_way / 2}ms"', f"queue = {{ packets = {setup.bottleneck_queue} }}",
-    ]
-    for name, g in clients:
-        lines += ["[[wireless]]", f'name = "hop-{name}"', 'ap = "ap"', f'station = "{name}"',
-                  f'rate = "{setup.hop_rate}"', f'power_save = "{MODES[g]}"']
+BASE = base(__package__, "fairness.toml")
+"""The dumbbell's base scenario."""
+
+
+def fairness_overrides(setup: FairnessSetup, groups: list[tuple[str, int]], seed: int | None = None) -> list[tuple[str, Any]]:
+    """``groups`` = [(group, count), ...] of clients starting together (or within
+    ``start_spread_ms``, drawn from ``seed``, to the microsecond): each a node, a hop and a flow."""
+    half = Duration.ms(setup.rtt_ms / 4)  # each of the two wired links: half the one-way delay
+    clients = [(f"{g}{i}", g) for g, n in groups for i in range(n)]
+    flows = []
     for (name, g), start in zip(clients, start_offsets_ms(setup, len(clients), seed)):
-        lines += ["[[flow]]", 'kind = "bulk-download"', f'name = "{name}"', f'client = "{name}"',
-                  'server = "server"', f'bytes = "{setup.file}"', 'tcp = { cc = "reno" }']
-        if start > 0:
-            lines.append(f'start = "{start * 1000:.0f}us"')
-    return "\n".join(lines) + "\n"
+        flows.append({"kind": "bulk-download", "name": name, "client": name, "server": "server", "bytes": setup.file,
+                      "tcp": {"cc": "reno"}, **({"start": Duration(round(start * 1000) * 1000)} if start > 0 else {})})
+    return [("name", f"yan-cc fairness {' + '.join(f'{n} {g}' for g, n in groups)}"),
+            BASE.extended("node", [{"name": name, "kind": "host",
+                                    "radio": {"profile": "wavelan-dsss", "policies": ["always-on"]}} for name, _ in clients]),
+            ("link.0.delay", half), ("link.bottleneck.rate", setup.bottleneck_rate), ("link.bottleneck.delay", half),
+            ("link.bottleneck.queue.packets", setup.bottleneck_queue),
+            ("wireless", [{"name": f"hop-{name}", "ap": "ap", "station": name, "rate": setup.hop_rate,
+                           "power_save": MODES[g]} for name, g in clients]),
+            ("flow", flows)]
 
 
 def _measure(job: Job, res: api.RunResult) -> dict:
@@ -107,13 +99,13 @@ def _measure(job: Job, res: api.RunResult) -> dict:
     return row
 
 
-def run_fairness(setup: FairnessSetup, mixes: list[list[tuple[str, int]]], seeds: list[int], workers: int,
-                 console=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run_fairness(setup: FairnessSetup, mixes: list[list[tuple[str, int]]], seeds: list[int],
+                 ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run every mix; returns (runs: one row per mix and seed, flows: one row per flow with
     its goodput normalized to the mean of its run)."""
-    jobs = [Job(fairness_scenario(setup, mix, s), s, {"mix": "+".join(f"{n}{g}" for g, n in mix)})
+    jobs = [BASE.job(s, {"mix": "+".join(f"{n}{g}" for g, n in mix)}, fairness_overrides(setup, mix, s))
             for mix in mixes for s in seeds]
-    runs = run_jobs(jobs, _measure, "fairness", workers, console)
+    runs = ctx.run(jobs, _measure, "fairness")
     rows = []
     for _, r in runs.iterrows():
         mean = np.mean([f["goodput_bps"] for f in r.flows])

@@ -1,4 +1,6 @@
-"""Scenario text for paper 000's DummyNet testbed (§IV-A, Fig. 5).
+"""Paper 000's DummyNet testbed (§IV-A, Fig. 5) as base scenarios and typed overrides:
+``download.toml`` (one client), ``download-shared.toml`` (competing clients on hops behind a
+shared link) and ``download-wlan.toml`` (competing clients in one BSS).
 
 One client::
 
@@ -25,8 +27,16 @@ loss; the ACK path is loss-free).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from wattlab.scenario_units import Duration, Rate
+
+from ..scenarios import Base, base
 from .config import VARIATIONS, Config, policy_settings
+
+BASES = {"hop": base(__package__, "download.toml"), "shared": base(__package__, "download-shared.toml"),
+         "wlan": base(__package__, "download-wlan.toml")}
+"""The base scenario of each topology: one client, competing clients on hops, clients in a BSS."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +55,7 @@ class Download:
     clients are stations of one 802.11 BSS (shared air and AP buffer)."""
 
     def name(self) -> str:
-        """A name that identifies the setting (equal settings give equal scenario text)."""
+        """A name that identifies the setting (equal settings give equal scenarios)."""
         medium = "" if self.medium == "hop" else f"-{self.medium}"
         return (f"yan-cc-{self.policy}-{self.rtt_ms:g}ms-loss{self.loss:g}-{self.variation}-{self.rate_mbps:g}Mbps"
                 f"-win{self.recv_buffer}-comp{self.competitors}{medium}")
@@ -59,158 +69,91 @@ def gamma_jitter(rtt_ms: float, variation: str, cfg: Config) -> tuple[float, flo
     return cfg.gamma_shape, cfg.gamma_scale_ms * rtt_ms / cfg.gamma_ref_rtt_ms * mult
 
 
-def _ns(ms: float) -> str:
-    return f'"{round(ms * 1e6)}ns"'
+def _ms(ms: float) -> Duration:
+    """``ms`` milliseconds to the nanosecond."""
+    return Duration(round(ms * 1e6))
 
 
-def _rate(mbps: float) -> str:
-    return f'"{round(mbps * 1e6)}bps"'
+def _mbps(mbps: float) -> Rate:
+    return Rate(round(mbps * 1e6))
 
 
-def _hop(name: str, station: str, d: Download, cfg: Config, power_save: str, agent: str, loss: float) -> list[str]:
-    lines = [
-        "",
-        "[[wireless]]",
-        f'name = "{name}"',
-        'ap = "ap"',
-        f'station = "{station}"',
-        f"rate = {_rate(d.rate_mbps)}",
-        f"delay = {_ns(cfg.hop_delay_us / 1000)}",
-        f"queue = {{ packets = {cfg.hop_queue} }}",
-        f'power_save = "{power_save}"',
-    ]
-    if loss > 0:
-        lines.append(f'down = {{ loss = {{ model = "bernoulli", p = {loss!r} }} }}')
+def _jitter(d: Download, cfg: Config) -> list[tuple[str, Any]]:
+    """The peak-hour jitter on the server's link, if any."""
+    jitter = gamma_jitter(d.rtt_ms, d.variation, cfg)
+    if not jitter:
+        return []
+    shape, scale_ms = jitter
+    return [("link.internet.a_to_b", {"jitter": {"model": "gamma", "shape": shape, "scale": _ms(scale_ms)}})]
+
+
+def _hop(name: str, station: str, d: Download, cfg: Config, power_save: str, agent: dict | None) -> dict[str, Any]:
+    hop = {"name": name, "ap": "ap", "station": station, "rate": _mbps(d.rate_mbps), "delay": _ms(cfg.hop_delay_us / 1000),
+           "queue": {"packets": cfg.hop_queue}, "power_save": power_save}
+    if d.loss > 0:
+        hop["down"] = {"loss": {"model": "bernoulli", "p": d.loss}}
     if agent:
-        lines.append(f"agent = {agent}")
-    return lines
+        hop["agent"] = agent
+    return hop
 
 
-def _node(name: str, kind: str, radio: str | None = None) -> list[str]:
-    lines = ["", "[[node]]", f'name = "{name}"', f'kind = "{kind}"']
-    if radio:
-        lines.append(f'radio = {{ profile = "{radio}", policies = ["always-on", "oracle"] }}')
-    return lines
+def _client(name: str, cfg: Config) -> dict[str, Any]:
+    return {"name": name, "kind": "host", "radio": {"profile": cfg.profile, "policies": ["always-on", "oracle"]}}
 
 
-def _flow(name: str, client: str, port: int, d: Download, cfg: Config) -> list[str]:
-    return [
-        "",
-        "[[flow]]",
-        'kind = "bulk-download"',
-        f'name = "{name}"',
-        f'client = "{client}"',
-        'server = "server"',
-        f"port = {port}",
-        f"bytes = {cfg.file_bytes}",
-        f'tcp = {{ cc = "{cfg.tcp_cc}", recv_buffer = {d.recv_buffer} }}',
-    ]
+def _flow(name: str, client: str, port: int, d: Download, cfg: Config) -> dict[str, Any]:
+    return {"kind": "bulk-download", "name": name, "client": client, "server": "server", "port": port,
+            "bytes": cfg.file_bytes, "tcp": {"cc": cfg.tcp_cc, "recv_buffer": d.recv_buffer}}
 
 
-def download_scenario(d: Download, cfg: Config) -> str:
-    """The TOML of one download (with ``d.competitors`` plain TCP clients downloading alongside)."""
+def _competitors(b: Base, d: Download, cfg: Config, hop: str = "") -> list[tuple[str, Any]]:
+    """The competing clients' nodes, flows and (with ``hop``, the array their hops join) hops:
+    whole arrays after the base's entries, so they come before the overrides of those entries."""
+    ids = range(1, d.competitors + 1)
+    out = [b.extended("node", [_client(f"tcp{i}", cfg) for i in ids]),
+           b.extended("flow", [_flow(f"tcp{i}", f"tcp{i}", 80 + i, d, cfg) for i in ids])]
+    if hop:
+        out.append(b.extended(hop, [_hop(f"hop{i}", f"tcp{i}", d, cfg, "cam", None) for i in ids]))
+    return out
+
+
+def download(d: Download, cfg: Config) -> tuple[Base, list[tuple[str, Any]]]:
+    """One download's base scenario and overrides (with ``d.competitors`` plain TCP clients
+    downloading alongside)."""
     if d.medium == "wlan":
-        return wlan_download_scenario(d, cfg)
+        return wlan_download(d, cfg)
     power_save, agent, _ = policy_settings(d.policy)
     shared = d.competitors > 0
+    b = BASES["shared" if shared else "hop"]
     shared_delay_ms = cfg.hop_delay_us / 1000 if shared else 0.0
     wired_ms = d.rtt_ms / 2 - cfg.hop_delay_us / 1000 - shared_delay_ms
-    lines = [
-        f'name = "{d.name()}"',
-        "",
-        "[simulation]",
-        'duration = "900s"',
-        *_node("server", "host"),
-        *(_node("gw", "router") if shared else []),
-        *_node("ap", "ap"),
-        *_node("client", "host", cfg.profile),
-    ]
-    for i in range(1, d.competitors + 1):
-        lines += _node(f"tcp{i}", "host", cfg.profile)
-    lines += [
-        "",
-        "[[link]]",
-        'name = "internet"',
-        'a = "server"',
-        f'b = "{"gw" if shared else "ap"}"',
-        f"rate = {_rate(cfg.wired_rate_mbps)}",
-        f"delay = {_ns(wired_ms)}",
-        f"queue = {{ packets = {cfg.wired_queue} }}",
-    ]
-    jitter = gamma_jitter(d.rtt_ms, d.variation, cfg)
-    if jitter:
-        shape, scale_ms = jitter
-        lines.append(f'a_to_b = {{ jitter = {{ model = "gamma", shape = {shape!r}, scale = {_ns(scale_ms)} }} }}')
+    over = [*(_competitors(b, d, cfg, "wireless") if shared else []),
+            ("name", d.name()), ("node.client.radio.profile", cfg.profile),
+            ("link.internet.rate", _mbps(cfg.wired_rate_mbps)), ("link.internet.delay", _ms(wired_ms)),
+            ("link.internet.queue.packets", cfg.wired_queue), *_jitter(d, cfg)]
     if shared:
-        lines += [
-            "",
-            "[[link]]",
-            'name = "ap-uplink"',
-            'a = "gw"',
-            'b = "ap"',
-            f"rate = {_rate(d.rate_mbps)}",
-            f"delay = {_ns(shared_delay_ms)}",
-            f"queue = {{ packets = {cfg.hop_queue} }}",
-        ]
-    lines += _hop("hop", "client", d, cfg, power_save, agent, d.loss)
-    for i in range(1, d.competitors + 1):
-        lines += _hop(f"hop{i}", f"tcp{i}", d, cfg, "cam", "", d.loss)
-    lines += _flow("ftp", "client", 80, d, cfg)
-    for i in range(1, d.competitors + 1):
-        lines += _flow(f"tcp{i}", f"tcp{i}", 80 + i, d, cfg)
-    return "\n".join(lines) + "\n"
+        over += [("link.ap-uplink.rate", _mbps(d.rate_mbps)), ("link.ap-uplink.delay", _ms(shared_delay_ms)),
+                 ("link.ap-uplink.queue.packets", cfg.hop_queue)]
+    return b, over + [("wireless.0", _hop("hop", "client", d, cfg, power_save, agent)),
+                      ("flow.0", _flow("ftp", "client", 80, d, cfg))]
 
 
-def wlan_download_scenario(d: Download, cfg: Config) -> str:
-    """The TOML of one download whose clients share an 802.11 BSS (``d.medium == "wlan"``).
+def wlan_download(d: Download, cfg: Config) -> tuple[Base, list[tuple[str, Any]]]:
+    """One download whose clients share an 802.11 BSS (``d.medium == "wlan"``).
 
     The BSS's PHY and rate are ``cfg.fig17_wlan_phy``/``fig17_wlan_rate_mbps`` (not
     ``d.rate_mbps``); loss acts on packets above the MAC's retransmissions (``loss_layer =
     "packet"``), as the hop's loss does, on the AP → station direction of every station.
     """
     power_save, agent, _ = policy_settings(d.policy)
+    b = BASES["wlan"]
     clients = ["client", *(f"tcp{i}" for i in range(1, d.competitors + 1))]
-    lines = [
-        f'name = "{d.name()}"',
-        "",
-        "[simulation]",
-        'duration = "900s"',
-        *_node("server", "host"),
-        *_node("ap", "ap"),
-    ]
-    for c in clients:
-        lines += _node(c, "host", cfg.profile)
-    lines += [
-        "",
-        "[[link]]",
-        'name = "internet"',
-        'a = "server"',
-        'b = "ap"',
-        f"rate = {_rate(cfg.wired_rate_mbps)}",
-        f"delay = {_ns(d.rtt_ms / 2)}",
-        f"queue = {{ packets = {cfg.wired_queue} }}",
-    ]
-    jitter = gamma_jitter(d.rtt_ms, d.variation, cfg)
-    if jitter:
-        shape, scale_ms = jitter
-        lines.append(f'a_to_b = {{ jitter = {{ model = "gamma", shape = {shape!r}, scale = {_ns(scale_ms)} }} }}')
-    lines += [
-        "",
-        "[[wlan]]",
-        'ap = "ap"',
-        "stations = [" + ", ".join(f'"{c}"' for c in clients) + "]",
-        f'phy = "{cfg.fig17_wlan_phy}"',
-        f"rate = {_rate(cfg.fig17_wlan_rate_mbps)}",
-        f"ap_queue = {cfg.hop_queue}",
-        f'ap_queueing = "{cfg.fig17_ap_queueing}"',
-        'loss_layer = "packet"',
-    ]
-    if d.loss > 0:
-        lines.append(f'down_loss = {{ model = "bernoulli", p = {d.loss!r} }}')
-    lines += ["", "[[wlan.station]]", 'node = "client"', f'power_save = "{power_save}"']
-    if agent:
-        lines.append(f"agent = {agent}")
-    lines += _flow("ftp", "client", 80, d, cfg)
-    for i in range(1, d.competitors + 1):
-        lines += _flow(f"tcp{i}", f"tcp{i}", 80 + i, d, cfg)
-    return "\n".join(lines) + "\n"
+    station = {"node": "client", "power_save": power_save, **({"agent": agent} if agent else {})}
+    over = [*_competitors(b, d, cfg), ("name", d.name()), ("node.client.radio.profile", cfg.profile),
+            ("link.internet.rate", _mbps(cfg.wired_rate_mbps)), ("link.internet.delay", _ms(d.rtt_ms / 2)),
+            ("link.internet.queue.packets", cfg.wired_queue), *_jitter(d, cfg),
+            ("wlan.0.stations", clients), ("wlan.0.phy", cfg.fig17_wlan_phy), ("wlan.0.rate", _mbps(cfg.fig17_wlan_rate_mbps)),
+            ("wlan.0.ap_queue", cfg.hop_queue), ("wlan.0.ap_queueing", cfg.fig17_ap_queueing),
+            *([("wlan.0.down_loss", {"model": "bernoulli", "p": d.loss})] if d.loss > 0 else []),
+            ("wlan.0.station", [station]), ("flow.0", _flow("ftp", "client", 80, d, cfg))]
+    return b, over

@@ -9,12 +9,17 @@ radio timeline over the client's connection-concurrency timeline (from the objec
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from wattlab import api
-from wattlab.reproduce.runner import Job, run_jobs
+from wattlab.scenario_units import Duration, Rate
+
+from ..framework import Context
+from ..runner import Job
+from ..scenarios import base
 
 from .config import WEB_POLICIES, meter_of
 
@@ -39,42 +44,23 @@ class WebSetup:
     duration_s: float = 36_000.0
 
 
-def web_scenario(setup: WebSetup, policy: str) -> str:
-    """TOML of the browsing session under ``policy`` (a key of ``WEB_POLICIES``)."""
+BASE = base(__package__, "web.toml")
+"""The browsing session's base scenario."""
+
+
+def web_overrides(setup: WebSetup, policy: str) -> list[tuple[str, Any]]:
+    """The browsing session under ``policy`` (a key of ``WEB_POLICIES``): the sites, each a host on
+    its own 100 Mb/s link to the AP, ahead of the base's nodes."""
     mode, agent = WEB_POLICIES[policy]
-    lines = [
-        f'name = "yan-cc web {policy}"',
-        "[simulation]",
-        f'duration = "{setup.duration_s}s"',
-        "[output]",
-        "timeseries = true",
-        'sample_interval = "10s"',  # only the radio timeline is used; sparse flow samples
-    ]
     sites = [f"site{i}" for i in range(len(setup.site_delays_ms))]
-    for s in sites:
-        lines += ["[[node]]", f'name = "{s}"', 'kind = "host"']
-    lines += [
-        "[[node]]", 'name = "ap"', 'kind = "ap"',
-        "[[node]]", 'name = "client"', 'kind = "host"',
-        'radio = { profile = "wavelan-dsss", policies = ["always-on", "oracle"] }',
-    ]
-    for s, d in zip(sites, setup.site_delays_ms):
-        lines += ["[[link]]", f'a = "{s}"', 'b = "ap"', 'rate = "100Mbps"', f'delay = "{d}ms"']
-    lines += [
-        "[[wireless]]", 'name = "wlan"', 'ap = "ap"', 'station = "client"', f'rate = "{setup.hop_rate}"',
-        f'power_save = "{mode}"',
-    ]
-    if agent:
-        lines.append(f"agent = {agent}")
-    lines += [
-        "[[flow]]", 'kind = "web"', 'name = "web"', 'client = "client"',
-        "servers = [" + ", ".join(f'"{s}"' for s in sites) + "]",
-        f"pages = {setup.pages}",
-        f'think = {{ shape = {setup.think_shape}, scale = "{setup.think_scale_s}s" }}',
-        f"max_connections = {setup.max_connections}",
-        'tcp = { cc = "reno" }',
-    ]
-    return "\n".join(lines) + "\n"
+    hop = {**BASE.table["wireless"][0], "rate": setup.hop_rate, "power_save": mode, **({"agent": agent} if agent else {})}
+    return [("name", f"yan-cc web {policy}"), ("simulation.duration", Duration.s(setup.duration_s)),
+            ("node", [*({"name": s, "kind": "host"} for s in sites), *BASE.table["node"]]),
+            ("link", [{"a": s, "b": "ap", "rate": Rate.mbps(100), "delay": Duration.ms(d)}
+                      for s, d in zip(sites, setup.site_delays_ms)]),
+            ("wireless.0", hop), ("flow.0.servers", sites), ("flow.0.pages", setup.pages),
+            ("flow.0.think", {"shape": setup.think_shape, "scale": Duration.s(setup.think_scale_s)}),
+            ("flow.0.max_connections", setup.max_connections)]
 
 
 def concurrency_timeline(objects: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -148,16 +134,16 @@ def _measure(job: Job, res: api.RunResult) -> dict:
     return row
 
 
-def run_web(setup: WebSetup, seeds: list[int], policies: list[str], workers: int, console=None,
+def run_web(setup: WebSetup, seeds: list[int], policies: list[str], ctx: Context,
             description: str = "web browsing") -> pd.DataFrame:
     """One row per (policy, seed): session and download time, energy, oracle, split by k."""
     prof = wattlab_profile("wavelan-dsss")
     jobs = [
-        Job(web_scenario(setup, p), seed, {"policy": p, "profile": prof})
+        BASE.job(seed, {"policy": p, "profile": prof}, web_overrides(setup, p))
         for seed in seeds
         for p in policies
     ]
-    df = run_jobs(jobs, _measure, description, workers, console)
+    df = ctx.run(jobs, _measure, description)
     return df.drop(columns=["profile"])
 
 

@@ -1,0 +1,190 @@
+"""Paper 002 Ch. 2–3's reproduction on the framework: the closed forms, the fairness runs, Table
+3.1, the energy model against the simulator, the claims, the figures and the summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ... import markdown as md
+from .. import runner, stats
+from ..framework import Context, Info, Reproduction, run_heading
+from . import claims, closed_form, energy_sim, fairness, figures, paper, validation
+from .config import MIXES, SCHEMES, Config
+
+CSV_FILES = ("table21.csv", "table23.csv", "fairness_runs.csv", "fairness.csv", "table31.csv", "table31_runs.csv",
+             "r_energy_maps.csv", "r_energy_vs_p.csv", "m_sweep.csv", "model_vs_sim.csv", "model_vs_sim_runs.csv",
+             "claims.csv")
+FILES = ("config.json", "summary.md", *CSV_FILES, *figures.NAMES)
+"""Every file the reproduction writes."""
+
+FAIR_METRICS = ["total_mbps", "up_mbps", "down_mbps", "down_share", "jain", "F", "min_flow_mbps", "up_rtt_ms",
+                "down_rtt_ms", "timeouts", "fast_retransmits", "ap_queue_drops", "ap_frames", "sta_frames", "collisions",
+                "air_busy"]
+
+
+def fairness_jobs(cfg: Config) -> list:
+    """Every fairness run: mix × delayed ACK × scheme × seed (the same start times per seed)."""
+    return [fairness.job(s, k, mix, *MIXES[mix], d, cfg.duration_s, cfg.warmup_s, cfg.sample_s, cfg.swm_windows_s)
+            for mix in cfg.mixes for d in cfg.delayed_ack for s in cfg.schemes for k in cfg.seed_list()]
+
+
+def _domains(n_flows):
+    def jain(key):
+        return (1.0 / n_flows(key), 1.0)
+
+    return {"jain": jain, "F": (0.0, 1.0), "down_share": (0.0, 1.0), "air_busy": (0.0, 1.0),
+            **{c: stats.NON_NEGATIVE for c in FAIR_METRICS if c not in ("jain", "F", "down_share", "air_busy")}}
+
+
+def fairness_table(r: pd.DataFrame) -> pd.DataFrame:
+    """Means with 95 % CIs and drawn intervals per (mix, delayed ACK, scheme); the total
+    against Reno's in the same mix and delayed-ACK setting."""
+    extra = [c for c in r.columns if c.startswith(("swm_", "x_", "rtt_"))]
+    dom = _domains(lambda key: sum(MIXES[key["mix"]]))
+    dom.update({c: (0.0, 1.0) for c in extra if c.startswith("swm_")})
+    dom.update({c: stats.NON_NEGATIVE for c in extra if not c.startswith("swm_")})
+    t = runner.aggregate(r, ["mix", "delayed_ack", "scheme"], FAIR_METRICS + extra, dom)
+    reno = t[t["scheme"] == "reno"].set_index(["mix", "delayed_ack"])["total_mbps"]
+    t["total_vs_reno_pct"] = [100 * (v / reno[(m, d)] - 1) for m, d, v in zip(t["mix"], t["delayed_ack"], t["total_mbps"])]
+    t["tcp_capacity_mbps"] = [fairness.tcp_capacity_mbps(d) for d in t["delayed_ack"]]
+    t["vs_capacity_pct"] = 100 * (t["total_mbps"] / t["tcp_capacity_mbps"] - 1)
+    t["ap_drop_fraction"] = t["ap_queue_drops"] / (t["ap_frames"] + t["ap_queue_drops"])
+    return t
+
+
+def table31_table(analysis: pd.DataFrame, sims: pd.DataFrame) -> pd.DataFrame:
+    """Table 3.1 with our simulator's mean (CI, drawn interval) beside the model's."""
+    if sims.empty:
+        return analysis.assign(sim_ms=float("nan"), model_vs_sim_pct=float("nan"))
+    agg = runner.aggregate(sims, ["cross_mbps"], ["ack_interarrival_ms", "tcp_mbps", "timeouts"],
+                           {"ack_interarrival_ms": stats.NON_NEGATIVE, "tcp_mbps": stats.NON_NEGATIVE})
+    agg = agg.rename(columns={"ack_interarrival_ms": "sim_ms", "ack_interarrival_ms_ci": "sim_ms_ci",
+                              "ack_interarrival_ms_lo": "sim_ms_lo", "ack_interarrival_ms_hi": "sim_ms_hi", "runs": "sim_runs",
+                              "tcp_mbps": "sim_tcp_mbps", "timeouts": "sim_timeouts"})
+    agg["cross_mbps"] = agg["cross_mbps"].astype(int)
+    keep = ["cross_mbps", "sim_runs", "sim_ms", "sim_ms_ci", "sim_ms_lo", "sim_ms_hi", "sim_tcp_mbps", "sim_timeouts"]
+    t = analysis.merge(agg[keep], on="cross_mbps", how="left")
+    t["model_vs_sim_pct"] = 100 * (t["analysis_ms"] / t["sim_ms"] - 1)
+    return t
+
+
+def by_claims(t: dict[str, pd.DataFrame]) -> dict:
+    """The tables under the names ``claims.evaluate`` reads, with the closed forms it also needs."""
+    named = {name.removesuffix(".csv"): df for name, df in t.items()}
+    return {**named, "maps": t["r_energy_maps.csv"], "curves": t["r_energy_vs_p.csv"],
+            "jain_example": closed_form.jain_example(), "design": closed_form.design_conditions()}
+
+
+def _ci(col: str, spec: str = "{:.3f}"):
+    """A cell: the mean and, when there is one, its 95 % CI half-width."""
+    def cell(r) -> str:
+        v, ci = r[col], r.get(f"{col}_ci", float("nan"))
+        return spec.format(v) + ("" if ci != ci or ci == 0 else " ± " + spec.format(ci))
+    return cell
+
+
+class Hashimoto2013(Reproduction):
+    """Paper 002 Ch. 2–3."""
+
+    name = "hashimoto2013"
+    title = "Paper 002 (Hashimoto 2013, Ch. 2–3)"
+    config = Config
+    files = FILES
+
+    def tables(self, cfg: Config, ctx: Context) -> dict[str, pd.DataFrame]:
+        fr = fairness.runs(fairness_jobs(cfg), ctx)
+        t31 = validation.runs(list(paper.TABLE31), range(cfg.base_seed, cfg.base_seed + cfg.table31_seeds),
+                              cfg.table31_duration_s, ctx)
+        points = [energy_sim.Point(p.p, p.rtt_s, p.m, cfg.energy_bytes) for p in energy_sim.GRID]
+        er = energy_sim.runs(points, range(cfg.base_seed, cfg.base_seed + cfg.energy_seeds), ctx)
+        return {"table21.csv": closed_form.table21(), "table23.csv": closed_form.table23(), "fairness_runs.csv": fr,
+                "fairness.csv": fairness_table(fr), "table31.csv": table31_table(closed_form.table31_analysis(), t31),
+                "table31_runs.csv": t31, "r_energy_maps.csv": closed_form.r_energy_maps(),
+                "r_energy_vs_p.csv": closed_form.p_curves(), "m_sweep.csv": closed_form.m_sweep(),
+                "model_vs_sim.csv": energy_sim.compare_runs(er, points), "model_vs_sim_runs.csv": er}
+
+    def claims(self, cfg: Config, tables: dict[str, pd.DataFrame]) -> list[claims.Claim]:
+        return claims.evaluate(by_claims(tables))
+
+    def figures(self, cfg: Config, t: dict[str, pd.DataFrame], out: Path) -> list[Path]:
+        f = t["fairness.csv"]
+        return [figures.throughput(f, out), figures.fairness(f, out), figures.swm(f, cfg.swm_windows_s, out),
+                figures.table31(t["table31.csv"], out), figures.r_energy_maps(t["r_energy_maps.csv"], out),
+                figures.m_sweep(t["r_energy_vs_p.csv"], t["m_sweep.csv"], out),
+                figures.model_vs_sim(t["model_vs_sim.csv"], out, cfg.energy_seeds)]
+
+    def summary(self, cfg: Config, t: dict[str, pd.DataFrame], verdicts, info: Info) -> list[str]:
+        f, t31, je = t["fairness.csv"], t["table31.csv"], closed_form.jain_example()
+        swm_cols = [c for c in f.columns if c.startswith("swm_") and not c.endswith(("_ci", "_lo", "_hi"))]
+        nan = lambda v: v is None or v != v  # noqa: E731
+        sim = lambda r: not nan(r.get("sim_ms", float("nan")))  # noqa: E731
+        p001 = t["m_sweep.csv"][t["m_sweep.csv"]["p"] == 0.001].sort_values("m")
+        return [
+            f"{run_heading(cfg, info)}. Fairness: {cfg.seeds} seed(s) from {cfg.base_seed}, {cfg.duration_s:g} s runs "
+            f"averaged over {cfg.warmup_s:g}–{cfg.duration_s:g} s; model vs simulator: {cfg.energy_seeds} seed(s) per "
+            f"point; Table 3.1: {cfg.table31_seeds} seed(s) × {cfg.table31_duration_s:g} s. ± is the 95 % t-interval of "
+            "the mean over seeds.", "",
+            "## Table 2.1 (C = 30 Mb/s, n = 10) and the Jain example", "",
+            *md.frame(t["table21.csv"], {
+                "case": "case", "throughputs (Mb/s)": "throughputs_mbps", "total": lambda r: f"{r.total_mbps:g}",
+                "Jain": lambda r: f"{r.jain:.4f}", "thesis": lambda r: f"{r.paper_jain:.2f}", "F(X, C)": lambda r: f"{r.F:.4f}",
+                "thesis ": lambda r: f"{r.paper_F:.2f}", "variance": lambda r: f"{r.variance:.4g}",
+                "thesis  ": lambda r: "" if nan(r.paper_variance) else f"{r.paper_variance:g}"}),
+            "", f"Jain {{10, 30, 40}} = {je['jain_small']:.4f}, {{100, 300, 400}} = {je['jain_large']:.4f} (thesis 0.82).", "",
+            "## Table 2.3: B_est (Eq. 2.11, MSS 1500 B)", "",
+            *md.frame(t["table23.csv"], {"AP": "ap", "minRTT (ms)": "min_rtt_ms", "T (Mb/s)": "throughput_mbps",
+                                         "cwnd_overflow (B)": "cwnd_overflow_bytes",
+                                         "B_est": lambda r: f"{r.b_est_packets:.2f}", "thesis": "paper_b_est_packets"}),
+            "", "## Fairness (Ch. 2, Figs. 2.4, 2.5, 2.7, 2.10–2.12)", "",
+            "802.11a 54 Mb/s, one flow per client, AP DropTail 100 packets, wired 100 Mb/s / 100 ms, starts U[0, 10] s. "
+            "Schemes: " + "; ".join(f"`{k}` = {v}" for k, v in SCHEMES.items()) + ".", "",
+            *md.frame(f, {
+                "mix": "mix", "delayed ACK": lambda r: "on" if r.delayed_ack else "off", "scheme": "scheme",
+                "total (Mb/s)": _ci("total_mbps", "{:.2f}"), "vs Reno": lambda r: f"{r.total_vs_reno_pct:+.1f} %",
+                "downstream share": lambda r: "—" if nan(r.down_share) or r.mix == "10up" else _ci("down_share")(r),
+                "Jain": _ci("jain"), "F": _ci("F"), "slowest flow (Mb/s)": lambda r: f"{r.min_flow_mbps:.2f}",
+                "RTT up / down (ms)": lambda r: f"{r.up_rtt_ms:.0f} / " + ("—" if nan(r.down_rtt_ms) else f"{r.down_rtt_ms:.0f}"),
+                "AP queue drops": lambda r: f"{r.ap_queue_drops:,.0f}", "collisions": lambda r: f"{r.collisions:,.0f}",
+                "air busy": lambda r: f"{r.air_busy:.3f}"}),
+            "", "Collision-free TCP capacity of one 802.11a 54 Mb/s hop (data + TCP-ACK exchanges, 1448-byte payloads, "
+            "`wattlab.models.wlan.tcp_capacity`): " + ", ".join(
+                f"delayed ACK {'on' if d else 'off'} {fairness.tcp_capacity_mbps(d):.2f} Mb/s" for d in sorted(set(f["delayed_ack"])))
+            + ". Total against it, and the share of frames reaching the AP that its queue dropped:", "",
+            *md.frame(f, {"mix": "mix", "delayed ACK": lambda r: "on" if r.delayed_ack else "off", "scheme": "scheme",
+                          "total vs capacity": lambda r: f"{r.vs_capacity_pct:+.1f} %",
+                          "AP drop fraction": lambda r: f"{r.ap_drop_fraction:.3f}"}),
+            "", "SWM(w) (F(X, C) over windows of w, C = 29.6 Mb/s, mean over window positions):", "",
+            *md.frame(f, {"mix": "mix", "delayed ACK": lambda r: "on" if r.delayed_ack else "off", "scheme": "scheme",
+                          **{f"w = {c[4:]}": (lambda c: lambda r: f"{r[c]:.3f}")(c) for c in swm_cols}}),
+            "", "## Table 3.1: mean ACK inter-arrival (m = 1, q = 0.3, RTT 100 ms)", "",
+            *md.frame(t31, {
+                "cross (Mb/s)": lambda r: int(r.cross_mbps), "E[W]": lambda r: f"{r.e_w:.2f}", "p": lambda r: f"{r.p:.3e}",
+                "thesis ns-2": "paper_simulation_ms", "thesis analysis": "paper_analysis_ms",
+                "wattlab model": lambda r: f"{r.analysis_ms:.3f}", "vs thesis analysis": lambda r: f"{r.vs_paper_analysis_pct:+.1f} %",
+                "wattlab simulator": lambda r: _ci("sim_ms")(r) if sim(r) else "—",
+                "model vs simulator": lambda r: f"{r.model_vs_sim_pct:+.1f} %" if sim(r) else "—",
+                "simulated TCP (Mb/s)": lambda r: f"{r.sim_tcp_mbps:.2f}" if sim(r) else "—"}),
+            "", "## Energy model (Ch. 3; q = 0.3, 10 MiB, T_0 = 1 s, w_1 = 1)", "",
+            "m-sweep at p = 0.001, RTT 100 ms (Fig. 3.10): R_energy " + ", ".join(f"{v:.3f}" for v in p001["r_energy"])
+            + f" for m = {p001['m'].min()}…{p001['m'].max()}. Maps and the p = 0.01 sweep are in r_energy_maps.csv and "
+            "m_sweep.csv.", "",
+            "Model vs simulator (one upstream Reno flow, 802.11a, q = 0, p as wired loss; error = model/sim − 1):", "",
+            *md.frame(t["model_vs_sim.csv"], {
+                "p": lambda r: f"{r.p:g}", "RTT (ms)": lambda r: f"{r.rtt_ms:g}", "m": lambda r: int(r.m),
+                "E[J_cam] model / sim (J)": lambda r: f"{r.model_cam_j:.2f} / {r.sim_always_on_j:.2f}",
+                "error": lambda r: f"{r.cam_err_pct:+.0f} %",
+                "E[J_sleep] model / sim (J)": lambda r: f"{r.model_sleep_j:.2f} / {r.sim_ideal_sleep_j:.2f}",
+                "error ": lambda r: f"{r.sleep_err_pct:+.0f} %"}),
+        ]
+
+    def closing(self, cfg: Config, tables: dict[str, pd.DataFrame]) -> list[str]:
+        return ["## Not reproduced", "",
+                "- The relocation case (Fig. 2.6: 5 clients at 1 m, 5 at 10 m): the 802.11 PHY has no distance, path loss or "
+                "capture effect (docs/reproductions.md says why).",
+                "- The testbed (Figs. 2.9–2.13 on commercial APs): Fig. 2.12's delayed-ACK comparison is run in the simulator."]
+
+
+REPRODUCTION = Hashimoto2013()
+"""``wattlab reproduce hashimoto2013``."""

@@ -1,0 +1,138 @@
+"""Paper 000's reproduction on the framework: the large downloads, the web session and the
+fairness mixes, the claims, the figures and the summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..framework import Context, Info, Reproduction
+from . import claims, downloads, fairness, figures, summary, web
+from .config import SITES, Config
+
+FIGURES = (
+    "fig13_sites.png",
+    "fig14_emulated.png",
+    "fig15_policies.png",
+    "fig16_variation.png",
+    "fig17_competing.png",
+    "fig18_bandwidth.png",
+    "crossover.png",
+    "fig09_web.png",
+    "fig10_rtt_cache.png",
+    "fig06_fairness.png",
+    "fig07_friendliness.png",
+    "fig08_queues.png",
+)
+
+WEB_FILES = ("web_runs.csv", "web_points.csv", "web_concurrency.csv")
+FAIRNESS_FILES = ("fairness_runs.csv", "fairness_flows.csv")
+
+FILES = (
+    "config.json",
+    "runs.csv",
+    *(f"{name}_points.csv" for name in downloads.EXPERIMENTS),
+    *WEB_FILES,
+    *FAIRNESS_FILES,
+    "claims.csv",
+    "summary.md",
+    *FIGURES,
+)
+"""Every file ``run`` writes (it refuses to replace any of them unless told to)."""
+
+TABLES = tuple(n for n in FILES if n.endswith(".csv") and n != "claims.csv")
+"""The CSV tables, in the order they are written."""
+
+
+def _web(cfg: Config, ctx: Context) -> dict[str, pd.DataFrame]:
+    """The browsing session under every web policy, on the reproduction's seeds: with the
+    configured think times, then with each sensitivity scale (column ``think_scale_s``)."""
+    if not cfg.web_policies:
+        return {"web_runs": pd.DataFrame(), "web_points": pd.DataFrame(),
+                "web_concurrency": web.web_concurrency(pd.DataFrame({"policy": []}))}
+    runs, points, conc = [], [], []
+    for scale in dict.fromkeys([cfg.web_think_scale_s, *cfg.web_think_sensitivity_scales_s]):
+        label = "web browsing" if scale == cfg.web_think_scale_s else f"web browsing, think scale {scale:g} s"
+        df = web.run_web(web.setup_from(cfg, scale), cfg.seed_list(), list(cfg.web_policies), ctx, label)
+        runs.append(df.assign(think_scale_s=scale))
+        points.append(web.web_points(df).assign(think_scale_s=scale))
+        conc.append(web.web_concurrency(df).assign(think_scale_s=scale))
+    return {"web_runs": pd.concat(runs, ignore_index=True), "web_points": pd.concat(points, ignore_index=True),
+            "web_concurrency": pd.concat(conc, ignore_index=True)}
+
+
+def _fairness(cfg: Config, ctx: Context) -> dict[str, pd.DataFrame]:
+    """Figs. 6–8: every mix on the reproduction's seeds."""
+    mixes = fairness.mixes_from(cfg)
+    if not mixes:
+        return {"fairness_runs": pd.DataFrame(columns=["mix", "figure", "pair", "of_each", "flows", "seed"]),
+                "fairness_flows": pd.DataFrame(columns=["mix", "figure", "pair", "of_each", "flows", "seed", "flow",
+                                                        "group", "goodput_bps", "normalized", "completion_time_s"])}
+    runs, flows = fairness.run_fairness(fairness.setup_from(cfg), mixes, cfg.seed_list(), ctx)
+    runs, flows = fairness.label_runs(runs, flows)
+    return {"fairness_runs": runs, "fairness_flows": flows}
+
+
+def _figures(cfg: Config, pts: dict[str, pd.DataFrame], out: Path) -> list[Path]:
+    return [
+        figures.fig13(pts["sites"], cfg, [s.name for s in SITES], out),
+        figures.fig14(pts["fig14"], cfg, out),
+        figures.fig15(pts["fig14"], cfg, out),
+        figures.fig16(pts["fig16"], cfg, out),
+        figures.fig17(pts["fig17"], cfg, out),
+        figures.fig18(pts["fig18"], cfg, out),
+        figures.crossover(pts["crossover"], cfg, out),
+        figures.fig09(pts["web_points"], cfg, out),
+        figures.fig10(web.main_think(pts["web_concurrency"], cfg), cfg, out),
+        figures.fig06(pts["fairness_flows"], cfg, out),
+        figures.fig07(pts["fairness_flows"], cfg, out),
+        figures.fig08(pts["fairness_runs"], cfg, out),
+    ]
+
+
+def points(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The tables under the names the claims and figures read: each experiment's points by its
+    name, the web and fairness tables by their file's stem."""
+    pts = {name: tables[f"{name}_points.csv"] for name in downloads.EXPERIMENTS}
+    pts.update({n.removesuffix(".csv"): tables[n] for n in WEB_FILES + FAIRNESS_FILES})
+    return pts
+
+
+class YanCc(Reproduction):
+    """Paper 000 (Yan et al.): client-centered energy saving."""
+
+    name = "yan-cc"
+    title = "Paper 000 (Yan et al.): client-centered energy saving,"
+    config = Config
+    files = FILES
+    claim_columns = claims.COLUMNS
+    rule = claims.RULE
+    claims_heading = "Verdicts"
+
+    def tables(self, cfg: Config, ctx: Context) -> dict[str, pd.DataFrame]:
+        sims = downloads.Sims(cfg, ctx)
+        runs_by, pts = {}, {}
+        for name, experiment in downloads.EXPERIMENTS.items():
+            runs_by[name], pts[name] = experiment(cfg, sims)
+        pts.update(_web(cfg, ctx))
+        pts.update(_fairness(cfg, ctx))
+        runs = pd.concat([r for r in runs_by.values() if not r.empty], ignore_index=True)
+        return {"runs.csv": runs, **{f"{n}_points.csv": pts[n] for n in downloads.EXPERIMENTS},
+                **{n: pts[n.removesuffix(".csv")] for n in WEB_FILES + FAIRNESS_FILES}}
+
+    def claims(self, cfg: Config, tables: dict[str, pd.DataFrame]) -> list[claims.Claim]:
+        return claims.all_claims(points(tables), cfg)
+
+    def figures(self, cfg: Config, tables: dict[str, pd.DataFrame], out: Path) -> list[Path]:
+        return _figures(cfg, points(tables), out)
+
+    def summary(self, cfg: Config, tables: dict[str, pd.DataFrame], verdicts, info: Info) -> list[str]:
+        return summary.setup(cfg, info) + summary.sections(cfg, points(tables), tables["runs.csv"])
+
+    def closing(self, cfg: Config, tables: dict[str, pd.DataFrame]) -> list[str]:
+        return summary.limits()
+
+
+REPRODUCTION = YanCc()
+"""``wattlab reproduce yan-cc``."""
