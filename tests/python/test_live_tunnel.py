@@ -21,7 +21,7 @@ from conftest import ROOT, SCENARIOS
 from test_live import LIVE_REASON, WATTLAB, _namespaces_of, _run_id_of
 import wattlab
 from wattlab.live import netns, runner, tunnel
-from wattlab.live.netns import LiveInputError
+from wattlab.live.netns import LiveError, LiveInputError
 
 SCN = SCENARIOS / "live-tunnel.toml"
 BIN = ROOT / "target" / "release" / "wattlab-live"
@@ -90,6 +90,40 @@ def test_awake_time_of_a_schedule(tmp_path):
     assert tunnel.awake_in(csv, 1_500_000_000, 3_000_000_000) == (pytest.approx(0.5), 1)
     assert tunnel.awake_in(csv, 2_200_000_000, 2_400_000_000) == (pytest.approx(0.2), 0)
 
+
+
+def _pcap(records, magic=b"\xd4\xc3\xb2\xa1", unit=1000) -> bytes:
+    """A little-endian classic pcap (µs or ns magic) with records at the given ns times."""
+    import struct
+
+    out = [magic + struct.pack("<HHiIII", 2, 4, 0, 0, 65535, 1)]
+    for i, t in enumerate(records):
+        body = bytes([i]) * (20 + i)
+        out.append(struct.pack("<IIII", t // 10**9, (t % 10**9) // unit, len(body), len(body)) + body)
+    return b"".join(out)
+
+
+def test_trimming_a_capture_keeps_the_window_byte_for_byte(tmp_path):
+    """The flows' window is cut by the trace analyzer's crate (no Python loop per record)."""
+    src, dst = tmp_path / "in.pcap", tmp_path / "out.pcap"
+    times = [1_000_000_000, 2_000_005_000, 3_000_000_000, 4_000_000_000]
+    for magic, unit in ((b"\xd4\xc3\xb2\xa1", 1000), (b"\x4d\x3c\xb2\xa1", 1)):
+        src.write_bytes(_pcap(times, magic, unit))
+        assert tunnel.trim_pcap(src, dst, 2_000_005_000, 4_000_000_000) == 2
+        whole = _pcap(times, magic, unit)
+        assert dst.read_bytes() == whole[:24] + whole[24 + 16 + 20:24 + 16 + 20 + 16 + 21 + 16 + 22]
+    # A pcapng capture (a section header and an Ethernet interface): refused, by name.
+    import struct
+
+    shb = struct.pack("<IIIHHqI", 0x0A0D0D0A, 28, 0x1A2B3C4D, 1, 0, -1, 28)
+    idb = struct.pack("<IIHHII", 1, 20, 1, 0, 65535, 20)
+    src.write_bytes(shb + idb)
+    with pytest.raises(LiveError, match="in.pcap.*a pcapng file: only classic pcap"):
+        tunnel.trim_pcap(src, dst, 0, 1)
+    # A record cut short: the reader's error, with the record's offset.
+    src.write_bytes(_pcap(times)[:-5])
+    with pytest.raises(LiveError, match=r"in.pcap: packet 3 at byte offset \d+: truncated"):
+        tunnel.trim_pcap(src, dst, 0, 2**63)
 
 # ---- as root ----------------------------------------------------------------------------
 

@@ -3,6 +3,8 @@ tunnel, and the written result set (docs/tunnel.md)."""
 
 from pathlib import Path
 
+import pytest
+
 import wattlab
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "tunnel-4flows.toml"
@@ -74,6 +76,19 @@ def test_gap_stats_counts_what_ends_each_slept_gap():
     want = (e - sum(w.p_idle * x - w.p_sleep * (x - w.t_st) - w.e_st for x in ren)) / 10e-3
     assert abs(g["renewal_p_sleep_w"] - want) < 1e-12
     assert g["renewal_p_sleep_w"] < g["p_sleep_w"]  # one long gap per burst sleeps better than the split ones
+
+
+def test_gap_stats_costs_exactly_the_window():
+    """The CAM power over [t0, end) is the core's meter up to both instants (issue 28, physics
+    once): the interval that straddles t0 counts from t0 (the Python sum left it out whole)."""
+    from wattlab.models import tcp_energy as te
+    from wattlab.reproduce.hashimoto2013_tunnel import gaps
+
+    w = te.Wni.from_profile("atheros-ar5004")
+    ser = _series([(0.0, "tx"), (260e-6, "idle"), (5e-3, "tx"), (5.26e-3, "idle"), (8e-3, "rx"), (8.03e-3, "idle")])
+    g = gaps.gap_stats(ser, 10e-3, t0_s=4e-3, wni=w)
+    e_cam = w.p_idle * (1e-3 + 2.74e-3 + 1.97e-3) + w.p_tx * 260e-6 + w.p_rx * 30e-6
+    assert g["p_cam_w"] == pytest.approx(e_cam / 6e-3, rel=1e-12)
 
 
 def test_gap_stats_refuses_an_empty_window():

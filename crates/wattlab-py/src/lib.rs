@@ -4,6 +4,7 @@
 
 mod guard;
 mod metrics;
+mod physics;
 mod power;
 mod psna;
 mod table;
@@ -356,7 +357,7 @@ fn profiles_inner<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     Ok(out)
 }
 
-fn find_phy(name: &str) -> PyResult<wattlab_core::wlan::PhyProfile> {
+pub(crate) fn find_phy(name: &str) -> PyResult<wattlab_core::wlan::PhyProfile> {
     wattlab_core::wlan::find_phy(name).ok_or_else(|| {
         pyo3::exceptions::PyValueError::new_err(format!(
             "unknown PHY `{name}` (known: {})",
@@ -452,8 +453,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tcp_capacity, m)?)?;
     m.add_function(wrap_pyfunction!(trace::trace_energy, m)?)?;
     m.add_function(wrap_pyfunction!(trace::_trace_guard_selftest, m)?)?;
+    m.add_function(wrap_pyfunction!(trace::trace_trim_pcap, m)?)?;
     m.add("TraceError", m.py().get_type::<trace::TraceError>())?;
     metrics::register(m)?;
+    physics::register(m)?;
     power::register(m)?;
     psna::register(m)?;
     m.add_class::<Table>()?;

@@ -46,6 +46,14 @@ pub fn _trace_guard_selftest() -> PyResult<()> {
     guarded("trace analyzer", || -> PyResult<()> { panic!("deliberate panic (guard self-test)") })
 }
 
+/// Copies the records of the classic pcap `src` with timestamps in `[start_ns, end_ns)` to
+/// `dst` (`wattlab_trace::trim::trim_pcap`); returns how many. Raises `TraceError` naming
+/// the file and byte offset.
+#[pyfunction]
+pub fn trace_trim_pcap(py: Python<'_>, src: PathBuf, dst: PathBuf, start_ns: u64, end_ns: u64) -> PyResult<u64> {
+    guarded("capture trimmer", || py.allow_threads(|| wattlab_trace::trim::trim_pcap(&src, &dst, start_ns, end_ns)).map_err(err))
+}
+
 /// A timestamp issue as a dict: count, first packet index and byte offset, worst step (ns).
 fn issue<'py>(py: Python<'py>, i: &TimeIssue) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);

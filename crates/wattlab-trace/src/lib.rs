@@ -13,6 +13,7 @@ pub mod tables;
 pub mod throughput;
 pub mod timecheck;
 pub mod transitions;
+pub mod trim;
 
 mod connections;
 mod error;

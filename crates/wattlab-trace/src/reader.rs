@@ -402,6 +402,23 @@ impl<R: Read> TraceReader<R> {
         }))
     }
 
+    /// Calls `f` with each record of a classic pcap capture as the file holds it (its 16-byte
+    /// header and its data, undecoded) and its timestamp (ns since the epoch), in file order;
+    /// returns how many records were read. A pcapng capture is refused. The capture trimmer
+    /// ([`crate::trim`]) copies records this way, framed and checked as every reader frames them.
+    pub(crate) fn for_each_pcap_record(&mut self, mut f: impl FnMut(u64, &[u8]) -> Result<(), TraceError>) -> Result<u64, TraceError> {
+        let Format::Pcap { big, nanos, link } = self.format else {
+            return Err(self.corrupt(None, "capture format", "a pcapng file: only classic pcap records (tcpdump -w) can be copied".into()));
+        };
+        let mut records = 0;
+        while let Some(rec) = self.pcap_record(big, nanos, link)? {
+            f(rec.meta.ts_ns, self.input.bytes(rec.len))?;
+            self.input.consume(rec.len);
+            records += 1;
+        }
+        Ok(records)
+    }
+
     fn at(&self, packet: Option<u64>) -> Location {
         Location {
             file: self.origin.clone(),

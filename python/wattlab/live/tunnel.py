@@ -114,51 +114,37 @@ class TunnelLiveResult:
 
 def awake_in(transitions: Path, start_ns: int, end_ns: int) -> tuple[float, int]:
     """Seconds awake and wake-ups within [start_ns, end_ns] of a ``time_ns,state`` schedule
-    (the state before the first line is awake: the emulator logs the first doze)."""
+    (the state before the first line is awake: the emulator logs the first doze). Vectorised:
+    one pass of numpy over the schedule, no loop per line."""
+    import numpy as np
+
     rows = pd.read_csv(transitions)
-    awake, wakes, state, t_prev = 0.0, 0, True, start_ns
-    for t, s in zip(rows.time_ns.tolist(), rows.state.tolist()):
-        now_awake = s == "awake"
-        if t <= start_ns:
-            state = now_awake
-            continue
-        if t >= end_ns:
-            break
-        if state:
-            awake += (t - t_prev) / 1e9
-        wakes += int(now_awake and not state)
-        state, t_prev = now_awake, t
-    if state:
-        awake += (end_ns - t_prev) / 1e9
-    return awake, wakes
+    t = rows.time_ns.to_numpy(dtype=np.int64)
+    up = (rows.state == "awake").to_numpy()
+    order = np.argsort(t, kind="stable")
+    t, up = t[order], up[order]
+    before = np.flatnonzero(t <= start_ns)
+    state0 = bool(up[before[-1]]) if len(before) else True
+    inside = (t > start_ns) & (t < end_ns)
+    ti, ui = t[inside], up[inside]
+    states = np.concatenate([[state0], ui])  # the state over each span between the edges
+    edges = np.concatenate([[start_ns], ti, [end_ns]])
+    awake_ns = int(np.diff(edges)[states].sum())
+    wakes = int((ui & ~states[:-1]).sum())
+    return awake_ns / 1e9, wakes
 
 
 def trim_pcap(src: Path, dst: Path, start_ns: int, end_ns: int) -> int:
     """Copy the records of the classic pcap ``src`` (tcpdump's µs or ns timestamps) that fall in
     [start_ns, end_ns) to ``dst``; returns how many. The flows' window of a capture that also
-    spans the set-up, so its energy compares with the simulator's run of the same length."""
-    import struct
+    spans the set-up, so its energy compares with the simulator's run of the same length.
+    Done by the trace analyzer's crate (``wattlab_trace::trim``), not record by record here."""
+    from wattlab import _core
 
-    data = src.read_bytes()
-    if len(data) < 24:
-        raise LiveError(f"{src}: not a pcap file ({len(data)} bytes)")
-    magic = data[:4]
-    fmt = {b"\xd4\xc3\xb2\xa1": ("<", 1000), b"\xa1\xb2\xc3\xd4": (">", 1000),
-           b"\x4d\x3c\xb2\xa1": ("<", 1), b"\xa1\xb2\x3c\x4d": (">", 1)}.get(magic)
-    if fmt is None:
-        raise LiveError(f"{src}: not a classic pcap file (magic {magic.hex()})")
-    endian, unit = fmt
-    parts, pos, kept = [data[:24]], 24, 0
-    while pos + 16 <= len(data):
-        sec, frac, incl, _ = struct.unpack_from(endian + "IIII", data, pos)
-        end = pos + 16 + incl
-        t = sec * 1_000_000_000 + frac * unit
-        if start_ns <= t < end_ns:
-            parts.append(data[pos:end])
-            kept += 1
-        pos = end
-    dst.write_bytes(b"".join(parts))
-    return kept
+    try:
+        return int(_core.trace_trim_pcap(str(src), str(dst), int(start_ns), int(end_ns)))
+    except _core.TraceError as e:
+        raise LiveError(str(e)) from None
 
 
 class _TunnelSession:

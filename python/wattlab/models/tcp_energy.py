@@ -22,37 +22,63 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from wattlab import _core, physics
+
 LIGHT_SPEED = 299_792_458.0
 """m/s, for the propagation delay τ."""
+
+
+_PHY = physics.phy("802.11a")
+"""802.11a's timing as the core has it (Table 3.2's slot, SIFS, DIFS and CW are 802.11a's)."""
 
 
 @dataclass(frozen=True)
 class Mac80211a:
     """Table 3.2's 802.11a parameters plus the conventions the thesis leaves open.
 
-    Frame durations (not given in the thesis): ``timing = "simple"`` is T = preamble +
-    8·L/rate for every frame at ``rate_bps`` (our default, as in notes/002.md §2.2);
-    ``"ofdm"`` rounds to 4 µs OFDM symbols with the 16-bit SERVICE and 6 tail bits plus the
-    4 µs SIGNAL field (802.11-2016 §17.4.3), control frames at ``control_rate_bps``.
+    Slot, SIFS, DIFS, CW and the control frames' sizes are the core's 802.11a
+    (:func:`wattlab.physics.phy`, ``crates/wattlab-core/src/wlan/phy.rs``): Table 3.2 has the
+    same numbers. Frame durations (not given in the thesis): ``timing = "simple"`` is
+    T = preamble + 8·L/rate for every frame at ``rate_bps`` (our default, as in notes/002.md
+    §2.2: the thesis's reading, no symbol rounding); ``"ofdm"`` is the core's airtime of the
+    frame on ``phy`` (:func:`wattlab.physics.frame_s`: 20 µs of preamble and SIGNAL, 4 µs
+    symbols holding the 16-bit SERVICE field and 6 tail bits; ``preamble_s`` is then unused),
+    control frames at ``control_rate_bps``. :meth:`for_phy` is the simulator's MAC.
     """
 
     rate_bps: float = 54e6
     control_rate_bps: float = 54e6
     preamble_s: float = 16e-6
-    slot_s: float = 9e-6
-    sifs_s: float = 16e-6
-    difs_s: float = 34e-6
-    cw_min: int = 15
-    cw_max: int = 1023
+    """The PLCP preamble of the ``simple`` timing (802.11a's 16 µs, Table 3.2)."""
+    slot_s: float = _PHY["slot_s"]
+    sifs_s: float = _PHY["sifs_s"]
+    difs_s: float = _PHY["difs_s"]
+    cw_min: int = _PHY["cw_min"]
+    cw_max: int = _PHY["cw_max"]
     mac_header_bytes: int = 24
+    """Table 3.2's MAC header; the thesis counts no FCS (the simulator's frames carry one: :meth:`for_phy`)."""
     llc_header_bytes: int = 8
-    rts_bytes: int = 20
-    cts_bytes: int = 14
-    ack_bytes: int = 14
+    rts_bytes: int = physics.FRAME_BYTES["rts"]
+    cts_bytes: int = physics.FRAME_BYTES["ack"]
+    ack_bytes: int = physics.FRAME_BYTES["ack"]
     retry_limit: int = 7
     """N, the maximum number of MAC retransmissions (N + 1 attempts); the thesis's Ch. 4 value."""
     distance_m: float = 4.0
     timing: str = "simple"
+    phy: str = "802.11a"
+    """The core PHY whose airtimes the ``ofdm`` timing uses."""
+
+    @classmethod
+    def for_phy(cls, phy: str = "802.11a", rate_kbps: int = 54_000) -> "Mac80211a":
+        """The simulator's MAC on ``phy`` at ``rate_kbps``: the core's timing, slot, SIFS,
+        DIFS and CW, control frames at the highest basic rate not above the data rate, data
+        frames with the MAC header, FCS and LLC/SNAP the simulator adds."""
+        ph = physics.phy(phy)
+        llc = cls.llc_header_bytes
+        return cls(rate_bps=rate_kbps * 1e3, control_rate_bps=physics.control_rate_kbps(phy, rate_kbps) * 1e3,
+                   slot_s=ph["slot_s"], sifs_s=ph["sifs_s"], difs_s=ph["difs_s"], cw_min=ph["cw_min"],
+                   cw_max=ph["cw_max"], mac_header_bytes=physics.FRAME_BYTES["data_overhead"] - llc,
+                   llc_header_bytes=llc, timing="ofdm", phy=phy)
 
     @property
     def tau_s(self) -> float:
@@ -62,12 +88,10 @@ class Mac80211a:
     def frame_s(self, nbytes, rate_bps: float | None = None):
         """Air time of a frame of ``nbytes`` MAC bytes (header and FCS included) at ``rate_bps``."""
         rate = self.rate_bps if rate_bps is None else rate_bps
-        nbytes = np.asarray(nbytes, dtype=float)
         if self.timing == "simple":
-            return self.preamble_s + 8.0 * nbytes / rate
+            return self.preamble_s + 8.0 * np.asarray(nbytes, dtype=float) / rate
         if self.timing == "ofdm":
-            bits_per_symbol = rate * 4e-6
-            return self.preamble_s + 4e-6 + 4e-6 * np.ceil((16 + 8 * nbytes + 6) / bits_per_symbol)
+            return physics.frame_s(self.phy, nbytes, rate / 1e3)
         raise ValueError(f"unknown frame timing {self.timing!r} (known: simple, ofdm)")
 
     def data_frame_s(self, ip_bytes):
@@ -75,25 +99,46 @@ class Mac80211a:
         return self.frame_s(np.asarray(ip_bytes, dtype=float) + self.mac_header_bytes + self.llc_header_bytes)
 
 
+def _profile_wni(name: str) -> dict:
+    """Powers (W) and idle ↔ sleep transitions (s, W) of a built-in device profile, as
+    :class:`Wni`'s fields (a transition the profile lacks: none, at idle power)."""
+    for prof in _core.profiles():
+        if prof["name"] != name:
+            continue
+        pw = {k: v / 1e3 for k, v in prof["power_mw"].items()}
+        kw = dict(p_tx=pw["tx"], p_rx=pw["rx"], p_idle=pw["idle"], p_sleep=pw["sleep"],
+                  p_as=pw["idle"], p_sa=pw["idle"], t_as=0.0, t_sa=0.0)
+        for t in prof["transitions"]:
+            if (t["from"], t["to"]) == ("idle", "sleep"):
+                kw.update(p_as=t["power_mw"] / 1e3, t_as=t["duration_us"] / 1e6)
+            elif (t["from"], t["to"]) == ("sleep", "idle"):
+                kw.update(p_sa=t["power_mw"] / 1e3, t_sa=t["duration_us"] / 1e6)
+        return kw
+    raise ValueError(f"unknown device profile {name!r}")
+
+
+_AR5004 = _profile_wni("atheros-ar5004")
+
+
 @dataclass(frozen=True)
 class Wni:
-    """WNI powers (W) and transition times (s); defaults = Table 3.3 + Sect. 3.5.1 (Atheros AR5004).
-
-    The same numbers are wattlab's device profile ``atheros-ar5004`` (profiles/atheros-ar5004.toml);
+    """WNI powers (W) and transition times (s); defaults = wattlab's device profile
+    ``atheros-ar5004`` (profiles/atheros-ar5004.toml, read from the core), which is Table 3.3 +
+    Sect. 3.5.1 (Atheros AR5004; the tests check it against the thesis's numbers).
     :meth:`from_profile` reads any built-in profile.
     """
 
-    p_tx: float = 1.4
-    p_rx: float = 0.9
-    p_idle: float = 0.8
-    p_sleep: float = 0.016
-    p_as: float = 0.8
+    p_tx: float = _AR5004["p_tx"]
+    p_rx: float = _AR5004["p_rx"]
+    p_idle: float = _AR5004["p_idle"]
+    p_sleep: float = _AR5004["p_sleep"]
+    p_as: float = _AR5004["p_as"]
     """Active → sleep transition power P^as (= P^l, after Krashinsky & Balakrishnan)."""
-    p_sa: float = 1.4
+    p_sa: float = _AR5004["p_sa"]
     """Sleep → active transition power P^sa (= P^t)."""
-    t_as: float = 1e-6
+    t_as: float = _AR5004["t_as"]
     """Active → sleep transition time T^as (PRISM AN9665)."""
-    t_sa: float = 1e-3
+    t_sa: float = _AR5004["t_sa"]
     """Sleep → active transition time T^sa (PRISM AN9665)."""
 
     @property
@@ -106,24 +151,18 @@ class Wni:
         """Energy of one sleep cycle's transitions, P^as·T^as + P^sa·T^sa (J)."""
         return self.p_as * self.t_as + self.p_sa * self.t_sa
 
+    @property
+    def break_even_s(self) -> float:
+        """The shortest idle gap worth sleeping through, max(t^st, (E_st − P^s·t^st)/(P^l − P^s)),
+        as the core computes it for the ``oracle`` (rounded up to the ns; 1.766307 ms for the
+        AR5004): :func:`wattlab.physics.break_even_s`."""
+        return physics.break_even_s(idle_w=self.p_idle, sleep_w=self.p_sleep, down_s=self.t_as, down_w=self.p_as,
+                                    up_s=self.t_sa, up_w=self.p_sa)
+
     @classmethod
     def from_profile(cls, name: str = "atheros-ar5004") -> "Wni":
         """Powers and idle↔sleep transitions of a built-in wattlab device profile."""
-        from wattlab import _core
-
-        for prof in _core.profiles():
-            if prof["name"] != name:
-                continue
-            pw = {k: v / 1e3 for k, v in prof["power_mw"].items()}
-            kw = dict(p_tx=pw["tx"], p_rx=pw["rx"], p_idle=pw["idle"], p_sleep=pw["sleep"],
-                      p_as=pw["idle"], p_sa=pw["idle"], t_as=0.0, t_sa=0.0)
-            for t in prof["transitions"]:
-                if (t["from"], t["to"]) == ("idle", "sleep"):
-                    kw.update(p_as=t["power_mw"] / 1e3, t_as=t["duration_us"] / 1e6)
-                elif (t["from"], t["to"]) == ("sleep", "idle"):
-                    kw.update(p_sa=t["power_mw"] / 1e3, t_sa=t["duration_us"] / 1e6)
-            return cls(**kw)
-        raise ValueError(f"unknown device profile {name!r}")
+        return cls(**_profile_wni(name))
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,15 @@
 
 from __future__ import annotations
 
+import tomllib
+from importlib import resources
+
 import pandas as pd
 
 from .. import _core
 from ..api import run
+from ..scenario_units import Duration, Rate, Size
+from ..study.spec import toml_value
 
 #: Rate of each PHY used by the checks, kb/s.
 CHECK_RATES = {"802.11a": 54_000, "802.11b": 11_000}
@@ -31,40 +36,37 @@ def tcp_capacity(
     return dict(_core.tcp_capacity(phy, rate_kbps, payload_bytes, data_ip_bytes, ack_ip_bytes, segments_per_ack))
 
 
-def saturation_scenario(phy: str, rate_kbps: int, n: int, seconds: float = 5.0, ip_bytes: int = 1500) -> str:
-    """``n`` stations flooding the AP with UDP (never-empty queues), no retry limit, no RTS."""
-    nodes = "\n".join(f'[[node]]\nname = "s{i}"\nkind = "host"' for i in range(1, n + 1))
-    flows = "\n".join(
-        f'[[flow]]\nkind = "udp-cbr"\nfrom = "s{i}"\nto = "sink"\nport = {1000 + i}\n'
-        f'rate = "{2 * rate_kbps // n + 1}kbps"\npacket_size = "{ip_bytes - 28}B"'
-        for i in range(1, n + 1)
-    )
-    stations = ", ".join(f'"s{i}"' for i in range(1, n + 1))
-    return f"""
-name = "saturation-{phy}-{n}"
-[simulation]
-duration = "{seconds}s"
-[[node]]
-name = "ap"
-kind = "ap"
-[[node]]
-name = "sink"
-kind = "host"
-{nodes}
-[[link]]
-a = "ap"
-b = "sink"
-rate = "10Gbps"
-delay = "0us"
-queue = {{ packets = 100000 }}
-[[wlan]]
-ap = "ap"
-stations = [{stations}]
-phy = "{phy}"
-rate = "{rate_kbps}kbps"
-retry_limit = "unlimited"
-{flows}
-"""
+def _base(name: str) -> tuple[str, dict]:
+    """The base scenario ``name`` of this package: its text and its parsed table."""
+    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+    return text, tomllib.loads(text)
+
+
+def _overrides(pairs: list[tuple[str, object]]) -> list[str]:
+    """Typed overrides as the ``key=value`` strings ``wattlab.run`` takes."""
+    return [f"{key}={toml_value(value)}" for key, value in pairs]
+
+
+def saturation_overrides(phy: str, rate_kbps: int, n: int, seconds: float = 5.0, ip_bytes: int = 1500) -> list[str]:
+    """Overrides of ``saturation.toml``: ``n`` stations flooding the AP with UDP at twice their
+    share of the PHY rate (never-empty queues)."""
+    _, table = _base("saturation.toml")
+    names = [f"s{i}" for i in range(1, n + 1)]
+    stations = [{"name": s, "kind": "host"} for s in names]
+    flows = [
+        {"kind": "udp-cbr", "from": s, "to": "sink", "port": 1000 + i,
+         "rate": Rate.kbps(2 * rate_kbps // n + 1), "packet_size": Size(ip_bytes - 28)}
+        for i, s in enumerate(names, start=1)
+    ]
+    return _overrides([
+        ("name", f"saturation-{phy}-{n}"),
+        ("simulation.duration", Duration.s(seconds)),
+        ("node", [*table["node"], *stations]),
+        ("wlan.0.stations", names),
+        ("wlan.0.phy", phy),
+        ("wlan.0.rate", Rate.kbps(rate_kbps)),
+        ("flow", flows),
+    ])
 
 
 def bianchi_check(ns=(1, 5, 10, 20), phys=("802.11a", "802.11b"), seconds: float = 5.0, seed: int = 1) -> pd.DataFrame:
@@ -73,7 +75,7 @@ def bianchi_check(ns=(1, 5, 10, 20), phys=("802.11a", "802.11b"), seconds: float
     for phy in phys:
         rate = CHECK_RATES[phy]
         for n in ns:
-            res = run(text=saturation_scenario(phy, rate, n, seconds), seed=seed)
+            res = run(text=_base("saturation.toml")[0], overrides=saturation_overrides(phy, rate, n, seconds), seed=seed)
             received = sum(f["datagrams_received"] for f in res.summary["flows"])
             sim_bps = received * 1500 * 8 / seconds
             model = bianchi(phy, rate, 1500, n)
@@ -94,47 +96,20 @@ def bianchi_check(ns=(1, 5, 10, 20), phys=("802.11a", "802.11b"), seconds: float
     return pd.DataFrame(rows)
 
 
-def tcp_scenario(delayed_ack: bool, megabytes: int = 20) -> str:
-    """One TCP upload over 802.11a 54 Mb/s, MSS 1460 without options, 100 Mb/s wired hop.
-
-    The 128 KB receive window (87 segments) keeps the station's 100-frame queue from
-    overflowing, so the flow runs without losses, as the theoretical maximum assumes.
-    """
-    return f"""
-name = "tcp-802.11a-{'delack' if delayed_ack else 'ack-every-segment'}"
-[[node]]
-name = "client"
-kind = "host"
-[[node]]
-name = "ap"
-kind = "ap"
-[[node]]
-name = "server"
-kind = "host"
-[[link]]
-a = "ap"
-b = "server"
-rate = "100Mbps"
-delay = "1ms"
-[[wlan]]
-ap = "ap"
-stations = ["client"]
-phy = "802.11a"
-rate = "54Mbps"
-[[flow]]
-kind = "bulk-upload"
-client = "client"
-server = "server"
-bytes = "{megabytes}MB"
-tcp = {{ mss = 1460, timestamps = false, delayed_ack = {str(delayed_ack).lower()}, recv_buffer = "128KB", window_scale = 2 }}
-"""
+def tcp_overrides(delayed_ack: bool, megabytes: int = 20) -> list[str]:
+    """Overrides of ``tcp-upload.toml``: delayed ACKs on or off, the upload's size."""
+    return _overrides([
+        ("name", f"tcp-802.11a-{'delack' if delayed_ack else 'ack-every-segment'}"),
+        ("flow.0.tcp.delayed_ack", delayed_ack),
+        ("flow.0.bytes", Size(megabytes * 1_000_000)),
+    ])
 
 
 def tcp_capacity_check(seed: int = 1) -> pd.DataFrame:
     """One TCP flow over 802.11a 54 Mb/s against the collision-free TCP maximum."""
     rows = []
     for delayed, per_ack in ((False, 1), (True, 2)):
-        res = run(text=tcp_scenario(delayed), seed=seed)
+        res = run(text=_base("tcp-upload.toml")[0], overrides=tcp_overrides(delayed), seed=seed)
         flow = res.summary["flows"][0]
         cap = tcp_capacity("802.11a", 54_000, 1460, 1500, 40, per_ack)
         rows.append(

@@ -9,7 +9,9 @@
 //! - [`policy`]: [`break_even_time`] and [`PolicyMeter`], which costs a tx/rx activity stream
 //!   under an [`AccountingPolicy`] (always-on, oracle, PSM, adaptive PSM);
 //! - [`high_power`]: adaptive PSM's high-power test over sliding or fixed windows;
-//! - [`replay`]: [`ReplayMeter`], which costs activity under a recorded sleep/wake schedule.
+//! - [`replay`]: [`ReplayMeter`], which costs activity under a recorded sleep/wake schedule;
+//! - [`timeline`]: [`cost_timeline`], a recorded state timeline costed by the meter (energy per
+//!   owner and up to instants).
 //!
 //! # Exact accounting
 //! Time is integer nanoseconds and power integer microwatts, so each interval contributes
@@ -45,6 +47,7 @@ pub mod policy;
 pub mod profile;
 pub mod replay;
 pub mod state;
+pub mod timeline;
 
 pub use high_power::WindowKind;
 pub use marks::{MarkEnergy, MarkId};
@@ -59,3 +62,4 @@ pub use profile::{
     ProfileError, Transition,
 };
 pub use state::{ParseRadioStateError, RadioState};
+pub use timeline::{cost_timeline, TimelineError};

@@ -72,8 +72,9 @@ SWITCH_J = (0.1, 1.0, 10.0)
 profile has none), simulated by the card's meter: the client's radio gets an off → idle
 transition of E / 1.77 W at the card's idle power 1.77 W (a card re-initialising and
 re-associating at about its idle draw), carved out of the off interval (``switch_variant``)."""
-IDLE_MW = 1770.0
-"""The ``wavelan-turbo-2mbps`` profile's idle power, at which the switch-on transition is drawn."""
+IDLE_MW = next(p["power_mw"]["idle"] for p in _core.profiles() if p["name"] == "wavelan-turbo-2mbps")
+"""The ``wavelan-turbo-2mbps`` profile's idle power (1770 mW, from the core), at which the
+switch-on transition is drawn."""
 
 
 def switch_variant(e_j: float) -> tuple[str, tuple[str, ...], dict[str, Any]]:

@@ -55,10 +55,10 @@ class Point:
 
 
 def sim_mac() -> te.Mac80211a:
-    """The model's MAC with the simulator's 802.11a frame timing (tested equal in
-    tests/python/test_tcp_energy_sim.py): OFDM symbols, control frames at the highest basic
-    rate not above 54 Mb/s (24 Mb/s), MAC header + FCS 28 bytes, LLC/SNAP 8."""
-    return te.Mac80211a(timing="ofdm", control_rate_bps=24e6, mac_header_bytes=28, llc_header_bytes=8)
+    """The model's MAC with the simulator's 802.11a frame timing, from the core
+    (``Mac80211a.for_phy``): OFDM symbols, control frames at the highest basic rate not above
+    54 Mb/s (24 Mb/s), MAC header + FCS 28 bytes, LLC/SNAP 8."""
+    return te.Mac80211a.for_phy("802.11a", 54_000)
 
 
 def model_inputs(pt: Point) -> dict:
@@ -93,11 +93,6 @@ def overrides(pt: Point, seed: int = 1) -> list[tuple[str, Any]]:
             ("flow.0.bytes", pt.bytes), ("flow.0.tcp", tcp)]
 
 
-def _p(wni: te.Wni) -> tuple[float, float, float]:
-    """Idle and sleep power (W) and the energy of one sleep → wake cycle's transitions (J)."""
-    return wni.p_idle, wni.p_sleep, wni.p_as * wni.t_as + wni.p_sa * wni.t_sa
-
-
 def run_point(pt: Point, seed: int = 1) -> dict:
     """Simulate ``pt`` once: the client's energy in the model's window, per policy."""
     return measure_point(pt, seed, BASE.run(overrides=overrides(pt, seed)))
@@ -128,7 +123,7 @@ def measure_point(pt: Point, seed: int, res) -> dict:
         raise RuntimeError(f"{pt} seed {seed}: the transfer did not complete")
     fe = res.flow_energy.set_index("policy")
     wni = te.Wni.from_profile(PROFILE)
-    p_l, p_s, e_st = _p(wni)
+    p_l, p_s = wni.p_idle, wni.p_sleep
     hs = float(f["connected_s"])
     half = pt.rtt_s / 2
     e_r = float(te.mac_times(0.0, mac=sim_mac(), wni=wni)["e_r"])

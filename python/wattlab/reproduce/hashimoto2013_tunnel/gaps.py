@@ -32,7 +32,7 @@ def _saving(idle, wni: te.Wni):
 
 
 def gap_stats(series: pd.DataFrame, end_s: float, node: str = "client", t0_s: float = 2.0,
-              wni: te.Wni | None = None) -> dict:
+              wni: te.Wni | None = None, profile: str = "atheros-ar5004") -> dict:
     """The idle gaps of ``node``'s radio over [``t0_s``, ``end_s``) of a run.
 
     ``series`` is the run's ``radio_series`` (columns node, policy, time_s, state); the
@@ -45,13 +45,16 @@ def gap_stats(series: pd.DataFrame, end_s: float, node: str = "client", t0_s: fl
     - what ends each slept gap: ``wake_data_s`` (a data frame sent), ``wake_small_tx_s`` (a
       short frame sent: explicit trigger, SACK, RTS), ``wake_rx_s`` (a frame received);
     - ``data_frames_s``, ``bursts_s`` (data frames grouped by :data:`BURST_GAP_S`);
-    - ``p_cam_w`` and ``p_sleep_w``: the run's CAM and ideal-sleep power recomputed from the gaps
-      (checks the accounting against the run's own ``ideal-sleep``);
+    - ``p_cam_w``: the run's CAM power over the window (the core's meter on the ``always-on``
+      timeline with the run's ``profile``), and ``p_sleep_w``: that minus what the thesis's rule
+      saves in the gaps (checks the accounting against the run's own ``ideal-sleep``);
     - ``renewal_p_sleep_w``: the same run, its activity between two burst starts put together
       so that each interval holds one gap (the model's one gap per burst), and
       ``renewal_equal_p_sleep_w``: those gaps also made equal (the model's bursts every m/R).
     """
-    wni = wni or te.Wni.from_profile("atheros-ar5004")
+    from wattlab import physics
+
+    wni = wni or te.Wni.from_profile(profile)
     a = series[(series.policy == "always-on") & (series.node == node)].sort_values("time_s", kind="stable")
     t = a.time_s.to_numpy(dtype=float)
     st = a.state.astype(str).to_numpy()
@@ -60,12 +63,12 @@ def gap_stats(series: pd.DataFrame, end_s: float, node: str = "client", t0_s: fl
     d = np.diff(np.append(t, end_s))
     sel = t >= t0_s
     span = end_s - t0_s
-    power = {"tx": wni.p_tx, "rx": wni.p_rx, "idle": wni.p_idle}
-    e_cam = sum(p * d[sel & (st == s)].sum() for s, p in power.items())
+    e0, e1 = physics.timeline_energy(profile, t, st, end_s, at_s=[t0_s, end_s])["at_j"]
+    e_cam = e1 - e0
     idle_i = np.flatnonzero(sel & (st == "idle"))
     idle = d[idle_i]
     slept = idle > wni.t_st
-    be = wni.t_st + max(wni.e_st - wni.p_idle * wni.t_st, 0.0) / (wni.p_idle - wni.p_sleep)
+    be = wni.break_even_s
     nxt = idle_i[slept] + 1
     nxt = nxt[nxt < len(st)]
     ns, nd = st[nxt], d[nxt]
