@@ -147,8 +147,12 @@ class RunResult:
     """Everything one run produced. The tables are pandas DataFrames, built on first use (so
     a caller that only reads :attr:`summary` never imports pandas)."""
 
-    def __init__(self, raw: dict, effective_scenario: str, baseline: "RunResult | None" = None):
+    def __init__(self, raw: dict, effective_scenario: str, baseline: "RunResult | None" = None,
+                 savings=None, lost_work: str | None = None):
         self._raw = raw
+        self._savings = savings
+        """The core's savings table (Arrow, ``wattlab_sim::savings``), with a baseline."""
+        self._lost_work = lost_work
         self.summary: dict = json.loads(raw["summary_json"])
         """The JSON summary as a dict (provenance, flows, radios, links, drops)."""
         self.summary_json: str = raw["summary_json"]
@@ -353,76 +357,36 @@ RESULT_FILES = (
 captures as ``*.pcap``): the result set that ``--overwrite`` replaces."""
 
 
-SAVINGS_COLUMNS = [
-    "node", "profile", "mode", "energy_j", "completion_s", "baseline_energy_j", "baseline_completion_s",
-    "saving", "slowdown", "same_work", "saving_note", "lost_bytes", "lost_datagrams", "flows_not_completed",
-    "delivered_bytes", "baseline_delivered_bytes", "energy_j_per_mb", "baseline_energy_j_per_mb", "baseline",
-]
-"""The columns of :attr:`RunResult.savings` (and of a sweep's ``savings`` table), in order."""
+SAVINGS_COLUMNS: list[str] = list(_core.SAVINGS_COLUMNS)
+"""The columns of :attr:`RunResult.savings` (and of a sweep's ``savings`` table), in order
+(the core's: ``wattlab_sim::savings::SAVINGS_COLUMNS``)."""
 _SAVINGS_FLOATS = ("energy_j", "completion_s", "baseline_energy_j", "baseline_completion_s", "saving", "slowdown",
                    "energy_j_per_mb", "baseline_energy_j_per_mb")
 _SAVINGS_COUNTS = ("lost_bytes", "lost_datagrams", "delivered_bytes", "baseline_delivered_bytes")
 
 
 def savings_rows(res: RunResult) -> list[dict]:
-    """Rows of :attr:`RunResult.savings`: each radio's power-mode row against the baseline
-    run's always-on accounting of the same radio (the same traffic with power saving off).
+    """Rows of :attr:`RunResult.savings`, as the core computed them with the run
+    (``wattlab_sim::savings``): each radio's power-mode row against the baseline run's
+    always-on accounting of the same radio (the same traffic with power saving off).
 
-    A saving needs the same work (``wattlab.work``): ``same_work`` is true only if every flow
-    of the run delivered the same bytes and datagrams as in the baseline and completed iff it
-    completed there. Otherwise ``saving`` and ``slowdown`` are missing (None / NaN) and
-    ``lost_bytes``, ``lost_datagrams`` and ``flows_not_completed`` say what differs (over every
-    flow of the run) and ``saving_note`` says it in words ("" where the work was the same). ``energy_j_per_mb`` and ``baseline_energy_j_per_mb`` divide each run's
-    energy by the application bytes, in 10^6-byte MB, of the flows with an end at the node."""
-    from wattlab import work
-
-    if res.baseline is None:
+    A saving needs the same work (docs/scenario.md, "Savings need the same work"):
+    ``same_work`` is true only if every flow of the run delivered the same bytes and datagrams
+    as in the baseline and completed iff it completed there. Otherwise ``saving`` and
+    ``slowdown`` are missing (None / NaN) and ``lost_bytes``, ``lost_datagrams`` and
+    ``flows_not_completed`` say what differs (over every flow of the run) and ``saving_note``
+    says it in words ("" where the work was the same). ``energy_j_per_mb`` and
+    ``baseline_energy_j_per_mb`` divide each run's energy by the application bytes, in
+    10^6-byte MB, of the flows with an end at the node. Empty without a baseline."""
+    if res.baseline is None or res._savings is None:
         return []
-    base = {(r["node"], r["policy"]): r for r in res.baseline.summary["radios"]}
-    t_run, t_base = _completion(res.summary), _completion(res.baseline.summary)
-    diff = work.compare_work(res.summary, res.baseline.summary)
-    # The baseline drops [[tunnel]] too (scenario::without_power_save): say so where it did.
-    what = "same scenario and seed, power_save = cam (always-on; PSNA flows as end-to-end TCP)"
-    if res.summary.get("tunnels"):
-        what += ", without the [[tunnel]]"
-    rows = []
-    for r in res.summary["radios"]:
-        b = base.get((r["node"], "always-on"))
-        if r.get("basis") != "mode" or b is None:
-            continue
-        same = diff["same_work"]
-        got, had = work.delivered_bytes(res.summary, r["node"]), work.delivered_bytes(res.baseline.summary, r["node"])
-        rows.append({
-            "node": r["node"], "profile": r["profile"], "mode": r["policy"],
-            "energy_j": r["energy_j"], "completion_s": t_run,
-            "baseline_energy_j": b["energy_j"], "baseline_completion_s": t_base,
-            "saving": (1 - r["energy_j"] / b["energy_j"] if b["energy_j"] > 0 else float("nan")) if same else None,
-            "slowdown": (t_run / t_base - 1 if t_base else float("nan")) if same else None,
-            "same_work": same, "saving_note": "" if same else f"no saving: {work.describe_loss(diff)}",
-            **{k: v for k, v in diff.items() if k != "same_work"},
-            "delivered_bytes": got, "baseline_delivered_bytes": had,
-            "energy_j_per_mb": work.joules_per_mb(r["energy_j"], got),
-            "baseline_energy_j_per_mb": work.joules_per_mb(b["energy_j"], had),
-            "baseline": what,
-        })
-    return rows
+    return res._savings.to_pylist()
 
 
 def lost_work(res: RunResult) -> str | None:
     """What the run's power mode failed to deliver against its baseline, in words (None if
     there is no baseline or the work was the same): the warning of ``wattlab run``."""
-    if res.baseline is None:
-        return None
-    from wattlab import work
-
-    diff = work.compare_work(res.summary, res.baseline.summary)
-    return None if diff["same_work"] else work.describe_loss(diff)
-
-
-def _completion(summary: dict) -> float:
-    """When the run's last finite flow completed (the run's end if one did not)."""
-    times = [f["completion_time_s"] for f in summary["flows"] if f.get("completion_time_s") is not None]
-    return max(times) if times and summary["completed"] else summary["end_time_s"]
+    return None if res.baseline is None else res._lost_work
 
 
 def write_tables(out: Path, tables: dict[str, pd.DataFrame], formats: Iterable[str]) -> list[Path]:
@@ -495,39 +459,31 @@ def run(
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, not {type(progress).__name__}")
     on_progress = None if progress is None else (lambda t, end, n: progress(Progress(t, end, n)))
-    effective = _core.effective_scenario(text, origin, overrides=overrides)
-    base_text = None
-    if baseline or baseline is None:
-        base_text = _core.without_power_save(text, origin, overrides=overrides)
-        if base_text is None and baseline:
-            raise _core.ScenarioError(
-                f"{origin}: no station uses a power-save mode, so there is no baseline to run "
-                "(the accounting policies already cost this run's traffic)"
-            )
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
-    raw = _core.run_scenario(
+    # One call: the core parses the scenario once and runs it, then (with a power mode) its
+    # baseline with the same seed, and computes the savings at equal work.
+    out = _core.run(
         text,
         origin,
+        from_file=scn.path is not None,
         seed=seed,
         overrides=overrides,
+        baseline=baseline,
         out_dir=None if out_dir is None else str(out_dir),
         pcaps=pcaps,
         timeseries=timeseries,
         progress=on_progress,
         on_warning=_warn,
     )
+    raw, effective = out["run"], out["effective_scenario"]
     _raise_interrupt(raw, lambda: RunResult(raw, effective))
     base = None
-    if base_text is not None:
-        # Same seed: the streams are named per component, so the traffic differs only where
-        # power saving made it differ.
-        used_seed = json.loads(raw["summary_json"])["seed"]
-        base_raw = _core.run_scenario(base_text, f"{origin} (baseline: power saving off)", seed=used_seed,
-                                      timeseries=timeseries, progress=on_progress)
-        base = RunResult(base_raw, base_text)
-        _raise_interrupt(base_raw, lambda: RunResult(raw, effective, base))
-    return RunResult(raw, effective, base)
+    if out["baseline"] is not None:
+        base_raw = out["baseline"]
+        base = RunResult(base_raw, out["baseline_scenario"])
+        _raise_interrupt(base_raw, lambda: RunResult(raw, effective, base, out["savings"], out["lost_work"]))
+    return RunResult(raw, effective, base, out["savings"], out["lost_work"])
 
 
 def _raise_interrupt(raw: dict, partial: Callable[[], RunResult]) -> None:

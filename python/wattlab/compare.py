@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from wattlab import api, work
+from wattlab import _core, api, work
 
 
 def split_values(spec: str) -> tuple[str, list[str]]:
@@ -40,19 +40,6 @@ def split_values(spec: str) -> tuple[str, list[str]]:
     return key, values
 
 
-def radio_energy(res: api.RunResult) -> dict[str, float]:
-    """Per radio node: the energy its radio spent under the run's power mode (the ``mode``
-    row), or always-on when it ran none (power saving off: the radio never slept)."""
-    out: dict[str, float] = {}
-    for r in res.summary["radios"]:
-        if r.get("basis") == "mode":
-            out[r["node"]] = float(r["energy_j"])
-    for r in res.summary["radios"]:
-        if r["node"] not in out and r["policy"] == "always-on":
-            out[r["node"]] = float(r["energy_j"])
-    return out
-
-
 def compare(scenario, key: str, values: Iterable[str], seed: int | None = None, overrides: Iterable[str] = ()) -> list[dict]:
     """Run ``scenario`` once per value of ``key`` (same seed, same other overrides) and return
     one row per value: energy per radio and per delivered MB (10^6 bytes of the flows with an
@@ -65,22 +52,18 @@ def compare(scenario, key: str, values: Iterable[str], seed: int | None = None, 
         res = api.run(scenario, seed=seed, overrides=[*overrides, f"{key}={v}"], baseline=False)
         runs.append((v, res))
     first = runs[0][1].summary
-    base_e = radio_energy(runs[0][1])
-    base_t = api._completion(first)
     rows = []
     for v, res in runs:
-        e = radio_energy(res)
-        t = api._completion(res.summary)
-        diff = work.compare_work(res.summary, first)
-        same = diff["same_work"]
-        row = {"key": key, "value": v, "seed": res.summary["seed"], "completed": res.completed, **diff}
-        for node, joules in e.items():
-            b = base_e.get(node)
+        # The energy, savings and slowdown against the first value are the core's
+        # (wattlab_sim::savings::compare_runs), at equal work.
+        c = _core.compare_runs(res.summary, first)
+        row = {"key": key, "value": v, "seed": res.summary["seed"], "completed": res.completed, **c["diff"]}
+        for node, joules, per_mb, saving in c["nodes"]:
             row[f"energy_j[{node}]"] = joules
-            row[f"energy_j_per_mb[{node}]"] = work.joules_per_mb(joules, work.delivered_bytes(res.summary, node))
-            row[f"saving[{node}]"] = ((1 - joules / b) if b else float("nan")) if same else None
-        row["completion_s"] = t
-        row["slowdown"] = (t / base_t - 1 if base_t else float("nan")) if same else None
+            row[f"energy_j_per_mb[{node}]"] = per_mb
+            row[f"saving[{node}]"] = saving
+        row["completion_s"] = c["completion_s"]
+        row["slowdown"] = c["slowdown"]
         row["goodput_bps"] = sum(f.get("goodput_bps") or 0 for f in res.summary["flows"])
         rows.append(row)
     return rows

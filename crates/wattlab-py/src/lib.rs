@@ -7,6 +7,7 @@ mod metrics;
 mod physics;
 mod power;
 mod psna;
+mod savings;
 mod table;
 mod trace;
 
@@ -85,10 +86,7 @@ const SETUP_CHECK_EVERY: Duration = Duration::from_millis(50);
 /// recursion limit was set against (a spawned thread would get 2 MiB).
 const SETUP_STACK_BYTES: usize = 8 << 20;
 
-/// Build a simulation from scenario text, or raise `ScenarioError`. The set-up runs on its
-/// own thread with the GIL released while this one checks for signals every
-/// [`SETUP_CHECK_EVERY`], as a run does: Ctrl-C raises KeyboardInterrupt at once (the set-up
-/// is told to stop and its result dropped), whatever the scenario's size.
+/// Build a simulation from scenario text, or raise `ScenarioError` (see [`off_thread`]).
 #[allow(clippy::too_many_arguments)]
 fn build(
     py: Python<'_>,
@@ -103,12 +101,24 @@ fn build(
     let cancel = Arc::new(AtomicBool::new(false));
     let opts = BuildOptions { out_dir: out_dir.map(PathBuf::from), pcaps, timeseries, cancel: Some(cancel.clone()) };
     let (text, origin, overrides) = (text.to_string(), origin.to_string(), overrides.to_vec());
+    off_thread(py, cancel, move || Simulation::from_toml(&text, &origin, seed, &overrides, &opts))
+}
+
+/// Run a scenario's set-up `job` (parse, build) on its own thread with the GIL released while
+/// this one checks for signals every [`SETUP_CHECK_EVERY`], as a run does: Ctrl-C raises
+/// KeyboardInterrupt at once (`cancel` tells the set-up to stop and its result is dropped),
+/// whatever the scenario's size. A scenario error is raised as `ScenarioError`.
+fn off_thread<T: Send + 'static>(
+    py: Python<'_>,
+    cancel: Arc<AtomicBool>,
+    job: impl FnOnce() -> Result<T, wattlab_sim::scenario::ScenarioError> + Send + 'static,
+) -> PyResult<T> {
     let (tx, rx) = mpsc::channel();
     let worker = std::thread::Builder::new()
         .name("wattlab-setup".into())
         .stack_size(SETUP_STACK_BYTES)
         .spawn(move || {
-            let _ = tx.send(Simulation::from_toml(&text, &origin, seed, &overrides, &opts));
+            let _ = tx.send(job());
         })
         .map_err(|e| SimulationError::new_err(format!("cannot start the scenario's set-up: {e}")))?;
     let mut rx = rx;
@@ -167,52 +177,108 @@ fn read_scenario(py: Python<'_>, path: PathBuf) -> PyResult<String> {
     guard(|| wattlab_sim::scenario::read_file(&path).map_err(|e| scenario_error(py, e)))
 }
 
-/// Run a scenario. Returns a dict: `summary_json` (str), `tables` (each result table by name,
-/// an Arrow [`Table`]: see [`run_tables`]), `pcap_files`, `wall_time_s`, `warnings` (the cost
-/// estimate's, also passed to `on_warning` before the run starts) and `interrupt` (the
-/// exception that stopped the run early, e.g. KeyboardInterrupt, or None).
+/// Run a scenario: `text` read from `origin` (a file's path if `from_file`, else the name
+/// given to the text) with `overrides`, parsed once; with `baseline` (False: never, None: when
+/// a station uses a power mode, True: required, a `ScenarioError` if none does) also its
+/// baseline, the same scenario and seed with power saving off, and the savings at equal work.
+///
+/// Returns a dict: `run` (the run's results, see below), `effective_scenario` (the TOML that
+/// ran), `baseline` (the baseline's results or None), `baseline_scenario` (its TOML or None),
+/// `savings` (an Arrow [`Table`], columns `SAVINGS_COLUMNS`, no rows without a baseline) and
+/// `lost_work` (what the run did not deliver against the baseline, in words, or None). A run's
+/// results: `summary_json` (str), `tables` (each result table by name, an Arrow [`Table`]: see
+/// [`run_tables`]), `pcap_files`, `wall_time_s`, `warnings` (the cost estimate's, the run's
+/// also passed to `on_warning` before it starts) and `interrupt` (the exception that stopped
+/// the run early, e.g. KeyboardInterrupt, or None; the baseline does not run after an
+/// interrupted run).
 #[pyfunction]
-#[pyo3(signature = (text, origin, seed=None, overrides=Vec::new(), out_dir=None, pcaps=Vec::new(), timeseries=false, progress=None, on_warning=None))]
+#[pyo3(signature = (text, origin, from_file=false, seed=None, overrides=Vec::new(), baseline=Some(false), out_dir=None, pcaps=Vec::new(), timeseries=false, progress=None, on_warning=None))]
 #[allow(clippy::too_many_arguments)]
-fn run_scenario<'py>(
+fn run<'py>(
     py: Python<'py>,
-    text: &str,
-    origin: &str,
+    text: String,
+    origin: String,
+    from_file: bool,
     seed: Option<u64>,
     overrides: Vec<String>,
+    baseline: Option<bool>,
     out_dir: Option<String>,
     pcaps: Vec<String>,
     timeseries: bool,
     progress: Option<Py<PyAny>>,
     on_warning: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    guard(|| run_scenario_inner(py, text, origin, seed, overrides, out_dir, pcaps, timeseries, progress, on_warning))
+    use wattlab_sim::savings::RunWork;
+    use wattlab_sim::scenario::{Origin, ScenarioSource};
+    use wattlab_sim::{BaselineChoice, RunPlan};
+    guard(|| {
+        let origin = if from_file { Origin::Path(PathBuf::from(origin)) } else { Origin::Name(origin) };
+        let source = ScenarioSource { text, origin, overrides };
+        let choice = match baseline {
+            Some(false) => BaselineChoice::Never,
+            None => BaselineChoice::IfPowerMode,
+            Some(true) => BaselineChoice::Required,
+        };
+        let cancel = Arc::new(AtomicBool::new(false));
+        let opts = BuildOptions { out_dir: out_dir.map(PathBuf::from), pcaps, timeseries, cancel: Some(cancel.clone()) };
+        // Parsed once, on the set-up thread: the run, its baseline and the savings all use it.
+        let (plan, sim) = off_thread(py, cancel.clone(), move || {
+            let plan = Arc::new(RunPlan::new(source, seed, choice)?);
+            let sim = plan.build_run(&opts)?;
+            Ok((plan, sim))
+        })?;
+        let d = PyDict::new(py);
+        d.set_item("effective_scenario", plan.effective_text())?;
+        d.set_item("baseline_scenario", plan.baseline_text())?;
+        d.set_item("baseline", py.None())?;
+        d.set_item("savings", Table::new(Vec::<wattlab_sim::savings::SavingsRow>::new()))?;
+        d.set_item("lost_work", py.None())?;
+        let run = run_one(py, sim, progress.as_ref().map(|p| p.clone_ref(py)), on_warning)?;
+        let stopped = run.interrupt.is_some();
+        let run_work = RunWork::from(&run.out.summary);
+        d.set_item("run", output_dict(py, run)?)?;
+        if stopped {
+            return Ok(d);
+        }
+        let base_opts = BuildOptions { timeseries, cancel: Some(cancel.clone()), ..Default::default() };
+        let base_sim = off_thread(py, cancel, move || plan.build_baseline(&base_opts).transpose())?;
+        if let Some(sim) = base_sim {
+            let base = run_one(py, sim, progress, None)?;
+            let base_work = RunWork::from(&base.out.summary);
+            d.set_item("baseline", output_dict(py, base)?)?;
+            d.set_item("savings", Table::new(wattlab_sim::savings::savings(&run_work, &base_work)))?;
+            d.set_item("lost_work", wattlab_sim::savings::lost_work(&run_work, &base_work))?;
+        }
+        Ok(d)
+    })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_scenario_inner<'py>(
-    py: Python<'py>,
-    text: &str,
-    origin: &str,
-    seed: Option<u64>,
-    overrides: Vec<String>,
-    out_dir: Option<String>,
-    pcaps: Vec<String>,
-    timeseries: bool,
-    progress: Option<Py<PyAny>>,
-    on_warning: Option<Py<PyAny>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let sim = build(py, text, origin, seed, &overrides, out_dir, pcaps, timeseries)?;
+/// The results of one run, with its cost warnings and what stopped it early, if anything.
+struct RunResults {
+    out: wattlab_sim::RunOutput,
+    warnings: Vec<String>,
+    wall: f64,
+    interrupt: Option<PyErr>,
+}
+
+/// Run `sim`: its cost estimate's warnings go to `on_warning` first; then [`run_checked`].
+fn run_one(py: Python<'_>, sim: Simulation, progress: Option<Py<PyAny>>, on_warning: Option<Py<PyAny>>) -> PyResult<RunResults> {
     let warnings = sim.estimate().warnings();
     if let Some(w) = &on_warning {
         for msg in &warnings {
             w.call1(py, (msg.as_str(),))?;
         }
     }
-    let (out, wall, stopped_by) = run_checked(py, sim, progress)?;
+    let (out, wall, interrupt) = run_checked(py, sim, progress)?;
+    Ok(RunResults { out, warnings, wall, interrupt })
+}
+
+/// One run's results as the dict [`run`] documents.
+fn output_dict<'py>(py: Python<'py>, r: RunResults) -> PyResult<Bound<'py, PyDict>> {
+    let RunResults { out, warnings, wall, interrupt } = r;
     let d = PyDict::new(py);
     d.set_item("warnings", warnings)?;
-    d.set_item("interrupt", stopped_by.map(|e| e.into_value(py)))?;
+    d.set_item("interrupt", interrupt.map(|e| e.into_value(py)))?;
     d.set_item("summary_json", out.summary.to_json())?;
     d.set_item("wall_time_s", wall)?;
     d.set_item("pcap_files", &out.pcap_files)?;
@@ -256,19 +322,23 @@ fn run_tables(py: Python<'_>, out: wattlab_sim::RunOutput) -> PyResult<Bound<'_,
 }
 
 /// The scenario that runs, as TOML: `text` itself without overrides, else its table with the
-/// overrides applied (comments lost); raises `ScenarioError` for a bad override.
+/// overrides applied (comments lost); raises `ScenarioError` for a bad override or scenario.
+/// One parse, as a run's ([`ScenarioSource`](wattlab_sim::scenario::ScenarioSource)).
 #[pyfunction]
 #[pyo3(signature = (text, origin, overrides=Vec::new()))]
 fn effective_scenario(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -> PyResult<String> {
-    guard(|| wattlab_sim::scenario::effective_text(text, origin, &overrides).map_err(|e| scenario_error(py, e)))
+    use wattlab_sim::scenario::ScenarioSource;
+    guard(|| {
+        let parsed = ScenarioSource::from_text(text, origin).with_overrides(overrides).parse().map_err(|e| scenario_error(py, e))?;
+        Ok(parsed.effective_text().to_string())
+    })
 }
 
-/// The effective scenario with every station's power saving off (the baseline of a power
-/// mode's saving: the same traffic without the scheme), or None if no station saves power.
+/// How many times the TOML parser has read scenario text in this process (for the tests that
+/// check a run parses its scenario once).
 #[pyfunction]
-#[pyo3(signature = (text, origin, overrides=Vec::new()))]
-fn without_power_save(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -> PyResult<Option<String>> {
-    guard(|| wattlab_sim::scenario::without_power_save(text, origin, &overrides).map_err(|e| scenario_error(py, e)))
+fn _document_parses() -> u64 {
+    wattlab_sim::scenario::document_parses()
 }
 
 /// A scenario quantity's kind and value in SI units, parsed as the scenario loader parses it:
@@ -295,7 +365,7 @@ fn quantity(text: &str) -> PyResult<Option<(&'static str, f64)>> {
 }
 
 /// Run a scenario `repeat` times and report wall time and events per second of each run
-/// (through the same Ctrl-C checks as `run_scenario`: what they cost is in the numbers).
+/// (through the same Ctrl-C checks as `run`: what they cost is in the numbers).
 #[pyfunction]
 #[pyo3(name = "bench", signature = (text, origin, repeat=3, seed=None))]
 fn bench_scenario<'py>(py: Python<'py>, text: &str, origin: &str, repeat: usize, seed: Option<u64>) -> PyResult<Bound<'py, PyList>> {
@@ -443,9 +513,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
-    m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(_document_parses, m)?)?;
     m.add_function(wrap_pyfunction!(effective_scenario, m)?)?;
-    m.add_function(wrap_pyfunction!(without_power_save, m)?)?;
+    savings::register(m)?;
     m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;

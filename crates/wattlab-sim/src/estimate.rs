@@ -7,7 +7,7 @@
 use crate::apps::{Application, FlowCost};
 use crate::series::{FLOW_ROW_BYTES, QUEUE_ROW_BYTES, RADIO_ROW_BYTES};
 use crate::sim::Simulation;
-use crate::wlan::{Overhearing, PowerSave};
+use crate::wlan::Overhearing;
 use std::collections::HashMap;
 
 /// Events above which a run is worth a warning: about two minutes at ~8 M events/s.
@@ -130,12 +130,7 @@ impl Simulation {
                 parts.push((format!("the beacons of `{}`", b.name), n, "raise its beacon_interval or shorten [simulation] duration"));
             }
             for s in &b.stas {
-                let period = match s.cfg.power_save {
-                    PowerSave::IdealPsm { interval } => Some(interval),
-                    PowerSave::Uapsd { trigger_interval: Some(t), .. } => Some(t),
-                    _ => None,
-                };
-                if let Some(p) = period {
+                if let Some(p) = s.cfg.power_save.period() {
                     let n = seconds / (p.as_nanos().max(1) as f64 / 1e9) * 3.0;
                     parts.push((format!("the power-save period of `{}` in `{}`", s.cfg.name, b.name), n, "raise ideal_psm_interval / uapsd_trigger_interval"));
                 }

@@ -72,6 +72,15 @@ impl FlowSummary {
         }
     }
 
+    /// Datagrams its receiving application got (udp-cbr and ping flows; None for other kinds).
+    pub fn datagrams_received(&self) -> Option<u64> {
+        match &self.metrics {
+            crate::apps::FlowMetrics::Datagram(d) => Some(d.datagrams_received),
+            crate::apps::FlowMetrics::Ping(p) => Some(p.datagrams_received),
+            _ => None,
+        }
+    }
+
     /// Round-trip times of a ping flow (ms); empty for other kinds.
     pub fn rtt_ms(&self) -> &[f64] {
         match &self.metrics {

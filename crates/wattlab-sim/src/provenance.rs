@@ -20,6 +20,10 @@ pub struct Provenance {
     /// The git commit the simulator was built from (`-dirty` with uncommitted changes to its
     /// sources), or `unknown` outside a git checkout.
     pub commit: String,
+    /// Set on a baseline run only: what was turned off in the scenario above (the user's file,
+    /// its hash and overrides) to make it (`power saving off: wlan.bss (psm)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
 }
 
 impl Provenance {
@@ -33,7 +37,19 @@ impl Provenance {
             seed,
             wattlab_version: env!("CARGO_PKG_VERSION").to_string(),
             commit: commit().to_string(),
+            baseline: None,
         }
+    }
+
+    /// The provenance of a run of `source` (its text as given, origin and overrides) with `seed`.
+    pub fn of(source: &crate::scenario::ScenarioSource, seed: u64) -> Provenance {
+        Provenance::new(&source.text, &source.origin_name(), &source.overrides, seed)
+    }
+
+    /// This provenance for the baseline of the run: the same file, hash, overrides and seed,
+    /// and what was turned off (`description`).
+    pub fn for_baseline(&self, description: String) -> Provenance {
+        Provenance { baseline: Some(description), ..self.clone() }
     }
 }
 

@@ -14,7 +14,7 @@ use wattlab_core::energy::{
     own_bucket, tail_bucket, AccountingPolicy, Activity, DeviceProfile, EnergyReport, PolicyMeter, RadioMeter,
     RadioState, RunEnergy,
 };
-use wattlab_core::power::{PowerMode, PowerState};
+use wattlab_core::power::{PowerMode, PowerSave, PowerState};
 use wattlab_core::Time;
 
 /// A meter that follows the MAC: awake (idle) or dozing, plus the activity intervals.
@@ -125,6 +125,16 @@ impl Radio {
     /// The marks: (flow, instant), by [`wattlab_core::energy::MarkId`].
     pub fn marked(&self) -> &[(u32, Time)] {
         &self.marked
+    }
+
+    /// Adds the meter of the station's power-save mode: named after the mode and costed with
+    /// its energy rule (`ideal-psm` wakes for free). None for `cam`, which leaves the traffic
+    /// as the accounting policies cost it.
+    pub fn add_mode_meter(&mut self, mode: PowerSave) {
+        if mode.saves_power() {
+            let profile = mode.meter_profile(&self.profile);
+            self.add_mac_meter(mode.name(), &profile, Time::ZERO);
+        }
     }
 
     /// Adds a meter that follows the MAC's doze/wake decisions, reported as `name`, using

@@ -1,12 +1,13 @@
-//! Station power saving: one registry of mode and policy names ([`mode`]) that every parser
-//! (scenarios, the trace analyzer, the bindings, the Python reproductions) goes through; a
-//! mode's settings and what the MAC below can do ([`save`]); and one state machine that runs
-//! every mode on any MAC ([`station`]).
+//! Station power saving: the registry of power modes ([`modes`]: every mode's name, its
+//! settings and its rules, one module each) that every parser (scenarios, the trace analyzer,
+//! the bindings, the Python reproductions) and every MAC goes through; the names of
+//! accounting policies ([`mode`]); and the one state machine that runs any mode on any MAC
+//! ([`station`]).
 
 pub mod mode;
-pub mod save;
+pub mod modes;
 pub mod station;
 
-pub use mode::{Basis, Driver, ModeParam, ParseNameError, PolicyName, PowerMode, BSD_PERCENT};
-pub use save::{MacCaps, PowerSave, PowerSaveSettings, BSD_MAX_SLEEP};
-pub use station::{Command, MacView, PowerState, StationEvent, StationPower, StationStats};
+pub use mode::{Basis, ModeParam, ParseNameError, PolicyName};
+pub use modes::{bsd_next_wake, bsd_window, Driver, PowerMode, PowerSave, PowerSaveSettings, BSD_MAX_SLEEP, BSD_PERCENT};
+pub use station::{Command, MacCaps, MacView, PowerState, StationEvent, StationPower, StationStats};

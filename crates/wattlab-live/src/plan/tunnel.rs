@@ -94,7 +94,7 @@ pub fn load(path: &Path, overrides: &[String]) -> Result<TunnelPlan, String> {
     let airtime = phy.difs() + phy.mean_backoff(phy.cw_min) + phy.data_duration(1500, kbps) + phy.sifs + phy.ack_duration(kbps);
     let bits = Duration::from_nanos(1500 * 8 * 1_000_000_000 / rate);
     let overhead = airtime.0.saturating_sub(bits.0) / 1000;
-    let power_save = wlan.power_save.as_ref().map_or_else(|| "cam".to_string(), |p| p.get_ref().to_string());
+    let power_save = wlan.power_save.mode_name().unwrap_or("cam").to_string();
     let uapsd = power_save == PowerMode::Uapsd.to_string();
     need(uapsd || power_save == "cam", "the [[wlan]]'s power_save to be \"u-apsd\" or \"cam\"")?;
     let beacon = wlan.beacon_interval.map_or(Duration::from_micros(102_400), |d| d.get());

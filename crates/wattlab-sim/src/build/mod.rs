@@ -14,7 +14,8 @@ mod wlan;
 use crate::engine::Scheduler;
 use crate::net::{DropCounters, Network};
 use crate::rng::RngStreams;
-use crate::scenario::{Scenario, ScenarioError};
+use crate::provenance::Provenance;
+use crate::scenario::{ParsedScenario, Scenario, ScenarioError, ScenarioSource};
 use crate::series::TimeSeries;
 use crate::sim::Simulation;
 use crate::stack::Stack;
@@ -60,8 +61,16 @@ impl Ctx<'_> {
     }
 }
 
-/// Build a simulation from a parsed scenario.
+/// Build a simulation from a parsed scenario whose spans point into `source`, read from
+/// `origin` with no overrides; `seed` overrides the scenario's.
 pub fn build(scn: &Scenario, source: &str, origin: &str, seed: Option<u64>, opts: &BuildOptions) -> Result<Simulation, ScenarioError> {
+    let provenance = Provenance::new(source, origin, &[], seed.unwrap_or(scn.simulation.seed));
+    build_with(scn, source, origin, provenance, opts)
+}
+
+/// Build a simulation from a parsed scenario whose spans point into `source`; errors name
+/// `origin`. The run's seed is `provenance.seed`, and the provenance is the summary's as given.
+pub fn build_with(scn: &Scenario, source: &str, origin: &str, provenance: Provenance, opts: &BuildOptions) -> Result<Simulation, ScenarioError> {
     let cx = Ctx { origin, source };
     // Each step is linear in the scenario's size; a cancel is seen between them.
     let go_on = || match &opts.cancel {
@@ -70,14 +79,15 @@ pub fn build(scn: &Scenario, source: &str, origin: &str, seed: Option<u64>, opts
     };
     crate::scenario::ranges::check(scn, source, origin)?;
     crate::scenario::names::check(scn, source, origin)?;
-    let seed = seed.unwrap_or(scn.simulation.seed);
+    let seed = provenance.seed;
     let streams = RngStreams::new(seed);
 
     go_on()?;
     let mut t = topology::build(scn, &cx, &streams)?;
     go_on()?;
-    let mut wlans = wlan::build_wlans(scn, &cx, &streams, &mut t)?;
-    let mut radios = power::radios(scn, &cx, &mut t, &mut wlans)?;
+    let profiles = power::profiles(scn, &cx)?;
+    let wlans = wlan::build_wlans(scn, &cx, &streams, &mut t, &profiles)?;
+    let mut radios = power::radios(scn, &cx, &mut t, &wlans, profiles)?;
     let overrides = paths::route_overrides(scn, &cx, &t)?;
     let mut stack = Stack::new(t.nodes.len(), streams.stream("tcp-isn"));
     go_on()?;
@@ -112,7 +122,7 @@ pub fn build(scn: &Scenario, source: &str, origin: &str, seed: Option<u64>, opts
     let mut sim = Simulation {
         sched: Scheduler::new(),
         scenario_name: scn.name.clone().unwrap_or_else(|| origin.to_string()),
-        provenance: crate::provenance::Provenance::new(source, origin, &[], seed),
+        provenance,
         seed,
         net,
         wlans,
@@ -144,21 +154,32 @@ pub fn build(scn: &Scenario, source: &str, origin: &str, seed: Option<u64>, opts
 
 impl Simulation {
     /// Build a simulation from scenario text. `origin` names the file in errors; `seed`
-    /// overrides the scenario's seed; `overrides` are `key=value` settings.
+    /// overrides the scenario's; `overrides` are `key=value` settings.
     pub fn from_toml(text: &str, origin: &str, seed: Option<u64>, overrides: &[String], opts: &BuildOptions) -> Result<Simulation, ScenarioError> {
-        let (scenario, generated) = crate::scenario::parse_effective(text, origin, overrides)?;
-        let mut sim = match &generated {
-            None => build(&scenario, text, origin, seed, opts).map_err(|e| e.located_in(text))?,
-            // Spans point into the generated text: errors name the overrides, and the line of
-            // the key in the user's file when it is written there.
-            Some(g) => build(&scenario, g, origin, seed, opts).map_err(|mut e| {
+        let parsed = ScenarioSource::from_text(text, origin).with_overrides(overrides.to_vec()).parse()?;
+        let seed = seed.unwrap_or(parsed.scenario.simulation.seed);
+        Simulation::from_parsed(&parsed, &parsed.scenario, origin, Provenance::of(&parsed.source, seed), opts)
+    }
+
+    /// Build `scn`, the scenario of `parsed` or one made from it (its baseline), with this
+    /// provenance. `origin` names it in errors; an error's line is in the user's file.
+    pub fn from_parsed(
+        parsed: &ParsedScenario,
+        scn: &Scenario,
+        origin: &str,
+        provenance: Provenance,
+        opts: &BuildOptions,
+    ) -> Result<Simulation, ScenarioError> {
+        let (text, overrides) = (&parsed.source.text, &parsed.source.overrides);
+        build_with(scn, text, origin, provenance, opts).map_err(|mut e| {
+            if !overrides.is_empty() {
+                // Errors name the overrides, and the line of the key in the user's file when
+                // it is written there (an overridden value has no place of its own).
                 e.origin = crate::scenario::load::with_overrides(origin, overrides);
                 e.line = None;
                 e.column = None;
-                e.located_in(text)
-            })?,
-        };
-        sim.provenance = crate::provenance::Provenance::new(text, origin, overrides, sim.seed);
-        Ok(sim)
+            }
+            e.located_in(text)
+        })
     }
 }

@@ -13,7 +13,7 @@ use crate::scenario::{AgentSettings, Scenario, ScenarioError};
 use crate::sim::{AgentSession, Simulation, WlanHost};
 use toml::Spanned;
 use wattlab_core::energy::{builtin_profile, builtin_profile_names, AccountingPolicy, DeviceProfile, RadioState};
-use wattlab_core::power::{Driver, MacCaps, PowerMode, PowerSave, PowerSaveSettings, StationPower};
+use wattlab_core::power::{Driver, MacCaps, PowerMode, PowerSave, StationPower};
 use wattlab_core::{Duration, Time};
 
 /// Accounting policy names accepted in scenarios.
@@ -39,22 +39,14 @@ pub(crate) fn hop(
     up: u32,
     channels: &mut [Channel],
 ) -> Result<HopHost, ScenarioError> {
-    let mode = match &w.power_save {
+    let ps = &w.power_save;
+    let mode = match &ps.mode {
         None => PowerMode::Cam,
-        Some(s) => power_mode(cx, s, &format!("{key}.power_save"))?,
+        Some(s) => power_mode(cx, s, &ps.key(key, "mode"))?,
     };
-    let beacon = match &w.beacon_interval {
-        None => Duration::from_millis(100),
-        Some(b) if b.get_ref().0 == 0 => return Err(cx.err(b, &format!("{key}.beacon_interval"), "must be positive")),
-        Some(b) => b.get_ref().get(),
-    };
-    // The hop's ideal PSM releases at its beacon instants.
-    let settings = PowerSaveSettings {
-        listen_interval: w.listen_interval.unwrap_or(1),
-        ideal_psm_interval: beacon,
-        uapsd_trigger_interval: w.uapsd_trigger_interval.map(|d| d.get()),
-        uapsd_max_sp: w.uapsd_max_sp.unwrap_or(0),
-    };
+    let beacon = ps.beacon_interval.map_or(Duration::from_millis(100), |b| b.get());
+    // The hop's ideal PSM releases at its beacon instants unless told otherwise.
+    let settings = ps.settings(beacon);
     let save = PowerSave::from_mode(mode, &settings);
     if save.saves_power() {
         // Only power-managed hops reach the simulator's hooks: `cam` runs exactly as before.
@@ -74,12 +66,16 @@ fn with_transition(profile: &DeviceProfile, t: &RadioTransitionConfig) -> Result
     profile.with_transition(state(&t.from)?, state(&t.to)?, Duration(t.duration.0), (t.power_mw * 1e3).round() as u64, &source)
 }
 
-/// The radios of the nodes that have one, each fed by its wireless interface, with a meter per
-/// accounting policy and one for the hop's power-save mode.
-pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &mut [WlanHost]) -> Result<Vec<Radio>, ScenarioError> {
-    let mut radios = Vec::new();
+/// Every node's radio profile (None for a node without a radio), with the scenario's
+/// transition overrides: known before the BSSs are built, so that each station's power machine
+/// is built once, with its radio's wake latency.
+pub(crate) fn profiles(scn: &Scenario, cx: &Ctx) -> Result<Vec<Option<DeviceProfile>>, ScenarioError> {
+    let mut out = Vec::with_capacity(scn.nodes.len());
     for (i, n) in scn.nodes.iter().enumerate() {
-        let Some(r) = &n.radio else { continue };
+        let Some(r) = &n.radio else {
+            out.push(None);
+            continue;
+        };
         let key = format!("node[{i}].radio");
         let mut profile = builtin_profile(r.profile.get_ref()).ok_or_else(|| {
             cx.err(&r.profile, &format!("{key}.profile"), format!(
@@ -91,6 +87,23 @@ pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &mut [Wl
         for (j, t) in r.transitions.iter().enumerate() {
             profile = with_transition(&profile, t.get_ref()).map_err(|m| cx.err(t, &format!("{key}.transitions[{j}]"), m))?;
         }
+        out.push(Some(profile));
+    }
+    Ok(out)
+}
+
+/// How long a radio of `profile` takes to wake from sleep (its sleep → idle transition).
+pub(crate) fn wake_latency(profile: &DeviceProfile) -> Duration {
+    profile.transition(RadioState::Sleep, RadioState::Idle).map(|t| t.duration).unwrap_or(Duration::ZERO)
+}
+
+/// The radios of the nodes that have one (`profiles`), each fed by its wireless interface,
+/// with a meter per accounting policy and one for the station's power-save mode.
+pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &[WlanHost], profiles: Vec<Option<DeviceProfile>>) -> Result<Vec<Radio>, ScenarioError> {
+    let mut radios = Vec::new();
+    for ((i, n), profile) in scn.nodes.iter().enumerate().zip(profiles) {
+        let (Some(r), Some(profile)) = (&n.radio, profile) else { continue };
+        let key = format!("node[{i}].radio");
         let Some(&iface) = t.wireless_iface_of.get(&(i as u32)) else {
             return Err(cx.err(&n.name, &key, "a radio needs a [[wireless]] hop or a [[wlan]] with this node as station"));
         };
@@ -111,16 +124,14 @@ pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &mut [Wl
         }
         t.ifaces[iface as usize].radio = Some(radios.len());
         let mut radio = Radio::new(i as u32, profile, &policies, Time::ZERO);
-        if let Some((b, sta)) = t.ifaces[iface as usize].wlan {
-            super::wlan::attach_radio(&mut wlans[b as usize], sta, &mut radio);
-        }
-        // (An 802.11 interface has no channel of its own: `tx` is unused there.)
-        let hop = if t.ifaces[iface as usize].wlan.is_some() { None } else { t.channels[t.ifaces[iface as usize].tx as usize].hop };
-        if let Some(h) = hop {
-            // The station's real energy under its hop's power saving; ideal PSM wakes for free.
-            let mode = t.hops[h as usize].power.mode();
-            let profile = if matches!(mode, PowerSave::IdealPsm { .. }) { radio.profile.without_wakeup_cost() } else { radio.profile.clone() };
-            radio.add_mac_meter(mode.name(), &profile, Time::ZERO);
+        // The station's real energy under its power-save mode: a BSS station's, or its hop's
+        // (an 802.11 interface has no channel of its own: `tx` is unused there).
+        let mode = match t.ifaces[iface as usize].wlan {
+            Some((b, sta)) => Some(wlans[b as usize].bss.stas[sta as usize].cfg.power_save),
+            None => t.channels[t.ifaces[iface as usize].tx as usize].hop.map(|h| t.hops[h as usize].power.mode()),
+        };
+        if let Some(mode) = mode {
+            radio.add_mode_meter(mode);
         }
         radios.push(radio);
     }
@@ -132,16 +143,16 @@ pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &mut [Wl
 pub(crate) fn attach_agents(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {
     const CC: PowerSave = PowerSave::External(Driver::Cc);
     for (i, w) in scn.wireless.iter().enumerate() {
-        let key = format!("wireless[{i}].agent");
+        let key = w.power_save.key(&format!("wireless[{i}]"), "agent");
         let hop = &sim.hops[i];
         if hop.power.mode() != CC {
-            if w.agent.is_some() {
+            if w.power_save.agent.is_some() {
                 return Err(needs_cc(cx, &key));
             }
             continue;
         }
         let (station, iface, name) = (hop.station, sim.net.channels[hop.up as usize].from, hop.name.clone());
-        attach(sim, cx, Agent { name, station, iface, settings: w.agent.as_ref(), rate_bps: w.rate.bps(), key })?;
+        attach(sim, cx, Agent { name, station, iface, settings: w.power_save.agent.as_ref(), rate_bps: w.rate.bps(), key })?;
     }
     for (b, w) in scn.wlan.iter().enumerate() {
         let rate_bps = w.rate.get_ref().bps();
@@ -149,23 +160,24 @@ pub(crate) fn attach_agents(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> R
         for sta in 1..sim.wlans[b].bss.stas.len() {
             let s = &sim.wlans[b].bss.stas[sta];
             let over = w.station_overrides.iter().position(|o| o.node.get_ref() == &s.cfg.name);
-            let own = over.and_then(|k| w.station_overrides[k].agent.as_ref().map(|a| (k, a)));
+            let own = over.and_then(|k| w.station_overrides[k].power_save.agent.as_ref().map(|a| (k, a)));
+            let station_key = |k: usize| w.station_overrides[k].power_save.key(&format!("wlan[{b}].station[{k}]"), "agent");
             if s.cfg.power_save != CC {
                 if let Some((k, _)) = own {
-                    return Err(needs_cc(cx, &format!("wlan[{b}].station[{k}].agent")));
+                    return Err(needs_cc(cx, &station_key(k)));
                 }
                 continue;
             }
             any = true;
             let (station, iface, name) = (s.cfg.node, sim.wlans[b].sta_iface[sta], sim.wlans[b].bss.name.clone());
             let (settings, key) = match own {
-                Some((k, a)) => (Some(a), format!("wlan[{b}].station[{k}].agent")),
-                None => (w.agent.as_ref(), format!("wlan[{b}].agent")),
+                Some((k, a)) => (Some(a), station_key(k)),
+                None => (w.power_save.agent.as_ref(), w.power_save.key(&format!("wlan[{b}]"), "agent")),
             };
             attach(sim, cx, Agent { name, station, iface, settings, rate_bps, key })?;
         }
-        if w.agent.is_some() && !any {
-            return Err(needs_cc(cx, &format!("wlan[{b}].agent")));
+        if w.power_save.agent.is_some() && !any {
+            return Err(needs_cc(cx, &w.power_save.key(&format!("wlan[{b}]"), "agent")));
         }
     }
     Ok(())
@@ -235,15 +247,16 @@ pub(crate) fn check_psna_modes(scn: &Scenario, cx: &Ctx, t: &Topology, wlans: &[
                 let w = &scn.wlan[b as usize];
                 let name = &t.nodes[node as usize].name;
                 let own = w.station_overrides.iter().enumerate().find_map(|(k, o)| {
-                    (o.node.get_ref() == name).then_some(o.power_save.as_ref().map(|p| (p, format!("wlan[{b}].station[{k}].power_save")))).flatten()
+                    let ps = &o.power_save;
+                    (o.node.get_ref() == name).then_some(ps.mode.as_ref().map(|p| (p, ps.key(&format!("wlan[{b}].station[{k}]"), "mode")))).flatten()
                 });
-                let section = w.power_save.as_ref().map(|p| (p, format!("wlan[{b}].power_save")));
+                let section = w.power_save.mode.as_ref().map(|p| (p, w.power_save.key(&format!("wlan[{b}]"), "mode")));
                 (wlans[b as usize].bss.stas[sta as usize].cfg.power_save, own.or(section))
             }
             None => {
                 let Some(h) = t.hops.iter().position(|h| h.station == node) else { continue };
                 let w = &scn.wireless[h];
-                (t.hops[h].power.mode(), w.power_save.as_ref().map(|p| (p, format!("wireless[{h}].power_save"))))
+                (t.hops[h].power.mode(), w.power_save.mode.as_ref().map(|p| (p, w.power_save.key(&format!("wireless[{h}]"), "mode"))))
             }
         };
         if DRIVEN.contains(&mode) {

@@ -7,30 +7,31 @@ use super::topology::Topology;
 use super::Ctx;
 use crate::net::impairment::LossProcess;
 use crate::net::Iface;
-use crate::radio::Radio;
 use crate::rng::RngStreams;
-use crate::scenario::{ApPrioritySetting, NodeKind, RetryLimit, Scenario, ScenarioError, WlanConfig};
+use crate::scenario::{ApPrioritySetting, NodeKind, PowerSaveConfig, RetryLimit, Scenario, ScenarioError, WlanConfig};
 use crate::sim::WlanHost;
-use crate::wlan::{ApPriority, ApQueueing, Bss, LossLayer, MacConfig, Overhearing, PowerSave, PowerSaveSettings, StaConfig, StaId};
+use crate::wlan::{ApPriority, ApQueueing, Bss, LossLayer, MacConfig, Overhearing, PowerSave, StaConfig, StaId};
 use wattlab_core::power::PowerMode;
 use toml::Spanned;
-use wattlab_core::energy::RadioState;
+use wattlab_core::energy::DeviceProfile;
 use wattlab_core::wire::mac_for_node;
 use wattlab_core::wlan::phy::{find_phy, phy_names, BEACON_BYTES};
 use wattlab_core::wlan::PhyProfile;
 use std::collections::HashMap;
-use wattlab_core::{Duration, Time};
+use wattlab_core::Duration;
 
-/// A BSS power-save mode with the `[[wlan]]` settings its name does not carry (`listen`
-/// overrides the section's listen interval for one station).
-fn power_save(mode: PowerMode, w: &WlanConfig, listen: Option<u32>) -> PowerSave {
-    let settings = PowerSaveSettings {
-        listen_interval: listen.or(w.listen_interval).unwrap_or(1),
-        ideal_psm_interval: w.ideal_psm_interval.map(|d| d.get()).unwrap_or(Duration::from_millis(100)),
-        uapsd_trigger_interval: w.uapsd_trigger_interval.map(|d| d.get()),
-        uapsd_max_sp: w.uapsd_max_sp.unwrap_or(0),
+/// A BSS station's power-save mode with its settings (`ps`, of section `section`): ideal PSM
+/// releases every 100 ms unless told otherwise (paper 000); the BSS's beacons are its MAC's.
+fn power_save(cx: &Ctx, ps: &PowerSaveConfig, section: &str) -> Result<PowerSave, ScenarioError> {
+    let mode = match &ps.mode {
+        None => PowerMode::Cam,
+        Some(s) => power_mode(cx, s, &ps.key(section, "mode"))?,
     };
-    PowerSave::from_mode(mode, &settings)
+    if ps.beacon_interval.is_some() {
+        let key = ps.key(section, "beacon_interval");
+        return Err(ScenarioError::at_key(cx.origin, cx.source, &key, "a [[wlan]]'s beacons are its MAC's: write beacon_interval in the [[wlan]] section itself, not in power_save"));
+    }
+    Ok(PowerSave::from_mode(mode, &ps.settings(Duration::from_millis(100))))
 }
 
 fn retry_limit(cx: &Ctx, r: &Option<Spanned<RetryLimit>>, key: &str, default: u32) -> Result<Option<u32>, ScenarioError> {
@@ -45,7 +46,9 @@ fn retry_limit(cx: &Ctx, r: &Option<Spanned<RetryLimit>>, key: &str, default: u3
 }
 
 /// Creates the BSSs of the scenario, their interfaces and adjacencies.
-pub(crate) fn build_wlans(scn: &Scenario, cx: &Ctx, streams: &RngStreams, t: &mut Topology) -> Result<Vec<WlanHost>, ScenarioError> {
+/// `profiles` are the nodes' radio profiles (`super::power::profiles`): a station's machine is
+/// built here with its radio's wake latency.
+pub(crate) fn build_wlans(scn: &Scenario, cx: &Ctx, streams: &RngStreams, t: &mut Topology, profiles: &[Option<DeviceProfile>]) -> Result<Vec<WlanHost>, ScenarioError> {
     let mut hosts = Vec::new();
     for (b, w) in scn.wlan.iter().enumerate() {
         let key = format!("wlan[{b}]");
@@ -54,7 +57,7 @@ pub(crate) fn build_wlans(scn: &Scenario, cx: &Ctx, streams: &RngStreams, t: &mu
         if t.nodes[ap as usize].kind != NodeKind::Ap {
             return Err(cx.err(&w.ap, &format!("{key}.ap"), format!("node `{}` is not of kind \"ap\"", w.ap.get_ref())));
         }
-        let members = members(cx, w, &key, ap, t)?;
+        let members = members(cx, w, &key, ap, t, profiles)?;
         let cfg = mac_config(cx, w, &key, &members)?;
         let (sta_iface, node_sta) = interfaces(t, b as u16, ap, &members);
         let rngs = members
@@ -78,11 +81,8 @@ fn node_of(cx: &Ctx, by_name: &HashMap<String, u32>, at: Spanned<()>, key: &str,
 
 /// A BSS's members, the AP first then the stations in the order given, each with the
 /// section's settings and its `[[wlan.station]]` overrides.
-fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology) -> Result<Vec<(u32, StaConfig)>, ScenarioError> {
-    let default_mode = match &w.power_save {
-        None => PowerSave::Cam,
-        Some(s) => power_save(power_mode(cx, s, &format!("{key}.power_save"))?, w, None),
-    };
+fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology, profiles: &[Option<DeviceProfile>]) -> Result<Vec<(u32, StaConfig)>, ScenarioError> {
+    let default_mode = power_save(cx, &w.power_save, key)?;
     let general = |k: &str, m: String| ScenarioError::general(cx.origin, Some(format!("{key}.{k}")), m);
     let down_loss = loss_process(w.down_loss.as_ref()).map_err(|m| general("down_loss", m))?;
     let up_loss = loss_process(w.up_loss.as_ref()).map_err(|m| general("up_loss", m))?;
@@ -101,6 +101,15 @@ fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology) -> Result
         loss_up: loss.1,
         has_radio: false,
     };
+    // A station's radio (if it has one) sets how long it takes to wake.
+    let station = |node: u32, name: &str, power_save: PowerSave, loss: (LossProcess, LossProcess)| {
+        let radio = profiles.get(node as usize).and_then(Option::as_ref);
+        StaConfig {
+            wake_latency: radio.map_or(Duration::ZERO, super::power::wake_latency),
+            has_radio: radio.is_some(),
+            ..config(node, name, sta_queue, power_save, loss)
+        }
+    };
     let mut members = vec![(ap, config(ap, w.ap.get_ref(), ap_queue, PowerSave::Cam, (LossProcess::None, LossProcess::None)))];
     if w.stations.get_ref().is_empty() {
         return Err(cx.err(&w.stations, &format!("{key}.stations"), "a BSS needs at least one station"));
@@ -113,18 +122,14 @@ fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology) -> Result
         if t.wireless_iface_of.contains_key(&n) {
             return Err(cx.err(&w.stations, &format!("{key}.stations"), format!("`{st}` already has a wireless hop")));
         }
-        members.push((n, config(n, st, sta_queue, default_mode, (down_loss.clone(), up_loss.clone()))));
+        members.push((n, station(n, st, default_mode, (down_loss.clone(), up_loss.clone()))));
     }
     for (k, o) in w.station_overrides.iter().enumerate() {
         let okey = format!("{key}.station[{k}]");
         let Some(m) = members.iter_mut().skip(1).find(|(_, c)| &c.name == o.node.get_ref()) else {
             return Err(cx.err(&o.node, &format!("{okey}.node"), format!("`{}` is not one of this BSS's stations", o.node.get_ref())));
         };
-        if let Some(ps) = &o.power_save {
-            m.1.power_save = power_save(power_mode(cx, ps, &format!("{okey}.power_save"))?, w, o.listen_interval);
-        } else if let (Some(l), PowerSave::Psm { .. }) = (o.listen_interval, m.1.power_save) {
-            m.1.power_save = PowerSave::Psm { listen_interval: l };
-        }
+        m.1.power_save = power_save(cx, &o.power_save.over(&w.power_save), &okey)?;
         let general = |k: &str, m: String| ScenarioError::general(cx.origin, Some(format!("{okey}.{k}")), m);
         if o.down_loss.is_some() {
             m.1.loss_down = loss_process(o.down_loss.as_ref()).map_err(|e| general("down_loss", e))?;
@@ -246,20 +251,4 @@ fn interfaces(t: &mut Topology, b: u16, ap: u32, members: &[(u32, StaConfig)]) -
     }
     node_sta.sort_unstable();
     (sta_iface, node_sta)
-}
-
-/// Connects a station's radio to its MAC: activity reporting on, the wake-up latency from
-/// the device profile, and a MAC-driven meter if the station saves power.
-pub(crate) fn attach_radio(host: &mut WlanHost, sta: StaId, radio: &mut Radio) {
-    let s = &mut host.bss.stas[sta as usize];
-    s.cfg.has_radio = true;
-    s.cfg.wake_latency = radio.profile.transition(RadioState::Sleep, RadioState::Idle).map(|t| t.duration).unwrap_or(Duration::ZERO);
-    let mode = s.cfg.power_save;
-    if mode.saves_power() {
-        let profile = match mode {
-            PowerSave::IdealPsm { .. } => radio.profile.without_wakeup_cost(),
-            _ => radio.profile.clone(),
-        };
-        radio.add_mac_meter(mode.name(), &profile, Time::ZERO);
-    }
 }

@@ -11,7 +11,7 @@ use toml::Spanned;
 /// span and the dotted key path (`flow[2].bytes`). Serde loses the spans inside `[[flow]]`
 /// tables; their messages quote the offending key or value, which this finds again.
 pub fn find_in(source: &str, path: &str, needle: &str) -> Option<(Range<usize>, String)> {
-    let doc = DeTable::parse(source).ok()?;
+    let doc = super::source::parse_document(source).ok()?;
     let mut value: Option<&Spanned<DeValue>> = None;
     for seg in path.split('.') {
         let (name, index) = match seg.split_once('[') {
@@ -54,7 +54,7 @@ fn search(v: &Spanned<DeValue>, needle: &str, path: &str) -> Option<(Range<usize
 /// `link[1]`) in `source`, or of its deepest ancestor that is written there; None if `source`
 /// does not parse or nothing of the path is written. Only for error paths: it parses `source`.
 pub fn locate_key(source: &str, path: &str) -> Option<Range<usize>> {
-    let doc = DeTable::parse(source).ok()?;
+    let doc = super::source::parse_document(source).ok()?;
     let mut found: Option<Range<usize>> = None;
     let mut table: Option<&DeTable> = Some(doc.get_ref());
     let mut value: Option<&Spanned<DeValue>> = None;

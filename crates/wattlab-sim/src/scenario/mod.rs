@@ -1,21 +1,26 @@
-//! Scenarios: the TOML schema, units, loading with overrides, and located errors.
+//! Scenarios: the TOML schema, units, loading with overrides (parsed once, [`ScenarioSource`]),
+//! the power-save baseline, and located errors.
 
+pub mod baseline;
 pub mod error;
 pub mod load;
 pub mod locate;
 pub mod names;
+pub mod power_save;
 pub mod ranges;
 pub mod schema;
+pub mod source;
 pub mod units;
 pub mod web;
 pub mod psna;
 pub mod wwp;
 
 pub use error::ScenarioError;
-pub use load::{
-    effective_text, parse, parse_effective, parse_with_overrides, read_file, without_power_save, MAX_SCENARIO_BYTES,
-};
+pub use baseline::Baseline;
+pub use load::{parse, parse_effective, parse_with_overrides, read_file, without_power_save, MAX_SCENARIO_BYTES};
+pub use source::{document_parses, Origin, ParsedScenario, ScenarioSource};
 pub use schema::*;
+pub use power_save::PowerSaveConfig;
 pub use psna::PsnaSettings;
 pub use wwp::WwpSettings;
 pub use web::{ObjectCountConfig, PageListEntry, SizeDistConfig, ThinkConfig, WebFlowConfig};

@@ -33,7 +33,7 @@ pub fn max_window(shift: Option<u8>) -> u64 {
 }
 
 /// Collects the first range error, located by key path in the scenario's text.
-struct Check<'a> {
+pub(crate) struct Check<'a> {
     origin: &'a str,
     source: &'a str,
     first: Option<ScenarioError>,
@@ -47,7 +47,7 @@ impl Check<'_> {
     }
 
     /// A duration in [min, max] ns; `what` names the range in the message.
-    fn dur(&mut self, key: &str, d: Option<Dur>, min: u64, max: u64) {
+    pub(crate) fn dur(&mut self, key: &str, d: Option<Dur>, min: u64, max: u64) {
         if let Some(Dur(v)) = d {
             if v < min || v > max {
                 self.fail(
@@ -63,7 +63,7 @@ impl Check<'_> {
     }
 
     /// A count or size in [min, max].
-    fn num(&mut self, key: &str, v: Option<u64>, min: u64, max: u64, unit: &str) {
+    pub(crate) fn num(&mut self, key: &str, v: Option<u64>, min: u64, max: u64, unit: &str) {
         if let Some(v) = v {
             if v < min || v > max {
                 self.fail(
@@ -107,16 +107,8 @@ impl Check<'_> {
         );
     }
 
-    /// The power-save settings a `[[wireless]]` and a `[[wlan]]` (`key`) share.
-    fn power_settings(&mut self, key: &str, listen: Option<u32>, trigger: Option<Dur>, max_sp: Option<u32>) {
-        let (lo, hi) = PERIOD_RANGE_NS;
-        self.dur(&format!("{key}.uapsd_trigger_interval"), trigger, lo, hi);
-        self.num(&format!("{key}.listen_interval"), listen.map(u64::from), 1, 65_535, " beacons");
-        self.num(&format!("{key}.uapsd_max_sp"), max_sp.map(u64::from), 0, 1000, " frames");
-    }
-
     /// A client-centered agent's settings at `key`.
-    fn agent(&mut self, key: &str, a: Option<&AgentSettings>) {
+    pub(crate) fn agent(&mut self, key: &str, a: Option<&AgentSettings>) {
         let Some(a) = a else { return };
         for (name, d) in [
             ("fixed_threshold", a.fixed_threshold),
@@ -277,17 +269,10 @@ pub fn check(scn: &Scenario, source: &str, origin: &str) -> Result<(), ScenarioE
         let k = format!("wireless[{i}]");
         c.dur(&format!("{k}.mac_overhead"), w.mac_overhead, 0, S);
         c.dur(&format!("{k}.delay"), w.delay, 0, MAX_DELAY_NS);
-        c.dur(
-            &format!("{k}.beacon_interval"),
-            w.beacon_interval.as_ref().map(|b| *b.get_ref()),
-            PERIOD_RANGE_NS.0,
-            PERIOD_RANGE_NS.1,
-        );
         c.queue(&format!("{k}.queue"), &w.queue);
         c.direction(&format!("{k}.down"), &w.down);
         c.direction(&format!("{k}.up"), &w.up);
-        c.power_settings(&k, w.listen_interval, w.uapsd_trigger_interval, w.uapsd_max_sp);
-        c.agent(&format!("{k}.agent"), w.agent.as_ref());
+        w.power_save.check(&mut c, &k);
     }
     for (i, w) in scn.wlan.iter().enumerate() {
         let k = format!("wlan[{i}]");
@@ -334,23 +319,9 @@ pub fn check(scn: &Scenario, source: &str, origin: &str) -> Result<(), ScenarioE
         );
         let (lo, hi) = PERIOD_RANGE_NS;
         c.dur(&format!("{k}.beacon_interval"), w.beacon_interval, lo, hi);
-        c.dur(
-            &format!("{k}.ideal_psm_interval"),
-            w.ideal_psm_interval,
-            lo,
-            hi,
-        );
-        c.power_settings(&k, w.listen_interval, w.uapsd_trigger_interval, w.uapsd_max_sp);
-        c.agent(&format!("{k}.agent"), w.agent.as_ref());
+        w.power_save.check(&mut c, &k);
         for (j, s) in w.station_overrides.iter().enumerate() {
-            c.agent(&format!("{k}.station[{j}].agent"), s.agent.as_ref());
-            c.num(
-                &format!("{k}.station[{j}].listen_interval"),
-                s.listen_interval.map(u64::from),
-                1,
-                65_535,
-                " beacons",
-            );
+            s.power_save.check(&mut c, &format!("{k}.station[{j}]"));
             c.num(
                 &format!("{k}.station[{j}].queue"),
                 s.queue.map(u64::from),

@@ -3,6 +3,7 @@
 //! Every struct denies unknown keys, so a typo is an error naming the file, line and key
 //! instead of a silently ignored setting.
 
+use super::power_save::PowerSaveConfig;
 use super::units::{Dur, Rate, Size};
 use serde::{Deserialize, Serialize};
 use std::net::Ipv4Addr;
@@ -285,23 +286,23 @@ pub struct WirelessConfig {
     /// Impairments station → AP.
     #[serde(default)]
     pub up: DirectionConfig,
-    /// The station's power management, emulated at the IP level as seed 000 did: a registry
-    /// mode (`cam`, the default, `psm`, `ideal-psm`, `bsd-P`, `u-apsd`, `cc`, `external`).
+    /// The station's power management, emulated at the IP level as seed 000 did: a mode's
+    /// name (`power_save = "psm"`) or a table with its settings (docs/scenario.md).
     #[serde(default)]
-    pub power_save: Option<Spanned<String>>,
-    /// Beacon period of the power-saving modes (default 100 ms, seed 000's Orinoco AP).
+    pub power_save: PowerSaveConfig,
+    /// Older spelling of `power_save.beacon_interval` (moved there by `power_save::normalize`).
     #[serde(default)]
-    pub beacon_interval: Option<Spanned<Dur>>,
-    /// PSM listen interval, in beacons (default 1).
+    pub beacon_interval: Option<Dur>,
+    /// Older spelling of `power_save.listen_interval`.
     #[serde(default)]
     pub listen_interval: Option<u32>,
-    /// U-APSD: a trigger this often when nothing went uplink (default: never).
+    /// Older spelling of `power_save.uapsd_trigger_interval`.
     #[serde(default)]
     pub uapsd_trigger_interval: Option<Dur>,
-    /// U-APSD: frames per service period (default 0 = all held).
+    /// Older spelling of `power_save.uapsd_max_sp`.
     #[serde(default)]
     pub uapsd_max_sp: Option<u32>,
-    /// Settings of the client-centered agent (`power_save = "cc"`).
+    /// Older spelling of `power_save.agent`.
     #[serde(default)]
     pub agent: Option<AgentSettings>,
 }
@@ -419,23 +420,23 @@ pub struct WlanConfig {
     /// Send beacons (default: when a station uses PSM or BSD).
     #[serde(default)]
     pub beacons: Option<bool>,
-    /// Power management of every station unless overridden: a registry mode (`cam`, the
-    /// default, `psm`, `ideal-psm`, `bsd-P`, `u-apsd`, `cc`, `external`).
+    /// Power management of every station unless overridden: a mode's name or a table with
+    /// its settings (docs/scenario.md).
     #[serde(default)]
-    pub power_save: Option<Spanned<String>>,
-    /// Settings of the client-centered agent of every `cc` station (`power_save = "cc"`).
+    pub power_save: PowerSaveConfig,
+    /// Older spelling of `power_save.agent` (moved there by `power_save::normalize`).
     #[serde(default)]
     pub agent: Option<AgentSettings>,
-    /// PSM listen interval, in beacons (default 1).
+    /// Older spelling of `power_save.listen_interval`.
     #[serde(default)]
     pub listen_interval: Option<u32>,
-    /// Idealised PSM release interval (default 100 ms, seed 000).
+    /// Older spelling of `power_save.ideal_psm_interval`.
     #[serde(default)]
     pub ideal_psm_interval: Option<Dur>,
-    /// U-APSD: send a QoS-Null trigger this often when idle (default: never).
+    /// Older spelling of `power_save.uapsd_trigger_interval`.
     #[serde(default)]
     pub uapsd_trigger_interval: Option<Dur>,
-    /// U-APSD: frames per service period (default 0 = all buffered).
+    /// Older spelling of `power_save.uapsd_max_sp`.
     #[serde(default)]
     pub uapsd_max_sp: Option<u32>,
     /// Frame errors AP → station (every station unless overridden).
@@ -535,13 +536,13 @@ pub struct ApPriorityTable {
 pub struct WlanStationConfig {
     /// The station (one of the BSS's `stations`).
     pub node: Spanned<String>,
-    /// Its power management.
+    /// Its power management, over the BSS's: a mode's name or a table (what it writes wins).
     #[serde(default)]
-    pub power_save: Option<Spanned<String>>,
-    /// Its agent's settings (`power_save = "cc"`), instead of the BSS's `agent`.
+    pub power_save: PowerSaveConfig,
+    /// Older spelling of `power_save.agent` (moved there by `power_save::normalize`).
     #[serde(default)]
     pub agent: Option<AgentSettings>,
-    /// Its PSM listen interval.
+    /// Older spelling of `power_save.listen_interval`.
     #[serde(default)]
     pub listen_interval: Option<u32>,
     /// Frame errors AP → this station.

@@ -31,7 +31,7 @@
 //! stations do not read beacons.
 
 use super::{Body, Bss, MacOutput, MacTimer, StaId, AP};
-use wattlab_core::power::{Command, MacCaps, MacView, PowerSave, PowerState, StationEvent, StationPower};
+use wattlab_core::power::{Command, MacView, PowerState, StationEvent};
 use wattlab_core::Time;
 
 impl Bss {
@@ -56,26 +56,22 @@ impl Bss {
         MacView { queued: self.buffered_for(sta), busy: false }
     }
 
-    /// Arms the beacon and release clocks, builds every station's machine from its final
-    /// settings (the radio's wake latency is known by now) and puts the power-saving ones to
-    /// sleep at once, before the events of `now` run.
+    /// Arms the beacon and release clocks and starts every station's machine (built with
+    /// the BSS, its radio's wake latency known): the power-saving ones sleep at once, before
+    /// the events of `now` run.
     pub(crate) fn start_power(&mut self, now: Time) {
         if self.cfg.beacons {
             self.timer(now + self.cfg.beacon_interval, MacTimer::Beacon);
         }
-        let ideal = self.stas.iter().find_map(|s| match s.cfg.power_save {
-            PowerSave::IdealPsm { interval } => Some(interval),
-            _ => None,
-        });
-        if let Some(interval) = ideal {
+        // The AP keeps the release clock of the modes that have one (`ideal-psm`).
+        if let Some(interval) = self.stas.iter().find_map(|s| s.cfg.power_save.release_interval()) {
             self.timer(now + interval, MacTimer::IdealRelease);
         }
         for i in 1..self.stas.len() as StaId {
-            let c = &self.stas[i as usize].cfg;
-            let mut power = StationPower::new(c.power_save, MacCaps::bss(c.wake_latency), self.cfg.beacon_interval);
+            let view = self.idle_view(i);
+            let power = &mut self.stas[i as usize].power;
             power.start(now);
-            power.handle_timeout(now, self.idle_view(i));
-            self.stas[i as usize].power = power;
+            power.handle_timeout(now, view);
             self.apply_power(now, i);
         }
     }
@@ -185,7 +181,7 @@ impl Bss {
             self.release_used(frame.to);
             return;
         }
-        if !self.stas[sta as usize].cfg.power_save.uplink_matters() {
+        if !self.stas[sta as usize].power.uplink_matters() {
             return;
         }
         let view = self.view(sta);
@@ -222,11 +218,11 @@ impl Bss {
         }
     }
 
-    /// Seed 000's idealised PSM: a release instant of the BSS's clock.
+    /// A release instant of the BSS's clock (paper 000's idealised PSM).
     pub(crate) fn on_ideal_release(&mut self, now: Time) {
         let mut interval = None;
         for i in 1..self.stas.len() as StaId {
-            let PowerSave::IdealPsm { interval: t } = self.stas[i as usize].cfg.power_save else { continue };
+            let Some(t) = self.stas[i as usize].cfg.power_save.release_interval() else { continue };
             interval = Some(t);
             let view = self.idle_view(i);
             self.stas[i as usize].power.handle_release_instant(now, view);

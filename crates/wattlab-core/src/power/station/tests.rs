@@ -2,7 +2,7 @@
 //! PM bit, instant wake-ups) and the BSS's (beacons and TIM, PS-Polls, PM bit, wake latency).
 
 use super::*;
-use crate::power::mode::Driver;
+use crate::power::{Driver, PowerSave};
 
 fn ms(x: u64) -> Time {
     Time(x * 1_000_000)

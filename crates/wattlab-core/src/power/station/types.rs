@@ -73,3 +73,41 @@ pub struct StationStats {
     /// Frames that reached the station while it dozed and were lost (PM-less `external`).
     pub dropped_asleep: u64,
 }
+
+/// What the MAC below a station can do: the machine's rules are the same on every MAC, these
+/// say how each step happens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MacCaps {
+    /// The AP transmits beacons and keeps the clock: the MAC reports each target beacon
+    /// transmission time ([`crate::power::StationPower::handle_tbtt`]), the TIM once the
+    /// beacon is out, and ideal-PSM release instants. Without beacons (the hop) the machine
+    /// keeps that clock itself, instants at multiples of the interval from t = 0, and wakes
+    /// by its own timers: at a wake instant it learns what is held at once (no beacon airtime).
+    pub beacons: bool,
+    /// Held frames are fetched one PS-Poll at a time (the machine asks for each round of
+    /// polls); without, the AP releases everything held as one burst when the station wakes.
+    pub ps_poll: bool,
+    /// The station tells the AP when it dozes (802.11's PM bit), so the AP holds frames for an
+    /// `External` station its driver put to sleep and sleep takes effect once the station is
+    /// idle. Without it (seed 000's IP-level emulation) the driver's commands act at once, the
+    /// AP keeps sending, and a dozing station loses what reaches it.
+    pub pm_bit: bool,
+    /// The station can send a frame without payload (a QoS-Null) as a U-APSD trigger; without,
+    /// a periodic trigger is idealised: instant, no airtime.
+    pub null_frames: bool,
+    /// Time from a dozing station deciding to send its own frame until it can (the radio's
+    /// sleep → awake latency; a mode with free wake-ups wakes at once). None: it sends at once
+    /// and the radio meter carves the wake-up from the sleep before.
+    pub wake_latency: Option<crate::Duration>,
+}
+
+impl MacCaps {
+    /// The `[[wireless]]` hop: one station, no contention, no frames of its own on the air;
+    /// an idealised AP end holds frames while the station dozes.
+    pub const HOP: MacCaps = MacCaps { beacons: false, ps_poll: false, pm_bit: false, null_frames: false, wake_latency: None };
+
+    /// An 802.11 BSS station whose radio needs `wake_latency` to wake.
+    pub const fn bss(wake_latency: crate::Duration) -> MacCaps {
+        MacCaps { beacons: true, ps_poll: true, pm_bit: true, null_frames: true, wake_latency: Some(wake_latency) }
+    }
+}

@@ -1,0 +1,96 @@
+//! The registry's own checks: names round-trip and are refused with the list, every mode has
+//! a configuration that names it back, the parameters' ranges hold.
+
+use super::*;
+
+
+/// A regular expression of [`PowerMode::regex`]'s small dialect (literals, one group of
+/// alternatives, `[a-b]` classes with `{m,n}`), matched the slow way, so the pattern sent
+/// to Python is checked against the parser here.
+fn regex_matches(re: &str, s: &str) -> bool {
+    let Some(open) = re.find('(') else { return re == s };
+    let (prefix, rest) = (&re[..open], &re[open + 1..re.len() - 1]);
+    let Some(tail) = s.strip_prefix(prefix) else { return false };
+    rest.split('|').any(|alt| match alt.split_once('[') {
+        None => alt == tail,
+        Some((lit, _)) => {
+            // `[1-9][0-9]{0,2}`: one non-zero digit then up to two digits.
+            let Some(body) = tail.strip_prefix(lit) else { return false };
+            let b = body.as_bytes();
+            !b.is_empty() && b.len() <= 3 && (b'1'..=b'9').contains(&b[0]) && b[1..].iter().all(u8::is_ascii_digit)
+        }
+    })
+}
+
+fn every_mode() -> impl Iterator<Item = PowerMode> {
+    PowerMode::KINDS
+        .into_iter()
+        .filter(|m| !matches!(m, PowerMode::Bsd { .. }))
+        .chain(BSD_PERCENT.map(|percent| PowerMode::Bsd { percent }))
+}
+
+#[test]
+fn every_mode_name_round_trips() {
+    let mut n = 0;
+    for m in every_mode() {
+        let name = m.to_string();
+        assert_eq!(name.parse::<PowerMode>(), Ok(m), "{name}");
+        assert!(regex_matches(m.regex(), &name), "{name} vs {}", m.regex());
+        n += 1;
+    }
+    assert_eq!(n, PowerMode::KINDS.len() - 1 + 1000);
+}
+
+#[test]
+fn non_canonical_and_unknown_names_are_refused_with_the_list() {
+    for bad in [
+        "", "CAM", "Psm", "bsd", "bsd-", "bsd-0", "bsd-050", "bsd-+5", "bsd- 5", "bsd-1001", "bsd-99999999999",
+        "bsd-5x", "uapsd", "u_apsd", " cam", "cam ", "always-on", "oracle", "adaptive-psm", "bsd-P",
+    ] {
+        let e = bad.parse::<PowerMode>().unwrap_err();
+        assert_eq!(e, ParseNameError::Mode(bad.to_string()));
+        for kind in PowerMode::KINDS {
+            assert!(e.to_string().contains(kind.pattern()), "{e}");
+            assert!(!regex_matches(kind.regex(), bad), "{bad} matches {}", kind.regex());
+        }
+    }
+    assert_eq!(
+        "x".parse::<PowerMode>().unwrap_err().to_string(),
+        "unknown power-save mode `x` (known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, psna, external, beacon-doze)"
+    );
+}
+
+#[test]
+fn kinds_say_whether_they_change_the_traffic_and_their_parameters() {
+    for m in every_mode() {
+        assert_eq!(m.changes_traffic(), m != PowerMode::Cam);
+        assert_eq!(m.basis() == Basis::Mode, m.changes_traffic());
+        assert_eq!(m.params().len(), m.param_values().len());
+        for (p, v) in m.params().iter().zip(m.param_values()) {
+            assert!((p.min..=p.max).contains(&v));
+        }
+    }
+}
+
+#[test]
+fn every_registry_mode_has_a_configuration_that_names_it_back() {
+    let s = PowerSaveSettings { listen_interval: 3, ideal_psm_interval: Duration::from_millis(50), uapsd_trigger_interval: Some(Duration::from_millis(20)), uapsd_max_sp: 4 };
+    for m in PowerMode::KINDS {
+        let ps = PowerSave::from_mode(m, &s);
+        assert_eq!(ps.mode(), m);
+        assert_eq!(ps.name(), m.to_string());
+        assert_eq!(ps.saves_power(), m != PowerMode::Cam);
+    }
+    assert_eq!(PowerSave::from_mode(PowerMode::Psm, &s), PowerSave::Psm { listen_interval: 3 });
+    assert_eq!(PowerSave::from_mode(PowerMode::Uapsd, &s), PowerSave::Uapsd { trigger_interval: Some(Duration::from_millis(20)), max_sp: 4 });
+}
+
+#[test]
+fn only_ideal_psm_wakes_for_free_and_keeps_a_release_clock() {
+    let s = PowerSaveSettings::default();
+    for m in PowerMode::KINDS {
+        let ps = PowerSave::from_mode(m, &s);
+        assert_eq!(ps.rules().free_wakeups(), m == PowerMode::IdealPsm, "{m}");
+        assert_eq!(ps.release_interval().is_some(), m == PowerMode::IdealPsm, "{m}");
+    }
+}
