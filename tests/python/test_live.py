@@ -28,7 +28,7 @@ import pytest
 
 from conftest import ROOT, SCENARIOS
 from wattlab import live
-from wattlab.live import netns, runner
+from wattlab.live import netns, runner, session
 
 YAN = SCENARIOS / "yan-cc-download.toml"
 DOWNLOAD = SCENARIOS / "live-download.toml"
@@ -338,11 +338,11 @@ def test_a_dead_process_is_described_with_its_panic_text(tmp_path):
         def __init__(self, rc):
             self.returncode = rc
 
-    text = runner._Proc("the server", Done(101), (log, empty)).exit_text()
+    text = session.Proc("the server", Done(101), (log, empty)).exit_text()
     assert text.startswith("the server panicked (a wattlab bug): cannot convert float seconds to Duration"), text
     assert "time.rs:962:23" in text and "frame" not in text
-    assert runner._Proc("the client", Done(-9), (empty,)).exit_text() == "the client was killed by SIGKILL: (no output)"
-    assert runner._Proc("tcpdump", Done(1), (log,)).exit_text().startswith("tcpdump exited with status 1: ")
+    assert session.Proc("the client", Done(-9), (empty,)).exit_text() == "the client was killed by SIGKILL: (no output)"
+    assert session.Proc("tcpdump", Done(1), (log,)).exit_text().startswith("tcpdump exited with status 1: ")
 
 
 def test_payload_directories_left_by_killed_runs_are_removed(tmp_path):

@@ -42,7 +42,7 @@ needs_tunnel = pytest.mark.skipif(REASON is not None, reason=str(REASON))
 def _plan(path: Path) -> subprocess.CompletedProcess:
     if not BIN.is_file():
         pytest.skip("target/release/wattlab-live is not built (make setup builds it)")
-    return subprocess.run([str(BIN), "tunnel-plan", "--scenario", str(path)], capture_output=True, text=True, timeout=60)
+    return subprocess.run([str(BIN), "plan", "--scenario", str(path)], capture_output=True, text=True, timeout=60)
 
 
 # ---- without root -----------------------------------------------------------------------

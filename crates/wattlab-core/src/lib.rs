@@ -5,6 +5,8 @@
 //! simulator (`wattlab-sim`), the trace analyzer and the live testbed are hosts for this code.
 //!
 //! - [`time`]: integer-nanosecond instants and spans;
+//! - [`engine`]: the one contract of every datagram protocol engine (handle a datagram, poll
+//!   transmit into the host's buffer, poll/handle the timeout, poll events);
 //! - [`packet`]: compact IPv4/TCP/UDP packets (headers by field, payload by length);
 //! - [`wire`]: bytes on the wire for pcap and live mode;
 //! - [`tcp`]: the TCP model (handshake, flow control, persist, RTO, congestion control);
@@ -18,9 +20,13 @@
 //! - [`psna`]: seed 001's Power Saving Network Architecture (PS-TP, the AP daemon with its
 //!   throughput estimator, the mobile's read and send loops, battery-second units);
 //! - [`agent`]: seed 000's client-centered energy-saving agent (closed/open ACKs, window
-//!   probes, radio sleep decisions).
+//!   probes, radio sleep decisions);
+//! - [`tunnel`]: seed 002 Ch. 4's SCTP tunnel between a client and its AP;
+//! - [`echo`]: a stop-and-wait echo over UDP, the smallest engine (the contract's example).
 
 pub mod agent;
+pub mod echo;
+pub mod engine;
 pub mod energy;
 pub mod metrics;
 pub mod packet;

@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use wattlab_live::apps::{self, SocketTcp};
-use wattlab_live::plan::{self, LivePolicy, PlanSummary};
+use wattlab_live::plan::{self, LivePolicy};
 use wattlab_live::payload::{self, Payload};
 use wattlab_live::psna_host;
 use wattlab_live::wwp_host::{self, WwpHostConfig, WwpHostReport, WwpRole};
-use wattlab_live::{client_agent, emu, nfqueue, tcp_flow, tunnel_host};
+use wattlab_live::{client_agent, echo_host, emu, host, nfqueue, tcp_flow, tunnel_host};
 
 #[derive(Parser)]
 #[command(name = "wattlab-live", version, about = "wattlab's live testbed processes (started by `wattlab live run`)")]
@@ -83,7 +83,9 @@ enum Command {
         #[arg(long)]
         dump: bool,
     },
-    /// Print what a live run of the scenario does (JSON): path, TCP settings, radio.
+    /// Print what a live run of the scenario does (JSON): path, TCP settings, radio, the flow's
+    /// kind; for a scenario with a [[tunnel]], the tunnel's path, settings and flows (kind
+    /// `tunnel`).
     Plan {
         #[command(flatten)]
         scenario: ScenarioArgs,
@@ -227,14 +229,36 @@ enum Command {
         #[arg(long)]
         report: PathBuf,
     },
-    /// Print what a live run of a tunnel scenario does (JSON): path, tunnel settings, flows.
-    TunnelPlan {
-        /// Scenario TOML file.
+    /// One end of the stop-and-wait echo (the smallest engine) on a UDP socket: the server
+    /// echoes whoever writes; the client sends --count requests to --peer, one at a time.
+    Echo {
+        /// Local address and port (port 0: any).
         #[arg(long)]
-        scenario: PathBuf,
-        /// Scenario overrides, KEY=VALUE (as `wattlab run --set`); repeatable.
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        overrides: Vec<String>,
+        bind: SocketAddr,
+        /// The server's address and port: makes this end the client.
+        #[arg(long)]
+        peer: Option<SocketAddr>,
+        /// Requests to have echoed (client).
+        #[arg(long, default_value_t = 10)]
+        count: u32,
+        /// Bytes per datagram, the 8-byte header included (8..=65507).
+        #[arg(long, default_value_t = 64)]
+        size: usize,
+        /// Wait between an echo and the next request, ms (0: at once).
+        #[arg(long, default_value_t = 0.0, value_parser = parse_ms_or_zero)]
+        interval_ms: f64,
+        /// Retransmission timeout, ms.
+        #[arg(long, default_value_t = 1000.0, value_parser = parse_ms)]
+        rto_ms: f64,
+        /// Retransmissions of one request before the client gives up.
+        #[arg(long, default_value_t = 5)]
+        max_retries: u32,
+        /// End after this many seconds whatever the state (0 < S <= 86400).
+        #[arg(long, value_parser = parse_idle_timeout)]
+        time_limit: f64,
+        /// Write the report (JSON) here on exit.
+        #[arg(long)]
+        report: PathBuf,
     },
     /// One end of the SCTP tunnel (seed 002 Ch. 4) on a TUN device and UDP port 9899.
     Tunnel {
@@ -376,6 +400,14 @@ fn parse_ms(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// Milliseconds: finite, 0 <= ms <= 60000.
+fn parse_ms_or_zero(s: &str) -> Result<f64, String> {
+    if s.trim().parse::<f64>().is_ok_and(|v| v == 0.0) {
+        return Ok(0.0);
+    }
+    parse_ms(s)
+}
+
 /// The interface index of `name` in this namespace.
 fn ifindex(name: &str) -> Result<u32, String> {
     let c = std::ffi::CString::new(name).map_err(|_| "bad interface name".to_string())?;
@@ -423,7 +455,7 @@ fn run_tunnel(role: TunnelRoleArg, tun: &str, bind: SocketAddr, peer: SocketAddr
     let stop = nfqueue::stop_flag()?;
     nfqueue::tight_timer_slack();
     let dev = tunnel_host::open_tun(tun)?;
-    let sock = tunnel_host::bind(bind)?;
+    let sock = host::bind(bind)?;
     let cfg = tunnel_host::TunnelHostConfig { tun: tun.to_string(), bind, peer, endpoint, time_limit: Duration::from_secs_f64(limit) };
     tunnel_host::run(dev, sock, &cfg, &stop, nfqueue::announce_ready)
 }
@@ -466,7 +498,7 @@ fn run_wwp(s: &ScenarioArgs, role: WwpRoleArg, bind: SocketAddr, peer: Option<So
             message: flow.message as usize,
         },
     };
-    let sock = wwp_host::bind(bind)?;
+    let sock = host::bind(bind)?;
     let mut cfg = WwpHostConfig::new(role, flow.config.clone());
     cfg.isn = isn;
     cfg.time_limit = limit;
@@ -508,9 +540,8 @@ fn print_payload(p: &PayloadArgs, dump: bool) -> Result<(), String> {
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
         Command::Plan { scenario: s } => {
-            let (spec, policy) = plan::load_resolved(&s.scenario, s.policy, &s.overrides)?;
-            let summary = PlanSummary::of(&spec, policy, &s.overrides)?;
-            println!("{}", serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?);
+            let plan = plan::describe(&s.scenario, s.policy, &s.overrides)?;
+            println!("{}", serde_json::to_string_pretty(&plan).map_err(|e| e.to_string())?);
             Ok(())
         }
         Command::Emulate { scenario: s, queue, client_iface, transitions, radio_socket, report } => {
@@ -565,7 +596,7 @@ fn run(cli: Cli) -> Result<(), String> {
             };
             let stop = nfqueue::stop_flag()?;
             nfqueue::tight_timer_slack();
-            let sock = std::net::UdpSocket::bind(bind).map_err(|e| format!("bind {bind}: {e}"))?;
+            let sock = host::bind(bind)?;
             let r = psna_host::run_daemon(sock, &cfg, &stop, nfqueue::announce_ready)?;
             write_report(&report, &r)
         }
@@ -587,7 +618,7 @@ fn run(cli: Cli) -> Result<(), String> {
             };
             let stop = nfqueue::stop_flag()?;
             nfqueue::tight_timer_slack();
-            let sock = std::net::UdpSocket::bind(bind).map_err(|e| format!("bind {bind}: {e}"))?;
+            let sock = host::bind(bind)?;
             let r = psna_host::run_mobile(sock, &cfg, &stop)?;
             write_report(&report, &r)
         }
@@ -595,10 +626,14 @@ fn run(cli: Cli) -> Result<(), String> {
             let r = run_wwp(&s, role, bind, peer, start_at_unix_ns, time_limit, isn)?;
             write_report(&report, &r)
         }
-        Command::TunnelPlan { scenario, overrides } => {
-            let p = wattlab_live::tunnel_plan::load(&scenario, &overrides)?;
-            println!("{}", serde_json::to_string_pretty(&p).map_err(|e| e.to_string())?);
-            Ok(())
+        Command::Echo { bind, peer, count, size, interval_ms, rto_ms, max_retries, time_limit, report } => {
+            let ms = |v: f64| wattlab_core::Duration::from_nanos((v * 1e6) as u64);
+            let cfg = wattlab_core::echo::EchoConfig { count, size, interval: ms(interval_ms), rto: ms(rto_ms), max_retries };
+            let stop = nfqueue::stop_flag()?;
+            nfqueue::tight_timer_slack();
+            let sock = host::bind(bind)?;
+            let r = echo_host::run(sock, peer, cfg, Duration::from_secs_f64(time_limit), &stop, nfqueue::announce_ready)?;
+            write_report(&report, &r)
         }
         Command::Tunnel { role, tun, bind, peer, burst, inlet_timeout_ms, trigger_min_ms, trigger_max_ms, time_limit, report } => {
             let r = run_tunnel(role, &tun, bind, peer, burst, inlet_timeout_ms, trigger_min_ms, trigger_max_ms, time_limit)?;

@@ -1,8 +1,8 @@
 //! Hosting seed 001's PSNA (`wattlab_core::psna`) live: the daemon in the AP's namespace, on a
 //! UDP socket towards the mobile and real Linux TCP connections to the fixed host; the mobile
 //! in the client's namespace, on a UDP socket, switching its radio off and on as the engine
-//! commands. Both engines are the simulator's, driven by the live clock ([`LiveClock`]) in a
-//! non-blocking loop, as [`crate::wwp_host`] drives WWP.
+//! commands. Both engines are the simulator's, on the generic host ([`crate::host`]); this
+//! module is their applications.
 //!
 //! The mobile's radio switches go three ways: to its own receive path (a datagram arriving
 //! while the radio is off is discarded: the card is unpowered), to the emulator over a Unix
@@ -28,46 +28,14 @@ use wattlab_core::{Endpoint, Time};
 
 use crate::apps::SocketTcp;
 use crate::clock::LiveClock;
-use crate::nfqueue::loop_end;
-use crate::udp::recv_batch;
+use crate::host::{HostApp, HostConfig, HostStats, Peer};
 use crate::payload::{hex, Payload};
 
-/// Largest datagram read (a PS-TP DATA message is at most 18 + 1454 bytes).
-const MAX_DATAGRAM: usize = 2048;
-/// Datagrams read per loop turn before timers and transmissions get their turn.
-const RECV_BATCH: usize = 64;
-/// Longest wait of the loop (it checks its stop flag and limits at least this often).
-const WAIT_CAP: StdDuration = StdDuration::from_millis(20);
 /// How often a send's FH connection is checked for newly acknowledged bytes while some are
 /// outstanding (the simulator's host looks every 50 ms; TCP has no event per ACK).
 const ACK_POLL: StdDuration = StdDuration::from_millis(10);
 /// Bytes read from an FH connection per call (the estimator counts ⌈bytes / 1460⌉ packets).
 const FH_READ: usize = 64 * 1024;
-
-/// A datagram address as the core's [`Endpoint`] (IPv4 only: the testbed has no IPv6).
-fn endpoint(a: SocketAddr) -> Option<Endpoint> {
-    match a {
-        SocketAddr::V4(v) => Some(Endpoint::new(*v.ip(), v.port())),
-        SocketAddr::V6(_) => None,
-    }
-}
-
-/// Waits until one of `fds` is ready or `timeout` passes (or a signal arrives).
-fn wait_fds(fds: &mut [libc::pollfd], timeout: StdDuration) {
-    let ts = libc::timespec { tv_sec: timeout.as_secs() as libc::time_t, tv_nsec: timeout.subsec_nanos() as libc::c_long };
-    // SAFETY: valid pollfds, a valid timespec, no signal mask change.
-    unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, &ts, std::ptr::null()) };
-}
-
-/// Sends one datagram; a full buffer or a refused peer loses it (PS-TP retransmits).
-fn send(sock: &UdpSocket, to: SocketAddr, bytes: &[u8]) -> Result<bool, String> {
-    match sock.send_to(bytes, to) {
-        Ok(_) => Ok(true),
-        Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::ConnectionRefused | ErrorKind::Interrupted) => Ok(false),
-        Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => Ok(false),
-        Err(e) => Err(format!("sending to {to}: {e}")),
-    }
-}
 
 /// Bytes of a TCP socket's send queue not yet acknowledged (`SIOCOUTQ`; a sent FIN counts 1).
 fn unacked(fd: libc::c_int) -> u64 {
@@ -170,9 +138,8 @@ fn connect(to: SocketAddrV4, tcp: &SocketTcp) -> std::io::Result<Socket> {
     }
 }
 
-/// The daemon's host: its engine, its FH connections and its counters.
+/// The daemon's application on the generic host: its FH connections and its counters.
 struct DaemonHost<'a> {
-    d: PsnaDaemon,
     cfg: &'a DaemonHostConfig,
     clock: LiveClock,
     fhs: Vec<Fh>,
@@ -181,7 +148,7 @@ struct DaemonHost<'a> {
 }
 
 impl DaemonHost<'_> {
-    fn command(&mut self, now: Time, c: FhCommand) {
+    fn command(&mut self, d: &mut PsnaDaemon, now: Time, c: FhCommand) {
         match c {
             FhCommand::Open { fh, addr, port, dir, .. } => {
                 self.r.fh_connections += 1;
@@ -192,7 +159,7 @@ impl DaemonHost<'_> {
                     }
                     Err(e) => {
                         self.r.fh_errors.push(format!("connect {addr}:{port}: {e}"));
-                        self.d.handle_fh_aborted(now, fh);
+                        d.handle_fh_aborted(now, fh);
                     }
                 }
             }
@@ -215,7 +182,7 @@ impl DaemonHost<'_> {
     }
 
     /// Moves data between the FH connections and the engine.
-    fn pump_fh(&mut self, now: Time) {
+    fn pump_fh(&mut self, d: &mut PsnaDaemon, now: Time) {
         for i in 0..self.fhs.len() {
             let f = &mut self.fhs[i];
             if f.done {
@@ -226,7 +193,7 @@ impl DaemonHost<'_> {
                     Ok(Some(e)) | Err(e) => {
                         self.r.fh_errors.push(format!("connect: {e}"));
                         f.done = true;
-                        self.d.handle_fh_aborted(now, f.id);
+                        d.handle_fh_aborted(now, f.id);
                         continue;
                     }
                     Ok(None) => {}
@@ -235,7 +202,7 @@ impl DaemonHost<'_> {
                     continue; // still connecting
                 }
                 f.connected = true;
-                self.d.handle_fh_connected(now, f.id);
+                d.handle_fh_connected(now, f.id);
             }
             // A read's request, as the FH's application protocol wants it.
             while f.request_left > 0 {
@@ -247,22 +214,22 @@ impl DaemonHost<'_> {
                 }
             }
             if f.dir == Direction::Send {
-                let out = self.d.fh_outgoing(f.id);
+                let out = d.fh_outgoing(f.id);
                 if !out.is_empty() {
                     if let Ok(w) = f.sock.send(out) {
-                        self.d.fh_written(f.id, w);
+                        d.fh_written(f.id, w);
                         f.written += w as u64;
                         self.r.fh_bytes_written += w as u64;
                     }
                 }
-                if f.closing && !f.shut && self.d.fh_outgoing(f.id).is_empty() {
+                if f.closing && !f.shut && d.fh_outgoing(f.id).is_empty() {
                     let _ = f.sock.shutdown(Shutdown::Write);
                     f.shut = true;
                 }
                 let acked = f.written - unacked(f.sock.as_raw_fd()).min(f.written);
                 if acked > f.acked {
                     self.r.fh_bytes_acked += acked - f.acked;
-                    self.d.handle_fh_acked(now, f.id, acked - f.acked);
+                    d.handle_fh_acked(now, f.id, acked - f.acked);
                     f.acked = acked;
                 }
             }
@@ -270,21 +237,21 @@ impl DaemonHost<'_> {
             loop {
                 match (&f.sock).read(&mut self.buf[..FH_READ]) {
                     Ok(0) => {
-                        self.d.handle_fh_closed(now, f.id);
+                        d.handle_fh_closed(now, f.id);
                         f.done = true;
                         break;
                     }
                     Ok(n) => {
                         if f.dir == Direction::Read {
                             self.r.fh_bytes_received += n as u64;
-                            self.d.handle_fh_data(now, f.id, &self.buf[..n]);
+                            d.handle_fh_data(now, f.id, &self.buf[..n]);
                         }
                     }
                     Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                     Err(e) if e.kind() == ErrorKind::Interrupted => {}
                     Err(e) => {
                         self.r.fh_errors.push(format!("reset: {e}"));
-                        self.d.handle_fh_aborted(now, f.id);
+                        d.handle_fh_aborted(now, f.id);
                         f.done = true;
                         break;
                     }
@@ -294,21 +261,42 @@ impl DaemonHost<'_> {
         // Finished connections are closed (dropping the socket), keeping the order of the rest.
         self.fhs.retain(|f| !f.done);
     }
+}
 
-    fn events(&mut self) {
-        while let Some(e) = self.d.poll_event() {
-            match e {
-                DaemonEvent::Residual { at, residual, .. } => self.r.residuals.push([self.clock.unix_ns(at), residual.0 / 1_000_000]),
-                DaemonEvent::Sampled { sample, .. } => {
-                    self.r.samples += 1;
-                    self.r.final_estimate_bps = Some(sample.estimate * 8.0);
-                }
-                DaemonEvent::FhComplete { at, .. } => self.r.fh_complete_ns.push(self.clock.unix_ns(at)),
-                DaemonEvent::Completed { at, .. } => self.r.completed_ns.push(self.clock.unix_ns(at)),
-                DaemonEvent::Failed { code, .. } => self.r.failed.push(code.describe().to_string()),
-                DaemonEvent::Started { .. } | DaemonEvent::Abandoned { .. } => {}
+impl HostApp<PsnaDaemon> for DaemonHost<'_> {
+    fn pump(&mut self, d: &mut PsnaDaemon, now: Time) -> Result<(), String> {
+        self.pump_fh(d, now);
+        Ok(())
+    }
+
+    fn on_event(&mut self, d: &mut PsnaDaemon, now: Time, e: DaemonEvent) -> Result<(), String> {
+        match e {
+            DaemonEvent::Fh(c) => self.command(d, now, c),
+            DaemonEvent::Residual { at, residual, .. } => self.r.residuals.push([self.clock.unix_ns(at), residual.0 / 1_000_000]),
+            DaemonEvent::Sampled { sample, .. } => {
+                self.r.samples += 1;
+                self.r.final_estimate_bps = Some(sample.estimate * 8.0);
+            }
+            DaemonEvent::FhComplete { at, .. } => self.r.fh_complete_ns.push(self.clock.unix_ns(at)),
+            DaemonEvent::Completed { at, .. } => self.r.completed_ns.push(self.clock.unix_ns(at)),
+            DaemonEvent::Failed { code, .. } => self.r.failed.push(code.describe().to_string()),
+            // A send's relay bytes are moved by the next pump.
+            DaemonEvent::Input | DaemonEvent::Started { .. } | DaemonEvent::Abandoned { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// FH data or writability; ACK polls while a send has bytes outstanding.
+    fn wait(&self, d: &PsnaDaemon, fds: &mut Vec<libc::pollfd>, _host: &HostStats) -> (Option<Time>, Option<StdDuration>) {
+        let mut cap = None;
+        for f in &self.fhs {
+            let out = !f.connected || f.request_left > 0 || (f.dir == Direction::Send && !d.fh_outgoing(f.id).is_empty());
+            fds.push(libc::pollfd { fd: f.sock.as_raw_fd(), events: libc::POLLIN | if out { libc::POLLOUT } else { 0 }, revents: 0 });
+            if f.dir == Direction::Send && f.written > f.acked {
+                cap = Some(ACK_POLL);
             }
         }
+        (None, cap)
     }
 }
 
@@ -316,72 +304,21 @@ impl DaemonHost<'_> {
 /// limit is reached; `on_ready` is called once it listens.
 pub fn run_daemon(sock: UdpSocket, cfg: &DaemonHostConfig, stop: &AtomicBool, on_ready: impl FnOnce()) -> Result<DaemonHostReport, String> {
     let clock = LiveClock::start();
-    sock.set_nonblocking(true).map_err(|e| format!("non-blocking socket: {e}"))?;
-    let local = sock.local_addr().map_err(|e| format!("local address: {e}"))?;
-    let d = PsnaDaemon::new(cfg.daemon.clone()).map_err(|e| e.to_string())?;
-    let now0 = clock.now();
-    let r = DaemonHostReport { local: local.to_string(), start_ns: clock.unix_ns(now0), ..DaemonHostReport::default() };
-    let mut h = DaemonHost { d, cfg, clock, fhs: Vec::new(), r, buf: vec![0u8; FH_READ] };
+    let mut d = PsnaDaemon::new(cfg.daemon.clone()).map_err(|e| e.to_string())?;
+    let mut h = DaemonHost { cfg, clock, fhs: Vec::new(), r: DaemonHostReport::default(), buf: vec![0u8; FH_READ] };
+    let host = HostConfig { time_limit: cfg.time_limit, max_datagrams: cfg.max_datagrams, ..HostConfig::new(Peer::Any) };
     on_ready();
-    let limit = now0 + wattlab_core::Duration(cfg.time_limit.as_nanos() as u64);
-    let (mut rbuf, mut tbuf) = (vec![0u8; MAX_DATAGRAM], Vec::with_capacity(MAX_DATAGRAM));
-    let mut fds: Vec<libc::pollfd> = Vec::with_capacity(16);
-    let outcome = loop {
-        let now = clock.now();
-        if let Some(end) = loop_end(stop, now, limit, h.r.datagrams_sent + h.r.datagrams_received, cfg.max_datagrams) {
-            break end;
-        }
-        recv_batch(&sock, &mut rbuf, RECV_BATCH, |d, from| {
-            h.r.datagrams_received += 1;
-            if let Some(from) = endpoint(from) {
-                if h.d.handle_datagram(now, from, d).is_err() {
-                    h.r.datagrams_bad += 1;
-                }
-            }
-        })?;
-        if h.d.poll_timeout().is_some_and(|t| t <= now) {
-            h.d.handle_timeout(now);
-        }
-        while let Some(c) = h.d.poll_fh() {
-            h.command(now, c);
-        }
-        h.pump_fh(now);
-        while let Some(c) = h.d.poll_fh() {
-            h.command(now, c);
-        }
-        h.pump_fh(now); // a Close or Abort just issued takes effect now
-        h.events();
-        while let Some(to) = h.d.poll_transmit(&mut tbuf) {
-            let to = SocketAddr::V4(SocketAddrV4::new(to.addr, to.port));
-            if send(&sock, to, &tbuf)? {
-                h.r.datagrams_sent += 1;
-            } else {
-                h.r.send_dropped += 1;
-            }
-        }
-        // Wait for a datagram, FH data or writability, the engine's timer, or an ACK poll.
-        fds.clear();
-        fds.push(libc::pollfd { fd: sock.as_raw_fd(), events: libc::POLLIN, revents: 0 });
-        let mut cap = WAIT_CAP;
-        for f in &h.fhs {
-            let out = !f.connected || f.request_left > 0 || (f.dir == Direction::Send && !h.d.fh_outgoing(f.id).is_empty());
-            fds.push(libc::pollfd { fd: f.sock.as_raw_fd(), events: libc::POLLIN | if out { libc::POLLOUT } else { 0 }, revents: 0 });
-            if f.dir == Direction::Send && f.written > f.acked {
-                cap = ACK_POLL;
-            }
-        }
-        let next = [h.d.poll_timeout(), Some(limit)].into_iter().flatten().min();
-        wait_fds(&mut fds, clock.timeout_until(next, cap));
-    };
-    let end = clock.now();
-    let st = *h.d.stats();
+    let hs = crate::host::run(&sock, &mut d, &mut h, &clock, &host, stop)?;
+    let st = *d.stats();
     let mut r = h.r;
-    r.outcome = outcome.into();
-    r.end_ns = clock.unix_ns(end);
+    r.local = hs.local;
+    r.outcome = hs.outcome;
+    (r.start_ns, r.end_ns) = (hs.start_ns, hs.end_ns);
+    (r.datagrams_received, r.datagrams_sent, r.send_dropped) = (hs.received + hs.ignored, hs.sent, hs.send_dropped);
     r.polls = st.polls;
     r.data_sent = st.data_sent;
     r.stale = st.stale;
-    r.datagrams_bad = r.datagrams_bad.max(st.bad_datagrams); // the engine counts the same refusals
+    r.datagrams_bad = hs.refused.max(st.bad_datagrams); // the engine counts the same refusals
     Ok(r)
 }
 
@@ -500,11 +437,65 @@ pub fn on_time_s(switches: &[[u64; 2]], from: u64, to: u64) -> f64 {
     total as f64 / 1e9
 }
 
+/// The mobile's application on the generic host: its radio, its object and its report.
+struct MobileHost {
+    radio: Radio,
+    clock: LiveClock,
+    r: MobileHostReport,
+    hash: Sha256,
+    end: Option<String>,
+}
+
+impl HostApp<PsnaMobile> for MobileHost {
+    /// A datagram that arrives while the radio is off is lost: the card had no power.
+    fn admit(&mut self, m: &PsnaMobile, _now: Time) -> bool {
+        if !m.radio_on() {
+            self.r.dropped_radio_off += 1;
+        }
+        m.radio_on()
+    }
+
+    /// Radio commands come first: an On before the Poll it precedes (the engine holds the Poll
+    /// until the On was polled), an Off after the last message (which the flush sent first).
+    fn on_event(&mut self, m: &mut PsnaMobile, now: Time, e: MobileEvent) -> Result<(), String> {
+        let clock = self.clock;
+        match e {
+            MobileEvent::Radio(c) => {
+                self.r.radio.push([clock.unix_ns(c.at), u64::from(c.on)]);
+                if c.on {
+                    self.radio.switch(clock.unix_ns(c.at), true)?;
+                } else if !m.radio_on() {
+                    self.radio.switch(clock.unix_ns(now), false)?;
+                }
+            }
+            MobileEvent::Residual { at, residual } => self.r.residuals.push([clock.unix_ns(at), residual.0 / 1_000_000]),
+            MobileEvent::Completed { bytes, .. } => {
+                self.r.bytes = bytes;
+                if let Some(obj) = m.take_object() {
+                    self.r.bytes = obj.len() as u64;
+                    self.hash.update(&obj);
+                }
+                self.r.done_ns = clock.unix_ns(now);
+                self.end = Some("completed".to_string());
+            }
+            MobileEvent::Failed { error, .. } => {
+                self.r.error = Some(error.to_string());
+                self.r.done_ns = clock.unix_ns(now);
+                self.end = Some("failed".to_string());
+            }
+        }
+        Ok(())
+    }
+
+    fn outcome(&mut self, _m: &PsnaMobile, _now: Time, _host: &HostStats) -> Option<String> {
+        self.end.clone()
+    }
+}
+
 /// Runs one PSNA transfer from the mobile on `sock` (bound; non-blocking is set here) until
 /// it completes or fails, a limit is reached or `stop` is set.
 pub fn run_mobile(sock: UdpSocket, cfg: &MobileHostConfig, stop: &AtomicBool) -> Result<MobileHostReport, String> {
     let clock = LiveClock::start();
-    sock.set_nonblocking(true).map_err(|e| format!("non-blocking socket: {e}"))?;
     let log = BufWriter::new(File::create(&cfg.transitions).map_err(|e| format!("{}: {e}", cfg.transitions.display()))?);
     let rsock = match &cfg.radio_socket {
         Some(p) => Some((UnixDatagram::unbound().map_err(|e| format!("unix socket: {e}"))?, p.clone())),
@@ -526,82 +517,18 @@ pub fn run_mobile(sock: UdpSocket, cfg: &MobileHostConfig, stop: &AtomicBool) ->
     };
     let mut r = MobileHostReport { direction: if cfg.read { "read" } else { "send" }.into(), start_ns: clock.unix_ns(now0), ..MobileHostReport::default() };
     r.transfer = started.map_err(|e| format!("the mobile refused the transfer: {e}"))?;
-    let limit = now0 + wattlab_core::Duration(cfg.time_limit.as_nanos() as u64);
-    let (mut rbuf, mut tbuf) = (vec![0u8; MAX_DATAGRAM], Vec::with_capacity(MAX_DATAGRAM));
-    let fd = sock.as_raw_fd();
-    let outcome = loop {
-        let now = clock.now();
-        if let Some(end) = loop_end(stop, now, limit, r.datagrams_sent + r.datagrams_received, cfg.max_datagrams) {
-            break end.to_string();
-        }
-        recv_batch(&sock, &mut rbuf, RECV_BATCH, |d, from| {
-            if from != cfg.daemon {
-                return;
-            }
-            if !m.radio_on() {
-                r.dropped_radio_off += 1; // the card had no power when it arrived
-                return;
-            }
-            r.datagrams_received += 1;
-            let _ = m.handle_datagram(now, d);
-        })?;
-        if m.poll_timeout().is_some_and(|t| t <= now) {
-            m.handle_timeout(now);
-        }
-        // Radio first: an On goes out before the Poll it precedes, an Off after the last send
-        // (the engine emits the Off with the final message; both are drained this turn).
-        let mut off_after_send = false;
-        while let Some(c) = m.poll_radio() {
-            r.radio.push([clock.unix_ns(c.at), u64::from(c.on)]);
-            if c.on {
-                radio.switch(clock.unix_ns(c.at), true)?;
-            } else {
-                off_after_send = true;
-            }
-        }
-        while let Some(n) = m.poll_transmit(&mut tbuf) {
-            if send(&sock, cfg.daemon, &tbuf[..n])? {
-                r.datagrams_sent += 1;
-            } else {
-                r.send_dropped += 1;
-            }
-        }
-        if off_after_send && !m.radio_on() {
-            radio.switch(clock.unix_ns(now), false)?;
-        }
-        let mut end = None;
-        while let Some(e) = m.poll_event() {
-            match e {
-                MobileEvent::Residual { at, residual } => r.residuals.push([clock.unix_ns(at), residual.0 / 1_000_000]),
-                MobileEvent::Completed { bytes, .. } => {
-                    r.bytes = bytes;
-                    if let Some(obj) = m.take_object() {
-                        r.bytes = obj.len() as u64;
-                        hash.update(&obj);
-                    }
-                    end = Some("completed".to_string());
-                }
-                MobileEvent::Failed { error, .. } => {
-                    r.error = Some(error.to_string());
-                    end = Some("failed".to_string());
-                }
-            }
-        }
-        if let Some(o) = end {
-            r.done_ns = clock.unix_ns(now);
-            break o;
-        }
-        let next = [m.poll_timeout(), Some(limit)].into_iter().flatten().min();
-        let mut pfd = [libc::pollfd { fd, events: libc::POLLIN, revents: 0 }];
-        wait_fds(&mut pfd, clock.timeout_until(next, WAIT_CAP));
-    };
+    let mut h = MobileHost { radio, clock, r, hash, end: None };
+    let host = HostConfig { time_limit: cfg.time_limit, max_datagrams: cfg.max_datagrams, ..HostConfig::new(Peer::Fixed(cfg.daemon)) };
+    let hs = crate::host::run(&sock, &mut m, &mut h, &clock, &host, stop)?;
     // Every ending switches the radio off (the paper's final SuspendCard), already logged.
-    radio.log.flush().map_err(|e| format!("{}: {e}", cfg.transitions.display()))?;
+    h.radio.log.flush().map_err(|e| format!("{}: {e}", cfg.transitions.display()))?;
     let st = *m.stats();
-    let to = if r.done_ns > 0 { r.done_ns } else { clock.unix_ns(clock.now()) };
+    let mut r = h.r;
+    let to = if r.done_ns > 0 { r.done_ns } else { hs.end_ns };
     r.radio_on_s = on_time_s(&r.radio, r.start_ns, to);
-    r.sha256 = hex(&hash.finalize());
-    r.outcome = outcome;
+    r.sha256 = hex(&h.hash.finalize());
+    r.outcome = hs.outcome;
+    (r.datagrams_sent, r.datagrams_received, r.send_dropped) = (hs.sent, hs.received, hs.send_dropped);
     r.requests = st.requests;
     r.retransmissions = st.retransmissions;
     r.polls = st.polls;

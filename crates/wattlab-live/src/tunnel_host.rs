@@ -1,27 +1,23 @@
-//! One end of the live SCTP tunnel (seed 002 Ch. 4, docs/tunnel.md "Live"): the core's sans-IO
-//! [`Endpoint`] on a TUN device and a UDP socket. Inner IP packets the kernel routes to the TUN
+//! One end of the live SCTP tunnel (seed 002 Ch. 4, docs/tunnel.md "Live"): the core's
+//! [`TunnelEngine`] on the generic host ([`crate::host`]) and a TUN device. Inner IP packets the kernel routes to the TUN
 //! device are read, carried in SCTP DATA chunks (one stream per flow) in UDP datagrams to the
-//! peer's port 9899, and the peer writes them to its own TUN device. The loop waits in `poll`
-//! on both descriptors until the endpoint's next deadline, so its timers (inlet, delayed SACK,
-//! T3-rtx, the client's U-APSD triggers) run on real time.
+//! peer's port 9899, and the peer writes them to its own TUN device. The host waits on both
+//! descriptors until the endpoint's next deadline, so its timers (inlet, delayed SACK, T3-rtx,
+//! the client's U-APSD triggers) run on real time.
 
 use std::fs::File;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
-use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration as StdDuration, Instant};
+use std::time::Duration as StdDuration;
 
 use serde::Serialize;
-use wattlab_core::tunnel::{Endpoint, FlowKey, TunnelConfig, TunnelStats};
-use wattlab_core::wire::sctp::encode_sctp;
+use wattlab_core::tunnel::{InnerPacket, TunnelConfig, TunnelEngine, TunnelStats};
+use wattlab_core::Time;
 
 use crate::clock::LiveClock;
-use crate::nfqueue::stopped;
-
-/// Largest inner packet read from the TUN device (its MTU is 1500).
-const MAX_PACKET: usize = 2048;
+use crate::host::{HostApp, HostConfig, HostStats, Peer};
 /// Most packets read from one descriptor per loop turn, so neither starves the other.
 const BATCH: usize = 64;
 
@@ -50,38 +46,6 @@ pub fn open_tun(name: &str) -> Result<File, String> {
         return Err(format!("O_NONBLOCK on {name}: {}", std::io::Error::last_os_error()));
     }
     Ok(file)
-}
-
-/// Inner-packet buffers shared with the endpoint (which keeps a copy until it is acknowledged):
-/// a buffer whose only owner is the pool is reused, so the steady state allocates nothing.
-struct BufPool {
-    bufs: Vec<Rc<Vec<u8>>>,
-    next: usize,
-}
-
-impl BufPool {
-    fn new() -> BufPool {
-        BufPool { bufs: Vec::with_capacity(1024), next: 0 }
-    }
-
-    /// A shared buffer holding `bytes`.
-    fn take(&mut self, bytes: &[u8]) -> Rc<Vec<u8>> {
-        let n = self.bufs.len();
-        // Round robin from the last reuse: the endpoint frees buffers roughly in send order.
-        for k in 0..n {
-            let i = (self.next + k) % n;
-            if let Some(v) = Rc::get_mut(&mut self.bufs[i]) {
-                v.clear();
-                v.extend_from_slice(bytes);
-                self.next = (i + 1) % n;
-                return Rc::clone(&self.bufs[i]);
-            }
-        }
-        let mut v = Vec::with_capacity(MAX_PACKET);
-        v.extend_from_slice(bytes);
-        self.bufs.push(Rc::new(v));
-        Rc::clone(&self.bufs[n])
-    }
 }
 
 /// Settings of one tunnel process.
@@ -130,110 +94,74 @@ pub struct TunnelHostReport {
     pub ran_s: f64,
 }
 
-/// Binds the tunnel's UDP socket, non-blocking.
-pub fn bind(addr: SocketAddr) -> Result<UdpSocket, String> {
-    let sock = UdpSocket::bind(addr).map_err(|e| format!("bind {addr}: {e}"))?;
-    sock.set_nonblocking(true).map_err(|e| format!("{addr}: {e}"))?;
-    Ok(sock)
+/// The tunnel's application on the generic host: the TUN device.
+struct Tun<'a> {
+    dev: File,
+    name: &'a str,
+    rx: Vec<u8>,
+    r: TunnelHostReport,
 }
 
-/// Waits until `tun` or `sock` is readable or `timeout` passes.
-fn wait(tun: &File, sock: &UdpSocket, timeout: StdDuration) {
-    let mut fds = [
-        libc::pollfd { fd: tun.as_raw_fd(), events: libc::POLLIN, revents: 0 },
-        libc::pollfd { fd: sock.as_raw_fd(), events: libc::POLLIN, revents: 0 },
-    ];
-    let ms = timeout.as_micros().div_ceil(1000).min(1000) as libc::c_int;
-    // SAFETY: two valid pollfds for the call's duration; an error (EINTR) just ends the wait.
-    unsafe { libc::poll(fds.as_mut_ptr(), 2, ms) };
+impl HostApp<TunnelEngine> for Tun<'_> {
+    /// Inner packets the kernel routed to the device go into the tunnel (a bounded batch).
+    fn pump(&mut self, ep: &mut TunnelEngine, now: Time) -> Result<(), String> {
+        for _ in 0..BATCH {
+            let n = match self.dev.read(&mut self.rx) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) => return Err(format!("reading {}: {e}", self.name)),
+            };
+            self.r.tun_read += 1;
+            if !ep.send(now, &self.rx[..n]) {
+                self.r.tun_not_ipv4 += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// An inner packet out of the tunnel goes to the device (a TUN write takes one whole
+    /// packet or none).
+    fn on_event(&mut self, _ep: &mut TunnelEngine, _now: Time, inner: InnerPacket) -> Result<(), String> {
+        match self.dev.write(&inner) {
+            Ok(n) if n == inner.len() => self.r.tun_written += 1,
+            _ => self.r.tun_write_errors += 1,
+        }
+        Ok(())
+    }
+
+    fn wait(&self, _ep: &TunnelEngine, fds: &mut Vec<libc::pollfd>, _host: &HostStats) -> (Option<Time>, Option<StdDuration>) {
+        fds.push(libc::pollfd { fd: self.dev.as_raw_fd(), events: libc::POLLIN, revents: 0 });
+        (None, None)
+    }
 }
 
 /// Runs the tunnel end until `stop` is set or the time limit passes; `ready` is called once the
 /// socket and the device are open.
 pub fn run(tun: File, sock: UdpSocket, cfg: &TunnelHostConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Result<TunnelHostReport, String> {
     let clock = LiveClock::start();
-    let started = Instant::now();
-    let mut ep: Endpoint<Rc<Vec<u8>>> = Endpoint::new(cfg.endpoint.clone(), clock.now())?;
-    let mut tun = tun;
-    let mut pool = BufPool::new();
-    let mut rx = vec![0u8; 65536];
-    let mut out = Vec::with_capacity(MAX_PACKET + 256);
-    let mut r = TunnelHostReport::default();
+    let mut ep = TunnelEngine::new(cfg.endpoint.clone(), clock.now())?;
+    let mut app = Tun { dev: tun, name: &cfg.tun, rx: vec![0u8; 65536], r: TunnelHostReport::default() };
+    let host = HostConfig {
+        time_limit: cfg.time_limit,
+        max_datagrams: u64::MAX,
+        tolerate_send_errors: true, // lost like a dropped frame; SCTP recovers
+        ..HostConfig::new(Peer::Fixed(cfg.peer))
+    };
     ready();
-    while !stopped(stop) && started.elapsed() < cfg.time_limit {
-        let deadline = ep.poll_timeout(clock.now());
-        wait(&tun, &sock, clock.timeout_until(deadline, StdDuration::from_millis(20)));
-        let now = clock.now();
-        if let Some(d) = deadline.filter(|d| *d <= now) {
-            r.timer_late_max_us = r.timer_late_max_us.max((now.0 - d.0) as f64 / 1e3);
-        }
-        for _ in 0..BATCH {
-            let n = match tun.read(&mut rx) {
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-                Err(e) => return Err(format!("reading {}: {e}", cfg.tun)),
-            };
-            r.tun_read += 1;
-            let Some(key) = FlowKey::of_ipv4_bytes(&rx[..n]) else {
-                r.tun_not_ipv4 += 1;
-                continue;
-            };
-            ep.send(now, key, n as u32, pool.take(&rx[..n]));
-        }
-        for _ in 0..BATCH {
-            let n = match sock.recv_from(&mut rx) {
-                Ok((n, from)) if from == cfg.peer => n,
-                Ok(_) => continue, // not the peer: never ours
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-                Err(e) => return Err(format!("UDP receive: {e}")),
-            };
-            r.udp_received += 1;
-            if ep.handle_datagram(now, &rx[..n], |inner| pool.take(inner)).is_err() {
-                r.udp_dropped += 1;
-            }
-        }
-        ep.handle_timeout(now);
-        while let Some(t) = ep.poll_transmit(now) {
-            out.clear();
-            let inner = t.inner.as_ref().map_or(&[][..], |b| &b[..]);
-            encode_sctp(&t.header, inner, &mut out).map_err(|e| format!("encoding an SCTP packet: {e}"))?;
-            match sock.send_to(&out, cfg.peer) {
-                Ok(_) => r.udp_sent += 1,
-                Err(_) => r.udp_send_errors += 1, // lost like a dropped frame; SCTP recovers
-            }
-            r.triggers += u64::from(t.trigger);
-        }
-        while let Some((_, inner)) = ep.poll_deliver() {
-            // A TUN write takes one whole packet or none.
-            match tun.write(&inner) {
-                Ok(n) if n == inner.len() => r.tun_written += 1,
-                _ => r.tun_write_errors += 1,
-            }
-        }
-    }
-    let (a, b, c) = ep.backlog();
-    r.backlog_at_end = a + b + c;
+    let h = crate::host::run(&sock, &mut ep, &mut app, &clock, &host, stop)?;
+    let mut r = app.r;
+    (r.udp_sent, r.udp_received, r.udp_dropped, r.udp_send_errors) = (h.sent, h.received, h.refused, h.send_dropped);
+    r.timer_late_max_us = h.timer_late_max_us;
+    r.backlog_at_end = ep.backlog();
     r.tunnel = ep.stats().clone();
-    r.ran_s = started.elapsed().as_secs_f64();
+    r.triggers = r.tunnel.triggers;
+    r.ran_s = (h.end_ns - h.start_ns) as f64 / 1e9;
     Ok(r)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pool_reuses_a_buffer_once_the_endpoint_dropped_its_copy() {
-        let mut pool = BufPool::new();
-        let a = pool.take(b"first");
-        let b = pool.take(b"second");
-        assert_eq!((&a[..], &b[..], pool.bufs.len()), (&b"first"[..], &b"second"[..], 2));
-        drop(a); // acknowledged: only the pool holds it
-        let c = pool.take(b"third");
-        assert_eq!((&c[..], pool.bufs.len()), (&b"third"[..], 2), "reused, not grown");
-        let d = pool.take(b"fourth"); // b and c still held
-        assert_eq!((&d[..], &b[..], pool.bufs.len()), (&b"fourth"[..], &b"second"[..], 3));
-    }
 
     #[test]
     fn bad_tun_names_are_refused_before_any_system_call() {

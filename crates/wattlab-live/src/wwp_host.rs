@@ -1,6 +1,6 @@
-//! Hosting the Wave & Wait Protocol (`wattlab_core::wwp`, seed 004) on a real UDP socket: one
-//! [`WwpEndpoint`] per process, one WWP segment per datagram, driven by the live clock
-//! ([`LiveClock`]) in a non-blocking loop, exactly as the simulator drives the same endpoint.
+//! The Wave & Wait Protocol (`wattlab_core::wwp`, seed 004) live: one [`WwpEndpoint`] per
+//! process on the generic host ([`crate::host`]), one WWP segment per datagram; this module is
+//! only its application.
 //!
 //! The sender (the paper's A, active opener) writes the run's payload ([`crate::payload`]) in
 //! `message`-byte messages until `bytes` are written or `duration` has passed since it started,
@@ -10,9 +10,8 @@
 //! [`WwpStats`]. Every loop is bounded by a time limit and a datagram count, and a stop flag
 //! (SIGINT/SIGTERM) ends it with the report of what happened so far.
 
-use std::io::{ErrorKind, Read};
+use std::io::Read;
 use std::net::{SocketAddr, UdpSocket};
-use std::os::fd::AsRawFd;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration as StdDuration;
 
@@ -22,19 +21,13 @@ use wattlab_core::wwp::{WwpConfig, WwpEndpoint, WwpEvent, WwpState, WwpStats};
 use wattlab_core::{Duration, Time};
 
 use crate::clock::LiveClock;
-use crate::nfqueue::loop_end;
-use crate::udp::recv_batch;
+use crate::host::{HostApp, HostConfig, HostStats, Peer};
 use crate::payload::{hex, Payload};
 
-/// Largest datagram read (a DATA segment is 6 + `segment_size` bytes; the core caps that well
-/// below 64 KiB).
-const MAX_DATAGRAM: usize = 65_536;
 /// Datagrams read per loop turn before timers and transmissions get their turn.
 const RECV_BATCH: usize = 256;
 /// How often the receiver samples its delivered bytes.
 const PROGRESS_EVERY: StdDuration = StdDuration::from_millis(100);
-/// Longest wait of the loop (it checks its stop flag and limits at least this often).
-const WAIT_CAP: StdDuration = StdDuration::from_millis(20);
 /// How long a send waits for room in the socket's buffer before the datagram is given up.
 const SEND_WAIT: StdDuration = StdDuration::from_millis(200);
 
@@ -225,46 +218,81 @@ impl App {
     }
 }
 
-/// Waits until `fd` is ready for `events` or `timeout` passes (or a signal arrives).
-fn wait_fd(fd: libc::c_int, events: libc::c_short, timeout: StdDuration) {
-    let mut pfd = libc::pollfd { fd, events, revents: 0 };
-    let ts = libc::timespec { tv_sec: timeout.as_secs() as libc::time_t, tv_nsec: timeout.subsec_nanos() as libc::c_long };
-    // SAFETY: one valid pollfd, a valid timespec, no signal mask change.
-    unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
-}
-
-/// Sends one datagram to `peer`; waits up to [`SEND_WAIT`] for buffer room. Returns false if it
-/// was given up. A refused datagram (ICMP port unreachable: the peer is not bound yet, or gone)
-/// counts as sent: the network lost it.
-fn send(sock: &UdpSocket, peer: SocketAddr, bytes: &[u8]) -> Result<bool, String> {
-    let mut waited = false;
-    loop {
-        match sock.send_to(bytes, peer) {
-            Ok(_) => return Ok(true),
-            Err(e) if e.kind() == ErrorKind::WouldBlock || e.raw_os_error() == Some(libc::ENOBUFS) => {
-                if waited {
-                    return Ok(false);
-                }
-                wait_fd(sock.as_raw_fd(), libc::POLLOUT, SEND_WAIT);
-                waited = true;
+impl HostApp<WwpEndpoint> for Wwp {
+    fn pump(&mut self, ep: &mut WwpEndpoint, now: Time) -> Result<(), String> {
+        if self.app.pump(ep, now) > 0 {
+            let t = self.clock.unix_ns(now);
+            if self.first_byte_ns == 0 {
+                self.first_byte_ns = t;
             }
-            Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(e) if e.kind() == ErrorKind::ConnectionRefused => return Ok(true),
-            Err(e) => return Err(format!("sending to {peer}: {e}")),
+            self.last_byte_ns = t;
+        }
+        if let App::Receiver { delivered, .. } = &self.app {
+            if now >= self.next_sample {
+                if self.progress.last().is_none_or(|p| p[1] != *delivered) {
+                    self.progress.push([self.clock.unix_ns(now), *delivered]);
+                }
+                self.next_sample = now + Duration(PROGRESS_EVERY.as_nanos() as u64);
+            }
+        }
+        Ok(())
+    }
+
+    fn on_event(&mut self, _ep: &mut WwpEndpoint, now: Time, ev: WwpEvent) -> Result<(), String> {
+        match ev {
+            WwpEvent::Connected => self.connected_ns = self.clock.unix_ns(now),
+            WwpEvent::Closed => self.closed_ns = self.clock.unix_ns(now),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Failed, or closed once the peer has been quiet for the linger.
+    fn outcome(&mut self, ep: &WwpEndpoint, now: Time, host: &HostStats) -> Option<String> {
+        match ep.state() {
+            WwpState::Failed(f) => Some(format!("failed: {f:?}")),
+            WwpState::Closed if now >= host.last_heard + self.linger => Some("closed".to_string()),
+            _ => None,
         }
     }
+
+    /// A progress sample (receiver), the sender's stop time, the linger's end.
+    fn wait(&self, ep: &WwpEndpoint, _fds: &mut Vec<libc::pollfd>, host: &HostStats) -> (Option<Time>, Option<StdDuration>) {
+        let mut next: Option<Time> = None;
+        let mut at = |t: Time| next = Some(next.map_or(t, |n| n.min(t)));
+        match &self.app {
+            App::Receiver { .. } => at(self.next_sample),
+            App::Sender { stop_at: Some(t), closed: false, .. } => at(*t),
+            App::Sender { .. } => {}
+        }
+        if ep.state() == WwpState::Closed {
+            at(host.last_heard + self.linger);
+        }
+        (next, None)
+    }
+}
+
+/// A WWP end on the live host: the application and what it records.
+struct Wwp {
+    app: App,
+    clock: LiveClock,
+    linger: Duration,
+    next_sample: Time,
+    progress: Vec<[u64; 2]>,
+    connected_ns: u64,
+    closed_ns: u64,
+    first_byte_ns: u64,
+    last_byte_ns: u64,
 }
 
 /// Runs one WWP host on `sock` (bound; non-blocking is set here) until the connection closed
 /// and the peer fell quiet, it failed, a limit was reached or `stop` was set.
 pub fn run(sock: UdpSocket, cfg: &WwpHostConfig, stop: &AtomicBool, on_ready: impl FnOnce()) -> Result<WwpHostReport, String> {
     let clock = LiveClock::start();
-    sock.set_nonblocking(true).map_err(|e| format!("non-blocking socket: {e}"))?;
-    let local = sock.local_addr().map_err(|e| format!("local address: {e}"))?;
     let isn = cfg.isn.unwrap_or_else(clock_isn) & 0x0fff;
     let now0 = clock.now();
-    let mut r = WwpHostReport { local: local.to_string(), start_ns: clock.unix_ns(now0), ..WwpHostReport::default() };
-    let (mut ep, mut peer, mut app) = match &cfg.role {
+    let mut r = WwpHostReport::default();
+    let (mut ep, peer, app) = match &cfg.role {
         WwpRole::Sender { peer, payload_key, bytes, duration, message } => {
             r.role = "sender".into();
             let ep = WwpEndpoint::connect(cfg.wwp.clone(), isn, now0).map_err(|e| e.to_string())?;
@@ -272,105 +300,31 @@ pub fn run(sock: UdpSocket, cfg: &WwpHostConfig, stop: &AtomicBool, on_ready: im
             let stop_at = duration.map(|d| now0 + Duration(d.as_nanos() as u64));
             let size = (*message).max(1);
             let msg = Vec::with_capacity(size);
-            (ep, Some(*peer), App::Sender { payload, size, msg, off: 0, stop_at, hash: Sha256::new(), written: 0, closed: false })
+            (ep, Peer::Fixed(*peer), App::Sender { payload, size, msg, off: 0, stop_at, hash: Sha256::new(), written: 0, closed: false })
         }
         WwpRole::Receiver => {
             r.role = "receiver".into();
             let ep = WwpEndpoint::listen(cfg.wwp.clone(), isn, now0).map_err(|e| e.to_string())?;
-            (ep, None, App::Receiver { buf: vec![0; 64 * 1024], hash: Sha256::new(), delivered: 0, closed: false })
+            (ep, Peer::First, App::Receiver { buf: vec![0; 64 * 1024], hash: Sha256::new(), delivered: 0, closed: false })
         }
+    };
+    let linger = Duration(cfg.linger.as_nanos() as u64);
+    let mut w = Wwp { app, clock, linger, next_sample: now0, progress: Vec::new(), connected_ns: 0, closed_ns: 0, first_byte_ns: 0, last_byte_ns: 0 };
+    let host = HostConfig {
+        time_limit: cfg.time_limit,
+        max_datagrams: cfg.max_datagrams,
+        batch: RECV_BATCH,
+        send_wait: Some(SEND_WAIT),
+        ..HostConfig::new(peer)
     };
     on_ready();
-    let limit = now0 + Duration(cfg.time_limit.as_nanos() as u64);
-    let linger = Duration(cfg.linger.as_nanos() as u64);
-    let (mut rbuf, mut tbuf) = (vec![0u8; MAX_DATAGRAM], Vec::with_capacity(MAX_DATAGRAM));
-    let (mut last_heard, mut next_sample) = (now0, now0);
-    let mut late_sum_ns = 0u64;
-    let fd = sock.as_raw_fd();
-    let outcome = loop {
-        let now = clock.now();
-        if let Some(end) = loop_end(stop, now, limit, r.datagrams_sent + r.datagrams_received, cfg.max_datagrams) {
-            break end.to_string();
-        }
-        // Input: everything that has arrived, in bounded batches.
-        recv_batch(&sock, &mut rbuf, RECV_BATCH, |d, from| {
-            if *peer.get_or_insert(from) != from {
-                r.datagrams_foreign += 1;
-                return;
-            }
-            r.datagrams_received += 1;
-            last_heard = now;
-            if ep.handle_segment(now, d).is_err() {
-                r.datagrams_bad += 1;
-            }
-        })?;
-        // Timers, at their own deadline for the lateness figures but run at `now`.
-        if let Some(due) = ep.poll_timeout().filter(|t| *t <= now) {
-            r.timers += 1;
-            let late = now.0 - due.0;
-            late_sum_ns += late;
-            r.timer_late_max_us = r.timer_late_max_us.max(late as f64 / 1e3);
-            ep.handle_timeout(now);
-        }
-        // Events and the application.
-        while let Some(ev) = ep.poll_event() {
-            match ev {
-                WwpEvent::Connected => r.connected_ns = clock.unix_ns(now),
-                WwpEvent::Closed => r.closed_ns = clock.unix_ns(now),
-                _ => {}
-            }
-        }
-        if app.pump(&mut ep, now) > 0 {
-            let t = clock.unix_ns(now);
-            if r.first_byte_ns == 0 {
-                r.first_byte_ns = t;
-            }
-            r.last_byte_ns = t;
-        }
-        if let App::Receiver { delivered, .. } = &app {
-            if now >= next_sample {
-                if r.progress.last().is_none_or(|p| p[1] != *delivered) {
-                    r.progress.push([clock.unix_ns(now), *delivered]);
-                }
-                next_sample = now + Duration(PROGRESS_EVERY.as_nanos() as u64);
-            }
-        }
-        // Output.
-        if let Some(to) = peer {
-            while let Some(t) = ep.poll_transmit(now, &mut tbuf) {
-                if send(&sock, to, &tbuf[..t.len])? {
-                    r.datagrams_sent += 1;
-                } else {
-                    r.send_dropped += 1;
-                }
-            }
-        }
-        match ep.state() {
-            WwpState::Failed(f) => break format!("failed: {f:?}"),
-            WwpState::Closed if now >= last_heard + linger => break "closed".to_string(),
-            _ => {}
-        }
-        // Sleep until the next deadline: a timer, a progress sample, the linger's end, the limit.
-        let mut next = [ep.poll_timeout(), Some(limit)].into_iter().flatten().min();
-        if matches!(app, App::Receiver { .. }) {
-            next = next.min(Some(next_sample)).or(Some(next_sample));
-        }
-        if let App::Sender { stop_at: Some(t), closed: false, .. } = &app {
-            next = next.map_or(Some(*t), |n| Some(n.min(*t)));
-        }
-        if ep.state() == WwpState::Closed {
-            let t = last_heard + linger;
-            next = next.map_or(Some(t), |n| Some(n.min(t)));
-        }
-        wait_fd(fd, libc::POLLIN, clock.timeout_until(next, WAIT_CAP));
-    };
-    let end = clock.now();
-    if let App::Receiver { delivered, .. } = &app {
-        if r.progress.last().is_none_or(|p| p[1] != *delivered) {
-            r.progress.push([clock.unix_ns(end), *delivered]);
+    let h = crate::host::run(&sock, &mut ep, &mut w, &clock, &host, stop)?;
+    if let App::Receiver { delivered, .. } = &w.app {
+        if w.progress.last().is_none_or(|p| p[1] != *delivered) {
+            w.progress.push([h.end_ns, *delivered]);
         }
     }
-    match app {
+    match w.app {
         App::Sender { hash, written, .. } => {
             r.written_bytes = written;
             r.written_sha256 = hex(&hash.finalize());
@@ -380,18 +334,20 @@ pub fn run(sock: UdpSocket, cfg: &WwpHostConfig, stop: &AtomicBool, on_ready: im
             r.delivered_sha256 = hex(&hash.finalize());
         }
     }
-    if r.timers > 0 {
-        r.timer_late_mean_us = late_sum_ns as f64 / r.timers as f64 / 1e3;
-    }
-    r.peer = peer.map(|p| p.to_string()).unwrap_or_default();
-    r.outcome = outcome;
+    r.local = h.local;
+    r.peer = match peer {
+        Peer::Fixed(p) => p.to_string(),
+        _ => h.peer,
+    };
+    r.outcome = h.outcome;
     r.state = state_name(ep.state()).into();
-    r.end_ns = clock.unix_ns(end);
+    (r.start_ns, r.end_ns) = (h.start_ns, h.end_ns);
+    (r.connected_ns, r.closed_ns) = (w.connected_ns, w.closed_ns);
+    (r.first_byte_ns, r.last_byte_ns) = (w.first_byte_ns, w.last_byte_ns);
+    r.progress = w.progress;
+    (r.datagrams_sent, r.datagrams_received, r.datagrams_bad) = (h.sent, h.received, h.refused);
+    (r.datagrams_foreign, r.send_dropped) = (h.foreign + h.ignored, h.send_dropped);
+    (r.timers, r.timer_late_max_us, r.timer_late_mean_us) = (h.timers, h.timer_late_max_us, h.timer_late_mean_us);
     r.stats = ep.stats().clone();
     Ok(r)
-}
-
-/// Binds a UDP socket to `addr` (`0.0.0.0:0` for the sender's ephemeral port).
-pub fn bind(addr: SocketAddr) -> Result<UdpSocket, String> {
-    UdpSocket::bind(addr).map_err(|e| format!("bind {addr}: {e}"))
 }

@@ -29,7 +29,7 @@ fn quick_config() -> WwpConfig {
 
 /// Starts a receiver on loopback; returns its address and its thread.
 fn receiver(cfg: WwpConfig, limit: StdDuration, stop: Arc<AtomicBool>) -> (SocketAddr, thread::JoinHandle<Result<WwpHostReport, String>>) {
-    let sock = wwp_host::bind(LOOPBACK.parse().unwrap()).unwrap();
+    let sock = wattlab_live::host::bind(LOOPBACK.parse().unwrap()).unwrap();
     let addr = sock.local_addr().unwrap();
     let mut host = WwpHostConfig::new(WwpRole::Receiver, cfg);
     host.time_limit = limit;
@@ -39,7 +39,7 @@ fn receiver(cfg: WwpConfig, limit: StdDuration, stop: Arc<AtomicBool>) -> (Socke
 
 /// Runs a sender of `bytes` to `peer` in this thread.
 fn send(peer: SocketAddr, cfg: WwpConfig, bytes: Option<u64>, duration: Option<StdDuration>, limit: StdDuration, stop: &AtomicBool) -> WwpHostReport {
-    let sock = wwp_host::bind(LOOPBACK.parse().unwrap()).unwrap();
+    let sock = wattlab_live::host::bind(LOOPBACK.parse().unwrap()).unwrap();
     let role = WwpRole::Sender { peer, payload_key: 42, bytes, duration, message: 1024 };
     let mut host = WwpHostConfig::new(role, cfg);
     host.time_limit = limit;
@@ -170,6 +170,6 @@ fn a_host_without_a_peer_ends_at_its_time_limit() {
     assert_eq!(tx.written_bytes, 0);
     let mut cfg = WwpHostConfig::new(WwpRole::Receiver, WwpConfig::default());
     cfg.time_limit = StdDuration::from_millis(100);
-    let r = wwp_host::run(wwp_host::bind(LOOPBACK.parse().unwrap()).unwrap(), &cfg, &stop, || {}).unwrap();
+    let r = wwp_host::run(wattlab_live::host::bind(LOOPBACK.parse().unwrap()).unwrap(), &cfg, &stop, || {}).unwrap();
     assert_eq!((r.outcome.as_str(), r.peer.as_str(), r.delivered_bytes), ("time-limit", "", 0));
 }

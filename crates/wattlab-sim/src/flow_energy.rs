@@ -184,11 +184,8 @@ impl FlowTags {
                     };
                     self.by_key.insert(one_key(d.local()) | bit, tag);
                 }
-                Socket::Wwp(w) => {
-                    self.by_key.insert(one_key(w.local()) | UDP_BIT, tag);
-                }
-                Socket::Pstp(p) => {
-                    self.by_key.insert(one_key(p.local()) | UDP_BIT, tag);
+                Socket::Engine(e) => {
+                    self.by_key.insert(one_key(e.local()) | UDP_BIT, tag);
                 }
             }
         }

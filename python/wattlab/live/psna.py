@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable
 
 from wattlab.live import netns
+from wattlab.live.session import Session, sigterm_interrupts
 from wattlab.live.netns import LiveError, LiveTimeLimit, Testbed
 from wattlab.live.radio_table import radio_table
 
@@ -186,8 +187,8 @@ def _fh(s) -> object:
         clamp = rb if p["window_scale"] is not None else min(rb, 65535)
         argv = [exe, "sink", "--listen", listen, "--cc", p["linux_cc"], "--window-clamp", str(clamp), "--buffer", str(rb),
                 "--idle-timeout", idle, "--report", str(out / "fh.json")]
-    proc = s._start("the fixed host", "server", argv, "fh.out", "fh.log")
-    s._ready(proc, "fh.out", "ready")
+    proc = s.start("the fixed host", "server", argv, "fh.out", "fh.log")
+    s.ready(proc, "fh.out", "ready")
     return proc
 
 
@@ -199,12 +200,12 @@ def run_flow(s, tb: Testbed, limit: float) -> None:
     scn = s.scn
     daemon_addr = f"{netns.AP_CLIENT_ADDR}:{p['psna']['daemon_port']}"
     s.step("starting the PSNA daemon")
-    d = s._start("the PSNA daemon", "ap", [exe, "psna-daemon", *scn, "--bind", daemon_addr, "--time-limit", f"{limit + 60:.3f}",
+    d = s.start("the PSNA daemon", "ap", [exe, "psna-daemon", *scn, "--bind", daemon_addr, "--time-limit", f"{limit + 60:.3f}",
                                          "--report", str(out / "psna_daemon.json")], "psna_daemon.out", "psna_daemon.log")
-    s._ready(d, "psna_daemon.out", "ready")
+    s.ready(d, "psna_daemon.out", "ready")
     time.sleep(float(p["start_s"]))  # at most the bound (checks.time_bound)
     s.step("PSNA transfer")
-    m = s._start("the PSNA mobile", "client", [exe, "psna-mobile", *scn, "--bind", f"{netns.CLIENT_ADDR}:0", "--daemon", daemon_addr,
+    m = s.start("the PSNA mobile", "client", [exe, "psna-mobile", *scn, "--bind", f"{netns.CLIENT_ADDR}:0", "--daemon", daemon_addr,
                                                "--fh", netns.SERVER_ADDR, "--radio-socket", str(radio_socket(tb)),
                                                "--transitions", str(out / "transitions.csv"), "--time-limit", f"{limit:.3f}",
                                                "--report", str(out / "psna_mobile.json")], None, "psna_mobile.log")
@@ -215,12 +216,12 @@ def run_flow(s, tb: Testbed, limit: float) -> None:
             if rc is not None and q is not m and not (q is fh and rc == 0):
                 if q is fh and p["psna"].get("fh_stop_after") is not None:
                     continue  # the test hook: the fixed host resets the connection and ends
-                raise s._failure(q, " during the PSNA transfer")
+                raise s.failure(q, " during the PSNA transfer")
         if time.monotonic() > hard:
             raise LiveTimeLimit(f"the PSNA mobile did not end within the run's bound ({limit:g} s); logs in {out}")
         time.sleep(0.05)
     if m.popen.returncode != 0:
-        raise s._failure(m)
+        raise s.failure(m)
     try:
         fh.popen.wait(timeout=FH_GRACE_S)
     except subprocess.TimeoutExpired:
@@ -231,15 +232,13 @@ def run_flow(s, tb: Testbed, limit: float) -> None:
 
 def live(plan: dict, scn: list[str], out: Path, by_role: dict, limit: float, step: Callable[[str], None]) -> None:
     """Build the testbed, run the PSNA flow through the emulator, and remove it whatever happens."""
-    from wattlab.live.runner import _Session, _sigterm_interrupts
-
     tb = Testbed(sysctls=by_role)
-    with _sigterm_interrupts():
+    with sigterm_interrupts():
         try:
             tb.claim()
             step("building namespaces")
             tb.build(plan)
-            s = _Session(plan, scn, out, tb, limit, step)
+            s = Session(plan, scn, out, tb, limit, step)
             _emulator(s, tb)
             s.capture()
             run_flow(s, tb, limit)

@@ -6,19 +6,11 @@ as it sends, nothing is written to disk, and the run is verified against its SHA
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import re
-import shutil
-import signal
-import subprocess
-import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
 
 import pandas as pd
 
@@ -26,36 +18,9 @@ from wattlab.live import checks, netns, psna, tunnel, wwp
 from wattlab.live.checks import POLICIES
 from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
 from wattlab.live.radio_table import radio_table
-
-EMU_QUEUE, AGENT_QUEUE = 1, 2
-AGENT_MARK = 0x574C
-REPO = Path(__file__).resolve().parents[3]
-RUST_PANIC = 101
-"""Exit status of a Rust process that panicked."""
+from wattlab.live.session import Session, binary, prepare_out, report, sigterm_interrupts, tool
 
 __all__ = ["POLICIES", "LiveResult", "binary", "compare", "load_plan", "payload_digest", "run"]
-
-
-def binary() -> Path:
-    """The ``wattlab-live`` executable: ``$WATTLAB_LIVE_BIN``, else the repository's release build."""
-    env = os.environ.get("WATTLAB_LIVE_BIN")
-    path = Path(env) if env else REPO / "target" / "release" / "wattlab-live"
-    if not path.is_file():
-        raise LiveInputError(f"{path} not found: build it with `make setup` (or set WATTLAB_LIVE_BIN)")
-    return path
-
-
-def _tool(argv: list[str], what: str, timeout: float) -> str:
-    """Run a ``wattlab-live`` job that prints JSON; its own error line becomes the message."""
-    try:
-        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise LiveError(f"{what} took over {timeout:.0f} s") from None
-    if p.returncode == RUST_PANIC:
-        raise LiveError(f"{what} panicked (a wattlab bug): {_panic_text(p.stderr) or _last(p.stderr)}")
-    if p.returncode != 0:
-        raise LiveInputError(p.stderr.strip().removeprefix("wattlab-live: error: ") or f"{what} failed ({p.returncode})")
-    return p.stdout
 
 
 def load_plan(scenario: str | Path, policy: str | None, overrides: Sequence[str] = ()) -> dict:
@@ -68,14 +33,14 @@ def load_plan(scenario: str | Path, policy: str | None, overrides: Sequence[str]
         argv += ["--policy", checks.policy(policy)]
     for o in checks.overrides(overrides):
         argv += ["--set", o]
-    return json.loads(_tool(argv, f"reading {path}", timeout=60))
+    return json.loads(tool(argv, f"reading {path}", timeout=60))
 
 
 def payload_digest(n: int, key: int) -> str:
     """SHA-256 of the ``n``-byte payload of ``key``, streamed by ``wattlab-live payload``
     (about 1 GB/s; bounded at 60 s plus 20 ms per MB)."""
     argv = [str(binary()), "payload", "--bytes", str(n), "--payload-key", str(key)]
-    return json.loads(_tool(argv, "the payload's SHA-256", timeout=60 + n / 50e6))["sha256"]
+    return json.loads(tool(argv, "the payload's SHA-256", timeout=60 + n / 50e6))["sha256"]
 
 
 @dataclass
@@ -169,41 +134,6 @@ class LiveResult:
         }
 
 
-def _last(text: str, n: int = 600) -> str:
-    """The end of a process's output, or a placeholder."""
-    return text.strip()[-n:] or "(no output)"
-
-
-def _panic_text(text: str) -> str | None:
-    """The message and place of a Rust panic in a process's stderr, if there is one."""
-    m = re.search(r"panicked at (\S+?):\n(.+)", text)
-    return f"{m.group(2).strip()} (at {m.group(1)})" if m else None
-
-
-@dataclass
-class _Proc:
-    """A process of the run, and the files its output goes to."""
-
-    what: str
-    popen: subprocess.Popen
-    logs: tuple[Path, ...]
-
-    def exit_text(self, when: str = "") -> str:
-        """How the process ended (``when``: e.g. " during the download"), with its panic
-        message or the end of its output."""
-        rc = self.popen.returncode
-        text = " ".join(p.read_text(errors="replace") for p in self.logs if p.exists())
-        if rc is not None and rc < 0:
-            try:
-                name = signal.Signals(-rc).name
-            except ValueError:
-                name = f"signal {-rc}"
-            return f"{self.what} was killed by {name}{when}: {_last(text)}"
-        if rc == RUST_PANIC:
-            return f"{self.what} panicked{when} (a wattlab bug): {_panic_text(text) or _last(text)}"
-        return f"{self.what} exited with status {rc}{when}: {_last(text)}"
-
-
 def _notes(plan: dict) -> list[str]:
     notes = []
     if plan["cc"] in ("reno", "newreno"):
@@ -213,162 +143,6 @@ def _notes(plan: dict) -> list[str]:
         )
     notes.append("Linux ACKs quickly at the start of a connection (quick-ACK mode), then delays ACKs up to 40 ms")
     return notes
-
-
-@contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """SIGTERM raises KeyboardInterrupt in the block, so the clean-up of Ctrl-C runs for it too
-    (only in the main thread, where Python handles signals)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum, frame):  # pragma: no cover - exercised by the interruption tests
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    old = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
-
-
-class _Session:
-    """The processes of one run in its testbed, started in order, watched until the download
-    ends; every wait is bounded, and a process that dies ends the run with its own message."""
-
-    def __init__(self, plan: dict, scn: list[str], out: Path, tb: Testbed, limit: float, step: Callable[[str], None]):
-        self.plan, self.scn, self.out, self.tb, self.limit, self.step = plan, scn, out, tb, limit, step
-        self.exe = str(binary())
-        self.procs: list[_Proc] = []
-        self.deadline = float("inf")
-
-    def _start(self, what: str, role: str, argv: list[str], stdout: str | None, stderr: str) -> _Proc:
-        out = self.out / stdout if stdout else None
-        err = self.out / stderr
-        proc = _Proc(what, self.tb.start(role, argv, stdout=out, stderr=err), tuple(p for p in (err, out) if p))
-        self.procs.append(proc)
-        return proc
-
-    def _failure(self, proc: _Proc, when: str = "") -> LiveError:
-        gone = self.tb.missing()
-        if gone:
-            return LiveError(
-                f"the run's namespaces ({', '.join(gone)}) were removed while it ran, from outside it "
-                f"(`ip netns delete`, or `wattlab live cleanup` of a version without run locks); "
-                f"{proc.exit_text(when)}; logs in {self.out}")
-        return LiveError(f"{proc.exit_text(when)}; logs in {self.out}")
-
-    def _ready(self, proc: _Proc, log: str, needle: str, timeout: float = 20.0) -> None:
-        """Wait until ``needle`` appears in the process's ``log``, or fail naming it."""
-        path = self.out / log
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if path.exists() and needle in path.read_text(errors="replace"):
-                return
-            if proc.popen.poll() is not None:
-                raise self._failure(proc, " before it was ready")
-            self._check_others(proc, " while " + proc.what + " started")
-            time.sleep(0.02)
-        raise LiveError(f"{proc.what} was not ready after {timeout:.0f} s; logs in {self.out}")
-
-    def _check_others(self, current: _Proc, when: str) -> None:
-        """Fail as soon as a process other than ``current`` has died (the server may finish)."""
-        for proc in self.procs:
-            if proc is current or proc.popen.poll() is None:
-                continue
-            if proc.what == "the server" and proc.popen.returncode == 0:
-                continue
-            raise self._failure(proc, when)
-
-    def emulator(self, policy: str, extra: Sequence[str] = ()) -> None:
-        """The path emulator on the AP's FORWARD chain (NFQUEUE 1); ``extra`` arguments."""
-        self.step("starting the emulator")
-        self.tb.sh("ap", "iptables", "-A", "FORWARD", "-j", "NFQUEUE", "--queue-num", str(EMU_QUEUE))
-        argv = [self.exe, "emulate", *self.scn, "--queue", str(EMU_QUEUE), "--client-iface", netns.AP_CLIENT_IF, "--report", str(self.out / "emulator.json"), *extra]
-        if policy == "psm":
-            argv += ["--transitions", str(self.out / "transitions.csv")]
-        self._ready(self._start("the emulator", "ap", argv, "emulator.out", "emulator.log"), "emulator.out", "ready")
-
-    def agent(self) -> None:
-        """The client-centered agent on the client's NFQUEUE 2."""
-        self.step("starting the agent")
-        mark, q = str(AGENT_MARK), str(AGENT_QUEUE)
-        self.tb.sh("client", "iptables", "-A", "OUTPUT", "-o", netns.CLIENT_IF, "-p", "tcp", "-m", "mark", "!", "--mark", mark, "-j", "NFQUEUE", "--queue-num", q)
-        self.tb.sh("client", "iptables", "-A", "INPUT", "-i", netns.CLIENT_IF, "-p", "tcp", "-j", "NFQUEUE", "--queue-num", q)
-        argv = [self.exe, "agent", *self.scn, "--queue", q, "--client-addr", netns.CLIENT_ADDR, "--mark", mark,
-                "--transitions", str(self.out / "transitions.csv"), "--events", str(self.out / "agent_events.csv"),
-                "--report", str(self.out / "agent.json")]
-        self._ready(self._start("the agent", "client", argv, "agent.out", "agent.log"), "agent.out", "ready")
-
-    def capture(self) -> None:
-        """tcpdump on the client's interface."""
-        self.step("starting the capture")
-        argv = ["tcpdump", "-i", netns.CLIENT_IF, "-w", str(self.out / "client.pcap"), "-s", "128", "-n", "-U", "--immediate-mode"]
-        self._ready(self._start("tcpdump", "client", argv, None, "tcpdump.log"), "tcpdump.log", "listening on")
-
-    def _idle_s(self) -> float:
-        """How long the client and server wait without progress before giving up."""
-        return max(10.0, min(self.limit, 60.0))
-
-    def server(self) -> _Proc:
-        """The server, streaming the payload; the run's clock (and its bound) starts when it is ready."""
-        p = self.plan
-        argv = [self.exe, "serve", "--listen", f"{netns.SERVER_ADDR}:{p['port']}", "--bytes", str(p["bytes"]),
-                "--payload-key", str(p["seed"]), "--request", str(p["request"]), "--cc", p["linux_cc"],
-                "--idle-timeout", f"{self._idle_s() + p['start_s']:.3f}", "--report", str(self.out / "server.json")]
-        proc = self._start("the server", "server", argv, "server.out", "server.log")
-        self._ready(proc, "server.out", "ready")
-        self.deadline = time.monotonic() + self.limit
-        return proc
-
-    def download(self) -> None:
-        """Start the client at the flow's start and wait for it within the run's bound."""
-        p = self.plan
-        time.sleep(p["start_s"])  # at most the bound (checks.time_bound)
-        self.step("downloading")
-        rb = int(p["recv_buffer"])
-        clamp = rb if p["window_scale"] is not None else min(rb, 65535)
-        argv = [self.exe, "fetch", "--connect", f"{netns.SERVER_ADDR}:{p['port']}", "--request", str(p["request"]),
-                "--window-clamp", str(clamp), "--buffer", str(rb), "--cc", p["linux_cc"],
-                "--idle-timeout", f"{self._idle_s():.3f}", "--report", str(self.out / "fetch.json")]
-        fetch = self._start("the client", "client", argv, None, "fetch.log")
-        while fetch.popen.poll() is None:
-            self._check_others(fetch, " during the download")
-            if time.monotonic() > self.deadline:
-                raise LiveTimeLimit(f"the download did not finish within the run's time bound ({self.limit:g} s); logs in {self.out}")
-            time.sleep(0.05)
-        if fetch.popen.returncode != 0:
-            raise self._failure(fetch)
-
-    def finish(self, server: _Proc) -> None:
-        """Let the last FIN/ACK reach the capture, wait for the server, stop the rest."""
-        time.sleep(min(2 * self.plan["base_rtt_s"] + 0.3, 5.0))
-        try:
-            server.popen.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            raise LiveError(f"the server did not finish 10 s after the client: {_last(server.logs[0].read_text(errors='replace'))}") from None
-        if server.popen.returncode != 0:
-            raise self._failure(server)
-        self.tb.stop_all()
-
-
-def _prepare_out(out: Path | None, overwrite: bool, ours: Sequence[str] = checks.OUTPUTS, prefix: str = "wattlab-live-") -> Path:
-    """Create the output directory (a new temporary one if None); with ``overwrite``, remove
-    the earlier results in it (``ours`` only: other files are left alone)."""
-    if out is None:
-        return Path(tempfile.mkdtemp(prefix=prefix))
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        for name in ours if overwrite else ():
-            p = out / name
-            if p.is_dir() and not p.is_symlink():
-                shutil.rmtree(p)
-            elif p.exists() or p.is_symlink():
-                p.unlink()
-    except OSError as e:
-        raise LiveInputError(f"--out {out}: {e.strerror or e}") from None
-    return out
 
 
 def _check_inputs(scenario, policy, overrides, time_limit, sysctls) -> tuple[Path, list[str], float | None, dict[str, list[str]]]:
@@ -381,12 +155,12 @@ def _check_inputs(scenario, policy, overrides, time_limit, sysctls) -> tuple[Pat
 def _live(plan: dict, scn: list[str], policy: str, out: Path, by_role: dict, limit: float, step: Callable[[str], None]) -> None:
     """Build the testbed, run the download in it, and remove it whatever happens."""
     tb = Testbed(sysctls=by_role)
-    with _sigterm_interrupts():
+    with sigterm_interrupts():
         try:
             tb.claim()
             step("building namespaces")
             tb.build(plan)
-            s = _Session(plan, scn, out, tb, limit, step)
+            s = Session(plan, scn, out, tb, limit, step)
             s.emulator(policy)
             if policy == "cc":
                 s.agent()
@@ -405,17 +179,6 @@ def _profile_warnings(plan: dict) -> list[str]:
         return []
     return [f"the scenario's radio.transitions are not applied to the live energy: the capture is costed with the "
             f"built-in profile {plan['profile']} as it is"]
-
-
-def _report(out: Path, name: str) -> dict:
-    """A process's JSON report, or a :class:`LiveError` saying it did not finish cleanly."""
-    p = out / f"{name}.json"
-    try:
-        return json.loads(p.read_text())
-    except (OSError, ValueError):
-        log = out / f"{name}.log"
-        tail = _last(log.read_text(errors="replace")) if log.exists() else "(no log)"
-        raise LiveError(f"{p} is missing or unreadable: the {name} process did not finish cleanly ({tail})") from None
 
 
 def _cost(plan: dict, out: Path, policy: str):
@@ -464,9 +227,9 @@ def run(
     step = on_step or (lambda _msg: None)
     path, ov, limit_opt, by_role = _check_inputs(scenario, policy, overrides, time_limit, sysctls)
     out = checks.out_dir(out_dir, overwrite, path)
-    if tunnel.is_tunnel(path.read_text(errors="replace")):
-        return _run_tunnel(path, policy, ov, out, overwrite, limit_opt, by_role, step)
-    plan = load_plan(path, policy, ov)
+    plan = load_plan(path, policy, ov)  # the core says what the scenario needs (its kind)
+    if plan.get("kind") == "tunnel":
+        return _run_tunnel(plan, path, ov, out, overwrite, limit_opt, by_role, step)
     policy = plan["policy"]
     if plan.get("kind") == "wwp-bulk":
         return _run_wwp(plan, path, policy, ov, out, overwrite, limit_opt, by_role, step, started)
@@ -474,15 +237,15 @@ def run(
         return _run_psna(plan, path, ov, out, overwrite, limit_opt, by_role, step, started)
     limit = checks.time_bound(plan, limit_opt)
     netns.require_root()
-    out = _prepare_out(out, overwrite)
+    out = prepare_out(out, overwrite)
     (out / "plan.json").write_text(json.dumps(plan, indent=2) + "\n")
     scn = ["--scenario", str(path.resolve()), "--policy", policy, *[a for o in ov for a in ("--set", o)]]
     _live(plan, scn, policy, out, by_role, limit, step)
     step("verifying and costing the capture")
-    reports = {name: _report(out, name) for name in ("fetch", "server", "emulator")}
+    reports = {name: report(out, name) for name in ("fetch", "server", "emulator")}
     res = LiveResult(
         plan=plan, fetch=reports["fetch"], server=reports["server"], emulator=reports["emulator"],
-        agent=_report(out, "agent") if policy == "cc" else None, energy=_cost(plan, out, policy),
+        agent=report(out, "agent") if policy == "cc" else None, energy=_cost(plan, out, policy),
         expected_bytes=int(plan["bytes"]), expected_sha256=payload_digest(int(plan["bytes"]), int(plan["seed"])),
         out_dir=out, notes=_notes(plan), warnings=checks.sysctl_warnings(by_role) + _profile_warnings(plan),
     )
@@ -491,22 +254,18 @@ def run(
     return res
 
 
-def _run_tunnel(path: Path, policy: str | None, ov: list[str], out: Path | None, overwrite: bool, limit_opt: float | None,
+def _run_tunnel(plan: dict, path: Path, ov: list[str], out: Path | None, overwrite: bool, limit_opt: float | None,
                 by_role: dict, step: Callable[[str], None]) -> tunnel.TunnelLiveResult:
     """A scenario with a ``[[tunnel]]``: the live SCTP tunnel (:mod:`wattlab.live.tunnel`). The
     client's power saving is the scenario's own ``[[wlan]] power_save``, so ``--policy`` must
-    be left out (or always-on); the flows run for the scenario's duration (``--time-limit`` and
-    ``--sysctl`` do not apply)."""
-    if policy not in (None, "always-on"):
-        raise LiveInputError(f"--policy {policy}: a tunnel run's power saving is its [[wlan]]'s power_save (u-apsd or cam); leave --policy out")
+    be left out (or always-on: the core's plan refuses any other); the flows run for the
+    scenario's duration (``--time-limit`` and ``--sysctl`` do not apply)."""
     if limit_opt is not None or any(by_role.values()):
         raise LiveInputError("--time-limit and --sysctl do not apply to a tunnel run (its flows run for the scenario's duration)")
-    plan = json.loads(_tool([str(binary()), "tunnel-plan", "--scenario", str(path), *[a for o in ov for a in ("--set", o)]],
-                            f"reading {path}", timeout=60))
     if plan["duration_s"] > 600:
         raise LiveInputError(f"{path}: a live tunnel run lasts the scenario's duration, {plan['duration_s']:g} s; at most 600 s")
     netns.require_root()
-    out = _prepare_out(out, overwrite, ours=tunnel.outputs(plan))
+    out = prepare_out(out, overwrite, ours=tunnel.outputs(plan))
     return tunnel.run(path, ov, out, plan, str(binary()), payload_digest, step)
 
 
@@ -517,7 +276,7 @@ def _run_wwp(plan: dict, path: Path, policy: str, ov: list[str], out: Path | Non
         raise LiveInputError(f"--policy {policy}: a WWP flow runs with the radio always on (the agent and PSM shape TCP downloads)")
     limit = wwp.time_bound(plan, limit_opt)
     netns.require_root()
-    out = _prepare_out(out, overwrite)
+    out = prepare_out(out, overwrite)
     (out / "plan.json").write_text(json.dumps(plan, indent=2) + "\n")
     scn = ["--scenario", str(path.resolve()), "--policy", policy, *[a for o in ov for a in ("--set", o)]]
     origin = wwp.live(plan, scn, out, by_role, limit, step)
@@ -530,7 +289,7 @@ def _run_wwp(plan: dict, path: Path, policy: str, ov: list[str], out: Path | Non
     else:
         costed = []
     res = wwp.WwpLiveResult(
-        plan=plan, sender=sender, receiver=receiver, emulator=_report(out, "emulator"), origin_ns=origin,
+        plan=plan, sender=sender, receiver=receiver, emulator=report(out, "emulator"), origin_ns=origin,
         expected_sha256=payload_digest(int(receiver["delivered_bytes"]), int(plan["seed"])), energy=energy, out_dir=out,
         notes=wwp.notes(plan) + costed, warnings=checks.sysctl_warnings(by_role) + _profile_warnings(plan),
     )
@@ -548,7 +307,7 @@ def _run_psna(plan: dict, path: Path, ov: list[str], out: Path | None, overwrite
     """The PSNA branch of :func:`run`: daemon, mobile and fixed host through the emulator."""
     limit = checks.time_bound(plan, limit_opt)
     netns.require_root()
-    out = _prepare_out(out, overwrite)
+    out = prepare_out(out, overwrite)
     (out / "plan.json").write_text(json.dumps(plan, indent=2) + "\n")
     scn = ["--scenario", str(path.resolve()), "--policy", "psna", *[a for o in ov for a in ("--set", o)]]
     psna.live(plan, scn, out, by_role, limit, step)
@@ -558,8 +317,8 @@ def _run_psna(plan: dict, path: Path, ov: list[str], out: Path | None, overwrite
     except LiveError as e:
         energy, costed = None, [f"the capture was not costed: {e}"]
     res = psna.PsnaLiveResult(
-        plan=plan, mobile=_report(out, "psna_mobile"), daemon=_report(out, "psna_daemon"), fh=psna.optional_report(out, "fh"),
-        emulator=_report(out, "emulator"), expected_sha256=payload_digest(int(plan["bytes"]), int(plan["seed"])), energy=energy,
+        plan=plan, mobile=report(out, "psna_mobile"), daemon=report(out, "psna_daemon"), fh=psna.optional_report(out, "fh"),
+        emulator=report(out, "emulator"), expected_sha256=payload_digest(int(plan["bytes"]), int(plan["seed"])), energy=energy,
         out_dir=out, notes=psna.notes(plan) + costed, warnings=checks.sysctl_warnings(by_role) + _profile_warnings(plan),
     )
     res.wall_time_s = time.monotonic() - started
@@ -586,10 +345,11 @@ def compare(
     step = on_step or (lambda _msg: None)
     path, ov, limit_opt, _ = _check_inputs(scenario, "cc", overrides, time_limit, sysctls)
     root = checks.out_dir(out_dir, overwrite, path)
-    if tunnel.is_tunnel(path.read_text(errors="replace")):
+    kind = str(load_plan(path, None, ov).get("kind"))
+    if kind == "tunnel":
         raise LiveInputError(f"{path}: `live compare` compares TCP downloads with and without the agent; run a [[tunnel]] scenario with "
                              "`wattlab live run` (and `wattlab run` for the simulator)")
-    if str(load_plan(path, None, ov).get("kind")).startswith("psna-"):
+    if kind.startswith("psna-"):
         raise LiveInputError(f"{path}: `live compare` compares TCP downloads with and without the agent; run a PSNA flow with "
                              "`wattlab live run` (tests/python/test_live_psna.py compares it with the simulator)")
     for policy in ("always-on", "cc"):  # refuse what cannot run live before simulating
@@ -598,7 +358,7 @@ def compare(
             raise LiveInputError(f"{path}: `live compare` compares TCP downloads with and without the agent; run a WWP flow with `wattlab live run`")
         checks.time_bound(plan, limit_opt)
     netns.require_root()
-    root = _prepare_out(root, overwrite, ours=("compare.csv", "live-always-on", "live-cc"), prefix="wattlab-compare-")
+    root = prepare_out(root, overwrite, ours=("compare.csv", "live-always-on", "live-cc"), prefix="wattlab-compare-")
     rows = []
     for policy in ("always-on", "cc"):
         step(f"simulating {policy}")

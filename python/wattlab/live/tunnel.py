@@ -19,6 +19,7 @@ from typing import Callable
 import pandas as pd
 
 from wattlab.live import netns
+from wattlab.live.session import EMU_QUEUE, sigterm_interrupts
 from wattlab.live.netns import LiveError, LiveTimeLimit, Testbed
 
 TUN = "wlt0"
@@ -30,7 +31,6 @@ HOP_MTU = 2304
 and UDP (1572 bytes with a SACK) is one frame, as on the WLAN."""
 ROUTE_TABLE = "100"
 """The AP's table for packets from the server: the client's prefix through the tunnel."""
-EMU_QUEUE = 1
 OUTPUTS = (
     "tunnel_plan.json", "client.pcap", "emulator.json", "transitions.csv", "summary.json", "energy",
     "emulator.out", "emulator.log", "tcpdump.log", "tunnel_client.json", "tunnel_ap.json",
@@ -50,22 +50,12 @@ TCP = {"sack": True, "timestamps": True, "window_scale": None, "initial_cwnd": 1
 """Linux TCP settings of the flows (the testbed's; the tunnel scenario sets no [tcp] keys)."""
 
 
-def is_tunnel(text: str) -> bool:
-    """True if the scenario text has a ``[[tunnel]]`` section (the run goes through this module)."""
-    import tomllib
-
-    try:
-        return bool(tomllib.loads(text).get("tunnel"))
-    except tomllib.TOMLDecodeError:
-        return False  # the simulator's loader reports the error with its line
-
-
 @dataclass
 class TunnelLiveResult:
     """Everything a live tunnel run produced (files in ``out_dir``)."""
 
     plan: dict
-    """``wattlab-live tunnel-plan``: path, tunnel settings, flows."""
+    """``wattlab-live plan`` of the tunnel scenario (``kind`` tunnel): path, tunnel settings, flows."""
     flows: pd.DataFrame
     """One row per flow: bytes sent and received, both SHA-256, the payload's, verified."""
     tunnels: dict
@@ -291,14 +281,13 @@ def run(path: Path, overrides: list[str], out: Path, plan: dict, exe: str, diges
         step: Callable[[str], None]) -> TunnelLiveResult:
     """Run the tunnel scenario of ``plan`` in a new testbed (removed whatever happens) and cost it."""
     from wattlab import trace
-    from wattlab.live.runner import _sigterm_interrupts
 
     started = time.monotonic()
     netns.require_root()
     (out / "tunnel_plan.json").write_text(json.dumps(plan, indent=2) + "\n")
     limit = float(plan["duration_s"]) + 20.0  # the flows end at the duration, the receivers drain
     tb = Testbed()
-    with _sigterm_interrupts():
+    with sigterm_interrupts():
         try:
             tb.claim()
             step("building namespaces")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from wattlab.live import netns
+from wattlab.live.session import Session, sigterm_interrupts, report as session_report
 from wattlab.live.netns import LiveError, LiveTimeLimit, Testbed
 from wattlab.live.radio_table import radio_table
 
@@ -205,12 +206,12 @@ def run_flow(session, limit: float) -> int:
     left = lambda: max(0.5, (end_ns - time.time_ns()) / 1e9)  # noqa: E731 - seconds to the hard end
     raddr = f"{ADDRS[w['receiver']]}:{p['port']}"
     session.step("starting the WWP receiver")
-    recv = session._start("the WWP receiver", w["receiver"], [*base, "--role", "receiver", "--bind", raddr,
+    recv = session.start("the WWP receiver", w["receiver"], [*base, "--role", "receiver", "--bind", raddr,
                           "--time-limit", f"{left():.3f}", "--report", str(out / "wwp_receiver.json")], "wwp_receiver.out", "wwp_receiver.log")
-    session._ready(recv, "wwp_receiver.out", "ready")
+    session.ready(recv, "wwp_receiver.out", "ready")
     start_ns = origin + int(float(p["start_s"]) * 1e9)
     session.step("WWP transfer")
-    send = session._start("the WWP sender", w["sender"], [*base, "--role", "sender", "--bind", f"{ADDRS[w['sender']]}:0",
+    send = session.start("the WWP sender", w["sender"], [*base, "--role", "sender", "--bind", f"{ADDRS[w['sender']]}:0",
                           "--peer", raddr, "--start-at-unix-ns", str(start_ns), "--time-limit", f"{max(0.5, (end_ns - start_ns) / 1e9):.3f}",
                           "--report", str(out / "wwp_sender.json")], "wwp_sender.out", "wwp_sender.log")
     hard = time.monotonic() + left() + 10.0
@@ -219,13 +220,13 @@ def run_flow(session, limit: float) -> int:
         for q in session.procs:
             rc = q.popen.poll()
             if rc is not None and (q not in ours or rc != 0):
-                raise session._failure(q, " during the WWP transfer")
+                raise session.failure(q, " during the WWP transfer")
         if time.monotonic() > hard:
             raise LiveTimeLimit(f"the WWP hosts did not end within the run's bound ({limit:g} s + {CLOSE_GRACE_S:g} s to close); logs in {out}")
         time.sleep(0.05)
     for q in ours:
         if q.popen.returncode != 0:
-            raise session._failure(q)
+            raise session.failure(q)
     time.sleep(0.2)  # the last datagrams reach the capture
     session.tb.stop_all()
     return origin
@@ -233,15 +234,13 @@ def run_flow(session, limit: float) -> int:
 
 def live(plan: dict, scn: list[str], out: Path, by_role: dict, limit: float, step: Callable[[str], None]) -> int:
     """Build the testbed, run the WWP flow through the emulator, and remove it whatever happens."""
-    from wattlab.live.runner import _Session, _sigterm_interrupts
-
     tb = Testbed(sysctls=by_role)
-    with _sigterm_interrupts():
+    with sigterm_interrupts():
         try:
             tb.claim()
             step("building namespaces")
             tb.build(plan)
-            s = _Session(plan, scn, out, tb, limit, step)
+            s = Session(plan, scn, out, tb, limit, step)
             s.emulator("always-on")
             s.capture()
             return run_flow(s, limit)
@@ -251,9 +250,7 @@ def live(plan: dict, scn: list[str], out: Path, by_role: dict, limit: float, ste
 
 def report(out: Path, name: str) -> dict:
     """A WWP process's JSON report (``wwp_sender``, ``wwp_receiver``)."""
-    from wattlab.live.runner import _report
-
-    return _report(out, name)
+    return session_report(out, name)
 
 
 def time_bound(plan: dict, limit: float | None) -> float:

@@ -68,15 +68,18 @@ pub struct Body {
     pub header: ProtoHeader,
     /// The packet a tunnel carries after the header, kept in a [`PacketArena`](super::PacketArena).
     pub encap: Option<EncapId>,
+    /// The payload past the header is not all zeros: the simulator, which carries no payload
+    /// bytes, keeps the whole datagram at its sending socket for the receiver to read.
+    pub kept: bool,
 }
 
 impl Body {
     /// Nothing modelled: the payload is opaque bytes.
-    pub const EMPTY: Body = Body { header: ProtoHeader::EMPTY, encap: None };
+    pub const EMPTY: Body = Body { header: ProtoHeader::EMPTY, encap: None, kept: false };
 
     /// A body that is just this header.
     pub fn with_header(header: ProtoHeader) -> Body {
-        Body { header, encap: None }
+        Body { header, encap: None, kept: false }
     }
 
     /// True when nothing is modelled.

@@ -8,6 +8,7 @@ use std::net::Ipv4Addr;
 use super::config::{DaemonConfig, MobileConfig};
 use super::daemon::PsnaDaemon;
 use super::mobile::PsnaMobile;
+use crate::engine::Engine;
 use crate::packet::Endpoint;
 use crate::time::{Duration, Time};
 use crate::wire::pstp::{decode_pstp, encode_pstp};
@@ -31,8 +32,10 @@ pub fn exercise(data: &[u8]) {
     let mut daemon = PsnaDaemon::new(DaemonConfig::default()).expect("valid config");
     let mut mobile = PsnaMobile::new(MobileConfig::default(), 7, false).expect("valid config");
     mobile.read(now, fh, "obj", Some(10_000)).expect("idle mobile");
+    let daemon_addr = Endpoint::new(Ipv4Addr::new(10, 0, 0, 2), 7300);
     let mut buf = Vec::new();
-    while mobile.poll_transmit(&mut buf).is_some() {
+    while mobile.poll_event().is_some() {} // the radio-on that holds the request back
+    while mobile.poll_transmit(now, &mut buf).is_some() {
         let _ = daemon.handle_datagram(now, mobile_addr, &buf);
     }
     let mut rest = data;
@@ -42,7 +45,7 @@ pub fn exercise(data: &[u8]) {
         rest = &tail[take..];
         now += Duration::from_millis(u64::from(n % 32) * 50);
         let _ = daemon.handle_datagram(now, mobile_addr, dgram);
-        let _ = mobile.handle_datagram(now, dgram);
+        let _ = mobile.handle_datagram(now, daemon_addr, dgram);
         if n % 3 == 0 {
             daemon.handle_fh_data(now, super::daemon::FhId(1), dgram);
         }
@@ -52,12 +55,13 @@ pub fn exercise(data: &[u8]) {
                 mobile.handle_timeout(now);
             }
         }
-        while daemon.poll_transmit(&mut buf).is_some() {
+        while daemon.poll_transmit(now, &mut buf).is_some() {
             assert!(decode_pstp(&buf).is_ok(), "the daemon emits decodable datagrams");
         }
-        while mobile.poll_transmit(&mut buf).is_some() {
+        while mobile.poll_event().is_some() {}
+        while mobile.poll_transmit(now, &mut buf).is_some() {
             assert!(decode_pstp(&buf).is_ok(), "the mobile emits decodable datagrams");
         }
-        while daemon.poll_fh().is_some() || daemon.poll_event().is_some() {}
+        while daemon.poll_event().is_some() {}
     }
 }

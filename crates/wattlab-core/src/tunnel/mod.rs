@@ -21,6 +21,7 @@
 //! T3-rtx with the RFC's RTO rules, fast retransmit on three miss indications, association-wide
 //! congestion control (§7.2), and the burst rule.
 
+mod bytes;
 mod config;
 mod endpoint;
 mod recv;
@@ -28,6 +29,7 @@ mod trigger;
 #[cfg(test)]
 mod tests;
 
+pub use bytes::{InnerPacket, TunnelEngine};
 pub use config::{TriggerConfig, TunnelConfig};
 pub use endpoint::Endpoint;
 pub use trigger::TriggerEstimator;

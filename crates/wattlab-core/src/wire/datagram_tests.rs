@@ -118,7 +118,7 @@ fn a_tunnel_carries_its_inner_packet_as_bytes() {
     let header = ProtoHeader::new(&[0xee; 12]).unwrap();
     let payload = 12 + inner.ip_len() + 3; // header, packet, then padding
     // Not port 9899: the encoder fills an SCTP checksum into the header of UDP 9899 bodies.
-    let outer = Packet::udp_with(B, A, UdpHeader { src_port: 4789, dst_port: 4789 }, Body { header, encap: Some(id) }, payload);
+    let outer = Packet::udp_with(B, A, UdpHeader { src_port: 4789, dst_port: 4789 }, Body { header, encap: Some(id), kept: false }, payload);
     let mut bytes = Vec::new();
     encode_ipv4_in(&outer, &arena, &mut bytes).unwrap();
     assert_eq!(bytes.len() as u32, outer.ip_len());
@@ -162,7 +162,7 @@ fn nesting_is_bounded() {
             assert!(buf.is_empty());
         }
         let id = arena.insert(p);
-        p = Packet::udp_with(A, B, UdpHeader::default(), Body { header: ProtoHeader::EMPTY, encap: Some(id) }, p.ip_len());
+        p = Packet::udp_with(A, B, UdpHeader::default(), Body { header: ProtoHeader::EMPTY, encap: Some(id), kept: false }, p.ip_len());
     }
 }
 

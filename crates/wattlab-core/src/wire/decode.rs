@@ -178,7 +178,7 @@ pub fn decode_body(p: &mut Packet, ip: &[u8], how: DecodeAs, arena: &mut PacketA
         needed: how.header_len,
         available: payload.len(),
     })?;
-    let mut body = Body { header: ProtoHeader::new(header).unwrap_or_default(), encap: None };
+    let mut body = Body { header: ProtoHeader::new(header).unwrap_or_default(), encap: None, kept: false };
     if how.encapsulated {
         let inner = decode_ipv4_at(&payload[how.header_len..], start + how.header_len)?;
         let needed = how.header_len as u64 + u64::from(inner.ip_len());

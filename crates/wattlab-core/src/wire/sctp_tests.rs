@@ -148,7 +148,7 @@ fn the_inline_form_encodes_to_a_valid_packet() {
     let mut hdr = Vec::new();
     encode_sctp_headers(&h, &mut hdr);
     let mut arena = PacketArena::new();
-    let body = Body { header: ProtoHeader::new(&hdr).unwrap(), encap: Some(arena.insert(inner)) };
+    let body = Body { header: ProtoHeader::new(&hdr).unwrap(), encap: Some(arena.insert(inner)), kept: false };
     let udp = UdpHeader { src_port: SCTP_UDP_PORT, dst_port: SCTP_UDP_PORT };
     let outer = Packet::udp_with(a, b, udp, body, h.packet_len() as u32);
     let mut bytes = Vec::new();

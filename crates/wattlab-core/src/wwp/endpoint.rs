@@ -7,6 +7,8 @@ use super::outbox::Outbox;
 use super::receiver::Receiver;
 use super::sender::{SendState, Sender};
 use super::stats::WwpStats;
+use crate::engine::{self, Engine, Refused};
+use crate::packet::Endpoint;
 use crate::time::Time;
 use crate::wire::wwp::{decode_wwp, finish_wwp, pack_nack_list, WwpHeader, WwpSegment, WwpType, WWP_HEADER_LEN};
 use crate::wire::WireError;
@@ -57,7 +59,7 @@ const EV_PEER_FIN: u8 = 8;
 const EV_CLOSED: u8 = 16;
 const EV_FAILED: u8 = 32;
 
-/// A segment `poll_transmit` wrote.
+/// A segment [`WwpEndpoint::poll_segment`] wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Transmit {
     /// Its type.
@@ -66,13 +68,14 @@ pub struct Transmit {
     pub len: usize,
 }
 
-/// One WWP endpoint, driven by its host (no I/O, no clock).
+/// One WWP endpoint, driven by its host (no I/O, no clock) through the [`Engine`] contract.
 ///
-/// Feed received bytes to [`handle_segment`](Self::handle_segment), call
-/// [`poll_transmit`](Self::poll_transmit) until it returns `None` after every input, sleep until
-/// [`poll_timeout`](Self::poll_timeout) and call [`handle_timeout`](Self::handle_timeout);
-/// move data with [`write`](Self::write) / [`read`](Self::read) and drain
-/// [`poll_event`](Self::poll_event).
+/// Feed received datagrams to [`Engine::handle_datagram`] (or bytes to
+/// [`handle_segment`](Self::handle_segment)), call [`Engine::poll_transmit`] (or
+/// [`poll_segment`](Self::poll_segment), which also says the segment's type) until it returns
+/// `None` after every input, sleep until [`Engine::poll_timeout`] and call
+/// [`Engine::handle_timeout`]; move data with [`write`](Self::write) / [`read`](Self::read) and
+/// drain [`Engine::poll_event`].
 #[derive(Clone, Debug)]
 pub struct WwpEndpoint {
     cfg: WwpConfig,
@@ -150,21 +153,6 @@ impl WwpEndpoint {
     /// Counters.
     pub fn stats(&self) -> &WwpStats {
         &self.stats
-    }
-
-    /// Next pending event, if any.
-    pub fn poll_event(&mut self) -> Option<WwpEvent> {
-        const ORDER: [(u8, WwpEvent); 6] = [
-            (EV_CONNECTED, WwpEvent::Connected),
-            (EV_FAILED, WwpEvent::Failed),
-            (EV_READABLE, WwpEvent::Readable),
-            (EV_WRITABLE, WwpEvent::Writable),
-            (EV_PEER_FIN, WwpEvent::PeerFinished),
-            (EV_CLOSED, WwpEvent::Closed),
-        ];
-        let (bit, ev) = ORDER.into_iter().find(|(b, _)| self.events & b != 0)?;
-        self.events &= !bit;
-        Some(ev)
     }
 
     /// Buffer application data (1 KB per segment); returns the bytes taken (the rest waits
@@ -310,8 +298,9 @@ impl WwpEndpoint {
         }
     }
 
-    /// Write the next segment to send into `buf` (cleared first). Call until `None`.
-    pub fn poll_transmit(&mut self, now: Time, buf: &mut Vec<u8>) -> Option<Transmit> {
+    /// Write the next segment to send into `buf` (cleared first) and say its type and length.
+    /// Call until `None` ([`Engine::poll_transmit`] is this without the type).
+    pub fn poll_segment(&mut self, now: Time, buf: &mut Vec<u8>) -> Option<Transmit> {
         // A failed endpoint still flushes what it queued (B's D_WAIT with level 0).
         let ports = (self.cfg.local_port, self.cfg.remote_port);
         if self.out.is_empty() && self.state == WwpState::Established {
@@ -344,9 +333,25 @@ impl WwpEndpoint {
         self.stats.on_sent(ctl.kind, len, as_sender);
         Some(Transmit { kind: ctl.kind, len })
     }
+}
+
+impl Engine for WwpEndpoint {
+    type Event = WwpEvent;
+
+    const PROTOCOL: &'static str = "wwp";
+
+    /// A WWP segment arrived (WWP has no addresses of its own: the ports in its header say whose
+    /// it is, and a segment for other ports is counted in `bad_segments`).
+    fn handle_datagram(&mut self, now: Time, _from: Endpoint, bytes: &[u8]) -> Result<(), Refused> {
+        self.handle_segment(now, bytes).map_err(|_| Refused::Malformed)
+    }
+
+    fn poll_transmit(&mut self, now: Time, buf: &mut Vec<u8>) -> Option<engine::Transmit> {
+        self.poll_segment(now, buf).map(|t| engine::Transmit { to: None, len: t.len })
+    }
 
     /// The earliest instant `handle_timeout` has work.
-    pub fn poll_timeout(&self) -> Option<Time> {
+    fn poll_timeout(&mut self) -> Option<Time> {
         if matches!(self.state, WwpState::Failed(_) | WwpState::Closed) {
             return None;
         }
@@ -361,7 +366,7 @@ impl WwpEndpoint {
     }
 
     /// Run the timers due at `now`.
-    pub fn handle_timeout(&mut self, now: Time) {
+    fn handle_timeout(&mut self, now: Time) {
         if matches!(self.state, WwpState::Failed(_) | WwpState::Closed) {
             return;
         }
@@ -378,5 +383,24 @@ impl WwpEndpoint {
         }
         self.sender.on_timeout(now, &self.cfg, &mut self.out, &mut self.stats);
         self.receiver.on_timeout(now, &self.cfg, &mut self.out, &mut self.stats);
+    }
+
+    fn poll_event(&mut self) -> Option<WwpEvent> {
+        const ORDER: [(u8, WwpEvent); 6] = [
+            (EV_CONNECTED, WwpEvent::Connected),
+            (EV_FAILED, WwpEvent::Failed),
+            (EV_READABLE, WwpEvent::Readable),
+            (EV_WRITABLE, WwpEvent::Writable),
+            (EV_PEER_FIN, WwpEvent::PeerFinished),
+            (EV_CLOSED, WwpEvent::Closed),
+        ];
+        let (bit, ev) = ORDER.into_iter().find(|(b, _)| self.events & b != 0)?;
+        self.events &= !bit;
+        Some(ev)
+    }
+
+    /// Segments refused (undecodable, other ports) or dropped beyond the receiver buffer.
+    fn discarded(&self) -> u64 {
+        self.stats.dropped_segments + self.stats.bad_segments
     }
 }

@@ -5,6 +5,7 @@
 
 use super::config::WwpConfig;
 use super::endpoint::WwpEndpoint;
+use crate::engine::Engine;
 use crate::time::{Duration, Time};
 use crate::wire::wwp::{decode_wwp, encode_wwp, finish_wwp};
 
@@ -18,12 +19,12 @@ pub fn established_pair(cfg: &WwpConfig, isn_a: u16, isn_b: u16) -> (WwpEndpoint
     for _ in 0..8 {
         let mut moved = false;
         now += Duration::from_millis(10);
-        while a.poll_transmit(now, &mut buf).is_some() {
+        while a.poll_segment(now, &mut buf).is_some() {
             let _ = b.handle_segment(now, &buf);
             moved = true;
         }
         now += Duration::from_millis(10);
-        while b.poll_transmit(now, &mut buf).is_some() {
+        while b.poll_segment(now, &mut buf).is_some() {
             let _ = a.handle_segment(now, &buf);
             moved = true;
         }
@@ -64,7 +65,7 @@ pub fn exercise(data: &[u8]) {
         if b.poll_timeout().is_some_and(|t| t <= now) {
             b.handle_timeout(now);
         }
-        while b.poll_transmit(now, &mut out).is_some() {
+        while b.poll_segment(now, &mut out).is_some() {
             assert!(decode_wwp(&out).is_ok(), "the endpoint emits decodable segments");
         }
         delivered += b.read(&mut sink);

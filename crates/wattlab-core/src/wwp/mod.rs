@@ -3,9 +3,9 @@
 //! and waits for the receiver's single N-S_ACK, which lists the missing segments and chooses
 //! the next wave's level from how long the wave took against a baseline.
 //!
-//! No I/O and no clock, like [`crate::tcp::TcpConnection`]: the host passes `now` in, feeds
-//! received bytes to [`WwpEndpoint::handle_segment`], drains [`WwpEndpoint::poll_transmit`],
-//! sleeps until [`WwpEndpoint::poll_timeout`] and calls [`WwpEndpoint::handle_timeout`].
+//! No I/O and no clock: the endpoint is an [`Engine`](crate::engine::Engine), so the host
+//! passes `now` in, feeds received datagrams to `handle_datagram`, drains `poll_transmit`,
+//! sleeps until `poll_timeout` and calls `handle_timeout`, as for every datagram engine.
 //! The segment format is in [`crate::wire::wwp`]; `docs/wwp.md` describes the protocol and
 //! every choice made where the paper is silent.
 //!

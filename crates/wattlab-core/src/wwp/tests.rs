@@ -4,6 +4,7 @@
 use super::fuzz::established_pair;
 use super::level::{first_level, level_from_probe_rtt, level_from_wave_time};
 use super::*;
+use crate::engine::Engine;
 use crate::time::{Duration, Time};
 use crate::wire::wwp::{decode_wwp, encode_wwp, pack_nack_list, WwpHeader, WwpType};
 
@@ -29,7 +30,7 @@ fn nack_seg(kind: WwpType, seq: u16, level: u8, wave_id: u8, list: &[u16]) -> Ve
 fn drain(ep: &mut WwpEndpoint, now: Time) -> Vec<(WwpType, u16, u8, u8, Vec<u16>)> {
     let mut buf = Vec::new();
     let mut v = Vec::new();
-    while ep.poll_transmit(now, &mut buf).is_some() {
+    while ep.poll_segment(now, &mut buf).is_some() {
         let s = decode_wwp(&buf).expect("endpoints emit valid segments");
         v.push((s.header.kind, s.header.seq, s.header.level, s.header.wave_id, s.nack_list().collect()));
     }
@@ -163,7 +164,7 @@ fn sender_builds_waves_retransmissions_first_and_segments_are_1030_bytes() {
     assert_eq!(a.write(&vec![1u8; 100 * 1024]), 40 * 1024, "the sender buffer holds 40 segments");
     let mut buf = Vec::new();
     let mut seqs = Vec::new();
-    while let Some(t) = a.poll_transmit(now, &mut buf) {
+    while let Some(t) = a.poll_segment(now, &mut buf) {
         assert_eq!((t.kind, t.len), (WwpType::Data, 1030));
         seqs.push(decode_wwp(&buf).unwrap().header.seq);
     }
@@ -369,7 +370,7 @@ impl Net {
         for to_b in [true, false] {
             loop {
                 let ep = if to_b { &mut self.a } else { &mut self.b };
-                let Some(t) = ep.poll_transmit(self.now, &mut buf) else { break };
+                let Some(t) = ep.poll_segment(self.now, &mut buf) else { break };
                 let d = usize::from(!to_b);
                 let idx = self.sent[d];
                 self.sent[d] += 1;
@@ -561,10 +562,10 @@ fn full_duplex_both_directions_deliver() {
         if pb == db.len() {
             b.close();
         }
-        while a.poll_transmit(now, &mut buf).is_some() {
+        while a.poll_segment(now, &mut buf).is_some() {
             b.handle_segment(now + ms(5), &buf).unwrap();
         }
-        while b.poll_transmit(now, &mut buf).is_some() {
+        while b.poll_segment(now, &mut buf).is_some() {
             a.handle_segment(now + ms(5), &buf).unwrap();
         }
         loop {

@@ -24,6 +24,8 @@ pub enum FlowMetrics {
     Wwp(super::wwp_bulk::WwpMetrics),
     /// A PSNA transfer (seed 001).
     Psna(super::psna::PsnaMetrics),
+    /// A stop-and-wait echo.
+    Echo(super::echo::EchoMetrics),
 }
 
 /// Seed 004's byte counts of a transfer, at the transport layer (transport header + payload;

@@ -16,6 +16,7 @@ pub mod build;
 pub mod bulk;
 pub mod cbr;
 pub mod delay;
+pub mod echo;
 pub mod metrics;
 pub mod ping;
 pub mod psna;
@@ -203,6 +204,8 @@ pub enum Flow {
     Wwp(wwp_bulk::WwpBulk),
     /// `psna-read` or `psna-send`.
     Psna(Box<psna::Psna>),
+    /// `echo`.
+    Echo(echo::Echo),
 }
 
 macro_rules! each_kind {
@@ -215,6 +218,7 @@ macro_rules! each_kind {
             Flow::UdpRr($f) => $body,
             Flow::Wwp($f) => $body,
             Flow::Psna($f) => $body,
+            Flow::Echo($f) => $body,
         }
     };
 }
@@ -254,5 +258,6 @@ pub fn build(cx: &mut build::BuildCx) -> Result<(Flow, FlowRecord), ScenarioErro
         FlowSettings::WwpBulk(f) => wwp_bulk::build(cx, f),
         FlowSettings::PsnaRead(f) => psna::build(cx, f, wattlab_core::psna::Direction::Read),
         FlowSettings::PsnaSend(f) => psna::build(cx, f, wattlab_core::psna::Direction::Send),
+        FlowSettings::Echo(f) => echo::build(cx, f),
     }
 }

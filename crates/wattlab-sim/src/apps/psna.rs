@@ -1,9 +1,9 @@
 //! `psna-read` and `psna-send`: seed 001's Power Saving Network Architecture as one flow with
-//! three ends. The **mobile** (`client`) runs a [`PsnaMobile`] on a PS-TP socket and switches
+//! three ends. The **mobile** (`client`) runs a [`PsnaMobile`] on an engine socket and switches
 //! its station's radio on and off as the engine commands (the station's `power_save` must be
 //! `psna`, or `external`: a driven mode, so the radio is really **off**, with the profile's
 //! off ↔ idle transition costs). The **daemon** (`ap`, by default the client's access point)
-//! runs a [`PsnaDaemon`] on a PS-TP socket and opens one simulated TCP connection to the
+//! runs a [`PsnaDaemon`] on an engine socket and opens one simulated TCP connection to the
 //! fixed host per `FhCommand::Open`, feeding it what the connection does (connected, every
 //! segment's bytes, acknowledgements, FIN, reset) and writing a send's relay bytes. The
 //! **fixed host** (`server`) serves the object as `bulk-download`'s server does (a request,
@@ -17,7 +17,7 @@ use super::build::BuildCx;
 use super::metrics::{FlowCost, FlowMetrics};
 use super::{AppCtx, Application, Flow, FlowRecord};
 use crate::scenario::{PsnaFlow, ScenarioError};
-use crate::stack::{Listener, PstpEvent, PstpSocket, SockId, SocketEvent, Stack};
+use crate::stack::{Listener, SockId, SocketEvent, Stack};
 use rand::Rng;
 use serde::Serialize;
 use wattlab_core::psna::{
@@ -98,7 +98,7 @@ pub(super) fn build(cx: &mut BuildCx, f: &PsnaFlow, dir: Direction) -> Result<(F
     let m_ep = Endpoint::new(cx.addrs[c as usize], 30_000 + cx.index as u16);
     let d = cx
         .stack
-        .bind_pstp(a, PstpSocket::new_daemon(daemon, d_ep), owner)
+        .bind_engine(a, d_ep, None, daemon, None, owner)
         .ok_or_else(|| {
             cx.error(
                 "ap",
@@ -110,7 +110,7 @@ pub(super) fn build(cx: &mut BuildCx, f: &PsnaFlow, dir: Direction) -> Result<(F
         })?;
     let m = cx
         .stack
-        .bind_pstp(c, PstpSocket::new_mobile(mobile, m_ep, d_ep), owner)
+        .bind_engine(c, m_ep, Some(d_ep), mobile, None, owner)
         .ok_or_else(|| {
             cx.error(
                 "client",
@@ -246,7 +246,7 @@ impl Psna {
     }
 
     fn start(&mut self, cx: &mut AppCtx) {
-        let m = cx.stack.pstp(self.mobile).mobile();
+        let m = cx.stack.engine::<PsnaMobile>(self.mobile);
         let r = match self.dir {
             Direction::Read => m.read(cx.now, self.fh_ep, OBJECT, Some(self.bytes)),
             Direction::Send => m.send(cx.now, self.fh_ep, OBJECT, vec![0; self.bytes as usize]),
@@ -258,21 +258,20 @@ impl Psna {
         cx.drive(self.mobile);
     }
 
-    fn on_mobile(&mut self, cx: &mut AppCtx, ev: PstpEvent) {
+    fn on_mobile(&mut self, cx: &mut AppCtx, ev: MobileEvent) {
         match ev {
-            PstpEvent::Radio(r) => {
+            MobileEvent::Radio(r) => {
                 self.radio.push((r.at, r.on));
                 cx.radio(self.client, r.on);
             }
-            PstpEvent::Mobile(MobileEvent::Residual { at, residual }) => {
+            MobileEvent::Residual { at, residual } => {
                 self.mobile_residuals.push((at, residual))
             }
-            PstpEvent::Mobile(MobileEvent::Completed { bytes, .. }) => {
+            MobileEvent::Completed { bytes, .. } => {
                 if self.dir == Direction::Read {
                     let got = cx
                         .stack
-                        .pstp(self.mobile)
-                        .mobile()
+                        .engine::<PsnaMobile>(self.mobile)
                         .take_object()
                         .map_or(bytes, |o| o.len() as u64);
                     cx.record.bytes_delivered = got;
@@ -281,31 +280,23 @@ impl Psna {
                 }
                 cx.finish();
             }
-            PstpEvent::Mobile(MobileEvent::Failed { error, .. }) => {
+            MobileEvent::Failed { error, .. } => {
                 self.error = Some(error.to_string());
                 cx.fail();
             }
-            _ => {}
         }
     }
 
-    fn on_daemon(&mut self, cx: &mut AppCtx, ev: PstpEvent) {
+    fn on_daemon(&mut self, cx: &mut AppCtx, ev: DaemonEvent) {
         match ev {
-            PstpEvent::Fh => {
-                for c in cx.stack.pstp(self.daemon).take_fh() {
-                    self.fh_command(cx, c);
-                }
+            DaemonEvent::Fh(c) => self.fh_command(cx, c),
+            DaemonEvent::Input => self.relay(cx),
+            DaemonEvent::Residual { at, residual, .. } => self.announced.push((at, residual)),
+            DaemonEvent::FhComplete { at, .. } => self.fh_complete = Some(at),
+            DaemonEvent::Sampled { sample, .. } => {
+                self.samples += 1;
+                self.last_estimate = Some(sample.estimate);
             }
-            PstpEvent::Input => self.relay(cx),
-            PstpEvent::Daemon(e) => match e {
-                DaemonEvent::Residual { at, residual, .. } => self.announced.push((at, residual)),
-                DaemonEvent::FhComplete { at, .. } => self.fh_complete = Some(at),
-                DaemonEvent::Sampled { sample, .. } => {
-                    self.samples += 1;
-                    self.last_estimate = Some(sample.estimate);
-                }
-                _ => {}
-            },
             _ => {}
         }
     }
@@ -360,10 +351,10 @@ impl Psna {
             if cx.stack.tcp_ref(f.sock).state() != wattlab_core::tcp::TcpState::Established {
                 continue;
             }
-            let n = cx.stack.pstp(self.daemon).daemon().fh_outgoing(f.fh).len();
+            let n = cx.stack.engine::<PsnaDaemon>(self.daemon).fh_outgoing(f.fh).len();
             if n > 0 {
                 cx.stack.tcp(f.sock).send(n as u64);
-                cx.stack.pstp(self.daemon).daemon().fh_written(f.fh, n);
+                cx.stack.engine::<PsnaDaemon>(self.daemon).fh_written(f.fh, n);
                 f.written += n as u64;
                 cx.drive(f.sock);
             }
@@ -378,8 +369,7 @@ impl Psna {
             let acked = f.written - cx.stack.tcp_ref(f.sock).unacked_bytes().min(f.written);
             if acked > f.acked {
                 cx.stack
-                    .pstp(self.daemon)
-                    .daemon()
+                    .engine::<PsnaDaemon>(self.daemon)
                     .handle_fh_acked(cx.now, f.fh, acked - f.acked);
                 f.acked = acked;
             }
@@ -409,8 +399,7 @@ impl Psna {
         match ev {
             TcpEvent::Connected => {
                 cx.stack
-                    .pstp(self.daemon)
-                    .daemon()
+                    .engine::<PsnaDaemon>(self.daemon)
                     .handle_fh_connected(cx.now, fh);
                 if dir == Direction::Read {
                     cx.stack.tcp(sock).send(self.request);
@@ -426,14 +415,12 @@ impl Psna {
                         break;
                     }
                     cx.stack
-                        .pstp(self.daemon)
-                        .daemon()
+                        .engine::<PsnaDaemon>(self.daemon)
                         .handle_fh_data(cx.now, fh, &ZEROS[..n]);
                 }
                 if ev == TcpEvent::PeerFin {
                     cx.stack
-                        .pstp(self.daemon)
-                        .daemon()
+                        .engine::<PsnaDaemon>(self.daemon)
                         .handle_fh_closed(cx.now, fh);
                     if dir == Direction::Send {
                         cx.stack.tcp(sock).close();
@@ -442,8 +429,7 @@ impl Psna {
             }
             TcpEvent::Reset | TcpEvent::TimedOut => cx
                 .stack
-                .pstp(self.daemon)
-                .daemon()
+                .engine::<PsnaDaemon>(self.daemon)
                 .handle_fh_aborted(cx.now, fh),
             TcpEvent::Closed => {}
         }
@@ -535,8 +521,16 @@ impl Application for Psna {
 
     fn on_socket(&mut self, cx: &mut AppCtx, s: SockId, ev: SocketEvent) {
         match ev {
-            SocketEvent::Pstp(e) if s == self.mobile => self.on_mobile(cx, e),
-            SocketEvent::Pstp(e) if s == self.daemon => self.on_daemon(cx, e),
+            SocketEvent::Engine if s == self.mobile => {
+                if let Some(e) = cx.stack.take_event::<PsnaMobile>(s) {
+                    self.on_mobile(cx, e);
+                }
+            }
+            SocketEvent::Engine if s == self.daemon => {
+                if let Some(e) = cx.stack.take_event::<PsnaDaemon>(s) {
+                    self.on_daemon(cx, e);
+                }
+            }
             SocketEvent::Tcp(e) if Some(s) == self.server => self.on_server(cx, s, e),
             SocketEvent::Tcp(e) => {
                 if let Some(i) = self.fhs.iter().position(|f| f.sock == s) {
@@ -548,8 +542,8 @@ impl Application for Psna {
     }
 
     fn metrics(&self, stack: &Stack, record: &FlowRecord, end: Time) -> FlowMetrics {
-        let m = stack.pstp_ref(self.mobile).mobile_ref();
-        let d = stack.pstp_ref(self.daemon).daemon_ref();
+        let m = stack.engine_ref::<PsnaMobile>(self.mobile);
+        let d = stack.engine_ref::<PsnaDaemon>(self.daemon);
         let stop = record.completed_at.or(record.failed_at).unwrap_or(end);
         let start = record.start;
         // The burst: a read's download from the Residual_Time 0; a send's upload until the

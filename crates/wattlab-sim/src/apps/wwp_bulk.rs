@@ -1,16 +1,16 @@
 //! `wwp-bulk`: a bulk transfer over the Wave & Wait Protocol (seed 004), as the paper's test
 //! protocol: the sender's application writes `packet_size`-byte messages (1024 B) whenever
 //! the WWP sender buffer has room for one, for `bytes` or until `duration` or the end of the
-//! run (a [`WwpSource`] the socket runs before forming each wave); the receiver's application
-//! reads everything at once. One WWP endpoint per side, on a
-//! UDP socket each ([`crate::stack::WwpSocket`]); the columns are seed 004's byte counts and
-//! WWP's own counters ([`WwpMetrics`]).
+//! run (a [`WwpSource`], the socket's [`Feed`], run before forming each wave); the receiver's
+//! application reads everything at once. One WWP endpoint per side, on an engine socket each
+//! ([`crate::stack::EngineSocket`]); the columns are seed 004's byte counts and WWP's own
+//! counters ([`WwpMetrics`]).
 
 use super::build::BuildCx;
 use super::metrics::{EffortColumns, FlowCost, FlowMetrics};
 use super::{AppCtx, Application, Flow, FlowRecord};
 use crate::scenario::{ScenarioError, WwpBulkFlow};
-use crate::stack::{SockId, SocketEvent, Stack, WwpSocket, WwpSource};
+use crate::stack::{Feed, SockId, SocketEvent, Stack};
 use rand::Rng;
 use serde::Serialize;
 use wattlab_core::packet::{IPV4_HEADER_LEN, UDP_HEADER_LEN};
@@ -53,13 +53,13 @@ pub(super) fn build(cx: &mut BuildCx, f: &WwpBulkFlow) -> Result<(Flow, FlowReco
     let ep_a = WwpEndpoint::connect(cfg.clone(), isn_a, start).map_err(|e| cx.error("wwp", e.to_string()))?;
     let ep_b = WwpEndpoint::listen(cfg, isn_b, start).map_err(|e| cx.error("wwp", e.to_string()))?;
     let owner = cx.index as u32;
-    let rx = cx.stack.bind_wwp(b, WwpSocket::new(ep_b, dst, src), owner).ok_or_else(|| cx.error("port", "two UDP flows to the same node and port"))?;
-    let tx = cx.stack.bind_wwp(a, WwpSocket::new(ep_a, src, dst), owner).ok_or_else(|| cx.error("from", format!("port {} of the sender is taken", src.port)))?;
-    cx.stack.wwp(rx).peer = Some(tx);
-    let sender = cx.stack.wwp(tx);
-    sender.peer = Some(rx);
     let left = f.bytes.map_or(u64::MAX, |b| b.bytes());
-    sender.source = Some(WwpSource { message: message as usize, left, until: stop, written: 0, closed: false });
+    let source = WwpSource { message: message as usize, left, until: stop, written: 0, closed: false };
+    let rx = cx.stack.bind_engine(b, dst, Some(src), ep_b, None, owner).ok_or_else(|| cx.error("port", "two UDP flows to the same node and port"))?;
+    let tx = cx
+        .stack
+        .bind_engine(a, src, Some(dst), ep_a, Some(Box::new(source)), owner)
+        .ok_or_else(|| cx.error("from", format!("port {} of the sender is taken", src.port)))?;
     let target = f.bytes.map(|b| b.bytes());
     let record = FlowRecord {
         name,
@@ -100,6 +100,49 @@ fn check_message_fits(cx: &BuildCx, f: &WwpBulkFlow, cfg: &wattlab_core::wwp::Ww
          or wwp.send_buffer_segments",
         cfg.send_buffer_segments, cfg.segment_size
     )))
+}
+
+/// What a continuous source writes: zeros (the simulator carries no payload bytes).
+static ZEROS: [u8; 65_536] = [0; 65_536];
+
+/// An application that writes `message`-byte messages whenever the sender buffer has room for
+/// one, `left` bytes in all, none at or after `until`, then closes. The socket runs it before
+/// forming each wave, so a freed buffer is refilled at once, as the paper's application blocked
+/// on the sender's semaphore would; otherwise a wave would leave with the buffer's remainder.
+#[derive(Clone, Copy, Debug)]
+pub struct WwpSource {
+    /// Bytes per write.
+    pub message: usize,
+    /// Bytes still to write (`u64::MAX`: until `until`).
+    pub left: u64,
+    /// No write at or after this time.
+    pub until: Time,
+    /// Bytes written so far.
+    pub written: u64,
+    /// The source closed the connection.
+    pub closed: bool,
+}
+
+impl Feed<WwpEndpoint> for WwpSource {
+    /// Writes whole messages while there is room; closes when it is done.
+    fn feed(&mut self, ep: &mut WwpEndpoint, now: Time) {
+        if self.closed {
+            return;
+        }
+        while now < self.until && self.left > 0 {
+            let n = (self.message as u64).min(self.left) as usize;
+            if ep.writable() < n {
+                break;
+            }
+            let w = ep.write(&ZEROS[..n]) as u64;
+            self.written += w;
+            self.left -= w;
+        }
+        if now >= self.until || self.left == 0 {
+            self.closed = true;
+            ep.close();
+        }
+    }
 }
 
 /// A WWP sender writing messages and a receiver reading them.
@@ -154,13 +197,13 @@ impl WwpBulk {
 
     /// Lets the source write (and close when done), then flushes the sender.
     fn fill(&mut self, cx: &mut AppCtx) {
-        cx.stack.wwp(self.tx).refill(cx.now);
+        cx.stack.engine_socket(self.tx).feed(cx.now);
         cx.drive(self.tx);
     }
 
     /// Reads what arrived; closes the receiving side once the peer finished.
     fn read(&mut self, cx: &mut AppCtx) {
-        let ep = &mut cx.stack.wwp(self.rx).ep;
+        let ep = cx.stack.engine::<WwpEndpoint>(self.rx);
         loop {
             let n = ep.read(&mut self.scratch);
             if n == 0 {
@@ -177,7 +220,7 @@ impl WwpBulk {
     /// The flow completes when every byte is in and both ends have closed.
     fn check_done(&self, cx: &mut AppCtx) {
         let r = &*cx.record;
-        let closed = |s: SockId, st: &Stack| st.wwp_ref(s).ep.state() == WwpState::Closed;
+        let closed = |s: SockId, st: &Stack| st.engine_ref::<WwpEndpoint>(s).state() == WwpState::Closed;
         if r.completed_at.is_none() && r.target_bytes.is_some_and(|t| r.bytes_delivered >= t) && closed(self.tx, cx.stack) && closed(self.rx, cx.stack) {
             cx.finish();
         }
@@ -199,7 +242,8 @@ impl Application for WwpBulk {
     }
 
     fn on_socket(&mut self, cx: &mut AppCtx, s: SockId, ev: SocketEvent) {
-        let SocketEvent::Wwp(ev) = ev else { return };
+        let SocketEvent::Engine = ev else { return };
+        let Some(ev) = cx.stack.take_event::<WwpEndpoint>(s) else { return };
         match (s == self.tx, ev) {
             (true, WwpEvent::Connected) => {
                 cx.record.connected_at = Some(cx.now);
@@ -300,7 +344,7 @@ fn state_name(s: WwpState) -> &'static str {
 impl WwpMetrics {
     /// The columns of the transfer from socket `tx` to socket `rx`.
     pub fn of(stack: &Stack, tx: SockId, rx: SockId) -> WwpMetrics {
-        let (a, b) = (&stack.wwp_ref(tx).ep, &stack.wwp_ref(rx).ep);
+        let (a, b) = (stack.engine_ref::<WwpEndpoint>(tx), stack.engine_ref::<WwpEndpoint>(rx));
         let (sa, sb) = (a.stats(), b.stats());
         WwpMetrics {
             connected_s: None,

@@ -124,7 +124,7 @@ impl TunnelHost {
         let encap = t.inner.map(|i| arena.insert(i));
         let data = t.inner.map_or(0, |i| pad4(i.ip_len() as usize));
         let payload = (self.scratch.len() + data) as u32;
-        let body = Body { header, encap };
+        let body = Body { header, encap, kept: false };
         if !self.over_udp {
             let transport = Transport::Other { protocol: IPPROTO_SCTP, body };
             return Some(Packet { src: self.local, dst: self.peer, ip_id: 0, ttl: 64, transport, payload_len: payload });

@@ -22,7 +22,7 @@ pub use source::{document_parses, Origin, ParsedScenario, ScenarioSource};
 pub use schema::*;
 pub use power_save::PowerSaveConfig;
 pub use flow::{
-    BulkFlow, CbrFlow, FlowConfig, FlowSettings, PingFlow, PsnaFlow, ReaderConfig, TcpSettings, UdpRrFlow, WebFlow, WwpBulkFlow,
+    BulkFlow, CbrFlow, EchoFlow, FlowConfig, FlowSettings, PingFlow, PsnaFlow, ReaderConfig, TcpSettings, UdpRrFlow, WebFlow, WwpBulkFlow,
 };
 pub use psna::PsnaSettings;
 pub use web::{ObjectCountConfig, PageListEntry, SizeDistConfig, ThinkConfig};

@@ -2,10 +2,11 @@
 //! (smoltcp's socket set, in the simulator's terms).
 //!
 //! A [`Socket`] is a TCP connection (the sans-IO `wattlab_core::tcp` state machine), a
-//! datagram socket or a WWP endpoint over UDP; all are driven the same way (`handle_packet`, `handle_timeout`,
-//! `poll_transmit`, `poll_event`, `poll_timeout`). Sockets belong to a flow (the application
-//! that opened them); the simulation flushes a socket's output into the network and hands its
-//! events to its flow.
+//! datagram socket, or any datagram engine (`wattlab_core::engine::Engine`: WWP, PS-TP, the
+//! echo...) on a UDP port ([`EngineSocket`], one socket for all of them); all are driven the
+//! same way (`handle_packet`, `handle_timeout`, `poll_transmit`, `poll_event`,
+//! `poll_timeout`). Sockets belong to a flow (the application that opened them); the
+//! simulation flushes a socket's output into the network and hands its events to its flow.
 //!
 //! The demultiplexer finds a TCP segment's connection by (node, local, remote) and a
 //! datagram's socket by (node, protocol, port): a UDP port, or for ICMP echo replies the echo
@@ -14,14 +15,12 @@
 //! ([`SocketStats`], [`Socket::drops`]); the results list them per socket.
 
 mod datagram;
-mod pstp;
+mod engine;
 mod tcp;
-mod wwp;
 
 pub use datagram::{DatagramProto, DatagramSocket, DATAGRAM_RCVBUF};
+pub use engine::{EngineSocket, Feed, TAIL_RING};
 pub use tcp::{ConnHints, Listener};
-pub use pstp::{PstpEngine, PstpEvent, PstpSocket};
-pub use wwp::{WwpSocket, WwpSource};
 
 use crate::rng::StreamRng;
 use rand::Rng;
@@ -29,8 +28,8 @@ use serde::Serialize;
 use rustc_hash::FxHashMap;
 use std::net::Ipv4Addr;
 use wattlab_core::packet::{IcmpMessage, TcpFlags, Transport};
+use wattlab_core::engine::Engine;
 use wattlab_core::tcp::{TcpConfig, TcpConnection, TcpEvent};
-use wattlab_core::wwp::WwpEvent;
 use wattlab_core::{Endpoint, Packet, Time};
 
 /// Index of a socket in the stack.
@@ -39,7 +38,7 @@ pub type SockId = u32;
 /// Index of the flow (application) a socket belongs to.
 pub type Owner = u32;
 
-/// A socket: TCP, datagram or WWP.
+/// A socket: TCP, datagram or a datagram engine.
 // Boxing the TCP variant would add a pointer chase on every segment; datagram sockets are
 // few, so the padding they carry costs little.
 #[allow(clippy::large_enum_variant)]
@@ -48,10 +47,8 @@ pub enum Socket {
     Tcp(TcpConnection),
     /// A datagram (UDP) socket.
     Datagram(DatagramSocket),
-    /// A WWP endpoint over UDP.
-    Wwp(Box<WwpSocket>),
-    /// A PS-TP endpoint (PSNA mobile or daemon) over UDP.
-    Pstp(Box<PstpSocket>),
+    /// A datagram engine (WWP, PS-TP, the echo...) on a UDP port.
+    Engine(Box<EngineSocket>),
 }
 
 /// What a socket tells its application.
@@ -61,10 +58,9 @@ pub enum SocketEvent {
     Tcp(TcpEvent),
     /// A datagram arrived (the packet, headers included).
     Datagram(Packet),
-    /// A WWP event (connected, readable, writable, closed...).
-    Wwp(WwpEvent),
-    /// A PS-TP event (radio command, transfer event, FH commands...).
-    Pstp(PstpEvent),
+    /// The engine has an event: the application takes it, typed, with
+    /// [`Stack::take_event`] (untaken, it is dropped when the next one is polled).
+    Engine,
 }
 
 /// What a socket put on the wire (every packet it handed to the network) and what the
@@ -87,8 +83,7 @@ impl Socket {
         match self {
             Socket::Tcp(c) => c.handle_segment(now, p),
             Socket::Datagram(d) => d.handle_packet(p),
-            Socket::Wwp(w) => w.handle_packet(now, p, None),
-            Socket::Pstp(s) => s.handle_packet(now, p),
+            Socket::Engine(e) => e.handle_packet(now, p, None),
         }
     }
 
@@ -97,8 +92,7 @@ impl Socket {
         match self {
             Socket::Tcp(c) => c.poll_transmit(now),
             Socket::Datagram(d) => d.poll_transmit(),
-            Socket::Wwp(w) => w.poll_transmit(now),
-            Socket::Pstp(s) => s.poll_transmit(),
+            Socket::Engine(e) => e.poll_transmit(now),
         }
     }
 
@@ -107,18 +101,16 @@ impl Socket {
         match self {
             Socket::Tcp(c) => c.poll_event().map(SocketEvent::Tcp),
             Socket::Datagram(d) => d.poll_event().map(SocketEvent::Datagram),
-            Socket::Wwp(w) => w.poll_event().map(SocketEvent::Wwp),
-            Socket::Pstp(s) => s.poll_event().map(SocketEvent::Pstp),
+            Socket::Engine(e) => e.poll_event().then_some(SocketEvent::Engine),
         }
     }
 
     /// When the socket's next timer is due, if it has one.
-    pub fn poll_timeout(&self) -> Option<Time> {
+    pub fn poll_timeout(&mut self) -> Option<Time> {
         match self {
             Socket::Tcp(c) => c.poll_timeout(),
             Socket::Datagram(_) => None,
-            Socket::Wwp(w) => w.ep.poll_timeout(),
-            Socket::Pstp(s) => s.poll_timeout(),
+            Socket::Engine(e) => e.poll_timeout(),
         }
     }
 
@@ -126,8 +118,7 @@ impl Socket {
     pub fn handle_timeout(&mut self, now: Time) {
         match self {
             Socket::Tcp(c) => c.handle_timeout(now),
-            Socket::Wwp(w) => w.ep.handle_timeout(now),
-            Socket::Pstp(s) => s.handle_timeout(now),
+            Socket::Engine(e) => e.handle_timeout(now),
             Socket::Datagram(_) => {}
         }
     }
@@ -137,43 +128,38 @@ impl Socket {
         match self {
             Socket::Tcp(c) => c.local(),
             Socket::Datagram(d) => d.local(),
-            Socket::Wwp(w) => w.local(),
-            Socket::Pstp(s) => s.local(),
+            Socket::Engine(e) => e.local(),
         }
     }
 
-    /// The remote endpoint of a connection (`None`: an unconnected datagram socket).
+    /// The remote endpoint of a connection (`None`: an unconnected datagram socket; an engine
+    /// socket without a peer answers whoever wrote, and gives its own endpoint).
     pub fn remote(&self) -> Option<Endpoint> {
         match self {
             Socket::Tcp(c) => Some(c.remote()),
             Socket::Datagram(_) => None,
-            Socket::Wwp(w) => Some(w.remote()),
-            Socket::Pstp(s) => Some(s.remote()),
+            Socket::Engine(e) => Some(e.remote().unwrap_or(e.local())),
         }
     }
 
-    /// The transport's name in result tables (`tcp`, `udp`, `icmp`, `wwp` (over UDP)).
+    /// The transport's name in result tables (`tcp`, `udp`, `icmp`, or an engine's over UDP:
+    /// `wwp`, `pstp`, `echo`).
     pub fn protocol_name(&self) -> &'static str {
         match self {
             Socket::Tcp(_) => "tcp",
             Socket::Datagram(d) => d.proto().name(),
-            Socket::Wwp(_) => "wwp",
-            Socket::Pstp(_) => "pstp",
+            Socket::Engine(e) => e.protocol(),
         }
     }
 
     /// Packets the socket received and discarded: TCP segments outside the window (answered
-    /// by an ACK), datagrams that found the receive buffer full, WWP segments refused or
-    /// beyond the receiver buffer.
+    /// by an ACK), datagrams that found the receive buffer full, datagrams an engine refused
+    /// or had no room for (WWP beyond its receiver buffer) and kept datagrams lost.
     pub fn drops(&self) -> u64 {
         match self {
             Socket::Tcp(c) => c.stats().unacceptable_segments_acked,
             Socket::Datagram(d) => d.dropped,
-            Socket::Wwp(w) => {
-                let st = w.ep.stats();
-                st.dropped_segments + st.bad_segments + w.lost_tails
-            }
-            Socket::Pstp(s) => s.bad_datagrams,
+            Socket::Engine(e) => e.drops(),
         }
     }
 }
@@ -221,6 +207,8 @@ pub struct Stack {
     // Fx, not SipHash: looked up once per packet, keys are not attacker-chosen.
     tcp_index: FxHashMap<(u32, Endpoint, Endpoint), SockId>,
     datagram_index: FxHashMap<(u32, u8, u16), SockId>,
+    /// Engine sockets by their local endpoint: where a kept datagram is read from.
+    engine_index: FxHashMap<Endpoint, SockId>,
     /// Passive opens.
     pub listeners: Vec<Listener>,
     next_port: Vec<u16>,
@@ -235,6 +223,7 @@ impl Stack {
             sockets: Vec::new(),
             tcp_index: FxHashMap::default(),
             datagram_index: FxHashMap::default(),
+            engine_index: FxHashMap::default(),
             listeners: Vec::new(),
             next_port: vec![49152; nodes],
             next_ip_id: vec![1; nodes],
@@ -284,78 +273,80 @@ impl Stack {
         self.bind(node, local, DatagramProto::Ping, owner)
     }
 
-    /// Opens a WWP socket on `node` bound to UDP `local` for flow `owner`; `None` if the port
-    /// is taken.
-    pub fn bind_wwp(&mut self, node: u32, sock: WwpSocket, owner: Owner) -> Option<SockId> {
-        let key = (node, DatagramProto::Udp.ip_protocol(), sock.local().port);
-        if self.datagram_index.contains_key(&key) {
-            return None;
-        }
-        let id = self.push(Socket::Wwp(Box::new(sock)), node, owner);
-        self.datagram_index.insert(key, id);
-        Some(id)
-    }
-
-    /// Opens a PS-TP socket on `node` bound to UDP `sock.local()` for flow `owner`; `None`
+    /// Opens `engine` on `node`, bound to UDP `local` and sending to `remote` unless it names
+    /// a destination, for flow `owner`; `feed` writes into it before each transmission. `None`
     /// if the port is taken.
-    pub fn bind_pstp(&mut self, node: u32, sock: PstpSocket, owner: Owner) -> Option<SockId> {
-        let key = (node, DatagramProto::Udp.ip_protocol(), sock.local().port);
+    pub fn bind_engine<E: Engine + Send + 'static>(&mut self, node: u32, local: Endpoint, remote: Option<Endpoint>, engine: E, feed: Option<Box<dyn Feed<E>>>, owner: Owner) -> Option<SockId>
+    where
+        E::Event: Send + 'static,
+    {
+        let key = (node, DatagramProto::Udp.ip_protocol(), local.port);
         if self.datagram_index.contains_key(&key) {
             return None;
         }
-        let id = self.push(Socket::Pstp(Box::new(sock)), node, owner);
+        let id = self.push(Socket::Engine(Box::new(EngineSocket::new(engine, local, remote, feed))), node, owner);
         self.datagram_index.insert(key, id);
+        self.engine_index.insert(local, id);
         Some(id)
     }
 
-    /// The PS-TP socket `s` (panics if it is another kind: a wattlab bug).
-    pub fn pstp(&mut self, s: SockId) -> &mut PstpSocket {
+    /// The engine socket `s` (panics if it is another kind: a wattlab bug).
+    pub fn engine_socket(&mut self, s: SockId) -> &mut EngineSocket {
         match &mut self.sockets[s as usize].socket {
-            Socket::Pstp(p) => p,
-            _ => unreachable!("socket {s} is not PS-TP"),
+            Socket::Engine(e) => e,
+            _ => unreachable!("socket {s} is not an engine socket"),
         }
     }
 
-    /// [`Stack::pstp`], read-only.
-    pub fn pstp_ref(&self, s: SockId) -> &PstpSocket {
+    /// [`Stack::engine_socket`], read-only.
+    pub fn engine_socket_ref(&self, s: SockId) -> &EngineSocket {
         match &self.sockets[s as usize].socket {
-            Socket::Pstp(p) => p,
-            _ => unreachable!("socket {s} is not PS-TP"),
+            Socket::Engine(e) => e,
+            _ => unreachable!("socket {s} is not an engine socket"),
         }
     }
 
-    /// Hands a packet the demultiplexer chose to socket `s` (a WWP socket reads long NACK
-    /// lists from its peer).
+    /// The engine of socket `s` (panics if it is not an `E`: a wattlab bug).
+    pub fn engine<E: Engine + 'static>(&mut self, s: SockId) -> &mut E
+    where
+        E::Event: 'static,
+    {
+        self.engine_socket(s).engine_mut::<E>().unwrap_or_else(|| unreachable!("socket {s} is not a {} engine", E::PROTOCOL))
+    }
+
+    /// [`Stack::engine`], read-only.
+    pub fn engine_ref<E: Engine + 'static>(&self, s: SockId) -> &E
+    where
+        E::Event: 'static,
+    {
+        self.engine_socket_ref(s).engine::<E>().unwrap_or_else(|| unreachable!("socket {s} is not a {} engine", E::PROTOCOL))
+    }
+
+    /// The engine event [`SocketEvent::Engine`] announced on socket `s`, if its engine is an
+    /// `E` (and the event was not taken yet).
+    pub fn take_event<E: Engine + 'static>(&mut self, s: SockId) -> Option<E::Event>
+    where
+        E::Event: 'static,
+    {
+        self.engine_socket(s).take_event::<E>()
+    }
+
+    /// Hands a packet the demultiplexer chose to socket `s` (an engine socket reads a kept
+    /// datagram from the socket that sent it).
     pub fn handle_packet(&mut self, now: Time, s: SockId, p: &Packet) {
-        let peer = match &self.sockets[s as usize].socket {
-            Socket::Wwp(w) => w.peer.filter(|&q| q != s),
+        let sender = match &self.sockets[s as usize].socket {
+            Socket::Engine(_) if p.body().is_some_and(|b| b.kept) => self.engine_index.get(&p.src_endpoint()).copied().filter(|&q| q != s),
             _ => None,
         };
-        let Some(q) = peer else {
+        let Some(q) = sender else {
             return self.sockets[s as usize].socket.handle_packet(now, p);
         };
         let (lo, hi) = (s.min(q) as usize, s.max(q) as usize);
         let (a, b) = self.sockets.split_at_mut(hi);
         let (me, other) = if (s as usize) < hi { (&mut a[lo], &b[0]) } else { (&mut b[0], &a[lo]) };
         match (&mut me.socket, &other.socket) {
-            (Socket::Wwp(w), Socket::Wwp(peer)) => w.handle_packet(now, p, Some(peer)),
+            (Socket::Engine(e), Socket::Engine(from)) => e.handle_packet(now, p, Some(from)),
             (sock, _) => sock.handle_packet(now, p),
-        }
-    }
-
-    /// The WWP socket `s` (panics if it is another kind: a wattlab bug).
-    pub fn wwp(&mut self, s: SockId) -> &mut WwpSocket {
-        match &mut self.sockets[s as usize].socket {
-            Socket::Wwp(w) => w,
-            _ => unreachable!("socket {s} is not WWP"),
-        }
-    }
-
-    /// [`Stack::wwp`], read-only.
-    pub fn wwp_ref(&self, s: SockId) -> &WwpSocket {
-        match &self.sockets[s as usize].socket {
-            Socket::Wwp(w) => w,
-            _ => unreachable!("socket {s} is not WWP"),
         }
     }
 

@@ -6,15 +6,15 @@
 //! yet, FH not connected yet), later when the answer exists. It never retransmits; the mobile
 //! does. Its only timers drop abandoned and finished transfers.
 //!
-//! The host drives it like this:
-//! - PS-TP datagrams from a mobile → [`PsnaDaemon::handle_datagram`]; datagrams to send ←
-//!   [`PsnaDaemon::poll_transmit`] (with their destination);
-//! - FH commands ← [`PsnaDaemon::poll_fh`] ([`FhCommand::Open`], `Close`, `Abort`); the FH
-//!   connection's life → `handle_fh_connected` / `handle_fh_data` / `handle_fh_acked` /
-//!   `handle_fh_closed` / `handle_fh_aborted`; relay bytes to write ← `fh_outgoing` and
-//!   `fh_written`;
-//! - timers: [`PsnaDaemon::poll_timeout`] / [`PsnaDaemon::handle_timeout`];
-//! - observations ← [`PsnaDaemon::poll_event`].
+//! The host drives it as every [`Engine`]:
+//! - PS-TP datagrams from a mobile → `handle_datagram`; datagrams to send ← `poll_transmit`
+//!   (each with its destination: the daemon answers whoever wrote);
+//! - events ← `poll_event`: FH commands first ([`DaemonEvent::Fh`]: [`FhCommand::Open`],
+//!   `Close`, `Abort`), then observations, then [`DaemonEvent::Input`] after datagrams (a
+//!   send's relay bytes may wait); the FH connection's life → `handle_fh_connected` /
+//!   `handle_fh_data` / `handle_fh_acked` / `handle_fh_closed` / `handle_fh_aborted`; relay
+//!   bytes to write ← `fh_outgoing` and `fh_written`;
+//! - timers: `poll_timeout` / `handle_timeout`.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::net::Ipv4Addr;
@@ -24,10 +24,10 @@ mod fh;
 use super::config::{DaemonConfig, PsnaConfigError};
 use super::estimator::Sample;
 use super::transfer::{Direction, Phase, Reply, Transfer};
+use crate::engine::{self, Engine, Refused};
 use crate::packet::Endpoint;
 use crate::time::{Duration, Time};
 use crate::wire::pstp::{decode_pstp, encode_pstp, PstpBody, PstpErrorCode, PstpMessage, PstpRequest};
-use crate::wire::WireError;
 
 /// The daemon's name for one transfer's TCP connection to the fixed host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -59,9 +59,15 @@ pub enum FhCommand {
     Abort(FhId),
 }
 
-/// Something the host may record (the reproduction's extra metrics).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// What the daemon tells its host: a command for the fixed-host side, or something the host
+/// may record (the reproduction's extra metrics).
+#[derive(Clone, Debug, PartialEq)]
 pub enum DaemonEvent {
+    /// Act on a fixed-host connection (open, close, abort).
+    Fh(FhCommand),
+    /// Datagrams arrived since the last time: a send's relay bytes may wait in
+    /// [`PsnaDaemon::fh_outgoing`].
+    Input,
     /// A mobile started a transfer.
     Started {
         /// Its FH connection.
@@ -143,6 +149,7 @@ pub struct PsnaDaemon {
     spare: Vec<Vec<u8>>,
     fh_cmds: VecDeque<FhCommand>,
     events: VecDeque<DaemonEvent>,
+    input: bool,
     stats: DaemonStats,
 }
 
@@ -159,6 +166,7 @@ impl PsnaDaemon {
             spare: Vec::new(),
             fh_cmds: VecDeque::new(),
             events: VecDeque::new(),
+            input: false,
             stats: DaemonStats::default(),
         })
     }
@@ -181,24 +189,6 @@ impl PsnaDaemon {
     /// The transfer behind a connection.
     pub fn transfer(&self, fh: FhId) -> Option<&Transfer> {
         self.by_fh.get(&fh).and_then(|k| self.transfers.get(k)).map(|(_, t)| t)
-    }
-
-    /// Next datagram to send: written to `buf` (cleared first), returns its destination.
-    pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Endpoint> {
-        let (to, mut bytes) = self.out.pop_front()?;
-        std::mem::swap(buf, &mut bytes);
-        self.spare.push(bytes);
-        Some(to)
-    }
-
-    /// Next command for the FH side.
-    pub fn poll_fh(&mut self) -> Option<FhCommand> {
-        self.fh_cmds.pop_front()
-    }
-
-    /// Next observation.
-    pub fn poll_event(&mut self) -> Option<DaemonEvent> {
-        self.events.pop_front()
     }
 
     fn send(&mut self, to: Endpoint, transfer: u32, seq: u32, body: PstpBody<'_>) {
@@ -260,13 +250,6 @@ impl PsnaDaemon {
             t.waiting = None;
             self.reply(now, key, seq, r);
         }
-    }
-
-    /// Decode and handle a datagram from `from`.
-    pub fn handle_datagram(&mut self, now: Time, from: Endpoint, bytes: &[u8]) -> Result<(), WireError> {
-        let msg = decode_pstp(bytes).inspect_err(|_| self.stats.bad_datagrams += 1)?;
-        self.handle_message(now, from, &msg);
-        Ok(())
     }
 
     /// Handle an already decoded message from `from`.
@@ -364,11 +347,6 @@ impl PsnaDaemon {
         }
     }
 
-    /// The earliest instant `handle_timeout` has work.
-    pub fn poll_timeout(&self) -> Option<Time> {
-        self.transfers.values().map(|(_, t)| self.expiry(t)).min()
-    }
-
     fn expiry(&self, t: &Transfer) -> Time {
         match t.done_at {
             Some(at) => at + self.cfg.linger,
@@ -377,7 +355,7 @@ impl PsnaDaemon {
     }
 
     /// Drop finished transfers after `linger` and silent ones after `abandon_after`.
-    pub fn handle_timeout(&mut self, now: Time) {
+    fn on_timeout(&mut self, now: Time) {
         let due: Vec<Key> =
             self.transfers.iter().filter(|(_, (_, t))| self.expiry(t) <= now).map(|(k, _)| *k).collect();
         for key in due {
@@ -389,5 +367,55 @@ impl PsnaDaemon {
                 }
             }
         }
+    }
+}
+
+impl Engine for PsnaDaemon {
+    type Event = DaemonEvent;
+
+    const PROTOCOL: &'static str = "pstp";
+
+    /// A datagram from the mobile at `from`: decoded and handled (an undecodable one is
+    /// counted in `bad_datagrams`); either way [`DaemonEvent::Input`] follows.
+    fn handle_datagram(&mut self, now: Time, from: Endpoint, bytes: &[u8]) -> Result<(), Refused> {
+        self.input = true;
+        let msg = decode_pstp(bytes).map_err(|_| {
+            self.stats.bad_datagrams += 1;
+            Refused::Malformed
+        })?;
+        self.handle_message(now, from, &msg);
+        Ok(())
+    }
+
+    /// The next answer, to the mobile that asked.
+    fn poll_transmit(&mut self, _now: Time, buf: &mut Vec<u8>) -> Option<engine::Transmit> {
+        let (to, mut bytes) = self.out.pop_front()?;
+        std::mem::swap(buf, &mut bytes);
+        self.spare.push(bytes);
+        Some(engine::Transmit { to: Some(to), len: buf.len() })
+    }
+
+    fn poll_timeout(&mut self) -> Option<Time> {
+        self.transfers.values().map(|(_, t)| self.expiry(t)).min()
+    }
+
+    fn handle_timeout(&mut self, now: Time) {
+        self.on_timeout(now);
+    }
+
+    /// FH commands first, then observations, then [`DaemonEvent::Input`] once per batch of
+    /// datagrams.
+    fn poll_event(&mut self) -> Option<DaemonEvent> {
+        if let Some(c) = self.fh_cmds.pop_front() {
+            return Some(DaemonEvent::Fh(c));
+        }
+        if let Some(e) = self.events.pop_front() {
+            return Some(e);
+        }
+        std::mem::take(&mut self.input).then_some(DaemonEvent::Input)
+    }
+
+    fn discarded(&self) -> u64 {
+        self.stats.bad_datagrams
     }
 }

@@ -12,10 +12,10 @@ use std::collections::VecDeque;
 
 use super::config::{MobileConfig, PsnaConfigError};
 use super::request::{Outstanding, RequestKind};
+use crate::engine::{self, Engine, Refused};
 use crate::packet::Endpoint;
 use crate::time::{Duration, Time};
 use crate::wire::pstp::{decode_pstp, PstpBody, PstpMessage, PstpRequest, PSTP_MAX_NAME};
-use crate::wire::WireError;
 
 mod types;
 
@@ -118,18 +118,10 @@ impl PsnaMobile {
     pub fn take_object(&mut self) -> Option<Vec<u8>> {
         self.finished.take()
     }
-    /// Next radio command for the host to apply.
-    pub fn poll_radio(&mut self) -> Option<RadioCommand> {
-        self.radio.pop_front()
-    }
-    /// True if a radio-on command waits in [`poll_radio`](Self::poll_radio): a host that
-    /// sends before it applies radio commands should apply it first.
-    pub fn radio_on_pending(&self) -> bool {
+    /// True if a radio-on command waits in the events: the datagram it precedes is held back
+    /// until the host has polled it (and switched the card on).
+    fn radio_on_pending(&self) -> bool {
         self.radio.iter().any(|c| c.on)
-    }
-    /// Next application event.
-    pub fn poll_event(&mut self) -> Option<MobileEvent> {
-        self.events.pop_front()
     }
 
     fn set_radio(&mut self, now: Time, on: bool) {
@@ -150,25 +142,8 @@ impl PsnaMobile {
         self.wake_at = None;
     }
 
-    /// The datagram to send to the daemon now, written to `buf`; returns its length.
-    pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<usize> {
-        let req = self.req.as_mut().filter(|r| r.due)?;
-        req.due = false;
-        buf.clear();
-        buf.extend_from_slice(&req.bytes);
-        Some(buf.len())
-    }
-
-    /// The earliest instant `handle_timeout` has work.
-    pub fn poll_timeout(&self) -> Option<Time> {
-        match &self.req {
-            Some(r) => Some(r.deadline),
-            None => self.wake_at,
-        }
-    }
-
     /// Run the timer due at `now`: a retransmission, a poll, or the end of a sleep.
-    pub fn handle_timeout(&mut self, now: Time) {
+    fn on_timeout(&mut self, now: Time) {
         if let Some(r) = self.req.as_mut().filter(|r| now >= r.deadline) {
             if r.on_timeout(now, &self.cfg) {
                 self.stats.retransmissions += 1;
@@ -254,13 +229,6 @@ impl PsnaMobile {
         self.events.push_back(MobileEvent::Failed { transfer: job.id, error });
     }
 
-    /// Decode and handle a datagram from the daemon.
-    pub fn handle_datagram(&mut self, now: Time, bytes: &[u8]) -> Result<(), WireError> {
-        let msg = decode_pstp(bytes)?;
-        self.handle_message(now, &msg);
-        Ok(())
-    }
-
     /// Handle a decoded message from the daemon. Only an answer to the latest request counts.
     pub fn handle_message(&mut self, now: Time, msg: &PstpMessage<'_>) {
         let Some(job) = &self.job else { return self.stats.ignored += 1 };
@@ -344,5 +312,61 @@ impl PsnaMobile {
         let got = job.data.len() as u64;
         let kind = if got == size { RequestKind::Final } else { RequestKind::Download { offset: got } };
         self.request(now, kind, PstpBody::Ack { offset: got });
+    }
+}
+
+impl Engine for PsnaMobile {
+    type Event = MobileEvent;
+
+    const PROTOCOL: &'static str = "pstp";
+
+    /// A datagram from the daemon (the mobile talks to one daemon; `from` is not checked).
+    fn handle_datagram(&mut self, now: Time, _from: Endpoint, bytes: &[u8]) -> Result<(), Refused> {
+        match decode_pstp(bytes) {
+            Ok(msg) => {
+                self.handle_message(now, &msg);
+                Ok(())
+            }
+            Err(_) => {
+                self.stats.bad_datagrams += 1;
+                Err(Refused::Malformed)
+            }
+        }
+    }
+
+    /// The request to send to the daemon now; held back while a radio-on command waits in
+    /// the events (the card must be on before the request leaves).
+    fn poll_transmit(&mut self, _now: Time, buf: &mut Vec<u8>) -> Option<engine::Transmit> {
+        if self.radio_on_pending() {
+            return None;
+        }
+        let req = self.req.as_mut().filter(|r| r.due)?;
+        req.due = false;
+        buf.clear();
+        buf.extend_from_slice(&req.bytes);
+        Some(engine::Transmit { to: None, len: buf.len() })
+    }
+
+    fn poll_timeout(&mut self) -> Option<Time> {
+        match &self.req {
+            Some(r) => Some(r.deadline),
+            None => self.wake_at,
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Time) {
+        self.on_timeout(now);
+    }
+
+    /// Radio commands first (in order), then the application's events.
+    fn poll_event(&mut self) -> Option<MobileEvent> {
+        if let Some(c) = self.radio.pop_front() {
+            return Some(MobileEvent::Radio(c));
+        }
+        self.events.pop_front()
+    }
+
+    fn discarded(&self) -> u64 {
+        self.stats.bad_datagrams
     }
 }

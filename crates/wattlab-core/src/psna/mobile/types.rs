@@ -38,9 +38,12 @@ pub enum MobileError {
     Protocol(&'static str),
 }
 
-/// What the application hears.
+/// What the host and the application hear (radio commands come first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MobileEvent {
+    /// Switch the card on or off now: an on comes before the request it precedes (which the
+    /// engine holds back until this was polled), an off after the last message.
+    Radio(RadioCommand),
     /// The transfer finished: the object is read ([`PsnaMobile::take_object`](super::PsnaMobile::take_object)) or delivered.
     Completed {
         /// Transfer id.
@@ -93,5 +96,7 @@ pub struct MobileStats {
     pub sleeps: u64,
     /// Messages ignored (other transfer, stale sequence number, unexpected type).
     pub ignored: u64,
+    /// Datagrams that did not decode.
+    pub bad_datagrams: u64,
 }
 

@@ -102,15 +102,16 @@ fn a_fixed_host_that_closes_early() {
     let mut m = PsnaMobile::new(MobileConfig::default(), 1, true).unwrap();
     m.read(Time::ZERO, FH, "obj", Some(10_000)).unwrap();
     let mut buf = Vec::new();
-    m.poll_transmit(&mut buf).unwrap();
+    m.poll_transmit(Time::ZERO, &mut buf).unwrap();
     d.handle_datagram(Time::ZERO, MOBILE, &buf).unwrap();
     d.handle_fh_connected(Time::ZERO, FhId(1));
     d.handle_fh_data(Time::ZERO, FhId(1), &[1; 100]);
     d.handle_fh_closed(Time::ZERO, FhId(1));
-    while d.poll_transmit(&mut buf).is_some() {
-        m.handle_datagram(Time::ZERO, &buf).unwrap();
+    while d.poll_transmit(Time::ZERO, &mut buf).is_some() {
+        m.handle_datagram(Time::ZERO, DAEMON, &buf).unwrap();
     }
-    // The pending ACK put it in WaitingOn, the pushed ERROR failed it.
+    // The pending ACK put it in WaitingOn, the pushed ERROR failed it (and switched it off).
+    assert_eq!(m.poll_event(), Some(MobileEvent::Radio(RadioCommand { at: Time::ZERO, on: false })));
     let ev = m.poll_event();
     assert!(matches!(ev, Some(MobileEvent::Failed { error: MobileError::Daemon(PstpErrorCode::FhClosedEarly), .. })), "{ev:?}");
 }
@@ -122,14 +123,15 @@ fn abandoned_transfers_are_dropped_and_their_fh_connection_aborted() {
     let mut m = PsnaMobile::new(MobileConfig::default(), 1, true).unwrap();
     m.read(Time::ZERO, FH, "obj", Some(10_000)).unwrap();
     let mut buf = Vec::new();
-    m.poll_transmit(&mut buf).unwrap();
+    m.poll_transmit(Time::ZERO, &mut buf).unwrap();
     d.handle_datagram(Time::ZERO, MOBILE, &buf).unwrap();
     assert_eq!(d.poll_timeout(), Some(Time::ZERO + cfg.abandon_after));
     d.handle_timeout(Time::ZERO + cfg.abandon_after);
     assert_eq!(d.transfers(), 0);
-    let cmds: Vec<_> = std::iter::from_fn(|| d.poll_fh()).collect();
+    let events: Vec<_> = std::iter::from_fn(|| d.poll_event()).collect();
+    let cmds: Vec<_> = events.iter().filter_map(|e| if let DaemonEvent::Fh(c) = e { Some(c) } else { None }).collect();
     assert!(matches!(cmds.last(), Some(FhCommand::Abort(FhId(1)))), "{cmds:?}");
-    assert!(std::iter::from_fn(|| d.poll_event()).any(|e| e == DaemonEvent::Abandoned { fh: FhId(1) }));
+    assert!(events.contains(&DaemonEvent::Abandoned { fh: FhId(1) }));
 }
 
 #[test]

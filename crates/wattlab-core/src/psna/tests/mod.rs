@@ -10,6 +10,7 @@ use std::collections::BinaryHeap;
 use std::net::Ipv4Addr;
 
 use super::*;
+use crate::engine::Engine;
 use crate::packet::Endpoint;
 use crate::time::{Duration, Time};
 
@@ -32,6 +33,8 @@ impl Rng {
 }
 
 pub const MOBILE: Endpoint = Endpoint::new(Ipv4Addr::new(10, 0, 0, 1), 4000);
+/// The daemon's address (where the mobile's datagrams come from, as the mobile sees it).
+pub const DAEMON: Endpoint = Endpoint::new(Ipv4Addr::new(10, 0, 0, 2), 7300);
 pub const FH: Endpoint = Endpoint::new(Ipv4Addr::new(10, 0, 0, 3), 21);
 
 /// The object's byte at `i` (deterministic content to check integrity).
@@ -178,7 +181,18 @@ impl Harness {
         let mut buf = Vec::new();
         loop {
             let mut moved = false;
-            while let Some(c) = self.mobile.poll_radio() {
+            // The engine holds a request back until its radio-on command was polled.
+            while self.mobile.poll_transmit(self.now, &mut buf).is_some() {
+                assert!(self.on_since.is_some(), "the mobile transmits with its radio off");
+                self.wlan_send(0, buf.clone());
+                moved = true;
+            }
+            while let Some(e) = self.mobile.poll_event() {
+                moved = true;
+                let MobileEvent::Radio(c) = e else {
+                    self.rec.mobile_events.push((self.now, e));
+                    continue;
+                };
                 match (c.on, self.on_since) {
                     (true, None) => self.on_since = Some(c.at),
                     (false, Some(s)) => {
@@ -188,30 +202,22 @@ impl Harness {
                     _ => panic!("radio command {c:?} repeats the state"),
                 }
                 self.rec.radio.push(c);
-                moved = true;
             }
-            while self.mobile.poll_transmit(&mut buf).is_some() {
-                assert!(self.on_since.is_some(), "the mobile transmits with its radio off");
-                self.wlan_send(0, buf.clone());
-                moved = true;
-            }
-            while let Some(e) = self.mobile.poll_event() {
-                self.rec.mobile_events.push((self.now, e));
-                moved = true;
-            }
-            while let Some(to) = self.daemon.poll_transmit(&mut buf) {
-                assert_eq!(to, MOBILE);
+            while let Some(t) = self.daemon.poll_transmit(self.now, &mut buf) {
+                assert_eq!(t.to, Some(MOBILE));
                 self.wlan_send(1, buf.clone());
                 moved = true;
             }
-            while let Some(c) = self.daemon.poll_fh() {
-                self.fh_command(c.clone());
-                self.rec.fh_commands.push(c);
-                moved = true;
-            }
             while let Some(e) = self.daemon.poll_event() {
-                self.rec.daemon_events.push(e);
                 moved = true;
+                match e {
+                    DaemonEvent::Fh(c) => {
+                        self.fh_command(c.clone());
+                        self.rec.fh_commands.push(c);
+                    }
+                    DaemonEvent::Input => {}
+                    e => self.rec.daemon_events.push(e),
+                }
             }
             if !moved {
                 break;
@@ -252,7 +258,7 @@ impl Harness {
             Ev::ToDaemon(_) => {}
             Ev::ToMobile(b) => {
                 if self.on_since.is_some() {
-                    let _ = self.mobile.handle_datagram(now, &b);
+                    let _ = self.mobile.handle_datagram(now, DAEMON, &b);
                 }
             }
             Ev::FhConnect(fh) => self.daemon.handle_fh_connected(now, fh),

@@ -1,5 +1,6 @@
-//! The datagram kinds: `udp-cbr` (a constant-rate UDP stream), `ping` (ICMP echo) and
-//! `udp-rr` (UDP request/response), each from node `from` to node `to`.
+//! The datagram kinds: `udp-cbr` (a constant-rate UDP stream), `ping` (ICMP echo), `udp-rr`
+//! (UDP request/response) and `echo` (the stop-and-wait echo engine), each from node `from` to
+//! node `to`.
 
 use crate::scenario::check::{Check, S};
 use crate::scenario::units::{Dur, Rate, Size, MAX_DURATION_NS};
@@ -92,5 +93,36 @@ impl UdpRrFlow {
     pub(crate) fn check_ranges(&self, key: &str, c: &mut Check) {
         c.dur(&format!("{key}.duration"), self.duration, 1, MAX_DURATION_NS);
         c.dur(&format!("{key}.interval"), self.interval, INTERVAL_RANGE_NS.0, INTERVAL_RANGE_NS.1);
+    }
+}
+
+/// `kind = "echo"`: the stop-and-wait echo engine (`wattlab_core::echo`), `count` requests of
+/// `request` bytes, one at a time, each retransmitted after `timeout` until echoed.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EchoFlow {
+    /// Node that sends the requests (the client).
+    pub from: String,
+    /// Node that echoes them (the server).
+    pub to: String,
+    /// Request size (default 64 B).
+    #[serde(default)]
+    pub request: Option<Size>,
+    /// Number of requests (default 10).
+    #[serde(default)]
+    pub count: Option<u32>,
+    /// Time after an echo before the next request (default 0: at once).
+    #[serde(default)]
+    pub interval: Option<Dur>,
+    /// How long a request waits for its echo before it is sent again (default 1 s).
+    #[serde(default)]
+    pub timeout: Option<Dur>,
+}
+
+impl EchoFlow {
+    /// Checks every number against its valid range; `key` is the flow's path (`flow[0]`).
+    pub(crate) fn check_ranges(&self, key: &str, c: &mut Check) {
+        c.dur(&format!("{key}.interval"), self.interval, 0, INTERVAL_RANGE_NS.1);
+        c.dur(&format!("{key}.timeout"), self.timeout, INTERVAL_RANGE_NS.0, INTERVAL_RANGE_NS.1);
     }
 }

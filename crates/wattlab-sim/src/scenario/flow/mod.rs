@@ -16,7 +16,7 @@ pub mod web;
 pub mod wwp;
 
 pub use bulk::BulkFlow;
-pub use datagram::{CbrFlow, PingFlow, UdpRrFlow};
+pub use datagram::{CbrFlow, EchoFlow, PingFlow, UdpRrFlow};
 pub use psna::PsnaFlow;
 pub use tcp::{ReaderConfig, TcpSettings};
 pub use web::WebFlow;
@@ -77,6 +77,8 @@ pub enum FlowSettings {
     PsnaRead(PsnaFlow),
     /// `psna-send`: the mobile sends an object through the PSNA daemon.
     PsnaSend(PsnaFlow),
+    /// `echo`: the stop-and-wait echo engine.
+    Echo(EchoFlow),
 }
 
 /// A kind of flow: its `kind` value, what its packets are, and how its table is read.
@@ -145,8 +147,12 @@ pub const PSNA_READ: FlowKind =
 pub const PSNA_SEND: FlowKind =
     FlowKind { name: "psna-send", datagrams: true, fields: fields::of::<PsnaFlow>, excluded: &[], read: |de| typed(de).map(FlowSettings::PsnaSend) };
 
+/// `kind = "echo"`.
+pub const ECHO: FlowKind =
+    FlowKind { name: "echo", datagrams: true, fields: fields::of::<EchoFlow>, excluded: &[], read: |de| typed(de).map(FlowSettings::Echo) };
+
 /// Every kind of flow (the registry), in the order error messages list them.
-pub const KINDS: [&FlowKind; 9] = [&BULK_DOWNLOAD, &BULK_UPLOAD, &UDP_CBR, &PING, &WEB, &UDP_RR, &WWP_BULK, &PSNA_READ, &PSNA_SEND];
+pub const KINDS: [&FlowKind; 10] = [&BULK_DOWNLOAD, &BULK_UPLOAD, &UDP_CBR, &PING, &WEB, &UDP_RR, &WWP_BULK, &PSNA_READ, &PSNA_SEND, &ECHO];
 
 /// The keys every kind takes besides `kind`.
 fn common_keys() -> &'static [&'static str] {
@@ -184,6 +190,7 @@ impl FlowSettings {
             FlowSettings::WwpBulk(_) => &WWP_BULK,
             FlowSettings::PsnaRead(_) => &PSNA_READ,
             FlowSettings::PsnaSend(_) => &PSNA_SEND,
+            FlowSettings::Echo(_) => &ECHO,
         }
     }
 
@@ -193,7 +200,7 @@ impl FlowSettings {
             FlowSettings::BulkDownload(b) | FlowSettings::BulkUpload(b) => b.tcp.as_ref(),
             FlowSettings::Web(w) => w.tcp.as_ref(),
             FlowSettings::PsnaRead(p) | FlowSettings::PsnaSend(p) => p.tcp.as_ref(),
-            FlowSettings::UdpCbr(_) | FlowSettings::Ping(_) | FlowSettings::UdpRr(_) | FlowSettings::WwpBulk(_) => None,
+            FlowSettings::UdpCbr(_) | FlowSettings::Ping(_) | FlowSettings::UdpRr(_) | FlowSettings::WwpBulk(_) | FlowSettings::Echo(_) => None,
         }
     }
 
@@ -207,6 +214,7 @@ impl FlowSettings {
             FlowSettings::UdpRr(f) => f.check_ranges(key, c),
             FlowSettings::WwpBulk(f) => f.check_ranges(key, c),
             FlowSettings::PsnaRead(f) | FlowSettings::PsnaSend(f) => f.check_ranges(key, c),
+            FlowSettings::Echo(f) => f.check_ranges(key, c),
         }
     }
 }

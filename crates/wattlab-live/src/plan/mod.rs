@@ -13,6 +13,27 @@ use wattlab_sim::BuildOptions;
 
 use crate::emu::model::PathParams;
 
+pub mod tunnel;
+
+/// What `wattlab-live plan` prints, so the orchestrator asks the core what a scenario needs
+/// instead of reading it: for a scenario with a `[[tunnel]]` its tunnel plan (`kind` is
+/// `tunnel`; `policy` must be left out or `always-on`: the `[[wlan]]`'s power_save is the
+/// client's), otherwise the plan of its one flow under `policy` (`kind` is the flow's).
+pub fn describe(path: &Path, policy: Option<LivePolicy>, user_overrides: &[String]) -> Result<serde_json::Value, String> {
+    let origin = path.display().to_string();
+    let text = read_scenario(path)?;
+    let scn = wattlab_sim::scenario::parse_with_overrides(&text, &origin, user_overrides).map_err(|e| e.to_string())?;
+    let json = |v: Result<serde_json::Value, serde_json::Error>| v.map_err(|e| e.to_string());
+    if !scn.tunnels.is_empty() {
+        if let Some(p) = policy.filter(|p| *p != LivePolicy::AlwaysOn) {
+            return Err(format!("--policy {}: a tunnel run's power saving is its [[wlan]]'s power_save (u-apsd or cam); leave --policy out", p.name()));
+        }
+        return json(serde_json::to_value(tunnel::load(path, user_overrides)?));
+    }
+    let (spec, policy) = load_resolved(path, policy, user_overrides)?;
+    json(serde_json::to_value(PlanSummary::of(&spec, policy, user_overrides)?))
+}
+
 /// The radio policies a live run can apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
 #[serde(rename_all = "kebab-case")]

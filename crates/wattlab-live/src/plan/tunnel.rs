@@ -1,4 +1,5 @@
-//! What a live run of a tunnel scenario does (`wattlab-live tunnel-plan`): the scenario is read
+//! What a live run of a tunnel scenario does (`wattlab-live plan` of a scenario with a
+//! `[[tunnel]]`): the scenario is read
 //! and built by the simulator's own loader (so a live run and `wattlab run` accept the same
 //! file, with the same errors), and its one `[[link]]`, `[[wlan]]`, `[[tunnel]]` and TCP flows
 //! become the live run's path, tunnel settings and flows.
@@ -13,7 +14,7 @@ use wattlab_core::Duration;
 use wattlab_sim::scenario::FlowSettings;
 use wattlab_sim::BuildOptions;
 
-use crate::plan::read_scenario;
+use super::read_scenario;
 
 /// One TCP flow of a tunnel run.
 #[derive(Clone, Debug, Serialize)]
