@@ -144,7 +144,7 @@ fn tcp_ends(f: &FlowConfig) -> Vec<&str> {
         FlowSettings::BulkDownload(b) | FlowSettings::BulkUpload(b) => vec![&b.client, &b.server],
         FlowSettings::Web(w) => std::iter::once(&w.client).chain(&w.servers).map(String::as_str).collect(),
         FlowSettings::PsnaRead(p) | FlowSettings::PsnaSend(p) => vec![&p.server],
-        FlowSettings::UdpCbr(_) | FlowSettings::Ping(_) | FlowSettings::UdpRr(_) | FlowSettings::WwpBulk(_) => Vec::new(),
+        FlowSettings::UdpCbr(_) | FlowSettings::Ping(_) | FlowSettings::UdpRr(_) | FlowSettings::WwpBulk(_) | FlowSettings::Echo(_) => Vec::new(),
     }
 }
 
