@@ -388,7 +388,7 @@ mod tests {
             assert_eq!((flows[0].name.as_deref(), flows[0].port), (Some("f"), Some(7)));
             assert!(spec.keys().starts_with(&["name", "start", "port"]), "{:?}", spec.keys());
         }
-        assert_eq!(KINDS.iter().filter(|k| k.datagrams).count(), 6);
+        assert_eq!(KINDS.iter().filter(|k| k.datagrams).count(), 7); // udp-cbr, ping, udp-rr, wwp-bulk, psna-read/-send, echo
     }
 
     #[test]
