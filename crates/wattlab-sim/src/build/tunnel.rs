@@ -6,7 +6,7 @@ use super::topology::Topology;
 use super::Ctx;
 use crate::middlebox::tunnel::{Side, TunnelHost};
 use crate::middlebox::{Middlebox, MiddleboxSlot};
-use crate::scenario::{FlowConfig, FlowSettings, Scenario, ScenarioError, TunnelSettings};
+use crate::scenario::{Scenario, ScenarioError, TunnelSettings};
 use crate::sim::{Simulation, WlanHost, NO_STA};
 use crate::wlan::StaId;
 use wattlab_core::packet::{IPV4_HEADER_LEN, PROTO_HEADER_MAX, TCP_HEADER_LEN, UDP_HEADER_LEN};
@@ -136,18 +136,6 @@ fn trigger_config(
     Ok(Some(c))
 }
 
-/// The nodes at which `f` opens or accepts TCP connections (its packets there are TCP):
-/// bulk transfers' client and server, a web flow's browser and servers, a PSNA flow's fixed
-/// host (its mobile talks PS-TP over UDP; the daemon's end is the AP's wired side).
-fn tcp_ends(f: &FlowConfig) -> Vec<&str> {
-    match &f.settings {
-        FlowSettings::BulkDownload(b) | FlowSettings::BulkUpload(b) => vec![&b.client, &b.server],
-        FlowSettings::Web(w) => std::iter::once(&w.client).chain(&w.servers).map(String::as_str).collect(),
-        FlowSettings::PsnaRead(p) | FlowSettings::PsnaSend(p) => vec![&p.server],
-        FlowSettings::UdpCbr(_) | FlowSettings::Ping(_) | FlowSettings::UdpRr(_) | FlowSettings::WwpBulk(_) | FlowSettings::Echo(_) => Vec::new(),
-    }
-}
-
 /// Refuses a TCP flow of the tunnel's client whose largest segment would make an outer packet
 /// over IPv4's 65535 bytes: the inner IPv4 packet (20 + 20 + MSS: a data segment's payload and
 /// options together never exceed the MSS) inside the SCTP headers [`TunnelConfig::max_packet_len`]
@@ -161,7 +149,7 @@ fn check_inner_sizes(scn: &Scenario, cx: &Ctx, cfg: &TunnelConfig, over_udp: boo
     for (i, f) in scn.flows.iter().enumerate() {
         let Some(mss) = f.settings.tcp().and_then(|t| t.mss) else { continue }; // the default fits
         let mss = u32::from(mss);
-        if !tcp_ends(f).contains(&client) || outer(mss) <= MAX_IPV4_LEN as usize {
+        if !f.settings.tcp_ends().contains(&client) || outer(mss) <= MAX_IPV4_LEN as usize {
             continue;
         }
         let most = (0..mss).rev().find(|&m| outer(m) <= MAX_IPV4_LEN as usize).unwrap_or(0);

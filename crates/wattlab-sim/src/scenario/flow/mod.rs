@@ -204,6 +204,18 @@ impl FlowSettings {
         }
     }
 
+    /// The nodes at which this flow opens or accepts TCP connections (its packets there are
+    /// TCP): bulk transfers' client and server, a web flow's browser and servers, a PSNA flow's
+    /// fixed host (its mobile talks PS-TP over UDP; the daemon's end is the AP's wired side).
+    pub fn tcp_ends(&self) -> Vec<&str> {
+        match self {
+            FlowSettings::BulkDownload(b) | FlowSettings::BulkUpload(b) => vec![&b.client, &b.server],
+            FlowSettings::Web(w) => std::iter::once(&w.client).chain(&w.servers).map(String::as_str).collect(),
+            FlowSettings::PsnaRead(p) | FlowSettings::PsnaSend(p) => vec![&p.server],
+            FlowSettings::UdpCbr(_) | FlowSettings::Ping(_) | FlowSettings::UdpRr(_) | FlowSettings::WwpBulk(_) | FlowSettings::Echo(_) => Vec::new(),
+        }
+    }
+
     /// Checks every number of the kind's own keys; `key` is the flow's path (`flow[0]`).
     fn check_ranges(&self, key: &str, c: &mut Check) {
         match self {
