@@ -53,7 +53,7 @@ def tool(argv: list[str], what: str, timeout: float) -> str:
 
 
 def last(text: str, n: int = 600) -> str:
-    """The end of a process's output, or a placeholder."""
+    """The last ``n`` characters of a process's output, or "(no output)" when it printed nothing."""
     return text.strip()[-n:] or "(no output)"
 
 

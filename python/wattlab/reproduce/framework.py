@@ -24,6 +24,7 @@ the figures and summary.md, and return a :class:`Result`.
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Sequence
@@ -89,7 +90,7 @@ class Result:
         return self.tables[name if name in self.tables else f"{name}.csv"]
 
 
-class Reproduction:
+class Reproduction(ABC):
     """The contract of one reproduced paper (see the module's docstring)."""
 
     name: ClassVar[str]
@@ -108,13 +109,13 @@ class Reproduction:
 
     # --- the parts a paper provides ---------------------------------------------------------
 
+    @abstractmethod
     def tables(self, cfg, ctx: Context) -> dict[str, pd.DataFrame]:
         """The CSV tables by file name, in the order they are written (claims.csv excepted)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def claims(self, cfg, tables: dict[str, pd.DataFrame]) -> list[verdict.Claim]:
         """The verdict on every claim."""
-        raise NotImplementedError
 
     def figures(self, cfg, tables: dict[str, pd.DataFrame], out: Path) -> list[Path]:
         """Write the figures into ``out``; return their paths."""

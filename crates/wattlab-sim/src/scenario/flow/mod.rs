@@ -366,8 +366,9 @@ fn read_flow(src: &Source, i: usize, item: Spanned<DeValue<'_>>) -> Result<FlowC
     Ok(FlowConfig { name: common.name, start: common.start, port: common.port, settings })
 }
 
-/// The placeholder `Scenario::flows` is deserialized with: `[[flow]]` is read by
-/// [`read_flows`] (the loader takes it out of the document first), never here.
+/// What `Scenario::flows` is deserialized with: never reached, because the loader takes
+/// `[[flow]]` out of the document first and reads it by kind with [`read_flows`]; a caller
+/// that skips the loader gets this error instead of flows read without their kind's checks.
 pub(crate) fn read_later<'de, D: serde::Deserializer<'de>>(_: D) -> Result<Vec<FlowConfig>, D::Error> {
     Err(serde::de::Error::custom("[[flow]] is read by scenario::parse (flow::read_flows), not by Scenario's Deserialize"))
 }
