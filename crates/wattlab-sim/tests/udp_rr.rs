@@ -4,28 +4,9 @@
 use std::process::Command;
 use wattlab_sim::{BuildOptions, RunOutput, Simulation};
 
-/// Two hosts over one 100 Mb/s link, 10 ms each way, the forward direction losing `loss`.
-fn scenario(loss: f64, flow: &str) -> String {
-    format!(
-        r#"
-[simulation]
-duration = "60s"
-[[node]]
-name = "c"
-kind = "host"
-[[node]]
-name = "s"
-kind = "host"
-[[link]]
-a = "c"
-b = "s"
-rate = "100Mbps"
-delay = "10ms"
-a_to_b = {{ loss = {{ model = "bernoulli", p = {loss} }} }}
-{flow}
-"#
-    )
-}
+#[path = "support/two_hosts.rs"]
+mod two_hosts;
+use two_hosts::scenario;
 
 fn run(text: &str, pcap_dir: Option<&std::path::Path>) -> RunOutput {
     let opts = BuildOptions {
