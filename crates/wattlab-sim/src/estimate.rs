@@ -217,7 +217,10 @@ impl Simulation {
         while v != b && n <= 64 {
             let Some((iface, next)) = self.net.routes.next_hop(v, b) else { break };
             let r = match self.net.ifaces[iface as usize].wlan {
-                Some((bss, _)) => f64::from(self.wlans[bss as usize].bss.cfg.rate_kbps) * 1e3,
+                Some((bss, _)) => {
+                    let cfg = &self.wlans[bss as usize].bss.cfg;
+                    cfg.phy.data_rate_bps(cfg.tx) as f64
+                }
                 None => self.net.channels[self.net.ifaces[iface as usize].tx as usize].rate_bps as f64,
             };
             rate = rate.min(r);

@@ -505,7 +505,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
             WlanSummary {
                 name: b.name.clone(),
                 phy: b.cfg.phy.name.to_string(),
-                rate_bps: b.cfg.rate_kbps as u64 * 1000,
+                rate_bps: b.cfg.phy.data_rate_bps(b.cfg.tx),
                 utilization: b.stats.busy_ns.min(end.as_nanos()) as f64 / run_ns,
                 stats: b.stats.clone(),
                 stations: b

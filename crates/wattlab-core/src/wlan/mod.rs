@@ -9,4 +9,4 @@ pub mod bianchi;
 pub mod capacity;
 pub mod phy;
 
-pub use phy::{find_phy, phy_names, PhyProfile};
+pub use phy::{find_phy, phy_names, PhyProfile, TxVector};

@@ -54,6 +54,19 @@ pub enum Preamble {
     Short,
 }
 
+/// How one PPDU is sent: its format and rate parameters (ns-3's `WifiTxVector`).
+///
+/// The MAC asks the PHY for every airtime through one of these, so a new PPDU format is a new
+/// variant here and a case in [`PhyProfile::ppdu_duration`], not a change in the MAC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxVector {
+    /// A DSSS or OFDM (non-HT) PPDU at `kbps`.
+    Legacy {
+        /// Data rate, kb/s (one of the profile's `rates_kbps`).
+        kbps: u32,
+    },
+}
+
 /// Timing of one 802.11 PHY.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PhyProfile {
@@ -249,6 +262,29 @@ impl PhyProfile {
                 let symbols = (16 + bits + 6).div_ceil(bits_per_symbol);
                 us(20 + 4 * symbols) + self.signal_extension
             }
+        }
+    }
+
+    /// Airtime of a PPDU carrying a PSDU of `psdu_bytes` (an MPDU with MAC header and FCS, or
+    /// a whole A-MPDU) sent with `tx`.
+    pub fn ppdu_duration(&self, psdu_bytes: u32, tx: TxVector) -> Duration {
+        match tx {
+            TxVector::Legacy { kbps } => self.frame_duration(psdu_bytes, kbps),
+        }
+    }
+
+    /// Non-HT rate (kb/s) of the control frame (ACK, CTS, Block Ack) answering a PPDU sent with
+    /// `tx`: the highest basic rate not above its data rate (802.11-2020 §10.6.6.5).
+    pub fn response_kbps(&self, tx: TxVector) -> u32 {
+        match tx {
+            TxVector::Legacy { kbps } => self.control_rate(kbps),
+        }
+    }
+
+    /// Nominal data rate of `tx`, bit/s.
+    pub fn data_rate_bps(&self, tx: TxVector) -> u64 {
+        match tx {
+            TxVector::Legacy { kbps } => kbps as u64 * 1_000,
         }
     }
 

@@ -16,7 +16,7 @@ use toml::Spanned;
 use wattlab_core::energy::DeviceProfile;
 use wattlab_core::wire::mac_for_node;
 use wattlab_core::wlan::phy::{find_phy, phy_names, BEACON_BYTES};
-use wattlab_core::wlan::PhyProfile;
+use wattlab_core::wlan::{PhyProfile, TxVector};
 use std::collections::HashMap;
 use wattlab_core::Duration;
 
@@ -177,7 +177,7 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)])
     let ap_priority = ap_priority(cx, w, key, &phy)?;
     let cfg = MacConfig {
         phy,
-        rate_kbps,
+        tx: TxVector::Legacy { kbps: rate_kbps },
         rts_threshold: w.rts_threshold.map(|s| s.bytes().min(u32::MAX as u64) as u32),
         short_retry_limit: retry_limit(cx, &w.retry_limit, &format!("{key}.retry_limit"), 7)?,
         long_retry_limit: retry_limit(cx, &w.long_retry_limit, &format!("{key}.long_retry_limit"), 4)?,

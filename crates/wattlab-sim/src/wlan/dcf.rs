@@ -16,7 +16,8 @@
 use super::{Body, Bss, ExchangeKind, Exchange, Frame, LossLayer, MacOutput, MacTimer, Overhearing, StaId, AP};
 use rand::Rng;
 use wattlab_core::energy::Activity;
-use wattlab_core::wlan::phy::{NULL_FRAME_BYTES, PS_POLL_BYTES, DATA_OVERHEAD_BYTES};
+use wattlab_core::wlan::phy::{ACK_BYTES, DATA_OVERHEAD_BYTES, NULL_FRAME_BYTES, PS_POLL_BYTES, RTS_BYTES};
+use wattlab_core::wlan::TxVector;
 use wattlab_core::{Duration, Time};
 
 /// What a station would send if it won the medium now.
@@ -215,18 +216,35 @@ impl Bss {
     }
 
     fn head_duration(&self, sta: StaId, head: Head) -> Duration {
-        let phy = &self.cfg.phy;
         match head {
-            Head::Poll => phy.frame_duration(PS_POLL_BYTES, phy.control_rate(self.cfg.rate_kbps)),
+            Head::Poll => self.control_airtime(sta, AP, PS_POLL_BYTES),
             Head::Frame(i) => {
                 let f = &self.stas[sta as usize].queue[i];
                 if self.uses_rts(f) {
-                    phy.rts_duration(self.cfg.rate_kbps)
+                    self.control_airtime(sta, f.to, RTS_BYTES)
                 } else {
-                    phy.frame_duration(Self::mpdu_bytes(f), self.cfg.rate_kbps)
+                    self.data_airtime(sta, f.to, Self::mpdu_bytes(f))
                 }
             }
         }
+    }
+
+    /// How `from` sends data to `to` now (the seam where rate control plugs in).
+    pub(crate) fn tx_vector(&self, _from: StaId, _to: StaId) -> TxVector {
+        self.cfg.tx
+    }
+
+    /// Airtime of a data PPDU of `psdu_bytes` from `from` to `to`.
+    pub(crate) fn data_airtime(&self, from: StaId, to: StaId, psdu_bytes: u32) -> Duration {
+        self.cfg.phy.ppdu_duration(psdu_bytes, self.tx_vector(from, to))
+    }
+
+    /// Airtime of a control frame of `bytes` (RTS, CTS, ACK, PS-Poll) that protects, answers or
+    /// polls for data from `from` to `to`: at the basic rate answering that data's rate, so an
+    /// ACK is timed by the frame it acknowledges, whichever way it goes.
+    pub(crate) fn control_airtime(&self, from: StaId, to: StaId, bytes: u32) -> Duration {
+        let phy = &self.cfg.phy;
+        phy.frame_duration(bytes, phy.response_kbps(self.tx_vector(from, to)))
     }
 
     /// One station won the medium.
@@ -244,24 +262,22 @@ impl Bss {
     /// Data or Null frame, with RTS/CTS if it is long, then SIFS and the ACK.
     fn start_frame(&mut self, now: Time, sta: StaId, frame: Frame) {
         self.note_attempt(sta, &frame);
-        let phy = self.cfg.phy;
-        let rate = self.cfg.rate_kbps;
-        let (d, sifs) = (self.cfg.propagation, phy.sifs);
+        let (d, sifs) = (self.cfg.propagation, self.cfg.phy.sifs);
         let to = frame.to;
         let mut t = now;
         let rts = self.uses_rts(&frame);
         if rts {
             // RTS and CTS are short control frames at a basic rate: assumed error-free.
-            let (r, c) = (phy.rts_duration(rate), phy.ack_duration(rate));
+            let (r, c) = (self.control_airtime(sta, to, RTS_BYTES), self.control_airtime(sta, to, ACK_BYTES));
             self.on_air(sta, Some(to), t, r, frame.tag);
             self.on_air(to, Some(sta), t + r + d + sifs, c, frame.tag);
             t = t + r + c + d + d + sifs + sifs;
         }
-        let data = phy.frame_duration(Self::mpdu_bytes(&frame), rate);
+        let data = self.data_airtime(sta, to, Self::mpdu_bytes(&frame));
         self.on_air(sta, Some(to), t, data, frame.tag);
         let ok = !self.frame_lost(now, sta, to);
         let end = if ok {
-            let ack = phy.ack_duration(rate);
+            let ack = self.control_airtime(sta, to, ACK_BYTES);
             self.on_air(to, Some(sta), t + data + d + sifs, ack, frame.tag);
             self.timer(t + data + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
             t + data + d + sifs + ack + d
@@ -275,10 +291,8 @@ impl Bss {
     /// wait), or with an ACK if it has none.
     fn start_poll(&mut self, now: Time, sta: StaId) {
         self.stas[sta as usize].stats.attempts += 1;
-        let phy = self.cfg.phy;
-        let rate = self.cfg.rate_kbps;
-        let (d, sifs) = (self.cfg.propagation, phy.sifs);
-        let poll = phy.frame_duration(PS_POLL_BYTES, phy.control_rate(rate));
+        let (d, sifs) = (self.cfg.propagation, self.cfg.phy.sifs);
+        let poll = self.control_airtime(sta, AP, PS_POLL_BYTES);
         self.on_air(sta, Some(AP), now, poll, 0);
         let t = now + poll + d + sifs;
         let response = self.stas[AP as usize].queue.iter().position(|f| f.to == sta);
@@ -286,11 +300,11 @@ impl Bss {
             Some(i) => {
                 let frame = self.stas[AP as usize].queue[i];
                 self.note_attempt(AP, &frame);
-                let data = phy.frame_duration(Self::mpdu_bytes(&frame), rate);
+                let data = self.data_airtime(AP, sta, Self::mpdu_bytes(&frame));
                 self.on_air(AP, Some(sta), t, data, frame.tag);
                 let ok = !self.frame_lost(now, AP, sta);
                 if ok {
-                    let ack = phy.ack_duration(rate);
+                    let ack = self.control_airtime(AP, sta, ACK_BYTES);
                     self.on_air(sta, Some(AP), t + data + d + sifs, ack, frame.tag);
                     self.timer(t + data + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
                     (t + data + d + sifs + ack + d, Some((i, frame)), true)
@@ -299,7 +313,7 @@ impl Bss {
                 }
             }
             None => {
-                let ack = phy.ack_duration(rate);
+                let ack = self.control_airtime(sta, AP, ACK_BYTES);
                 self.on_air(AP, Some(sta), t, ack, 0);
                 (t + ack + d, None, true)
             }

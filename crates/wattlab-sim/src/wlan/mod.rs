@@ -50,8 +50,8 @@ pub enum Overhearing {
 pub struct MacConfig {
     /// PHY timing.
     pub phy: PhyProfile,
-    /// Data rate of every data frame, kb/s.
-    pub rate_kbps: u32,
+    /// How every data frame is sent (format and rate); see `Bss::tx_vector`.
+    pub tx: wattlab_core::wlan::TxVector,
     /// Use RTS/CTS for MPDUs longer than this many bytes (None: never).
     pub rts_threshold: Option<u32>,
     /// Attempts after the first for frames sent without RTS (None: unlimited).

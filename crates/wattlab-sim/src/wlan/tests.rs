@@ -28,7 +28,7 @@ pub(crate) fn udp(len: u32) -> Packet {
 pub(crate) fn mac(phy: wattlab_core::wlan::PhyProfile, rate_kbps: u32) -> MacConfig {
     MacConfig {
         phy,
-        rate_kbps,
+        tx: wattlab_core::wlan::TxVector::Legacy { kbps: rate_kbps },
         rts_threshold: None,
         short_retry_limit: Some(7),
         long_retry_limit: Some(4),
