@@ -2,11 +2,15 @@
 //! closed-form models the simulated MAC is checked against.
 //!
 //! - [`phy`]: inter-frame spaces, contention windows and frame airtimes per PHY;
+//! - [`propagation`]: positions, log-distance path loss, shadowing, noise floor, SNR;
+//! - [`error_model`]: SNR → frame error rate per modulation and coding (NIST model);
 //! - [`bianchi`]: Bianchi's saturation throughput of `n` contending stations (basic access);
 //! - [`capacity`]: the collision-free maximum throughput of one flow over one DCF link.
 
 pub mod bianchi;
 pub mod capacity;
+pub mod error_model;
 pub mod phy;
+pub mod propagation;
 
 pub use phy::{find_phy, phy_names, PhyProfile, TxVector};
