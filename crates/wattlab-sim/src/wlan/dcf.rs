@@ -172,7 +172,7 @@ impl Bss {
     }
 
     /// Counts an attempt; the first attempt of a data frame is the sender's capture point.
-    fn note_attempt(&mut self, sta: StaId, frame: &Frame) {
+    pub(crate) fn note_attempt(&mut self, sta: StaId, frame: &Frame) {
         if sta == AP {
             self.ap_queue.served(frame.finish);
         }
@@ -192,9 +192,12 @@ impl Bss {
         }
     }
 
-    /// Draws the frame error of a frame attempt between `sta` and the AP (frame-layer loss).
-    fn frame_lost(&mut self, now: Time, from: StaId, to: StaId) -> bool {
+    /// Draws the frame error of an attempt of an MPDU of `bytes` between `sta` and the AP:
+    /// the loss process (frame layer), and with positions the PER at the link's SNR and the
+    /// attempt's rate (`link.rs`, which also feeds the rate controller).
+    fn frame_lost(&mut self, now: Time, from: StaId, to: StaId, bytes: u32) -> bool {
         let lost = self.cfg.loss_layer == LossLayer::Frame && self.draw_loss(now, from, to);
+        let lost = self.link_lost(now, from, to, bytes, lost) || lost;
         if lost {
             self.stas[from as usize].stats.frame_errors += 1;
         }
@@ -211,11 +214,11 @@ impl Bss {
         }
     }
 
-    fn uses_rts(&self, frame: &Frame) -> bool {
+    pub(crate) fn uses_rts(&self, frame: &Frame) -> bool {
         self.cfg.rts_threshold.is_some_and(|t| Self::mpdu_bytes(frame) > t)
     }
 
-    fn head_duration(&self, sta: StaId, head: Head) -> Duration {
+    pub(crate) fn head_duration(&self, sta: StaId, head: Head) -> Duration {
         match head {
             Head::Poll => self.control_airtime(sta, AP, PS_POLL_BYTES),
             Head::Frame(i) => {
@@ -230,8 +233,8 @@ impl Bss {
     }
 
     /// How `from` sends data to `to` now (the seam where rate control plugs in).
-    pub(crate) fn tx_vector(&self, _from: StaId, _to: StaId) -> TxVector {
-        self.cfg.tx
+    pub(crate) fn tx_vector(&self, from: StaId, to: StaId) -> TxVector {
+        self.link_tx_vector(from, to).unwrap_or(self.cfg.tx)
     }
 
     /// Airtime of a data PPDU of `psdu_bytes` from `from` to `to`.
@@ -275,7 +278,7 @@ impl Bss {
         }
         let data = self.data_airtime(sta, to, Self::mpdu_bytes(&frame));
         self.on_air(sta, Some(to), t, data, frame.tag);
-        let ok = !self.frame_lost(now, sta, to);
+        let ok = !self.frame_lost(now, sta, to, Self::mpdu_bytes(&frame));
         let end = if ok {
             let ack = self.control_airtime(sta, to, ACK_BYTES);
             self.on_air(to, Some(sta), t + data + d + sifs, ack, frame.tag);
@@ -302,7 +305,7 @@ impl Bss {
                 self.note_attempt(AP, &frame);
                 let data = self.data_airtime(AP, sta, Self::mpdu_bytes(&frame));
                 self.on_air(AP, Some(sta), t, data, frame.tag);
-                let ok = !self.frame_lost(now, AP, sta);
+                let ok = !self.frame_lost(now, AP, sta, Self::mpdu_bytes(&frame));
                 if ok {
                     let ack = self.control_airtime(AP, sta, ACK_BYTES);
                     self.on_air(sta, Some(AP), t + data + d + sifs, ack, frame.tag);
@@ -321,8 +324,13 @@ impl Bss {
         self.occupy(now, end, ExchangeKind::Poll { sta, response, ok });
     }
 
-    /// Several stations ended their backoff in the same slot: every frame is lost.
+    /// Several stations ended their backoff in the same slot: every frame is lost, unless
+    /// one is captured (`link.rs`), whose exchange then goes on as if it had won alone.
     fn start_collision(&mut self, now: Time, winners: &[StaId]) {
+        if let Some(w) = self.capture(now, winners) {
+            self.start_exchange(now, w);
+            return;
+        }
         let mut longest = Duration::ZERO;
         for &w in winners {
             let Some(head) = self.head(w) else { continue };
@@ -492,7 +500,7 @@ impl Bss {
     }
 
     /// An attempt failed: double CW, or drop the frame past the retry limit.
-    fn frame_failed(&mut self, sta: StaId, id: Option<u64>, rts: bool) {
+    pub(crate) fn frame_failed(&mut self, sta: StaId, id: Option<u64>, rts: bool) {
         let limit = if rts { self.cfg.long_retry_limit } else { self.cfg.short_retry_limit };
         let cw_max = self.cw_bounds(sta).1;
         let s = &mut self.stas[sta as usize];

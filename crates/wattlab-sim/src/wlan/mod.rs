@@ -14,8 +14,10 @@
 //! Station 0 of every BSS is the AP.
 
 mod dcf;
+mod link;
 mod power;
 mod queue;
+pub mod rate;
 
 use crate::net::impairment::LossProcess;
 use crate::rng::StreamRng;
@@ -28,6 +30,7 @@ use wattlab_core::wlan::PhyProfile;
 pub use wattlab_core::power::{PowerSave, PowerSaveSettings};
 use wattlab_core::{Duration, Packet, Time};
 
+pub use link::Link;
 pub use queue::ApQueueing;
 use queue::FairQueue;
 
@@ -368,6 +371,8 @@ pub struct Bss {
     pub(crate) ap_queue: FairQueue,
     /// Slots the AP's backoff grid runs ahead of the stations' ([`ApPriority::lead_slots`]).
     pub(crate) lead: u64,
+    /// Links with distance, rate control and capture (`[wlan.propagation]`; `link.rs`).
+    pub(crate) link: Option<Box<Link>>,
 }
 
 impl Bss {
@@ -419,6 +424,7 @@ impl Bss {
             beacon_count: 0,
             ap_queue,
             lead: cfg_lead,
+            link: None,
         }
     }
 

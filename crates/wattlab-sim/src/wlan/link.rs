@@ -1,0 +1,307 @@
+//! Links with distance: each station's received power from every other (static positions,
+//! `wattlab_core::wlan::propagation`), frame errors drawn from the SNR → PER model
+//! (`wattlab_core::wlan::error_model`), the rate controllers of every AP ↔ station
+//! direction (`super::rate`), and capture in collisions.
+//!
+//! Only a BSS built with `[wlan.propagation]` has a [`Link`]; without one, the MAC's
+//! behaviour and random draws are those of a channel without distance.
+//!
+//! **Capture** (ns-2's rule, which the thesis of seed 002 ran, with the error model on top):
+//! in a collision, the frame with the highest SINR at its receiver — its power over the sum
+//! of the other colliders' at that receiver plus the noise — is received if that SINR is at
+//! least `capture_threshold_db` (default 10 dB, ns-2's `CPThresh`) and its PER at that SINR
+//! spares it (one draw per MPDU, in place of the draw at its SNR). Its exchange then runs as
+//! if it had won alone (SIFS, ACK), and the others fail. Simplifications: a receiver that is
+//! itself transmitting captures nothing; only data and Null frames are captured (not
+//! PS-Polls); at most one frame per collision; a frame is captured only if every other frame
+//! ends before its ACK starts (an ACK overlapping a longer frame is not modelled); arrival
+//! order does not matter (all colliders start in the same slot).
+
+use super::rate::{Minstrel, RateControl, RateSet};
+use super::{Bss, StaId, AP};
+use crate::rng::StreamRng;
+use rand::Rng;
+use wattlab_core::wlan::error_model::coded_error;
+use wattlab_core::wlan::error_model::uncoded_ber;
+use wattlab_core::wlan::propagation::{db_to_ratio, Position, Propagation};
+use wattlab_core::wlan::TxVector;
+use wattlab_core::Time;
+
+/// A BSS's links: received powers, error probabilities, rate controllers, capture.
+#[derive(Clone, Debug)]
+pub struct Link {
+    /// The link budget's settings.
+    pub propagation: Propagation,
+    /// SINR a frame needs to survive a collision, dB.
+    pub capture_threshold_db: f64,
+    /// Channel width, MHz (the noise bandwidth).
+    pub width_mhz: f64,
+    /// Rates the controllers choose among, slowest first.
+    pub rates: RateSet,
+    /// Number of members (AP first).
+    n: usize,
+    /// Received power at `to` of a frame from `from`, mW: `rx_mw[from * n + to]`.
+    rx_mw: Vec<f64>,
+    /// SNR of each link, dB: `snr_db[from * n + to]`.
+    snr_db: Vec<f64>,
+    /// `ln(1 − P_e)` per bit of each AP ↔ station direction and rate:
+    /// `[(dir_index(from, to)) * rates + r]`.
+    ln_bit_success: Vec<f64>,
+    /// Rate controller of each direction, indexed by [`Link::dir_index`].
+    control: Vec<RateControl>,
+    /// The SINR, dB, at which the next frame-error draw of `from` is made (a captured frame).
+    captured: Option<(StaId, f64)>,
+}
+
+impl Link {
+    /// The links of members at `positions` (AP first): shadowing per unordered pair from one
+    /// standard-normal draw each of `shadow` (`shadow(a, b)`, a < b), the rate controller of
+    /// each direction by `algorithms[i]` (station i's choice, used by the AP towards it too),
+    /// `constant` the rate index for `Constant`, Minstrel's sample tables from `rng`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        propagation: Propagation,
+        capture_threshold_db: f64,
+        width_mhz: f64,
+        rates: RateSet,
+        positions: &[Position],
+        mut shadow: impl FnMut(usize, usize) -> f64,
+        algorithms: &[super::rate::RateAlgorithm],
+        constant: usize,
+        rng: &mut StreamRng,
+    ) -> Link {
+        use super::rate::RateAlgorithm as A;
+        let n = positions.len();
+        let noise_dbm = propagation.noise_dbm(width_mhz);
+        let mut rx_mw = vec![0.0; n * n];
+        let mut snr_db = vec![f64::NEG_INFINITY; n * n];
+        for a in 0..n {
+            for b in a + 1..n {
+                let sh = propagation.shadowing_db(shadow(a, b));
+                let dbm = propagation.rx_power_dbm(positions[a].distance(&positions[b]), sh);
+                for (f, t) in [(a, b), (b, a)] {
+                    rx_mw[f * n + t] = db_to_ratio(dbm);
+                    snr_db[f * n + t] = dbm - noise_dbm;
+                }
+            }
+        }
+        let mut link = Link { propagation, capture_threshold_db, width_mhz, rates, n, rx_mw, snr_db, ln_bit_success: Vec::new(), control: Vec::new(), captured: None };
+        let dirs = 2 * n;
+        let nr = link.rates.len();
+        link.ln_bit_success = vec![0.0; dirs * nr];
+        link.control = Vec::with_capacity(dirs);
+        for d in 0..dirs {
+            let (from, to) = Self::dir_ends(d);
+            let valid = from < n && to < n && from != to;
+            let snr = if valid { link.snr_db[from * n + to] } else { f64::NEG_INFINITY };
+            for r in 0..nr {
+                let mode = link.rates.modes[r];
+                let pe = if valid { coded_error(uncoded_ber(mode.constellation, db_to_ratio(snr)), mode.code_rate) } else { 1.0 };
+                link.ln_bit_success[d * nr + r] = (1.0 - pe).ln();
+            }
+            let alg = algorithms.get(to.max(from)).copied().unwrap_or(A::Constant);
+            link.control.push(match alg {
+                A::Constant => RateControl::Fixed(constant),
+                A::Ideal => RateControl::Fixed(if valid { link.rates.ideal(snr) } else { 0 }),
+                A::MinstrelHt => RateControl::Minstrel(Box::new(Minstrel::new(&link.rates, rng))),
+            });
+        }
+        link
+    }
+
+    /// Index of the direction `from` → `to` (one end is the AP): 2·sta for uplink, 2·sta + 1
+    /// for downlink.
+    #[inline]
+    fn dir_index(from: StaId, to: StaId) -> usize {
+        if from == AP { 2 * to as usize + 1 } else { 2 * from as usize }
+    }
+
+    /// The ends of direction `d` (the inverse of [`Link::dir_index`]).
+    fn dir_ends(d: usize) -> (usize, usize) {
+        if d % 2 == 1 { (AP as usize, d / 2) } else { (d / 2, AP as usize) }
+    }
+
+    /// SNR of the link `from` → `to`, dB.
+    pub fn snr_db(&self, from: StaId, to: StaId) -> f64 {
+        self.snr_db[from as usize * self.n + to as usize]
+    }
+
+    /// Received power at `to` of `from`'s frames, mW.
+    fn rx_mw(&self, from: StaId, to: StaId) -> f64 {
+        self.rx_mw[from as usize * self.n + to as usize]
+    }
+
+    /// Rate index of attempt `attempt` from `from` to `to`.
+    #[inline]
+    fn rate_index(&self, from: StaId, to: StaId, attempt: u32) -> usize {
+        self.control[Self::dir_index(from, to)].rate(attempt)
+    }
+
+    /// How `from` sends attempt `attempt` of its current frame to `to`.
+    #[inline]
+    pub fn tx_vector(&self, from: StaId, to: StaId, attempt: u32) -> TxVector {
+        self.rates.tx[self.rate_index(from, to, attempt)]
+    }
+
+    /// The rate controller of `from` → `to` (reports, tests).
+    pub fn control(&self, from: StaId, to: StaId) -> &RateControl {
+        &self.control[Self::dir_index(from, to)]
+    }
+
+    /// Probability that an MPDU of `bytes` from `from` to `to` at rate index `r` is lost,
+    /// at the link's SNR or at `sinr_db` if given.
+    fn mpdu_error(&self, from: StaId, to: StaId, r: usize, bytes: u32, sinr_db: Option<f64>) -> f64 {
+        let bits = 8.0 * bytes as f64;
+        match sinr_db {
+            None => 1.0 - (self.ln_bit_success[Self::dir_index(from, to) * self.rates.len() + r] * bits).exp(),
+            Some(s) => {
+                let mode = self.rates.modes[r];
+                let pe = coded_error(uncoded_ber(mode.constellation, db_to_ratio(s)), mode.code_rate);
+                1.0 - ((1.0 - pe).ln() * bits).exp()
+            }
+        }
+    }
+
+    /// SINR at `to` of `from`'s frame while every other sender in `senders` transmits, dB.
+    fn sinr_db(&self, from: StaId, to: StaId, senders: &[StaId]) -> f64 {
+        let interference: f64 = senders.iter().filter(|&&s| s != from && s != to).map(|&s| self.rx_mw(s, to)).sum();
+        let signal_dbm = 10.0 * self.rx_mw(from, to).log10();
+        self.propagation.sinr_db(signal_dbm, interference, self.width_mhz)
+    }
+}
+
+impl Bss {
+    /// Attaches links with distance to this BSS (`[wlan.propagation]`).
+    pub fn with_link(mut self, link: Link) -> Bss {
+        self.link = Some(Box::new(link));
+        self
+    }
+
+    /// The BSS's links, if it has positions.
+    pub fn link(&self) -> Option<&Link> {
+        self.link.as_deref()
+    }
+
+    /// How `from` sends to `to` on its current attempt, when the BSS has links.
+    #[inline]
+    pub(crate) fn link_tx_vector(&self, from: StaId, to: StaId) -> Option<TxVector> {
+        let link = self.link.as_deref()?;
+        Some(link.tx_vector(from, to, self.stas[from as usize].retries))
+    }
+
+    /// The error model's part of a frame attempt's fate: draws the loss of an MPDU of `bytes`
+    /// from `from` to `to` at the rate of this attempt (at its SNR, or at the SINR it was
+    /// captured with), and reports the attempt, lost if `already_lost` or by this draw, to
+    /// the rate controller. False (and no draw) without links.
+    pub(crate) fn link_lost(&mut self, now: Time, from: StaId, to: StaId, bytes: u32, already_lost: bool) -> bool {
+        let Some(link) = self.link.as_deref_mut() else { return false };
+        let attempt = self.stas[from as usize].retries;
+        let r = link.rate_index(from, to, attempt);
+        let sinr = link.captured.take().filter(|(s, _)| *s == from).map(|(_, v)| v);
+        let p = link.mpdu_error(from, to, r, bytes, sinr);
+        let s = &mut self.stas[if from == AP { to } else { from } as usize];
+        let lost = s.loss_rng.random::<f64>() < p;
+        link.control[Link::dir_index(from, to)].report(now, r, 1, (!lost && !already_lost) as u32);
+        lost
+    }
+
+    /// Attempt index (0 = first) of `frame` at `sta`: its retry count if it is the frame
+    /// being retried, else 0 (the counter is stale until the frame's first attempt).
+    fn attempt_of(&self, sta: StaId, frame: &super::Frame) -> u32 {
+        let s = &self.stas[sta as usize];
+        if s.retry_id == frame.id { s.retries } else { 0 }
+    }
+
+    /// Airtime of what `v` sends first in a collision (its RTS, PS-Poll or data frame) at
+    /// the rate of its coming attempt.
+    fn collider_airtime(&self, link: &Link, v: StaId, head: super::dcf::Head) -> wattlab_core::Duration {
+        use super::dcf::Head;
+        match head {
+            Head::Frame(i) => {
+                let f = self.stas[v as usize].queue[i];
+                let tx = link.tx_vector(v, f.to, self.attempt_of(v, &f));
+                let phy = &self.cfg.phy;
+                if self.uses_rts(&f) {
+                    phy.frame_duration(wattlab_core::wlan::phy::RTS_BYTES, phy.response_kbps(tx))
+                } else {
+                    phy.ppdu_duration(Self::mpdu_bytes(&f), tx)
+                }
+            }
+            Head::Poll => self.head_duration(v, head),
+        }
+    }
+
+    /// The capture hook of a collision among `winners`: the winner whose frame is received
+    /// despite the others (module comment), with the collision's losers' attempts counted
+    /// and failed and their feedback given to their rate controllers. None if no frame is
+    /// captured (the collision's colliders are then reported failed to their controllers)
+    /// or the BSS has no links (nothing done).
+    pub(crate) fn capture(&mut self, now: Time, winners: &[StaId]) -> Option<StaId> {
+        use super::dcf::Head;
+        let link = self.link.as_deref()?;
+        let mut best: Option<(StaId, f64)> = None;
+        for &w in winners {
+            let Some(Head::Frame(i)) = self.head(w) else { continue };
+            let frame = self.stas[w as usize].queue[i];
+            if winners.contains(&frame.to) || self.uses_rts(&frame) {
+                continue;
+            }
+            let sinr = link.sinr_db(w, frame.to, winners);
+            if sinr >= link.capture_threshold_db && best.is_none_or(|(_, b)| sinr > b) {
+                best = Some((w, sinr));
+            }
+        }
+        // The others must end before the captured frame's ACK would start.
+        let captured = best.filter(|&(w, _)| {
+            let Some(head) = self.head(w) else { return false };
+            let limit = self.collider_airtime(link, w, head) + self.cfg.phy.sifs;
+            winners.iter().filter(|&&v| v != w).all(|&v| self.head(v).is_some_and(|h| self.collider_airtime(link, v, h) <= limit))
+        });
+        let Some((w, sinr)) = captured else {
+            for &v in winners {
+                if let Some(Head::Frame(i)) = self.head(v) {
+                    let f = self.stas[v as usize].queue[i];
+                    let attempt = self.attempt_of(v, &f);
+                    let link = self.link.as_deref_mut().expect("checked above");
+                    let r = link.rate_index(v, f.to, attempt);
+                    link.control[Link::dir_index(v, f.to)].report(now, r, 1, 0);
+                }
+            }
+            return None;
+        };
+        for &v in winners {
+            if v != w {
+                self.collision_loser(now, v);
+            }
+        }
+        self.link.as_deref_mut().expect("checked above").captured = Some((w, sinr));
+        Some(w)
+    }
+
+    /// A collision's loser: its attempt is counted, shows as a collision, costs its airtime,
+    /// fails, and tells its rate controller.
+    fn collision_loser(&mut self, now: Time, v: StaId) {
+        use super::dcf::Head;
+        let Some(head) = self.head(v) else { return };
+        let (id, tag, to, rts) = match head {
+            Head::Frame(i) => {
+                let f = self.stas[v as usize].queue[i];
+                self.note_attempt(v, &f);
+                (Some(f.id), f.tag, Some(f.to), self.uses_rts(&f))
+            }
+            Head::Poll => {
+                self.stas[v as usize].stats.attempts += 1;
+                (None, 0, None, false)
+            }
+        };
+        // After note_attempt, so the airtime is at this attempt's rate.
+        let dur = self.head_duration(v, head);
+        self.stas[v as usize].stats.collisions += 1;
+        self.activity(v, now, now + dur, wattlab_core::energy::Activity::Tx, tag);
+        if let (Some(to), Some(link)) = (to, self.link.as_deref_mut()) {
+            let r = link.rate_index(v, to, self.stas[v as usize].retries);
+            link.control[Link::dir_index(v, to)].report(now, r, 1, 0);
+        }
+        self.frame_failed(v, id, rts);
+    }
+}

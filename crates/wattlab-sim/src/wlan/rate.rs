@@ -1,0 +1,411 @@
+//! Rate control: which rate a sender uses on each attempt of a frame to one receiver.
+//!
+//! - **Constant**: the configured rate (`rate = "54Mbps"`, or wt-phy's `mcs`), every attempt.
+//! - **Ideal**: the highest rate whose decoded bit error rate at the link's SNR is at most
+//!   1e-6 — ns-3's `IdealWifiManager` (its `BerThreshold` default). The SNR of a link is
+//!   static (positions do not move), so the choice is made once per link; the receiver's SNR
+//!   is known to the sender without feedback, as in ns-3.
+//! - **Minstrel-HT** as Linux ships it (`net/mac80211/rc80211_minstrel_ht.c`, kernels 4.x to
+//!   5.10, before the 5.11 rewrite of its sampling), applied to the PHY's rate set:
+//!   statistics per rate, updated every 50 ms (`update_interval` 100 ms, halved by
+//!   minstrel_ht); success probability smoothed by an EWMA keeping 96/128 of the old value
+//!   (`EWMA_LEVEL`/`EWMA_DIV`); expected throughput = probability (0 below 10 %, capped at
+//!   90 %) over the airtime of an average 1200-byte MPDU (`AVG_PKT_SIZE`) with its ACK and
+//!   DIFS; the two max-throughput rates and the max-probability rate (the highest-throughput
+//!   rate among those above 75 % success, otherwise the most reliable one) form the
+//!   multi-rate-retry chain `max_tp[0]`, `max_tp[1]`, `max_prob`; one frame in
+//!   `16 + 2·avg A-MPDU length` (18 without aggregation) is a sample: a rate taken in turn
+//!   from a random permutation drawn once (minstrel's sample table), skipped if it is the
+//!   current chain's or already above 95 % success; a sample faster than `max_tp[0]` goes
+//!   first in the chain, a slower one second (minstrel_ht's "sample_slow").
+//!
+//! Simplifications (docs/wlan.md): retry counts are 2 per chain entry, then `max_prob` until
+//! the MAC's retry limit (Linux derives them from a 6 ms segment budget, at least 2); the
+//! chain changes only between frames (after an acknowledged attempt); the rate set is one
+//! group (the PHY's rates for one width, NSS and GI; Linux samples across groups); a
+//! station starts with no statistics at the lowest rate.
+
+use crate::rng::StreamRng;
+use rand::seq::SliceRandom;
+use wattlab_core::wlan::error_model::{chunk_success_rate, Mode};
+use wattlab_core::wlan::propagation::db_to_ratio;
+use wattlab_core::wlan::TxVector;
+use wattlab_core::Time;
+
+/// Which algorithm picks a sender's rates (`rate = ...` in a scenario).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateAlgorithm {
+    /// The configured rate for every attempt.
+    Constant,
+    /// The highest rate whose decoded BER at the link's SNR is ≤ [`IDEAL_BER`].
+    Ideal,
+    /// Linux's Minstrel-HT (module comment).
+    MinstrelHt,
+}
+
+impl RateAlgorithm {
+    /// Names accepted by `rate = "..."` for the algorithms.
+    pub const NAMES: [&'static str; 2] = ["ideal", "minstrel-ht"];
+
+    /// The algorithm called `name`.
+    pub fn parse(name: &str) -> Option<RateAlgorithm> {
+        match name {
+            "ideal" => Some(RateAlgorithm::Ideal),
+            "minstrel-ht" => Some(RateAlgorithm::MinstrelHt),
+            _ => None,
+        }
+    }
+}
+
+/// Decoded bit error rate the ideal choice stays under (ns-3 `IdealWifiManager::BerThreshold`).
+pub const IDEAL_BER: f64 = 1e-6;
+
+/// The rates a controller chooses among, slowest first, with what it needs of each.
+#[derive(Clone, Debug)]
+pub struct RateSet {
+    /// How each rate is sent.
+    pub tx: Vec<TxVector>,
+    /// Its modulation and coding (for the error model).
+    pub modes: Vec<Mode>,
+    /// Airtime of a 1200-byte MPDU at this rate with its ACK, SIFS and DIFS, µs (Minstrel's
+    /// throughput denominator).
+    pub exchange_us: Vec<f64>,
+}
+
+impl RateSet {
+    /// Number of rates.
+    pub fn len(&self) -> usize {
+        self.tx.len()
+    }
+
+    /// True if there is no rate.
+    pub fn is_empty(&self) -> bool {
+        self.tx.is_empty()
+    }
+
+    /// Index of the ideal rate at `snr_db`: the highest whose decoded BER is ≤ [`IDEAL_BER`]
+    /// (the lowest if none is).
+    pub fn ideal(&self, snr_db: f64) -> usize {
+        let snr = db_to_ratio(snr_db);
+        // The success probability of one bit is 1 − BER.
+        (0..self.len()).rev().find(|&r| 1.0 - chunk_success_rate(self.modes[r], snr, 1) <= IDEAL_BER).unwrap_or(0)
+    }
+}
+
+/// What one sender→receiver link uses.
+#[derive(Clone, Debug)]
+pub enum RateControl {
+    /// This rate index for every attempt (constant, or ideal on a static link).
+    Fixed(usize),
+    /// Minstrel-HT's state.
+    Minstrel(Box<Minstrel>),
+}
+
+impl RateControl {
+    /// Rate index of attempt `attempt` (0 = first) of the current frame.
+    #[inline]
+    pub fn rate(&self, attempt: u32) -> usize {
+        match self {
+            RateControl::Fixed(r) => *r,
+            RateControl::Minstrel(m) => m.rate(attempt),
+        }
+    }
+
+    /// Feedback of one PPDU sent at rate `rate`: `attempted` MPDUs, `acked` of them acknowledged.
+    #[inline]
+    pub fn report(&mut self, now: Time, rate: usize, attempted: u32, acked: u32) {
+        if let RateControl::Minstrel(m) = self {
+            m.report(now, rate, attempted, acked);
+        }
+    }
+}
+
+/// Statistics of one rate.
+#[derive(Clone, Copy, Debug, Default)]
+struct RateStats {
+    /// MPDUs attempted and acknowledged in the current interval.
+    attempts: u32,
+    successes: u32,
+    /// EWMA of the success probability (None before the first interval with attempts).
+    prob: Option<f64>,
+}
+
+/// Minstrel-HT's state for one link (module comment).
+#[derive(Clone, Debug)]
+pub struct Minstrel {
+    stats: Vec<RateStats>,
+    exchange_us: Vec<f64>,
+    max_tp: [usize; 2],
+    max_prob: usize,
+    /// The multi-rate-retry chain of the current frame: (rate, tries).
+    chain: [(usize, u32); 3],
+    /// Frames until the next sample.
+    sample_wait: u32,
+    sample_table: Vec<u8>,
+    sample_pos: usize,
+    next_update: Time,
+    /// Frames sent as samples (for tests and reports).
+    pub samples: u64,
+}
+
+/// Minstrel's statistics interval (minstrel_ht: `update_interval` / 2).
+const UPDATE_INTERVAL: wattlab_core::Duration = wattlab_core::Duration::from_millis(50);
+/// Weight of the old value in the EWMA (EWMA_LEVEL / EWMA_DIV = 96 / 128).
+const EWMA_OLD: f64 = 96.0 / 128.0;
+/// Tries per chain entry before the next (Linux: at least 2).
+const TRIES: u32 = 2;
+/// Frames between samples without aggregation (16 + 2 × average A-MPDU length of 1).
+const SAMPLE_INTERVAL: u32 = 18;
+
+impl Minstrel {
+    /// A fresh controller over `rates`, its sample table drawn from `rng`.
+    pub fn new(rates: &RateSet, rng: &mut StreamRng) -> Minstrel {
+        let mut sample_table: Vec<u8> = (0..rates.len() as u8).collect();
+        sample_table.shuffle(rng);
+        let mut m = Minstrel {
+            stats: vec![RateStats::default(); rates.len()],
+            exchange_us: rates.exchange_us.clone(),
+            max_tp: [0; 2],
+            max_prob: 0,
+            chain: [(0, TRIES); 3],
+            sample_wait: 0,
+            sample_table,
+            sample_pos: 0,
+            next_update: Time::ZERO + UPDATE_INTERVAL,
+            samples: 0,
+        };
+        m.next_chain();
+        m
+    }
+
+    /// Rate of attempt `attempt` of the current frame: down the chain, then `max_prob`.
+    #[inline]
+    pub fn rate(&self, attempt: u32) -> usize {
+        let mut left = attempt;
+        for &(r, tries) in &self.chain {
+            if left < tries {
+                return r;
+            }
+            left -= tries;
+        }
+        self.max_prob
+    }
+
+    /// Expected throughput of rate `r` (MPDUs per µs, scaled): minstrel's `tp_avg`.
+    fn throughput(&self, r: usize) -> f64 {
+        match self.stats[r].prob {
+            Some(p) if p >= 0.1 => p.min(0.9) / self.exchange_us[r],
+            _ => 0.0,
+        }
+    }
+
+    fn prob(&self, r: usize) -> f64 {
+        self.stats[r].prob.unwrap_or(0.0)
+    }
+
+    /// Feedback of one PPDU (see [`RateControl::report`]).
+    pub fn report(&mut self, now: Time, rate: usize, attempted: u32, acked: u32) {
+        let s = &mut self.stats[rate];
+        s.attempts += attempted;
+        s.successes += acked;
+        if now >= self.next_update {
+            self.update_stats();
+            self.next_update = now + UPDATE_INTERVAL;
+        }
+        if acked > 0 {
+            self.next_chain();
+        }
+    }
+
+    /// The end of a statistics interval: fold the counts into the EWMAs and pick the rates.
+    fn update_stats(&mut self) {
+        for s in &mut self.stats {
+            if s.attempts > 0 {
+                let cur = s.successes as f64 / s.attempts as f64;
+                s.prob = Some(match s.prob {
+                    Some(old) => EWMA_OLD * old + (1.0 - EWMA_OLD) * cur,
+                    None => cur,
+                });
+                s.attempts = 0;
+                s.successes = 0;
+            }
+        }
+        let n = self.stats.len();
+        // Highest throughput first; ties go to the faster rate (as minstrel's sort by tp, then
+        // by index within a group).
+        let mut best = [0usize, 0usize];
+        let mut tp = [-1.0f64, -1.0];
+        for r in 0..n {
+            let t = self.throughput(r);
+            if t >= tp[0] {
+                (best[1], tp[1]) = (best[0], tp[0]);
+                (best[0], tp[0]) = (r, t);
+            } else if t >= tp[1] {
+                (best[1], tp[1]) = (r, t);
+            }
+        }
+        self.max_tp = best;
+        // max_prob: among rates above 75 %, the highest throughput; else the most reliable.
+        let reliable = (0..n).filter(|&r| self.prob(r) > 0.75).max_by(|&a, &b| self.throughput(a).total_cmp(&self.throughput(b)));
+        self.max_prob = reliable.unwrap_or_else(|| (0..n).max_by(|&a, &b| self.prob(a).total_cmp(&self.prob(b))).unwrap_or(0));
+    }
+
+    /// The chain of the next frame: the regular one, or a sample every [`SAMPLE_INTERVAL`] frames.
+    fn next_chain(&mut self) {
+        self.chain = [(self.max_tp[0], TRIES), (self.max_tp[1], TRIES), (self.max_prob, TRIES)];
+        if self.sample_wait > 0 {
+            self.sample_wait -= 1;
+            return;
+        }
+        self.sample_wait = SAMPLE_INTERVAL - 1;
+        let n = self.sample_table.len();
+        for _ in 0..n {
+            let r = self.sample_table[self.sample_pos] as usize;
+            self.sample_pos = (self.sample_pos + 1) % n;
+            if r == self.max_tp[0] || r == self.max_tp[1] || r == self.max_prob || self.prob(r) > 0.95 {
+                continue;
+            }
+            self.samples += 1;
+            // A slower sample goes after one try of max_tp[0], so it costs little when it fails.
+            self.chain = if self.exchange_us[r] > self.exchange_us[self.max_tp[0]] {
+                [(self.max_tp[0], 1), (r, 1), (self.max_prob, TRIES)]
+            } else {
+                [(r, 1), (self.max_tp[0], TRIES), (self.max_prob, TRIES)]
+            };
+            return;
+        }
+    }
+
+    /// The current max-throughput rate (index).
+    pub fn max_tp(&self) -> usize {
+        self.max_tp[0]
+    }
+
+    /// The current max-probability rate (index).
+    pub fn max_prob(&self) -> usize {
+        self.max_prob
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use wattlab_core::wlan::error_model::{frame_error_rate, ofdm_mode};
+    use wattlab_core::wlan::phy::{ACK_BYTES, PHY_80211A};
+    use wattlab_core::Duration;
+
+    /// 802.11a's eight rates.
+    fn rates_80211a() -> RateSet {
+        let phy = PHY_80211A;
+        let tx: Vec<TxVector> = phy.rates_kbps.iter().map(|&kbps| TxVector::Legacy { kbps }).collect();
+        let exchange_us = tx
+            .iter()
+            .map(|&t| (phy.ppdu_duration(1200, t) + phy.sifs + phy.frame_duration(ACK_BYTES, phy.response_kbps(t)) + phy.difs()).as_nanos() as f64 / 1e3)
+            .collect();
+        let modes = phy.rates_kbps.iter().map(|&k| ofdm_mode(k).unwrap()).collect();
+        RateSet { tx, modes, exchange_us }
+    }
+
+    /// Sends `frames` 1500-byte frames over a link at `snr_db(t)` (one frame per ms) with up
+    /// to 8 attempts each; returns the rate index of each frame's first attempt.
+    fn drive(m: &mut RateControl, snr_db: impl Fn(f64) -> f64, frames: usize, start_ms: u64) -> Vec<usize> {
+        let set = rates_80211a();
+        let mut rng = StreamRng::seed_from_u64(7);
+        let mut first = Vec::with_capacity(frames);
+        for k in 0..frames {
+            let t_ms = start_ms + k as u64;
+            let now = Time::ZERO + Duration::from_millis(t_ms);
+            first.push(m.rate(0));
+            for attempt in 0..8 {
+                let r = m.rate(attempt);
+                let ok = rng.random::<f64>() >= frame_error_rate(set.modes[r], snr_db(t_ms as f64), 1500);
+                m.report(now, r, 1, ok as u32);
+                if ok {
+                    break;
+                }
+            }
+        }
+        first
+    }
+
+    /// The rate of highest expected goodput at `snr_db` (1500-byte frames): what a rate
+    /// controller should converge to.
+    fn best_rate(snr_db: f64) -> usize {
+        let set = rates_80211a();
+        (0..set.len()).max_by(|&a, &b| {
+            let g = |r: usize| (1.0 - frame_error_rate(set.modes[r], snr_db, 1500)) / set.exchange_us[r];
+            g(a).total_cmp(&g(b))
+        }).unwrap()
+    }
+
+    fn minstrel() -> RateControl {
+        RateControl::Minstrel(Box::new(Minstrel::new(&rates_80211a(), &mut StreamRng::seed_from_u64(1))))
+    }
+
+    fn mode_share(v: &[usize], r: usize) -> f64 {
+        v.iter().filter(|&&x| x == r).count() as f64 / v.len() as f64
+    }
+
+    #[test]
+    fn ideal_picks_the_highest_rate_under_the_ber_threshold() {
+        let set = rates_80211a();
+        // 54 Mb/s needs ~ 22-23 dB (PER 10 % at 22.3 dB for 1500 B); at 30 dB it is chosen,
+        // at 3 dB nothing works and the lowest rate is used.
+        assert_eq!(set.ideal(30.0), 7);
+        assert_eq!(set.ideal(3.0), 0);
+        let mid = set.ideal(15.0);
+        assert!((3..=5).contains(&mid), "{mid}");
+        // The chosen rate's BER is under 1e-6 and the next one's is not.
+        let ber = |r: usize, s: f64| 1.0 - chunk_success_rate(set.modes[r], db_to_ratio(s), 1);
+        assert!(ber(mid, 15.0) <= IDEAL_BER && ber(mid + 1, 15.0) > IDEAL_BER);
+    }
+
+    #[test]
+    fn minstrel_converges_to_the_best_rate_on_a_fixed_link() {
+        for snr in [30.0, 19.0, 12.0] {
+            let mut m = minstrel();
+            let first = drive(&mut m, |_| snr, 3000, 0);
+            let best = best_rate(snr);
+            // Over the last second, the best rate carries most first attempts (the rest are
+            // samples, one frame in 18).
+            let tail = &first[2000..];
+            assert!(mode_share(tail, best) > 0.85, "SNR {snr}: best {best}, share {:.2}", mode_share(tail, best));
+            let RateControl::Minstrel(ref mm) = m else { unreachable!() };
+            assert_eq!(mm.max_tp(), best, "SNR {snr}");
+        }
+    }
+
+    #[test]
+    fn minstrel_drops_when_the_link_degrades() {
+        let mut m = minstrel();
+        drive(&mut m, |_| 30.0, 2000, 0);
+        let RateControl::Minstrel(ref mm) = m else { unreachable!() };
+        assert_eq!(mm.max_tp(), 7);
+        // The link falls to 14 dB: 54 Mb/s now fails; within half a second Minstrel is at the
+        // new best rate.
+        let first = drive(&mut m, |_| 14.0, 1500, 2000);
+        let best = best_rate(14.0);
+        assert!(best < 5, "{best}");
+        assert!(mode_share(&first[500..], best) > 0.85, "share {:.2}", mode_share(&first[500..], best));
+    }
+
+    #[test]
+    fn minstrel_samples_other_rates() {
+        let mut m = minstrel();
+        let first = drive(&mut m, |_| 30.0, 3600, 0);
+        let RateControl::Minstrel(ref mm) = m else { unreachable!() };
+        // One frame in 18 is a sample unless every other rate is above 95 %: at 30 dB every
+        // rate is, so once the statistics are in, sampling skips them all.
+        assert!(mm.samples >= 8, "{}", mm.samples);
+        // At 19 dB the faster rates fail often: they keep being sampled (~ 1 in 18 frames).
+        let mut m2 = minstrel();
+        let first2 = drive(&mut m2, |_| 19.0, 3600, 0);
+        let RateControl::Minstrel(ref mm2) = m2 else { unreachable!() };
+        let share = mm2.samples as f64 / 3600.0;
+        assert!((0.03..0.07).contains(&share), "{share}");
+        let best = best_rate(19.0);
+        assert!(first2[1000..].iter().any(|&r| r > best), "no faster rate sampled");
+        assert!(first.len() == 3600);
+    }
+}
