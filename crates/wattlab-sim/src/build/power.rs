@@ -155,7 +155,8 @@ pub(crate) fn attach_agents(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> R
         attach(sim, cx, Agent { name, station, iface, settings: w.power_save.agent.as_ref(), rate_bps: w.rate.bps(), key })?;
     }
     for (b, w) in scn.wlan.iter().enumerate() {
-        let rate_bps = w.rate.get_ref().bps();
+        // The BSS's nominal data rate (its constant rate, or the PHY's fastest under rate control).
+        let rate_bps = { let c = &sim.wlans[b].bss.cfg; c.phy.data_rate_bps(c.tx) };
         let mut any = false;
         for sta in 1..sim.wlans[b].bss.stas.len() {
             let s = &sim.wlans[b].bss.stas[sta];

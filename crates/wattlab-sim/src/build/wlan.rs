@@ -4,6 +4,7 @@
 use super::power::power_mode;
 use super::settings::loss_process;
 use super::topology::Topology;
+use super::wlan_link::{rate_choice, RateChoice};
 use super::Ctx;
 use crate::net::impairment::LossProcess;
 use crate::net::Iface;
@@ -50,6 +51,7 @@ fn retry_limit(cx: &Ctx, r: &Option<Spanned<RetryLimit>>, key: &str, default: u3
 /// built here with its radio's wake latency.
 pub(crate) fn build_wlans(scn: &Scenario, cx: &Ctx, streams: &RngStreams, t: &mut Topology, profiles: &[Option<DeviceProfile>]) -> Result<Vec<WlanHost>, ScenarioError> {
     let mut hosts = Vec::new();
+    super::wlan_link::check_positions(scn, cx)?;
     for (b, w) in scn.wlan.iter().enumerate() {
         let key = format!("wlan[{b}]");
         let name = w.name.clone().unwrap_or_else(|| format!("wlan{b}"));
@@ -59,12 +61,19 @@ pub(crate) fn build_wlans(scn: &Scenario, cx: &Ctx, streams: &RngStreams, t: &mu
         }
         let members = members(cx, w, &key, ap, t, profiles)?;
         let cfg = mac_config(cx, w, &key, &members)?;
+        let choices = rate_choices(cx, w, &key, &cfg, &members)?;
+        let nodes: Vec<u32> = members.iter().map(|(n, _)| *n).collect();
+        let link = super::wlan_link::build_link(cx, scn, w, &key, &name, &nodes, &choices, &cfg, streams)?;
         let (sta_iface, node_sta) = interfaces(t, b as u16, ap, &members);
         let rngs = members
             .iter()
             .map(|(_, c)| (streams.stream(&format!("backoff:{name}:{}", c.name)), streams.stream(&format!("frame-errors:{name}:{}", c.name))))
             .collect();
         let bss = Bss::new(name, cfg, members.into_iter().map(|(_, c)| c).collect(), rngs);
+        let bss = match link {
+            Some(l) => bss.with_link(l),
+            None => bss,
+        };
         hosts.push(WlanHost { bss, sta_iface, node_sta });
     }
     Ok(hosts)
@@ -150,9 +159,11 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)])
         cx.err(&w.phy, &format!("{key}.phy"), format!("unknown PHY `{}` (known: {})", w.phy.get_ref(), phy_names().join(", ")))
     })?;
     let phy = phy.with_short_preamble(w.short_preamble);
-    let rate_kbps = phy
-        .check_rate((w.rate.get_ref().bps() / 1000) as u32)
-        .map_err(|e| cx.err(&w.rate, &format!("{key}.rate"), e.0))?;
+    // Under rate control, the nominal rate (what a CC agent assumes) is the PHY's fastest.
+    let rate_kbps = match rate_choice(cx, &w.rate, &format!("{key}.rate"), &phy)? {
+        RateChoice::Constant(kbps) => kbps,
+        RateChoice::Algorithm(_) => *phy.rates_kbps.last().expect("every PHY has rates"),
+    };
     let choice = |v: &Option<Spanned<String>>, k: &str, names: [&str; 2]| -> Result<bool, ScenarioError> {
         match v.as_ref().map(|s| (s, s.get_ref().as_str())) {
             None => Ok(true),
@@ -194,6 +205,30 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)])
         return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacon_interval")), "must be positive"));
     }
     Ok(cfg)
+}
+
+/// The rate choice of every member (AP first: the BSS's), a `[[wlan.station]]`'s `rate` over
+/// the BSS's; an algorithm or a station's own rate needs `[wlan.propagation]`.
+fn rate_choices(cx: &Ctx, w: &WlanConfig, key: &str, cfg: &MacConfig, members: &[(u32, StaConfig)]) -> Result<Vec<RateChoice>, ScenarioError> {
+    let bss = rate_choice(cx, &w.rate, &format!("{key}.rate"), &cfg.phy)?;
+    let needs = |at: &Spanned<crate::scenario::RateSetting>, k: &str, what: &str| {
+        cx.err(at, k, format!("{what} needs [wlan.propagation] (an SNR per link) and a position for every member of the BSS"))
+    };
+    if w.propagation.is_none() && matches!(bss, RateChoice::Algorithm(_)) {
+        return Err(needs(&w.rate, &format!("{key}.rate"), "rate control"));
+    }
+    let mut choices = vec![bss; members.len()];
+    for (k, o) in w.station_overrides.iter().enumerate() {
+        let Some(r) = &o.rate else { continue };
+        let okey = format!("{key}.station[{k}].rate");
+        if w.propagation.is_none() {
+            return Err(needs(r, &okey, "a station's own rate"));
+        }
+        if let Some(i) = members.iter().position(|(_, c)| &c.name == o.node.get_ref()) {
+            choices[i] = rate_choice(cx, r, &okey, &cfg.phy)?;
+        }
+    }
+    Ok(choices)
 }
 
 /// `ap_priority` of `[[wlan]]` `w`: a preset or a table, checked (AIFS 1 or 2 slots, CW_min ≤

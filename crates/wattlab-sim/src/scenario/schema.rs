@@ -94,6 +94,10 @@ pub struct NodeConfig {
     /// The wireless NIC whose energy is measured (stations only).
     #[serde(default)]
     pub radio: Option<RadioConfig>,
+    /// Where the node is, `[x, y]` or `[x, y, z]` in metres (a `[[wlan]]` with
+    /// `[wlan.propagation]` needs one for every member).
+    #[serde(default)]
+    pub position: Option<Spanned<Vec<f64>>>,
 }
 
 /// A node's radio: device profile and the power policies to account it under.
@@ -386,8 +390,9 @@ pub struct WlanConfig {
     pub stations: Spanned<Vec<String>>,
     /// PHY profile: 802.11a, 802.11g, 802.11b or dsss-2mbps (also written without dots).
     pub phy: Spanned<String>,
-    /// Data rate of every data frame (one of the PHY's rates).
-    pub rate: Spanned<Rate>,
+    /// Data rate of every data frame (one of the PHY's rates), or a rate-control algorithm
+    /// (`"ideal"`, `"minstrel-ht"`; needs `[wlan.propagation]`).
+    pub rate: Spanned<RateSetting>,
     /// Short DSSS preambles (802.11b only; default long).
     #[serde(default)]
     pub short_preamble: bool,
@@ -458,6 +463,64 @@ pub struct WlanConfig {
     /// `{ aifs_slots, cw_min, cw_max }` (default: none, the AP contends like a station).
     #[serde(default)]
     pub ap_priority: Option<Spanned<ApPrioritySetting>>,
+    /// Distance, path loss, SNR-driven frame errors and capture (`[wlan.propagation]`;
+    /// default: none, every member hears every other perfectly).
+    #[serde(default)]
+    pub propagation: Option<Spanned<PropagationSettings>>,
+}
+
+/// `rate` of a `[[wlan]]` or `[[wlan.station]]`: a constant rate or a rate-control algorithm.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum RateSetting {
+    /// A data rate, e.g. `"54Mbps"`.
+    Constant(Rate),
+    /// Anything else: an algorithm's name (checked when the BSS is built).
+    Named(String),
+}
+
+impl RateSetting {
+    /// The constant rate, if this is one.
+    pub fn constant(&self) -> Option<Rate> {
+        match self {
+            RateSetting::Constant(r) => Some(*r),
+            RateSetting::Named(_) => None,
+        }
+    }
+}
+
+/// `[wlan.propagation]`: the link budget of a BSS (docs/wlan.md, "Distance, errors and rate
+/// control"). Every setting defaults to ns-3's.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PropagationSettings {
+    /// Path-loss model: `"log-distance"` (the only one, default).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Path-loss exponent (default 3).
+    #[serde(default)]
+    pub exponent: Option<f64>,
+    /// Reference distance, m (default 1).
+    #[serde(default)]
+    pub reference_distance_m: Option<f64>,
+    /// Loss at the reference distance, dB (default 46.6777: free space at 1 m, 5.15 GHz).
+    #[serde(default)]
+    pub reference_loss_db: Option<f64>,
+    /// Standard deviation of log-normal shadowing, dB, one draw per link (default 0: none).
+    #[serde(default)]
+    pub shadowing_sigma_db: Option<f64>,
+    /// Transmit power of every member, dBm (default 16.0206).
+    #[serde(default)]
+    pub tx_power_dbm: Option<f64>,
+    /// Receiver noise figure, dB (default 7).
+    #[serde(default)]
+    pub noise_figure_db: Option<f64>,
+    /// Capture the strongest frame of a collision when its SINR allows (default true).
+    #[serde(default)]
+    pub capture: Option<bool>,
+    /// SINR a colliding frame needs to be captured, dB (default 10, ns-2's CPThresh).
+    #[serde(default)]
+    pub capture_threshold_db: Option<f64>,
 }
 
 /// `[[tunnel]]`: seed 002's SCTP tunnel carrying every TCP packet between a `[[wlan]]` station
@@ -556,6 +619,10 @@ pub struct WlanStationConfig {
     /// Its transmit queue.
     #[serde(default)]
     pub queue: Option<u32>,
+    /// Its rate (and the AP's towards it): a constant rate or an algorithm (needs
+    /// `[wlan.propagation]`).
+    #[serde(default)]
+    pub rate: Option<Spanned<RateSetting>>,
 }
 
 /// A static route: at `node`, packets for `destination` leave towards neighbour `via`.

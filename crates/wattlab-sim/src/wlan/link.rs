@@ -56,8 +56,8 @@ pub struct Link {
 impl Link {
     /// The links of members at `positions` (AP first): shadowing per unordered pair from one
     /// standard-normal draw each of `shadow` (`shadow(a, b)`, a < b), the rate controller of
-    /// each direction by `algorithms[i]` (station i's choice, used by the AP towards it too),
-    /// `constant` the rate index for `Constant`, Minstrel's sample tables from `rng`.
+    /// both directions between the AP and station i by `choices[i]` (its algorithm, and the
+    /// rate index a `Constant` one uses), Minstrel's sample tables from `rng`.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         propagation: Propagation,
@@ -66,8 +66,7 @@ impl Link {
         rates: RateSet,
         positions: &[Position],
         mut shadow: impl FnMut(usize, usize) -> f64,
-        algorithms: &[super::rate::RateAlgorithm],
-        constant: usize,
+        choices: &[(super::rate::RateAlgorithm, usize)],
         rng: &mut StreamRng,
     ) -> Link {
         use super::rate::RateAlgorithm as A;
@@ -99,7 +98,7 @@ impl Link {
                 let pe = if valid { coded_error(uncoded_ber(mode.constellation, db_to_ratio(snr)), mode.code_rate) } else { 1.0 };
                 link.ln_bit_success[d * nr + r] = (1.0 - pe).ln();
             }
-            let alg = algorithms.get(to.max(from)).copied().unwrap_or(A::Constant);
+            let (alg, constant) = choices.get(to.max(from)).copied().unwrap_or((A::Constant, 0));
             link.control.push(match alg {
                 A::Constant => RateControl::Fixed(constant),
                 A::Ideal => RateControl::Fixed(if valid { link.rates.ideal(snr) } else { 0 }),
@@ -275,6 +274,7 @@ impl Bss {
             }
         }
         self.link.as_deref_mut().expect("checked above").captured = Some((w, sinr));
+        self.stats.captures += 1;
         Some(w)
     }
 
@@ -303,5 +303,110 @@ impl Bss {
             link.control[Link::dir_index(v, to)].report(now, r, 1, 0);
         }
         self.frame_failed(v, id, rts);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::rate::{RateAlgorithm, RateSet};
+    use super::super::tests::{mac, sta, Harness};
+    use super::super::{PowerSave, StaId, AP};
+    use super::*;
+    use rand::SeedableRng;
+    use wattlab_core::wlan::phy::PHY_80211A;
+
+    fn at(x: f64) -> Position {
+        Position { x, y: 0.0, z: 0.0 }
+    }
+
+    /// A BSS of 802.11a stations at `distances` (m) from the AP, each sending saturated
+    /// 1500-byte frames up for `secs`, the rate chosen by `alg` (constant: 54 Mb/s), capture
+    /// at `threshold_db`, no retry limit unless `limit`.
+    fn run(distances: &[f64], alg: RateAlgorithm, threshold_db: f64, limit: Option<u32>, secs: u64, seed: u64) -> Harness {
+        let mut cfg = mac(PHY_80211A, 54_000);
+        cfg.short_retry_limit = limit;
+        let n = distances.len();
+        let stas = (0..=n as u32).map(|i| sta(i, PowerSave::Cam)).collect();
+        let mut h = Harness::new(cfg, stas, seed);
+        let rates = RateSet::for_phy(&PHY_80211A).unwrap();
+        let positions: Vec<Position> = std::iter::once(at(0.0)).chain(distances.iter().map(|&d| at(d))).collect();
+        let choices = vec![(alg, 7); n + 1];
+        let link = Link::new(Propagation::default(), threshold_db, 20.0, rates, &positions, |_, _| 0.0, &choices, &mut StreamRng::seed_from_u64(seed));
+        let bss = std::mem::replace(&mut h.bss, Bss::new("x".into(), mac(PHY_80211A, 54_000), vec![], vec![]));
+        h.bss = bss.with_link(link);
+        h.saturate = true;
+        for s in 1..=n as StaId {
+            h.send(s, AP, 1500);
+            h.send(s, AP, 1500);
+        }
+        h.run_until(Time::ZERO + wattlab_core::Duration::from_secs(secs));
+        h
+    }
+
+    fn sent(h: &Harness, s: usize) -> u64 {
+        h.bss.stas[s].stats.frames_sent
+    }
+
+    #[test]
+    fn the_near_station_captures_collisions_with_the_far_one() {
+        // 1 m against 10 m: 30 dB apart (n = 3), far above the 10 dB threshold.
+        let h = run(&[1.0, 10.0], RateAlgorithm::Constant, 10.0, None, 5, 1);
+        assert!(h.bss.stats.captures > 100, "captures {}", h.bss.stats.captures);
+        assert_eq!(h.bss.stats.captures, h.bss.stas[2].stats.collisions, "every collision is captured by the near one");
+        assert_eq!(h.bss.stas[1].stats.collisions, 0);
+        assert!(sent(&h, 1) as f64 > 1.05 * sent(&h, 2) as f64, "near {} far {}", sent(&h, 1), sent(&h, 2));
+        // Without capture the two share the channel equally.
+        let h = run(&[1.0, 10.0], RateAlgorithm::Constant, f64::INFINITY, None, 5, 1);
+        assert_eq!(h.bss.stats.captures, 0);
+        let (a, b) = (sent(&h, 1) as f64, sent(&h, 2) as f64);
+        assert!((a / b - 1.0).abs() < 0.05, "near {a} far {b}");
+    }
+
+    #[test]
+    fn equally_strong_frames_are_not_captured() {
+        let h = run(&[5.0, 5.0], RateAlgorithm::Constant, 10.0, None, 2, 2);
+        assert!(h.bss.stats.collisions > 20);
+        assert_eq!(h.bss.stats.captures, 0);
+    }
+
+    #[test]
+    fn frame_errors_follow_the_snr_and_the_ideal_rate_avoids_them() {
+        // 60 m: SNR 9.9 dB. 54 Mb/s needs ~ 22 dB: every attempt fails and frames are dropped.
+        let h = run(&[60.0], RateAlgorithm::Constant, 10.0, Some(7), 1, 3);
+        let s = &h.bss.stas[1].stats;
+        assert_eq!(s.frames_sent, 0);
+        // Both queued frames: 8 attempts each, then dropped (nothing re-queues them).
+        assert_eq!((s.attempts, s.frame_errors, s.retry_drops), (16, 16, 2));
+        // The ideal rate there is 9 or 12 Mb/s, whose PER at 9.9 dB is small.
+        let h = run(&[60.0], RateAlgorithm::Ideal, 10.0, Some(7), 1, 3);
+        let r = h.bss.link().unwrap().control(1, AP).rate(0);
+        assert!((1..=2).contains(&r), "ideal rate index {r}");
+        let s = &h.bss.stas[1].stats;
+        assert!(s.frames_sent > 500 && (s.frame_errors as f64) < 0.01 * s.attempts as f64, "{s:?}");
+        // Close by, nothing is lost at 54 Mb/s.
+        let h = run(&[3.0], RateAlgorithm::Constant, 10.0, Some(7), 1, 3);
+        assert_eq!(h.bss.stas[1].stats.frame_errors, 0);
+    }
+
+    #[test]
+    fn minstrel_finds_each_stations_rate_in_the_bss() {
+        // 1 m: 54 Mb/s. 40 m: SNR 15.2 dB, where 24 Mb/s (16-QAM 1/2) is the best.
+        let h = run(&[1.0, 40.0], RateAlgorithm::MinstrelHt, 10.0, Some(7), 3, 4);
+        let link = h.bss.link().unwrap();
+        let tp = |s: StaId| match link.control(s, AP) {
+            RateControl::Minstrel(m) => m.max_tp(),
+            RateControl::Fixed(_) => unreachable!(),
+        };
+        assert_eq!(tp(1), 7);
+        assert_eq!(tp(2), 4);
+        assert!(sent(&h, 2) > 1000, "far station delivers: {}", sent(&h, 2));
+    }
+
+    #[test]
+    fn same_seed_same_result() {
+        let a = run(&[1.0, 10.0, 30.0], RateAlgorithm::MinstrelHt, 10.0, Some(7), 1, 9);
+        let b = run(&[1.0, 10.0, 30.0], RateAlgorithm::MinstrelHt, 10.0, Some(7), 1, 9);
+        let key = |h: &Harness| (h.delivered.len(), h.bss.stats.captures, h.bss.stats.collisions, (1..4).map(|s| h.bss.stas[s].stats.frame_errors).collect::<Vec<_>>());
+        assert_eq!(key(&a), key(&b));
     }
 }

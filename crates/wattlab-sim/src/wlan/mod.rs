@@ -324,6 +324,14 @@ pub struct BssStats {
     pub collisions: u64,
     /// Beacons sent.
     pub beacons: u64,
+    /// Collisions in which one frame was captured (received despite the others; only with
+    /// `[wlan.propagation]`, and then reported).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub captures: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// The exchange on the air.

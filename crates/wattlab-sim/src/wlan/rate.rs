@@ -27,7 +27,9 @@
 
 use crate::rng::StreamRng;
 use rand::seq::SliceRandom;
-use wattlab_core::wlan::error_model::{chunk_success_rate, Mode};
+use wattlab_core::wlan::error_model::{chunk_success_rate, mode_of, Mode};
+use wattlab_core::wlan::phy::{Modulation, ACK_BYTES};
+use wattlab_core::wlan::PhyProfile;
 use wattlab_core::wlan::propagation::db_to_ratio;
 use wattlab_core::wlan::TxVector;
 use wattlab_core::Time;
@@ -57,6 +59,9 @@ impl RateAlgorithm {
     }
 }
 
+/// MPDU size of Minstrel's throughput estimate (`AVG_PKT_SIZE`).
+const MINSTREL_MPDU_BYTES: u32 = 1200;
+
 /// Decoded bit error rate the ideal choice stays under (ns-3 `IdealWifiManager::BerThreshold`).
 pub const IDEAL_BER: f64 = 1e-6;
 
@@ -73,6 +78,24 @@ pub struct RateSet {
 }
 
 impl RateSet {
+    /// The rates of `phy` the error model covers (802.11a/g: the eight OFDM rates), None if
+    /// it covers none (DSSS/CCK).
+    pub fn for_phy(phy: &PhyProfile) -> Option<RateSet> {
+        let tx: Vec<TxVector> = phy.rates_kbps.iter().map(|&kbps| TxVector::Legacy { kbps }).collect();
+        let modes: Option<Vec<Mode>> = tx.iter().map(|&t| mode_of(t, phy.modulation == Modulation::Ofdm)).collect();
+        let modes = modes?;
+        let exchange_us = tx
+            .iter()
+            .map(|&t| (phy.ppdu_duration(MINSTREL_MPDU_BYTES, t) + phy.sifs + phy.frame_duration(ACK_BYTES, phy.response_kbps(t)) + phy.difs()).as_nanos() as f64 / 1e3)
+            .collect();
+        Some(RateSet { tx, modes, exchange_us })
+    }
+
+    /// Index of `tx` in the set.
+    pub fn index_of(&self, tx: TxVector) -> Option<usize> {
+        self.tx.iter().position(|&t| t == tx)
+    }
+
     /// Number of rates.
     pub fn len(&self) -> usize {
         self.tx.len()
@@ -292,19 +315,23 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
     use wattlab_core::wlan::error_model::{frame_error_rate, ofdm_mode};
-    use wattlab_core::wlan::phy::{ACK_BYTES, PHY_80211A};
+    use wattlab_core::wlan::phy::PHY_80211A;
     use wattlab_core::Duration;
 
     /// 802.11a's eight rates.
     fn rates_80211a() -> RateSet {
-        let phy = PHY_80211A;
-        let tx: Vec<TxVector> = phy.rates_kbps.iter().map(|&kbps| TxVector::Legacy { kbps }).collect();
-        let exchange_us = tx
-            .iter()
-            .map(|&t| (phy.ppdu_duration(1200, t) + phy.sifs + phy.frame_duration(ACK_BYTES, phy.response_kbps(t)) + phy.difs()).as_nanos() as f64 / 1e3)
-            .collect();
-        let modes = phy.rates_kbps.iter().map(|&k| ofdm_mode(k).unwrap()).collect();
-        RateSet { tx, modes, exchange_us }
+        RateSet::for_phy(&PHY_80211A).unwrap()
+    }
+
+    #[test]
+    fn rate_sets_of_the_phys() {
+        let a = rates_80211a();
+        assert_eq!(a.len(), 8);
+        assert_eq!(a.modes[7], ofdm_mode(54_000).unwrap());
+        // 1200 B at 54 Mb/s: 20 + 4·ceil(9622/216) = 200 us, + 16 + ACK 28 + DIFS 34.
+        assert_eq!(a.exchange_us[7], 278.0);
+        assert_eq!(a.index_of(TxVector::Legacy { kbps: 24_000 }), Some(4));
+        assert!(RateSet::for_phy(&wattlab_core::wlan::phy::PHY_80211B).is_none());
     }
 
     /// Sends `frames` 1500-byte frames over a link at `snr_db(t)` (one frame per ms) with up
