@@ -33,7 +33,7 @@ def test_quick_run_writes_every_output(quick_run):
     summary = (out / "summary.md").read_text()
     assert "| 7 | 1 1 1 1 1 1 2 3 3 6 | 20 | 0.6250 | 0.62 |" in summary
     c = pd.read_csv(out / "claims.csv")
-    assert len(c) == 18 and (c.verdict != claims.UNTESTED).all(), c[["id", "verdict"]]
+    assert len(c) == 20 and (c.verdict != claims.UNTESTED).all(), c[["id", "verdict"]]
     assert set(c[c.id.str.startswith("E")].verdict) == {claims.AGREES}
 
 
@@ -128,6 +128,19 @@ def _t23(b=(76.9, 50.2, 243.4)):
 DESIGN = closed_form.design_conditions()
 
 
+def _rel(over=None):
+    """A relocation table (relocation.csv's columns the claims read) where F8 and F9 agree."""
+    base = {"prioritised-ap": dict(jain=0.80, jain_4m=0.97, jain_change=-0.17, near_mbps=3.4, far_mbps=2.1,
+                                   near_far_ratio=1.62, captures=900),
+            "ackloss": dict(jain=0.95, jain_4m=0.96, jain_change=-0.01, near_mbps=2.6, far_mbps=2.5,
+                            near_far_ratio=1.04, captures=500),
+            "reno": dict(jain=0.6, jain_4m=0.6, jain_change=0.0, near_mbps=4.0, far_mbps=1.0, near_far_ratio=4.0,
+                         captures=800)}
+    for k, v in (over or {}).items():
+        base[k] = {**base[k], **v}
+    return pd.DataFrame([{"mix": "10up-relocated", "scheme": s, **v} for s, v in base.items()])
+
+
 @pytest.mark.parametrize("claim,arg,verdict", [
     (lambda t: claims.table21(t, closed_form.jain_example()), _t21(), claims.AGREES),
     (lambda t: claims.table21(t, closed_form.jain_example()), _t21(2), claims.PARTLY),
@@ -204,6 +217,16 @@ DESIGN = closed_form.design_conditions()
     (claims.model_vs_sim, _mvs(sleep=(50.0,) * 6), claims.PARTLY),
     (claims.model_vs_sim, _mvs(cam=(5.0, 50, 50, 50, 50, 50), sleep=(50.0,) * 6), claims.DISAGREES),
     (claims.model_vs_sim, _mvs().iloc[:0], claims.UNTESTED),
+    (claims.relocation_prioritised, _rel(), claims.AGREES),
+    (claims.relocation_prioritised, _rel({"prioritised-ap": dict(near_far_ratio=1.05)}), claims.PARTLY),
+    (claims.relocation_prioritised, _rel({"prioritised-ap": dict(near_far_ratio=1.05, jain_change=-0.01)}),
+     claims.DISAGREES),
+    (claims.relocation_prioritised, _rel()[lambda d: d.scheme != "prioritised-ap"], claims.UNTESTED),
+    (claims.relocation_prioritised, _rel({"prioritised-ap": dict(jain_4m=np.nan)}), claims.UNTESTED),
+    (claims.relocation_ackloss, _rel(), claims.AGREES),
+    (claims.relocation_ackloss, _rel({"ackloss": dict(near_far_ratio=1.5)}), claims.PARTLY),
+    (claims.relocation_ackloss, _rel({"ackloss": dict(near_far_ratio=0.6, jain_change=-0.2)}), claims.DISAGREES),
+    (claims.relocation_ackloss, None, claims.UNTESTED),
 ])
 def test_each_claim_reaches_each_verdict(claim, arg, verdict):
     assert claim(arg).verdict == verdict

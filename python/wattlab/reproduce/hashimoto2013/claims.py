@@ -3,7 +3,8 @@ can agree, partly agree or disagree, and is "not tested" when the rows it needs 
 tests/python/test_hashimoto_reproduction.py drives each to every verdict with synthetic tables.
 
 Tables (the CSVs of the same names): ``table21`` and ``table23`` (:mod:`.closed_form`),
-``fairness`` (per mix, delayed ACK and scheme: means over seeds), ``table31`` (analysis and
+``fairness`` (per mix, delayed ACK and scheme: means over seeds), ``relocation`` (Fig. 2.6 per
+scheme, with ``jain_4m``), ``table31`` (analysis and
 simulation per cross-traffic rate), ``m_sweep``, ``maps`` and ``model_vs_sim``."""
 
 from __future__ import annotations
@@ -42,6 +43,15 @@ LINEAR_R2 = 0.99
 """M5: latency "grows linearly" in m when a line explains ≥ 99 % of its variance."""
 P_SHAPE_SMALL, P_SHAPE_LARGE = 0.9, 0.2
 """M7: R_energy ≥ 0.9 at the smallest p and ≤ 0.2 at the largest."""
+JAIN_DROP = 0.05
+"""F8: the prioritised AP's fairness "degrades" with the relocation: its Jain index at least this
+much below its own with every client at the same distance (the seed-to-seed spread of Jain in the
+10up runs is a few hundredths)."""
+NEAR_FAR_RATIO = 1.2
+"""F8, F9: placement decides who gets the air when the near clients' flows average ≥ 20 % more
+than the far ones' (F9's "independent": the ratio within [1/1.2, 1.2])."""
+JAIN_SAME = 0.05
+"""F9: the proposed method's Jain index with the relocation within this of its own at one distance."""
 
 
 
@@ -346,6 +356,46 @@ def design(dc: dict) -> Claim:
                  f"meets (3.47) {dc['meets_p_sleep']}, (3.48) {dc['meets_e_as']}, (3.49) {dc['meets_e_sa']}")
 
 
+def _relocated(rel: pd.DataFrame, scheme: str):
+    if rel is None or rel.empty:
+        return None
+    m = rel[rel["scheme"] == scheme]
+    return None if m.empty or m.iloc[0]["jain_4m"] != m.iloc[0]["jain_4m"] else m.iloc[0]
+
+
+def _placement_text(r) -> str:
+    return (f"Jain {r['jain_4m']:.3f} at one distance → {r['jain']:.3f} relocated; near/far flows "
+            f"{r['near_mbps']:.2f}/{r['far_mbps']:.2f} Mb/s (×{r['near_far_ratio']:.2f}), {r['captures']:.0f} captures")
+
+
+def relocation_prioritised(rel: pd.DataFrame) -> Claim:
+    """F8: the prioritised AP depends on the clients' placement (Fig. 2.6(a))."""
+    r = _relocated(rel, "prioritised-ap")
+    text = ("The prioritised AP loses its fairness among upstream flows when five clients are at 1 m and five at 10 m: "
+            "it tunes channel access, so it is sensitive to the channel (Fig. 2.6(a)).")
+    if r is None:
+        return Claim("F8", text, "needs the relocation runs and 10up for prioritised-ap", UNTESTED, "")
+    drop = r["jain_change"] <= -JAIN_DROP
+    skew = r["near_far_ratio"] >= NEAR_FAR_RATIO
+    return Claim("F8", text, f"Jain at least {JAIN_DROP:g} below its one-distance value and the near flows ≥ "
+                 f"{NEAR_FAR_RATIO:g}× the far ones agrees; one of the two partly",
+                 rules.graded(bool(drop and skew), bool(drop or skew)), _placement_text(r))
+
+
+def relocation_ackloss(rel: pd.DataFrame) -> Claim:
+    """F9: the proposed method does not depend on the placement (Fig. 2.6(b))."""
+    r = _relocated(rel, "ackloss")
+    text = ("The proposed method's fairness does not depend on where the clients are (it works at the transport "
+            "layer, Fig. 2.6).")
+    if r is None:
+        return Claim("F9", text, "needs the relocation runs and 10up for ackloss", UNTESTED, "")
+    same = abs(r["jain_change"]) <= JAIN_SAME
+    even = 1 / NEAR_FAR_RATIO <= r["near_far_ratio"] <= NEAR_FAR_RATIO
+    return Claim("F9", text, f"Jain within {JAIN_SAME:g} of its one-distance value and near/far within "
+                 f"[1/{NEAR_FAR_RATIO:g}, {NEAR_FAR_RATIO:g}] agrees; one of the two partly",
+                 rules.graded(bool(same and even), bool(same or even)), _placement_text(r))
+
+
 def evaluate(tables: dict) -> list[Claim]:
     """Every claim over the reproduction's ``tables`` (keys as in the module docstring)."""
     f = tables.get("fairness")
@@ -353,6 +403,7 @@ def evaluate(tables: dict) -> list[Claim]:
     return [
         table21(tables["table21"], tables["jain_example"]), table23(tables["table23"]), design(tables.get("design", {})),
         reno_starves(f), ackloss_share(f), ackloss_total(f), lowest_rtt(f), upstream_fairness(f), delayed_ack(f), swm(f),
+        relocation_prioritised(tables.get("relocation")), relocation_ackloss(tables.get("relocation")),
         table31_analysis(tables.get("table31")), table31_validity(tables.get("table31")),
         sleep_saving(s), burst_gain(s), latency_vs_gain(s), burst_small_rtt(s), p_shape(tables.get("maps")),
         model_vs_sim(tables.get("model_vs_sim")),

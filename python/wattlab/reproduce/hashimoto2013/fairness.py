@@ -46,9 +46,11 @@ BASE = base(__package__, "fairness.toml")
 
 
 def overrides(scheme: str, seed: int, duration_s: float, n_up: int = 5, n_down: int = 5,
-              delayed_ack: bool = False, sample_s: float = 1.0) -> list[tuple[str, Any]]:
+              delayed_ack: bool = False, sample_s: float = 1.0,
+              positions: dict[str, list[float]] | None = None) -> list[tuple[str, Any]]:
     """One run's overrides: the clients and their flows, starts U[0, 10] s (to the microsecond)
-    drawn from ``seed`` (the same for every scheme)."""
+    drawn from ``seed`` (the same for every scheme); with ``positions`` (client → [x, y] m) the
+    clients get them (the relocation case, ``relocation.py`` adds the propagation)."""
     cc, prio = SCHEMES[scheme]
     rng = random.Random(seed)
     ups = [f"u{i}" for i in range(n_up)]
@@ -60,7 +62,8 @@ def overrides(scheme: str, seed: int, duration_s: float, n_up: int = 5, n_down: 
                "port": 8001 + i, "start": Duration.s(round(rng.uniform(0, 10), 6)), "tcp": tcp} for i, n in enumerate(downs)]
     return [("name", f"hashimoto2013-fairness-{scheme}"), ("simulation.duration", Duration.s(duration_s)),
             ("simulation.seed", seed), ("output.sample_interval", Duration.s(sample_s)),
-            BASE.extended("node", [{"name": n, "kind": "host"} for n in ups + downs]),
+            BASE.extended("node", [{"name": n, "kind": "host", **({"position": positions[n]} if positions else {})}
+                                   for n in ups + downs]),
             ("wlan.0.stations", ups + downs), *([("wlan.0.ap_priority", prio)] if prio else []), ("flow", flows)]
 
 

@@ -14,7 +14,7 @@ from .config import SCHEMES
 
 COLORS = {"reno": "tab:red", "ackloss": "tab:blue", "prioritised-ap": "tab:green"}
 NAMES = ("fig_throughput.png", "fig_fairness.png", "fig_swm.png", "fig_table31.png", "fig_r_energy_maps.png",
-         "fig_m_sweep.png", "fig_model_vs_sim.png")
+         "fig_m_sweep.png", "fig_model_vs_sim.png", "fig_relocation.png")
 
 
 def _cases(agg: pd.DataFrame) -> list[tuple[str, bool]]:
@@ -96,6 +96,39 @@ def swm(agg: pd.DataFrame, windows_s, out: Path) -> Path:
     cap = ("SWM(w): F(X, C) of the flows' throughputs over each window of length w inside the averaging interval, averaged "
            "over window positions (Koksal); C = 29.6 Mb/s. " + stats.bars_text(stats.MEAN, agg["runs"]) + ".")
     return finish(fig, out / NAMES[2], "Paper 002 Figs. 2.10/2.11: sliding-window fairness", cap, ncol=3)
+
+
+def relocation(rel: pd.DataFrame, out: Path) -> Path:
+    """Fig. 2.6: per-flow throughput with five clients at 1 m and five at 10 m per scheme (far
+    clients' bars hatched), and each scheme's Jain index relocated against at one distance."""
+    from .relocation import FAR_M, N_NEAR, NEAR_M
+
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 3.8), gridspec_kw={"width_ratios": [3, 1]})
+    flows = [c[2:] for c in rel.columns if c.startswith("x_") and not c.endswith(("_ci", "_lo", "_hi"))]
+    w = 0.8 / max(len(rel), 1)
+    for i, (_, r) in enumerate(rel.iterrows()):
+        ys = [r[f"x_{f}"] for f in flows]
+        err = stats.yerr(ys, [r[f"x_{f}_lo"] for f in flows], [r[f"x_{f}_hi"] for f in flows])
+        bars = ax.bar(np.arange(len(flows)) + (i - (len(rel) - 1) / 2) * w, ys, w, yerr=err, capsize=2,
+                      color=COLORS[r["scheme"]], label=r["scheme"])
+        for b in bars[N_NEAR:]:
+            b.set_hatch("//")
+    ax.set_xticks(np.arange(len(flows)), [f"{f}\n{NEAR_M:g} m" if k < N_NEAR else f"{f}\n{FAR_M:g} m"
+                                          for k, f in enumerate(flows)], fontsize=7)
+    ax.set_ylabel("throughput (Mb/s)")
+    ax.set_title("10 upstream flows, clients relocated (hatched: far)", fontsize=10)
+    ax.grid(alpha=0.3, axis="y")
+    x = np.arange(len(rel))
+    ax2.bar(x - 0.2, rel["jain_4m"], 0.4, color="lightgray", edgecolor="black", label="one distance (10up)")
+    ax2.bar(x + 0.2, rel["jain"], 0.4, yerr=stats.yerr(rel["jain"], rel["jain_lo"], rel["jain_hi"]), capsize=2,
+            color=[COLORS[s] for s in rel["scheme"]], label="relocated")
+    ax2.set_xticks(x, list(rel["scheme"]), fontsize=8)
+    ax2.set_ylim(0, 1.05)
+    ax2.set_ylabel("Jain's index")
+    ax2.grid(alpha=0.3, axis="y")
+    cap = (f"Log-distance path loss (ns-3 defaults, n = 3), capture at SINR ≥ 10 dB. "
+           + stats.bars_text(stats.MEAN, rel["runs"]) + "; the one-distance Jain is fairness.csv's 10up mean.")
+    return finish(fig, out / NAMES[7], "Paper 002 Fig. 2.6: clients at 1 m and 10 m", cap, ncol=3)
 
 
 def table31(t: pd.DataFrame, out: Path) -> Path:
