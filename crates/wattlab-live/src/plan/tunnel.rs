@@ -90,7 +90,7 @@ pub fn load(path: &Path, overrides: &[String]) -> Result<TunnelPlan, String> {
     let client = tn.client.get_ref().clone();
     need(wlan.stations.get_ref()[0] == client, "the [[tunnel]]'s client to be the [[wlan]]'s station")?;
     let phy = find_phy(wlan.phy.get_ref()).ok_or_else(|| format!("{origin}: unknown phy `{}`", wlan.phy.get_ref()))?;
-    let rate = wlan.rate.get_ref().bps();
+    let rate = wlan.rate.get_ref().constant().ok_or_else(|| format!("{origin}: a live tunnel run needs a constant [[wlan]] rate (an emulated link has no rate control)"))?.bps();
     let kbps = (rate / 1000) as u32;
     let airtime = phy.difs() + phy.mean_backoff(phy.cw_min) + phy.data_duration(1500, kbps) + phy.sifs + phy.ack_duration(kbps);
     let bits = Duration::from_nanos(1500 * 8 * 1_000_000_000 / rate);
