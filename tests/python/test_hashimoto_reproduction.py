@@ -48,6 +48,23 @@ def test_quick_fairness_table_is_consistent(quick_run):
     assert (r.total_mbps < 29.6).all(), "no scheme beats the MAC maximum"
 
 
+def test_quick_relocation_table_is_consistent(quick_run):
+    """Fig. 2.6: one row per scheme over the seeds; near and far means are the flows' own."""
+    from wattlab.reproduce.hashimoto2013 import relocation
+
+    t = pd.read_csv(quick_run / "relocation.csv")
+    r = pd.read_csv(quick_run / "relocation_runs.csv")
+    f = pd.read_csv(quick_run / "fairness.csv")
+    assert list(t.scheme) == ["reno", "ackloss", "prioritised-ap"] and (t.runs == 3).all()
+    assert np.allclose(r.near_mbps, r[[f"x_{n}" for n in relocation.near_flows()]].mean(axis=1))
+    assert np.allclose(r.far_mbps, r[[f"x_{n}" for n in relocation.far_flows()]].mean(axis=1))
+    assert (r.captures > 0).all() and (r.captures <= r.collisions).all()
+    ref = f[(f.mix == "10up") & ~f.delayed_ack].set_index("scheme")["jain"]
+    assert np.allclose(t.set_index("scheme")["jain_4m"], ref.reindex(t.scheme))
+    summary = (quick_run / "summary.md").read_text()
+    assert "## Relocation (Fig. 2.6)" in summary and "relocation case" not in summary.split("## Not reproduced")[-1]
+
+
 def test_table21_jain_example_and_table23_exact():
     t = closed_form.table21()
     assert (t.jain.round(2) == t.paper_jain).all() and (t.F.round(2) == t.paper_F).all()
