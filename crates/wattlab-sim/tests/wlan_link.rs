@@ -105,7 +105,7 @@ fn bad_values_are_errors_at_their_line() {
     let e = error(&scenario(&[1.0], "11Mbps", "", p).replace("80211a", "80211b"));
     assert!(e.contains("needs an OFDM PHY"), "{e}");
     let e = error(&scenario(&[1.0], "54Mbps", "", "[[wlan.station]]\nnode = \"c0\"\nrate = \"minstrel-ht\"\n"));
-    assert!(e.contains("a station's own rate needs [wlan.propagation]"), "{e}");
+    assert!(e.contains("rate control needs [wlan.propagation]") && e.contains("station[0].rate"), "{e}");
 }
 
 #[test]

@@ -106,11 +106,13 @@ pub fn ofdm_mode(kbps: u32) -> Option<Mode> {
 }
 
 /// The modulation and coding of `tx`'s data field (None if the model does not cover it:
-/// DSSS/CCK). `ofdm` says whether a legacy rate is OFDM (802.11a/g) or DSSS (802.11b).
+/// DSSS/CCK). `ofdm` says whether a legacy rate is OFDM (802.11a/g) or DSSS (802.11b). The
+/// SNR of an HT/VHT/HE PPDU is per stream; extra streams bring no gain in AWGN (as in ns-3).
 pub fn mode_of(tx: TxVector, ofdm: bool) -> Option<Mode> {
     match tx {
         TxVector::Legacy { kbps } if ofdm => ofdm_mode(kbps),
         TxVector::Legacy { .. } => None,
+        TxVector::Ht(m) | TxVector::Vht(m) | TxVector::He(m) => MCS_MODES.get(m.mcs as usize).copied(),
     }
 }
 
@@ -235,5 +237,8 @@ mod tests {
         assert!(mode_of(TxVector::Legacy { kbps: 11_000 }, false).is_none());
         assert_eq!(mode_of(TxVector::Legacy { kbps: 54_000 }, true), Some(mode(Qam64, ThreeQuarters)));
         assert!(ofdm_mode(5_500).is_none());
+        let he = |mcs| TxVector::He(crate::wlan::Mcs { mcs, nss: 2, width_mhz: 80, gi_ns: 800 });
+        assert_eq!(mode_of(he(11), true), Some(mode(Qam1024, FiveSixths)));
+        assert_eq!(mode_of(he(7), true), Some(mode(Qam64, FiveSixths)));
     }
 }

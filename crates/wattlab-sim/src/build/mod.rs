@@ -11,6 +11,7 @@ mod topology;
 mod tunnel;
 mod wlan;
 mod wlan_link;
+mod wlan_phy;
 
 use crate::engine::Scheduler;
 use crate::net::{DropCounters, Network};

@@ -4,7 +4,8 @@
 use super::power::power_mode;
 use super::settings::loss_process;
 use super::topology::Topology;
-use super::wlan_link::{rate_choice, RateChoice};
+use super::wlan_link;
+use crate::wlan::rate::RateAlgorithm;
 use super::Ctx;
 use crate::net::impairment::LossProcess;
 use crate::net::Iface;
@@ -16,7 +17,7 @@ use wattlab_core::power::PowerMode;
 use toml::Spanned;
 use wattlab_core::energy::DeviceProfile;
 use wattlab_core::wire::mac_for_node;
-use wattlab_core::wlan::phy::{find_phy, phy_names, BEACON_BYTES};
+use wattlab_core::wlan::phy::BEACON_BYTES;
 use wattlab_core::wlan::{PhyProfile, TxVector};
 use std::collections::HashMap;
 use wattlab_core::Duration;
@@ -59,11 +60,18 @@ pub(crate) fn build_wlans(scn: &Scenario, cx: &Ctx, streams: &RngStreams, t: &mu
         if t.nodes[ap as usize].kind != NodeKind::Ap {
             return Err(cx.err(&w.ap, &format!("{key}.ap"), format!("node `{}` is not of kind \"ap\"", w.ap.get_ref())));
         }
-        let members = members(cx, w, &key, ap, t, profiles)?;
-        let cfg = mac_config(cx, w, &key, &members)?;
-        let choices = rate_choices(cx, w, &key, &cfg, &members)?;
+        let phy = super::wlan_phy::profile(cx, w, &key)?;
+        let bss_alg = wlan_link::algorithm(cx, w.rate.as_ref(), &format!("{key}.rate"))?;
+        let keys = wlan_link::without_algorithm(w.tx_keys());
+        let tx = match bss_alg {
+            None => super::wlan_phy::tx_vector(cx, &phy, keys, None, &key, &w.phy)?,
+            Some(_) => wlan_link::nominal(cx, &phy, keys, &key, &w.phy)?,
+        };
+        let members = members(cx, w, &key, ap, t, profiles, (&phy, tx))?;
+        let cfg = mac_config(cx, w, &key, &members, phy, tx)?;
+        let choices = rate_choices(cx, w, &key, &cfg, &members, bss_alg)?;
         let nodes: Vec<u32> = members.iter().map(|(n, _)| *n).collect();
-        let link = super::wlan_link::build_link(cx, scn, w, &key, &name, &nodes, &choices, &cfg, streams)?;
+        let link = wlan_link::build_link(cx, scn, w, &key, &name, &nodes, &choices, &cfg, streams)?;
         let (sta_iface, node_sta) = interfaces(t, b as u16, ap, &members);
         let rngs = members
             .iter()
@@ -89,8 +97,9 @@ fn node_of(cx: &Ctx, by_name: &HashMap<String, u32>, at: Spanned<()>, key: &str,
 }
 
 /// A BSS's members, the AP first then the stations in the order given, each with the
-/// section's settings and its `[[wlan.station]]` overrides.
-fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology, profiles: &[Option<DeviceProfile>]) -> Result<Vec<(u32, StaConfig)>, ScenarioError> {
+/// section's settings and its `[[wlan.station]]` overrides (`bss_tx`: the BSS's PHY and rate,
+/// which a station's rate keys override).
+fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology, profiles: &[Option<DeviceProfile>], bss_tx: (&PhyProfile, TxVector)) -> Result<Vec<(u32, StaConfig)>, ScenarioError> {
     let default_mode = power_save(cx, &w.power_save, key)?;
     let general = |k: &str, m: String| ScenarioError::general(cx.origin, Some(format!("{key}.{k}")), m);
     let down_loss = loss_process(w.down_loss.as_ref()).map_err(|m| general("down_loss", m))?;
@@ -109,6 +118,7 @@ fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology, profiles:
         loss_down: loss.0,
         loss_up: loss.1,
         has_radio: false,
+        tx: None,
     };
     // A station's radio (if it has one) sets how long it takes to wake.
     let station = |node: u32, name: &str, power_save: PowerSave, loss: (LossProcess, LossProcess)| {
@@ -149,21 +159,19 @@ fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology, profiles:
         if let Some(q) = o.queue {
             m.1.queue_limit = q.max(1);
         }
+        // A rate-control algorithm is not a constant rate (rate_choices reads it).
+        let keys = wlan_link::without_algorithm(o.tx_keys());
+        if keys.rate.is_some() || keys.mcs.is_some() || keys.nss.is_some() || keys.width.is_some() || keys.gi.is_some() {
+            let (phy, tx) = bss_tx;
+            m.1.tx = Some(super::wlan_phy::tx_vector(cx, phy, keys, Some(tx), &okey, &w.phy)?);
+        }
     }
     Ok(members)
 }
 
-/// The MAC settings of a `[[wlan]]` section (PHY, rate, retries, beacons, AP queueing).
-fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)]) -> Result<MacConfig, ScenarioError> {
-    let phy = find_phy(w.phy.get_ref()).ok_or_else(|| {
-        cx.err(&w.phy, &format!("{key}.phy"), format!("unknown PHY `{}` (known: {})", w.phy.get_ref(), phy_names().join(", ")))
-    })?;
-    let phy = phy.with_short_preamble(w.short_preamble);
-    // Under rate control, the nominal rate (what a CC agent assumes) is the PHY's fastest.
-    let rate_kbps = match rate_choice(cx, &w.rate, &format!("{key}.rate"), &phy)? {
-        RateChoice::Constant(kbps) => kbps,
-        RateChoice::Algorithm(_) => *phy.rates_kbps.last().expect("every PHY has rates"),
-    };
+/// The MAC settings of a `[[wlan]]` section (PHY `phy` sending at `tx`, retries, beacons, AP
+/// queueing).
+fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)], phy: PhyProfile, tx: TxVector) -> Result<MacConfig, ScenarioError> {
     let choice = |v: &Option<Spanned<String>>, k: &str, names: [&str; 2]| -> Result<bool, ScenarioError> {
         match v.as_ref().map(|s| (s, s.get_ref().as_str())) {
             None => Ok(true),
@@ -188,7 +196,7 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)])
     let ap_priority = ap_priority(cx, w, key, &phy)?;
     let cfg = MacConfig {
         phy,
-        tx: TxVector::Legacy { kbps: rate_kbps },
+        tx,
         rts_threshold: w.rts_threshold.map(|s| s.bytes().min(u32::MAX as u64) as u32),
         short_retry_limit: retry_limit(cx, &w.retry_limit, &format!("{key}.retry_limit"), 7)?,
         long_retry_limit: retry_limit(cx, &w.long_retry_limit, &format!("{key}.long_retry_limit"), 4)?,
@@ -207,25 +215,26 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)])
     Ok(cfg)
 }
 
-/// The rate choice of every member (AP first: the BSS's), a `[[wlan.station]]`'s `rate` over
-/// the BSS's; an algorithm or a station's own rate needs `[wlan.propagation]`.
-fn rate_choices(cx: &Ctx, w: &WlanConfig, key: &str, cfg: &MacConfig, members: &[(u32, StaConfig)]) -> Result<Vec<RateChoice>, ScenarioError> {
-    let bss = rate_choice(cx, &w.rate, &format!("{key}.rate"), &cfg.phy)?;
-    let needs = |at: &Spanned<crate::scenario::RateSetting>, k: &str, what: &str| {
-        cx.err(at, k, format!("{what} needs [wlan.propagation] (an SNR per link) and a position for every member of the BSS"))
+/// The rate choice of every member (AP first: the BSS's): the algorithm (`Constant` for a
+/// constant rate) and the constant TxVector. A `[[wlan.station]]`'s `rate` algorithm or its
+/// own constant rate keys win over the BSS's `bss_alg`; an algorithm needs `[wlan.propagation]`.
+fn rate_choices(cx: &Ctx, w: &WlanConfig, key: &str, cfg: &MacConfig, members: &[(u32, StaConfig)], bss_alg: Option<RateAlgorithm>) -> Result<Vec<(RateAlgorithm, TxVector)>, ScenarioError> {
+    let needs = |at: &Spanned<crate::scenario::RateSetting>, k: &str| {
+        cx.err(at, k, "rate control needs [wlan.propagation] (an SNR per link) and a position for every member of the BSS")
     };
-    if w.propagation.is_none() && matches!(bss, RateChoice::Algorithm(_)) {
-        return Err(needs(&w.rate, &format!("{key}.rate"), "rate control"));
+    if let (Some(_), None, Some(r)) = (bss_alg, &w.propagation, &w.rate) {
+        return Err(needs(r, &format!("{key}.rate")));
     }
-    let mut choices = vec![bss; members.len()];
+    let bss = (bss_alg.unwrap_or(RateAlgorithm::Constant), cfg.tx);
+    let mut choices: Vec<(RateAlgorithm, TxVector)> = members.iter().map(|(_, c)| c.tx.map_or(bss, |tx| (RateAlgorithm::Constant, tx))).collect();
     for (k, o) in w.station_overrides.iter().enumerate() {
-        let Some(r) = &o.rate else { continue };
         let okey = format!("{key}.station[{k}].rate");
+        let Some(alg) = wlan_link::algorithm(cx, o.rate.as_ref(), &okey)? else { continue };
         if w.propagation.is_none() {
-            return Err(needs(r, &okey, "a station's own rate"));
+            return Err(needs(o.rate.as_ref().expect("an algorithm was named"), &okey));
         }
         if let Some(i) = members.iter().position(|(_, c)| &c.name == o.node.get_ref()) {
-            choices[i] = rate_choice(cx, r, &okey, &cfg.phy)?;
+            choices[i] = (alg, cfg.tx);
         }
     }
     Ok(choices)

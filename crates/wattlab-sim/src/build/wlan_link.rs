@@ -4,35 +4,49 @@
 
 use super::Ctx;
 use crate::rng::RngStreams;
-use crate::scenario::{NodeConfig, RateSetting, Scenario, ScenarioError, WlanConfig};
+use crate::scenario::{NodeConfig, RateSetting, Scenario, ScenarioError, TxKeys, WlanConfig};
 use crate::wlan::rate::{RateAlgorithm, RateSet};
 use crate::wlan::{Link, MacConfig};
 use rand_distr::{Distribution, StandardNormal};
 use toml::Spanned;
 use wattlab_core::wlan::propagation::{Position, Propagation};
-use wattlab_core::wlan::PhyProfile;
+use wattlab_core::wlan::phy::mcs::valid_mcs;
+use wattlab_core::wlan::{PhyFormat, PhyProfile, TxVector};
 
-/// What a `rate` setting asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum RateChoice {
-    /// This data rate, kb/s (checked against the PHY).
-    Constant(u32),
-    /// A rate-control algorithm.
-    Algorithm(RateAlgorithm),
+/// The rate-control algorithm `rate` names, if it names one (a bit rate: None); an unknown
+/// name is an error at `key`.
+pub(crate) fn algorithm(cx: &Ctx, r: Option<&Spanned<RateSetting>>, key: &str) -> Result<Option<RateAlgorithm>, ScenarioError> {
+    match r.map(|r| (r, r.get_ref())) {
+        Some((at, RateSetting::Named(name))) => RateAlgorithm::parse(name).map(Some).ok_or_else(|| {
+            cx.err(at, key, format!("`{name}` is neither a rate nor a rate-control algorithm (algorithms: {}; a constant rate is a bit rate such as \"54Mbps\" on 802.11a/b/g, or mcs/nss/width/gi on 802.11n/ac/ax)", RateAlgorithm::NAMES.join(", ")))
+        }),
+        _ => Ok(None),
+    }
 }
 
-/// Reads `rate` (at `key`) for `phy`: a rate the PHY has, or an algorithm's name.
-pub(crate) fn rate_choice(cx: &Ctx, r: &Spanned<RateSetting>, key: &str, phy: &PhyProfile) -> Result<RateChoice, ScenarioError> {
-    match r.get_ref() {
-        RateSetting::Constant(rate) => {
-            let kbps = phy.check_rate((rate.bps() / 1000) as u32).map_err(|e| cx.err(r, key, e.0))?;
-            Ok(RateChoice::Constant(kbps))
-        }
-        RateSetting::Named(name) => RateAlgorithm::parse(name).map(RateChoice::Algorithm).ok_or_else(|| {
-            let why = crate::scenario::units::Rate::parse(name).err().unwrap_or_default();
-            cx.err(r, key, format!("`{name}` is neither a rate nor a rate-control algorithm ({why}; algorithms: {})", RateAlgorithm::NAMES.join(", ")))
-        }),
+/// `keys` without a `rate` that names an algorithm (what remains sets a constant rate).
+pub(crate) fn without_algorithm(keys: TxKeys<'_>) -> TxKeys<'_> {
+    match keys.rate.map(|r| r.get_ref()) {
+        Some(RateSetting::Named(_)) => TxKeys { rate: None, ..keys },
+        _ => keys,
     }
+}
+
+/// The nominal TxVector of a BSS under rate control (what a CC agent assumes and the group
+/// Minstrel-HT chooses in): a legacy PHY's fastest rate, or on HT/VHT/HE the fastest MCS of
+/// the NSS, width and GI that `keys` give (an `mcs` is refused: the algorithm picks it).
+pub(crate) fn nominal(cx: &Ctx, phy: &PhyProfile, keys: TxKeys<'_>, key: &str, phy_at: &Spanned<String>) -> Result<TxVector, ScenarioError> {
+    if phy.format == PhyFormat::Legacy {
+        return Ok(TxVector::Legacy { kbps: *phy.rates_kbps.last().expect("every PHY has rates") });
+    }
+    if let Some(m) = keys.mcs {
+        return Err(cx.err(m, &format!("{key}.mcs"), "a rate-control algorithm picks the MCS: write nss, width and gi for its group, not mcs"));
+    }
+    let nss = keys.nss.map_or(1, |n| *n.get_ref());
+    let width = keys.width.map_or(20, |w| w.get_ref().0);
+    let top = valid_mcs(phy.format, nss, width).last().copied().unwrap_or(0);
+    let mcs = Spanned::new(0..0, top);
+    super::wlan_phy::tx_vector(cx, phy, TxKeys { mcs: Some(&mcs), ..keys }, None, key, phy_at)
 }
 
 /// A node's `position` as a point (None if it has none), or an error at it.
@@ -82,12 +96,14 @@ fn propagation(cx: &Ctx, p: &Spanned<crate::scenario::PropagationSettings>, key:
 }
 
 /// The [`Link`] of BSS `w` (None without `[wlan.propagation]`): members `nodes` (AP first),
-/// their rate choices `choices` (the BSS's or a `[[wlan.station]]`'s), the MAC's settings.
-pub(crate) fn build_link(cx: &Ctx, scn: &Scenario, w: &WlanConfig, key: &str, name: &str, nodes: &[u32], choices: &[RateChoice], cfg: &MacConfig, streams: &RngStreams) -> Result<Option<Link>, ScenarioError> {
+/// each with its rate choice (the algorithm, and the constant TxVector a `Constant` uses),
+/// the MAC's settings.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build_link(cx: &Ctx, scn: &Scenario, w: &WlanConfig, key: &str, name: &str, nodes: &[u32], choices: &[(RateAlgorithm, TxVector)], cfg: &MacConfig, streams: &RngStreams) -> Result<Option<Link>, ScenarioError> {
     let Some(p) = &w.propagation else { return Ok(None) };
     let pkey = format!("{key}.propagation");
     let (prop, threshold) = propagation(cx, p, &pkey)?;
-    let rates = RateSet::for_phy(&cfg.phy).ok_or_else(|| {
+    let mut rates = RateSet::for_bss(&cfg.phy, cfg.tx).ok_or_else(|| {
         cx.err(&w.phy, &format!("{key}.phy"), format!("[wlan.propagation] needs an OFDM PHY: the error model (NIST, Pei & Henderson 2010) does not cover {} (DSSS/CCK)", cfg.phy.name))
     })?;
     let mut positions = Vec::with_capacity(nodes.len());
@@ -98,14 +114,11 @@ pub(crate) fn build_link(cx: &Ctx, scn: &Scenario, w: &WlanConfig, key: &str, na
         })?;
         positions.push(at);
     }
-    let constant = |kbps: u32| rates.index_of(wattlab_core::wlan::TxVector::Legacy { kbps }).expect("a checked rate of the PHY");
-    let choices: Vec<(RateAlgorithm, usize)> = choices
-        .iter()
-        .map(|c| match *c {
-            RateChoice::Constant(kbps) => (RateAlgorithm::Constant, constant(kbps)),
-            RateChoice::Algorithm(a) => (a, 0),
-        })
-        .collect();
+    let mut indexed = Vec::with_capacity(choices.len());
+    for &(alg, tx) in choices {
+        let r = rates.add(&cfg.phy, tx).expect("a checked OFDM rate of the PHY");
+        indexed.push((alg, r));
+    }
     let sigma = prop.shadowing_sigma_db;
     let member = |i: usize| scn.nodes[nodes[i] as usize].name.get_ref().clone();
     // One draw per unordered pair, from a stream named after the pair: adding a station does
@@ -118,6 +131,5 @@ pub(crate) fn build_link(cx: &Ctx, scn: &Scenario, w: &WlanConfig, key: &str, na
         StandardNormal.sample(&mut rng)
     };
     let mut rng = streams.stream(&format!("rate-control:{name}"));
-    let width_mhz = 20.0;
-    Ok(Some(Link::new(prop, threshold, width_mhz, rates, &positions, shadow, &choices, &mut rng)))
+    Ok(Some(Link::new(prop, threshold, rates, &positions, shadow, &indexed, &mut rng)))
 }

@@ -232,9 +232,16 @@ impl Bss {
         }
     }
 
-    /// How `from` sends data to `to` now (the seam where rate control plugs in).
+    /// How `from` sends data to `to` now (the seam where rate control plugs in): the link's
+    /// rate controller with `[wlan.propagation]` (`link.rs`), else the constant setting of the
+    /// station at the non-AP end of the link, both ways (the AP sends to a station as that
+    /// station is configured), else the BSS's.
     pub(crate) fn tx_vector(&self, from: StaId, to: StaId) -> TxVector {
-        self.link_tx_vector(from, to).unwrap_or(self.cfg.tx)
+        if let Some(tx) = self.link_tx_vector(from, to) {
+            return tx;
+        }
+        let sta = if from == AP { to } else { from };
+        self.stas[sta as usize].cfg.tx.unwrap_or(self.cfg.tx)
     }
 
     /// Airtime of a data PPDU of `psdu_bytes` from `from` to `to`.

@@ -34,16 +34,14 @@ pub struct Link {
     pub propagation: Propagation,
     /// SINR a frame needs to survive a collision, dB.
     pub capture_threshold_db: f64,
-    /// Channel width, MHz (the noise bandwidth).
-    pub width_mhz: f64,
     /// Rates the controllers choose among, slowest first.
     pub rates: RateSet,
     /// Number of members (AP first).
     n: usize,
     /// Received power at `to` of a frame from `from`, mW: `rx_mw[from * n + to]`.
     rx_mw: Vec<f64>,
-    /// SNR of each link, dB: `snr_db[from * n + to]`.
-    snr_db: Vec<f64>,
+    /// Received power of each link, dBm: `rx_dbm[from * n + to]`.
+    rx_dbm: Vec<f64>,
     /// `ln(1 − P_e)` per bit of each AP ↔ station direction and rate:
     /// `[(dir_index(from, to)) * rates + r]`.
     ln_bit_success: Vec<f64>,
@@ -62,7 +60,6 @@ impl Link {
     pub fn new(
         propagation: Propagation,
         capture_threshold_db: f64,
-        width_mhz: f64,
         rates: RateSet,
         positions: &[Position],
         mut shadow: impl FnMut(usize, usize) -> f64,
@@ -71,20 +68,19 @@ impl Link {
     ) -> Link {
         use super::rate::RateAlgorithm as A;
         let n = positions.len();
-        let noise_dbm = propagation.noise_dbm(width_mhz);
         let mut rx_mw = vec![0.0; n * n];
-        let mut snr_db = vec![f64::NEG_INFINITY; n * n];
+        let mut rx_dbm = vec![f64::NEG_INFINITY; n * n];
         for a in 0..n {
             for b in a + 1..n {
                 let sh = propagation.shadowing_db(shadow(a, b));
                 let dbm = propagation.rx_power_dbm(positions[a].distance(&positions[b]), sh);
                 for (f, t) in [(a, b), (b, a)] {
                     rx_mw[f * n + t] = db_to_ratio(dbm);
-                    snr_db[f * n + t] = dbm - noise_dbm;
+                    rx_dbm[f * n + t] = dbm;
                 }
             }
         }
-        let mut link = Link { propagation, capture_threshold_db, width_mhz, rates, n, rx_mw, snr_db, ln_bit_success: Vec::new(), control: Vec::new(), captured: None };
+        let mut link = Link { propagation, capture_threshold_db, rates, n, rx_mw, rx_dbm, ln_bit_success: Vec::new(), control: Vec::new(), captured: None };
         let dirs = 2 * n;
         let nr = link.rates.len();
         link.ln_bit_success = vec![0.0; dirs * nr];
@@ -92,16 +88,17 @@ impl Link {
         for d in 0..dirs {
             let (from, to) = Self::dir_ends(d);
             let valid = from < n && to < n && from != to;
-            let snr = if valid { link.snr_db[from * n + to] } else { f64::NEG_INFINITY };
+            // SNR at rate r: the noise floor is that of r's channel width.
+            let snr = |link: &Link, r: usize| if valid { link.rx_dbm[from * n + to] - link.propagation.noise_dbm(link.rates.width_mhz[r]) } else { f64::NEG_INFINITY };
             for r in 0..nr {
                 let mode = link.rates.modes[r];
-                let pe = if valid { coded_error(uncoded_ber(mode.constellation, db_to_ratio(snr)), mode.code_rate) } else { 1.0 };
+                let pe = if valid { coded_error(uncoded_ber(mode.constellation, db_to_ratio(snr(&link, r))), mode.code_rate) } else { 1.0 };
                 link.ln_bit_success[d * nr + r] = (1.0 - pe).ln();
             }
             let (alg, constant) = choices.get(to.max(from)).copied().unwrap_or((A::Constant, 0));
             link.control.push(match alg {
                 A::Constant => RateControl::Fixed(constant),
-                A::Ideal => RateControl::Fixed(if valid { link.rates.ideal(snr) } else { 0 }),
+                A::Ideal => RateControl::Fixed(if valid { link.rates.ideal(|r| snr(&link, r)) } else { 0 }),
                 A::MinstrelHt => RateControl::Minstrel(Box::new(Minstrel::new(&link.rates, rng))),
             });
         }
@@ -120,9 +117,9 @@ impl Link {
         if d % 2 == 1 { (AP as usize, d / 2) } else { (d / 2, AP as usize) }
     }
 
-    /// SNR of the link `from` → `to`, dB.
-    pub fn snr_db(&self, from: StaId, to: StaId) -> f64 {
-        self.snr_db[from as usize * self.n + to as usize]
+    /// SNR of the link `from` → `to` at rate index `r`'s channel width, dB.
+    pub fn snr_db(&self, from: StaId, to: StaId, r: usize) -> f64 {
+        self.rx_dbm[from as usize * self.n + to as usize] - self.propagation.noise_dbm(self.rates.width_mhz[r])
     }
 
     /// Received power at `to` of `from`'s frames, mW.
@@ -161,11 +158,11 @@ impl Link {
         }
     }
 
-    /// SINR at `to` of `from`'s frame while every other sender in `senders` transmits, dB.
-    fn sinr_db(&self, from: StaId, to: StaId, senders: &[StaId]) -> f64 {
+    /// SINR at `to` of `from`'s frame sent at rate index `r` while every other sender in
+    /// `senders` transmits, dB.
+    fn sinr_db(&self, from: StaId, to: StaId, r: usize, senders: &[StaId]) -> f64 {
         let interference: f64 = senders.iter().filter(|&&s| s != from && s != to).map(|&s| self.rx_mw(s, to)).sum();
-        let signal_dbm = 10.0 * self.rx_mw(from, to).log10();
-        self.propagation.sinr_db(signal_dbm, interference, self.width_mhz)
+        self.propagation.sinr_db(self.rx_dbm[from as usize * self.n + to as usize], interference, self.rates.width_mhz[r])
     }
 }
 
@@ -245,7 +242,8 @@ impl Bss {
             if winners.contains(&frame.to) || self.uses_rts(&frame) {
                 continue;
             }
-            let sinr = link.sinr_db(w, frame.to, winners);
+            let r = link.rate_index(w, frame.to, self.attempt_of(w, &frame));
+            let sinr = link.sinr_db(w, frame.to, r, winners);
             if sinr >= link.capture_threshold_db && best.is_none_or(|(_, b)| sinr > b) {
                 best = Some((w, sinr));
             }
@@ -328,10 +326,10 @@ mod tests {
         let n = distances.len();
         let stas = (0..=n as u32).map(|i| sta(i, PowerSave::Cam)).collect();
         let mut h = Harness::new(cfg, stas, seed);
-        let rates = RateSet::for_phy(&PHY_80211A).unwrap();
+        let rates = RateSet::for_bss(&PHY_80211A, wattlab_core::wlan::TxVector::Legacy { kbps: 54_000 }).unwrap();
         let positions: Vec<Position> = std::iter::once(at(0.0)).chain(distances.iter().map(|&d| at(d))).collect();
         let choices = vec![(alg, 7); n + 1];
-        let link = Link::new(Propagation::default(), threshold_db, 20.0, rates, &positions, |_, _| 0.0, &choices, &mut StreamRng::seed_from_u64(seed));
+        let link = Link::new(Propagation::default(), threshold_db, rates, &positions, |_, _| 0.0, &choices, &mut StreamRng::seed_from_u64(seed));
         let bss = std::mem::replace(&mut h.bss, Bss::new("x".into(), mac(PHY_80211A, 54_000), vec![], vec![]));
         h.bss = bss.with_link(link);
         h.saturate = true;

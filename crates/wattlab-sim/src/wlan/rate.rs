@@ -28,8 +28,9 @@
 use crate::rng::StreamRng;
 use rand::seq::SliceRandom;
 use wattlab_core::wlan::error_model::{chunk_success_rate, mode_of, Mode};
+use wattlab_core::wlan::phy::mcs::valid_mcs;
 use wattlab_core::wlan::phy::{Modulation, ACK_BYTES};
-use wattlab_core::wlan::PhyProfile;
+use wattlab_core::wlan::{Mcs, PhyProfile};
 use wattlab_core::wlan::propagation::db_to_ratio;
 use wattlab_core::wlan::TxVector;
 use wattlab_core::Time;
@@ -75,20 +76,62 @@ pub struct RateSet {
     /// Airtime of a 1200-byte MPDU at this rate with its ACK, SIFS and DIFS, µs (Minstrel's
     /// throughput denominator).
     pub exchange_us: Vec<f64>,
+    /// Channel width of each rate, MHz (its noise bandwidth).
+    pub width_mhz: Vec<f64>,
+    /// The first `group` rates are the algorithms' choices; later ones are stations' constants.
+    pub group: usize,
+}
+
+/// `tx` with MCS `mcs` (same format, NSS, width and GI).
+fn with_mcs(tx: TxVector, mcs: u8) -> TxVector {
+    match tx {
+        TxVector::Ht(m) => TxVector::Ht(Mcs { mcs, ..m }),
+        TxVector::Vht(m) => TxVector::Vht(Mcs { mcs, ..m }),
+        TxVector::He(m) => TxVector::He(Mcs { mcs, ..m }),
+        legacy => legacy,
+    }
 }
 
 impl RateSet {
-    /// The rates of `phy` the error model covers (802.11a/g: the eight OFDM rates), None if
-    /// it covers none (DSSS/CCK).
-    pub fn for_phy(phy: &PhyProfile) -> Option<RateSet> {
-        let tx: Vec<TxVector> = phy.rates_kbps.iter().map(|&kbps| TxVector::Legacy { kbps }).collect();
-        let modes: Option<Vec<Mode>> = tx.iter().map(|&t| mode_of(t, phy.modulation == Modulation::Ofdm)).collect();
-        let modes = modes?;
-        let exchange_us = tx
-            .iter()
-            .map(|&t| (phy.ppdu_duration(MINSTREL_MPDU_BYTES, t) + phy.sifs + phy.frame_duration(ACK_BYTES, phy.response_kbps(t)) + phy.difs()).as_nanos() as f64 / 1e3)
-            .collect();
-        Some(RateSet { tx, modes, exchange_us })
+    /// The rates a controller of a BSS on `phy` chooses among, slowest first: a legacy PHY's
+    /// OFDM rates, or the MCSs of `nominal`'s group (its NSS, width and GI) on HT/VHT/HE. None
+    /// if the error model covers none (DSSS/CCK).
+    pub fn for_bss(phy: &PhyProfile, nominal: TxVector) -> Option<RateSet> {
+        let tx: Vec<TxVector> = match nominal {
+            TxVector::Legacy { .. } => phy.rates_kbps.iter().map(|&kbps| TxVector::Legacy { kbps }).collect(),
+            TxVector::Ht(m) | TxVector::Vht(m) | TxVector::He(m) => valid_mcs(phy.format, m.nss, m.width_mhz)
+                .into_iter()
+                .map(|mcs| with_mcs(nominal, mcs))
+                .filter(|&t| phy.check_tx(t).is_ok())
+                .collect(),
+        };
+        let mut set = RateSet { tx: Vec::new(), modes: Vec::new(), exchange_us: Vec::new(), width_mhz: Vec::new(), group: 0 };
+        for t in tx {
+            set.push(phy, t)?;
+        }
+        set.group = set.len();
+        Some(set)
+    }
+
+    /// Adds `tx` (a station's constant rate outside the group) and returns its index.
+    pub fn add(&mut self, phy: &PhyProfile, tx: TxVector) -> Option<usize> {
+        if let Some(i) = self.index_of(tx) {
+            return Some(i);
+        }
+        self.push(phy, tx)?;
+        Some(self.len() - 1)
+    }
+
+    fn push(&mut self, phy: &PhyProfile, t: TxVector) -> Option<()> {
+        self.modes.push(mode_of(t, phy.modulation == Modulation::Ofdm)?);
+        let us = (phy.ppdu_duration(MINSTREL_MPDU_BYTES, t) + phy.sifs + phy.frame_duration(ACK_BYTES, phy.response_kbps(t)) + phy.difs()).as_nanos() as f64 / 1e3;
+        self.exchange_us.push(us);
+        self.width_mhz.push(match t {
+            TxVector::Legacy { .. } => 20.0,
+            TxVector::Ht(m) | TxVector::Vht(m) | TxVector::He(m) => m.width_mhz as f64,
+        });
+        self.tx.push(t);
+        Some(())
     }
 
     /// Index of `tx` in the set.
@@ -106,12 +149,11 @@ impl RateSet {
         self.tx.is_empty()
     }
 
-    /// Index of the ideal rate at `snr_db`: the highest whose decoded BER is ≤ [`IDEAL_BER`]
-    /// (the lowest if none is).
-    pub fn ideal(&self, snr_db: f64) -> usize {
-        let snr = db_to_ratio(snr_db);
+    /// Index of the ideal rate of the group when rate `r` has an SNR of `snr_db(r)`: the
+    /// highest whose decoded BER is ≤ [`IDEAL_BER`] (the lowest if none is).
+    pub fn ideal(&self, snr_db: impl Fn(usize) -> f64) -> usize {
         // The success probability of one bit is 1 − BER.
-        (0..self.len()).rev().find(|&r| 1.0 - chunk_success_rate(self.modes[r], snr, 1) <= IDEAL_BER).unwrap_or(0)
+        (0..self.group).rev().find(|&r| 1.0 - chunk_success_rate(self.modes[r], db_to_ratio(snr_db(r)), 1) <= IDEAL_BER).unwrap_or(0)
     }
 }
 
@@ -183,11 +225,12 @@ const SAMPLE_INTERVAL: u32 = 18;
 impl Minstrel {
     /// A fresh controller over `rates`, its sample table drawn from `rng`.
     pub fn new(rates: &RateSet, rng: &mut StreamRng) -> Minstrel {
-        let mut sample_table: Vec<u8> = (0..rates.len() as u8).collect();
+        let n = rates.group;
+        let mut sample_table: Vec<u8> = (0..n as u8).collect();
         sample_table.shuffle(rng);
         let mut m = Minstrel {
-            stats: vec![RateStats::default(); rates.len()],
-            exchange_us: rates.exchange_us.clone(),
+            stats: vec![RateStats::default(); n],
+            exchange_us: rates.exchange_us[..n].to_vec(),
             max_tp: [0; 2],
             max_prob: 0,
             chain: [(0, TRIES); 3],
@@ -320,7 +363,7 @@ mod tests {
 
     /// 802.11a's eight rates.
     fn rates_80211a() -> RateSet {
-        RateSet::for_phy(&PHY_80211A).unwrap()
+        RateSet::for_bss(&PHY_80211A, TxVector::Legacy { kbps: 54_000 }).unwrap()
     }
 
     #[test]
@@ -331,7 +374,17 @@ mod tests {
         // 1200 B at 54 Mb/s: 20 + 4·ceil(9622/216) = 200 us, + 16 + ACK 28 + DIFS 34.
         assert_eq!(a.exchange_us[7], 278.0);
         assert_eq!(a.index_of(TxVector::Legacy { kbps: 24_000 }), Some(4));
-        assert!(RateSet::for_phy(&wattlab_core::wlan::phy::PHY_80211B).is_none());
+        assert!(RateSet::for_bss(&wattlab_core::wlan::phy::PHY_80211B, TxVector::Legacy { kbps: 11_000 }).is_none());
+        // HE at 80 MHz, 2 streams: MCS 0-11 of that group, 20 MHz noise bandwidth not used.
+        let he = wattlab_core::wlan::find_phy("80211ax").unwrap();
+        let m = Mcs { mcs: 7, nss: 2, width_mhz: 80, gi_ns: 800 };
+        let mut set = RateSet::for_bss(&he, TxVector::He(m)).unwrap();
+        assert_eq!((set.len(), set.group, set.width_mhz[0]), (12, 12, 80.0));
+        assert_eq!(set.tx[11], TxVector::He(Mcs { mcs: 11, ..m }));
+        // A station's constant at another width joins after the group.
+        let other = TxVector::He(Mcs { mcs: 5, nss: 1, width_mhz: 20, gi_ns: 800 });
+        assert_eq!(set.add(&he, other), Some(12));
+        assert_eq!((set.group, set.width_mhz[12]), (12, 20.0));
     }
 
     /// Sends `frames` 1500-byte frames over a link at `snr_db(t)` (one frame per ms) with up
@@ -379,9 +432,9 @@ mod tests {
         let set = rates_80211a();
         // 54 Mb/s needs ~ 22-23 dB (PER 10 % at 22.3 dB for 1500 B); at 30 dB it is chosen,
         // at 3 dB nothing works and the lowest rate is used.
-        assert_eq!(set.ideal(30.0), 7);
-        assert_eq!(set.ideal(3.0), 0);
-        let mid = set.ideal(15.0);
+        assert_eq!(set.ideal(|_| 30.0), 7);
+        assert_eq!(set.ideal(|_| 3.0), 0);
+        let mid = set.ideal(|_| 15.0);
         assert!((3..=5).contains(&mid), "{mid}");
         // The chosen rate's BER is under 1e-6 and the next one's is not.
         let ber = |r: usize, s: f64| 1.0 - chunk_success_rate(set.modes[r], db_to_ratio(s), 1);
