@@ -104,6 +104,11 @@ fn bad_values_are_errors_at_their_line() {
     assert!(e.contains("position must be [x, y] or [x, y, z]") && e.contains("link.toml:18:"), "{e}");
     let e = error(&scenario(&[1.0], "11Mbps", "", p).replace("80211a", "80211b"));
     assert!(e.contains("needs an OFDM PHY"), "{e}");
+    let ax = scenario(&[1.0], "minstrel-ht", "mcs = 7", p).replace("80211a", "80211ax");
+    let e = error(&ax);
+    assert!(e.contains("a rate-control algorithm picks the MCS"), "{e}");
+    let (b, _) = run(&ax.replace("mcs = 7", "width = 40"), 1);
+    assert!(b[0] > 1_000_000, "802.11ax under Minstrel-HT delivers: {b:?}");
     let e = error(&scenario(&[1.0], "54Mbps", "", "[[wlan.station]]\nnode = \"c0\"\nrate = \"minstrel-ht\"\n"));
     assert!(e.contains("rate control needs [wlan.propagation]") && e.contains("station[0].rate"), "{e}");
 }

@@ -401,6 +401,39 @@ mod tests {
     }
 
     #[test]
+    fn he_rates_follow_the_distance_too() {
+        // 802.11ax, HE-MCS 0-11 at 20 MHz, 1 SS: at 5 m (SNR 42 dB) 1024-QAM 5/6 works; at
+        // 60 m (SNR 10 dB) Minstrel-HT and the ideal choice settle on a low MCS.
+        let he = wattlab_core::wlan::find_phy("80211ax").unwrap();
+        let nominal = wattlab_core::wlan::TxVector::He(wattlab_core::wlan::Mcs { mcs: 11, nss: 1, width_mhz: 20, gi_ns: 800 });
+        for alg in [RateAlgorithm::MinstrelHt, RateAlgorithm::Ideal] {
+            let mut cfg = mac(he, 54_000);
+            cfg.tx = nominal;
+            let stas = (0..=2).map(|i| sta(i, PowerSave::Cam)).collect();
+            let mut h = Harness::new(cfg, stas, 5);
+            let rates = RateSet::for_bss(&he, nominal).unwrap();
+            assert_eq!(rates.group, 12);
+            let link = Link::new(Propagation::default(), 10.0, rates, &[at(0.0), at(5.0), at(60.0)], |_, _| 0.0, &[(alg, 11); 3], &mut StreamRng::seed_from_u64(5));
+            let bss = std::mem::replace(&mut h.bss, Bss::new("x".into(), mac(PHY_80211A, 54_000), vec![], vec![]));
+            h.bss = bss.with_link(link);
+            h.saturate = true;
+            for s in 1..=2 {
+                h.send(s, AP, 1500);
+                h.send(s, AP, 1500);
+            }
+            h.run_until(Time::ZERO + wattlab_core::Duration::from_secs(3));
+            let link = h.bss.link().unwrap();
+            let best = |s: StaId| match link.control(s, AP) {
+                RateControl::Minstrel(m) => m.max_tp(),
+                RateControl::Fixed(r) => *r,
+            };
+            assert_eq!(best(1), 11, "{alg:?}");
+            assert!((1..=3).contains(&best(2)), "{alg:?}: far MCS {}", best(2));
+            assert!(sent(&h, 2) > 500, "{alg:?}: {}", sent(&h, 2));
+        }
+    }
+
+    #[test]
     fn same_seed_same_result() {
         let a = run(&[1.0, 10.0, 30.0], RateAlgorithm::MinstrelHt, 10.0, Some(7), 1, 9);
         let b = run(&[1.0, 10.0, 30.0], RateAlgorithm::MinstrelHt, 10.0, Some(7), 1, 9);
