@@ -83,12 +83,17 @@ def runs(jobs, ctx: Context) -> pd.DataFrame:
 
 def table(r: pd.DataFrame, fair: pd.DataFrame) -> pd.DataFrame:
     """Means (95 % CIs, drawn intervals) per scheme, beside the same scheme's Jain index with every
-    client at the same distance (``fairness.csv``'s 10up, delayed ACK off; ``jain_4m``)."""
+    client at the same distance (``fairness.csv``'s 10up, delayed ACK off; ``jain_4m``);
+    ``near_far_ratio`` is the ratio of the mean near and far flow throughputs."""
     extra = [c for c in r.columns if c.startswith("x_")]
     dom = {"jain": (1.0 / N_CLIENTS, 1.0), "F": (0.0, 1.0),
            **{c: stats.NON_NEGATIVE for c in METRICS + extra if c not in ("jain", "F")}}
     t = runner.aggregate(r, ["mix", "scheme"], METRICS + extra, dom)
     ref = fair[(fair["mix"] == "10up") & (~fair["delayed_ack"].astype(bool))].set_index("scheme") if len(fair) else None
+    # The ratio of the mean near and far throughputs (a mean of per-run ratios would be
+    # dominated by runs where a far flow starves).
+    t["near_far_ratio"] = t["near_mbps"] / t["far_mbps"]
+    t = t.drop(columns=[f"near_far_ratio_{k}" for k in ("ci", "lo", "hi") if f"near_far_ratio_{k}" in t.columns])
     t["jain_4m"] = [ref["jain"].get(s, float("nan")) if ref is not None else float("nan") for s in t["scheme"]]
     t["jain_change"] = t["jain"] - t["jain_4m"]
     return t
