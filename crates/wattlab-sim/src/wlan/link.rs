@@ -21,11 +21,16 @@ use super::rate::{Minstrel, RateControl, RateSet};
 use super::{Bss, StaId, AP};
 use crate::rng::StreamRng;
 use rand::Rng;
-use wattlab_core::wlan::error_model::coded_error;
-use wattlab_core::wlan::error_model::uncoded_ber;
+use wattlab_core::wlan::error_model::{coded_error, uncoded_ber, Mode};
 use wattlab_core::wlan::propagation::{db_to_ratio, Position, Propagation};
 use wattlab_core::wlan::TxVector;
 use wattlab_core::Time;
+
+/// `ln(1 − P_e)`: the log of a decoded bit's success probability with `mode` at `snr_db`
+/// (−∞ for a link that does not exist).
+fn ln_bit_success(mode: Mode, snr_db: f64) -> f64 {
+    (1.0 - coded_error(uncoded_ber(mode.constellation, db_to_ratio(snr_db)), mode.code_rate)).ln()
+}
 
 /// A BSS's links: received powers, error probabilities, rate controllers, capture.
 #[derive(Clone, Debug)]
@@ -91,9 +96,7 @@ impl Link {
             // SNR at rate r: the noise floor is that of r's channel width.
             let snr = |link: &Link, r: usize| if valid { link.rx_dbm[from * n + to] - link.propagation.noise_dbm(link.rates.width_mhz[r]) } else { f64::NEG_INFINITY };
             for r in 0..nr {
-                let mode = link.rates.modes[r];
-                let pe = if valid { coded_error(uncoded_ber(mode.constellation, db_to_ratio(snr(&link, r))), mode.code_rate) } else { 1.0 };
-                link.ln_bit_success[d * nr + r] = (1.0 - pe).ln();
+                link.ln_bit_success[d * nr + r] = ln_bit_success(link.rates.modes[r], snr(&link, r));
             }
             let (alg, constant) = choices.get(to.max(from)).copied().unwrap_or((A::Constant, 0));
             link.control.push(match alg {
@@ -150,11 +153,7 @@ impl Link {
         let bits = 8.0 * bytes as f64;
         match sinr_db {
             None => 1.0 - (self.ln_bit_success[Self::dir_index(from, to) * self.rates.len() + r] * bits).exp(),
-            Some(s) => {
-                let mode = self.rates.modes[r];
-                let pe = coded_error(uncoded_ber(mode.constellation, db_to_ratio(s)), mode.code_rate);
-                1.0 - ((1.0 - pe).ln() * bits).exp()
-            }
+            Some(s) => 1.0 - (ln_bit_success(self.rates.modes[r], s) * bits).exp(),
         }
     }
 
