@@ -90,7 +90,8 @@ class Config(ConfigBase):
 
 COMMAND = Command(
     help="Paper 002 (Hashimoto, thesis 2013) Ch. 2–3: Tables 2.1/2.3, the fairness runs (Reno, ACK-loss-aware Reno, "
-    "prioritised AP; 10 up and 5 up + 5 down; delayed ACK off and on), Table 3.1, the R_energy maps and m-sweeps, the "
+    "prioritised AP; 10 up and 5 up + 5 down; delayed ACK off and on), the relocation case (Fig. 2.6: 5 clients at 1 m, "
+    "5 at 10 m, capture), Table 3.1, the R_energy maps and m-sweeps, the "
     "energy model against the simulator, and a verdict on each claim.",
     quick="60 s fairness runs from 20 s, 2 seeds; 2 seeds per energy point; short Table 3.1 runs: a couple of minutes. "
     "Used by the test suite.",
