@@ -83,22 +83,32 @@ const OFDM_RATES: [(u32, Mode); 8] = [
     (54_000, mode(Qam64, ThreeQuarters)),
 ];
 
-/// Modulation and coding of HT MCS 0–7 (per stream), VHT MCS 0–9 and HE MCS 0–11
-/// (IEEE 802.11-2020 Tables 19-27 ff., 21-30 ff.; 802.11ax-2021 Tables 27-55 ff.).
-pub const MCS_MODES: [Mode; 12] = [
-    mode(Bpsk, Half),
-    mode(Qpsk, Half),
-    mode(Qpsk, ThreeQuarters),
-    mode(Qam16, Half),
-    mode(Qam16, ThreeQuarters),
-    mode(Qam64, TwoThirds),
-    mode(Qam64, ThreeQuarters),
-    mode(Qam64, FiveSixths),
-    mode(Qam256, ThreeQuarters),
-    mode(Qam256, FiveSixths),
-    mode(Qam1024, ThreeQuarters),
-    mode(Qam1024, FiveSixths),
-];
+/// Modulation and coding of HT MCS 0–7 (per stream), VHT MCS 0–9 and HE MCS 0–11, from the
+/// PHY's own table (`phy::mcs`: bits per subcarrier and code rate; IEEE 802.11-2020 Tables
+/// 19-27 ff., 21-30 ff.; 802.11ax-2021 Tables 27-55 ff.).
+pub fn mcs_mode(m: &crate::wlan::Mcs) -> Option<Mode> {
+    if m.mcs > 11 {
+        return None;
+    }
+    let (bits, num, den) = m.modulation();
+    let constellation = match bits {
+        1 => Bpsk,
+        2 => Qpsk,
+        4 => Qam16,
+        6 => Qam64,
+        8 => Qam256,
+        10 => Qam1024,
+        _ => return None,
+    };
+    let code_rate = match (num, den) {
+        (1, 2) => Half,
+        (2, 3) => TwoThirds,
+        (3, 4) => ThreeQuarters,
+        (5, 6) => FiveSixths,
+        _ => return None,
+    };
+    Some(mode(constellation, code_rate))
+}
 
 /// The modulation and coding of a non-HT OFDM rate in kb/s (None for DSSS/CCK rates).
 pub fn ofdm_mode(kbps: u32) -> Option<Mode> {
@@ -112,7 +122,7 @@ pub fn mode_of(tx: TxVector, ofdm: bool) -> Option<Mode> {
     match tx {
         TxVector::Legacy { kbps } if ofdm => ofdm_mode(kbps),
         TxVector::Legacy { .. } => None,
-        TxVector::Ht(m) | TxVector::Vht(m) | TxVector::He(m) => MCS_MODES.get(m.mcs as usize).copied(),
+        TxVector::Ht(m) | TxVector::Vht(m) | TxVector::He(m) => mcs_mode(&m),
     }
 }
 
@@ -223,13 +233,17 @@ mod tests {
     fn ten_percent_per_thresholds_rise_with_the_mcs() {
         // 1500-byte MPDUs: each MCS needs more SNR than the one below it, and 64-QAM 3/4
         // (54 Mb/s) sits near 22 dB as in the ns-3 points above (PER 0.59 at 22 dB, 2000 B).
-        let t: Vec<f64> = MCS_MODES.iter().map(|m| snr_at_per(*m, 1500, 0.1)).collect();
+        let modes: Vec<Mode> = (0..12).map(|mcs| mcs_mode(&crate::wlan::Mcs { mcs, nss: 1, width_mhz: 20, gi_ns: 800 }).unwrap()).collect();
+        let t: Vec<f64> = modes.iter().map(|m| snr_at_per(*m, 1500, 0.1)).collect();
         assert!(t.windows(2).all(|w| w[1] > w[0]), "{t:?}");
         assert!((t[6] - 22.3).abs() < 0.5, "{t:?}");
         // 1024-QAM 5/6 needs ~ 35 dB (HE MCS 11).
         assert!((33.0..38.0).contains(&t[11]), "{t:?}");
         // Longer frames need more SNR.
-        assert!(snr_at_per(MCS_MODES[0], 3000, 0.1) > snr_at_per(MCS_MODES[0], 100, 0.1));
+        assert!(snr_at_per(modes[0], 3000, 0.1) > snr_at_per(modes[0], 100, 0.1));
+        // The HT/VHT/HE MCSs with an 802.11a equivalent have its modulation and coding.
+        assert_eq!(modes[4], ofdm_mode(36_000).unwrap());
+        assert_eq!(modes[6], ofdm_mode(54_000).unwrap());
     }
 
     #[test]
