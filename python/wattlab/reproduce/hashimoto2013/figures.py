@@ -121,7 +121,8 @@ def relocation(rel: pd.DataFrame, out: Path) -> Path:
     x = np.arange(len(rel))
     ax2.bar(x - 0.2, rel["jain_4m"], 0.4, color="lightgray", edgecolor="black", label="one distance (10up)")
     ax2.bar(x + 0.2, rel["jain"], 0.4, yerr=stats.yerr(rel["jain"], rel["jain_lo"], rel["jain_hi"]), capsize=2,
-            color=[COLORS[s] for s in rel["scheme"]], label="relocated")
+            color=[COLORS[s] for s in rel["scheme"]])
+    ax2.set_title("grey: one distance; colour: relocated", fontsize=9)
     ax2.set_xticks(x, list(rel["scheme"]), fontsize=8)
     ax2.set_ylim(0, 1.05)
     ax2.set_ylabel("Jain's index")
