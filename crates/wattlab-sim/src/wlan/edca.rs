@@ -10,6 +10,7 @@
 //! Every frame is of AC_BE until the MAC keeps one queue per AC (TCP and UDP data carry DSCP 0,
 //! user priority 0 → AC_BE by 802.11-2020 Table 10-1).
 
+use wattlab_core::wlan::phy::PhyFormat;
 use wattlab_core::wlan::PhyProfile;
 use wattlab_core::Duration;
 
@@ -144,6 +145,18 @@ impl QosConfig {
     pub fn standard(phy: &PhyProfile, aggregation: Option<Aggregation>) -> QosConfig {
         QosConfig { edca: EdcaSet::standard(phy), aggregation }
     }
+
+    /// The QoS MAC of `phy`'s format: none for the legacy PHYs (they keep DCF), EDCA with the
+    /// standard's parameters and A-MPDU within the format's limits for HT, VHT and HE.
+    pub fn for_phy(phy: &PhyProfile) -> Option<QosConfig> {
+        let aggregation = match phy.format {
+            PhyFormat::Legacy => return None,
+            PhyFormat::Ht => Aggregation::HT,
+            PhyFormat::Vht => Aggregation::VHT,
+            PhyFormat::He => Aggregation::HE,
+        };
+        Some(QosConfig::standard(phy, Some(aggregation)))
+    }
 }
 
 #[cfg(test)]
@@ -164,5 +177,18 @@ mod tests {
         assert_eq!(b.sta[Ac::Vo as usize], ac(2, 7, 15, 3_264));
         assert_eq!(EdcaSet::preset("hostapd", &PHY_80211A).unwrap().ap[0], ac(3, 15, 63, 0));
         assert!(EdcaSet::preset("wmm", &PHY_80211A).is_none());
+    }
+
+    #[test]
+    fn each_phy_format_gets_its_mac() {
+        use wattlab_core::wlan::phy::{PHY_80211AC, PHY_80211AX, PHY_80211G, PHY_80211N};
+        for legacy in [PHY_80211A, PHY_80211B, PHY_80211G] {
+            assert_eq!(QosConfig::for_phy(&legacy), None, "{} keeps DCF", legacy.name);
+        }
+        for (phy, agg) in [(PHY_80211N, Aggregation::HT), (PHY_80211AC, Aggregation::VHT), (PHY_80211AX, Aggregation::HE)] {
+            let q = QosConfig::for_phy(&phy).unwrap();
+            assert_eq!((q.aggregation, q.edca), (Some(agg), EdcaSet::standard(&phy)), "{}", phy.name);
+        }
+        assert_eq!((Aggregation::HE.ba_window, Aggregation::VHT.max_ampdu_bytes), (256, 1_048_575));
     }
 }

@@ -366,3 +366,33 @@ fn tcp_uploads_run_end_to_end_on_the_aggregating_mac() {
         eprintln!("{n} {mode}: DCF {:.1} Mb/s, A-MPDU {:.1} Mb/s (mean {:.1} MPDUs)", dcf_bytes as f64 * 8e-7, agg_bytes as f64 * 8e-7, sta.ampdu_mean);
     }
 }
+
+#[test]
+fn he_at_high_rates_fills_the_256_window() {
+    use wattlab_core::wlan::phy::{Mcs, PHY_80211AX};
+    use wattlab_core::wlan::TxVector;
+    // HE-MCS 11, 2 streams, 80 MHz, 0.8 µs GI: ~1.2 Gb/s, so 5.484 ms would carry ~530 MPDUs
+    // of 1500 B; the 256-MPDU Block Ack window binds.
+    let mut cfg = mac(PHY_80211AX, 0);
+    cfg.tx = TxVector::He(Mcs { mcs: 11, nss: 2, width_mhz: 80, gi_ns: 800 });
+    cfg.qos = QosConfig::for_phy(&PHY_80211AX);
+    let mut st = sta(1, PowerSave::Cam);
+    st.queue_limit = 1000;
+    let mut h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), st], 9);
+    h.inspect = Some(window_respected);
+    h.saturate = true;
+    for _ in 0..600 {
+        h.send(1, AP, 1500);
+    }
+    h.run_until(Time(200_000_000));
+    let s = &h.bss.stas[1].stats;
+    assert!(s.ampdus > 10);
+    assert_eq!((s.ampdu_mpdus, s.ampdu_hist.ampdu_128_256), (256 * s.ampdus, s.ampdus), "{s:?}");
+    // Each exchange: a 256-bit compressed Block Ack (56 B) answers.
+    let psdu = 255 * 1544 + 1542;
+    let ppdu = h.bss.data_airtime(1, AP, psdu);
+    assert!(ppdu < Aggregation::PPDU_MAX_TIME, "{ppdu:?}");
+    let longest = h.activity.iter().filter(|a| a.0 == 1 && a.3 == Activity::Tx).map(|a| a.2 - a.1).max().unwrap();
+    assert_eq!(longest, ppdu);
+    assert_eq!(h.bss.block_ack_bytes(), 56);
+}
