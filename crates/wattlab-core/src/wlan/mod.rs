@@ -11,4 +11,4 @@ pub mod bianchi;
 pub mod capacity;
 pub mod phy;
 
-pub use phy::{find_phy, phy_names, PhyProfile, TxVector};
+pub use phy::{find_phy, phy_names, Band, Mcs, PhyFormat, PhyProfile, TxVector};

@@ -1,6 +1,7 @@
 //! 802.11 PHY timing: inter-frame spaces, contention windows and the airtime of a frame.
 //!
-//! One [`PhyProfile`] per PHY family, with the numbers of IEEE 802.11-2020 (clauses 15–18):
+//! One [`PhyProfile`] per PHY family, with the numbers of IEEE 802.11-2020 (clauses 15–21) and
+//! IEEE 802.11ax-2021 (clause 27):
 //!
 //! | profile      | PHY                 | slot | SIFS | DIFS | CW       | preamble + header        |
 //! |--------------|---------------------|------|------|------|----------|--------------------------|
@@ -8,13 +9,29 @@
 //! | `dsss-2mbps` | DSSS 1–2 Mb/s (1997)| 20   | 10   | 50   | 31–1023  | 192 µs                   |
 //! | `802.11a`    | OFDM 6–54 Mb/s      | 9    | 16   | 34   | 15–1023  | 20 µs, then 4 µs symbols |
 //! | `802.11g`    | ERP-OFDM 6–54 Mb/s  | 9    | 10   | 28   | 15–1023  | 20 µs + 6 µs extension   |
+//! | `802.11n`    | HT (clause 19)      | 9    | 16*  | 34*  | 15–1023  | HT-mixed, [`ht`]         |
+//! | `802.11ac`   | VHT (clause 21)     | 9    | 16   | 34   | 15–1023  | VHT SU, [`ht`]           |
+//! | `802.11ax`   | HE (clause 27)      | 9    | 16*  | 34*  | 15–1023  | HE SU, [`he`]            |
 //!
-//! (times in µs). Each name is printed as written here; a scenario or a capture's `--phy` may
-//! also write it without dots (`80211a`), as earlier versions did. The 802.11g signal extension follows every OFDM frame, so its SIFS + extension
-//! equals 802.11a's 16 µs and the two profiles give the same exchange durations.
+//! (times in µs; * 5 and 6 GHz: in the 2.4 GHz band ([`PhyProfile::with_band`]) SIFS is 10 µs,
+//! DIFS 28 µs and every OFDM PPDU is followed by the 6 µs signal extension.) Each name is
+//! printed as written here; a scenario or a capture's `--phy` may also write it without dots
+//! (`80211a`), as earlier versions did. The 802.11g signal extension follows every OFDM frame,
+//! so its SIFS + extension equals 802.11a's 16 µs and the two profiles give the same exchange
+//! durations.
 //!
-//! Control frames (ACK, CTS, RTS, PS-Poll) go at the highest basic rate not above the data
-//! rate (802.11-2020 §10.6.6.5), so an ACK to a 54 Mb/s frame on 802.11a goes at 24 Mb/s.
+//! HT, VHT and HE profiles send data as [`TxVector::Ht`], [`TxVector::Vht`] or [`TxVector::He`]
+//! PPDUs ([`mcs`] has the rate tables) and every control frame, beacon and management frame as
+//! a non-HT OFDM PPDU at a basic rate (6, 12, 24 Mb/s; in 2.4 GHz the ERP-OFDM ones, no DSSS
+//! rates assumed). Control frames (ACK, CTS, RTS, PS-Poll) go at the highest basic rate not
+//! above the data rate, or for an HT/VHT/HE PPDU not above the non-HT reference rate of its
+//! MCS (802.11-2020 §10.6.6.5), so an ACK to a 54 Mb/s frame on 802.11a goes at 24 Mb/s.
+
+pub mod he;
+pub mod ht;
+pub mod mcs;
+
+pub use mcs::Mcs;
 
 use crate::time::Duration;
 use std::fmt;
@@ -58,13 +75,71 @@ pub enum Preamble {
 ///
 /// The MAC asks the PHY for every airtime through one of these, so a new PPDU format is a new
 /// variant here and a case in [`PhyProfile::ppdu_duration`], not a change in the MAC.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Check one with [`PhyProfile::check_tx`] before use: the airtime functions assume it valid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TxVector {
     /// A DSSS or OFDM (non-HT) PPDU at `kbps`.
     Legacy {
         /// Data rate, kb/s (one of the profile's `rates_kbps`).
         kbps: u32,
     },
+    /// An HT-mixed PPDU (802.11n, clause 19), BCC-coded.
+    Ht(Mcs),
+    /// A VHT SU PPDU (802.11ac, clause 21), BCC-coded.
+    Vht(Mcs),
+    /// An HE SU PPDU (802.11ax, clause 27), LDPC-coded.
+    He(Mcs),
+}
+
+/// Which PPDU format a profile sends its data in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PhyFormat {
+    /// DSSS/OFDM (non-HT) only: `rate = "54Mbps"`.
+    Legacy,
+    /// HT (802.11n).
+    Ht,
+    /// VHT (802.11ac).
+    Vht,
+    /// HE (802.11ax).
+    He,
+}
+
+/// Frequency band, which fixes SIFS, the signal extension and the channel widths available.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Band {
+    /// 2.4 GHz: SIFS 10 µs and a 6 µs signal extension after every OFDM PPDU.
+    Ghz2_4,
+    /// 5 GHz: SIFS 16 µs.
+    Ghz5,
+    /// 6 GHz (802.11ax only): SIFS 16 µs.
+    Ghz6,
+}
+
+impl Band {
+    /// Spellings accepted in scenarios.
+    pub const NAMES: [&'static str; 3] = ["2.4GHz", "5GHz", "6GHz"];
+
+    /// `"2.4"`, `"2.4GHz"`, `"2.4 GHz"`, `"5"`, `"5GHz"`, `"6"`, `"6GHz"` (case-blind).
+    pub fn parse(s: &str) -> Option<Band> {
+        let t = s.trim().to_ascii_lowercase();
+        let t = t.strip_suffix("ghz").unwrap_or(&t).trim();
+        match t {
+            "2.4" => Some(Band::Ghz2_4),
+            "5" => Some(Band::Ghz5),
+            "6" => Some(Band::Ghz6),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Band {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Band::Ghz2_4 => "2.4 GHz",
+            Band::Ghz5 => "5 GHz",
+            Band::Ghz6 => "6 GHz",
+        })
+    }
 }
 
 /// Timing of one 802.11 PHY.
@@ -92,6 +167,14 @@ pub struct PhyProfile {
     pub preamble: Preamble,
     /// Silence after every OFDM frame (802.11g signal extension).
     pub signal_extension: Duration,
+    /// PPDU format of its data frames.
+    pub format: PhyFormat,
+    /// Frequency band (see [`PhyProfile::with_band`]).
+    pub band: Band,
+    /// HE only: the receivers' nominal packet padding, µs (0, 8 or 16; 802.11ax-2021 27.3.13),
+    /// which sets the packet extension after each HE PPDU. Default 0: receivers that declare
+    /// no extra processing time (PPE Thresholds absent, Nominal Packet Padding 0 µs).
+    pub he_packet_padding_us: u8,
 }
 
 /// Shorthand for microseconds in the tables below.
@@ -112,6 +195,9 @@ pub const PHY_80211B: PhyProfile = PhyProfile {
     basic_rates_kbps: &[1_000, 2_000],
     preamble: Preamble::Long,
     signal_extension: Duration::ZERO,
+    format: PhyFormat::Legacy,
+    band: Band::Ghz2_4,
+    he_packet_padding_us: 0,
 };
 
 /// Legacy 802.11 DSSS at 2 Mb/s (seeds 001 and 003, ns-2's default WLAN).
@@ -127,6 +213,9 @@ pub const PHY_DSSS_2MBPS: PhyProfile = PhyProfile {
     basic_rates_kbps: &[1_000],
     preamble: Preamble::Long,
     signal_extension: Duration::ZERO,
+    format: PhyFormat::Legacy,
+    band: Band::Ghz2_4,
+    he_packet_padding_us: 0,
 };
 
 /// 802.11a OFDM.
@@ -142,6 +231,9 @@ pub const PHY_80211A: PhyProfile = PhyProfile {
     basic_rates_kbps: &[6_000, 12_000, 24_000],
     preamble: Preamble::Long,
     signal_extension: Duration::ZERO,
+    format: PhyFormat::Legacy,
+    band: Band::Ghz5,
+    he_packet_padding_us: 0,
 };
 
 /// 802.11g ERP-OFDM with short slots (no 802.11b stations in the BSS).
@@ -157,10 +249,47 @@ pub const PHY_80211G: PhyProfile = PhyProfile {
     basic_rates_kbps: &[6_000, 12_000, 24_000],
     preamble: Preamble::Long,
     signal_extension: us(6),
+    format: PhyFormat::Legacy,
+    band: Band::Ghz2_4,
+    he_packet_padding_us: 0,
 };
 
+/// Non-HT OFDM rates HT/VHT/HE profiles may send control and management frames at.
+const OFDM_RATES_KBPS: &[u32] = &[6_000, 9_000, 12_000, 18_000, 24_000, 36_000, 48_000, 54_000];
+/// Their basic rate set (the 802.11a mandatory rates).
+const OFDM_BASIC_KBPS: &[u32] = &[6_000, 12_000, 24_000];
+
+/// An HT/VHT/HE profile in 5 GHz: 802.11a's slot, SIFS and CW (DCF; EDCA sets its own).
+const fn high_throughput(name: &'static str, description: &'static str, format: PhyFormat) -> PhyProfile {
+    PhyProfile {
+        name,
+        description,
+        modulation: Modulation::Ofdm,
+        slot: us(9),
+        sifs: us(16),
+        cw_min: 15,
+        cw_max: 1023,
+        rates_kbps: OFDM_RATES_KBPS,
+        basic_rates_kbps: OFDM_BASIC_KBPS,
+        preamble: Preamble::Long,
+        signal_extension: Duration::ZERO,
+        format,
+        band: Band::Ghz5,
+        he_packet_padding_us: 0,
+    }
+}
+
+/// 802.11n HT, HT-mixed format, 5 GHz unless [`PhyProfile::with_band`] says 2.4 GHz.
+pub const PHY_80211N: PhyProfile = high_throughput("802.11n", "802.11n HT, MCS 0-7 x 1-4 streams, 20/40 MHz, HT-mixed, BCC", PhyFormat::Ht);
+
+/// 802.11ac VHT SU, 5 GHz.
+pub const PHY_80211AC: PhyProfile = high_throughput("802.11ac", "802.11ac VHT SU, MCS 0-9 x 1-4 streams, 20-160 MHz, BCC", PhyFormat::Vht);
+
+/// 802.11ax HE SU, 5 GHz unless [`PhyProfile::with_band`] says 2.4 or 6 GHz.
+pub const PHY_80211AX: PhyProfile = high_throughput("802.11ax", "802.11ax HE SU, MCS 0-11 x 1-4 streams, 20-160 MHz, LDPC", PhyFormat::He);
+
 /// Every built-in PHY profile.
-pub const PHY_PROFILES: [PhyProfile; 4] = [PHY_80211B, PHY_DSSS_2MBPS, PHY_80211A, PHY_80211G];
+pub const PHY_PROFILES: [PhyProfile; 7] = [PHY_80211B, PHY_DSSS_2MBPS, PHY_80211A, PHY_80211G, PHY_80211N, PHY_80211AC, PHY_80211AX];
 
 /// The built-in PHY profile called `name`: its name (`802.11a`), or the same without the dots
 /// (`80211a`, the spelling of earlier versions, still accepted as input).
@@ -217,8 +346,60 @@ impl PhyProfile {
         self
     }
 
+    /// The same profile in `band`: SIFS 10 µs and the 6 µs signal extension in 2.4 GHz, 16 µs
+    /// and none in 5 and 6 GHz. The legacy profiles have their one band; 802.11ac is 5 GHz only,
+    /// 802.11n 2.4 or 5 GHz, 802.11ax 2.4, 5 or 6 GHz.
+    pub fn with_band(mut self, band: Band) -> Result<Self, PhyError> {
+        let allowed = match self.format {
+            PhyFormat::Legacy => band == self.band,
+            format => !mcs::widths(format, band).is_empty(),
+        };
+        if !allowed {
+            let bands: Vec<String> = [Band::Ghz2_4, Band::Ghz5, Band::Ghz6]
+                .into_iter()
+                .filter(|&b| if self.format == PhyFormat::Legacy { b == self.band } else { !mcs::widths(self.format, b).is_empty() })
+                .map(|b| b.to_string())
+                .collect();
+            return Err(PhyError(format!("{} does not operate in the {band} band (bands: {})", self.name, bands.join(", "))));
+        }
+        if self.format != PhyFormat::Legacy {
+            let g24 = band == Band::Ghz2_4;
+            self.sifs = us(if g24 { 10 } else { 16 });
+            self.signal_extension = if g24 { us(6) } else { Duration::ZERO };
+        }
+        self.band = band;
+        Ok(self)
+    }
+
+    /// The same profile with HE receivers asking `us` of nominal packet padding (0, 8 or 16).
+    pub fn with_he_packet_padding(mut self, us: u8) -> Result<Self, PhyError> {
+        if ![0, 8, 16].contains(&us) {
+            return Err(PhyError(format!("nominal packet padding {us} us is not 0, 8 or 16 us")));
+        }
+        self.he_packet_padding_us = us;
+        Ok(self)
+    }
+
+    /// `tx` if this profile can send it (format, band, width, streams, GI, MCS), else an error
+    /// that lists what is valid.
+    pub fn check_tx(&self, tx: TxVector) -> Result<TxVector, PhyError> {
+        let (format, m) = match tx {
+            TxVector::Legacy { kbps } => return self.check_rate(kbps).map(|kbps| TxVector::Legacy { kbps }),
+            TxVector::Ht(m) => (PhyFormat::Ht, m),
+            TxVector::Vht(m) => (PhyFormat::Vht, m),
+            TxVector::He(m) => (PhyFormat::He, m),
+        };
+        if format != self.format {
+            return Err(PhyError(format!("{} does not send {format:?} PPDUs", self.name)));
+        }
+        mcs::check(self.name, format, self.band, m).map(|_| tx)
+    }
+
     /// Checks that `kbps` is one of this PHY's data rates.
     pub fn check_rate(&self, kbps: u32) -> Result<u32, PhyError> {
+        if self.format != PhyFormat::Legacy {
+            return Err(PhyError(format!("{} sends data at an MCS: give mcs, nss, width and gi instead of a rate", self.name)));
+        }
         if self.rates_kbps.contains(&kbps) {
             Ok(kbps)
         } else {
@@ -267,24 +448,34 @@ impl PhyProfile {
 
     /// Airtime of a PPDU carrying a PSDU of `psdu_bytes` (an MPDU with MAC header and FCS, or
     /// a whole A-MPDU) sent with `tx`.
+    /// (For VHT and HE, whose PSDU is always an A-MPDU, `psdu_bytes` is the A-MPDU's length
+    /// with its delimiters: a single MPDU travels as an S-MPDU with a 4-byte delimiter.)
     pub fn ppdu_duration(&self, psdu_bytes: u32, tx: TxVector) -> Duration {
         match tx {
             TxVector::Legacy { kbps } => self.frame_duration(psdu_bytes, kbps),
+            TxVector::Ht(m) => ht::duration(PhyFormat::Ht, psdu_bytes, &m, self.signal_extension),
+            TxVector::Vht(m) => ht::duration(PhyFormat::Vht, psdu_bytes, &m, self.signal_extension),
+            TxVector::He(m) => he::duration(psdu_bytes, &m, self.he_packet_padding_us, self.signal_extension),
         }
     }
 
     /// Non-HT rate (kb/s) of the control frame (ACK, CTS, Block Ack) answering a PPDU sent with
-    /// `tx`: the highest basic rate not above its data rate (802.11-2020 §10.6.6.5).
+    /// `tx`: the highest basic rate not above its data rate, or for an HT/VHT/HE PPDU not above
+    /// the non-HT reference rate of its MCS (802.11-2020 §10.6.6.5.2).
     pub fn response_kbps(&self, tx: TxVector) -> u32 {
         match tx {
             TxVector::Legacy { kbps } => self.control_rate(kbps),
+            TxVector::Ht(m) | TxVector::Vht(m) | TxVector::He(m) => self.control_rate(m.non_ht_reference_kbps()),
         }
     }
 
-    /// Nominal data rate of `tx`, bit/s.
+    /// Nominal data rate of `tx`, bit/s (rounded to the bit/s for the 3.6 µs and 13.6 µs symbols).
     pub fn data_rate_bps(&self, tx: TxVector) -> u64 {
         match tx {
             TxVector::Legacy { kbps } => kbps as u64 * 1_000,
+            TxVector::Ht(m) => ht::data_rate_bps(PhyFormat::Ht, &m),
+            TxVector::Vht(m) => ht::data_rate_bps(PhyFormat::Vht, &m),
+            TxVector::He(m) => he::data_rate_bps(&m),
         }
     }
 
@@ -319,6 +510,9 @@ impl PhyProfile {
         m
     }
 }
+
+#[cfg(test)]
+mod rate_tests;
 
 #[cfg(test)]
 mod tests {
@@ -375,12 +569,14 @@ mod tests {
         assert!(e.0.contains("802.11a has no rate 11Mbps") && e.0.contains("54Mbps"), "{e}");
         assert_eq!(format_rate(5_500), "5.5Mbps");
         assert_eq!(find_phy("80211b").unwrap().cw_min, 31);
-        assert!(find_phy("80211n").is_none());
+        assert_eq!(find_phy("80211n"), Some(PHY_80211N));
+        assert_eq!(find_phy("80211ax"), Some(PHY_80211AX));
+        assert!(find_phy("80211be").is_none());
     }
 
     #[test]
     fn each_phy_has_one_printed_name_and_the_undotted_one_is_accepted() {
-        assert_eq!(phy_names(), ["802.11b", "dsss-2mbps", "802.11a", "802.11g"]);
+        assert_eq!(phy_names(), ["802.11b", "dsss-2mbps", "802.11a", "802.11g", "802.11n", "802.11ac", "802.11ax"]);
         for p in PHY_PROFILES {
             assert_eq!(find_phy(p.name), Some(p));
             assert_eq!(find_phy(&p.name.replace('.', "")), Some(p), "{}", p.name);
