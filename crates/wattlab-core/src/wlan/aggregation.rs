@@ -343,7 +343,7 @@ pub fn tcp_max_throughput(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wlan::phy::PHY_80211A;
+    use crate::wlan::phy::{Mcs, PHY_80211A, PHY_80211AX};
 
     const A54: TxVector = TxVector::Legacy { kbps: 54_000 };
 
@@ -457,5 +457,25 @@ mod tests {
         assert_eq!(c.ack_exchange, Duration::from_nanos(466_500));
         assert!(close(c.tcp_bps, 268_640.0 / 5909e-6, 1e-12), "{}", c.tcp_bps);
         assert!(c.tcp_bps < c.mac_only_bps);
+    }
+
+    /// 802.11ax, HE-MCS 7 (64-QAM 5/6), 20 MHz, 1 stream, 0.8 µs GI: N_DBPS = 234 × 6 × 5/6 =
+    /// 1170 bits per 13.6 µs symbol (86.03 Mb/s); preamble 36 + 7.2 µs (one 2x HE-LTF).
+    /// 37 MPDUs of 1538 B: 57 126 B, 8 × 57 126 + 16 = 457 024 bits, ⌈/1170⌉ = 391 symbols
+    /// (pre-FEC padding a = 3, no LDPC extra segment): 43.2 + 5317.6 = 5360.8 µs. 38 MPDUs:
+    /// 58 670 B, 402 symbols, 5510.4 µs > 5484. Block Ack 56 B at 24 Mb/s (MCS 7's non-HT
+    /// reference 54 Mb/s): 40 µs. Ts = 5360.8 + 16 + 40 + 43 = 5459.8 µs, Tc = 5360.8 + 103 =
+    /// 5463.8 µs; n = 1: 37 × 12 000 bits per 67.5 + 5459.8 µs = 80.328 551 Mb/s.
+    #[test]
+    fn he_mcs7_20mhz_by_hand() {
+        let tx = TxVector::He(Mcs { mcs: 7, nss: 1, width_mhz: 20, gi_ns: 800 });
+        let be = EdcaAccess::best_effort(&PHY_80211AX);
+        assert_eq!(PHY_80211AX.ppdu_duration(ampdu_bytes(38, 1538), tx), Duration::from_nanos(5_510_400));
+        let s = saturation(&PHY_80211AX, tx, 1500, 1, &be, &AmpduLimits::HE, Duration::ZERO);
+        assert_eq!((s.exchange.mpdus, s.exchange.psdu_bytes), (37, 57_126));
+        assert_eq!(s.exchange.ppdu, Duration::from_nanos(5_360_800));
+        assert_eq!(s.exchange.block_ack, us(40));
+        assert_eq!((s.exchange.ts, s.exchange.tc), (Duration::from_nanos(5_459_800), Duration::from_nanos(5_463_800)));
+        assert!(close(s.bianchi.throughput_bps, 444_000.0 / 5527.3e-6, 1e-12), "{}", s.bianchi.throughput_bps);
     }
 }
