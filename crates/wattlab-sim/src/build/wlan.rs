@@ -189,6 +189,7 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)])
         loss_layer,
         ap_queueing,
         ap_priority,
+        qos: None,
     };
     if cfg.beacon_interval == Duration::ZERO {
         return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacon_interval")), "must be positive"));
