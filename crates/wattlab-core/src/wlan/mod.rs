@@ -3,8 +3,10 @@
 //!
 //! - [`phy`]: inter-frame spaces, contention windows and frame airtimes per PHY;
 //! - [`bianchi`]: Bianchi's saturation throughput of `n` contending stations (basic access);
-//! - [`capacity`]: the collision-free maximum throughput of one flow over one DCF link.
+//! - [`capacity`]: the collision-free maximum throughput of one flow over one DCF link;
+//! - [`aggregation`]: both with A-MPDU aggregation, immediate Block Ack and EDCA.
 
+pub mod aggregation;
 pub mod bianchi;
 pub mod capacity;
 pub mod phy;
