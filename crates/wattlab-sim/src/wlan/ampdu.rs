@@ -29,18 +29,12 @@
 
 use super::{Ac, Body, Bss, ExchangeKind, MacOutput, MacTimer, StaId, AP, NO_SEQ};
 use rand::Rng;
+use wattlab_core::wlan::aggregation::DELIMITER_BYTES;
 use wattlab_core::wlan::phy::{ACK_BYTES, RTS_BYTES};
 use wattlab_core::{Duration, Time};
 
 /// An ADDBA Request or Response action frame: header 24, body 9, FCS 4 (§9.6.5.2–3).
 pub const ADDBA_BYTES: u32 = 37;
-/// A compressed Block Ack with a 64-bit bitmap: FC 2, duration 2, RA 6, TA 6, BA control 2,
-/// starting sequence control 2, bitmap 8, FCS 4 (§9.3.1.8.2).
-pub const BLOCK_ACK_64_BYTES: u32 = 32;
-/// The same with a 256-bit bitmap (802.11ax-2021 §9.3.1.8.2).
-pub const BLOCK_ACK_256_BYTES: u32 = 56;
-/// An A-MPDU subframe's delimiter (§9.7.1).
-pub const DELIMITER_BYTES: u32 = 4;
 
 /// An A-MPDU about to go on the air.
 #[derive(Clone, Copy, Debug)]
@@ -81,12 +75,9 @@ impl Bss {
         }
     }
 
-    /// Bytes of the compressed Block Ack of this BSS's window.
+    /// Bytes of the compressed Block Ack of this BSS's window (32, or 56 with 256 bits).
     pub(crate) fn block_ack_bytes(&self) -> u32 {
-        match self.cfg.qos.and_then(|q| q.aggregation) {
-            Some(a) if a.ba_window > 64 => BLOCK_ACK_256_BYTES,
-            _ => BLOCK_ACK_64_BYTES,
-        }
+        self.cfg.qos.and_then(|q| q.aggregation).map_or(wattlab_core::wlan::aggregation::BLOCK_ACK_64_BYTES, |a| a.block_ack_bytes())
     }
 
     /// `sta` won the medium with the data frame at `head` of its queue: it sets up the Block
@@ -136,7 +127,11 @@ impl Bss {
         let agg = self.cfg.qos.and_then(|q| q.aggregation).expect("aggregating MAC");
         let to = self.stas[sta as usize].queue[head].to;
         let allowance = if sta == AP { self.stas[to as usize].power.ap_allowance() } else { u32::MAX };
-        let txop = self.cfg.qos.map_or(Duration::ZERO, |q| q.edca.params(sta == AP, Ac::Be).txop_limit);
+        let edca_txop = self.cfg.qos.map_or(Duration::ZERO, |q| q.edca.params(sta == AP, Ac::Be).txop_limit);
+        let txop = match (edca_txop, agg.txop_limit) {
+            (Duration::ZERO, t) | (t, Duration::ZERO) => t,
+            (a, b) => a.min(b),
+        };
         // The TXOP limit bounds the whole exchange: PPDU, SIFS and the Block Ack.
         let response = self.cfg.phy.sifs + self.control_airtime(sta, to, self.block_ack_bytes());
         let time_limit = if txop > Duration::ZERO { agg.max_ppdu_time.min(Duration::from_nanos(txop.as_nanos().saturating_sub(response.as_nanos()))) } else { agg.max_ppdu_time };

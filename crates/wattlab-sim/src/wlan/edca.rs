@@ -109,27 +109,10 @@ impl EdcaSet {
     }
 }
 
-/// A-MPDU limits of a PHY (802.11-2020 §10.12, Table 9-163; 802.11ax-2021 §26.6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Aggregation {
-    /// Block Ack window: most MPDUs outstanding, and so in one A-MPDU (64; 256 for HE).
-    pub ba_window: u16,
-    /// Longest A-MPDU in bytes (HT 65 535, VHT 1 048 575, HE 6 500 631).
-    pub max_ampdu_bytes: u32,
-    /// Longest PPDU (aPPDUMaxTime, 5.484 ms for HT-mixed, VHT and HE PPDUs).
-    pub max_ppdu_time: Duration,
-}
-
-impl Aggregation {
-    /// aPPDUMaxTime (802.11-2020 Table 19-25, Table 21-29; 802.11ax-2021 Table 27-54).
-    pub const PPDU_MAX_TIME: Duration = Duration::from_micros(5_484);
-    /// HT: 64-MPDU compressed Block Ack, maximum A-MPDU length exponent 3 (65 535 B).
-    pub const HT: Aggregation = Aggregation { ba_window: 64, max_ampdu_bytes: 65_535, max_ppdu_time: Self::PPDU_MAX_TIME };
-    /// VHT: 64-MPDU Block Ack, exponent 7 (1 048 575 B).
-    pub const VHT: Aggregation = Aggregation { ba_window: 64, max_ampdu_bytes: 1_048_575, max_ppdu_time: Self::PPDU_MAX_TIME };
-    /// HE: 256-MPDU Block Ack, exponent 3 with the HE extension (6 500 631 B).
-    pub const HE: Aggregation = Aggregation { ba_window: 256, max_ampdu_bytes: 6_500_631, max_ppdu_time: Self::PPDU_MAX_TIME };
-}
+/// A-MPDU limits of a PHY (802.11-2020 §10.12; the analytic model's type, so the two agree):
+/// Block Ack window, maximum A-MPDU length, aPPDUMaxTime and a TXOP limit that, when not
+/// zero, bounds the exchange together with the AC's own (the tighter one holds).
+pub use wattlab_core::wlan::aggregation::AmpduLimits as Aggregation;
 
 /// The QoS MAC: EDCA, and A-MPDU with immediate Block Ack when `aggregation` is set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,5 +173,6 @@ mod tests {
             assert_eq!((q.aggregation, q.edca), (Some(agg), EdcaSet::standard(&phy)), "{}", phy.name);
         }
         assert_eq!((Aggregation::HE.ba_window, Aggregation::VHT.max_ampdu_bytes), (256, 1_048_575));
+        assert_eq!(Aggregation::HT.max_ppdu_time, Duration::from_micros(5_484));
     }
 }

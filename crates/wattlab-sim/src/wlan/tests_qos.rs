@@ -65,12 +65,12 @@ fn agg_harness(aggregation: Aggregation, modes: &[PowerSave], seed: u64) -> Harn
 }
 
 /// HT limits but a PPDU time limit long enough for the byte limit to bind.
-const HT_LONG: Aggregation = Aggregation { ba_window: 64, max_ampdu_bytes: 65_535, max_ppdu_time: Duration::from_millis(20) };
+const HT_LONG: Aggregation = Aggregation { max_ppdu_time: Duration::from_millis(20), ..Aggregation::HT };
 
 /// Checks that no A-MPDU on the air spans more than the Block Ack window.
 fn window_respected(bss: &Bss) {
     if let Some(Exchange { kind: ExchangeKind::Ampdu { sta, ssn, .. } }) = bss.exchange {
-        let w = bss.cfg.qos.unwrap().aggregation.unwrap().ba_window as u32;
+        let w = bss.cfg.qos.unwrap().aggregation.unwrap().ba_window;
         for f in bss.stas[sta as usize].queue.iter().filter(|f| f.ba.inflight) {
             assert!(f.ba.seq >= ssn && f.ba.seq < ssn + w, "MPDU {} outside the window [{ssn}, {})", f.ba.seq, ssn + w);
         }
@@ -391,8 +391,43 @@ fn he_at_high_rates_fills_the_256_window() {
     // Each exchange: a 256-bit compressed Block Ack (56 B) answers.
     let psdu = 255 * 1544 + 1542;
     let ppdu = h.bss.data_airtime(1, AP, psdu);
-    assert!(ppdu < Aggregation::PPDU_MAX_TIME, "{ppdu:?}");
+    assert!(ppdu < Aggregation::HE.max_ppdu_time, "{ppdu:?}");
     let longest = h.activity.iter().filter(|a| a.0 == 1 && a.3 == Activity::Tx).map(|a| a.2 - a.1).max().unwrap();
     assert_eq!(longest, ppdu);
     assert_eq!(h.bss.block_ack_bytes(), 56);
+}
+
+#[test]
+fn the_mac_fills_as_many_mpdus_as_the_analytic_model_counts() {
+    use wattlab_core::wlan::aggregation::{mpdus_per_ampdu, QOS_DATA_OVERHEAD_BYTES};
+    use wattlab_core::wlan::phy::{Mcs, PHY_80211AC, PHY_80211AX, PHY_80211N};
+    use wattlab_core::wlan::TxVector;
+    let he7 = TxVector::He(Mcs { mcs: 7, nss: 1, width_mhz: 20, gi_ns: 800 });
+    let vht9 = TxVector::Vht(Mcs { mcs: 9, nss: 2, width_mhz: 80, gi_ns: 400 });
+    let ht7 = TxVector::Ht(Mcs { mcs: 7, nss: 1, width_mhz: 40, gi_ns: 800 });
+    let a54 = TxVector::Legacy { kbps: 54_000 };
+    let two_ms = Aggregation { txop_limit: us(2_000), ..Aggregation::VHT };
+    for (phy, tx, agg) in [
+        (PHY_80211A, a54, Aggregation::HT),
+        (PHY_80211A, a54, two_ms),
+        (PHY_80211N, ht7, Aggregation::HT),
+        (PHY_80211AC, vht9, Aggregation::VHT),
+        (PHY_80211AX, he7, Aggregation::HE),
+    ] {
+        let mut cfg = mac(phy, 0);
+        cfg.tx = tx;
+        cfg.qos = Some(QosConfig::standard(&phy, Some(agg)));
+        let mut st = sta(1, PowerSave::Cam);
+        st.queue_limit = 600;
+        let mut h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), st], 10);
+        h.saturate = true;
+        for _ in 0..600 {
+            h.send(1, AP, 1500);
+        }
+        h.run_until(Time(300_000_000));
+        let s = &h.bss.stas[1].stats;
+        let model = mpdus_per_ampdu(&phy, tx, 1500 + QOS_DATA_OVERHEAD_BYTES, &agg) as u64;
+        assert!(s.ampdus > 5);
+        assert_eq!(s.ampdu_mpdus, model * s.ampdus, "{} {tx:?} {agg:?}: model {model}", phy.name);
+    }
 }
