@@ -41,6 +41,7 @@ pub const ADDBA_BYTES: u32 = 37;
 struct Plan {
     to: StaId,
     ssn: u32,
+    n: u16,
     psdu: u32,
     tag: u32,
 }
@@ -139,10 +140,11 @@ impl Bss {
         let first = self.stas[sta as usize].queue[head].ba.seq;
         let ssn = if first == NO_SEQ { next } else { first };
         let window_end = ssn + agg.ba_window as u32;
+        let cap = self.psdu_cap(sta, to, time_limit, agg.max_ampdu_bytes);
         let (mut n, mut psdu, mut tag) = (0u32, 0u32, 0u32);
         let len = self.stas[sta as usize].queue.len();
         for k in head..len {
-            let f = self.stas[sta as usize].queue[k];
+            let f = &self.stas[sta as usize].queue[k];
             if f.to != to || f.ba.acked {
                 continue;
             }
@@ -153,8 +155,8 @@ impl Bss {
             if seq >= window_end || n >= allowance {
                 break;
             }
-            let bytes = with_subframe(psdu, self.mpdu_len(&f));
-            if n > 0 && (bytes > agg.max_ampdu_bytes || self.data_airtime(sta, to, bytes) > time_limit) {
+            let bytes = with_subframe(psdu, self.mpdu_len(f));
+            if n > 0 && bytes > cap {
                 break;
             }
             psdu = bytes;
@@ -173,7 +175,34 @@ impl Bss {
         s.ampdus += 1;
         s.ampdu_mpdus += n as u64;
         s.ampdu_hist.add(n);
-        Plan { to, ssn, psdu, tag }
+        Plan { to, ssn, n: n as u16, psdu, tag }
+    }
+
+    /// Largest PSDU (bytes) `sta` may send `to` within `max_bytes` and a PPDU of `time_limit`:
+    /// found by bisection on the PPDU duration (non-decreasing in the length), and kept for the
+    /// next A-MPDU with the same TX vector and limits.
+    fn psdu_cap(&mut self, sta: StaId, to: StaId, time_limit: Duration, max_bytes: u32) -> u32 {
+        let tx = self.tx_vector(sta, to);
+        if let Some((t, l, m, cap)) = self.psdu_cap_cache {
+            if (t, l, m) == (tx, time_limit, max_bytes) {
+                return cap;
+            }
+        }
+        let (mut lo, mut hi) = (0u32, max_bytes);
+        if self.data_airtime(sta, to, hi) > time_limit {
+            // Invariant: lo fits (0 bytes always does, or nothing would), hi does not.
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if self.data_airtime(sta, to, mid) <= time_limit {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            hi = lo;
+        }
+        self.psdu_cap_cache = Some((tx, time_limit, max_bytes, hi));
+        hi
     }
 
     /// The MPDU at `k` of `sta`'s queue goes out with sequence number `seq`.
@@ -213,11 +242,18 @@ impl Bss {
         self.on_air(sta, Some(to), t, data, p.tag);
         // One error draw per MPDU, in sequence order.
         let mut received = [0u64; 4];
-        let len = self.stas[sta as usize].queue.len();
+        let (len, mut seen) = (self.stas[sta as usize].queue.len(), 0);
         for k in head..len {
-            let f = self.stas[sta as usize].queue[k];
-            if f.ba.inflight && !self.frame_lost(now, sta, to) {
-                let bit = (f.ba.seq - p.ssn) as usize;
+            if seen == p.n {
+                break;
+            }
+            let f = &self.stas[sta as usize].queue[k];
+            if !f.ba.inflight {
+                continue;
+            }
+            seen += 1;
+            let bit = (f.ba.seq - p.ssn) as usize;
+            if !self.frame_lost(now, sta, to) {
                 received[bit / 64] |= 1 << (bit % 64);
             }
         }
@@ -231,7 +267,7 @@ impl Bss {
         } else {
             t + data + d
         };
-        self.occupy(now, end, ExchangeKind::Ampdu { sta, to, ssn: p.ssn, received, ba, rts });
+        self.occupy(now, end, ExchangeKind::Ampdu { sta, to, ssn: p.ssn, n: p.n, received, ba, rts });
     }
 
     /// A deliberately lost Block Ack ([`Bss::lose_responses`]).
@@ -244,9 +280,14 @@ impl Bss {
     }
 
     /// The A-MPDU is in: the recipient keeps what arrived and passes up what is in order.
-    pub(crate) fn on_ampdu_delivered(&mut self, now: Time, sta: StaId, to: StaId, ssn: u32, received: [u64; 4]) {
+    pub(crate) fn on_ampdu_delivered(&mut self, now: Time, sta: StaId, to: StaId, ssn: u32, n: u16, received: [u64; 4]) {
+        let mut seen = 0;
         for f in self.stas[sta as usize].queue.iter_mut() {
+            if seen == n {
+                break;
+            }
             if f.ba.inflight {
+                seen += 1;
                 let bit = (f.ba.seq - ssn) as usize;
                 if received[bit / 64] >> (bit % 64) & 1 == 1 {
                     f.ba.received = true;
@@ -261,15 +302,19 @@ impl Bss {
     pub(crate) fn release_in_order(&mut self, now: Time, from: StaId, to: StaId) {
         let len = self.stas[from as usize].queue.len();
         for k in 0..len {
-            let f = self.stas[from as usize].queue[k];
+            let f = &mut self.stas[from as usize].queue[k];
             if f.to != to || f.ba.delivered {
                 continue;
             }
             if !f.ba.received {
                 break;
             }
-            self.stas[from as usize].queue[k].ba.delivered = true;
-            if let Body::Data(packet) = f.body {
+            f.ba.delivered = true;
+            let body = f.body;
+            if f.ba.acked {
+                self.stas[from as usize].gone += 1;
+            }
+            if let Body::Data(packet) = body {
                 if !self.packet_lost(now, from, to) {
                     self.out.push_back(MacOutput::Deliver { sta: to, from, packet });
                 }
@@ -292,10 +337,13 @@ impl Bss {
     /// The A-MPDU exchange is over: acknowledged MPDUs leave (once passed up), failed ones past
     /// their retry limit are dropped, the rest go again; the CW resets after a Block Ack and
     /// doubles without one. Returns the number of MPDUs acknowledged.
-    pub(crate) fn ampdu_done(&mut self, now: Time, sta: StaId, to: StaId, ssn: u32, received: [u64; 4], ba: bool, rts: bool) -> u32 {
+    pub(crate) fn ampdu_done(&mut self, now: Time, sta: StaId, to: StaId, ssn: u32, n: u16, received: [u64; 4], ba: bool, rts: bool) -> u32 {
         let limit = if rts { self.cfg.long_retry_limit } else { self.cfg.short_retry_limit };
-        let (mut acked, mut dropped, mut sent) = (0u32, 0u32, 0u32);
+        let (mut acked, mut dropped, mut sent, mut gone) = (0u32, 0u32, 0u16, 0u32);
         for f in self.stas[sta as usize].queue.iter_mut() {
+            if sent == n {
+                break;
+            }
             if !f.ba.inflight {
                 continue;
             }
@@ -303,6 +351,7 @@ impl Bss {
             sent += 1;
             if ba && received[(f.ba.seq - ssn) as usize / 64] >> ((f.ba.seq - ssn) % 64) & 1 == 1 {
                 f.ba.acked = true;
+                gone += f.ba.delivered as u32;
                 acked += 1;
             } else if limit.is_some_and(|l| f.ba.tries as u32 > l) {
                 // Dropped: the recipient's window moves past it (it holds nothing for it).
@@ -310,16 +359,18 @@ impl Bss {
                 f.ba.received = true;
                 f.ba.delivered = true;
                 f.ba.tries = u16::MAX;
+                gone += 1;
                 dropped += 1;
             }
         }
+        self.stas[sta as usize].gone += gone;
         if !ba && sent > 0 {
             self.stas[sta as usize].stats.ba_lost += 1;
         }
         if dropped > 0 {
             self.release_in_order(now, sta, to);
         }
-        self.sweep(sta, to);
+        self.sweep(sta);
         let s = &mut self.stas[sta as usize];
         s.stats.retry_drops += dropped as u64;
         if ba {
@@ -359,35 +410,50 @@ impl Bss {
                 let to = f.to;
                 // The PSDU was over the threshold if its first MPDU alone was.
                 let rts = self.cfg.rts_threshold.is_some_and(|t| self.mpdu_len(f) > t);
-                self.ampdu_done(now, sta, to, 0, [0; 4], false, rts);
+                self.ampdu_done(now, sta, to, 0, u16::MAX, [0; 4], false, rts);
             }
             None => self.widen_backoff(sta),
         }
     }
 
-    /// Removes from `sta`'s queue the MPDUs to `to` that are acknowledged and passed up (or
-    /// dropped), counting deliveries; the AP's power machines see each leave.
-    fn sweep(&mut self, sta: StaId, to: StaId) {
-        let s = &mut self.stas[sta as usize];
-        let (queue, stats) = (&mut s.queue, &mut s.stats);
-        let mut left = 0u32;
-        queue.retain(|f| {
-            let gone = f.to == to && f.ba.acked && f.ba.delivered;
-            if gone {
-                left += 1;
-                if f.ba.tries != u16::MAX {
-                    if let Body::Data(p) = f.body {
-                        stats.frames_sent += 1;
-                        stats.bytes_sent += p.ip_len() as u64;
-                    }
-                }
+    /// Removes from `sta`'s queue the MPDUs that are acknowledged and passed up (or dropped).
+    /// They are mostly at the front (the oldest of their flow), so the queue is scanned only
+    /// while `gone` says some remain behind others (the AP's interleaved receivers).
+    fn sweep(&mut self, sta: StaId) {
+        loop {
+            let s = &mut self.stas[sta as usize];
+            if s.gone == 0 || !s.queue.front().is_some_and(|f| f.ba.acked && f.ba.delivered) {
+                break;
             }
-            !gone
-        });
+            let f = s.queue.pop_front().expect("front exists");
+            s.gone -= 1;
+            self.left_queue(sta, &f);
+        }
+        let mut k = 0;
+        while self.stas[sta as usize].gone > 0 && k < self.stas[sta as usize].queue.len() {
+            let f = &self.stas[sta as usize].queue[k];
+            if f.ba.acked && f.ba.delivered {
+                let f = self.stas[sta as usize].queue.remove(k).expect("index in range");
+                self.stas[sta as usize].gone -= 1;
+                self.left_queue(sta, &f);
+            } else {
+                k += 1;
+            }
+        }
+    }
+
+    /// MPDU `f` left `sta`'s queue: counted as delivered unless dropped; the AP's power
+    /// machine of its receiver sees a frame of the release go.
+    fn left_queue(&mut self, sta: StaId, f: &super::Frame) {
+        if f.ba.tries != u16::MAX {
+            if let Body::Data(p) = f.body {
+                let stats = &mut self.stas[sta as usize].stats;
+                stats.frames_sent += 1;
+                stats.bytes_sent += p.ip_len() as u64;
+            }
+        }
         if sta == AP {
-            for _ in 0..left {
-                self.release_used(to);
-            }
+            self.release_used(f.to);
         }
     }
 
@@ -401,10 +467,13 @@ impl Bss {
     }
 
     /// The PS-Poll's answer was acknowledged: it leaves once passed up.
-    pub(crate) fn poll_answer_acked(&mut self, to: StaId, id: u64) {
+    pub(crate) fn poll_answer_acked(&mut self, id: u64) {
         if let Some(f) = self.stas[AP as usize].queue.iter_mut().find(|f| f.id == id) {
             f.ba.acked = true;
+            if f.ba.delivered {
+                self.stas[AP as usize].gone += 1;
+            }
         }
-        self.sweep(AP, to);
+        self.sweep(AP);
     }
 }

@@ -431,3 +431,36 @@ fn the_mac_fills_as_many_mpdus_as_the_analytic_model_counts() {
         assert_eq!(s.ampdu_mpdus, model * s.ampdus, "{} {tx:?} {agg:?}: model {model}", phy.name);
     }
 }
+
+/// Not a test: how fast the aggregating MAC runs 10 saturated TCP uploads over HE-MCS 7,
+/// 20 MHz, for 60 s (the issue's `wlan-10sta-ax` case, built here by switching an 802.11a BSS's
+/// PHY until the scenario keys land). `cargo test --release -p wattlab-sim --lib
+/// aggregated_uploads_speed -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn aggregated_uploads_speed() {
+    use wattlab_core::wlan::phy::{Mcs, PHY_80211AX};
+    use wattlab_core::wlan::TxVector;
+    let text = upload_scenario(10, "cam").replace("duration = \"10s\"", "duration = \"60s\"");
+    let opts = crate::BuildOptions { out_dir: None, pcaps: vec![], timeseries: false, ..Default::default() };
+    for _ in 0..3 {
+        let mut sim = crate::Simulation::from_toml(&text, "ax.toml", Some(1), &[], &opts).expect("scenario builds");
+        let bss = &mut sim.wlans[0].bss;
+        bss.cfg.phy = PHY_80211AX;
+        bss.cfg.tx = TxVector::He(Mcs { mcs: 7, nss: 1, width_mhz: 20, gi_ns: 800 });
+        bss.set_qos(QosConfig::for_phy(&PHY_80211AX));
+        let t = std::time::Instant::now();
+        let out = sim.run().expect("run succeeds");
+        let secs = t.elapsed().as_secs_f64();
+        let bytes: u64 = out.summary.flows.iter().map(|f| f.bytes_delivered).sum();
+        let w = &out.summary.wlans[0];
+        eprintln!(
+            "{} events in {secs:.3} s ({:.2} M/s); goodput {:.1} Mb/s; station A-MPDU mean {:.1}, AP {:.1}",
+            out.summary.events,
+            out.summary.events as f64 / secs / 1e6,
+            bytes as f64 * 8.0 / 60e6,
+            w.stations[1].ampdu_mean,
+            w.stations[0].ampdu_mean
+        );
+    }
+}
