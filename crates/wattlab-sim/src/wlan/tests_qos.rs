@@ -464,3 +464,23 @@ fn aggregated_uploads_speed() {
         );
     }
 }
+
+#[test]
+fn a_service_period_never_sends_beyond_max_sp_while_mpdus_go_again() {
+    let mode = PowerSave::Uapsd { trigger_interval: None, max_sp: 3 };
+    let mut cfg = qos_mac(Some(Aggregation::HT));
+    cfg.short_retry_limit = None;
+    let mut st = sta(1, mode);
+    st.loss_down = LossProcess::Bernoulli { p: 0.5 };
+    let mut h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), st], 12);
+    h.run_until(Time(1_000_000));
+    let sent = send_numbered(&mut h, AP, 1, 6);
+    h.send(1, AP, 100);
+    h.run_until(Time(200_000_000));
+    assert_eq!(delivered_to(&h, 1), sent[..3], "the service period's three, each once");
+    assert!(h.bss.stas[AP as usize].stats.ba_retries > 0);
+    // The other three were never put on the air (no sequence number given).
+    let q = &h.bss.stas[AP as usize].queue;
+    assert_eq!(q.len(), 3);
+    assert!(q.iter().all(|f| f.ba.seq == NO_SEQ));
+}
