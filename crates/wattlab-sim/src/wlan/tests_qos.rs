@@ -484,3 +484,22 @@ fn a_service_period_never_sends_beyond_max_sp_while_mpdus_go_again() {
     assert_eq!(q.len(), 3);
     assert!(q.iter().all(|f| f.ba.seq == NO_SEQ));
 }
+
+#[test]
+fn rts_cts_protects_a_long_psdu_not_a_short_one() {
+    let mut cfg = qos_mac(Some(Aggregation::HT));
+    cfg.rts_threshold = Some(3000);
+    let mut h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), sta(1, PowerSave::Cam)], 13);
+    for _ in 0..10 {
+        h.send(1, AP, 1500);
+    }
+    h.run_until(Time(100_000_000));
+    // ADDBA 176 µs; RTS (20 B at 24 Mb/s: 28 µs), SIFS, CTS 28, SIFS, the 15 438-byte A-MPDU
+    // 2308, SIFS, Block Ack 32.
+    assert_eq!(h.bss.stats.busy_ns, us(176 + 28 + 16 + 28 + 16 + 2308 + 16 + 32).as_nanos());
+    h.send(1, AP, 400); // a PSDU of 4 + 438 bytes: no RTS
+    h.run_until(Time(200_000_000));
+    let one = h.bss.data_airtime(1, AP, 442);
+    assert_eq!(h.bss.stats.busy_ns, (us(176 + 28 + 16 + 28 + 16 + 2308 + 16 + 32 + 16 + 32) + one).as_nanos());
+    assert_eq!(h.delivered.len(), 11);
+}
