@@ -205,3 +205,17 @@ def test_a_bad_ap_queueing_is_located():
     msg = str(e.value)
     line = text.splitlines().index('ap_queueing = "wfq"') + 1
     assert "wlan[0].ap_queueing" in msg and "fair-class" in msg and f":{line}:" in msg, msg
+
+
+def test_station_rows_carry_aggregation_and_airtime_columns():
+    """Issue 29: per-station A-MPDU, Block Ack and airtime columns (zero aggregation on a
+    legacy PHY, which keeps DCF); the airtime shares add up to the medium's utilization."""
+    res = wattlab.run(text=bss(flows='[[flow]]\nkind = "bulk-upload"\nclient = "client"\nserver = "server"\nbytes = "2MB"'))
+    st = res.wlan_stations
+    for col in ["ampdus", "ampdu_mpdus", "ampdu_mean", "ampdu_1", "ampdu_128_256", "ba_retries", "ba_lost",
+                "ba_setups", "airtime_ns", "airtime_share"]:
+        assert col in st.columns, col
+    assert (st["ampdus"] == 0).all() and (st["ba_setups"] == 0).all()
+    assert (st["airtime_share"] > 0).all()
+    util = res.wlans["utilization"].iloc[0]
+    assert abs(st["airtime_share"].sum() - util) < 0.01 * util + 1e-3, (st["airtime_share"].tolist(), util)

@@ -29,10 +29,11 @@ phy = "{phy}"
 """
 
 
-def udp(frm: str, to: str, port: int = 9000, start: str = "0s") -> str:
-    """10 datagrams of 1000 B (IP) from `frm` to `to` (972 B payload at 7.76 Mb/s for 10 ms)."""
-    return (f'[[flow]]\nkind = "udp-cbr"\nfrom = "{frm}"\nto = "{to}"\nrate = "7.76Mbps"\n'
-            f'packet_size = "972B"\nduration = "0.01s"\nport = {port}\nstart = "{start}"\n')
+def udp(frm: str, to: str, port: int = 9000, start: str = "0s", spacing_ms: int = 1) -> str:
+    """10 datagrams of 1000 B (IP) from `frm` to `to`, about `spacing_ms` apart (972 B payload at
+    7.76 Mb/s / spacing_ms for 10 x spacing_ms ms)."""
+    return (f'[[flow]]\nkind = "udp-cbr"\nfrom = "{frm}"\nto = "{to}"\nrate = "{7.76 / spacing_ms}Mbps"\n'
+            f'packet_size = "972B"\nduration = "{0.01 * spacing_ms}s"\nport = {port}\nstart = "{start}"\n')
 
 
 def radio(res) -> dict:
@@ -49,25 +50,31 @@ SIM = '[simulation]\nduration = "1s"\nstop_when_done = false\n'
     ("80211n", 'mcs = 15\nwidth = "40MHz"', None, (7, 2, 40, 800)),
 ])
 def test_data_goes_as_an_mcs_ppdu_and_the_ack_at_the_legacy_response_rate(phy, keys, band, mcs):
-    """10 UDP datagrams of 1000 B to the station: it receives 10 PPDUs of a 1036-byte MPDU at
-    the MCS and sends 10 ACKs at the basic rate below the MCS's non-HT reference rate (24 Mb/s:
-    20 + 4 x ceil(134 / 96) = 28 us, + 6 us signal extension in 2.4 GHz).
+    """10 UDP datagrams of 1000 B to the station, 1 ms apart: the AP's QoS MAC first sets up a
+    Block Ack agreement (ADDBA Request 37 B, ACK, ADDBA Response, ACK: 36 + 28 us each way at
+    24 Mb/s), then sends each datagram as an A-MPDU of one MPDU (4-byte delimiter + 1036-byte
+    MPDU + 2-byte QoS Control = a 1042-byte PSDU) at the MCS; the station answers each with a
+    compressed Block Ack (HT/VHT: 32 B, 20 + 4 x ceil(278 / 96) = 32 us; HE, 256-bit bitmap:
+    56 B, 20 + 4 x ceil(470 / 96) = 40 us) at the basic rate below the MCS's non-HT reference
+    rate (24 Mb/s); + 6 us signal extension per frame in 2.4 GHz.
 
     By hand for HE-MCS 7, 20 MHz, 1 SS, 0.8 us: 8 x 1036 + 16 = 8304 bits, N_DBPS 1170:
     N_SYM,init = 8, a_init = 1, and the LDPC extra segment (N_punc = 246 > 194.4) makes a = 2,
-    N_SYM = 8: 36 + 7.2 + 8 x 13.6 = 152.0 us."""
+    N_SYM = 8: 36 + 7.2 + 8 x 13.6 = 152.0 us (the bare MPDU; the PSDU here is 1042 bytes)."""
     res = wattlab.run(text=bss(phy, keys, SIM + udp("server", "client")))
     assert res.summary["flows"][0]["datagrams_received"] == 10
     m, n, w, g = mcs
-    ppdu = physics.ppdu_s(phy, 1000 + DATA_OVERHEAD, m, n, w, g, band)
+    ppdu = physics.ppdu_s(phy, 4 + 1000 + DATA_OVERHEAD + 2, m, n, w, g, band)
     info = physics.mcs_info(phy, m, n, w, g, band)
     assert info["response_kbps"] == 24_000
     g24 = band == "2.4GHz"
     r = radio(res)
-    assert r["rx"]["time_ns"] == 10 * round(ppdu * 1e9)
-    assert r["tx"]["time_ns"] == 10 * (34_000 if g24 else 28_000)
+    ext = 6_000 if g24 else 0
+    addba, ack, ba = 36_000 + ext, 28_000 + ext, (40_000 if phy == "80211ax" else 32_000) + ext
+    assert r["rx"]["time_ns"] == 10 * round(ppdu * 1e9) + addba + ack
+    assert r["tx"]["time_ns"] == 10 * ba + ack + addba
     if (phy, band) == ("80211ax", None):
-        assert round(ppdu * 1e9) == 152_000
+        assert round(float(physics.ppdu_s(phy, 1000 + DATA_OVERHEAD, m, n, w, g, band)) * 1e9) == 152_000
     assert res.summary["wlans"][0]["rate_bps"] == info["data_rate_bps"]
 
 
@@ -76,11 +83,13 @@ def test_data_goes_as_an_mcs_ppdu_and_the_ack_at_the_legacy_response_rate(phy, k
     ("80211ax", "mcs = 11\nnss = 2\nwidth = 80", (11, 2, 80, 800)),
     ("80211ac", 'mcs = 9\nnss = 2\nwidth = 80\ngi = "400ns"', (9, 2, 80, 400)),
 ])
-def test_a_tcp_upload_reaches_the_single_mpdu_tcp_maximum(phy, keys, mcs, capsys):
-    """One TCP upload (MSS 1460, an ACK per segment, no losses): each segment costs DIFS, the
-    mean backoff (7.5 slots), the data PPDU, SIFS and the MAC ACK; each TCP ACK (40 B) the same.
-    One MPDU per exchange (no aggregation yet), so HE-MCS 7 gains little over 802.11a 54 Mb/s:
-    the preamble and the contention dominate. The run is within 10 % of that maximum."""
+def test_a_tcp_upload_beats_the_single_mpdu_tcp_maximum(phy, keys, mcs, capsys):
+    """One TCP upload (MSS 1460, an ACK per segment, no losses). With one MPDU per exchange each
+    segment would cost DIFS, the mean backoff (7.5 slots), the data PPDU, SIFS and the MAC ACK,
+    and each TCP ACK (40 B) the same: the preamble and the contention dominate, so HE-MCS 7
+    would gain little over 802.11a. The QoS MAC aggregates segments (and the AP the TCP ACKs)
+    into A-MPDUs: the run beats that single-MPDU maximum by more than half again and stays
+    below the PHY rate (the aggregated TCP maximum itself is `wattlab check`'s)."""
     tcp = 'tcp = { mss = 1460, timestamps = false, delayed_ack = false, recv_buffer = "128KB", window_scale = 2 }'
     flows = ('[simulation]\nduration = "3s"\n[[flow]]\nkind = "bulk-upload"\nclient = "client"\n'
              f'server = "server"\nbytes = "200MB"\n{tcp}\n')
@@ -98,22 +107,26 @@ def test_a_tcp_upload_reaches_the_single_mpdu_tcp_maximum(phy, keys, mcs, capsys
     with capsys.disabled():
         print(f"\n{phy} {mcs}: goodput {goodput / 1e6:.2f} Mb/s, TCP max {tcp_max / 1e6:.2f}, "
               f"MAC-only {mac_only / 1e6:.2f}, PHY {physics.mcs_info(phy, m, n, w, g)['data_rate_bps'] / 1e6:.1f}")
-    assert abs(goodput - tcp_max) / tcp_max < 0.10, (goodput, tcp_max)
-    assert goodput < mac_only
+    assert goodput > 1.5 * tcp_max, (goodput, tcp_max)
+    assert goodput < physics.mcs_info(phy, m, n, w, g)["data_rate_bps"]
 
 
 def test_a_station_override_sets_its_rate_both_ways():
     """Station `client` at HE-MCS 0 (its [[wlan.station]]) while the BSS says MCS 7: the AP's
-    datagrams to it and its own to the server both go at MCS 0, the ACKs at 6 Mb/s (MCS 0's
-    reference rate is 6 Mb/s): 20 + 4 x ceil(134 / 24) = 44 us."""
-    # The upload starts after the download, so the two never collide (no retries to count).
-    flows = SIM + udp("server", "client", port=9000) + udp("client", "server", port=9001, start="0.5s")
+    datagrams to it and its own to the server both go at MCS 0 (A-MPDUs of one MPDU, 1042-byte
+    PSDUs), the 56-byte Block Acks at 6 Mb/s (MCS 0's reference rate): 20 + 4 x ceil(470 / 24) =
+    100 us;
+    one Block Ack agreement each way costs each side an ADDBA frame (20 + 4 x ceil(318 / 24) =
+    76 us) and an ACK (44 us) sent and the same received."""
+    # The upload starts after the download, so the two never collide (no retries to count);
+    # 4 ms apart, each datagram goes alone (an MCS 0 PPDU lasts 1 ms).
+    flows = SIM + udp("server", "client", port=9000, spacing_ms=4) + udp("client", "server", port=9001, start="0.5s", spacing_ms=4)
     res = wattlab.run(text=bss("80211ax", "mcs = 7", flows, stations='[[wlan.station]]\nnode = "client"\nmcs = 0'))
-    mcs0 = round(float(physics.ppdu_s("80211ax", 1000 + DATA_OVERHEAD, 0)) * 1e9)
+    mcs0 = round(float(physics.ppdu_s("80211ax", 4 + 1000 + DATA_OVERHEAD + 2, 0)) * 1e9)
     r = radio(res)
     assert [f["datagrams_received"] for f in res.summary["flows"]] == [10, 10]
-    assert r["rx"]["time_ns"] == 10 * mcs0 + 10 * 44_000
-    assert r["tx"]["time_ns"] == 10 * mcs0 + 10 * 44_000
+    assert r["rx"]["time_ns"] == 10 * mcs0 + 10 * 100_000 + 2 * (76_000 + 44_000)
+    assert r["tx"]["time_ns"] == 10 * mcs0 + 10 * 100_000 + 2 * (76_000 + 44_000)
     # The same flows at the BSS's MCS 7 take less airtime.
     fast = radio(wattlab.run(text=bss("80211ax", "mcs = 7", flows)))
     assert fast["rx"]["time_ns"] < r["rx"]["time_ns"] / 3

@@ -2,6 +2,7 @@
 //! calls `wattlab-sim`/`wattlab-core`, and hands results back as plain Python objects; the
 //! Python package builds DataFrames, tables and files from them.
 
+mod aggregation;
 mod guard;
 mod metrics;
 mod physics;
@@ -522,6 +523,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     m.add_function(wrap_pyfunction!(bianchi, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_capacity, m)?)?;
+    aggregation::register(m)?;
     m.add_function(wrap_pyfunction!(trace::trace_energy, m)?)?;
     m.add_function(wrap_pyfunction!(trace::_trace_guard_selftest, m)?)?;
     m.add_function(wrap_pyfunction!(trace::trace_trim_pcap, m)?)?;

@@ -121,6 +121,11 @@ pub struct WlanStationSummary {
     pub stats: crate::wlan::StaStats,
     /// Frames still queued at the end.
     pub queued_at_end: u64,
+    /// Mean MPDUs per A-MPDU (`ampdu_mpdus / ampdus`; 0 without aggregation).
+    pub ampdu_mean: f64,
+    /// Fraction of the run the station's own exchanges held the medium (`airtime_ns` over the
+    /// run; a collided frame counts for each sender).
+    pub airtime_share: f64,
 }
 
 /// Results of one 802.11 BSS.
@@ -518,6 +523,8 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
                         power_save: s.cfg.power_save.name(),
                         stats: s.stats.clone(),
                         queued_at_end: s.queue.len() as u64,
+                        ampdu_mean: if s.stats.ampdus > 0 { s.stats.ampdu_mpdus as f64 / s.stats.ampdus as f64 } else { 0.0 },
+                        airtime_share: s.stats.airtime_ns.min(end.as_nanos()) as f64 / run_ns,
                     })
                     .collect(),
             }

@@ -108,6 +108,19 @@ impl StationPower {
         self.rules.ap_may_send(&self.c)
     }
 
+    /// Frames the AP may still send the station unpolled now, in one A-MPDU or one after
+    /// another: none if it may not send, no limit (`u32::MAX`) if it delivers directly,
+    /// otherwise what is left of the release (a U-APSD service period, an idealised burst).
+    pub fn ap_allowance(&self) -> u32 {
+        if !self.ap_may_send() {
+            0
+        } else if self.rules.delivers_directly(&self.c) {
+            u32::MAX
+        } else {
+            self.c.release
+        }
+    }
+
     /// True if the station's radio receives a frame sent to it now; false only for a PM-less
     /// `external` station at rest (the frame is lost on arrival and costs it nothing).
     pub fn hears(&self) -> bool {

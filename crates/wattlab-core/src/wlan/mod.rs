@@ -5,8 +5,10 @@
 //! - [`propagation`]: positions, log-distance path loss, shadowing, noise floor, SNR;
 //! - [`error_model`]: SNR → frame error rate per modulation and coding (NIST model);
 //! - [`bianchi`]: Bianchi's saturation throughput of `n` contending stations (basic access);
-//! - [`capacity`]: the collision-free maximum throughput of one flow over one DCF link.
+//! - [`capacity`]: the collision-free maximum throughput of one flow over one DCF link;
+//! - [`aggregation`]: both with A-MPDU aggregation, immediate Block Ack and EDCA.
 
+pub mod aggregation;
 pub mod bianchi;
 pub mod capacity;
 pub mod error_model;

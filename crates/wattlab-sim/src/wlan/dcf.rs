@@ -16,7 +16,7 @@
 use super::{Body, Bss, ExchangeKind, Exchange, Frame, LossLayer, MacOutput, MacTimer, Overhearing, StaId, AP};
 use rand::Rng;
 use wattlab_core::energy::Activity;
-use wattlab_core::wlan::phy::{ACK_BYTES, DATA_OVERHEAD_BYTES, NULL_FRAME_BYTES, PS_POLL_BYTES, RTS_BYTES};
+use wattlab_core::wlan::phy::{ACK_BYTES, DATA_OVERHEAD_BYTES, NULL_FRAME_BYTES, PS_POLL_BYTES, QOS_EXTRA_BYTES, RTS_BYTES};
 use wattlab_core::wlan::TxVector;
 use wattlab_core::{Duration, Time};
 
@@ -35,6 +35,15 @@ impl Bss {
         match frame.body {
             Body::Data(p) => p.ip_len() + DATA_OVERHEAD_BYTES,
             Body::Null => NULL_FRAME_BYTES,
+        }
+    }
+
+    /// MPDU size of a queued frame as this MAC sends it: a QoS data frame carries the 2-byte
+    /// QoS Control field (802.11-2020 §9.3.2.1).
+    pub(crate) fn mpdu_len(&self, frame: &Frame) -> u32 {
+        match frame.body {
+            Body::Data(_) if self.cfg.qos.is_some() => Self::mpdu_bytes(frame) + QOS_EXTRA_BYTES,
+            _ => Self::mpdu_bytes(frame),
         }
     }
 
@@ -63,19 +72,22 @@ impl Bss {
         (t - self.grid_origin).as_nanos().div_ceil(self.cfg.phy.slot.as_nanos())
     }
 
-    /// The AP's head start as a duration (`lead` slots; zero without `ap_priority`).
-    pub(crate) fn lead_time(&self) -> Duration {
-        Duration::from_nanos(self.lead * self.cfg.phy.slot.as_nanos())
+    /// Start of the backoff slot grid after the medium goes idle at `now`: the shortest AIFS
+    /// of the BSS (SIFS + `base_aifsn` slots; DIFS under DCF), after a failed exchange EIFS −
+    /// DIFS + that AIFS (802.11-2020 §10.3.2.3.7, §10.23.2.4).
+    pub(crate) fn grid_after(&self, now: Time, clean: bool) -> Time {
+        let phy = &self.cfg.phy;
+        let extra = if clean { Duration::ZERO } else { phy.eifs() - phy.difs() };
+        now + extra + phy.sifs + Duration::from_nanos(self.base_aifsn * phy.slot.as_nanos())
     }
 
-    /// Grid slot at which station `i` would transmit, given the current slot `slot_now`. The
-    /// grid starts `lead` slots before the stations' IFS ends (the AP's shorter IFS), so a
-    /// station's slots are offset by `lead`.
+    /// Grid slot at which station `i` would transmit, given the current slot `slot_now`. A
+    /// station whose AIFS is longer than the grid's start counts its slots `aifs_off` later.
     fn access_slot(&self, i: StaId, slot_now: u64) -> Option<u64> {
         self.head(i)?;
         let s = &self.stas[i as usize];
-        let lead = if i == AP { 0 } else { self.lead };
-        Some(if s.backoff_active { (s.backoff as u64 + lead).max(slot_now) } else { slot_now.max(lead) })
+        let off = s.aifs_off;
+        Some(if s.backoff_active { (s.backoff as u64 + off).max(slot_now) } else { slot_now.max(off) })
     }
 
     /// Re-evaluates contention: arms the access timer for the earliest transmitter.
@@ -136,11 +148,10 @@ impl Bss {
 
     /// The medium turns busy `elapsed` slots into the grid: counters lose those slots.
     fn freeze(&mut self, elapsed: u64) {
-        let lead = self.lead;
-        for (i, s) in self.stas.iter_mut().enumerate() {
+        for s in self.stas.iter_mut() {
             if s.backoff_active {
-                // Stations count only the slots after their (longer) IFS.
-                let counted = if i == AP as usize { elapsed } else { elapsed.saturating_sub(lead) };
+                // Stations count only the slots after their own (longer) AIFS.
+                let counted = elapsed.saturating_sub(s.aifs_off);
                 s.backoff = s.backoff.saturating_sub(counted.min(u32::MAX as u64) as u32);
                 s.backoff_active = s.backoff > 0;
             }
@@ -149,7 +160,7 @@ impl Bss {
 
     /// Reports one frame on the air: `from` transmits, the addressee and the awake
     /// overhearers receive.
-    fn on_air(&mut self, from: StaId, to: Option<StaId>, start: Time, dur: Duration, tag: u32) {
+    pub(crate) fn on_air(&mut self, from: StaId, to: Option<StaId>, start: Time, dur: Duration, tag: u32) {
         let d = self.cfg.propagation;
         self.activity(from, start, start + dur, Activity::Tx, tag);
         for i in 0..self.stas.len() as StaId {
@@ -163,7 +174,16 @@ impl Bss {
     }
 
     /// Marks the medium busy until `end` with exchange `kind`.
-    fn occupy(&mut self, now: Time, end: Time, kind: ExchangeKind) {
+    pub(crate) fn occupy(&mut self, now: Time, end: Time, kind: ExchangeKind) {
+        let owner = match kind {
+            ExchangeKind::Frame { sta, .. } | ExchangeKind::Poll { sta, .. } => Some(sta),
+            ExchangeKind::Ampdu { sta, .. } | ExchangeKind::AddBa { sta, .. } => Some(sta),
+            ExchangeKind::Beacon => Some(AP),
+            ExchangeKind::Collision => None,
+        };
+        if let Some(sta) = owner {
+            self.stas[sta as usize].stats.airtime_ns += (end - now).as_nanos();
+        }
         self.busy = true;
         self.exchange_gen = self.exchange_gen.wrapping_add(1);
         self.exchange = Some(Exchange { kind });
@@ -195,7 +215,7 @@ impl Bss {
     /// Draws the frame error of an attempt of an MPDU of `bytes` between `sta` and the AP:
     /// the loss process (frame layer), and with positions the PER at the link's SNR and the
     /// attempt's rate (`link.rs`, which also feeds the rate controller).
-    fn frame_lost(&mut self, now: Time, from: StaId, to: StaId, bytes: u32) -> bool {
+    pub(crate) fn frame_lost(&mut self, now: Time, from: StaId, to: StaId, bytes: u32) -> bool {
         let lost = self.cfg.loss_layer == LossLayer::Frame && self.draw_loss(now, from, to);
         let lost = self.link_lost(now, from, to, bytes, lost) || lost;
         if lost {
@@ -215,7 +235,7 @@ impl Bss {
     }
 
     pub(crate) fn uses_rts(&self, frame: &Frame) -> bool {
-        self.cfg.rts_threshold.is_some_and(|t| Self::mpdu_bytes(frame) > t)
+        self.cfg.rts_threshold.is_some_and(|t| self.mpdu_len(frame) > t)
     }
 
     pub(crate) fn head_duration(&self, sta: StaId, head: Head) -> Duration {
@@ -226,7 +246,7 @@ impl Bss {
                 if self.uses_rts(f) {
                     self.control_airtime(sta, f.to, RTS_BYTES)
                 } else {
-                    self.data_airtime(sta, f.to, Self::mpdu_bytes(f))
+                    self.data_airtime(sta, f.to, self.mpdu_len(f))
                 }
             }
         }
@@ -262,7 +282,11 @@ impl Bss {
         match self.head(sta) {
             Some(Head::Frame(i)) => {
                 let frame = self.stas[sta as usize].queue[i];
-                self.start_frame(now, sta, frame);
+                if self.aggregates() && matches!(frame.body, Body::Data(_)) {
+                    self.start_aggregate(now, sta, i);
+                } else {
+                    self.start_frame(now, sta, frame);
+                }
             }
             Some(Head::Poll) => self.start_poll(now, sta),
             None => {}
@@ -283,9 +307,9 @@ impl Bss {
             self.on_air(to, Some(sta), t + r + d + sifs, c, frame.tag);
             t = t + r + c + d + d + sifs + sifs;
         }
-        let data = self.data_airtime(sta, to, Self::mpdu_bytes(&frame));
+        let data = self.data_airtime(sta, to, self.mpdu_len(&frame));
         self.on_air(sta, Some(to), t, data, frame.tag);
-        let ok = !self.frame_lost(now, sta, to, Self::mpdu_bytes(&frame));
+        let ok = !self.frame_lost(now, sta, to, self.mpdu_len(&frame));
         let end = if ok {
             let ack = self.control_airtime(sta, to, ACK_BYTES);
             self.on_air(to, Some(sta), t + data + d + sifs, ack, frame.tag);
@@ -305,14 +329,14 @@ impl Bss {
         let poll = self.control_airtime(sta, AP, PS_POLL_BYTES);
         self.on_air(sta, Some(AP), now, poll, 0);
         let t = now + poll + d + sifs;
-        let response = self.stas[AP as usize].queue.iter().position(|f| f.to == sta);
+        let response = self.stas[AP as usize].queue.iter().position(|f| f.to == sta && !f.ba.acked);
         let (end, response, ok) = match response {
             Some(i) => {
                 let frame = self.stas[AP as usize].queue[i];
                 self.note_attempt(AP, &frame);
-                let data = self.data_airtime(AP, sta, Self::mpdu_bytes(&frame));
+                let data = self.data_airtime(AP, sta, self.mpdu_len(&frame));
                 self.on_air(AP, Some(sta), t, data, frame.tag);
-                let ok = !self.frame_lost(now, AP, sta, Self::mpdu_bytes(&frame));
+                let ok = !self.frame_lost(now, AP, sta, self.mpdu_len(&frame));
                 if ok {
                     let ack = self.control_airtime(AP, sta, ACK_BYTES);
                     self.on_air(sta, Some(AP), t + data + d + sifs, ack, frame.tag);
@@ -341,6 +365,15 @@ impl Bss {
         let mut longest = Duration::ZERO;
         for &w in winners {
             let Some(head) = self.head(w) else { continue };
+            if let Some(i) = self.aggregated_head(w) {
+                let (dur, tag) = self.aggregate_attempt(w, i);
+                let s = &mut self.stas[w as usize].stats;
+                s.collisions += 1;
+                s.airtime_ns += dur.as_nanos();
+                longest = longest.max(dur);
+                self.activity(w, now, now + dur, Activity::Tx, tag);
+                continue;
+            }
             if let Head::Frame(i) = head {
                 let frame = self.stas[w as usize].queue[i];
                 self.note_attempt(w, &frame);
@@ -349,6 +382,7 @@ impl Bss {
             }
             self.stas[w as usize].stats.collisions += 1;
             let dur = self.head_duration(w, head);
+            self.stas[w as usize].stats.airtime_ns += dur.as_nanos();
             longest = longest.max(dur);
             let tag = if let Head::Frame(i) = head { self.stas[w as usize].queue[i].tag } else { 0 };
             self.activity(w, now, now + dur, Activity::Tx, tag);
@@ -386,7 +420,11 @@ impl Bss {
         let Some(ex) = self.exchange else { return };
         let (from, frame) = match ex.kind {
             ExchangeKind::Frame { sta, frame, ok: true, .. } => (sta, frame),
+            ExchangeKind::Poll { response: Some((_, frame)), ok: true, .. } if self.aggregates() => {
+                return self.poll_answer_received(now, frame.to, frame.id);
+            }
             ExchangeKind::Poll { response: Some((_, frame)), ok: true, .. } => (AP, frame),
+            ExchangeKind::Ampdu { sta, to, ssn, n, received, .. } => return self.on_ampdu_delivered(now, sta, to, ssn, n, received),
             _ => return,
         };
         if let Body::Data(packet) = frame.body {
@@ -398,7 +436,7 @@ impl Bss {
     }
 
     /// Draws the loss of a delivered packet above the MAC (packet-layer loss).
-    fn packet_lost(&mut self, now: Time, from: StaId, to: StaId) -> bool {
+    pub(crate) fn packet_lost(&mut self, now: Time, from: StaId, to: StaId) -> bool {
         let lost = self.cfg.loss_layer == LossLayer::Packet && self.draw_loss(now, from, to);
         if lost {
             self.stas[from as usize].stats.packet_errors += 1;
@@ -424,19 +462,38 @@ impl Bss {
             ExchangeKind::Poll { sta, response, ok } => {
                 if ok {
                     self.poll_done(sta);
-                    if let Some((_, frame)) = response {
-                        self.frame_done(AP, frame.id, false);
-                        self.after_success(now, AP, frame);
+                    match response {
+                        Some((_, frame)) if self.aggregates() => self.poll_answer_acked(sta, frame.id),
+                        Some((_, frame)) => {
+                            self.frame_done(AP, frame.id, false);
+                            self.after_success(now, AP, frame);
+                        }
+                        None => {}
                     }
-                    self.stas[sta as usize].poll_pending = self.stas[AP as usize].queue.iter().any(|f| f.to == sta);
+                    self.stas[sta as usize].poll_pending = self.stas[AP as usize].queue.iter().any(|f| f.to == sta && !f.ba.acked);
                 } else {
                     self.frame_failed(sta, None, false);
                 }
                 ok
             }
+            ExchangeKind::Ampdu { sta, to, ssn, n, received, ba, rts } => {
+                self.ampdu_done(now, sta, to, ssn, n, received, ba, rts);
+                if ba && sta != AP {
+                    self.uplink_delivered(now, sta, true);
+                }
+                ba
+            }
+            ExchangeKind::AddBa { sta, to } => {
+                self.addba_done(sta, to);
+                true
+            }
             ExchangeKind::Collision => {
                 let winners = std::mem::take(&mut self.winners);
                 for &w in &winners {
+                    if self.aggregates() && (self.aggregated_head(w).is_some() || self.stas[w as usize].queue.iter().any(|f| f.ba.inflight)) {
+                        self.aggregate_collided(now, w);
+                        continue;
+                    }
                     match self.head(w) {
                         Some(Head::Frame(i)) => {
                             let f = self.stas[w as usize].queue[i];
@@ -457,8 +514,7 @@ impl Bss {
         if clean && !matches!(ex.kind, ExchangeKind::Beacon) {
             self.stats.successes += 1;
         }
-        let ifs = if clean { self.cfg.phy.difs() } else { self.cfg.phy.eifs() };
-        self.grid_origin = now + ifs - self.lead_time();
+        self.grid_origin = self.grid_after(now, clean);
         self.after_exchange(now);
         self.contend(now);
     }
@@ -490,27 +546,18 @@ impl Bss {
     }
 
     /// CW back to CWmin and a fresh post-backoff.
-    fn reset_backoff(&mut self, sta: StaId) {
-        let cw_min = self.cw_bounds(sta).0;
+    pub(crate) fn reset_backoff(&mut self, sta: StaId) {
         let s = &mut self.stas[sta as usize];
-        s.cw = cw_min;
+        s.cw = s.cw_min;
         s.backoff = s.rng.random_range(0..=s.cw);
         s.backoff_active = true;
-    }
-
-    /// (CW_min, CW_max) of station `sta`: the PHY's, or `ap_priority`'s for the AP.
-    fn cw_bounds(&self, sta: StaId) -> (u32, u32) {
-        match self.cfg.ap_priority {
-            Some(p) if sta == AP => (p.cw_min, p.cw_max),
-            _ => (self.cfg.phy.cw_min, self.cfg.phy.cw_max),
-        }
     }
 
     /// An attempt failed: double CW, or drop the frame past the retry limit.
     pub(crate) fn frame_failed(&mut self, sta: StaId, id: Option<u64>, rts: bool) {
         let limit = if rts { self.cfg.long_retry_limit } else { self.cfg.short_retry_limit };
-        let cw_max = self.cw_bounds(sta).1;
         let s = &mut self.stas[sta as usize];
+        let cw_max = s.cw_max;
         s.retries += 1;
         if limit.is_some_and(|l| s.retries > l) {
             s.stats.retry_drops += 1;

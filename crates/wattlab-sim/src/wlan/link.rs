@@ -235,7 +235,9 @@ impl Bss {
         use super::dcf::Head;
         let link = self.link.as_deref()?;
         let mut best: Option<(StaId, f64)> = None;
-        for &w in winners {
+        // Capture is modelled for single-MPDU exchanges only: a collided A-MPDU fails whole.
+        let aggregating = self.cfg.qos.as_ref().is_some_and(|q| q.aggregation.is_some());
+        for &w in winners.iter().filter(|_| !aggregating) {
             let Some(Head::Frame(i)) = self.head(w) else { continue };
             let frame = self.stas[w as usize].queue[i];
             if winners.contains(&frame.to) || self.uses_rts(&frame) {

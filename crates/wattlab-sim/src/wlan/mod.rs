@@ -13,7 +13,9 @@
 //!
 //! Station 0 of every BSS is the AP.
 
+mod ampdu;
 mod dcf;
+mod edca;
 mod link;
 mod power;
 mod queue;
@@ -30,6 +32,7 @@ use wattlab_core::wlan::PhyProfile;
 pub use wattlab_core::power::{PowerSave, PowerSaveSettings};
 use wattlab_core::{Duration, Packet, Time};
 
+pub use edca::{Ac, AcParams, Aggregation, EdcaSet, QosConfig};
 pub use link::Link;
 pub use queue::ApQueueing;
 use queue::FairQueue;
@@ -75,8 +78,26 @@ pub struct MacConfig {
     pub loss_layer: LossLayer,
     /// How the AP picks its next frame.
     pub ap_queueing: ApQueueing,
-    /// Channel-access priority of the AP (None: the AP contends like every station).
+    /// Channel-access priority of the AP (None: the AP contends like every station). With
+    /// `qos`, it replaces the AP's AC_BE parameters.
     pub ap_priority: Option<ApPriority>,
+    /// The QoS MAC (EDCA, A-MPDU with Block Ack) of the HT/VHT/HE PHYs; None: legacy DCF.
+    pub qos: Option<QosConfig>,
+}
+
+impl MacConfig {
+    /// (AIFSN, CWmin, CWmax) station `sta` contends with: AIFSN 2 (DIFS) and the PHY's window
+    /// under DCF, its AC_BE parameters under EDCA; `ap_priority` overrides the AP's.
+    pub fn access_params(&self, sta: StaId) -> (u32, u32, u32) {
+        match (self.ap_priority, self.qos) {
+            (Some(p), _) if sta == AP => (p.aifs_slots, p.cw_min, p.cw_max),
+            (_, Some(q)) => {
+                let p = q.edca.params(sta == AP, Ac::Be);
+                (p.aifsn, p.cw_min, p.cw_max)
+            }
+            _ => (2, self.phy.cw_min, self.phy.cw_max),
+        }
+    }
 }
 
 /// A shorter carrier-sense time and/or a different contention window for the AP (the
@@ -106,11 +127,6 @@ impl ApPriority {
             "pifs" => Some(ApPriority { aifs_slots: 1, cw_min: phy.cw_min, cw_max: phy.cw_max }),
             _ => None,
         }
-    }
-
-    /// Slots the AP's backoff runs ahead of the stations' (DIFS − AIFS, in slots).
-    pub fn lead_slots(&self) -> u64 {
-        2u64.saturating_sub(self.aifs_slots as u64)
     }
 }
 
@@ -181,6 +197,60 @@ pub struct StaStats {
     pub dozes: u64,
     /// Time spent dozing, ns (up to the last wake-up).
     pub doze_ns: u64,
+    /// Time the medium carried exchanges this station started (its frames, their responses,
+    /// its share of collisions as long as its own frame), ns.
+    pub airtime_ns: u64,
+    /// A-MPDUs sent (PPDUs under a Block Ack agreement; aggregated MACs only).
+    pub ampdus: u64,
+    /// MPDUs in those A-MPDUs (the mean aggregation size is `ampdu_mpdus / ampdus`).
+    pub ampdu_mpdus: u64,
+    /// A-MPDU sizes: how many had 1, 2–3, 4–7, 8–15, 16–31, 32–63, 64–127, 128–256 MPDUs.
+    #[serde(flatten)]
+    pub ampdu_hist: AmpduHistogram,
+    /// MPDUs sent again because a Block Ack did not list them or did not come.
+    pub ba_retries: u64,
+    /// A-MPDUs whose Block Ack did not come (collision, every MPDU lost, or the BA lost).
+    pub ba_lost: u64,
+    /// Block Ack agreements set up (ADDBA request/response exchanges).
+    pub ba_setups: u64,
+}
+
+/// A-MPDU sizes in power-of-two buckets (fixed columns, nothing allocated per A-MPDU).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct AmpduHistogram {
+    /// 1 MPDU.
+    pub ampdu_1: u64,
+    /// 2–3 MPDUs.
+    pub ampdu_2_3: u64,
+    /// 4–7 MPDUs.
+    pub ampdu_4_7: u64,
+    /// 8–15 MPDUs.
+    pub ampdu_8_15: u64,
+    /// 16–31 MPDUs.
+    pub ampdu_16_31: u64,
+    /// 32–63 MPDUs.
+    pub ampdu_32_63: u64,
+    /// 64–127 MPDUs.
+    pub ampdu_64_127: u64,
+    /// 128–256 MPDUs.
+    pub ampdu_128_256: u64,
+}
+
+impl AmpduHistogram {
+    /// Counts an A-MPDU of `n` MPDUs (n ≥ 1).
+    pub fn add(&mut self, n: u32) {
+        let b = match n {
+            0..=1 => &mut self.ampdu_1,
+            2..=3 => &mut self.ampdu_2_3,
+            4..=7 => &mut self.ampdu_4_7,
+            8..=15 => &mut self.ampdu_8_15,
+            16..=31 => &mut self.ampdu_16_31,
+            32..=63 => &mut self.ampdu_32_63,
+            64..=127 => &mut self.ampdu_64_127,
+            _ => &mut self.ampdu_128_256,
+        };
+        *b += 1;
+    }
 }
 
 /// What the MAC asks of its host.
@@ -288,6 +358,34 @@ pub(crate) struct Frame {
     pub finish: u64,
     /// The caller's tag for the frame (the simulator's flow tag), reported with its air time.
     pub tag: u32,
+    /// Under a Block Ack agreement: the sequence number given at its first transmission
+    /// ([`NO_SEQ`] before), its attempts so far and where it stands.
+    pub ba: BaState,
+}
+
+/// Sequence number of an MPDU not sent yet.
+pub(crate) const NO_SEQ: u32 = u32::MAX;
+
+/// An MPDU's state under a Block Ack agreement (all false/zero outside one).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BaState {
+    /// Sequence number (counted without the 12-bit wrap; windows are far smaller).
+    pub seq: u32,
+    /// Attempts so far.
+    pub tries: u16,
+    /// In the A-MPDU on the air.
+    pub inflight: bool,
+    /// The recipient has it (in its reorder buffer or passed up).
+    pub received: bool,
+    /// Passed up at the recipient, in order.
+    pub delivered: bool,
+    /// The originator got its Block Ack bit.
+    pub acked: bool,
+}
+
+impl BaState {
+    /// A frame just queued.
+    pub(crate) const NEW: BaState = BaState { seq: NO_SEQ, tries: 0, inflight: false, received: false, delivered: false, acked: false };
 }
 
 /// One station's MAC state.
@@ -304,6 +402,12 @@ pub struct Sta {
     pub(crate) backoff_active: bool,
     pub(crate) rng: StreamRng,
     pub(crate) loss_rng: StreamRng,
+    /// Slots this station's AIFS exceeds the shortest of the BSS (it counts its backoff only
+    /// after them).
+    pub(crate) aifs_off: u64,
+    /// Contention window bounds.
+    pub(crate) cw_min: u32,
+    pub(crate) cw_max: u32,
     /// Power management: the station's machine (built again from `cfg` when the MAC starts).
     pub(crate) power: StationPower,
     /// The machine's radio state as the MAC reads it (copied after every call into it).
@@ -313,6 +417,14 @@ pub struct Sta {
     pub(crate) poll_pending: bool,
     /// Time of the [`MacTimer::Station`] event scheduled for it, if any.
     pub(crate) timer_at: Option<Time>,
+    /// Block Ack agreements (one TID): this station → the AP, and the AP → this station.
+    pub(crate) ba_up: bool,
+    pub(crate) ba_down: bool,
+    /// Next sequence number of those two flows.
+    pub(crate) seq_up: u32,
+    pub(crate) seq_down: u32,
+    /// MPDUs in its queue acknowledged and passed up (or dropped), not yet removed.
+    pub(crate) gone: u32,
 }
 
 /// Counters of the whole BSS.
@@ -348,6 +460,11 @@ pub(crate) enum ExchangeKind {
     Frame { sta: StaId, frame: Frame, ok: bool, rts: bool },
     /// A station polled; the AP answered with `response` (None: just an ACK).
     Poll { sta: StaId, response: Option<(usize, Frame)>, ok: bool },
+    /// One station sent an A-MPDU of `n` MPDUs from sequence number `ssn` to `to`;
+    /// `received` is the recipient's bitmap, `ba` whether its Block Ack reached the sender.
+    Ampdu { sta: StaId, to: StaId, ssn: u32, n: u16, received: [u64; 4], ba: bool, rts: bool },
+    /// A station set up a Block Ack agreement with `to` (ADDBA request and response).
+    AddBa { sta: StaId, to: StaId },
     /// Several stations transmitted in the same slot.
     Collision,
     /// The AP's beacon.
@@ -379,30 +496,39 @@ pub struct Bss {
     pub(crate) beacon_pending: bool,
     pub(crate) beacon_count: u64,
     pub(crate) ap_queue: FairQueue,
-    /// Slots the AP's backoff grid runs ahead of the stations' ([`ApPriority::lead_slots`]).
-    pub(crate) lead: u64,
     /// Links with distance, rate control and capture (`[wlan.propagation]`; `link.rs`).
     pub(crate) link: Option<Box<Link>>,
+    /// Block Acks to lose on purpose, the next ones first (tests of the BA-loss path; 0 in
+    /// runs, where control responses are error-free as ACKs are).
+    pub(crate) lose_responses: u32,
+    /// The last A-MPDU length cap computed: (TX vector, time limit, byte limit, cap).
+    pub(crate) psdu_cap_cache: Option<(wattlab_core::wlan::TxVector, Duration, u32, u32)>,
+    /// The shortest AIFSN of the BSS: the backoff slot grid starts SIFS + this many slots
+    /// after the medium goes idle (2 = DIFS under DCF).
+    pub(crate) base_aifsn: u64,
 }
 
 impl Bss {
     /// A BSS with the AP first in `stas`. `rngs` gives each station's (backoff, loss) streams.
     pub fn new(name: String, cfg: MacConfig, stas: Vec<StaConfig>, mut rngs: Vec<(StreamRng, StreamRng)>) -> Bss {
         assert_eq!(stas.len(), rngs.len());
-        let cw = cfg.phy.cw_min;
-        let cfg_lead = cfg.ap_priority.map_or(0, |p| p.lead_slots());
         let ap_queue = FairQueue::new(cfg.ap_queueing, stas.len());
-        let ap_cw = cfg.ap_priority.map_or(cw, |p| p.cw_min);
+        let base_aifsn = (0..stas.len() as StaId).map(|i| cfg.access_params(i).0).min().unwrap_or(2) as u64;
         let stas = stas
             .into_iter()
             .zip(rngs.drain(..))
             .enumerate()
-            .map(|(i, (c, (rng, loss_rng)))| Sta {
+            .map(|(i, (c, (rng, loss_rng)))| {
+                let (aifsn, cw_min, cw_max) = cfg.access_params(i as StaId);
+                Sta {
                 queue: VecDeque::with_capacity(c.queue_limit.min(4096) as usize),
                 power: StationPower::new(c.power_save, MacCaps::bss(c.wake_latency), cfg.beacon_interval),
                 cfg: c,
                 stats: StaStats::default(),
-                cw: if i == AP as usize { ap_cw } else { cw },
+                cw: cw_min,
+                cw_min,
+                cw_max,
+                aifs_off: aifsn as u64 - base_aifsn,
                 retries: 0,
                 retry_id: u64::MAX,
                 backoff: 0,
@@ -413,7 +539,12 @@ impl Bss {
                 waking: false,
                 poll_pending: false,
                 timer_at: None,
-            })
+                ba_up: false,
+                ba_down: false,
+                seq_up: 0,
+                seq_down: 0,
+                gone: 0,
+            }})
             .collect();
         Bss {
             name,
@@ -433,14 +564,28 @@ impl Bss {
             beacon_pending: false,
             beacon_count: 0,
             ap_queue,
-            lead: cfg_lead,
             link: None,
+            lose_responses: 0,
+            psdu_cap_cache: None,
+            base_aifsn,
+        }
+    }
+
+    /// Switches the BSS to the QoS MAC `qos` (None: legacy DCF) before it starts: each
+    /// contender's AIFS and contention window follow.
+    pub fn set_qos(&mut self, qos: Option<QosConfig>) {
+        self.cfg.qos = qos;
+        self.base_aifsn = (0..self.stas.len() as StaId).map(|i| self.cfg.access_params(i).0).min().unwrap_or(2) as u64;
+        for i in 0..self.stas.len() {
+            let (aifsn, cw_min, cw_max) = self.cfg.access_params(i as StaId);
+            let s = &mut self.stas[i];
+            (s.aifs_off, s.cw_min, s.cw_max, s.cw) = (aifsn as u64 - self.base_aifsn, cw_min, cw_max, cw_min);
         }
     }
 
     /// Starts the MAC at `now`: power-save stations go to doze, beacon timers are armed.
     pub fn start(&mut self, now: Time) {
-        self.grid_origin = now + self.cfg.phy.difs() - self.lead_time();
+        self.grid_origin = self.grid_after(now, true);
         self.idle_since = now;
         self.start_power(now);
     }
@@ -466,7 +611,7 @@ impl Bss {
             if !self.ap_make_room(to) {
                 return false;
             }
-            let bytes = Self::mpdu_bytes(&Frame { body, to, id, finish: 0, tag });
+            let bytes = Self::mpdu_bytes(&Frame { body, to, id, finish: 0, tag, ba: BaState::NEW });
             let class = self.ap_class(to);
             self.ap_queue.tag(class, bytes)
         } else {
@@ -478,7 +623,7 @@ impl Bss {
             return false;
         }
         self.next_frame_id += 1;
-        s.queue.push_back(Frame { body, to, id, finish, tag });
+        s.queue.push_back(Frame { body, to, id, finish, tag, ba: BaState::NEW });
         s.stats.max_queue = s.stats.max_queue.max(s.queue.len() as u64);
         if from == AP {
             self.on_ap_enqueue(now, to);
@@ -530,3 +675,5 @@ impl Bss {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_qos;

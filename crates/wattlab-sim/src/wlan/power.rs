@@ -42,7 +42,7 @@ impl Bss {
 
     /// Frames the AP holds for `sta`.
     fn buffered_for(&self, sta: StaId) -> u32 {
-        self.stas[AP as usize].queue.iter().filter(|f| f.to == sta).count() as u32
+        self.stas[AP as usize].queue.iter().filter(|f| f.to == sta && !f.ba.acked).count() as u32
     }
 
     /// What the MAC is doing for `sta`, as its machine sees it.
@@ -156,6 +156,7 @@ impl Bss {
             None => false,
             Some(Frame { sta: s, frame, .. }) => s == sta || frame.to == sta,
             Some(Poll { sta: s, .. }) => s == sta,
+            Some(Ampdu { sta: s, to, .. } | AddBa { sta: s, to }) => s == sta || to == sta,
             Some(Collision) => self.winners.contains(&sta),
             Some(Beacon) => self.stas[sta as usize].power.waits_for_beacon(),
         }
@@ -181,11 +182,17 @@ impl Bss {
             self.release_used(frame.to);
             return;
         }
+        self.uplink_delivered(now, sta, matches!(frame.body, Body::Data(_)));
+    }
+
+    /// A frame of station `sta` reached the AP (`data`: not a Null): BSD's active window and
+    /// U-APSD's trigger.
+    pub(crate) fn uplink_delivered(&mut self, now: Time, sta: StaId, data: bool) {
         if !self.stas[sta as usize].power.uplink_matters() {
             return;
         }
         let view = self.view(sta);
-        self.stas[sta as usize].power.handle_uplink_sent(now, matches!(frame.body, Body::Data(_)), view);
+        self.stas[sta as usize].power.handle_uplink_sent(now, data, view);
         self.apply_power(now, sta);
     }
 

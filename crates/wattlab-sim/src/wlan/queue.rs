@@ -167,7 +167,8 @@ impl Bss {
             &ap.queue,
             self.ap_class(to),
             |f| self.ap_class(f.to),
-            |f| Some(f.id) == on_air || (ap.retries > 0 && f.id == ap.retry_id),
+            // MPDUs in flight or already at the recipient are no longer the AP's to drop.
+            |f| Some(f.id) == on_air || (ap.retries > 0 && f.id == ap.retry_id) || f.ba.inflight || f.ba.received || f.ba.acked,
         );
         let Some(i) = victim else {
             self.stas[AP as usize].stats.queue_drops += 1;
@@ -187,7 +188,7 @@ mod tests {
     use crate::wlan::Body;
 
     fn frame(to: StaId, id: u64, tag: u64) -> Frame {
-        Frame { body: Body::Null, to, id, finish: tag, tag: 0 }
+        Frame { body: Body::Null, to, id, finish: tag, tag: 0, ba: crate::wlan::BaState::NEW }
     }
 
     #[test]

@@ -19,6 +19,8 @@ pub(crate) struct Harness {
     /// Re-queue a frame at the sender whenever one of its frames is delivered (saturation).
     pub saturate: bool,
     pub saturate_size: u32,
+    /// Called after every timer with the BSS (invariant checks).
+    pub inspect: Option<fn(&Bss)>,
 }
 
 pub(crate) fn udp(len: u32) -> Packet {
@@ -40,6 +42,7 @@ pub(crate) fn mac(phy: wattlab_core::wlan::PhyProfile, rate_kbps: u32) -> MacCon
         loss_layer: LossLayer::Frame,
         ap_queueing: ApQueueing::Fifo,
         ap_priority: None,
+        qos: None,
     }
 }
 
@@ -73,6 +76,7 @@ impl Harness {
             power: Vec::new(),
             saturate: false,
             saturate_size: 1500,
+            inspect: None,
         };
         h.drain();
         h
@@ -115,6 +119,9 @@ impl Harness {
             self.now = at;
             self.bss.handle_timer(at, t);
             self.drain();
+            if let Some(f) = self.inspect {
+                f(&self.bss);
+            }
         }
         self.now = until;
     }

@@ -1,0 +1,483 @@
+//! A-MPDU aggregation with immediate Block Ack (IEEE 802.11-2020 §10.12, §10.25).
+//!
+//! With `qos.aggregation` set, a station that wins the medium with a data frame at the head of
+//! its queue sends every eligible MPDU for the same receiver (one TID) in one PPDU:
+//!
+//! - **Block Ack agreement.** Before its first A-MPDU to a receiver the originator sets one up:
+//!   ADDBA Request, SIFS, ACK, SIFS, ADDBA Response, SIFS, ACK (action frames of 37 bytes,
+//!   §9.6.5.2–3, at the control response rate) as one exchange of its own access.
+//! - **Content.** MPDUs in queue order from the oldest unacknowledged one (the window start),
+//!   each sent again while the receiver's Block Ack has not listed it, as long as its sequence
+//!   number lies within the window (64, HE 256), the A-MPDU within the PHY's length limit, the
+//!   PPDU within aPPDUMaxTime and the AC's TXOP limit (whole exchange) and, to a power-saving
+//!   station, within what the AP may release. Each subframe is a 4-byte delimiter and the MPDU
+//!   (with its 2-byte QoS Control), padded to 4 bytes except the last (§9.7.1).
+//! - **Exchange.** [RTS, SIFS, CTS, SIFS,] A-MPDU, SIFS, compressed Block Ack (§9.3.1.8: 32
+//!   bytes with a 64-bit bitmap, 56 with 256 bits) at the control response rate. RTS/CTS when
+//!   the PSDU exceeds `rts_threshold`.
+//! - **Errors.** Each MPDU is drawn against `Bss::frame_lost` separately. If no MPDU arrives (or
+//!   in a collision) no Block Ack comes and every MPDU failed; the originator doubles its CW and
+//!   defers EIFS, as after a lost ACK. A Block Ack, even one with holes, resets the CW.
+//! - **Retransmission.** Failed MPDUs stay at the head of the queue and go again first in the
+//!   next A-MPDU, each with its own retry count (the short or long limit); past it the MPDU is
+//!   dropped and the window moves on (the BAR that tells the recipient is not modelled).
+//! - **Recipient.** MPDUs are passed up exactly once and in order: one received after a hole
+//!   waits in the reorder buffer until the hole is filled or its MPDU dropped. The buffer is
+//!   the originator's queue itself (each frame's [`BaState`]), so nothing is allocated per MPDU.
+//!
+//! [`BaState`]: super::BaState
+
+use super::{Ac, Body, Bss, ExchangeKind, MacOutput, MacTimer, StaId, AP, NO_SEQ};
+use rand::Rng;
+use wattlab_core::wlan::aggregation::DELIMITER_BYTES;
+use wattlab_core::wlan::phy::{ACK_BYTES, RTS_BYTES};
+use wattlab_core::{Duration, Time};
+
+/// An ADDBA Request or Response action frame: header 24, body 9, FCS 4 (§9.6.5.2–3).
+pub const ADDBA_BYTES: u32 = 37;
+
+/// An A-MPDU about to go on the air.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    to: StaId,
+    ssn: u32,
+    n: u16,
+    psdu: u32,
+    tag: u32,
+}
+
+/// Bytes of an A-MPDU of `psdu` so far once a subframe of an `mpdu`-byte MPDU is added.
+fn with_subframe(psdu: u32, mpdu: u32) -> u32 {
+    psdu.next_multiple_of(4) + DELIMITER_BYTES + mpdu
+}
+
+impl Bss {
+    /// True if this MAC sends data frames in A-MPDUs (the QoS MAC with aggregation).
+    #[inline]
+    pub(crate) fn aggregates(&self) -> bool {
+        self.cfg.qos.is_some_and(|q| q.aggregation.is_some())
+    }
+
+    /// Whether the Block Ack agreement `from` → `to` exists.
+    fn has_agreement(&self, from: StaId, to: StaId) -> bool {
+        if from == AP {
+            self.stas[to as usize].ba_down
+        } else {
+            self.stas[from as usize].ba_up
+        }
+    }
+
+    /// Next sequence number of the flow `from` → `to`.
+    fn next_seq(&mut self, from: StaId, to: StaId) -> &mut u32 {
+        if from == AP {
+            &mut self.stas[to as usize].seq_down
+        } else {
+            &mut self.stas[from as usize].seq_up
+        }
+    }
+
+    /// Bytes of the compressed Block Ack of this BSS's window (32, or 56 with 256 bits).
+    pub(crate) fn block_ack_bytes(&self) -> u32 {
+        self.cfg.qos.and_then(|q| q.aggregation).map_or(wattlab_core::wlan::aggregation::BLOCK_ACK_64_BYTES, |a| a.block_ack_bytes())
+    }
+
+    /// `sta` won the medium with the data frame at `head` of its queue: it sets up the Block
+    /// Ack agreement, or sends an A-MPDU.
+    pub(crate) fn start_aggregate(&mut self, now: Time, sta: StaId, head: usize) {
+        let to = self.stas[sta as usize].queue[head].to;
+        if !self.has_agreement(sta, to) {
+            self.start_addba(now, sta, to);
+        } else {
+            self.start_ampdu(now, sta, head);
+        }
+    }
+
+    /// Duration of what `sta` sends first when it wins with the data frame at `head` (a
+    /// collision lasts as long as it): the ADDBA Request, an RTS, or the A-MPDU (its MPDUs are
+    /// then attempted and marked in flight).
+    pub(crate) fn aggregate_attempt(&mut self, sta: StaId, head: usize) -> (Duration, u32) {
+        let to = self.stas[sta as usize].queue[head].to;
+        if !self.has_agreement(sta, to) {
+            self.stas[sta as usize].stats.attempts += 1;
+            return (self.control_airtime(sta, to, ADDBA_BYTES), 0);
+        }
+        let p = self.begin_ampdu(sta, head);
+        let rts = self.cfg.rts_threshold.is_some_and(|t| p.psdu > t);
+        let dur = if rts { self.control_airtime(sta, to, RTS_BYTES) } else { self.data_airtime(sta, to, p.psdu) };
+        (dur, p.tag)
+    }
+
+    /// ADDBA Request, ACK, ADDBA Response, ACK, each SIFS apart (error-free management frames
+    /// at the control response rate).
+    fn start_addba(&mut self, now: Time, sta: StaId, to: StaId) {
+        self.stas[sta as usize].stats.attempts += 1;
+        let (d, sifs) = (self.cfg.propagation, self.cfg.phy.sifs);
+        let frame = self.control_airtime(sta, to, ADDBA_BYTES);
+        let ack = self.control_airtime(sta, to, ACK_BYTES);
+        let mut t = now;
+        for (from, dest, dur) in [(sta, to, frame), (to, sta, ack), (to, sta, frame), (sta, to, ack)] {
+            self.on_air(from, Some(dest), t, dur, 0);
+            t = t + dur + d + sifs;
+        }
+        self.occupy(now, t - sifs, ExchangeKind::AddBa { sta, to });
+    }
+
+    /// Picks the A-MPDU `sta` sends now, starting with the data frame at `head`: marks its
+    /// MPDUs in flight, numbers new ones, counts their attempts.
+    fn begin_ampdu(&mut self, sta: StaId, head: usize) -> Plan {
+        let agg = self.cfg.qos.and_then(|q| q.aggregation).expect("aggregating MAC");
+        let to = self.stas[sta as usize].queue[head].to;
+        let allowance = if sta == AP { self.stas[to as usize].power.ap_allowance() } else { u32::MAX };
+        let edca_txop = self.cfg.qos.map_or(Duration::ZERO, |q| q.edca.params(sta == AP, Ac::Be).txop_limit);
+        let txop = match (edca_txop, agg.txop_limit) {
+            (Duration::ZERO, t) | (t, Duration::ZERO) => t,
+            (a, b) => a.min(b),
+        };
+        // The TXOP limit bounds the whole exchange: PPDU, SIFS and the Block Ack.
+        let response = self.cfg.phy.sifs + self.control_airtime(sta, to, self.block_ack_bytes());
+        let time_limit = if txop > Duration::ZERO { agg.max_ppdu_time.min(Duration::from_nanos(txop.as_nanos().saturating_sub(response.as_nanos()))) } else { agg.max_ppdu_time };
+        let mut next = *self.next_seq(sta, to);
+        let first = self.stas[sta as usize].queue[head].ba.seq;
+        let ssn = if first == NO_SEQ { next } else { first };
+        let window_end = ssn + agg.ba_window as u32;
+        let cap = self.psdu_cap(sta, to, time_limit, agg.max_ampdu_bytes);
+        let (mut n, mut psdu, mut tag) = (0u32, 0u32, 0u32);
+        let len = self.stas[sta as usize].queue.len();
+        for k in head..len {
+            let f = &self.stas[sta as usize].queue[k];
+            if f.to != to || f.ba.acked {
+                continue;
+            }
+            if !matches!(f.body, Body::Data(_)) {
+                break;
+            }
+            let seq = if f.ba.seq == NO_SEQ { next } else { f.ba.seq };
+            if seq >= window_end || n >= allowance {
+                break;
+            }
+            let bytes = with_subframe(psdu, self.mpdu_len(f));
+            if n > 0 && bytes > cap {
+                break;
+            }
+            psdu = bytes;
+            if n == 0 {
+                tag = f.tag;
+            }
+            n += 1;
+            if f.ba.seq == NO_SEQ {
+                next += 1;
+            }
+            self.note_mpdu_attempt(sta, k, seq);
+        }
+        *self.next_seq(sta, to) = next;
+        let s = &mut self.stas[sta as usize].stats;
+        s.attempts += 1;
+        s.ampdus += 1;
+        s.ampdu_mpdus += n as u64;
+        s.ampdu_hist.add(n);
+        Plan { to, ssn, n: n as u16, psdu, tag }
+    }
+
+    /// Largest PSDU (bytes) `sta` may send `to` within `max_bytes` and a PPDU of `time_limit`:
+    /// found by bisection on the PPDU duration (non-decreasing in the length), and kept for the
+    /// next A-MPDU with the same TX vector and limits.
+    fn psdu_cap(&mut self, sta: StaId, to: StaId, time_limit: Duration, max_bytes: u32) -> u32 {
+        let tx = self.tx_vector(sta, to);
+        if let Some((t, l, m, cap)) = self.psdu_cap_cache {
+            if (t, l, m) == (tx, time_limit, max_bytes) {
+                return cap;
+            }
+        }
+        let (mut lo, mut hi) = (0u32, max_bytes);
+        if self.data_airtime(sta, to, hi) > time_limit {
+            // Invariant: lo fits (0 bytes always does, or nothing would), hi does not.
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if self.data_airtime(sta, to, mid) <= time_limit {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            hi = lo;
+        }
+        self.psdu_cap_cache = Some((tx, time_limit, max_bytes, hi));
+        hi
+    }
+
+    /// The MPDU at `k` of `sta`'s queue goes out with sequence number `seq`.
+    fn note_mpdu_attempt(&mut self, sta: StaId, k: usize, seq: u32) {
+        let f = &mut self.stas[sta as usize].queue[k];
+        f.ba.seq = seq;
+        f.ba.inflight = true;
+        f.ba.tries += 1;
+        let (first, to, finish, body) = (f.ba.tries == 1, f.to, f.finish, f.body);
+        if sta == AP {
+            self.ap_queue.served(finish);
+        }
+        let s = &mut self.stas[sta as usize].stats;
+        if let Body::Data(packet) = body {
+            s.bytes_attempted += packet.ip_len() as u64;
+            if first {
+                self.out.push_back(MacOutput::Transmit { sta, to, packet });
+            } else {
+                s.ba_retries += 1;
+            }
+        }
+    }
+
+    /// [RTS/CTS,] the A-MPDU, and the Block Ack if any MPDU arrived.
+    fn start_ampdu(&mut self, now: Time, sta: StaId, head: usize) {
+        let p = self.begin_ampdu(sta, head);
+        let (d, sifs, to) = (self.cfg.propagation, self.cfg.phy.sifs, p.to);
+        let mut t = now;
+        let rts = self.cfg.rts_threshold.is_some_and(|th| p.psdu > th);
+        if rts {
+            let (r, c) = (self.control_airtime(sta, to, RTS_BYTES), self.control_airtime(sta, to, ACK_BYTES));
+            self.on_air(sta, Some(to), t, r, p.tag);
+            self.on_air(to, Some(sta), t + r + d + sifs, c, p.tag);
+            t = t + r + c + d + d + sifs + sifs;
+        }
+        let data = self.data_airtime(sta, to, p.psdu);
+        self.on_air(sta, Some(to), t, data, p.tag);
+        // One error draw per MPDU, in sequence order.
+        let mut received = [0u64; 4];
+        let (len, mut seen) = (self.stas[sta as usize].queue.len(), 0);
+        for k in head..len {
+            if seen == p.n {
+                break;
+            }
+            let f = &self.stas[sta as usize].queue[k];
+            if !f.ba.inflight {
+                continue;
+            }
+            seen += 1;
+            let (bit, bytes) = ((f.ba.seq - p.ssn) as usize, self.mpdu_len(f));
+            if !self.frame_lost(now, sta, to, bytes) {
+                received[bit / 64] |= 1 << (bit % 64);
+            }
+        }
+        let any = received != [0; 4];
+        let ba = any && !self.response_lost();
+        let end = if any {
+            let dur = self.control_airtime(sta, to, self.block_ack_bytes());
+            self.on_air(to, Some(sta), t + data + d + sifs, dur, p.tag);
+            self.timer(t + data + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
+            t + data + d + sifs + dur + d
+        } else {
+            t + data + d
+        };
+        self.occupy(now, end, ExchangeKind::Ampdu { sta, to, ssn: p.ssn, n: p.n, received, ba, rts });
+    }
+
+    /// A deliberately lost Block Ack ([`Bss::lose_responses`]).
+    fn response_lost(&mut self) -> bool {
+        if self.lose_responses > 0 {
+            self.lose_responses -= 1;
+            return true;
+        }
+        false
+    }
+
+    /// The A-MPDU is in: the recipient keeps what arrived and passes up what is in order.
+    pub(crate) fn on_ampdu_delivered(&mut self, now: Time, sta: StaId, to: StaId, ssn: u32, n: u16, received: [u64; 4]) {
+        let mut seen = 0;
+        for f in self.stas[sta as usize].queue.iter_mut() {
+            if seen == n {
+                break;
+            }
+            if f.ba.inflight {
+                seen += 1;
+                let bit = (f.ba.seq - ssn) as usize;
+                if received[bit / 64] >> (bit % 64) & 1 == 1 {
+                    f.ba.received = true;
+                }
+            }
+        }
+        self.release_in_order(now, sta, to);
+    }
+
+    /// Passes up, in sequence order, every MPDU of the flow `from` → `to` the recipient holds
+    /// with no hole before it.
+    pub(crate) fn release_in_order(&mut self, now: Time, from: StaId, to: StaId) {
+        let len = self.stas[from as usize].queue.len();
+        for k in 0..len {
+            let f = &mut self.stas[from as usize].queue[k];
+            if f.to != to || f.ba.delivered {
+                continue;
+            }
+            if !f.ba.received {
+                break;
+            }
+            f.ba.delivered = true;
+            let body = f.body;
+            if f.ba.acked {
+                self.stas[from as usize].gone += 1;
+            }
+            if let Body::Data(packet) = body {
+                if !self.packet_lost(now, from, to) {
+                    self.out.push_back(MacOutput::Deliver { sta: to, from, packet });
+                }
+            }
+        }
+    }
+
+    /// The Block Ack agreement `sta` → `to` is set up; the originator backs off as after a
+    /// success.
+    pub(crate) fn addba_done(&mut self, sta: StaId, to: StaId) {
+        if sta == AP {
+            self.stas[to as usize].ba_down = true;
+        } else {
+            self.stas[sta as usize].ba_up = true;
+        }
+        self.stas[sta as usize].stats.ba_setups += 1;
+        self.reset_backoff(sta);
+    }
+
+    /// The A-MPDU exchange is over: acknowledged MPDUs leave (once passed up), failed ones past
+    /// their retry limit are dropped, the rest go again; the CW resets after a Block Ack and
+    /// doubles without one. Returns the number of MPDUs acknowledged.
+    pub(crate) fn ampdu_done(&mut self, now: Time, sta: StaId, to: StaId, ssn: u32, n: u16, received: [u64; 4], ba: bool, rts: bool) -> u32 {
+        let limit = if rts { self.cfg.long_retry_limit } else { self.cfg.short_retry_limit };
+        let (mut acked, mut dropped, mut sent, mut gone) = (0u32, 0u32, 0u16, 0u32);
+        for f in self.stas[sta as usize].queue.iter_mut() {
+            if sent == n {
+                break;
+            }
+            if !f.ba.inflight {
+                continue;
+            }
+            f.ba.inflight = false;
+            sent += 1;
+            if ba && received[(f.ba.seq - ssn) as usize / 64] >> ((f.ba.seq - ssn) % 64) & 1 == 1 {
+                f.ba.acked = true;
+                gone += f.ba.delivered as u32;
+                acked += 1;
+            } else if limit.is_some_and(|l| f.ba.tries as u32 > l) {
+                // Dropped: the recipient's window moves past it (it holds nothing for it).
+                f.ba.acked = true;
+                f.ba.received = true;
+                f.ba.delivered = true;
+                f.ba.tries = u16::MAX;
+                gone += 1;
+                dropped += 1;
+            }
+        }
+        self.stas[sta as usize].gone += gone;
+        if sta == AP {
+            // A release (service period, burst) is used up once the recipient's Block Ack
+            // covers the frame or it is dropped, not when a held frame leaves the queue.
+            for _ in 0..acked + dropped {
+                self.release_used(to);
+            }
+        }
+        if !ba && sent > 0 {
+            self.stas[sta as usize].stats.ba_lost += 1;
+        }
+        if dropped > 0 {
+            self.release_in_order(now, sta, to);
+        }
+        self.sweep(sta);
+        let s = &mut self.stas[sta as usize];
+        s.stats.retry_drops += dropped as u64;
+        if ba {
+            self.reset_backoff(sta);
+        } else {
+            self.widen_backoff(sta);
+        }
+        acked
+    }
+
+    /// An access failed: CW doubles (up to CWmax) and a new backoff is drawn.
+    pub(crate) fn widen_backoff(&mut self, sta: StaId) {
+        let s = &mut self.stas[sta as usize];
+        s.cw = (2 * s.cw + 1).min(s.cw_max);
+        s.backoff = s.rng.random_range(0..=s.cw);
+        s.backoff_active = true;
+    }
+
+    /// Index of the data frame `sta` would send in an A-MPDU (or set up an agreement for) if
+    /// it won the medium now; None if it would send something else or the MAC does not
+    /// aggregate.
+    pub(crate) fn aggregated_head(&self, sta: StaId) -> Option<usize> {
+        if !self.aggregates() {
+            return None;
+        }
+        match self.head(sta)? {
+            super::dcf::Head::Frame(i) if matches!(self.stas[sta as usize].queue[i].body, Body::Data(_)) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// A collision ended: `sta`'s A-MPDU failed as a whole (or its ADDBA Request did).
+    pub(crate) fn aggregate_collided(&mut self, now: Time, sta: StaId) {
+        let q = &self.stas[sta as usize].queue;
+        match q.iter().find(|f| f.ba.inflight) {
+            Some(f) => {
+                let to = f.to;
+                // The PSDU was over the threshold if its first MPDU alone was.
+                let rts = self.cfg.rts_threshold.is_some_and(|t| self.mpdu_len(f) > t);
+                self.ampdu_done(now, sta, to, 0, u16::MAX, [0; 4], false, rts);
+            }
+            None => self.widen_backoff(sta),
+        }
+    }
+
+    /// Removes from `sta`'s queue the MPDUs that are acknowledged and passed up (or dropped).
+    /// They are mostly at the front (the oldest of their flow), so the queue is scanned only
+    /// while `gone` says some remain behind others (the AP's interleaved receivers).
+    fn sweep(&mut self, sta: StaId) {
+        loop {
+            let s = &mut self.stas[sta as usize];
+            if s.gone == 0 || !s.queue.front().is_some_and(|f| f.ba.acked && f.ba.delivered) {
+                break;
+            }
+            let f = s.queue.pop_front().expect("front exists");
+            s.gone -= 1;
+            self.left_queue(sta, &f);
+        }
+        let mut k = 0;
+        while self.stas[sta as usize].gone > 0 && k < self.stas[sta as usize].queue.len() {
+            let f = &self.stas[sta as usize].queue[k];
+            if f.ba.acked && f.ba.delivered {
+                let f = self.stas[sta as usize].queue.remove(k).expect("index in range");
+                self.stas[sta as usize].gone -= 1;
+                self.left_queue(sta, &f);
+            } else {
+                k += 1;
+            }
+        }
+    }
+
+    /// MPDU `f` left `sta`'s queue: counted as delivered unless dropped.
+    fn left_queue(&mut self, sta: StaId, f: &super::Frame) {
+        if f.ba.tries != u16::MAX {
+            if let Body::Data(p) = f.body {
+                let stats = &mut self.stas[sta as usize].stats;
+                stats.frames_sent += 1;
+                stats.bytes_sent += p.ip_len() as u64;
+            }
+        }
+    }
+
+    /// A PS-Poll's answer (one MPDU with a normal ACK) reached station `to`: under an
+    /// agreement it joins the recipient's reorder buffer like an aggregated MPDU.
+    pub(crate) fn poll_answer_received(&mut self, now: Time, to: StaId, id: u64) {
+        if let Some(f) = self.stas[AP as usize].queue.iter_mut().find(|f| f.id == id) {
+            f.ba.received = true;
+        }
+        self.release_in_order(now, AP, to);
+    }
+
+    /// The PS-Poll's answer was acknowledged: it leaves once passed up.
+    pub(crate) fn poll_answer_acked(&mut self, to: StaId, id: u64) {
+        if let Some(f) = self.stas[AP as usize].queue.iter_mut().find(|f| f.id == id) {
+            f.ba.acked = true;
+            if f.ba.delivered {
+                self.stas[AP as usize].gone += 1;
+            }
+        }
+        self.release_used(to);
+        self.sweep(AP);
+    }
+}
