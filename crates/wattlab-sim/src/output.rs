@@ -2,6 +2,7 @@
 //!
 //! Nothing here depends on the wall clock, so the same scenario and seed give the same bytes.
 
+use crate::wlan::rate_use::{RateSummary, RateUse};
 use crate::apps::Application;
 use crate::middlebox::Middlebox;
 use crate::net::DropCounters;
@@ -123,6 +124,18 @@ pub struct WlanStationSummary {
     pub queued_at_end: u64,
     /// Mean MPDUs per A-MPDU (`ampdu_mpdus / ampdus`; 0 without aggregation).
     pub ampdu_mean: f64,
+    /// Data MPDU attempts on the station's link, both directions (the AP's row: all its own).
+    pub rate_mpdus: u64,
+    /// MPDU-weighted mean PHY rate of those attempts, Mb/s (0 without any).
+    pub rate_mbps_mean: f64,
+    /// The rate most of them went at, Mb/s (0 without any).
+    pub rate_mode_mbps: f64,
+    /// Its MCS (-1 for a legacy rate or without data MPDUs).
+    pub mcs_mode: i32,
+    /// Mean PHY rate of the station's own (uplink) data MPDUs, Mb/s (0 without any).
+    pub rate_up_mbps: f64,
+    /// Mean PHY rate of the AP's (downlink) data MPDUs to the station, Mb/s (0 without any).
+    pub rate_down_mbps: f64,
     /// Fraction of the run the station's own exchanges held the medium (`airtime_ns` over the
     /// run; a collided frame counts for each sender).
     pub airtime_share: f64,
@@ -517,13 +530,20 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
                     .stas
                     .iter()
                     .enumerate()
-                    .map(|(i, s)| WlanStationSummary {
+                    .map(|(i, s)| (i, s, station_rates(&b.stas, i)))
+                    .map(|(i, s, (all, up, down))| WlanStationSummary {
                         node: s.cfg.name.clone(),
                         role: if i == 0 { "ap" } else { "station" },
                         power_save: s.cfg.power_save.name(),
                         stats: s.stats.clone(),
                         queued_at_end: s.queue.len() as u64,
                         ampdu_mean: if s.stats.ampdus > 0 { s.stats.ampdu_mpdus as f64 / s.stats.ampdus as f64 } else { 0.0 },
+                        rate_mpdus: all.mpdus,
+                        rate_mbps_mean: all.mean_mbps,
+                        rate_mode_mbps: all.mode_mbps,
+                        mcs_mode: all.mcs_mode,
+                        rate_up_mbps: up.mean_mbps,
+                        rate_down_mbps: down.mean_mbps,
                         airtime_share: s.stats.airtime_ns.min(end.as_nanos()) as f64 / run_ns,
                     })
                     .collect(),
@@ -640,4 +660,15 @@ fn agent_summaries(sim: &mut Simulation, end: Time) -> Vec<crate::middlebox::cc_
         });
     }
     v
+}
+
+/// Rate summaries of member `i` of a BSS's stations (AP first): (both directions, uplink,
+/// downlink); the AP's "both" and downlink are over every station's downlink.
+fn station_rates(stas: &[crate::wlan::Sta], i: usize) -> (RateSummary, RateSummary, RateSummary) {
+    if i > 0 {
+        let [up, down] = &stas[i].rate_use;
+        return (up.merged(down).summary(), up.summary(), down.summary());
+    }
+    let down = stas[1..].iter().fold(RateUse::default(), |acc, s| acc.merged(&s.rate_use[1])).summary();
+    (down, RateUse::default().summary(), down)
 }

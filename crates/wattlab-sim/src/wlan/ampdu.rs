@@ -95,7 +95,7 @@ impl Bss {
     /// Duration of what `sta` sends first when it wins with the data frame at `head` (a
     /// collision lasts as long as it): the ADDBA Request, an RTS, or the A-MPDU (its MPDUs are
     /// then attempted and marked in flight).
-    pub(crate) fn aggregate_attempt(&mut self, sta: StaId, head: usize) -> (Duration, u32) {
+    pub(crate) fn aggregate_attempt(&mut self, now: Time, sta: StaId, head: usize) -> (Duration, u32) {
         let to = self.stas[sta as usize].queue[head].to;
         if !self.has_agreement(sta, to) {
             self.stas[sta as usize].stats.attempts += 1;
@@ -104,6 +104,8 @@ impl Bss {
         let p = self.begin_ampdu(sta, head);
         let rts = self.cfg.rts_threshold.is_some_and(|t| p.psdu > t);
         let dur = if rts { self.control_airtime(sta, to, RTS_BYTES) } else { self.data_airtime(sta, to, p.psdu) };
+        // It collides: no MPDU of the PPDU is acknowledged (as Linux's rate control sees it).
+        self.ppdu_feedback(now, sta, to, p.n as u32, 0);
         (dur, p.tag)
     }
 
@@ -170,6 +172,7 @@ impl Bss {
             self.note_mpdu_attempt(sta, k, seq);
         }
         *self.next_seq(sta, to) = next;
+        self.count_rate(sta, to, n as u64);
         let s = &mut self.stas[sta as usize].stats;
         s.attempts += 1;
         s.ampdus += 1;
@@ -253,7 +256,7 @@ impl Bss {
             }
             seen += 1;
             let (bit, bytes) = ((f.ba.seq - p.ssn) as usize, self.mpdu_len(f));
-            if !self.frame_lost(now, sta, to, bytes) {
+            if !self.mpdu_lost(now, sta, to, bytes) {
                 received[bit / 64] |= 1 << (bit % 64);
             }
         }
@@ -267,6 +270,9 @@ impl Bss {
         } else {
             t + data + d
         };
+        // After every airtime of the exchange is known: the feedback may change the rate.
+        let acked = if ba { received.iter().map(|w| w.count_ones()).sum() } else { 0 };
+        self.ppdu_feedback(now, sta, to, p.n as u32, acked);
         self.occupy(now, end, ExchangeKind::Ampdu { sta, to, ssn: p.ssn, n: p.n, received, ba, rts });
     }
 

@@ -210,6 +210,19 @@ impl Bss {
                 self.out.push_back(MacOutput::Transmit { sta, to: frame.to, packet });
             }
         }
+        if matches!(frame.body, Body::Data(_)) {
+            self.count_rate(sta, frame.to, 1);
+        }
+    }
+
+    /// Counts `n` data MPDUs `from` sends `to` at the rate of its current attempt (kept at
+    /// the station end of the link, per direction).
+    #[inline]
+    pub(crate) fn count_rate(&mut self, from: StaId, to: StaId, n: u64) {
+        let tx = self.tx_vector(from, to);
+        let bps = self.cfg.phy.data_rate_bps(tx);
+        let (sta, dir) = if from == AP { (to, 1) } else { (from, 0) };
+        self.stas[sta as usize].rate_use[dir].add(tx, bps, n);
     }
 
     /// Draws the frame error of an attempt of an MPDU of `bytes` between `sta` and the AP:
@@ -218,6 +231,17 @@ impl Bss {
     pub(crate) fn frame_lost(&mut self, now: Time, from: StaId, to: StaId, bytes: u32) -> bool {
         let lost = self.cfg.loss_layer == LossLayer::Frame && self.draw_loss(now, from, to);
         let lost = self.link_lost(now, from, to, bytes, lost) || lost;
+        if lost {
+            self.stas[from as usize].stats.frame_errors += 1;
+        }
+        lost
+    }
+
+    /// [`Bss::frame_lost`] for one MPDU of an A-MPDU: the error model's draw at the PPDU's
+    /// rate, its feedback left to the PPDU's ([`Bss::ppdu_feedback`]).
+    pub(crate) fn mpdu_lost(&mut self, now: Time, from: StaId, to: StaId, bytes: u32) -> bool {
+        let lost = self.cfg.loss_layer == LossLayer::Frame && self.draw_loss(now, from, to);
+        let lost = self.link_mpdu_lost(from, to, bytes) || lost;
         if lost {
             self.stas[from as usize].stats.frame_errors += 1;
         }
@@ -366,7 +390,7 @@ impl Bss {
         for &w in winners {
             let Some(head) = self.head(w) else { continue };
             if let Some(i) = self.aggregated_head(w) {
-                let (dur, tag) = self.aggregate_attempt(w, i);
+                let (dur, tag) = self.aggregate_attempt(now, w, i);
                 let s = &mut self.stas[w as usize].stats;
                 s.collisions += 1;
                 s.airtime_ns += dur.as_nanos();

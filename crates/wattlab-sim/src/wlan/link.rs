@@ -181,7 +181,46 @@ impl Bss {
     #[inline]
     pub(crate) fn link_tx_vector(&self, from: StaId, to: StaId) -> Option<TxVector> {
         let link = self.link.as_deref()?;
-        Some(link.tx_vector(from, to, self.stas[from as usize].retries))
+        Some(link.tx_vector(from, to, self.link_attempt(from, to)))
+    }
+
+    /// Attempt index of `from`'s current transmission to `to` in its rate controller's
+    /// retry chain: the frame's retry count, or on the aggregating MAC the link's PPDUs in a
+    /// row without a Block Ack (a whole A-MPDU goes at one rate, and one that got no Block
+    /// Ack goes again down the chain, as a Linux driver retries an aggregate).
+    #[inline]
+    fn link_attempt(&self, from: StaId, to: StaId) -> u32 {
+        if self.aggregates() {
+            let (sta, dir) = if from == AP { (to, 1) } else { (from, 0) };
+            self.stas[sta as usize].ppdu_fails[dir]
+        } else {
+            self.stas[from as usize].retries
+        }
+    }
+
+    /// One MPDU of an A-MPDU from `from` to `to`: draws its loss at the PPDU's rate (no
+    /// feedback yet: [`Bss::ppdu_feedback`] reports the whole PPDU). False without links.
+    pub(crate) fn link_mpdu_lost(&mut self, from: StaId, to: StaId, bytes: u32) -> bool {
+        let attempt = self.link_attempt(from, to);
+        let Some(link) = self.link.as_deref_mut() else { return false };
+        let r = link.rate_index(from, to, attempt);
+        let p = link.mpdu_error(from, to, r, bytes, None);
+        let s = &mut self.stas[if from == AP { to } else { from } as usize];
+        s.loss_rng.random::<f64>() < p
+    }
+
+    /// Feedback of one A-MPDU from `from` to `to` to its rate controller, as Linux's
+    /// minstrel_ht gets it from a driver's A-MPDU status: `attempted` MPDUs at the PPDU's
+    /// rate, `acked` of them in the Block Ack; then the link's PPDU failure count moves.
+    pub(crate) fn ppdu_feedback(&mut self, now: Time, from: StaId, to: StaId, attempted: u32, acked: u32) {
+        let attempt = self.link_attempt(from, to);
+        if let Some(link) = self.link.as_deref_mut() {
+            let r = link.rate_index(from, to, attempt);
+            link.control[Link::dir_index(from, to)].report(now, r, attempted, acked);
+        }
+        let (sta, dir) = if from == AP { (to, 1) } else { (from, 0) };
+        let fails = &mut self.stas[sta as usize].ppdu_fails[dir];
+        *fails = if acked > 0 { 0 } else { *fails + 1 };
     }
 
     /// The error model's part of a frame attempt's fate: draws the loss of an MPDU of `bytes`
@@ -189,8 +228,8 @@ impl Bss {
     /// captured with), and reports the attempt, lost if `already_lost` or by this draw, to
     /// the rate controller. False (and no draw) without links.
     pub(crate) fn link_lost(&mut self, now: Time, from: StaId, to: StaId, bytes: u32, already_lost: bool) -> bool {
+        let attempt = self.link_attempt(from, to);
         let Some(link) = self.link.as_deref_mut() else { return false };
-        let attempt = self.stas[from as usize].retries;
         let r = link.rate_index(from, to, attempt);
         let sinr = link.captured.take().filter(|(s, _)| *s == from).map(|(_, v)| v);
         let p = link.mpdu_error(from, to, r, bytes, sinr);
@@ -234,10 +273,13 @@ impl Bss {
     pub(crate) fn capture(&mut self, now: Time, winners: &[StaId]) -> Option<StaId> {
         use super::dcf::Head;
         let link = self.link.as_deref()?;
+        // Capture is modelled for single-MPDU exchanges only: a collided A-MPDU fails whole
+        // (its feedback goes per PPDU from `aggregate_attempt`).
+        if self.aggregates() {
+            return None;
+        }
         let mut best: Option<(StaId, f64)> = None;
-        // Capture is modelled for single-MPDU exchanges only: a collided A-MPDU fails whole.
-        let aggregating = self.cfg.qos.as_ref().is_some_and(|q| q.aggregation.is_some());
-        for &w in winners.iter().filter(|_| !aggregating) {
+        for &w in winners {
             let Some(Head::Frame(i)) = self.head(w) else { continue };
             let frame = self.stas[w as usize].queue[i];
             if winners.contains(&frame.to) || self.uses_rts(&frame) {

@@ -20,6 +20,7 @@ mod link;
 mod power;
 mod queue;
 pub mod rate;
+pub mod rate_use;
 
 use crate::net::impairment::LossProcess;
 use crate::rng::StreamRng;
@@ -425,6 +426,12 @@ pub struct Sta {
     pub(crate) seq_down: u32,
     /// MPDUs in its queue acknowledged and passed up (or dropped), not yet removed.
     pub(crate) gone: u32,
+    /// Rates of the data MPDUs of this station's link: [station → AP, AP → station] (the
+    /// AP's own entry stays empty).
+    pub rate_use: [rate_use::RateUse; 2],
+    /// PPDUs in a row without a Block Ack on [station → AP, AP → station]: the attempt index
+    /// of the link's next A-MPDU in its rate controller's retry chain.
+    pub(crate) ppdu_fails: [u32; 2],
 }
 
 /// Counters of the whole BSS.
@@ -543,6 +550,8 @@ impl Bss {
                 ba_down: false,
                 seq_up: 0,
                 seq_down: 0,
+                rate_use: Default::default(),
+                ppdu_fails: [0; 2],
                 gone: 0,
             }})
             .collect();
