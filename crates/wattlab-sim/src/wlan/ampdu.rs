@@ -130,6 +130,9 @@ impl Bss {
         let agg = self.cfg.qos.and_then(|q| q.aggregation).expect("aggregating MAC");
         let to = self.stas[sta as usize].queue[head].to;
         let allowance = if sta == AP { self.stas[to as usize].power.ap_allowance() } else { u32::MAX };
+        // A rate controller's probe goes alone (minstrel_ht: "sampling might add some overhead
+        // (RTS, no aggregation)").
+        let allowance = if self.link_sampling(sta, to) { 1 } else { allowance };
         let edca_txop = self.cfg.qos.map_or(Duration::ZERO, |q| q.edca.params(sta == AP, Ac::Be).txop_limit);
         let txop = match (edca_txop, agg.txop_limit) {
             (Duration::ZERO, t) | (t, Duration::ZERO) => t,

@@ -198,6 +198,11 @@ impl Bss {
         }
     }
 
+    /// True if `from`'s rate controller for `to` is sampling a rate on its current frame.
+    pub(crate) fn link_sampling(&self, from: StaId, to: StaId) -> bool {
+        self.link.as_deref().is_some_and(|l| matches!(l.control(from, to), RateControl::Minstrel(m) if m.sampling()))
+    }
+
     /// One MPDU of an A-MPDU from `from` to `to`: draws its loss at the PPDU's rate (no
     /// feedback yet: [`Bss::ppdu_feedback`] reports the whole PPDU). False without links.
     pub(crate) fn link_mpdu_lost(&mut self, from: StaId, to: StaId, bytes: u32) -> bool {

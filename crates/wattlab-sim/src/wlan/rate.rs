@@ -209,6 +209,13 @@ pub struct Minstrel {
     sample_table: Vec<u8>,
     sample_pos: usize,
     next_update: Time,
+    /// MPDUs and PPDUs reported in the current interval, and minstrel_ht's EWMA of their
+    /// ratio (`avg_ampdu_len`, 1 without aggregation): samples are 16 + 2·that MPDUs apart.
+    ampdu_mpdus: u32,
+    ampdu_ppdus: u32,
+    avg_ampdu_len: f64,
+    /// The current chain is a sample's.
+    sampling: bool,
     /// Frames sent as samples (for tests and reports).
     pub samples: u64,
 }
@@ -238,9 +245,13 @@ impl Minstrel {
             sample_table,
             sample_pos: 0,
             next_update: Time::ZERO + UPDATE_INTERVAL,
+            ampdu_mpdus: 0,
+            ampdu_ppdus: 0,
+            avg_ampdu_len: 1.0,
+            sampling: false,
             samples: 0,
         };
-        m.next_chain();
+        m.next_chain(1);
         m
     }
 
@@ -274,17 +285,30 @@ impl Minstrel {
         let s = &mut self.stats[rate];
         s.attempts += attempted;
         s.successes += acked;
+        self.ampdu_mpdus += attempted;
+        self.ampdu_ppdus += 1;
         if now >= self.next_update {
             self.update_stats();
             self.next_update = now + UPDATE_INTERVAL;
         }
         if acked > 0 {
-            self.next_chain();
+            self.next_chain(attempted);
         }
+    }
+
+    /// True if the current chain is a sample's (the aggregating MAC then sends one MPDU
+    /// alone, as minstrel_ht's probes go unaggregated).
+    pub fn sampling(&self) -> bool {
+        self.sampling
     }
 
     /// The end of a statistics interval: fold the counts into the EWMAs and pick the rates.
     fn update_stats(&mut self) {
+        if self.ampdu_ppdus > 0 {
+            let cur = self.ampdu_mpdus as f64 / self.ampdu_ppdus as f64;
+            self.avg_ampdu_len = EWMA_OLD * self.avg_ampdu_len + (1.0 - EWMA_OLD) * cur;
+            (self.ampdu_mpdus, self.ampdu_ppdus) = (0, 0);
+        }
         for s in &mut self.stats {
             if s.attempts > 0 {
                 let cur = s.successes as f64 / s.attempts as f64;
@@ -316,14 +340,17 @@ impl Minstrel {
         self.max_prob = reliable.unwrap_or_else(|| (0..n).max_by(|&a, &b| self.prob(a).total_cmp(&self.prob(b))).unwrap_or(0));
     }
 
-    /// The chain of the next frame: the regular one, or a sample every [`SAMPLE_INTERVAL`] frames.
-    fn next_chain(&mut self) {
+    /// The chain of the next frame after one of `mpdus` MPDUs: the regular one, or a sample
+    /// every [`SAMPLE_INTERVAL`] frames (16 + 2·mean A-MPDU length MPDUs under aggregation).
+    fn next_chain(&mut self, mpdus: u32) {
         self.chain = [(self.max_tp[0], TRIES), (self.max_tp[1], TRIES), (self.max_prob, TRIES)];
+        self.sampling = false;
         if self.sample_wait > 0 {
-            self.sample_wait -= 1;
+            self.sample_wait = self.sample_wait.saturating_sub(mpdus);
             return;
         }
-        self.sample_wait = SAMPLE_INTERVAL - 1;
+        // minstrel_ht: 16 + 2 × MINSTREL_TRUNC(avg_ampdu_len); 18 without aggregation.
+        self.sample_wait = SAMPLE_INTERVAL - 2 + 2 * self.avg_ampdu_len as u32 - 1;
         let n = self.sample_table.len();
         for _ in 0..n {
             let r = self.sample_table[self.sample_pos] as usize;
@@ -332,6 +359,7 @@ impl Minstrel {
                 continue;
             }
             self.samples += 1;
+            self.sampling = true;
             // A slower sample goes after one try of max_tp[0], so it costs little when it fails.
             self.chain = if self.exchange_us[r] > self.exchange_us[self.max_tp[0]] {
                 [(self.max_tp[0], 1), (r, 1), (self.max_prob, TRIES)]
