@@ -48,6 +48,19 @@ def test_rate_control_finds_a_rate_where_the_constant_one_fails():
         assert delivered(scenario(rate=alg)) > 1_000_000, alg
 
 
+def test_rate_columns_reach_the_table():
+    # 45 m on 802.11a: a constant 12 Mb/s sends every data MPDU at 12 Mb/s both ways; the
+    # ideal choice moves to a faster legacy rate (24 Mb/s at 13.7 dB), the MCS column stays -1.
+    st = wattlab.run(text=scenario(rate="12Mbps"), seed=1).wlan_stations
+    client = st[st["role"] == "station"].iloc[0]
+    assert client["rate_mpdus"] > 100
+    assert (client["rate_mbps_mean"], client["rate_mode_mbps"], client["mcs_mode"]) == (12.0, 12.0, -1)
+    assert (client["rate_up_mbps"], client["rate_down_mbps"]) == (12.0, 12.0)
+    st = wattlab.run(text=scenario(rate="ideal"), seed=1).wlan_stations
+    client = st[st["role"] == "station"].iloc[0]
+    assert client["rate_mode_mbps"] > 12.0, client["rate_mode_mbps"]
+
+
 def test_same_seed_same_bytes():
     text = scenario(propagation="[wlan.propagation]\nshadowing_sigma_db = 6\n", distance_m=30.0)
     a, b = wattlab.run(text=text, seed=4), wattlab.run(text=text, seed=4)
