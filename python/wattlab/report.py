@@ -87,6 +87,24 @@ def print_run(console: Console, res) -> None:
         print_agents(console, s["agents"])
     if s.get("tunnels"):
         print_tunnels(console, s["tunnels"])
+    if s.get("wlans"):
+        print_wlan_stations(console, res.tables["wlan_stations"].to_pylist())
+
+
+def print_wlan_stations(console: Console, rows: list[dict]) -> None:
+    """Per station of each BSS: airtime, aggregation and the rates in use (docs/wlan.md)."""
+    def mbps(v: float) -> str:
+        return f"{v:.1f}" if v else "—"
+    table = [{
+        "node": r["node"], "airtime": f"{100 * r['airtime_share']:.1f} %",
+        "ampdu": f"{r['ampdu_mean']:.1f}" if r["ampdus"] else "—", "ba_retries": r["ba_retries"],
+        "mcs": r["mcs_mode"] if r["mcs_mode"] >= 0 else "—", "rate": mbps(r["rate_mbps_mean"]),
+        "up": mbps(r["rate_up_mbps"]), "down": mbps(r["rate_down_mbps"]),
+    } for r in rows]
+    cols = [("node", "node"), ("airtime", "airtime"), ("ampdu", "A-MPDU"), ("ba_retries", "BA rtx"),
+            ("mcs", "MCS"), ("rate", "Mb/s"), ("up", "up"), ("down", "down")]
+    _print_counters(console, "WLAN stations (data MPDUs: most used MCS, mean rate)", table, cols,
+                    left=("node",))
 
 
 def print_agents(console: Console, agents: list[dict]) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -97,3 +98,17 @@ def test_cli_error_without_traceback(tmp_path):
     assert proc.returncode == 2
     assert f"{bad}:" in proc.stderr and "unknown propagation model `two-ray`" in proc.stderr
     assert "Traceback" not in proc.stderr and "panicked" not in proc.stderr
+
+
+def test_run_prints_the_wlan_stations_within_80_columns(tmp_path):
+    path = tmp_path / "ok.toml"
+    path.write_text(scenario(rate="12Mbps"))
+    proc = subprocess.run([sys.executable, "-m", "wattlab.cli", "run", str(path), "--allow-incomplete"],
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "COLUMNS": "80"})
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "WLAN stations" in out and "MCS" in out
+    wlan = out[out.index("WLAN stations"):]
+    row = next(line for line in wlan.splitlines() if line.strip().startswith("client"))
+    assert row.split()[-3:] == ["12.0", "12.0", "12.0"], row  # mean, up, down (Mb/s)
+    assert max(len(line.rstrip()) for line in out.splitlines()) <= 80
