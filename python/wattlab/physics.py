@@ -8,6 +8,7 @@ contiguous buffers, results come back as bytes read by ``numpy.frombuffer``).
 - :func:`phy` (a PHY's slot, SIFS, DIFS, contention windows, rates), :data:`FRAME_BYTES`;
 - :func:`frame_s`, :func:`data_frame_s`, :func:`ack_s`, :func:`exchange_s`,
   :func:`control_rate_kbps`: airtimes as ``crates/wattlab-core/src/wlan/phy.rs`` computes them;
+- :func:`ppdu_s`, :func:`mcs_info`: HT/VHT/HE (802.11n/ac/ax) PPDU airtimes and MCS rates;
 - :func:`break_even_s`: the shortest idle gap worth sleeping through (``energy::break_even_time``);
 - :func:`timeline_energy`: a state timeline costed by the core's meter (energy per owner and up
   to instants, the meter's transition legs and attribution).
@@ -45,6 +46,25 @@ def phy(name: str, short_preamble: bool = False) -> dict:
 def phy_names() -> list[str]:
     """The built-in PHYs' names."""
     return list(_core.phy_names())
+
+
+def ppdu_s(phy_name: str, psdu_bytes, mcs: int, nss: int = 1, width_mhz: int = 20, gi_ns: int = 800,
+           band: str | None = None, packet_padding_us: int = 0) -> np.ndarray:
+    """Airtime (s) of 802.11n/ac/ax PPDUs carrying PSDUs of ``psdu_bytes`` at one MCS (``mcs``
+    per stream, ``nss`` streams, ``width_mhz``, ``gi_ns``) in ``band`` (default 5 GHz), with
+    ``packet_padding_us`` of HE nominal packet padding; an invalid combination raises
+    ``ValueError`` naming what is valid."""
+    b = np.broadcast_arrays(_ints("psdu_bytes", psdu_bytes))[0]
+    flat = np.ascontiguousarray(b.ravel(), dtype=np.int64)
+    raw = _core.ppdu_durations_ns(phy_name, flat, mcs, nss, width_mhz, gi_ns, band, packet_padding_us)
+    return _array(raw, np.int64).reshape(b.shape) / 1e9
+
+
+def mcs_info(phy_name: str, mcs: int, nss: int = 1, width_mhz: int = 20, gi_ns: int = 800,
+             band: str | None = None) -> dict:
+    """One 802.11n/ac/ax MCS: ``data_rate_bps``, ``response_kbps`` (the non-HT rate of the
+    ACK answering it) and ``modulation``."""
+    return dict(_core.mcs_info(phy_name, mcs, nss, width_mhz, gi_ns, band))
 
 
 def _ints(name: str, x) -> np.ndarray:

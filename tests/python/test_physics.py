@@ -41,6 +41,9 @@ def test_frame_timing_refuses_what_the_phy_does_not_have():
     with pytest.raises(ValueError, match="802.11a has no rate 11Mbps"):
         physics.frame_s("802.11a", 100, 11_000)
     with pytest.raises(ValueError, match="unknown PHY"):
+        physics.frame_s("802.11be", 100, 54_000)
+    # An HT PHY's data goes at an MCS (physics.ppdu_s), not at a rate.
+    with pytest.raises(ValueError, match="give mcs, nss, width and gi"):
         physics.frame_s("802.11n", 100, 54_000)
     with pytest.raises(ValueError, match="whole numbers"):
         physics.frame_s("802.11a", 100.5, 54_000)

@@ -181,13 +181,13 @@ def test_airtime_fixture_matches_hand_computed_frame_times():
 @pytest.mark.parametrize(
     "change, key, words",
     [
-        ('phy = "80211a"', "wlan[0].phy", ["unknown PHY `80211n`", "802.11a"]),
+        ('phy = "80211a"', "wlan[0].phy", ["unknown PHY `80211be`", "802.11a", "802.11ax"]),
         ('rate = "54Mbps"', "wlan[0].rate", ["has no rate 11Mbps"]),
         ('power_save = "cam"', "wlan[0].power_save", ["unknown power-save mode", "bsd-P"]),
     ],
 )
 def test_bad_wlan_settings_are_located(change, key, words):
-    bad = {"phy": 'phy = "80211n"', "rate": 'rate = "11Mbps"', "power_save": 'power_save = "sometimes"'}[key.split(".")[1]]
+    bad = {"phy": 'phy = "80211be"', "rate": 'rate = "11Mbps"', "power_save": 'power_save = "sometimes"'}[key.split(".")[1]]
     text = bss(flows='[[flow]]\nkind = "bulk-download"\nclient = "client"\nserver = "server"\nbytes = "1MB"').replace(change, bad)
     with pytest.raises(wattlab.ScenarioError) as e:
         wattlab.validate(text=text)

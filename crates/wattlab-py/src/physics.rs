@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyDict};
 use wattlab_core::energy::{break_even_time, cost_timeline, find_builtin_profile, DeviceProfile, RadioState};
 use wattlab_core::wlan::capacity::exchange_duration;
-use wattlab_core::wlan::phy::{self, Modulation, PhyProfile, Preamble};
+use wattlab_core::wlan::phy::{self, Band, Modulation, PhyFormat, PhyProfile, Preamble, TxVector};
 use wattlab_core::{Duration, Time};
 
 use crate::guard;
@@ -85,7 +85,8 @@ fn per_frame<'py>(
     Ok(ns_array(py, b.iter().zip(&r).map(|(&b, &r)| airtime(&p, b, r))))
 }
 
-/// Names of the built-in PHY profiles (`802.11b`, `dsss-2mbps`, `802.11a`, `802.11g`).
+/// Names of the built-in PHY profiles (`802.11b`, `dsss-2mbps`, `802.11a`, `802.11g`,
+/// `802.11n`, `802.11ac`, `802.11ax`).
 #[pyfunction]
 fn phy_names() -> PyResult<Vec<&'static str>> {
     guard(|| Ok(phy::phy_names()))
@@ -120,6 +121,67 @@ fn phy_profile<'py>(py: Python<'py>, name: &str, short_preamble: bool) -> PyResu
         d.set_item("backoff_stages", p.backoff_stages())?;
         d.set_item("rates_kbps", p.rates_kbps.to_vec())?;
         d.set_item("basic_rates_kbps", p.basic_rates_kbps.to_vec())?;
+        d.set_item("format", format!("{:?}", p.format).to_lowercase())?;
+        d.set_item("band", p.band.to_string())?;
+        Ok(d)
+    })
+}
+
+/// The HT/VHT/HE TxVector (`mcs`, `nss`, `width_mhz`, `gi_ns`) of PHY `phy` in `band`
+/// (default: the profile's) with `packet_padding_us` of HE nominal packet padding, checked.
+fn mcs_vector(phy: &str, band: Option<&str>, packet_padding_us: u8, m: phy::Mcs) -> PyResult<(PhyProfile, TxVector)> {
+    let mut p = phy_named(phy, false)?;
+    if let Some(b) = band {
+        let b = Band::parse(b).ok_or_else(|| value_error(format!("unknown band `{b}` (bands: {})", Band::NAMES.join(", "))))?;
+        p = p.with_band(b).map_err(|e| value_error(e.0))?;
+    }
+    if packet_padding_us != 0 {
+        p = p.with_he_packet_padding(packet_padding_us).map_err(|e| value_error(e.0))?;
+    }
+    let tx = match p.format {
+        PhyFormat::Ht => TxVector::Ht(m),
+        PhyFormat::Vht => TxVector::Vht(m),
+        PhyFormat::He => TxVector::He(m),
+        PhyFormat::Legacy => return Err(value_error(format!("{} is a legacy PHY: it has rates, not MCSs", p.name))),
+    };
+    let tx = p.check_tx(tx).map_err(|e| value_error(e.0))?;
+    Ok((p, tx))
+}
+
+/// Airtime (ns) of HT/VHT/HE PPDUs carrying PSDUs of `psdu_bytes` with one MCS (802.11n/ac/ax).
+#[pyfunction]
+#[pyo3(signature = (phy, psdu_bytes, mcs, nss = 1, width_mhz = 20, gi_ns = 800, band = None, packet_padding_us = 0))]
+#[allow(clippy::too_many_arguments)]
+fn ppdu_durations_ns<'py>(
+    py: Python<'py>,
+    phy: &str,
+    psdu_bytes: PyBuffer<i64>,
+    mcs: u8,
+    nss: u8,
+    width_mhz: u16,
+    gi_ns: u16,
+    band: Option<&str>,
+    packet_padding_us: u8,
+) -> PyResult<Bound<'py, PyByteArray>> {
+    guard(|| {
+        let (p, tx) = mcs_vector(phy, band, packet_padding_us, phy::Mcs { mcs, nss, width_mhz, gi_ns })?;
+        let b = byte_counts("psdu_bytes", &values(py, "psdu_bytes", &psdu_bytes)?)?;
+        Ok(ns_array(py, b.iter().map(|&b| p.ppdu_duration(b, tx))))
+    })
+}
+
+/// One HT/VHT/HE MCS on `phy`: data_rate_bps, response_kbps (the non-HT rate of its ACK),
+/// modulation ("64-QAM 5/6").
+#[pyfunction]
+#[pyo3(signature = (phy, mcs, nss = 1, width_mhz = 20, gi_ns = 800, band = None))]
+fn mcs_info<'py>(py: Python<'py>, phy: &str, mcs: u8, nss: u8, width_mhz: u16, gi_ns: u16, band: Option<&str>) -> PyResult<Bound<'py, PyDict>> {
+    guard(|| {
+        let m = phy::Mcs { mcs, nss, width_mhz, gi_ns };
+        let (p, tx) = mcs_vector(phy, band, 0, m)?;
+        let d = PyDict::new(py);
+        d.set_item("data_rate_bps", p.data_rate_bps(tx))?;
+        d.set_item("response_kbps", p.response_kbps(tx))?;
+        d.set_item("modulation", m.modulation_name())?;
         Ok(d)
     })
 }
@@ -318,6 +380,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(phy_profile, m)?)?;
     m.add_function(wrap_pyfunction!(wlan_frame_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(control_rate_kbps, m)?)?;
+    m.add_function(wrap_pyfunction!(ppdu_durations_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(mcs_info, m)?)?;
     m.add_function(wrap_pyfunction!(frame_durations_ns, m)?)?;
     m.add_function(wrap_pyfunction!(data_durations_ns, m)?)?;
     m.add_function(wrap_pyfunction!(ack_durations_ns, m)?)?;

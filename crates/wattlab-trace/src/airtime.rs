@@ -21,7 +21,7 @@
 use std::fmt;
 
 use wattlab_core::energy::Activity;
-use wattlab_core::wlan::phy::{find_phy, phy_names, PhyProfile};
+use wattlab_core::wlan::phy::{find_phy, PhyFormat, PhyProfile, PHY_PROFILES};
 use wattlab_core::{Duration, Time};
 
 /// The largest IP packet one 802.11 data frame carries here (Ethernet's MTU).
@@ -96,8 +96,12 @@ impl Airtime {
             return Ok(Airtime::Link { rate_bps: (x * 1e6).round() as u64 });
         }
         // "802.11a" and "80211a" both name the built-in 802.11a (`find_phy`).
-        let phy = find_phy(name).ok_or_else(|| {
-            format!("unknown PHY `{name}`; valid: {}, link@RATE, instant", phy_names().join(", "))
+        // A capture is timed per packet at one non-HT rate: HT/VHT/HE PPDUs (MCS, aggregation)
+        // are not modelled here, so only the legacy PHYs are offered.
+        let legacy: Vec<&str> = PHY_PROFILES.iter().filter(|p| p.format == PhyFormat::Legacy).map(|p| p.name).collect();
+        let phy = find_phy(name).filter(|p| p.format == PhyFormat::Legacy).ok_or_else(|| match find_phy(name) {
+            Some(p) => format!("PHY `{name}`: a capture's airtime is modelled for the legacy PHYs only ({}); {} PPDUs are not", legacy.join(", "), p.name),
+            None => format!("unknown PHY `{name}`; valid: {}, link@RATE, instant", legacy.join(", ")),
         })?;
         let rate_kbps = match rate {
             Some(r) => phy.check_rate((mbps(r)? * 1000.0).round() as u32).map_err(|e| e.to_string())?,

@@ -11,7 +11,7 @@ use wattlab_core::power::PowerMode;
 use wattlab_core::tunnel::TriggerConfig;
 use wattlab_core::wlan::phy::find_phy;
 use wattlab_core::Duration;
-use wattlab_sim::scenario::FlowSettings;
+use wattlab_sim::scenario::{FlowSettings, RateSetting};
 use wattlab_sim::BuildOptions;
 
 use super::read_scenario;
@@ -90,7 +90,10 @@ pub fn load(path: &Path, overrides: &[String]) -> Result<TunnelPlan, String> {
     let client = tn.client.get_ref().clone();
     need(wlan.stations.get_ref()[0] == client, "the [[tunnel]]'s client to be the [[wlan]]'s station")?;
     let phy = find_phy(wlan.phy.get_ref()).ok_or_else(|| format!("{origin}: unknown phy `{}`", wlan.phy.get_ref()))?;
-    let rate = wlan.rate.get_ref().bps();
+    let rate = match wlan.rate.as_ref().map(|r| r.get_ref()) {
+        Some(RateSetting::Bitrate(r)) => r.bps(),
+        _ => return Err(format!("{origin}: a live tunnel run needs a legacy PHY (802.11a/b/g) with a `rate` such as \"54Mbps\"")),
+    };
     let kbps = (rate / 1000) as u32;
     let airtime = phy.difs() + phy.mean_backoff(phy.cw_min) + phy.data_duration(1500, kbps) + phy.sifs + phy.ack_duration(kbps);
     let bits = Duration::from_nanos(1500 * 8 * 1_000_000_000 / rate);

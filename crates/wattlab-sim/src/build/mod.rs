@@ -10,6 +10,7 @@ mod settings;
 mod topology;
 mod tunnel;
 mod wlan;
+mod wlan_phy;
 
 use crate::engine::Scheduler;
 use crate::net::{DropCounters, Network};

@@ -155,7 +155,6 @@ pub(crate) fn attach_agents(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> R
         attach(sim, cx, Agent { name, station, iface, settings: w.power_save.agent.as_ref(), rate_bps: w.rate.bps(), key })?;
     }
     for (b, w) in scn.wlan.iter().enumerate() {
-        let rate_bps = w.rate.get_ref().bps();
         let mut any = false;
         for sta in 1..sim.wlans[b].bss.stas.len() {
             let s = &sim.wlans[b].bss.stas[sta];
@@ -170,6 +169,9 @@ pub(crate) fn attach_agents(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> R
             }
             any = true;
             let (station, iface, name) = (s.cfg.node, sim.wlans[b].sta_iface[sta], sim.wlans[b].bss.name.clone());
+            // The station's nominal data rate (its own constant setting or the BSS's).
+            let cfg = &sim.wlans[b].bss.cfg;
+            let rate_bps = cfg.phy.data_rate_bps(s.cfg.tx.unwrap_or(cfg.tx));
             let (settings, key) = match own {
                 Some((k, a)) => (Some(a), station_key(k)),
                 None => (w.power_save.agent.as_ref(), w.power_save.key(&format!("wlan[{b}]"), "agent")),

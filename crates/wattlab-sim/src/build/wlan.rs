@@ -15,7 +15,7 @@ use wattlab_core::power::PowerMode;
 use toml::Spanned;
 use wattlab_core::energy::DeviceProfile;
 use wattlab_core::wire::mac_for_node;
-use wattlab_core::wlan::phy::{find_phy, phy_names, BEACON_BYTES};
+use wattlab_core::wlan::phy::BEACON_BYTES;
 use wattlab_core::wlan::{PhyProfile, TxVector};
 use std::collections::HashMap;
 use wattlab_core::Duration;
@@ -57,8 +57,10 @@ pub(crate) fn build_wlans(scn: &Scenario, cx: &Ctx, streams: &RngStreams, t: &mu
         if t.nodes[ap as usize].kind != NodeKind::Ap {
             return Err(cx.err(&w.ap, &format!("{key}.ap"), format!("node `{}` is not of kind \"ap\"", w.ap.get_ref())));
         }
-        let members = members(cx, w, &key, ap, t, profiles)?;
-        let cfg = mac_config(cx, w, &key, &members)?;
+        let phy = super::wlan_phy::profile(cx, w, &key)?;
+        let tx = super::wlan_phy::tx_vector(cx, &phy, w.tx_keys(), None, &key, &w.phy)?;
+        let members = members(cx, w, &key, ap, t, profiles, (&phy, tx))?;
+        let cfg = mac_config(cx, w, &key, &members, phy, tx)?;
         let (sta_iface, node_sta) = interfaces(t, b as u16, ap, &members);
         let rngs = members
             .iter()
@@ -80,8 +82,9 @@ fn node_of(cx: &Ctx, by_name: &HashMap<String, u32>, at: Spanned<()>, key: &str,
 }
 
 /// A BSS's members, the AP first then the stations in the order given, each with the
-/// section's settings and its `[[wlan.station]]` overrides.
-fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology, profiles: &[Option<DeviceProfile>]) -> Result<Vec<(u32, StaConfig)>, ScenarioError> {
+/// section's settings and its `[[wlan.station]]` overrides (`bss_tx`: the BSS's PHY and rate,
+/// which a station's rate keys override).
+fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology, profiles: &[Option<DeviceProfile>], bss_tx: (&PhyProfile, TxVector)) -> Result<Vec<(u32, StaConfig)>, ScenarioError> {
     let default_mode = power_save(cx, &w.power_save, key)?;
     let general = |k: &str, m: String| ScenarioError::general(cx.origin, Some(format!("{key}.{k}")), m);
     let down_loss = loss_process(w.down_loss.as_ref()).map_err(|m| general("down_loss", m))?;
@@ -100,6 +103,7 @@ fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology, profiles:
         loss_down: loss.0,
         loss_up: loss.1,
         has_radio: false,
+        tx: None,
     };
     // A station's radio (if it has one) sets how long it takes to wake.
     let station = |node: u32, name: &str, power_save: PowerSave, loss: (LossProcess, LossProcess)| {
@@ -140,19 +144,18 @@ fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology, profiles:
         if let Some(q) = o.queue {
             m.1.queue_limit = q.max(1);
         }
+        let keys = o.tx_keys();
+        if keys.rate.is_some() || keys.mcs.is_some() || keys.nss.is_some() || keys.width.is_some() || keys.gi.is_some() {
+            let (phy, tx) = bss_tx;
+            m.1.tx = Some(super::wlan_phy::tx_vector(cx, phy, keys, Some(tx), &okey, &w.phy)?);
+        }
     }
     Ok(members)
 }
 
-/// The MAC settings of a `[[wlan]]` section (PHY, rate, retries, beacons, AP queueing).
-fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)]) -> Result<MacConfig, ScenarioError> {
-    let phy = find_phy(w.phy.get_ref()).ok_or_else(|| {
-        cx.err(&w.phy, &format!("{key}.phy"), format!("unknown PHY `{}` (known: {})", w.phy.get_ref(), phy_names().join(", ")))
-    })?;
-    let phy = phy.with_short_preamble(w.short_preamble);
-    let rate_kbps = phy
-        .check_rate((w.rate.get_ref().bps() / 1000) as u32)
-        .map_err(|e| cx.err(&w.rate, &format!("{key}.rate"), e.0))?;
+/// The MAC settings of a `[[wlan]]` section (PHY `phy` sending at `tx`, retries, beacons, AP
+/// queueing).
+fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)], phy: PhyProfile, tx: TxVector) -> Result<MacConfig, ScenarioError> {
     let choice = |v: &Option<Spanned<String>>, k: &str, names: [&str; 2]| -> Result<bool, ScenarioError> {
         match v.as_ref().map(|s| (s, s.get_ref().as_str())) {
             None => Ok(true),
@@ -177,7 +180,7 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)])
     let ap_priority = ap_priority(cx, w, key, &phy)?;
     let cfg = MacConfig {
         phy,
-        tx: TxVector::Legacy { kbps: rate_kbps },
+        tx,
         rts_threshold: w.rts_threshold.map(|s| s.bytes().min(u32::MAX as u64) as u32),
         short_retry_limit: retry_limit(cx, &w.retry_limit, &format!("{key}.retry_limit"), 7)?,
         long_retry_limit: retry_limit(cx, &w.long_retry_limit, &format!("{key}.long_retry_limit"), 4)?,

@@ -384,10 +384,30 @@ pub struct WlanConfig {
     pub ap: Spanned<String>,
     /// The client stations (hosts).
     pub stations: Spanned<Vec<String>>,
-    /// PHY profile: 802.11a, 802.11g, 802.11b or dsss-2mbps (also written without dots).
+    /// PHY profile: 802.11a, 802.11g, 802.11b, dsss-2mbps, 802.11n, 802.11ac or 802.11ax
+    /// (also written without dots).
     pub phy: Spanned<String>,
-    /// Data rate of every data frame (one of the PHY's rates).
-    pub rate: Spanned<Rate>,
+    /// Data rate of every data frame: one of a legacy PHY's rates (`"54Mbps"`).
+    #[serde(default)]
+    pub rate: Option<Spanned<RateSetting>>,
+    /// Frequency band of an 802.11n/ac/ax BSS: "2.4GHz", "5GHz" (default) or "6GHz".
+    #[serde(default)]
+    pub band: Option<Spanned<String>>,
+    /// HE receivers' nominal packet padding (802.11ax): "0us" (default), "8us" or "16us".
+    #[serde(default)]
+    pub packet_padding: Option<Spanned<Dur>>,
+    /// MCS index (802.11n/ac/ax): HT 0-7 per stream (or the HT-MCS 0-31), VHT 0-9, HE 0-11.
+    #[serde(default)]
+    pub mcs: Option<Spanned<u8>>,
+    /// Spatial streams, 1-4 (default 1).
+    #[serde(default)]
+    pub nss: Option<Spanned<u8>>,
+    /// Channel width, MHz: 20 (default), 40, 80, 160; `80` or `"80MHz"`.
+    #[serde(default)]
+    pub width: Option<Spanned<ChannelWidth>>,
+    /// Guard interval: "800ns" (default), "400ns" (HT/VHT short GI), "1.6us", "3.2us" (HE).
+    #[serde(default)]
+    pub gi: Option<Spanned<Dur>>,
     /// Short DSSS preambles (802.11b only; default long).
     #[serde(default)]
     pub short_preamble: bool,
@@ -556,6 +576,104 @@ pub struct WlanStationConfig {
     /// Its transmit queue.
     #[serde(default)]
     pub queue: Option<u32>,
+    /// Its data rate (both directions of its link), over the BSS's: a legacy rate.
+    #[serde(default)]
+    pub rate: Option<Spanned<RateSetting>>,
+    /// MCS index (802.11n/ac/ax): HT 0-7 per stream (or the HT-MCS 0-31), VHT 0-9, HE 0-11.
+    #[serde(default)]
+    pub mcs: Option<Spanned<u8>>,
+    /// Spatial streams, 1-4 (default 1).
+    #[serde(default)]
+    pub nss: Option<Spanned<u8>>,
+    /// Channel width, MHz: 20 (default), 40, 80, 160; `80` or `"80MHz"`.
+    #[serde(default)]
+    pub width: Option<Spanned<ChannelWidth>>,
+    /// Guard interval: "800ns" (default), "400ns" (HT/VHT short GI), "1.6us", "3.2us" (HE).
+    #[serde(default)]
+    pub gi: Option<Spanned<Dur>>,
+}
+
+/// The rate keys of a `[[wlan]]` or a `[[wlan.station]]`, borrowed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TxKeys<'a> {
+    /// `rate`.
+    pub rate: Option<&'a Spanned<RateSetting>>,
+    /// `mcs`.
+    pub mcs: Option<&'a Spanned<u8>>,
+    /// `nss`.
+    pub nss: Option<&'a Spanned<u8>>,
+    /// `width`.
+    pub width: Option<&'a Spanned<ChannelWidth>>,
+    /// `gi`.
+    pub gi: Option<&'a Spanned<Dur>>,
+}
+
+impl WlanConfig {
+    /// Its rate keys.
+    pub fn tx_keys(&self) -> TxKeys<'_> {
+        TxKeys { rate: self.rate.as_ref(), mcs: self.mcs.as_ref(), nss: self.nss.as_ref(), width: self.width.as_ref(), gi: self.gi.as_ref() }
+    }
+}
+
+impl WlanStationConfig {
+    /// Its rate keys (each over its BSS's).
+    pub fn tx_keys(&self) -> TxKeys<'_> {
+        TxKeys { rate: self.rate.as_ref(), mcs: self.mcs.as_ref(), nss: self.nss.as_ref(), width: self.width.as_ref(), gi: self.gi.as_ref() }
+    }
+}
+
+/// How data frames pick their rate: a legacy PHY's bit rate, or the name of a rate setting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RateSetting {
+    /// A fixed non-HT rate (`"54Mbps"`), for the legacy PHYs.
+    Bitrate(Rate),
+    /// A word (no leading digit): the name of a rate-control setting, checked when the BSS is
+    /// built (none is known yet besides the constant MCS of `mcs`/`nss`/`width`/`gi`).
+    Named(String),
+}
+
+impl RateSetting {
+    /// A rate with a unit if `s` starts with a digit, else a setting's name.
+    pub fn parse(s: &str) -> Result<RateSetting, String> {
+        if s.trim_start().starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+            Rate::parse(s).map(RateSetting::Bitrate)
+        } else {
+            Ok(RateSetting::Named(s.trim().to_string()))
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RateSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // A bare number is a rate without a unit: Rate's own error says so.
+        match toml::Value::deserialize(d)? {
+            toml::Value::String(s) => RateSetting::parse(&s),
+            toml::Value::Integer(i) => Rate::parse(&i.to_string()).map(RateSetting::Bitrate),
+            toml::Value::Float(f) => Rate::parse(&f.to_string()).map(RateSetting::Bitrate),
+            other => Err(format!("expected a rate such as \"54Mbps\", found {}", other.type_str())),
+        }
+        .map_err(serde::de::Error::custom)
+    }
+}
+
+/// A channel width in MHz, written `80` or `"80MHz"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChannelWidth(pub u16);
+
+impl<'de> Deserialize<'de> for ChannelWidth {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let bad = |v: &dyn std::fmt::Display| format!("`{v}` is not a channel width (20, 40, 80 or 160, or \"80MHz\")");
+        match toml::Value::deserialize(d)? {
+            toml::Value::Integer(i) => u16::try_from(i).map(ChannelWidth).map_err(|_| bad(&i)),
+            toml::Value::String(s) => {
+                let t = s.trim();
+                let n = t.strip_suffix("MHz").or_else(|| t.strip_suffix("mhz")).unwrap_or(t).trim();
+                n.parse::<u16>().map(ChannelWidth).map_err(|_| bad(&s))
+            }
+            other => Err(bad(&other)),
+        }
+        .map_err(serde::de::Error::custom)
+    }
 }
 
 /// A static route: at `node`, packets for `destination` leave towards neighbour `via`.

@@ -249,9 +249,12 @@ impl Bss {
         }
     }
 
-    /// How `from` sends data to `to` now (the seam where rate control plugs in).
-    pub(crate) fn tx_vector(&self, _from: StaId, _to: StaId) -> TxVector {
-        self.cfg.tx
+    /// How `from` sends data to `to` now (the seam where rate control plugs in): the constant
+    /// setting of the station at the non-AP end of the link, both ways (the AP sends to a
+    /// station as that station is configured), else the BSS's.
+    pub(crate) fn tx_vector(&self, from: StaId, to: StaId) -> TxVector {
+        let sta = if from == AP { to } else { from };
+        self.stas[sta as usize].cfg.tx.unwrap_or(self.cfg.tx)
     }
 
     /// Airtime of a data PPDU of `psdu_bytes` from `from` to `to`.

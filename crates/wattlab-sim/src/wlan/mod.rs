@@ -158,6 +158,8 @@ pub struct StaConfig {
     pub loss_up: LossProcess,
     /// The node has a radio meter (only then are its intervals reported).
     pub has_radio: bool,
+    /// How data goes both ways between this station and the AP (None: the BSS's `tx`).
+    pub tx: Option<wattlab_core::wlan::TxVector>,
 }
 
 /// Counters of one station.

@@ -56,6 +56,7 @@ pub(crate) fn sta(node: u32, mode: PowerSave) -> StaConfig {
         loss_down: LossProcess::None,
         loss_up: LossProcess::None,
         has_radio: true,
+        tx: None,
     }
 }
 

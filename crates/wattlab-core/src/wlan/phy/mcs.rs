@@ -129,7 +129,7 @@ pub fn valid_mcs(format: PhyFormat, nss: u8, width_mhz: u16) -> Vec<u8> {
 }
 
 /// `[0, 1, 2, 5]` → `0-2, 5`.
-pub(crate) fn ranges(v: &[u8]) -> String {
+pub fn ranges(v: &[u8]) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < v.len() {
