@@ -192,7 +192,7 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)],
         loss_layer,
         ap_queueing,
         ap_priority,
-        qos: None,
+        qos: crate::wlan::QosConfig::for_phy(&phy),
     };
     if cfg.beacon_interval == Duration::ZERO {
         return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacon_interval")), "must be positive"));

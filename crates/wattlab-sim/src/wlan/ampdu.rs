@@ -29,24 +29,19 @@
 
 use super::{Ac, Body, Bss, ExchangeKind, MacOutput, MacTimer, StaId, AP, NO_SEQ};
 use rand::Rng;
+use wattlab_core::wlan::aggregation::DELIMITER_BYTES;
 use wattlab_core::wlan::phy::{ACK_BYTES, RTS_BYTES};
 use wattlab_core::{Duration, Time};
 
 /// An ADDBA Request or Response action frame: header 24, body 9, FCS 4 (§9.6.5.2–3).
 pub const ADDBA_BYTES: u32 = 37;
-/// A compressed Block Ack with a 64-bit bitmap: FC 2, duration 2, RA 6, TA 6, BA control 2,
-/// starting sequence control 2, bitmap 8, FCS 4 (§9.3.1.8.2).
-pub const BLOCK_ACK_64_BYTES: u32 = 32;
-/// The same with a 256-bit bitmap (802.11ax-2021 §9.3.1.8.2).
-pub const BLOCK_ACK_256_BYTES: u32 = 56;
-/// An A-MPDU subframe's delimiter (§9.7.1).
-pub const DELIMITER_BYTES: u32 = 4;
 
 /// An A-MPDU about to go on the air.
 #[derive(Clone, Copy, Debug)]
 struct Plan {
     to: StaId,
     ssn: u32,
+    n: u16,
     psdu: u32,
     tag: u32,
 }
@@ -81,12 +76,9 @@ impl Bss {
         }
     }
 
-    /// Bytes of the compressed Block Ack of this BSS's window.
+    /// Bytes of the compressed Block Ack of this BSS's window (32, or 56 with 256 bits).
     pub(crate) fn block_ack_bytes(&self) -> u32 {
-        match self.cfg.qos.and_then(|q| q.aggregation) {
-            Some(a) if a.ba_window > 64 => BLOCK_ACK_256_BYTES,
-            _ => BLOCK_ACK_64_BYTES,
-        }
+        self.cfg.qos.and_then(|q| q.aggregation).map_or(wattlab_core::wlan::aggregation::BLOCK_ACK_64_BYTES, |a| a.block_ack_bytes())
     }
 
     /// `sta` won the medium with the data frame at `head` of its queue: it sets up the Block
@@ -136,7 +128,11 @@ impl Bss {
         let agg = self.cfg.qos.and_then(|q| q.aggregation).expect("aggregating MAC");
         let to = self.stas[sta as usize].queue[head].to;
         let allowance = if sta == AP { self.stas[to as usize].power.ap_allowance() } else { u32::MAX };
-        let txop = self.cfg.qos.map_or(Duration::ZERO, |q| q.edca.params(sta == AP, Ac::Be).txop_limit);
+        let edca_txop = self.cfg.qos.map_or(Duration::ZERO, |q| q.edca.params(sta == AP, Ac::Be).txop_limit);
+        let txop = match (edca_txop, agg.txop_limit) {
+            (Duration::ZERO, t) | (t, Duration::ZERO) => t,
+            (a, b) => a.min(b),
+        };
         // The TXOP limit bounds the whole exchange: PPDU, SIFS and the Block Ack.
         let response = self.cfg.phy.sifs + self.control_airtime(sta, to, self.block_ack_bytes());
         let time_limit = if txop > Duration::ZERO { agg.max_ppdu_time.min(Duration::from_nanos(txop.as_nanos().saturating_sub(response.as_nanos()))) } else { agg.max_ppdu_time };
@@ -144,10 +140,11 @@ impl Bss {
         let first = self.stas[sta as usize].queue[head].ba.seq;
         let ssn = if first == NO_SEQ { next } else { first };
         let window_end = ssn + agg.ba_window as u32;
+        let cap = self.psdu_cap(sta, to, time_limit, agg.max_ampdu_bytes);
         let (mut n, mut psdu, mut tag) = (0u32, 0u32, 0u32);
         let len = self.stas[sta as usize].queue.len();
         for k in head..len {
-            let f = self.stas[sta as usize].queue[k];
+            let f = &self.stas[sta as usize].queue[k];
             if f.to != to || f.ba.acked {
                 continue;
             }
@@ -158,8 +155,8 @@ impl Bss {
             if seq >= window_end || n >= allowance {
                 break;
             }
-            let bytes = with_subframe(psdu, self.mpdu_len(&f));
-            if n > 0 && (bytes > agg.max_ampdu_bytes || self.data_airtime(sta, to, bytes) > time_limit) {
+            let bytes = with_subframe(psdu, self.mpdu_len(f));
+            if n > 0 && bytes > cap {
                 break;
             }
             psdu = bytes;
@@ -178,7 +175,34 @@ impl Bss {
         s.ampdus += 1;
         s.ampdu_mpdus += n as u64;
         s.ampdu_hist.add(n);
-        Plan { to, ssn, psdu, tag }
+        Plan { to, ssn, n: n as u16, psdu, tag }
+    }
+
+    /// Largest PSDU (bytes) `sta` may send `to` within `max_bytes` and a PPDU of `time_limit`:
+    /// found by bisection on the PPDU duration (non-decreasing in the length), and kept for the
+    /// next A-MPDU with the same TX vector and limits.
+    fn psdu_cap(&mut self, sta: StaId, to: StaId, time_limit: Duration, max_bytes: u32) -> u32 {
+        let tx = self.tx_vector(sta, to);
+        if let Some((t, l, m, cap)) = self.psdu_cap_cache {
+            if (t, l, m) == (tx, time_limit, max_bytes) {
+                return cap;
+            }
+        }
+        let (mut lo, mut hi) = (0u32, max_bytes);
+        if self.data_airtime(sta, to, hi) > time_limit {
+            // Invariant: lo fits (0 bytes always does, or nothing would), hi does not.
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if self.data_airtime(sta, to, mid) <= time_limit {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            hi = lo;
+        }
+        self.psdu_cap_cache = Some((tx, time_limit, max_bytes, hi));
+        hi
     }
 
     /// The MPDU at `k` of `sta`'s queue goes out with sequence number `seq`.
@@ -218,11 +242,18 @@ impl Bss {
         self.on_air(sta, Some(to), t, data, p.tag);
         // One error draw per MPDU, in sequence order.
         let mut received = [0u64; 4];
-        let len = self.stas[sta as usize].queue.len();
+        let (len, mut seen) = (self.stas[sta as usize].queue.len(), 0);
         for k in head..len {
-            let f = self.stas[sta as usize].queue[k];
-            if f.ba.inflight && !self.frame_lost(now, sta, to) {
-                let bit = (f.ba.seq - p.ssn) as usize;
+            if seen == p.n {
+                break;
+            }
+            let f = &self.stas[sta as usize].queue[k];
+            if !f.ba.inflight {
+                continue;
+            }
+            seen += 1;
+            let bit = (f.ba.seq - p.ssn) as usize;
+            if !self.frame_lost(now, sta, to) {
                 received[bit / 64] |= 1 << (bit % 64);
             }
         }
@@ -236,7 +267,7 @@ impl Bss {
         } else {
             t + data + d
         };
-        self.occupy(now, end, ExchangeKind::Ampdu { sta, to, ssn: p.ssn, received, ba, rts });
+        self.occupy(now, end, ExchangeKind::Ampdu { sta, to, ssn: p.ssn, n: p.n, received, ba, rts });
     }
 
     /// A deliberately lost Block Ack ([`Bss::lose_responses`]).
@@ -249,9 +280,14 @@ impl Bss {
     }
 
     /// The A-MPDU is in: the recipient keeps what arrived and passes up what is in order.
-    pub(crate) fn on_ampdu_delivered(&mut self, now: Time, sta: StaId, to: StaId, ssn: u32, received: [u64; 4]) {
+    pub(crate) fn on_ampdu_delivered(&mut self, now: Time, sta: StaId, to: StaId, ssn: u32, n: u16, received: [u64; 4]) {
+        let mut seen = 0;
         for f in self.stas[sta as usize].queue.iter_mut() {
+            if seen == n {
+                break;
+            }
             if f.ba.inflight {
+                seen += 1;
                 let bit = (f.ba.seq - ssn) as usize;
                 if received[bit / 64] >> (bit % 64) & 1 == 1 {
                     f.ba.received = true;
@@ -266,15 +302,19 @@ impl Bss {
     pub(crate) fn release_in_order(&mut self, now: Time, from: StaId, to: StaId) {
         let len = self.stas[from as usize].queue.len();
         for k in 0..len {
-            let f = self.stas[from as usize].queue[k];
+            let f = &mut self.stas[from as usize].queue[k];
             if f.to != to || f.ba.delivered {
                 continue;
             }
             if !f.ba.received {
                 break;
             }
-            self.stas[from as usize].queue[k].ba.delivered = true;
-            if let Body::Data(packet) = f.body {
+            f.ba.delivered = true;
+            let body = f.body;
+            if f.ba.acked {
+                self.stas[from as usize].gone += 1;
+            }
+            if let Body::Data(packet) = body {
                 if !self.packet_lost(now, from, to) {
                     self.out.push_back(MacOutput::Deliver { sta: to, from, packet });
                 }
@@ -297,10 +337,13 @@ impl Bss {
     /// The A-MPDU exchange is over: acknowledged MPDUs leave (once passed up), failed ones past
     /// their retry limit are dropped, the rest go again; the CW resets after a Block Ack and
     /// doubles without one. Returns the number of MPDUs acknowledged.
-    pub(crate) fn ampdu_done(&mut self, now: Time, sta: StaId, to: StaId, ssn: u32, received: [u64; 4], ba: bool, rts: bool) -> u32 {
+    pub(crate) fn ampdu_done(&mut self, now: Time, sta: StaId, to: StaId, ssn: u32, n: u16, received: [u64; 4], ba: bool, rts: bool) -> u32 {
         let limit = if rts { self.cfg.long_retry_limit } else { self.cfg.short_retry_limit };
-        let (mut acked, mut dropped, mut sent) = (0u32, 0u32, 0u32);
+        let (mut acked, mut dropped, mut sent, mut gone) = (0u32, 0u32, 0u16, 0u32);
         for f in self.stas[sta as usize].queue.iter_mut() {
+            if sent == n {
+                break;
+            }
             if !f.ba.inflight {
                 continue;
             }
@@ -308,6 +351,7 @@ impl Bss {
             sent += 1;
             if ba && received[(f.ba.seq - ssn) as usize / 64] >> ((f.ba.seq - ssn) % 64) & 1 == 1 {
                 f.ba.acked = true;
+                gone += f.ba.delivered as u32;
                 acked += 1;
             } else if limit.is_some_and(|l| f.ba.tries as u32 > l) {
                 // Dropped: the recipient's window moves past it (it holds nothing for it).
@@ -315,16 +359,18 @@ impl Bss {
                 f.ba.received = true;
                 f.ba.delivered = true;
                 f.ba.tries = u16::MAX;
+                gone += 1;
                 dropped += 1;
             }
         }
+        self.stas[sta as usize].gone += gone;
         if !ba && sent > 0 {
             self.stas[sta as usize].stats.ba_lost += 1;
         }
         if dropped > 0 {
             self.release_in_order(now, sta, to);
         }
-        self.sweep(sta, to);
+        self.sweep(sta);
         let s = &mut self.stas[sta as usize];
         s.stats.retry_drops += dropped as u64;
         if ba {
@@ -364,35 +410,50 @@ impl Bss {
                 let to = f.to;
                 // The PSDU was over the threshold if its first MPDU alone was.
                 let rts = self.cfg.rts_threshold.is_some_and(|t| self.mpdu_len(f) > t);
-                self.ampdu_done(now, sta, to, 0, [0; 4], false, rts);
+                self.ampdu_done(now, sta, to, 0, u16::MAX, [0; 4], false, rts);
             }
             None => self.widen_backoff(sta),
         }
     }
 
-    /// Removes from `sta`'s queue the MPDUs to `to` that are acknowledged and passed up (or
-    /// dropped), counting deliveries; the AP's power machines see each leave.
-    fn sweep(&mut self, sta: StaId, to: StaId) {
-        let s = &mut self.stas[sta as usize];
-        let (queue, stats) = (&mut s.queue, &mut s.stats);
-        let mut left = 0u32;
-        queue.retain(|f| {
-            let gone = f.to == to && f.ba.acked && f.ba.delivered;
-            if gone {
-                left += 1;
-                if f.ba.tries != u16::MAX {
-                    if let Body::Data(p) = f.body {
-                        stats.frames_sent += 1;
-                        stats.bytes_sent += p.ip_len() as u64;
-                    }
-                }
+    /// Removes from `sta`'s queue the MPDUs that are acknowledged and passed up (or dropped).
+    /// They are mostly at the front (the oldest of their flow), so the queue is scanned only
+    /// while `gone` says some remain behind others (the AP's interleaved receivers).
+    fn sweep(&mut self, sta: StaId) {
+        loop {
+            let s = &mut self.stas[sta as usize];
+            if s.gone == 0 || !s.queue.front().is_some_and(|f| f.ba.acked && f.ba.delivered) {
+                break;
             }
-            !gone
-        });
+            let f = s.queue.pop_front().expect("front exists");
+            s.gone -= 1;
+            self.left_queue(sta, &f);
+        }
+        let mut k = 0;
+        while self.stas[sta as usize].gone > 0 && k < self.stas[sta as usize].queue.len() {
+            let f = &self.stas[sta as usize].queue[k];
+            if f.ba.acked && f.ba.delivered {
+                let f = self.stas[sta as usize].queue.remove(k).expect("index in range");
+                self.stas[sta as usize].gone -= 1;
+                self.left_queue(sta, &f);
+            } else {
+                k += 1;
+            }
+        }
+    }
+
+    /// MPDU `f` left `sta`'s queue: counted as delivered unless dropped; the AP's power
+    /// machine of its receiver sees a frame of the release go.
+    fn left_queue(&mut self, sta: StaId, f: &super::Frame) {
+        if f.ba.tries != u16::MAX {
+            if let Body::Data(p) = f.body {
+                let stats = &mut self.stas[sta as usize].stats;
+                stats.frames_sent += 1;
+                stats.bytes_sent += p.ip_len() as u64;
+            }
+        }
         if sta == AP {
-            for _ in 0..left {
-                self.release_used(to);
-            }
+            self.release_used(f.to);
         }
     }
 
@@ -406,10 +467,13 @@ impl Bss {
     }
 
     /// The PS-Poll's answer was acknowledged: it leaves once passed up.
-    pub(crate) fn poll_answer_acked(&mut self, to: StaId, id: u64) {
+    pub(crate) fn poll_answer_acked(&mut self, id: u64) {
         if let Some(f) = self.stas[AP as usize].queue.iter_mut().find(|f| f.id == id) {
             f.ba.acked = true;
+            if f.ba.delivered {
+                self.stas[AP as usize].gone += 1;
+            }
         }
-        self.sweep(AP, to);
+        self.sweep(AP);
     }
 }

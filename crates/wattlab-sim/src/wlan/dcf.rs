@@ -412,7 +412,7 @@ impl Bss {
                 return self.poll_answer_received(now, frame.to, frame.id);
             }
             ExchangeKind::Poll { response: Some((_, frame)), ok: true, .. } => (AP, frame),
-            ExchangeKind::Ampdu { sta, to, ssn, received, .. } => return self.on_ampdu_delivered(now, sta, to, ssn, received),
+            ExchangeKind::Ampdu { sta, to, ssn, n, received, .. } => return self.on_ampdu_delivered(now, sta, to, ssn, n, received),
             _ => return,
         };
         if let Body::Data(packet) = frame.body {
@@ -451,7 +451,7 @@ impl Bss {
                 if ok {
                     self.poll_done(sta);
                     match response {
-                        Some((_, frame)) if self.aggregates() => self.poll_answer_acked(sta, frame.id),
+                        Some((_, frame)) if self.aggregates() => self.poll_answer_acked(frame.id),
                         Some((_, frame)) => {
                             self.frame_done(AP, frame.id, false);
                             self.after_success(now, AP, frame);
@@ -464,8 +464,8 @@ impl Bss {
                 }
                 ok
             }
-            ExchangeKind::Ampdu { sta, to, ssn, received, ba, rts } => {
-                self.ampdu_done(now, sta, to, ssn, received, ba, rts);
+            ExchangeKind::Ampdu { sta, to, ssn, n, received, ba, rts } => {
+                self.ampdu_done(now, sta, to, ssn, n, received, ba, rts);
                 if ba && sta != AP {
                     self.uplink_delivered(now, sta, true);
                 }

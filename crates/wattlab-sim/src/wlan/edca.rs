@@ -10,6 +10,7 @@
 //! Every frame is of AC_BE until the MAC keeps one queue per AC (TCP and UDP data carry DSCP 0,
 //! user priority 0 → AC_BE by 802.11-2020 Table 10-1).
 
+use wattlab_core::wlan::phy::PhyFormat;
 use wattlab_core::wlan::PhyProfile;
 use wattlab_core::Duration;
 
@@ -108,27 +109,10 @@ impl EdcaSet {
     }
 }
 
-/// A-MPDU limits of a PHY (802.11-2020 §10.12, Table 9-163; 802.11ax-2021 §26.6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Aggregation {
-    /// Block Ack window: most MPDUs outstanding, and so in one A-MPDU (64; 256 for HE).
-    pub ba_window: u16,
-    /// Longest A-MPDU in bytes (HT 65 535, VHT 1 048 575, HE 6 500 631).
-    pub max_ampdu_bytes: u32,
-    /// Longest PPDU (aPPDUMaxTime, 5.484 ms for HT-mixed, VHT and HE PPDUs).
-    pub max_ppdu_time: Duration,
-}
-
-impl Aggregation {
-    /// aPPDUMaxTime (802.11-2020 Table 19-25, Table 21-29; 802.11ax-2021 Table 27-54).
-    pub const PPDU_MAX_TIME: Duration = Duration::from_micros(5_484);
-    /// HT: 64-MPDU compressed Block Ack, maximum A-MPDU length exponent 3 (65 535 B).
-    pub const HT: Aggregation = Aggregation { ba_window: 64, max_ampdu_bytes: 65_535, max_ppdu_time: Self::PPDU_MAX_TIME };
-    /// VHT: 64-MPDU Block Ack, exponent 7 (1 048 575 B).
-    pub const VHT: Aggregation = Aggregation { ba_window: 64, max_ampdu_bytes: 1_048_575, max_ppdu_time: Self::PPDU_MAX_TIME };
-    /// HE: 256-MPDU Block Ack, exponent 3 with the HE extension (6 500 631 B).
-    pub const HE: Aggregation = Aggregation { ba_window: 256, max_ampdu_bytes: 6_500_631, max_ppdu_time: Self::PPDU_MAX_TIME };
-}
+/// A-MPDU limits of a PHY (802.11-2020 §10.12; the analytic model's type, so the two agree):
+/// Block Ack window, maximum A-MPDU length, aPPDUMaxTime and a TXOP limit that, when not
+/// zero, bounds the exchange together with the AC's own (the tighter one holds).
+pub use wattlab_core::wlan::aggregation::AmpduLimits as Aggregation;
 
 /// The QoS MAC: EDCA, and A-MPDU with immediate Block Ack when `aggregation` is set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,6 +127,18 @@ impl QosConfig {
     /// EDCA with the standard's parameters on `phy`, aggregating within `aggregation`.
     pub fn standard(phy: &PhyProfile, aggregation: Option<Aggregation>) -> QosConfig {
         QosConfig { edca: EdcaSet::standard(phy), aggregation }
+    }
+
+    /// The QoS MAC of `phy`'s format: none for the legacy PHYs (they keep DCF), EDCA with the
+    /// standard's parameters and A-MPDU within the format's limits for HT, VHT and HE.
+    pub fn for_phy(phy: &PhyProfile) -> Option<QosConfig> {
+        let aggregation = match phy.format {
+            PhyFormat::Legacy => return None,
+            PhyFormat::Ht => Aggregation::HT,
+            PhyFormat::Vht => Aggregation::VHT,
+            PhyFormat::He => Aggregation::HE,
+        };
+        Some(QosConfig::standard(phy, Some(aggregation)))
     }
 }
 
@@ -164,5 +160,19 @@ mod tests {
         assert_eq!(b.sta[Ac::Vo as usize], ac(2, 7, 15, 3_264));
         assert_eq!(EdcaSet::preset("hostapd", &PHY_80211A).unwrap().ap[0], ac(3, 15, 63, 0));
         assert!(EdcaSet::preset("wmm", &PHY_80211A).is_none());
+    }
+
+    #[test]
+    fn each_phy_format_gets_its_mac() {
+        use wattlab_core::wlan::phy::{PHY_80211AC, PHY_80211AX, PHY_80211G, PHY_80211N};
+        for legacy in [PHY_80211A, PHY_80211B, PHY_80211G] {
+            assert_eq!(QosConfig::for_phy(&legacy), None, "{} keeps DCF", legacy.name);
+        }
+        for (phy, agg) in [(PHY_80211N, Aggregation::HT), (PHY_80211AC, Aggregation::VHT), (PHY_80211AX, Aggregation::HE)] {
+            let q = QosConfig::for_phy(&phy).unwrap();
+            assert_eq!((q.aggregation, q.edca), (Some(agg), EdcaSet::standard(&phy)), "{}", phy.name);
+        }
+        assert_eq!((Aggregation::HE.ba_window, Aggregation::VHT.max_ampdu_bytes), (256, 1_048_575));
+        assert_eq!(Aggregation::HT.max_ppdu_time, Duration::from_micros(5_484));
     }
 }

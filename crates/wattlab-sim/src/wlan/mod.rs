@@ -420,6 +420,8 @@ pub struct Sta {
     /// Next sequence number of those two flows.
     pub(crate) seq_up: u32,
     pub(crate) seq_down: u32,
+    /// MPDUs in its queue acknowledged and passed up (or dropped), not yet removed.
+    pub(crate) gone: u32,
 }
 
 /// Counters of the whole BSS.
@@ -449,7 +451,7 @@ pub(crate) enum ExchangeKind {
     Poll { sta: StaId, response: Option<(usize, Frame)>, ok: bool },
     /// One station sent an A-MPDU of `n` MPDUs from sequence number `ssn` to `to`;
     /// `received` is the recipient's bitmap, `ba` whether its Block Ack reached the sender.
-    Ampdu { sta: StaId, to: StaId, ssn: u32, received: [u64; 4], ba: bool, rts: bool },
+    Ampdu { sta: StaId, to: StaId, ssn: u32, n: u16, received: [u64; 4], ba: bool, rts: bool },
     /// A station set up a Block Ack agreement with `to` (ADDBA request and response).
     AddBa { sta: StaId, to: StaId },
     /// Several stations transmitted in the same slot.
@@ -486,6 +488,8 @@ pub struct Bss {
     /// Block Acks to lose on purpose, the next ones first (tests of the BA-loss path; 0 in
     /// runs, where control responses are error-free as ACKs are).
     pub(crate) lose_responses: u32,
+    /// The last A-MPDU length cap computed: (TX vector, time limit, byte limit, cap).
+    pub(crate) psdu_cap_cache: Option<(wattlab_core::wlan::TxVector, Duration, u32, u32)>,
     /// The shortest AIFSN of the BSS: the backoff slot grid starts SIFS + this many slots
     /// after the medium goes idle (2 = DIFS under DCF).
     pub(crate) base_aifsn: u64,
@@ -526,6 +530,7 @@ impl Bss {
                 ba_down: false,
                 seq_up: 0,
                 seq_down: 0,
+                gone: 0,
             }})
             .collect();
         Bss {
@@ -547,6 +552,7 @@ impl Bss {
             beacon_count: 0,
             ap_queue,
             lose_responses: 0,
+            psdu_cap_cache: None,
             base_aifsn,
         }
     }
