@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+import wattlab
 from wattlab import _core
 from wattlab.models import wlan
+
+from conftest import ROOT
 
 
 def test_model_matches_the_hand_computation():
@@ -51,3 +54,55 @@ def test_bad_configurations_are_refused_with_a_reason(args, words):
     with pytest.raises(ValueError) as e:
         _core.bianchi_ampdu(*args)
     assert all(w in str(e.value) for w in words), str(e.value)
+
+
+def test_aggregated_saturation_matches_bianchi_within_3_percent(capsys):
+    # 5 s (the command's default): the first ~0.1 s, while the queues fill, sends smaller A-MPDUs.
+    df = wlan.bianchi_ampdu_check(seconds=5.0)
+    with capsys.disabled():
+        print("\n" + df.to_string(index=False))
+    assert list(df["n"]) == [1, 5, 10, 20]
+    assert (df["error_pct"].abs() < 3).all(), df
+    assert ((df["sim_p"] - df["model_p"]).abs() < 0.05).all(), df
+    # The simulated A-MPDUs are the model's (fewer only while the queues fill at the start).
+    assert (df["sim_mpdus"] <= df["mpdus"]).all() and df["sim_mpdus"].iloc[0] > 36, df
+
+
+def test_one_tcp_flow_with_aggregation_reaches_the_tcp_maximum(capsys):
+    df = wlan.tcp_capacity_ampdu_check()
+    with capsys.disabled():
+        print("\n" + df.to_string(index=False))
+    assert (df["error_pct"].abs() < 5).all(), df
+    assert (df["retransmits"] == 0).all(), df
+    # The MAC-only figure is an upper bound a TCP flow cannot reach: its ACKs need airtime too.
+    assert (df["sim_mbps"] < df["mac_only_mbps"]).all(), df
+
+
+VALIDATION = ROOT / "scenarios" / "validation"
+
+
+@pytest.mark.parametrize(
+    ("name", "mcs", "width", "low"),
+    [
+        # One station: the TCP maximum less slow start and the station-AP collisions (-5.9 %
+        # in 5 s, -4.4 % in 60 s: docs/validation.md).
+        ("ax-upload-1sta-mcs7-20mhz", 7, 20, 0.93),
+        ("ax-upload-1sta-mcs11-80mhz", 11, 80, 0.93),
+        # Ten stations: collisions among 11 contenders and TCP timeouts while the AP's ACK queue
+        # waits for its share of the channel (0.81 and 0.90 of the maximum in 5 s).
+        ("ax-upload-10sta-mcs7-20mhz", 7, 20, 0.75),
+        ("ax-upload-10sta-mcs11-80mhz", 11, 80, 0.85),
+    ],
+)
+def test_saturated_ax_uploads_stay_under_the_tcp_maximum(name, mcs, width, low, capsys):
+    res = wattlab.run(VALIDATION / f"{name}.toml", overrides=["simulation.duration=5s"], seed=1)
+    flows = res.summary["flows"]
+    total = sum(f["goodput_bps"] for f in flows)
+    cap = wlan.tcp_capacity_ampdu(2, mcs=mcs, width=width)
+    per_flow = ", ".join(f"{f['goodput_bps'] / 1e6:.2f}" for f in flows)
+    with capsys.disabled():
+        print(f"\n{name}: {total / 1e6:.2f} Mb/s of {cap['tcp_bps'] / 1e6:.2f} (per flow {per_flow})")
+    assert low * cap["tcp_bps"] < total < cap["tcp_bps"]
+    # Every flow moves, and no queue drops a packet (the windows fit the queues).
+    assert all(f["goodput_bps"] > 0 for f in flows)
+    assert sum(s["queue_drops"] for s in res.summary["wlans"][0]["stations"]) == 0
