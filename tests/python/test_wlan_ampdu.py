@@ -106,3 +106,16 @@ def test_saturated_ax_uploads_stay_under_the_tcp_maximum(name, mcs, width, low, 
     # Every flow moves, and no queue drops a packet (the windows fit the queues).
     assert all(f["goodput_bps"] > 0 for f in flows)
     assert sum(s["queue_drops"] for s in res.summary["wlans"][0]["stations"]) == 0
+
+
+def test_check_command_prints_the_aggregation_rows_as_json():
+    import json
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", "from wattlab.cli import main; main()", "check", "bianchi-ampdu",
+                        "--seconds", "1", "--json"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert [row["n"] for row in rows] == [1, 5, 10, 20]
+    assert {"sim_mbps", "model_mbps", "error_pct", "mpdus", "sim_mpdus"} <= set(rows[0])
