@@ -53,7 +53,18 @@ def _overrides(pairs: list[tuple[str, object]]) -> list[str]:
 def saturation_overrides(phy: str, rate_kbps: int, n: int, seconds: float = 5.0, ip_bytes: int = 1500) -> list[str]:
     """Overrides of ``saturation.toml``: ``n`` stations flooding the AP with UDP at twice their
     share of the PHY rate (never-empty queues)."""
-    _, table = _base("saturation.toml")
+    return _overrides([
+        ("name", f"saturation-{phy}-{n}"),
+        *_flood("saturation.toml", n, rate_kbps, seconds, ip_bytes),
+        ("wlan.0.phy", phy),
+        ("wlan.0.rate", Rate.kbps(rate_kbps)),
+    ])
+
+
+def _flood(base: str, n: int, rate_kbps: int, seconds: float, ip_bytes: int) -> list[tuple[str, object]]:
+    """Overrides of the saturation scenario ``base``: ``n`` stations, each flooding the sink
+    with UDP at twice its share of ``rate_kbps`` (never-empty queues), for ``seconds``."""
+    _, table = _base(base)
     names = [f"s{i}" for i in range(1, n + 1)]
     stations = [{"name": s, "kind": "host"} for s in names]
     flows = [
@@ -61,15 +72,12 @@ def saturation_overrides(phy: str, rate_kbps: int, n: int, seconds: float = 5.0,
          "rate": Rate.kbps(2 * rate_kbps // n + 1), "packet_size": Size(ip_bytes - 28)}
         for i, s in enumerate(names, start=1)
     ]
-    return _overrides([
-        ("name", f"saturation-{phy}-{n}"),
+    return [
         ("simulation.duration", Duration.s(seconds)),
         ("node", [*table["node"], *stations]),
         ("wlan.0.stations", names),
-        ("wlan.0.phy", phy),
-        ("wlan.0.rate", Rate.kbps(rate_kbps)),
         ("flow", flows),
-    ])
+    ]
 
 
 def bianchi_check(ns=(1, 5, 10, 20), phys=("802.11a", "802.11b"), seconds: float = 5.0, seed: int = 1) -> pd.DataFrame:
@@ -157,22 +165,11 @@ def _phy_overrides(cfg: dict) -> list[tuple[str, object]]:
 def saturation_ampdu_overrides(n: int, seconds: float = 5.0, ip_bytes: int = 1500, cfg: dict = AX_CHECK) -> list[str]:
     """Overrides of ``saturation-ax.toml``: ``n`` stations flooding the AP with UDP at twice
     their share of the PHY rate (never-empty queues) with the configuration ``cfg``."""
-    _, table = _base("saturation-ax.toml")
-    rate_bps = bianchi_ampdu(1, ip_bytes, **cfg)["data_rate_bps"]
-    names = [f"s{i}" for i in range(1, n + 1)]
-    stations = [{"name": s, "kind": "host"} for s in names]
-    flows = [
-        {"kind": "udp-cbr", "from": s, "to": "sink", "port": 1000 + i,
-         "rate": Rate.kbps(2 * rate_bps // 1000 // n + 1), "packet_size": Size(ip_bytes - 28)}
-        for i, s in enumerate(names, start=1)
-    ]
+    rate_kbps = bianchi_ampdu(1, ip_bytes, **cfg)["data_rate_bps"] // 1000
     return _overrides([
         ("name", f"saturation-{cfg['phy']}-mcs{cfg['mcs']}-{cfg['width']}mhz-{n}"),
-        ("simulation.duration", Duration.s(seconds)),
-        ("node", [*table["node"], *stations]),
-        ("wlan.0.stations", names),
+        *_flood("saturation-ax.toml", n, rate_kbps, seconds, ip_bytes),
         *_phy_overrides(cfg),
-        ("flow", flows),
     ])
 
 

@@ -3,7 +3,7 @@
 
 use super::tests::{mac, sta, Harness};
 use super::*;
-use wattlab_core::wlan::aggregation::{saturation, AmpduLimits, EdcaAccess};
+use wattlab_core::wlan::aggregation::{saturation, AmpduLimits, AmpduLink, EdcaAccess};
 use wattlab_core::wlan::phy::{Mcs, PHY_80211AX};
 use wattlab_core::wlan::TxVector;
 
@@ -47,9 +47,10 @@ fn simulate(tx: TxVector, n: usize, secs: u64, seed: u64) -> (f64, f64) {
 
 #[test]
 fn he_saturation_matches_bianchi_with_aggregation_within_3_percent() {
-    let be = EdcaAccess::best_effort(&PHY_80211AX);
+    let access = EdcaAccess::best_effort(&PHY_80211AX);
     for (tx, n) in [1usize, 5, 10, 20].map(|n| (HE_MCS7_20, n)).into_iter().chain([(HE_MCS11_80, 1), (HE_MCS11_80, 10)]) {
-        let model = saturation(&PHY_80211AX, tx, 1500, n as u32, &be, &AmpduLimits::HE, Duration::ZERO);
+        let link = AmpduLink { phy: &PHY_80211AX, tx, access, limits: AmpduLimits::HE, propagation: Duration::ZERO };
+        let model = saturation(&link, 1500, n as u32);
         let (sim, p) = simulate(tx, n, 30, 11);
         let gap = (sim - model.bianchi.throughput_bps) / model.bianchi.throughput_bps;
         println!(
