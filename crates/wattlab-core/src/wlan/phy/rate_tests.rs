@@ -188,14 +188,14 @@ fn vht_exclusions_follow_the_encoder_rule() {
                 let n_sd = mcs::data_subcarriers(PhyFormat::Vht, width);
                 let (_, num, den) = x.modulation();
                 let n_cbps = x.coded_bits(n_sd);
-                let exact = (n_cbps * num) % den == 0;
+                let exact = (n_cbps * num).is_multiple_of(den);
                 let n_dbps = n_cbps * num / den;
                 if valid.contains(&i) {
                     let n_es = ht::bcc_encoders(PhyFormat::Vht, &x);
-                    assert!(exact && n_dbps % n_es == 0 && n_cbps % n_es == 0, "{x:?}: N_ES {n_es}");
+                    assert!(exact && n_dbps.is_multiple_of(n_es) && n_cbps.is_multiple_of(n_es), "{x:?}: N_ES {n_es}");
                 } else {
                     let n_es = n_dbps.div_ceil(2160);
-                    assert!(!exact || n_dbps % n_es != 0 || n_cbps % n_es != 0, "{x:?} is excluded but divides");
+                    assert!(!exact || !n_dbps.is_multiple_of(n_es) || !n_cbps.is_multiple_of(n_es), "{x:?} is excluded but divides");
                 }
             }
         }
@@ -206,7 +206,8 @@ fn vht_exclusions_follow_the_encoder_rule() {
                 let x = m(i, nss, width, 800);
                 let n_cbps = x.coded_bits(mcs::data_subcarriers(PhyFormat::Ht, width));
                 let n_es = ht::bcc_encoders(PhyFormat::Ht, &x);
-                assert!(n_cbps * x.modulation().1 % x.modulation().2 == 0 && x.data_bits(52).max(1) > 0 && n_cbps % n_es == 0, "{x:?}");
+                let (_, num, den) = x.modulation();
+                assert!((n_cbps * num).is_multiple_of(den) && n_cbps.is_multiple_of(n_es) && (n_cbps * num / den).is_multiple_of(n_es), "{x:?}");
             }
         }
     }
