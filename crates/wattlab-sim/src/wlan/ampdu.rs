@@ -52,7 +52,7 @@ fn with_subframe(psdu: u32, mpdu: u32) -> u32 {
 }
 
 impl Bss {
-    /// True if `sta` sends its data frames to `to` in A-MPDUs (the QoS MAC aggregates).
+    /// True if this MAC sends data frames in A-MPDUs (the QoS MAC with aggregation).
     #[inline]
     pub(crate) fn aggregates(&self) -> bool {
         self.cfg.qos.is_some_and(|q| q.aggregation.is_some())
@@ -364,6 +364,13 @@ impl Bss {
             }
         }
         self.stas[sta as usize].gone += gone;
+        if sta == AP {
+            // A release (service period, burst) is used up once the recipient's Block Ack
+            // covers the frame or it is dropped, not when a held frame leaves the queue.
+            for _ in 0..acked + dropped {
+                self.release_used(to);
+            }
+        }
         if !ba && sent > 0 {
             self.stas[sta as usize].stats.ba_lost += 1;
         }
@@ -442,8 +449,7 @@ impl Bss {
         }
     }
 
-    /// MPDU `f` left `sta`'s queue: counted as delivered unless dropped; the AP's power
-    /// machine of its receiver sees a frame of the release go.
+    /// MPDU `f` left `sta`'s queue: counted as delivered unless dropped.
     fn left_queue(&mut self, sta: StaId, f: &super::Frame) {
         if f.ba.tries != u16::MAX {
             if let Body::Data(p) = f.body {
@@ -451,9 +457,6 @@ impl Bss {
                 stats.frames_sent += 1;
                 stats.bytes_sent += p.ip_len() as u64;
             }
-        }
-        if sta == AP {
-            self.release_used(f.to);
         }
     }
 
@@ -467,13 +470,14 @@ impl Bss {
     }
 
     /// The PS-Poll's answer was acknowledged: it leaves once passed up.
-    pub(crate) fn poll_answer_acked(&mut self, id: u64) {
+    pub(crate) fn poll_answer_acked(&mut self, to: StaId, id: u64) {
         if let Some(f) = self.stas[AP as usize].queue.iter_mut().find(|f| f.id == id) {
             f.ba.acked = true;
             if f.ba.delivered {
                 self.stas[AP as usize].gone += 1;
             }
         }
+        self.release_used(to);
         self.sweep(AP);
     }
 }

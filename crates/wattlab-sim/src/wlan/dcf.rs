@@ -451,7 +451,7 @@ impl Bss {
                 if ok {
                     self.poll_done(sta);
                     match response {
-                        Some((_, frame)) if self.aggregates() => self.poll_answer_acked(frame.id),
+                        Some((_, frame)) if self.aggregates() => self.poll_answer_acked(sta, frame.id),
                         Some((_, frame)) => {
                             self.frame_done(AP, frame.id, false);
                             self.after_success(now, AP, frame);

@@ -464,3 +464,42 @@ fn aggregated_uploads_speed() {
         );
     }
 }
+
+#[test]
+fn a_service_period_never_sends_beyond_max_sp_while_mpdus_go_again() {
+    let mode = PowerSave::Uapsd { trigger_interval: None, max_sp: 3 };
+    let mut cfg = qos_mac(Some(Aggregation::HT));
+    cfg.short_retry_limit = None;
+    let mut st = sta(1, mode);
+    st.loss_down = LossProcess::Bernoulli { p: 0.5 };
+    let mut h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), st], 12);
+    h.run_until(Time(1_000_000));
+    let sent = send_numbered(&mut h, AP, 1, 6);
+    h.send(1, AP, 100);
+    h.run_until(Time(200_000_000));
+    assert_eq!(delivered_to(&h, 1), sent[..3], "the service period's three, each once");
+    assert!(h.bss.stas[AP as usize].stats.ba_retries > 0);
+    // The other three were never put on the air (no sequence number given).
+    let q = &h.bss.stas[AP as usize].queue;
+    assert_eq!(q.len(), 3);
+    assert!(q.iter().all(|f| f.ba.seq == NO_SEQ));
+}
+
+#[test]
+fn rts_cts_protects_a_long_psdu_not_a_short_one() {
+    let mut cfg = qos_mac(Some(Aggregation::HT));
+    cfg.rts_threshold = Some(3000);
+    let mut h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), sta(1, PowerSave::Cam)], 13);
+    for _ in 0..10 {
+        h.send(1, AP, 1500);
+    }
+    h.run_until(Time(100_000_000));
+    // ADDBA 176 µs; RTS (20 B at 24 Mb/s: 28 µs), SIFS, CTS 28, SIFS, the 15 438-byte A-MPDU
+    // 2308, SIFS, Block Ack 32.
+    assert_eq!(h.bss.stats.busy_ns, us(176 + 28 + 16 + 28 + 16 + 2308 + 16 + 32).as_nanos());
+    h.send(1, AP, 400); // a PSDU of 4 + 438 bytes: no RTS
+    h.run_until(Time(200_000_000));
+    let one = h.bss.data_airtime(1, AP, 442);
+    assert_eq!(h.bss.stats.busy_ns, (us(176 + 28 + 16 + 28 + 16 + 2308 + 16 + 32 + 16 + 32) + one).as_nanos());
+    assert_eq!(h.delivered.len(), 11);
+}
