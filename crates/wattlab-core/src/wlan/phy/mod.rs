@@ -227,8 +227,8 @@ pub const PHY_80211A: PhyProfile = PhyProfile {
     sifs: us(16),
     cw_min: 15,
     cw_max: 1023,
-    rates_kbps: &[6_000, 9_000, 12_000, 18_000, 24_000, 36_000, 48_000, 54_000],
-    basic_rates_kbps: &[6_000, 12_000, 24_000],
+    rates_kbps: OFDM_RATES_KBPS,
+    basic_rates_kbps: OFDM_BASIC_KBPS,
     preamble: Preamble::Long,
     signal_extension: Duration::ZERO,
     format: PhyFormat::Legacy,
@@ -245,8 +245,8 @@ pub const PHY_80211G: PhyProfile = PhyProfile {
     sifs: us(10),
     cw_min: 15,
     cw_max: 1023,
-    rates_kbps: &[6_000, 9_000, 12_000, 18_000, 24_000, 36_000, 48_000, 54_000],
-    basic_rates_kbps: &[6_000, 12_000, 24_000],
+    rates_kbps: OFDM_RATES_KBPS,
+    basic_rates_kbps: OFDM_BASIC_KBPS,
     preamble: Preamble::Long,
     signal_extension: us(6),
     format: PhyFormat::Legacy,
@@ -254,9 +254,9 @@ pub const PHY_80211G: PhyProfile = PhyProfile {
     he_packet_padding_us: 0,
 };
 
-/// Non-HT OFDM rates HT/VHT/HE profiles may send control and management frames at.
+/// Non-HT OFDM rates (802.11a/g; HT/VHT/HE profiles send control and management frames at them).
 const OFDM_RATES_KBPS: &[u32] = &[6_000, 9_000, 12_000, 18_000, 24_000, 36_000, 48_000, 54_000];
-/// Their basic rate set (the 802.11a mandatory rates).
+/// Their basic rate set (the mandatory 6, 12, 24 Mb/s).
 const OFDM_BASIC_KBPS: &[u32] = &[6_000, 12_000, 24_000];
 
 /// An HT/VHT/HE profile in 5 GHz: 802.11a's slot, SIFS and CW (DCF; EDCA sets its own).
