@@ -289,13 +289,13 @@ def bench(repeat, case, json_out, quiet) -> None:
     report.print_bench(console, rows)
 
 
-CHECKS = ("bianchi", "tcp-capacity")
+CHECKS = ("bianchi", "tcp-capacity", "bianchi-ampdu", "tcp-capacity-ampdu")
 
 
 @app.command()
 @click.argument("model", type=click.Choice(CHECKS), metavar="MODEL")
 @click.option("--seconds", type=click.FloatRange(0.5, 600), default=5.0, show_default=True, metavar="S",
-              help="Simulated time per saturation run (bianchi).")
+              help="Simulated time per saturation run (bianchi, bianchi-ampdu).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True, metavar="N", help="Seed of the simulations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON instead of a table.")
 def check(model, seconds, seed, as_json) -> None:
@@ -304,19 +304,32 @@ def check(model, seconds, seed, as_json) -> None:
     MODEL is bianchi (saturation throughput of 1, 5, 10, 20 stations on 802.11a at 54 Mb/s and
     802.11b at 11 Mb/s, 1500-byte packets, basic access, no retry limit, against Bianchi 2000) or
     tcp-capacity (one TCP flow over 802.11a 54 Mb/s against the collision-free TCP maximum with
-    data and TCP ACK frames, and the MAC-only maximum, 29.7 Mb/s, beside it).
+    data and TCP ACK frames, and the MAC-only maximum, 29.7 Mb/s, beside it). bianchi-ampdu and
+    tcp-capacity-ampdu are the same two with A-MPDU aggregation, immediate Block Ack and EDCA
+    AC_BE on 802.11ax (HE-MCS 7, 20 MHz, 1 stream, 0.8 us GI): saturation of 1, 5, 10, 20
+    stations, and one TCP upload with data A-MPDUs up and TCP-ACK A-MPDUs down.
     """
     from wattlab.models import wlan
 
+    runs = {
+        "bianchi": lambda: wlan.bianchi_check(seconds=seconds, seed=seed),
+        "tcp-capacity": lambda: wlan.tcp_capacity_check(seed=seed),
+        "bianchi-ampdu": lambda: wlan.bianchi_ampdu_check(seconds=seconds, seed=seed),
+        "tcp-capacity-ampdu": lambda: wlan.tcp_capacity_ampdu_check(seed=seed),
+    }
     with progress(f"running the {model} check ...", as_json):
-        df = wlan.bianchi_check(seconds=seconds, seed=seed) if model == "bianchi" else wlan.tcp_capacity_check(seed=seed)
+        df = runs[model]()
     if as_json:
         sys.stdout.write(df.to_json(orient="records", indent=2) + "\n")
         return
     from wattlab import report
 
-    title = ("Saturation throughput: simulation vs Bianchi (2000)" if model == "bianchi"
-             else "One TCP flow over 802.11a 54 Mb/s vs the theoretical maximum")
+    title = {
+        "bianchi": "Saturation throughput: simulation vs Bianchi (2000)",
+        "tcp-capacity": "One TCP flow over 802.11a 54 Mb/s vs the theoretical maximum",
+        "bianchi-ampdu": "Saturation throughput with A-MPDU + Block Ack (802.11ax HE-MCS 7, 20 MHz) vs Bianchi",
+        "tcp-capacity-ampdu": "One TCP flow over 802.11ax HE-MCS 7, 20 MHz with A-MPDU vs the theoretical maximum",
+    }[model]
     report.print_frame(console, df, title)
 
 

@@ -5,7 +5,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use wattlab_core::wlan::aggregation::{self, AmpduExchange, AmpduLimits, EdcaAccess};
+use wattlab_core::wlan::aggregation::{self, AmpduExchange, AmpduLimits, AmpduLink, EdcaAccess};
 use wattlab_core::wlan::phy::{Mcs, PhyFormat, PhyProfile, TxVector};
 use wattlab_core::Duration;
 
@@ -87,7 +87,8 @@ fn bianchi_ampdu<'py>(
         if !(1..=65_000).contains(&ip_bytes) {
             return Err(value_error(format!("ip_bytes must be 1..=65000 (got {ip_bytes})")));
         }
-        let s = aggregation::saturation(&profile, tx, ip_bytes, n, &edca, &limits, Duration(propagation_ns));
+        let link = AmpduLink { phy: &profile, tx, access: edca, limits, propagation: Duration(propagation_ns) };
+        let s = aggregation::saturation(&link, ip_bytes, n);
         let d = PyDict::new(py);
         put_exchange(&d, &s.exchange)?;
         d.set_item("tau", s.bianchi.tau)?;
@@ -131,18 +132,8 @@ fn tcp_capacity_ampdu<'py>(
         if payload_bytes == 0 || payload_bytes > data_ip_bytes || data_ip_bytes > 65_000 || ack_ip_bytes == 0 || ack_ip_bytes > 65_000 {
             return Err(value_error("need 0 < payload_bytes <= data_ip_bytes <= 65000 and 0 < ack_ip_bytes <= 65000"));
         }
-        let c = aggregation::tcp_max_throughput(
-            &profile,
-            tx,
-            &edca,
-            &edca,
-            &limits,
-            payload_bytes,
-            data_ip_bytes,
-            ack_ip_bytes,
-            segments_per_ack,
-            Duration::ZERO,
-        );
+        let link = AmpduLink { phy: &profile, tx, access: edca, limits, propagation: Duration::ZERO };
+        let c = aggregation::tcp_max_throughput(&link, edca, payload_bytes, data_ip_bytes, ack_ip_bytes, segments_per_ack);
         let d = PyDict::new(py);
         d.set_item("data_mpdus", c.data_mpdus)?;
         d.set_item("acks_per_ampdu", c.acks_per_ampdu)?;

@@ -6,6 +6,9 @@
   (data frames plus TCP ACK frames, each with DIFS, mean backoff, SIFS and a MAC ACK).
 - :func:`bianchi_check` / :func:`tcp_capacity_check`: run the simulator on the matching
   scenario and return model and simulation side by side.
+- :func:`bianchi_ampdu` / :func:`tcp_capacity_ampdu`: the same two models with A-MPDU
+  aggregation, immediate Block Ack and EDCA (802.11n/ac/ax), and
+  :func:`bianchi_ampdu_check` / :func:`tcp_capacity_ampdu_check` against the simulator.
 """
 
 from __future__ import annotations
@@ -50,7 +53,18 @@ def _overrides(pairs: list[tuple[str, object]]) -> list[str]:
 def saturation_overrides(phy: str, rate_kbps: int, n: int, seconds: float = 5.0, ip_bytes: int = 1500) -> list[str]:
     """Overrides of ``saturation.toml``: ``n`` stations flooding the AP with UDP at twice their
     share of the PHY rate (never-empty queues)."""
-    _, table = _base("saturation.toml")
+    return _overrides([
+        ("name", f"saturation-{phy}-{n}"),
+        *_flood("saturation.toml", n, rate_kbps, seconds, ip_bytes),
+        ("wlan.0.phy", phy),
+        ("wlan.0.rate", Rate.kbps(rate_kbps)),
+    ])
+
+
+def _flood(base: str, n: int, rate_kbps: int, seconds: float, ip_bytes: int) -> list[tuple[str, object]]:
+    """Overrides of the saturation scenario ``base``: ``n`` stations, each flooding the sink
+    with UDP at twice its share of ``rate_kbps`` (never-empty queues), for ``seconds``."""
+    _, table = _base(base)
     names = [f"s{i}" for i in range(1, n + 1)]
     stations = [{"name": s, "kind": "host"} for s in names]
     flows = [
@@ -58,15 +72,12 @@ def saturation_overrides(phy: str, rate_kbps: int, n: int, seconds: float = 5.0,
          "rate": Rate.kbps(2 * rate_kbps // n + 1), "packet_size": Size(ip_bytes - 28)}
         for i, s in enumerate(names, start=1)
     ]
-    return _overrides([
-        ("name", f"saturation-{phy}-{n}"),
+    return [
         ("simulation.duration", Duration.s(seconds)),
         ("node", [*table["node"], *stations]),
         ("wlan.0.stations", names),
-        ("wlan.0.phy", phy),
-        ("wlan.0.rate", Rate.kbps(rate_kbps)),
         ("flow", flows),
-    ])
+    ]
 
 
 def bianchi_check(ns=(1, 5, 10, 20), phys=("802.11a", "802.11b"), seconds: float = 5.0, seed: int = 1) -> pd.DataFrame:
@@ -115,6 +126,101 @@ def tcp_capacity_check(seed: int = 1) -> pd.DataFrame:
         rows.append(
             {
                 "acks": "delayed (1 per 2 segments)" if delayed else "every segment",
+                "sim_mbps": flow["goodput_bps"] / 1e6,
+                "tcp_max_mbps": cap["tcp_bps"] / 1e6,
+                "error_pct": 100 * (flow["goodput_bps"] - cap["tcp_bps"]) / cap["tcp_bps"],
+                "mac_only_mbps": cap["mac_only_bps"] / 1e6,
+                "retransmits": flow["retransmitted_segments"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+#: The 802.11ax configuration of the aggregation checks: HE-MCS 7, 20 MHz, 1 stream, 0.8 µs GI.
+AX_CHECK = {"phy": "802.11ax", "mcs": 7, "nss": 1, "width": 20, "gi": 800}
+
+
+def bianchi_ampdu(n: int, ip_bytes: int = 1500, *, phy: str = "802.11ax", mcs: int = 7, nss: int = 1,
+                  width: int = 20, gi: int = 800) -> dict:
+    """Bianchi's saturation throughput of ``n`` stations sending A-MPDUs with immediate Block
+    Ack under EDCA AC_BE (dict with mpdus, ppdu_us, ts_us, tc_us, tau, p, throughput_bps)."""
+    return dict(_core.bianchi_ampdu(phy, mcs, nss, width, gi, n, ip_bytes))
+
+
+def tcp_capacity_ampdu(segments_per_ack: int = 2, payload_bytes: int = 1460, data_ip_bytes: int = 1500,
+                       ack_ip_bytes: int = 40, *, phy: str = "802.11ax", mcs: int = 7, nss: int = 1,
+                       width: int = 20, gi: int = 800) -> dict:
+    """Collision-free TCP maximum with data A-MPDUs up and TCP-ACK A-MPDUs down (dict with
+    mac_only_bps, tcp_bps, data_mpdus, acks_per_ampdu)."""
+    return dict(_core.tcp_capacity_ampdu(phy, mcs, nss, width, gi, payload_bytes, data_ip_bytes, ack_ip_bytes,
+                                         segments_per_ack))
+
+
+def _phy_overrides(cfg: dict) -> list[tuple[str, object]]:
+    """The ``[[wlan]]`` keys of an HT/VHT/HE configuration (``AX_CHECK``'s form)."""
+    return [("wlan.0.phy", cfg["phy"]), ("wlan.0.mcs", cfg["mcs"]), ("wlan.0.nss", cfg["nss"]),
+            ("wlan.0.width", cfg["width"]), ("wlan.0.gi", f"{cfg['gi']}ns")]
+
+
+def saturation_ampdu_overrides(n: int, seconds: float = 5.0, ip_bytes: int = 1500, cfg: dict = AX_CHECK) -> list[str]:
+    """Overrides of ``saturation-ax.toml``: ``n`` stations flooding the AP with UDP at twice
+    their share of the PHY rate (never-empty queues) with the configuration ``cfg``."""
+    rate_kbps = bianchi_ampdu(1, ip_bytes, **cfg)["data_rate_bps"] // 1000
+    return _overrides([
+        ("name", f"saturation-{cfg['phy']}-mcs{cfg['mcs']}-{cfg['width']}mhz-{n}"),
+        *_flood("saturation-ax.toml", n, rate_kbps, seconds, ip_bytes),
+        *_phy_overrides(cfg),
+    ])
+
+
+def bianchi_ampdu_check(ns=(1, 5, 10, 20), seconds: float = 5.0, seed: int = 1, cfg: dict = AX_CHECK) -> pd.DataFrame:
+    """Simulated saturation throughput with aggregation against Bianchi's model with A-MPDU
+    and Block Ack, one row per n."""
+    rows = []
+    for n in ns:
+        res = run(text=_base("saturation-ax.toml")[0], overrides=saturation_ampdu_overrides(n, seconds, cfg=cfg), seed=seed)
+        received = sum(f["datagrams_received"] for f in res.summary["flows"])
+        sim_bps = received * 1500 * 8 / seconds
+        model = bianchi_ampdu(n, **cfg)
+        stations = res.summary["wlans"][0]["stations"][1:]
+        ampdus = sum(s["ampdus"] for s in stations)
+        rows.append(
+            {
+                "config": f"HE-MCS {cfg['mcs']} {cfg['width']} MHz",
+                "n": n,
+                "mpdus": model["mpdus"],
+                "sim_mpdus": sum(s["ampdu_mpdus"] for s in stations) / max(1, ampdus),
+                "sim_mbps": sim_bps / 1e6,
+                "model_mbps": model["throughput_bps"] / 1e6,
+                "error_pct": 100 * (sim_bps - model["throughput_bps"]) / model["throughput_bps"],
+                "sim_p": sum(s["collisions"] for s in stations) / max(1, sum(s["attempts"] for s in stations)),
+                "model_p": model["p"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def tcp_ampdu_overrides(delayed_ack: bool, megabytes: int = 50, cfg: dict = AX_CHECK) -> list[str]:
+    """Overrides of ``tcp-upload-ax.toml``: delayed ACKs on or off, the upload's size, the PHY."""
+    return _overrides([
+        ("name", f"tcp-{cfg['phy']}-mcs{cfg['mcs']}-{cfg['width']}mhz-{'delack' if delayed_ack else 'ack-every-segment'}"),
+        ("flow.0.tcp.delayed_ack", delayed_ack),
+        ("flow.0.bytes", Size(megabytes * 1_000_000)),
+        *_phy_overrides(cfg),
+    ])
+
+
+def tcp_capacity_ampdu_check(seed: int = 1, cfg: dict = AX_CHECK) -> pd.DataFrame:
+    """One TCP flow over 802.11ax with aggregation against the collision-free TCP maximum."""
+    rows = []
+    for delayed, per_ack in ((False, 1), (True, 2)):
+        res = run(text=_base("tcp-upload-ax.toml")[0], overrides=tcp_ampdu_overrides(delayed, cfg=cfg), seed=seed)
+        flow = res.summary["flows"][0]
+        cap = tcp_capacity_ampdu(per_ack, **cfg)
+        rows.append(
+            {
+                "acks": "delayed (1 per 2 segments)" if delayed else "every segment",
+                "mpdus": cap["data_mpdus"],
                 "sim_mbps": flow["goodput_bps"] / 1e6,
                 "tcp_max_mbps": cap["tcp_bps"] / 1e6,
                 "error_pct": 100 * (flow["goodput_bps"] - cap["tcp_bps"]) / cap["tcp_bps"],

@@ -30,7 +30,7 @@
 //! costs a few hundred µs once per run.
 
 use super::bianchi::{saturation_throughput, serialize_nanos, BianchiResult};
-use super::phy::{PhyProfile, TxVector, DATA_OVERHEAD_BYTES, QOS_EXTRA_BYTES};
+use super::phy::{backoff_stages, PhyProfile, TxVector, DATA_OVERHEAD_BYTES, QOS_EXTRA_BYTES};
 use crate::time::Duration;
 
 /// An A-MPDU subframe's delimiter (IEEE 802.11-2020 §9.7.1).
@@ -112,13 +112,55 @@ impl EdcaAccess {
 
     /// Bianchi's `m`: doublings from `cw_min + 1` to `cw_max + 1`.
     pub fn backoff_stages(&self) -> u32 {
-        let mut m = 0;
-        let mut w = self.cw_min + 1;
-        while w < self.cw_max + 1 {
-            w *= 2;
-            m += 1;
+        backoff_stages(self.cw_min, self.cw_max)
+    }
+}
+
+/// Everything that fixes the airtime of an aggregated exchange on one link: the PHY, the TX
+/// vector of the data (both directions), the EDCA parameters, the A-MPDU limits and the
+/// one-way propagation delay `δ`.
+#[derive(Clone, Copy, Debug)]
+pub struct AmpduLink<'a> {
+    /// PHY timing (slot, SIFS, EIFS, PPDU durations).
+    pub phy: &'a PhyProfile,
+    /// How the data PPDUs are sent.
+    pub tx: TxVector,
+    /// EDCA parameters of the senders' AC.
+    pub access: EdcaAccess,
+    /// A-MPDU limits.
+    pub limits: AmpduLimits,
+    /// One-way propagation delay.
+    pub propagation: Duration,
+}
+
+impl AmpduLink<'_> {
+    /// Most MPDUs of `mpdu_bytes` in one A-MPDU ([`mpdus_per_ampdu`]).
+    pub fn mpdus_per_ampdu(&self, mpdu_bytes: u32) -> u32 {
+        mpdus_per_ampdu(self.phy, self.tx, mpdu_bytes, &self.limits)
+    }
+
+    /// The exchange of an A-MPDU of `mpdus` MPDUs of `mpdu_bytes`:
+    /// `Ts = PPDU + δ + SIFS + BA + δ + AIFS`, `Tc = PPDU + δ + EIFS − DIFS + AIFS`.
+    pub fn exchange(&self, mpdus: u32, mpdu_bytes: u32) -> AmpduExchange {
+        let (phy, d) = (self.phy, self.propagation);
+        let psdu_bytes = ampdu_bytes(mpdus, mpdu_bytes);
+        let ppdu = phy.ppdu_duration(psdu_bytes, self.tx);
+        let block_ack = block_ack_duration(phy, self.tx, &self.limits);
+        AmpduExchange {
+            mpdus,
+            psdu_bytes,
+            ppdu,
+            block_ack,
+            ts: ppdu + d + phy.sifs + block_ack + d + self.access.aifs(phy),
+            tc: ppdu + d + self.access.eifs(phy),
         }
-        m
+    }
+
+    /// Channel time of an access that sends `mpdus` MPDUs of `mpdu_bytes` with nothing
+    /// contending: `Ts` (which ends with AIFS) + the mean backoff `CWmin/2` slots (the counter
+    /// is uniform in `0..=CWmin` and never doubles).
+    fn access_time(&self, mpdus: u32, mpdu_bytes: u32) -> Duration {
+        self.exchange(mpdus, mpdu_bytes).ts + self.phy.mean_backoff(self.access.cw_min)
     }
 }
 
@@ -185,30 +227,6 @@ pub struct AmpduExchange {
     pub tc: Duration,
 }
 
-/// The exchange of an A-MPDU of `mpdus` MPDUs of `mpdu_bytes` sent with `tx` under `access`:
-/// `Ts = PPDU + δ + SIFS + BA + δ + AIFS`, `Tc = PPDU + δ + EIFS − DIFS + AIFS`.
-pub fn ampdu_exchange(
-    phy: &PhyProfile,
-    tx: TxVector,
-    access: &EdcaAccess,
-    limits: &AmpduLimits,
-    mpdus: u32,
-    mpdu_bytes: u32,
-    propagation: Duration,
-) -> AmpduExchange {
-    let psdu_bytes = ampdu_bytes(mpdus, mpdu_bytes);
-    let ppdu = phy.ppdu_duration(psdu_bytes, tx);
-    let block_ack = block_ack_duration(phy, tx, limits);
-    AmpduExchange {
-        mpdus,
-        psdu_bytes,
-        ppdu,
-        block_ack,
-        ts: ppdu + propagation + phy.sifs + block_ack + propagation + access.aifs(phy),
-        tc: ppdu + propagation + access.eifs(phy),
-    }
-}
-
 /// Saturation throughput of `n` stations with aggregation.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct AggregateSaturation {
@@ -219,31 +237,23 @@ pub struct AggregateSaturation {
 }
 
 /// Saturation throughput of `n` stations each sending A-MPDUs of `ip_bytes` IP packets as
-/// large as `limits` allow, with `tx` under `access`, on an ideal channel.
+/// large as the limits allow on `link`, on an ideal channel.
 ///
 /// Bianchi's eq. (13) with `E[P] = N × 8 × ip_bytes`, `W = cw_min + 1`, `m` from `cw_max`,
-/// and `Ts`, `Tc` from [`ampdu_exchange`]; `normalized` is against the data rate of `tx`.
-pub fn saturation(
-    phy: &PhyProfile,
-    tx: TxVector,
-    ip_bytes: u32,
-    n: u32,
-    access: &EdcaAccess,
-    limits: &AmpduLimits,
-    propagation: Duration,
-) -> AggregateSaturation {
+/// and `Ts`, `Tc` from [`AmpduLink::exchange`]; `normalized` is against the data rate.
+pub fn saturation(link: &AmpduLink<'_>, ip_bytes: u32, n: u32) -> AggregateSaturation {
     let mpdu = ip_bytes + QOS_DATA_OVERHEAD_BYTES;
-    let mpdus = mpdus_per_ampdu(phy, tx, mpdu, limits);
-    let exchange = ampdu_exchange(phy, tx, access, limits, mpdus, mpdu, propagation);
+    let mpdus = link.mpdus_per_ampdu(mpdu);
+    let exchange = link.exchange(mpdus, mpdu);
     let bianchi = saturation_throughput(
         n,
-        access.cw_min + 1,
-        access.backoff_stages(),
-        phy.slot,
+        link.access.cw_min + 1,
+        link.access.backoff_stages(),
+        link.phy.slot,
         exchange.ts,
         exchange.tc,
         8 * ip_bytes as u64 * mpdus as u64,
-        phy.data_rate_bps(tx),
+        link.phy.data_rate_bps(link.tx),
     );
     AggregateSaturation { exchange, bianchi }
 }
@@ -267,26 +277,10 @@ pub struct AggregateTcpCapacity {
     pub ack_exchange: Duration,
 }
 
-/// Channel time of an access that sends `mpdus` MPDUs of `mpdu_bytes` with nothing contending:
-/// `AIFS + CWmin/2 slots + PPDU + δ + SIFS + BA + δ`.
-fn access_time(
-    phy: &PhyProfile,
-    tx: TxVector,
-    access: &EdcaAccess,
-    limits: &AmpduLimits,
-    mpdus: u32,
-    mpdu_bytes: u32,
-    propagation: Duration,
-) -> Duration {
-    let ex = ampdu_exchange(phy, tx, access, limits, mpdus, mpdu_bytes, propagation);
-    // ts ends with AIFS; the mean backoff (counter uniform in 0..=CWmin, never doubled) adds.
-    ex.ts + phy.mean_backoff(access.cw_min)
-}
-
 /// The maximum goodput of one TCP flow whose data goes from a station to the AP in A-MPDUs as
 /// large as `limits` allow, and whose TCP ACKs (one `ack_ip_bytes` packet per
 /// `segments_per_ack` segments) come back from the AP in A-MPDUs: `payload_bytes` of TCP
-/// payload per `data_ip_bytes` segment, both directions sent with `tx`.
+/// payload per `data_ip_bytes` segment, both directions on `link` (the AP with `ap_access`).
 ///
 /// The cycle: the station sends a full data A-MPDU (its window keeps ≥ N segments queued),
 /// the AP then sends the TCP ACKs of the previous data A-MPDU in one A-MPDU (they reach it
@@ -294,26 +288,22 @@ fn access_time(
 /// `⌊(i+1)N/b⌋ − ⌊iN/b⌋` in cycle `i`, whose mean over `b` cycles is taken). Each access pays
 /// AIFS and the mean backoff `CWmin/2` slots, nothing collides, nothing is lost:
 /// `tcp_bps = 8·N·payload / (T_data + mean T_ack)`, `mac_only_bps = 8·N·payload / T_data`.
-#[allow(clippy::too_many_arguments)] // the configuration, spelled out
 pub fn tcp_max_throughput(
-    phy: &PhyProfile,
-    tx: TxVector,
-    station: &EdcaAccess,
-    ap: &EdcaAccess,
-    limits: &AmpduLimits,
+    link: &AmpduLink<'_>,
+    ap_access: EdcaAccess,
     payload_bytes: u32,
     data_ip_bytes: u32,
     ack_ip_bytes: u32,
     segments_per_ack: u32,
-    propagation: Duration,
 ) -> AggregateTcpCapacity {
     assert!(segments_per_ack >= 1, "a TCP ACK covers at least one segment");
     let data_mpdu = data_ip_bytes + QOS_DATA_OVERHEAD_BYTES;
     let ack_mpdu = ack_ip_bytes + QOS_DATA_OVERHEAD_BYTES;
-    let n = mpdus_per_ampdu(phy, tx, data_mpdu, limits);
-    let data_exchange = access_time(phy, tx, station, limits, n, data_mpdu, propagation);
+    let ap = AmpduLink { access: ap_access, ..*link };
+    let n = link.mpdus_per_ampdu(data_mpdu);
+    let data_exchange = link.access_time(n, data_mpdu);
     let b = segments_per_ack;
-    let ack_limit = mpdus_per_ampdu(phy, tx, ack_mpdu, limits);
+    let ack_limit = ap.mpdus_per_ampdu(ack_mpdu);
     let (mut ack_ns, mut acks, mut accesses) = (0u64, 0u32, 0u64);
     for i in 0..b {
         let count = (i + 1) * n / b - i * n / b;
@@ -322,7 +312,7 @@ pub fn tcp_max_throughput(
         let mut left = count;
         while left > 0 {
             let k = left.min(ack_limit);
-            ack_ns += access_time(phy, tx, ap, limits, k, ack_mpdu, propagation).as_nanos();
+            ack_ns += ap.access_time(k, ack_mpdu).as_nanos();
             accesses += 1;
             left -= k;
         }
@@ -349,6 +339,11 @@ mod tests {
 
     fn us(n: u64) -> Duration {
         Duration::from_micros(n)
+    }
+
+    /// 802.11a at 54 Mb/s under HT's limits, AC_BE, propagation `d`.
+    fn a54(d: Duration) -> AmpduLink<'static> {
+        AmpduLink { phy: &PHY_80211A, tx: A54, access: EdcaAccess::best_effort(&PHY_80211A), limits: AmpduLimits::HT, propagation: d }
     }
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
@@ -409,18 +404,17 @@ mod tests {
     /// 7.5 × 9 + 5375 = 5442.5 µs carries 23 × 12 000 bits: 50.712 816 720 257 23 Mb/s.
     #[test]
     fn saturation_by_hand() {
-        let be = EdcaAccess::best_effort(&PHY_80211A);
-        let s = saturation(&PHY_80211A, A54, 1500, 1, &be, &AmpduLimits::HT, Duration::ZERO);
+        let s = saturation(&a54(Duration::ZERO), 1500, 1);
         assert_eq!(s.exchange.mpdus, 23);
         assert_eq!(s.exchange.block_ack, us(32));
         assert_eq!((s.exchange.ts, s.exchange.tc), (us(5375), us(5387)));
         assert!(close(s.bianchi.throughput_bps, 276_000.0 / 5442.5e-6, 1e-12), "{}", s.bianchi.throughput_bps);
         // δ = 1 µs: Ts + 2, Tc + 1.
-        let s = saturation(&PHY_80211A, A54, 1500, 1, &be, &AmpduLimits::HT, us(1));
+        let s = saturation(&a54(us(1)), 1500, 1);
         assert_eq!((s.exchange.ts, s.exchange.tc), (us(5377), us(5388)));
         // n > 1: the fixed point of bianchi.rs with W = 16, m = 6 and these Ts, Tc, σ = 9 µs;
         // eq. (13) evaluated by hand from its τ for n = 10.
-        let s = saturation(&PHY_80211A, A54, 1500, 10, &be, &AmpduLimits::HT, Duration::ZERO);
+        let s = saturation(&a54(Duration::ZERO), 1500, 10);
         let (tau, _) = super::super::bianchi::solve_tau(10, 16, 6);
         let ptr = 1.0 - (1.0 - tau).powi(10);
         let ps = 10.0 * tau * (1.0 - tau).powi(9) / ptr;
@@ -444,7 +438,7 @@ mod tests {
     #[test]
     fn tcp_by_hand() {
         let be = EdcaAccess::best_effort(&PHY_80211A);
-        let c = tcp_max_throughput(&PHY_80211A, A54, &be, &be, &AmpduLimits::HT, 1460, 1500, 40, 2, Duration::ZERO);
+        let c = tcp_max_throughput(&a54(Duration::ZERO), be, 1460, 1500, 40, 2);
         assert_eq!(c.data_mpdus, 23);
         assert_eq!(c.data_exchange, Duration::from_nanos(5_442_500));
         assert_eq!(c.ack_exchange, Duration::from_nanos(324_500));
@@ -453,7 +447,7 @@ mod tests {
         assert!(close(c.tcp_bps, 268_640.0 / 5767e-6, 1e-12), "{}", c.tcp_bps);
         // An ACK per segment: 23 ACKs, 84 × 22 + 82 = 1930 B, ⌈15 462 / 216⌉ = 72 symbols,
         // 308 µs; exchange 466.5 µs; tcp = 268 640 / 5909 µs.
-        let c = tcp_max_throughput(&PHY_80211A, A54, &be, &be, &AmpduLimits::HT, 1460, 1500, 40, 1, Duration::ZERO);
+        let c = tcp_max_throughput(&a54(Duration::ZERO), be, 1460, 1500, 40, 1);
         assert_eq!(c.ack_exchange, Duration::from_nanos(466_500));
         assert!(close(c.tcp_bps, 268_640.0 / 5909e-6, 1e-12), "{}", c.tcp_bps);
         assert!(c.tcp_bps < c.mac_only_bps);
@@ -469,9 +463,9 @@ mod tests {
     #[test]
     fn he_mcs7_20mhz_by_hand() {
         let tx = TxVector::He(Mcs { mcs: 7, nss: 1, width_mhz: 20, gi_ns: 800 });
-        let be = EdcaAccess::best_effort(&PHY_80211AX);
+        let link = AmpduLink { phy: &PHY_80211AX, tx, access: EdcaAccess::best_effort(&PHY_80211AX), limits: AmpduLimits::HE, propagation: Duration::ZERO };
         assert_eq!(PHY_80211AX.ppdu_duration(ampdu_bytes(38, 1538), tx), Duration::from_nanos(5_510_400));
-        let s = saturation(&PHY_80211AX, tx, 1500, 1, &be, &AmpduLimits::HE, Duration::ZERO);
+        let s = saturation(&link, 1500, 1);
         assert_eq!((s.exchange.mpdus, s.exchange.psdu_bytes), (37, 57_126));
         assert_eq!(s.exchange.ppdu, Duration::from_nanos(5_360_800));
         assert_eq!(s.exchange.block_ack, us(40));

@@ -677,3 +677,5 @@ impl Bss {
 mod tests;
 #[cfg(test)]
 mod tests_qos;
+#[cfg(test)]
+mod tests_model;

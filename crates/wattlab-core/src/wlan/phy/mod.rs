@@ -499,16 +499,21 @@ impl PhyProfile {
         Duration::from_nanos(self.slot.as_nanos() * cw as u64 / 2)
     }
 
-    /// Number of backoff stages `m` with `cw_max = 2^m (cw_min + 1) − 1` (Bianchi's `m`).
+    /// Number of backoff stages `m` of this PHY's contention window ([`backoff_stages`]).
     pub fn backoff_stages(&self) -> u32 {
-        let mut m = 0;
-        let mut w = self.cw_min + 1;
-        while w < self.cw_max + 1 {
-            w *= 2;
-            m += 1;
-        }
-        m
+        backoff_stages(self.cw_min, self.cw_max)
     }
+}
+
+/// Number of backoff stages `m` with `cw_max = 2^m (cw_min + 1) − 1` (Bianchi's `m`).
+pub fn backoff_stages(cw_min: u32, cw_max: u32) -> u32 {
+    let mut m = 0;
+    let mut w = cw_min + 1;
+    while w < cw_max + 1 {
+        w *= 2;
+        m += 1;
+    }
+    m
 }
 
 #[cfg(test)]
