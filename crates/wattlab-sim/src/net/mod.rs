@@ -108,9 +108,20 @@ impl Network {
 
     /// Writes `p` to `iface`'s capture, if any; `outgoing` sets the direction and `peer` is the
     /// MAC address at the other end.
+    // Inlined test, out-of-line write: most interfaces have no capture, and every packet
+    // crossing one asks.
+    #[inline]
     pub fn capture(&mut self, iface: IfaceId, t: Time, p: &Packet, outgoing: bool, peer: [u8; 6]) {
+        if let Some(k) = self.ifaces[iface as usize].pcap {
+            self.write_capture(k, iface, t, p, outgoing, peer);
+        }
+    }
+
+    /// Writes `p` to capture `k` of `iface` (see [`Network::capture`]).
+    #[cold]
+    #[inline(never)]
+    fn write_capture(&mut self, k: usize, iface: IfaceId, t: Time, p: &Packet, outgoing: bool, peer: [u8; 6]) {
         let i = &self.ifaces[iface as usize];
-        let Some(k) = i.pcap else { return };
         let (src, dst) = if outgoing { (i.mac, peer) } else { (peer, i.mac) };
         if let Err(e) = self.pcaps[k].1.write_in(t, p, &self.arena, src, dst) {
             self.fatal_error.get_or_insert_with(|| format!("writing capture {}: {e}", self.pcaps[k].0));
@@ -118,7 +129,11 @@ impl Network {
     }
 
     /// [`Network::capture`] with the MAC address of the interface's peer.
+    #[inline]
     pub fn capture_at_peer(&mut self, iface: IfaceId, t: Time, p: &Packet, outgoing: bool) {
+        if self.ifaces[iface as usize].pcap.is_none() {
+            return;
+        }
         let peer = self.ifaces[self.ifaces[iface as usize].peer as usize].mac;
         self.capture(iface, t, p, outgoing, peer);
     }

@@ -217,17 +217,18 @@ impl Bss {
         f.ba.seq = seq;
         f.ba.inflight = true;
         f.ba.tries += 1;
-        let (first, to, finish, body) = (f.ba.tries == 1, f.to, f.finish, f.body);
+        let (first, to, finish) = (f.ba.tries == 1, f.to, f.finish);
         if sta == AP {
             self.ap_queue.served(finish);
         }
-        let s = &mut self.stas[sta as usize].stats;
-        if let Body::Data(packet) = body {
-            s.bytes_attempted += packet.ip_len() as u64;
+        let st = &mut self.stas[sta as usize];
+        // The packet is copied only into the Transmit output, not to read its length.
+        if let Body::Data(packet) = &st.queue[k].body {
+            st.stats.bytes_attempted += packet.ip_len() as u64;
             if first {
-                self.out.push_back(MacOutput::Transmit { sta, to, packet });
+                self.out.push_back(MacOutput::Transmit { sta, to, packet: *packet });
             } else {
-                s.ba_retries += 1;
+                st.stats.ba_retries += 1;
             }
         }
     }

@@ -31,8 +31,10 @@ pub(crate) enum Head {
 
 impl Bss {
     /// MPDU size of a queued frame.
+    #[inline]
     pub(crate) fn mpdu_bytes(frame: &Frame) -> u32 {
-        match frame.body {
+        // By reference: the packet is not copied to read its length.
+        match &frame.body {
             Body::Data(p) => p.ip_len() + DATA_OVERHEAD_BYTES,
             Body::Null => NULL_FRAME_BYTES,
         }
@@ -40,6 +42,7 @@ impl Bss {
 
     /// MPDU size of a queued frame as this MAC sends it: a QoS data frame carries the 2-byte
     /// QoS Control field (802.11-2020 §9.3.2.1).
+    #[inline]
     pub(crate) fn mpdu_len(&self, frame: &Frame) -> u32 {
         match frame.body {
             Body::Data(_) if self.cfg.qos.is_some() => Self::mpdu_bytes(frame) + QOS_EXTRA_BYTES,
@@ -305,11 +308,11 @@ impl Bss {
     fn start_exchange(&mut self, now: Time, sta: StaId) {
         match self.head(sta) {
             Some(Head::Frame(i)) => {
-                let frame = self.stas[sta as usize].queue[i];
-                if self.aggregates() && matches!(frame.body, Body::Data(_)) {
+                // The aggregating path reads the queue in place; only a single frame is copied.
+                if self.aggregates() && matches!(self.stas[sta as usize].queue[i].body, Body::Data(_)) {
                     self.start_aggregate(now, sta, i);
                 } else {
-                    self.start_frame(now, sta, frame);
+                    self.start_frame(now, sta, self.stas[sta as usize].queue[i]);
                 }
             }
             Some(Head::Poll) => self.start_poll(now, sta),
