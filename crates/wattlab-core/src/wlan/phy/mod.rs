@@ -259,24 +259,9 @@ const OFDM_RATES_KBPS: &[u32] = &[6_000, 9_000, 12_000, 18_000, 24_000, 36_000, 
 /// Their basic rate set (the mandatory 6, 12, 24 Mb/s).
 const OFDM_BASIC_KBPS: &[u32] = &[6_000, 12_000, 24_000];
 
-/// An HT/VHT/HE profile in 5 GHz: 802.11a's slot, SIFS and CW (DCF; EDCA sets its own).
+/// An HT/VHT/HE profile in 5 GHz: 802.11a's slot, SIFS, CW and basic rates (DCF; EDCA sets its own).
 const fn high_throughput(name: &'static str, description: &'static str, format: PhyFormat) -> PhyProfile {
-    PhyProfile {
-        name,
-        description,
-        modulation: Modulation::Ofdm,
-        slot: us(9),
-        sifs: us(16),
-        cw_min: 15,
-        cw_max: 1023,
-        rates_kbps: OFDM_RATES_KBPS,
-        basic_rates_kbps: OFDM_BASIC_KBPS,
-        preamble: Preamble::Long,
-        signal_extension: Duration::ZERO,
-        format,
-        band: Band::Ghz5,
-        he_packet_padding_us: 0,
-    }
+    PhyProfile { name, description, format, ..PHY_80211A }
 }
 
 /// 802.11n HT, HT-mixed format, 5 GHz unless [`PhyProfile::with_band`] says 2.4 GHz.
