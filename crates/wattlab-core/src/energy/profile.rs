@@ -611,6 +611,7 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../../../profiles/samsung-galaxy-s2.toml"),
     ),
     ("nexus-one", include_str!("../../../../profiles/nexus-one.toml")),
+    ("htc-magic", include_str!("../../../../profiles/htc-magic.toml")),
     (
         "intel-5300-1x1",
         include_str!("../../../../profiles/intel-5300-1x1.toml"),
@@ -803,10 +804,12 @@ mod tests {
         assert!(t.transitions().is_empty());
 
         // The phone and 802.11n profiles: (sleep, idle, idle_high, rx, tx) mW as their sources
-        // give them (EnergyBox's S2 file, PowerTutor's Nexus One constants, Halperin 2010 via ns-3).
+        // give them (EnergyBox's S2 file, PowerTutor's Nexus One and HTC Magic constants,
+        // Halperin 2010 via ns-3).
         for (n, pw) in [
             ("samsung-galaxy-s2", [30.0, 250.0, 450.0, 450.0, 450.0]),
             ("nexus-one", [34.37, 404.46, 404.46, 404.46, 404.46]),
+            ("htc-magic", [38.554, 733.7631, 733.7631, 733.7631, 733.7631]),
             ("intel-5300-1x1", [100.0, 820.0, 820.0, 940.0, 1140.0]),
         ] {
             let p = builtin_profile(n).unwrap();
