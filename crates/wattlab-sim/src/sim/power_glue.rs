@@ -141,7 +141,7 @@ impl Simulation {
                     self.kick(down);
                 }
                 // The hop has no latency, no PS-Polls and no Null frames (MacCaps::HOP).
-                StationEvent::Ready | StationEvent::PsPoll | StationEvent::Trigger => {}
+                StationEvent::Ready | StationEvent::PsPoll | StationEvent::Trigger | StationEvent::TwtSetup => {}
             }
         }
         let host = &mut self.hops[h];

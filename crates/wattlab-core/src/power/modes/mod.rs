@@ -19,10 +19,12 @@ mod cam;
 mod external;
 mod ideal_psm;
 mod psm;
+mod twt;
 mod uapsd;
 
 pub use bsd::{bsd_next_wake, bsd_window, BSD_MAX_SLEEP, BSD_PERCENT};
 pub use external::Driver;
+pub use twt::{TwtAgreement, TWT_MAX_DURATION_US, TWT_MAX_INTERVAL_MS};
 
 use super::mode::{Basis, ModeParam, ParseNameError};
 use super::station::{Command, Core, MacView, Mode};
@@ -52,11 +54,13 @@ pub enum PowerMode {
     External(Driver),
     /// Dozes between beacons unless traffic is queued for it (fetched without PS-Polls).
     BeaconDoze,
+    /// 802.11ax individual Target Wake Time: awake only in the agreement's service periods.
+    Twt(TwtAgreement),
 }
 
 impl PowerMode {
     /// One mode of each kind, in the order help texts list them (`bsd-P` as `bsd-50`).
-    pub const KINDS: [PowerMode; 9] = [
+    pub const KINDS: [PowerMode; 10] = [
         PowerMode::Cam,
         PowerMode::Psm,
         PowerMode::IdealPsm,
@@ -66,6 +70,7 @@ impl PowerMode {
         PowerMode::External(Driver::Psna),
         PowerMode::External(Driver::Host),
         PowerMode::BeaconDoze,
+        PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 8192, announced: false }),
     ];
 
     /// The name without its parameters: `bsd` for `bsd-P`, the whole name otherwise.
@@ -80,6 +85,7 @@ impl PowerMode {
             PowerMode::External(Driver::Psna) => "psna",
             PowerMode::External(Driver::Host) => "external",
             PowerMode::BeaconDoze => "beacon-doze",
+            PowerMode::Twt(_) => "twt",
         }
     }
 
@@ -95,6 +101,7 @@ impl PowerMode {
             PowerMode::External(Driver::Psna) => "external, driven by paper 001's PSNA mobile: radio off (no power) for the residual time",
             PowerMode::External(Driver::Host) => "external: sleeps and wakes as its host commands",
             PowerMode::BeaconDoze => "dozes between beacons unless traffic is queued; a queued burst is fetched at once, without PS-Polls",
+            PowerMode::Twt(_) => "802.11ax individual TWT: set up at association, awake only in service periods (every I ms for D µs), the AP holding frames until then",
         }
     }
 
@@ -102,6 +109,7 @@ impl PowerMode {
     pub const fn params(self) -> &'static [ModeParam] {
         match self {
             PowerMode::Bsd { .. } => bsd::PARAMS,
+            PowerMode::Twt(_) => twt::PARAMS,
             _ => &[],
         }
     }
@@ -110,6 +118,7 @@ impl PowerMode {
     pub fn param_values(self) -> Vec<u32> {
         match self {
             PowerMode::Bsd { percent } => vec![percent],
+            PowerMode::Twt(a) => vec![a.interval_ms, a.duration_us],
             _ => Vec::new(),
         }
     }
@@ -118,6 +127,7 @@ impl PowerMode {
     pub const fn pattern(self) -> &'static str {
         match self {
             PowerMode::Bsd { .. } => "bsd-P",
+            PowerMode::Twt(_) => "twt:interval=Ims,duration=Dus[,announced=true]",
             other => other.family(),
         }
     }
@@ -126,6 +136,8 @@ impl PowerMode {
     pub const fn regex(self) -> &'static str {
         match self {
             PowerMode::Bsd { .. } => "bsd-(1000|[1-9][0-9]{0,2})",
+            // The ranges and duration < interval are the parser's.
+            PowerMode::Twt(_) => "twt:interval=[1-9][0-9]{0,4}ms,duration=[1-9][0-9]{0,5}us(,announced=true)?",
             other => other.family(),
         }
     }
@@ -153,8 +165,9 @@ impl PowerMode {
                 s.push_str(", ");
             }
             s.push_str(m.pattern());
-            for p in m.params() {
-                s.push_str(&format!(" ({} = {}..={})", p.letter, p.min, p.max));
+            let ranges: Vec<String> = m.params().iter().map(|p| format!("{} = {}..={}", p.letter, p.min, p.max)).collect();
+            if !ranges.is_empty() {
+                s.push_str(&format!(" ({})", ranges.join(", ")));
             }
         }
         s
@@ -165,6 +178,7 @@ impl fmt::Display for PowerMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PowerMode::Bsd { percent } => write!(f, "bsd-{percent}"),
+            PowerMode::Twt(a) => a.fmt(f),
             other => f.write_str(other.family()),
         }
     }
@@ -186,6 +200,9 @@ impl FromStr for PowerMode {
         let unknown = || ParseNameError::Mode(s.to_string());
         if let Some(digits) = s.strip_prefix("bsd-") {
             return canonical_number(digits, BSD_PERCENT).map(|percent| PowerMode::Bsd { percent }).ok_or_else(unknown);
+        }
+        if let Some(args) = s.strip_prefix("twt:") {
+            return TwtAgreement::parse(args).map(PowerMode::Twt).ok_or_else(unknown);
         }
         PowerMode::KINDS.into_iter().find(|m| m.params().is_empty() && m.family() == s).ok_or_else(unknown)
     }
@@ -238,6 +255,8 @@ pub enum PowerSave {
     External(Driver),
     /// Dozes between beacons unless traffic is queued for it.
     BeaconDoze,
+    /// 802.11ax individual TWT with this agreement.
+    Twt(TwtAgreement),
 }
 
 /// The settings of the power modes that their names do not carry.
@@ -272,6 +291,7 @@ impl PowerSave {
             PowerMode::Uapsd => PowerSave::Uapsd { trigger_interval: settings.uapsd_trigger_interval, max_sp: settings.uapsd_max_sp },
             PowerMode::External(d) => PowerSave::External(d),
             PowerMode::BeaconDoze => PowerSave::BeaconDoze,
+            PowerMode::Twt(a) => PowerSave::Twt(a),
         }
     }
 
@@ -285,6 +305,7 @@ impl PowerSave {
             PowerSave::Uapsd { .. } => PowerMode::Uapsd,
             PowerSave::External(d) => PowerMode::External(d),
             PowerSave::BeaconDoze => PowerMode::BeaconDoze,
+            PowerSave::Twt(a) => PowerMode::Twt(a),
         }
     }
 
@@ -298,6 +319,7 @@ impl PowerSave {
             PowerSave::Uapsd { trigger_interval, max_sp } => Rules::Uapsd(uapsd::Uapsd::new(trigger_interval, max_sp)),
             PowerSave::External(_) => Rules::External(external::External::new()),
             PowerSave::BeaconDoze => Rules::BeaconDoze(beacon_doze::BeaconDoze::default()),
+            PowerSave::Twt(a) => Rules::Twt(twt::Twt::new(a)),
         }
     }
 
@@ -356,6 +378,7 @@ pub(crate) enum Rules {
     Uapsd(uapsd::Uapsd),
     External(external::External),
     BeaconDoze(beacon_doze::BeaconDoze),
+    Twt(twt::Twt),
 }
 
 /// `$body` with `$m` bound to the mode's own rules.
@@ -369,6 +392,7 @@ macro_rules! each_mode {
             Rules::Uapsd($m) => $body,
             Rules::External($m) => $body,
             Rules::BeaconDoze($m) => $body,
+            Rules::Twt($m) => $body,
         }
     };
 }
@@ -439,6 +463,9 @@ impl Mode for Rules {
     }
     fn on_command(&mut self, c: &mut Core, now: Time, cmd: Command, view: MacView) {
         each_mode!(self, m => m.on_command(c, now, cmd, view))
+    }
+    fn on_twt_accepted(&mut self, c: &mut Core, now: Time) {
+        each_mode!(self, m => m.on_twt_accepted(c, now))
     }
     fn rests_off(&self) -> bool {
         each_mode!(self, m => m.rests_off())
