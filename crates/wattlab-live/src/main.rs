@@ -652,6 +652,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 // U-APSD's beacon interval; none (and no holding) for an always-on client.
                 psm_beacon: (!cam).then(|| wattlab_core::Duration::from_micros(beacon_us)),
                 uapsd: !cam,
+                mode: None,
                 seed,
                 names: None,
             };

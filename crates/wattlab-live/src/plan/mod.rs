@@ -169,6 +169,7 @@ pub fn path_params(spec: &LiveSpec) -> PathParams {
         half_duplex: spec.half_duplex,
         psm_beacon: (spec.power_save == PowerMode::IdealPsm).then_some(spec.beacon_interval),
         uapsd: false,
+        mode: None,
         seed: spec.seed,
         names: Some(spec.channel_names.clone()),
     }
