@@ -100,7 +100,7 @@ enum Command {
         /// The AP's interface towards the client (packets entering on it go up).
         #[arg(long)]
         client_iface: String,
-        /// Write the PSM station's radio schedule here (CSV), with `--policy psm`.
+        /// Write the power-saving station's radio schedule here (CSV), with `--policy psm` or `adaptive-psm`.
         #[arg(long)]
         transitions: Option<PathBuf>,
         /// Take the station's radio switches from this Unix datagram socket (PSNA's mobile).
