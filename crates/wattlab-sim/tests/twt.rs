@@ -47,10 +47,6 @@ fn flow(s: &Summary) -> serde_json::Value {
     serde_json::to_value(&s.flows[0]).unwrap()
 }
 
-fn sleep_s(s: &Summary, policy: &str) -> f64 {
-    s.radios.iter().find(|r| r.policy == policy).unwrap_or_else(|| panic!("no `{policy}` meter")).report.sleep.time_ns as f64 * 1e-9
-}
-
 /// With no traffic, the station's only frames are its TWT Setup request (48 B at the 24 Mb/s
 /// basic rate: 20 µs + 4 µs × ⌈(16 + 384 + 6) / 96⌉ = 40 µs), SIFS (16 µs) and the AP's ACK
 /// (14 B: 20 + 4 × ⌈134 / 96⌉ = 28 µs): 84 µs; the AP's response costs it as much.
