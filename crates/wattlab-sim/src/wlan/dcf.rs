@@ -37,6 +37,7 @@ impl Bss {
         match &frame.body {
             Body::Data(p) => p.ip_len() + DATA_OVERHEAD_BYTES,
             Body::Null => NULL_FRAME_BYTES,
+            Body::TwtSetup => super::power::TWT_SETUP_BYTES,
         }
     }
 
@@ -283,7 +284,7 @@ impl Bss {
                 if self.uses_rts(f) {
                     self.control_airtime(sta, f.to, RTS_BYTES)
                 } else {
-                    self.data_airtime(sta, f.to, self.mpdu_len(f))
+                    self.frame_airtime(sta, f)
                 }
             }
         }
@@ -294,7 +295,7 @@ impl Bss {
     pub(crate) fn head_shape(&self, sta: StaId, head: Head) -> PpduShape {
         match head {
             Head::Frame(i) if !self.uses_rts(&self.stas[sta as usize].queue[i]) => {
-                self.data_shape(sta, self.stas[sta as usize].queue[i].to)
+                self.frame_shape(sta, &self.stas[sta as usize].queue[i])
             }
             _ => PpduShape::NON_HT,
         }
@@ -310,6 +311,24 @@ impl Bss {
         }
         let sta = if from == AP { to } else { from };
         self.stas[sta as usize].cfg.tx.unwrap_or(self.cfg.tx)
+    }
+
+    /// Airtime of a single queued frame from `from`: a data or Null frame as a data PPDU, a
+    /// management (TWT Setup) frame at the basic rate, as control frames go.
+    pub(crate) fn frame_airtime(&self, from: StaId, frame: &Frame) -> Duration {
+        match frame.body {
+            Body::TwtSetup => self.control_airtime(from, frame.to, self.mpdu_len(frame)),
+            _ => self.data_airtime(from, frame.to, self.mpdu_len(frame)),
+        }
+    }
+
+    /// Width and spatial streams of `frame`'s PPDU from `from`: a TWT action frame goes at a
+    /// basic rate (non-HT), any other frame as data.
+    pub(crate) fn frame_shape(&self, from: StaId, frame: &Frame) -> PpduShape {
+        match frame.body {
+            Body::TwtSetup => PpduShape::NON_HT,
+            _ => self.data_shape(from, frame.to),
+        }
     }
 
     /// Airtime of a data PPDU of `psdu_bytes` from `from` to `to`.
@@ -355,8 +374,8 @@ impl Bss {
             self.on_air(to, Some(sta), t + r + d + sifs, c, frame.tag);
             t = t + r + c + d + d + sifs + sifs;
         }
-        let data = self.data_airtime(sta, to, self.mpdu_len(&frame));
-        self.on_air_ppdu(sta, Some(to), t, data, frame.tag, self.data_shape(sta, to));
+        let data = self.frame_airtime(sta, &frame);
+        self.on_air_ppdu(sta, Some(to), t, data, frame.tag, self.frame_shape(sta, &frame));
         let ok = !self.frame_lost(now, sta, to, self.mpdu_len(&frame));
         let end = if ok {
             let ack = self.control_airtime(sta, to, ACK_BYTES);
@@ -529,6 +548,8 @@ impl Bss {
                 self.ampdu_done(now, sta, to, ssn, n, received, ba, rts);
                 if ba && sta != AP {
                     self.uplink_delivered(now, sta, true);
+                } else if ba {
+                    self.downlink_delivered(now, to);
                 }
                 ba
             }
@@ -579,6 +600,8 @@ impl Bss {
                     s.stats.bytes_sent += p.ip_len() as u64;
                 }
                 Body::Null => s.stats.null_frames += 1,
+                // Counted in `attempts` and `airtime_ns` (no column of its own).
+                Body::TwtSetup => {}
             }
         }
         s.retries = 0;
