@@ -79,6 +79,12 @@ impl StationPower {
         self.rules.uplink_matters()
     }
 
+    /// True if frames the AP delivers change the station's power saving (adaptive PSM's
+    /// inactivity timer): a MAC may skip [`StationPower::handle_downlink`] otherwise.
+    pub fn downlink_matters(&self) -> bool {
+        self.rules.downlink_matters()
+    }
+
     /// Counters (a doze in progress not counted yet).
     pub fn stats(&self) -> &StationStats {
         &self.c.stats
@@ -203,6 +209,12 @@ impl StationPower {
     /// [`StationPower::handle_idle`] when the station is done.
     pub fn handle_uplink_sent(&mut self, now: Time, data: bool, view: MacView) {
         self.rules.on_uplink_sent(&mut self.c, now, data, view);
+    }
+
+    /// A frame from the AP reached the station (delivered; for an A-MPDU, once its Block Ack
+    /// is out): adaptive PSM's inactivity timer restarts.
+    pub fn handle_downlink(&mut self, now: Time) {
+        self.rules.on_downlink(&mut self.c, now);
     }
 
     /// Something ended at the MAC (an exchange, a transmission, an arrival): the station

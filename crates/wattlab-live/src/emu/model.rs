@@ -414,7 +414,11 @@ impl<T> PathEmulator<T> {
         }
         if ch == HOP_DOWN && self.power.is_some() {
             let view = self.hop_view();
-            self.power.as_mut().expect("checked above").handle_idle(t, view);
+            let p = self.power.as_mut().expect("checked above");
+            if p.downlink_matters() {
+                p.handle_downlink(t);
+            }
+            p.handle_idle(t, view);
             self.drain_power(t);
         }
     }
@@ -435,7 +439,7 @@ impl<T> PathEmulator<T> {
                 }
                 StationEvent::Release => self.kick(t, HOP_DOWN),
                 // The hop has no latency, no PS-Polls and no Null frames (MacCaps::HOP).
-                StationEvent::Ready | StationEvent::PsPoll | StationEvent::Trigger => {}
+                StationEvent::Ready | StationEvent::PsPoll | StationEvent::Trigger | StationEvent::PmNull { .. } => {}
             }
         }
         if let Some(d) = self.power.as_ref().and_then(|p| p.poll_timeout()) {

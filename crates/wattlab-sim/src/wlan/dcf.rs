@@ -507,6 +507,8 @@ impl Bss {
                 self.ampdu_done(now, sta, to, ssn, n, received, ba, rts);
                 if ba && sta != AP {
                     self.uplink_delivered(now, sta, true);
+                } else if ba {
+                    self.downlink_delivered(now, to);
                 }
                 ba
             }

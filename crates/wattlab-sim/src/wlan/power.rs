@@ -133,6 +133,12 @@ impl Bss {
                         self.push_frame(now, sta, AP, Body::Null);
                     }
                 }
+                // Adaptive PSM's PM change: one Null at a time (a retry of a lost one).
+                StationEvent::PmNull { .. } => {
+                    if !self.stas[sta as usize].queue.iter().any(|f| matches!(f.body, Body::Null)) {
+                        self.push_frame(now, sta, AP, Body::Null);
+                    }
+                }
             }
         }
         let s = &mut self.stas[sta as usize];
@@ -176,10 +182,11 @@ impl Bss {
     }
 
     /// A frame was delivered: uplink frames feed BSD and U-APSD, downlink frames use up a
-    /// release.
+    /// release and restart adaptive PSM's inactivity timer.
     pub(crate) fn after_success(&mut self, now: Time, sta: StaId, frame: super::Frame) {
         if sta == AP {
             self.release_used(frame.to);
+            self.downlink_delivered(now, frame.to);
             return;
         }
         self.uplink_delivered(now, sta, matches!(frame.body, Body::Data(_)));
@@ -194,6 +201,15 @@ impl Bss {
         let view = self.view(sta);
         self.stas[sta as usize].power.handle_uplink_sent(now, data, view);
         self.apply_power(now, sta);
+    }
+
+    /// A frame (or an A-MPDU, its Block Ack out) from the AP reached station `to`.
+    pub(crate) fn downlink_delivered(&mut self, now: Time, to: StaId) {
+        let power = &mut self.stas[to as usize].power;
+        if power.downlink_matters() {
+            power.handle_downlink(now);
+            self.apply_power(now, to);
+        }
     }
 
     /// One frame of a burst or service period has left the AP (delivered or dropped).

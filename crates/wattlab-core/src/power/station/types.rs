@@ -45,6 +45,14 @@ pub enum StationEvent {
     PsPoll,
     /// Send a U-APSD trigger (a QoS-Null) unless a frame of the station's is already queued.
     Trigger,
+    /// Send a Null frame with this Power Management bit (adaptive PSM: PM = 1 to doze, PM = 0
+    /// to return to active mode) unless a Null of the station's is already queued; the change
+    /// takes effect when the AP acknowledges it ([`crate::power::StationPower::handle_uplink_sent`]
+    /// with `data = false`).
+    PmNull {
+        /// The PM bit: true = entering PS mode.
+        pm: bool,
+    },
 }
 
 /// What the MAC is doing for the station when it calls in.
