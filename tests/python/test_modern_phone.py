@@ -185,7 +185,7 @@ def test_f3_seed_schemes_still_save(savings, want):
 
 @pytest.mark.parametrize("savings, want", [([5, 1], A), ([5, -1], P), ([-5, math.nan], D), ([], U)])
 def test_f4_twt_saves(savings, want):
-    rows = [{"scheme": "twt:interval=100ms,duration=8ms", "phy": "802.11ax", "workload": w, "saving_vs_default_pct": s}
+    rows = [{"scheme": "twt:interval=100ms,duration=8000us", "phy": "802.11ax", "workload": w, "saving_vs_default_pct": s}
             for w, s in zip(WORKLOADS, savings)]
     assert verdict_of("F4", table(rows)) == want
 

@@ -121,8 +121,9 @@ def uapsd(cfg: Config) -> dict:
 
 
 def twt_name(interval_ms: int, duration_ms: float) -> str:
-    """The TWT mode's name for one agreement."""
-    return f"twt:interval={interval_ms}ms,duration={Duration.ms(duration_ms)}"
+    """The TWT mode's name for one agreement (unannounced: the station wakes at its service
+    periods without telling the AP)."""
+    return f"twt:interval={interval_ms}ms,duration={round(duration_ms * 1000)}us"
 
 
 def not_applicable(s: Scheme, workload: str, phy: str) -> str:
