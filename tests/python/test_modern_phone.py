@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from wattlab.cli import app
 from wattlab.reproduce.modern_phone import experiments, findings, schemes as sch
-from wattlab.reproduce.modern_phone.config import INTERACTIVE, PHYS, WORKLOADS, Config
+from wattlab.reproduce.modern_phone.config import INTERACTIVE, PHYS, SCHEME_FAMILIES, WORKLOADS, Config, available_schemes
 from wattlab.reproduce.modern_phone.reproduction import FILES
 from wattlab.reproduce.modern_phone.scenario import BASE, overrides
 from conftest import assert_summary_readable
@@ -91,6 +91,7 @@ def test_pareto_front_keeps_only_undominated_points():
 
 def test_where_schemes_apply():
     cfg = Config.quick_preset()
+    cfg.schemes = list(SCHEME_FAMILIES)  # every family, whether this build has its mode or not
     by = {s.key: s for s in sch.schemes(cfg)}
     twt = next(s for s in by.values() if s.family == "twt")
     assert "802.11ax" in sch.not_applicable(twt, "bulk", "802.11a") and not sch.not_applicable(twt, "bulk", "802.11ax")
@@ -135,6 +136,8 @@ def test_config_refuses_unknown_names():
     cfg.schemes = ["psm"]
     cfg.check()
     assert cfg.schemes[0] == "cam", "CAM is always run: every saving is against it"
+    assert Config.quick_preset().schemes == available_schemes(), "by default every scheme this build has"
+    assert {"cam", "psm", "adaptive-psm", "u-apsd", "bsd", "cc", "psna", "wwp", "tunnel"} <= set(available_schemes())
 
 
 # --- findings, each driven to each verdict ------------------------------------------------------

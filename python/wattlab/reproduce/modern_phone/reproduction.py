@@ -96,9 +96,11 @@ class ModernPhone(Reproduction):
         ]
         for w in [w for w in WORKLOADS if w in cfg.workloads]:
             d = t[t.workload == w]
+            per_mb = workloads.ENERGY_METRIC[w] == "j_per_mb"
             lines += [f"### {w}: {WORKLOADS[w]}", "", *md.frame(d, {
                 "PHY": "phy", "scheme": lambda r: f"{r.scheme}{' ★' if r.on_front else ''}",
-                "energy": lambda r: "—" if pd.isna(r.energy) else f"{r.energy / (1e3 if r.energy_metric != 'j_per_mb' else 1):.3g}",
+                f"energy ({'J/MB' if per_mb else 'kJ/h'})":
+                    lambda r: "—" if pd.isna(r.energy) else f"{r.energy / (1 if per_mb else 1e3):.3g}",
                 "sleep": lambda r: "—" if pd.isna(r.sleep_fraction) else f"{100 * r.sleep_fraction:.0f} %",
                 "p50 / p99 (ms)": lambda r: f"{_ms(r.delay_p50_ms)} / {_ms(r.delay_p99_ms)}",
                 "added p50 / p99": lambda r: f"{_ms(r.added_p50_ms)} / {_ms(r.added_p99_ms)}",
