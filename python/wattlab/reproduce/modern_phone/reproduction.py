@@ -11,7 +11,7 @@ from ... import markdown as md
 from .. import stats
 from ..framework import Context, Info, Reproduction, run_heading
 from . import experiments, figures, findings, workloads
-from .config import WORKLOADS, Config
+from .config import SCHEME_FAMILIES, WORKLOADS, Config, available_schemes
 from .schemes import schemes
 
 FILES = ("config.json", "runs.csv", "points.csv", "summary.csv", "applicability.csv", "claims.csv", "summary.md",
@@ -71,7 +71,9 @@ class ModernPhone(Reproduction):
     def summary(self, cfg: Config, tables: dict[str, pd.DataFrame], verdicts, info: Info) -> list[str]:
         t = tables["summary.csv"]
         na = tables["applicability.csv"]
-        na = na[~na.runs.astype(bool)].drop_duplicates(["scheme", "workload", "why_not"])
+        na = (na[~na.runs.astype(bool)].groupby(["scheme", "workload", "why_not"], sort=False).phy
+              .agg(", ".join).reset_index())
+        absent = [f for f in SCHEME_FAMILIES if f not in available_schemes()]
         lines = [
             f"{run_heading(cfg, info)}; {cfg.seeds} seed(s) per point.", "",
             "## Setup", "",
@@ -108,6 +110,8 @@ class ModernPhone(Reproduction):
                 "vs default": lambda r: _pct(r.saving_vs_default_pct)}), ""]
         lines += ["## Where a scheme does not apply", "",
                   *md.frame(na, {"scheme": "scheme", "workload": "workload", "PHY": "phy", "why": "why_not"})]
+        if absent:
+            lines += ["", f"Not in this build of wattlab (no such power mode in the core's registry): {', '.join(absent)}."]
         return lines
 
 

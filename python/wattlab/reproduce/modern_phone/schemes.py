@@ -37,7 +37,8 @@ OBJECT_ONLY = {
     "wwp": "WWP is a reliable bulk transfer in waves (wwp-bulk has no request/response application): {what}",
 }
 WHY_NOT_OBJECT = {
-    "web": "a page's objects are requested as the HTML arrives, which a whole-object relay does not model",
+    "web": "a page's objects are requested as its HTML arrives, a chain of small request/response exchanges, not one "
+           "known object",
     "video": "a real-time stream cannot wait for a whole object",
     "voip": "a real-time two-way stream cannot wait for a whole object",
 }
