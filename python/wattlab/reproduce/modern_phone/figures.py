@@ -48,6 +48,9 @@ def pareto(t: pd.DataFrame, out: Path, runs_per_point: str) -> Path:
                 continue
             ax.scatter(r.delay_p99_ms, y, marker=PHY_MARKER.get(r.phy, "s"), s=46, zorder=3,
                        facecolors=colour if r.equal_work else "none", edgecolors=colour, label=fam)
+            if ":" in r.scheme:  # which timeout or interval: its first parameter, e.g. "100ms"
+                ax.annotate(r.scheme.split("=")[1].split(",")[0], (r.delay_p99_ms, y), xytext=(4, 3),
+                            textcoords="offset points", fontsize=6, color=colour)
         for phy, style in (("802.11a", "--"), ("802.11ax", ":")):
             f = d[(d.phy == phy) & d.on_front].sort_values("delay_p99_ms")
             if len(f):
@@ -69,7 +72,8 @@ def pareto(t: pd.DataFrame, out: Path, runs_per_point: str) -> Path:
     caption = (f"Means over {runs_per_point}. Filled: the same work as CAM (every byte and datagram, every flow "
                "completed); hollow: not (no saving counts). Bulk and sync: the p99 of the transfers' completion times; "
                "web: page-load time; video and VoIP: one-way datagram delay (VoIP: the worse direction). Lower left is "
-               "better; a point on a dashed (802.11a) or dotted (802.11ax) line is on that PHY's Pareto front.")
+               "better; a point on a dashed (802.11a) or dotted (802.11ax) line is on that PHY's Pareto front. Adaptive PSM "
+               "and TWT points are labelled with their timeout or wake interval.")
     return finish(fig, out / "fig_pareto.png", "Energy vs delay per workload: every scheme on a phone", caption, ncol=6)
 
 
