@@ -145,7 +145,7 @@ class Config(ConfigBase):
 
 
 COMMAND = Command(
-    help="Issue 30's modern-phone study (no seed paper): every power-save scheme wattlab has (CAM, PSM, adaptive PSM, "
+    help="Issue 30's modern-phone study (no paper to reproduce): every power-save scheme wattlab has (CAM, PSM, adaptive PSM, "
     "TWT, U-APSD, BSD, the client-centered agent, PSNA, WWP, the SCTP tunnel) on a phone, for five workloads (bulk "
     "download, web, video-like CBR, VoIP-like bidirectional, background sync) on 802.11a and 802.11ax: energy per "
     "delivered MB and per hour, added delay (p50/p99), completion time, savings at equal work against CAM and the "
@@ -155,14 +155,14 @@ COMMAND = Command(
     options=(
         Option(("--seeds",), "seeds", "Repetitions per point (default 3, or 1 with --quick).", type=click.IntRange(1, 100),
                metavar="N"),
-        Option(("--scheme",), "schemes", f"Scheme families (repeatable; default all: {' '.join(SCHEME_FAMILIES)}; cam is "
-               "always run).", type=click.Choice(SCHEME_FAMILIES), multiple=True, metavar="NAME", dest="scheme_list"),
+        Option(("--scheme",), "schemes", f"Scheme families (repeatable; {' '.join(SCHEME_FAMILIES)}; default: every one "
+               "whose power mode this build has; cam is always run).", type=click.Choice(SCHEME_FAMILIES), multiple=True, metavar="NAME", dest="scheme_list"),
         Option(("--workload",), "workloads", f"Workloads (repeatable; default all: {' '.join(WORKLOADS)}).",
                type=click.Choice(list(WORKLOADS)), multiple=True, metavar="NAME", dest="workload_list"),
         Option(("--phy",), "phys", "PHYs (repeatable; default both: 802.11a 802.11ax).", type=click.Choice(PHYS),
                multiple=True, metavar="PHY", dest="phy_list"),
         Option(("--profile",), "profile", "The phone's radio profile: a built-in name (wattlab profiles) or a profile "
-               "file (default: the preset's).", metavar="NAME"),
+               "file (default: samsung-galaxy-s2, a phone).", metavar="NAME"),
     ),
     written="summary.md has the summary table per workload and the findings",
 )
