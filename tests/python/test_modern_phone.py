@@ -217,3 +217,34 @@ def test_f7_ax_cheaper(ax, want):
     rows += [{"scheme": "cam", "workload": "bulk", "phy": p, "j_per_mb": 1.0, "sleep_fraction": 0.0} for p in PHYS]
     assert verdict_of("F7", table(rows)) == want, "an always-on radio is not a case"
     assert verdict_of("F7", table(rows[-2:])) == U
+
+
+@pytest.mark.parametrize("profile, says", [
+    ("nosuch", "unknown device profile `nosuch`"),
+    ("BAD", "line 3, column 8: key `power_mw.idle`"),
+    ("/no/such/profile.toml", "no such profile file"),
+])
+def test_a_bad_profile_exits_2_naming_it_and_writes_nothing(tmp_path, profile, says):
+    if profile == "BAD":
+        profile = str(tmp_path / "bad.toml")
+        (tmp_path / "bad.toml").write_text('name = "x"\n[power_mw]\nidle = "lots"\n')
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, ["reproduce", "modern-phone", "--quick", "--profile", profile, "--out", str(out)])
+    assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output, r.output
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_profile_file_relative_to_the_working_directory_runs(tmp_path, monkeypatch):
+    """A phone profile of one's own, given as a file: resolved before the runs (their scenarios
+    are texts) and recorded in config.json as an absolute path."""
+    from conftest import ROOT
+
+    (tmp_path / "myphone.toml").write_text((ROOT / "profiles" / "samsung-galaxy-s2.toml").read_text().replace(
+        'name = "samsung-galaxy-s2"', 'name = "myphone"'))
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(app, ["reproduce", "modern-phone", "--quick", "--profile", "myphone.toml", "--workload", "voip",
+                                 "--phy", "802.11a", "--scheme", "u-apsd", "--out", "out"])
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "out" / "config.json").read_text())["profile"] == str(tmp_path / "myphone.toml")
+    t = pd.read_csv(tmp_path / "out" / "summary.csv").set_index("scheme")
+    assert t.at["u-apsd", "saving_vs_cam_pct"] > 50, "U-APSD sleeps through a call (the uplink voice triggers)"

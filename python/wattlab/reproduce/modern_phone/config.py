@@ -130,6 +130,7 @@ class Config(ConfigBase):
         if missing:
             raise ValueError(f"scheme {missing[0]!r}: this build of wattlab has no power mode "
                              f"{MODE_FAMILIES[missing[0]]!r} (it can run: {', '.join(available_schemes())})")
+        self.check_profile()
         if "cam" not in self.schemes:
             self.schemes = ["cam", *self.schemes]
         if self.bulk_bytes < 1 or self.sync_bytes < 1:
@@ -142,6 +143,24 @@ class Config(ConfigBase):
             raise ValueError("adaptive PSM timeouts are 1..=10000 ms")
         if not self.twt_intervals_ms or any(t <= self.twt_duration_ms for t in self.twt_intervals_ms):
             raise ValueError("TWT wake intervals must exceed the wake duration")
+
+    def check_profile(self) -> None:
+        """The profile must load: a built-in name, or a profile file (made absolute, since the
+        runs' scenarios are texts with no directory of their own); ValueError names what is
+        wrong (for a file: its line and key)."""
+        from pathlib import Path
+
+        from wattlab import _core
+
+        if "/" in self.profile or self.profile.endswith(".toml"):
+            path = Path(self.profile).expanduser()
+            if not path.is_file():
+                raise ValueError(f"--profile: no such profile file {self.profile}")
+            self.profile = str(path.resolve())
+        try:
+            _core.profiles([self.profile])
+        except ValueError as err:
+            raise ValueError(f"--profile: {err}") from None
 
 
 COMMAND = Command(

@@ -42,14 +42,6 @@ class ModernPhone(Reproduction):
     def heading(self, cfg: Config, tables: dict[str, pd.DataFrame]) -> str:
         return f"{self.title}: the seeds' schemes against adaptive PSM and TWT on a phone"
 
-    def configure(self, cfg: Config, options: dict) -> None:
-        # A profile given as a file runs from a scenario text: make its path absolute.
-        if cfg.profile and ("/" in cfg.profile or cfg.profile.endswith(".toml")):
-            p = Path(cfg.profile).expanduser()
-            if not p.is_file():
-                raise ValueError(f"--profile: no such profile file {cfg.profile}")
-            cfg.profile = str(p.resolve())
-
     def tables(self, cfg: Config, ctx: Context) -> dict[str, pd.DataFrame]:
         runs, applicable = experiments.run_all(cfg, ctx)
         points = experiments.points(runs)
