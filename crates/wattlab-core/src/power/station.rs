@@ -2,7 +2,7 @@
 //! any MAC whose abilities [`MacCaps`] describes. The machine keeps what every station has
 //! (awake, dozing or off, a wake-up under way, what the AP may send, deadlines, counters);
 //! the rules of its mode (`crate::power::modes`, one module per mode: `cam`, `psm`,
-//! `ideal-psm`, `bsd-P`, `u-apsd`, `external` and the drivers' names, `beacon-doze`) decide
+//! `ideal-psm`, `bsd-P`, `u-apsd`, `external` and the drivers' names, `beacon-doze`, `twt`) decide
 //! where modes differ, through the [`rules`] they implement.
 //!
 //! The MAC drives it: `handle_*` inputs with the time (its own frames, the AP's, beacons,
@@ -250,6 +250,13 @@ impl StationPower {
     /// An ideal-PSM release instant of the MAC's clock: what is held goes as one burst.
     pub fn handle_release_instant(&mut self, now: Time, view: MacView) {
         self.rules.on_release_instant(&mut self.c, now, view);
+    }
+
+    /// The AP's TWT Setup response reached the station: its TWT agreement holds from `now`
+    /// (the station dozes until its first service period once `view` says it is idle).
+    pub fn handle_twt_accepted(&mut self, now: Time, view: MacView) {
+        self.rules.on_twt_accepted(&mut self.c, now);
+        try_doze(&mut self.rules, &mut self.c, now, view);
     }
 
     /// A driver's command (ignored unless the mode is `external`: other modes' own rules

@@ -439,7 +439,8 @@ impl<T> PathEmulator<T> {
                 }
                 StationEvent::Release => self.kick(t, HOP_DOWN),
                 // The hop has no latency, no PS-Polls and no Null frames (MacCaps::HOP).
-                StationEvent::Ready | StationEvent::PsPoll | StationEvent::Trigger | StationEvent::PmNull { .. } => {}
+                StationEvent::Ready | StationEvent::PsPoll | StationEvent::Trigger | StationEvent::PmNull { .. }
+                | StationEvent::TwtSetup => {}
             }
         }
         if let Some(d) = self.power.as_ref().and_then(|p| p.poll_timeout()) {

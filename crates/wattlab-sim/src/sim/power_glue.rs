@@ -144,7 +144,8 @@ impl Simulation {
                     self.kick(down);
                 }
                 // The hop has no latency, no PS-Polls and no Null frames (MacCaps::HOP).
-                StationEvent::Ready | StationEvent::PsPoll | StationEvent::Trigger | StationEvent::PmNull { .. } => {}
+                StationEvent::Ready | StationEvent::PsPoll | StationEvent::Trigger | StationEvent::PmNull { .. }
+                | StationEvent::TwtSetup => {}
             }
         }
         let host = &mut self.hops[h];

@@ -37,6 +37,7 @@ impl Bss {
         match &frame.body {
             Body::Data(p) => p.ip_len() + DATA_OVERHEAD_BYTES,
             Body::Null => NULL_FRAME_BYTES,
+            Body::TwtSetup => super::power::TWT_SETUP_BYTES,
         }
     }
 
@@ -283,7 +284,7 @@ impl Bss {
                 if self.uses_rts(f) {
                     self.control_airtime(sta, f.to, RTS_BYTES)
                 } else {
-                    self.data_airtime(sta, f.to, self.mpdu_len(f))
+                    self.frame_airtime(sta, f)
                 }
             }
         }
@@ -310,6 +311,15 @@ impl Bss {
         }
         let sta = if from == AP { to } else { from };
         self.stas[sta as usize].cfg.tx.unwrap_or(self.cfg.tx)
+    }
+
+    /// Airtime of a single queued frame from `from`: a data or Null frame as a data PPDU, a
+    /// management (TWT Setup) frame at the basic rate, as control frames go.
+    pub(crate) fn frame_airtime(&self, from: StaId, frame: &Frame) -> Duration {
+        match frame.body {
+            Body::TwtSetup => self.control_airtime(from, frame.to, self.mpdu_len(frame)),
+            _ => self.data_airtime(from, frame.to, self.mpdu_len(frame)),
+        }
     }
 
     /// Airtime of a data PPDU of `psdu_bytes` from `from` to `to`.
@@ -355,8 +365,10 @@ impl Bss {
             self.on_air(to, Some(sta), t + r + d + sifs, c, frame.tag);
             t = t + r + c + d + d + sifs + sifs;
         }
-        let data = self.data_airtime(sta, to, self.mpdu_len(&frame));
-        self.on_air_ppdu(sta, Some(to), t, data, frame.tag, self.data_shape(sta, to));
+        let data = self.frame_airtime(sta, &frame);
+        // A TWT Setup frame goes at the control rate, as a non-HT PPDU.
+        let shape = if matches!(frame.body, Body::TwtSetup) { PpduShape::NON_HT } else { self.data_shape(sta, to) };
+        self.on_air_ppdu(sta, Some(to), t, data, frame.tag, shape);
         let ok = !self.frame_lost(now, sta, to, self.mpdu_len(&frame));
         let end = if ok {
             let ack = self.control_airtime(sta, to, ACK_BYTES);
@@ -581,6 +593,8 @@ impl Bss {
                     s.stats.bytes_sent += p.ip_len() as u64;
                 }
                 Body::Null => s.stats.null_frames += 1,
+                // Counted in `attempts` and `airtime_ns` (no column of its own).
+                Body::TwtSetup => {}
             }
         }
         s.retries = 0;

@@ -349,6 +349,8 @@ pub(crate) enum Body {
     Data(Packet),
     /// A Null frame (QoS-Null trigger for U-APSD).
     Null,
+    /// A TWT Setup action frame: the station's request or the AP's response (`power.rs`).
+    TwtSetup,
 }
 
 /// A frame waiting in a transmit queue.

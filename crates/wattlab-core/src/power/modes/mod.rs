@@ -20,11 +20,13 @@ mod cam;
 mod external;
 mod ideal_psm;
 mod psm;
+mod twt;
 mod uapsd;
 
 pub use adaptive_psm::ADAPTIVE_TIMEOUT_MS;
 pub use bsd::{bsd_next_wake, bsd_window, BSD_MAX_SLEEP, BSD_PERCENT};
 pub use external::Driver;
+pub use twt::{TwtAgreement, TWT_MAX_DURATION_US, TWT_MAX_INTERVAL_MS};
 
 use super::mode::{Basis, ModeParam, ParseNameError};
 use super::station::{Command, Core, MacView, Mode};
@@ -59,11 +61,13 @@ pub enum PowerMode {
         /// The inactivity timeout in ms ([`ADAPTIVE_TIMEOUT_MS`]).
         timeout_ms: u32,
     },
+    /// 802.11ax individual Target Wake Time: awake only in the agreement's service periods.
+    Twt(TwtAgreement),
 }
 
 impl PowerMode {
     /// One mode of each kind, in the order help texts list them (`bsd-P` as `bsd-50`).
-    pub const KINDS: [PowerMode; 10] = [
+    pub const KINDS: [PowerMode; 11] = [
         PowerMode::Cam,
         PowerMode::Psm,
         PowerMode::IdealPsm,
@@ -74,6 +78,7 @@ impl PowerMode {
         PowerMode::External(Driver::Host),
         PowerMode::BeaconDoze,
         PowerMode::AdaptivePsm { timeout_ms: 100 },
+        PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 8192, announced: false }),
     ];
 
     /// The name without its parameters: `bsd` for `bsd-P`, the whole name otherwise.
@@ -89,6 +94,7 @@ impl PowerMode {
             PowerMode::External(Driver::Host) => "external",
             PowerMode::BeaconDoze => "beacon-doze",
             PowerMode::AdaptivePsm { .. } => "adaptive-psm",
+            PowerMode::Twt(_) => "twt",
         }
     }
 
@@ -105,6 +111,7 @@ impl PowerMode {
             PowerMode::External(Driver::Host) => "external: sleeps and wakes as its host commands",
             PowerMode::BeaconDoze => "dozes between beacons unless traffic is queued; a queued burst is fetched at once, without PS-Polls",
             PowerMode::AdaptivePsm { .. } => "adaptive PSM (phone drivers): awake T ms after the last frame, then a PM=1 Null and doze; back with PM=0 on traffic or a TIM",
+            PowerMode::Twt(_) => "802.11ax individual TWT: set up at association, awake only in service periods (every I ms for D µs), the AP holding frames until then",
         }
     }
 
@@ -113,6 +120,7 @@ impl PowerMode {
         match self {
             PowerMode::Bsd { .. } => bsd::PARAMS,
             PowerMode::AdaptivePsm { .. } => adaptive_psm::PARAMS,
+            PowerMode::Twt(_) => twt::PARAMS,
             _ => &[],
         }
     }
@@ -122,6 +130,7 @@ impl PowerMode {
         match self {
             PowerMode::Bsd { percent } => vec![percent],
             PowerMode::AdaptivePsm { timeout_ms } => vec![timeout_ms],
+            PowerMode::Twt(a) => vec![a.interval_ms, a.duration_us],
             _ => Vec::new(),
         }
     }
@@ -131,6 +140,7 @@ impl PowerMode {
         match self {
             PowerMode::Bsd { .. } => "bsd-P",
             PowerMode::AdaptivePsm { .. } => "adaptive-psm:timeout=Tms",
+            PowerMode::Twt(_) => "twt:interval=Ims,duration=Dus[,announced=true]",
             other => other.family(),
         }
     }
@@ -140,6 +150,8 @@ impl PowerMode {
         match self {
             PowerMode::Bsd { .. } => "bsd-(1000|[1-9][0-9]{0,2})",
             PowerMode::AdaptivePsm { .. } => "adaptive-psm:timeout=(10000|[1-9][0-9]{0,3})ms",
+            // The ranges and duration < interval are the parser's.
+            PowerMode::Twt(_) => "twt:interval=[1-9][0-9]{0,4}ms,duration=[1-9][0-9]{0,5}us(,announced=true)?",
             other => other.family(),
         }
     }
@@ -167,8 +179,9 @@ impl PowerMode {
                 s.push_str(", ");
             }
             s.push_str(m.pattern());
-            for p in m.params() {
-                s.push_str(&format!(" ({} = {}..={})", p.letter, p.min, p.max));
+            let ranges: Vec<String> = m.params().iter().map(|p| format!("{} = {}..={}", p.letter, p.min, p.max)).collect();
+            if !ranges.is_empty() {
+                s.push_str(&format!(" ({})", ranges.join(", ")));
             }
         }
         s
@@ -180,6 +193,7 @@ impl fmt::Display for PowerMode {
         match self {
             PowerMode::Bsd { percent } => write!(f, "bsd-{percent}"),
             PowerMode::AdaptivePsm { timeout_ms } => write!(f, "adaptive-psm:timeout={timeout_ms}ms"),
+            PowerMode::Twt(a) => a.fmt(f),
             other => f.write_str(other.family()),
         }
     }
@@ -204,6 +218,9 @@ impl FromStr for PowerMode {
         }
         if let Some(ms) = s.strip_prefix("adaptive-psm:timeout=").and_then(|t| t.strip_suffix("ms")) {
             return canonical_number(ms, ADAPTIVE_TIMEOUT_MS).map(|timeout_ms| PowerMode::AdaptivePsm { timeout_ms }).ok_or_else(unknown);
+        }
+        if let Some(args) = s.strip_prefix("twt:") {
+            return TwtAgreement::parse(args).map(PowerMode::Twt).ok_or_else(unknown);
         }
         PowerMode::KINDS.into_iter().find(|m| m.params().is_empty() && m.family() == s).ok_or_else(unknown)
     }
@@ -264,6 +281,8 @@ pub enum PowerSave {
         /// Beacons between wake-ups in PS mode (1 = every beacon).
         listen_interval: u32,
     },
+    /// 802.11ax individual TWT with this agreement.
+    Twt(TwtAgreement),
 }
 
 /// The settings of the power modes that their names do not carry.
@@ -301,6 +320,7 @@ impl PowerSave {
             PowerMode::AdaptivePsm { timeout_ms } => {
                 PowerSave::AdaptivePsm { timeout: Duration::from_millis(timeout_ms as u64), listen_interval: settings.listen_interval }
             }
+            PowerMode::Twt(a) => PowerSave::Twt(a),
         }
     }
 
@@ -318,6 +338,7 @@ impl PowerSave {
                 let ms = timeout.as_nanos() / 1_000_000;
                 PowerMode::AdaptivePsm { timeout_ms: if ms > u32::MAX as u64 { u32::MAX } else { ms as u32 } }
             }
+            PowerSave::Twt(a) => PowerMode::Twt(a),
         }
     }
 
@@ -334,6 +355,7 @@ impl PowerSave {
             PowerSave::AdaptivePsm { timeout, listen_interval } => {
                 Rules::AdaptivePsm(adaptive_psm::AdaptivePsm::new(timeout, listen_interval))
             }
+            PowerSave::Twt(a) => Rules::Twt(twt::Twt::new(a)),
         }
     }
 
@@ -393,6 +415,7 @@ pub(crate) enum Rules {
     External(external::External),
     BeaconDoze(beacon_doze::BeaconDoze),
     AdaptivePsm(adaptive_psm::AdaptivePsm),
+    Twt(twt::Twt),
 }
 
 /// `$body` with `$m` bound to the mode's own rules.
@@ -407,6 +430,7 @@ macro_rules! each_mode {
             Rules::External($m) => $body,
             Rules::BeaconDoze($m) => $body,
             Rules::AdaptivePsm($m) => $body,
+            Rules::Twt($m) => $body,
         }
     };
 }
@@ -483,6 +507,9 @@ impl Mode for Rules {
     }
     fn on_command(&mut self, c: &mut Core, now: Time, cmd: Command, view: MacView) {
         each_mode!(self, m => m.on_command(c, now, cmd, view))
+    }
+    fn on_twt_accepted(&mut self, c: &mut Core, now: Time) {
+        each_mode!(self, m => m.on_twt_accepted(c, now))
     }
     fn rests_off(&self) -> bool {
         each_mode!(self, m => m.rests_off())

@@ -8,6 +8,9 @@ use super::*;
 /// alternatives, `[1-9][0-9]{0,n}` classes, a literal suffix after the group), matched the
 /// slow way, so the pattern sent to Python is checked against the parser here.
 fn regex_matches(re: &str, s: &str) -> bool {
+    if re.starts_with("twt:") {
+        return twt_regex_matches(s);
+    }
     let Some(open) = re.find('(') else { return re == s };
     let close = re.rfind(')').expect("a group is closed");
     let (prefix, rest, suffix) = (&re[..open], &re[open + 1..close], &re[close + 1..]);
@@ -24,12 +27,30 @@ fn regex_matches(re: &str, s: &str) -> bool {
     })
 }
 
+/// TWT's regex, by hand: `twt:interval=` 1–5 digits `ms,duration=` 1–6 digits `us`, no
+/// leading zero, then optionally `,announced=true`.
+fn twt_regex_matches(s: &str) -> bool {
+    let digits = |d: &str, max: usize| !d.is_empty() && d.len() <= max && !d.starts_with('0') && d.bytes().all(|b| b.is_ascii_digit());
+    let Some(rest) = s.strip_prefix("twt:interval=") else { return false };
+    let Some((i, rest)) = rest.split_once("ms,duration=") else { return false };
+    let Some((d, rest)) = rest.split_once("us") else { return false };
+    digits(i, 5) && digits(d, 6) && (rest.is_empty() || rest == ",announced=true")
+}
+
 fn every_mode() -> impl Iterator<Item = PowerMode> {
     PowerMode::KINDS
         .into_iter()
-        .filter(|m| !matches!(m, PowerMode::Bsd { .. } | PowerMode::AdaptivePsm { .. }))
+        .filter(|m| !matches!(m, PowerMode::Bsd { .. } | PowerMode::AdaptivePsm { .. } | PowerMode::Twt(_)))
         .chain(BSD_PERCENT.map(|percent| PowerMode::Bsd { percent }))
         .chain(ADAPTIVE_TIMEOUT_MS.map(|timeout_ms| PowerMode::AdaptivePsm { timeout_ms }))
+        .chain(twt_samples().map(PowerMode::Twt))
+}
+
+/// TWT agreements at the edges of their ranges.
+fn twt_samples() -> impl Iterator<Item = TwtAgreement> {
+    [(1, 1, false), (1, 999, true), (100, 8192, false), (100, 99_999, true), (65_535, TWT_MAX_DURATION_US, false), (262, TWT_MAX_DURATION_US, true)]
+        .into_iter()
+        .map(|(i, d, a)| TwtAgreement::new(i, d, a).unwrap())
 }
 
 #[test]
@@ -41,7 +62,7 @@ fn every_mode_name_round_trips() {
         assert!(regex_matches(m.regex(), &name), "{name} vs {}", m.regex());
         n += 1;
     }
-    assert_eq!(n, PowerMode::KINDS.len() - 2 + 1000 + 10_000);
+    assert_eq!(n, PowerMode::KINDS.len() - 3 + 1000 + 10_000 + twt_samples().count());
 }
 
 #[test]
@@ -51,7 +72,8 @@ fn non_canonical_and_unknown_names_are_refused_with_the_list() {
         "bsd-5x", "uapsd", "u_apsd", " cam", "cam ", "always-on", "oracle", "adaptive-psm", "bsd-P",
         "adaptive-psm:timeout=0ms", "adaptive-psm:timeout=100", "adaptive-psm:timeout=0100ms",
         "adaptive-psm:timeout=10001ms", "adaptive-psm:timeout=0.1s", "adaptive-psm:timeout=100ms,",
-        "adaptive-psm: timeout=100ms", "adaptive-psm-100", "adaptive-psm:timeout=Tms",
+        "adaptive-psm: timeout=100ms", "adaptive-psm-100", "adaptive-psm:timeout=Tms", "twt", "twt:interval=100ms,duration=0us",
+        "twt:interval=100ms,duration=8192us,announced=false", "twt:interval=00100ms,duration=8192us",
     ] {
         let e = bad.parse::<PowerMode>().unwrap_err();
         assert_eq!(e, ParseNameError::Mode(bad.to_string()));
@@ -62,7 +84,7 @@ fn non_canonical_and_unknown_names_are_refused_with_the_list() {
     }
     assert_eq!(
         "x".parse::<PowerMode>().unwrap_err().to_string(),
-        "unknown power-save mode `x` (known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, psna, external, beacon-doze, adaptive-psm:timeout=Tms (T = 1..=10000))"
+        "unknown power-save mode `x` (known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, psna, external, beacon-doze, adaptive-psm:timeout=Tms (T = 1..=10000), twt:interval=Ims,duration=Dus[,announced=true] (I = 1..=65535, D = 1..=261120))"
     );
 }
 

@@ -233,6 +233,9 @@ pub(crate) trait Mode {
     /// A driver's command (modes without a driver ignore it).
     fn on_command(&mut self, _c: &mut Core, _now: Time, _cmd: Command, _view: MacView) {}
 
+    /// The AP accepted the station's TWT agreement (its TWT Setup response arrived).
+    fn on_twt_accepted(&mut self, _c: &mut Core, _now: Time) {}
+
     /// True if the station rests with its radio off rather than dozing.
     fn rests_off(&self) -> bool {
         false
