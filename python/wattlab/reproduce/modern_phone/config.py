@@ -87,9 +87,11 @@ class Config(ConfigBase):
     """The phone's default scheme, against which the seed papers' schemes are also compared:
     adaptive PSM at mac80211's 100 ms."""
     twt_intervals_ms: list[int] = field(default_factory=lambda: [100, 500])
-    """TWT wake intervals (802.11ax only)."""
-    twt_duration_ms: float = 8.0
-    """TWT nominal wake duration."""
+    """TWT wake intervals (802.11ax only): one beacon interval's order (100 ms) and a
+    longer, battery-first agreement (500 ms)."""
+    twt_duration_ms: float = 8.192
+    """TWT nominal minimum wake duration: 8 units of 1024 µs (the TWT element's unit,
+    802.11ax-2021 §9.4.2.199), the mode's own example agreement."""
     uapsd_trigger_ms: float = 100.0
     """U-APSD's periodic trigger when nothing else goes uplink (without one a download stalls):
     one beacon interval."""
