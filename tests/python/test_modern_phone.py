@@ -61,6 +61,7 @@ def test_a_point_that_lost_work_has_no_saving(quick_run):
     assert (lost.lost_vs_cam.fillna("").str.len() > 0).all()
     same = runs[runs.same_work_vs_cam == True]  # noqa: E712
     assert same.saving_vs_cam.notna().all()
+    assert same.lost_vs_cam.isna().all(), "no loss is described where the work was the same"
 
 
 def _runs(rows):

@@ -116,8 +116,8 @@ def compare(runs: pd.DataFrame, store: dict[tuple, dict], cfg: Config) -> pd.Dat
             saving = next((n[3] for n in c["nodes"] if n[0] == workloads.PHONE), None)
             cols[f"same_work_vs_{tag}"].append(bool(c["diff"]["same_work"]))
             cols[f"saving_vs_{tag}"].append(math.nan if saving is None else float(saving))
-            if tag == "cam":
-                cols["lost_vs_cam"].append(work.describe_loss(c["diff"]))
+            if tag == "cam":  # what differs, in words; "" when the work was the same
+                cols["lost_vs_cam"].append("" if c["diff"]["same_work"] else work.describe_loss(c["diff"]))
         k = (r.workload, r.phy, r.seed)
         for q in ("p50", "p99"):
             ref = cam[f"delay_{q}_ms"].get(k, math.nan) if k in cam.index else math.nan
