@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import wattlab
+from wattlab import trace
 from conftest import ROOT, SCENARIOS
 
 PROFILES = ROOT / "profiles"
@@ -92,8 +93,8 @@ def test_a_scenario_names_a_profile_file_beside_it(tmp_path):
 
 def test_trace_energy_reads_the_same_files(tmp_path):
     shutil.copy(PROFILES / "samsung-galaxy-s2.toml", tmp_path / "s2.toml")
-    by_name = wattlab.trace.energy(CAPTURE, profile="samsung-galaxy-s2")
-    by_file = wattlab.trace.energy(CAPTURE, profile=str(tmp_path / "s2.toml"))
+    by_name = trace.energy(CAPTURE, profile="samsung-galaxy-s2")
+    by_file = trace.energy(CAPTURE, profile=str(tmp_path / "s2.toml"))
     assert by_name.profile["name"] == by_file.profile["name"] == "samsung-galaxy-s2"
     assert by_name.energy.equals(by_file.energy)
 
@@ -110,4 +111,4 @@ def test_the_live_plan_costs_with_the_scenarios_profile_file(tmp_path):
     plan = runner.load_plan(scn, None)
     assert plan["profile"] == str((tmp_path / "phone.toml").resolve()) and not plan["profile_overridden"]
     # What the live run hands to its costing reads the same profile.
-    assert wattlab.trace.energy(CAPTURE, profile=plan["profile"]).profile["name"] == "nexus-one"
+    assert trace.energy(CAPTURE, profile=plan["profile"]).profile["name"] == "nexus-one"
