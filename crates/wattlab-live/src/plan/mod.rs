@@ -367,8 +367,11 @@ impl PlanSummary {
             power_save: spec.power_save.to_string(),
             beacon_interval_ns: spec.beacon_interval.0,
             base_rtt_s: rtt.as_secs_f64(),
-            profile: spec.profile.as_ref().map(|p| p.name().to_string()),
-            profile_overridden: spec.profile.as_ref().is_some_and(|p| wattlab_core::energy::builtin_profile(p.name()).as_ref() != Some(p)),
+            profile: spec.profile_spec.clone(),
+            // The profile as read again (a built-in, or the file), without the scenario's changes.
+            profile_overridden: spec.profile.as_ref().zip(spec.profile_spec.as_deref()).is_some_and(|(p, s)| {
+                wattlab_core::energy::resolve_profile(s, None).ok().as_ref() != Some(p)
+            }),
             detection: spec.agent.as_ref().map(|a| a.detection.name().to_string()),
             overrides: overrides(policy, user_overrides),
             kind: match (&spec.wwp, &spec.psna) {

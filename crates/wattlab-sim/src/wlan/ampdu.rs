@@ -31,6 +31,7 @@ use super::{Ac, Body, Bss, ExchangeKind, MacOutput, MacTimer, StaId, AP, NO_SEQ}
 use rand::Rng;
 use wattlab_core::wlan::aggregation::DELIMITER_BYTES;
 use wattlab_core::wlan::phy::{ACK_BYTES, RTS_BYTES};
+use wattlab_core::wlan::PpduShape;
 use wattlab_core::{Duration, Time};
 
 /// An ADDBA Request or Response action frame: header 24, body 9, FCS 4 (§9.6.5.2–3).
@@ -94,19 +95,23 @@ impl Bss {
 
     /// Duration of what `sta` sends first when it wins with the data frame at `head` (a
     /// collision lasts as long as it): the ADDBA Request, an RTS, or the A-MPDU (its MPDUs are
-    /// then attempted and marked in flight).
-    pub(crate) fn aggregate_attempt(&mut self, now: Time, sta: StaId, head: usize) -> (Duration, u32) {
+    /// then attempted and marked in flight), with its tag and the width and streams of its PPDU.
+    pub(crate) fn aggregate_attempt(&mut self, now: Time, sta: StaId, head: usize) -> (Duration, u32, PpduShape) {
         let to = self.stas[sta as usize].queue[head].to;
         if !self.has_agreement(sta, to) {
             self.stas[sta as usize].stats.attempts += 1;
-            return (self.control_airtime(sta, to, ADDBA_BYTES), 0);
+            return (self.control_airtime(sta, to, ADDBA_BYTES), 0, PpduShape::NON_HT);
         }
         let p = self.begin_ampdu(sta, head);
         let rts = self.cfg.rts_threshold.is_some_and(|t| p.psdu > t);
-        let dur = if rts { self.control_airtime(sta, to, RTS_BYTES) } else { self.data_airtime(sta, to, p.psdu) };
+        let (dur, shape) = if rts {
+            (self.control_airtime(sta, to, RTS_BYTES), PpduShape::NON_HT)
+        } else {
+            (self.data_airtime(sta, to, p.psdu), self.data_shape(sta, to))
+        };
         // It collides: no MPDU of the PPDU is acknowledged (as Linux's rate control sees it).
         self.ppdu_feedback(now, sta, to, p.n as u32, 0);
-        (dur, p.tag)
+        (dur, p.tag, shape)
     }
 
     /// ADDBA Request, ACK, ADDBA Response, ACK, each SIFS apart (error-free management frames
@@ -246,7 +251,7 @@ impl Bss {
             t = t + r + c + d + d + sifs + sifs;
         }
         let data = self.data_airtime(sta, to, p.psdu);
-        self.on_air(sta, Some(to), t, data, p.tag);
+        self.on_air_ppdu(sta, Some(to), t, data, p.tag, self.data_shape(sta, to));
         // One error draw per MPDU, in sequence order.
         let mut received = [0u64; 4];
         let (len, mut seen) = (self.stas[sta as usize].queue.len(), 0);

@@ -19,7 +19,7 @@ use super::{Body, Bss, ExchangeKind, Exchange, Frame, LossLayer, MacOutput, MacT
 use rand::Rng;
 use wattlab_core::energy::Activity;
 use wattlab_core::wlan::phy::{ACK_BYTES, DATA_OVERHEAD_BYTES, NULL_FRAME_BYTES, PS_POLL_BYTES, QOS_EXTRA_BYTES, RTS_BYTES};
-use wattlab_core::wlan::TxVector;
+use wattlab_core::wlan::{PpduShape, TxVector};
 use wattlab_core::{Duration, Time};
 
 /// What a station would send if it won the medium now.
@@ -199,16 +199,26 @@ impl Bss {
     /// Reports one frame on the air: `from` transmits, the addressee and the awake
     /// overhearers receive.
     pub(crate) fn on_air(&mut self, from: StaId, to: Option<StaId>, start: Time, dur: Duration, tag: u32) {
+        self.on_air_ppdu(from, to, start, dur, tag, PpduShape::NON_HT);
+    }
+
+    /// [`Bss::on_air`] for a PPDU of `shape` (a data PPDU's width and spatial streams).
+    pub(crate) fn on_air_ppdu(&mut self, from: StaId, to: Option<StaId>, start: Time, dur: Duration, tag: u32, shape: PpduShape) {
         let d = self.cfg.propagation;
-        self.activity(from, start, start + dur, Activity::Tx, tag);
+        self.ppdu_activity(from, start, start + dur, Activity::Tx, tag, shape);
         for i in 0..self.stas.len() as StaId {
             if i == from || !self.stas[i as usize].awake {
                 continue;
             }
             if Some(i) == to || self.cfg.overhearing == Overhearing::Rx {
-                self.activity(i, start + d, start + d + dur, Activity::Rx, tag);
+                self.ppdu_activity(i, start + d, start + d + dur, Activity::Rx, tag, shape);
             }
         }
+    }
+
+    /// Width and spatial streams of a data PPDU from `from` to `to` now.
+    pub(crate) fn data_shape(&self, from: StaId, to: StaId) -> PpduShape {
+        self.tx_vector(from, to).shape()
     }
 
     /// Marks the medium busy until `end` with exchange `kind`.
@@ -315,6 +325,17 @@ impl Bss {
         }
     }
 
+    /// Width and spatial streams of what `sta` sends first for `head` ([`Bss::head_duration`]'s
+    /// PPDU): the data PPDU's, or non-HT for an RTS or a PS-Poll.
+    pub(crate) fn head_shape(&self, sta: StaId, head: Head) -> PpduShape {
+        match head {
+            Head::Frame(i) if !self.uses_rts(&self.stas[sta as usize].queue[i]) => {
+                self.data_shape(sta, self.stas[sta as usize].queue[i].to)
+            }
+            _ => PpduShape::NON_HT,
+        }
+    }
+
     /// How `from` sends data to `to` now (the seam where rate control plugs in): the link's
     /// rate controller with `[wlan.propagation]` (`link.rs`), else the constant setting of the
     /// station at the non-AP end of the link, both ways (the AP sends to a station as that
@@ -371,7 +392,7 @@ impl Bss {
             t = t + r + c + d + d + sifs + sifs;
         }
         let data = self.data_airtime(sta, to, self.mpdu_len(&frame));
-        self.on_air(sta, Some(to), t, data, frame.tag);
+        self.on_air_ppdu(sta, Some(to), t, data, frame.tag, self.data_shape(sta, to));
         let ok = !self.frame_lost(now, sta, to, self.mpdu_len(&frame));
         let end = if ok {
             let ack = self.control_airtime(sta, to, ACK_BYTES);
@@ -398,7 +419,7 @@ impl Bss {
                 let frame = self.stas[AP as usize].queue[i];
                 self.note_attempt(AP, &frame);
                 let data = self.data_airtime(AP, sta, self.mpdu_len(&frame));
-                self.on_air(AP, Some(sta), t, data, frame.tag);
+                self.on_air_ppdu(AP, Some(sta), t, data, frame.tag, self.data_shape(AP, sta));
                 let ok = !self.frame_lost(now, AP, sta, self.mpdu_len(&frame));
                 if ok {
                     let ack = self.control_airtime(AP, sta, ACK_BYTES);
@@ -429,12 +450,12 @@ impl Bss {
         for &w in winners {
             let Some(head) = self.head(w) else { continue };
             if let Some(i) = self.aggregated_head(w) {
-                let (dur, tag) = self.aggregate_attempt(now, w, i);
+                let (dur, tag, shape) = self.aggregate_attempt(now, w, i);
                 let s = &mut self.stas[w as usize].stats;
                 s.collisions += 1;
                 s.airtime_ns += dur.as_nanos();
                 longest = longest.max(dur);
-                self.activity(w, now, now + dur, Activity::Tx, tag);
+                self.ppdu_activity(w, now, now + dur, Activity::Tx, tag, shape);
                 continue;
             }
             if let Head::Frame(i) = head {
@@ -448,7 +469,8 @@ impl Bss {
             self.stas[w as usize].stats.airtime_ns += dur.as_nanos();
             longest = longest.max(dur);
             let tag = if let Head::Frame(i) = head { self.stas[w as usize].queue[i].tag } else { 0 };
-            self.activity(w, now, now + dur, Activity::Tx, tag);
+            let shape = self.head_shape(w, head);
+            self.ppdu_activity(w, now, now + dur, Activity::Tx, tag, shape);
         }
         let d = self.cfg.propagation;
         for i in 0..self.stas.len() as StaId {

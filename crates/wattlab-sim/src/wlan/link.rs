@@ -343,7 +343,8 @@ impl Bss {
         // After note_attempt, so the airtime is at this attempt's rate.
         let dur = self.head_duration(v, head);
         self.stas[v as usize].stats.collisions += 1;
-        self.activity(v, now, now + dur, wattlab_core::energy::Activity::Tx, tag);
+        let shape = self.head_shape(v, head);
+        self.ppdu_activity(v, now, now + dur, wattlab_core::energy::Activity::Tx, tag, shape);
         if let (Some(to), Some(link)) = (to, self.link.as_deref_mut()) {
             let r = link.rate_index(v, to, self.stas[v as usize].retries);
             link.control[Link::dir_index(v, to)].report(now, r, 1, 0);

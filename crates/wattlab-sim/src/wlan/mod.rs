@@ -28,7 +28,7 @@ use serde::Serialize;
 use std::collections::VecDeque;
 use wattlab_core::energy::Activity;
 use wattlab_core::power::{MacCaps, PowerState, StationPower};
-use wattlab_core::wlan::PhyProfile;
+use wattlab_core::wlan::{PhyProfile, PpduShape};
 
 pub use wattlab_core::power::{PowerSave, PowerSaveSettings};
 use wattlab_core::{Duration, Packet, Time};
@@ -292,6 +292,10 @@ pub enum MacOutput {
         end: Time,
         /// Transmit or receive.
         kind: Activity,
+        /// Width and spatial streams of the PPDU on the air (from its `TxVector`; non-HT for
+        /// control frames, beacons and what others hear of a collision): the radio meter
+        /// charges the profile's power for them.
+        shape: PpduShape,
         /// Tag of the data frame the air time serves (its RTS, CTS and ACK too), given with
         /// the packet ([`Bss::enqueue_tagged`]); 0 for frames of none (beacons, PS-Polls,
         /// Null triggers, what others hear of a collision).
@@ -683,9 +687,15 @@ impl Bss {
         self.out.push_back(MacOutput::Timer { at, timer });
     }
 
+    /// `sta`'s radio sends or receives a non-HT PPDU over `[start, end)` ([`Bss::ppdu_activity`]).
     fn activity(&mut self, sta: StaId, start: Time, end: Time, kind: Activity, tag: u32) {
+        self.ppdu_activity(sta, start, end, kind, tag, PpduShape::NON_HT);
+    }
+
+    /// `sta`'s radio sends or receives a PPDU of `shape` over `[start, end)`, for data `tag`.
+    fn ppdu_activity(&mut self, sta: StaId, start: Time, end: Time, kind: Activity, tag: u32, shape: PpduShape) {
         if self.stas[sta as usize].cfg.has_radio && end > start {
-            self.out.push_back(MacOutput::Activity { sta, start, end, kind, tag });
+            self.out.push_back(MacOutput::Activity { sta, start, end, kind, shape, tag });
         }
     }
 }
