@@ -50,6 +50,13 @@ fn tunnel_with_uapsd_saves_energy_against_cam_and_reports_psm() {
     for t in &tunnel.tunnels {
         eprintln!("{t:?}");
     }
+    assert_tunnel_saves(&tunnel, &cam, &psm);
+}
+
+/// What the tunnel must show against the same flows without it under CAM and PSM.
+fn assert_tunnel_saves(tunnel: &Summary, cam: &Summary, psm: &Summary) {
+    let (e_t, e_c) = (client_energy(tunnel), client_energy(cam));
+    let ((g_t, rtt_t), (g_c, rtt_c), (_, rtt_p)) = (traffic(tunnel), traffic(cam), traffic(psm));
     // The same traffic got through (within 5 % of the CAM run's goodput).
     assert!((g_t - g_c).abs() < 0.05 * g_c, "tunnel {g_t:.0} B/s vs cam {g_c:.0} B/s");
     assert!(g_c > 0.9 * 450_000.0, "the four flows reach their 450 kB/s: {g_c:.0}");
@@ -187,4 +194,27 @@ fn tunnel_runs_are_deterministic() {
     let a = serde_json::to_string(&run(SCENARIO, &set)).unwrap();
     let b = serde_json::to_string(&run(SCENARIO, &set)).unwrap();
     assert_eq!(a, b);
+}
+
+/// `text` with its 802.11a BSS turned into 802.11ax HE-MCS 7, 20 MHz, 1 stream (EDCA, A-MPDU
+/// with Block Ack, U-APSD's released frames aggregated).
+fn on_80211ax(text: &str) -> String {
+    let legacy = "phy = \"802.11a\"\nrate = \"54Mbps\"";
+    assert!(text.contains(legacy), "the scenario's BSS is 802.11a at 54 Mb/s");
+    text.replace(legacy, "phy = \"802.11ax\"\nmcs = 7\nnss = 1\nwidth = 20")
+}
+
+#[test]
+fn the_tunnel_saves_energy_on_80211ax_too() {
+    // Issue 29 item 6: the same four flows and tunnel over an aggregating 802.11ax BSS.
+    let tunnel = run(&on_80211ax(SCENARIO), &[]);
+    let cam = run(&on_80211ax(&without_tunnel("cam")), &[]);
+    let psm = run(&on_80211ax(&without_tunnel("psm")), &[]);
+    let (e_t, e_c, e_p) = (client_energy(&tunnel), client_energy(&cam), client_energy(&psm));
+    let (g_t, rtt_t) = traffic(&tunnel);
+    let (g_c, rtt_c) = traffic(&cam);
+    let (_, rtt_p) = traffic(&psm);
+    eprintln!("802.11ax: tunnel {e_t:.3} J {g_t:.0} B/s {rtt_t:.1} ms; cam {e_c:.3} J {g_c:.0} B/s {rtt_c:.1} ms; psm {e_p:.3} J {rtt_p:.1} ms");
+    assert!(tunnel.wlans[0].stations.iter().any(|s| s.ampdu_mean > 1.0), "frames went aggregated");
+    assert_tunnel_saves(&tunnel, &cam, &psm);
 }
