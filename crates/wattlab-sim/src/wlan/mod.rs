@@ -401,6 +401,9 @@ pub struct Sta {
     pub(crate) retry_id: u64,
     pub(crate) backoff: u32,
     pub(crate) backoff_active: bool,
+    /// It had something to send at the last contention evaluation (a frame arriving at an
+    /// empty queue is told from one behind others by this).
+    pub(crate) had_head: bool,
     pub(crate) rng: StreamRng,
     pub(crate) loss_rng: StreamRng,
     /// Slots this station's AIFS exceeds the shortest of the BSS (it counts its backoff only
@@ -517,6 +520,9 @@ pub struct Bss {
     /// when no station of the BSS is captured, so no packet is copied out per MPDU for
     /// nothing).
     pub(crate) report_transmits: bool,
+    /// The medium has been busy at least once (before that it counts as idle for long enough
+    /// for immediate access).
+    pub(crate) medium_used: bool,
 }
 
 impl Bss {
@@ -544,6 +550,7 @@ impl Bss {
                 retry_id: u64::MAX,
                 backoff: 0,
                 backoff_active: false,
+                had_head: false,
                 rng,
                 loss_rng,
                 awake: true,
@@ -582,6 +589,7 @@ impl Bss {
             psdu_cap_cache: None,
             base_aifsn,
             report_transmits: true,
+            medium_used: false,
         }
     }
 
