@@ -107,6 +107,11 @@ pub fn build_with(scn: &Scenario, source: &str, origin: &str, provenance: Proven
     let routes = paths::flow_routes(&t.nodes, &t.adjacency, &overrides, &needs, scn, &cx, &flow_err)?;
     go_on()?;
     let pcaps = paths::captures(scn, opts, &cx, &mut t)?;
+    let mut wlans = wlans;
+    for w in &mut wlans {
+        // A BSS reports first attempts only to capture them at their senders.
+        w.bss.set_report_transmits(w.sta_iface.iter().any(|&i| t.ifaces[i as usize].pcap.is_some()));
+    }
 
     let timeseries = (scn.output.timeseries || opts.timeseries).then(TimeSeries::default);
     if timeseries.is_some() {

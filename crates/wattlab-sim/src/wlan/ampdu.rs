@@ -27,7 +27,7 @@
 //!
 //! [`BaState`]: super::BaState
 
-use super::{Ac, Body, Bss, ExchangeKind, MacOutput, MacTimer, StaId, AP, NO_SEQ};
+use super::{Ac, Body, Bss, ExchangeKind, MacOutput, MacTimer, Sta, StaId, AP, NO_SEQ};
 use rand::Rng;
 use wattlab_core::wlan::aggregation::DELIMITER_BYTES;
 use wattlab_core::wlan::phy::{ACK_BYTES, RTS_BYTES};
@@ -152,20 +152,21 @@ impl Bss {
         let window_end = ssn + agg.ba_window as u32;
         let cap = self.psdu_cap(sta, to, time_limit, agg.max_ampdu_bytes);
         let (mut n, mut psdu, mut tag) = (0u32, 0u32, 0u32);
-        let len = self.stas[sta as usize].queue.len();
-        for k in head..len {
-            let f = &self.stas[sta as usize].queue[k];
+        let extra = self.data_extra_bytes();
+        // One pass over the queue, borrowed apart from the outputs and the AP's fair queue
+        // (no index arithmetic per frame).
+        let Bss { stas, out, ap_queue, report_transmits, .. } = self;
+        let Sta { queue, stats, .. } = &mut stas[sta as usize];
+        for f in queue.range_mut(head..) {
             if f.to != to || f.ba.acked {
                 continue;
             }
-            if !matches!(f.body, Body::Data(_)) {
-                break;
-            }
+            let Body::Data(packet) = &f.body else { break };
             let seq = if f.ba.seq == NO_SEQ { next } else { f.ba.seq };
             if seq >= window_end || n >= allowance {
                 break;
             }
-            let bytes = with_subframe(psdu, self.mpdu_len(f));
+            let bytes = with_subframe(psdu, Self::mpdu_bytes(f) + extra);
             if n > 0 && bytes > cap {
                 break;
             }
@@ -177,7 +178,19 @@ impl Bss {
             if f.ba.seq == NO_SEQ {
                 next += 1;
             }
-            self.note_mpdu_attempt(sta, k, seq);
+            // The MPDU goes out with sequence number `seq`.
+            f.ba.seq = seq;
+            f.ba.inflight = true;
+            f.ba.tries += 1;
+            if sta == AP {
+                ap_queue.served(f.finish);
+            }
+            stats.bytes_attempted += packet.ip_len() as u64;
+            if f.ba.tries > 1 {
+                stats.ba_retries += 1;
+            } else if *report_transmits {
+                out.push_back(MacOutput::Transmit { sta, to, packet: *packet });
+            }
         }
         *self.next_seq(sta, to) = next;
         self.count_rate(sta, to, n as u64);
@@ -214,28 +227,6 @@ impl Bss {
         }
         self.psdu_cap_cache = Some((tx, time_limit, max_bytes, hi));
         hi
-    }
-
-    /// The MPDU at `k` of `sta`'s queue goes out with sequence number `seq`.
-    fn note_mpdu_attempt(&mut self, sta: StaId, k: usize, seq: u32) {
-        let f = &mut self.stas[sta as usize].queue[k];
-        f.ba.seq = seq;
-        f.ba.inflight = true;
-        f.ba.tries += 1;
-        let (first, to, finish) = (f.ba.tries == 1, f.to, f.finish);
-        if sta == AP {
-            self.ap_queue.served(finish);
-        }
-        let st = &mut self.stas[sta as usize];
-        // The packet is copied only into the Transmit output, not to read its length.
-        if let Body::Data(packet) = &st.queue[k].body {
-            st.stats.bytes_attempted += packet.ip_len() as u64;
-            if first {
-                self.out.push_back(MacOutput::Transmit { sta, to, packet: *packet });
-            } else {
-                st.stats.ba_retries += 1;
-            }
-        }
     }
 
     /// [RTS/CTS,] the A-MPDU, and the Block Ack if any MPDU arrived.
@@ -315,8 +306,11 @@ impl Bss {
     /// Passes up, in sequence order, every MPDU of the flow `from` → `to` the recipient holds
     /// with no hole before it.
     pub(crate) fn release_in_order(&mut self, now: Time, from: StaId, to: StaId) {
-        let len = self.stas[from as usize].queue.len();
-        for k in 0..len {
+        let queue = &self.stas[from as usize].queue;
+        // Frames passed up already (waiting for their Block Ack) are skipped by an iterator,
+        // without the index arithmetic the loop below pays per frame.
+        let start = queue.iter().position(|f| f.to == to && !f.ba.delivered).unwrap_or(queue.len());
+        for k in start..queue.len() {
             let f = &mut self.stas[from as usize].queue[k];
             if f.to != to || f.ba.delivered {
                 continue;

@@ -48,8 +48,19 @@ impl Bss {
     #[inline]
     pub(crate) fn mpdu_len(&self, frame: &Frame) -> u32 {
         match frame.body {
-            Body::Data(_) if self.cfg.qos.is_some() => Self::mpdu_bytes(frame) + QOS_EXTRA_BYTES,
+            Body::Data(_) => Self::mpdu_bytes(frame) + self.data_extra_bytes(),
             _ => Self::mpdu_bytes(frame),
+        }
+    }
+
+    /// Bytes a data MPDU of this MAC carries beyond [`Bss::mpdu_bytes`]: the QoS Control
+    /// field on the QoS MAC, none on the legacy one.
+    #[inline]
+    pub(crate) fn data_extra_bytes(&self) -> u32 {
+        if self.cfg.qos.is_some() {
+            QOS_EXTRA_BYTES
+        } else {
+            0
         }
     }
 
@@ -255,7 +266,7 @@ impl Bss {
             s.retry_id = frame.id;
             s.retries = 0;
         }
-        if s.retries == 0 {
+        if s.retries == 0 && self.report_transmits {
             if let Body::Data(packet) = frame.body {
                 self.out.push_back(MacOutput::Transmit { sta, to: frame.to, packet });
             }

@@ -522,6 +522,10 @@ pub struct Bss {
     /// The shortest AIFSN of the BSS: the backoff slot grid starts SIFS + this many slots
     /// after the medium goes idle (2 = DIFS under DCF).
     pub(crate) base_aifsn: u64,
+    /// Whether [`MacOutput::Transmit`] is reported (its one use is a sender's capture: off
+    /// when no station of the BSS is captured, so no packet is copied out per MPDU for
+    /// nothing).
+    pub(crate) report_transmits: bool,
     /// The medium has been busy at least once (before that it counts as idle for long enough
     /// for immediate access).
     pub(crate) medium_used: bool,
@@ -590,6 +594,7 @@ impl Bss {
             lose_responses: 0,
             psdu_cap_cache: None,
             base_aifsn,
+            report_transmits: true,
             medium_used: false,
         }
     }
@@ -604,6 +609,12 @@ impl Bss {
             let s = &mut self.stas[i];
             (s.aifs_off, s.cw_min, s.cw_max, s.cw) = (aifsn as u64 - self.base_aifsn, cw_min, cw_max, cw_min);
         }
+    }
+
+    /// Reports [`MacOutput::Transmit`] (the default) or not: a host that captures no sender
+    /// turns it off.
+    pub fn set_report_transmits(&mut self, on: bool) {
+        self.report_transmits = on;
     }
 
     /// Starts the MAC at `now`: power-save stations go to doze, beacon timers are armed.
