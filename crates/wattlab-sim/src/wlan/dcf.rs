@@ -180,7 +180,7 @@ impl Bss {
     pub(crate) fn occupy(&mut self, now: Time, end: Time, kind: ExchangeKind) {
         let owner = match kind {
             ExchangeKind::Frame { sta, .. } | ExchangeKind::Poll { sta, .. } => Some(sta),
-            ExchangeKind::Ampdu { sta, .. } | ExchangeKind::AddBa { sta, .. } => Some(sta),
+            ExchangeKind::Ampdu { sta, .. } | ExchangeKind::AddBa { sta, .. } | ExchangeKind::Bar { sta, .. } => Some(sta),
             ExchangeKind::Beacon => Some(AP),
             ExchangeKind::Collision => None,
         };
@@ -452,6 +452,7 @@ impl Bss {
             }
             ExchangeKind::Poll { response: Some((_, frame)), ok: true, .. } => (AP, frame),
             ExchangeKind::Ampdu { sta, to, ssn, n, received, .. } => return self.on_ampdu_delivered(now, sta, to, ssn, n, received),
+            ExchangeKind::Bar { sta, to, .. } => return self.bar_received(now, sta, to),
             _ => return,
         };
         if let Body::Data(packet) = frame.body {
@@ -504,21 +505,29 @@ impl Bss {
                 ok
             }
             ExchangeKind::Ampdu { sta, to, ssn, n, received, ba, rts } => {
-                self.ampdu_done(now, sta, to, ssn, n, received, ba, rts);
+                self.ampdu_done(sta, to, ssn, n, received, ba, rts);
                 if ba && sta != AP {
                     self.uplink_delivered(now, sta, true);
                 }
                 ba
             }
-            ExchangeKind::AddBa { sta, to } => {
-                self.addba_done(sta, to);
-                true
+            ExchangeKind::AddBa { sta, to, ok } => {
+                if ok {
+                    self.addba_done(sta, to);
+                } else {
+                    self.widen_backoff(sta);
+                }
+                ok
+            }
+            ExchangeKind::Bar { sta, to, ok } => {
+                self.bar_done(sta, to, ok);
+                ok
             }
             ExchangeKind::Collision => {
                 let winners = std::mem::take(&mut self.winners);
                 for &w in &winners {
                     if self.aggregates() && (self.aggregated_head(w).is_some() || self.stas[w as usize].queue.iter().any(|f| f.ba.inflight)) {
-                        self.aggregate_collided(now, w);
+                        self.aggregate_collided(w);
                         continue;
                     }
                     match self.head(w) {

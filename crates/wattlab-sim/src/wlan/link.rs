@@ -21,7 +21,7 @@ use super::rate::{Minstrel, RateControl, RateSet};
 use super::{Bss, StaId, AP};
 use crate::rng::StreamRng;
 use rand::Rng;
-use wattlab_core::wlan::error_model::{coded_error, uncoded_ber, Mode};
+use wattlab_core::wlan::error_model::{coded_error, ofdm_mode, uncoded_ber, Mode};
 use wattlab_core::wlan::propagation::{db_to_ratio, Position, Propagation};
 use wattlab_core::wlan::TxVector;
 use wattlab_core::Time;
@@ -157,6 +157,16 @@ impl Link {
         }
     }
 
+    /// Probability that a control or management frame of `bytes` from `from` to `to` at the
+    /// non-HT rate `kbps` (a Block Ack, BlockAckReq, ADDBA frame) is lost, at the link's SNR
+    /// in 20 MHz (a non-HT duplicate on a wider channel has the same SNR per 20 MHz). 0 for a
+    /// rate the error model does not cover (DSSS/CCK).
+    fn control_error(&self, from: StaId, to: StaId, kbps: u32, bytes: u32) -> f64 {
+        let Some(mode) = ofdm_mode(kbps) else { return 0.0 };
+        let snr = self.rx_dbm[from as usize * self.n + to as usize] - self.propagation.noise_dbm(20.0);
+        1.0 - (ln_bit_success(mode, snr) * 8.0 * bytes as f64).exp()
+    }
+
     /// SINR at `to` of `from`'s frame sent at rate index `r` while every other sender in
     /// `senders` transmits, dB.
     fn sinr_db(&self, from: StaId, to: StaId, r: usize, senders: &[StaId]) -> f64 {
@@ -210,6 +220,17 @@ impl Bss {
         let Some(link) = self.link.as_deref_mut() else { return false };
         let r = link.rate_index(from, to, attempt);
         let p = link.mpdu_error(from, to, r, bytes, None);
+        let s = &mut self.stas[if from == AP { to } else { from } as usize];
+        s.loss_rng.random::<f64>() < p
+    }
+
+    /// Draws the loss of a control or management frame of `bytes` that `from` sends `to` at
+    /// the non-HT rate `kbps` (Block Ack, BlockAckReq, ADDBA Request/Response and their
+    /// ACKs), from the link's error model and the station end's frame-error stream. False
+    /// (and no draw) without links: such frames are then error-free, as ACKs are.
+    pub(crate) fn link_control_lost(&mut self, from: StaId, to: StaId, kbps: u32, bytes: u32) -> bool {
+        let Some(link) = self.link.as_deref() else { return false };
+        let p = link.control_error(from, to, kbps, bytes);
         let s = &mut self.stas[if from == AP { to } else { from } as usize];
         s.loss_rng.random::<f64>() < p
     }
