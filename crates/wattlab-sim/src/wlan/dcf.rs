@@ -5,7 +5,9 @@
 //! whose counter runs out first transmits; stations that run out in the same slot collide.
 //! Everyone else freezes its counter, decremented by the slots that elapsed, until the medium
 //! is idle again. A station with no backoff pending that gets a frame while the medium is
-//! idle transmits at the next grid point (immediate access after DIFS). After every exchange
+//! idle for at least DIFS transmits at the next grid point (immediate access); one whose frame
+//! arrives while the medium is busy or idle for less than DIFS draws a backoff first
+//! (§10.3.4.2–3). After every exchange
 //! the sender draws a new backoff (post-backoff), from CWmin after a success and from a
 //! doubled window after a failure, so the model matches Bianchi's assumptions exactly.
 //!
@@ -88,9 +90,33 @@ impl Bss {
     /// station whose AIFS is longer than the grid's start counts its slots `aifs_off` later.
     fn access_slot(&self, i: StaId, slot_now: u64) -> Option<u64> {
         self.head(i)?;
+        Some(self.access_slot_of(i, slot_now))
+    }
+
+    /// [`Bss::access_slot`] of a station known to have something to send.
+    #[inline]
+    fn access_slot_of(&self, i: StaId, slot_now: u64) -> u64 {
         let s = &self.stas[i as usize];
         let off = s.aifs_off;
-        Some(if s.backoff_active { (s.backoff as u64 + off).max(slot_now) } else { slot_now.max(off) })
+        if s.backoff_active { (s.backoff as u64 + off).max(slot_now) } else { slot_now.max(off) }
+    }
+
+    /// Station `i` has something to send (`has`) at `now`, with the medium idle. If it had
+    /// nothing at the last evaluation and no backoff is pending, it may go without backoff only
+    /// if the medium has been idle for at least its own IFS (DIFS, or its AIFS under EDCA; EIFS
+    /// after a failed exchange); otherwise it draws a backoff from its current CW first
+    /// (802.11-2020 §10.3.4.2–3 for DCF, §10.23.2.2 for an EDCAF). Before the first busy
+    /// period the medium counts as idle long enough (the BSS starts on a quiet channel).
+    #[inline]
+    fn backoff_on_arrival(&mut self, now: Time, i: StaId, has: bool) {
+        let own_ifs_end = self.grid_origin + Duration::from_nanos(self.stas[i as usize].aifs_off * self.cfg.phy.slot.as_nanos());
+        let within_ifs = self.medium_used && now < own_ifs_end;
+        let s = &mut self.stas[i as usize];
+        if has && !s.had_head && !s.backoff_active && within_ifs {
+            s.backoff = s.rng.random_range(0..=s.cw);
+            s.backoff_active = true;
+        }
+        s.had_head = has;
     }
 
     /// Re-evaluates contention: arms the access timer for the earliest transmitter.
@@ -103,10 +129,16 @@ impl Bss {
             Some(now.max(self.idle_since + self.cfg.phy.sifs + self.cfg.phy.slot))
         } else {
             let slot_now = self.slot_at_or_after(now);
-            (0..self.stas.len() as StaId)
-                .filter_map(|i| self.access_slot(i, slot_now))
-                .min()
-                .map(|k| self.grid_origin + Duration::from_nanos(k * self.cfg.phy.slot.as_nanos()))
+            let mut first: Option<u64> = None;
+            for i in 0..self.stas.len() as StaId {
+                let has = self.head(i).is_some();
+                self.backoff_on_arrival(now, i, has);
+                if has {
+                    let k = self.access_slot_of(i, slot_now);
+                    first = Some(first.map_or(k, |f| f.min(k)));
+                }
+            }
+            first.map(|k| self.grid_origin + Duration::from_nanos(k * self.cfg.phy.slot.as_nanos()))
         };
         if at != self.access_at {
             self.access_at = at;
@@ -152,6 +184,9 @@ impl Bss {
     /// The medium turns busy `elapsed` slots into the grid: counters lose those slots.
     fn freeze(&mut self, elapsed: u64) {
         for s in self.stas.iter_mut() {
+            // Whoever waited for its IFS without a backoff found the medium busy: it draws one
+            // when the medium is idle again ([`Bss::backoff_on_arrival`]).
+            s.had_head = false;
             if s.backoff_active {
                 // Stations count only the slots after their own (longer) AIFS.
                 let counted = elapsed.saturating_sub(s.aifs_off);
@@ -188,6 +223,7 @@ impl Bss {
             self.stas[sta as usize].stats.airtime_ns += (end - now).as_nanos();
         }
         self.busy = true;
+        self.medium_used = true;
         self.exchange_gen = self.exchange_gen.wrapping_add(1);
         self.exchange = Some(Exchange { kind });
         self.stats.busy_ns += (end - now).as_nanos();

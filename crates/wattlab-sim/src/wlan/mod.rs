@@ -403,6 +403,9 @@ pub struct Sta {
     pub(crate) retry_id: u64,
     pub(crate) backoff: u32,
     pub(crate) backoff_active: bool,
+    /// It had something to send at the last contention evaluation (a frame arriving at an
+    /// empty queue is told from one behind others by this).
+    pub(crate) had_head: bool,
     pub(crate) rng: StreamRng,
     pub(crate) loss_rng: StreamRng,
     /// Slots this station's AIFS exceeds the shortest of the BSS (it counts its backoff only
@@ -521,6 +524,9 @@ pub struct Bss {
     /// The shortest AIFSN of the BSS: the backoff slot grid starts SIFS + this many slots
     /// after the medium goes idle (2 = DIFS under DCF).
     pub(crate) base_aifsn: u64,
+    /// The medium has been busy at least once (before that it counts as idle for long enough
+    /// for immediate access).
+    pub(crate) medium_used: bool,
 }
 
 impl Bss {
@@ -548,6 +554,7 @@ impl Bss {
                 retry_id: u64::MAX,
                 backoff: 0,
                 backoff_active: false,
+                had_head: false,
                 rng,
                 loss_rng,
                 awake: true,
@@ -587,6 +594,7 @@ impl Bss {
             lose_responses: 0,
             psdu_cap_cache: None,
             base_aifsn,
+            medium_used: false,
         }
     }
 
