@@ -62,6 +62,12 @@ impl Bss {
         self.cfg.qos.is_some_and(|q| q.aggregation.is_some())
     }
 
+    /// Whether `from`'s next access for `to` sends an A-MPDU (not an ADDBA Request or a
+    /// BlockAckReq).
+    pub(crate) fn sends_ampdu(&self, from: StaId, to: StaId) -> bool {
+        self.has_agreement(from, to) && !self.bar_owed(from, to)
+    }
+
     /// Whether the Block Ack agreement `from` → `to` exists.
     fn has_agreement(&self, from: StaId, to: StaId) -> bool {
         if from == AP {
@@ -356,9 +362,12 @@ impl Bss {
         }
         let data = self.data_airtime(sta, to, p.psdu);
         self.on_air(sta, Some(to), t, data, p.tag);
+        // Captured from a collision (`link.rs`): the MPDUs that start while another frame is
+        // on the air are drawn at the SINR, the later ones at the SNR.
+        let captured = self.link.as_deref_mut().and_then(|l| l.captured.take()).filter(|c| c.sta == sta);
         // One error draw per MPDU, in sequence order.
         let mut received = [0u64; 4];
-        let (len, mut seen) = (self.stas[sta as usize].queue.len(), 0);
+        let (len, mut seen, mut offset) = (self.stas[sta as usize].queue.len(), 0, 0);
         for k in head..len {
             if seen == p.n {
                 break;
@@ -369,21 +378,31 @@ impl Bss {
             }
             seen += 1;
             let (bit, bytes) = ((f.ba.seq - p.ssn) as usize, self.mpdu_len(f));
-            if !self.mpdu_lost(now, sta, to, bytes) {
+            // The MPDU's delimiter starts when the PPDU of the bytes before it would end.
+            let sinr = captured.filter(|c| t + self.data_airtime(sta, to, offset) < c.until).map(|c| c.sinr_db);
+            if captured.is_some() {
+                offset = with_subframe(offset, bytes).next_multiple_of(4);
+            }
+            if !self.mpdu_lost(now, sta, to, bytes, sinr) {
                 received[bit / 64] |= 1 << (bit % 64);
             }
         }
         let any = received != [0; 4];
         let (kbps, ba_bytes) = (self.control_kbps(sta, to), self.block_ack_bytes());
-        let ba = any && !self.response_lost() && !self.link_control_lost(to, sta, kbps, ba_bytes);
+        // A Block Ack that would start while another frame of the collision is still on the
+        // air is not received (no capture of it is modelled).
+        let ba_start = t + data + d + sifs;
+        let ba_clear = captured.is_none_or(|c| c.until + d <= ba_start);
+        let ba = any && ba_clear && !self.response_lost() && !self.link_control_lost(to, sta, kbps, ba_bytes);
         let end = if any {
             let dur = self.control_airtime(sta, to, self.block_ack_bytes());
-            self.on_air(to, Some(sta), t + data + d + sifs, dur, p.tag);
+            self.on_air(to, Some(sta), ba_start, dur, p.tag);
             self.timer(t + data + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
             t + data + d + sifs + dur + d
         } else {
             t + data + d
         };
+        let end = captured.map_or(end, |c| end.max(c.until + d));
         // After every airtime of the exchange is known: the feedback may change the rate.
         let acked = if ba { received.iter().map(|w| w.count_ones()).sum() } else { 0 };
         self.ppdu_feedback(now, sta, to, p.n as u32, acked);

@@ -277,10 +277,11 @@ impl Bss {
     }
 
     /// [`Bss::frame_lost`] for one MPDU of an A-MPDU: the error model's draw at the PPDU's
-    /// rate, its feedback left to the PPDU's ([`Bss::ppdu_feedback`]).
-    pub(crate) fn mpdu_lost(&mut self, now: Time, from: StaId, to: StaId, bytes: u32) -> bool {
+    /// rate (at `sinr_db` if given: it overlapped a collision's other frames), its feedback
+    /// left to the PPDU's ([`Bss::ppdu_feedback`]).
+    pub(crate) fn mpdu_lost(&mut self, now: Time, from: StaId, to: StaId, bytes: u32, sinr_db: Option<f64>) -> bool {
         let lost = self.cfg.loss_layer == LossLayer::Frame && self.draw_loss(now, from, to);
-        let lost = self.link_mpdu_lost(from, to, bytes) || lost;
+        let lost = self.link_mpdu_lost(from, to, bytes, sinr_db) || lost;
         if lost {
             self.stas[from as usize].stats.frame_errors += 1;
         }
