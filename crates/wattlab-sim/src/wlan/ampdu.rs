@@ -37,6 +37,10 @@ use wattlab_core::{Duration, Time};
 /// An ADDBA Request or Response action frame: header 24, body 9, FCS 4 (§9.6.5.2–3).
 pub const ADDBA_BYTES: u32 = 37;
 
+/// A compressed BlockAckReq (§9.3.1.7): Frame Control 2, Duration 2, RA 6, TA 6, BAR Control
+/// 2, Starting Sequence Control 2, FCS 4.
+pub const BAR_BYTES: u32 = 24;
+
 /// An A-MPDU about to go on the air.
 #[derive(Clone, Copy, Debug)]
 struct Plan {
@@ -59,6 +63,12 @@ impl Bss {
         self.cfg.qos.is_some_and(|q| q.aggregation.is_some())
     }
 
+    /// Whether `from`'s next access for `to` sends an A-MPDU (not an ADDBA Request or a
+    /// BlockAckReq).
+    pub(crate) fn sends_ampdu(&self, from: StaId, to: StaId) -> bool {
+        self.has_agreement(from, to) && !self.bar_owed(from, to)
+    }
+
     /// Whether the Block Ack agreement `from` → `to` exists.
     fn has_agreement(&self, from: StaId, to: StaId) -> bool {
         if from == AP {
@@ -66,6 +76,47 @@ impl Bss {
         } else {
             self.stas[from as usize].ba_up
         }
+    }
+
+    /// Whether the originator of the flow `from` → `to` owes its recipient a BlockAckReq (an
+    /// MPDU was dropped and the recipient's window has not moved past it yet).
+    fn bar_owed(&self, from: StaId, to: StaId) -> bool {
+        if from == AP {
+            self.stas[to as usize].bar_down
+        } else {
+            self.stas[from as usize].bar_up
+        }
+    }
+
+    /// Sets whether the flow `from` → `to` owes a BlockAckReq.
+    fn set_bar_owed(&mut self, from: StaId, to: StaId, owed: bool) {
+        if from == AP {
+            self.stas[to as usize].bar_down = owed;
+        } else {
+            self.stas[from as usize].bar_up = owed;
+        }
+    }
+
+    /// Non-HT rate (kb/s) of the Block Ack answering an A-MPDU `from` → `to` (the control
+    /// response rate of its data rate, §10.6.6.5.2).
+    fn control_kbps(&self, from: StaId, to: StaId) -> u32 {
+        self.cfg.phy.response_kbps(self.tx_vector(from, to))
+    }
+
+    /// Rate (kb/s) of ADDBA and BlockAckReq frames: the lowest basic rate, as mac80211 sends
+    /// every management frame and BlockAckReq (`rate_control_send_low`: frames that are not
+    /// data bypass the rate controller), so a set-up does not depend on a data rate that no
+    /// feedback has tuned yet; their ACK or Block Ack answers at that rate's response rate.
+    fn setup_kbps(&self) -> u32 {
+        self.cfg.phy.basic_rates_kbps[0]
+    }
+
+    /// Airtime of a frame of `bytes` at the lowest basic rate ([`Bss::setup_kbps`]) and of
+    /// one of `response_bytes` answering it.
+    fn setup_airtimes(&self, bytes: u32, response_bytes: u32) -> (Duration, Duration) {
+        let phy = &self.cfg.phy;
+        let kbps = self.setup_kbps();
+        (phy.frame_duration(bytes, kbps), phy.frame_duration(response_bytes, phy.control_rate(kbps)))
     }
 
     /// Next sequence number of the flow `from` → `to`.
@@ -83,11 +134,13 @@ impl Bss {
     }
 
     /// `sta` won the medium with the data frame at `head` of its queue: it sets up the Block
-    /// Ack agreement, or sends an A-MPDU.
+    /// Ack agreement, sends the BlockAckReq it owes, or sends an A-MPDU.
     pub(crate) fn start_aggregate(&mut self, now: Time, sta: StaId, head: usize) {
         let to = self.stas[sta as usize].queue[head].to;
         if !self.has_agreement(sta, to) {
             self.start_addba(now, sta, to);
+        } else if self.bar_owed(sta, to) {
+            self.start_bar(now, sta, to);
         } else {
             self.start_ampdu(now, sta, head);
         }
@@ -100,7 +153,12 @@ impl Bss {
         let to = self.stas[sta as usize].queue[head].to;
         if !self.has_agreement(sta, to) {
             self.stas[sta as usize].stats.attempts += 1;
-            return (self.control_airtime(sta, to, ADDBA_BYTES), 0, PpduShape::NON_HT);
+            return (self.setup_airtimes(ADDBA_BYTES, ACK_BYTES).0, 0, PpduShape::NON_HT);
+        }
+        if self.bar_owed(sta, to) {
+            let s = &mut self.stas[sta as usize].stats;
+            (s.attempts, s.bars) = (s.attempts + 1, s.bars + 1);
+            return (self.setup_airtimes(BAR_BYTES, ACK_BYTES).0, 0, PpduShape::NON_HT);
         }
         let p = self.begin_ampdu(sta, head);
         let rts = self.cfg.rts_threshold.is_some_and(|t| p.psdu > t);
@@ -114,19 +172,76 @@ impl Bss {
         (dur, p.tag, shape)
     }
 
-    /// ADDBA Request, ACK, ADDBA Response, ACK, each SIFS apart (error-free management frames
-    /// at the control response rate).
+    /// ADDBA Request, ACK, ADDBA Response, ACK, each SIFS apart, at the lowest basic rate
+    /// and its response rate. With links each frame may be lost (the link's error model); the
+    /// set-up then ends with that frame and fails (the originator tries again from the Request
+    /// at a later access).
     fn start_addba(&mut self, now: Time, sta: StaId, to: StaId) {
         self.stas[sta as usize].stats.attempts += 1;
         let (d, sifs) = (self.cfg.propagation, self.cfg.phy.sifs);
-        let frame = self.control_airtime(sta, to, ADDBA_BYTES);
-        let ack = self.control_airtime(sta, to, ACK_BYTES);
-        let mut t = now;
-        for (from, dest, dur) in [(sta, to, frame), (to, sta, ack), (to, sta, frame), (sta, to, ack)] {
+        let (kbps, ack_kbps) = (self.setup_kbps(), self.cfg.phy.control_rate(self.setup_kbps()));
+        let (frame, ack) = self.setup_airtimes(ADDBA_BYTES, ACK_BYTES);
+        let (mut t, mut ok) = (now, true);
+        let frames = [(sta, to, frame, ADDBA_BYTES, kbps), (to, sta, ack, ACK_BYTES, ack_kbps), (to, sta, frame, ADDBA_BYTES, kbps), (sta, to, ack, ACK_BYTES, ack_kbps)];
+        for (from, dest, dur, bytes, kbps) in frames {
             self.on_air(from, Some(dest), t, dur, 0);
             t = t + dur + d + sifs;
+            if self.link_control_lost(from, dest, kbps, bytes) {
+                ok = false;
+                break;
+            }
         }
-        self.occupy(now, t - sifs, ExchangeKind::AddBa { sta, to });
+        self.occupy(now, t - sifs, ExchangeKind::AddBa { sta, to, ok });
+    }
+
+    /// BlockAckReq, SIFS, Block Ack (§10.25.2.6), at the lowest basic rate and its response
+    /// rate: tells the recipient that the MPDUs before the originator's window start will not
+    /// come again, so it passes up what it held behind them. Either frame may be lost with
+    /// links (the link's error model).
+    fn start_bar(&mut self, now: Time, sta: StaId, to: StaId) {
+        let s = &mut self.stas[sta as usize].stats;
+        (s.attempts, s.bars) = (s.attempts + 1, s.bars + 1);
+        let (d, sifs) = (self.cfg.propagation, self.cfg.phy.sifs);
+        let (kbps, ba_kbps) = (self.setup_kbps(), self.cfg.phy.control_rate(self.setup_kbps()));
+        let ba_bytes = self.block_ack_bytes();
+        let (bar, ba) = self.setup_airtimes(BAR_BYTES, ba_bytes);
+        self.on_air(sta, Some(to), now, bar, 0);
+        let received = !self.link_control_lost(sta, to, kbps, BAR_BYTES);
+        let (end, ok) = if received {
+            self.on_air(to, Some(sta), now + bar + d + sifs, ba, 0);
+            self.timer(now + bar + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
+            (now + bar + d + sifs + ba + d, !self.link_control_lost(to, sta, ba_kbps, ba_bytes))
+        } else {
+            (now + bar + d, false)
+        };
+        self.occupy(now, end, ExchangeKind::Bar { sta, to, ok });
+    }
+
+    /// The BlockAckReq of `from` reached `to`: its window moves past the dropped MPDUs, and
+    /// what it held behind them goes up in order.
+    pub(crate) fn bar_received(&mut self, now: Time, from: StaId, to: StaId) {
+        let mut gone = 0;
+        for f in self.stas[from as usize].queue.iter_mut() {
+            // A dropped MPDU the recipient does hold is passed up by the release below.
+            if f.to == to && f.ba.tries == u16::MAX && !f.ba.received {
+                (f.ba.received, f.ba.delivered) = (true, true);
+                gone += 1;
+            }
+        }
+        self.stas[from as usize].gone += gone;
+        self.release_in_order(now, from, to);
+    }
+
+    /// The BlockAckReq exchange is over: with its Block Ack the debt is paid and the
+    /// originator backs off as after a success; without it, it tries again with a doubled CW.
+    pub(crate) fn bar_done(&mut self, sta: StaId, to: StaId, ok: bool) {
+        if ok {
+            self.set_bar_owed(sta, to, false);
+            self.sweep(sta);
+            self.reset_backoff(sta);
+        } else {
+            self.widen_backoff(sta);
+        }
     }
 
     /// Picks the A-MPDU `sta` sends now, starting with the data frame at `head`: marks its
@@ -243,9 +358,12 @@ impl Bss {
         }
         let data = self.data_airtime(sta, to, p.psdu);
         self.on_air_ppdu(sta, Some(to), t, data, p.tag, self.data_shape(sta, to));
+        // Captured from a collision (`link.rs`): the MPDUs that start while another frame is
+        // on the air are drawn at the SINR, the later ones at the SNR.
+        let captured = self.link.as_deref_mut().and_then(|l| l.captured.take()).filter(|c| c.sta == sta);
         // One error draw per MPDU, in sequence order.
         let mut received = [0u64; 4];
-        let (len, mut seen) = (self.stas[sta as usize].queue.len(), 0);
+        let (len, mut seen, mut offset) = (self.stas[sta as usize].queue.len(), 0, 0);
         for k in head..len {
             if seen == p.n {
                 break;
@@ -256,20 +374,31 @@ impl Bss {
             }
             seen += 1;
             let (bit, bytes) = ((f.ba.seq - p.ssn) as usize, self.mpdu_len(f));
-            if !self.mpdu_lost(now, sta, to, bytes) {
+            // The MPDU's delimiter starts when the PPDU of the bytes before it would end.
+            let sinr = captured.filter(|c| t + self.data_airtime(sta, to, offset) < c.until).map(|c| c.sinr_db);
+            if captured.is_some() {
+                offset = with_subframe(offset, bytes).next_multiple_of(4);
+            }
+            if !self.mpdu_lost(now, sta, to, bytes, sinr) {
                 received[bit / 64] |= 1 << (bit % 64);
             }
         }
         let any = received != [0; 4];
-        let ba = any && !self.response_lost();
+        let (kbps, ba_bytes) = (self.control_kbps(sta, to), self.block_ack_bytes());
+        // A Block Ack that would start while another frame of the collision is still on the
+        // air is not received (no capture of it is modelled).
+        let ba_start = t + data + d + sifs;
+        let ba_clear = captured.is_none_or(|c| c.until + d <= ba_start);
+        let ba = any && ba_clear && !self.response_lost() && !self.link_control_lost(to, sta, kbps, ba_bytes);
         let end = if any {
             let dur = self.control_airtime(sta, to, self.block_ack_bytes());
-            self.on_air(to, Some(sta), t + data + d + sifs, dur, p.tag);
+            self.on_air(to, Some(sta), ba_start, dur, p.tag);
             self.timer(t + data + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
             t + data + d + sifs + dur + d
         } else {
             t + data + d
         };
+        let end = captured.map_or(end, |c| end.max(c.until + d));
         // After every airtime of the exchange is known: the feedback may change the rate.
         let acked = if ba { received.iter().map(|w| w.count_ones()).sum() } else { 0 };
         self.ppdu_feedback(now, sta, to, p.n as u32, acked);
@@ -346,7 +475,7 @@ impl Bss {
     /// The A-MPDU exchange is over: acknowledged MPDUs leave (once passed up), failed ones past
     /// their retry limit are dropped, the rest go again; the CW resets after a Block Ack and
     /// doubles without one. Returns the number of MPDUs acknowledged.
-    pub(crate) fn ampdu_done(&mut self, now: Time, sta: StaId, to: StaId, ssn: u32, n: u16, received: [u64; 4], ba: bool, rts: bool) -> u32 {
+    pub(crate) fn ampdu_done(&mut self, sta: StaId, to: StaId, ssn: u32, n: u16, received: [u64; 4], ba: bool, rts: bool) -> u32 {
         let limit = if rts { self.cfg.long_retry_limit } else { self.cfg.short_retry_limit };
         let (mut acked, mut dropped, mut sent, mut gone) = (0u32, 0u32, 0u16, 0u32);
         for f in self.stas[sta as usize].queue.iter_mut() {
@@ -363,12 +492,11 @@ impl Bss {
                 gone += f.ba.delivered as u32;
                 acked += 1;
             } else if limit.is_some_and(|l| f.ba.tries as u32 > l) {
-                // Dropped: the recipient's window moves past it (it holds nothing for it).
+                // Dropped: it leaves once the recipient's window moves past it (the
+                // BlockAckReq this drop makes the originator owe, `bar_received`).
                 f.ba.acked = true;
-                f.ba.received = true;
-                f.ba.delivered = true;
                 f.ba.tries = u16::MAX;
-                gone += 1;
+                gone += f.ba.delivered as u32;
                 dropped += 1;
             }
         }
@@ -384,7 +512,7 @@ impl Bss {
             self.stas[sta as usize].stats.ba_lost += 1;
         }
         if dropped > 0 {
-            self.release_in_order(now, sta, to);
+            self.set_bar_owed(sta, to, true);
         }
         self.sweep(sta);
         let s = &mut self.stas[sta as usize];
@@ -419,14 +547,14 @@ impl Bss {
     }
 
     /// A collision ended: `sta`'s A-MPDU failed as a whole (or its ADDBA Request did).
-    pub(crate) fn aggregate_collided(&mut self, now: Time, sta: StaId) {
+    pub(crate) fn aggregate_collided(&mut self, sta: StaId) {
         let q = &self.stas[sta as usize].queue;
         match q.iter().find(|f| f.ba.inflight) {
             Some(f) => {
                 let to = f.to;
                 // The PSDU was over the threshold if its first MPDU alone was.
                 let rts = self.cfg.rts_threshold.is_some_and(|t| self.mpdu_len(f) > t);
-                self.ampdu_done(now, sta, to, 0, u16::MAX, [0; 4], false, rts);
+                self.ampdu_done(sta, to, 0, u16::MAX, [0; 4], false, rts);
             }
             None => self.widen_backoff(sta),
         }

@@ -237,7 +237,7 @@ impl Bss {
     pub(crate) fn occupy(&mut self, now: Time, end: Time, kind: ExchangeKind) {
         let owner = match kind {
             ExchangeKind::Frame { sta, .. } | ExchangeKind::Poll { sta, .. } => Some(sta),
-            ExchangeKind::Ampdu { sta, .. } | ExchangeKind::AddBa { sta, .. } => Some(sta),
+            ExchangeKind::Ampdu { sta, .. } | ExchangeKind::AddBa { sta, .. } | ExchangeKind::Bar { sta, .. } => Some(sta),
             ExchangeKind::Beacon => Some(AP),
             ExchangeKind::Collision => None,
         };
@@ -299,10 +299,11 @@ impl Bss {
     }
 
     /// [`Bss::frame_lost`] for one MPDU of an A-MPDU: the error model's draw at the PPDU's
-    /// rate, its feedback left to the PPDU's ([`Bss::ppdu_feedback`]).
-    pub(crate) fn mpdu_lost(&mut self, now: Time, from: StaId, to: StaId, bytes: u32) -> bool {
+    /// rate (at `sinr_db` if given: it overlapped a collision's other frames), its feedback
+    /// left to the PPDU's ([`Bss::ppdu_feedback`]).
+    pub(crate) fn mpdu_lost(&mut self, now: Time, from: StaId, to: StaId, bytes: u32, sinr_db: Option<f64>) -> bool {
         let lost = self.cfg.loss_layer == LossLayer::Frame && self.draw_loss(now, from, to);
-        let lost = self.link_mpdu_lost(from, to, bytes) || lost;
+        let lost = self.link_mpdu_lost(from, to, bytes, sinr_db) || lost;
         if lost {
             self.stas[from as usize].stats.frame_errors += 1;
         }
@@ -540,6 +541,7 @@ impl Bss {
             }
             ExchangeKind::Poll { response: Some((_, frame)), ok: true, .. } => (AP, frame),
             ExchangeKind::Ampdu { sta, to, ssn, n, received, .. } => return self.on_ampdu_delivered(now, sta, to, ssn, n, received),
+            ExchangeKind::Bar { sta, to, .. } => return self.bar_received(now, sta, to),
             _ => return,
         };
         if let Body::Data(packet) = frame.body {
@@ -592,7 +594,7 @@ impl Bss {
                 ok
             }
             ExchangeKind::Ampdu { sta, to, ssn, n, received, ba, rts } => {
-                self.ampdu_done(now, sta, to, ssn, n, received, ba, rts);
+                self.ampdu_done(sta, to, ssn, n, received, ba, rts);
                 if ba && sta != AP {
                     self.uplink_delivered(now, sta, true);
                 } else if ba {
@@ -600,15 +602,23 @@ impl Bss {
                 }
                 ba
             }
-            ExchangeKind::AddBa { sta, to } => {
-                self.addba_done(sta, to);
-                true
+            ExchangeKind::AddBa { sta, to, ok } => {
+                if ok {
+                    self.addba_done(sta, to);
+                } else {
+                    self.widen_backoff(sta);
+                }
+                ok
+            }
+            ExchangeKind::Bar { sta, to, ok } => {
+                self.bar_done(sta, to, ok);
+                ok
             }
             ExchangeKind::Collision => {
                 let winners = std::mem::take(&mut self.winners);
                 for &w in &winners {
                     if self.aggregates() && (self.aggregated_head(w).is_some() || self.stas[w as usize].queue.iter().any(|f| f.ba.inflight)) {
-                        self.aggregate_collided(now, w);
+                        self.aggregate_collided(w);
                         continue;
                     }
                     match self.head(w) {

@@ -214,6 +214,8 @@ pub struct StaStats {
     pub ba_lost: u64,
     /// Block Ack agreements set up (ADDBA request/response exchanges).
     pub ba_setups: u64,
+    /// BlockAckReq frames sent (attempts), each after MPDUs were dropped at the retry limit.
+    pub bars: u64,
 }
 
 /// A-MPDU sizes in power-of-two buckets (fixed columns, nothing allocated per A-MPDU).
@@ -430,6 +432,9 @@ pub struct Sta {
     /// Block Ack agreements (one TID): this station → the AP, and the AP → this station.
     pub(crate) ba_up: bool,
     pub(crate) ba_down: bool,
+    /// The originator of those two flows owes a BlockAckReq (an MPDU was dropped).
+    pub(crate) bar_up: bool,
+    pub(crate) bar_down: bool,
     /// Next sequence number of those two flows.
     pub(crate) seq_up: u32,
     pub(crate) seq_down: u32,
@@ -479,8 +484,11 @@ pub(crate) enum ExchangeKind {
     /// One station sent an A-MPDU of `n` MPDUs from sequence number `ssn` to `to`;
     /// `received` is the recipient's bitmap, `ba` whether its Block Ack reached the sender.
     Ampdu { sta: StaId, to: StaId, ssn: u32, n: u16, received: [u64; 4], ba: bool, rts: bool },
-    /// A station set up a Block Ack agreement with `to` (ADDBA request and response).
-    AddBa { sta: StaId, to: StaId },
+    /// A station set up a Block Ack agreement with `to` (ADDBA request and response); `ok`
+    /// if every frame of the set-up arrived.
+    AddBa { sta: StaId, to: StaId, ok: bool },
+    /// A station sent a BlockAckReq to `to`; `ok` if its Block Ack came back.
+    Bar { sta: StaId, to: StaId, ok: bool },
     /// Several stations transmitted in the same slot.
     Collision,
     /// The AP's beacon.
@@ -565,6 +573,8 @@ impl Bss {
                 timer_at: None,
                 ba_up: false,
                 ba_down: false,
+                bar_up: false,
+                bar_down: false,
                 seq_up: 0,
                 seq_down: 0,
                 rate_use: Default::default(),
@@ -719,3 +729,5 @@ mod tests;
 mod tests_qos;
 #[cfg(test)]
 mod tests_model;
+#[cfg(test)]
+mod tests_ba;

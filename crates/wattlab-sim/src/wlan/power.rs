@@ -179,7 +179,7 @@ impl Bss {
             None => false,
             Some(Frame { sta: s, frame, .. }) => s == sta || frame.to == sta,
             Some(Poll { sta: s, .. }) => s == sta,
-            Some(Ampdu { sta: s, to, .. } | AddBa { sta: s, to }) => s == sta || to == sta,
+            Some(Ampdu { sta: s, to, .. } | AddBa { sta: s, to, .. } | Bar { sta: s, to, .. }) => s == sta || to == sta,
             Some(Collision) => self.winners.contains(&sta),
             Some(Beacon) => self.stas[sta as usize].power.waits_for_beacon(),
         }

@@ -97,14 +97,15 @@ fn ampdu_exchange_has_the_standard_timing_and_content() {
     assert_eq!(h.delivered.len(), 10);
     let s = &h.bss.stas[1].stats;
     assert_eq!((s.ba_setups, s.ampdus, s.ampdu_mpdus, s.ampdu_hist.ampdu_8_15), (1, 1, 10, 1));
-    // ADDBA: request (37 B at 24 Mb/s: 20 + 4 × ⌈318/96⌉ = 36 µs), SIFS, ACK 28, SIFS,
-    // response 36, SIFS, ACK 28 = 176 µs. A-MPDU: 9 subframes of 4 + 1538 padded to 1544,
+    // ADDBA at the lowest basic rate: request (37 B at 6 Mb/s: 20 + 4 × ⌈318/24⌉ = 76 µs),
+    // SIFS, ACK (14 B: 20 + 4 × ⌈134/24⌉ = 44 µs), SIFS, response 76, SIFS, ACK 44 = 288 µs.
+    // A-MPDU: 9 subframes of 4 + 1538 padded to 1544,
     // and a last one of 1542 = 15 438 B → ⌈(16 + 123 504 + 6)/216⌉ = 572 symbols = 2308 µs;
     // SIFS; compressed Block Ack (32 B: 3 symbols) 32 µs.
-    assert_eq!(h.bss.stats.busy_ns, us(176 + 2308 + 16 + 32).as_nanos());
+    assert_eq!(h.bss.stats.busy_ns, us(288 + 2308 + 16 + 32).as_nanos());
     assert!(h.delivered.iter().all(|d| d.0 == h.delivered[0].0), "all ten are passed up when the PPDU ends");
-    assert_eq!(h.time_in(1, Activity::Tx), us(36 + 28 + 2308));
-    assert_eq!(h.time_in(AP, Activity::Tx), us(28 + 36 + 32));
+    assert_eq!(h.time_in(1, Activity::Tx), us(76 + 44 + 2308));
+    assert_eq!(h.time_in(AP, Activity::Tx), us(44 + 76 + 32));
     assert_eq!(h.bss.queue_len(1), 0);
 }
 
