@@ -146,6 +146,17 @@ impl Bss {
         }
     }
 
+    /// `sta`'s aggregated attempt from queue position `head` collided: counts it, charges its
+    /// airtime and its radio's TX time, and returns that airtime.
+    pub(crate) fn charge_collided_aggregate(&mut self, now: Time, sta: StaId, head: usize) -> Duration {
+        let (dur, tag, shape) = self.aggregate_attempt(now, sta, head);
+        let s = &mut self.stas[sta as usize].stats;
+        s.collisions += 1;
+        s.airtime_ns += dur.as_nanos();
+        self.ppdu_activity(sta, now, now + dur, wattlab_core::energy::Activity::Tx, tag, shape);
+        dur
+    }
+
     /// Duration of what `sta` sends first when it wins with the data frame at `head` (a
     /// collision lasts as long as it): the ADDBA Request, an RTS, or the A-MPDU (its MPDUs are
     /// then attempted and marked in flight), with its tag and the width and streams of its PPDU.

@@ -481,12 +481,7 @@ impl Bss {
         for &w in winners {
             let Some(head) = self.head(w) else { continue };
             if let Some(i) = self.aggregated_head(w) {
-                let (dur, tag, shape) = self.aggregate_attempt(now, w, i);
-                let s = &mut self.stas[w as usize].stats;
-                s.collisions += 1;
-                s.airtime_ns += dur.as_nanos();
-                longest = longest.max(dur);
-                self.ppdu_activity(w, now, now + dur, Activity::Tx, tag, shape);
+                longest = longest.max(self.charge_collided_aggregate(now, w, i));
                 continue;
             }
             if let Head::Frame(i) = head {

@@ -404,11 +404,7 @@ impl Bss {
     /// fails now. Returns its airtime.
     fn aggregate_loser(&mut self, now: Time, v: StaId) -> wattlab_core::Duration {
         let Some(i) = self.aggregated_head(v) else { return self.collision_loser(now, v) };
-        let (dur, tag, shape) = self.aggregate_attempt(now, v, i);
-        let s = &mut self.stas[v as usize].stats;
-        s.collisions += 1;
-        s.airtime_ns += dur.as_nanos();
-        self.ppdu_activity(v, now, now + dur, wattlab_core::energy::Activity::Tx, tag, shape);
+        let dur = self.charge_collided_aggregate(now, v, i);
         self.aggregate_collided(v);
         dur
     }
