@@ -262,3 +262,29 @@ fn a_transition_override_is_costed_by_the_meter_per_switch() {
         assert!(e.contains("psna.toml:") && e.contains("radio.transitions[0]") && e.contains(key), "{e}");
     }
 }
+
+/// Two transfers, one after the other, on the same phone: each has its own mobile, and the
+/// second must start from the card the first switched off (it used to believe the card on and
+/// send its request into a card that was off: the transfer never started).
+#[test]
+fn a_second_transfer_on_the_same_phone_starts_after_the_first_switched_the_card_off() {
+    let two = format!(
+        "{}name = \"first\"\n{}name = \"second\"\nstart = \"600s\"\npsna = {{ daemon_port = 7301 }}\n{}name = \"upload\"\nstart = \"1200s\"\npsna = {{ daemon_port = 7302 }}\n",
+        READ,
+        READ,
+        READ.replace("psna-read", "psna-send").replace("200kB", "20kB")
+    );
+    let out = run(&scenario("psna", &two, "3000s"), 1);
+    let (a, b, c) = (flow_json(&out, 0), flow_json(&out, 1), flow_json(&out, 2));
+    // The first ends before the second starts: the card is off between them.
+    let first_end = a["start_s"].as_f64().unwrap() + a["completion_time_s"].as_f64().unwrap_or(f64::NAN);
+    assert!(first_end < 600.0, "the first read must end before the second starts: {a}");
+    assert_eq!(a["radio_off_switches"], a["radio_on_switches"].as_u64().unwrap() + 1, "ends with the card off: {a}");
+    for (f, bytes) in [(&b, 200_000), (&c, 20_000)] {
+        assert_eq!(f["completed"], true, "{f}");
+        assert_eq!(f["bytes_delivered"], bytes, "{f}");
+        assert!(f["requests"].as_u64().unwrap() >= 1 && f["radio_on_switches"].as_u64().unwrap() >= 1, "switched the card on: {f}");
+        assert!(f["radio_on_s"].as_f64().unwrap() < f["completion_time_s"].as_f64().unwrap(), "{f}");
+    }
+    assert!(out.summary.completed);
+}

@@ -46,6 +46,8 @@ pub struct BuildCx<'a> {
     pub ap_of: &'a dyn Fn(u32) -> Option<u32>,
     /// An error at `flow[i].FIELD`.
     pub err: &'a dyn Fn(usize, &str, String) -> ScenarioError,
+    /// The PSNA card of each node with a `psna-read`/`psna-send` flow, shared by its flows.
+    pub psna_cards: &'a mut super::psna::Cards,
 }
 
 impl BuildCx<'_> {

@@ -20,6 +20,9 @@ use crate::scenario::{PsnaFlow, ScenarioError};
 use crate::stack::{Listener, SockId, SocketEvent, Stack};
 use rand::Rng;
 use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use wattlab_core::psna::{
     DaemonEvent, Direction, FhCommand, FhId, MobileEvent, PsnaDaemon, PsnaMobile,
 };
@@ -35,6 +38,36 @@ const OBJECT: &str = "obj";
 
 /// What the simulator writes as payload (it carries no payload bytes).
 static ZEROS: [u8; 65_536] = [0; 65_536];
+
+/// Whether a node's card is on, shared by every PSNA flow of that node (on at the start).
+///
+/// Each transfer has its own mobile; the last one to switch the card decides its state, and a
+/// later transfer's mobile starts from that state (a mobile built believing the card on would
+/// send its request into a card the previous transfer switched off, and never start).
+#[derive(Clone, Debug)]
+pub struct Card(Arc<AtomicBool>);
+
+impl Card {
+    /// True if the card is on now.
+    pub fn is_on(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    fn set(&self, on: bool) {
+        self.0.store(on, Ordering::Relaxed);
+    }
+}
+
+/// The [`Card`] of each node with a PSNA flow, while the flows are built.
+#[derive(Debug, Default)]
+pub struct Cards(HashMap<u32, Card>);
+
+impl Cards {
+    /// The card of node `node` (a new one, on, for its first PSNA flow).
+    pub fn of(&mut self, node: u32) -> Card {
+        self.0.entry(node).or_insert_with(|| Card(Arc::new(AtomicBool::new(true)))).clone()
+    }
+}
 
 /// A PSNA flow from its `[[flow]]`: the mobile on `client`, the daemon on `ap` (default: the
 /// client's AP), the fixed host on `server`.
@@ -150,7 +183,8 @@ pub(super) fn build(cx: &mut BuildCx, f: &PsnaFlow, dir: Direction) -> Result<(F
         .fh_stop_after
         .map_or(bytes, |b| b.bytes().min(bytes));
     let fh = Endpoint::new(cx.addrs[s as usize], port);
-    let mut flow = Psna::new(dir, c, a, fh, m, d, bytes, serve, request, tcp);
+    let card = cx.psna_cards.of(c);
+    let mut flow = Psna::new(dir, c, a, fh, m, d, bytes, serve, request, tcp, card);
     flow.wait_poll = wait_poll;
     Ok((Flow::Psna(Box::new(flow)), record))
 }
@@ -201,6 +235,10 @@ pub struct Psna {
     /// The mobile's re-poll period while it waits on (`psna.wait_poll_interval`), for the
     /// cost estimate.
     wait_poll: Duration,
+    /// The client's card, shared with its other PSNA flows.
+    card: Card,
+    /// The card's state when the transfer started (its radio-on time counts from there).
+    on_at_start: bool,
 }
 
 impl Psna {
@@ -216,6 +254,7 @@ impl Psna {
         serve: u64,
         request: u64,
         tcp: TcpConfig,
+        card: Card,
     ) -> Psna {
         Psna {
             dir,
@@ -242,11 +281,16 @@ impl Psna {
             error: None,
             ack_wake: None,
             wait_poll: Duration::from_secs(5),
+            card,
+            on_at_start: true,
         }
     }
 
     fn start(&mut self, cx: &mut AppCtx) {
         let m = cx.stack.engine::<PsnaMobile>(self.mobile);
+        // An earlier transfer on this node may have switched the card off.
+        self.on_at_start = self.card.is_on();
+        m.card_is(self.on_at_start);
         let r = match self.dir {
             Direction::Read => m.read(cx.now, self.fh_ep, OBJECT, Some(self.bytes)),
             Direction::Send => m.send(cx.now, self.fh_ep, OBJECT, vec![0; self.bytes as usize]),
@@ -262,6 +306,7 @@ impl Psna {
         match ev {
             MobileEvent::Radio(r) => {
                 self.radio.push((r.at, r.on));
+                self.card.set(r.on);
                 cx.radio(self.client, r.on);
             }
             MobileEvent::Residual { at, residual } => {
@@ -463,7 +508,7 @@ impl Psna {
         cx.drive(s);
     }
 
-    /// Radio-on time within `[from, to)`, the radio on at the flow's start.
+    /// Radio-on time within `[from, to)`, from the card's state at the flow's start.
     fn on_time(&self, start: Time, from: Time, to: Time) -> f64 {
         let overlap = |a: Time, b: Time| {
             let (a, b) = (a.max(from), b.min(to));
@@ -473,7 +518,7 @@ impl Psna {
                 0.0
             }
         };
-        let (mut on, mut since, mut total) = (true, start, 0.0);
+        let (mut on, mut since, mut total) = (self.on_at_start, start, 0.0);
         for &(at, state) in &self.radio {
             if on && !state {
                 total += overlap(since, at);

@@ -41,8 +41,12 @@ pub(crate) fn build(scn: &Scenario, cx: &Ctx, t: &Topology, stack: &mut Stack, s
     let err = |i: usize, key: &str, msg: String| flow_error(cx, i, key, msg);
     let ap_of = |n: u32| t.wireless_iface_of.get(&n).map(|&i| t.ifaces[t.ifaces[i as usize].peer as usize].node);
     let mut out = Flows { flows: Vec::new(), records: Vec::new(), paths: Vec::new() };
+    let mut psna_cards = crate::apps::psna::Cards::default();
     for (i, cfg) in scn.flows.iter().enumerate() {
-        let mut bcx = BuildCx { index: i, cfg, nodes: &lookup, node_names: &names, addrs: &addrs, stack, streams, paths: &mut out.paths, ap_of: &ap_of, err: &err };
+        let mut bcx = BuildCx {
+            index: i, cfg, nodes: &lookup, node_names: &names, addrs: &addrs, stack, streams, paths: &mut out.paths, ap_of: &ap_of, err: &err,
+            psna_cards: &mut psna_cards,
+        };
         let (flow, record) = crate::apps::build(&mut bcx)?;
         out.flows.push(flow);
         out.records.push(record);

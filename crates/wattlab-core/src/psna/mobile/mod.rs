@@ -110,6 +110,14 @@ impl PsnaMobile {
     pub fn radio_on(&self) -> bool {
         self.radio_on
     }
+    /// The card's state now, when something other than this mobile switched it (another
+    /// transfer's mobile on the same host): the next transfer switches it on if it is off.
+    /// Ignored during a transfer (this mobile then owns the card).
+    pub fn card_is(&mut self, on: bool) {
+        if self.job.is_none() {
+            self.radio_on = on;
+        }
+    }
     /// Counters.
     pub fn stats(&self) -> &MobileStats {
         &self.stats
