@@ -10,6 +10,7 @@ import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -219,3 +220,31 @@ def test_reproductions_compute_no_ratio_where_the_work_differs():
     t = table(runs).set_index("arch")
     assert t.loc["legacy", "same_work"] and t.loc["legacy", "gain_factor"] == 1.0
     assert not t.loc["psm", "same_work"] and math.isnan(t.loc["psm", "gain_factor"]) and math.isnan(t.loc["psm", "reduction_percent"])
+
+
+def test_completion_and_slowdown_count_from_the_runs_start_not_each_flows():
+    """Two downloads, the second starting at 10 s: the run's work is done when the late one
+    ends (its start plus its own completion time), not after the longest flow's own duration.
+    By hand first, then a real run's savings row."""
+    def summ(*flows):
+        return {"completed": True, "end_time_s": 20.0, "radios": [],
+                "flows": [{"name": n, "bytes_delivered": 1, "completed": True, "start_s": s, "completion_time_s": t}
+                          for n, s, t in flows]}
+
+    base = summ(("early", 0.0, 2.0), ("late", 10.0, 1.0))
+    slow = summ(("early", 0.0, 2.0), ("late", 10.0, 3.0))
+    c = work.compare_runs(slow, base)
+    assert c["completion_s"] == 13.0, c  # was 3.0: the late flow's own duration
+    assert c["slowdown"] == pytest.approx(13.0 / 11.0 - 1.0), c  # was 3 / 2 − 1 = 50 %
+    demo = (Path(__file__).resolve().parents[2] / "scenarios" / "demo.toml").read_text().replace('bytes = "5MB"', 'bytes = "200kB"')
+    late = demo.split("[[flow]]")[1].replace('name = "download"', 'name = "late"\nstart = "3s"')
+    text = demo.replace('down = { loss', 'power_save = "psm"\ndown = { loss') + "\n[[flow]]" + late
+    res = wattlab.run(text=text, baseline=True)
+    f = res.flows.set_index("name")
+    assert f.completed.all(), f
+    want = float((f.start_s + f.completion_time_s).max())
+    assert want > 3.0 and want > float(f.completion_time_s.max()) + 1.0
+    [row] = res.savings.to_dict("records")
+    assert row["completion_s"] == pytest.approx(want, abs=1e-9), (row, f)
+    b = res.baseline.flows
+    assert row["baseline_completion_s"] == pytest.approx(float((b.start_s + b.completion_time_s).max()), abs=1e-9)

@@ -32,9 +32,13 @@ fn flows_of(summary: &Bound<'_, PyAny>) -> PyResult<Vec<FlowWork>> {
 /// What [`RunWork`] needs of a summary dict (flows, radios, completion, tunnels).
 fn run_of(summary: &Bound<'_, PyAny>) -> PyResult<RunWork> {
     let flows = flows_of(summary)?;
-    let mut completion_times_s = Vec::new();
+    // Each flow's end from the run's start: its start plus its completion time.
+    let mut completion_ends_s = Vec::new();
     for f in summary.get_item("flows")?.try_iter()? {
-        completion_times_s.push(get(&f?, "completion_time_s")?.map(|v| v.extract()).transpose()?);
+        let f = f?;
+        let took: Option<f64> = get(&f, "completion_time_s")?.map(|v| v.extract()).transpose()?;
+        let start: f64 = get(&f, "start_s")?.map(|v| v.extract()).transpose()?.unwrap_or(0.0);
+        completion_ends_s.push(took.map(|t| start + t));
     }
     let mut radios = Vec::new();
     if let Some(rs) = get(summary, "radios")? {
@@ -54,7 +58,7 @@ fn run_of(summary: &Bound<'_, PyAny>) -> PyResult<RunWork> {
         radios,
         completed: get(summary, "completed")?.map(|v| v.is_truthy()).transpose()?.unwrap_or(false),
         end_time_s: get(summary, "end_time_s")?.map(|v| v.extract()).transpose()?.unwrap_or(0.0),
-        completion_times_s,
+        completion_ends_s,
         has_tunnels: get(summary, "tunnels")?.map(|v| v.is_truthy()).transpose()?.unwrap_or(false),
     })
 }

@@ -94,8 +94,9 @@ pub struct RunWork {
     pub completed: bool,
     /// Simulated time the results cover (s).
     pub end_time_s: f64,
-    /// When each flow completed, from its start (s; None if it did not).
-    pub completion_times_s: Vec<Option<f64>>,
+    /// When each flow completed, from the run's start (its start plus its completion time, s;
+    /// None if it did not): flows that start late end late.
+    pub completion_ends_s: Vec<Option<f64>>,
     /// The run had an SCTP tunnel (which the baseline drops).
     pub has_tunnels: bool,
 }
@@ -117,16 +118,17 @@ impl From<&Summary> for RunWork {
                 .collect(),
             completed: s.completed,
             end_time_s: s.end_time_s,
-            completion_times_s: s.flows.iter().map(|f| f.completion_time_s).collect(),
+            completion_ends_s: s.flows.iter().map(|f| f.completion_time_s.map(|c| f.start_s + c)).collect(),
             has_tunnels: !s.tunnels.is_empty(),
         }
     }
 }
 
 impl RunWork {
-    /// When the run's last finite flow completed (the run's end if one did not).
+    /// When the run's last finite flow completed, from the run's start (the run's end if one
+    /// did not).
     pub fn completion_s(&self) -> f64 {
-        let last = self.completion_times_s.iter().flatten().copied().reduce(f64::max);
+        let last = self.completion_ends_s.iter().flatten().copied().reduce(f64::max);
         match last {
             Some(t) if self.completed => t,
             _ => self.end_time_s,
@@ -482,7 +484,7 @@ mod tests {
     fn run_of(energy: f64, flows: Vec<FlowWork>, mode: bool) -> RunWork {
         RunWork {
             radios: vec![RadioWork { node: "c".into(), profile: "p".into(), policy: if mode { "psm" } else { "always-on" }.into(), is_mode: mode, energy_j: energy }],
-            completion_times_s: flows.iter().map(|f| f.completed.then_some(2.0)).collect(),
+            completion_ends_s: flows.iter().map(|f| f.completed.then_some(2.0)).collect(),
             flows,
             completed: true,
             end_time_s: 3.0,
