@@ -112,3 +112,57 @@ def test_the_live_plan_costs_with_the_scenarios_profile_file(tmp_path):
     assert plan["profile"] == str((tmp_path / "phone.toml").resolve()) and not plan["profile_overridden"]
     # What the live run hands to its costing reads the same profile.
     assert trace.energy(CAPTURE, profile=plan["profile"]).profile["name"] == "nexus-one"
+
+
+def test_a_study_reads_a_profile_file_beside_its_scenario_and_reruns_when_it_changes(tmp_path, monkeypatch):
+    """A study's scenario names `phone.toml` beside it; the study runs from another directory
+    (its workers used to look in their cwd and fail every run). Editing the file makes its runs
+    run again (the run key used to ignore the file, and the stored runs were reused)."""
+    (tmp_path / "scn").mkdir()
+    shutil.copy(PROFILES / "nexus-one.toml", tmp_path / "scn" / "phone.toml")
+    demo = (SCENARIOS / "demo.toml").read_text().replace('profile = "wavelan-dsss"', 'profile = "phone.toml"')
+    (tmp_path / "scn" / "demo.toml").write_text(demo)
+    study = {"scenario": str(tmp_path / "scn" / "demo.toml"), "seeds": [1, 2], "outputs": ["radios"],
+             "set": {"flow.0.bytes": 20_000}}
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    out = tmp_path / "out"
+    first = wattlab.sweep(study, out, jobs=2, table="radios")
+    assert (first.run_status == "completed").all() and (first.profile == "nexus-one").all(), first
+    assert first.attrs["summary"].computed == 2
+    again = wattlab.sweep(study, out, jobs=1, table="radios")
+    assert (again.attrs["summary"].computed, again.attrs["summary"].reused) == (0, 2)
+    # The same powers with tx doubled: both runs again, and the energy differs.
+    text = (PROFILES / "nexus-one.toml").read_text()
+    assert "tx = 404.46" in text
+    (tmp_path / "scn" / "phone.toml").write_text(text.replace("tx = 404.46", "tx = 808.92"))
+    edited = wattlab.sweep(study, out, jobs=2, table="radios")
+    assert (edited.attrs["summary"].computed, edited.attrs["summary"].reused) == (2, 0)
+    on = lambda df: df[df.policy == "always-on"].energy_j.to_numpy()  # noqa: E731
+    assert (on(edited) > on(first)).all(), (on(first), on(edited))
+
+
+def test_a_reproductions_run_key_hashes_the_profile_files_it_names(tmp_path):
+    """The reproductions' run points (`--profile FILE`) are keyed by the file's contents too;
+    a scenario without a profile file keeps its key."""
+    from wattlab.study.points import RunPoint, point_key
+
+    mine = tmp_path / "phone.toml"
+    shutil.copy(PROFILES / "nexus-one.toml", mine)
+    demo = (SCENARIOS / "demo.toml").read_text()
+    p = RunPoint(demo, 1, (("node.client.radio.profile", str(mine)),))
+    k = point_key(p)
+    assert point_key(p) == k
+    mine.write_text(mine.read_text().replace("tx = 404.46", "tx = 808.92"))
+    assert point_key(p) != k
+    # Without a profile file the key is what it was (stored runs stay valid).
+    import hashlib
+
+    from wattlab import _core
+    from wattlab.study.points import FORMAT
+    from wattlab.study.spec import canonical
+
+    plain = RunPoint(demo, 1)
+    doc = {"scenario": hashlib.sha256(demo.encode()).hexdigest(), "overrides": [], "seed": 1, "timeseries": False,
+           "wattlab": [_core.__version__, _core.__commit__], "format": FORMAT}
+    assert point_key(plain) == hashlib.sha256(canonical(doc).encode()).hexdigest()[:20] != k

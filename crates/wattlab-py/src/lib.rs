@@ -335,6 +335,20 @@ fn effective_scenario(py: Python<'_>, text: &str, origin: &str, overrides: Vec<S
     })
 }
 
+/// The profile files the radios of a scenario (`text` from `origin`, with `overrides`) name by
+/// path, each once in node order, as `PATH sha256:HEX`; relative paths are under the directory
+/// of `origin` when it is a file's path, else under the current one (as a run resolves them).
+/// Raises `ScenarioError` for a scenario or override that does not parse.
+#[pyfunction]
+#[pyo3(signature = (text, origin, overrides=Vec::new()))]
+fn profile_files(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -> PyResult<Vec<String>> {
+    use wattlab_sim::scenario::ScenarioSource;
+    guard(|| {
+        let parsed = ScenarioSource::from_text(text, origin).with_overrides(overrides).parse().map_err(|e| scenario_error(py, e))?;
+        Ok(wattlab_sim::build::profile_files(&parsed.scenario, wattlab_sim::build::scenario_dir(origin)))
+    })
+}
+
 /// How many times the TOML parser has read scenario text in this process (for the tests that
 /// check a run parses its scenario once).
 #[pyfunction]
@@ -534,6 +548,7 @@ fn tcp_capacity_inner<'py>(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(profile_files, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

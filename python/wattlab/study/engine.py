@@ -61,8 +61,11 @@ def run_task(task: Task) -> dict:
     tables: dict[str, bytes] = {}
     sim_s = 0.0
     try:
-        res = api.run(text=task.scenario_text, seed=p.seed, overrides=list(p.overrides),
-                      baseline=None if "savings" in task.outputs else False)
+        # The scenario as its file (when it is one): a relative profile path is under the
+        # scenario's directory, as in `wattlab run FILE`, not under the worker's cwd.
+        origin = Path(task.scenario_origin)
+        scn = api.Scenario(task.scenario_text, task.scenario_origin, origin if origin.is_file() else None)
+        res = api.run(scn, seed=p.seed, overrides=list(p.overrides), baseline=None if "savings" in task.outputs else False)
         s = res.summary
         completed = bool(s["completed"])
         status = "completed" if completed else ("interrupted" if s.get("interrupted") else "time-limit")

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from wattlab import _core
 from wattlab.study.engine import StoreWarning, ipc_bytes, read_ipc, results
 from wattlab.study.pool import Lost, WorkerDied
+from wattlab.study.profiles import profile_hashes
 from wattlab.study.store import Damaged, Store
 from wattlab.study.spec import canonical, toml_value
 
@@ -52,10 +53,14 @@ class RunPoint:
 
 
 def point_key(p: RunPoint) -> str:
-    """The run's key: a hash of the scenario, overrides, seed, time-series flag and the wattlab
-    version and commit that computes it (a run made by another build is never reused)."""
+    """The run's key: a hash of the scenario, overrides, seed, time-series flag, the contents of
+    the profile files it names and the wattlab version and commit that computes it (a run made
+    by another build, or with other profile powers, is never reused)."""
     doc = {"scenario": hashlib.sha256(p.scenario.encode()).hexdigest(), "overrides": p.override_strings(),
            "seed": p.seed, "timeseries": p.timeseries, "wattlab": [_core.__version__, _core.__commit__], "format": FORMAT}
+    profiles = profile_hashes(p.scenario, "<scenario>", p.override_strings())
+    if profiles:  # the profile files' contents (absent without any: those keys are unchanged)
+        doc["profiles"] = profiles
     return hashlib.sha256(canonical(doc).encode()).hexdigest()[:20]
 
 

@@ -44,6 +44,7 @@ from typing import Any, Mapping, Sequence
 
 from wattlab import _core
 from wattlab.scenario_units import QUANTITIES
+from wattlab.study.profiles import profile_hashes
 
 OUTPUTS = ("flows", "radios", "links", "flow_energy", "sockets", "pages", "objects", "agents", "agent_events", "savings")
 """Tables a study may keep: the ``RunResult`` tables of the same names."""
@@ -184,10 +185,14 @@ class Study:
         return out
 
     def point(self, params: Mapping[str, Any], seed: int) -> Point:
-        """The run point of these parameter values and seed."""
+        """The run point of these parameter values and seed; its key hashes the scenario, the
+        overrides, the seed, the outputs and the contents of the profile files it names."""
         sets = {**self.fixed, **params}
         overrides = tuple(f"{k}={toml_value(v, self.units.get(k, '') if k in params else '')}" for k, v in sets.items())
         key_doc = {"scenario": self.scenario_hash, "overrides": list(overrides), "seed": seed, "outputs": sorted(self.outputs)}
+        profiles = profile_hashes(self.scenario_text, self.scenario_origin, overrides)
+        if profiles:  # (absent otherwise: the keys of studies without profile files are unchanged)
+            key_doc["profiles"] = profiles
         key = hashlib.sha256(canonical(key_doc).encode()).hexdigest()[:20]
         cols = tuple((k, self.column_value(k, v)) for k, v in params.items())
         return Point(tuple(params.items()), seed, overrides, key, cols)

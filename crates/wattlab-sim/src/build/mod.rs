@@ -27,7 +27,7 @@ use std::sync::Arc;
 use toml::Spanned;
 use wattlab_core::{Duration, Time};
 
-pub use power::POLICY_NAMES;
+pub use power::{profile_files, scenario_dir, POLICY_NAMES};
 
 /// Options that come from the command line rather than the scenario file.
 #[derive(Clone, Debug, Default)]
@@ -88,8 +88,7 @@ pub fn build_with(scn: &Scenario, source: &str, origin: &str, provenance: Proven
     let mut t = topology::build(scn, &cx, &streams)?;
     go_on()?;
     // A scenario read from a file names profile files relative to its directory.
-    let scenario_path = std::path::Path::new(&provenance.scenario);
-    let scenario_dir = scenario_path.is_file().then(|| scenario_path.parent()).flatten();
+    let scenario_dir = power::scenario_dir(&provenance.scenario);
     let profiles = power::profiles(scn, &cx, scenario_dir)?;
     let mut provenance = provenance;
     provenance.profile_files = profiles.files.clone();

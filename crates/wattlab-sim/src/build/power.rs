@@ -85,7 +85,7 @@ pub(crate) struct Profiles {
 /// or a profile file's path (relative to `scenario_dir`, the scenario file's directory, when
 /// the scenario came from a file; else to the current directory).
 pub(crate) fn profiles(scn: &Scenario, cx: &Ctx, scenario_dir: Option<&Path>) -> Result<Profiles, ScenarioError> {
-    let mut out = Profiles { by_node: Vec::with_capacity(scn.nodes.len()), files: Vec::new(), specs: Vec::new() };
+    let mut out = Profiles { by_node: Vec::with_capacity(scn.nodes.len()), files: profile_files(scn, scenario_dir), specs: Vec::new() };
     for (i, n) in scn.nodes.iter().enumerate() {
         let Some(r) = &n.radio else {
             out.by_node.push(None);
@@ -106,11 +106,6 @@ pub(crate) fn profiles(scn: &Scenario, cx: &Ctx, scenario_dir: Option<&Path>) ->
         })?;
         if is_profile_path(spec) {
             let path = profile_path(spec, scenario_dir);
-            let text = std::fs::read(&path).unwrap_or_default();
-            let entry = format!("{} sha256:{}", path.display(), crate::provenance::sha256_hex(&text));
-            if !out.files.contains(&entry) {
-                out.files.push(entry);
-            }
             out.specs.push(Some(std::fs::canonicalize(&path).unwrap_or(path).display().to_string()));
         } else {
             out.specs.push(Some(spec.clone()));
@@ -121,6 +116,37 @@ pub(crate) fn profiles(scn: &Scenario, cx: &Ctx, scenario_dir: Option<&Path>) ->
         out.by_node.push(Some(profile));
     }
     Ok(out)
+}
+
+/// A profile file as provenance names it: `PATH sha256:HEX` (of its bytes; of nothing if it
+/// cannot be read).
+fn profile_file_entry(path: &Path) -> String {
+    let text = std::fs::read(path).unwrap_or_default();
+    format!("{} sha256:{}", path.display(), crate::provenance::sha256_hex(&text))
+}
+
+/// The directory a scenario from `origin` names its profile files relative to: the scenario
+/// file's (when `origin` is the path of a file), else None (the current directory).
+pub fn scenario_dir(origin: &str) -> Option<&Path> {
+    let path = Path::new(origin);
+    path.is_file().then(|| path.parent()).flatten()
+}
+
+/// The profile files `scn`'s radios name by path (relative ones under `scenario_dir`), each
+/// once, in node order, as `PATH sha256:HEX`: what a run's results depend on beyond the
+/// scenario's text (a study's run key hashes them, so an edited profile file is run again).
+pub fn profile_files(scn: &Scenario, scenario_dir: Option<&Path>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in scn.nodes.iter().filter_map(|n| n.radio.as_ref()) {
+        let spec = r.profile.get_ref();
+        if is_profile_path(spec) {
+            let entry = profile_file_entry(&profile_path(spec, scenario_dir));
+            if !out.contains(&entry) {
+                out.push(entry);
+            }
+        }
+    }
+    out
 }
 
 /// How long a radio of `profile` takes to wake from sleep (its sleep → idle transition).
