@@ -4,10 +4,11 @@
 //! that failed) and then counts its backoff down on the grid `t + IFS + k·slot`. The station
 //! whose counter runs out first transmits; stations that run out in the same slot collide.
 //! Everyone else freezes its counter, decremented by the slots that elapsed, until the medium
-//! is idle again. A station with no backoff pending that gets a frame while the medium is
-//! idle for at least DIFS transmits at the next grid point (immediate access); one whose frame
-//! arrives while the medium is busy or idle for less than DIFS draws a backoff first
-//! (§10.3.4.2–3). After every exchange
+//! is idle again. A station with no backoff pending whose frame arrives while the medium is
+//! idle transmits without backoff at the later of its IFS after the last busy period (DIFS,
+//! or EIFS after a failure) and the next grid point (immediate access); one whose frame
+//! arrives while the medium is busy, or whose IFS the medium does not stay idle for, draws a
+//! backoff first (§10.3.4.2–3). After every exchange
 //! the sender draws a new backoff (post-backoff), from CWmin after a success and from a
 //! doubled window after a failure, so the model matches Bianchi's assumptions exactly.
 //!
@@ -113,18 +114,20 @@ impl Bss {
         if s.backoff_active { (s.backoff as u64 + off).max(slot_now) } else { slot_now.max(off) }
     }
 
-    /// Station `i` has something to send (`has`) at `now`, with the medium idle. If it had
-    /// nothing at the last evaluation and no backoff is pending, it may go without backoff only
-    /// if the medium has been idle for at least its own IFS (DIFS, or its AIFS under EDCA; EIFS
-    /// after a failed exchange); otherwise it draws a backoff from its current CW first
-    /// (802.11-2020 §10.3.4.2–3 for DCF, §10.23.2.2 for an EDCAF). Before the first busy
-    /// period the medium counts as idle long enough (the BSS starts on a quiet channel).
+    /// Station `i` has something to send (`has`), the medium idle; `after_busy`: the medium
+    /// has been busy since the last evaluation. A station with no backoff pending draws one
+    /// only if its frame arrived while the medium was busy (802.11-2020 §10.3.4.2 for DCF,
+    /// item a) of §10.23.2.2's list for an EDCAF): a frame arriving at an idle medium goes at
+    /// its own IFS after the last busy period (DIFS, AIFS, EIFS after a failure) or the next
+    /// grid point, whichever is later. Under DCF the medium must also *remain* idle for that
+    /// IFS ("otherwise the random backoff procedure shall be followed"), so a station still
+    /// deferring when another transmission starts draws one too; an EDCAF then keeps its zero
+    /// counter (no case of §10.23.2.2 applies; ns-3's `ChannelAccessManager` does the same).
     #[inline]
-    fn backoff_on_arrival(&mut self, now: Time, i: StaId, has: bool) {
-        let own_ifs_end = self.grid_origin + Duration::from_nanos(self.stas[i as usize].aifs_off * self.cfg.phy.slot.as_nanos());
-        let within_ifs = self.medium_used && now < own_ifs_end;
+    fn backoff_on_arrival(&mut self, i: StaId, has: bool, after_busy: bool) {
+        let dcf = self.cfg.qos.is_none();
         let s = &mut self.stas[i as usize];
-        if has && !s.had_head && !s.backoff_active && within_ifs {
+        if after_busy && has && !s.backoff_active && (dcf || !s.had_head) {
             s.backoff = s.rng.random_range(0..=s.cw);
             s.backoff_active = true;
         }
@@ -136,20 +139,24 @@ impl Bss {
         if self.busy {
             return;
         }
+        // Every station is evaluated, even while a beacon waits, so that a frame arriving then
+        // counts as arriving at an idle medium (the beacon then interrupts its IFS).
+        let after_busy = self.evaluated_at < self.idle_since;
+        self.evaluated_at = now;
+        let slot_now = self.slot_at_or_after(now);
+        let mut first: Option<u64> = None;
+        for i in 0..self.stas.len() as StaId {
+            let has = self.head(i).is_some();
+            self.backoff_on_arrival(i, has, after_busy);
+            if has {
+                let k = self.access_slot_of(i, slot_now);
+                first = Some(first.map_or(k, |f| f.min(k)));
+            }
+        }
         let at = if self.beacon_pending {
             // Beacons wait PIFS (SIFS + slot), shorter than any DIFS: they go first.
             Some(now.max(self.idle_since + self.cfg.phy.sifs + self.cfg.phy.slot))
         } else {
-            let slot_now = self.slot_at_or_after(now);
-            let mut first: Option<u64> = None;
-            for i in 0..self.stas.len() as StaId {
-                let has = self.head(i).is_some();
-                self.backoff_on_arrival(now, i, has);
-                if has {
-                    let k = self.access_slot_of(i, slot_now);
-                    first = Some(first.map_or(k, |f| f.min(k)));
-                }
-            }
             first.map(|k| self.grid_origin + Duration::from_nanos(k * self.cfg.phy.slot.as_nanos()))
         };
         if at != self.access_at {
@@ -196,9 +203,6 @@ impl Bss {
     /// The medium turns busy `elapsed` slots into the grid: counters lose those slots.
     fn freeze(&mut self, elapsed: u64) {
         for s in self.stas.iter_mut() {
-            // Whoever waited for its IFS without a backoff found the medium busy: it draws one
-            // when the medium is idle again ([`Bss::backoff_on_arrival`]).
-            s.had_head = false;
             if s.backoff_active {
                 // Stations count only the slots after their own (longer) AIFS.
                 let counted = elapsed.saturating_sub(s.aifs_off);
@@ -245,7 +249,6 @@ impl Bss {
             self.stas[sta as usize].stats.airtime_ns += (end - now).as_nanos();
         }
         self.busy = true;
-        self.medium_used = true;
         self.exchange_gen = self.exchange_gen.wrapping_add(1);
         self.exchange = Some(Exchange { kind });
         self.stats.busy_ns += (end - now).as_nanos();
