@@ -170,6 +170,20 @@ def test_twt_holds_received_packets_until_a_service_period(tmp_path):
     assert got[:4] == [(0, "rx"), (800, "idle"), (5000, "sleep"), (70000, "tx")]
     assert got[4:] == [(70800, "sleep"), (100000, "rx")]
     assert t.summary()["twt"][spec]["held"] == 1
+    assert t.energy.set_index("policy").loc[spec].beacons == 0  # a TWT station listens to none
+    # The last delivery (100.8 ms) is 30 ms after the capture's last interval (the send's end,
+    # 70.8 ms): less than an interval, so no note about piling up.
+    assert w["late_end_s"] == pytest.approx(0.030, abs=1e-12)
+    assert not any("cannot carry" in n for n in t.notes)
+    # SPs of 1 ms every 100 ms: the 50 ms packet waits as long, and a burst of 20 receptions
+    # (16 ms of airtime) at 60 ms needs 16 SPs: the note says the SPs cannot carry the traffic.
+    t0 = 1000.0
+    burst = [(t0 + 0.0008, ipv4(SERVER, CLIENT, 1000, sport=6000, dport=5000))]
+    burst += [(t0 + 0.0608 + 0.0008 * k, ipv4(SERVER, CLIENT, 1000, sport=6000, dport=5000)) for k in range(20)]
+    slow = "twt:interval=100ms,duration=1ms"
+    t = wattlab.trace.energy(write_pcap(tmp_path / "burst.pcap", burst), client=CLIENT, profile="wavelan-dsss", phy="link@10",
+                             policies=[slow])
+    assert t.twt[slow]["held"] == 20 and any(n.startswith(slow + ": the service periods cannot carry") for n in t.notes), t.notes
 
 
 def test_cli_prints_the_twt_delays(tmp_path):

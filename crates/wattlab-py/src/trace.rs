@@ -439,7 +439,18 @@ fn trace_energy_unguarded<'py>(
                 x.set_item("deferred_sends", w.deferred_sends)?;
                 x.set_item("deferred_send_s", w.deferred_send_ns as f64 / 1e9)?;
                 x.set_item("last_end_ns", w.last_end_ns)?;
+                x.set_item("late_end_s", w.late_end_ns as f64 / 1e9)?;
                 d.set_item("twt", x)?;
+                if w.late_end_ns > w.interval_ns {
+                    notes.push(format!(
+                        "{}: the service periods cannot carry the capture's received traffic: held packets pile up and the \
+                         last is delivered {:.3} s after the capture's last packet (delay max {:.3} s); a real sender would \
+                         slow down instead (the simulator's twt power mode models that)",
+                        p.label,
+                        w.late_end_ns as f64 / 1e9,
+                        w.delay_max_ns as f64 / 1e9
+                    ));
+                }
             }
             None => d.set_item("twt", py.None())?,
         }

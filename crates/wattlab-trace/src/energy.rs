@@ -656,6 +656,7 @@ fn run<R: Read>(
     feeder.deliver_held(Time(u64::MAX))?;
     // Packets a `twt` policy held may be delivered after the capture's last one: every policy
     // is costed over the same span, to the last delivery.
+    let capture_end = feeder.end;
     let twt_end = feeder.run.iter().filter_map(|r| r.twt.as_ref().map(|w| w.end())).max();
     feeder.end = feeder.end.max(twt_end.unwrap_or(Time::ZERO));
     let Feeder { run, start, end, deferred, deferred_ns, throughput, fed, conns, .. } = feeder;
@@ -752,7 +753,8 @@ fn run<R: Read>(
             label: r.label,
             name: r.name,
             report,
-            beacons,
+            // A TWT station listens to no beacon: its meter's wake cycles are the SPs.
+            beacons: if r.twt.is_some() { 0 } else { beacons },
             rx_while_dormant: r.rx_while_dormant,
             busy_while_dormant: busy,
             by_connection,
@@ -761,7 +763,7 @@ fn run<R: Read>(
             timeline_elided_beacons: elided,
             state_changes: changes,
             energybox: None,
-            twt: r.twt.as_ref().map(|w| w.outcome(end)),
+            twt: r.twt.as_ref().map(|w| w.outcome(end, capture_end)),
         });
     }
     debug_assert!(own_bucket(1) == 2 && tail_bucket(1) == 3);

@@ -83,6 +83,9 @@ pub struct TwtOutcome {
     /// End of the last interval under the agreement (the last delivery, or send), ns since
     /// the epoch.
     pub last_end_ns: u64,
+    /// How much later than the capture's own last interval that is, ns: beyond an interval,
+    /// the SPs could not carry the capture's downlink and the held packets piled up.
+    pub late_end_ns: u64,
 }
 
 /// One `twt` policy's placement of packets: the AP's queue and the client radio's schedule.
@@ -170,8 +173,9 @@ impl TwtShift {
         self.radio_end
     }
 
-    /// The outcome, for the run ending at `end`.
-    pub fn outcome(&self, end: Time) -> TwtOutcome {
+    /// The outcome, for the run ending at `end`, the capture's own intervals ending at
+    /// `capture_end`.
+    pub fn outcome(&self, end: Time, capture_end: Time) -> TwtOutcome {
         let s = &self.schedule;
         let first = self.origin + s.offset;
         let service_periods =
@@ -190,6 +194,7 @@ impl TwtShift {
             deferred_sends: self.deferred,
             deferred_send_ns: self.deferred_ns,
             last_end_ns: self.radio_end.as_nanos(),
+            late_end_ns: self.radio_end.saturating_since(capture_end).as_nanos(),
         }
     }
 }
@@ -221,7 +226,8 @@ mod tests {
         }
         assert_eq!(got[0], 0);
         assert_eq!(got[1..], (1..=100).rev().collect::<Vec<u64>>()[..]);
-        let o = s.outcome(ms(1000));
+        let o = s.outcome(ms(1000), ms(999));
+        assert_eq!(o.late_end_ns, 1_000_000);
         assert_eq!((o.received, o.held, o.service_periods, o.delay_max_ns), (101, 100, 2, 100_000_000));
         assert!((o.delay_mean_ns - 5050e6 / 101.0).abs() < 1.0);
         // Nearest rank ceil(0.95 × 101) = 96th smallest: 95 ms.

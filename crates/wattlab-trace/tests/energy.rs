@@ -595,6 +595,9 @@ fn twt_moves_received_packets_into_service_periods_as_computed_by_hand() {
     assert_eq!((w.delay_p95_ns, w.delay_max_ns), (89_500_000, 89_500_000));
     assert_eq!((w.deferred_sends, w.deferred_send_ns), (1, 300_000));
     assert_eq!(w.last_end_ns, us(200_616));
+    // The capture's own last interval is the send at 200.3 ms (200.316): 0.3 ms earlier.
+    assert_eq!(w.late_end_ns, 300_000);
+    assert_eq!(twt.beacons, 0);
     // The run ends at the last delivery, for every policy (same span).
     assert_eq!((a.start_ns, a.end_ns), (t0, us(200_616)));
     let r = &twt.report;
