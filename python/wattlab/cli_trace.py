@@ -28,6 +28,9 @@ POLICY_HELP = (
     "(phone drivers: awake from any packet until TIMEOUT idle, high-power state while the WINDOW holds more than "
     "THRESHOLD bytes; windows=fixed lays the windows end to end from the first packet and bytes=frame counts captured "
     "frame lengths, as EnergyBox does); "
+    "twt:interval=DUR,duration=DUR[,offset=DUR] (802.11ax individual TWT: received packets are held until the "
+    "agreement's service periods, of DURATION every INTERVAL from the first packet plus OFFSET, and the added delay "
+    "per packet is reported; the radio is awake in every service period and dozes outside them but to send); "
     "replay[:policy=NAME,node=NAME] (the --transitions schedule); "
     "energybox (EnergyBox's own number: its engine emulated, artifacts included; needs --energybox device settings). "
     "Default: always-on, oracle, psm, adaptive-psm (and replay with --transitions); with --energybox: energybox and "
@@ -197,6 +200,10 @@ def print_trace(console: Console, res, top: int = 10, quiet: bool = False) -> No
                    "EnergyBox's model has no always-on: no shares")
     else:
         caption = "every policy costs the same packets, as captured; `of always-on` is relative to always-on's energy"
+        if res.twt:
+            caption = ("every policy costs the same packets, as captured, but twt, which delivers received packets in its "
+                       "service periods (delays below); all are costed to its last delivery; `of always-on` is relative "
+                       "to always-on's energy")
     t = new_table(title, caption=caption + "".join(f"\n[red]odd timestamps: {escape(w)}[/]" for w in res.warnings))
     widest = max(len(p) for p in res.energy.policy)
     t.add_column("policy", min_width=widest, no_wrap=True)
@@ -217,6 +224,18 @@ def print_trace(console: Console, res, top: int = 10, quiet: bool = False) -> No
             f"{r.time_sleep_s + r.time_off_s:.3f}", f"{r.time_tx_s:.3f} / {r.time_rx_s:.3f}", f"{int(r.transitions):,}", f"{int(r.beacons):,}",
         )
     print_table(console, t, keys=1)
+    if res.twt:
+        t = new_table("TWT: received packets held until a service period",
+                      caption="delay: how much later than captured a received packet was delivered, over every received "
+                              "packet (p95 within 0.1 %); deferred: sends that waited for the radio")
+        t.add_column("policy", no_wrap=True)
+        for col in ("SPs", "held / received", "mean (ms)", "p95 (ms)", "max (ms)", "deferred sends"):
+            t.add_column(col, justify="right")
+        for label, w in res.twt.items():
+            t.add_row(escape(label), f"{w['service_periods']:,}", f"{w['held']:,} / {w['received']:,}",
+                      f"{w['delay_mean_s'] * 1e3:.3f}", f"{w['delay_p95_s'] * 1e3:.3f}", f"{w['delay_max_s'] * 1e3:.3f}",
+                      f"{w['deferred_sends']:,}")
+        print_table(console, t, keys=1)
     for _, r in res.energy.iterrows():
         if r.rx_while_dormant or r.busy_while_dormant:
             note(

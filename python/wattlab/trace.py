@@ -52,7 +52,10 @@ class TraceEnergy:
     adaptive-psm its model defines, ``wattlab (EnergyBox settings)`` for other rows), energy
     (J), share of always-on (NaN in EnergyBox's model, which has no always-on), EnergyBox's
     printed total (``energybox_j``, the ``energybox`` row only), average power, time and energy
-    per state, transitions, beacons, replay counters."""
+    per state, transitions, beacons, replay counters; for a ``twt`` row the received packets it
+    held (``held_packets``), their added delay (``delay_mean_ms``, ``delay_p95_ms``,
+    ``delay_max_ms`` over every received packet), ``deferred_sends`` and ``service_periods``
+    (NaN on the other rows, which keep the capture's packets where they are)."""
     states: pd.DataFrame
     """Long form: (policy, state, time_s, energy_j), transitions as a state."""
     connections: pd.DataFrame
@@ -84,6 +87,11 @@ class TraceEnergy:
     """Per ``energybox`` row, EnergyBox's engine's outcome: its unrounded and printed energy
     (``energy_j``, ``printed_j``), seconds in PSM, CAM and CAMH, frames, windows counted and
     high, frames out of order, and its ``artifacts`` on this capture (docs/trace.md)."""
+    twt: dict = field(default_factory=dict)
+    """Per ``twt`` row, what the agreement did to the packets: interval, duration and offset
+    (s), service periods, received and held packets, the added delay (``delay_mean_s``,
+    ``delay_p95_s``, ``delay_max_s``), deferred sends and their wait, the last delivery
+    (``last_end_ns``)."""
 
     @property
     def start_ns(self) -> int:
@@ -123,6 +131,7 @@ class TraceEnergy:
             "policies": json.loads(self.energy.to_json(orient="records")),
             "timeline_files": self.timeline_files,
             "energybox": self.energybox,
+            "twt": self.twt,
             "warnings": self.warnings,
             "notes": self.notes,
         }
@@ -196,7 +205,8 @@ def energy(
     - ``profile``: a built-in profile name (``wattlab profiles``) or a profile TOML file;
       default ``atheros-ar5004``;
     - ``policies``: specs ``NAME[:key=value,...]`` of always-on, oracle, psm, adaptive-psm,
-      replay and energybox (default: the first four, plus replay with ``transitions``; with
+      twt (``twt:interval=100ms,duration=8ms``: received packets held until the agreement's
+      service periods, delays in ``twt``), replay and energybox (default: the first four, plus replay with ``transitions``; with
       EnergyBox files: energybox, EnergyBox's own number from its engine emulated with its
       artifacts, and adaptive-psm, its model as defined, costed exactly);
     - ``phy``: ``PHY@RATE`` (e.g. ``802.11a@24``), ``link@RATE`` (Mb/s) or ``instant`` (no
@@ -338,6 +348,7 @@ def _from_raw(raw: dict) -> TraceEnergy:
         notes=list(raw["notes"]),
         warnings=list(raw["warnings"]),
         energybox={p["label"]: p["energybox"] for p in raw["policies"] if p.get("energybox")},
+        twt={p["label"]: p["twt"] for p in raw["policies"] if p.get("twt")},
     )
 
 

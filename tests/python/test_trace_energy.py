@@ -137,6 +137,64 @@ def test_psm_on_a_hand_built_pattern_gives_the_hand_computed_timeline(tmp_path):
     assert len(t.connections) == 1 and t.connections.packets_up[0] == 2
 
 
+def _twt_capture(tmp_path: Path) -> Path:
+    """Two 1000-byte receptions and a send on a 10 Mb/s link (800 us each), from t0."""
+    t0 = 1000.0
+    return write_pcap(
+        tmp_path / "twt.pcap",
+        [
+            (t0 + 0.0008, ipv4(SERVER, CLIENT, 1000, sport=6000, dport=5000)),  # rx [0, 0.8 ms): SP 0, at once
+            (t0 + 0.0508, ipv4(SERVER, CLIENT, 1000, sport=6000, dport=5000)),  # starts at 50 ms: held to 100 ms
+            (t0 + 0.0700, ipv4(CLIENT, SERVER, 1000)),  # the client sends at 70 ms
+        ],
+    )
+
+
+def test_twt_holds_received_packets_until_a_service_period(tmp_path):
+    """twt:interval=100ms,duration=5ms (SPs at 0 and 100 ms): the reception starting at 50 ms
+    is delivered at 100 ms; the radio is awake in SP 0, dozes, wakes to send, dozes."""
+    pcap = _twt_capture(tmp_path)
+    spec = "twt:interval=100ms,duration=5ms"
+    t = wattlab.trace.energy(pcap, client=CLIENT, profile="wavelan-dsss", phy="link@10", policies=["always-on", spec])
+    w = t.twt[spec]
+    assert (w["received"], w["held"], w["service_periods"], w["deferred_sends"]) == (2, 1, 2, 0)
+    assert w["delay_mean_s"] == pytest.approx(0.025, abs=1e-12)
+    assert w["delay_p95_s"] == w["delay_max_s"] == pytest.approx(0.050, abs=1e-12)
+    row = t.energy.set_index("policy").loc[spec]
+    assert (row.held_packets, row.delay_max_ms, row.service_periods) == (1, pytest.approx(50.0), 2)
+    assert t.energy.set_index("policy").loc["always-on"].delay_mean_ms != t.energy.set_index("policy").loc["always-on"].delay_mean_ms  # NaN
+    # Both rows span the run to the last delivery (100.8 ms).
+    assert list(t.energy.duration_s) == [pytest.approx(0.1008, abs=1e-12)] * 2
+    got = [(round(x * 1e6), s) for x, s in zip(t.timeline[t.timeline.policy == spec].time_s, t.timeline[t.timeline.policy == spec].state)]
+    # WaveLAN DSSS wakes in 2 ms: the doze before the send ends at 68 ms.
+    assert got[:4] == [(0, "rx"), (800, "idle"), (5000, "sleep"), (70000, "tx")]
+    assert got[4:] == [(70800, "sleep"), (100000, "rx")]
+    assert t.summary()["twt"][spec]["held"] == 1
+    assert t.energy.set_index("policy").loc[spec].beacons == 0  # a TWT station listens to none
+    # The last delivery (100.8 ms) is 30 ms after the capture's last interval (the send's end,
+    # 70.8 ms): less than an interval, so no note about piling up.
+    assert w["late_end_s"] == pytest.approx(0.030, abs=1e-12)
+    assert not any("cannot carry" in n for n in t.notes)
+    # SPs of 1 ms every 100 ms: the 50 ms packet waits as long, and a burst of 20 receptions
+    # (16 ms of airtime) at 60 ms needs 16 SPs: the note says the SPs cannot carry the traffic.
+    t0 = 1000.0
+    burst = [(t0 + 0.0008, ipv4(SERVER, CLIENT, 1000, sport=6000, dport=5000))]
+    burst += [(t0 + 0.0608 + 0.0008 * k, ipv4(SERVER, CLIENT, 1000, sport=6000, dport=5000)) for k in range(20)]
+    slow = "twt:interval=100ms,duration=1ms"
+    t = wattlab.trace.energy(write_pcap(tmp_path / "burst.pcap", burst), client=CLIENT, profile="wavelan-dsss", phy="link@10",
+                             policies=[slow])
+    assert t.twt[slow]["held"] == 20 and any(n.startswith(slow + ": the service periods cannot carry") for n in t.notes), t.notes
+
+
+def test_cli_prints_the_twt_delays(tmp_path):
+    pcap = _twt_capture(tmp_path)
+    p = run_cli(str(pcap), "--client", CLIENT, "--phy", "link@10", "--policy", "twt:interval=100ms,duration=5ms", "--no-plot")
+    assert p.returncode == 0, p.stderr
+    assert "TWT: received packets held until a service period" in p.stdout
+    row = next(line for line in p.stdout.splitlines() if "1 / 2" in line)
+    assert "25.000" in row and "50.000" in row, p.stdout
+
+
 EB_DATA = Path(__file__).resolve().parents[1] / "data" / "energybox"
 EB_FILES = [EB_DATA / "samsungS2_wifi.config", EB_DATA / "wifi_default.config"]
 """EnergyBox's own Samsung Galaxy S2 device file (watts) and its default Wi-Fi settings."""
@@ -293,6 +351,8 @@ def test_cli_writes_tables_timelines_and_a_figure(tmp_path):
         (["--policy", "psm:beacon=1ns"], "1 to 65535 TU"),
         (["--tail", "1e12"], "out of range (0 to 1 day)"),
         (["--policy", "energybox"], "EnergyBox's engine needs its device settings"),
+        (["--policy", "twt:interval=100ms"], "`twt` needs its agreement's `interval` and `duration`"),
+        (["--policy", "twt:interval=10ms,duration=10ms"], "`duration` 10 ms must be above 0 and shorter than the interval"),
     ],
 )
 def test_cli_rejects_bad_options_clearly(tmp_path, args, message):

@@ -424,6 +424,36 @@ fn trace_energy_unguarded<'py>(
         d.set_item("timeline_file", p.timeline_file.as_ref().map(|f| f.display().to_string()))?;
         d.set_item("timeline_elided_beacons", p.timeline_elided_beacons)?;
         d.set_item("state_changes", p.state_changes)?;
+        match &p.twt {
+            Some(w) => {
+                let x = PyDict::new(py);
+                x.set_item("interval_s", w.interval_ns as f64 / 1e9)?;
+                x.set_item("duration_s", w.duration_ns as f64 / 1e9)?;
+                x.set_item("offset_s", w.offset_ns as f64 / 1e9)?;
+                x.set_item("service_periods", w.service_periods)?;
+                x.set_item("received", w.received)?;
+                x.set_item("held", w.held)?;
+                x.set_item("delay_mean_s", w.delay_mean_ns / 1e9)?;
+                x.set_item("delay_p95_s", w.delay_p95_ns as f64 / 1e9)?;
+                x.set_item("delay_max_s", w.delay_max_ns as f64 / 1e9)?;
+                x.set_item("deferred_sends", w.deferred_sends)?;
+                x.set_item("deferred_send_s", w.deferred_send_ns as f64 / 1e9)?;
+                x.set_item("last_end_ns", w.last_end_ns)?;
+                x.set_item("late_end_s", w.late_end_ns as f64 / 1e9)?;
+                d.set_item("twt", x)?;
+                if w.late_end_ns > w.interval_ns {
+                    notes.push(format!(
+                        "{}: the service periods cannot carry the capture's received traffic: held packets pile up and the \
+                         last is delivered {:.3} s after the capture's last packet (delay max {:.3} s); a real sender would \
+                         slow down instead (the simulator's twt power mode models that)",
+                        p.label,
+                        w.late_end_ns as f64 / 1e9,
+                        w.delay_max_ns as f64 / 1e9
+                    ));
+                }
+            }
+            None => d.set_item("twt", py.None())?,
+        }
         pols.append(d)?;
     }
     out.set_item("policies", pols)?;

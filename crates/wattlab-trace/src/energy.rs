@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use wattlab_core::energy::{
-    own_bucket, tail_bucket, Activity, DeviceProfile, EnergyReport, PolicyMeter, RadioState, ReplayMeter, StateEnergy,
+    own_bucket, tail_bucket, AccountingPolicy, Activity, DeviceProfile, EnergyReport, PolicyMeter, RadioState, ReplayMeter, StateEnergy,
     TransitionEnergy,
 };
 use wattlab_core::{Duration, Time};
@@ -34,6 +34,7 @@ use crate::energybox_engine::{EbState, EnergyBoxEngine, EngineOutcome};
 use crate::policy_spec::{ByteCount, PolicyKind, PolicySpec};
 use crate::throughput::ThroughputBins;
 use crate::timecheck::{TimeCheck, TimeLimits, TimeReport};
+use crate::twt::{Held, TwtOutcome, TwtShift};
 use crate::{address_totals_capped, CaptureFormat, Frame, Stats, Totals, TraceError, TracePacket, TraceReader, Transport};
 
 /// Where the state timelines go.
@@ -175,6 +176,8 @@ pub struct PolicyOutcome {
     /// EnergyBox's engine's own result, unrounded and as printed, with its artifacts (the
     /// `energybox` policy only; its `report` carries the same times and energies in ns/nJ).
     pub energybox: Option<EngineOutcome>,
+    /// What a `twt` policy did to the packets (held, delays, SPs; `twt` only).
+    pub twt: Option<TwtOutcome>,
 }
 
 /// Everything the analyzer found.
@@ -305,6 +308,8 @@ struct Running {
     name: &'static str,
     count: ByteCount,
     meter: Meter,
+    /// A `twt` policy's placement of packets (its meter costs them where it puts them).
+    twt: Option<Box<TwtShift>>,
     rx_while_dormant: u64,
     sink: Option<(PathBuf, BufWriter<File>)>,
     timeline: Timeline,
@@ -538,6 +543,7 @@ fn run<R: Read>(
         opts,
         run: Vec::new(),
         intervals: Vec::with_capacity(256),
+        twt_intervals: Vec::with_capacity(256),
         start: Time::ZERO,
         end: Time::ZERO,
         fed: 0,
@@ -647,6 +653,12 @@ fn run<R: Read>(
     while let Some(Reverse(q)) = pending.pop() {
         feeder.release(q)?;
     }
+    feeder.deliver_held(Time(u64::MAX))?;
+    // Packets a `twt` policy held may be delivered after the capture's last one: every policy
+    // is costed over the same span, to the last delivery.
+    let capture_end = feeder.end;
+    let twt_end = feeder.run.iter().filter_map(|r| r.twt.as_ref().map(|w| w.end())).max();
+    feeder.end = feeder.end.max(twt_end.unwrap_or(Time::ZERO));
     let Feeder { run, start, end, deferred, deferred_ns, throughput, fed, conns, .. } = feeder;
     if fed == 0 {
         // Only a given client can have no packets (a chosen one has the most), and then nothing
@@ -694,6 +706,7 @@ fn run<R: Read>(
                 timeline_elided_beacons: 0,
                 state_changes: 0,
                 energybox: Some(outcome),
+                twt: None,
             });
             continue;
         }
@@ -740,7 +753,8 @@ fn run<R: Read>(
             label: r.label,
             name: r.name,
             report,
-            beacons,
+            // A TWT station listens to no beacon: its meter's wake cycles are the SPs.
+            beacons: if r.twt.is_some() { 0 } else { beacons },
             rx_while_dormant: r.rx_while_dormant,
             busy_while_dormant: busy,
             by_connection,
@@ -749,6 +763,7 @@ fn run<R: Read>(
             timeline_elided_beacons: elided,
             state_changes: changes,
             energybox: None,
+            twt: r.twt.as_ref().map(|w| w.outcome(end, capture_end)),
         });
     }
     debug_assert!(own_bucket(1) == 2 && tail_bucket(1) == 3);
@@ -863,6 +878,8 @@ struct Feeder<'a> {
     opts: &'a EnergyOptions,
     run: Vec<Running>,
     intervals: Vec<Interval>,
+    /// A `twt` policy's packet's intervals, where the policy placed it.
+    twt_intervals: Vec<Interval>,
     start: Time,
     end: Time,
     fed: u64,
@@ -878,6 +895,24 @@ struct Feeder<'a> {
 }
 
 impl Feeder<'_> {
+    /// Feeds every `twt` policy the held packets whose delivery starts by `now`, in order.
+    fn deliver_held(&mut self, now: Time) -> Result<(), AnalysisError> {
+        for r in &mut self.run {
+            let (Some(w), Meter::Policy(m)) = (&mut r.twt, &mut r.meter) else { continue };
+            while let Some((h, at)) = w.due(now) {
+                // The packet's frames, shifted as a whole: its data frame ends `at − start`
+                // later than the capture has it.
+                let t = h.t + (at - h.start);
+                let iv = &mut self.twt_intervals;
+                iv.clear();
+                self.opts.airtime.for_each(t, Direction::Down, h.ip_len, h.group, |i| iv.push(i));
+                feed_policy(m, iv, Activity::Rx, h.bytes, h.owner);
+                w.placed(iv.last().map_or(t, |i| i.1));
+            }
+        }
+        Ok(())
+    }
+
     fn release(&mut self, q: Pending) -> Result<(), AnalysisError> {
         let dir = if q.up { Direction::Up } else { Direction::Down };
         // A sender defers while its radio is still busy (e.g. ACKing the frame just received);
@@ -912,13 +947,28 @@ impl Feeder<'_> {
         let bin = ThroughputBins::index(q.t.as_nanos(), self.start.as_nanos(), self.opts.bin.as_nanos());
         self.throughput.add(bin, usize::from(!q.up), u64::from(q.ip_len));
         let data = if q.up { Activity::Tx } else { Activity::Rx };
+        self.deliver_held(q.start)?;
         for r in &mut self.run {
-            let bytes = match r.count {
+            let bytes = u64::from(match r.count {
                 ByteCount::Ip => q.ip_len,
                 ByteCount::Frame => q.frame_len,
-            };
-            feed(r, &self.intervals, dir, data, u64::from(bytes), owner);
+            });
+            match (&mut r.twt, &mut r.meter) {
+                (Some(w), Meter::Policy(m)) if q.up => {
+                    // The client sends when the capture has it, once its radio is free.
+                    let at = w.send_at(q.t);
+                    let iv = &mut self.twt_intervals;
+                    iv.clear();
+                    self.opts.airtime.for_each(at, dir, q.ip_len, q.group, |i| iv.push(i));
+                    feed_policy(m, iv, data, bytes, owner);
+                    w.placed(iv.last().map_or(at, |i| i.1));
+                }
+                (Some(w), _) => w.hold(Held { start: q.start, t: q.t, ip_len: q.ip_len, group: q.group, bytes, owner }),
+                _ => feed(r, &self.intervals, dir, data, bytes, owner),
+            }
         }
+        // A received packet that finds an SP open and the radio free goes at once.
+        self.deliver_held(q.start)?;
         if let Some(last) = self.intervals.last() {
             self.end = self.end.max(last.1);
         }
@@ -952,6 +1002,11 @@ fn start_meters(opts: &EnergyOptions, start: Time) -> Result<Vec<Running>, Analy
                 m.enable_attribution();
                 Meter::Policy(Box::new(m))
             }
+            PolicyKind::Twt(w) => {
+                let mut m = PolicyMeter::new(AccountingPolicy::Twt(*w), &opts.profile, start);
+                m.enable_attribution();
+                Meter::Policy(Box::new(m))
+            }
             PolicyKind::Replay(schedule) => {
                 let mut m = ReplayMeter::new(&opts.profile, start, schedule.clone());
                 m.enable_attribution();
@@ -967,11 +1022,16 @@ fn start_meters(opts: &EnergyOptions, start: Time) -> Result<Vec<Running>, Analy
                 Meter::Replay(m) => m.enable_timeline(),
             }
         }
+        let twt = match &spec.kind {
+            PolicyKind::Twt(w) => Some(Box::new(TwtShift::new(*w, start))),
+            _ => None,
+        };
         run.push(Running {
             label: spec.label.clone(),
             name: spec.name(),
             count: spec.count,
             meter,
+            twt,
             rx_while_dormant: 0,
             sink: sink.flatten(),
             timeline: Timeline::default(),
@@ -983,19 +1043,7 @@ fn start_meters(opts: &EnergyOptions, start: Time) -> Result<Vec<Running>, Analy
 /// Feeds one packet's intervals to a policy's meter.
 fn feed(r: &mut Running, intervals: &[Interval], dir: Direction, data: Activity, bytes: u64, id: u32) {
     match &mut r.meter {
-        Meter::Policy(m) => {
-            let mut counted = false;
-            for &(s, e, k) in intervals {
-                // The window counts the packet once, on its (first) data frame.
-                let b = if !counted && k == data {
-                    counted = true;
-                    bytes
-                } else {
-                    0
-                };
-                m.frame(s, e, k, b, id);
-            }
-        }
+        Meter::Policy(m) => feed_policy(m, intervals, data, bytes, id),
         Meter::Replay(m) => {
             let Some(&(first, _, _)) = intervals.first() else { return };
             if dir == Direction::Down && m.scheduled_at(first).is_dormant() {
@@ -1006,6 +1054,21 @@ fn feed(r: &mut Running, intervals: &[Interval], dir: Direction, data: Activity,
                 m.activity(s, e, k, id);
             }
         }
+    }
+}
+
+/// Feeds one packet's intervals to an accounting policy's meter.
+fn feed_policy(m: &mut PolicyMeter, intervals: &[Interval], data: Activity, bytes: u64, id: u32) {
+    let mut counted = false;
+    for &(s, e, k) in intervals {
+        // The window counts the packet once, on its (first) data frame.
+        let b = if !counted && k == data {
+            counted = true;
+            bytes
+        } else {
+            0
+        };
+        m.frame(s, e, k, b, id);
     }
 }
 

@@ -14,6 +14,7 @@ pub mod throughput;
 pub mod timecheck;
 pub mod transitions;
 pub mod trim;
+pub mod twt;
 
 mod connections;
 mod error;

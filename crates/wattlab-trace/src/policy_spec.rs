@@ -6,6 +6,7 @@
 //! | `oracle` | none |
 //! | `psm` | `beacon` (102.4ms), `listen` (the PHY's beacon airtime) |
 //! | `adaptive-psm` | `timeout` (220ms), `window` (50ms, or `fixed`/`sliding`), `windows` (`sliding`), `threshold` (3000 bytes), `bytes` (`ip`), `beacon`, `listen` |
+//! | `twt` | `interval`, `duration` (both required), `offset` (0): an 802.11ax TWT agreement; received packets move into its service periods ([`crate::twt`]) |
 //! | `replay` | `policy`, `node` (rows of the `--transitions` file to use) |
 //! | `energybox` | none: EnergyBox's engine, emulated with its artifacts, on the EnergyBox files' settings |
 //!
@@ -18,7 +19,7 @@
 
 use std::path::Path;
 
-use wattlab_core::energy::{AccountingPolicy, AdaptivePsmParams, PsmParams, RadioState, WindowKind};
+use wattlab_core::energy::{AccountingPolicy, AdaptivePsmParams, PsmParams, RadioState, TwtSchedule, WindowKind};
 use wattlab_core::power::PolicyName;
 use wattlab_core::{Duration, Time};
 
@@ -33,9 +34,9 @@ pub const REPLAY: &str = "replay";
 pub const ENERGYBOX: &str = "energybox";
 
 /// Names of the policies, for help texts and errors: the registry's accounting policies
-/// ([`PolicyName`]), `replay` and `energybox`.
+/// ([`PolicyName`]), `twt`, `replay` and `energybox`.
 pub fn policy_names() -> String {
-    format!("{}, {REPLAY}, {ENERGYBOX}", PolicyName::help())
+    format!("{}, {}, {REPLAY}, {ENERGYBOX}", PolicyName::help(), PolicyName::Twt)
 }
 
 /// What a policy does.
@@ -47,6 +48,9 @@ pub enum PolicyKind {
     Replay(Vec<(Time, RadioState)>),
     /// EnergyBox's engine with its settings: its own number, artifacts included.
     EnergyBox(EngineSettings),
+    /// An 802.11ax TWT agreement: received packets held until its service periods
+    /// ([`crate::twt`]), the radio costed by the core's TWT meter.
+    Twt(TwtSchedule),
 }
 
 /// Which length of a packet adaptive PSM's throughput window counts.
@@ -159,6 +163,7 @@ impl PolicySpec {
         }
         let registered = match name {
             "adaptive" => Ok(PolicyName::AdaptivePsm),
+            "twt" => Ok(PolicyName::Twt),
             REPLAY => Err(None),
             other => other.parse::<PolicyName>().map_err(Some),
         };
@@ -228,6 +233,31 @@ impl PolicySpec {
                 }
                 PolicyKind::Accounting(AccountingPolicy::AdaptivePsm(q))
             }
+            Ok(PolicyName::Twt) => {
+                let (mut interval, mut duration, mut offset) = (None, None, Duration::ZERO);
+                for (k, v) in &pairs {
+                    match *k {
+                        "interval" => interval = Some(dur(k, v)?),
+                        "duration" => duration = Some(dur(k, v)?),
+                        "offset" => offset = dur(k, v)?,
+                        "announced" => {
+                            return Err(format!(
+                                "policy `{spec}`: announced agreements are not costed on a capture (the AP would wait \
+                                 for a frame of the station in each service period); the simulator's \
+                                 power_save = \"twt:...,announced=true\" models them"
+                            ))
+                        }
+                        _ => return Err(bad_key(k, &["interval", "duration", "offset"])),
+                    }
+                }
+                let (Some(interval), Some(duration)) = (interval, duration) else {
+                    return Err(format!(
+                        "policy `{spec}`: `twt` needs its agreement's `interval` and `duration` \
+                         (e.g. twt:interval=100ms,duration=8ms)"
+                    ));
+                };
+                PolicyKind::Twt(TwtSchedule { interval, duration, offset })
+            }
             Err(None) => {
                 let mut f = RowFilter::default();
                 for (k, v) in &pairs {
@@ -246,6 +276,9 @@ impl PolicySpec {
                 return Err(format!("unknown policy `{name}`; valid: {}", policy_names()));
             }
         };
+        if let PolicyKind::Twt(w) = &kind {
+            w.check().map_err(|e| format!("policy `{spec}`: setting {e}"))?;
+        }
         if let PolicyKind::Accounting(a) = &kind {
             a.check().map_err(|e| {
                 let from_eb = cx.energybox.is_some_and(|eb| !eb.is_empty()) && name.starts_with("adaptive");
@@ -260,6 +293,7 @@ impl PolicySpec {
     pub fn name(&self) -> &'static str {
         match &self.kind {
             PolicyKind::Accounting(p) => p.as_str(),
+            PolicyKind::Twt(_) => PolicyName::Twt.as_str(),
             PolicyKind::Replay(_) => REPLAY,
             PolicyKind::EnergyBox(_) => ENERGYBOX,
         }
@@ -300,8 +334,18 @@ mod tests {
         };
         assert_eq!(q.windows, WindowKind::Fixed);
         assert_eq!(PolicySpec::parse(" oracle ", &cx).unwrap().name(), "oracle");
+        let p = PolicySpec::parse("twt:interval=100ms,duration=8192us", &cx).unwrap();
+        assert_eq!(p.name(), "twt");
+        assert_eq!(
+            p.kind,
+            PolicyKind::Twt(TwtSchedule {
+                interval: Duration::from_millis(100),
+                duration: Duration::from_micros(8192),
+                offset: Duration::ZERO
+            })
+        );
         for (bad, want) in [
-            ("sleepy", "unknown policy `sleepy`; valid: always-on, oracle, ideal-sleep, psm"),
+            ("sleepy", "unknown policy `sleepy`; valid: always-on, oracle, ideal-sleep, psm, adaptive-psm, twt, replay"),
             ("psm:beacon", "expected key=value"),
             ("psm:foo=1", "unknown setting `foo` for `psm`; valid: beacon, listen"),
             ("oracle:x=1", "takes no settings"),
@@ -322,6 +366,14 @@ mod tests {
             ("adaptive-psm:timeout=-1s", "out of range"),
             ("adaptive-psm:timeout=nan", "out of range"),
             ("adaptive-psm:threshold=-1", "whole number of bytes"),
+            ("twt", "needs its agreement's `interval` and `duration`"),
+            ("twt:interval=100ms", "needs its agreement's"),
+            ("twt:interval=100ms,duration=100ms", "`duration` 100 ms must be above 0 and shorter than the interval"),
+            ("twt:interval=100ms,duration=8ms,offset=150ms", "`offset` 150 ms must be shorter"),
+            ("twt:interval=100s,duration=8ms", "`interval` 100 s is out of range"),
+            ("twt:interval=100ms,duration=8ms,announced=true", "announced agreements are not costed"),
+            ("twt:interval=100ms,duration=8ms,beacon=1", "unknown setting `beacon` for `twt`; valid: interval, duration, offset"),
+            ("twt:interval=soon,duration=8ms", "not a duration"),
         ] {
             let e = PolicySpec::parse(bad, &cx).unwrap_err();
             assert!(e.contains(want), "{bad}: {e}");

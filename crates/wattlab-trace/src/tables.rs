@@ -5,7 +5,8 @@
 //! - `energy`: one row per policy: label, name, model, energy (J), its share of the first
 //!   `always-on` row's (NaN in EnergyBox's model, which has no always-on), duration, EnergyBox's
 //!   printed total (the `energybox` row), average power, time and energy per state busiest
-//!   first, transitions, beacons and the replay counters;
+//!   first, transitions, beacons, the replay counters and a `twt` row's held packets, added
+//!   delay (mean, p95, max, ms), deferred sends and service periods (NaN on other rows);
 //! - `states`: the same times and energies in long form (the transitions as a state);
 //! - `connections`: the client's connections, with their protocol's name and the client;
 //! - `attribution`: per (policy, connection): own, tail, their total and its share of the
@@ -81,6 +82,7 @@ struct EnergyRow {
     rx_while_dormant: u64,
     busy_while_dormant: u64,
     timeline_elided_beacons: u64,
+    twt: Option<crate::twt::TwtOutcome>,
 }
 
 impl Serialize for EnergyTable {
@@ -119,6 +121,15 @@ impl Serialize for EnergyRow {
         m.serialize_entry("rx_while_dormant", &self.rx_while_dormant)?;
         m.serialize_entry("busy_while_dormant", &self.busy_while_dormant)?;
         m.serialize_entry("timeline_elided_beacons", &self.timeline_elided_beacons)?;
+        // What a `twt` row did to the packets (NaN elsewhere: the others keep the capture's).
+        let w = self.twt.as_ref();
+        let ms = |f: fn(&crate::twt::TwtOutcome) -> f64| w.map_or(f64::NAN, |w| f(w) / 1e6);
+        m.serialize_entry("held_packets", &w.map_or(f64::NAN, |w| w.held as f64))?;
+        m.serialize_entry("delay_mean_ms", &ms(|w| w.delay_mean_ns))?;
+        m.serialize_entry("delay_p95_ms", &ms(|w| w.delay_p95_ns as f64))?;
+        m.serialize_entry("delay_max_ms", &ms(|w| w.delay_max_ns as f64))?;
+        m.serialize_entry("deferred_sends", &w.map_or(f64::NAN, |w| w.deferred_sends as f64))?;
+        m.serialize_entry("service_periods", &w.map_or(f64::NAN, |w| w.service_periods as f64))?;
         m.end()
     }
 }
@@ -326,6 +337,7 @@ pub fn tables(a: &mut EnergyAnalysis, models: &[&str], eb_mode: bool) -> TraceTa
             rx_while_dormant: p.rx_while_dormant,
             busy_while_dormant: p.busy_while_dormant,
             timeline_elided_beacons: p.timeline_elided_beacons,
+            twt: p.twt.clone(),
         });
         for (k, &(own, tail)) in p.by_connection.iter().enumerate() {
             let (own, tail) = (fj_to_j(own), fj_to_j(tail));

@@ -555,3 +555,70 @@ fn a_reception_captured_after_a_reply_at_the_same_instant_is_not_clipped() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+
+/// `twt:interval=100ms,duration=10ms` on a hand-made capture over `link@20` (a 1500-byte
+/// packet takes 600 µs, a 40-byte ACK 16 µs), run start T: received packets inside an SP go
+/// at once, those outside wait for the next SP in order, an exchange under way at an SP's end
+/// completes, a send waits for the radio; every time and the delays computed by hand.
+#[test]
+fn twt_moves_received_packets_into_service_periods_as_computed_by_hand() {
+    let dir = out_dir("twt");
+    let (c, s) = ([10, 0, 0, 3], [10, 0, 0, 1]);
+    let t0 = 1_000_000_000u64;
+    let us = |x: u64| t0 + x * 1_000;
+    let down = |seq: u32| ethernet(&ipv4_tcp(s, c, (80, 40000), seq, 1, 1460));
+    let up = || ethernet(&ipv4_tcp(c, s, (40000, 80), 1, 1, 0));
+    // Capture times (a received packet's: its frame's end).
+    let frames = vec![
+        (us(600), down(1)),        // #1 starts at T (SP 0): at once
+        (us(30_600), down(2)),     // #2 starts at 30 ms: held to SP 1 (100 ms), +70 ms
+        (us(31_200), down(3)),     // #3 starts at 30.6 ms: behind #2, at 100.6 ms, +70 ms
+        (us(50_000), up()),        // the client sends at 50 ms: wakes, the AP keeps holding
+        (us(105_600), down(4)),    // #4 starts at 105 ms inside SP 1: at once
+        (us(110_500), down(5)),    // #5 starts at 109.9 ms inside SP 1: completes at 110.5
+        (us(111_100), down(6)),    // #6 starts at 110.5 ms, SP 1 over: at 200 ms, +89.5 ms
+        (us(200_300), up()),       // a send at 200.3 ms waits for #6's end (200.6 ms)
+    ];
+    let path = dir.join("twt.pcap");
+    std::fs::write(&path, pcap(DataLink::ETHERNET, TsResolution::NanoSecond, Endianness::Little, &frames)).unwrap();
+    let text = "name = \"t\"\ndescription = \"d\"\nsource = \"s\"\n[power_mw]\n\
+                off = 0\nsleep = 10\nidle = 100\nrx = 400\ntx = 500\n";
+    let mut opts = options("orinoco", Airtime::parse("link@20").unwrap(), &["always-on", "twt:interval=100ms,duration=10ms"], &SpecContext::default());
+    opts.profile = DeviceProfile::from_toml_str(text, "t.toml").unwrap();
+    opts.timeline = TimelineOutput::Memory;
+    let a = analyze(&path, &opts).unwrap();
+    let twt = outcome(&a, "twt:interval=100ms,duration=10ms");
+    let w = twt.twt.as_ref().expect("twt outcome");
+    assert_eq!((w.received, w.held, w.service_periods), (6, 3, 3));
+    // Delays 0, 70, 70, 0, 0, 89.5 ms: mean 229.5/6 ms; p95 (nearest rank 6 of 6) = max.
+    assert!((w.delay_mean_ns - 229.5e6 / 6.0).abs() < 1.0, "{w:?}");
+    assert_eq!((w.delay_p95_ns, w.delay_max_ns), (89_500_000, 89_500_000));
+    assert_eq!((w.deferred_sends, w.deferred_send_ns), (1, 300_000));
+    assert_eq!(w.last_end_ns, us(200_616));
+    // The capture's own last interval is the send at 200.3 ms (200.316): 0.3 ms earlier.
+    assert_eq!(w.late_end_ns, 300_000);
+    assert_eq!(twt.beacons, 0);
+    // The run ends at the last delivery, for every policy (same span).
+    assert_eq!((a.start_ns, a.end_ns), (t0, us(200_616)));
+    let r = &twt.report;
+    // rx 6 × 600 µs; tx 2 × 16 µs; idle: the rest of SP 0 after #1 (9.4 ms), 101.2–105 and
+    // 105.6–109.9 ms in SP 1; asleep the rest: 10–50, 50.016–100, 110.5–200 ms.
+    assert_eq!((r.rx.time_ns, r.tx.time_ns), (3_600_000, 32_000));
+    assert_eq!((r.idle.time_ns, r.sleep.time_ns), (17_500_000, 179_484_000));
+    assert_eq!(r.total_energy_fj, 3_600_000 * 400_000 + 32_000 * 500_000 + 17_500_000 * 100_000 + 179_484_000 * 10_000);
+    assert_eq!(r.clipped_activity_ns, 0);
+    let tl: Vec<(u64, RadioState)> = twt.timeline.iter().map(|(t, s)| ((t - t0) / 1_000, s)).collect();
+    use RadioState::*;
+    assert_eq!(
+        tl,
+        vec![
+            (0, Rx), (600, Idle), (10_000, Sleep), (50_000, Tx), (50_016, Sleep), (100_000, Rx),
+            (101_200, Idle), (105_000, Rx), (105_600, Idle), (109_900, Rx), (110_500, Sleep), (200_000, Rx), (200_600, Tx),
+        ]
+    );
+    // Same work: always-on has the capture's packets where they are, over the same span.
+    let on = &outcome(&a, "always-on").report;
+    assert_eq!((on.rx.time_ns, on.tx.time_ns, on.duration_ns), (3_600_000, 32_000, r.duration_ns));
+    assert!(outcome(&a, "always-on").twt.is_none());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

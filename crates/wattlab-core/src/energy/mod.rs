@@ -54,7 +54,7 @@ pub use marks::{MarkEnergy, MarkId};
 pub use meter::{EnergyReport, RadioMeter, RunEnergy, StateEnergy, TransitionEnergy};
 pub use policy::{
     break_even_time, own_bucket, tail_bucket, AccountingPolicy, Activity, AdaptivePsmParams, ParsePolicyError,
-    PolicyMeter, PsmParams,
+    PolicyMeter, PsmParams, TwtSchedule,
 };
 pub use replay::ReplayMeter;
 pub use profile::{

@@ -41,6 +41,10 @@ pub enum PolicyName {
     Psm,
     /// Adaptive PSM over unchanged traffic.
     AdaptivePsm,
+    /// 802.11ax TWT over traffic placed in its service periods (the trace analyzer moves a
+    /// capture's downlink packets there first). Not in [`PolicyName::ALL`], the policies that
+    /// take defaults: an agreement has none, and its name carries it (`twt:interval=...`).
+    Twt,
 }
 
 impl PolicyName {
@@ -56,12 +60,17 @@ impl PolicyName {
             PolicyName::IdealSleep => "ideal-sleep",
             PolicyName::Psm => "psm",
             PolicyName::AdaptivePsm => "adaptive-psm",
+            PolicyName::Twt => "twt",
         }
     }
 
-    /// Accounting policies never change the traffic: their rows are [`Basis::Accounting`].
+    /// Accounting policies never change the traffic: their rows are [`Basis::Accounting`];
+    /// `twt` costs traffic moved into its service periods ([`Basis::Mode`]).
     pub const fn basis(self) -> Basis {
-        Basis::Accounting
+        match self {
+            PolicyName::Twt => Basis::Mode,
+            _ => Basis::Accounting,
+        }
     }
 
     /// The valid names, for error messages and help texts.

@@ -451,7 +451,7 @@ queue = {{ packets = 30 }}
 
 /// The same flows driven through the emulator: each request is offered when sent, its reply
 /// when the request is delivered. Returns the RTTs of each flow (ms, as the simulator reports).
-fn emulate_pings(psm: bool, mode: Option<PowerSave>, until: Time) -> (Vec<Vec<f64>>, PathStats) {
+fn emulate_pings(psm: bool, mode: Option<PowerSave>, until: Time) -> (Vec<Vec<f64>>, PathStats, Vec<(Time, bool)>) {
     let wired = ChannelParams { queue: QueueLimit::Packets(50), ..chan(100_000_000, Duration::from_millis(15)) };
     let hop = ChannelParams { overhead: Duration::from_micros(50), queue: QueueLimit::Packets(30), ..chan(20_000_000, Duration::from_micros(1)) };
     let params = PathParams {
@@ -473,6 +473,7 @@ fn emulate_pings(psm: bool, mode: Option<PowerSave>, until: Time) -> (Vec<Vec<f6
     sends.sort();
     let mut next = 0;
     let mut rtts = vec![Vec::new(); PINGS.len()];
+    let mut radio = Vec::new();
     let mut steps = 0;
     loop {
         step(&mut steps);
@@ -503,8 +504,11 @@ fn emulate_pings(psm: bool, mode: Option<PowerSave>, until: Time) -> (Vec<Vec<f6
                 emu.offer(at, dir, 28 + f.size, (flow, seq, true));
             }
         }
+        while let Some(c) = emu.poll_radio() {
+            radio.push(c);
+        }
     }
-    (rtts, emu.stats().clone())
+    (rtts, emu.stats().clone(), radio)
 }
 
 #[test]
@@ -524,7 +528,10 @@ fn emulator_matches_the_simulator_packet_for_packet() {
         let sim = Simulation::from_toml(&sim_scenario(power_save), "cross.toml", Some(9), &[], &BuildOptions::default()).unwrap();
         let summary = sim.run().unwrap().summary;
         let until = Time((summary.end_time_s * 1e9).round() as u64);
-        let (rtts, stats) = emulate_pings(psm && mode.is_none(), mode, until);
+        let (rtts, stats, radio) = emulate_pings(psm && mode.is_none(), mode, until);
+        // Dozes that end at the instant they start: the station went idle as a frame reached
+        // it, and the reply it sends at that instant woke it.
+        let instant: Vec<Time> = radio.windows(2).filter(|w| !w[0].1 && w[1].1 && w[0].0 == w[1].0).map(|w| w[0].0).collect();
         for (i, f) in PINGS.iter().enumerate() {
             let theirs = &summary.flows[i].rtt_ms();
             assert!(theirs.len() >= 10 && theirs.len() < f.count as usize, "psm {psm}: flow {i}: {} replies", theirs.len());
@@ -543,13 +550,22 @@ fn emulator_matches_the_simulator_packet_for_packet() {
         if psm {
             let (ours, theirs) = (stats.psm.as_ref().unwrap(), &summary.wireless[0].stats);
             assert_eq!((ours.bursts, ours.packets_held, ours.packets_released), (theirs.bursts, theirs.packets_held, theirs.packets_released));
-            if matches!(mode, Some(PowerSave::Twt(_))) {
-                // Open: under TWT the emulator counts 2 dozes more than the simulator's hop
-                // (46 vs 44) while RTTs, link counters, SPs (bursts) and held packets agree;
-                // not explained yet (a doze after an own-frame wake-up timed differently?).
-                assert!(ours.dozes.abs_diff(theirs.dozes) <= 2 && ours.bursts >= 40, "{power_save}: {ours:?} vs {theirs:?}");
-            } else {
-                assert_eq!(ours.dozes, theirs.dozes, "{power_save}");
+            // Under TWT the emulator counts 2 dozes more than the simulator's hop (46 vs 44),
+            // RTTs, link counters, SPs (bursts) and held packets equal: both are dozes of zero
+            // length, at 155.3942 and 205.413 ms, where a ping request delivered after its SP
+            // ended (an exchange under way completes) reaches the station. The simulator's
+            // receiver queues the reply before the hop asks the station whether it is idle
+            // (`hop_on_arrived` runs after the host); the emulator decides the delivery first and
+            // hears the reply only when its host sends it (here the same instant, live µs
+            // later): the station dozes, and the reply wakes it. Inherent to an emulator that
+            // cannot see inside the client: stated, counted exactly.
+            let extra = if matches!(mode, Some(PowerSave::Twt(_))) { 2 } else { 0 };
+            assert_eq!(instant.len(), extra, "{power_save}: zero-length dozes {instant:?}");
+            assert_eq!(ours.dozes, theirs.dozes + extra as u64, "{power_save}: {ours:?} vs {theirs:?}");
+            if extra > 0 {
+                assert!(ours.bursts >= 40, "{power_save}: {ours:?}");
+                // Each after an SP's end (SPs of 5 ms every 50 ms from 0).
+                assert!(instant.iter().all(|t| t.as_nanos() % 50_000_000 >= 5_000_000), "{instant:?}");
             }
             if mode.is_none() {
                 assert!(ours.bursts >= 2 && ours.packets_held >= 30, "{ours:?}");
