@@ -3,6 +3,9 @@
 //! field by field against tshark where it is installed (skipped with the reason where not), and
 //! against hand-read values of the generated captures in tests/data/wlan (see its README).
 
+#[path = "support/fuzz.rs"]
+mod fuzz;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -362,5 +365,23 @@ fn ppi_and_avs_headers() {
             }
         }
         std::fs::remove_file(&path).ok();
+    }
+}
+
+/// The 802.11 reader over mutated radiotap and 802.11 captures (a smoke run: 20,000 inputs or
+/// 5 s; `examples/fuzz_trace.rs -- --wlan` runs 10^6): no panic, no reading past an error,
+/// frames counted as yielded.
+#[test]
+fn wlan_fuzz_smoke_run() {
+    match fuzz::run_wlan(31, 20_000, 5.0) {
+        Ok((inputs, frames)) => {
+            eprintln!("802.11 fuzz smoke run: {inputs} inputs, {frames} frames");
+            assert!(inputs >= 1000 && frames > 0);
+        }
+        Err((input, why)) => {
+            let path = std::env::temp_dir().join("wattlab-fuzz-wlan-failure.bin");
+            std::fs::write(&path, &input).unwrap();
+            panic!("{why} (input saved to {})", path.display());
+        }
     }
 }
