@@ -11,19 +11,10 @@ use std::time::{Duration, Instant};
 use etherparse::PacketBuilder;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, TsResolution};
-use wattlab_trace::{AddressTotals, TraceReader};
+#[path = "support/bench.rs"]
+mod bench;
 
-/// Read the capture into per-address totals: (packets, addresses). Not inlined, so that
-/// `valgrind --toggle-collect='*read_packets*'` can count its instructions.
-#[inline(never)]
-fn read_packets(path: &std::path::Path) -> (u64, usize) {
-    let mut r = TraceReader::open(path).unwrap();
-    let mut totals = AddressTotals::new();
-    while let Some(p) = r.next_packet() {
-        totals.add(&p.unwrap());
-    }
-    (r.stats().packets, totals.len())
-}
+use bench::read_packets;
 
 fn main() {
     let n: u64 = std::env::args()

@@ -10,7 +10,11 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::time::Instant;
 
-use wattlab_trace::{AddressTotals, TraceReader};
+#[path = "support/bench.rs"]
+mod bench;
+
+use bench::read_packets;
+use wattlab_trace::TraceReader;
 
 /// A radiotap header: TSFT, flags (FCS), channel 5180 MHz, signal, HT MCS, A-MPDU status.
 fn radiotap(tsft: u64, mcs: Option<(u8, u32)>) -> Vec<u8> {
@@ -63,17 +67,6 @@ fn read_frames(path: &std::path::Path) -> (u64, u64, u64) {
         }
     }
     (frames, dozing, dtims)
-}
-
-/// As IP packets into per-address totals: (packets, addresses). Not inlined (see above).
-#[inline(never)]
-fn read_packets(path: &std::path::Path) -> (u64, usize) {
-    let mut r = TraceReader::open(path).unwrap();
-    let mut totals = AddressTotals::new();
-    while let Some(p) = r.next_packet() {
-        totals.add(&p.unwrap());
-    }
-    (r.stats().packets, totals.len())
 }
 
 fn main() {

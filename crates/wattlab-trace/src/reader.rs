@@ -335,6 +335,8 @@ struct AmsduCursor {
     next: usize,
     /// IP packets yielded from it so far.
     yielded: u32,
+    /// The wire bytes of the subframe last read (header, MSDU, padding).
+    span: u32,
 }
 
 /// What one 802.11 record gives [`TraceReader::next_frame`].
@@ -505,6 +507,7 @@ impl<R: Read> TraceReader<R> {
                         end: p.end,
                         next: at,
                         yielded: 0,
+                        span: 0,
                     }),
                     Payload::Protected => WlanIp::Skip(SkipReason::Protected),
                     Payload::None | Payload::Unknown => WlanIp::Skip(SkipReason::NotIp),
@@ -544,6 +547,7 @@ impl<R: Read> TraceReader<R> {
         let frame = &data[..c.end];
         let mut found = None;
         while let Some(sf) = wlan::subframe(&frame[c.start..], c.next) {
+            c.span = (sf.next.min(c.end - c.start) - c.next) as u32;
             c.next = sf.next;
             self.stats.wlan.amsdu_subframes += 1;
             if let Some(et) = sf.ether_type {
@@ -554,7 +558,23 @@ impl<R: Read> TraceReader<R> {
             }
         }
         match found {
-            Some(p) => {
+            Some(mut p) => {
+                // The subframes share their record's wire length, so that they sum to it: a
+                // later one carries its own span, the first the rest (the record's headers).
+                let span = |sf: wlan::Subframe, at: usize| (sf.next.min(c.end - c.start) - at) as u32;
+                let later_at = c.next;
+                if c.yielded == 0 {
+                    let (mut at, mut later) = (later_at, 0u32);
+                    while let Some(sf) = wlan::subframe(&frame[c.start..], at) {
+                        if matches!(sf.ether_type, Some(0x0800 | 0x86dd)) {
+                            later += span(sf, at);
+                        }
+                        at = sf.next;
+                    }
+                    p.orig_len = p.orig_len.saturating_sub(later);
+                } else {
+                    p.orig_len = c.span;
+                }
                 c.yielded += 1;
                 self.amsdu = Some(c);
                 Some(self.count(Ok(p), rec.meta))

@@ -191,10 +191,17 @@ fn radiotap_ip_packets_equal_tsharks() {
     let path = data("radiotap.pcap");
     let mut r = TraceReader::open(&path).unwrap();
     let mut lens = Vec::new();
+    let mut wire = std::collections::BTreeMap::new();
     while let Some(p) = r.next_packet() {
         let p = p.unwrap();
         assert!(matches!(p.transport, Transport::Udp(_)));
         lens.push((p.index, p.ip_len));
+        *wire.entry(p.index).or_insert(0usize) += p.orig_len as usize;
+    }
+    // The A-MSDU's two packets share their record's wire length: they sum to it.
+    let recs = radiotap_records();
+    for (index, bytes) in wire {
+        assert_eq!(bytes, recs[index as usize].len(), "record {index}");
     }
     assert_eq!(lens, [(17, 1028), (18, 1028), (19, 128), (21, 329), (21, 528), (22, 1428), (23, 1228)]);
     let s = r.stats();

@@ -314,10 +314,11 @@ pub fn parse(data: &[u8]) -> Result<Radiotap, RadiotapError> {
     // signals, vendor namespaces) follows them, so stopping early loses nothing.
     let w = le32(h, 4);
     let mut pos = words_end;
-    for bit in 0..29u32 {
-        if w & (1 << bit) == 0 {
-            continue;
-        }
+    // Only the set bits are visited (fields 0–28; 29–31 select namespaces and extensions).
+    let mut bits = w & 0x1fff_ffff;
+    while bits != 0 {
+        let bit = bits.trailing_zeros();
+        bits &= bits - 1;
         let Some(&(align, size)) = FIELDS.get(bit as usize) else {
             break; // an unknown field: its size is unknown, so nothing after it can be found
         };
