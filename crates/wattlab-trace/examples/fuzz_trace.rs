@@ -7,6 +7,7 @@
 //! and exits 1.
 //!
 //! `cargo run --release -p wattlab-trace --example fuzz_trace -- [SECONDS] [SEED]`
+//! (`-- --wlan [N]`: the 802.11 reader alone over N mutated radiotap/802.11 captures, default 10^6)
 //! (default 60 s, seed 1); `-- --replay FILE` runs one saved input; `-- --write-seeds DIR`
 //! writes the seed captures (a corpus for the cargo-fuzz targets in `fuzz/`). The test suite runs the
 //! same driver for 4 s (`tests/hostile.rs`, `fuzz_driver_smoke_run`).
@@ -32,6 +33,24 @@ fn main() {
             Ok(o) => println!("{path}: {o:?}"),
             Err(why) => {
                 eprintln!("{path}: {why}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
+    if args.first().map(String::as_str) == Some("--wlan") {
+        // The 802.11 reader alone (next_wlan and next_packet) over mutated radiotap/802.11 seeds.
+        let n: u64 = args.get(1).map_or(1_000_000, |s| s.parse().expect("N"));
+        let start = std::time::Instant::now();
+        match fuzz::run_wlan(1, n, f64::INFINITY) {
+            Ok((inputs, frames)) => println!(
+                "{inputs} mutated 802.11 captures in {:.1} s: {frames} frames read; no panic, no broken invariant",
+                start.elapsed().as_secs_f64()
+            ),
+            Err((input, why)) => {
+                let path = std::env::temp_dir().join("wattlab-fuzz-wlan.bin");
+                std::fs::write(&path, &input).expect("write the failing input");
+                eprintln!("{why}\ninput saved to {}", path.display());
                 std::process::exit(1);
             }
         }

@@ -570,6 +570,7 @@ fn run<R: Read>(
     let mut seq: u64 = 0;
     let mut leads = Leads::default();
     let mut frames: u64 = 0;
+    let mut last_index: Option<u64> = None;
 
     while let Some(f) = reader.next_frame() {
         let f = f?;
@@ -578,7 +579,13 @@ fn run<R: Read>(
             Frame::Ip(p) => (p.ts_ns, p.orig_len),
             Frame::Skipped(s) => (s.ts_ns, s.orig_len),
         };
-        if !engines.is_empty() {
+        // An A-MSDU's IP subframes share their record's index: EnergyBox sees one frame.
+        let (index, first_of_record) = match f {
+            Frame::Ip(p) => (p.index, last_index != Some(p.index)),
+            Frame::Skipped(s) => (s.index, true),
+        };
+        last_index = Some(index);
+        if !engines.is_empty() && first_of_record {
             frames += 1;
             for e in &mut engines {
                 e.engine.frame(ts_ns, orig_len);

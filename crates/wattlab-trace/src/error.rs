@@ -71,7 +71,7 @@ pub enum TraceError {
         detail: String,
     },
     /// Packets of a link type the reader does not decode.
-    #[error("{at}: unsupported link type {name} ({number}); supported: Ethernet (1), RAW (101), IPV4 (228), IPV6 (229), LINUX_SLL (113), LINUX_SLL2 (276), NULL (0), LOOP (108)")]
+    #[error("{at}: unsupported link type {name} ({number}); supported: Ethernet (1), RAW (101), IPV4 (228), IPV6 (229), LINUX_SLL (113), LINUX_SLL2 (276), NULL (0), LOOP (108), IEEE802_11 (105), IEEE802_11_RADIOTAP (127), IEEE802_11_AVS (163), PPI (192)")]
     UnknownLinkType {
         /// The pcap file header (offset 0), or the first pcapng packet on such an interface.
         at: Location,

@@ -15,6 +15,7 @@ pub mod timecheck;
 pub mod transitions;
 pub mod trim;
 pub mod twt;
+pub mod wlan;
 
 mod connections;
 mod error;
@@ -24,5 +25,5 @@ mod totals;
 
 pub use error::{Location, TraceError};
 pub use packet::{link_type_name, LinkType, SkipReason, TcpInfo, TracePacket, Transport, UdpInfo};
-pub use reader::{CaptureFormat, Frame, LengthCapped, SkippedFrame, Skips, Stats, TraceReader, MAX_RECORD_LEN};
+pub use reader::{CaptureFormat, Frame, LengthCapped, SkippedFrame, Skips, Stats, TraceReader, WlanCounts, MAX_RECORD_LEN};
 pub use totals::{address_totals, address_totals_capped, busiest_address, AddressTotals, Totals};

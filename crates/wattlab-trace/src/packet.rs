@@ -5,6 +5,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use etherparse::err::packet::SliceError;
 use etherparse::{EtherType, LaxNetSlice, LaxSlicedPacket, TransportSlice};
 
+use crate::wlan::phy_header::WlanHeader;
+
 /// Link-layer header types the reader decodes (pcap `LINKTYPE_*` numbers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LinkType {
@@ -24,6 +26,14 @@ pub enum LinkType {
     Ipv6,
     /// `LINKTYPE_LINUX_SLL2` (276): Linux cooked capture v2 (20-byte header).
     LinuxSll2,
+    /// `LINKTYPE_IEEE802_11` (105): 802.11 frames without a capture header (or FCS).
+    Ieee80211,
+    /// `LINKTYPE_IEEE802_11_RADIOTAP` (127): radiotap header, then the 802.11 frame.
+    Radiotap,
+    /// `LINKTYPE_IEEE802_11_AVS` (163): AVS header, then the 802.11 frame.
+    Avs,
+    /// `LINKTYPE_PPI` (192): Per-Packet Information header, then the 802.11 frame.
+    Ppi,
 }
 
 impl LinkType {
@@ -38,6 +48,10 @@ impl LinkType {
             228 => LinkType::Ipv4,
             229 => LinkType::Ipv6,
             276 => LinkType::LinuxSll2,
+            105 => LinkType::Ieee80211,
+            127 => LinkType::Radiotap,
+            163 => LinkType::Avs,
+            192 => LinkType::Ppi,
             _ => return None,
         })
     }
@@ -53,6 +67,21 @@ impl LinkType {
             LinkType::Ipv4 => 228,
             LinkType::Ipv6 => 229,
             LinkType::LinuxSll2 => 276,
+            LinkType::Ieee80211 => 105,
+            LinkType::Radiotap => 127,
+            LinkType::Avs => 163,
+            LinkType::Ppi => 192,
+        }
+    }
+
+    /// The capture header in front of each frame, for the 802.11 link types.
+    pub fn wlan_header(self) -> Option<WlanHeader> {
+        match self {
+            LinkType::Ieee80211 => Some(WlanHeader::Plain),
+            LinkType::Radiotap => Some(WlanHeader::Radiotap),
+            LinkType::Avs => Some(WlanHeader::Avs),
+            LinkType::Ppi => Some(WlanHeader::Ppi),
+            _ => None,
         }
     }
 }
@@ -175,14 +204,27 @@ pub enum SkipReason {
     HeaderCut,
     /// The IP header is malformed (wrong version, IHL < 5, bad extension header, ...).
     MalformedIp,
+    /// An 802.11 frame the capturing radio marked as failing its FCS (or PLCP CRC) check: a
+    /// monitor capture normally holds some; their contents cannot be trusted.
+    BadFcs,
+    /// An 802.11 frame whose header is malformed (protocol version not 0).
+    MalformedWlan,
+    /// An 802.11 data frame with the Protected bit: its payload is encrypted (length known).
+    Protected,
+    /// Not an 802.11 frame (a non-802.11 interface, read as 802.11).
+    NotWlan,
 }
 
 impl SkipReason {
     /// Every reason, in a fixed order (the index used by [`crate::Skips`]).
-    pub const ALL: [SkipReason; 3] = [
+    pub const ALL: [SkipReason; 7] = [
         SkipReason::NotIp,
         SkipReason::HeaderCut,
         SkipReason::MalformedIp,
+        SkipReason::BadFcs,
+        SkipReason::MalformedWlan,
+        SkipReason::Protected,
+        SkipReason::NotWlan,
     ];
 
     /// Short name for reports.
@@ -191,6 +233,10 @@ impl SkipReason {
             SkipReason::NotIp => "not IP",
             SkipReason::HeaderCut => "captured bytes end inside the link or IP header",
             SkipReason::MalformedIp => "malformed IP header",
+            SkipReason::BadFcs => "802.11 frame with a bad FCS",
+            SkipReason::MalformedWlan => "malformed 802.11 header",
+            SkipReason::Protected => "802.11 protected frame (payload encrypted)",
+            SkipReason::NotWlan => "not an 802.11 frame",
         }
     }
 
@@ -241,7 +287,24 @@ pub(crate) fn decode_frame(
         // no SLL2. The protocol field is an EtherType for every IP-carrying ARPHRD type.
         LinkType::LinuxSll => from_ether_type(be16(data, 14)?, data.get(16..))?,
         LinkType::LinuxSll2 => from_ether_type(be16(data, 0)?, data.get(20..))?,
+        // The reader decodes 802.11 records itself (wlan::parse_record, then decode_msdu):
+        // they may carry several packets (A-MSDU) or a corrupt capture header.
+        LinkType::Ieee80211 | LinkType::Radiotap | LinkType::Avs | LinkType::Ppi => {
+            return Err(SkipReason::NotIp)
+        }
     };
+    classify(&sliced, data, meta)
+}
+
+/// Decode the IP packet an 802.11 MSDU carries: `ether_type` from its SNAP header, the IP
+/// header at `at` of `data` (the whole record, so the link header's length is known).
+pub(crate) fn decode_msdu(
+    ether_type: u16,
+    data: &[u8],
+    at: usize,
+    meta: FrameMeta,
+) -> Result<TracePacket, SkipReason> {
+    let sliced = from_ether_type(ether_type, data.get(at..))?;
     classify(&sliced, data, meta)
 }
 

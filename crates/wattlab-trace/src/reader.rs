@@ -10,7 +10,9 @@ use pcap_file::pcapng::{Block, PcapNgParser};
 use pcap_file::{Endianness, TsResolution};
 
 use crate::error::{Location, TraceError};
-use crate::packet::{decode_frame, link_type_name, FrameMeta, LinkType, SkipReason, Transport};
+use crate::packet::{decode_frame, decode_msdu, link_type_name, FrameMeta, LinkType, SkipReason, Transport};
+use crate::wlan::phy_header::WlanHeader;
+use crate::wlan::{self, Payload, Problem, WlanFrame};
 use crate::TracePacket;
 
 /// Largest record or block accepted (bytes). libpcap caps records at 256 KiB; anything far
@@ -87,6 +89,43 @@ pub struct Stats {
     /// IP packets whose length field claimed more than their frame carries (costed at what
     /// the frame carries).
     pub length_capped: LengthCapped,
+    /// 802.11 frames decoded (802.11 link types only).
+    pub wlan: WlanCounts,
+}
+
+/// 802.11 frames decoded, by type (frames skipped for a bad FCS or a cut header are in
+/// [`Stats::skipped`] instead).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WlanCounts {
+    /// Management frames.
+    pub management: u64,
+    /// Control frames.
+    pub control: u64,
+    /// Data frames (null frames included).
+    pub data: u64,
+    /// Extension frames (type 3).
+    pub extension: u64,
+    /// Frames with the Retry bit.
+    pub retries: u64,
+    /// A-MSDU subframes seen by [`TraceReader::next_frame`] (each an MSDU of its own).
+    pub amsdu_subframes: u64,
+}
+
+impl WlanCounts {
+    fn add(&mut self, mac: &wlan::MacHeader) {
+        match mac.frame_type() {
+            0 => self.management += 1,
+            1 => self.control += 1,
+            2 => self.data += 1,
+            _ => self.extension += 1,
+        }
+        self.retries += u64::from(mac.retry());
+    }
+
+    /// Every 802.11 frame decoded.
+    pub fn frames(&self) -> u64 {
+        self.management + self.control + self.data + self.extension
+    }
 }
 
 /// IP packets whose IPv4 total length or IPv6 payload length claims more bytes than the frame
@@ -255,6 +294,7 @@ impl<R: Read> Input<R> {
 }
 
 /// One framed packet record: where its frame bytes are in the buffer and what is known of it.
+#[derive(Clone, Copy)]
 struct Record {
     meta: FrameMeta,
     link: LinkType,
@@ -277,6 +317,34 @@ pub struct TraceReader<R: Read> {
     last_ts: u64,
     done: bool,
     stats: Stats,
+    /// Bytes of a record still in use (a borrowed [`WlanFrame`], or an A-MSDU being
+    /// yielded), consumed before the next record is framed.
+    pending: usize,
+    /// The A-MSDU whose IP subframes [`TraceReader::next_frame`] is yielding.
+    amsdu: Option<AmsduCursor>,
+}
+
+/// An A-MSDU being yielded one subframe at a time; its record stays in the buffer.
+#[derive(Clone, Copy)]
+struct AmsduCursor {
+    rec: Record,
+    /// The 802.11 frame is `data[start..end]` of the record's data.
+    start: usize,
+    end: usize,
+    /// The next subframe's offset in the frame.
+    next: usize,
+    /// IP packets yielded from it so far.
+    yielded: u32,
+    /// The wire bytes of the subframe last read (header, MSDU, padding).
+    span: u32,
+}
+
+/// What one 802.11 record gives [`TraceReader::next_frame`].
+enum WlanIp {
+    Packet(TracePacket),
+    Amsdu(AmsduCursor),
+    Skip(SkipReason),
+    Corrupt(usize, &'static str),
 }
 
 impl TraceReader<File> {
@@ -315,6 +383,8 @@ impl<R: Read> TraceReader<R> {
             last_ts: 0,
             done: false,
             stats: Stats::default(),
+            pending: 0,
+            amsdu: None,
         };
         r.read_file_header()?;
         Ok(r)
@@ -358,6 +428,11 @@ impl<R: Read> TraceReader<R> {
     /// EnergyBox's timeline counts every frame); `None` at the end of the capture or after an
     /// error.
     pub fn next_frame(&mut self) -> Option<Result<Frame, TraceError>> {
+        if let Some(cursor) = self.amsdu {
+            if let Some(f) = self.next_subframe(cursor) {
+                return Some(Ok(f));
+            }
+        }
         if self.done {
             return None;
         }
@@ -372,11 +447,19 @@ impl<R: Read> TraceReader<R> {
                 return Some(Err(e));
             }
         };
+        if let Some(kind) = rec.link.wlan_header() {
+            return self.wlan_ip(rec, kind);
+        }
         let data = &self.input.bytes(rec.len)[rec.data_at..rec.data_at + rec.data_len];
         let decoded = decode_frame(rec.link, data, rec.meta);
         self.input.consume(rec.len);
         self.stats.records += 1;
-        Some(Ok(match decoded {
+        Some(Ok(self.count(decoded, rec.meta)))
+    }
+
+    /// Count a decoded packet or skipped record in the stats and wrap it as a [`Frame`].
+    fn count(&mut self, decoded: Result<TracePacket, SkipReason>, meta: FrameMeta) -> Frame {
+        match decoded {
             Ok(p) => {
                 self.stats.packets += 1;
                 match p.transport {
@@ -390,15 +473,177 @@ impl<R: Read> TraceReader<R> {
                 Frame::Ip(p)
             }
             Err(reason) => {
-                self.stats.skipped.add(reason, rec.meta.orig_len);
+                self.stats.skipped.add(reason, meta.orig_len);
                 Frame::Skipped(SkippedFrame {
-                    index: rec.meta.index,
-                    offset: rec.meta.offset,
-                    ts_ns: rec.meta.ts_ns,
-                    orig_len: rec.meta.orig_len,
+                    index: meta.index,
+                    offset: meta.offset,
+                    ts_ns: meta.ts_ns,
+                    orig_len: meta.orig_len,
                     reason,
                 })
             }
+        }
+    }
+
+    /// The IP packet (or the first of an A-MSDU's) an 802.11 record carries, or its skip.
+    fn wlan_ip(&mut self, rec: Record, kind: WlanHeader) -> Option<Result<Frame, TraceError>> {
+        let data = &self.input.bytes(rec.len)[rec.data_at..rec.data_at + rec.data_len];
+        let outcome = match wlan::parse_record(kind, data, rec.meta.orig_len) {
+            Err(Problem::Skip(r)) => WlanIp::Skip(r),
+            Err(Problem::Corrupt { at, what }) => WlanIp::Corrupt(at, what),
+            Ok(p) => {
+                self.stats.wlan.add(&p.mac);
+                let frame = &data[p.start..p.end];
+                match wlan::payload(&p.mac, frame, p.body_at) {
+                    Payload::Msdu { ether_type, at } => {
+                        match decode_msdu(ether_type, &data[..p.end], p.start + at, rec.meta) {
+                            Ok(packet) => WlanIp::Packet(packet),
+                            Err(r) => WlanIp::Skip(r),
+                        }
+                    }
+                    Payload::Amsdu { at } => WlanIp::Amsdu(AmsduCursor {
+                        rec,
+                        start: p.start,
+                        end: p.end,
+                        next: at,
+                        yielded: 0,
+                        span: 0,
+                    }),
+                    Payload::Protected => WlanIp::Skip(SkipReason::Protected),
+                    Payload::None | Payload::Unknown => WlanIp::Skip(SkipReason::NotIp),
+                }
+            }
+        };
+        self.stats.records += 1;
+        match outcome {
+            WlanIp::Amsdu(cursor) => {
+                // The record stays in the buffer until its last subframe is yielded.
+                self.pending = rec.len;
+                let f = self.next_subframe(cursor).expect("an A-MSDU yields a frame");
+                Some(Ok(f))
+            }
+            WlanIp::Corrupt(at, what) => {
+                self.done = true;
+                let file_at = rec.meta.offset + (rec.data_at + at) as u64;
+                let detail = format!("{what} (byte {at} of the header, file offset {file_at})");
+                Some(Err(self.corrupt(Some(rec.meta.index), kind.name(), detail)))
+            }
+            WlanIp::Packet(p) => {
+                self.input.consume(rec.len);
+                Some(Ok(self.count(Ok(p), rec.meta)))
+            }
+            WlanIp::Skip(r) => {
+                self.input.consume(rec.len);
+                Some(Ok(self.count(Err(r), rec.meta)))
+            }
+        }
+    }
+
+    /// The next IP packet of an A-MSDU, or (when it carries none) the record as skipped;
+    /// `None` when the A-MSDU is done (its record is then consumed).
+    fn next_subframe(&mut self, mut c: AmsduCursor) -> Option<Frame> {
+        let rec = c.rec;
+        let data = &self.input.bytes(rec.len)[rec.data_at..rec.data_at + rec.data_len];
+        let frame = &data[..c.end];
+        let mut found = None;
+        while let Some(sf) = wlan::subframe(&frame[c.start..], c.next) {
+            c.span = (sf.next.min(c.end - c.start) - c.next) as u32;
+            c.next = sf.next;
+            self.stats.wlan.amsdu_subframes += 1;
+            if let Some(et) = sf.ether_type {
+                if let Ok(p) = decode_msdu(et, &frame[..c.start + sf.end], c.start + sf.at, rec.meta) {
+                    found = Some(p);
+                    break;
+                }
+            }
+        }
+        match found {
+            Some(mut p) => {
+                // The subframes share their record's wire length, so that they sum to it: a
+                // later one carries its own span, the first the rest (the record's headers).
+                let span = |sf: wlan::Subframe, at: usize| (sf.next.min(c.end - c.start) - at) as u32;
+                let later_at = c.next;
+                if c.yielded == 0 {
+                    let (mut at, mut later) = (later_at, 0u32);
+                    while let Some(sf) = wlan::subframe(&frame[c.start..], at) {
+                        if matches!(sf.ether_type, Some(0x0800 | 0x86dd)) {
+                            later += span(sf, at);
+                        }
+                        at = sf.next;
+                    }
+                    p.orig_len = p.orig_len.saturating_sub(later);
+                } else {
+                    p.orig_len = c.span;
+                }
+                c.yielded += 1;
+                self.amsdu = Some(c);
+                Some(self.count(Ok(p), rec.meta))
+            }
+            None => {
+                self.amsdu = None;
+                self.input.consume(std::mem::take(&mut self.pending));
+                // Every record is accounted for: one without any IP subframe is a skip.
+                (c.yielded == 0).then(|| self.count(Err(SkipReason::NotIp), rec.meta))
+            }
+        }
+    }
+
+    /// The next 802.11 frame of an 802.11 capture (radiotap, PPI, AVS or plain 802.11),
+    /// borrowed from the reader's buffer until the next call; `None` at the end or after an
+    /// error. Frames with a bad FCS or a cut or malformed MAC header, and records of other
+    /// link types, are skipped and counted in [`TraceReader::stats`]; a corrupt capture
+    /// header is an error naming its byte offset. Use either this or
+    /// [`TraceReader::next_frame`] on one reader, not both.
+    pub fn next_wlan(&mut self) -> Option<Result<WlanFrame<'_>, TraceError>> {
+        let (rec, parsed) = loop {
+            if self.done {
+                return None;
+            }
+            let rec = match self.next_record() {
+                Ok(Some(rec)) => rec,
+                Ok(None) => {
+                    self.done = true;
+                    return None;
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            };
+            self.stats.records += 1;
+            let Some(kind) = rec.link.wlan_header() else {
+                self.stats.skipped.add(SkipReason::NotWlan, rec.meta.orig_len);
+                self.input.consume(rec.len);
+                continue;
+            };
+            let data = &self.input.bytes(rec.len)[rec.data_at..rec.data_at + rec.data_len];
+            match wlan::parse_record(kind, data, rec.meta.orig_len) {
+                Ok(p) => break (rec, p),
+                Err(Problem::Skip(r)) => {
+                    self.stats.skipped.add(r, rec.meta.orig_len);
+                    self.input.consume(rec.len);
+                }
+                Err(Problem::Corrupt { at, what }) => {
+                    self.done = true;
+                    let file_at = rec.meta.offset + (rec.data_at + at) as u64;
+                    let detail = format!("{what} (byte {at} of the header, file offset {file_at})");
+                    return Some(Err(self.corrupt(Some(rec.meta.index), kind.name(), detail)));
+                }
+            }
+        };
+        self.stats.wlan.add(&parsed.mac);
+        self.pending = rec.len;
+        let data = &self.input.bytes(rec.len)[rec.data_at..rec.data_at + rec.data_len];
+        Some(Ok(WlanFrame {
+            index: rec.meta.index,
+            offset: rec.meta.offset,
+            ts_ns: rec.meta.ts_ns,
+            interface: rec.meta.interface,
+            phy: parsed.phy,
+            mac: parsed.mac,
+            mpdu_len: parsed.mpdu_len,
+            bytes: &data[parsed.start..parsed.end],
+            body_at: parsed.body_at,
         }))
     }
 
@@ -498,6 +743,7 @@ impl<R: Read> TraceReader<R> {
 
     /// Frame the next packet record, handling non-packet blocks on the way.
     fn next_record(&mut self) -> Result<Option<Record>, TraceError> {
+        self.input.consume(std::mem::take(&mut self.pending));
         loop {
             let rec = match self.format {
                 Format::Pcap { big, nanos, link } => return self.pcap_record(big, nanos, link),

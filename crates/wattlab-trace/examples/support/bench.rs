@@ -44,3 +44,15 @@ pub fn size_and_file(default: u64) -> (u64, Option<std::path::PathBuf>) {
     let file = args.iter().position(|a| a == "--write").map(|i| args.get(i + 1).expect("--write FILE").into());
     (n, file)
 }
+
+/// Read the capture into per-address totals: (packets, addresses). Not inlined, so that
+/// `valgrind --toggle-collect='*read_packets*'` can count its instructions.
+#[inline(never)]
+pub fn read_packets(path: &std::path::Path) -> (u64, usize) {
+    let mut r = wattlab_trace::TraceReader::open(path).unwrap();
+    let mut totals = wattlab_trace::AddressTotals::new();
+    while let Some(p) = r.next_packet() {
+        totals.add(&p.unwrap());
+    }
+    (r.stats().packets, totals.len())
+}

@@ -150,7 +150,78 @@ pub fn records(packets: &[(u64, Vec<u8>)], nanos: bool) -> Vec<Rec> {
     packets.iter().map(|(t, d)| rec(*t, nanos, d.clone())).collect()
 }
 
-/// Seed captures for mutation: pcap in both resolutions and byte orders, and pcapng.
+/// The generated 802.11 captures (tests/data/wlan): radiotap (127) and plain 802.11 (105).
+pub fn wlan_seeds() -> Vec<Vec<u8>> {
+    vec![
+        include_bytes!("../../../../tests/data/wlan/radiotap.pcap").to_vec(),
+        include_bytes!("../../../../tests/data/wlan/ieee80211.pcap").to_vec(),
+    ]
+}
+
+/// Reads `bytes` frame by frame as an 802.11 capture ([`TraceReader::next_wlan`], with every
+/// body helper) and as IP packets; an `Err` is a broken invariant (a panic propagates).
+pub fn check_wlan(bytes: &[u8]) -> Result<u64, String> {
+    let Ok(mut r) = TraceReader::new(bytes, "fuzz.pcap") else { return Ok(0) };
+    let mut frames = 0u64;
+    while let Some(f) = r.next_wlan() {
+        let Ok(f) = f else {
+            if r.next_wlan().is_some() {
+                return Err("next_wlan went on after an error".into());
+            }
+            break;
+        };
+        frames += 1;
+        if f.body_at > f.bytes.len() + 4 || frames > bytes.len() as u64 {
+            return Err(format!("frame {} has its body at {} of {} bytes", f.index, f.body_at, f.bytes.len()));
+        }
+        let _ = (f.tim().map(|t| t.has_aid(7)), f.assoc_aid(), f.action(), f.elements().map(Iterator::count));
+        let _ = (f.phy.mcs.map(|m| (m.nss(), m.width_mhz())), f.phy.vht.map(|v| v.width_mhz()), f.phy.he.map(|h| (h.gi_ns(), h.width_mhz())));
+    }
+    if r.stats().wlan.frames() != frames {
+        return Err(format!("{frames} frames yielded, {} counted", r.stats().wlan.frames()));
+    }
+    let mut r = TraceReader::new(bytes, "fuzz.pcap").map_err(|e| format!("opened once, not twice: {e}"))?;
+    let mut packets = 0u64;
+    while let Some(p) = r.next_packet() {
+        if p.is_err() {
+            if r.next_packet().is_some() {
+                return Err("next_packet went on after an error".into());
+            }
+            break;
+        }
+        packets += 1;
+        if packets > bytes.len() as u64 {
+            return Err("more packets than bytes".into());
+        }
+    }
+    Ok(frames)
+}
+
+/// Mutates the 802.11 seeds for `iterations` inputs or `seconds`, whichever ends first,
+/// through [`check_wlan`]; returns (inputs, frames read), or the first failing input.
+pub fn run_wlan(seed: u64, iterations: u64, seconds: f64) -> Result<(u64, u64), (Vec<u8>, String)> {
+    let seeds = wlan_seeds();
+    let mut rng = Rng(seed);
+    let start = std::time::Instant::now();
+    let (mut inputs, mut frames) = (0u64, 0u64);
+    while inputs < iterations && start.elapsed().as_secs_f64() < seconds {
+        let base = &seeds[rng.below(seeds.len() as u64) as usize];
+        let input = mutate(&mut rng, base);
+        match std::panic::catch_unwind(|| check_wlan(&input)) {
+            Ok(Ok(n)) => frames += n,
+            Ok(Err(why)) => return Err((input, why)),
+            Err(p) => {
+                let msg = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned());
+                return Err((input, format!("panic: {}", msg.unwrap_or_default())));
+            }
+        }
+        inputs += 1;
+    }
+    Ok((inputs, frames))
+}
+
+/// Seed captures for mutation: pcap in both resolutions and byte orders, pcapng, and the
+/// 802.11 captures.
 pub fn seeds() -> Vec<Vec<u8>> {
     let t0 = u64::from(T0_S) * 1_000_000_000;
     let pkts = download(24, t0, 7_000_000);
@@ -166,6 +237,9 @@ pub fn seeds() -> Vec<Vec<u8>> {
         pcapng_section(&pkts),
         [pcapng_section(&pkts[..10]), pcapng_section(&pkts[10..])].concat(),
     ]
+    .into_iter()
+    .chain(wlan_seeds())
+    .collect()
 }
 
 /// A small deterministic generator (SplitMix64), so the fuzzer needs no dependency.

@@ -1,0 +1,141 @@
+"""Writes the small 802.11 test captures beside this file (see README.md).
+
+Run with scapy installed (`pip install scapy==2.8.0`):  python tests/data/wlan/make_captures.py
+Deterministic: fixed timestamps and contents, so the files only change if this script does.
+"""
+import struct
+from pathlib import Path
+
+from scapy.all import (
+    IP, UDP, TCP, LLC, SNAP, Dot11, Dot11QoS, Dot11Beacon, Dot11Elt, Dot11ProbeReq,
+    Dot11ProbeResp, Dot11Auth, Dot11AssoReq, Dot11AssoResp, Raw,
+)
+
+HERE = Path(__file__).parent
+AP = "02:00:00:00:00:01"
+STA = "02:00:00:00:00:02"
+BCAST = "ff:ff:ff:ff:ff:ff"
+T0 = 1_704_067_200  # 2024-01-01 00:00:00 UTC
+
+
+def ip_udp(src, dst, n):
+    return LLC(dsap=0xAA, ssap=0xAA, ctrl=3) / SNAP(OUI=0, code=0x0800) / IP(src=src, dst=dst) / UDP(sport=49152, dport=5001) / Raw(b"\0" * n)
+
+
+def amsdu_subframe(da, sa, payload, last):
+    # 802.11-2020 9.3.2.2.2: DA, SA, length (big-endian), MSDU, padded to 4 octets except the last.
+    msdu = bytes(payload)
+    mac = lambda a: bytes.fromhex(a.replace(":", ""))
+    sub = mac(da) + mac(sa) + struct.pack(">H", len(msdu)) + msdu
+    return sub if last else sub + b"\0" * (-len(sub) % 4)
+
+
+def tim(dtim_count, dtim_period, ctrl, bitmap):
+    return Dot11Elt(ID=5, info=bytes([dtim_count, dtim_period, ctrl]) + bitmap)
+
+
+# Radiotap fields (radiotap.org "defined fields"): bit -> (alignment, struct format).
+RT_FIELDS = {0: (8, "<Q"), 1: (1, "<B"), 2: (1, "<B"), 3: (2, "<HH"), 5: (1, "<b"),
+             19: (1, "<BBB"), 20: (4, "<IHBB"), 21: (2, "<HBB4BBBH"), 23: (2, "<6H")}
+
+
+def radiotap(fields):
+    """A radiotap header with `fields` ({bit: tuple of values}), each at its natural alignment.
+
+    Built here rather than with scapy's RadioTap, whose 2.8.0 MCS field loses its `known` byte
+    when TSFT and A-MPDU status are present and whose VHT field drops mcs_nss."""
+    present = sum(1 << b for b in fields)
+    body = b""
+    for bit in sorted(fields):
+        align, fmt = RT_FIELDS[bit]
+        pos = 8 + len(body)
+        body += b"\0" * (-pos % align) + struct.pack(fmt, *fields[bit])
+    return struct.pack("<BBHI", 0, 0, 8 + len(body), present) + body
+
+
+FCS, BAD_FCS = 0x10, 0x40
+
+
+def frames():
+    """The 802.11 frames, each with the radiotap fields to put in front of it (TSFT added later)."""
+    ht = {1: (FCS,), 2: (12,), 3: (5180, 0x0140), 5: (-40,)}
+    # HT MCS 15, 40 MHz, short GI (known: bandwidth, MCS, GI); A-MPDU reference 7, last-known.
+    mcs = {1: (FCS,), 3: (5180, 0x0140), 5: (-45,), 19: (0x07, 0x05, 15), 20: (7, 0x0004, 0, 0)}
+    beacon = (Dot11(type=0, subtype=8, addr1=BCAST, addr2=AP, addr3=AP, SC=16)
+              / Dot11Beacon(timestamp=1, beacon_interval=100, cap=0x0411)
+              / Dot11Elt(ID=0, info=b"wattlab") / tim(0, 3, 0x01, b"\x02"))
+    yield ht, beacon
+    yield ht, Dot11(type=0, subtype=4, addr1=BCAST, addr2=STA, addr3=BCAST) / Dot11ProbeReq() / Dot11Elt(ID=0, info=b"")
+    yield ht, Dot11(type=0, subtype=5, addr1=STA, addr2=AP, addr3=AP) / Dot11ProbeResp(beacon_interval=100) / Dot11Elt(ID=0, info=b"wattlab")
+    yield ht, Dot11(type=0, subtype=11, addr1=AP, addr2=STA, addr3=AP) / Dot11Auth(algo=0, seqnum=1)
+    yield ht, Dot11(type=0, subtype=0, addr1=AP, addr2=STA, addr3=AP) / Dot11AssoReq(listen_interval=10) / Dot11Elt(ID=0, info=b"wattlab")
+    yield ht, Dot11(type=0, subtype=1, addr1=STA, addr2=AP, addr3=AP) / Dot11AssoResp(status=0, AID=0xC001) / Dot11Elt(ID=1, info=b"\x8c\x12\x98\x24")
+    # Action: Block Ack ADDBA request (category 3, action 0) and response (action 1).
+    yield ht, Dot11(type=0, subtype=13, addr1=AP, addr2=STA, addr3=AP) / Raw(bytes([3, 0, 1, 0x02, 0x10, 0, 0, 0x10, 0]))
+    yield ht, Dot11(type=0, subtype=13, addr1=STA, addr2=AP, addr3=AP) / Raw(bytes([3, 1, 1, 0, 0, 0x02, 0x10, 0, 0]))
+    # Action: unprotected S1G (22), TWT Setup (6): dialog token, then a TWT element (ID 216).
+    twt = bytes([22, 6, 1, 216, 15, 0x00, 0x01, 0x80]) + b"\0" * 12
+    yield ht, Dot11(type=0, subtype=13, addr1=AP, addr2=STA, addr3=AP) / Raw(twt)
+    # Control: RTS, CTS, ACK, BAR, BA, PS-Poll (duration field = AID | 0xC000).
+    yield ht, Dot11(type=1, subtype=11, ID=200, addr1=AP, addr2=STA)
+    yield ht, Dot11(type=1, subtype=12, ID=150, addr1=STA)
+    yield ht, Dot11(type=1, subtype=13, addr1=STA)
+    yield ht, Dot11(type=1, subtype=8, addr1=AP, addr2=STA) / Raw(bytes([0x04, 0x00, 0x10, 0x00]))
+    yield ht, Dot11(type=1, subtype=9, addr1=STA, addr2=AP) / Raw(bytes([0x05, 0x00, 0x10, 0x00]) + b"\xff" * 8)
+    yield ht, Dot11(type=1, subtype=10, ID=0xC001, addr1=AP, addr2=STA)
+    # Null with PM = 1, then QoS Null with PM = 0 (the station dozes, then wakes).
+    yield ht, Dot11(type=2, subtype=4, FCfield=0x11, addr1=AP, addr2=STA, addr3=AP)
+    yield ht, Dot11(type=2, subtype=12, FCfield=0x01, addr1=AP, addr2=STA, addr3=AP) / Dot11QoS(TID=0)
+    # QoS data down at HT MCS 15 (A-MPDU reference 7), then its retry.
+    down = Dot11(type=2, subtype=8, FCfield=0x02, addr1=STA, addr2=AP, addr3=AP, SC=32) / Dot11QoS(TID=5) / ip_udp("10.0.0.9", "10.0.0.2", 1000)
+    yield mcs, down
+    retry = down.copy()
+    retry.FCfield = 0x0A  # From DS | Retry
+    yield mcs, retry
+    # Plain data up, legacy rate.
+    yield ht, Dot11(type=2, subtype=0, FCfield=0x01, addr1=AP, addr2=STA, addr3=AP) / ip_udp("10.0.0.2", "10.0.0.9", 100)
+    # A protected data frame: CCMP header + ciphertext (opaque).
+    yield ht, Dot11(type=2, subtype=8, FCfield=0x42, addr1=STA, addr2=AP, addr3=AP) / Dot11QoS(TID=0) / Raw(b"\x01\x00\x00\x20\x00\x00\x00\x00" + b"\x5a" * 120)
+    # A-MSDU (QoS control bit 7) of two IPv4 MSDUs.
+    s1 = amsdu_subframe(STA, "02:00:00:00:00:09", ip_udp("10.0.0.9", "10.0.0.2", 301), last=False)
+    s2 = amsdu_subframe(STA, "02:00:00:00:00:09", ip_udp("10.0.0.9", "10.0.0.2", 500), last=True)
+    yield mcs, Dot11(type=2, subtype=8, FCfield=0x02, addr1=STA, addr2=AP, addr3=AP) / Dot11QoS(TID=0, A_MSDU_Present=1) / Raw(s1 + s2)
+    # VHT (802.11ac) and HE (802.11ax) PHY fields.
+    # VHT MCS 9, 2 streams, 80 MHz, short GI (known: GI, bandwidth).
+    vht = {1: (FCS,), 3: (5180, 0x0140), 5: (-50,), 21: (0x0044, 0x04, 4, 0x92, 0, 0, 0, 0, 0, 0)}
+    yield vht, Dot11(type=2, subtype=8, FCfield=0x02, addr1=STA, addr2=AP, addr3=AP) / Dot11QoS(TID=0) / ip_udp("10.0.0.9", "10.0.0.2", 1400)
+    # HE SU, MCS 7 (data1: MCS known, BW known), 1.6 us GI (data2: GI known), 20 MHz, NSTS 2.
+    he = {1: (FCS,), 3: (5180, 0x0140), 5: (-52,), 23: (0x4020, 0x0002, 0x0700, 0, 0x0010, 0x0002)}
+    yield he, Dot11(type=2, subtype=8, FCfield=0x02, addr1=STA, addr2=AP, addr3=AP) / Dot11QoS(TID=0) / ip_udp("10.0.0.9", "10.0.0.2", 1200)
+    # A frame with a bad FCS (radiotap flag 0x40): a monitor capture normally has some.
+    yield {**ht, 1: (FCS | BAD_FCS,)}, Dot11(type=2, subtype=0, addr1=STA, addr2=AP, addr3=AP) / Raw(b"\x13" * 40)
+
+
+def with_fcs(pkt):
+    """The frame's bytes with its real FCS (CRC-32, little-endian) appended."""
+    import zlib
+    b = bytes(pkt)
+    return b + struct.pack("<I", zlib.crc32(b) & 0xFFFFFFFF)
+
+
+def write(name, linktype, records):
+    """A classic little-endian µs pcap: scapy builds the frames, the container is this simple."""
+    out = [struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, linktype)]
+    for i, data in enumerate(records):
+        out.append(struct.pack("<IIII", T0 + i // 10, (i % 10) * 100_000, len(data), len(data)) + data)
+    (HERE / name).write_bytes(b"".join(out))
+
+
+def main():
+    rt = []
+    for i, (fields, frame) in enumerate(frames()):
+        hdr = radiotap({0: (1_000_000 + 1000 * i,), **fields})
+        rt.append(hdr + with_fcs(frame))
+    write("radiotap.pcap", 127, rt)
+    # Plain 802.11 (105): the same frames without radiotap and without FCS, bad-FCS one left out.
+    plain = [bytes(f) for _, f in list(frames())[:-1]]
+    write("ieee80211.pcap", 105, plain)
+
+
+if __name__ == "__main__":
+    main()
