@@ -547,7 +547,7 @@ mod tests {
             let stas = (0..=2).map(|i| sta(i, PowerSave::Cam)).collect();
             let mut h = Harness::new(cfg, stas, 5);
             let rates = RateSet::for_bss(&he, nominal).unwrap();
-            assert_eq!(rates.group, 12);
+            assert_eq!((rates.nominal.clone(), rates.choices), (0..12, 36));
             let link = Link::new(Propagation::default(), 10.0, rates, &[at(0.0), at(5.0), at(60.0)], |_, _| 0.0, &[(alg, 11); 3], &mut StreamRng::seed_from_u64(5));
             let bss = std::mem::replace(&mut h.bss, Bss::new("x".into(), mac(PHY_80211A, 54_000), vec![], vec![]));
             h.bss = bss.with_link(link);
@@ -562,8 +562,18 @@ mod tests {
                 RateControl::Minstrel(m) => m.max_tp(),
                 RateControl::Fixed(r) => *r,
             };
-            assert_eq!(best(1), 11, "{alg:?}");
-            assert!((1..=3).contains(&best(2)), "{alg:?}: far MCS {}", best(2));
+            // Ideal takes MCS 11. Minstrel-HT, over the GI groups 0.8/1.6/3.2 us, settles in
+            // the 0.8 us group at MCS 11 or 10: collisions between the two saturated stations
+            // keep both rates' success near minstrel's 90 % cap, where their throughput
+            // estimates differ by ~1 % (seed 5: MCS 11 at 89.6 %, MCS 10 at 96.6 %).
+            let near = link.rates.tx[best(1)];
+            let ok = match alg {
+                RateAlgorithm::Ideal => best(1) == 11,
+                _ => matches!(near, wattlab_core::wlan::TxVector::He(m) if m.mcs >= 10 && (m.nss, m.width_mhz, m.gi_ns) == (1, 20, 800)),
+            };
+            assert!(ok, "{alg:?}: near {near:?}");
+            let far = link.rates.tx[best(2)];
+            assert!(matches!(far, wattlab_core::wlan::TxVector::He(m) if (1..=3).contains(&m.mcs) && m.nss == 1), "{alg:?}: far {far:?}");
             assert!(sent(&h, 2) > 500, "{alg:?}: {}", sent(&h, 2));
         }
     }

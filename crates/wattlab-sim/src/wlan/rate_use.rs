@@ -4,12 +4,13 @@
 
 use wattlab_core::wlan::TxVector;
 
-/// Distinct rates one direction can count; a rate set has at most 12 MCSs (HE) or 8 legacy
-/// rates, plus a station's constant, so later rates share the last slot (never reached).
-const SLOTS: usize = 16;
+/// Distinct rates one direction counts one by one. Minstrel-HT's groups (NSS × width × GI)
+/// hold up to 576 rates, but a link uses few beyond its probes: rates past the slots go to
+/// an overflow count that keeps the mean exact and takes no part in the mode.
+const SLOTS: usize = 64;
 
 /// MPDU counts per rate of one direction (station → AP or AP → station).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct RateUse {
     /// Data rate of each slot, kb/s (0 = unused).
     kbps: [u32; SLOTS],
@@ -17,6 +18,15 @@ pub struct RateUse {
     mcs: [i8; SLOTS],
     /// Data MPDU attempts sent at each slot's rate.
     mpdus: [u64; SLOTS],
+    /// MPDU attempts at rates that found no slot, and the sum of their rates (kb/s × MPDUs).
+    overflow_mpdus: u64,
+    overflow_kbps_mpdus: f64,
+}
+
+impl Default for RateUse {
+    fn default() -> RateUse {
+        RateUse { kbps: [0; SLOTS], mcs: [0; SLOTS], mpdus: [0; SLOTS], overflow_mpdus: 0, overflow_kbps_mpdus: 0.0 }
+    }
 }
 
 /// A station's rate summary (`wlan_stations` columns).
@@ -41,11 +51,11 @@ impl RateUse {
             TxVector::Legacy { .. } => -1,
             TxVector::Ht(m) | TxVector::Vht(m) | TxVector::He(m) => m.mcs as i8,
         };
-        let slot = self
-            .kbps
-            .iter()
-            .position(|&k| k == kbps || k == 0)
-            .unwrap_or(SLOTS - 1);
+        let Some(slot) = self.kbps.iter().position(|&k| k == kbps || k == 0) else {
+            self.overflow_mpdus += n;
+            self.overflow_kbps_mpdus += kbps as f64 * n as f64;
+            return;
+        };
         if self.kbps[slot] == 0 {
             (self.kbps[slot], self.mcs[slot]) = (kbps, mcs);
         }
@@ -65,13 +75,15 @@ impl RateUse {
             };
             all.add(tx, other.kbps[s] as u64 * 1000, other.mpdus[s]);
         }
+        all.overflow_mpdus += other.overflow_mpdus;
+        all.overflow_kbps_mpdus += other.overflow_kbps_mpdus;
         all
     }
 
     /// The summary of these counts.
     pub fn summary(&self) -> RateSummary {
         let all = self;
-        let mpdus: u64 = all.mpdus.iter().sum();
+        let mpdus: u64 = all.mpdus.iter().sum::<u64>() + all.overflow_mpdus;
         if mpdus == 0 {
             return RateSummary {
                 mcs_mode: -1,
@@ -80,7 +92,8 @@ impl RateUse {
         }
         let sum: f64 = (0..SLOTS)
             .map(|s| all.kbps[s] as f64 * all.mpdus[s] as f64)
-            .sum();
+            .sum::<f64>()
+            + all.overflow_kbps_mpdus;
         // The most used rate; a tie goes to the faster one.
         let mode = (0..SLOTS)
             .max_by_key(|&s| (all.mpdus[s], all.kbps[s]))
@@ -127,6 +140,17 @@ mod tests {
             r.summary()
         };
         assert_eq!((legacy.mode_mbps, legacy.mcs_mode), (54.0, -1));
+        // Past the slots, rates still count in the mean (not in the mode).
+        let mut many = RateUse::default();
+        for k in 0..SLOTS as u64 + 10 {
+            many.add(he(0), (k + 1) * 1_000_000, 1);
+        }
+        many.add(he(3), 5_000_000, 20);
+        let m = many.summary();
+        let n = SLOTS as f64 + 10.0;
+        assert_eq!((m.mpdus, m.mode_mbps, m.mcs_mode), (SLOTS as u64 + 30, 5.0, 0));
+        assert!((m.mean_mbps - (n * (n + 1.0) / 2.0 + 100.0) / (n + 20.0)).abs() < 1e-9, "{}", m.mean_mbps);
+        assert_eq!(many.merged(&many).summary().mpdus, 2 * m.mpdus);
         assert_eq!(
             RateUse::default().summary(),
             RateSummary {
