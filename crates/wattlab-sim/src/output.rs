@@ -124,6 +124,9 @@ pub struct WlanStationSummary {
     pub queued_at_end: u64,
     /// Mean MPDUs per A-MPDU (`ampdu_mpdus / ampdus`; 0 without aggregation).
     pub ampdu_mean: f64,
+    /// Mean MSDUs per MPDU of those A-MPDUs (`ampdu_msdus / ampdu_mpdus`; 1 without A-MSDU, 0
+    /// without aggregation).
+    pub msdus_per_mpdu: f64,
     /// Data MPDU attempts on the station's link, both directions (the AP's row: all its own).
     pub rate_mpdus: u64,
     /// MPDU-weighted mean PHY rate of those attempts, Mb/s (0 without any).
@@ -538,6 +541,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
                         stats: s.stats.clone(),
                         queued_at_end: s.queue.len() as u64,
                         ampdu_mean: if s.stats.ampdus > 0 { s.stats.ampdu_mpdus as f64 / s.stats.ampdus as f64 } else { 0.0 },
+                        msdus_per_mpdu: if s.stats.ampdu_mpdus > 0 { s.stats.ampdu_msdus as f64 / s.stats.ampdu_mpdus as f64 } else { 0.0 },
                         rate_mpdus: all.mpdus,
                         rate_mbps_mean: all.mean_mbps,
                         rate_mode_mbps: all.mode_mbps,

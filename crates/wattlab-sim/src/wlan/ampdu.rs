@@ -30,7 +30,8 @@
 use super::{Ac, Body, Bss, ExchangeKind, MacOutput, MacTimer, Sta, StaId, AP, NO_SEQ};
 use rand::Rng;
 use wattlab_core::wlan::aggregation::DELIMITER_BYTES;
-use wattlab_core::wlan::phy::{ACK_BYTES, RTS_BYTES};
+use super::amsdu::MpduSize;
+use wattlab_core::wlan::phy::{ACK_BYTES, DATA_OVERHEAD_BYTES, RTS_BYTES};
 use wattlab_core::wlan::PpduShape;
 use wattlab_core::{Duration, Time};
 
@@ -46,13 +47,25 @@ pub const BAR_BYTES: u32 = 24;
 struct Plan {
     to: StaId,
     ssn: u32,
+    /// MSDUs (queue entries) in flight.
     n: u16,
+    /// MPDUs they make (`n` without A-MSDU).
+    mpdus: u16,
     psdu: u32,
     tag: u32,
 }
 
+/// The error draws of one A-MPDU's MPDUs: where its PPDU starts, the capture it is part of,
+/// the bytes before the next MPDU, and the Block Ack bitmap so far.
+struct MpduDraws {
+    ppdu_start: Time,
+    captured: Option<super::link::Captured>,
+    offset: u32,
+    received: [u64; 4],
+}
+
 /// Bytes of an A-MPDU of `psdu` so far once a subframe of an `mpdu`-byte MPDU is added.
-fn with_subframe(psdu: u32, mpdu: u32) -> u32 {
+pub(crate) fn with_subframe(psdu: u32, mpdu: u32) -> u32 {
     psdu.next_multiple_of(4) + DELIMITER_BYTES + mpdu
 }
 
@@ -179,7 +192,7 @@ impl Bss {
             (self.data_airtime(sta, to, p.psdu), self.data_shape(sta, to))
         };
         // It collides: no MPDU of the PPDU is acknowledged (as Linux's rate control sees it).
-        self.ppdu_feedback(now, sta, to, p.n as u32, 0);
+        self.ppdu_feedback(now, sta, to, p.mpdus as u32, 0);
         (dur, p.tag, shape)
     }
 
@@ -277,6 +290,13 @@ impl Bss {
         let ssn = if first == NO_SEQ { next } else { first };
         let window_end = ssn + agg.ba_window as u32;
         let cap = self.psdu_cap(sta, to, time_limit, agg.max_ampdu_bytes);
+        let max_amsdu = self.amsdu_limit();
+        if max_amsdu > 0 {
+            let lim = super::amsdu::FillLimits { to, window_end, cap, allowance, max_amsdu };
+            let fill = self.fill_amsdus(sta, head, lim, &mut next);
+            *self.next_seq(sta, to) = next;
+            return self.count_ampdu(sta, Plan { to, ssn, n: fill.msdus as u16, mpdus: fill.mpdus as u16, psdu: fill.psdu, tag: fill.tag });
+        }
         let (mut n, mut psdu, mut tag) = (0u32, 0u32, 0u32);
         let extra = self.data_extra_bytes();
         // One pass over the queue, borrowed apart from the outputs and the AP's fair queue
@@ -319,13 +339,19 @@ impl Bss {
             }
         }
         *self.next_seq(sta, to) = next;
-        self.count_rate(sta, to, n as u64);
+        self.stas[sta as usize].stats.ampdu_msdus += n as u64;
+        self.count_ampdu(sta, Plan { to, ssn, n: n as u16, mpdus: n as u16, psdu, tag })
+    }
+
+    /// Counts the A-MPDU `p` `sta` is about to send (attempt, MPDUs, rate) and returns it.
+    fn count_ampdu(&mut self, sta: StaId, p: Plan) -> Plan {
+        self.count_rate(sta, p.to, p.mpdus as u64);
         let s = &mut self.stas[sta as usize].stats;
         s.attempts += 1;
         s.ampdus += 1;
-        s.ampdu_mpdus += n as u64;
-        s.ampdu_hist.add(n);
-        Plan { to, ssn, n: n as u16, psdu, tag }
+        s.ampdu_mpdus += p.mpdus as u64;
+        s.ampdu_hist.add(p.mpdus as u32);
+        p
     }
 
     /// Largest PSDU (bytes) `sta` may send `to` within `max_bytes` and a PPDU of `time_limit`:
@@ -372,9 +398,10 @@ impl Bss {
         // Captured from a collision (`link.rs`): the MPDUs that start while another frame is
         // on the air are drawn at the SINR, the later ones at the SNR.
         let captured = self.link.as_deref_mut().and_then(|l| l.captured.take()).filter(|c| c.sta == sta);
-        // One error draw per MPDU, in sequence order.
-        let mut received = [0u64; 4];
-        let (len, mut seen, mut offset) = (self.stas[sta as usize].queue.len(), 0, 0);
+        // One error draw per MPDU, in sequence order, once all its MSDUs are counted.
+        let mut draws = MpduDraws { ppdu_start: t, captured, offset: 0, received: [0u64; 4] };
+        let (len, mut seen) = (self.stas[sta as usize].queue.len(), 0);
+        let mut mpdu: Option<(u32, MpduSize)> = None;
         for k in head..len {
             if seen == p.n {
                 break;
@@ -384,16 +411,21 @@ impl Bss {
                 continue;
             }
             seen += 1;
-            let (bit, bytes) = ((f.ba.seq - p.ssn) as usize, self.mpdu_len(f));
-            // The MPDU's delimiter starts when the PPDU of the bytes before it would end.
-            let sinr = captured.filter(|c| t + self.data_airtime(sta, to, offset) < c.until).map(|c| c.sinr_db);
-            if captured.is_some() {
-                offset = with_subframe(offset, bytes).next_multiple_of(4);
+            let (seq, ip) = (f.ba.seq, Self::mpdu_bytes(f) - DATA_OVERHEAD_BYTES);
+            match mpdu {
+                Some((s, size)) if s == seq => {
+                    mpdu = Some((s, size.with(ip)));
+                    continue;
+                }
+                Some((s, size)) => self.draw_mpdu(now, sta, to, s - p.ssn, size.bytes(), &mut draws),
+                None => {}
             }
-            if !self.mpdu_lost(now, sta, to, bytes, sinr) {
-                received[bit / 64] |= 1 << (bit % 64);
-            }
+            mpdu = Some((seq, MpduSize::default().with(ip)));
         }
+        if let Some((s, size)) = mpdu {
+            self.draw_mpdu(now, sta, to, s - p.ssn, size.bytes(), &mut draws);
+        }
+        let received = draws.received;
         let any = received != [0; 4];
         let (kbps, ba_bytes) = (self.control_kbps(sta, to), self.block_ack_bytes());
         // A Block Ack that would start while another frame of the collision is still on the
@@ -412,8 +444,20 @@ impl Bss {
         let end = captured.map_or(end, |c| end.max(c.until + d));
         // After every airtime of the exchange is known: the feedback may change the rate.
         let acked = if ba { received.iter().map(|w| w.count_ones()).sum() } else { 0 };
-        self.ppdu_feedback(now, sta, to, p.n as u32, acked);
+        self.ppdu_feedback(now, sta, to, p.mpdus as u32, acked);
         self.occupy(now, end, ExchangeKind::Ampdu { sta, to, ssn: p.ssn, n: p.n, received, ba, rts });
+    }
+
+    /// Draws whether the MPDU of `bytes` at bit `bit` of the A-MPDU `sta` → `to` arrived.
+    fn draw_mpdu(&mut self, now: Time, sta: StaId, to: StaId, bit: u32, bytes: u32, d: &mut MpduDraws) {
+        // The MPDU's delimiter starts when the PPDU of the bytes before it would end.
+        let sinr = d.captured.filter(|c| d.ppdu_start + self.data_airtime(sta, to, d.offset) < c.until).map(|c| c.sinr_db);
+        if d.captured.is_some() {
+            d.offset = with_subframe(d.offset, bytes).next_multiple_of(4);
+        }
+        if !self.mpdu_lost(now, sta, to, bytes, sinr) {
+            d.received[bit as usize / 64] |= 1 << (bit % 64);
+        }
     }
 
     /// A deliberately lost Block Ack ([`Bss::lose_responses`]).

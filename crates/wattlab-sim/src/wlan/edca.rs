@@ -121,12 +121,14 @@ pub struct QosConfig {
     pub edca: EdcaSet,
     /// A-MPDU limits (None: every data frame alone, with a normal ACK).
     pub aggregation: Option<Aggregation>,
+    /// Largest A-MSDU in bytes (None: one MSDU per MPDU); only with `aggregation`.
+    pub amsdu: Option<u32>,
 }
 
 impl QosConfig {
     /// EDCA with the standard's parameters on `phy`, aggregating within `aggregation`.
     pub fn standard(phy: &PhyProfile, aggregation: Option<Aggregation>) -> QosConfig {
-        QosConfig { edca: EdcaSet::standard(phy), aggregation }
+        QosConfig { edca: EdcaSet::standard(phy), aggregation, amsdu: None }
     }
 
     /// The QoS MAC of `phy`'s format: none for the legacy PHYs (they keep DCF), EDCA with the

@@ -14,6 +14,7 @@
 //! Station 0 of every BSS is the AP.
 
 mod ampdu;
+mod amsdu;
 mod dcf;
 mod edca;
 mod link;
@@ -205,6 +206,8 @@ pub struct StaStats {
     pub ampdus: u64,
     /// MPDUs in those A-MPDUs (the mean aggregation size is `ampdu_mpdus / ampdus`).
     pub ampdu_mpdus: u64,
+    /// MSDUs in those MPDUs (more than `ampdu_mpdus` only with A-MSDU).
+    pub ampdu_msdus: u64,
     /// A-MPDU sizes: how many had 1, 2–3, 4–7, 8–15, 16–31, 32–63, 64–127, 128–256 MPDUs.
     #[serde(flatten)]
     pub ampdu_hist: AmpduHistogram,
@@ -731,3 +734,5 @@ mod tests_qos;
 mod tests_model;
 #[cfg(test)]
 mod tests_ba;
+#[cfg(test)]
+mod tests_amsdu;

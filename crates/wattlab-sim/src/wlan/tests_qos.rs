@@ -50,7 +50,7 @@ fn edca_ap_priority_is_an_aifs_shorter_by_two_slots() {
 #[test]
 fn edca_presets_set_each_contenders_window() {
     let mut cfg = qos_mac(None);
-    cfg.qos = Some(QosConfig { edca: EdcaSet::hostapd(), aggregation: None });
+    cfg.qos = Some(QosConfig { edca: EdcaSet::hostapd(), aggregation: None, amsdu: None });
     let h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), sta(1, PowerSave::Cam)], 1);
     assert_eq!((h.bss.stas[0].cw_min, h.bss.stas[0].cw_max), (15, 63), "hostapd's AP: BE CW 15–63");
     assert_eq!((h.bss.stas[1].cw_min, h.bss.stas[1].cw_max), (15, 1023));
