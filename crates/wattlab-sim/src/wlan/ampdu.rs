@@ -27,7 +27,7 @@
 //!
 //! [`BaState`]: super::BaState
 
-use super::{Ac, Body, Bss, ExchangeKind, MacOutput, MacTimer, StaId, AP, NO_SEQ};
+use super::{Body, Bss, ExchangeKind, MacOutput, MacTimer, StaId, AP, NO_SEQ};
 use rand::Rng;
 use wattlab_core::wlan::aggregation::DELIMITER_BYTES;
 use wattlab_core::wlan::phy::{ACK_BYTES, RTS_BYTES};
@@ -47,7 +47,7 @@ struct Plan {
 }
 
 /// Bytes of an A-MPDU of `psdu` so far once a subframe of an `mpdu`-byte MPDU is added.
-fn with_subframe(psdu: u32, mpdu: u32) -> u32 {
+pub(crate) fn with_subframe(psdu: u32, mpdu: u32) -> u32 {
     psdu.next_multiple_of(4) + DELIMITER_BYTES + mpdu
 }
 
@@ -58,21 +58,24 @@ impl Bss {
         self.cfg.qos.is_some_and(|q| q.aggregation.is_some())
     }
 
-    /// Whether the Block Ack agreement `from` → `to` exists.
-    fn has_agreement(&self, from: StaId, to: StaId) -> bool {
+    /// Whether the Block Ack agreement `from` → `to` of the AC `from`'s access is for exists
+    /// (one TID per AC).
+    pub(crate) fn has_agreement(&self, from: StaId, to: StaId) -> bool {
+        let ac = self.stas[from as usize].cur;
         if from == AP {
-            self.stas[to as usize].ba_down
+            self.stas[to as usize].ba_down[ac]
         } else {
-            self.stas[from as usize].ba_up
+            self.stas[from as usize].ba_up[ac]
         }
     }
 
-    /// Next sequence number of the flow `from` → `to`.
+    /// Next sequence number of the flow `from` → `to` of the AC of `from`'s access.
     fn next_seq(&mut self, from: StaId, to: StaId) -> &mut u32 {
+        let ac = self.stas[from as usize].cur;
         if from == AP {
-            &mut self.stas[to as usize].seq_down
+            &mut self.stas[to as usize].seq_down[ac]
         } else {
-            &mut self.stas[from as usize].seq_up
+            &mut self.stas[from as usize].seq_up[ac]
         }
     }
 
@@ -101,7 +104,7 @@ impl Bss {
             self.stas[sta as usize].stats.attempts += 1;
             return (self.control_airtime(sta, to, ADDBA_BYTES), 0);
         }
-        let p = self.begin_ampdu(sta, head);
+        let p = self.begin_ampdu(now, sta, head);
         let rts = self.cfg.rts_threshold.is_some_and(|t| p.psdu > t);
         let dur = if rts { self.control_airtime(sta, to, RTS_BYTES) } else { self.data_airtime(sta, to, p.psdu) };
         // It collides: no MPDU of the PPDU is acknowledged (as Linux's rate control sees it).
@@ -126,14 +129,14 @@ impl Bss {
 
     /// Picks the A-MPDU `sta` sends now, starting with the data frame at `head`: marks its
     /// MPDUs in flight, numbers new ones, counts their attempts.
-    fn begin_ampdu(&mut self, sta: StaId, head: usize) -> Plan {
+    fn begin_ampdu(&mut self, now: Time, sta: StaId, head: usize) -> Plan {
         let agg = self.cfg.qos.and_then(|q| q.aggregation).expect("aggregating MAC");
-        let to = self.stas[sta as usize].queue[head].to;
+        let (to, ac) = (self.stas[sta as usize].queue[head].to, self.stas[sta as usize].queue[head].ac);
         let allowance = if sta == AP { self.stas[to as usize].power.ap_allowance() } else { u32::MAX };
         // A rate controller's probe goes alone (minstrel_ht: "sampling might add some overhead
         // (RTS, no aggregation)").
         let allowance = if self.link_sampling(sta, to) { 1 } else { allowance };
-        let edca_txop = self.cfg.qos.map_or(Duration::ZERO, |q| q.edca.params(sta == AP, Ac::Be).txop_limit);
+        let edca_txop = self.txop_left(now, sta);
         let txop = match (edca_txop, agg.txop_limit) {
             (Duration::ZERO, t) | (t, Duration::ZERO) => t,
             (a, b) => a.min(b),
@@ -150,7 +153,7 @@ impl Bss {
         let len = self.stas[sta as usize].queue.len();
         for k in head..len {
             let f = &self.stas[sta as usize].queue[k];
-            if f.to != to || f.ba.acked {
+            if f.to != to || f.ac != ac || f.ba.acked {
                 continue;
             }
             if !matches!(f.body, Body::Data(_)) {
@@ -235,7 +238,7 @@ impl Bss {
 
     /// [RTS/CTS,] the A-MPDU, and the Block Ack if any MPDU arrived.
     fn start_ampdu(&mut self, now: Time, sta: StaId, head: usize) {
-        let p = self.begin_ampdu(sta, head);
+        let p = self.begin_ampdu(now, sta, head);
         let (d, sifs, to) = (self.cfg.propagation, self.cfg.phy.sifs, p.to);
         let mut t = now;
         let rts = self.cfg.rts_threshold.is_some_and(|th| p.psdu > th);
@@ -304,16 +307,17 @@ impl Bss {
                 }
             }
         }
-        self.release_in_order(now, sta, to);
+        let ac = self.stas[sta as usize].cur as u8;
+        self.release_in_order(now, sta, to, ac);
     }
 
-    /// Passes up, in sequence order, every MPDU of the flow `from` → `to` the recipient holds
-    /// with no hole before it.
-    pub(crate) fn release_in_order(&mut self, now: Time, from: StaId, to: StaId) {
+    /// Passes up, in sequence order, every MPDU of the flow `from` → `to` of AC `ac` (its
+    /// TID) the recipient holds with no hole before it.
+    pub(crate) fn release_in_order(&mut self, now: Time, from: StaId, to: StaId, ac: u8) {
         let len = self.stas[from as usize].queue.len();
         for k in 0..len {
             let f = &mut self.stas[from as usize].queue[k];
-            if f.to != to || f.ba.delivered {
+            if f.to != to || f.ac != ac || f.ba.delivered {
                 continue;
             }
             if !f.ba.received {
@@ -335,10 +339,11 @@ impl Bss {
     /// The Block Ack agreement `sta` → `to` is set up; the originator backs off as after a
     /// success.
     pub(crate) fn addba_done(&mut self, sta: StaId, to: StaId) {
+        let ac = self.stas[sta as usize].cur;
         if sta == AP {
-            self.stas[to as usize].ba_down = true;
+            self.stas[to as usize].ba_down[ac] = true;
         } else {
-            self.stas[sta as usize].ba_up = true;
+            self.stas[sta as usize].ba_up[ac] = true;
         }
         self.stas[sta as usize].stats.ba_setups += 1;
         self.reset_backoff(sta);
@@ -385,9 +390,9 @@ impl Bss {
             self.stas[sta as usize].stats.ba_lost += 1;
         }
         if dropped > 0 {
-            self.release_in_order(now, sta, to);
+            self.release_in_order(now, sta, to, self.stas[sta as usize].cur as u8);
         }
-        self.sweep(sta);
+        self.sweep(now, sta);
         let s = &mut self.stas[sta as usize];
         s.stats.retry_drops += dropped as u64;
         if ba {
@@ -401,9 +406,10 @@ impl Bss {
     /// An access failed: CW doubles (up to CWmax) and a new backoff is drawn.
     pub(crate) fn widen_backoff(&mut self, sta: StaId) {
         let s = &mut self.stas[sta as usize];
-        s.cw = (2 * s.cw + 1).min(s.cw_max);
-        s.backoff = s.rng.random_range(0..=s.cw);
-        s.backoff_active = true;
+        let e = &mut s.acs[s.cur];
+        e.cw = (2 * e.cw + 1).min(e.cw_max);
+        e.backoff = s.rng.random_range(0..=e.cw);
+        e.backoff_active = true;
     }
 
     /// Index of the data frame `sta` would send in an A-MPDU (or set up an agreement for) if
@@ -436,36 +442,41 @@ impl Bss {
     /// Removes from `sta`'s queue the MPDUs that are acknowledged and passed up (or dropped).
     /// They are mostly at the front (the oldest of their flow), so the queue is scanned only
     /// while `gone` says some remain behind others (the AP's interleaved receivers).
-    fn sweep(&mut self, sta: StaId) {
+    fn sweep(&mut self, now: Time, sta: StaId) {
+        // MPDUs leaving together were at the head of their AC's queue since the last ones left.
+        let since = self.stas[sta as usize].acs.map(|e| e.last_left);
         loop {
             let s = &mut self.stas[sta as usize];
             if s.gone == 0 || !s.queue.front().is_some_and(|f| f.ba.acked && f.ba.delivered) {
                 break;
             }
-            let f = s.queue.pop_front().expect("front exists");
-            s.gone -= 1;
-            self.left_queue(sta, &f);
+            let f = self.take_frame(sta, 0);
+            self.stas[sta as usize].gone -= 1;
+            self.left_queue(now, sta, &f, since[f.ac as usize]);
         }
         let mut k = 0;
         while self.stas[sta as usize].gone > 0 && k < self.stas[sta as usize].queue.len() {
             let f = &self.stas[sta as usize].queue[k];
             if f.ba.acked && f.ba.delivered {
-                let f = self.stas[sta as usize].queue.remove(k).expect("index in range");
+                let f = self.take_frame(sta, k);
                 self.stas[sta as usize].gone -= 1;
-                self.left_queue(sta, &f);
+                self.left_queue(now, sta, &f, since[f.ac as usize]);
             } else {
                 k += 1;
             }
         }
     }
 
-    /// MPDU `f` left `sta`'s queue: counted as delivered unless dropped.
-    fn left_queue(&mut self, sta: StaId, f: &super::Frame) {
+    /// MPDU `f` left `sta`'s queue at `now`: counted as delivered unless dropped; it had been
+    /// at the head of its AC's queue since `head_since` (or its arrival).
+    fn left_queue(&mut self, now: Time, sta: StaId, f: &super::Frame, head_since: Time) {
+        let s = &mut self.stas[sta as usize];
+        s.acs[f.ac as usize].last_left = now;
         if f.ba.tries != u16::MAX {
             if let Body::Data(p) = f.body {
-                let stats = &mut self.stas[sta as usize].stats;
-                stats.frames_sent += 1;
-                stats.bytes_sent += p.ip_len() as u64;
+                s.stats.frames_sent += 1;
+                s.stats.bytes_sent += p.ip_len() as u64;
+                s.count_ac_delivery(f, p.ip_len(), head_since, now);
             }
         }
     }
@@ -475,12 +486,13 @@ impl Bss {
     pub(crate) fn poll_answer_received(&mut self, now: Time, to: StaId, id: u64) {
         if let Some(f) = self.stas[AP as usize].queue.iter_mut().find(|f| f.id == id) {
             f.ba.received = true;
+            let ac = f.ac;
+            self.release_in_order(now, AP, to, ac);
         }
-        self.release_in_order(now, AP, to);
     }
 
     /// The PS-Poll's answer was acknowledged: it leaves once passed up.
-    pub(crate) fn poll_answer_acked(&mut self, to: StaId, id: u64) {
+    pub(crate) fn poll_answer_acked(&mut self, now: Time, to: StaId, id: u64) {
         if let Some(f) = self.stas[AP as usize].queue.iter_mut().find(|f| f.id == id) {
             f.ba.acked = true;
             if f.ba.delivered {
@@ -488,6 +500,6 @@ impl Bss {
             }
         }
         self.release_used(to);
-        self.sweep(AP);
+        self.sweep(now, AP);
     }
 }
