@@ -228,3 +228,37 @@ fn a_stream_after_a_download_wakes_the_sleeping_radio_which_sleeps_again_after_i
         assert!(mode.energy_j < on.energy_j);
     }
 }
+
+/// The download scenario with its wireless hop replaced by an 802.11ax BSS (HE-MCS 7, 20 MHz,
+/// 1 stream: EDCA, A-MPDU with Block Ack) and the Internet link as the 20 Mb/s bottleneck
+/// the hop was (so the client's window still streams in at 20 Mb/s).
+fn on_80211ax(power_save: &str) -> String {
+    let start = SCENARIO.find("[[wireless]]").expect("the scenario has a hop");
+    let end = SCENARIO.find("[[flow]]").expect("flows follow");
+    let bss = format!(
+        "[[wlan]]\nname = \"bss\"\nap = \"ap\"\nstations = [\"client\"]\nphy = \"802.11ax\"\nmcs = 7\nnss = 1\nwidth = 20\npower_save = \"{power_save}\"\n\n"
+    );
+    let text = format!("{}{bss}{}", &SCENARIO[..start], &SCENARIO[end..]);
+    text.replace("rate = \"100Mbps\"", "rate = \"20Mbps\"")
+}
+
+#[test]
+fn cc_saves_energy_on_an_80211ax_bss() {
+    // Issue 29 item 6: the agent on an aggregating 802.11ax station, against always-on.
+    let cam = run_text(&on_80211ax("cam"));
+    let cc = run_text(&on_80211ax("cc"));
+    assert!(cc.completed && cam.completed);
+    assert_eq!(cc.flows[0].bytes_delivered, 5_000_000, "every byte delivered");
+    let (e_cam, e_cc) = (energy(&cam, "always-on"), energy(&cc, "cc"));
+    let (t_cam, t_cc) = (time(&cam), time(&cc));
+    let saving = 1.0 - e_cc / e_cam;
+    let overhead = t_cc / t_cam - 1.0;
+    eprintln!("802.11ax: cam {t_cam:.3} s {e_cam:.3} J; cc {t_cc:.3} s {e_cc:.3} J: saves {:.1} %, time +{:.1} %", 100.0 * saving, 100.0 * overhead);
+    assert!(cc.wlans[0].stations.iter().any(|s| s.ampdu_mean > 1.0), "frames went aggregated");
+    assert!(saving > 0.25, "CC saves {:.1} % against always-on", 100.0 * saving);
+    assert!(overhead > 0.0 && overhead < 0.5, "time overhead {:.1} %", 100.0 * overhead);
+    let a = &cc.agents[0].stats;
+    assert!(a.bursts > 50 && a.probes > 50, "{a:?}");
+    assert_eq!(a.reverted, 0);
+    assert!(a.dropped_asleep <= 2, "{} packets lost asleep", a.dropped_asleep);
+}

@@ -188,3 +188,33 @@ fn tunnel_runs_are_deterministic() {
     let b = serde_json::to_string(&run(SCENARIO, &set)).unwrap();
     assert_eq!(a, b);
 }
+
+/// `text` with its 802.11a BSS turned into 802.11ax HE-MCS 7, 20 MHz, 1 stream (EDCA, A-MPDU
+/// with Block Ack, U-APSD's released frames aggregated).
+fn on_80211ax(text: &str) -> String {
+    let legacy = "phy = \"802.11a\"\nrate = \"54Mbps\"";
+    assert!(text.contains(legacy), "the scenario's BSS is 802.11a at 54 Mb/s");
+    text.replace(legacy, "phy = \"802.11ax\"\nmcs = 7\nnss = 1\nwidth = 20")
+}
+
+#[test]
+fn the_tunnel_saves_energy_on_80211ax_too() {
+    // Issue 29 item 6: the same four flows and tunnel over an aggregating 802.11ax BSS.
+    let tunnel = run(&on_80211ax(SCENARIO), &[]);
+    let cam = run(&on_80211ax(&without_tunnel("cam")), &[]);
+    let psm = run(&on_80211ax(&without_tunnel("psm")), &[]);
+    let (e_t, e_c, e_p) = (client_energy(&tunnel), client_energy(&cam), client_energy(&psm));
+    let (g_t, rtt_t) = traffic(&tunnel);
+    let (g_c, rtt_c) = traffic(&cam);
+    let (_, rtt_p) = traffic(&psm);
+    eprintln!("802.11ax: tunnel {e_t:.3} J {g_t:.0} B/s {rtt_t:.1} ms; cam {e_c:.3} J {g_c:.0} B/s {rtt_c:.1} ms; psm {e_p:.3} J {rtt_p:.1} ms");
+    let bss = &tunnel.wlans[0];
+    assert!(bss.stations.iter().any(|s| s.ampdu_mean > 1.0), "frames went aggregated");
+    assert!((g_t - g_c).abs() < 0.05 * g_c, "tunnel {g_t:.0} B/s vs cam {g_c:.0} B/s");
+    assert!(g_c > 0.9 * 450_000.0, "the four flows reach their 450 kB/s: {g_c:.0}");
+    assert!(e_t < 0.6 * e_c, "tunnel {e_t:.3} J vs cam {e_c:.3} J");
+    assert!(rtt_c < rtt_t && rtt_t < rtt_p, "RTT cam {rtt_c:.1}, tunnel {rtt_t:.1}, psm {rtt_p:.1} ms");
+    let client = tunnel.tunnels.iter().find(|t| t.node == "client").expect("client end");
+    assert!(client.stats.released_full + client.stats.released_burst_rule > 0);
+    assert_eq!(client.stats.dropped_malformed, 0);
+}

@@ -5,7 +5,9 @@
 //! whose counter runs out first transmits; stations that run out in the same slot collide.
 //! Everyone else freezes its counter, decremented by the slots that elapsed, until the medium
 //! is idle again. A station with no backoff pending that gets a frame while the medium is
-//! idle transmits at the next grid point (immediate access after DIFS). After every exchange
+//! idle for at least DIFS transmits at the next grid point (immediate access); one whose frame
+//! arrives while the medium is busy or idle for less than DIFS draws a backoff first
+//! (§10.3.4.2–3). After every exchange
 //! the sender draws a new backoff (post-backoff), from CWmin after a success and from a
 //! doubled window after a failure, so the model matches Bianchi's assumptions exactly.
 //!
@@ -113,8 +115,7 @@ impl Bss {
             return None;
         }
         self.head_of(i, ac)?;
-        let off = e.aifs_off;
-        Some(if e.backoff_active { (e.backoff as u64 + off).max(slot_now) } else { slot_now.max(off) })
+        Some(self.ac_access_slot_of(i, ac, slot_now))
     }
 
     /// Grid slot at which station `i` would transmit (its earliest AC).
@@ -157,6 +158,34 @@ impl Bss {
         }
     }
 
+    /// [`Bss::ac_access_slot`] of an AC known to have something to send.
+    #[inline]
+    fn ac_access_slot_of(&self, i: StaId, ac: usize, slot_now: u64) -> u64 {
+        let e = &self.stas[i as usize].acs[ac];
+        let off = e.aifs_off;
+        if e.backoff_active { (e.backoff as u64 + off).max(slot_now) } else { slot_now.max(off) }
+    }
+
+    /// AC `ac` of station `i` has something to send (`has`) at `now`, with the medium idle.
+    /// If it had nothing at the last evaluation and no backoff is pending, it may go without
+    /// backoff only if the medium has been idle for at least its own IFS (DIFS, or its AIFS
+    /// under EDCA; EIFS after a failed exchange); otherwise it draws a backoff from its
+    /// current CW first (802.11-2020 §10.3.4.2–3 for DCF, §10.23.2.2 for an EDCAF). Before
+    /// the first busy period the medium counts as idle long enough (the BSS starts on a quiet
+    /// channel).
+    #[inline]
+    fn backoff_on_arrival(&mut self, now: Time, i: StaId, ac: usize, has: bool) {
+        let own_ifs_end = self.grid_origin + Duration::from_nanos(self.stas[i as usize].acs[ac].aifs_off * self.cfg.phy.slot.as_nanos());
+        let within_ifs = self.medium_used && now < own_ifs_end;
+        let s = &mut self.stas[i as usize];
+        let e = &mut s.acs[ac];
+        if has && !e.had_head && !e.backoff_active && within_ifs {
+            e.backoff = s.rng.random_range(0..=e.cw);
+            e.backoff_active = true;
+        }
+        e.had_head = has;
+    }
+
     /// Re-evaluates contention: arms the access timer for the earliest transmitter.
     pub(crate) fn contend(&mut self, now: Time) {
         if self.busy {
@@ -167,10 +196,18 @@ impl Bss {
             Some(now.max(self.idle_since + self.cfg.phy.sifs + self.cfg.phy.slot))
         } else {
             let slot_now = self.slot_at_or_after(now);
-            (0..self.stas.len() as StaId)
-                .filter_map(|i| self.access_slot(i, slot_now))
-                .min()
-                .map(|k| self.grid_origin + Duration::from_nanos(k * self.cfg.phy.slot.as_nanos()))
+            let mut first: Option<u64> = None;
+            for i in 0..self.stas.len() as StaId {
+                for ac in 0..self.ac_count() {
+                    let has = self.head_of(i, ac).is_some();
+                    self.backoff_on_arrival(now, i, ac, has);
+                    if has {
+                        let k = self.ac_access_slot_of(i, ac, slot_now);
+                        first = Some(first.map_or(k, |f| f.min(k)));
+                    }
+                }
+            }
+            first.map(|k| self.grid_origin + Duration::from_nanos(k * self.cfg.phy.slot.as_nanos()))
         };
         if at != self.access_at {
             self.access_at = at;
@@ -224,6 +261,9 @@ impl Bss {
         let n = self.ac_count();
         for s in self.stas.iter_mut() {
             for e in &mut s.acs[..n] {
+                // Whoever waited for its IFS without a backoff found the medium busy: it
+                // draws one when the medium is idle again ([`Bss::backoff_on_arrival`]).
+                e.had_head = false;
                 if e.backoff_active {
                     // ACs count only the slots after their own (longer) AIFS.
                     let counted = elapsed.saturating_sub(e.aifs_off);
@@ -265,6 +305,7 @@ impl Bss {
             }
         }
         self.busy = true;
+        self.medium_used = true;
         self.exchange_gen = self.exchange_gen.wrapping_add(1);
         self.exchange = Some(Exchange { kind });
         self.stats.busy_ns += (end - now).as_nanos();

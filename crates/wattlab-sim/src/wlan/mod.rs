@@ -431,6 +431,9 @@ pub(crate) struct Edcaf {
     pub retry_id: u64,
     pub backoff: u32,
     pub backoff_active: bool,
+    /// It had something to send at the last contention evaluation (a frame arriving at an
+    /// empty queue is told from one behind others by this).
+    pub had_head: bool,
     /// Slots this AC's AIFS exceeds the shortest of the BSS (it counts its backoff only
     /// after them).
     pub aifs_off: u64,
@@ -447,7 +450,7 @@ pub(crate) struct Edcaf {
 impl Edcaf {
     /// An idle EDCAF with access parameters (AIFS offset, CWmin, CWmax, TXOP limit).
     fn new(aifs_off: u64, cw_min: u32, cw_max: u32, txop_limit: Duration) -> Edcaf {
-        Edcaf { queued: 0, cw: cw_min, retries: 0, retry_id: u64::MAX, backoff: 0, backoff_active: false, aifs_off, cw_min, cw_max, txop_limit, last_left: Time::ZERO }
+        Edcaf { queued: 0, cw: cw_min, retries: 0, retry_id: u64::MAX, backoff: 0, backoff_active: false, had_head: false, aifs_off, cw_min, cw_max, txop_limit, last_left: Time::ZERO }
     }
 }
 
@@ -614,6 +617,9 @@ pub struct Bss {
     pub(crate) base_aifsn: u64,
     /// The TXOP on the air: its holder and when it ends (ACs with a TXOP limit; `txop.rs`).
     pub(crate) txop: Option<(StaId, Time)>,
+    /// The medium has been busy at least once (before that it counts as idle for long enough
+    /// for immediate access).
+    pub(crate) medium_used: bool,
 }
 
 impl Bss {
@@ -672,6 +678,7 @@ impl Bss {
             psdu_cap_cache: None,
             base_aifsn,
             txop: None,
+            medium_used: false,
         }
     }
 

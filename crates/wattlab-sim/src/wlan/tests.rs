@@ -414,3 +414,77 @@ fn prioritised_ap_wins_the_medium_more_often() {
     assert!(ap2 > ap0 + st0, "and sends more than the whole DCF BSS did (no collisions, no backoff)");
     eprintln!("AP share of successes: DCF {share0:.3}, PIFS {share1:.3}");
 }
+
+/// Start of every transmission by `sta` in the harness's log.
+pub(crate) fn tx_starts(h: &Harness, sta: StaId) -> Vec<Time> {
+    h.activity.iter().filter(|a| a.0 == sta && a.3 == Activity::Tx).map(|a| a.1).collect()
+}
+
+/// The first backoff station `i`'s stream draws from CW 15 (its first draw: it has not
+/// contended before), computed beside the MAC from the same seed.
+fn first_backoff(seed: u64, i: StaId) -> u64 {
+    use rand::Rng;
+    crate::rng::RngStreams::new(seed).stream(&format!("b{i}")).random_range(0..=15u32) as u64
+}
+
+#[test]
+fn a_frame_arriving_at_a_busy_or_recently_busy_medium_draws_a_backoff() {
+    // 802.11a 54 Mb/s: slot 9 µs, DIFS 34 µs; a 1500-byte frame's exchange is 248 µs of data,
+    // SIFS 16 µs and a 28 µs ACK = 292 µs. Seed 3 gives stations 2 and 3 non-zero first draws,
+    // so the test tells a backoff from immediate access.
+    let seed = 3;
+    let (b2, b3) = (first_backoff(seed, 2), first_backoff(seed, 3));
+    assert!(b2 > 0 && b3 > 0, "seed must draw non-zero backoffs: {b2}, {b3}");
+    let stas = (0..=4).map(|i| sta(i, PowerSave::Cam)).collect();
+    let mut h = Harness::new(mac(PHY_80211A, 54_000), stas, seed);
+    // 1. Idle since the start: station 1 goes at the next grid point after DIFS, 1006 µs.
+    h.run_until(Time(1_000_000));
+    h.send(1, AP, 1500);
+    let t1 = Time::ZERO + us(34 + 108 * 9);
+    // 2. Station 2's frame arrives while station 1's exchange holds the medium: it defers
+    //    DIFS after the exchange ends and counts its backoff b2 (not the first slot).
+    h.run_until(t1 + us(100));
+    h.send(2, AP, 1500);
+    let end1 = t1 + us(292);
+    let t2 = end1 + us(34 + 9 * b2);
+    // 3. Station 3's frame arrives 20 µs after station 2's exchange ends (idle < DIFS).
+    let end2 = t2 + us(292);
+    h.run_until(end2 + us(20));
+    h.send(3, AP, 1500);
+    let t3 = end2 + us(34 + 9 * b3);
+    // 4. Station 4's arrives exactly DIFS after station 3's exchange ends: immediate access.
+    let end3 = t3 + us(292);
+    h.run_until(end3 + us(34));
+    h.send(4, AP, 1500);
+    h.run_until(Time(100_000_000));
+    assert_eq!(tx_starts(&h, 1), vec![t1]);
+    assert_eq!(tx_starts(&h, 2), vec![t2], "busy at arrival: DIFS + {b2} slots");
+    assert_eq!(tx_starts(&h, 3), vec![t3], "idle 20 µs < DIFS at arrival: DIFS + {b3} slots");
+    assert_eq!(tx_starts(&h, 4), vec![end3 + us(34)], "idle for DIFS at arrival: no backoff");
+    assert_eq!((h.bss.stats.collisions, h.delivered.len()), (0, 4));
+}
+
+#[test]
+fn frames_arriving_during_one_exchange_no_longer_collide_in_the_first_slot() {
+    // Before the fix every station whose frame arrived during a busy medium went in the first
+    // slot after DIFS, so two such stations always collided. Now each draws its own backoff;
+    // over many rounds they collide about as often as two fresh draws from CW 15 coincide.
+    let stas = (0..=3).map(|i| sta(i, PowerSave::Cam)).collect();
+    let mut h = Harness::new(mac(PHY_80211A, 54_000), stas, 5);
+    let rounds = 400u64;
+    for r in 0..rounds {
+        let t = Time((r + 1) * 10_000_000);
+        h.run_until(t);
+        h.send(1, AP, 1500); // idle for long: immediate access
+        h.run_until(t + us(40)); // station 1 is on the air
+        h.send(2, AP, 1500);
+        h.send(3, AP, 1500);
+    }
+    h.run_until(Time((rounds + 2) * 10_000_000));
+    let c = h.bss.stats.collisions as f64 / rounds as f64;
+    // Fresh draws of 2 and 3 from CW 15 coincide with probability 1/16 (post-backoffs of
+    // earlier rounds have run out in the 10 ms gaps); 0.0625 ± 4 σ over 400 rounds.
+    assert!(c < 0.0625 + 4.0 * (0.0625f64 * 0.9375 / 400.0).sqrt(), "collision rate per round {c}");
+    assert!(c > 0.0, "some rounds still collide");
+    assert_eq!(h.delivered.len() as u64, 3 * rounds);
+}

@@ -486,3 +486,53 @@ fn an_80211ax_scenario_runs_on_the_aggregating_mac() {
     }
 }
 
+
+#[test]
+fn edca_immediate_access_needs_the_acs_own_aifs_of_idle_medium() {
+    use super::tests::tx_starts;
+    // AIFS[BE] = SIFS + 3 slots = 43 µs; a QoS data frame of 1500 bytes is 252 µs, its
+    // exchange 252 + 16 + 28 = 296 µs. Station 2's frame arrives 40 µs after station 1's
+    // exchange ends: idle for more than DIFS (34 µs) but less than its AIFS, so it draws a
+    // backoff (§10.23.2.2) where the old MAC sent it at 43 µs.
+    let stas = (0..=2).map(|i| sta(i, PowerSave::Cam)).collect();
+    let mut h = Harness::new(qos_mac(None), stas, 3);
+    h.run_until(Time(1_000_000));
+    h.send(1, AP, 1500);
+    let t1 = Time::ZERO + us(43 + 107 * 9); // grid 43 + k·9 µs, first point ≥ 1000 µs
+    let end1 = t1 + us(296);
+    h.run_until(end1 + us(40));
+    h.send(2, AP, 1500);
+    let s = &h.bss.stas[2];
+    assert!(s.acs[0].backoff_active, "a backoff is pending");
+    let b = s.acs[0].backoff as u64;
+    assert!(b > 0, "seed 3 draws a non-zero backoff for station 2");
+    h.run_until(Time(10_000_000));
+    assert_eq!(tx_starts(&h, 1), vec![t1]);
+    assert_eq!(tx_starts(&h, 2), vec![end1 + us(43 + 9 * b)]);
+}
+
+#[test]
+fn aggregating_stations_whose_frames_arrive_during_an_exchange_draw_backoffs() {
+    use super::tests::tx_starts;
+    // Three HE-style aggregating stations (802.11a timing, HT limits). Stations 1 and 2 set up
+    // their Block Ack agreements first; then, while station 3's ADDBA exchange holds the
+    // medium, both get a frame. Each must count a backoff of its own after AIFS; the old MAC
+    // sent both in the first slot, a certain collision.
+    let mut h = agg_harness(Aggregation::HT, &[PowerSave::Cam, PowerSave::Cam, PowerSave::Cam], 4);
+    for (k, s) in [(1u64, 1), (21, 2)] {
+        h.run_until(Time(k * 1_000_000));
+        h.send(s, AP, 1500);
+    }
+    h.run_until(Time(50_000_000));
+    assert_eq!((h.bss.stas[1].ba_up[0], h.bss.stas[2].ba_up[0]), (true, true));
+    let (c0, n0) = (h.bss.stats.collisions, tx_starts(&h, 1).len() + tx_starts(&h, 2).len());
+    h.send(3, AP, 1500); // ADDBA first
+    h.run_until(Time(50_000_000) + us(60));
+    assert!(h.bss.busy, "station 3's ADDBA exchange is on the air");
+    h.send(1, AP, 1500);
+    h.send(2, AP, 1500);
+    h.run_until(Time(100_000_000));
+    assert_eq!(h.bss.stats.collisions, c0, "the two frames did not collide (seed 4)");
+    assert_eq!(tx_starts(&h, 1).len() + tx_starts(&h, 2).len(), n0 + 2);
+    assert_eq!(h.delivered.len(), 5);
+}

@@ -38,7 +38,8 @@ impl Bss {
     pub(crate) fn continue_txop(&mut self, now: Time, kind: &ExchangeKind) -> bool {
         let Some((holder, end)) = self.txop else { return false };
         let sender = match *kind {
-            ExchangeKind::Frame { sta, .. } | ExchangeKind::Ampdu { sta, .. } | ExchangeKind::AddBa { sta, .. } => sta,
+            // The ADDBA handshake is an access of its own (management frames), as before.
+            ExchangeKind::Frame { sta, .. } | ExchangeKind::Ampdu { sta, .. } => sta,
             _ => return false,
         };
         if sender != holder {

@@ -418,14 +418,14 @@ mod tests {
         let e = read(&text).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("flow[0].servers"));
         assert_eq!((e.line, e.column), (Some(8), Some(11)));
-        assert!(e.message.starts_with("`servers` does not apply to kind = \"bulk-download\" (its keys: name, start, port, client, server, bytes, request,"), "{e}");
+        assert!(e.message.starts_with("`servers` does not apply to kind = \"bulk-download\" (its keys: name, start, port, dscp, client, server, bytes, request,"), "{e}");
         // bulk-upload shares bulk-download's struct but not `request`.
         let e = read(&(minimal("bulk-upload") + "request = \"1kB\"\n")).unwrap_err();
         assert!(e.message.starts_with("`request` does not apply to kind = \"bulk-upload\""), "{e}");
         assert!(!e.message.contains("request,"), "{e}");
         // A key no kind has lists what this kind takes, not every kind's keys.
         let e = read(&(minimal("ping") + "bites = 3\n")).unwrap_err();
-        assert_eq!(e.message, "unknown field `bites` (kind = \"ping\" takes: name, start, port, from, to, count, interval, packet_size)");
+        assert_eq!(e.message, "unknown field `bites` (kind = \"ping\" takes: name, start, port, dscp, from, to, count, interval, packet_size)");
         assert_eq!((e.key.as_deref(), e.line), (Some("flow[0].bites"), Some(7)));
     }
 
