@@ -150,23 +150,38 @@ pub struct WlanStationSummary {
 /// the AC's queue (the previous frame's departure, or its arrival if later) to the
 /// acknowledgement, retries included; 0 without frames.
 #[derive(Clone, Debug, Default, Serialize)]
-#[allow(missing_docs)] // one pattern, documented above
 pub struct AcColumns {
+    /// AC_VO: data frames delivered.
     pub vo_frames: u64,
+    /// AC_VO: IP bytes delivered.
     pub vo_bytes: u64,
+    /// AC_VO: airtime of its exchanges, s.
     pub vo_airtime_s: f64,
+    /// AC_VO: mean access delay, ms.
     pub vo_access_delay_ms: f64,
+    /// AC_VI: data frames delivered.
     pub vi_frames: u64,
+    /// AC_VI: IP bytes delivered.
     pub vi_bytes: u64,
+    /// AC_VI: airtime of its exchanges, s.
     pub vi_airtime_s: f64,
+    /// AC_VI: mean access delay, ms.
     pub vi_access_delay_ms: f64,
+    /// AC_BE: data frames delivered.
     pub be_frames: u64,
+    /// AC_BE: IP bytes delivered.
     pub be_bytes: u64,
+    /// AC_BE: airtime of its exchanges, s.
     pub be_airtime_s: f64,
+    /// AC_BE: mean access delay, ms.
     pub be_access_delay_ms: f64,
+    /// AC_BK: data frames delivered.
     pub bk_frames: u64,
+    /// AC_BK: IP bytes delivered.
     pub bk_bytes: u64,
+    /// AC_BK: airtime of its exchanges, s.
     pub bk_airtime_s: f64,
+    /// AC_BK: mean access delay, ms.
     pub bk_access_delay_ms: f64,
 }
 
