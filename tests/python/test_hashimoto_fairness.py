@@ -39,12 +39,14 @@ def test_ackloss_raises_the_downstream_share_with_a_lower_upstream_rtt(runs):
 
 def test_the_total_is_capped_by_the_acks_ackloss_delivers(runs):
     """Why ackloss's total is below Reno's: with every TCP ACK carried, the channel's collision-free
-    TCP maximum is ~20.15 Mb/s. ackloss sits just below it; Reno is above it, which only the AP's
-    ACK drops (most frames reaching the AP) make possible."""
+    TCP maximum is ~20.15 Mb/s. ackloss sits below it (0.90-0.96 of it for seeds 1-3, the AP
+    drawing a backoff for what reaches it during an exchange, as every station does: wlan.md,
+    "DCF"); Reno is above it, which only the AP's ACK drops (most frames reaching the AP) make
+    possible."""
     cap = fairness.tcp_capacity_mbps(False)
     assert cap == pytest.approx(20.15, abs=0.01)
     reno, al = runs.loc["reno"], runs.loc["ackloss"]
-    assert ((al.total_mbps > 0.9 * cap) & (al.total_mbps <= cap)).all(), al.total_mbps
+    assert ((al.total_mbps > 0.85 * cap) & (al.total_mbps <= cap)).all(), al.total_mbps
     assert (reno.total_mbps > 1.1 * cap).all(), reno.total_mbps
     reno_drop = reno.ap_queue_drops / (reno.ap_frames + reno.ap_queue_drops)
     al_drop = al.ap_queue_drops / (al.ap_frames + al.ap_queue_drops)

@@ -84,14 +84,16 @@ VALIDATION = ROOT / "scenarios" / "validation"
 @pytest.mark.parametrize(
     ("name", "mcs", "width", "low"),
     [
-        # One station: the TCP maximum less slow start and the station-AP collisions (-5.9 %
-        # in 5 s, -4.4 % in 60 s: docs/validation.md).
+        # One station: the TCP maximum less slow start and the station-AP collisions (-5.8 %
+        # in 5 s, -3.6 % in 60 s: docs/validation.md).
         ("ax-upload-1sta-mcs7-20mhz", 7, 20, 0.93),
         ("ax-upload-1sta-mcs11-80mhz", 11, 80, 0.93),
         # Ten stations: collisions among 11 contenders and TCP timeouts while the AP's ACK queue
-        # waits for its share of the channel (0.81 and 0.90 of the maximum in 5 s).
+        # waits for its share of the channel (0.78 and 0.80 of the maximum in 5 s; 0.81 and
+        # 0.90 before the AP, like every station, drew a backoff for ACKs that arrive while
+        # the medium is busy instead of sending them in the first slot: wlan.md, DCF).
         ("ax-upload-10sta-mcs7-20mhz", 7, 20, 0.75),
-        ("ax-upload-10sta-mcs11-80mhz", 11, 80, 0.85),
+        ("ax-upload-10sta-mcs11-80mhz", 11, 80, 0.75),
     ],
 )
 def test_saturated_ax_uploads_stay_under_the_tcp_maximum(name, mcs, width, low, capsys):
