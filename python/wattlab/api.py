@@ -506,13 +506,16 @@ def validate(scenario: ScenarioLike | None = None, overrides: Iterable[str] = ()
         _warn(message)
 
 
-def profiles() -> pd.DataFrame:
-    """The built-in device profiles: powers per state (mW), source, and description."""
+def profiles(specs: list[str] | None = None) -> pd.DataFrame:
+    """Device profiles: powers per state (mW), the number of per-(width, NSS) PPDU powers,
+    source, and description; the built-in ones, or those ``specs`` name (built-in names or
+    profile TOML files). Raises ``ValueError`` (file, line and key) for a bad file."""
     pd = _pandas()
     rows = []
-    for p in _core.profiles():
+    for p in _core.profiles(specs):
         row = {"name": p["name"]}
         row.update({f"{k}_mw": v for k, v in p["power_mw"].items()})
+        row["ppdu_powers"] = len(p["ppdu_power"])
         row["description"] = p["description"]
         row["source"] = p["source"]
         rows.append(row)

@@ -250,15 +250,23 @@ def validate(scenarios, set_, json_out) -> None:
 
 
 @app.command()
-@click.option("--json", "json_out", is_flag=True, help="Print the profiles as JSON (full detail: transitions, derived values).")
-def profiles(json_out) -> None:
-    """List the built-in radio device profiles with their powers and sources."""
+@click.argument("specs", nargs=-1, metavar="[NAME|FILE.toml]...")
+@click.option("--json", "json_out", is_flag=True,
+              help="Print the profiles as JSON (full detail: transitions, per-(width, NSS) PPDU powers, derived values).")
+def profiles(specs, json_out) -> None:
+    """List radio device profiles with their powers and sources: the built-in ones, or the
+    built-in names and profile TOML files given (a file is checked; a bad one is an error
+    naming its line and key). A scenario names either in `radio.profile`."""
+    try:
+        data = _core.profiles(list(specs) if specs else None)
+    except ValueError as e:
+        fail(str(e))
     if json_out:
-        sys.stdout.write(json.dumps(_core.profiles(), indent=2) + "\n")
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
     from wattlab import api, report
 
-    report.print_profiles(console, api.profiles())
+    report.print_profiles(console, api.profiles(list(specs) if specs else None))
 
 
 @app.command()

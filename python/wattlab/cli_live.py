@@ -21,7 +21,8 @@ def live_app() -> None:
 POLICY_HELP = (
     "Client radio policy: always-on (the AP forwards at once), cc (paper 000's client-centered agent on the "
     "client's NFQUEUE; energy = replay of its radio schedule over the capture), psm (idealised PSM: the AP "
-    "buffers and releases at each beacon), psna (a psna-read/psna-send flow's mobile switches the card off; energy = replay "
+    "buffers and releases at each beacon), adaptive-psm (adaptive PSM with a 100 ms inactivity timeout: the AP "
+    "holds while the station dozes; energy = replay of its radio schedule), psna (a psna-read/psna-send flow's mobile switches the card off; energy = replay "
     "of its on/off schedule). Default: psna for a PSNA flow, always-on otherwise."
 )
 SET_HELP = "Override a scenario key, as `wattlab run --set` (e.g. --set wireless.hop.down.loss.p=0.01). Repeatable."
@@ -195,7 +196,7 @@ SCENARIO_HELP = ("Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄
 
 @live_app.command("run")
 @click.argument("scenario", type=PATH, metavar="SCENARIO.toml")
-@click.option("--policy", type=click.Choice(["always-on", "cc", "psm", "psna"]), default=None, help=POLICY_HELP)
+@click.option("--policy", type=click.Choice(["always-on", "cc", "psm", "adaptive-psm", "psna"]), default=None, help=POLICY_HELP)
 @click.option("--out", type=click.Path(), metavar="DIR",
               help="Directory for the capture (client.pcap), logs, reports, energy tables and summary.json "
               "(default: a new temporary directory).")

@@ -102,7 +102,7 @@ def _command(entry: Entry, name: str) -> click.Command:
 
             sys.stdout.write(json.dumps(res.tables["claims.csv"].to_dict("records"), indent=2) + "\n")
             return
-        _print_claims(entry, res)
+        _print_claims(entry, res, rep.paper_heading)
         note(f"wrote {len(res.files)} files to {out} ({command.written}); total wall time {time.perf_counter() - t0:.1f} s")
 
     return click.Command(name, callback=callback, params=_common(entry, name, command),
@@ -119,12 +119,13 @@ def _param_name(o) -> str:
     return first.lstrip("-").replace("-", "_")
 
 
-def _print_claims(entry: Entry, res) -> None:
-    """The verdicts as a table: claim, verdict, what the paper says, our test, our numbers."""
+def _print_claims(entry: Entry, res, paper: str = "the paper") -> None:
+    """The verdicts as a table: claim, verdict, what the paper says (``paper``: its heading),
+    our test, our numbers."""
     table = Table(title=f"{entry.name}: wattlab's verdicts ({res.simulations} simulations, {res.wall_time_s:.1f} s)",
                   show_lines=True)
     tests = any(c.test for c in res.claims)
-    for col in ("claim", "verdict", "the paper", *(["our test"] if tests else []), "our numbers"):
+    for col in ("claim", "verdict", paper, *(["our test"] if tests else []), "our numbers"):
         table.add_column(col, overflow="fold")
     for c in res.claims:
         claim = f"{c.id}: {c.claim}" if c.claim else c.id

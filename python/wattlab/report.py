@@ -231,9 +231,14 @@ def print_profiles(console: Console, df: pd.DataFrame) -> None:
     states = list(reversed(_core.radio_states()))  # busiest first
     for s in states:
         t.add_column(s, justify="right")
+    # Per-(width, NSS) PPDU powers: a count column only when some profile has them.
+    ppdu = "ppdu_powers" in df and bool(df["ppdu_powers"].any())
+    if ppdu:
+        t.add_column("per-PPDU", justify="right")
     t.add_column("source", overflow="fold", max_width=60)
     for _, r in df.iterrows():
-        t.add_row(r["name"], *(f"{r[f'{s}_mw']:g}" for s in states), r["source"])
+        extra = [str(r["ppdu_powers"])] if ppdu else []
+        t.add_row(r["name"], *(f"{r[f'{s}_mw']:g}" for s in states), *extra, r["source"])
     print_table(console, t, keys=1)
 
 

@@ -49,3 +49,11 @@ def joules_per_mb(energy_j: float, delivered: int) -> float | None:
 def describe_loss(diff: dict) -> str:
     """What differs, in words: "lost 2.79 MB; lost 2,723 datagrams; not completed: stream"."""
     return _core.describe_loss(diff)
+
+
+def compare_runs(run: dict, first: dict) -> dict:
+    """Summary ``run`` against summary ``first`` (``run --compare``'s rule): ``diff`` (as
+    :func:`compare_work`), ``nodes`` (per radio node: node, energy_j (its power mode's meter, or
+    always-on's), energy_j_per_mb, saving against ``first``'s, None unless the same work was
+    done), ``completion_s`` and ``slowdown``."""
+    return _core.compare_runs(run, first)

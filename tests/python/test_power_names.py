@@ -11,8 +11,15 @@ import wattlab
 from wattlab import _core
 from wattlab.reproduce.yan_cc import config
 
-ACCEPTED = ["cam", "psm", "ideal-psm", "u-apsd", "cc", "psna", "external", "bsd-1", "bsd-50", "bsd-999", "bsd-1000"]
-REFUSED = ["", "CAM", "bsd", "bsd-", "bsd-0", "bsd-050", "bsd-+5", "bsd-1001", "bsd-P", "uapsd", "always-on", " cam"]
+ACCEPTED = ["cam", "psm", "ideal-psm", "u-apsd", "cc", "psna", "external", "bsd-1", "bsd-50", "bsd-999", "bsd-1000",
+            "adaptive-psm:timeout=1ms", "adaptive-psm:timeout=200ms", "adaptive-psm:timeout=10000ms",
+            "twt:interval=100ms,duration=8192us", "twt:interval=1ms,duration=999us,announced=true",
+            "twt:interval=65535ms,duration=261120us"]
+REFUSED = ["", "CAM", "bsd", "bsd-", "bsd-0", "bsd-050", "bsd-+5", "bsd-1001", "bsd-P", "uapsd", "always-on", " cam",
+           "adaptive-psm", "adaptive-psm:timeout=0ms", "adaptive-psm:timeout=200", "adaptive-psm:timeout=010ms",
+           "adaptive-psm:timeout=10001ms", "adaptive-psm:timeout=0.2s",
+           "twt", "twt:interval=100ms", "twt:interval=0100ms,duration=10us", "twt:interval=100ms,duration=0us",
+           "twt:interval=100ms,duration=8192us,announced=false", "twt:interval=100ms,duration=8ms"]
 
 
 def test_each_kind_is_described_and_its_regex_is_the_parser():
@@ -24,7 +31,10 @@ def test_each_kind_is_described_and_its_regex_is_the_parser():
     named = ["cam", "psm", "ideal-psm", "bsd-P", "u-apsd", "cc", "psna", "external"]
     assert [p for p in patterns if p in named] == named and len(set(patterns)) == len(patterns)
     assert [m["changes_traffic"] for m in modes] == [m["family"] != "cam" for m in modes]
-    known = ", ".join(p + (" (P = 1..=1000)" if p == "bsd-P" else "") for p in patterns)
+    known = ", ".join(
+        m["pattern"] + "".join(f" ({q['letter']} = {q['min']}..={q['max']})" for q in m["parameters"]) for m in modes
+    )
+    assert "bsd-P (P = 1..=1000)" in known and "adaptive-psm:timeout=Tms (T = 1..=10000)" in known
     assert {m["basis"] for m in modes if m["changes_traffic"]} == {"mode"}
     bsd = next(m for m in modes if m["family"] == "bsd")
     assert bsd["parameters"] == [{"name": "percent", "letter": "P", "min": 1, "max": 1000,

@@ -29,9 +29,9 @@ A, P, D, U = verdict.AGREES, verdict.PARTLY, verdict.DISAGREES, verdict.UNTESTED
 
 # --- the registry and the contract ---------------------------------------------------------------
 
-def test_the_registry_lists_all_six_reproductions_and_each_loads_its_contract():
-    assert len(REGISTRY) == 6
-    assert set(REPRODUCTIONS) == {"hashimoto2013", "hashimoto2013-tunnel", "kontogiannis2005", "psna",
+def test_the_registry_lists_all_seven_reproductions_and_each_loads_its_contract():
+    assert len(REGISTRY) == 7
+    assert set(REPRODUCTIONS) == {"hashimoto2013", "hashimoto2013-tunnel", "kontogiannis2005", "modern-phone", "psna",
                                   "tsaoussidis1999-wwp", "wwp", "yan-cc"}
     for e in REGISTRY:
         rep = e.load()

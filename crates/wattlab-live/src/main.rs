@@ -100,7 +100,7 @@ enum Command {
         /// The AP's interface towards the client (packets entering on it go up).
         #[arg(long)]
         client_iface: String,
-        /// Write the PSM station's radio schedule here (CSV), with `--policy psm`.
+        /// Write the power-saving station's radio schedule here (CSV), with `--policy psm` or `adaptive-psm`.
         #[arg(long)]
         transitions: Option<PathBuf>,
         /// Take the station's radio switches from this Unix datagram socket (PSNA's mobile).
@@ -652,6 +652,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 // U-APSD's beacon interval; none (and no holding) for an always-on client.
                 psm_beacon: (!cam).then(|| wattlab_core::Duration::from_micros(beacon_us)),
                 uapsd: !cam,
+                mode: None,
                 seed,
                 names: None,
             };

@@ -43,6 +43,14 @@ fn the_policy_sets_the_hop_power_saving() {
     let psm = plan::load(&s, LivePolicy::Psm, &[]).unwrap();
     assert_eq!(psm.power_save.to_string(), "ideal-psm");
     assert_eq!(plan::path_params(&psm).psm_beacon, Some(Duration::from_millis(100)));
+    let adaptive = plan::load(&s, LivePolicy::AdaptivePsm, &[]).unwrap();
+    assert_eq!(adaptive.power_save.to_string(), "adaptive-psm:timeout=100ms");
+    let p = plan::path_params(&adaptive);
+    assert_eq!(p.psm_beacon, Some(Duration::from_millis(100)));
+    assert_eq!(
+        p.mode,
+        Some(wattlab_core::power::PowerSave::AdaptivePsm { timeout: Duration::from_millis(100), listen_interval: 1 })
+    );
     let cam = plan::load(&s, LivePolicy::AlwaysOn, &[]).unwrap();
     assert!(cam.agent.is_none() && cam.power_save.to_string() == "cam");
     let summary = PlanSummary::of(&cam, LivePolicy::AlwaysOn, &[]).unwrap();

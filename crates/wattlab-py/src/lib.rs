@@ -391,16 +391,27 @@ fn bench_inner<'py>(py: Python<'py>, text: &str, origin: &str, repeat: usize, se
     Ok(runs)
 }
 
-/// The built-in device profiles as a list of dicts (name, description, source, powers in
-/// mW per state, transitions, derived-value notes).
+/// Device profiles as a list of dicts (name, description, source, powers in mW per state,
+/// transitions, per-(width, NSS) PPDU powers, derived-value notes): the built-in ones, or
+/// those `specs` name (built-in names or profile TOML files, relative paths from the current
+/// directory). A bad file raises `ValueError` naming the file, line and key.
 #[pyfunction]
-fn profiles<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-    guard(|| profiles_inner(py))
+#[pyo3(signature = (specs=None))]
+fn profiles<'py>(py: Python<'py>, specs: Option<Vec<String>>) -> PyResult<Bound<'py, PyList>> {
+    guard(|| profiles_inner(py, specs))
 }
 
-fn profiles_inner<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+fn profiles_inner<'py>(py: Python<'py>, specs: Option<Vec<String>>) -> PyResult<Bound<'py, PyList>> {
+    let list = match specs {
+        None => builtin_profiles(),
+        Some(specs) => specs
+            .iter()
+            .map(|s| wattlab_core::energy::resolve_profile(s, None))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?,
+    };
     let out = PyList::empty(py);
-    for p in builtin_profiles() {
+    for p in list {
         let d = PyDict::new(py);
         d.set_item("name", p.name())?;
         d.set_item("description", p.description())?;
@@ -422,6 +433,17 @@ fn profiles_inner<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
             transitions.append(td)?;
         }
         d.set_item("transitions", transitions)?;
+        let ppdu = PyList::empty(py);
+        for e in p.ppdu_powers() {
+            let pd = PyDict::new(py);
+            pd.set_item("width_mhz", e.width_mhz)?;
+            pd.set_item("nss", e.nss)?;
+            pd.set_item("tx_mw", e.tx_uw.map(|w| w as f64 / 1e3))?;
+            pd.set_item("rx_mw", e.rx_uw.map(|w| w as f64 / 1e3))?;
+            pd.set_item("source", &e.source)?;
+            ppdu.append(pd)?;
+        }
+        d.set_item("ppdu_power", ppdu)?;
         d.set_item("derived", p.derived().clone())?;
         out.append(d)?;
     }

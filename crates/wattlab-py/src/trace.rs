@@ -6,7 +6,7 @@ use pyo3::types::{PyDict, PyList};
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use wattlab_core::energy::{find_builtin_profile, DeviceProfile, PsmParams};
+use wattlab_core::energy::{find_builtin_profile, resolve_profile as resolve_profile_spec, DeviceProfile, PsmParams};
 use wattlab_core::power::PolicyName;
 use wattlab_core::Duration;
 use wattlab_trace::airtime::Airtime;
@@ -88,15 +88,9 @@ fn resolve_profile(profile: Option<&str>, eb: &EnergyBoxConfig) -> PyResult<Devi
         ))),
         (None, Some(p)) => Ok(p),
         (None, None) => Ok(find_builtin_profile("atheros-ar5004").map_err(err)?),
-        (Some(p), None) => {
-            let path = Path::new(p);
-            if p.ends_with(".toml") || path.is_file() {
-                let text = std::fs::read_to_string(path).map_err(|e| err(format!("{p}: cannot read profile: {e}")))?;
-                DeviceProfile::from_toml_str(&text, p).map_err(err)
-            } else {
-                find_builtin_profile(p).map_err(err)
-            }
-        }
+        // The scenario's rule (`wattlab_core::energy::resolve_profile`): a path if it ends in
+        // .toml or has a separator, else a built-in name.
+        (Some(p), None) => resolve_profile_spec(p, None).map_err(err),
     }
 }
 

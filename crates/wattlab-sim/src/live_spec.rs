@@ -98,6 +98,9 @@ pub struct LiveSpec {
     pub agent: Option<AgentConfig>,
     /// The client's radio profile, if it has a radio.
     pub profile: Option<DeviceProfile>,
+    /// How the scenario names that profile (a built-in name, or the file's absolute path),
+    /// for the live run's costing of its capture, which reads it again.
+    pub profile_spec: Option<String>,
     /// The flow's WWP side, if it is a `wwp-bulk` flow (then `bytes` is 0 for a stream,
     /// `request` 0, and `tcp` the defaults, unused).
     pub wwp: Option<WwpLiveFlow>,
@@ -210,6 +213,7 @@ impl Simulation {
             crate::middlebox::Middlebox::Tunnel(_) => None,
         });
         let profile = self.radios.iter().find(|r| r.node == c).map(|r| r.profile.clone());
+        let profile_spec = self.radios.iter().find(|r| r.node == c).map(|r| r.profile_spec.clone());
         let ch = |id: ChannelId| self.net.channels[id as usize].params();
         Ok(LiveSpec {
             scenario: self.scenario_name.clone(),
@@ -236,6 +240,7 @@ impl Simulation {
             beacon_interval: hop.power.beacon_interval(),
             agent,
             profile,
+            profile_spec,
             wwp: None,
             psna: None,
         })

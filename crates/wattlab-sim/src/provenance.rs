@@ -24,20 +24,24 @@ pub struct Provenance {
     /// its hash and overrides) to make it (`power saving off: wlan.bss (psm)`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
+    /// The device profile files the scenario names by path, each `PATH sha256:HEX` (absent
+    /// when every radio uses a built-in profile).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub profile_files: Vec<String>,
 }
 
 impl Provenance {
     /// The provenance of a run of `text` (from `origin`) with `overrides` and `seed`.
     pub fn new(text: &str, origin: &str, overrides: &[String], seed: u64) -> Provenance {
-        let digest = Sha256::digest(text.as_bytes());
         Provenance {
             scenario: origin.to_string(),
-            scenario_sha256: digest.iter().map(|b| format!("{b:02x}")).collect(),
+            scenario_sha256: sha256_hex(text.as_bytes()),
             overrides: overrides.to_vec(),
             seed,
             wattlab_version: env!("CARGO_PKG_VERSION").to_string(),
             commit: commit().to_string(),
             baseline: None,
+            profile_files: Vec::new(),
         }
     }
 
@@ -51,6 +55,11 @@ impl Provenance {
     pub fn for_baseline(&self, description: String) -> Provenance {
         Provenance { baseline: Some(description), ..self.clone() }
     }
+}
+
+/// SHA-256 of `bytes`, hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The git commit wattlab was built from (see `build.rs`), or `unknown`.

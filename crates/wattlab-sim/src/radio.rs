@@ -15,6 +15,7 @@ use wattlab_core::energy::{
     RadioState, RunEnergy,
 };
 use wattlab_core::power::{PowerMode, PowerSave, PowerState};
+use wattlab_core::wlan::PpduShape;
 use wattlab_core::Time;
 
 /// A meter that follows the MAC: awake (idle) or dozing, plus the activity intervals.
@@ -31,13 +32,18 @@ pub struct MacMeter {
 }
 
 impl MacMeter {
-    fn activity(&mut self, start: Time, end: Time, kind: Activity, flow: FlowTag) {
+    /// The radio is busy with `kind` over `[start, end)`, drawing `power_uw` (a PPDU's own
+    /// power) or, if `None`, the profile's power for the state.
+    fn activity(&mut self, start: Time, end: Time, kind: Activity, flow: FlowTag, power_uw: Option<u64>) {
         let start = start.max(self.busy_until).max(self.meter.last_change());
         if end <= start {
             return;
         }
         self.flow = flow;
-        self.meter.set_state_owned(start, kind.state(), own_bucket(flow));
+        match power_uw {
+            Some(p) => self.meter.set_state_at_power(start, kind.state(), own_bucket(flow), p),
+            None => self.meter.set_state_owned(start, kind.state(), own_bucket(flow)),
+        }
         self.meter.set_state_owned(end, self.rest, tail_bucket(flow));
         self.busy_until = end;
     }
@@ -66,6 +72,9 @@ pub struct Radio {
     pub node: u32,
     /// Device profile.
     pub profile: DeviceProfile,
+    /// How the scenario named the profile, for tools that read it again (the live run's
+    /// costing): a built-in name, or the profile file's absolute path.
+    pub profile_spec: String,
     /// (policy name, meter) pairs.
     pub meters: Vec<(String, PolicyMeter)>,
     /// The MAC-driven meter of a power-saving station.
@@ -76,6 +85,8 @@ pub struct Radio {
     pub rx_ns: u64,
     /// Meters attribute frames to flows and keep marks (the radio is at a flow's end).
     flow_energy: bool,
+    /// The profile gives powers per PPDU width and spatial streams (`[[ppdu_power]]`).
+    per_ppdu: bool,
     /// The flow and instant of each mark, by mark id (the same on every meter).
     marked: Vec<(u32, Time)>,
 }
@@ -87,7 +98,9 @@ impl Radio {
             .iter()
             .map(|(name, p)| (name.clone(), PolicyMeter::new(*p, &profile, start)))
             .collect();
-        Radio { node, profile, meters, mac_meter: None, tx_ns: 0, rx_ns: 0, flow_energy: false, marked: Vec::new() }
+        let per_ppdu = !profile.ppdu_powers().is_empty();
+        let profile_spec = profile.name().to_string();
+        Radio { node, profile, profile_spec, meters, mac_meter: None, tx_ns: 0, rx_ns: 0, flow_energy: false, per_ppdu, marked: Vec::new() }
     }
 
     /// Attributes frames to flows and keeps marks on every meter (before the run).
@@ -152,18 +165,33 @@ impl Radio {
         self.mac_meter = Some(MacMeter { name, meter, rest: RadioState::Idle, busy_until: start, flow: NO_FLOW });
     }
 
-    /// Record that the radio transmits or receives during `[start, end)` a frame of `flow`.
+    /// Record that the radio transmits or receives during `[start, end)` a frame of `flow`,
+    /// at the profile's single tx/rx power (a `[[wireless]]` hop's frames: no PPDU shape).
     pub fn activity(&mut self, start: Time, end: Time, kind: Activity, flow: FlowTag) {
+        self.activity_at(start, end, kind, flow, None);
+    }
+
+    /// [`Radio::activity`] for a PPDU of `shape`: charged at the profile's power for its width
+    /// and spatial streams ([`DeviceProfile::ppdu_power_uw`]), which is the single tx/rx power
+    /// when the profile has no `[[ppdu_power]]` entry for them.
+    pub fn ppdu_activity(&mut self, start: Time, end: Time, kind: Activity, flow: FlowTag, shape: PpduShape) {
+        // A profile without a table meters exactly as before (no per-interval power).
+        let power = (self.per_ppdu && kind != Activity::Wait)
+            .then(|| self.profile.ppdu_power_uw(kind.state(), shape.width_mhz, shape.nss));
+        self.activity_at(start, end, kind, flow, power);
+    }
+
+    fn activity_at(&mut self, start: Time, end: Time, kind: Activity, flow: FlowTag, power_uw: Option<u64>) {
         match kind {
             Activity::Tx => self.tx_ns += (end - start).0,
             Activity::Rx => self.rx_ns += (end - start).0,
             Activity::Wait => {}
         }
         for (_, m) in &mut self.meters {
-            m.frame(start, end, kind, 0, flow);
+            m.frame_at_power(start, end, kind, 0, flow, power_uw);
         }
         if let Some(m) = self.mac_meter.as_mut() {
-            m.activity(start, end, kind, flow);
+            m.activity(start, end, kind, flow, power_uw);
         }
     }
 

@@ -59,8 +59,10 @@ fn hop(mode: &str) -> String {
     format!("{HEAD}[[wireless]]\nname = \"hop\"\nap = \"ap\"\nstation = \"client\"\nrate = \"11Mbps\"\n{}{FLOWS}", power(mode))
 }
 
+/// An 802.11b BSS, or an 802.11ax one (HE-MCS 0) for the modes that need it (TWT).
 fn wlan(mode: &str) -> String {
-    format!("{HEAD}[[wlan]]\nname = \"bss\"\nap = \"ap\"\nstations = [\"client\"]\nphy = \"80211b\"\nrate = \"11Mbps\"\n{}{FLOWS}", power(mode))
+    let phy = if mode.starts_with("twt:") { "phy = \"802.11ax\"\nmcs = 0\n" } else { "phy = \"80211b\"\nrate = \"11Mbps\"\n" };
+    format!("{HEAD}[[wlan]]\nname = \"bss\"\nap = \"ap\"\nstations = [\"client\"]\n{phy}{}{FLOWS}", power(mode))
 }
 
 fn run(text: &str) -> Summary {

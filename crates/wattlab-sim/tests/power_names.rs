@@ -27,12 +27,21 @@ fn hop_scenario(mode: &str) -> String {
 
 const WLAN: &str = "[[wlan]]\nap = \"ap\"\nstations = [\"client\"]\nphy = \"80211b\"\nrate = \"11Mbps\"\nuapsd_trigger_interval = \"100ms\"\n";
 
+/// The BSS for `mode`: 802.11b, or 802.11ax (HE-MCS 0) for TWT, which needs an HE PHY.
+fn wlan(mode: &str) -> String {
+    if mode.starts_with("twt:") {
+        WLAN.replace("phy = \"80211b\"\nrate = \"11Mbps\"", "phy = \"802.11ax\"\nmcs = 0")
+    } else {
+        WLAN.to_string()
+    }
+}
+
 fn wlan_scenario(mode: &str) -> String {
-    format!("{HEAD}{WLAN}power_save = {mode:?}\n{FLOW}")
+    format!("{HEAD}{}power_save = {mode:?}\n{FLOW}", wlan(mode))
 }
 
 fn wlan_station_scenario(mode: &str) -> String {
-    format!("{HEAD}{WLAN}[[wlan.station]]\nnode = \"client\"\npower_save = {mode:?}\n{FLOW}")
+    format!("{HEAD}{}[[wlan.station]]\nnode = \"client\"\npower_save = {mode:?}\n{FLOW}", wlan(mode))
 }
 
 fn builds(text: &str) -> Result<Simulation, String> {

@@ -50,6 +50,13 @@ fn tunnel_with_uapsd_saves_energy_against_cam_and_reports_psm() {
     for t in &tunnel.tunnels {
         eprintln!("{t:?}");
     }
+    assert_tunnel_saves(&tunnel, &cam, &psm);
+}
+
+/// What the tunnel must show against the same flows without it under CAM and PSM.
+fn assert_tunnel_saves(tunnel: &Summary, cam: &Summary, psm: &Summary) {
+    let (e_t, e_c) = (client_energy(tunnel), client_energy(cam));
+    let ((g_t, rtt_t), (g_c, rtt_c), (_, rtt_p)) = (traffic(tunnel), traffic(cam), traffic(psm));
     // The same traffic got through (within 5 % of the CAM run's goodput).
     assert!((g_t - g_c).abs() < 0.05 * g_c, "tunnel {g_t:.0} B/s vs cam {g_c:.0} B/s");
     assert!(g_c > 0.9 * 450_000.0, "the four flows reach their 450 kB/s: {g_c:.0}");
@@ -208,13 +215,6 @@ fn the_tunnel_saves_energy_on_80211ax_too() {
     let (g_c, rtt_c) = traffic(&cam);
     let (_, rtt_p) = traffic(&psm);
     eprintln!("802.11ax: tunnel {e_t:.3} J {g_t:.0} B/s {rtt_t:.1} ms; cam {e_c:.3} J {g_c:.0} B/s {rtt_c:.1} ms; psm {e_p:.3} J {rtt_p:.1} ms");
-    let bss = &tunnel.wlans[0];
-    assert!(bss.stations.iter().any(|s| s.ampdu_mean > 1.0), "frames went aggregated");
-    assert!((g_t - g_c).abs() < 0.05 * g_c, "tunnel {g_t:.0} B/s vs cam {g_c:.0} B/s");
-    assert!(g_c > 0.9 * 450_000.0, "the four flows reach their 450 kB/s: {g_c:.0}");
-    assert!(e_t < 0.6 * e_c, "tunnel {e_t:.3} J vs cam {e_c:.3} J");
-    assert!(rtt_c < rtt_t && rtt_t < rtt_p, "RTT cam {rtt_c:.1}, tunnel {rtt_t:.1}, psm {rtt_p:.1} ms");
-    let client = tunnel.tunnels.iter().find(|t| t.node == "client").expect("client end");
-    assert!(client.stats.released_full + client.stats.released_burst_rule > 0);
-    assert_eq!(client.stats.dropped_malformed, 0);
+    assert!(tunnel.wlans[0].stations.iter().any(|s| s.ampdu_mean > 1.0), "frames went aggregated");
+    assert_tunnel_saves(&tunnel, &cam, &psm);
 }

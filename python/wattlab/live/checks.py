@@ -17,7 +17,7 @@ from typing import Iterable
 
 from wattlab.live.netns import LiveInputError
 
-POLICIES = ("always-on", "cc", "psm", "psna")
+POLICIES = ("always-on", "cc", "psm", "adaptive-psm", "psna")
 """Radio policies of a live run."""
 
 MAX_TIME_LIMIT_S = 3600.0
@@ -107,7 +107,7 @@ def overrides(values: object) -> list[str]:
         if "=" not in o or not key:
             raise LiveInputError(f"--set {o}: expected KEY=VALUE (e.g. wireless.hop.down.loss.p=0.01)")
         if key.startswith("wireless.") and key.endswith(".power_save"):
-            raise LiveInputError(f"--set {o}: the hop's power_save is set by --policy (always-on, cc, psm), not --set")
+            raise LiveInputError(f"--set {o}: the hop's power_save is set by --policy (always-on, cc, psm, adaptive-psm), not --set")
     return out
 
 

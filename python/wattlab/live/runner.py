@@ -185,7 +185,7 @@ def _cost(plan: dict, out: Path, policy: str):
     """The trace analyzer's energy of the client's capture."""
     from wattlab import trace
 
-    replay = policy in ("cc", "psm", "psna")
+    replay = policy in ("cc", "psm", "adaptive-psm", "psna")
     policies = ["always-on", "oracle"] + (["replay"] if replay else [])
     transitions = out / "transitions.csv" if replay else None
     try:

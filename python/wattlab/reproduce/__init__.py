@@ -41,6 +41,8 @@ REGISTRY = (
     Entry("hashimoto2013-tunnel", "hashimoto2013_tunnel",
           "Paper 002 Ch. 4 (Hashimoto 2013): the SCTP tunnel, model and simulator."),
     Entry("kontogiannis2005", "kontogiannis2005", "Paper 003 (Kontogiannis et al. 2005): TCP variants' 3E under errors."),
+    Entry("modern-phone", "modern_phone",
+          "Issue 30: the seeds' schemes against adaptive PSM and TWT on a phone, 5 workloads, 802.11a/ax."),
     Entry("psna", "anastasi_psna", "Paper 001 (Anastasi et al.): PSNA vs legacy TCP, PSM and the CC agent."),
     Entry("tsaoussidis1999-wwp", "tsaoussidis1999_wwp", "Paper 004 (Tsaoussidis et al. 1999): WWP vs TCP Tahoe, Table 1.",
           aliases=("wwp",)),

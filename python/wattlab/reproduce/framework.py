@@ -106,6 +106,9 @@ class Reproduction(ABC):
     rule: ClassVar[str] = ""
     """The verdict rule in one sentence, for summary.md."""
     claims_heading: ClassVar[str] = "Claims"
+    paper_heading: ClassVar[str] = "the paper says"
+    """The claims table's heading of ``Claim.paper`` (a study with no paper: where the
+    expectation comes from)."""
 
     # --- the parts a paper provides ---------------------------------------------------------
 
@@ -176,17 +179,17 @@ class Reproduction(ABC):
         lines = [f"# {self.heading(cfg, tables)}", "", runner.provenance_line(), "",
                  *self.summary(cfg, tables, claims, info), "",
                  f"## {self.claims_heading}", "", f"{verdict.tally(claims)}.{rule}", "",
-                 *claims_table(claims), ""]
+                 *claims_table(claims, self.paper_heading), ""]
         closing = self.closing(cfg, tables)
         return "\n".join(lines + closing + ([""] if closing else []))
 
 
-def claims_table(claims: Sequence[verdict.Claim]) -> list[str]:
+def claims_table(claims: Sequence[verdict.Claim], paper_heading: str = "the paper says") -> list[str]:
     """The claims as a Markdown table: id (and what is claimed), verdict, the paper, our test,
     our numbers, and the likely reason for a gap where any claim gives one."""
     reasons = any(c.reason for c in claims)
     tests = any(c.test for c in claims)
-    head = ["claim", "verdict", "the paper says", *(["our test"] if tests else []), "our numbers",
+    head = ["claim", "verdict", paper_heading, *(["our test"] if tests else []), "our numbers",
             *(["likely reason for the gap"] if reasons else [])]
     rows = []
     for c in claims:

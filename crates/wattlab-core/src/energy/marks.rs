@@ -52,6 +52,8 @@ pub(crate) struct Span {
     pub end: Time,
     /// Its state.
     pub state: RadioState,
+    /// Its power, µW (the profile's for `state`, or a PPDU's own).
+    pub power_uw: u64,
     /// A dormant interval entered from an awake state: the down leg is carved from its start.
     pub owes_down: bool,
     /// A dormant interval left for an awake state: the up leg is carved from its end.

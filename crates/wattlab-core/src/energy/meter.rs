@@ -30,11 +30,13 @@ struct Leg {
     power_uw: u64,
 }
 
-/// Running totals (exact). A state's energy is its time × its power (constant over a run), so
-/// only the time is summed per interval.
+/// Running totals (exact). A state's power is the profile's except where an interval is
+/// metered at its own ([`RadioMeter::set_state_at_power`]: a PPDU's power for its width and
+/// spatial streams), so the energy is summed per state beside the time.
 #[derive(Clone, Debug, Default)]
 struct Totals {
     time_ns: [u64; RadioState::COUNT],
+    state_fj: [u128; RadioState::COUNT],
     trans_count: u64,
     trans_ns: u64,
     trans_fj: u128,
@@ -48,6 +50,7 @@ pub(crate) struct MeterSnapshot {
     totals: Totals,
     last: Time,
     state: RadioState,
+    power: u64,
     owes_down: bool,
     owner: u32,
     owner_fj: u128,
@@ -65,6 +68,9 @@ pub struct RadioMeter {
     start: Time,
     last: Time,
     state: RadioState,
+    /// Power of the interval in progress, µW: the profile's for `state`, or the one it was
+    /// entered at ([`RadioMeter::set_state_at_power`]).
+    power: u64,
     /// The current dormant interval was entered from an awake state, so it owes a down leg.
     /// (A meter that *starts* dormant owes none: the radio was already asleep.)
     owes_down: bool,
@@ -232,14 +238,16 @@ impl RadioMeter {
                 })
         };
         let (off, sleep, idle) = (RadioState::Off, RadioState::Sleep, RadioState::Idle);
+        let power_uw = RadioState::ALL.map(|s| profile.power_uw(s));
         RadioMeter {
             profile: profile.name().to_string(),
-            power_uw: RadioState::ALL.map(|s| profile.power_uw(s)),
+            power_uw,
             down: [leg(idle, off), leg(idle, sleep)],
             up: [leg(off, idle), leg(sleep, idle)],
             start,
             last: start,
             state: initial,
+            power: power_uw[initial.index()],
             owes_down: false,
             totals: Totals::default(),
             timeline: None,
@@ -276,20 +284,32 @@ impl RadioMeter {
     /// owner, except a wake-up (up leg) it ends with, which is charged to `owner`: whoever
     /// needed the radio awake pays for waking it.
     pub fn set_state_owned(&mut self, now: Time, state: RadioState, owner: u32) {
+        let power = self.power_uw[state.index()];
+        self.set_state_at_power(now, state, owner, power);
+    }
+
+    /// [`RadioMeter::set_state_owned`], the new interval drawing `power_uw` rather than the
+    /// profile's power for `state`: a transmitted or received PPDU at the power the profile
+    /// gives for its channel width and spatial streams. A dormant state always draws the
+    /// profile's power (its transitions are the profile's).
+    pub fn set_state_at_power(&mut self, now: Time, state: RadioState, owner: u32, power_uw: u64) {
         debug_assert!(
             now >= self.last,
             "RadioMeter::set_state: time went backwards"
         );
         let now = now.max(self.last);
+        let power = if state.is_dormant() { self.power_uw[state.index()] } else { power_uw };
         if state == self.state {
-            if owner != self.owner && self.by_owner.is_some() {
-                // Same state, new owner: close the interval for its owner all the same.
+            let new_owner = owner != self.owner && self.by_owner.is_some();
+            if new_owner || power != self.power {
+                // Same state, new owner or power: close the interval all the same.
                 // Not a real end of the interval: no up leg, no short-interval count.
                 let (main, _) = self.close_current(now, false, false);
                 self.note_closed(now, false, main);
                 self.owes_down = false;
                 self.charge(self.owner, main);
                 self.owner = owner;
+                self.power = power;
                 self.last = now;
             }
             return;
@@ -304,6 +324,7 @@ impl RadioMeter {
         self.owner = owner;
         self.owes_down = self.state.is_awake() && state.is_dormant();
         self.state = state;
+        self.power = power;
         self.last = now;
         if let Some(tl) = self.timeline.as_mut() {
             // Several changes at one instant: keep only the last, so the log has no empty spans.
@@ -318,7 +339,7 @@ impl RadioMeter {
     fn close_current(&mut self, now: Time, up_owed: bool, closed: bool) -> (u128, u128) {
         Self::account(
             &mut self.totals,
-            &self.power_uw,
+            self.power,
             &self.down,
             &self.up,
             self.state,
@@ -337,21 +358,22 @@ impl RadioMeter {
                 start: self.last,
                 end: now,
                 state: self.state,
+                power_uw: self.power,
                 owes_down: self.owes_down,
                 up,
                 before_fj: book.closed_fj(),
             };
-            let (power_uw, down, up) = (&self.power_uw, &self.down, &self.up);
-            book.closed(span, fj, &|s: &Span, x: u64| Self::prefix_fj(power_uw, down, up, s, x));
+            let (down, up) = (&self.down, &self.up);
+            book.closed(span, fj, &|s: &Span, x: u64| Self::prefix_fj(down, up, s, x));
         }
     }
 
     /// Energy of the first `x` ns of the closed interval `s` (fJ): each part at its power, the
     /// legs carved as [`RadioMeter::account`] carves them.
-    fn prefix_fj(power_uw: &[u64; RadioState::COUNT], down: &[Leg; 2], up: &[Leg; 2], s: &Span, x: u64) -> u128 {
+    fn prefix_fj(down: &[Leg; 2], up: &[Leg; 2], s: &Span, x: u64) -> u128 {
         let len = s.end.saturating_since(s.start).as_nanos();
         let x = x.min(len);
-        let p = power_uw[s.state.index()] as u128;
+        let p = s.power_uw as u128;
         if s.state.is_awake() {
             return x as u128 * p;
         }
@@ -386,7 +408,7 @@ impl RadioMeter {
     #[allow(clippy::too_many_arguments)]
     fn account(
         t: &mut Totals,
-        power_uw: &[u64; RadioState::COUNT],
+        power_uw: u64,
         down: &[Leg; 2],
         up: &[Leg; 2],
         state: RadioState,
@@ -414,8 +436,9 @@ impl RadioMeter {
             t.trans_fj += down_fj + up_fj;
         }
         let i = state.index();
-        let fj = len as u128 * power_uw[i] as u128;
+        let fj = len as u128 * power_uw as u128;
         t.time_ns[i] += len;
+        t.state_fj[i] += fj;
         (fj + down_fj, up_fj)
     }
 
@@ -427,7 +450,7 @@ impl RadioMeter {
         let mut t = self.totals.clone();
         let _ = Self::account(
             &mut t,
-            &self.power_uw,
+            self.power,
             &self.down,
             &self.up,
             self.state,
@@ -477,7 +500,7 @@ impl RadioMeter {
 
     /// Energy per state of `t`, fJ.
     fn state_energy_fj(&self, t: &Totals) -> [u128; RadioState::COUNT] {
-        std::array::from_fn(|i| t.time_ns[i] as u128 * self.power_uw[i] as u128)
+        t.state_fj
     }
 
     /// Energy of the intervals closed so far, fJ (the one in progress is not included).
@@ -511,9 +534,9 @@ impl RadioMeter {
     pub fn mark(&mut self, t: Time) -> MarkId {
         self.enable_marks();
         let (start, last) = (self.start, self.last);
-        let (power_uw, down, up) = (&self.power_uw, &self.down, &self.up);
+        let (down, up) = (&self.down, &self.up);
         match self.marks.as_mut() {
-            Some(book) => book.place(t, start, last, &|s: &Span, x: u64| Self::prefix_fj(power_uw, down, up, s, x)),
+            Some(book) => book.place(t, start, last, &|s: &Span, x: u64| Self::prefix_fj(down, up, s, x)),
             None => 0,
         }
     }
@@ -532,12 +555,13 @@ impl RadioMeter {
             start: self.last,
             end: end.max(self.last),
             state: self.state,
+            power_uw: self.power,
             owes_down: self.owes_down,
             up: false,
             before_fj: book.closed_fj(),
         };
-        let (power_uw, down, up) = (&self.power_uw, &self.down, &self.up);
-        book.energies(&current, &|s: &Span, x: u64| Self::prefix_fj(power_uw, down, up, s, x))
+        let (down, up) = (&self.down, &self.up);
+        book.energies(&current, &|s: &Span, x: u64| Self::prefix_fj(down, up, s, x))
     }
 
     /// The report, the energy per owner and the marks' energies for the run ending at `end`.
@@ -583,7 +607,7 @@ impl RadioMeter {
         let mut t = self.totals.clone();
         let (main, _) = Self::account(
             &mut t,
-            &self.power_uw,
+            self.power,
             &self.down,
             &self.up,
             self.state,
@@ -635,6 +659,7 @@ impl RadioMeter {
             totals: self.totals.clone(),
             last: self.last,
             state: self.state,
+            power: self.power,
             owes_down: self.owes_down,
             owner: self.owner,
             owner_fj: self.owner_energy_fj(self.owner),
@@ -657,7 +682,7 @@ impl RadioMeter {
     /// last change, moves to the end of the repetitions, so the log shows the cycle's first
     /// state over the repeated stretch (the caller says so; see `PolicyMeter`).
     pub(crate) fn repeat_since(&mut self, mark: &MeterSnapshot, times: u64) -> bool {
-        let back = (self.state, self.owes_down, self.owner) == (mark.state, mark.owes_down, mark.owner);
+        let back = (self.state, self.power, self.owes_down, self.owner) == (mark.state, mark.power, mark.owes_down, mark.owner);
         if !back || times == 0 || self.last < mark.last {
             return times == 0 && back;
         }
@@ -667,6 +692,7 @@ impl RadioMeter {
         let m = &mark.totals;
         for i in 0..RadioState::COUNT {
             t.time_ns[i] = t.time_ns[i].saturating_add((t.time_ns[i] - m.time_ns[i]).saturating_mul(times));
+            t.state_fj[i] += (t.state_fj[i] - m.state_fj[i]) * u128::from(times);
         }
         t.trans_count = t.trans_count.saturating_add((t.trans_count - m.trans_count).saturating_mul(times));
         t.trans_ns = t.trans_ns.saturating_add((t.trans_ns - m.trans_ns).saturating_mul(times));
@@ -678,8 +704,8 @@ impl RadioMeter {
         self.last = Time(self.last.as_nanos().saturating_add(period.saturating_mul(times)));
         if let Some(book) = self.marks.as_mut() {
             let r = Repeat { first: mark.last, from: before, to: self.last, period, delta_fj: cycle_fj };
-            let (power_uw, down, up) = (&self.power_uw, &self.down, &self.up);
-            book.repeated(r, times, &|s: &Span, x: u64| Self::prefix_fj(power_uw, down, up, s, x));
+            let (down, up) = (&self.down, &self.up);
+            book.repeated(r, times, &|s: &Span, x: u64| Self::prefix_fj(down, up, s, x));
         }
         if let Some(tl) = self.timeline.as_mut() {
             if let Some(e) = tl.last_mut().filter(|e| e.0 == before) {
@@ -804,6 +830,38 @@ mod tests {
         let later = m.report(t(3_000_000));
         assert_eq!(later.sleep.time_ns, r.sleep.time_ns + 1_000_000_000);
         assert_eq!(m.report(t(2_000_000)), r);
+    }
+
+    #[test]
+    fn an_interval_at_its_own_power_is_charged_at_it() {
+        // Atheros: tx 1400, idle 800 mW. Idle 10 us, a PPDU at 2 W for 10 us, then straight on
+        // (same state) at the profile's 1.4 W for 10 us, idle 10 us.
+        let p = builtin_profile("atheros-ar5004").unwrap();
+        let mut m = RadioMeter::new(&p, Time::ZERO, Idle);
+        m.enable_attribution();
+        m.set_state_owned(Time::ZERO + us(10), Idle, 1);
+        m.set_state_at_power(Time::ZERO + us(10), Tx, 2, 2_000_000);
+        let mid = m.mark(Time::ZERO + us(15));
+        m.set_state_owned(Time::ZERO + us(20), Tx, 3);
+        m.set_state_owned(Time::ZERO + us(30), Idle, 4);
+        let end = Time::ZERO + us(40);
+        let r = m.report(end);
+        conserved(&r);
+        assert_eq!(r.tx.time_ns, 20_000);
+        assert_eq!(r.tx.energy_nj, 20_000 + 14_000, "10 us at 2 W, 10 us at 1.4 W");
+        assert_eq!(r.total_energy_fj, (20_000 * 800_000) + 10_000 * 2_000_000 + 10_000 * 1_400_000);
+        let owners = m.energy_by_owner(end);
+        assert_eq!((owners[2], owners[3]), (10_000 * 2_000_000, 10_000 * 1_400_000));
+        assert_eq!(owners.iter().sum::<u128>(), r.total_energy_fj);
+        assert_eq!(m.marks(end)[mid as usize].energy_fj, Some(10_000 * 800_000 + 5_000 * 2_000_000));
+        // A dormant state ignores the power asked for: its transitions are the profile's.
+        let mut d = RadioMeter::new(&p, Time::ZERO, Idle);
+        d.set_state_at_power(Time::ZERO + us(10), Sleep, 0, 9_999_999);
+        assert_eq!(d.report(Time::ZERO + ms(3)), {
+            let mut e = RadioMeter::new(&p, Time::ZERO, Idle);
+            e.set_state_owned(Time::ZERO + us(10), Sleep, 0);
+            e.report(Time::ZERO + ms(3))
+        });
     }
 
     #[test]

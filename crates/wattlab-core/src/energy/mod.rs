@@ -58,8 +58,8 @@ pub use policy::{
 };
 pub use replay::ReplayMeter;
 pub use profile::{
-    builtin_profile, builtin_profile_names, builtin_profiles, find_builtin_profile, DeviceProfile,
-    ProfileError, Transition,
+    builtin_profile, builtin_profile_names, builtin_profiles, find_builtin_profile, is_profile_path, profile_path,
+    resolve_profile, DeviceProfile, PpduPower, ProfileError, Transition, MAX_PPDU_NSS, PPDU_WIDTHS_MHZ,
 };
 pub use state::{ParseRadioStateError, RadioState};
 pub use timeline::{cost_timeline, TimelineError};

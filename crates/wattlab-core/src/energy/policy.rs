@@ -394,10 +394,18 @@ impl PolicyMeter {
 
     /// Sets the radio's state, through the fixed-window stage when there is one.
     fn put(&mut self, t: Time, state: RadioState, owner: u32) {
+        self.put_at(t, state, owner, None);
+    }
+
+    /// [`PolicyMeter::put`], the interval at `power_uw` when given (a PPDU's own power). The
+    /// fixed-window stage (adaptive PSM on EnergyBox's windows, for captures, which carry no
+    /// PPDU parameters) meters every state at the profile's power.
+    fn put_at(&mut self, t: Time, state: RadioState, owner: u32, power_uw: Option<u64>) {
         self.changes += 1;
-        match &mut self.fixed {
-            Some(f) => f.set(&mut self.meter, t, state, owner),
-            None => self.meter.set_state_owned(t, state, owner),
+        match (&mut self.fixed, power_uw) {
+            (Some(f), _) => f.set(&mut self.meter, t, state, owner),
+            (None, Some(p)) => self.meter.set_state_at_power(t, state, owner, p),
+            (None, None) => self.meter.set_state_owned(t, state, owner),
         }
     }
 
@@ -660,6 +668,13 @@ impl PolicyMeter {
     /// model): it ends the gap before it and counts its bytes, and the radio is in the awake
     /// state of the moment, as between frames.
     pub fn frame(&mut self, start: Time, end: Time, kind: Activity, bytes: u64, owner: u32) {
+        self.frame_at_power(start, end, kind, bytes, owner, None);
+    }
+
+    /// [`PolicyMeter::frame`] for a PPDU drawing `power_uw` while on the air (the profile's
+    /// power for its width and spatial streams, [`DeviceProfile::ppdu_power_uw`]); `None`, or a
+    /// `Wait`, is the profile's power for the state.
+    pub fn frame_at_power(&mut self, start: Time, end: Time, kind: Activity, bytes: u64, owner: u32, power_uw: Option<u64>) {
         let instant = start == end;
         // Overlap of [start, end) with everything before last_end is dropped.
         self.clipped_ns += end.min(self.last_end).saturating_since(start).as_nanos();
@@ -673,8 +688,9 @@ impl PolicyMeter {
             self.fill_gap(self.last_end, start);
         }
         self.owner = owner;
-        let state = if instant || kind == Activity::Wait { self.awake_state(start) } else { kind.state() };
-        self.put(start, state, own_bucket(owner));
+        let on_air = !(instant || kind == Activity::Wait);
+        let state = if on_air { kind.state() } else { self.awake_state(start) };
+        self.put_at(start, state, own_bucket(owner), power_uw.filter(|_| on_air));
         self.last_end = end;
         // Only adaptive PSM reads (and expires) the window: for the other policies it would
         // only grow, by one entry per frame, for the whole run.

@@ -41,6 +41,27 @@ impl Transition {
     }
 }
 
+/// Channel widths a `[[ppdu_power]]` entry may name, MHz (802.11-2020 HT/VHT/HE widths).
+pub const PPDU_WIDTHS_MHZ: [u16; 4] = [20, 40, 80, 160];
+/// Most spatial streams a `[[ppdu_power]]` entry may name (VHT and HE allow 8).
+pub const MAX_PPDU_NSS: u8 = 8;
+
+/// Transmit and receive power for PPDUs of one channel width and number of spatial streams
+/// (a `[[ppdu_power]]` entry): what the radio draws while it sends or receives such a PPDU.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PpduPower {
+    /// Channel width of the PPDU, MHz.
+    pub width_mhz: u16,
+    /// Spatial streams of the PPDU.
+    pub nss: u8,
+    /// Power while transmitting it, µW; `None`: the profile's `tx`.
+    pub tx_uw: Option<u64>,
+    /// Power while receiving it, µW; `None`: the profile's `rx`.
+    pub rx_uw: Option<u64>,
+    /// Where the numbers come from (citation or stated assumption).
+    pub source: String,
+}
+
 /// Power model of one wireless NIC: per-state power, transitions, and their provenance.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceProfile {
@@ -50,6 +71,7 @@ pub struct DeviceProfile {
     phy: Option<String>,
     power_uw: [u64; RadioState::COUNT],
     transitions: Vec<Transition>,
+    ppdu: Vec<PpduPower>,
     derived: BTreeMap<String, String>,
 }
 
@@ -125,7 +147,21 @@ struct RawProfile {
     #[serde(default)]
     transition: Vec<RawTransition>,
     #[serde(default)]
+    ppdu_power: Vec<RawPpduPower>,
+    #[serde(default)]
     derived: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPpduPower {
+    width_mhz: Spanned<i64>,
+    nss: Spanned<i64>,
+    #[serde(default)]
+    tx_mw: Option<Spanned<f64>>,
+    #[serde(default)]
+    rx_mw: Option<Spanned<f64>>,
+    source: Spanned<String>,
 }
 
 #[derive(Deserialize)]
@@ -373,6 +409,7 @@ impl DeviceProfile {
             });
         }
 
+        let ppdu = ppdu_powers(&raw.ppdu_power, origin, text)?;
         Ok(DeviceProfile {
             name: raw.name,
             description: raw.description,
@@ -380,6 +417,7 @@ impl DeviceProfile {
             phy: raw.phy,
             power_uw,
             transitions,
+            ppdu,
             derived: raw.derived,
         })
     }
@@ -422,6 +460,23 @@ impl DeviceProfile {
     pub fn derived(&self) -> &BTreeMap<String, String> {
         &self.derived
     }
+    /// The per-(width, spatial streams) PPDU powers (`[[ppdu_power]]`), in file order.
+    pub fn ppdu_powers(&self) -> &[PpduPower] {
+        &self.ppdu
+    }
+
+    /// Power drawn in `state` while sending or receiving a PPDU `width_mhz` wide with `nss`
+    /// spatial streams, µW: the `[[ppdu_power]]` entry for exactly that width and NSS when the
+    /// profile has one that gives this direction, else the profile's single power for `state`
+    /// (always so for states other than `tx` and `rx`).
+    pub fn ppdu_power_uw(&self, state: RadioState, width_mhz: u16, nss: u8) -> u64 {
+        let given = self.ppdu.iter().find(|p| p.width_mhz == width_mhz && p.nss == nss).and_then(|p| match state {
+            RadioState::Tx => p.tx_uw,
+            RadioState::Rx => p.rx_uw,
+            _ => None,
+        });
+        given.unwrap_or(self.power_uw[state.index()])
+    }
 
     /// A profile with the given per-state powers (µW, indexed by [`RadioState::index`]) and no
     /// transition costs, for formats that have neither (EnergyBox's Wi-Fi files).
@@ -439,6 +494,7 @@ impl DeviceProfile {
             phy: None,
             power_uw,
             transitions: Vec::new(),
+            ppdu: Vec::new(),
             derived,
         }
     }
@@ -470,6 +526,45 @@ impl DeviceProfile {
         p.transitions.retain(|t| !(t.from == RadioState::Sleep && t.to == RadioState::Idle));
         p
     }
+}
+
+/// The `[[ppdu_power]]` entries, checked: a width of [`PPDU_WIDTHS_MHZ`], 1 to
+/// [`MAX_PPDU_NSS`] streams, at least one of `tx_mw`/`rx_mw`, a source, no (width, NSS) twice.
+fn ppdu_powers(raw: &[RawPpduPower], origin: &str, text: &str) -> Result<Vec<PpduPower>, ProfileError> {
+    let mut out: Vec<PpduPower> = Vec::with_capacity(raw.len());
+    for (i, e) in raw.iter().enumerate() {
+        let k = |f: &str| format!("ppdu_power[{i}].{f}");
+        let bad = |span: Range<usize>, f: &str, m: String| Err(err_at(origin, text, Some(span), Some(k(f)), m));
+        let width = *e.width_mhz.get_ref();
+        let Some(&width_mhz) = PPDU_WIDTHS_MHZ.iter().find(|&&w| i64::from(w) == width) else {
+            return bad(e.width_mhz.span(), "width_mhz", format!("channel width {width} MHz: must be one of 20, 40, 80, 160"));
+        };
+        let nss = *e.nss.get_ref();
+        if !(1..=i64::from(MAX_PPDU_NSS)).contains(&nss) {
+            return bad(e.nss.span(), "nss", format!("{nss} spatial streams: must be 1 to {MAX_PPDU_NSS}"));
+        }
+        let nss = nss as u8;
+        if e.tx_mw.is_none() && e.rx_mw.is_none() {
+            return bad(e.width_mhz.span(), "tx_mw", "an entry needs tx_mw, rx_mw or both".into());
+        }
+        if e.source.get_ref().trim().is_empty() {
+            return bad(e.source.span(), "source", "source must cite where the numbers come from".into());
+        }
+        if out.iter().any(|p| p.width_mhz == width_mhz && p.nss == nss) {
+            return bad(e.width_mhz.span(), "width_mhz", format!("{width_mhz} MHz with {nss} spatial streams given twice"));
+        }
+        let power = |v: &Option<Spanned<f64>>, f: &str| -> Result<Option<u64>, ProfileError> {
+            v.as_ref().map(|v| milli_units(v, MAX_POWER_MW, "power (mW)", &k(f), origin, text)).transpose()
+        };
+        out.push(PpduPower {
+            width_mhz,
+            nss,
+            tx_uw: power(&e.tx_mw, "tx_mw")?,
+            rx_uw: power(&e.rx_mw, "rx_mw")?,
+            source: e.source.get_ref().clone(),
+        });
+    }
+    Ok(out)
 }
 
 /// The built-in profiles: (name, TOML text). Names equal the file stems in `profiles/`.
@@ -511,6 +606,16 @@ const BUILTIN: &[(&str, &str)] = &[
         "compaq-wl110",
         include_str!("../../../../profiles/compaq-wl110.toml"),
     ),
+    (
+        "samsung-galaxy-s2",
+        include_str!("../../../../profiles/samsung-galaxy-s2.toml"),
+    ),
+    ("nexus-one", include_str!("../../../../profiles/nexus-one.toml")),
+    ("htc-magic", include_str!("../../../../profiles/htc-magic.toml")),
+    (
+        "intel-5300-1x1",
+        include_str!("../../../../profiles/intel-5300-1x1.toml"),
+    ),
 ];
 
 fn parse_builtin(name: &str, text: &str) -> Result<DeviceProfile, ProfileError> {
@@ -544,6 +649,41 @@ pub fn find_builtin_profile(name: &str) -> Result<DeviceProfile, ProfileError> {
             valid: BUILTIN.iter().map(|(n, _)| n.to_string()).collect(),
         }),
     }
+}
+
+/// True if `spec` names a profile file rather than a built-in profile: it ends in `.toml` or
+/// contains a path separator (built-in names have neither).
+pub fn is_profile_path(spec: &str) -> bool {
+    spec.ends_with(".toml") || spec.contains('/') || spec.contains(std::path::MAIN_SEPARATOR)
+}
+
+/// Where the profile `spec` is read from: `spec` itself if absolute, else `spec` under
+/// `base_dir` (a scenario's directory) when given, else as given (the current directory).
+pub fn profile_path(spec: &str, base_dir: Option<&std::path::Path>) -> std::path::PathBuf {
+    let p = std::path::Path::new(spec);
+    match base_dir {
+        Some(d) if p.is_relative() => d.join(p),
+        _ => p.to_path_buf(),
+    }
+}
+
+/// The profile `spec` names: a built-in profile's name, or the path of a profile TOML file
+/// ([`is_profile_path`]; relative paths under `base_dir`, see [`profile_path`]). A file that
+/// cannot be read or is invalid is an error naming the file (and line and key).
+pub fn resolve_profile(spec: &str, base_dir: Option<&std::path::Path>) -> Result<DeviceProfile, ProfileError> {
+    if !is_profile_path(spec) {
+        return find_builtin_profile(spec);
+    }
+    let path = profile_path(spec, base_dir);
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(&path).map_err(|e| ProfileError::Invalid {
+        origin: origin.clone(),
+        line: None,
+        column: None,
+        key: None,
+        message: format!("cannot read profile: {e}"),
+    })?;
+    DeviceProfile::from_toml_str(&text, &origin)
 }
 
 #[cfg(test)]
@@ -662,6 +802,92 @@ mod tests {
         let t = builtin_profile("wavelan-turbo-2mbps").unwrap();
         assert_eq!(t.power_uw(Off), 0);
         assert!(t.transitions().is_empty());
+
+        // The phone and 802.11n profiles: (sleep, idle, idle_high, rx, tx) mW as their sources
+        // give them (EnergyBox's S2 file, PowerTutor's Nexus One and HTC Magic constants,
+        // Halperin 2010 via ns-3).
+        for (n, pw) in [
+            ("samsung-galaxy-s2", [30.0, 250.0, 450.0, 450.0, 450.0]),
+            ("nexus-one", [34.37, 404.46, 404.46, 404.46, 404.46]),
+            ("htc-magic", [38.554, 733.7631, 733.7631, 733.7631, 733.7631]),
+            ("intel-5300-1x1", [100.0, 820.0, 820.0, 940.0, 1140.0]),
+        ] {
+            let p = builtin_profile(n).unwrap();
+            let got = [Sleep, Idle, IdleHigh, Rx, Tx].map(|s| p.power_uw(s));
+            assert_eq!(got, pw.map(|mw: f64| (mw * 1000.0).round() as u64), "{n}");
+            assert!(p.transitions().is_empty() && p.ppdu_powers().is_empty(), "{n}: the sources give neither");
+            for k in ["power_mw.off", "transition", "ppdu_power"] {
+                assert!(p.derived().contains_key(k), "{n}: says nothing about {k}");
+            }
+        }
+    }
+
+    const PPDU: &str = r#"
+[[ppdu_power]]
+width_mhz = 40
+nss = 2
+tx_mw = 500.0
+rx_mw = 250.0
+source = "made up"
+
+[[ppdu_power]]
+width_mhz = 80
+nss = 1
+rx_mw = 220.5
+source = "made up"
+"#;
+
+    #[test]
+    fn ppdu_powers_parse_and_fall_back_to_the_single_powers() {
+        let p = DeviceProfile::from_toml_str(&format!("{GOOD}{PPDU}"), "ppdu.toml").unwrap();
+        assert_eq!(p.ppdu_powers().len(), 2);
+        assert_eq!(p.ppdu_power_uw(Tx, 40, 2), 500_000);
+        assert_eq!(p.ppdu_power_uw(Rx, 40, 2), 250_000);
+        assert_eq!(p.ppdu_power_uw(Rx, 80, 1), 220_500);
+        // No tx_mw at 80 MHz / 1 SS, no entry at all at 20 MHz / 1 SS: the single powers.
+        assert_eq!(p.ppdu_power_uw(Tx, 80, 1), 300_000);
+        assert_eq!((p.ppdu_power_uw(Tx, 20, 1), p.ppdu_power_uw(Rx, 20, 1)), (300_000, 200_000));
+        // Other states never take a PPDU power.
+        assert_eq!(p.ppdu_power_uw(Idle, 40, 2), 100_000);
+    }
+
+    #[test]
+    fn bad_ppdu_powers_are_reported_with_line_and_key() {
+        let text = format!("{GOOD}{PPDU}");
+        let e = err(&text.replace("width_mhz = 40", "width_mhz = 30"));
+        assert!(e.contains("line 20") && e.contains("ppdu_power[0].width_mhz") && e.contains("20, 40, 80, 160"), "{e}");
+        let e = err(&text.replace("nss = 1\n", "nss = 9\n"));
+        assert!(e.contains("line 28") && e.contains("ppdu_power[1].nss") && e.contains("1 to 8"), "{e}");
+        let e = err(&text.replace("rx_mw = 220.5", "rx_mw = -1"));
+        assert!(e.contains("line 29") && e.contains("ppdu_power[1].rx_mw") && e.contains("negative"), "{e}");
+        let e = err(&text.replace("tx_mw = 500.0\nrx_mw = 250.0\n", ""));
+        assert!(e.contains("ppdu_power[0].tx_mw") && e.contains("tx_mw, rx_mw or both"), "{e}");
+        let e = err(&text.replace("width_mhz = 80", "width_mhz = 40").replace("nss = 1\n", "nss = 2\n"));
+        assert!(e.contains("line 27") && e.contains("given twice"), "{e}");
+        let e = err(&text.replace("nss = 2", "nss = 2\ncolour = 1"));
+        assert!(e.contains("line 22") && e.contains("ppdu_power[0].colour"), "{e}");
+        let e = err(&text.replace("rx_mw = 250.0\nsource = \"made up\"", "rx_mw = 250.0\nsource = \" \""));
+        assert!(e.contains("line 24") && e.contains("ppdu_power[0].source"), "{e}");
+    }
+
+    #[test]
+    fn profiles_resolve_by_name_or_by_path() {
+        let dir = std::env::temp_dir().join(format!("wattlab-profile-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("sub/mine.toml"), GOOD).unwrap();
+        assert!(is_profile_path("mine.toml") && is_profile_path("sub/mine") && !is_profile_path("orinoco"));
+        assert_eq!(resolve_profile("orinoco", Some(&dir)).unwrap(), builtin_profile("orinoco").unwrap());
+        let p = resolve_profile("sub/mine.toml", Some(&dir)).unwrap();
+        assert_eq!((p.name(), p.power_uw(Sleep)), ("t", 10_500));
+        let abs = dir.join("sub/mine.toml");
+        assert_eq!(resolve_profile(abs.to_str().unwrap(), None).unwrap(), p);
+        let e = resolve_profile("missing.toml", Some(&dir)).unwrap_err().to_string();
+        assert!(e.contains("missing.toml") && e.contains("cannot read profile"), "{e}");
+        std::fs::write(dir.join("bad.toml"), GOOD.replace("tx = 300.0", "tx = -3")).unwrap();
+        let e = resolve_profile("bad.toml", Some(&dir)).unwrap_err().to_string();
+        assert!(e.contains("bad.toml: line 10") && e.contains("power_mw.tx"), "{e}");
+        assert!(resolve_profile("nope", Some(&dir)).unwrap_err().to_string().contains("unknown device profile"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

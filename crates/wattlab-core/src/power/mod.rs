@@ -9,5 +9,5 @@ pub mod modes;
 pub mod station;
 
 pub use mode::{Basis, ModeParam, ParseNameError, PolicyName};
-pub use modes::{bsd_next_wake, bsd_window, Driver, PowerMode, PowerSave, PowerSaveSettings, BSD_MAX_SLEEP, BSD_PERCENT};
+pub use modes::{bsd_next_wake, bsd_window, Driver, PowerMode, PowerSave, PowerSaveSettings, TwtAgreement, BSD_MAX_SLEEP, BSD_PERCENT};
 pub use station::{Command, MacCaps, MacView, PowerState, StationEvent, StationPower, StationStats};

@@ -2,7 +2,7 @@
 //! any MAC whose abilities [`MacCaps`] describes. The machine keeps what every station has
 //! (awake, dozing or off, a wake-up under way, what the AP may send, deadlines, counters);
 //! the rules of its mode (`crate::power::modes`, one module per mode: `cam`, `psm`,
-//! `ideal-psm`, `bsd-P`, `u-apsd`, `external` and the drivers' names, `beacon-doze`) decide
+//! `ideal-psm`, `bsd-P`, `u-apsd`, `external` and the drivers' names, `beacon-doze`, `twt`) decide
 //! where modes differ, through the [`rules`] they implement.
 //!
 //! The MAC drives it: `handle_*` inputs with the time (its own frames, the AP's, beacons,
@@ -77,6 +77,12 @@ impl StationPower {
     /// U-APSD's triggers): a MAC may skip [`StationPower::handle_uplink_sent`] otherwise.
     pub fn uplink_matters(&self) -> bool {
         self.rules.uplink_matters()
+    }
+
+    /// True if frames the AP delivers change the station's power saving (adaptive PSM's
+    /// inactivity timer): a MAC may skip [`StationPower::handle_downlink`] otherwise.
+    pub fn downlink_matters(&self) -> bool {
+        self.rules.downlink_matters()
     }
 
     /// Counters (a doze in progress not counted yet).
@@ -205,6 +211,12 @@ impl StationPower {
         self.rules.on_uplink_sent(&mut self.c, now, data, view);
     }
 
+    /// A frame from the AP reached the station (delivered; for an A-MPDU, once its Block Ack
+    /// is out): adaptive PSM's inactivity timer restarts.
+    pub fn handle_downlink(&mut self, now: Time) {
+        self.rules.on_downlink(&mut self.c, now);
+    }
+
     /// Something ended at the MAC (an exchange, a transmission, an arrival): the station
     /// dozes if its mode allows and `view` says it is idle.
     pub fn handle_idle(&mut self, now: Time, view: MacView) {
@@ -238,6 +250,13 @@ impl StationPower {
     /// An ideal-PSM release instant of the MAC's clock: what is held goes as one burst.
     pub fn handle_release_instant(&mut self, now: Time, view: MacView) {
         self.rules.on_release_instant(&mut self.c, now, view);
+    }
+
+    /// The AP's TWT Setup response reached the station: its TWT agreement holds from `now`
+    /// (the station dozes until its first service period once `view` says it is idle).
+    pub fn handle_twt_accepted(&mut self, now: Time, view: MacView) {
+        self.rules.on_twt_accepted(&mut self.c, now);
+        try_doze(&mut self.rules, &mut self.c, now, view);
     }
 
     /// A driver's command (ignored unless the mode is `external`: other modes' own rules

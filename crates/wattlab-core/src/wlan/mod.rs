@@ -15,4 +15,4 @@ pub mod error_model;
 pub mod phy;
 pub mod propagation;
 
-pub use phy::{find_phy, phy_names, Band, Mcs, PhyFormat, PhyProfile, TxVector};
+pub use phy::{find_phy, phy_names, Band, Mcs, PhyFormat, PhyProfile, PpduShape, TxVector};

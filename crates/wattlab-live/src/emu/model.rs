@@ -60,6 +60,10 @@ pub struct PathParams {
     /// station's frames until an uplink frame triggers their release (the core's
     /// [`StationPower`] in `u-apsd`, no periodic trigger: the tunnel sends its own).
     pub uapsd: bool,
+    /// Any other registry mode on the hop (`adaptive-psm`), run by the core's machine as
+    /// the simulator's `[[wireless]]` hop runs it, with beacon instants every `psm_beacon`
+    /// (102.4 ms without it); wins over `psm_beacon`'s idealised PSM and `uapsd`.
+    pub mode: Option<PowerSave>,
     /// Run seed of the loss and jitter streams.
     pub seed: u64,
     /// Names of the four channels, in the order above, for reports and RNG streams
@@ -195,7 +199,7 @@ impl<T> PathEmulator<T> {
     /// A model with empty queues whose timeline starts at `origin` (the time of beacon 0).
     pub fn new(params: PathParams, origin: Time) -> Self {
         let streams = RngStreams::new(params.seed);
-        let PathParams { wired_down, hop_down, hop_up, wired_up, half_duplex, psm_beacon, uapsd, names, .. } = params;
+        let PathParams { wired_down, hop_down, hop_up, wired_up, half_duplex, psm_beacon, uapsd, mode, names, .. } = params;
         let names = names.unwrap_or_else(|| NAMES.map(String::from));
         let mut k = 0;
         let channels = [wired_down, hop_down, hop_up, wired_up].map(|p| {
@@ -205,7 +209,9 @@ impl<T> PathEmulator<T> {
         });
         let medium = half_duplex.then_some(Medium { channels: [HOP_DOWN as u32, HOP_UP as u32], busy_with: None, next_turn: 0 });
         // As the simulator's `[[wireless]]` hop: ideal PSM releases at its beacon instants.
-        let power = if uapsd {
+        let power = if let Some(mode) = mode.filter(|m| m.saves_power()) {
+            Some(StationPower::new(mode, MacCaps::HOP, psm_beacon.unwrap_or(Duration::from_micros(102_400))))
+        } else if uapsd {
             let beacon = psm_beacon.unwrap_or(Duration::from_micros(102_400));
             Some(StationPower::new(PowerSave::Uapsd { trigger_interval: None, max_sp: 0 }, MacCaps::HOP, beacon))
         } else {
@@ -414,7 +420,11 @@ impl<T> PathEmulator<T> {
         }
         if ch == HOP_DOWN && self.power.is_some() {
             let view = self.hop_view();
-            self.power.as_mut().expect("checked above").handle_idle(t, view);
+            let p = self.power.as_mut().expect("checked above");
+            if p.downlink_matters() {
+                p.handle_downlink(t);
+            }
+            p.handle_idle(t, view);
             self.drain_power(t);
         }
     }
@@ -435,7 +445,7 @@ impl<T> PathEmulator<T> {
                 }
                 StationEvent::Release => self.kick(t, HOP_DOWN),
                 // The hop has no latency, no PS-Polls and no Null frames (MacCaps::HOP).
-                StationEvent::Ready | StationEvent::PsPoll | StationEvent::Trigger => {}
+                StationEvent::Ready | StationEvent::PsPoll | StationEvent::Trigger | StationEvent::PmNull { .. } | StationEvent::TwtSetup => {}
             }
         }
         if let Some(d) = self.power.as_ref().and_then(|p| p.poll_timeout()) {

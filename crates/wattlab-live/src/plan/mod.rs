@@ -1,12 +1,13 @@
 //! What a scenario asks of a live run. The scenario is built by the simulator's own loader
 //! (same schema, defaults and error messages as `wattlab run`), and the built simulation's
 //! [`LiveSpec`] gives the path, TCP settings, agent and radio; the policy picks the hop's
-//! power saving (`always-on` = cam, `cc` = the agent, `psm` = idealised PSM at the AP).
+//! power saving (`always-on` = cam, `cc` = the agent, `psm` = idealised PSM at the AP,
+//! `adaptive-psm` = adaptive PSM with mac80211's default 100 ms timeout).
 
 use std::path::Path;
 
 use serde::Serialize;
-use wattlab_core::power::{Driver, PowerMode};
+use wattlab_core::power::{Driver, PowerMode, PowerSave, PowerSaveSettings};
 use wattlab_core::tcp::CongestionControlKind;
 use wattlab_sim::live_spec::{LiveSpec, WwpLiveFlow};
 use wattlab_sim::BuildOptions;
@@ -44,6 +45,9 @@ pub enum LivePolicy {
     Cc,
     /// Idealised 802.11 PSM: the AP buffers and releases at each 100 ms beacon.
     Psm,
+    /// Adaptive PSM with mac80211's default 100 ms inactivity timeout: the AP holds while the
+    /// station dozes, which it does 100 ms after its last packet, waking at each beacon.
+    AdaptivePsm,
     /// Seed 001's PSNA: the mobile of a `psna-read` / `psna-send` flow switches the card off
     /// (the only policy of such a flow, and only for it).
     Psna,
@@ -57,6 +61,7 @@ impl LivePolicy {
             LivePolicy::Cc => PowerMode::External(Driver::Cc),
             LivePolicy::Psm => PowerMode::IdealPsm,
             LivePolicy::Psna => PowerMode::External(Driver::Psna),
+            LivePolicy::AdaptivePsm => PowerMode::AdaptivePsm { timeout_ms: ADAPTIVE_TIMEOUT_MS },
         }
     }
 
@@ -67,9 +72,14 @@ impl LivePolicy {
             LivePolicy::Cc => "cc",
             LivePolicy::Psm => "psm",
             LivePolicy::Psna => "psna",
+            LivePolicy::AdaptivePsm => "adaptive-psm",
         }
     }
 }
+
+/// The inactivity timeout of `--policy adaptive-psm`, ms: mac80211's default
+/// (`ieee80211_recalc_ps` without a PM-QoS latency request; docs/wlan.md, "Adaptive PSM").
+pub const ADAPTIVE_TIMEOUT_MS: u32 = 100;
 
 /// True for the flow kinds of seed 001's PSNA.
 fn is_psna(f: &wattlab_sim::scenario::FlowConfig) -> bool {
@@ -130,7 +140,7 @@ fn check_user_overrides(user: &[String]) -> Result<(), String> {
     for o in user {
         let key = o.split('=').next().unwrap_or("").trim();
         if key.starts_with("wireless.") && key.ends_with(".power_save") {
-            return Err(format!("--set {o}: the hop's power_save is set by --policy (always-on, cc, psm, psna), not --set"));
+            return Err(format!("--set {o}: the hop's power_save is set by --policy (always-on, cc, psm, adaptive-psm, psna), not --set"));
         }
     }
     Ok(())
@@ -167,8 +177,11 @@ pub fn path_params(spec: &LiveSpec) -> PathParams {
         hop_up: spec.hop_up.clone(),
         wired_up: spec.wired_up.clone(),
         half_duplex: spec.half_duplex,
-        psm_beacon: (spec.power_save == PowerMode::IdealPsm).then_some(spec.beacon_interval),
+        psm_beacon: matches!(spec.power_save, PowerMode::IdealPsm | PowerMode::AdaptivePsm { .. }).then_some(spec.beacon_interval),
         uapsd: false,
+        // The hop's listen interval is 1 (every beacon instant), the registry's default.
+        mode: matches!(spec.power_save, PowerMode::AdaptivePsm { .. })
+            .then(|| PowerSave::from_mode(spec.power_save, &PowerSaveSettings::default())),
         seed: spec.seed,
         names: Some(spec.channel_names.clone()),
     }
@@ -367,8 +380,11 @@ impl PlanSummary {
             power_save: spec.power_save.to_string(),
             beacon_interval_ns: spec.beacon_interval.0,
             base_rtt_s: rtt.as_secs_f64(),
-            profile: spec.profile.as_ref().map(|p| p.name().to_string()),
-            profile_overridden: spec.profile.as_ref().is_some_and(|p| wattlab_core::energy::builtin_profile(p.name()).as_ref() != Some(p)),
+            profile: spec.profile_spec.clone(),
+            // The profile as read again (a built-in, or the file), without the scenario's changes.
+            profile_overridden: spec.profile.as_ref().zip(spec.profile_spec.as_deref()).is_some_and(|(p, s)| {
+                wattlab_core::energy::resolve_profile(s, None).ok().as_ref() != Some(p)
+            }),
             detection: spec.agent.as_ref().map(|a| a.detection.name().to_string()),
             overrides: overrides(policy, user_overrides),
             kind: match (&spec.wwp, &spec.psna) {

@@ -127,7 +127,17 @@ pub fn load(path: &Path, overrides: &[String]) -> Result<TunnelPlan, String> {
         });
     }
     need(!flows.is_empty(), "at least one flow")?;
-    let profile = scn.nodes.iter().find(|n| n.name.get_ref() == &client).and_then(|n| n.radio.as_ref()).map(|r| r.profile.get_ref().clone());
+    // A profile file is named relative to the scenario's directory: the costing reads it by
+    // its absolute path (as a simulated run's plan gives it).
+    let profile = scn.nodes.iter().find(|n| n.name.get_ref() == &client).and_then(|n| n.radio.as_ref()).map(|r| {
+        let spec = r.profile.get_ref();
+        if wattlab_core::energy::is_profile_path(spec) {
+            let p = wattlab_core::energy::profile_path(spec, path.parent());
+            std::fs::canonicalize(&p).unwrap_or(p).display().to_string()
+        } else {
+            spec.clone()
+        }
+    });
     Ok(TunnelPlan {
         kind: "tunnel",
         scenario: scn.name.clone().unwrap_or_default(),

@@ -87,8 +87,13 @@ pub fn build_with(scn: &Scenario, source: &str, origin: &str, provenance: Proven
     go_on()?;
     let mut t = topology::build(scn, &cx, &streams)?;
     go_on()?;
-    let profiles = power::profiles(scn, &cx)?;
-    let wlans = wlan::build_wlans(scn, &cx, &streams, &mut t, &profiles)?;
+    // A scenario read from a file names profile files relative to its directory.
+    let scenario_path = std::path::Path::new(&provenance.scenario);
+    let scenario_dir = scenario_path.is_file().then(|| scenario_path.parent()).flatten();
+    let profiles = power::profiles(scn, &cx, scenario_dir)?;
+    let mut provenance = provenance;
+    provenance.profile_files = profiles.files.clone();
+    let wlans = wlan::build_wlans(scn, &cx, &streams, &mut t, &profiles.by_node)?;
     let mut radios = power::radios(scn, &cx, &mut t, &wlans, profiles)?;
     let overrides = paths::route_overrides(scn, &cx, &t)?;
     let mut stack = Stack::new(t.nodes.len(), streams.stream("tcp-isn"));
@@ -102,6 +107,11 @@ pub fn build_with(scn: &Scenario, source: &str, origin: &str, provenance: Proven
     let routes = paths::flow_routes(&t.nodes, &t.adjacency, &overrides, &needs, scn, &cx, &flow_err)?;
     go_on()?;
     let pcaps = paths::captures(scn, opts, &cx, &mut t)?;
+    let mut wlans = wlans;
+    for w in &mut wlans {
+        // A BSS reports first attempts only to capture them at their senders.
+        w.bss.set_report_transmits(w.sta_iface.iter().any(|&i| t.ifaces[i as usize].pcap.is_some()));
+    }
 
     let timeseries = (scn.output.timeseries || opts.timeseries).then(TimeSeries::default);
     if timeseries.is_some() {

@@ -11,8 +11,9 @@ use crate::radio::Radio;
 use crate::scenario::schema::RadioTransitionConfig;
 use crate::scenario::{AgentSettings, Scenario, ScenarioError};
 use crate::sim::{AgentSession, Simulation, WlanHost};
+use std::path::Path;
 use toml::Spanned;
-use wattlab_core::energy::{builtin_profile, builtin_profile_names, AccountingPolicy, DeviceProfile, RadioState};
+use wattlab_core::energy::{builtin_profile_names, is_profile_path, profile_path, resolve_profile, AccountingPolicy, DeviceProfile, ProfileError, RadioState};
 use wattlab_core::power::{Driver, MacCaps, PowerMode, PowerSave, StationPower};
 use wattlab_core::{Duration, Time};
 
@@ -66,28 +67,58 @@ fn with_transition(profile: &DeviceProfile, t: &RadioTransitionConfig) -> Result
     profile.with_transition(state(&t.from)?, state(&t.to)?, Duration(t.duration.0), (t.power_mw * 1e3).round() as u64, &source)
 }
 
+/// The scenario's radio profiles: one per node (None for a node without a radio), and the
+/// profile files read, each as `PATH sha256:HEX` (for the run's provenance).
+pub(crate) struct Profiles {
+    /// Every node's profile, with the scenario's transition overrides.
+    pub(crate) by_node: Vec<Option<DeviceProfile>>,
+    /// The profile files the scenario names by path, in node order, each once.
+    pub(crate) files: Vec<String>,
+    /// How each node's profile is named for tools that read it again (the live run's
+    /// costing): the built-in name, or the profile file's absolute path.
+    pub(crate) specs: Vec<Option<String>>,
+}
+
 /// Every node's radio profile (None for a node without a radio), with the scenario's
 /// transition overrides: known before the BSSs are built, so that each station's power machine
-/// is built once, with its radio's wake latency.
-pub(crate) fn profiles(scn: &Scenario, cx: &Ctx) -> Result<Vec<Option<DeviceProfile>>, ScenarioError> {
-    let mut out = Vec::with_capacity(scn.nodes.len());
+/// is built once, with its radio's wake latency. `radio.profile` is a built-in profile's name
+/// or a profile file's path (relative to `scenario_dir`, the scenario file's directory, when
+/// the scenario came from a file; else to the current directory).
+pub(crate) fn profiles(scn: &Scenario, cx: &Ctx, scenario_dir: Option<&Path>) -> Result<Profiles, ScenarioError> {
+    let mut out = Profiles { by_node: Vec::with_capacity(scn.nodes.len()), files: Vec::new(), specs: Vec::new() };
     for (i, n) in scn.nodes.iter().enumerate() {
         let Some(r) = &n.radio else {
-            out.push(None);
+            out.by_node.push(None);
+            out.specs.push(None);
             continue;
         };
         let key = format!("node[{i}].radio");
-        let mut profile = builtin_profile(r.profile.get_ref()).ok_or_else(|| {
-            cx.err(&r.profile, &format!("{key}.profile"), format!(
-                "unknown device profile `{}` (known: {})",
-                r.profile.get_ref(),
-                builtin_profile_names().join(", ")
-            ))
+        let spec = r.profile.get_ref();
+        let mut profile = resolve_profile(spec, scenario_dir).map_err(|e| {
+            let msg = match e {
+                ProfileError::UnknownProfile { .. } => format!(
+                    "unknown device profile `{spec}` (known: {}; or the path of a profile file ending in .toml)",
+                    builtin_profile_names().join(", ")
+                ),
+                e => format!("profile file: {e}"),
+            };
+            cx.err(&r.profile, &format!("{key}.profile"), msg)
         })?;
+        if is_profile_path(spec) {
+            let path = profile_path(spec, scenario_dir);
+            let text = std::fs::read(&path).unwrap_or_default();
+            let entry = format!("{} sha256:{}", path.display(), crate::provenance::sha256_hex(&text));
+            if !out.files.contains(&entry) {
+                out.files.push(entry);
+            }
+            out.specs.push(Some(std::fs::canonicalize(&path).unwrap_or(path).display().to_string()));
+        } else {
+            out.specs.push(Some(spec.clone()));
+        }
         for (j, t) in r.transitions.iter().enumerate() {
             profile = with_transition(&profile, t.get_ref()).map_err(|m| cx.err(t, &format!("{key}.transitions[{j}]"), m))?;
         }
-        out.push(Some(profile));
+        out.by_node.push(Some(profile));
     }
     Ok(out)
 }
@@ -99,10 +130,10 @@ pub(crate) fn wake_latency(profile: &DeviceProfile) -> Duration {
 
 /// The radios of the nodes that have one (`profiles`), each fed by its wireless interface,
 /// with a meter per accounting policy and one for the station's power-save mode.
-pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &[WlanHost], profiles: Vec<Option<DeviceProfile>>) -> Result<Vec<Radio>, ScenarioError> {
+pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &[WlanHost], profiles: Profiles) -> Result<Vec<Radio>, ScenarioError> {
     let mut radios = Vec::new();
-    for ((i, n), profile) in scn.nodes.iter().enumerate().zip(profiles) {
-        let (Some(r), Some(profile)) = (&n.radio, profile) else { continue };
+    for (((i, n), profile), spec) in scn.nodes.iter().enumerate().zip(profiles.by_node).zip(profiles.specs) {
+        let (Some(r), Some(profile), Some(spec)) = (&n.radio, profile, spec) else { continue };
         let key = format!("node[{i}].radio");
         let Some(&iface) = t.wireless_iface_of.get(&(i as u32)) else {
             return Err(cx.err(&n.name, &key, "a radio needs a [[wireless]] hop or a [[wlan]] with this node as station"));
@@ -124,6 +155,7 @@ pub(crate) fn radios(scn: &Scenario, cx: &Ctx, t: &mut Topology, wlans: &[WlanHo
         }
         t.ifaces[iface as usize].radio = Some(radios.len());
         let mut radio = Radio::new(i as u32, profile, &policies, Time::ZERO);
+        radio.profile_spec = spec;
         // The station's real energy under its power-save mode: a BSS station's, or its hop's
         // (an 802.11 interface has no channel of its own: `tx` is unused there).
         let mode = match t.ifaces[iface as usize].wlan {

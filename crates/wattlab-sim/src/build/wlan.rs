@@ -18,16 +18,25 @@ use toml::Spanned;
 use wattlab_core::energy::DeviceProfile;
 use wattlab_core::wire::mac_for_node;
 use wattlab_core::wlan::phy::BEACON_BYTES;
-use wattlab_core::wlan::{PhyProfile, TxVector};
+use wattlab_core::wlan::{PhyFormat, PhyProfile, TxVector};
 use std::collections::HashMap;
 use wattlab_core::Duration;
 
 /// A BSS station's power-save mode with its settings (`ps`, of section `section`): ideal PSM
 /// releases every 100 ms unless told otherwise (paper 000); the BSS's beacons are its MAC's.
-fn power_save(cx: &Ctx, ps: &PowerSaveConfig, section: &str) -> Result<PowerSave, ScenarioError> {
+/// TWT needs an 802.11ax (HE) PHY: its setup frames and agreements are HE features
+/// (802.11ax-2021 §26.8; a non-HE station has no TWT Requester Support capability).
+fn power_save(cx: &Ctx, ps: &PowerSaveConfig, section: &str, phy: &PhyProfile) -> Result<PowerSave, ScenarioError> {
     let mode = match &ps.mode {
         None => PowerMode::Cam,
-        Some(s) => power_mode(cx, s, &ps.key(section, "mode"))?,
+        Some(s) => {
+            let key = ps.key(section, "mode");
+            let mode = power_mode(cx, s, &key)?;
+            if matches!(mode, PowerMode::Twt(_)) && phy.format != PhyFormat::He {
+                return Err(cx.err(s, &key, format!("`{}` needs an 802.11ax (HE) PHY: phy = \"{}\" cannot carry TWT; use phy = \"802.11ax\"", s.get_ref(), phy.name)));
+            }
+            mode
+        }
     };
     if ps.beacon_interval.is_some() {
         let key = ps.key(section, "beacon_interval");
@@ -100,7 +109,7 @@ fn node_of(cx: &Ctx, by_name: &HashMap<String, u32>, at: Spanned<()>, key: &str,
 /// section's settings and its `[[wlan.station]]` overrides (`bss_tx`: the BSS's PHY and rate,
 /// which a station's rate keys override).
 fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology, profiles: &[Option<DeviceProfile>], bss_tx: (&PhyProfile, TxVector)) -> Result<Vec<(u32, StaConfig)>, ScenarioError> {
-    let default_mode = power_save(cx, &w.power_save, key)?;
+    let default_mode = power_save(cx, &w.power_save, key, bss_tx.0)?;
     let general = |k: &str, m: String| ScenarioError::general(cx.origin, Some(format!("{key}.{k}")), m);
     let down_loss = loss_process(w.down_loss.as_ref()).map_err(|m| general("down_loss", m))?;
     let up_loss = loss_process(w.up_loss.as_ref()).map_err(|m| general("up_loss", m))?;
@@ -148,7 +157,7 @@ fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology, profiles:
         let Some(m) = members.iter_mut().skip(1).find(|(_, c)| &c.name == o.node.get_ref()) else {
             return Err(cx.err(&o.node, &format!("{okey}.node"), format!("`{}` is not one of this BSS's stations", o.node.get_ref())));
         };
-        m.1.power_save = power_save(cx, &o.power_save.over(&w.power_save), &okey)?;
+        m.1.power_save = power_save(cx, &o.power_save.over(&w.power_save), &okey, bss_tx.0)?;
         let general = |k: &str, m: String| ScenarioError::general(cx.origin, Some(format!("{okey}.{k}")), m);
         if o.down_loss.is_some() {
             m.1.loss_down = loss_process(o.down_loss.as_ref()).map_err(|e| general("down_loss", e))?;

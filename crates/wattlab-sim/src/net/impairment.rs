@@ -66,7 +66,18 @@ impl Phases {
 
 impl LossProcess {
     /// Decide whether the packet passing at `now` is lost.
+    // The test for no loss is inlined (every packet on every link asks), the draws are not.
+    #[inline]
     pub fn next_lost(&mut self, now: Time, rng: &mut StreamRng) -> bool {
+        if let LossProcess::None = self {
+            return false;
+        }
+        self.draw_lost(now, rng)
+    }
+
+    /// [`LossProcess::next_lost`] for a process that may lose packets.
+    #[inline(never)]
+    fn draw_lost(&mut self, now: Time, rng: &mut StreamRng) -> bool {
         match self {
             LossProcess::None => false,
             LossProcess::Bernoulli { p } => *p > 0.0 && rng.random::<f64>() < *p,
@@ -136,7 +147,18 @@ impl Jitter {
     }
 
     /// Draw the extra delay for one packet.
+    // The test for no jitter is inlined (every packet on every link asks), the draws are not.
+    #[inline]
     pub fn sample(&self, rng: &mut StreamRng) -> Duration {
+        if let Jitter::None = self {
+            return Duration::ZERO;
+        }
+        self.draw(rng)
+    }
+
+    /// [`Jitter::sample`] for a link with jitter.
+    #[inline(never)]
+    fn draw(&self, rng: &mut StreamRng) -> Duration {
         match self {
             Jitter::None => Duration::ZERO,
             Jitter::Uniform { min, max } => {

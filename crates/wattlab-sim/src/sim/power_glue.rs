@@ -82,6 +82,9 @@ impl Simulation {
         let h = h as usize;
         if ch == self.hops[h].down {
             let view = self.hop_view(h);
+            if self.hops[h].power.downlink_matters() {
+                self.hops[h].power.handle_downlink(now);
+            }
             self.hops[h].power.handle_idle(now, view);
             self.drain_hop(h);
         }
@@ -141,7 +144,7 @@ impl Simulation {
                     self.kick(down);
                 }
                 // The hop has no latency, no PS-Polls and no Null frames (MacCaps::HOP).
-                StationEvent::Ready | StationEvent::PsPoll | StationEvent::Trigger => {}
+                StationEvent::Ready | StationEvent::PsPoll | StationEvent::Trigger | StationEvent::PmNull { .. } | StationEvent::TwtSetup => {}
             }
         }
         let host = &mut self.hops[h];

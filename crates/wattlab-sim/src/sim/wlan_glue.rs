@@ -90,9 +90,9 @@ impl Simulation {
                     let node = self.net.ifaces[to_if as usize].node;
                     self.receive(now, node, packet);
                 }
-                MacOutput::Activity { sta, start, end, kind, tag } => {
+                MacOutput::Activity { sta, start, end, kind, shape, tag } => {
                     if let Some(r) = self.net.ifaces[self.wlans[b].sta_iface[sta as usize] as usize].radio {
-                        self.radios[r].activity(start, end, kind, tag);
+                        self.radios[r].ppdu_activity(start, end, kind, tag, shape);
                     }
                 }
                 MacOutput::Power { sta, at, state } => {

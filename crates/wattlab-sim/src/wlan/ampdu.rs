@@ -27,14 +27,19 @@
 //!
 //! [`BaState`]: super::BaState
 
-use super::{Body, Bss, ExchangeKind, MacOutput, MacTimer, StaId, AP, NO_SEQ};
+use super::{Body, Bss, ExchangeKind, MacOutput, MacTimer, Sta, StaId, AP, NO_SEQ};
 use rand::Rng;
 use wattlab_core::wlan::aggregation::DELIMITER_BYTES;
 use wattlab_core::wlan::phy::{ACK_BYTES, RTS_BYTES};
+use wattlab_core::wlan::PpduShape;
 use wattlab_core::{Duration, Time};
 
 /// An ADDBA Request or Response action frame: header 24, body 9, FCS 4 (§9.6.5.2–3).
 pub const ADDBA_BYTES: u32 = 37;
+
+/// A compressed BlockAckReq (§9.3.1.7): Frame Control 2, Duration 2, RA 6, TA 6, BAR Control
+/// 2, Starting Sequence Control 2, FCS 4.
+pub const BAR_BYTES: u32 = 24;
 
 /// An A-MPDU about to go on the air.
 #[derive(Clone, Copy, Debug)]
@@ -58,6 +63,12 @@ impl Bss {
         self.cfg.qos.is_some_and(|q| q.aggregation.is_some())
     }
 
+    /// Whether `from`'s next access for `to` sends an A-MPDU (not an ADDBA Request or a
+    /// BlockAckReq).
+    pub(crate) fn sends_ampdu(&self, from: StaId, to: StaId) -> bool {
+        self.has_agreement(from, to) && !self.bar_owed(from, to)
+    }
+
     /// Whether the Block Ack agreement `from` → `to` of the AC `from`'s access is for exists
     /// (one TID per AC).
     pub(crate) fn has_agreement(&self, from: StaId, to: StaId) -> bool {
@@ -67,6 +78,50 @@ impl Bss {
         } else {
             self.stas[from as usize].ba_up[ac]
         }
+    }
+
+    /// Whether the originator of the flow `from` → `to` of the AC of `from`'s access owes
+    /// its recipient a BlockAckReq (an MPDU was dropped and the recipient's window has not
+    /// moved past it yet).
+    fn bar_owed(&self, from: StaId, to: StaId) -> bool {
+        let ac = self.stas[from as usize].cur;
+        if from == AP {
+            self.stas[to as usize].bar_down[ac]
+        } else {
+            self.stas[from as usize].bar_up[ac]
+        }
+    }
+
+    /// Sets whether the flow `from` → `to` of the AC of `from`'s access owes a BlockAckReq.
+    fn set_bar_owed(&mut self, from: StaId, to: StaId, owed: bool) {
+        let ac = self.stas[from as usize].cur;
+        if from == AP {
+            self.stas[to as usize].bar_down[ac] = owed;
+        } else {
+            self.stas[from as usize].bar_up[ac] = owed;
+        }
+    }
+
+    /// Non-HT rate (kb/s) of the Block Ack answering an A-MPDU `from` → `to` (the control
+    /// response rate of its data rate, §10.6.6.5.2).
+    fn control_kbps(&self, from: StaId, to: StaId) -> u32 {
+        self.cfg.phy.response_kbps(self.tx_vector(from, to))
+    }
+
+    /// Rate (kb/s) of ADDBA and BlockAckReq frames: the lowest basic rate, as mac80211 sends
+    /// every management frame and BlockAckReq (`rate_control_send_low`: frames that are not
+    /// data bypass the rate controller), so a set-up does not depend on a data rate that no
+    /// feedback has tuned yet; their ACK or Block Ack answers at that rate's response rate.
+    fn setup_kbps(&self) -> u32 {
+        self.cfg.phy.basic_rates_kbps[0]
+    }
+
+    /// Airtime of a frame of `bytes` at the lowest basic rate ([`Bss::setup_kbps`]) and of
+    /// one of `response_bytes` answering it.
+    fn setup_airtimes(&self, bytes: u32, response_bytes: u32) -> (Duration, Duration) {
+        let phy = &self.cfg.phy;
+        let kbps = self.setup_kbps();
+        (phy.frame_duration(bytes, kbps), phy.frame_duration(response_bytes, phy.control_rate(kbps)))
     }
 
     /// Next sequence number of the flow `from` → `to` of the AC of `from`'s access.
@@ -85,46 +140,126 @@ impl Bss {
     }
 
     /// `sta` won the medium with the data frame at `head` of its queue: it sets up the Block
-    /// Ack agreement, or sends an A-MPDU.
+    /// Ack agreement, sends the BlockAckReq it owes, or sends an A-MPDU.
     pub(crate) fn start_aggregate(&mut self, now: Time, sta: StaId, head: usize) {
         let to = self.stas[sta as usize].queue[head].to;
         if !self.has_agreement(sta, to) {
             self.start_addba(now, sta, to);
+        } else if self.bar_owed(sta, to) {
+            self.start_bar(now, sta, to);
         } else {
             self.start_ampdu(now, sta, head);
         }
     }
 
+    /// `sta`'s aggregated attempt from queue position `head` collided: counts it, charges its
+    /// airtime and its radio's TX time, and returns that airtime.
+    pub(crate) fn charge_collided_aggregate(&mut self, now: Time, sta: StaId, head: usize) -> Duration {
+        let (dur, tag, shape) = self.aggregate_attempt(now, sta, head);
+        let s = &mut self.stas[sta as usize];
+        s.stats.collisions += 1;
+        s.stats.airtime_ns += dur.as_nanos();
+        s.ac_stats[s.cur].airtime_ns += dur.as_nanos();
+        self.ppdu_activity(sta, now, now + dur, wattlab_core::energy::Activity::Tx, tag, shape);
+        dur
+    }
+
     /// Duration of what `sta` sends first when it wins with the data frame at `head` (a
     /// collision lasts as long as it): the ADDBA Request, an RTS, or the A-MPDU (its MPDUs are
-    /// then attempted and marked in flight).
-    pub(crate) fn aggregate_attempt(&mut self, now: Time, sta: StaId, head: usize) -> (Duration, u32) {
+    /// then attempted and marked in flight), with its tag and the width and streams of its PPDU.
+    pub(crate) fn aggregate_attempt(&mut self, now: Time, sta: StaId, head: usize) -> (Duration, u32, PpduShape) {
         let to = self.stas[sta as usize].queue[head].to;
         if !self.has_agreement(sta, to) {
             self.stas[sta as usize].stats.attempts += 1;
-            return (self.control_airtime(sta, to, ADDBA_BYTES), 0);
+            return (self.setup_airtimes(ADDBA_BYTES, ACK_BYTES).0, 0, PpduShape::NON_HT);
+        }
+        if self.bar_owed(sta, to) {
+            let s = &mut self.stas[sta as usize].stats;
+            (s.attempts, s.bars) = (s.attempts + 1, s.bars + 1);
+            return (self.setup_airtimes(BAR_BYTES, ACK_BYTES).0, 0, PpduShape::NON_HT);
         }
         let p = self.begin_ampdu(now, sta, head);
         let rts = self.cfg.rts_threshold.is_some_and(|t| p.psdu > t);
-        let dur = if rts { self.control_airtime(sta, to, RTS_BYTES) } else { self.data_airtime(sta, to, p.psdu) };
+        let (dur, shape) = if rts {
+            (self.control_airtime(sta, to, RTS_BYTES), PpduShape::NON_HT)
+        } else {
+            (self.data_airtime(sta, to, p.psdu), self.data_shape(sta, to))
+        };
         // It collides: no MPDU of the PPDU is acknowledged (as Linux's rate control sees it).
         self.ppdu_feedback(now, sta, to, p.n as u32, 0);
-        (dur, p.tag)
+        (dur, p.tag, shape)
     }
 
-    /// ADDBA Request, ACK, ADDBA Response, ACK, each SIFS apart (error-free management frames
-    /// at the control response rate).
+    /// ADDBA Request, ACK, ADDBA Response, ACK, each SIFS apart, at the lowest basic rate
+    /// and its response rate. With links each frame may be lost (the link's error model); the
+    /// set-up then ends with that frame and fails (the originator tries again from the Request
+    /// at a later access).
     fn start_addba(&mut self, now: Time, sta: StaId, to: StaId) {
         self.stas[sta as usize].stats.attempts += 1;
         let (d, sifs) = (self.cfg.propagation, self.cfg.phy.sifs);
-        let frame = self.control_airtime(sta, to, ADDBA_BYTES);
-        let ack = self.control_airtime(sta, to, ACK_BYTES);
-        let mut t = now;
-        for (from, dest, dur) in [(sta, to, frame), (to, sta, ack), (to, sta, frame), (sta, to, ack)] {
+        let (kbps, ack_kbps) = (self.setup_kbps(), self.cfg.phy.control_rate(self.setup_kbps()));
+        let (frame, ack) = self.setup_airtimes(ADDBA_BYTES, ACK_BYTES);
+        let (mut t, mut ok) = (now, true);
+        let frames = [(sta, to, frame, ADDBA_BYTES, kbps), (to, sta, ack, ACK_BYTES, ack_kbps), (to, sta, frame, ADDBA_BYTES, kbps), (sta, to, ack, ACK_BYTES, ack_kbps)];
+        for (from, dest, dur, bytes, kbps) in frames {
             self.on_air(from, Some(dest), t, dur, 0);
             t = t + dur + d + sifs;
+            if self.link_control_lost(from, dest, kbps, bytes) {
+                ok = false;
+                break;
+            }
         }
-        self.occupy(now, t - sifs, ExchangeKind::AddBa { sta, to });
+        self.occupy(now, t - sifs, ExchangeKind::AddBa { sta, to, ok });
+    }
+
+    /// BlockAckReq, SIFS, Block Ack (§10.25.2.6), at the lowest basic rate and its response
+    /// rate: tells the recipient that the MPDUs before the originator's window start will not
+    /// come again, so it passes up what it held behind them. Either frame may be lost with
+    /// links (the link's error model).
+    fn start_bar(&mut self, now: Time, sta: StaId, to: StaId) {
+        let s = &mut self.stas[sta as usize].stats;
+        (s.attempts, s.bars) = (s.attempts + 1, s.bars + 1);
+        let (d, sifs) = (self.cfg.propagation, self.cfg.phy.sifs);
+        let (kbps, ba_kbps) = (self.setup_kbps(), self.cfg.phy.control_rate(self.setup_kbps()));
+        let ba_bytes = self.block_ack_bytes();
+        let (bar, ba) = self.setup_airtimes(BAR_BYTES, ba_bytes);
+        self.on_air(sta, Some(to), now, bar, 0);
+        let received = !self.link_control_lost(sta, to, kbps, BAR_BYTES);
+        let (end, ok) = if received {
+            self.on_air(to, Some(sta), now + bar + d + sifs, ba, 0);
+            self.timer(now + bar + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
+            (now + bar + d + sifs + ba + d, !self.link_control_lost(to, sta, ba_kbps, ba_bytes))
+        } else {
+            (now + bar + d, false)
+        };
+        self.occupy(now, end, ExchangeKind::Bar { sta, to, ok });
+    }
+
+    /// The BlockAckReq of `from` (for the TID of its access's AC) reached `to`: its window
+    /// moves past the dropped MPDUs, and what it held behind them goes up in order.
+    pub(crate) fn bar_received(&mut self, now: Time, from: StaId, to: StaId) {
+        let (mut gone, ac) = (0, self.stas[from as usize].cur as u8);
+        for f in self.stas[from as usize].queue.iter_mut() {
+            // A dropped MPDU the recipient does hold is passed up by the release below.
+            if f.to == to && f.ac == ac && f.ba.tries == u16::MAX && !f.ba.received {
+                (f.ba.received, f.ba.delivered) = (true, true);
+                gone += 1;
+            }
+        }
+        self.stas[from as usize].gone += gone;
+        self.release_in_order(now, from, to, ac);
+    }
+
+    /// The BlockAckReq exchange is over: with its Block Ack the debt is paid and the
+    /// originator backs off as after a success; without it, it tries again with a doubled CW.
+    pub(crate) fn bar_done(&mut self, now: Time, sta: StaId, to: StaId, ok: bool) {
+        if ok {
+            self.set_bar_owed(sta, to, false);
+            self.sweep(now, sta);
+            self.reset_backoff(sta);
+        } else {
+            self.widen_backoff(sta);
+        }
     }
 
     /// Picks the A-MPDU `sta` sends now, starting with the data frame at `head`: marks its
@@ -150,20 +285,21 @@ impl Bss {
         let window_end = ssn + agg.ba_window as u32;
         let cap = self.psdu_cap(sta, to, time_limit, agg.max_ampdu_bytes);
         let (mut n, mut psdu, mut tag) = (0u32, 0u32, 0u32);
-        let len = self.stas[sta as usize].queue.len();
-        for k in head..len {
-            let f = &self.stas[sta as usize].queue[k];
+        let extra = self.data_extra_bytes();
+        // One pass over the queue, borrowed apart from the outputs and the AP's fair queue
+        // (no index arithmetic per frame).
+        let Bss { stas, out, ap_queue, report_transmits, .. } = self;
+        let Sta { queue, stats, .. } = &mut stas[sta as usize];
+        for f in queue.range_mut(head..) {
             if f.to != to || f.ac != ac || f.ba.acked {
                 continue;
             }
-            if !matches!(f.body, Body::Data(_)) {
-                break;
-            }
+            let Body::Data(packet) = &f.body else { break };
             let seq = if f.ba.seq == NO_SEQ { next } else { f.ba.seq };
             if seq >= window_end || n >= allowance {
                 break;
             }
-            let bytes = with_subframe(psdu, self.mpdu_len(f));
+            let bytes = with_subframe(psdu, Self::mpdu_bytes(f) + extra);
             if n > 0 && bytes > cap {
                 break;
             }
@@ -175,7 +311,19 @@ impl Bss {
             if f.ba.seq == NO_SEQ {
                 next += 1;
             }
-            self.note_mpdu_attempt(sta, k, seq);
+            // The MPDU goes out with sequence number `seq`.
+            f.ba.seq = seq;
+            f.ba.inflight = true;
+            f.ba.tries += 1;
+            if sta == AP {
+                ap_queue.served(f.finish);
+            }
+            stats.bytes_attempted += packet.ip_len() as u64;
+            if f.ba.tries > 1 {
+                stats.ba_retries += 1;
+            } else if *report_transmits {
+                out.push_back(MacOutput::Transmit { sta, to, packet: *packet });
+            }
         }
         *self.next_seq(sta, to) = next;
         self.count_rate(sta, to, n as u64);
@@ -214,28 +362,6 @@ impl Bss {
         hi
     }
 
-    /// The MPDU at `k` of `sta`'s queue goes out with sequence number `seq`.
-    fn note_mpdu_attempt(&mut self, sta: StaId, k: usize, seq: u32) {
-        let f = &mut self.stas[sta as usize].queue[k];
-        f.ba.seq = seq;
-        f.ba.inflight = true;
-        f.ba.tries += 1;
-        let (first, to, finish) = (f.ba.tries == 1, f.to, f.finish);
-        if sta == AP {
-            self.ap_queue.served(finish);
-        }
-        let st = &mut self.stas[sta as usize];
-        // The packet is copied only into the Transmit output, not to read its length.
-        if let Body::Data(packet) = &st.queue[k].body {
-            st.stats.bytes_attempted += packet.ip_len() as u64;
-            if first {
-                self.out.push_back(MacOutput::Transmit { sta, to, packet: *packet });
-            } else {
-                st.stats.ba_retries += 1;
-            }
-        }
-    }
-
     /// [RTS/CTS,] the A-MPDU, and the Block Ack if any MPDU arrived.
     fn start_ampdu(&mut self, now: Time, sta: StaId, head: usize) {
         let p = self.begin_ampdu(now, sta, head);
@@ -249,10 +375,13 @@ impl Bss {
             t = t + r + c + d + d + sifs + sifs;
         }
         let data = self.data_airtime(sta, to, p.psdu);
-        self.on_air(sta, Some(to), t, data, p.tag);
+        self.on_air_ppdu(sta, Some(to), t, data, p.tag, self.data_shape(sta, to));
+        // Captured from a collision (`link.rs`): the MPDUs that start while another frame is
+        // on the air are drawn at the SINR, the later ones at the SNR.
+        let captured = self.link.as_deref_mut().and_then(|l| l.captured.take()).filter(|c| c.sta == sta);
         // One error draw per MPDU, in sequence order.
         let mut received = [0u64; 4];
-        let (len, mut seen) = (self.stas[sta as usize].queue.len(), 0);
+        let (len, mut seen, mut offset) = (self.stas[sta as usize].queue.len(), 0, 0);
         for k in head..len {
             if seen == p.n {
                 break;
@@ -263,20 +392,31 @@ impl Bss {
             }
             seen += 1;
             let (bit, bytes) = ((f.ba.seq - p.ssn) as usize, self.mpdu_len(f));
-            if !self.mpdu_lost(now, sta, to, bytes) {
+            // The MPDU's delimiter starts when the PPDU of the bytes before it would end.
+            let sinr = captured.filter(|c| t + self.data_airtime(sta, to, offset) < c.until).map(|c| c.sinr_db);
+            if captured.is_some() {
+                offset = with_subframe(offset, bytes).next_multiple_of(4);
+            }
+            if !self.mpdu_lost(now, sta, to, bytes, sinr) {
                 received[bit / 64] |= 1 << (bit % 64);
             }
         }
         let any = received != [0; 4];
-        let ba = any && !self.response_lost();
+        let (kbps, ba_bytes) = (self.control_kbps(sta, to), self.block_ack_bytes());
+        // A Block Ack that would start while another frame of the collision is still on the
+        // air is not received (no capture of it is modelled).
+        let ba_start = t + data + d + sifs;
+        let ba_clear = captured.is_none_or(|c| c.until + d <= ba_start);
+        let ba = any && ba_clear && !self.response_lost() && !self.link_control_lost(to, sta, kbps, ba_bytes);
         let end = if any {
             let dur = self.control_airtime(sta, to, self.block_ack_bytes());
-            self.on_air(to, Some(sta), t + data + d + sifs, dur, p.tag);
+            self.on_air(to, Some(sta), ba_start, dur, p.tag);
             self.timer(t + data + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
             t + data + d + sifs + dur + d
         } else {
             t + data + d
         };
+        let end = captured.map_or(end, |c| end.max(c.until + d));
         // After every airtime of the exchange is known: the feedback may change the rate.
         let acked = if ba { received.iter().map(|w| w.count_ones()).sum() } else { 0 };
         self.ppdu_feedback(now, sta, to, p.n as u32, acked);
@@ -314,8 +454,11 @@ impl Bss {
     /// Passes up, in sequence order, every MPDU of the flow `from` → `to` of AC `ac` (its
     /// TID) the recipient holds with no hole before it.
     pub(crate) fn release_in_order(&mut self, now: Time, from: StaId, to: StaId, ac: u8) {
-        let len = self.stas[from as usize].queue.len();
-        for k in 0..len {
+        let queue = &self.stas[from as usize].queue;
+        // Frames passed up already (waiting for their Block Ack) are skipped by an iterator,
+        // without the index arithmetic the loop below pays per frame.
+        let start = queue.iter().position(|f| f.to == to && f.ac == ac && !f.ba.delivered).unwrap_or(queue.len());
+        for k in start..queue.len() {
             let f = &mut self.stas[from as usize].queue[k];
             if f.to != to || f.ac != ac || f.ba.delivered {
                 continue;
@@ -369,12 +512,11 @@ impl Bss {
                 gone += f.ba.delivered as u32;
                 acked += 1;
             } else if limit.is_some_and(|l| f.ba.tries as u32 > l) {
-                // Dropped: the recipient's window moves past it (it holds nothing for it).
+                // Dropped: it leaves once the recipient's window moves past it (the
+                // BlockAckReq this drop makes the originator owe, `bar_received`).
                 f.ba.acked = true;
-                f.ba.received = true;
-                f.ba.delivered = true;
                 f.ba.tries = u16::MAX;
-                gone += 1;
+                gone += f.ba.delivered as u32;
                 dropped += 1;
             }
         }
@@ -390,7 +532,7 @@ impl Bss {
             self.stas[sta as usize].stats.ba_lost += 1;
         }
         if dropped > 0 {
-            self.release_in_order(now, sta, to, self.stas[sta as usize].cur as u8);
+            self.set_bar_owed(sta, to, true);
         }
         self.sweep(now, sta);
         let s = &mut self.stas[sta as usize];

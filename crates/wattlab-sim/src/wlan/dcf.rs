@@ -19,7 +19,7 @@ use super::{Ac, Body, Bss, ExchangeKind, Exchange, Frame, LossLayer, MacOutput, 
 use rand::Rng;
 use wattlab_core::energy::Activity;
 use wattlab_core::wlan::phy::{ACK_BYTES, DATA_OVERHEAD_BYTES, NULL_FRAME_BYTES, PS_POLL_BYTES, QOS_EXTRA_BYTES, RTS_BYTES};
-use wattlab_core::wlan::TxVector;
+use wattlab_core::wlan::{PpduShape, TxVector};
 use wattlab_core::{Duration, Time};
 
 /// What a station would send if it won the medium now.
@@ -39,6 +39,7 @@ impl Bss {
         match &frame.body {
             Body::Data(p) => p.ip_len() + DATA_OVERHEAD_BYTES,
             Body::Null => NULL_FRAME_BYTES,
+            Body::TwtSetup => super::power::TWT_SETUP_BYTES,
         }
     }
 
@@ -47,8 +48,19 @@ impl Bss {
     #[inline]
     pub(crate) fn mpdu_len(&self, frame: &Frame) -> u32 {
         match frame.body {
-            Body::Data(_) if self.cfg.qos.is_some() => Self::mpdu_bytes(frame) + QOS_EXTRA_BYTES,
+            Body::Data(_) => Self::mpdu_bytes(frame) + self.data_extra_bytes(),
             _ => Self::mpdu_bytes(frame),
+        }
+    }
+
+    /// Bytes a data MPDU of this MAC carries beyond [`Bss::mpdu_bytes`]: the QoS Control
+    /// field on the QoS MAC, none on the legacy one.
+    #[inline]
+    pub(crate) fn data_extra_bytes(&self) -> u32 {
+        if self.cfg.qos.is_some() {
+            QOS_EXTRA_BYTES
+        } else {
+            0
         }
     }
 
@@ -277,23 +289,33 @@ impl Bss {
     /// Reports one frame on the air: `from` transmits, the addressee and the awake
     /// overhearers receive.
     pub(crate) fn on_air(&mut self, from: StaId, to: Option<StaId>, start: Time, dur: Duration, tag: u32) {
+        self.on_air_ppdu(from, to, start, dur, tag, PpduShape::NON_HT);
+    }
+
+    /// [`Bss::on_air`] for a PPDU of `shape` (a data PPDU's width and spatial streams).
+    pub(crate) fn on_air_ppdu(&mut self, from: StaId, to: Option<StaId>, start: Time, dur: Duration, tag: u32, shape: PpduShape) {
         let d = self.cfg.propagation;
-        self.activity(from, start, start + dur, Activity::Tx, tag);
+        self.ppdu_activity(from, start, start + dur, Activity::Tx, tag, shape);
         for i in 0..self.stas.len() as StaId {
             if i == from || !self.stas[i as usize].awake {
                 continue;
             }
             if Some(i) == to || self.cfg.overhearing == Overhearing::Rx {
-                self.activity(i, start + d, start + d + dur, Activity::Rx, tag);
+                self.ppdu_activity(i, start + d, start + d + dur, Activity::Rx, tag, shape);
             }
         }
+    }
+
+    /// Width and spatial streams of a data PPDU from `from` to `to` now.
+    pub(crate) fn data_shape(&self, from: StaId, to: StaId) -> PpduShape {
+        self.tx_vector(from, to).shape()
     }
 
     /// Marks the medium busy until `end` with exchange `kind`.
     pub(crate) fn occupy(&mut self, now: Time, end: Time, kind: ExchangeKind) {
         let owner = match kind {
             ExchangeKind::Frame { sta, .. } | ExchangeKind::Poll { sta, .. } => Some(sta),
-            ExchangeKind::Ampdu { sta, .. } | ExchangeKind::AddBa { sta, .. } => Some(sta),
+            ExchangeKind::Ampdu { sta, .. } | ExchangeKind::AddBa { sta, .. } | ExchangeKind::Bar { sta, .. } => Some(sta),
             ExchangeKind::Beacon => Some(AP),
             ExchangeKind::Collision => None,
         };
@@ -327,7 +349,7 @@ impl Bss {
             e.retry_id = frame.id;
             e.retries = 0;
         }
-        if e.retries == 0 {
+        if e.retries == 0 && self.report_transmits {
             if let Body::Data(packet) = frame.body {
                 self.out.push_back(MacOutput::Transmit { sta, to: frame.to, packet });
             }
@@ -360,10 +382,11 @@ impl Bss {
     }
 
     /// [`Bss::frame_lost`] for one MPDU of an A-MPDU: the error model's draw at the PPDU's
-    /// rate, its feedback left to the PPDU's ([`Bss::ppdu_feedback`]).
-    pub(crate) fn mpdu_lost(&mut self, now: Time, from: StaId, to: StaId, bytes: u32) -> bool {
+    /// rate (at `sinr_db` if given: it overlapped a collision's other frames), its feedback
+    /// left to the PPDU's ([`Bss::ppdu_feedback`]).
+    pub(crate) fn mpdu_lost(&mut self, now: Time, from: StaId, to: StaId, bytes: u32, sinr_db: Option<f64>) -> bool {
         let lost = self.cfg.loss_layer == LossLayer::Frame && self.draw_loss(now, from, to);
-        let lost = self.link_mpdu_lost(from, to, bytes) || lost;
+        let lost = self.link_mpdu_lost(from, to, bytes, sinr_db) || lost;
         if lost {
             self.stas[from as usize].stats.frame_errors += 1;
         }
@@ -392,9 +415,20 @@ impl Bss {
                 if self.uses_rts(f) {
                     self.control_airtime(sta, f.to, RTS_BYTES)
                 } else {
-                    self.data_airtime(sta, f.to, self.mpdu_len(f))
+                    self.frame_airtime(sta, f)
                 }
             }
+        }
+    }
+
+    /// Width and spatial streams of what `sta` sends first for `head` ([`Bss::head_duration`]'s
+    /// PPDU): the data PPDU's, or non-HT for an RTS or a PS-Poll.
+    pub(crate) fn head_shape(&self, sta: StaId, head: Head) -> PpduShape {
+        match head {
+            Head::Frame(i) if !self.uses_rts(&self.stas[sta as usize].queue[i]) => {
+                self.frame_shape(sta, &self.stas[sta as usize].queue[i])
+            }
+            _ => PpduShape::NON_HT,
         }
     }
 
@@ -408,6 +442,24 @@ impl Bss {
         }
         let sta = if from == AP { to } else { from };
         self.stas[sta as usize].cfg.tx.unwrap_or(self.cfg.tx)
+    }
+
+    /// Airtime of a single queued frame from `from`: a data or Null frame as a data PPDU, a
+    /// management (TWT Setup) frame at the basic rate, as control frames go.
+    pub(crate) fn frame_airtime(&self, from: StaId, frame: &Frame) -> Duration {
+        match frame.body {
+            Body::TwtSetup => self.control_airtime(from, frame.to, self.mpdu_len(frame)),
+            _ => self.data_airtime(from, frame.to, self.mpdu_len(frame)),
+        }
+    }
+
+    /// Width and spatial streams of `frame`'s PPDU from `from`: a TWT action frame goes at a
+    /// basic rate (non-HT), any other frame as data.
+    pub(crate) fn frame_shape(&self, from: StaId, frame: &Frame) -> PpduShape {
+        match frame.body {
+            Body::TwtSetup => PpduShape::NON_HT,
+            _ => self.data_shape(from, frame.to),
+        }
     }
 
     /// Airtime of a data PPDU of `psdu_bytes` from `from` to `to`.
@@ -453,8 +505,8 @@ impl Bss {
             self.on_air(to, Some(sta), t + r + d + sifs, c, frame.tag);
             t = t + r + c + d + d + sifs + sifs;
         }
-        let data = self.data_airtime(sta, to, self.mpdu_len(&frame));
-        self.on_air(sta, Some(to), t, data, frame.tag);
+        let data = self.frame_airtime(sta, &frame);
+        self.on_air_ppdu(sta, Some(to), t, data, frame.tag, self.frame_shape(sta, &frame));
         let ok = !self.frame_lost(now, sta, to, self.mpdu_len(&frame));
         let end = if ok {
             let ack = self.control_airtime(sta, to, ACK_BYTES);
@@ -483,7 +535,7 @@ impl Bss {
                 self.stas[AP as usize].cur = frame.ac as usize;
                 self.note_attempt(AP, &frame);
                 let data = self.data_airtime(AP, sta, self.mpdu_len(&frame));
-                self.on_air(AP, Some(sta), t, data, frame.tag);
+                self.on_air_ppdu(AP, Some(sta), t, data, frame.tag, self.data_shape(AP, sta));
                 let ok = !self.frame_lost(now, AP, sta, self.mpdu_len(&frame));
                 if ok {
                     let ack = self.control_airtime(AP, sta, ACK_BYTES);
@@ -515,12 +567,7 @@ impl Bss {
         for &w in winners {
             let Some(head) = self.head(w) else { continue };
             if let Some(i) = self.aggregated_head(w) {
-                let (dur, tag) = self.aggregate_attempt(now, w, i);
-                let s = &mut self.stas[w as usize];
-                (s.stats.collisions, s.stats.airtime_ns) = (s.stats.collisions + 1, s.stats.airtime_ns + dur.as_nanos());
-                s.ac_stats[s.cur].airtime_ns += dur.as_nanos();
-                longest = longest.max(dur);
-                self.activity(w, now, now + dur, Activity::Tx, tag);
+                longest = longest.max(self.charge_collided_aggregate(now, w, i));
                 continue;
             }
             if let Head::Frame(i) = head {
@@ -536,7 +583,8 @@ impl Bss {
             s.ac_stats[s.cur].airtime_ns += dur.as_nanos();
             longest = longest.max(dur);
             let tag = if let Head::Frame(i) = head { self.stas[w as usize].queue[i].tag } else { 0 };
-            self.activity(w, now, now + dur, Activity::Tx, tag);
+            let shape = self.head_shape(w, head);
+            self.ppdu_activity(w, now, now + dur, Activity::Tx, tag, shape);
         }
         let d = self.cfg.propagation;
         for i in 0..self.stas.len() as StaId {
@@ -576,6 +624,7 @@ impl Bss {
             }
             ExchangeKind::Poll { response: Some((_, frame)), ok: true, .. } => (AP, frame),
             ExchangeKind::Ampdu { sta, to, ssn, n, received, .. } => return self.on_ampdu_delivered(now, sta, to, ssn, n, received),
+            ExchangeKind::Bar { sta, to, .. } => return self.bar_received(now, sta, to),
             _ => return,
         };
         if let Body::Data(packet) = frame.body {
@@ -631,12 +680,22 @@ impl Bss {
                 self.ampdu_done(now, sta, to, ssn, n, received, ba, rts);
                 if ba && sta != AP {
                     self.uplink_delivered(now, sta, true);
+                } else if ba {
+                    self.downlink_delivered(now, to);
                 }
                 ba
             }
-            ExchangeKind::AddBa { sta, to } => {
-                self.addba_done(sta, to);
-                true
+            ExchangeKind::AddBa { sta, to, ok } => {
+                if ok {
+                    self.addba_done(sta, to);
+                } else {
+                    self.widen_backoff(sta);
+                }
+                ok
+            }
+            ExchangeKind::Bar { sta, to, ok } => {
+                self.bar_done(now, sta, to, ok);
+                ok
             }
             ExchangeKind::Collision => {
                 let winners = std::mem::take(&mut self.winners);
@@ -688,6 +747,8 @@ impl Bss {
                     s.count_ac_delivery(&f, p.ip_len(), since, now);
                 }
                 Body::Null => s.stats.null_frames += 1,
+                // Counted in `attempts` and `airtime_ns` (no column of its own).
+                Body::TwtSetup => {}
             }
             s.acs[f.ac as usize].last_left = now;
         }

@@ -16,12 +16,16 @@
 //! PS-Polls); at most one frame per collision; a frame is captured only if every other frame
 //! ends before its ACK starts (an ACK overlapping a longer frame is not modelled); arrival
 //! order does not matter (all colliders start in the same slot).
+//!
+//! On the aggregating MAC an A-MPDU is captured by the same rule (`Bss::capture_ampdu`); its
+//! MPDUs that start while another collider is still on the air are drawn at the SINR, the
+//! later ones at the SNR (docs/wlan.md).
 
 use super::rate::{Minstrel, RateControl, RateSet};
 use super::{Bss, StaId, AP};
 use crate::rng::StreamRng;
 use rand::Rng;
-use wattlab_core::wlan::error_model::{coded_error, uncoded_ber, Mode};
+use wattlab_core::wlan::error_model::{coded_error, ofdm_mode, uncoded_ber, Mode};
 use wattlab_core::wlan::propagation::{db_to_ratio, Position, Propagation};
 use wattlab_core::wlan::TxVector;
 use wattlab_core::Time;
@@ -30,6 +34,17 @@ use wattlab_core::Time;
 /// (−∞ for a link that does not exist).
 fn ln_bit_success(mode: Mode, snr_db: f64) -> f64 {
     (1.0 - coded_error(uncoded_ber(mode.constellation, db_to_ratio(snr_db)), mode.code_rate)).ln()
+}
+
+/// A frame received despite a collision (module comment).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Captured {
+    /// Its sender.
+    pub sta: StaId,
+    /// Its SINR at the receiver while the others are on the air, dB.
+    pub sinr_db: f64,
+    /// When the last other frame of the collision ends (its sender's end).
+    pub until: Time,
 }
 
 /// A BSS's links: received powers, error probabilities, rate controllers, capture.
@@ -52,8 +67,10 @@ pub struct Link {
     ln_bit_success: Vec<f64>,
     /// Rate controller of each direction, indexed by [`Link::dir_index`].
     control: Vec<RateControl>,
-    /// The SINR, dB, at which the next frame-error draw of `from` is made (a captured frame).
-    captured: Option<(StaId, f64)>,
+    /// A captured frame: its sender, the SINR (dB) at which its next frame-error draw is made,
+    /// and (A-MPDUs) when the last interfering frame ends: an MPDU starting after it is drawn
+    /// at the link's SNR.
+    pub(crate) captured: Option<Captured>,
 }
 
 impl Link {
@@ -157,6 +174,16 @@ impl Link {
         }
     }
 
+    /// Probability that a control or management frame of `bytes` from `from` to `to` at the
+    /// non-HT rate `kbps` (a Block Ack, BlockAckReq, ADDBA frame) is lost, at the link's SNR
+    /// in 20 MHz (a non-HT duplicate on a wider channel has the same SNR per 20 MHz). 0 for a
+    /// rate the error model does not cover (DSSS/CCK).
+    fn control_error(&self, from: StaId, to: StaId, kbps: u32, bytes: u32) -> f64 {
+        let Some(mode) = ofdm_mode(kbps) else { return 0.0 };
+        let snr = self.rx_dbm[from as usize * self.n + to as usize] - self.propagation.noise_dbm(20.0);
+        1.0 - (ln_bit_success(mode, snr) * 8.0 * bytes as f64).exp()
+    }
+
     /// SINR at `to` of `from`'s frame sent at rate index `r` while every other sender in
     /// `senders` transmits, dB.
     fn sinr_db(&self, from: StaId, to: StaId, r: usize, senders: &[StaId]) -> f64 {
@@ -204,12 +231,25 @@ impl Bss {
     }
 
     /// One MPDU of an A-MPDU from `from` to `to`: draws its loss at the PPDU's rate (no
-    /// feedback yet: [`Bss::ppdu_feedback`] reports the whole PPDU). False without links.
-    pub(crate) fn link_mpdu_lost(&mut self, from: StaId, to: StaId, bytes: u32) -> bool {
+    /// feedback yet: [`Bss::ppdu_feedback`] reports the whole PPDU), at `sinr_db` if it
+    /// overlaps the other frames of a collision its A-MPDU was captured from. False without
+    /// links.
+    pub(crate) fn link_mpdu_lost(&mut self, from: StaId, to: StaId, bytes: u32, sinr_db: Option<f64>) -> bool {
         let attempt = self.link_attempt(from, to);
         let Some(link) = self.link.as_deref_mut() else { return false };
         let r = link.rate_index(from, to, attempt);
-        let p = link.mpdu_error(from, to, r, bytes, None);
+        let p = link.mpdu_error(from, to, r, bytes, sinr_db);
+        let s = &mut self.stas[if from == AP { to } else { from } as usize];
+        s.loss_rng.random::<f64>() < p
+    }
+
+    /// Draws the loss of a control or management frame of `bytes` that `from` sends `to` at
+    /// the non-HT rate `kbps` (Block Ack, BlockAckReq, ADDBA Request/Response and their
+    /// ACKs), from the link's error model and the station end's frame-error stream. False
+    /// (and no draw) without links: such frames are then error-free, as ACKs are.
+    pub(crate) fn link_control_lost(&mut self, from: StaId, to: StaId, kbps: u32, bytes: u32) -> bool {
+        let Some(link) = self.link.as_deref() else { return false };
+        let p = link.control_error(from, to, kbps, bytes);
         let s = &mut self.stas[if from == AP { to } else { from } as usize];
         s.loss_rng.random::<f64>() < p
     }
@@ -236,7 +276,7 @@ impl Bss {
         let attempt = self.link_attempt(from, to);
         let Some(link) = self.link.as_deref_mut() else { return false };
         let r = link.rate_index(from, to, attempt);
-        let sinr = link.captured.take().filter(|(s, _)| *s == from).map(|(_, v)| v);
+        let sinr = link.captured.take().filter(|c| c.sta == from).map(|c| c.sinr_db);
         let p = link.mpdu_error(from, to, r, bytes, sinr);
         let s = &mut self.stas[if from == AP { to } else { from } as usize];
         let lost = s.loss_rng.random::<f64>() < p;
@@ -279,10 +319,8 @@ impl Bss {
     pub(crate) fn capture(&mut self, now: Time, winners: &[StaId]) -> Option<StaId> {
         use super::dcf::Head;
         let link = self.link.as_deref()?;
-        // Capture is modelled for single-MPDU exchanges only: a collided A-MPDU fails whole
-        // (its feedback goes per PPDU from `aggregate_attempt`).
         if self.aggregates() {
-            return None;
+            return self.capture_ampdu(now, winners);
         }
         let mut best: Option<(StaId, f64)> = None;
         for &w in winners {
@@ -320,16 +358,63 @@ impl Bss {
                 self.collision_loser(now, v);
             }
         }
-        self.link.as_deref_mut().expect("checked above").captured = Some((w, sinr));
+        self.link.as_deref_mut().expect("checked above").captured = Some(Captured { sta: w, sinr_db: sinr, until: now });
         self.stats.captures += 1;
         Some(w)
     }
 
+    /// [`Bss::capture`] on the aggregating MAC: the A-MPDU with the highest SINR at its
+    /// receiver at the start of the collision (every collider starts in the same slot, so
+    /// its preamble is received if that SINR reaches the threshold) is captured. The others
+    /// are settled at once as collided (their A-MPDUs fail whole); their airtimes say until
+    /// when the captured A-MPDU's MPDUs are drawn at the SINR ([`Captured::until`]). Only an
+    /// A-MPDU under an agreement, owing no BlockAckReq, without RTS (`rts_threshold` unset)
+    /// is captured.
+    fn capture_ampdu(&mut self, now: Time, winners: &[StaId]) -> Option<StaId> {
+        let link = self.link.as_deref()?;
+        if self.cfg.rts_threshold.is_some() {
+            return None;
+        }
+        let mut best: Option<(StaId, f64)> = None;
+        for &w in winners {
+            let Some(i) = self.aggregated_head(w) else { continue };
+            let to = self.stas[w as usize].queue[i].to;
+            if winners.contains(&to) || !self.sends_ampdu(w, to) {
+                continue;
+            }
+            let r = link.rate_index(w, to, self.link_attempt(w, to));
+            let sinr = link.sinr_db(w, to, r, winners);
+            if sinr >= link.capture_threshold_db && best.is_none_or(|(_, b)| sinr > b) {
+                best = Some((w, sinr));
+            }
+        }
+        let (w, sinr) = best?;
+        let mut until = now;
+        for &v in winners {
+            if v != w {
+                until = until.max(now + self.aggregate_loser(now, v));
+            }
+        }
+        self.link.as_deref_mut().expect("checked above").captured = Some(Captured { sta: w, sinr_db: sinr, until });
+        self.stats.captures += 1;
+        Some(w)
+    }
+
+    /// A loser of a collision on the aggregating MAC: what it sent (A-MPDU, ADDBA Request,
+    /// BlockAckReq; a PS-Poll or Null frame as on the DCF) is counted, costs its airtime and
+    /// fails now. Returns its airtime.
+    fn aggregate_loser(&mut self, now: Time, v: StaId) -> wattlab_core::Duration {
+        let Some(i) = self.aggregated_head(v) else { return self.collision_loser(now, v) };
+        let dur = self.charge_collided_aggregate(now, v, i);
+        self.aggregate_collided(now, v);
+        dur
+    }
+
     /// A collision's loser: its attempt is counted, shows as a collision, costs its airtime,
-    /// fails, and tells its rate controller.
-    fn collision_loser(&mut self, now: Time, v: StaId) {
+    /// fails, and tells its rate controller. Returns its airtime.
+    fn collision_loser(&mut self, now: Time, v: StaId) -> wattlab_core::Duration {
         use super::dcf::Head;
-        let Some(head) = self.head(v) else { return };
+        let Some(head) = self.head(v) else { return wattlab_core::Duration::ZERO };
         let (id, tag, to, rts) = match head {
             Head::Frame(i) => {
                 let f = self.stas[v as usize].queue[i];
@@ -344,12 +429,14 @@ impl Bss {
         // After note_attempt, so the airtime is at this attempt's rate.
         let dur = self.head_duration(v, head);
         self.stas[v as usize].stats.collisions += 1;
-        self.activity(v, now, now + dur, wattlab_core::energy::Activity::Tx, tag);
+        let shape = self.head_shape(v, head);
+        self.ppdu_activity(v, now, now + dur, wattlab_core::energy::Activity::Tx, tag, shape);
         if let (Some(to), Some(link)) = (to, self.link.as_deref_mut()) {
             let r = link.rate_index(v, to, self.stas[v as usize].edcaf_ref().retries);
             link.control[Link::dir_index(v, to)].report(now, r, 1, 0);
         }
         self.frame_failed(now, v, id, rts);
+        dur
     }
 }
 

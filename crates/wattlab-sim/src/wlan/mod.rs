@@ -29,7 +29,7 @@ use serde::Serialize;
 use std::collections::VecDeque;
 use wattlab_core::energy::Activity;
 use wattlab_core::power::{MacCaps, PowerState, StationPower};
-use wattlab_core::wlan::PhyProfile;
+use wattlab_core::wlan::{PhyProfile, PpduShape};
 
 pub use wattlab_core::power::{PowerSave, PowerSaveSettings};
 use wattlab_core::{Duration, Packet, Time};
@@ -236,6 +236,8 @@ pub struct StaStats {
     pub ba_lost: u64,
     /// Block Ack agreements set up (ADDBA request/response exchanges).
     pub ba_setups: u64,
+    /// BlockAckReq frames sent (attempts), each after MPDUs were dropped at the retry limit.
+    pub bars: u64,
 }
 
 /// A-MPDU sizes in power-of-two buckets (fixed columns, nothing allocated per A-MPDU).
@@ -314,6 +316,10 @@ pub enum MacOutput {
         end: Time,
         /// Transmit or receive.
         kind: Activity,
+        /// Width and spatial streams of the PPDU on the air (from its `TxVector`; non-HT for
+        /// control frames, beacons and what others hear of a collision): the radio meter
+        /// charges the profile's power for them.
+        shape: PpduShape,
         /// Tag of the data frame the air time serves (its RTS, CTS and ACK too), given with
         /// the packet ([`Bss::enqueue_tagged`]); 0 for frames of none (beacons, PS-Polls,
         /// Null triggers, what others hear of a collision).
@@ -372,6 +378,8 @@ pub(crate) enum Body {
     Data(Packet),
     /// A Null frame (QoS-Null trigger for U-APSD).
     Null,
+    /// A TWT Setup action frame: the station's request or the AP's response (`power.rs`).
+    TwtSetup,
 }
 
 /// A frame waiting in a transmit queue.
@@ -521,6 +529,9 @@ pub struct Sta {
     /// this station.
     pub(crate) ba_up: [bool; 4],
     pub(crate) ba_down: [bool; 4],
+    /// The originator of those flows owes a BlockAckReq (an MPDU was dropped), per AC.
+    pub(crate) bar_up: [bool; 4],
+    pub(crate) bar_down: [bool; 4],
     /// Next sequence number of those flows, per AC.
     pub(crate) seq_up: [u32; 4],
     pub(crate) seq_down: [u32; 4],
@@ -572,8 +583,11 @@ pub(crate) enum ExchangeKind {
     /// One station sent an A-MPDU of `n` MPDUs from sequence number `ssn` to `to`;
     /// `received` is the recipient's bitmap, `ba` whether its Block Ack reached the sender.
     Ampdu { sta: StaId, to: StaId, ssn: u32, n: u16, received: [u64; 4], ba: bool, rts: bool },
-    /// A station set up a Block Ack agreement with `to` (ADDBA request and response).
-    AddBa { sta: StaId, to: StaId },
+    /// A station set up a Block Ack agreement with `to` (ADDBA request and response); `ok`
+    /// if every frame of the set-up arrived.
+    AddBa { sta: StaId, to: StaId, ok: bool },
+    /// A station sent a BlockAckReq to `to`; `ok` if its Block Ack came back.
+    Bar { sta: StaId, to: StaId, ok: bool },
     /// Several stations transmitted in the same slot.
     Collision,
     /// The AP's beacon.
@@ -617,6 +631,10 @@ pub struct Bss {
     pub(crate) base_aifsn: u64,
     /// The TXOP on the air: its holder and when it ends (ACs with a TXOP limit; `txop.rs`).
     pub(crate) txop: Option<(StaId, Time)>,
+    /// Whether [`MacOutput::Transmit`] is reported (its one use is a sender's capture: off
+    /// when no station of the BSS is captured, so no packet is copied out per MPDU for
+    /// nothing).
+    pub(crate) report_transmits: bool,
     /// The medium has been busy at least once (before that it counts as idle for long enough
     /// for immediate access).
     pub(crate) medium_used: bool,
@@ -647,6 +665,8 @@ impl Bss {
                 timer_at: None,
                 ba_up: [false; 4],
                 ba_down: [false; 4],
+                bar_up: [false; 4],
+                bar_down: [false; 4],
                 seq_up: [0; 4],
                 seq_down: [0; 4],
                 rate_use: Default::default(),
@@ -678,6 +698,7 @@ impl Bss {
             psdu_cap_cache: None,
             base_aifsn,
             txop: None,
+            report_transmits: true,
             medium_used: false,
         }
     }
@@ -690,6 +711,12 @@ impl Bss {
         for i in 0..self.stas.len() {
             self.stas[i].acs = self.cfg.edcafs(i as StaId, self.base_aifsn);
         }
+    }
+
+    /// Reports [`MacOutput::Transmit`] (the default) or not: a host that captures no sender
+    /// turns it off.
+    pub fn set_report_transmits(&mut self, on: bool) {
+        self.report_transmits = on;
     }
 
     /// Starts the MAC at `now`: power-save stations go to doze, beacon timers are armed.
@@ -798,9 +825,15 @@ impl Bss {
         self.out.push_back(MacOutput::Timer { at, timer });
     }
 
+    /// `sta`'s radio sends or receives a non-HT PPDU over `[start, end)` ([`Bss::ppdu_activity`]).
     fn activity(&mut self, sta: StaId, start: Time, end: Time, kind: Activity, tag: u32) {
+        self.ppdu_activity(sta, start, end, kind, tag, PpduShape::NON_HT);
+    }
+
+    /// `sta`'s radio sends or receives a PPDU of `shape` over `[start, end)`, for data `tag`.
+    fn ppdu_activity(&mut self, sta: StaId, start: Time, end: Time, kind: Activity, tag: u32, shape: PpduShape) {
         if self.stas[sta as usize].cfg.has_radio && end > start {
-            self.out.push_back(MacOutput::Activity { sta, start, end, kind, tag });
+            self.out.push_back(MacOutput::Activity { sta, start, end, kind, shape, tag });
         }
     }
 }
@@ -813,3 +846,5 @@ mod tests_qos;
 mod tests_model;
 #[cfg(test)]
 mod tests_ac;
+#[cfg(test)]
+mod tests_ba;

@@ -21,6 +21,11 @@
 //! - **U-APSD** (802.11e): every uplink frame is a trigger; the AP answers with a service
 //!   period of the frames it buffered (all, or `max_sp`), the last one ending it. A QoS-Null
 //!   trigger goes out every `trigger_interval` when nothing else did.
+//! - **TWT** (802.11ax individual Target Wake Time): at the start the station sends a TWT
+//!   Setup request and the AP answers with a TWT Setup response (action frames, each
+//!   acknowledged, contending as data frames do); the agreement holds once the response is
+//!   delivered. Then the station's machine opens a service period every wake interval, the
+//!   AP sending only inside them (after the station's QoS-Null for an announced agreement).
 //! - **External** (a driver such as the CC agent): the AP holds while the driver has the
 //!   station asleep (its PM bit is set) and releases on the driver's wake-up; the station
 //!   dozes once idle after a sleep command, and wakes (with its latency) to send its own
@@ -31,6 +36,13 @@
 //! stations do not read beacons.
 
 use super::{Body, Bss, MacOutput, MacTimer, StaId, AP};
+
+/// A TWT Setup action frame, bytes: MAC header 24, Category, Unprotected S1G Action and
+/// Dialog Token 3, a TWT element with an Individual TWT Parameter Set 17 (Element ID and
+/// Length 2, Control 1, Request Type 2, Target Wake Time 8, Nominal Minimum TWT Wake
+/// Duration 1, TWT Wake Interval Mantissa 2, TWT Channel 1), FCS 4 (IEEE 802.11ax-2021,
+/// TWT Setup frame and TWT element formats).
+pub(crate) const TWT_SETUP_BYTES: u32 = 24 + 3 + 17 + 4;
 use wattlab_core::power::{Command, MacView, PowerState, StationEvent};
 use wattlab_core::Time;
 
@@ -114,7 +126,8 @@ impl Bss {
 
     /// Carries out what station `sta`'s machine asked for, refreshes the MAC's copy of its
     /// state and counters, and keeps a [`MacTimer::Station`] at its next deadline. True if
-    /// the station dozed or finished waking up (contention changes).
+    /// the station dozed, finished waking up or the AP may now send to it (contention
+    /// changes).
     fn apply_power(&mut self, now: Time, sta: StaId) -> bool {
         let mut changed = false;
         while let Some(e) = self.stas[sta as usize].power.poll_event() {
@@ -125,13 +138,23 @@ impl Bss {
                 }
                 StationEvent::Ready => changed = true,
                 // Contention is re-evaluated after every exchange and every call that may
-                // free the AP's frames.
-                StationEvent::Release => {}
+                // free the AP's frames; a release from the station's own clock (a TWT service
+                // period opening) is neither, so it asks for it.
+                StationEvent::Release => changed = true,
                 StationEvent::PsPoll => self.stas[sta as usize].poll_pending = true,
                 StationEvent::Trigger => {
                     if self.stas[sta as usize].queue.is_empty() {
                         self.push_frame(now, sta, AP, Body::Null);
                     }
+                }
+                // Adaptive PSM's PM change: one Null at a time (a retry of a lost one).
+                StationEvent::PmNull { .. } => {
+                    if !self.stas[sta as usize].queue.iter().any(|f| matches!(f.body, Body::Null)) {
+                        self.push_frame(now, sta, AP, Body::Null);
+                    }
+                }
+                StationEvent::TwtSetup => {
+                    self.push_frame(now, sta, AP, Body::TwtSetup);
                 }
             }
         }
@@ -156,7 +179,7 @@ impl Bss {
             None => false,
             Some(Frame { sta: s, frame, .. }) => s == sta || frame.to == sta,
             Some(Poll { sta: s, .. }) => s == sta,
-            Some(Ampdu { sta: s, to, .. } | AddBa { sta: s, to }) => s == sta || to == sta,
+            Some(Ampdu { sta: s, to, .. } | AddBa { sta: s, to, .. } | Bar { sta: s, to, .. }) => s == sta || to == sta,
             Some(Collision) => self.winners.contains(&sta),
             Some(Beacon) => self.stas[sta as usize].power.waits_for_beacon(),
         }
@@ -176,10 +199,14 @@ impl Bss {
     }
 
     /// A frame was delivered: uplink frames feed BSD and U-APSD, downlink frames use up a
-    /// release.
+    /// release and restart adaptive PSM's inactivity timer.
     pub(crate) fn after_success(&mut self, now: Time, sta: StaId, frame: super::Frame) {
+        if matches!(frame.body, Body::TwtSetup) {
+            self.twt_setup_delivered(now, sta, frame.to);
+        }
         if sta == AP {
             self.release_used(frame.to);
+            self.downlink_delivered(now, frame.to);
             return;
         }
         self.uplink_delivered(now, sta, matches!(frame.body, Body::Data(_)));
@@ -194,6 +221,27 @@ impl Bss {
         let view = self.view(sta);
         self.stas[sta as usize].power.handle_uplink_sent(now, data, view);
         self.apply_power(now, sta);
+    }
+
+    /// A frame (or an A-MPDU, its Block Ack out) from the AP reached station `to`.
+    pub(crate) fn downlink_delivered(&mut self, now: Time, to: StaId) {
+        let power = &mut self.stas[to as usize].power;
+        if power.downlink_matters() {
+            power.handle_downlink(now);
+            self.apply_power(now, to);
+        }
+    }
+
+    /// A TWT Setup frame was delivered: the AP answers a station's request with its response;
+    /// the response makes the station's agreement hold.
+    fn twt_setup_delivered(&mut self, now: Time, from: StaId, to: StaId) {
+        if from != AP {
+            self.push_frame(now, AP, from, Body::TwtSetup);
+            return;
+        }
+        let view = self.view(to);
+        self.stas[to as usize].power.handle_twt_accepted(now, view);
+        self.apply_power(now, to);
     }
 
     /// One frame of a burst or service period has left the AP (delivered or dropped).

@@ -16,6 +16,8 @@ pub(crate) struct Harness {
     pub delivered: Vec<(Time, StaId, StaId, Packet)>,
     pub activity: Vec<(StaId, Time, Time, Activity)>,
     pub power: Vec<(StaId, Time, bool)>,
+    /// First attempts reported (`MacOutput::Transmit`): sender, receiver, IP length.
+    pub transmits: Vec<(StaId, StaId, u32)>,
     /// Re-queue a frame at the sender whenever one of its frames is delivered (saturation).
     pub saturate: bool,
     pub saturate_size: u32,
@@ -74,6 +76,7 @@ impl Harness {
             delivered: Vec::new(),
             activity: Vec::new(),
             power: Vec::new(),
+            transmits: Vec::new(),
             saturate: false,
             saturate_size: 1500,
             inspect: None,
@@ -111,7 +114,7 @@ impl Harness {
                 }
                 MacOutput::Activity { sta, start, end, kind, .. } => self.activity.push((sta, start, end, kind)),
                 MacOutput::Power { sta, at, state } => self.power.push((sta, at, state == PowerState::Awake)),
-                MacOutput::Transmit { .. } => {}
+                MacOutput::Transmit { sta, to, packet } => self.transmits.push((sta, to, packet.ip_len())),
             }
         }
     }

@@ -98,14 +98,15 @@ fn ampdu_exchange_has_the_standard_timing_and_content() {
     assert_eq!(h.delivered.len(), 10);
     let s = &h.bss.stas[1].stats;
     assert_eq!((s.ba_setups, s.ampdus, s.ampdu_mpdus, s.ampdu_hist.ampdu_8_15), (1, 1, 10, 1));
-    // ADDBA: request (37 B at 24 Mb/s: 20 + 4 × ⌈318/96⌉ = 36 µs), SIFS, ACK 28, SIFS,
-    // response 36, SIFS, ACK 28 = 176 µs. A-MPDU: 9 subframes of 4 + 1538 padded to 1544,
+    // ADDBA at the lowest basic rate: request (37 B at 6 Mb/s: 20 + 4 × ⌈318/24⌉ = 76 µs),
+    // SIFS, ACK (14 B: 20 + 4 × ⌈134/24⌉ = 44 µs), SIFS, response 76, SIFS, ACK 44 = 288 µs.
+    // A-MPDU: 9 subframes of 4 + 1538 padded to 1544,
     // and a last one of 1542 = 15 438 B → ⌈(16 + 123 504 + 6)/216⌉ = 572 symbols = 2308 µs;
     // SIFS; compressed Block Ack (32 B: 3 symbols) 32 µs.
-    assert_eq!(h.bss.stats.busy_ns, us(176 + 2308 + 16 + 32).as_nanos());
+    assert_eq!(h.bss.stats.busy_ns, us(288 + 2308 + 16 + 32).as_nanos());
     assert!(h.delivered.iter().all(|d| d.0 == h.delivered[0].0), "all ten are passed up when the PPDU ends");
-    assert_eq!(h.time_in(1, Activity::Tx), us(36 + 28 + 2308));
-    assert_eq!(h.time_in(AP, Activity::Tx), us(28 + 36 + 32));
+    assert_eq!(h.time_in(1, Activity::Tx), us(76 + 44 + 2308));
+    assert_eq!(h.time_in(AP, Activity::Tx), us(44 + 76 + 32));
     assert_eq!(h.bss.queue_len(1), 0);
 }
 
@@ -148,6 +149,34 @@ fn lost_mpdus_go_again_from_the_bitmap_and_arrive_once_in_order() {
         // HE fills more than 64 per A-MPDU (the time limit allows ~23 at 54 Mb/s, so use the
         // window as the check where it binds: with 30 % loss, holes keep MPDUs outstanding).
         assert!(s.ampdu_mpdus / s.ampdus > 10, "{s:?}");
+    }
+}
+
+#[test]
+fn first_attempts_are_reported_once_each_and_not_at_all_when_nobody_captures() {
+    // A lost Block Ack sends the ten MPDUs three times: only the first attempt of each is a
+    // capture point. Turned off, no packet is reported and the exchanges are the same.
+    let mut runs = Vec::new();
+    for report in [true, false] {
+        let mut h = agg_harness(Aggregation::HT, &[PowerSave::Cam], 4);
+        h.bss.set_report_transmits(report);
+        h.bss.lose_responses = 2;
+        let sent = send_numbered(&mut h, 1, AP, 10);
+        h.run_until(Time(100_000_000));
+        let expected: Vec<(StaId, StaId, u32)> = if report { sent.iter().map(|&len| (1, AP, len)).collect() } else { vec![] };
+        assert_eq!(h.transmits, expected, "report {report}");
+        assert_eq!(h.bss.stas[1].stats.ba_retries, 20);
+        runs.push((h.activity.clone(), delivered_to(&h, AP), h.bss.stats.busy_ns));
+    }
+    assert_eq!(runs[0], runs[1]);
+    // The legacy DCF reports the same way.
+    for report in [true, false] {
+        let mut h = Harness::new(mac(PHY_80211A, 54_000), vec![sta(0, PowerSave::Cam), sta(1, PowerSave::Cam)], 1);
+        h.bss.set_report_transmits(report);
+        h.send(1, AP, 1500);
+        h.run_until(Time(100_000_000));
+        assert_eq!(h.delivered.len(), 1);
+        assert_eq!(h.transmits.len(), report as usize, "report {report}");
     }
 }
 
@@ -431,6 +460,33 @@ fn the_mac_fills_as_many_mpdus_as_the_analytic_model_counts() {
         assert!(s.ampdus > 5);
         assert_eq!(s.ampdu_mpdus, model * s.ampdus, "{} {tx:?} {agg:?}: model {model}", phy.name);
     }
+}
+
+#[test]
+fn a_bss_reports_first_attempts_only_when_one_of_its_interfaces_is_captured() {
+    let text = upload_scenario(2, "cam").replace("duration = \"10s\"", "duration = \"200ms\"");
+    let dir = std::env::temp_dir().join(format!("wattlab-report-tx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let mut counts = Vec::new();
+    for pcaps in [vec![], vec!["c0:wlan0".to_string()], vec!["ap:wlan0".to_string()]] {
+        let opts = crate::BuildOptions { out_dir: Some(dir.clone()), pcaps: pcaps.clone(), timeseries: false, ..Default::default() };
+        let sim = crate::Simulation::from_toml(&text, "agg.toml", Some(1), &[], &opts).expect("scenario builds");
+        assert_eq!(sim.wlans[0].bss.report_transmits, !pcaps.is_empty(), "{pcaps:?}");
+        let out = sim.run().expect("run succeeds");
+        counts.push(out.summary.events);
+    }
+    // The station's capture holds what it sent (its first attempts) as well as what it got.
+    let bytes = std::fs::read(dir.join("c0-wlan0.pcap")).expect("station capture");
+    // Records after the 24-byte file header: 16-byte record header (original length at 12).
+    let (mut at, mut sent) = (24, 0);
+    while at + 16 <= bytes.len() {
+        let word = |k: usize| u32::from_le_bytes(bytes[at + k..at + k + 4].try_into().unwrap()) as usize;
+        sent += (word(12) > 1000) as usize;
+        at += 16 + word(8);
+    }
+    assert!(sent > 50, "{sent} data frames captured at the sender");
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(counts.iter().all(|&c| c == counts[0]), "capturing changes no event: {counts:?}");
 }
 
 /// Not a test: how fast the aggregating MAC runs 10 saturated TCP uploads over HE-MCS 7,

@@ -13,16 +13,20 @@
 //! enums of this file; the compiler lists every match to extend. The MACs, the scenario
 //! loader, the meters and the bindings ask the registry, so nothing else changes.
 
+mod adaptive_psm;
 mod beacon_doze;
 mod bsd;
 mod cam;
 mod external;
 mod ideal_psm;
 mod psm;
+mod twt;
 mod uapsd;
 
+pub use adaptive_psm::ADAPTIVE_TIMEOUT_MS;
 pub use bsd::{bsd_next_wake, bsd_window, BSD_MAX_SLEEP, BSD_PERCENT};
 pub use external::Driver;
+pub use twt::{TwtAgreement, TWT_MAX_DURATION_US, TWT_MAX_INTERVAL_MS};
 
 use super::mode::{Basis, ModeParam, ParseNameError};
 use super::station::{Command, Core, MacView, Mode};
@@ -52,11 +56,18 @@ pub enum PowerMode {
     External(Driver),
     /// Dozes between beacons unless traffic is queued for it (fetched without PS-Polls).
     BeaconDoze,
+    /// Adaptive (dynamic) PSM: awake `timeout_ms` after the last frame, then PM = 1 and doze.
+    AdaptivePsm {
+        /// The inactivity timeout in ms ([`ADAPTIVE_TIMEOUT_MS`]).
+        timeout_ms: u32,
+    },
+    /// 802.11ax individual Target Wake Time: awake only in the agreement's service periods.
+    Twt(TwtAgreement),
 }
 
 impl PowerMode {
     /// One mode of each kind, in the order help texts list them (`bsd-P` as `bsd-50`).
-    pub const KINDS: [PowerMode; 9] = [
+    pub const KINDS: [PowerMode; 11] = [
         PowerMode::Cam,
         PowerMode::Psm,
         PowerMode::IdealPsm,
@@ -66,6 +77,8 @@ impl PowerMode {
         PowerMode::External(Driver::Psna),
         PowerMode::External(Driver::Host),
         PowerMode::BeaconDoze,
+        PowerMode::AdaptivePsm { timeout_ms: 100 },
+        PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 8192, announced: false }),
     ];
 
     /// The name without its parameters: `bsd` for `bsd-P`, the whole name otherwise.
@@ -80,6 +93,8 @@ impl PowerMode {
             PowerMode::External(Driver::Psna) => "psna",
             PowerMode::External(Driver::Host) => "external",
             PowerMode::BeaconDoze => "beacon-doze",
+            PowerMode::AdaptivePsm { .. } => "adaptive-psm",
+            PowerMode::Twt(_) => "twt",
         }
     }
 
@@ -95,6 +110,8 @@ impl PowerMode {
             PowerMode::External(Driver::Psna) => "external, driven by paper 001's PSNA mobile: radio off (no power) for the residual time",
             PowerMode::External(Driver::Host) => "external: sleeps and wakes as its host commands",
             PowerMode::BeaconDoze => "dozes between beacons unless traffic is queued; a queued burst is fetched at once, without PS-Polls",
+            PowerMode::AdaptivePsm { .. } => "adaptive PSM (phone drivers): awake T ms after the last frame, then a PM=1 Null and doze; back with PM=0 on traffic or a TIM",
+            PowerMode::Twt(_) => "802.11ax individual TWT: set up at association, awake only in service periods (every I ms for D µs), the AP holding frames until then",
         }
     }
 
@@ -102,6 +119,8 @@ impl PowerMode {
     pub const fn params(self) -> &'static [ModeParam] {
         match self {
             PowerMode::Bsd { .. } => bsd::PARAMS,
+            PowerMode::AdaptivePsm { .. } => adaptive_psm::PARAMS,
+            PowerMode::Twt(_) => twt::PARAMS,
             _ => &[],
         }
     }
@@ -110,6 +129,8 @@ impl PowerMode {
     pub fn param_values(self) -> Vec<u32> {
         match self {
             PowerMode::Bsd { percent } => vec![percent],
+            PowerMode::AdaptivePsm { timeout_ms } => vec![timeout_ms],
+            PowerMode::Twt(a) => vec![a.interval_ms, a.duration_us],
             _ => Vec::new(),
         }
     }
@@ -118,6 +139,8 @@ impl PowerMode {
     pub const fn pattern(self) -> &'static str {
         match self {
             PowerMode::Bsd { .. } => "bsd-P",
+            PowerMode::AdaptivePsm { .. } => "adaptive-psm:timeout=Tms",
+            PowerMode::Twt(_) => "twt:interval=Ims,duration=Dus[,announced=true]",
             other => other.family(),
         }
     }
@@ -126,6 +149,9 @@ impl PowerMode {
     pub const fn regex(self) -> &'static str {
         match self {
             PowerMode::Bsd { .. } => "bsd-(1000|[1-9][0-9]{0,2})",
+            PowerMode::AdaptivePsm { .. } => "adaptive-psm:timeout=(10000|[1-9][0-9]{0,3})ms",
+            // The ranges and duration < interval are the parser's.
+            PowerMode::Twt(_) => "twt:interval=[1-9][0-9]{0,4}ms,duration=[1-9][0-9]{0,5}us(,announced=true)?",
             other => other.family(),
         }
     }
@@ -165,6 +191,8 @@ impl fmt::Display for PowerMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PowerMode::Bsd { percent } => write!(f, "bsd-{percent}"),
+            PowerMode::AdaptivePsm { timeout_ms } => write!(f, "adaptive-psm:timeout={timeout_ms}ms"),
+            PowerMode::Twt(a) => a.fmt(f),
             other => f.write_str(other.family()),
         }
     }
@@ -186,6 +214,12 @@ impl FromStr for PowerMode {
         let unknown = || ParseNameError::Mode(s.to_string());
         if let Some(digits) = s.strip_prefix("bsd-") {
             return canonical_number(digits, BSD_PERCENT).map(|percent| PowerMode::Bsd { percent }).ok_or_else(unknown);
+        }
+        if let Some(ms) = s.strip_prefix("adaptive-psm:timeout=").and_then(|t| t.strip_suffix("ms")) {
+            return canonical_number(ms, ADAPTIVE_TIMEOUT_MS).map(|timeout_ms| PowerMode::AdaptivePsm { timeout_ms }).ok_or_else(unknown);
+        }
+        if let Some(args) = s.strip_prefix("twt:") {
+            return TwtAgreement::parse(args).map(PowerMode::Twt).ok_or_else(unknown);
         }
         PowerMode::KINDS.into_iter().find(|m| m.params().is_empty() && m.family() == s).ok_or_else(unknown)
     }
@@ -238,12 +272,22 @@ pub enum PowerSave {
     External(Driver),
     /// Dozes between beacons unless traffic is queued for it.
     BeaconDoze,
+    /// Adaptive PSM: awake `timeout` after the last frame, then PS mode; wakes for every
+    /// `listen_interval`-th beacon while in PS mode.
+    AdaptivePsm {
+        /// Inactivity time after the last frame before the station returns to PS mode.
+        timeout: Duration,
+        /// Beacons between wake-ups in PS mode (1 = every beacon).
+        listen_interval: u32,
+    },
+    /// 802.11ax individual TWT with this agreement.
+    Twt(TwtAgreement),
 }
 
 /// The settings of the power modes that their names do not carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PowerSaveSettings {
-    /// `psm`: beacons between wake-ups (1 = every beacon).
+    /// `psm`, `adaptive-psm`: beacons between wake-ups (1 = every beacon).
     pub listen_interval: u32,
     /// `ideal-psm`: time between release instants.
     pub ideal_psm_interval: Duration,
@@ -272,6 +316,10 @@ impl PowerSave {
             PowerMode::Uapsd => PowerSave::Uapsd { trigger_interval: settings.uapsd_trigger_interval, max_sp: settings.uapsd_max_sp },
             PowerMode::External(d) => PowerSave::External(d),
             PowerMode::BeaconDoze => PowerSave::BeaconDoze,
+            PowerMode::AdaptivePsm { timeout_ms } => {
+                PowerSave::AdaptivePsm { timeout: Duration::from_millis(timeout_ms as u64), listen_interval: settings.listen_interval }
+            }
+            PowerMode::Twt(a) => PowerSave::Twt(a),
         }
     }
 
@@ -285,6 +333,11 @@ impl PowerSave {
             PowerSave::Uapsd { .. } => PowerMode::Uapsd,
             PowerSave::External(d) => PowerMode::External(d),
             PowerSave::BeaconDoze => PowerMode::BeaconDoze,
+            PowerSave::AdaptivePsm { timeout, .. } => {
+                let ms = timeout.as_nanos() / 1_000_000;
+                PowerMode::AdaptivePsm { timeout_ms: if ms > u32::MAX as u64 { u32::MAX } else { ms as u32 } }
+            }
+            PowerSave::Twt(a) => PowerMode::Twt(a),
         }
     }
 
@@ -298,6 +351,10 @@ impl PowerSave {
             PowerSave::Uapsd { trigger_interval, max_sp } => Rules::Uapsd(uapsd::Uapsd::new(trigger_interval, max_sp)),
             PowerSave::External(_) => Rules::External(external::External::new()),
             PowerSave::BeaconDoze => Rules::BeaconDoze(beacon_doze::BeaconDoze::default()),
+            PowerSave::AdaptivePsm { timeout, listen_interval } => {
+                Rules::AdaptivePsm(adaptive_psm::AdaptivePsm::new(timeout, listen_interval))
+            }
+            PowerSave::Twt(a) => Rules::Twt(twt::Twt::new(a)),
         }
     }
 
@@ -356,6 +413,8 @@ pub(crate) enum Rules {
     Uapsd(uapsd::Uapsd),
     External(external::External),
     BeaconDoze(beacon_doze::BeaconDoze),
+    AdaptivePsm(adaptive_psm::AdaptivePsm),
+    Twt(twt::Twt),
 }
 
 /// `$body` with `$m` bound to the mode's own rules.
@@ -369,6 +428,8 @@ macro_rules! each_mode {
             Rules::Uapsd($m) => $body,
             Rules::External($m) => $body,
             Rules::BeaconDoze($m) => $body,
+            Rules::AdaptivePsm($m) => $body,
+            Rules::Twt($m) => $body,
         }
     };
 }
@@ -385,6 +446,9 @@ impl Mode for Rules {
     }
     fn uplink_matters(&self) -> bool {
         each_mode!(self, m => m.uplink_matters())
+    }
+    fn downlink_matters(&self) -> bool {
+        each_mode!(self, m => m.downlink_matters())
     }
     fn release_interval(&self) -> Option<Duration> {
         each_mode!(self, m => m.release_interval())
@@ -416,6 +480,9 @@ impl Mode for Rules {
     fn on_uplink_sent(&mut self, c: &mut Core, now: Time, data: bool, view: MacView) {
         each_mode!(self, m => m.on_uplink_sent(c, now, data, view))
     }
+    fn on_downlink(&mut self, c: &mut Core, now: Time) {
+        each_mode!(self, m => m.on_downlink(c, now))
+    }
     fn may_doze(&self, c: &Core) -> bool {
         each_mode!(self, m => m.may_doze(c))
     }
@@ -439,6 +506,9 @@ impl Mode for Rules {
     }
     fn on_command(&mut self, c: &mut Core, now: Time, cmd: Command, view: MacView) {
         each_mode!(self, m => m.on_command(c, now, cmd, view))
+    }
+    fn on_twt_accepted(&mut self, c: &mut Core, now: Time) {
+        each_mode!(self, m => m.on_twt_accepted(c, now))
     }
     fn rests_off(&self) -> bool {
         each_mode!(self, m => m.rests_off())

@@ -5,28 +5,52 @@ use super::*;
 
 
 /// A regular expression of [`PowerMode::regex`]'s small dialect (literals, one group of
-/// alternatives, `[a-b]` classes with `{m,n}`), matched the slow way, so the pattern sent
-/// to Python is checked against the parser here.
+/// alternatives, `[1-9][0-9]{0,n}` classes, a literal suffix after the group), matched the
+/// slow way, so the pattern sent to Python is checked against the parser here.
 fn regex_matches(re: &str, s: &str) -> bool {
+    if re.starts_with("twt:") {
+        return twt_regex_matches(s);
+    }
     let Some(open) = re.find('(') else { return re == s };
-    let (prefix, rest) = (&re[..open], &re[open + 1..re.len() - 1]);
-    let Some(tail) = s.strip_prefix(prefix) else { return false };
+    let close = re.rfind(')').expect("a group is closed");
+    let (prefix, rest, suffix) = (&re[..open], &re[open + 1..close], &re[close + 1..]);
+    let Some(tail) = s.strip_prefix(prefix).and_then(|t| t.strip_suffix(suffix)) else { return false };
     rest.split('|').any(|alt| match alt.split_once('[') {
         None => alt == tail,
-        Some((lit, _)) => {
-            // `[1-9][0-9]{0,2}`: one non-zero digit then up to two digits.
+        Some((lit, class)) => {
+            // `[1-9][0-9]{0,n}`: one non-zero digit then up to n digits.
+            let n: usize = class.rsplit_once(',').and_then(|(_, n)| n.trim_end_matches('}').parse().ok()).expect("{0,n}");
             let Some(body) = tail.strip_prefix(lit) else { return false };
             let b = body.as_bytes();
-            !b.is_empty() && b.len() <= 3 && (b'1'..=b'9').contains(&b[0]) && b[1..].iter().all(u8::is_ascii_digit)
+            !b.is_empty() && b.len() <= n + 1 && (b'1'..=b'9').contains(&b[0]) && b[1..].iter().all(u8::is_ascii_digit)
         }
     })
+}
+
+/// TWT's regex, by hand: `twt:interval=` 1–5 digits `ms,duration=` 1–6 digits `us`, no
+/// leading zero, then optionally `,announced=true`.
+fn twt_regex_matches(s: &str) -> bool {
+    let digits = |d: &str, max: usize| !d.is_empty() && d.len() <= max && !d.starts_with('0') && d.bytes().all(|b| b.is_ascii_digit());
+    let Some(rest) = s.strip_prefix("twt:interval=") else { return false };
+    let Some((i, rest)) = rest.split_once("ms,duration=") else { return false };
+    let Some((d, rest)) = rest.split_once("us") else { return false };
+    digits(i, 5) && digits(d, 6) && (rest.is_empty() || rest == ",announced=true")
 }
 
 fn every_mode() -> impl Iterator<Item = PowerMode> {
     PowerMode::KINDS
         .into_iter()
-        .filter(|m| !matches!(m, PowerMode::Bsd { .. }))
+        .filter(|m| !matches!(m, PowerMode::Bsd { .. } | PowerMode::AdaptivePsm { .. } | PowerMode::Twt(_)))
         .chain(BSD_PERCENT.map(|percent| PowerMode::Bsd { percent }))
+        .chain(ADAPTIVE_TIMEOUT_MS.map(|timeout_ms| PowerMode::AdaptivePsm { timeout_ms }))
+        .chain(twt_samples().map(PowerMode::Twt))
+}
+
+/// TWT agreements at the edges of their ranges.
+fn twt_samples() -> impl Iterator<Item = TwtAgreement> {
+    [(1, 1, false), (1, 999, true), (100, 8192, false), (100, 99_999, true), (65_535, TWT_MAX_DURATION_US, false), (262, TWT_MAX_DURATION_US, true)]
+        .into_iter()
+        .map(|(i, d, a)| TwtAgreement::new(i, d, a).unwrap())
 }
 
 #[test]
@@ -38,7 +62,7 @@ fn every_mode_name_round_trips() {
         assert!(regex_matches(m.regex(), &name), "{name} vs {}", m.regex());
         n += 1;
     }
-    assert_eq!(n, PowerMode::KINDS.len() - 1 + 1000);
+    assert_eq!(n, PowerMode::KINDS.len() - 3 + 1000 + 10_000 + twt_samples().count());
 }
 
 #[test]
@@ -46,6 +70,10 @@ fn non_canonical_and_unknown_names_are_refused_with_the_list() {
     for bad in [
         "", "CAM", "Psm", "bsd", "bsd-", "bsd-0", "bsd-050", "bsd-+5", "bsd- 5", "bsd-1001", "bsd-99999999999",
         "bsd-5x", "uapsd", "u_apsd", " cam", "cam ", "always-on", "oracle", "adaptive-psm", "bsd-P",
+        "adaptive-psm:timeout=0ms", "adaptive-psm:timeout=100", "adaptive-psm:timeout=0100ms",
+        "adaptive-psm:timeout=10001ms", "adaptive-psm:timeout=0.1s", "adaptive-psm:timeout=100ms,",
+        "adaptive-psm: timeout=100ms", "adaptive-psm-100", "adaptive-psm:timeout=Tms", "twt", "twt:interval=100ms,duration=0us",
+        "twt:interval=100ms,duration=8192us,announced=false", "twt:interval=00100ms,duration=8192us",
     ] {
         let e = bad.parse::<PowerMode>().unwrap_err();
         assert_eq!(e, ParseNameError::Mode(bad.to_string()));
@@ -56,7 +84,7 @@ fn non_canonical_and_unknown_names_are_refused_with_the_list() {
     }
     assert_eq!(
         "x".parse::<PowerMode>().unwrap_err().to_string(),
-        "unknown power-save mode `x` (known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, psna, external, beacon-doze)"
+        "unknown power-save mode `x` (known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, psna, external, beacon-doze, adaptive-psm:timeout=Tms (T = 1..=10000), twt:interval=Ims,duration=Dus[,announced=true] (I = 1..=65535) (D = 1..=261120))"
     );
 }
 
@@ -83,6 +111,10 @@ fn every_registry_mode_has_a_configuration_that_names_it_back() {
     }
     assert_eq!(PowerSave::from_mode(PowerMode::Psm, &s), PowerSave::Psm { listen_interval: 3 });
     assert_eq!(PowerSave::from_mode(PowerMode::Uapsd, &s), PowerSave::Uapsd { trigger_interval: Some(Duration::from_millis(20)), max_sp: 4 });
+    assert_eq!(
+        PowerSave::from_mode(PowerMode::AdaptivePsm { timeout_ms: 200 }, &s),
+        PowerSave::AdaptivePsm { timeout: Duration::from_millis(200), listen_interval: 3 }
+    );
 }
 
 #[test]

@@ -131,6 +131,12 @@ pub(crate) trait Mode {
         false
     }
 
+    /// True if the frames the AP delivers to the station change its power saving (adaptive
+    /// PSM's inactivity timer): a MAC may skip telling the machine otherwise.
+    fn downlink_matters(&self) -> bool {
+        false
+    }
+
     /// The interval of the AP's release instants, for a mode that has them (`ideal-psm`):
     /// a MAC with beacons keeps that clock and reports each instant.
     fn release_interval(&self) -> Option<Duration> {
@@ -175,6 +181,9 @@ pub(crate) trait Mode {
 
     /// A frame of the station's reached the AP (`data`: not a Null or a PS-Poll).
     fn on_uplink_sent(&mut self, _c: &mut Core, _now: Time, _data: bool, _view: MacView) {}
+
+    /// A frame from the AP reached the station.
+    fn on_downlink(&mut self, _c: &mut Core, _now: Time) {}
 
     /// True if the mode lets the station doze now (the machine adds: awake, not waking, not
     /// waiting for a beacon, and the MAC idle).
@@ -223,6 +232,9 @@ pub(crate) trait Mode {
 
     /// A driver's command (modes without a driver ignore it).
     fn on_command(&mut self, _c: &mut Core, _now: Time, _cmd: Command, _view: MacView) {}
+
+    /// The AP accepted the station's TWT agreement (its TWT Setup response arrived).
+    fn on_twt_accepted(&mut self, _c: &mut Core, _now: Time) {}
 
     /// True if the station rests with its radio off rather than dozing.
     fn rests_off(&self) -> bool {

@@ -43,8 +43,20 @@ pub enum StationEvent {
     Release,
     /// The TIM says frames wait: fetch them with PS-Polls.
     PsPoll,
-    /// Send a U-APSD trigger (a QoS-Null) unless a frame of the station's is already queued.
+    /// Send a U-APSD trigger (a QoS-Null) unless a frame of the station's is already queued
+    /// (also a TWT station's announcement at the start of a service period).
     Trigger,
+    /// Send a Null frame with this Power Management bit (adaptive PSM: PM = 1 to doze, PM = 0
+    /// to return to active mode) unless a Null of the station's is already queued; the change
+    /// takes effect when the AP acknowledges it ([`crate::power::StationPower::handle_uplink_sent`]
+    /// with `data = false`).
+    PmNull {
+        /// The PM bit: true = entering PS mode.
+        pm: bool,
+    },
+    /// Send a TWT Setup request to the AP (the AP answers with its TWT Setup response; the
+    /// MAC reports it with [`crate::power::StationPower::handle_twt_accepted`]).
+    TwtSetup,
 }
 
 /// What the MAC is doing for the station when it calls in.

@@ -91,6 +91,33 @@ pub enum TxVector {
     He(Mcs),
 }
 
+impl TxVector {
+    /// The channel width and spatial streams the PPDU occupies: what a radio's power depends
+    /// on (a device profile's `[[ppdu_power]]`). A non-HT PPDU is 20 MHz, one stream.
+    pub const fn shape(self) -> PpduShape {
+        match self {
+            TxVector::Legacy { .. } => PpduShape::NON_HT,
+            TxVector::Ht(m) | TxVector::Vht(m) | TxVector::He(m) => PpduShape { width_mhz: m.width_mhz, nss: m.nss },
+        }
+    }
+}
+
+/// Channel width and spatial streams of one PPDU (the part of its [`TxVector`] a radio's
+/// power depends on), reported with each transmit or receive interval.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PpduShape {
+    /// Channel width, MHz.
+    pub width_mhz: u16,
+    /// Spatial streams.
+    pub nss: u8,
+}
+
+impl PpduShape {
+    /// A non-HT PPDU (DSSS/OFDM data, control frames, beacons): 20 MHz, one stream. (A non-HT
+    /// duplicate response on a wider channel is counted as this too.)
+    pub const NON_HT: PpduShape = PpduShape { width_mhz: 20, nss: 1 };
+}
+
 /// Which PPDU format a profile sends its data in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PhyFormat {

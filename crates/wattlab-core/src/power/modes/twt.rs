@@ -1,0 +1,212 @@
+//! `twt:interval=Ims,duration=Dus[,announced=true]`: an 802.11ax individual Target Wake
+//! Time agreement (IEEE 802.11ax-2021 §26.8.2, "Individual TWT agreements"; the TWT
+//! element's Individual TWT Parameter Set: Target Wake Time, Nominal Minimum TWT Wake
+//! Duration, TWT Wake Interval, the Trigger and Flow Type (announced) bits).
+//!
+//! The station asks for the agreement with a TWT Setup request at association and the AP
+//! accepts it with a TWT Setup response (both action frames, each acknowledged; the MAC
+//! sends them and reports the response with [`crate::power::StationPower::handle_twt_accepted`]).
+//! Until then the station is in active mode. From then on the station dozes outside its
+//! service periods (SPs); an SP starts at every multiple of the wake interval from t = 0 (the
+//! AP's schedule: the Target Wake Time of the response is the next such instant) and lasts
+//! the nominal minimum wake duration, during which the station stays awake. The AP holds the
+//! station's frames until an SP and sends them directly (no PS-Poll) while it is open:
+//! at once for an unannounced agreement; for an announced one after the station's first
+//! frame of the SP (a QoS-Null unless it has data queued). A frame still queued when the SP
+//! ends waits for the next one; an exchange under way at the end completes. The station
+//! wakes to send its own frames at any time (it is in PS mode, PM = 1), the AP still holding.
+//! The station does not listen to beacons.
+//!
+//! On a MAC without frames of its own (the hop) the agreement holds from the start (no setup
+//! exchange: the hop has no air to put it on), announcement is idealised (no frame) and the
+//! machine keeps the SP clock itself. Not modelled: trigger-enabled SPs (the AP's Basic
+//! Trigger frame soliciting a TB PPDU), broadcast TWT, TWT Information frames, clock drift.
+
+use crate::power::mode::ModeParam;
+use crate::power::station::{next_instant, Core, Mode, MODE, WAKE};
+use crate::power::{MacView, StationEvent};
+use crate::{Duration, Time};
+
+/// `I` (the wake interval, ms) and `D` (the nominal minimum wake duration, µs) of the name.
+pub(super) const PARAMS: &[ModeParam] = &[
+    ModeParam { name: "interval_ms", letter: 'I', min: 1, max: TWT_MAX_INTERVAL_MS, doc: "TWT wake interval, ms" },
+    ModeParam { name: "duration_us", letter: 'D', min: 1, max: TWT_MAX_DURATION_US, doc: "nominal minimum TWT wake duration, µs (less than the interval)" },
+];
+
+/// Largest wake interval the name takes, ms (65.5 s: far beyond what a phone negotiates;
+/// the TWT element's mantissa × 2^exponent goes further).
+pub const TWT_MAX_INTERVAL_MS: u32 = 65_535;
+
+/// Largest nominal minimum wake duration, µs: the field's 255 units of 1024 µs (802.11ax-2021,
+/// TWT element: Nominal Minimum TWT Wake Duration, unit 256 µs or 1 TU with the Wake Duration
+/// Unit bit). Values between the units are taken as they are (the encoding is not enforced).
+pub const TWT_MAX_DURATION_US: u32 = 255 * 1024;
+
+/// The agreement's parameters, as written in the mode's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TwtAgreement {
+    /// Wake interval, ms (1..=[`TWT_MAX_INTERVAL_MS`]).
+    pub interval_ms: u32,
+    /// Nominal minimum wake duration, µs (1..=[`TWT_MAX_DURATION_US`], below the interval).
+    pub duration_us: u32,
+    /// Announced: the AP waits for the station's frame in each SP before sending.
+    pub announced: bool,
+}
+
+impl TwtAgreement {
+    /// An agreement if the values are in range and the duration is shorter than the interval.
+    pub fn new(interval_ms: u32, duration_us: u32, announced: bool) -> Option<TwtAgreement> {
+        let ok = (1..=TWT_MAX_INTERVAL_MS).contains(&interval_ms)
+            && (1..=TWT_MAX_DURATION_US).contains(&duration_us)
+            && (duration_us as u64) < interval_ms as u64 * 1000;
+        ok.then_some(TwtAgreement { interval_ms, duration_us, announced })
+    }
+
+    /// The wake interval.
+    pub fn interval(&self) -> Duration {
+        Duration::from_millis(self.interval_ms as u64)
+    }
+
+    /// The nominal minimum wake duration (the SP's length).
+    pub fn duration(&self) -> Duration {
+        Duration::from_micros(self.duration_us as u64)
+    }
+
+    /// Parses the part of the name after `twt:` in its canonical spelling:
+    /// `interval=Ims,duration=Dus` then `,announced=true` for an announced agreement.
+    pub fn parse(s: &str) -> Option<TwtAgreement> {
+        let rest = s.strip_prefix("interval=")?;
+        let (interval, rest) = rest.split_once("ms,duration=")?;
+        let (duration, rest) = rest.split_once("us")?;
+        let announced = match rest {
+            "" => false,
+            ",announced=true" => true,
+            _ => return None,
+        };
+        TwtAgreement::new(canonical_u32(interval)?, canonical_u32(duration)?, announced)
+    }
+}
+
+/// Canonical decimal digits: no sign, no leading zero, no blank.
+fn canonical_u32(s: &str) -> Option<u32> {
+    if s.is_empty() || s.len() > 9 || s.starts_with('0') || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+impl std::fmt::Display for TwtAgreement {
+    /// The name: `twt:interval=100ms,duration=8192us` (`,announced=true` if announced).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "twt:interval={}ms,duration={}us", self.interval_ms, self.duration_us)?;
+        if self.announced {
+            f.write_str(",announced=true")?;
+        }
+        Ok(())
+    }
+}
+
+/// The rules of `twt`, with the agreement's state.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Twt {
+    /// The agreement asked for.
+    agreement: TwtAgreement,
+    /// The AP accepted it (the setup exchange is over; from the start on the hop).
+    agreed: bool,
+    /// A service period is open.
+    in_sp: bool,
+    /// The AP knows the station is awake in this SP (unannounced: from its start; announced:
+    /// once a frame of the station's reached it).
+    heard: bool,
+}
+
+impl Twt {
+    /// The rules for `agreement`, before its setup.
+    pub(crate) fn new(agreement: TwtAgreement) -> Twt {
+        Twt { agreement, agreed: false, in_sp: false, heard: false }
+    }
+
+    /// The agreement holds from `now`: the first SP is at the next multiple of the interval.
+    fn agree(&mut self, c: &mut Core, now: Time) {
+        self.agreed = true;
+        c.deadlines[WAKE] = Some(next_instant(now, self.agreement.interval()));
+    }
+
+    /// True while the AP may send to the station: before the agreement (active mode), or in
+    /// an SP once the AP knows the station is awake.
+    fn open(&self) -> bool {
+        !self.agreed || (self.in_sp && self.heard)
+    }
+}
+
+impl Mode for Twt {
+    fn uplink_matters(&self) -> bool {
+        true
+    }
+
+    fn period(&self) -> Option<Duration> {
+        Some(self.agreement.interval())
+    }
+
+    fn start(&mut self, c: &mut Core, now: Time) {
+        if c.caps.null_frames {
+            // The setup exchange goes on the air; the station stays active until it is over.
+            c.out.push_back(StationEvent::TwtSetup);
+        } else {
+            self.agree(c, now);
+        }
+    }
+
+    fn ap_may_send(&self, c: &Core) -> bool {
+        c.awake && !c.waking && self.open()
+    }
+
+    fn delivers_directly(&self, c: &Core) -> bool {
+        c.awake && !c.waking && self.open()
+    }
+
+    fn on_uplink_sent(&mut self, c: &mut Core, _now: Time, _data: bool, _view: MacView) {
+        if self.in_sp && !self.heard {
+            self.heard = true;
+            c.stats.bursts += 1;
+            c.out.push_back(StationEvent::Release);
+        }
+    }
+
+    fn may_doze(&self, _c: &Core) -> bool {
+        self.agreed && !self.in_sp
+    }
+
+    /// An SP starts: awake until its end; the AP may send at once (unannounced) or after the
+    /// station's announcement.
+    fn on_wake_instant(&mut self, c: &mut Core, now: Time, _view: MacView) {
+        c.wake(now);
+        self.in_sp = true;
+        c.deadlines[MODE] = Some(now + self.agreement.duration());
+        c.deadlines[WAKE] = Some(now + self.agreement.interval());
+        if self.agreement.announced && c.caps.null_frames {
+            self.heard = false;
+            c.out.push_back(StationEvent::Trigger);
+        } else {
+            self.heard = true;
+            c.stats.bursts += 1;
+            c.out.push_back(StationEvent::Release);
+        }
+    }
+
+    /// The SP ends: the station dozes once idle; what the AP still holds waits for the next.
+    fn on_mode_timer(&mut self, _c: &mut Core, _now: Time, _view: MacView) -> bool {
+        self.in_sp = false;
+        self.heard = false;
+        true
+    }
+
+    fn on_twt_accepted(&mut self, c: &mut Core, now: Time) {
+        if !self.agreed {
+            self.agree(c, now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

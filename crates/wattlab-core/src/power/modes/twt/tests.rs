@@ -1,0 +1,144 @@
+//! TWT's service periods and held frames against hand computations.
+
+use super::*;
+use crate::power::{MacCaps, PowerMode, PowerSave, PowerState, StationPower};
+
+fn ms(x: u64) -> Time {
+    Time(x * 1_000_000)
+}
+
+fn us(x: u64) -> Time {
+    Time(x * 1_000)
+}
+
+fn events(p: &mut StationPower) -> Vec<StationEvent> {
+    std::iter::from_fn(|| p.poll_event()).collect()
+}
+
+fn twt(interval_ms: u32, duration_us: u32, announced: bool) -> PowerSave {
+    PowerSave::Twt(TwtAgreement::new(interval_ms, duration_us, announced).unwrap())
+}
+
+#[test]
+fn names_are_canonical_and_checked() {
+    let a: PowerMode = "twt:interval=100ms,duration=8192us".parse().unwrap();
+    assert_eq!(a, PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 8192, announced: false }));
+    assert_eq!(a.to_string(), "twt:interval=100ms,duration=8192us");
+    let b: PowerMode = "twt:interval=1000ms,duration=1us,announced=true".parse().unwrap();
+    assert_eq!(b.to_string(), "twt:interval=1000ms,duration=1us,announced=true");
+    for bad in [
+        "twt",
+        "twt:",
+        "twt:interval=100ms",
+        "twt:interval=100ms,duration=100000us", // not shorter than the interval
+        "twt:interval=100ms,duration=0us",
+        "twt:interval=0ms,duration=10us",
+        "twt:interval=0100ms,duration=10us",
+        "twt:interval=65536ms,duration=10us",
+        "twt:interval=1000ms,duration=261121us", // past the field's 255 × 1024 µs
+        "twt:duration=10us,interval=100ms",
+        "twt:interval=100ms,duration=10us,announced=false",
+        "twt:interval=100ms,duration=10ms",
+        "twt:interval=100ms,duration=10us,",
+        "twt:interval=100ms,duration=+10us",
+    ] {
+        assert!(bad.parse::<PowerMode>().is_err(), "{bad}");
+    }
+}
+
+/// The hop (no frames of its own): the agreement holds from t = 0. Interval 100 ms, duration
+/// 10 ms: asleep at 0, SPs [100, 110) ms, [200, 210) ms...; a frame queued at 30 ms is held
+/// until 100 ms, one queued inside an SP goes directly, one queued at 110 ms waits for 200 ms.
+#[test]
+fn on_the_hop_service_periods_are_every_interval_and_frames_wait_for_them() {
+    let mut p = StationPower::new(twt(100, 10_000, false), MacCaps::HOP, Duration::from_millis(100));
+    p.start(ms(0));
+    p.handle_timeout(ms(0), MacView::default());
+    assert!(!p.is_awake());
+    assert_eq!(p.poll_timeout(), Some(ms(100)));
+    p.handle_ap_queued(ms(30));
+    assert!(!p.ap_may_send());
+    assert_eq!(p.stats().packets_held, 1);
+    events(&mut p);
+    // SP 1 opens: awake, the AP may send at once (unannounced); the SP ends at 110 ms.
+    p.handle_timeout(ms(100), MacView { queued: 1, busy: false });
+    assert!(p.is_awake() && p.ap_may_send());
+    assert_eq!(events(&mut p), vec![StationEvent::Power { at: ms(100), state: PowerState::Awake }, StationEvent::Release]);
+    assert_eq!(p.poll_timeout(), Some(ms(110)));
+    // Idle inside the SP: it stays awake for the whole nominal wake duration.
+    p.handle_ap_sent();
+    p.handle_idle(ms(101), MacView::default());
+    assert!(p.is_awake());
+    p.handle_ap_queued(ms(105));
+    assert_eq!(p.stats().packets_held, 1, "a frame queued in an SP goes directly");
+    p.handle_idle(ms(106), MacView::default());
+    // SP 1 ends: asleep at 110 ms exactly, the next SP at 200 ms.
+    p.handle_timeout(ms(110), MacView::default());
+    assert!(!p.is_awake() && !p.ap_may_send());
+    assert_eq!(events(&mut p), vec![StationEvent::Power { at: ms(110), state: PowerState::Doze }]);
+    assert_eq!(p.poll_timeout(), Some(ms(200)));
+    p.handle_ap_queued(ms(110));
+    assert_eq!(p.stats().packets_held, 2);
+    p.handle_timeout(ms(200), MacView { queued: 1, busy: false });
+    assert!(p.ap_may_send());
+    p.handle_timeout(ms(210), MacView::default());
+    assert!(!p.is_awake());
+    // Dozing 0–100, 110–200 and 210–300 ms: 280 ms of 300.
+    assert_eq!(p.stats_at(ms(300)).doze_ns, 280_000_000);
+    assert_eq!((p.stats().dozes, p.stats().bursts), (3, 2));
+}
+
+/// An SP still busy at its end (a frame on the air) dozes once the MAC is idle; a frame
+/// queued for the station then waits for the next SP.
+#[test]
+fn a_busy_station_dozes_when_the_exchange_ends_after_the_sp() {
+    let mut p = StationPower::new(twt(50, 2_000, false), MacCaps::HOP, Duration::from_millis(100));
+    p.start(ms(0));
+    p.handle_timeout(ms(0), MacView::default());
+    p.handle_timeout(ms(50), MacView { queued: 2, busy: false });
+    p.handle_timeout(ms(52), MacView { queued: 1, busy: true });
+    assert!(p.is_awake() && !p.ap_may_send(), "the SP is over: the AP stops");
+    p.handle_idle(us(52_300), MacView { queued: 1, busy: false });
+    assert!(!p.is_awake());
+    assert_eq!(p.poll_timeout(), Some(ms(100)));
+}
+
+/// A BSS (frames of its own): the station asks for the agreement at start and is active
+/// until the AP's response; then it dozes until the first multiple of the interval.
+/// Announced: at each SP start it sends a QoS-Null (a `Trigger`) and the AP waits for it.
+#[test]
+fn in_a_bss_the_setup_comes_first_and_an_announced_sp_waits_for_the_station() {
+    let mut p = StationPower::new(twt(100, 5_000, true), MacCaps::bss(Duration::from_micros(500)), Duration::from_micros(102_400));
+    p.start(ms(0));
+    assert_eq!(events(&mut p), vec![StationEvent::TwtSetup]);
+    p.handle_timeout(ms(0), MacView::default());
+    assert!(p.is_awake() && p.ap_may_send(), "active mode until the agreement");
+    p.handle_ap_queued(ms(0));
+    assert_eq!(p.stats().packets_held, 0);
+    // The response arrives at 0.4 ms: asleep, first SP at 100 ms.
+    p.handle_twt_accepted(us(400), MacView::default());
+    assert!(!p.is_awake());
+    assert_eq!(p.poll_timeout(), Some(ms(100)));
+    p.handle_tbtt(us(102_400), 1);
+    assert!(!p.is_awake(), "a TWT station does not listen to beacons");
+    p.handle_ap_queued(ms(60));
+    events(&mut p);
+    p.handle_timeout(ms(100), MacView { queued: 1, busy: false });
+    assert!(p.is_awake() && !p.ap_may_send(), "announced: the AP waits");
+    assert_eq!(events(&mut p), vec![StationEvent::Power { at: ms(100), state: PowerState::Awake }, StationEvent::Trigger]);
+    p.handle_uplink_sent(us(100_200), false, MacView { queued: 1, busy: false });
+    assert!(p.ap_may_send());
+    assert_eq!(events(&mut p), vec![StationEvent::Release]);
+    // Its own frame outside an SP wakes it (with its latency); the AP still holds.
+    p.handle_timeout(ms(105), MacView::default());
+    assert!(!p.is_awake());
+    p.handle_own_frame(ms(130));
+    assert!(p.is_waking());
+    p.handle_timeout(us(130_500), MacView { queued: 0, busy: true });
+    assert!(p.is_awake() && !p.ap_may_send());
+    p.handle_uplink_sent(ms(131), true, MacView::default());
+    assert!(!p.ap_may_send(), "outside an SP an uplink frame does not open it");
+    p.handle_idle(ms(131), MacView::default());
+    assert!(!p.is_awake());
+    assert_eq!(p.poll_timeout(), Some(ms(200)));
+}

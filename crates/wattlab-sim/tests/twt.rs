@@ -1,0 +1,131 @@
+//! 802.11ax individual TWT end to end: the setup exchange at association (its airtime), the
+//! AP holding a station's frames until its service periods, the station dozing outside them,
+//! on an 802.11ax BSS and on the `[[wireless]]` hop; a PHY that cannot carry TWT is refused.
+
+use wattlab_sim::{BuildOptions, Simulation, Summary};
+
+/// A server, an AP and one station; `medium` is the hop or BSS section, `flows` the flows.
+fn scenario(medium: &str, flows: &str, duration: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "{duration}"
+[[node]]
+name = "server"
+kind = "host"
+[[node]]
+name = "ap"
+kind = "ap"
+[[node]]
+name = "client"
+kind = "host"
+radio = {{ profile = "wavelan-dsss", policies = ["always-on"] }}
+[[link]]
+a = "server"
+b = "ap"
+rate = "1Gbps"
+delay = "1ms"
+{medium}
+{flows}
+"#
+    )
+}
+
+fn bss(mode: &str, phy: &str) -> String {
+    format!("[[wlan]]\nname = \"bss\"\nap = \"ap\"\nstations = [\"client\"]\nphy = \"{phy}\"\nmcs = 7\nnss = 1\nwidth = 20\ngi = \"800ns\"\npower_save = \"{mode}\"\n")
+}
+
+/// 200-byte datagrams every 10 ms from the server for 2 s (200 of them).
+const CBR: &str = "[[flow]]\nkind = \"udp-cbr\"\nname = \"down\"\nfrom = \"server\"\nto = \"client\"\nrate = \"160kbps\"\npacket_size = \"200B\"\nduration = \"2s\"\n";
+
+fn run(text: &str) -> Summary {
+    let sim = Simulation::from_toml(text, "twt.toml", Some(3), &[], &BuildOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    sim.run().unwrap_or_else(|e| panic!("{e}")).summary
+}
+
+fn flow(s: &Summary) -> serde_json::Value {
+    serde_json::to_value(&s.flows[0]).unwrap()
+}
+
+/// With no traffic, the station's only frames are its TWT Setup request (48 B at the 24 Mb/s
+/// basic rate: 20 µs + 4 µs × ⌈(16 + 384 + 6) / 96⌉ = 40 µs), SIFS (16 µs) and the AP's ACK
+/// (14 B: 20 + 4 × ⌈134 / 96⌉ = 28 µs): 84 µs; the AP's response costs it as much.
+#[test]
+fn the_setup_exchange_is_on_the_air_at_association() {
+    let s = run(&scenario(&bss("twt:interval=100ms,duration=4000us", "802.11ax"), "", "1s"));
+    let w = &s.wlans[0];
+    let (ap, sta) = (&w.stations[0], &w.stations[1]);
+    assert_eq!((ap.stats.attempts, sta.stats.attempts), (1, 1));
+    assert_eq!((ap.stats.airtime_ns, sta.stats.airtime_ns), (84_000, 84_000));
+    // Then it dozes outside its SPs: 9 SPs of 4 ms in 1 s (at 100, 200 ... 900 ms); awake
+    // otherwise only for the setup (channel access and the two exchanges, under 1 ms).
+    assert_eq!(sta.stats.dozes, 10);
+    let awake_ns = 1_000_000_000 - sta.stats.doze_ns;
+    assert!((36_000_000..37_000_000).contains(&awake_ns), "awake {awake_ns} ns");
+}
+
+/// Downlink datagrams every 10 ms with SPs every 100 ms: the AP holds each until the next
+/// SP (a mean wait of ~50 ms: the arrivals are spread evenly over the interval), all are
+/// delivered, and the station dozes outside its 4 ms SPs (the run ends with the flow, ~2 s).
+#[test]
+fn frames_are_held_until_the_service_period_and_all_delivered() {
+    let mode = "twt:interval=100ms,duration=4000us";
+    let s = run(&scenario(&bss(mode, "802.11ax"), CBR, "3s"));
+    let f = flow(&s);
+    assert_eq!((f["datagrams_sent"].as_u64(), f["datagrams_received"].as_u64()), (Some(200), Some(200)), "{f}");
+    let mean = f["delay_mean_ms"].as_f64().unwrap();
+    let max = f["delay_max_ms"].as_f64().unwrap();
+    assert!((45.0..=56.0).contains(&mean), "mean delay {mean} ms");
+    assert!(max <= 101.5, "no datagram waits more than one interval: {max} ms");
+    let sta = &s.wlans[0].stations[1].stats;
+    let end_ns = (s.end_time_s * 1e9).round() as u64;
+    let sps = end_ns / 100_000_000;
+    // The last datagram (sent at 1.99 s) is delivered in the SP at 2.0 s, and the run ends in
+    // it: one doze after the setup and one after each of the 19 SPs before.
+    assert_eq!((sps, sta.dozes), (20, 20));
+    let awake_ns = end_ns - sta.doze_ns;
+    let last = end_ns - 2_000_000_000;
+    assert!(awake_ns >= 19 * 4_000_000 + last && awake_ns < 19 * 4_000_000 + last + 1_000_000, "awake {awake_ns} ns");
+    // The radio meter sleeps as long, less a wake-up and a doze transition per SP.
+    let r = s.radios.iter().find(|r| r.policy == mode).unwrap();
+    assert_eq!(r.report.sleep.time_ns + r.report.transitions.time_ns, sta.doze_ns);
+    // Against always awake (cam) the same datagrams arrive ~1 ms after they are sent.
+    let cam = run(&scenario(&bss("cam", "802.11ax"), CBR, "3s"));
+    assert!(flow(&cam)["delay_mean_ms"].as_f64().unwrap() < 2.0);
+}
+
+/// Announced: the AP waits for the station's QoS-Null in each SP (one Null frame per SP).
+#[test]
+fn an_announced_agreement_sends_a_null_frame_each_service_period() {
+    let s = run(&scenario(&bss("twt:interval=100ms,duration=4000us,announced=true", "802.11ax"), CBR, "3s"));
+    assert_eq!(flow(&s)["datagrams_received"].as_u64(), Some(200));
+    let sta = &s.wlans[0].stations[1].stats;
+    assert_eq!(sta.null_frames, sta.dozes, "one Null per SP (the run ends in the 20th)");
+    assert!(sta.null_frames >= 19, "{} Null frames", sta.null_frames);
+    let mean = flow(&s)["delay_mean_ms"].as_f64().unwrap();
+    assert!((45.0..=56.0).contains(&mean), "mean delay {mean} ms");
+}
+
+#[test]
+fn a_phy_without_twt_is_refused_with_the_key() {
+    for phy in ["802.11n", "802.11ac", "80211a"] {
+        let text = scenario(&bss("twt:interval=100ms,duration=4000us", phy).replace("mcs = 7\nnss = 1\nwidth = 20\ngi = \"800ns\"\n", if phy == "80211a" { "rate = \"54Mbps\"\n" } else { "mcs = 7\n" }), "", "1s");
+        let e = Simulation::from_toml(&text, "twt.toml", None, &[], &BuildOptions::default()).err().unwrap_or_else(|| panic!("{phy} accepted")).to_string();
+        assert!(e.contains("needs an 802.11ax (HE) PHY") && e.contains("power_save"), "{e}");
+    }
+}
+
+/// The hop has no air for a setup exchange: the agreement holds from t = 0 and SPs are at
+/// multiples of the interval; a datagram waits for the next one.
+#[test]
+fn on_the_hop_datagrams_wait_for_the_next_service_period() {
+    let hop = "[[wireless]]\nname = \"hop\"\nap = \"ap\"\nstation = \"client\"\nrate = \"54Mbps\"\npower_save = \"twt:interval=50ms,duration=2000us\"\n";
+    let s = run(&scenario(hop, CBR, "3s"));
+    let f = flow(&s);
+    assert_eq!(f["datagrams_received"].as_u64(), Some(200), "{f}");
+    let mean = f["delay_mean_ms"].as_f64().unwrap();
+    assert!((20.0..=28.0).contains(&mean), "mean delay {mean} ms (50 ms interval)");
+    let h = &s.wireless[0];
+    assert!(h.stats.packets_held >= 150, "{:?}", h.stats);
+}
+
