@@ -52,6 +52,8 @@ impl MpduSize {
 pub(crate) struct FillLimits {
     /// Receiver.
     pub to: StaId,
+    /// Access category (its TID's flow).
+    pub ac: u8,
     /// First sequence number outside the Block Ack window.
     pub window_end: u32,
     /// Largest A-MPDU (bytes) within the length, time and TXOP limits.
@@ -82,12 +84,12 @@ impl Bss {
         self.cfg.qos.and_then(|q| q.amsdu).unwrap_or(0)
     }
 
-    /// The MSDUs of the MPDU with sequence number `seq` that `sta` sent `to` before, from queue
-    /// index `k` on: their count and the MPDU's size.
-    fn sent_mpdu(&self, sta: StaId, k: usize, to: StaId, seq: u32) -> MpduSize {
+    /// The MSDUs of the MPDU with sequence number `seq` that `sta` sent in the flow of `lim`
+    /// before, from queue index `k` on: their count and the MPDU's size.
+    fn sent_mpdu(&self, sta: StaId, k: usize, lim: &FillLimits, seq: u32) -> MpduSize {
         let mut size = MpduSize::default();
         for f in self.stas[sta as usize].queue.range(k..) {
-            if f.to != to || f.ba.acked {
+            if f.to != lim.to || f.ac != lim.ac || f.ba.acked {
                 continue;
             }
             match &f.body {
@@ -109,7 +111,7 @@ impl Bss {
         let mut k = head;
         while k < self.stas[sta as usize].queue.len() {
             let f = &self.stas[sta as usize].queue[k];
-            if f.to != to || f.ba.acked {
+            if f.to != to || f.ac != lim.ac || f.ba.acked {
                 k += 1;
                 continue;
             }
@@ -118,7 +120,7 @@ impl Bss {
             if f.ba.seq != NO_SEQ {
                 // A retransmission: its MPDU goes whole or not at all.
                 let seq = f.ba.seq;
-                let size = self.sent_mpdu(sta, k, to, seq);
+                let size = self.sent_mpdu(sta, k, &lim, seq);
                 let bytes = with_subframe(fill.psdu, size.bytes());
                 if seq >= lim.window_end || (fill.msdus > 0 && (fill.msdus + size.msdus > lim.allowance || bytes > lim.cap)) {
                     break;
@@ -157,16 +159,16 @@ impl Bss {
         fill
     }
 
-    /// Marks `count` MSDUs of `sta`'s flow to the receiver of queue entry `k`, from `k` on, as
-    /// sent in the MPDU `seq`; returns the index of the last one.
+    /// Marks `count` MSDUs of `sta`'s flow of queue entry `k` (its receiver and AC), from `k`
+    /// on, as sent in the MPDU `seq`; returns the index of the last one.
     fn send_msdus(&mut self, sta: StaId, mut k: usize, seq: u32, count: u32, fill: &mut Filled) -> usize {
-        let to = self.stas[sta as usize].queue[k].to;
+        let (to, ac) = (self.stas[sta as usize].queue[k].to, self.stas[sta as usize].queue[k].ac);
         let mut left = count;
         loop {
             let Bss { stas, out, ap_queue, report_transmits, .. } = self;
             let s = &mut stas[sta as usize];
             let f = &mut s.queue[k];
-            if f.to == to && !f.ba.acked {
+            if f.to == to && f.ac == ac && !f.ba.acked {
                 let Body::Data(packet) = f.body else { unreachable!("an MPDU holds data MSDUs") };
                 if fill.msdus == 0 {
                     fill.tag = f.tag;
