@@ -13,13 +13,15 @@ from conftest import wired_path
 
 def upload(extra: str, phy: str = "802.11ax", keys: str = "mcs = 7") -> str:
     """client ~~ ap -- server, the client sending 100-byte IP packets (72 B of UDP payload)
-    faster than 802.11ax HE-MCS 7 at 20 MHz carries them, for 1 s."""
+    faster than 802.11ax HE-MCS 7 at 20 MHz carries them, for 1 s. The wired link's queue is
+    long: an A-MPDU's packets reach the AP at once (460 of them with A-MSDU), and a 100-packet
+    DropTail there would drop most of them."""
     return f"""
 name = "amsdu-test"
 [simulation]
 duration = "1.2s"
 stop_when_done = false
-{wired_path("wavelan-dsss", "1Gbps", "1ms")}
+{wired_path("wavelan-dsss", "1Gbps", "1ms")}queue = {{ packets = 100000 }}
 [[wlan]]
 ap = "ap"
 stations = ["client"]
@@ -43,6 +45,7 @@ def test_amsdu_carries_more_small_packets_and_reports_msdus_per_mpdu():
         res = wattlab.run(text=upload(extra))
         f = res.summary["flows"][0]
         st = res.wlan_stations.set_index("node").loc["client"]
+        assert f["datagrams_received"] == st["frames_sent"], "every packet the MAC delivered reached the server"
         got[extra] = (f["datagrams_received"], st["msdus_per_mpdu"], st["ampdu_msdus"], st["ampdu_mpdus"])
     plain, packed = got[""], got["amsdu = true"]
     assert plain[1] == 1.0 and plain[2] == plain[3], plain

@@ -614,11 +614,11 @@ impl Bss {
     /// A collision ended: `sta`'s A-MPDU failed as a whole (or its ADDBA Request did).
     pub(crate) fn aggregate_collided(&mut self, now: Time, sta: StaId) {
         let q = &self.stas[sta as usize].queue;
-        match q.iter().find(|f| f.ba.inflight) {
-            Some(f) => {
-                let to = f.to;
+        match q.iter().position(|f| f.ba.inflight) {
+            Some(i) => {
+                let to = q[i].to;
                 // The PSDU was over the threshold if its first MPDU alone was.
-                let rts = self.cfg.rts_threshold.is_some_and(|t| self.mpdu_len(f) > t);
+                let rts = self.cfg.rts_threshold.is_some_and(|t| self.head_mpdu_bytes(sta, i) > t);
                 self.ampdu_done(now, sta, to, 0, u16::MAX, [0; 4], false, rts);
             }
             None => self.widen_backoff(sta),

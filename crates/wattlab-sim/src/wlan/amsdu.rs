@@ -84,6 +84,17 @@ impl Bss {
         self.cfg.qos.and_then(|q| q.amsdu).unwrap_or(0)
     }
 
+    /// Bytes of the MPDU that starts with queue entry `i` of `sta`'s data frames: the frame
+    /// alone, or, sent before in an A-MSDU, all of that A-MSDU's entries still queued.
+    pub(crate) fn head_mpdu_bytes(&self, sta: StaId, i: usize) -> u32 {
+        let f = &self.stas[sta as usize].queue[i];
+        if self.amsdu_limit() == 0 || f.ba.seq == NO_SEQ || !matches!(f.body, Body::Data(_)) {
+            return self.mpdu_len(f);
+        }
+        let lim = FillLimits { to: f.to, ac: f.ac, window_end: 0, cap: 0, allowance: 0, max_amsdu: 0 };
+        self.sent_mpdu(sta, i, &lim, f.ba.seq).bytes()
+    }
+
     /// The MSDUs of the MPDU with sequence number `seq` that `sta` sent in the flow of `lim`
     /// before, from queue index `k` on: their count and the MPDU's size.
     fn sent_mpdu(&self, sta: StaId, k: usize, lim: &FillLimits, seq: u32) -> MpduSize {

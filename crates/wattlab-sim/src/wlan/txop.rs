@@ -86,7 +86,7 @@ impl Bss {
                 let (frame, ack) = (self.control_airtime(sta, to, super::ampdu::ADDBA_BYTES), self.control_airtime(sta, to, ACK_BYTES));
                 return frame + ack + frame + ack + sifs + sifs + sifs + d + d + d + d;
             }
-            let psdu = super::ampdu::with_subframe(0, self.mpdu_len(f));
+            let psdu = super::ampdu::with_subframe(0, self.head_mpdu_bytes(sta, i));
             let rts = self.cfg.rts_threshold.is_some_and(|t| psdu > t);
             (self.data_airtime(sta, to, psdu), self.control_airtime(sta, to, self.block_ack_bytes()), rts)
         } else {
