@@ -4,10 +4,11 @@
 //! that failed) and then counts its backoff down on the grid `t + IFS + k·slot`. The station
 //! whose counter runs out first transmits; stations that run out in the same slot collide.
 //! Everyone else freezes its counter, decremented by the slots that elapsed, until the medium
-//! is idle again. A station with no backoff pending that gets a frame while the medium is
-//! idle for at least DIFS transmits at the next grid point (immediate access); one whose frame
-//! arrives while the medium is busy or idle for less than DIFS draws a backoff first
-//! (§10.3.4.2–3). After every exchange
+//! is idle again. A station with no backoff pending whose frame arrives while the medium is
+//! idle transmits without backoff at the later of its IFS after the last busy period (DIFS,
+//! or EIFS after a failure) and the next grid point (immediate access); one whose frame
+//! arrives while the medium is busy, or whose IFS the medium does not stay idle for, draws a
+//! backoff first (§10.3.4.2–3). After every exchange
 //! the sender draws a new backoff (post-backoff), from CWmin after a success and from a
 //! doubled window after a failure, so the model matches Bianchi's assumptions exactly.
 //!
@@ -178,20 +179,21 @@ impl Bss {
         if e.backoff_active { (e.backoff as u64 + off).max(slot_now) } else { slot_now.max(off) }
     }
 
-    /// AC `ac` of station `i` has something to send (`has`) at `now`, with the medium idle.
-    /// If it had nothing at the last evaluation and no backoff is pending, it may go without
-    /// backoff only if the medium has been idle for at least its own IFS (DIFS, or its AIFS
-    /// under EDCA; EIFS after a failed exchange); otherwise it draws a backoff from its
-    /// current CW first (802.11-2020 §10.3.4.2–3 for DCF, §10.23.2.2 for an EDCAF). Before
-    /// the first busy period the medium counts as idle long enough (the BSS starts on a quiet
-    /// channel).
+    /// AC `ac` of station `i` has something to send (`has`), the medium idle; `after_busy`:
+    /// the medium has been busy since the last evaluation. An AC with no backoff pending draws
+    /// one only if its frame arrived while the medium was busy (802.11-2020 §10.3.4.2 for DCF,
+    /// item a) of §10.23.2.2's list for an EDCAF): a frame arriving at an idle medium goes at
+    /// its own IFS after the last busy period (DIFS, AIFS, EIFS after a failure) or the next
+    /// grid point, whichever is later. Under DCF the medium must also *remain* idle for that
+    /// IFS ("otherwise the random backoff procedure shall be followed"), so a station still
+    /// deferring when another transmission starts draws one too; an EDCAF then keeps its zero
+    /// counter (no case of §10.23.2.2 applies; ns-3's `ChannelAccessManager` does the same).
     #[inline]
-    fn backoff_on_arrival(&mut self, now: Time, i: StaId, ac: usize, has: bool) {
-        let own_ifs_end = self.grid_origin + Duration::from_nanos(self.stas[i as usize].acs[ac].aifs_off * self.cfg.phy.slot.as_nanos());
-        let within_ifs = self.medium_used && now < own_ifs_end;
+    fn backoff_on_arrival(&mut self, i: StaId, ac: usize, has: bool, after_busy: bool) {
+        let dcf = self.cfg.qos.is_none();
         let s = &mut self.stas[i as usize];
         let e = &mut s.acs[ac];
-        if has && !e.had_head && !e.backoff_active && within_ifs {
+        if after_busy && has && !e.backoff_active && (dcf || !e.had_head) {
             e.backoff = s.rng.random_range(0..=e.cw);
             e.backoff_active = true;
         }
@@ -203,22 +205,34 @@ impl Bss {
         if self.busy {
             return;
         }
+        // Every station is evaluated, even while a beacon waits, so that a frame arriving then
+        // counts as arriving at an idle medium (the beacon then interrupts its IFS).
+        let after_busy = self.evaluated_at < self.idle_since;
+        self.evaluated_at = now;
+        let slot_now = self.slot_at_or_after(now);
+        let mut first: Option<u64> = None;
+        let n = self.ac_count();
+        for i in 0..self.stas.len() as StaId {
+            for ac in 0..n {
+                // Only ACs with something queued, or with a head at the last evaluation, have
+                // anything to settle: the others stay as they are (no head, `had_head` false).
+                let s = &self.stas[i as usize];
+                let e = &s.acs[ac];
+                if e.queued == 0 && !e.had_head && !(s.poll_pending && ac == Ac::Be as usize) {
+                    continue;
+                }
+                let has = self.head_of(i, ac).is_some();
+                self.backoff_on_arrival(i, ac, has, after_busy);
+                if has {
+                    let k = self.ac_access_slot_of(i, ac, slot_now);
+                    first = Some(first.map_or(k, |f| f.min(k)));
+                }
+            }
+        }
         let at = if self.beacon_pending {
             // Beacons wait PIFS (SIFS + slot), shorter than any DIFS: they go first.
             Some(now.max(self.idle_since + self.cfg.phy.sifs + self.cfg.phy.slot))
         } else {
-            let slot_now = self.slot_at_or_after(now);
-            let mut first: Option<u64> = None;
-            for i in 0..self.stas.len() as StaId {
-                for ac in 0..self.ac_count() {
-                    let has = self.head_of(i, ac).is_some();
-                    self.backoff_on_arrival(now, i, ac, has);
-                    if has {
-                        let k = self.ac_access_slot_of(i, ac, slot_now);
-                        first = Some(first.map_or(k, |f| f.min(k)));
-                    }
-                }
-            }
             first.map(|k| self.grid_origin + Duration::from_nanos(k * self.cfg.phy.slot.as_nanos()))
         };
         if at != self.access_at {
@@ -273,9 +287,6 @@ impl Bss {
         let n = self.ac_count();
         for s in self.stas.iter_mut() {
             for e in &mut s.acs[..n] {
-                // Whoever waited for its IFS without a backoff found the medium busy: it
-                // draws one when the medium is idle again ([`Bss::backoff_on_arrival`]).
-                e.had_head = false;
                 if e.backoff_active {
                     // ACs count only the slots after their own (longer) AIFS.
                     let counted = elapsed.saturating_sub(e.aifs_off);
@@ -327,7 +338,6 @@ impl Bss {
             }
         }
         self.busy = true;
-        self.medium_used = true;
         self.exchange_gen = self.exchange_gen.wrapping_add(1);
         self.exchange = Some(Exchange { kind });
         self.stats.busy_ns += (end - now).as_nanos();

@@ -442,8 +442,8 @@ pub(crate) struct Edcaf {
     pub retry_id: u64,
     pub backoff: u32,
     pub backoff_active: bool,
-    /// It had something to send at the last contention evaluation (a frame arriving at an
-    /// empty queue is told from one behind others by this).
+    /// It had something to send at the last contention evaluation: an EDCAF that was already
+    /// deferring when the medium turned busy keeps a zero backoff ([`Bss::contend`]).
     pub had_head: bool,
     /// Slots this AC's AIFS exceeds the shortest of the BSS (it counts its backoff only
     /// after them).
@@ -638,9 +638,10 @@ pub struct Bss {
     /// when no station of the BSS is captured, so no packet is copied out per MPDU for
     /// nothing).
     pub(crate) report_transmits: bool,
-    /// The medium has been busy at least once (before that it counts as idle for long enough
-    /// for immediate access).
-    pub(crate) medium_used: bool,
+    /// When contention last evaluated every station: before `idle_since`, the medium has been
+    /// busy since, and a frame first seen now arrived while it was (or, under DCF, while the
+    /// station still deferred its IFS).
+    pub(crate) evaluated_at: Time,
 }
 
 impl Bss {
@@ -702,7 +703,7 @@ impl Bss {
             base_aifsn,
             txop: None,
             report_transmits: true,
-            medium_used: false,
+            evaluated_at: Time::ZERO,
         }
     }
 
@@ -726,6 +727,7 @@ impl Bss {
     pub fn start(&mut self, now: Time) {
         self.grid_origin = self.grid_after(now, true);
         self.idle_since = now;
+        self.evaluated_at = now;
         self.start_power(now);
     }
 
@@ -853,3 +855,5 @@ mod tests_ac;
 mod tests_ba;
 #[cfg(test)]
 mod tests_amsdu;
+#[cfg(test)]
+mod tests_access;

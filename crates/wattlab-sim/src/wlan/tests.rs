@@ -425,13 +425,13 @@ pub(crate) fn tx_starts(h: &Harness, sta: StaId) -> Vec<Time> {
 
 /// The first backoff station `i`'s stream draws from CW 15 (its first draw: it has not
 /// contended before), computed beside the MAC from the same seed.
-fn first_backoff(seed: u64, i: StaId) -> u64 {
+pub(crate) fn first_backoff(seed: u64, i: StaId) -> u64 {
     use rand::Rng;
     crate::rng::RngStreams::new(seed).stream(&format!("b{i}")).random_range(0..=15u32) as u64
 }
 
 #[test]
-fn a_frame_arriving_at_a_busy_or_recently_busy_medium_draws_a_backoff() {
+fn a_frame_draws_a_backoff_only_if_the_medium_is_busy_at_arrival() {
     // 802.11a 54 Mb/s: slot 9 µs, DIFS 34 µs; a 1500-byte frame's exchange is 248 µs of data,
     // SIFS 16 µs and a 28 µs ACK = 292 µs. Seed 3 gives stations 2 and 3 non-zero first draws,
     // so the test tells a backoff from immediate access.
@@ -450,11 +450,13 @@ fn a_frame_arriving_at_a_busy_or_recently_busy_medium_draws_a_backoff() {
     h.send(2, AP, 1500);
     let end1 = t1 + us(292);
     let t2 = end1 + us(34 + 9 * b2);
-    // 3. Station 3's frame arrives 20 µs after station 2's exchange ends (idle < DIFS).
+    // 3. Station 3's frame arrives 20 µs after station 2's exchange ends: the medium is idle
+    //    (for less than DIFS), so no backoff: it goes when DIFS is over (§10.3.4.2). Before
+    //    the fix it drew b3 here.
     let end2 = t2 + us(292);
     h.run_until(end2 + us(20));
     h.send(3, AP, 1500);
-    let t3 = end2 + us(34 + 9 * b3);
+    let t3 = end2 + us(34);
     // 4. Station 4's arrives exactly DIFS after station 3's exchange ends: immediate access.
     let end3 = t3 + us(292);
     h.run_until(end3 + us(34));
@@ -462,7 +464,7 @@ fn a_frame_arriving_at_a_busy_or_recently_busy_medium_draws_a_backoff() {
     h.run_until(Time(100_000_000));
     assert_eq!(tx_starts(&h, 1), vec![t1]);
     assert_eq!(tx_starts(&h, 2), vec![t2], "busy at arrival: DIFS + {b2} slots");
-    assert_eq!(tx_starts(&h, 3), vec![t3], "idle 20 µs < DIFS at arrival: DIFS + {b3} slots");
+    assert_eq!(tx_starts(&h, 3), vec![t3], "idle 20 µs < DIFS at arrival: at DIFS, no backoff");
     assert_eq!(tx_starts(&h, 4), vec![end3 + us(34)], "idle for DIFS at arrival: no backoff");
     assert_eq!((h.bss.stats.collisions, h.delivered.len()), (0, 4));
 }

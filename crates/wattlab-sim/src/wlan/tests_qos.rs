@@ -544,27 +544,33 @@ fn an_80211ax_scenario_runs_on_the_aggregating_mac() {
 
 
 #[test]
-fn edca_immediate_access_needs_the_acs_own_aifs_of_idle_medium() {
-    use super::tests::tx_starts;
+fn edca_a_frame_arriving_within_its_aifs_goes_at_the_aifs_end_without_backoff() {
+    use super::tests::{first_backoff, tx_starts};
     // AIFS[BE] = SIFS + 3 slots = 43 µs; a QoS data frame of 1500 bytes is 252 µs, its
     // exchange 252 + 16 + 28 = 296 µs. Station 2's frame arrives 40 µs after station 1's
-    // exchange ends: idle for more than DIFS (34 µs) but less than its AIFS, so it draws a
-    // backoff (§10.23.2.2) where the old MAC sent it at 43 µs.
-    let stas = (0..=2).map(|i| sta(i, PowerSave::Cam)).collect();
-    let mut h = Harness::new(qos_mac(None), stas, 3);
+    // exchange ends: the medium is idle (for less than its AIFS), so no case of §10.23.2.2's
+    // list applies and it goes at AIFS, 43 µs (before the fix it drew a backoff). Station 3's
+    // arrives while station 2's exchange holds the medium (case a): AIFS + its backoff.
+    let seed = 3;
+    let b3 = first_backoff(seed, 3);
+    assert!(b3 > 0, "seed 3 draws a non-zero backoff for station 3");
+    let stas = (0..=3).map(|i| sta(i, PowerSave::Cam)).collect();
+    let mut h = Harness::new(qos_mac(None), stas, seed);
     h.run_until(Time(1_000_000));
     h.send(1, AP, 1500);
     let t1 = Time::ZERO + us(43 + 107 * 9); // grid 43 + k·9 µs, first point ≥ 1000 µs
     let end1 = t1 + us(296);
     h.run_until(end1 + us(40));
     h.send(2, AP, 1500);
-    let s = &h.bss.stas[2];
-    assert!(s.acs[0].backoff_active, "a backoff is pending");
-    let b = s.acs[0].backoff as u64;
-    assert!(b > 0, "seed 3 draws a non-zero backoff for station 2");
+    let t2 = end1 + us(43);
+    h.run_until(t2 + us(100));
+    h.send(3, AP, 1500);
+    let t3 = t2 + us(296 + 43 + 9 * b3);
     h.run_until(Time(10_000_000));
     assert_eq!(tx_starts(&h, 1), vec![t1]);
-    assert_eq!(tx_starts(&h, 2), vec![end1 + us(43 + 9 * b)]);
+    assert_eq!(tx_starts(&h, 2), vec![t2], "idle at arrival: AIFS, no backoff");
+    assert_eq!(tx_starts(&h, 3), vec![t3], "busy at arrival: AIFS + {b3} slots");
+    assert_eq!((h.bss.stats.collisions, h.delivered.len()), (0, 3));
 }
 
 #[test]
