@@ -16,7 +16,7 @@
 //! SIFS and the propagation delay), its airtimes reported to the radios at once, and two
 //! timers fire: `Delivered` when the data frame is in, `ExchangeEnd` when the medium frees.
 
-use super::{Ac, Body, Bss, ExchangeKind, Exchange, Frame, LossLayer, MacOutput, MacTimer, Overhearing, StaId, AP};
+use super::{Ac, Body, Bss, ExchangeKind, Exchange, Frame, LossLayer, MacOutput, MacTimer, Overhearing, Sta, StaId, AP};
 use rand::Rng;
 use wattlab_core::energy::Activity;
 use wattlab_core::wlan::phy::{ACK_BYTES, DATA_OVERHEAD_BYTES, NULL_FRAME_BYTES, PS_POLL_BYTES, QOS_EXTRA_BYTES, RTS_BYTES};
@@ -73,8 +73,9 @@ impl Bss {
 
     /// What station `i` would transmit now for access category `ac`, if it may transmit at
     /// all: the first frame of the AC's queue (a PS-Poll goes as AC_BE).
-    // Inlined into contention's loop over every station, as the AP's search is not.
-    #[inline]
+    // Inlined into contention's loop over every station and AC, as the AP's search and the
+    // search of a queue shared by several ACs are not.
+    #[inline(always)]
     pub(crate) fn head_of(&self, i: StaId, ac: usize) -> Option<Head> {
         let s = &self.stas[i as usize];
         if i == AP {
@@ -90,8 +91,14 @@ impl Bss {
             0 => None,
             // Every queued frame is of this AC (always so under DCF): the front is its head.
             n if n == s.queue.len() => Some(Head::Frame(0)),
-            _ => s.queue.iter().position(|f| f.ac as usize == ac).map(Head::Frame),
+            _ => Self::first_of_ac(s, ac),
         }
+    }
+
+    /// The first frame of AC `ac` in a queue that holds frames of other ACs too.
+    #[inline(never)]
+    fn first_of_ac(s: &Sta, ac: usize) -> Option<Head> {
+        s.queue.iter().position(|f| f.ac as usize == ac).map(Head::Frame)
     }
 
     /// The access categories a contender may have frames in: the four under EDCA, AC_BE
@@ -133,7 +140,12 @@ impl Bss {
 
     /// Grid slot at which station `i` would transmit (its earliest AC).
     fn access_slot(&self, i: StaId, slot_now: u64) -> Option<u64> {
-        (0..self.ac_count()).filter_map(|ac| self.ac_access_slot(i, ac, slot_now)).min()
+        if self.ac_count() == 1 {
+            // DCF: one queue, AC_BE's (index 0) function, as before EDCA had four.
+            self.head_of(i, 0)?;
+            return Some(self.ac_access_slot_of(i, 0, slot_now));
+        }
+        (0..4).filter_map(|ac| self.ac_access_slot(i, ac, slot_now)).min()
     }
 
     /// Internal contention at a station whose access slot came (802.11-2020 §10.23.2.4):
@@ -211,21 +223,33 @@ impl Bss {
         self.evaluated_at = now;
         let slot_now = self.slot_at_or_after(now);
         let mut first: Option<u64> = None;
-        let n = self.ac_count();
-        for i in 0..self.stas.len() as StaId {
-            for ac in 0..n {
-                // Only ACs with something queued, or with a head at the last evaluation, have
-                // anything to settle: the others stay as they are (no head, `had_head` false).
-                let s = &self.stas[i as usize];
-                let e = &s.acs[ac];
-                if e.queued == 0 && !e.had_head && !(s.poll_pending && ac == Ac::Be as usize) {
-                    continue;
-                }
-                let has = self.head_of(i, ac).is_some();
-                self.backoff_on_arrival(i, ac, has, after_busy);
+        if self.ac_count() == 1 {
+            // DCF: one queue per station (AC_BE's function, index 0), no AC to skip.
+            for i in 0..self.stas.len() as StaId {
+                let has = self.head_of(i, 0).is_some();
+                self.backoff_on_arrival(i, 0, has, after_busy);
                 if has {
-                    let k = self.ac_access_slot_of(i, ac, slot_now);
+                    let k = self.ac_access_slot_of(i, 0, slot_now);
                     first = Some(first.map_or(k, |f| f.min(k)));
+                }
+            }
+        } else {
+            for i in 0..self.stas.len() as StaId {
+                for ac in 0..4 {
+                    // Only ACs with something queued, or with a head at the last evaluation,
+                    // have anything to settle: the others stay as they are (no head,
+                    // `had_head` false).
+                    let s = &self.stas[i as usize];
+                    let e = &s.acs[ac];
+                    if e.queued == 0 && !e.had_head && !(s.poll_pending && ac == Ac::Be as usize) {
+                        continue;
+                    }
+                    let has = self.head_of(i, ac).is_some();
+                    self.backoff_on_arrival(i, ac, has, after_busy);
+                    if has {
+                        let k = self.ac_access_slot_of(i, ac, slot_now);
+                        first = Some(first.map_or(k, |f| f.min(k)));
+                    }
                 }
             }
         }

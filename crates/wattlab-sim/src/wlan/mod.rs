@@ -790,9 +790,11 @@ impl Bss {
     }
 
     /// Removes the frame at `i` of `sta`'s queue.
+    #[inline]
     pub(crate) fn take_frame(&mut self, sta: StaId, i: usize) -> Frame {
         let s = &mut self.stas[sta as usize];
-        let f = s.queue.remove(i).expect("index in range");
+        // Most frames leave from the front, where `pop_front` is cheaper than `remove`.
+        let f = if i == 0 { s.queue.pop_front() } else { s.queue.remove(i) }.expect("index in range");
         s.acs[f.ac as usize].queued -= 1;
         f
     }
