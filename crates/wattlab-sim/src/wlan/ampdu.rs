@@ -407,7 +407,7 @@ impl Bss {
         let captured = self.link.as_deref_mut().and_then(|l| l.captured.take()).filter(|c| c.sta == sta);
         // One error draw per MPDU, in sequence order, once all its MSDUs are counted.
         let mut draws = MpduDraws { ppdu_start: t, captured, offset: 0, received: [0u64; 4] };
-        let (len, mut seen) = (self.stas[sta as usize].queue.len(), 0);
+        let (len, mut seen, packed) = (self.stas[sta as usize].queue.len(), 0, p.mpdus < p.n);
         let mut mpdu: Option<(u32, MpduSize)> = None;
         for k in head..len {
             if seen == p.n {
@@ -418,6 +418,12 @@ impl Bss {
                 continue;
             }
             seen += 1;
+            if !packed {
+                // One MSDU per MPDU: no grouping to do.
+                let (bit, bytes) = (f.ba.seq - p.ssn, self.mpdu_len(f));
+                self.draw_mpdu(now, sta, to, bit, bytes, &mut draws);
+                continue;
+            }
             let (seq, ip) = (f.ba.seq, Self::mpdu_bytes(f) - DATA_OVERHEAD_BYTES);
             match mpdu {
                 Some((s, size)) if s == seq => {
