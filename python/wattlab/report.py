@@ -98,11 +98,15 @@ def print_wlan_stations(console: Console, rows: list[dict]) -> None:
     table = [{
         "node": r["node"], "airtime": f"{100 * r['airtime_share']:.1f} %",
         "ampdu": f"{r['ampdu_mean']:.1f}" if r["ampdus"] else "—", "ba_retries": r["ba_retries"],
+        "amsdu": f"{r['msdus_per_mpdu']:.1f}" if r["ampdus"] else "—",
         "mcs": r["mcs_mode"] if r["mcs_mode"] >= 0 else "—", "rate": mbps(r["rate_mbps_mean"]),
         "up": mbps(r["rate_up_mbps"]), "down": mbps(r["rate_down_mbps"]),
     } for r in rows]
     cols = [("node", "node"), ("airtime", "airtime"), ("ampdu", "A-MPDU"), ("ba_retries", "BA rtx"),
             ("mcs", "MCS"), ("rate", "Mb/s"), ("up", "up"), ("down", "down")]
+    if any(r["msdus_per_mpdu"] > 1 for r in rows):
+        # Only where A-MSDU packed packets: MSDUs per MPDU beside MPDUs per A-MPDU.
+        cols.insert(3, ("amsdu", "A-MSDU"))
     _print_counters(console, "WLAN stations (data MPDUs: most used MCS, mean rate)", table, cols,
                     left=("node",))
 

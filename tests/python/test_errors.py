@@ -107,7 +107,7 @@ def test_a_key_of_another_kind_is_refused_by_the_flows_kind():
     e = _error_for(text)
     assert e.key == "flow[0].servers"
     assert e.line == text.splitlines().index("servers = 3") + 1
-    assert e.message.startswith('`servers` does not apply to kind = "bulk-download" (its keys: name, start, port, client,')
+    assert e.message.startswith('`servers` does not apply to kind = "bulk-download" (its keys: name, start, port, dscp, client,')
     # A key no kind has lists this kind's keys only, not every kind's.
     e = _error_for(BASE.replace('bytes = "1MB"', 'bytes = "1MB"\nbites = 3'))
     assert e.message.startswith("unknown field `bites` (kind = \"bulk-download\" takes:") and "servers" not in e.message

@@ -124,6 +124,9 @@ pub struct WlanStationSummary {
     pub queued_at_end: u64,
     /// Mean MPDUs per A-MPDU (`ampdu_mpdus / ampdus`; 0 without aggregation).
     pub ampdu_mean: f64,
+    /// Mean MSDUs per MPDU of those A-MPDUs (`ampdu_msdus / ampdu_mpdus`; 1 without A-MSDU, 0
+    /// without aggregation).
+    pub msdus_per_mpdu: f64,
     /// Data MPDU attempts on the station's link, both directions (the AP's row: all its own).
     pub rate_mpdus: u64,
     /// MPDU-weighted mean PHY rate of those attempts, Mb/s (0 without any).
@@ -139,6 +142,69 @@ pub struct WlanStationSummary {
     /// Fraction of the run the station's own exchanges held the medium (`airtime_ns` over the
     /// run; a collided frame counts for each sender).
     pub airtime_share: f64,
+    /// Its own transmissions per access category.
+    #[serde(flatten)]
+    pub ac: AcColumns,
+}
+
+/// A station's own transmissions per EDCA access category (`vo_*`, `vi_*`, `be_*`, `bk_*`;
+/// under DCF everything is `be_*`): data frames delivered, their IP bytes, the airtime of the
+/// exchanges the AC started (s), and their mean access delay (ms): from reaching the head of
+/// the AC's queue (the previous frame's departure, or its arrival if later) to the
+/// acknowledgement, retries included; 0 without frames.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct AcColumns {
+    /// AC_VO: data frames delivered.
+    pub vo_frames: u64,
+    /// AC_VO: IP bytes delivered.
+    pub vo_bytes: u64,
+    /// AC_VO: airtime of its exchanges, s.
+    pub vo_airtime_s: f64,
+    /// AC_VO: mean access delay, ms.
+    pub vo_access_delay_ms: f64,
+    /// AC_VI: data frames delivered.
+    pub vi_frames: u64,
+    /// AC_VI: IP bytes delivered.
+    pub vi_bytes: u64,
+    /// AC_VI: airtime of its exchanges, s.
+    pub vi_airtime_s: f64,
+    /// AC_VI: mean access delay, ms.
+    pub vi_access_delay_ms: f64,
+    /// AC_BE: data frames delivered.
+    pub be_frames: u64,
+    /// AC_BE: IP bytes delivered.
+    pub be_bytes: u64,
+    /// AC_BE: airtime of its exchanges, s.
+    pub be_airtime_s: f64,
+    /// AC_BE: mean access delay, ms.
+    pub be_access_delay_ms: f64,
+    /// AC_BK: data frames delivered.
+    pub bk_frames: u64,
+    /// AC_BK: IP bytes delivered.
+    pub bk_bytes: u64,
+    /// AC_BK: airtime of its exchanges, s.
+    pub bk_airtime_s: f64,
+    /// AC_BK: mean access delay, ms.
+    pub bk_access_delay_ms: f64,
+}
+
+impl AcColumns {
+    /// The columns of per-AC counters `acs` (ACI order).
+    pub fn of(acs: &[crate::wlan::AcStats; 4]) -> AcColumns {
+        use crate::wlan::Ac;
+        let col = |ac: Ac| {
+            let a = acs[ac as usize];
+            let delay = if a.frames > 0 { a.delay_ns as f64 / a.frames as f64 / 1e6 } else { 0.0 };
+            (a.frames, a.bytes, a.airtime_ns as f64 / 1e9, delay)
+        };
+        let (vo, vi, be, bk) = (col(Ac::Vo), col(Ac::Vi), col(Ac::Be), col(Ac::Bk));
+        AcColumns {
+            vo_frames: vo.0, vo_bytes: vo.1, vo_airtime_s: vo.2, vo_access_delay_ms: vo.3,
+            vi_frames: vi.0, vi_bytes: vi.1, vi_airtime_s: vi.2, vi_access_delay_ms: vi.3,
+            be_frames: be.0, be_bytes: be.1, be_airtime_s: be.2, be_access_delay_ms: be.3,
+            bk_frames: bk.0, bk_bytes: bk.1, bk_airtime_s: bk.2, bk_access_delay_ms: bk.3,
+        }
+    }
 }
 
 /// Results of one 802.11 BSS.
@@ -538,6 +604,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
                         stats: s.stats.clone(),
                         queued_at_end: s.queue.len() as u64,
                         ampdu_mean: if s.stats.ampdus > 0 { s.stats.ampdu_mpdus as f64 / s.stats.ampdus as f64 } else { 0.0 },
+                        msdus_per_mpdu: if s.stats.ampdu_mpdus > 0 { s.stats.ampdu_msdus as f64 / s.stats.ampdu_mpdus as f64 } else { 0.0 },
                         rate_mpdus: all.mpdus,
                         rate_mbps_mean: all.mean_mbps,
                         rate_mode_mbps: all.mode_mbps,
@@ -545,6 +612,7 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
                         rate_up_mbps: up.mean_mbps,
                         rate_down_mbps: down.mean_mbps,
                         airtime_share: s.stats.airtime_ns.min(end.as_nanos()) as f64 / run_ns,
+                        ac: AcColumns::of(&s.ac_stats),
                     })
                     .collect(),
             }

@@ -237,6 +237,9 @@ pub struct Packet {
     pub ip_id: u16,
     /// Time to live.
     pub ttl: u8,
+    /// DiffServ code point (the upper six bits of the IPv4 TOS byte, RFC 2474): what an
+    /// 802.11 QoS MAC classifies the packet by. 0 (default forwarding) unless a flow sets it.
+    pub dscp: u8,
     /// Transport header.
     pub transport: Transport,
     /// Bytes of application payload after the transport header.
@@ -246,7 +249,7 @@ pub struct Packet {
 impl Packet {
     /// A TCP packet from `src` to `dst` with the given header and payload length.
     pub fn tcp(src: Ipv4Addr, dst: Ipv4Addr, header: TcpHeader, payload_len: u32) -> Packet {
-        Packet { src, dst, ip_id: 0, ttl: 64, transport: Transport::Tcp(header), payload_len }
+        Packet { src, dst, ip_id: 0, ttl: 64, dscp: 0, transport: Transport::Tcp(header), payload_len }
     }
 
     /// A UDP packet from `src` to `dst` with an opaque payload.
@@ -256,12 +259,12 @@ impl Packet {
 
     /// A UDP packet whose `payload_len` bytes start with `body` (its header counts in them).
     pub fn udp_with(src: Ipv4Addr, dst: Ipv4Addr, header: UdpHeader, body: Body, payload_len: u32) -> Packet {
-        Packet { src, dst, ip_id: 0, ttl: 64, transport: Transport::Udp(header, body), payload_len }
+        Packet { src, dst, ip_id: 0, ttl: 64, dscp: 0, transport: Transport::Udp(header, body), payload_len }
     }
 
     /// An ICMP packet from `src` to `dst` with `payload_len` bytes after the ICMP header.
     pub fn icmp(src: Ipv4Addr, dst: Ipv4Addr, message: IcmpMessage, payload_len: u32) -> Packet {
-        Packet { src, dst, ip_id: 0, ttl: 64, transport: Transport::Icmp(message), payload_len }
+        Packet { src, dst, ip_id: 0, ttl: 64, dscp: 0, transport: Transport::Icmp(message), payload_len }
     }
 
     /// The TCP header, if this is a TCP packet.

@@ -93,6 +93,7 @@ fn a_protocol_over_ip_carries_its_header_after_the_ip_header() {
         dst: B,
         ip_id: 5,
         ttl: 64,
+        dscp: 0,
         transport: Transport::Other { protocol: 253, body: Body::with_header(header) },
         payload_len: 6 + 100,
     };

@@ -134,6 +134,7 @@ fn decode_ipv4_at(bytes: &[u8], base: usize) -> Result<Packet, WireError> {
         dst: Ipv4Addr::from(ip.destination()),
         ip_id: ip.identification(),
         ttl: ip.ttl(),
+        dscp: ip.dcp().value(),
         transport,
         // total_len <= 65535 (or a slice length when the field is 0, which fits in u32 for any
         // real capture; saturate rather than wrap otherwise).

@@ -54,6 +54,8 @@ fn encode_at(pkt: &Packet, arena: &PacketArena, depth: u8, buf: &mut Vec<u8>) ->
     )
     .map_err(|_| WireError::PacketTooLong { len: u64::from(total_len) })?;
     ip.identification = pkt.ip_id;
+    // Six bits; a larger value (not a DSCP) is refused as the scenario builder does.
+    ip.dscp = etherparse::IpDscp::try_new(pkt.dscp).map_err(|_| WireError::BadDscp { dscp: pkt.dscp })?;
     // Linux sets DF on TCP (path-MTU discovery); datagrams and others go without it here.
     ip.dont_fragment = matches!(pkt.transport, Transport::Tcp(_));
     ip.header_checksum = ip.calc_header_checksum();

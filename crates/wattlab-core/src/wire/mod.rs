@@ -7,7 +7,7 @@
 //!
 //! # Encoding
 //!
-//! - IPv4 header: 20 bytes (version 4, IHL 5, DSCP/ECN 0), total length = [`Packet::ip_len`],
+//! - IPv4 header: 20 bytes (version 4, IHL 5, the packet's DSCP, ECN 0), total length = [`Packet::ip_len`],
 //!   identification = `ip_id`, DF set for TCP only (as Linux does with path-MTU discovery; UDP
 //!   and other protocols leave it clear), TTL, protocol, correct header checksum.
 //! - TCP header: data offset including options, the 8 flag bits of [`TcpFlags`], window, urgent
@@ -61,8 +61,8 @@
 //!
 //! Not representable in [`Packet`] and therefore rejected or dropped: IP fragments are
 //! rejected ([`WireError::Fragment`]); IPv4 options are skipped (the decoded packet's
-//! [`Packet::ip_len`] is then shorter than the captured total length by their size); DSCP,
-//! ECN, DF, the TCP NS bit, the urgent pointer and UDP's own length field are ignored.
+//! [`Packet::ip_len`] is then shorter than the captured total length by their size); ECN,
+//! DF, the TCP NS bit, the urgent pointer and UDP's own length field are ignored.
 //!
 //! [`wwp`] holds the segment format of seed 004's Wave & Wait Protocol (its own 6-byte header,
 //! not carried in [`Packet`]); [`pstp`] the message format of seed 001's PS-TP (over UDP);
@@ -108,6 +108,12 @@ pub const MAX_IPV4_LEN: u32 = 65_535;
 /// start of the input where the problem is.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum WireError {
+    /// The packet's DSCP does not fit the six bits of the IPv4 DS field.
+    #[error("DSCP {dscp} does not fit the 6-bit DS field (0–63)")]
+    BadDscp {
+        /// The offending value.
+        dscp: u8,
+    },
     /// The packet is longer than an IPv4 total-length field can express.
     #[error("IPv4 packet of {len} bytes exceeds the 65535-byte total-length field")]
     PacketTooLong {

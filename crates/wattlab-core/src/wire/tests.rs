@@ -117,6 +117,7 @@ fn other() -> Packet {
         dst: B,
         ip_id: 9,
         ttl: 1,
+        dscp: 0,
         transport: Transport::Other { protocol: 47, body: Body::EMPTY },
         payload_len: 21,
     }
@@ -260,6 +261,22 @@ fn four_sack_blocks_without_timestamps() {
     encode_ipv4(&p, &mut buf).unwrap();
     assert_eq!(buf.len(), 20 + 20 + 36);
     assert_eq!(decode_ipv4(&buf).unwrap(), p);
+}
+
+/// The DSCP goes in the upper six bits of the TOS byte (RFC 2474) and comes back; one that
+/// does not fit six bits is refused, the buffer untouched.
+#[test]
+fn dscp_round_trips_in_the_tos_byte() {
+    let mut p = udp();
+    p.dscp = 46; // EF
+    let mut buf = Vec::new();
+    encode_ipv4(&p, &mut buf).unwrap();
+    assert_eq!(buf[1], 46 << 2);
+    assert_checksums(&buf);
+    assert_eq!(decode_ipv4(&buf).unwrap().dscp, 46);
+    p.dscp = 64;
+    assert_eq!(encode_ipv4(&p, &mut buf), Err(WireError::BadDscp { dscp: 64 }));
+    assert_eq!(buf.len() as u32, p.ip_len());
 }
 
 #[test]

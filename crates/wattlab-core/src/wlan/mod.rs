@@ -6,9 +6,11 @@
 //! - [`error_model`]: SNR → frame error rate per modulation and coding (NIST model);
 //! - [`bianchi`]: Bianchi's saturation throughput of `n` contending stations (basic access);
 //! - [`capacity`]: the collision-free maximum throughput of one flow over one DCF link;
-//! - [`aggregation`]: both with A-MPDU aggregation, immediate Block Ack and EDCA.
+//! - [`aggregation`]: both with A-MPDU aggregation, immediate Block Ack and EDCA;
+//! - [`amsdu`]: A-MSDU layout and its limits per PHY format.
 
 pub mod aggregation;
+pub mod amsdu;
 pub mod bianchi;
 pub mod capacity;
 pub mod error_model;

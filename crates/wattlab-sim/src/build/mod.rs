@@ -144,6 +144,7 @@ pub fn build_with(scn: &Scenario, source: &str, origin: &str, provenance: Proven
         flows: f.flows,
         records: f.records,
         flow_wake_at: vec![None; nflows],
+        flow_dscp: flow_dscp(scn),
         mboxes: Vec::new(),
         mboxes_dirty: false,
         agent_sessions: Vec::new(),
@@ -161,6 +162,14 @@ pub fn build_with(scn: &Scenario, source: &str, origin: &str, provenance: Proven
     tunnel::attach_tunnels(&mut sim, scn, &cx)?;
     sim.setup_flow_energy();
     Ok(sim)
+}
+
+/// Each flow's DSCP, indexed like the flows; empty if none sets one.
+fn flow_dscp(scn: &Scenario) -> Vec<u8> {
+    if scn.flows.iter().all(|f| f.dscp.unwrap_or(0) == 0) {
+        return Vec::new();
+    }
+    scn.flows.iter().map(|f| f.dscp.unwrap_or(0)).collect()
 }
 
 impl Simulation {

@@ -203,6 +203,7 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)],
         })?,
     };
     let ap_priority = ap_priority(cx, w, key, &phy)?;
+    let amsdu = amsdu_limit(cx, w, key, &phy)?;
     let cfg = MacConfig {
         phy,
         tx,
@@ -217,7 +218,7 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)],
         loss_layer,
         ap_queueing,
         ap_priority,
-        qos: crate::wlan::QosConfig::for_phy(&phy),
+        qos: crate::wlan::QosConfig::for_phy(&phy).map(|q| crate::wlan::QosConfig { amsdu, ..q }),
     };
     if cfg.beacon_interval == Duration::ZERO {
         return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacon_interval")), "must be positive"));
@@ -248,6 +249,33 @@ fn rate_choices(cx: &Ctx, w: &WlanConfig, key: &str, cfg: &MacConfig, members: &
         }
     }
     Ok(choices)
+}
+
+/// The largest A-MSDU of `[[wlan]]` `w` (`amsdu`, `amsdu_max`), None without A-MSDU: at most
+/// what `phy`'s format allows inside an A-MPDU (`core::wlan::amsdu::max_amsdu_bytes`), which is
+/// the default.
+fn amsdu_limit(cx: &Ctx, w: &WlanConfig, key: &str, phy: &PhyProfile) -> Result<Option<u32>, ScenarioError> {
+    let on = w.amsdu.as_ref().map(|a| *a.get_ref());
+    let (at, k) = match (&w.amsdu, &w.amsdu_max) {
+        (_, Some(m)) => (m.span(), format!("{key}.amsdu_max")),
+        (Some(a), None) => (a.span(), format!("{key}.amsdu")),
+        (None, None) => return Ok(None),
+    };
+    if on == Some(false) {
+        return match &w.amsdu_max {
+            Some(m) => Err(cx.err(m, &k, "amsdu_max is set but amsdu = false: remove one of them")),
+            None => Ok(None),
+        };
+    }
+    let here = toml::Spanned::new(at, ());
+    let Some(max) = wattlab_core::wlan::amsdu::max_amsdu_bytes(phy.format, phy.band) else {
+        return Err(cx.err(&here, &k, format!("A-MSDU needs the QoS MAC with A-MPDU of 802.11n, 802.11ac or 802.11ax; {} has none", phy.name)));
+    };
+    match w.amsdu_max.as_ref().map(|m| *m.get_ref()) {
+        None => Ok(Some(max)),
+        Some(n) if (1..=max).contains(&n) => Ok(Some(n)),
+        Some(n) => Err(cx.err(&here, &k, format!("amsdu_max = {n} B: {} in {} allows 1 ..= {max} B inside an A-MPDU (docs/wlan.md, A-MSDU)", phy.name, phy.band))),
+    }
 }
 
 /// `ap_priority` of `[[wlan]]` `w`: a preset or a table, checked (AIFS 1 or 2 slots, CW_min ≤

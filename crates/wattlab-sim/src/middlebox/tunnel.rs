@@ -127,7 +127,7 @@ impl TunnelHost {
         let body = Body { header, encap, kept: false };
         if !self.over_udp {
             let transport = Transport::Other { protocol: IPPROTO_SCTP, body };
-            return Some(Packet { src: self.local, dst: self.peer, ip_id: 0, ttl: 64, transport, payload_len: payload });
+            return Some(Packet { src: self.local, dst: self.peer, ip_id: 0, ttl: 64, dscp: 0, transport, payload_len: payload });
         }
         let udp = UdpHeader { src_port: SCTP_UDP_PORT, dst_port: SCTP_UDP_PORT };
         Some(Packet::udp_with(self.local, self.peer, udp, body, payload))

@@ -419,6 +419,12 @@ pub struct WlanConfig {
     /// Use RTS/CTS for frames (MPDU) longer than this (default: never).
     #[serde(default)]
     pub rts_threshold: Option<Size>,
+    /// A-MSDU inside A-MPDU (802.11n/ac/ax): several packets per MPDU (default false).
+    #[serde(default)]
+    pub amsdu: Option<Spanned<bool>>,
+    /// Largest A-MSDU in bytes (default: the most the PHY format allows; sets `amsdu`).
+    #[serde(default)]
+    pub amsdu_max: Option<Spanned<u32>>,
     /// Retries of frames sent without RTS (default 7), or "unlimited".
     #[serde(default)]
     pub retry_limit: Option<Spanned<RetryLimit>>,

@@ -103,6 +103,9 @@ pub struct Simulation {
     pub(crate) records: Vec<FlowRecord>,
     /// Each flow's pending wake-up.
     pub(crate) flow_wake_at: Vec<Option<Time>>,
+    /// Each flow's DSCP (`dscp` in `[[flow]]`), stamped on its sockets' packets; empty when
+    /// every flow keeps 0, so the common case costs one length check per packet.
+    pub(crate) flow_dscp: Vec<u8>,
     /// Middleboxes (the CC agents), by index.
     pub(crate) mboxes: Vec<MiddleboxSlot>,
     /// A middlebox saw input during the current event: collect its output after it.

@@ -12,7 +12,12 @@ impl Simulation {
     pub(crate) fn drive(&mut self, now: Time, s: SockId) {
         loop {
             let node = self.stack.sockets[s as usize].node;
-            while let Some(p) = self.stack.sockets[s as usize].socket.poll_transmit(now) {
+            // The flow's DSCP, as `IP_TOS` on the socket would set it.
+            let dscp = self.flow_dscp.get(self.stack.sockets[s as usize].owner as usize).copied();
+            while let Some(mut p) = self.stack.sockets[s as usize].socket.poll_transmit(now) {
+                if let Some(d) = dscp {
+                    p.dscp = d;
+                }
                 let st = &mut self.stack.sockets[s as usize].stats;
                 st.wire_bytes += p.ip_len() as u64;
                 st.wire_packets += 1;

@@ -27,10 +27,11 @@
 //!
 //! [`BaState`]: super::BaState
 
-use super::{Ac, Body, Bss, ExchangeKind, MacOutput, MacTimer, Sta, StaId, AP, NO_SEQ};
+use super::{Body, Bss, ExchangeKind, MacOutput, MacTimer, Sta, StaId, AP, NO_SEQ};
 use rand::Rng;
 use wattlab_core::wlan::aggregation::DELIMITER_BYTES;
-use wattlab_core::wlan::phy::{ACK_BYTES, RTS_BYTES};
+use super::amsdu::MpduSize;
+use wattlab_core::wlan::phy::{ACK_BYTES, DATA_OVERHEAD_BYTES, RTS_BYTES};
 use wattlab_core::wlan::PpduShape;
 use wattlab_core::{Duration, Time};
 
@@ -46,13 +47,25 @@ pub const BAR_BYTES: u32 = 24;
 struct Plan {
     to: StaId,
     ssn: u32,
+    /// MSDUs (queue entries) in flight.
     n: u16,
+    /// MPDUs they make (`n` without A-MSDU).
+    mpdus: u16,
     psdu: u32,
     tag: u32,
 }
 
+/// The error draws of one A-MPDU's MPDUs: where its PPDU starts, the capture it is part of,
+/// the bytes before the next MPDU, and the Block Ack bitmap so far.
+struct MpduDraws {
+    ppdu_start: Time,
+    captured: Option<super::link::Captured>,
+    offset: u32,
+    received: [u64; 4],
+}
+
 /// Bytes of an A-MPDU of `psdu` so far once a subframe of an `mpdu`-byte MPDU is added.
-fn with_subframe(psdu: u32, mpdu: u32) -> u32 {
+pub(crate) fn with_subframe(psdu: u32, mpdu: u32) -> u32 {
     psdu.next_multiple_of(4) + DELIMITER_BYTES + mpdu
 }
 
@@ -69,31 +82,36 @@ impl Bss {
         self.has_agreement(from, to) && !self.bar_owed(from, to)
     }
 
-    /// Whether the Block Ack agreement `from` → `to` exists.
-    fn has_agreement(&self, from: StaId, to: StaId) -> bool {
+    /// Whether the Block Ack agreement `from` → `to` of the AC `from`'s access is for exists
+    /// (one TID per AC).
+    pub(crate) fn has_agreement(&self, from: StaId, to: StaId) -> bool {
+        let ac = self.stas[from as usize].cur;
         if from == AP {
-            self.stas[to as usize].ba_down
+            self.stas[to as usize].ba_down[ac]
         } else {
-            self.stas[from as usize].ba_up
+            self.stas[from as usize].ba_up[ac]
         }
     }
 
-    /// Whether the originator of the flow `from` → `to` owes its recipient a BlockAckReq (an
-    /// MPDU was dropped and the recipient's window has not moved past it yet).
+    /// Whether the originator of the flow `from` → `to` of the AC of `from`'s access owes
+    /// its recipient a BlockAckReq (an MPDU was dropped and the recipient's window has not
+    /// moved past it yet).
     fn bar_owed(&self, from: StaId, to: StaId) -> bool {
+        let ac = self.stas[from as usize].cur;
         if from == AP {
-            self.stas[to as usize].bar_down
+            self.stas[to as usize].bar_down[ac]
         } else {
-            self.stas[from as usize].bar_up
+            self.stas[from as usize].bar_up[ac]
         }
     }
 
-    /// Sets whether the flow `from` → `to` owes a BlockAckReq.
+    /// Sets whether the flow `from` → `to` of the AC of `from`'s access owes a BlockAckReq.
     fn set_bar_owed(&mut self, from: StaId, to: StaId, owed: bool) {
+        let ac = self.stas[from as usize].cur;
         if from == AP {
-            self.stas[to as usize].bar_down = owed;
+            self.stas[to as usize].bar_down[ac] = owed;
         } else {
-            self.stas[from as usize].bar_up = owed;
+            self.stas[from as usize].bar_up[ac] = owed;
         }
     }
 
@@ -119,12 +137,13 @@ impl Bss {
         (phy.frame_duration(bytes, kbps), phy.frame_duration(response_bytes, phy.control_rate(kbps)))
     }
 
-    /// Next sequence number of the flow `from` → `to`.
+    /// Next sequence number of the flow `from` → `to` of the AC of `from`'s access.
     fn next_seq(&mut self, from: StaId, to: StaId) -> &mut u32 {
+        let ac = self.stas[from as usize].cur;
         if from == AP {
-            &mut self.stas[to as usize].seq_down
+            &mut self.stas[to as usize].seq_down[ac]
         } else {
-            &mut self.stas[from as usize].seq_up
+            &mut self.stas[from as usize].seq_up[ac]
         }
     }
 
@@ -150,9 +169,10 @@ impl Bss {
     /// airtime and its radio's TX time, and returns that airtime.
     pub(crate) fn charge_collided_aggregate(&mut self, now: Time, sta: StaId, head: usize) -> Duration {
         let (dur, tag, shape) = self.aggregate_attempt(now, sta, head);
-        let s = &mut self.stas[sta as usize].stats;
-        s.collisions += 1;
-        s.airtime_ns += dur.as_nanos();
+        let s = &mut self.stas[sta as usize];
+        s.stats.collisions += 1;
+        s.stats.airtime_ns += dur.as_nanos();
+        s.ac_stats[s.cur].airtime_ns += dur.as_nanos();
         self.ppdu_activity(sta, now, now + dur, wattlab_core::energy::Activity::Tx, tag, shape);
         dur
     }
@@ -171,7 +191,7 @@ impl Bss {
             (s.attempts, s.bars) = (s.attempts + 1, s.bars + 1);
             return (self.setup_airtimes(BAR_BYTES, ACK_BYTES).0, 0, PpduShape::NON_HT);
         }
-        let p = self.begin_ampdu(sta, head);
+        let p = self.begin_ampdu(now, sta, head);
         let rts = self.cfg.rts_threshold.is_some_and(|t| p.psdu > t);
         let (dur, shape) = if rts {
             (self.control_airtime(sta, to, RTS_BYTES), PpduShape::NON_HT)
@@ -179,7 +199,7 @@ impl Bss {
             (self.data_airtime(sta, to, p.psdu), self.data_shape(sta, to))
         };
         // It collides: no MPDU of the PPDU is acknowledged (as Linux's rate control sees it).
-        self.ppdu_feedback(now, sta, to, p.n as u32, 0);
+        self.ppdu_feedback(now, sta, to, p.mpdus as u32, 0);
         (dur, p.tag, shape)
     }
 
@@ -228,27 +248,27 @@ impl Bss {
         self.occupy(now, end, ExchangeKind::Bar { sta, to, ok });
     }
 
-    /// The BlockAckReq of `from` reached `to`: its window moves past the dropped MPDUs, and
-    /// what it held behind them goes up in order.
+    /// The BlockAckReq of `from` (for the TID of its access's AC) reached `to`: its window
+    /// moves past the dropped MPDUs, and what it held behind them goes up in order.
     pub(crate) fn bar_received(&mut self, now: Time, from: StaId, to: StaId) {
-        let mut gone = 0;
+        let (mut gone, ac) = (0, self.stas[from as usize].cur as u8);
         for f in self.stas[from as usize].queue.iter_mut() {
             // A dropped MPDU the recipient does hold is passed up by the release below.
-            if f.to == to && f.ba.tries == u16::MAX && !f.ba.received {
+            if f.to == to && f.ac == ac && f.ba.tries == u16::MAX && !f.ba.received {
                 (f.ba.received, f.ba.delivered) = (true, true);
                 gone += 1;
             }
         }
         self.stas[from as usize].gone += gone;
-        self.release_in_order(now, from, to);
+        self.release_in_order(now, from, to, ac);
     }
 
     /// The BlockAckReq exchange is over: with its Block Ack the debt is paid and the
     /// originator backs off as after a success; without it, it tries again with a doubled CW.
-    pub(crate) fn bar_done(&mut self, sta: StaId, to: StaId, ok: bool) {
+    pub(crate) fn bar_done(&mut self, now: Time, sta: StaId, to: StaId, ok: bool) {
         if ok {
             self.set_bar_owed(sta, to, false);
-            self.sweep(sta);
+            self.sweep(now, sta);
             self.reset_backoff(sta);
         } else {
             self.widen_backoff(sta);
@@ -257,14 +277,14 @@ impl Bss {
 
     /// Picks the A-MPDU `sta` sends now, starting with the data frame at `head`: marks its
     /// MPDUs in flight, numbers new ones, counts their attempts.
-    fn begin_ampdu(&mut self, sta: StaId, head: usize) -> Plan {
+    fn begin_ampdu(&mut self, now: Time, sta: StaId, head: usize) -> Plan {
         let agg = self.cfg.qos.and_then(|q| q.aggregation).expect("aggregating MAC");
-        let to = self.stas[sta as usize].queue[head].to;
+        let (to, ac) = (self.stas[sta as usize].queue[head].to, self.stas[sta as usize].queue[head].ac);
         let allowance = if sta == AP { self.stas[to as usize].power.ap_allowance() } else { u32::MAX };
         // A rate controller's probe goes alone (minstrel_ht: "sampling might add some overhead
         // (RTS, no aggregation)").
         let allowance = if self.link_sampling(sta, to) { 1 } else { allowance };
-        let edca_txop = self.cfg.qos.map_or(Duration::ZERO, |q| q.edca.params(sta == AP, Ac::Be).txop_limit);
+        let edca_txop = self.txop_left(now, sta);
         let txop = match (edca_txop, agg.txop_limit) {
             (Duration::ZERO, t) | (t, Duration::ZERO) => t,
             (a, b) => a.min(b),
@@ -277,6 +297,13 @@ impl Bss {
         let ssn = if first == NO_SEQ { next } else { first };
         let window_end = ssn + agg.ba_window as u32;
         let cap = self.psdu_cap(sta, to, time_limit, agg.max_ampdu_bytes);
+        let max_amsdu = self.amsdu_limit();
+        if max_amsdu > 0 {
+            let lim = super::amsdu::FillLimits { to, ac, window_end, cap, allowance, max_amsdu };
+            let fill = self.fill_amsdus(sta, head, lim, &mut next);
+            *self.next_seq(sta, to) = next;
+            return self.count_ampdu(sta, Plan { to, ssn, n: fill.msdus as u16, mpdus: fill.mpdus as u16, psdu: fill.psdu, tag: fill.tag });
+        }
         let (mut n, mut psdu, mut tag) = (0u32, 0u32, 0u32);
         let extra = self.data_extra_bytes();
         // One pass over the queue, borrowed apart from the outputs and the AP's fair queue
@@ -284,7 +311,7 @@ impl Bss {
         let Bss { stas, out, ap_queue, report_transmits, .. } = self;
         let Sta { queue, stats, .. } = &mut stas[sta as usize];
         for f in queue.range_mut(head..) {
-            if f.to != to || f.ba.acked {
+            if f.to != to || f.ac != ac || f.ba.acked {
                 continue;
             }
             let Body::Data(packet) = &f.body else { break };
@@ -319,13 +346,19 @@ impl Bss {
             }
         }
         *self.next_seq(sta, to) = next;
-        self.count_rate(sta, to, n as u64);
+        self.stas[sta as usize].stats.ampdu_msdus += n as u64;
+        self.count_ampdu(sta, Plan { to, ssn, n: n as u16, mpdus: n as u16, psdu, tag })
+    }
+
+    /// Counts the A-MPDU `p` `sta` is about to send (attempt, MPDUs, rate) and returns it.
+    fn count_ampdu(&mut self, sta: StaId, p: Plan) -> Plan {
+        self.count_rate(sta, p.to, p.mpdus as u64);
         let s = &mut self.stas[sta as usize].stats;
         s.attempts += 1;
         s.ampdus += 1;
-        s.ampdu_mpdus += n as u64;
-        s.ampdu_hist.add(n);
-        Plan { to, ssn, n: n as u16, psdu, tag }
+        s.ampdu_mpdus += p.mpdus as u64;
+        s.ampdu_hist.add(p.mpdus as u32);
+        p
     }
 
     /// Largest PSDU (bytes) `sta` may send `to` within `max_bytes` and a PPDU of `time_limit`:
@@ -357,7 +390,7 @@ impl Bss {
 
     /// [RTS/CTS,] the A-MPDU, and the Block Ack if any MPDU arrived.
     fn start_ampdu(&mut self, now: Time, sta: StaId, head: usize) {
-        let p = self.begin_ampdu(sta, head);
+        let p = self.begin_ampdu(now, sta, head);
         let (d, sifs, to) = (self.cfg.propagation, self.cfg.phy.sifs, p.to);
         let mut t = now;
         let rts = self.cfg.rts_threshold.is_some_and(|th| p.psdu > th);
@@ -372,9 +405,10 @@ impl Bss {
         // Captured from a collision (`link.rs`): the MPDUs that start while another frame is
         // on the air are drawn at the SINR, the later ones at the SNR.
         let captured = self.link.as_deref_mut().and_then(|l| l.captured.take()).filter(|c| c.sta == sta);
-        // One error draw per MPDU, in sequence order.
-        let mut received = [0u64; 4];
-        let (len, mut seen, mut offset) = (self.stas[sta as usize].queue.len(), 0, 0);
+        // One error draw per MPDU, in sequence order, once all its MSDUs are counted.
+        let mut draws = MpduDraws { ppdu_start: t, captured, offset: 0, received: [0u64; 4] };
+        let (len, mut seen, packed) = (self.stas[sta as usize].queue.len(), 0, p.mpdus < p.n);
+        let mut mpdu: Option<(u32, MpduSize)> = None;
         for k in head..len {
             if seen == p.n {
                 break;
@@ -384,16 +418,27 @@ impl Bss {
                 continue;
             }
             seen += 1;
-            let (bit, bytes) = ((f.ba.seq - p.ssn) as usize, self.mpdu_len(f));
-            // The MPDU's delimiter starts when the PPDU of the bytes before it would end.
-            let sinr = captured.filter(|c| t + self.data_airtime(sta, to, offset) < c.until).map(|c| c.sinr_db);
-            if captured.is_some() {
-                offset = with_subframe(offset, bytes).next_multiple_of(4);
+            if !packed {
+                // One MSDU per MPDU: no grouping to do.
+                let (bit, bytes) = (f.ba.seq - p.ssn, self.mpdu_len(f));
+                self.draw_mpdu(now, sta, to, bit, bytes, &mut draws);
+                continue;
             }
-            if !self.mpdu_lost(now, sta, to, bytes, sinr) {
-                received[bit / 64] |= 1 << (bit % 64);
+            let (seq, ip) = (f.ba.seq, Self::mpdu_bytes(f) - DATA_OVERHEAD_BYTES);
+            match mpdu {
+                Some((s, size)) if s == seq => {
+                    mpdu = Some((s, size.with(ip)));
+                    continue;
+                }
+                Some((s, size)) => self.draw_mpdu(now, sta, to, s - p.ssn, size.bytes(), &mut draws),
+                None => {}
             }
+            mpdu = Some((seq, MpduSize::default().with(ip)));
         }
+        if let Some((s, size)) = mpdu {
+            self.draw_mpdu(now, sta, to, s - p.ssn, size.bytes(), &mut draws);
+        }
+        let received = draws.received;
         let any = received != [0; 4];
         let (kbps, ba_bytes) = (self.control_kbps(sta, to), self.block_ack_bytes());
         // A Block Ack that would start while another frame of the collision is still on the
@@ -412,8 +457,20 @@ impl Bss {
         let end = captured.map_or(end, |c| end.max(c.until + d));
         // After every airtime of the exchange is known: the feedback may change the rate.
         let acked = if ba { received.iter().map(|w| w.count_ones()).sum() } else { 0 };
-        self.ppdu_feedback(now, sta, to, p.n as u32, acked);
+        self.ppdu_feedback(now, sta, to, p.mpdus as u32, acked);
         self.occupy(now, end, ExchangeKind::Ampdu { sta, to, ssn: p.ssn, n: p.n, received, ba, rts });
+    }
+
+    /// Draws whether the MPDU of `bytes` at bit `bit` of the A-MPDU `sta` → `to` arrived.
+    fn draw_mpdu(&mut self, now: Time, sta: StaId, to: StaId, bit: u32, bytes: u32, d: &mut MpduDraws) {
+        // The MPDU's delimiter starts when the PPDU of the bytes before it would end.
+        let sinr = d.captured.filter(|c| d.ppdu_start + self.data_airtime(sta, to, d.offset) < c.until).map(|c| c.sinr_db);
+        if d.captured.is_some() {
+            d.offset = with_subframe(d.offset, bytes).next_multiple_of(4);
+        }
+        if !self.mpdu_lost(now, sta, to, bytes, sinr) {
+            d.received[bit as usize / 64] |= 1 << (bit % 64);
+        }
     }
 
     /// A deliberately lost Block Ack ([`Bss::lose_responses`]).
@@ -440,19 +497,20 @@ impl Bss {
                 }
             }
         }
-        self.release_in_order(now, sta, to);
+        let ac = self.stas[sta as usize].cur as u8;
+        self.release_in_order(now, sta, to, ac);
     }
 
-    /// Passes up, in sequence order, every MPDU of the flow `from` → `to` the recipient holds
-    /// with no hole before it.
-    pub(crate) fn release_in_order(&mut self, now: Time, from: StaId, to: StaId) {
+    /// Passes up, in sequence order, every MPDU of the flow `from` → `to` of AC `ac` (its
+    /// TID) the recipient holds with no hole before it.
+    pub(crate) fn release_in_order(&mut self, now: Time, from: StaId, to: StaId, ac: u8) {
         let queue = &self.stas[from as usize].queue;
         // Frames passed up already (waiting for their Block Ack) are skipped by an iterator,
         // without the index arithmetic the loop below pays per frame.
-        let start = queue.iter().position(|f| f.to == to && !f.ba.delivered).unwrap_or(queue.len());
+        let start = queue.iter().position(|f| f.to == to && f.ac == ac && !f.ba.delivered).unwrap_or(queue.len());
         for k in start..queue.len() {
             let f = &mut self.stas[from as usize].queue[k];
-            if f.to != to || f.ba.delivered {
+            if f.to != to || f.ac != ac || f.ba.delivered {
                 continue;
             }
             if !f.ba.received {
@@ -474,10 +532,11 @@ impl Bss {
     /// The Block Ack agreement `sta` → `to` is set up; the originator backs off as after a
     /// success.
     pub(crate) fn addba_done(&mut self, sta: StaId, to: StaId) {
+        let ac = self.stas[sta as usize].cur;
         if sta == AP {
-            self.stas[to as usize].ba_down = true;
+            self.stas[to as usize].ba_down[ac] = true;
         } else {
-            self.stas[sta as usize].ba_up = true;
+            self.stas[sta as usize].ba_up[ac] = true;
         }
         self.stas[sta as usize].stats.ba_setups += 1;
         self.reset_backoff(sta);
@@ -486,7 +545,7 @@ impl Bss {
     /// The A-MPDU exchange is over: acknowledged MPDUs leave (once passed up), failed ones past
     /// their retry limit are dropped, the rest go again; the CW resets after a Block Ack and
     /// doubles without one. Returns the number of MPDUs acknowledged.
-    pub(crate) fn ampdu_done(&mut self, sta: StaId, to: StaId, ssn: u32, n: u16, received: [u64; 4], ba: bool, rts: bool) -> u32 {
+    pub(crate) fn ampdu_done(&mut self, now: Time, sta: StaId, to: StaId, ssn: u32, n: u16, received: [u64; 4], ba: bool, rts: bool) -> u32 {
         let limit = if rts { self.cfg.long_retry_limit } else { self.cfg.short_retry_limit };
         let (mut acked, mut dropped, mut sent, mut gone) = (0u32, 0u32, 0u16, 0u32);
         for f in self.stas[sta as usize].queue.iter_mut() {
@@ -525,7 +584,7 @@ impl Bss {
         if dropped > 0 {
             self.set_bar_owed(sta, to, true);
         }
-        self.sweep(sta);
+        self.sweep(now, sta);
         let s = &mut self.stas[sta as usize];
         s.stats.retry_drops += dropped as u64;
         if ba {
@@ -539,9 +598,10 @@ impl Bss {
     /// An access failed: CW doubles (up to CWmax) and a new backoff is drawn.
     pub(crate) fn widen_backoff(&mut self, sta: StaId) {
         let s = &mut self.stas[sta as usize];
-        s.cw = (2 * s.cw + 1).min(s.cw_max);
-        s.backoff = s.rng.random_range(0..=s.cw);
-        s.backoff_active = true;
+        let e = &mut s.acs[s.cur];
+        e.cw = (2 * e.cw + 1).min(e.cw_max);
+        e.backoff = s.rng.random_range(0..=e.cw);
+        e.backoff_active = true;
     }
 
     /// Index of the data frame `sta` would send in an A-MPDU (or set up an agreement for) if
@@ -558,14 +618,14 @@ impl Bss {
     }
 
     /// A collision ended: `sta`'s A-MPDU failed as a whole (or its ADDBA Request did).
-    pub(crate) fn aggregate_collided(&mut self, sta: StaId) {
+    pub(crate) fn aggregate_collided(&mut self, now: Time, sta: StaId) {
         let q = &self.stas[sta as usize].queue;
-        match q.iter().find(|f| f.ba.inflight) {
-            Some(f) => {
-                let to = f.to;
+        match q.iter().position(|f| f.ba.inflight) {
+            Some(i) => {
+                let to = q[i].to;
                 // The PSDU was over the threshold if its first MPDU alone was.
-                let rts = self.cfg.rts_threshold.is_some_and(|t| self.mpdu_len(f) > t);
-                self.ampdu_done(sta, to, 0, u16::MAX, [0; 4], false, rts);
+                let rts = self.cfg.rts_threshold.is_some_and(|t| self.head_mpdu_bytes(sta, i) > t);
+                self.ampdu_done(now, sta, to, 0, u16::MAX, [0; 4], false, rts);
             }
             None => self.widen_backoff(sta),
         }
@@ -574,36 +634,41 @@ impl Bss {
     /// Removes from `sta`'s queue the MPDUs that are acknowledged and passed up (or dropped).
     /// They are mostly at the front (the oldest of their flow), so the queue is scanned only
     /// while `gone` says some remain behind others (the AP's interleaved receivers).
-    fn sweep(&mut self, sta: StaId) {
+    fn sweep(&mut self, now: Time, sta: StaId) {
+        // MPDUs leaving together were at the head of their AC's queue since the last ones left.
+        let since = self.stas[sta as usize].acs.map(|e| e.last_left);
         loop {
             let s = &mut self.stas[sta as usize];
             if s.gone == 0 || !s.queue.front().is_some_and(|f| f.ba.acked && f.ba.delivered) {
                 break;
             }
-            let f = s.queue.pop_front().expect("front exists");
-            s.gone -= 1;
-            self.left_queue(sta, &f);
+            let f = self.take_frame(sta, 0);
+            self.stas[sta as usize].gone -= 1;
+            self.left_queue(now, sta, &f, since[f.ac as usize]);
         }
         let mut k = 0;
         while self.stas[sta as usize].gone > 0 && k < self.stas[sta as usize].queue.len() {
             let f = &self.stas[sta as usize].queue[k];
             if f.ba.acked && f.ba.delivered {
-                let f = self.stas[sta as usize].queue.remove(k).expect("index in range");
+                let f = self.take_frame(sta, k);
                 self.stas[sta as usize].gone -= 1;
-                self.left_queue(sta, &f);
+                self.left_queue(now, sta, &f, since[f.ac as usize]);
             } else {
                 k += 1;
             }
         }
     }
 
-    /// MPDU `f` left `sta`'s queue: counted as delivered unless dropped.
-    fn left_queue(&mut self, sta: StaId, f: &super::Frame) {
+    /// MPDU `f` left `sta`'s queue at `now`: counted as delivered unless dropped; it had been
+    /// at the head of its AC's queue since `head_since` (or its arrival).
+    fn left_queue(&mut self, now: Time, sta: StaId, f: &super::Frame, head_since: Time) {
+        let s = &mut self.stas[sta as usize];
+        s.acs[f.ac as usize].last_left = now;
         if f.ba.tries != u16::MAX {
             if let Body::Data(p) = f.body {
-                let stats = &mut self.stas[sta as usize].stats;
-                stats.frames_sent += 1;
-                stats.bytes_sent += p.ip_len() as u64;
+                s.stats.frames_sent += 1;
+                s.stats.bytes_sent += p.ip_len() as u64;
+                s.count_ac_delivery(f, p.ip_len(), head_since, now);
             }
         }
     }
@@ -613,12 +678,13 @@ impl Bss {
     pub(crate) fn poll_answer_received(&mut self, now: Time, to: StaId, id: u64) {
         if let Some(f) = self.stas[AP as usize].queue.iter_mut().find(|f| f.id == id) {
             f.ba.received = true;
+            let ac = f.ac;
+            self.release_in_order(now, AP, to, ac);
         }
-        self.release_in_order(now, AP, to);
     }
 
     /// The PS-Poll's answer was acknowledged: it leaves once passed up.
-    pub(crate) fn poll_answer_acked(&mut self, to: StaId, id: u64) {
+    pub(crate) fn poll_answer_acked(&mut self, now: Time, to: StaId, id: u64) {
         if let Some(f) = self.stas[AP as usize].queue.iter_mut().find(|f| f.id == id) {
             f.ba.acked = true;
             if f.ba.delivered {
@@ -626,6 +692,6 @@ impl Bss {
             }
         }
         self.release_used(to);
-        self.sweep(AP);
+        self.sweep(now, AP);
     }
 }

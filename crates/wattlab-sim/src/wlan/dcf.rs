@@ -16,7 +16,7 @@
 //! SIFS and the propagation delay), its airtimes reported to the radios at once, and two
 //! timers fire: `Delivered` when the data frame is in, `ExchangeEnd` when the medium frees.
 
-use super::{Body, Bss, ExchangeKind, Exchange, Frame, LossLayer, MacOutput, MacTimer, Overhearing, StaId, AP};
+use super::{Ac, Body, Bss, ExchangeKind, Exchange, Frame, LossLayer, MacOutput, MacTimer, Overhearing, Sta, StaId, AP};
 use rand::Rng;
 use wattlab_core::energy::Activity;
 use wattlab_core::wlan::phy::{ACK_BYTES, DATA_OVERHEAD_BYTES, NULL_FRAME_BYTES, PS_POLL_BYTES, QOS_EXTRA_BYTES, RTS_BYTES};
@@ -65,21 +65,47 @@ impl Bss {
         }
     }
 
-    /// What station `i` would transmit now, if it may transmit at all.
-    // Inlined into contention's loop over every station, as the AP's search is not.
+    /// What station `i` would transmit now for the AC that holds its access.
     #[inline]
     pub(crate) fn head(&self, i: StaId) -> Option<Head> {
+        self.head_of(i, self.stas[i as usize].cur)
+    }
+
+    /// What station `i` would transmit now for access category `ac`, if it may transmit at
+    /// all: the first frame of the AC's queue (a PS-Poll goes as AC_BE).
+    // Inlined into contention's loop over every station and AC, as the AP's search and the
+    // search of a queue shared by several ACs are not.
+    #[inline(always)]
+    pub(crate) fn head_of(&self, i: StaId, ac: usize) -> Option<Head> {
         let s = &self.stas[i as usize];
         if i == AP {
-            return self.ap_head().map(Head::Frame);
+            return if s.acs[ac].queued == 0 { None } else { self.ap_head(ac).map(Head::Frame) };
         }
         if !s.awake || s.waking {
             return None;
         }
-        if s.poll_pending {
+        if s.poll_pending && ac == Ac::Be as usize {
             return Some(Head::Poll);
         }
-        (!s.queue.is_empty()).then_some(Head::Frame(0))
+        match s.acs[ac].queued as usize {
+            0 => None,
+            // Every queued frame is of this AC (always so under DCF): the front is its head.
+            n if n == s.queue.len() => Some(Head::Frame(0)),
+            _ => Self::first_of_ac(s, ac),
+        }
+    }
+
+    /// The first frame of AC `ac` in a queue that holds frames of other ACs too.
+    #[inline(never)]
+    fn first_of_ac(s: &Sta, ac: usize) -> Option<Head> {
+        s.queue.iter().position(|f| f.ac as usize == ac).map(Head::Frame)
+    }
+
+    /// The access categories a contender may have frames in: the four under EDCA, AC_BE
+    /// alone under DCF.
+    #[inline]
+    pub(crate) fn ac_count(&self) -> usize {
+        if self.cfg.qos.is_some() { 4 } else { 1 }
     }
 
     /// Index of the first backoff slot boundary at or after `t` in the current idle period.
@@ -99,24 +125,75 @@ impl Bss {
         now + extra + phy.sifs + Duration::from_nanos(self.base_aifsn * phy.slot.as_nanos())
     }
 
-    /// Grid slot at which station `i` would transmit, given the current slot `slot_now`. A
-    /// station whose AIFS is longer than the grid's start counts its slots `aifs_off` later.
-    fn access_slot(&self, i: StaId, slot_now: u64) -> Option<u64> {
-        self.head(i)?;
-        Some(self.access_slot_of(i, slot_now))
-    }
-
-    /// [`Bss::access_slot`] of a station known to have something to send.
+    /// Grid slot at which AC `ac` of station `i` would transmit, given the current slot
+    /// `slot_now`. An AC whose AIFS is longer than the grid's start counts its slots
+    /// `aifs_off` later.
     #[inline]
-    fn access_slot_of(&self, i: StaId, slot_now: u64) -> u64 {
-        let s = &self.stas[i as usize];
-        let off = s.aifs_off;
-        if s.backoff_active { (s.backoff as u64 + off).max(slot_now) } else { slot_now.max(off) }
+    fn ac_access_slot(&self, i: StaId, ac: usize, slot_now: u64) -> Option<u64> {
+        let e = &self.stas[i as usize].acs[ac];
+        if e.queued == 0 && !(ac == Ac::Be as usize && self.stas[i as usize].poll_pending) {
+            return None;
+        }
+        self.head_of(i, ac)?;
+        Some(self.ac_access_slot_of(i, ac, slot_now))
     }
 
-    /// Station `i` has something to send (`has`), the medium idle; `after_busy`: the medium
-    /// has been busy since the last evaluation. A station with no backoff pending draws one
-    /// only if its frame arrived while the medium was busy (802.11-2020 §10.3.4.2 for DCF,
+    /// Grid slot at which station `i` would transmit (its earliest AC).
+    fn access_slot(&self, i: StaId, slot_now: u64) -> Option<u64> {
+        if self.ac_count() == 1 {
+            // DCF: one queue, AC_BE's (index 0) function, as before EDCA had four.
+            self.head_of(i, 0)?;
+            return Some(self.ac_access_slot_of(i, 0, slot_now));
+        }
+        (0..4).filter_map(|ac| self.ac_access_slot(i, ac, slot_now)).min()
+    }
+
+    /// Internal contention at a station whose access slot came (802.11-2020 §10.23.2.4):
+    /// of its ACs whose backoff ended in `slot`, the highest priority one gets the TXOP; the
+    /// others back off as after a collision (CW doubled, retry counted). Sets `cur`.
+    fn resolve_internal(&mut self, now: Time, i: StaId, slot: u64) {
+        if self.ac_count() == 1 {
+            self.stas[i as usize].cur = Ac::Be as usize;
+            return;
+        }
+        let mut won = false;
+        for ac in Ac::BY_PRIORITY {
+            if self.ac_access_slot(i, ac, slot) != Some(slot) {
+                continue;
+            }
+            if !won {
+                won = true;
+                self.stas[i as usize].cur = ac;
+                continue;
+            }
+            let winner = self.stas[i as usize].cur;
+            self.stas[i as usize].cur = ac;
+            self.stas[i as usize].stats.internal_collisions += 1;
+            match self.head_of(i, ac) {
+                // The queued frames were not on the air: their Block Ack state is untouched.
+                Some(Head::Frame(_)) if self.aggregates() => self.widen_backoff(i),
+                Some(Head::Frame(k)) => {
+                    let f = self.stas[i as usize].queue[k];
+                    let rts = self.uses_rts(&f);
+                    self.frame_failed(now, i, Some(f.id), rts);
+                }
+                _ => self.frame_failed(now, i, None, false),
+            }
+            self.stas[i as usize].cur = winner;
+        }
+    }
+
+    /// [`Bss::ac_access_slot`] of an AC known to have something to send.
+    #[inline]
+    fn ac_access_slot_of(&self, i: StaId, ac: usize, slot_now: u64) -> u64 {
+        let e = &self.stas[i as usize].acs[ac];
+        let off = e.aifs_off;
+        if e.backoff_active { (e.backoff as u64 + off).max(slot_now) } else { slot_now.max(off) }
+    }
+
+    /// AC `ac` of station `i` has something to send (`has`), the medium idle; `after_busy`:
+    /// the medium has been busy since the last evaluation. An AC with no backoff pending draws
+    /// one only if its frame arrived while the medium was busy (802.11-2020 §10.3.4.2 for DCF,
     /// item a) of §10.23.2.2's list for an EDCAF): a frame arriving at an idle medium goes at
     /// its own IFS after the last busy period (DIFS, AIFS, EIFS after a failure) or the next
     /// grid point, whichever is later. Under DCF the medium must also *remain* idle for that
@@ -124,14 +201,15 @@ impl Bss {
     /// deferring when another transmission starts draws one too; an EDCAF then keeps its zero
     /// counter (no case of §10.23.2.2 applies; ns-3's `ChannelAccessManager` does the same).
     #[inline]
-    fn backoff_on_arrival(&mut self, i: StaId, has: bool, after_busy: bool) {
+    fn backoff_on_arrival(&mut self, i: StaId, ac: usize, has: bool, after_busy: bool) {
         let dcf = self.cfg.qos.is_none();
         let s = &mut self.stas[i as usize];
-        if after_busy && has && !s.backoff_active && (dcf || !s.had_head) {
-            s.backoff = s.rng.random_range(0..=s.cw);
-            s.backoff_active = true;
+        let e = &mut s.acs[ac];
+        if after_busy && has && !e.backoff_active && (dcf || !e.had_head) {
+            e.backoff = s.rng.random_range(0..=e.cw);
+            e.backoff_active = true;
         }
-        s.had_head = has;
+        e.had_head = has;
     }
 
     /// Re-evaluates contention: arms the access timer for the earliest transmitter.
@@ -145,12 +223,34 @@ impl Bss {
         self.evaluated_at = now;
         let slot_now = self.slot_at_or_after(now);
         let mut first: Option<u64> = None;
-        for i in 0..self.stas.len() as StaId {
-            let has = self.head(i).is_some();
-            self.backoff_on_arrival(i, has, after_busy);
-            if has {
-                let k = self.access_slot_of(i, slot_now);
-                first = Some(first.map_or(k, |f| f.min(k)));
+        if self.ac_count() == 1 {
+            // DCF: one queue per station (AC_BE's function, index 0), no AC to skip.
+            for i in 0..self.stas.len() as StaId {
+                let has = self.head_of(i, 0).is_some();
+                self.backoff_on_arrival(i, 0, has, after_busy);
+                if has {
+                    let k = self.ac_access_slot_of(i, 0, slot_now);
+                    first = Some(first.map_or(k, |f| f.min(k)));
+                }
+            }
+        } else {
+            for i in 0..self.stas.len() as StaId {
+                for ac in 0..4 {
+                    // Only ACs with something queued, or with a head at the last evaluation,
+                    // have anything to settle: the others stay as they are (no head,
+                    // `had_head` false).
+                    let s = &self.stas[i as usize];
+                    let e = &s.acs[ac];
+                    if e.queued == 0 && !e.had_head && !(s.poll_pending && ac == Ac::Be as usize) {
+                        continue;
+                    }
+                    let has = self.head_of(i, ac).is_some();
+                    self.backoff_on_arrival(i, ac, has, after_busy);
+                    if has {
+                        let k = self.ac_access_slot_of(i, ac, slot_now);
+                        first = Some(first.map_or(k, |f| f.min(k)));
+                    }
+                }
             }
         }
         let at = if self.beacon_pending {
@@ -188,10 +288,16 @@ impl Bss {
                 winners.push(i);
             }
         }
+        for &w in &winners {
+            self.resolve_internal(now, w, elapsed);
+        }
         self.freeze(elapsed);
         match winners.len() {
             0 => {}
-            1 => self.start_exchange(now, winners[0]),
+            1 => {
+                self.begin_txop(now, winners[0]);
+                self.start_exchange(now, winners[0]);
+            }
             _ => self.start_collision(now, &winners),
         }
         self.winners = winners;
@@ -202,12 +308,15 @@ impl Bss {
 
     /// The medium turns busy `elapsed` slots into the grid: counters lose those slots.
     fn freeze(&mut self, elapsed: u64) {
+        let n = self.ac_count();
         for s in self.stas.iter_mut() {
-            if s.backoff_active {
-                // Stations count only the slots after their own (longer) AIFS.
-                let counted = elapsed.saturating_sub(s.aifs_off);
-                s.backoff = s.backoff.saturating_sub(counted.min(u32::MAX as u64) as u32);
-                s.backoff_active = s.backoff > 0;
+            for e in &mut s.acs[..n] {
+                if e.backoff_active {
+                    // ACs count only the slots after their own (longer) AIFS.
+                    let counted = elapsed.saturating_sub(e.aifs_off);
+                    e.backoff = e.backoff.saturating_sub(counted.min(u32::MAX as u64) as u32);
+                    e.backoff_active = e.backoff > 0;
+                }
             }
         }
     }
@@ -246,7 +355,11 @@ impl Bss {
             ExchangeKind::Collision => None,
         };
         if let Some(sta) = owner {
-            self.stas[sta as usize].stats.airtime_ns += (end - now).as_nanos();
+            let s = &mut self.stas[sta as usize];
+            s.stats.airtime_ns += (end - now).as_nanos();
+            if !matches!(kind, ExchangeKind::Beacon) {
+                s.ac_stats[s.cur].airtime_ns += (end - now).as_nanos();
+            }
         }
         self.busy = true;
         self.exchange_gen = self.exchange_gen.wrapping_add(1);
@@ -265,11 +378,12 @@ impl Bss {
         if let Body::Data(packet) = frame.body {
             s.stats.bytes_attempted += packet.ip_len() as u64;
         }
-        if s.retry_id != frame.id {
-            s.retry_id = frame.id;
-            s.retries = 0;
+        let e = s.edcaf();
+        if e.retry_id != frame.id {
+            e.retry_id = frame.id;
+            e.retries = 0;
         }
-        if s.retries == 0 && self.report_transmits {
+        if e.retries == 0 && self.report_transmits {
             if let Body::Data(packet) = frame.body {
                 self.out.push_back(MacOutput::Transmit { sta, to: frame.to, packet });
             }
@@ -395,8 +509,8 @@ impl Bss {
         phy.frame_duration(bytes, phy.response_kbps(self.tx_vector(from, to)))
     }
 
-    /// One station won the medium.
-    fn start_exchange(&mut self, now: Time, sta: StaId) {
+    /// One station won the medium (or continues its TXOP).
+    pub(crate) fn start_exchange(&mut self, now: Time, sta: StaId) {
         match self.head(sta) {
             Some(Head::Frame(i)) => {
                 // The aggregating path reads the queue in place; only a single frame is copied.
@@ -451,6 +565,8 @@ impl Bss {
         let (end, response, ok) = match response {
             Some(i) => {
                 let frame = self.stas[AP as usize].queue[i];
+                // The answer's retry state is its AC's.
+                self.stas[AP as usize].cur = frame.ac as usize;
                 self.note_attempt(AP, &frame);
                 let data = self.data_airtime(AP, sta, self.mpdu_len(&frame));
                 self.on_air_ppdu(AP, Some(sta), t, data, frame.tag, self.data_shape(AP, sta));
@@ -477,6 +593,7 @@ impl Bss {
     /// one is captured (`link.rs`), whose exchange then goes on as if it had won alone.
     fn start_collision(&mut self, now: Time, winners: &[StaId]) {
         if let Some(w) = self.capture(now, winners) {
+            self.begin_txop(now, w);
             self.start_exchange(now, w);
             return;
         }
@@ -495,7 +612,9 @@ impl Bss {
             }
             self.stas[w as usize].stats.collisions += 1;
             let dur = self.head_duration(w, head);
-            self.stas[w as usize].stats.airtime_ns += dur.as_nanos();
+            let s = &mut self.stas[w as usize];
+            s.stats.airtime_ns += dur.as_nanos();
+            s.ac_stats[s.cur].airtime_ns += dur.as_nanos();
             longest = longest.max(dur);
             let tag = if let Head::Frame(i) = head { self.stas[w as usize].queue[i].tag } else { 0 };
             let shape = self.head_shape(w, head);
@@ -567,10 +686,10 @@ impl Bss {
         let clean = match ex.kind {
             ExchangeKind::Frame { sta, frame, ok, rts } => {
                 if ok {
-                    self.frame_done(sta, frame.id, true);
+                    self.frame_done(now, sta, frame.id, true);
                     self.after_success(now, sta, frame);
                 } else {
-                    self.frame_failed(sta, Some(frame.id), rts);
+                    self.frame_failed(now, sta, Some(frame.id), rts);
                 }
                 ok
             }
@@ -578,21 +697,21 @@ impl Bss {
                 if ok {
                     self.poll_done(sta);
                     match response {
-                        Some((_, frame)) if self.aggregates() => self.poll_answer_acked(sta, frame.id),
+                        Some((_, frame)) if self.aggregates() => self.poll_answer_acked(now, sta, frame.id),
                         Some((_, frame)) => {
-                            self.frame_done(AP, frame.id, false);
+                            self.frame_done(now, AP, frame.id, false);
                             self.after_success(now, AP, frame);
                         }
                         None => {}
                     }
                     self.stas[sta as usize].poll_pending = self.stas[AP as usize].queue.iter().any(|f| f.to == sta && !f.ba.acked);
                 } else {
-                    self.frame_failed(sta, None, false);
+                    self.frame_failed(now, sta, None, false);
                 }
                 ok
             }
             ExchangeKind::Ampdu { sta, to, ssn, n, received, ba, rts } => {
-                self.ampdu_done(sta, to, ssn, n, received, ba, rts);
+                self.ampdu_done(now, sta, to, ssn, n, received, ba, rts);
                 if ba && sta != AP {
                     self.uplink_delivered(now, sta, true);
                 } else if ba {
@@ -609,23 +728,23 @@ impl Bss {
                 ok
             }
             ExchangeKind::Bar { sta, to, ok } => {
-                self.bar_done(sta, to, ok);
+                self.bar_done(now, sta, to, ok);
                 ok
             }
             ExchangeKind::Collision => {
                 let winners = std::mem::take(&mut self.winners);
                 for &w in &winners {
                     if self.aggregates() && (self.aggregated_head(w).is_some() || self.stas[w as usize].queue.iter().any(|f| f.ba.inflight)) {
-                        self.aggregate_collided(w);
+                        self.aggregate_collided(now, w);
                         continue;
                     }
                     match self.head(w) {
                         Some(Head::Frame(i)) => {
                             let f = self.stas[w as usize].queue[i];
                             let rts = self.uses_rts(&f);
-                            self.frame_failed(w, Some(f.id), rts);
+                            self.frame_failed(now, w, Some(f.id), rts);
                         }
-                        _ => self.frame_failed(w, None, false),
+                        _ => self.frame_failed(now, w, None, false),
                     }
                 }
                 self.winners = winners;
@@ -639,27 +758,36 @@ impl Bss {
         if clean && !matches!(ex.kind, ExchangeKind::Beacon) {
             self.stats.successes += 1;
         }
+        if clean && self.continue_txop(now, &ex.kind) {
+            self.after_exchange(now);
+            return;
+        }
+        self.txop = None;
         self.grid_origin = self.grid_after(now, clean);
         self.after_exchange(now);
         self.contend(now);
     }
 
     /// Removes a delivered frame and starts the sender's post-backoff.
-    fn frame_done(&mut self, sta: StaId, id: u64, backoff: bool) {
-        let s = &mut self.stas[sta as usize];
-        if let Some(i) = s.queue.iter().position(|f| f.id == id) {
-            let f = s.queue.remove(i).expect("index from position");
+    fn frame_done(&mut self, now: Time, sta: StaId, id: u64, backoff: bool) {
+        if let Some(i) = self.stas[sta as usize].queue.iter().position(|f| f.id == id) {
+            let f = self.take_frame(sta, i);
+            let s = &mut self.stas[sta as usize];
             match f.body {
                 Body::Data(p) => {
                     s.stats.frames_sent += 1;
                     s.stats.bytes_sent += p.ip_len() as u64;
+                    let since = s.acs[f.ac as usize].last_left;
+                    s.count_ac_delivery(&f, p.ip_len(), since, now);
                 }
                 Body::Null => s.stats.null_frames += 1,
                 // Counted in `attempts` and `airtime_ns` (no column of its own).
                 Body::TwtSetup => {}
             }
+            s.acs[f.ac as usize].last_left = now;
         }
-        s.retries = 0;
+        let s = &mut self.stas[sta as usize];
+        s.edcaf().retries = 0;
         if backoff {
             self.reset_backoff(sta);
         }
@@ -668,30 +796,31 @@ impl Bss {
     fn poll_done(&mut self, sta: StaId) {
         let s = &mut self.stas[sta as usize];
         s.stats.ps_polls += 1;
-        s.retries = 0;
+        s.edcaf().retries = 0;
         self.reset_backoff(sta);
     }
 
     /// CW back to CWmin and a fresh post-backoff.
     pub(crate) fn reset_backoff(&mut self, sta: StaId) {
         let s = &mut self.stas[sta as usize];
-        s.cw = s.cw_min;
-        s.backoff = s.rng.random_range(0..=s.cw);
-        s.backoff_active = true;
+        let e = &mut s.acs[s.cur];
+        e.cw = e.cw_min;
+        e.backoff = s.rng.random_range(0..=e.cw);
+        e.backoff_active = true;
     }
 
     /// An attempt failed: double CW, or drop the frame past the retry limit.
-    pub(crate) fn frame_failed(&mut self, sta: StaId, id: Option<u64>, rts: bool) {
+    pub(crate) fn frame_failed(&mut self, now: Time, sta: StaId, id: Option<u64>, rts: bool) {
         let limit = if rts { self.cfg.long_retry_limit } else { self.cfg.short_retry_limit };
         let s = &mut self.stas[sta as usize];
-        let cw_max = s.cw_max;
-        s.retries += 1;
-        if limit.is_some_and(|l| s.retries > l) {
+        s.edcaf().retries += 1;
+        if limit.is_some_and(|l| s.edcaf_ref().retries > l) {
             s.stats.retry_drops += 1;
             match id {
                 Some(id) => {
                     if let Some(i) = s.queue.iter().position(|f| f.id == id) {
-                        let f = s.queue.remove(i).expect("index from position");
+                        let f = self.take_frame(sta, i);
+                        self.stas[sta as usize].acs[f.ac as usize].last_left = now;
                         if sta == AP {
                             self.release_used(f.to);
                         }
@@ -703,8 +832,6 @@ impl Bss {
             self.reset_backoff(sta);
             return;
         }
-        s.cw = (2 * s.cw + 1).min(cw_max);
-        s.backoff = s.rng.random_range(0..=s.cw);
-        s.backoff_active = true;
+        self.widen_backoff(sta);
     }
 }

@@ -7,8 +7,8 @@
 //! mechanism as the prioritised AP's head start (`ApPriority`), which is the special case of an
 //! AP with a shorter AIFS. DCF itself is AIFSN 2 (DIFS) for everyone.
 //!
-//! Every frame is of AC_BE until the MAC keeps one queue per AC (TCP and UDP data carry DSCP 0,
-//! user priority 0 → AC_BE by 802.11-2020 Table 10-1).
+//! Each station keeps one queue per AC (classified from the packet's DSCP, [`Ac::of_dscp`]),
+//! each with its own EDCAF (`Edcaf`: backoff, contention window, retries).
 
 use wattlab_core::wlan::phy::PhyFormat;
 use wattlab_core::wlan::PhyProfile;
@@ -53,6 +53,50 @@ pub struct EdcaSet {
 /// Shorthand for a row of the tables below.
 const fn ac(aifsn: u32, cw_min: u32, cw_max: u32, txop_us: u64) -> AcParams {
     AcParams { aifsn, cw_min, cw_max, txop_limit: Duration::from_micros(txop_us) }
+}
+
+impl Ac {
+    /// Every AC in ACI order (the index of each in per-AC arrays).
+    pub const ALL: [Ac; 4] = [Ac::Be, Ac::Bk, Ac::Vi, Ac::Vo];
+    /// Indices of the ACs from the highest priority to the lowest (802.11-2020 Table 10-1).
+    pub const BY_PRIORITY: [usize; 4] = [Ac::Vo as usize, Ac::Vi as usize, Ac::Be as usize, Ac::Bk as usize];
+    /// Short lower-case name (`vo`, `vi`, `be`, `bk`), as in result columns.
+    pub const NAMES: [&'static str; 4] = ["be", "bk", "vi", "vo"];
+
+    /// The AC of user priority `up` (802.11-2020 Table 10-1: UP 1, 2 → AC_BK; 0, 3 → AC_BE;
+    /// 4, 5 → AC_VI; 6, 7 → AC_VO).
+    pub const fn of_up(up: u8) -> Ac {
+        match up & 7 {
+            1 | 2 => Ac::Bk,
+            0 | 3 => Ac::Be,
+            4 | 5 => Ac::Vi,
+            _ => Ac::Vo,
+        }
+    }
+
+    /// The AC of a packet with DiffServ code point `dscp`, through its user priority
+    /// ([`up_of_dscp`]).
+    pub const fn of_dscp(dscp: u8) -> Ac {
+        Ac::of_up(up_of_dscp(dscp))
+    }
+}
+
+/// The 802.11 user priority of DSCP `dscp`, as RFC 8325 ("Mapping Diffserv to IEEE 802.11",
+/// §4.3, Figure 1) recommends, with RFC 8622 §8's Lower-Effort PHB: CS7 (56) → 0 (reserved,
+/// §4.2.1); CS6 (48) → 7; EF (46) and VOICE-ADMIT (44) → 6; CS5 (40) → 5; AF4x (34, 36, 38),
+/// CS4 (32), AF3x (26, 28, 30) and CS3 (24) → 4; AF2x (18, 20, 22) → 3; CS2 (16) → 0; AF1x
+/// (10, 12, 14) → 0; CS1 (8) and LE (1) → 1; DF (0) and every other code point → 0 (§4.3:
+/// unused code points map to UP 0).
+pub const fn up_of_dscp(dscp: u8) -> u8 {
+    match dscp {
+        48 => 7,
+        44 | 46 => 6,
+        40 => 5,
+        24 | 26 | 28 | 30 | 32 | 34 | 36 | 38 => 4,
+        18 | 20 | 22 => 3,
+        1 | 8 => 1,
+        _ => 0,
+    }
 }
 
 impl EdcaSet {
@@ -121,12 +165,14 @@ pub struct QosConfig {
     pub edca: EdcaSet,
     /// A-MPDU limits (None: every data frame alone, with a normal ACK).
     pub aggregation: Option<Aggregation>,
+    /// Largest A-MSDU in bytes (None: one MSDU per MPDU); only with `aggregation`.
+    pub amsdu: Option<u32>,
 }
 
 impl QosConfig {
     /// EDCA with the standard's parameters on `phy`, aggregating within `aggregation`.
     pub fn standard(phy: &PhyProfile, aggregation: Option<Aggregation>) -> QosConfig {
-        QosConfig { edca: EdcaSet::standard(phy), aggregation }
+        QosConfig { edca: EdcaSet::standard(phy), aggregation, amsdu: None }
     }
 
     /// The QoS MAC of `phy`'s format: none for the legacy PHYs (they keep DCF), EDCA with the

@@ -221,7 +221,7 @@ impl Bss {
             let (sta, dir) = if from == AP { (to, 1) } else { (from, 0) };
             self.stas[sta as usize].ppdu_fails[dir]
         } else {
-            self.stas[from as usize].retries
+            self.stas[from as usize].edcaf_ref().retries
         }
     }
 
@@ -288,7 +288,8 @@ impl Bss {
     /// being retried, else 0 (the counter is stale until the frame's first attempt).
     fn attempt_of(&self, sta: StaId, frame: &super::Frame) -> u32 {
         let s = &self.stas[sta as usize];
-        if s.retry_id == frame.id { s.retries } else { 0 }
+        let e = s.edcaf_ref();
+        if e.retry_id == frame.id { e.retries } else { 0 }
     }
 
     /// Airtime of what `v` sends first in a collision (its RTS, PS-Poll or data frame) at
@@ -405,7 +406,7 @@ impl Bss {
     fn aggregate_loser(&mut self, now: Time, v: StaId) -> wattlab_core::Duration {
         let Some(i) = self.aggregated_head(v) else { return self.collision_loser(now, v) };
         let dur = self.charge_collided_aggregate(now, v, i);
-        self.aggregate_collided(v);
+        self.aggregate_collided(now, v);
         dur
     }
 
@@ -431,10 +432,10 @@ impl Bss {
         let shape = self.head_shape(v, head);
         self.ppdu_activity(v, now, now + dur, wattlab_core::energy::Activity::Tx, tag, shape);
         if let (Some(to), Some(link)) = (to, self.link.as_deref_mut()) {
-            let r = link.rate_index(v, to, self.stas[v as usize].retries);
+            let r = link.rate_index(v, to, self.stas[v as usize].edcaf_ref().retries);
             link.control[Link::dir_index(v, to)].report(now, r, 1, 0);
         }
-        self.frame_failed(v, id, rts);
+        self.frame_failed(now, v, id, rts);
         dur
     }
 }

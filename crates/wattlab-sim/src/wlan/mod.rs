@@ -14,6 +14,7 @@
 //! Station 0 of every BSS is the AP.
 
 mod ampdu;
+mod amsdu;
 mod dcf;
 mod edca;
 mod link;
@@ -21,6 +22,7 @@ mod power;
 mod queue;
 pub mod rate;
 pub mod rate_use;
+mod txop;
 
 use crate::net::impairment::LossProcess;
 use crate::rng::StreamRng;
@@ -33,7 +35,7 @@ use wattlab_core::wlan::{PhyProfile, PpduShape};
 pub use wattlab_core::power::{PowerSave, PowerSaveSettings};
 use wattlab_core::{Duration, Packet, Time};
 
-pub use edca::{Ac, AcParams, Aggregation, EdcaSet, QosConfig};
+pub use edca::{up_of_dscp, Ac, AcParams, Aggregation, EdcaSet, QosConfig};
 pub use link::Link;
 pub use queue::ApQueueing;
 use queue::FairQueue;
@@ -87,17 +89,33 @@ pub struct MacConfig {
 }
 
 impl MacConfig {
-    /// (AIFSN, CWmin, CWmax) station `sta` contends with: AIFSN 2 (DIFS) and the PHY's window
-    /// under DCF, its AC_BE parameters under EDCA; `ap_priority` overrides the AP's.
-    pub fn access_params(&self, sta: StaId) -> (u32, u32, u32) {
+    /// Access parameters of AC `ac` at station `sta`: AIFSN 2 (DIFS), the PHY's window and
+    /// no TXOP under DCF (every frame is AC_BE there), the EDCA set's under QoS;
+    /// `ap_priority` overrides the AP's AC_BE (or its only) AIFSN and window.
+    pub fn access_params(&self, sta: StaId, ac: Ac) -> AcParams {
         match (self.ap_priority, self.qos) {
-            (Some(p), _) if sta == AP => (p.aifs_slots, p.cw_min, p.cw_max),
-            (_, Some(q)) => {
-                let p = q.edca.params(sta == AP, Ac::Be);
-                (p.aifsn, p.cw_min, p.cw_max)
+            (Some(p), q) if sta == AP && ac == Ac::Be => {
+                let txop_limit = q.map_or(Duration::ZERO, |q| q.edca.params(true, Ac::Be).txop_limit);
+                AcParams { aifsn: p.aifs_slots, cw_min: p.cw_min, cw_max: p.cw_max, txop_limit }
             }
-            _ => (2, self.phy.cw_min, self.phy.cw_max),
+            (_, Some(q)) => q.edca.params(sta == AP, ac),
+            _ => AcParams { aifsn: 2, cw_min: self.phy.cw_min, cw_max: self.phy.cw_max, txop_limit: Duration::ZERO },
         }
+    }
+
+    /// The shortest AIFSN of any contender of a BSS of `n` stations: where the backoff slot
+    /// grid starts (2 = DIFS under DCF; under EDCA the AP's AC_VO, AIFSN 1 by default).
+    fn base_aifsn(&self, n: usize) -> u64 {
+        let acs: &[Ac] = if self.qos.is_some() { &Ac::ALL } else { &[Ac::Be] };
+        (0..n as StaId).flat_map(|i| acs.iter().map(move |&ac| (i, ac))).map(|(i, ac)| self.access_params(i, ac).aifsn).min().unwrap_or(2) as u64
+    }
+
+    /// The four EDCAFs of station `sta` on a slot grid starting `base` slots after SIFS.
+    fn edcafs(&self, sta: StaId, base: u64) -> [Edcaf; 4] {
+        Ac::ALL.map(|ac| {
+            let p = self.access_params(sta, ac);
+            Edcaf::new(p.aifsn as u64 - base, p.cw_min, p.cw_max, p.txop_limit)
+        })
     }
 }
 
@@ -180,6 +198,11 @@ pub struct StaStats {
     pub bytes_attempted: u64,
     /// Attempts that collided with another station's.
     pub collisions: u64,
+    /// Accesses an AC of this station lost to a higher-priority AC of its own whose backoff
+    /// ended in the same slot (EDCA's internal collisions, §10.23.2.4).
+    pub internal_collisions: u64,
+    /// Exchanges started within a TXOP already held, SIFS after the previous one (no backoff).
+    pub txop_continuations: u64,
     /// Attempts lost to a frame error.
     pub frame_errors: u64,
     /// Delivered packets lost above the MAC (`loss_layer = "packet"`).
@@ -205,6 +228,8 @@ pub struct StaStats {
     pub ampdus: u64,
     /// MPDUs in those A-MPDUs (the mean aggregation size is `ampdu_mpdus / ampdus`).
     pub ampdu_mpdus: u64,
+    /// MSDUs in those MPDUs (more than `ampdu_mpdus` only with A-MSDU).
+    pub ampdu_msdus: u64,
     /// A-MPDU sizes: how many had 1, 2–3, 4–7, 8–15, 16–31, 32–63, 64–127, 128–256 MPDUs.
     #[serde(flatten)]
     pub ampdu_hist: AmpduHistogram,
@@ -336,6 +361,11 @@ pub enum MacTimer {
     Beacon,
     /// Seed 000's idealised PSM release instant.
     IdealRelease,
+    /// SIFS after an exchange of a TXOP: its holder sends the next one.
+    Burst {
+        /// Generation of the exchange before.
+        gen: u32,
+    },
     /// A deadline of a station's power-save machine (a wake-up's end, BSD's active window,
     /// U-APSD's trigger clock); stale if the deadline moved.
     Station {
@@ -370,6 +400,10 @@ pub(crate) struct Frame {
     /// Under a Block Ack agreement: the sequence number given at its first transmission
     /// ([`NO_SEQ`] before), its attempts so far and where it stands.
     pub ba: BaState,
+    /// Its access category (`Ac as usize`; AC_BE under DCF).
+    pub ac: u8,
+    /// When it was queued.
+    pub queued_at: Time,
 }
 
 /// Sequence number of an MPDU not sent yet.
@@ -397,29 +431,94 @@ impl BaState {
     pub(crate) const NEW: BaState = BaState { seq: NO_SEQ, tries: 0, inflight: false, received: false, delivered: false, acked: false };
 }
 
+/// One access category's EDCA function (EDCAF, IEEE 802.11-2020 §10.23.2.2): its queue's
+/// length, its own contention window, backoff counter and retry state.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Edcaf {
+    /// Frames of this AC in the station's queue.
+    pub queued: u32,
+    pub cw: u32,
+    pub retries: u32,
+    pub retry_id: u64,
+    pub backoff: u32,
+    pub backoff_active: bool,
+    /// It had something to send at the last contention evaluation: an EDCAF that was already
+    /// deferring when the medium turned busy keeps a zero backoff ([`Bss::contend`]).
+    pub had_head: bool,
+    /// Slots this AC's AIFS exceeds the shortest of the BSS (it counts its backoff only
+    /// after them).
+    pub aifs_off: u64,
+    /// Contention window bounds.
+    pub cw_min: u32,
+    pub cw_max: u32,
+    /// TXOP limit (zero: one exchange per access).
+    pub txop_limit: Duration,
+    /// When a frame of this AC last left the queue (delivered or dropped): the next one has
+    /// been at the head of the AC's queue since then, or since it arrived if later.
+    pub last_left: Time,
+}
+
+impl Edcaf {
+    /// An idle EDCAF with access parameters (AIFS offset, CWmin, CWmax, TXOP limit).
+    fn new(aifs_off: u64, cw_min: u32, cw_max: u32, txop_limit: Duration) -> Edcaf {
+        Edcaf { queued: 0, cw: cw_min, retries: 0, retry_id: u64::MAX, backoff: 0, backoff_active: false, had_head: false, aifs_off, cw_min, cw_max, txop_limit, last_left: Time::ZERO }
+    }
+}
+
+/// Counters of one access category at one station (its own transmissions).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AcStats {
+    /// Data frames (MPDUs) delivered.
+    pub frames: u64,
+    /// IP bytes in them.
+    pub bytes: u64,
+    /// Time the medium carried exchanges this AC started, ns.
+    pub airtime_ns: u64,
+    /// Sum of the delivered frames' access delays (head of the AC's queue to acknowledgement), ns.
+    pub delay_ns: u64,
+}
+
+impl Sta {
+    /// Counts the delivery of data frame `f` (`ip_bytes`) at `now` in its AC's counters: its
+    /// access delay runs from when it reached the head of its AC's queue (`head_since`, the
+    /// previous frame's departure, or its own arrival if later).
+    pub(crate) fn count_ac_delivery(&mut self, f: &Frame, ip_bytes: u32, head_since: Time, now: Time) {
+        let a = &mut self.ac_stats[f.ac as usize];
+        a.frames += 1;
+        a.bytes += ip_bytes as u64;
+        a.delay_ns += (now - head_since.max(f.queued_at)).as_nanos();
+    }
+
+    /// The EDCAF of the AC that holds (or last held) the station's access.
+    #[inline]
+    pub(crate) fn edcaf(&mut self) -> &mut Edcaf {
+        &mut self.acs[self.cur]
+    }
+
+    /// [`Sta::edcaf`], read-only.
+    #[inline]
+    pub(crate) fn edcaf_ref(&self) -> &Edcaf {
+        &self.acs[self.cur]
+    }
+}
+
 /// One station's MAC state.
 pub struct Sta {
     /// Settings.
     pub cfg: StaConfig,
     /// Counters.
     pub stats: StaStats,
+    /// Every queued frame, each access category's in its own order: the AC's queue is the
+    /// subsequence of its frames (one buffer, so the Block Ack state can live in place).
     pub(crate) queue: VecDeque<Frame>,
-    pub(crate) cw: u32,
-    pub(crate) retries: u32,
-    pub(crate) retry_id: u64,
-    pub(crate) backoff: u32,
-    pub(crate) backoff_active: bool,
-    /// It had something to send at the last contention evaluation: an EDCAF that was already
-    /// deferring when the medium turned busy keeps a zero backoff ([`Bss::contend`]).
-    pub(crate) had_head: bool,
+    /// Each access category's channel access function, in ACI order (`Ac as usize`); under
+    /// DCF only AC_BE's is used.
+    pub(crate) acs: [Edcaf; 4],
+    /// The AC that won the station's last access: the exchange on the air (or just over)
+    /// is its, and its backoff and retry state is what the exchange settles.
+    pub(crate) cur: usize,
     pub(crate) rng: StreamRng,
     pub(crate) loss_rng: StreamRng,
-    /// Slots this station's AIFS exceeds the shortest of the BSS (it counts its backoff only
-    /// after them).
-    pub(crate) aifs_off: u64,
-    /// Contention window bounds.
-    pub(crate) cw_min: u32,
-    pub(crate) cw_max: u32,
     /// Power management: the station's machine (built again from `cfg` when the MAC starts).
     pub(crate) power: StationPower,
     /// The machine's radio state as the MAC reads it (copied after every call into it).
@@ -429,15 +528,16 @@ pub struct Sta {
     pub(crate) poll_pending: bool,
     /// Time of the [`MacTimer::Station`] event scheduled for it, if any.
     pub(crate) timer_at: Option<Time>,
-    /// Block Ack agreements (one TID): this station → the AP, and the AP → this station.
-    pub(crate) ba_up: bool,
-    pub(crate) ba_down: bool,
-    /// The originator of those two flows owes a BlockAckReq (an MPDU was dropped).
-    pub(crate) bar_up: bool,
-    pub(crate) bar_down: bool,
-    /// Next sequence number of those two flows.
-    pub(crate) seq_up: u32,
-    pub(crate) seq_down: u32,
+    /// Block Ack agreements, one per AC (one TID each): this station → the AP, and the AP →
+    /// this station.
+    pub(crate) ba_up: [bool; 4],
+    pub(crate) ba_down: [bool; 4],
+    /// The originator of those flows owes a BlockAckReq (an MPDU was dropped), per AC.
+    pub(crate) bar_up: [bool; 4],
+    pub(crate) bar_down: [bool; 4],
+    /// Next sequence number of those flows, per AC.
+    pub(crate) seq_up: [u32; 4],
+    pub(crate) seq_down: [u32; 4],
     /// MPDUs in its queue acknowledged and passed up (or dropped), not yet removed.
     pub(crate) gone: u32,
     /// Rates of the data MPDUs of this station's link: [station → AP, AP → station] (the
@@ -446,6 +546,8 @@ pub struct Sta {
     /// PPDUs in a row without a Block Ack on [station → AP, AP → station]: the attempt index
     /// of the link's next A-MPDU in its rate controller's retry chain.
     pub(crate) ppdu_fails: [u32; 2],
+    /// Counters per access category (ACI order).
+    pub ac_stats: [AcStats; 4],
 }
 
 /// Counters of the whole BSS.
@@ -530,6 +632,8 @@ pub struct Bss {
     /// The shortest AIFSN of the BSS: the backoff slot grid starts SIFS + this many slots
     /// after the medium goes idle (2 = DIFS under DCF).
     pub(crate) base_aifsn: u64,
+    /// The TXOP on the air: its holder and when it ends (ACs with a TXOP limit; `txop.rs`).
+    pub(crate) txop: Option<(StaId, Time)>,
     /// Whether [`MacOutput::Transmit`] is reported (its one use is a sender's capture: off
     /// when no station of the BSS is captured, so no packet is copied out per MPDU for
     /// nothing).
@@ -545,43 +649,35 @@ impl Bss {
     pub fn new(name: String, cfg: MacConfig, stas: Vec<StaConfig>, mut rngs: Vec<(StreamRng, StreamRng)>) -> Bss {
         assert_eq!(stas.len(), rngs.len());
         let ap_queue = FairQueue::new(cfg.ap_queueing, stas.len());
-        let base_aifsn = (0..stas.len() as StaId).map(|i| cfg.access_params(i).0).min().unwrap_or(2) as u64;
+        let base_aifsn = cfg.base_aifsn(stas.len());
         let stas = stas
             .into_iter()
             .zip(rngs.drain(..))
             .enumerate()
-            .map(|(i, (c, (rng, loss_rng)))| {
-                let (aifsn, cw_min, cw_max) = cfg.access_params(i as StaId);
-                Sta {
+            .map(|(i, (c, (rng, loss_rng)))| Sta {
                 queue: VecDeque::with_capacity(c.queue_limit.min(4096) as usize),
                 power: StationPower::new(c.power_save, MacCaps::bss(c.wake_latency), cfg.beacon_interval),
                 cfg: c,
                 stats: StaStats::default(),
-                cw: cw_min,
-                cw_min,
-                cw_max,
-                aifs_off: aifsn as u64 - base_aifsn,
-                retries: 0,
-                retry_id: u64::MAX,
-                backoff: 0,
-                backoff_active: false,
-                had_head: false,
+                acs: cfg.edcafs(i as StaId, base_aifsn),
+                cur: Ac::Be as usize,
                 rng,
                 loss_rng,
                 awake: true,
                 waking: false,
                 poll_pending: false,
                 timer_at: None,
-                ba_up: false,
-                ba_down: false,
-                bar_up: false,
-                bar_down: false,
-                seq_up: 0,
-                seq_down: 0,
+                ba_up: [false; 4],
+                ba_down: [false; 4],
+                bar_up: [false; 4],
+                bar_down: [false; 4],
+                seq_up: [0; 4],
+                seq_down: [0; 4],
                 rate_use: Default::default(),
                 ppdu_fails: [0; 2],
                 gone: 0,
-            }})
+                ac_stats: [AcStats::default(); 4],
+            })
             .collect();
         Bss {
             name,
@@ -605,6 +701,7 @@ impl Bss {
             lose_responses: 0,
             psdu_cap_cache: None,
             base_aifsn,
+            txop: None,
             report_transmits: true,
             evaluated_at: Time::ZERO,
         }
@@ -614,11 +711,9 @@ impl Bss {
     /// contender's AIFS and contention window follow.
     pub fn set_qos(&mut self, qos: Option<QosConfig>) {
         self.cfg.qos = qos;
-        self.base_aifsn = (0..self.stas.len() as StaId).map(|i| self.cfg.access_params(i).0).min().unwrap_or(2) as u64;
+        self.base_aifsn = self.cfg.base_aifsn(self.stas.len());
         for i in 0..self.stas.len() {
-            let (aifsn, cw_min, cw_max) = self.cfg.access_params(i as StaId);
-            let s = &mut self.stas[i];
-            (s.aifs_off, s.cw_min, s.cw_max, s.cw) = (aifsn as u64 - self.base_aifsn, cw_min, cw_max, cw_min);
+            self.stas[i].acs = self.cfg.edcafs(i as StaId, self.base_aifsn);
         }
     }
 
@@ -653,23 +748,27 @@ impl Bss {
 
     fn push_tagged(&mut self, now: Time, from: StaId, to: StaId, body: Body, tag: u32) -> bool {
         let id = self.next_frame_id;
+        let ac = self.classify(&body) as u8;
+        let frame = Frame { body, to, id, finish: 0, tag, ba: BaState::NEW, ac, queued_at: now };
         let finish = if from == AP && self.ap_queue.is_fair() {
-            if !self.ap_make_room(to) {
+            if !self.ap_make_room(to, ac as usize) {
                 return false;
             }
-            let bytes = Self::mpdu_bytes(&Frame { body, to, id, finish: 0, tag, ba: BaState::NEW });
+            let bytes = Self::mpdu_bytes(&frame);
             let class = self.ap_class(to);
             self.ap_queue.tag(class, bytes)
         } else {
             0
         };
         let s = &mut self.stas[from as usize];
-        if s.queue.len() >= s.cfg.queue_limit as usize {
+        // Each AC's queue holds up to `queue_limit` frames (DCF: the one queue).
+        if s.acs[ac as usize].queued >= s.cfg.queue_limit {
             s.stats.queue_drops += 1;
             return false;
         }
         self.next_frame_id += 1;
-        s.queue.push_back(Frame { body, to, id, finish, tag, ba: BaState::NEW });
+        s.queue.push_back(Frame { finish, ..frame });
+        s.acs[ac as usize].queued += 1;
         s.stats.max_queue = s.stats.max_queue.max(s.queue.len() as u64);
         if from == AP {
             self.on_ap_enqueue(now, to);
@@ -680,6 +779,26 @@ impl Bss {
         true
     }
 
+    /// The access category of a frame: from its packet's DSCP under EDCA ([`Ac::of_dscp`]);
+    /// AC_BE under DCF and for QoS-Null triggers.
+    #[inline]
+    fn classify(&self, body: &Body) -> Ac {
+        match body {
+            Body::Data(p) if self.cfg.qos.is_some() => Ac::of_dscp(p.dscp),
+            _ => Ac::Be,
+        }
+    }
+
+    /// Removes the frame at `i` of `sta`'s queue.
+    #[inline]
+    pub(crate) fn take_frame(&mut self, sta: StaId, i: usize) -> Frame {
+        let s = &mut self.stas[sta as usize];
+        // Most frames leave from the front, where `pop_front` is cheaper than `remove`.
+        let f = if i == 0 { s.queue.pop_front() } else { s.queue.remove(i) }.expect("index in range");
+        s.acs[f.ac as usize].queued -= 1;
+        f
+    }
+
     /// Fires a timer the MAC asked for.
     pub fn handle_timer(&mut self, now: Time, timer: MacTimer) {
         match timer {
@@ -688,6 +807,7 @@ impl Bss {
             MacTimer::ExchangeEnd { gen } if gen == self.exchange_gen => self.on_exchange_end(now),
             MacTimer::Beacon => self.on_beacon_timer(now),
             MacTimer::IdealRelease => self.on_ideal_release(now),
+            MacTimer::Burst { gen } if gen == self.exchange_gen => self.on_burst(now),
             MacTimer::Station { sta } => self.on_station_timer(now, sta),
             _ => {}
         }
@@ -732,6 +852,10 @@ mod tests_qos;
 #[cfg(test)]
 mod tests_model;
 #[cfg(test)]
+mod tests_ac;
+#[cfg(test)]
 mod tests_ba;
+#[cfg(test)]
+mod tests_amsdu;
 #[cfg(test)]
 mod tests_access;

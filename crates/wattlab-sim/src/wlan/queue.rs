@@ -137,25 +137,31 @@ impl Bss {
         self.ap_queue.class_of(to, self.stas[to as usize].cfg.power_save.saves_power())
     }
 
-    /// The AP's next frame among those its stations may receive now. Under fair queueing a
-    /// frame being retried keeps the medium's turn (802.11 retries the same frame).
+    /// The AP's next frame of access category `ac` among those its stations may receive now.
+    /// Under fair queueing a frame being retried keeps the medium's turn (802.11 retries the
+    /// same frame).
     #[inline(never)]
-    pub(crate) fn ap_head(&self) -> Option<usize> {
+    pub(crate) fn ap_head(&self, ac: usize) -> Option<usize> {
         let s = &self.stas[AP as usize];
-        if self.ap_queue.is_fair() && s.retries > 0 {
-            let retry = s.queue.iter().position(|f| f.id == s.retry_id && self.ap_may_send(f.to));
+        let e = &s.acs[ac];
+        if self.ap_queue.is_fair() && e.retries > 0 {
+            let retry = s.queue.iter().position(|f| f.id == e.retry_id && self.ap_may_send(f.to));
             if retry.is_some() {
                 return retry;
             }
         }
-        self.ap_queue.pick(&s.queue, |f| self.ap_may_send(f.to))
+        if e.queued as usize == s.queue.len() {
+            return self.ap_queue.pick(&s.queue, |f| self.ap_may_send(f.to));
+        }
+        self.ap_queue.pick(&s.queue, |f| f.ac as usize == ac && self.ap_may_send(f.to))
     }
 
-    /// Makes room in a full AP buffer for a frame to `to`, dropping from the class that holds
-    /// the most frames; false if the arriving frame is the one to drop (it is counted then).
-    pub(crate) fn ap_make_room(&mut self, to: StaId) -> bool {
+    /// Makes room in the AP's full buffer of AC `ac` for a frame to `to`, dropping from the
+    /// class that holds the most frames; false if the arriving frame is the one to drop (it
+    /// is counted then).
+    pub(crate) fn ap_make_room(&mut self, to: StaId, ac: usize) -> bool {
         let ap = &self.stas[AP as usize];
-        if ap.queue.len() < ap.cfg.queue_limit as usize {
+        if ap.acs[ac].queued < ap.cfg.queue_limit {
             return true;
         }
         let on_air = match self.exchange.as_ref().map(|e| e.kind) {
@@ -168,15 +174,17 @@ impl Bss {
             self.ap_class(to),
             |f| self.ap_class(f.to),
             // MPDUs in flight or already at the recipient are no longer the AP's to drop.
-            |f| Some(f.id) == on_air || (ap.retries > 0 && f.id == ap.retry_id) || f.ba.inflight || f.ba.received || f.ba.acked,
+            |f| {
+                let e = &ap.acs[f.ac as usize];
+                f.ac as usize != ac || Some(f.id) == on_air || (e.retries > 0 && f.id == e.retry_id) || f.ba.inflight || f.ba.received || f.ba.acked
+            },
         );
         let Some(i) = victim else {
             self.stas[AP as usize].stats.queue_drops += 1;
             return false;
         };
-        let ap = &mut self.stas[AP as usize];
-        let dropped = ap.queue.remove(i).expect("index from push_out");
-        ap.stats.queue_drops += 1;
+        let dropped = self.take_frame(AP, i);
+        self.stas[AP as usize].stats.queue_drops += 1;
         self.release_used(dropped.to);
         true
     }
@@ -188,7 +196,7 @@ mod tests {
     use crate::wlan::Body;
 
     fn frame(to: StaId, id: u64, tag: u64) -> Frame {
-        Frame { body: Body::Null, to, id, finish: tag, tag: 0, ba: crate::wlan::BaState::NEW }
+        Frame { body: Body::Null, to, id, finish: tag, tag: 0, ba: crate::wlan::BaState::NEW, ac: 0, queued_at: wattlab_core::Time::ZERO }
     }
 
     #[test]

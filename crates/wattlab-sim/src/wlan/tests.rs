@@ -91,6 +91,13 @@ impl Harness {
         ok
     }
 
+    /// Hands `packet` to the MAC at `from`, for `to` (a packet of the test's making: a DSCP).
+    pub fn send_packet(&mut self, from: StaId, to: StaId, packet: Packet) -> bool {
+        let ok = self.bss.enqueue(self.now, from, to, packet);
+        self.drain();
+        ok
+    }
+
     fn drain(&mut self) {
         while let Some(o) = self.bss.poll_output() {
             match o {

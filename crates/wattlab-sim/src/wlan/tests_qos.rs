@@ -34,7 +34,7 @@ fn edca_ap_priority_is_an_aifs_shorter_by_two_slots() {
     let mut cfg = qos_mac(None);
     cfg.ap_priority = ApPriority::preset("fukuda-oie", &PHY_80211A);
     let mut h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), sta(1, PowerSave::Cam)], 1);
-    assert_eq!((h.bss.base_aifsn, h.bss.stas[0].aifs_off, h.bss.stas[1].aifs_off), (1, 0, 2));
+    assert_eq!((h.bss.base_aifsn, h.bss.stas[0].acs[0].aifs_off, h.bss.stas[1].acs[0].aifs_off), (1, 0, 2));
     h.send(AP, 1, 1500);
     h.run_until(Time(10_000_000));
     // The AP's AIFS = PIFS (25 µs); a station would wait AIFS[BE] = 43 µs.
@@ -50,11 +50,12 @@ fn edca_ap_priority_is_an_aifs_shorter_by_two_slots() {
 #[test]
 fn edca_presets_set_each_contenders_window() {
     let mut cfg = qos_mac(None);
-    cfg.qos = Some(QosConfig { edca: EdcaSet::hostapd(), aggregation: None });
+    cfg.qos = Some(QosConfig { edca: EdcaSet::hostapd(), aggregation: None, amsdu: None });
     let h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), sta(1, PowerSave::Cam)], 1);
-    assert_eq!((h.bss.stas[0].cw_min, h.bss.stas[0].cw_max), (15, 63), "hostapd's AP: BE CW 15–63");
-    assert_eq!((h.bss.stas[1].cw_min, h.bss.stas[1].cw_max), (15, 1023));
-    assert_eq!(h.bss.base_aifsn, 3);
+    assert_eq!((h.bss.stas[0].acs[0].cw_min, h.bss.stas[0].acs[0].cw_max), (15, 63), "hostapd's AP: BE CW 15–63");
+    assert_eq!((h.bss.stas[1].acs[0].cw_min, h.bss.stas[1].acs[0].cw_max), (15, 1023));
+    // The grid starts at the shortest AIFS of any AC: the AP's AC_VO, AIFSN 1.
+    assert_eq!((h.bss.base_aifsn, h.bss.stas[1].acs[0].aifs_off), (1, 2));
 }
 
 /// An aggregating 802.11a BSS with stations `modes` (the AP first, CAM).
@@ -585,7 +586,7 @@ fn aggregating_stations_whose_frames_arrive_during_an_exchange_draw_backoffs() {
         h.send(s, AP, 1500);
     }
     h.run_until(Time(50_000_000));
-    assert_eq!((h.bss.stas[1].ba_up, h.bss.stas[2].ba_up), (true, true));
+    assert_eq!((h.bss.stas[1].ba_up[0], h.bss.stas[2].ba_up[0]), (true, true));
     let (c0, n0) = (h.bss.stats.collisions, tx_starts(&h, 1).len() + tx_starts(&h, 2).len());
     h.send(3, AP, 1500); // ADDBA first
     h.run_until(Time(50_000_000) + us(60));

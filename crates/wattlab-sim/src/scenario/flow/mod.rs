@@ -40,6 +40,10 @@ pub struct FlowConfig {
     pub start: Option<Dur>,
     /// Server or destination port (the echo identifier of a ping; each kind has its default).
     pub port: Option<u16>,
+    /// DiffServ code point of every packet of the flow, both ways (as `IP_TOS` set on both
+    /// ends' sockets; default 0): an 802.11 QoS MAC sends it in the access category RFC 8325
+    /// maps it to.
+    pub dscp: Option<u8>,
     /// The application and its settings.
     pub settings: FlowSettings,
 }
@@ -54,6 +58,8 @@ struct Common {
     start: Option<Dur>,
     #[serde(default)]
     port: Option<u16>,
+    #[serde(default)]
+    dscp: Option<u8>,
 }
 
 /// The application of a `[[flow]]` (its `kind`) with its own settings.
@@ -263,6 +269,7 @@ impl FlowConfig {
     /// the run's duration (a flow starts inside it).
     pub(crate) fn check_ranges(&self, key: &str, run: Dur, c: &mut Check) {
         c.num(&format!("{key}.port"), self.port.map(u64::from), 1, 65_535, "");
+        c.num(&format!("{key}.dscp"), self.dscp.map(u64::from), 0, 63, " (a 6-bit DiffServ code point, e.g. 46 = EF for voice)");
         if let Some(s) = self.start.filter(|s| *s >= run) {
             c.fail(
                 &format!("{key}.start"),
@@ -363,7 +370,7 @@ fn read_flow(src: &Source, i: usize, item: Spanned<DeValue<'_>>) -> Result<FlowC
             _ => located(e),
         }
     })?;
-    Ok(FlowConfig { name: common.name, start: common.start, port: common.port, settings })
+    Ok(FlowConfig { name: common.name, start: common.start, port: common.port, dscp: common.dscp, settings })
 }
 
 /// What `Scenario::flows` is deserialized with: never reached, because the loader takes
@@ -411,14 +418,14 @@ mod tests {
         let e = read(&text).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("flow[0].servers"));
         assert_eq!((e.line, e.column), (Some(8), Some(11)));
-        assert!(e.message.starts_with("`servers` does not apply to kind = \"bulk-download\" (its keys: name, start, port, client, server, bytes, request,"), "{e}");
+        assert!(e.message.starts_with("`servers` does not apply to kind = \"bulk-download\" (its keys: name, start, port, dscp, client, server, bytes, request,"), "{e}");
         // bulk-upload shares bulk-download's struct but not `request`.
         let e = read(&(minimal("bulk-upload") + "request = \"1kB\"\n")).unwrap_err();
         assert!(e.message.starts_with("`request` does not apply to kind = \"bulk-upload\""), "{e}");
         assert!(!e.message.contains("request,"), "{e}");
         // A key no kind has lists what this kind takes, not every kind's keys.
         let e = read(&(minimal("ping") + "bites = 3\n")).unwrap_err();
-        assert_eq!(e.message, "unknown field `bites` (kind = \"ping\" takes: name, start, port, from, to, count, interval, packet_size)");
+        assert_eq!(e.message, "unknown field `bites` (kind = \"ping\" takes: name, start, port, dscp, from, to, count, interval, packet_size)");
         assert_eq!((e.key.as_deref(), e.line), (Some("flow[0].bites"), Some(7)));
     }
 
