@@ -176,3 +176,49 @@ fn a_captured_a_mpdu_loses_only_the_mpdus_that_overlap_the_other_frame() {
     // The captured A-MPDUs got their Block Ack (the far PPDU ends long before it).
     assert!(near.ba_lost <= 3, "{near:?}");
 }
+
+#[test]
+fn a_block_ack_request_is_owed_and_paid_per_access_category() {
+    // Station 1 sends three best-effort and three voice packets at once; every second MPDU
+    // on its link is lost and dropped at its first failure. Each AC whose A-MPDU lost one
+    // owes its own BlockAckReq (one TID per AC) and pays it at its own access: every MPDU
+    // not dropped reaches the AP, none stays in a reorder buffer behind a hole (with one debt
+    // per station, the AC that did not drop would pay it and the other's held MPDUs would
+    // never be passed up).
+    let mut cfg = qos_mac(Some(Aggregation::HT));
+    cfg.short_retry_limit = Some(0);
+    let mut st = sta(1, PowerSave::Cam);
+    st.loss_up = LossProcess::EveryNth { n: 2, phases: None, count: 0 };
+    let mut h = Harness::new(cfg, vec![sta(0, PowerSave::Cam), st], 1);
+    for (len, dscp) in [(1000, 0), (1001, 0), (1002, 0), (1100, 46), (1101, 46), (1102, 46)] {
+        let mut p = super::tests::udp(len);
+        p.dscp = dscp;
+        h.send_packet(1, AP, p);
+    }
+    // Every 10 µs: an AC owes a BlockAckReq only while an MPDU of its own was dropped and
+    // not yet passed by its recipient's window (with one debt per station the flag of one AC
+    // would stand for the other's drop).
+    for k in 1..=2_000u64 {
+        h.run_until(Time(k * 10_000));
+        if matches!(h.bss.exchange.map(|e| e.kind), Some(ExchangeKind::Bar { .. })) {
+            continue; // the recipient's window moved, the debt is settled when the BAR ends
+        }
+        let s = &h.bss.stas[1];
+        for ac in 0..4 {
+            let held = s.queue.iter().any(|f| f.ac as usize == ac && f.ba.tries == u16::MAX && !f.ba.received);
+            assert_eq!(s.bar_up[ac], held, "AC {ac} at {k}0 µs");
+        }
+    }
+    h.run_until(Time(100_000_000));
+    let s = &h.bss.stas[1];
+    let drops = s.stats.retry_drops;
+    let mut got: Vec<u32> = h.delivered.iter().map(|d| d.3.ip_len()).collect();
+    got.sort();
+    assert_eq!(got.len() as u64 + drops, 6, "delivered {got:?}, {drops} dropped");
+    assert!(drops >= 2 && got.iter().any(|&l| l < 1100) && got.iter().any(|&l| l >= 1100), "{got:?}");
+    let (be, vo) = (&s.ac_stats[Ac::Be as usize], &s.ac_stats[Ac::Vo as usize]);
+    assert!(be.frames > 0 && vo.frames > 0 && be.frames + vo.frames == got.len() as u64, "{be:?} {vo:?}");
+    // One BlockAckReq per AC that dropped an MPDU, no debt left, nothing held.
+    assert_eq!(s.stats.bars, 2, "{:?}", s.stats);
+    assert_eq!((s.bar_up, h.bss.queue_len(1)), ([false; 4], 0));
+}
