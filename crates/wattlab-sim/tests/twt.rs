@@ -129,3 +129,36 @@ fn on_the_hop_datagrams_wait_for_the_next_service_period() {
     assert!(h.stats.packets_held >= 150, "{:?}", h.stats);
 }
 
+
+/// Per-station SP offsets on one BSS: `a` has SPs at multiples of 100 ms, `b` (offset 50 ms)
+/// at 50, 150, 250 ms... One 200-byte datagram every 100 ms from t = 10 ms to each (at the
+/// AP 1 ms later): `a`'s wait until the next multiple of 100 ms (a delay of 90 ms), `b`'s
+/// until the next 50 + 100 k ms (40 ms), plus under 1 ms of medium access in the SP.
+/// Without the offset both stations would wake together and share every SP.
+#[test]
+fn per_station_offsets_move_each_stations_service_periods() {
+    let mode = "twt:interval=100ms,duration=4000us";
+    let medium = format!(
+        "[[wlan]]\nname = \"bss\"\nap = \"ap\"\nstations = [\"client\", \"b\"]\nphy = \"802.11ax\"\nmcs = 7\npower_save = \"{mode}\"\n\
+         [[wlan.station]]\nnode = \"b\"\npower_save = \"{mode},offset=50000us\"\n"
+    );
+    let cbr = |to: &str| {
+        format!("[[flow]]\nkind = \"udp-cbr\"\nfrom = \"server\"\nto = \"{to}\"\nrate = \"16kbps\"\npacket_size = \"200B\"\nstart = \"10ms\"\nduration = \"2s\"\n")
+    };
+    let text = scenario(&medium, &format!("{}{}", cbr("client"), cbr("b")), "3s")
+        .replace("[[link]]", "[[node]]\nname = \"b\"\nkind = \"host\"\nradio = { profile = \"wavelan-dsss\", policies = [\"always-on\"] }\n[[link]]");
+    let s = run(&text);
+    let f = |i: usize| serde_json::to_value(&s.flows[i]).unwrap();
+    for (i, wait) in [(0, 90.0), (1, 40.0)] {
+        let f = f(i);
+        assert_eq!(f["datagrams_sent"].as_u64(), f["datagrams_received"].as_u64(), "{f}");
+        assert_eq!(f["datagrams_received"].as_u64(), Some(20), "{f}");
+        for key in ["delay_min_ms", "delay_max_ms"] {
+            let d = f[key].as_f64().unwrap();
+            assert!((wait..wait + 1.0).contains(&d), "flow {i} {key} {d} ms, expected {wait} + 0..1 ms");
+        }
+    }
+    // Each station's radio row is named by its own agreement.
+    let rows: Vec<_> = s.radios.iter().filter(|r| r.policy.starts_with("twt:")).map(|r| r.policy.clone()).collect();
+    assert!(rows.contains(&format!("{mode},offset=50000us")), "{rows:?}");
+}
