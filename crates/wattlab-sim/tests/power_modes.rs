@@ -155,6 +155,14 @@ fn every_mode_runs_sleeps_and_delivers_on_a_wlan_station_of_every_phy() {
     assert_eq!((ran, refused), (8 * 5 + 1, 4));
 }
 
+/// Trigger-enabled TWT (uplink only when the AP triggers) carries the pings and the TCP
+/// download too: the station's TCP ACKs go in the TB PPDUs of its SPs.
+#[test]
+fn trigger_enabled_twt_runs_sleeps_and_delivers_on_an_802_11ax_station() {
+    let mode: PowerMode = "twt:interval=100ms,duration=8192us,trigger=true".parse().unwrap();
+    check_mode("[[wlan]] 802.11ax", mode, &wlan_on(PHYS[4].1, &mode.to_string()));
+}
+
 /// Seed 000's download (5 MB, 60 ms RTT, a 64 KB window: ~8.7 Mb/s) to an 802.11a station at
 /// 54 Mb/s (~30 Mb/s of TCP): the agent closes and opens the window and sleeps the radio
 /// between bursts; the AP holds what reaches it asleep (PM bit).

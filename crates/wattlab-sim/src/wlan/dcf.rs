@@ -29,6 +29,8 @@ pub(crate) enum Head {
     Frame(usize),
     /// A PS-Poll.
     Poll,
+    /// The AP's Basic Trigger frame to this station (trigger-enabled TWT).
+    Trigger(StaId),
 }
 
 impl Bss {
@@ -70,6 +72,9 @@ impl Bss {
     pub(crate) fn head(&self, i: StaId) -> Option<Head> {
         let s = &self.stas[i as usize];
         if i == AP {
+            if let Some(t) = self.trigger_due() {
+                return Some(Head::Trigger(t));
+            }
             return self.ap_head().map(Head::Frame);
         }
         if !s.awake || s.waking {
@@ -77,6 +82,9 @@ impl Bss {
         }
         if s.poll_pending {
             return Some(Head::Poll);
+        }
+        if s.by_trigger && self.responding != Some(i) {
+            return None;
         }
         (!s.queue.is_empty()).then_some(Head::Frame(0))
     }
@@ -238,7 +246,7 @@ impl Bss {
         let owner = match kind {
             ExchangeKind::Frame { sta, .. } | ExchangeKind::Poll { sta, .. } => Some(sta),
             ExchangeKind::Ampdu { sta, .. } | ExchangeKind::AddBa { sta, .. } | ExchangeKind::Bar { sta, .. } => Some(sta),
-            ExchangeKind::Beacon => Some(AP),
+            ExchangeKind::Beacon | ExchangeKind::Trigger { .. } => Some(AP),
             ExchangeKind::Collision => None,
         };
         if let Some(sta) = owner {
@@ -327,6 +335,7 @@ impl Bss {
     pub(crate) fn head_duration(&self, sta: StaId, head: Head) -> Duration {
         match head {
             Head::Poll => self.control_airtime(sta, AP, PS_POLL_BYTES),
+            Head::Trigger(to) => self.control_airtime(AP, to, super::power::TRIGGER_BYTES),
             Head::Frame(i) => {
                 let f = &self.stas[sta as usize].queue[i];
                 if self.uses_rts(f) {
@@ -393,7 +402,7 @@ impl Bss {
     }
 
     /// One station won the medium.
-    fn start_exchange(&mut self, now: Time, sta: StaId) {
+    pub(crate) fn start_exchange(&mut self, now: Time, sta: StaId) {
         match self.head(sta) {
             Some(Head::Frame(i)) => {
                 // The aggregating path reads the queue in place; only a single frame is copied.
@@ -404,6 +413,7 @@ impl Bss {
                 }
             }
             Some(Head::Poll) => self.start_poll(now, sta),
+            Some(Head::Trigger(to)) => self.start_trigger(now, to),
             None => {}
         }
     }
@@ -561,6 +571,10 @@ impl Bss {
         let Some(ex) = self.exchange.take() else { return };
         self.busy = false;
         self.idle_since = now;
+        if let ExchangeKind::Trigger { sta } = ex.kind {
+            // SIFS after the trigger: the station's TB PPDU, without contention.
+            return self.answer_trigger(now, sta);
+        }
         let clean = match ex.kind {
             ExchangeKind::Frame { sta, frame, ok, rts } => {
                 if ok {
@@ -632,6 +646,7 @@ impl Bss {
                 self.after_beacon(now);
                 true
             }
+            ExchangeKind::Trigger { .. } => unreachable!("answered above"),
         };
         if clean && !matches!(ex.kind, ExchangeKind::Beacon) {
             self.stats.successes += 1;

@@ -1,5 +1,5 @@
-//! `twt:interval=Ims,duration=Dus[,offset=Ous][,announced=true]`: an 802.11ax individual
-//! Target Wake Time agreement (IEEE 802.11ax-2021 §26.8.2, "Individual TWT agreements"; the TWT
+//! `twt:interval=Ims,duration=Dus[,offset=Ous][,trigger=true][,announced=true]`: an 802.11ax
+//! individual Target Wake Time agreement (IEEE 802.11ax-2021 §26.8.2, "Individual TWT agreements"; the TWT
 //! element's Individual TWT Parameter Set: Target Wake Time, Nominal Minimum TWT Wake
 //! Duration, TWT Wake Interval, the Trigger and Flow Type (announced) bits).
 //!
@@ -20,8 +20,18 @@
 //!
 //! On a MAC without frames of its own (the hop) the agreement holds from the start (no setup
 //! exchange: the hop has no air to put it on), announcement is idealised (no frame) and the
-//! machine keeps the SP clock itself. Not modelled: trigger-enabled SPs (the AP's Basic
-//! Trigger frame soliciting a TB PPDU), broadcast TWT, TWT Information frames, clock drift.
+//! machine keeps the SP clock itself.
+//!
+//! Trigger-enabled (`,trigger=true`, the Trigger bit of the Request Type): the station sends
+//! uplink frames only in response to the AP's Basic Trigger frames (802.11ax-2021 §26.8.2,
+//! §26.5.2). On a BSS the station's own frames neither wake it nor contend: they wait for a
+//! trigger in an SP. The AP triggers the station at the start of each SP (its answer, data
+//! or a QoS-Null, tells the AP it is awake: downlink may go from then on, as for an
+//! announced agreement) and again while the station has uplink frames queued and the SP is
+//! open ([`crate::power::StationPower::trigger_due`]). Simplifications: one station per
+//! trigger (no OFDMA resource units), one TB PPDU per trigger, the AP knows the station's
+//! queue (no buffer status reports). On the hop (no frames) the Trigger bit changes nothing.
+//! Not modelled: broadcast TWT, TWT Information frames, clock drift.
 
 use crate::power::mode::ModeParam;
 use crate::power::station::{next_instant, Core, Mode, MODE, WAKE};
@@ -59,6 +69,8 @@ pub struct TwtAgreement {
     /// Offset of the SPs from the multiples of the interval, µs (below the interval): SPs
     /// start at `offset + k × interval`.
     pub offset_us: u32,
+    /// Trigger-enabled: the station's uplink goes only in response to the AP's triggers.
+    pub trigger: bool,
 }
 
 impl TwtAgreement {
@@ -67,13 +79,18 @@ impl TwtAgreement {
         let ok = (1..=TWT_MAX_INTERVAL_MS).contains(&interval_ms)
             && (1..=TWT_MAX_DURATION_US).contains(&duration_us)
             && (duration_us as u64) < interval_ms as u64 * 1000;
-        ok.then_some(TwtAgreement { interval_ms, duration_us, announced, offset_us: 0 })
+        ok.then_some(TwtAgreement { interval_ms, duration_us, announced, offset_us: 0, trigger: false })
     }
 
     /// The same agreement with its SPs `offset_us` after the multiples of the interval, if
     /// the offset is shorter than the interval.
     pub fn with_offset(self, offset_us: u32) -> Option<TwtAgreement> {
         ((offset_us as u64) < self.interval_ms as u64 * 1000).then_some(TwtAgreement { offset_us, ..self })
+    }
+
+    /// The same agreement, trigger-enabled or not.
+    pub fn with_trigger(self, trigger: bool) -> TwtAgreement {
+        TwtAgreement { trigger, ..self }
     }
 
     /// The offset of the SPs from the multiples of the interval.
@@ -102,7 +119,8 @@ impl TwtAgreement {
 
     /// Parses the part of the name after `twt:` in its canonical spelling:
     /// `interval=Ims,duration=Dus`, then `,offset=Ous` for a non-zero offset, then
-    /// `,announced=true` for an announced agreement.
+    /// `,trigger=true` for a trigger-enabled agreement, then `,announced=true` for an
+    /// announced one.
     pub fn parse(s: &str) -> Option<TwtAgreement> {
         let rest = s.strip_prefix("interval=")?;
         let (interval, rest) = rest.split_once("ms,duration=")?;
@@ -114,12 +132,16 @@ impl TwtAgreement {
             }
             None => (0, rest),
         };
+        let (trigger, rest) = match rest.strip_prefix(",trigger=true") {
+            Some(r) => (true, r),
+            None => (false, rest),
+        };
         let announced = match rest {
             "" => false,
             ",announced=true" => true,
             _ => return None,
         };
-        TwtAgreement::new(canonical_u32(interval)?, canonical_u32(duration)?, announced)?.with_offset(offset)
+        Some(TwtAgreement::new(canonical_u32(interval)?, canonical_u32(duration)?, announced)?.with_offset(offset)?.with_trigger(trigger))
     }
 }
 
@@ -133,11 +155,14 @@ fn canonical_u32(s: &str) -> Option<u32> {
 
 impl std::fmt::Display for TwtAgreement {
     /// The name: `twt:interval=100ms,duration=8192us` (`,offset=Ous` if the offset is not 0,
-    /// then `,announced=true` if announced).
+    /// `,trigger=true` if trigger-enabled, then `,announced=true` if announced).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "twt:interval={}ms,duration={}us", self.interval_ms, self.duration_us)?;
         if self.offset_us > 0 {
             write!(f, ",offset={}us", self.offset_us)?;
+        }
+        if self.trigger {
+            f.write_str(",trigger=true")?;
         }
         if self.announced {
             f.write_str(",announced=true")?;
@@ -170,6 +195,12 @@ impl Twt {
     fn agree(&mut self, c: &mut Core, now: Time) {
         self.agreed = true;
         c.deadlines[WAKE] = Some(self.agreement.next_sp(now));
+    }
+
+    /// True once the agreement holds and is trigger-enabled on a MAC with frames: the
+    /// station's uplink waits for triggers.
+    fn triggered(&self, c: &Core) -> bool {
+        self.agreed && self.agreement.trigger && c.caps.null_frames
     }
 
     /// True while the AP may send to the station: before the agreement (active mode), or in
@@ -217,6 +248,16 @@ impl Mode for Twt {
         self.agreed && !self.in_sp
     }
 
+    fn uplink_by_trigger(&self, c: &Core) -> bool {
+        self.triggered(c)
+    }
+
+    /// In an open SP: the first trigger (until the station answered), then one per TB PPDU
+    /// while it has uplink frames queued.
+    fn trigger_due(&self, c: &Core, uplink_queued: bool) -> bool {
+        self.triggered(c) && self.in_sp && c.awake && !c.waking && (!self.heard || uplink_queued)
+    }
+
     /// An SP starts: awake until its end; the AP may send at once (unannounced) or after the
     /// station's announcement.
     fn on_wake_instant(&mut self, c: &mut Core, now: Time, _view: MacView) {
@@ -224,7 +265,12 @@ impl Mode for Twt {
         self.in_sp = true;
         c.deadlines[MODE] = Some(now + self.agreement.duration());
         c.deadlines[WAKE] = Some(now + self.agreement.interval());
-        if self.agreement.announced && c.caps.null_frames {
+        if self.triggered(c) {
+            // The AP triggers the station first (contention changes: the MAC re-runs it);
+            // its answer opens the SP for downlink.
+            self.heard = false;
+            c.out.push_back(StationEvent::Release);
+        } else if self.agreement.announced && c.caps.null_frames {
             self.heard = false;
             c.out.push_back(StationEvent::Trigger);
         } else {
