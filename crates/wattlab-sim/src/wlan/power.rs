@@ -83,6 +83,9 @@ impl Bss {
     /// an aggregating PHY) or, with nothing queued, a QoS-Null; acknowledged as any frame.
     /// Simplification: the PPDU is costed as the station's own (HE SU) PPDU.
     pub(crate) fn answer_trigger(&mut self, now: Time, sta: StaId) {
+        // The trigger went out: the AP's own post-backoff, as after any frame of its own.
+        self.stas[AP as usize].retries = 0;
+        self.reset_backoff(AP);
         // Busy while the response is queued, so that queueing it does not start contention.
         self.busy = true;
         if self.stas[sta as usize].queue.is_empty() {
