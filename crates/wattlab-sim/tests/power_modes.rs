@@ -1,8 +1,10 @@
 //! Every power mode of the registry on both media: the `[[wireless]]` hop (one station, no
-//! contention, an IP-level proxy at the AP) and a `[[wlan]]` station (802.11 DCF, beacons,
-//! PS-Polls). Each run delivers all the data, and every mode but `cam` sleeps a while. The
-//! `cc` agent on a `[[wlan]]` station saves energy on a download. (`external` needs a host to
-//! command it: `src/sim/tests.rs` drives it by hand.)
+//! contention, an IP-level proxy at the AP; it has a rate, no PHY format) and a `[[wlan]]`
+//! station (802.11 DCF, beacons, PS-Polls) on every PHY format: 802.11b, a, n, ac and ax.
+//! Each run delivers all the data, and every mode but `cam` sleeps a while; a mode a PHY
+//! cannot carry (TWT off HE) is refused with the key and the reason. The `cc` agent on a
+//! `[[wlan]]` station saves energy on a download. (`external` needs a host to command it:
+//! `src/sim/tests.rs` drives it by hand.)
 
 use wattlab_core::power::PowerMode;
 use wattlab_sim::{BuildOptions, Simulation, Summary};
@@ -59,10 +61,29 @@ fn hop(mode: &str) -> String {
     format!("{HEAD}[[wireless]]\nname = \"hop\"\nap = \"ap\"\nstation = \"client\"\nrate = \"11Mbps\"\n{}{FLOWS}", power(mode))
 }
 
-/// An 802.11b BSS, or an 802.11ax one (HE-MCS 0) for the modes that need it (TWT).
+/// Every PHY format of `[[wlan]]` with one rate setting each: (name, its keys).
+const PHYS: [(&str, &str); 5] = [
+    ("802.11b", "phy = \"80211b\"\nrate = \"11Mbps\"\n"),
+    ("802.11a", "phy = \"802.11a\"\nrate = \"54Mbps\"\n"),
+    ("802.11n", "phy = \"802.11n\"\nmcs = 7\n"),
+    ("802.11ac", "phy = \"802.11ac\"\nmcs = 8\n"),
+    ("802.11ax", "phy = \"802.11ax\"\nmcs = 7\n"),
+];
+
+/// True if `phy` can carry `mode`: TWT needs the HE PHY; every other mode runs everywhere.
+fn carries(phy: &str, mode: PowerMode) -> bool {
+    !matches!(mode, PowerMode::Twt(_)) || phy == "802.11ax"
+}
+
+/// A BSS on `phy_keys` (one of [`PHYS`]) whose station runs `mode`.
+fn wlan_on(phy_keys: &str, mode: &str) -> String {
+    format!("{HEAD}[[wlan]]\nname = \"bss\"\nap = \"ap\"\nstations = [\"client\"]\n{phy_keys}{}{FLOWS}", power(mode))
+}
+
+/// An 802.11b BSS, or an 802.11ax one for the modes that need it (TWT).
 fn wlan(mode: &str) -> String {
-    let phy = if mode.starts_with("twt:") { "phy = \"802.11ax\"\nmcs = 0\n" } else { "phy = \"80211b\"\nrate = \"11Mbps\"\n" };
-    format!("{HEAD}[[wlan]]\nname = \"bss\"\nap = \"ap\"\nstations = [\"client\"]\n{phy}{}{FLOWS}", power(mode))
+    let phy = if mode.starts_with("twt:") { PHYS[4].1 } else { PHYS[0].1 };
+    wlan_on(phy, mode)
 }
 
 fn run(text: &str) -> Summary {
@@ -107,11 +128,39 @@ fn every_mode_runs_sleeps_and_delivers_on_the_wireless_hop() {
     }
 }
 
+/// Every mode on every PHY that can carry it; the others refuse it at the key, naming the
+/// PHY and what would carry it (the scenario's line is in the message).
 #[test]
-fn every_mode_runs_sleeps_and_delivers_on_a_wlan_station() {
-    for mode in scenario_modes() {
-        check_mode("[[wlan]]", mode, &wlan(&mode.to_string()));
+fn every_mode_runs_sleeps_and_delivers_on_a_wlan_station_of_every_phy() {
+    let (mut ran, mut refused) = (0, 0);
+    for (phy, keys) in PHYS {
+        for mode in scenario_modes() {
+            let text = wlan_on(keys, &mode.to_string());
+            if carries(phy, mode) {
+                check_mode(&format!("[[wlan]] {phy}"), mode, &text);
+                ran += 1;
+                continue;
+            }
+            let e = Simulation::from_toml(&text, "modes.toml", None, &[], &BuildOptions::default())
+                .err()
+                .unwrap_or_else(|| panic!("{phy} accepted {mode}"))
+                .to_string();
+            let line = text.lines().position(|l| l.starts_with("power_save")).unwrap() + 1;
+            assert!(e.contains(&format!("modes.toml:{line}")), "{phy} {mode}: no line {line} in: {e}");
+            assert!(e.contains("power_save") && e.contains("needs an 802.11ax (HE) PHY") && e.contains("use phy = \"802.11ax\""), "{phy} {mode}: {e}");
+            refused += 1;
+        }
     }
+    // 8 modes on 5 PHYs, and TWT on 802.11ax only.
+    assert_eq!((ran, refused), (8 * 5 + 1, 4));
+}
+
+/// Trigger-enabled TWT (uplink only when the AP triggers) carries the pings and the TCP
+/// download too: the station's TCP ACKs go in the TB PPDUs of its SPs.
+#[test]
+fn trigger_enabled_twt_runs_sleeps_and_delivers_on_an_802_11ax_station() {
+    let mode: PowerMode = "twt:interval=100ms,duration=8192us,trigger=true".parse().unwrap();
+    check_mode("[[wlan]] 802.11ax", mode, &wlan_on(PHYS[4].1, &mode.to_string()));
 }
 
 /// Seed 000's download (5 MB, 60 ms RTT, a 64 KB window: ~8.7 Mb/s) to an 802.11a station at

@@ -129,3 +129,87 @@ fn on_the_hop_datagrams_wait_for_the_next_service_period() {
     assert!(h.stats.packets_held >= 150, "{:?}", h.stats);
 }
 
+
+/// Per-station SP offsets on one BSS: `a` has SPs at multiples of 100 ms, `b` (offset 50 ms)
+/// at 50, 150, 250 ms... One 200-byte datagram every 100 ms from t = 10 ms to each (at the
+/// AP 1 ms later): `a`'s wait until the next multiple of 100 ms (a delay of 90 ms), `b`'s
+/// until the next 50 + 100 k ms (40 ms), plus under 1 ms of medium access in the SP.
+/// Without the offset both stations would wake together and share every SP.
+#[test]
+fn per_station_offsets_move_each_stations_service_periods() {
+    let mode = "twt:interval=100ms,duration=4000us";
+    let medium = format!(
+        "[[wlan]]\nname = \"bss\"\nap = \"ap\"\nstations = [\"client\", \"b\"]\nphy = \"802.11ax\"\nmcs = 7\npower_save = \"{mode}\"\n\
+         [[wlan.station]]\nnode = \"b\"\npower_save = \"{mode},offset=50000us\"\n"
+    );
+    let cbr = |to: &str| {
+        format!("[[flow]]\nkind = \"udp-cbr\"\nfrom = \"server\"\nto = \"{to}\"\nrate = \"16kbps\"\npacket_size = \"200B\"\nstart = \"10ms\"\nduration = \"2s\"\n")
+    };
+    let text = scenario(&medium, &format!("{}{}", cbr("client"), cbr("b")), "3s")
+        .replace("[[link]]", "[[node]]\nname = \"b\"\nkind = \"host\"\nradio = { profile = \"wavelan-dsss\", policies = [\"always-on\"] }\n[[link]]");
+    let s = run(&text);
+    let f = |i: usize| serde_json::to_value(&s.flows[i]).unwrap();
+    for (i, wait) in [(0, 90.0), (1, 40.0)] {
+        let f = f(i);
+        assert_eq!(f["datagrams_sent"].as_u64(), f["datagrams_received"].as_u64(), "{f}");
+        assert_eq!(f["datagrams_received"].as_u64(), Some(20), "{f}");
+        for key in ["delay_min_ms", "delay_max_ms"] {
+            let d = f[key].as_f64().unwrap();
+            assert!((wait..wait + 1.0).contains(&d), "flow {i} {key} {d} ms, expected {wait} + 0..1 ms");
+        }
+    }
+    // Each station's radio row is named by its own agreement.
+    let rows: Vec<_> = s.radios.iter().filter(|r| r.policy.starts_with("twt:")).map(|r| r.policy.clone()).collect();
+    assert!(rows.contains(&format!("{mode},offset=50000us")), "{rows:?}");
+}
+
+/// Trigger-enabled, no traffic: at each SP start the AP sends a Basic Trigger (34 B at the
+/// 24 Mb/s control rate: 20 µs + 4 µs × ⌈(16 + 272 + 6) / 96⌉ = 36 µs, then SIFS 16 µs: 52 µs
+/// of the AP's medium time) and the station answers with a QoS-Null (its TB PPDU) that the AP
+/// acknowledges. Over 1 s: the setup (84 µs each way) and 9 SPs (100 … 900 ms).
+#[test]
+fn a_trigger_enabled_sp_starts_with_the_aps_trigger_and_the_stations_answer() {
+    let s = run(&scenario(&bss("twt:interval=100ms,duration=4000us,trigger=true", "802.11ax"), "", "1s"));
+    let w = &s.wlans[0];
+    let (ap, sta) = (&w.stations[0].stats, &w.stations[1].stats);
+    assert_eq!(ap.attempts, 1 + 9, "the setup response and one trigger per SP");
+    assert_eq!(ap.airtime_ns, 84_000 + 9 * 52_000);
+    assert_eq!((sta.attempts, sta.null_frames), (1 + 9, 9), "the setup request and one QoS-Null per SP");
+    assert_eq!(sta.dozes, 10);
+    assert_eq!(sta.collisions, 0);
+}
+
+/// Uplink under a trigger-enabled agreement waits for the SP's trigger: one 200-byte
+/// datagram every 100 ms from t = 10 ms from the station reaches the server 90–91 ms later
+/// (the wait for the SP at the next multiple of 100 ms, its trigger and TB PPDU, the 1 ms
+/// link), where the same agreement without the Trigger bit sends it at once (the station
+/// wakes for its own frames: its radio's wake-up latency, channel access and the 1 ms link,
+/// 3.5 ms at most here).
+#[test]
+fn trigger_enabled_uplink_waits_for_the_trigger() {
+    let up = "[[flow]]\nkind = \"udp-cbr\"\nfrom = \"client\"\nto = \"server\"\nrate = \"16kbps\"\npacket_size = \"200B\"\nstart = \"10ms\"\nduration = \"2s\"\n";
+    let delays = |mode: &str| {
+        let s = run(&scenario(&bss(mode, "802.11ax"), up, "3s"));
+        let f = flow(&s);
+        assert_eq!(f["datagrams_received"].as_u64(), Some(20), "{mode}: {f}");
+        (f["delay_min_ms"].as_f64().unwrap(), f["delay_max_ms"].as_f64().unwrap())
+    };
+    let (min, max) = delays("twt:interval=100ms,duration=4000us,trigger=true");
+    eprintln!("triggered uplink delay {min:.3}..{max:.3} ms");
+    assert!(min >= 90.0 && max < 92.0, "triggered uplink: {min}..{max} ms");
+    let (_, max) = delays("twt:interval=100ms,duration=4000us");
+    assert!(max < 5.0, "uplink without the Trigger bit goes at once: max {max} ms");
+}
+
+/// Downlink under a trigger-enabled agreement: the AP sends only after the station's answer
+/// to its trigger (one QoS-Null per SP, as an announced agreement's), all datagrams arrive.
+#[test]
+fn trigger_enabled_downlink_waits_for_the_stations_answer() {
+    let s = run(&scenario(&bss("twt:interval=100ms,duration=4000us,trigger=true", "802.11ax"), CBR, "3s"));
+    let f = flow(&s);
+    assert_eq!(f["datagrams_received"].as_u64(), Some(200), "{f}");
+    let mean = f["delay_mean_ms"].as_f64().unwrap();
+    assert!((45.0..=56.0).contains(&mean), "mean delay {mean} ms");
+    let sta = &s.wlans[0].stations[1].stats;
+    assert_eq!(sta.null_frames, sta.dozes, "one QoS-Null answer per SP");
+}

@@ -85,6 +85,18 @@ impl StationPower {
         self.rules.downlink_matters()
     }
 
+    /// True if the station's own frames wait for the AP's triggers (trigger-enabled TWT): a
+    /// MAC neither lets them contend nor counts them as keeping the station awake.
+    pub fn uplink_by_trigger(&self) -> bool {
+        self.rules.uplink_by_trigger(&self.c)
+    }
+
+    /// True if the AP should send the station a Basic Trigger frame now (`uplink_queued`:
+    /// the station has frames of its own queued).
+    pub fn trigger_due(&self, uplink_queued: bool) -> bool {
+        self.rules.trigger_due(&self.c, uplink_queued)
+    }
+
     /// Counters (a doze in progress not counted yet).
     pub fn stats(&self) -> &StationStats {
         &self.c.stats
@@ -176,7 +188,7 @@ impl StationPower {
     /// The station queued a frame of its own: a dozing station starts waking up.
     pub fn handle_own_frame(&mut self, now: Time) {
         let (c, m) = (&mut self.c, &mut self.rules);
-        if !m.saves_power() || m.loses_frames_at_rest(c) || c.awake || c.waking {
+        if !m.saves_power() || m.loses_frames_at_rest(c) || c.awake || c.waking || m.uplink_by_trigger(c) {
             return;
         }
         m.on_own_frame(c);

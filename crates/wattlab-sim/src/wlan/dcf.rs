@@ -30,6 +30,8 @@ pub(crate) enum Head {
     Frame(usize),
     /// A PS-Poll.
     Poll,
+    /// The AP's Basic Trigger frame to this station (trigger-enabled TWT).
+    Trigger(StaId),
 }
 
 impl Bss {
@@ -79,6 +81,12 @@ impl Bss {
     pub(crate) fn head_of(&self, i: StaId, ac: usize) -> Option<Head> {
         let s = &self.stas[i as usize];
         if i == AP {
+            // A Basic Trigger (trigger-enabled TWT) goes as AC_BE, before the AP's BE frames.
+            if ac == Ac::Be as usize {
+                if let Some(t) = self.trigger_due() {
+                    return Some(Head::Trigger(t));
+                }
+            }
             return if s.acs[ac].queued == 0 { None } else { self.ap_head(ac).map(Head::Frame) };
         }
         if !s.awake || s.waking {
@@ -86,6 +94,10 @@ impl Bss {
         }
         if s.poll_pending && ac == Ac::Be as usize {
             return Some(Head::Poll);
+        }
+        // Under a trigger-enabled agreement the station sends only in answer to a trigger.
+        if s.by_trigger && self.responding != Some(i) {
+            return None;
         }
         match s.acs[ac].queued as usize {
             0 => None,
@@ -125,13 +137,21 @@ impl Bss {
         now + extra + phy.sifs + Duration::from_nanos(self.base_aifsn * phy.slot.as_nanos())
     }
 
+    /// AC `ac` of station `i` may have something to send: frames queued, or on AC_BE a PS-Poll
+    /// owed or (at the AP, under trigger-enabled TWT) a Basic Trigger.
+    #[inline]
+    fn may_send(&self, i: StaId, ac: usize) -> bool {
+        let s = &self.stas[i as usize];
+        s.acs[ac].queued != 0
+            || (ac == Ac::Be as usize && (s.poll_pending || (i == AP && self.any_trigger)))
+    }
+
     /// Grid slot at which AC `ac` of station `i` would transmit, given the current slot
     /// `slot_now`. An AC whose AIFS is longer than the grid's start counts its slots
     /// `aifs_off` later.
     #[inline]
     fn ac_access_slot(&self, i: StaId, ac: usize, slot_now: u64) -> Option<u64> {
-        let e = &self.stas[i as usize].acs[ac];
-        if e.queued == 0 && !(ac == Ac::Be as usize && self.stas[i as usize].poll_pending) {
+        if !self.may_send(i, ac) {
             return None;
         }
         self.head_of(i, ac)?;
@@ -239,9 +259,7 @@ impl Bss {
                     // Only ACs with something queued, or with a head at the last evaluation,
                     // have anything to settle: the others stay as they are (no head,
                     // `had_head` false).
-                    let s = &self.stas[i as usize];
-                    let e = &s.acs[ac];
-                    if e.queued == 0 && !e.had_head && !(s.poll_pending && ac == Ac::Be as usize) {
+                    if !self.stas[i as usize].acs[ac].had_head && !self.may_send(i, ac) {
                         continue;
                     }
                     let has = self.head_of(i, ac).is_some();
@@ -351,7 +369,7 @@ impl Bss {
         let owner = match kind {
             ExchangeKind::Frame { sta, .. } | ExchangeKind::Poll { sta, .. } => Some(sta),
             ExchangeKind::Ampdu { sta, .. } | ExchangeKind::AddBa { sta, .. } | ExchangeKind::Bar { sta, .. } => Some(sta),
-            ExchangeKind::Beacon => Some(AP),
+            ExchangeKind::Beacon | ExchangeKind::Trigger { .. } => Some(AP),
             ExchangeKind::Collision => None,
         };
         if let Some(sta) = owner {
@@ -444,6 +462,7 @@ impl Bss {
     pub(crate) fn head_duration(&self, sta: StaId, head: Head) -> Duration {
         match head {
             Head::Poll => self.control_airtime(sta, AP, PS_POLL_BYTES),
+            Head::Trigger(to) => self.control_airtime(AP, to, super::power::TRIGGER_BYTES),
             Head::Frame(i) => {
                 let f = &self.stas[sta as usize].queue[i];
                 if self.uses_rts(f) {
@@ -521,6 +540,7 @@ impl Bss {
                 }
             }
             Some(Head::Poll) => self.start_poll(now, sta),
+            Some(Head::Trigger(to)) => self.start_trigger(now, to),
             None => {}
         }
     }
@@ -683,6 +703,10 @@ impl Bss {
         let Some(ex) = self.exchange.take() else { return };
         self.busy = false;
         self.idle_since = now;
+        if let ExchangeKind::Trigger { sta } = ex.kind {
+            // SIFS after the trigger: the station's TB PPDU, without contention.
+            return self.answer_trigger(now, sta);
+        }
         let clean = match ex.kind {
             ExchangeKind::Frame { sta, frame, ok, rts } => {
                 if ok {
@@ -754,6 +778,7 @@ impl Bss {
                 self.after_beacon(now);
                 true
             }
+            ExchangeKind::Trigger { .. } => unreachable!("answered above"),
         };
         if clean && !matches!(ex.kind, ExchangeKind::Beacon) {
             self.stats.successes += 1;

@@ -307,7 +307,7 @@ impl Bss {
                     phy.ppdu_duration(Self::mpdu_bytes(&f), tx)
                 }
             }
-            Head::Poll => self.head_duration(v, head),
+            Head::Poll | Head::Trigger(_) => self.head_duration(v, head),
         }
     }
 
@@ -421,7 +421,7 @@ impl Bss {
                 self.note_attempt(v, &f);
                 (Some(f.id), f.tag, Some(f.to), self.uses_rts(&f))
             }
-            Head::Poll => {
+            Head::Poll | Head::Trigger(_) => {
                 self.stas[v as usize].stats.attempts += 1;
                 (None, 0, None, false)
             }

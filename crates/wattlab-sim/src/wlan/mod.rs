@@ -526,6 +526,9 @@ pub struct Sta {
     pub(crate) waking: bool,
     /// The station must send a PS-Poll (the TIM said frames wait; More Data keeps it set).
     pub(crate) poll_pending: bool,
+    /// Its uplink frames wait for the AP's triggers (trigger-enabled TWT; copied from the
+    /// machine like `awake`).
+    pub(crate) by_trigger: bool,
     /// Time of the [`MacTimer::Station`] event scheduled for it, if any.
     pub(crate) timer_at: Option<Time>,
     /// Block Ack agreements, one per AC (one TID each): this station → the AP, and the AP →
@@ -591,6 +594,9 @@ pub(crate) enum ExchangeKind {
     AddBa { sta: StaId, to: StaId, ok: bool },
     /// A station sent a BlockAckReq to `to`; `ok` if its Block Ack came back.
     Bar { sta: StaId, to: StaId, ok: bool },
+    /// The AP sent station `sta` a Basic Trigger frame (trigger-enabled TWT); the station's
+    /// TB PPDU follows SIFS later as an exchange of its own (`power.rs`).
+    Trigger { sta: StaId },
     /// Several stations transmitted in the same slot.
     Collision,
     /// The AP's beacon.
@@ -621,6 +627,12 @@ pub struct Bss {
     pub(crate) next_frame_id: u64,
     pub(crate) beacon_pending: bool,
     pub(crate) beacon_count: u64,
+    /// The station answering a trigger now: it may transmit although its uplink waits for
+    /// triggers.
+    pub(crate) responding: Option<StaId>,
+    /// Some station has a trigger-enabled TWT agreement (the AP looks for due triggers only
+    /// then: contention asks on every evaluation).
+    pub(crate) any_trigger: bool,
     pub(crate) ap_queue: FairQueue,
     /// Links with distance, rate control and capture (`[wlan.propagation]`; `link.rs`).
     pub(crate) link: Option<Box<Link>>,
@@ -666,6 +678,7 @@ impl Bss {
                 awake: true,
                 waking: false,
                 poll_pending: false,
+                by_trigger: false,
                 timer_at: None,
                 ba_up: [false; 4],
                 ba_down: [false; 4],
@@ -696,6 +709,8 @@ impl Bss {
             next_frame_id: 0,
             beacon_pending: false,
             beacon_count: 0,
+            responding: None,
+            any_trigger: false,
             ap_queue,
             link: None,
             lose_responses: 0,

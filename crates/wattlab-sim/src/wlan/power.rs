@@ -35,7 +35,8 @@
 //! external station take effect without a Null frame; no DTIM or broadcast buffering; U-APSD
 //! stations do not read beacons.
 
-use super::{Body, Bss, MacOutput, MacTimer, StaId, AP};
+use super::edca::Ac;
+use super::{Body, Bss, ExchangeKind, MacOutput, MacTimer, StaId, AP};
 
 /// A TWT Setup action frame, bytes: MAC header 24, Category, Unprotected S1G Action and
 /// Dialog Token 3, a TWT element with an Individual TWT Parameter Set 17 (Element ID and
@@ -43,6 +44,12 @@ use super::{Body, Bss, MacOutput, MacTimer, StaId, AP};
 /// Duration 1, TWT Wake Interval Mantissa 2, TWT Channel 1), FCS 4 (IEEE 802.11ax-2021,
 /// TWT Setup frame and TWT element formats).
 pub(crate) const TWT_SETUP_BYTES: u32 = 24 + 3 + 17 + 4;
+
+/// A Basic Trigger frame for one station, bytes: Frame Control, Duration, RA and TA 16,
+/// Common Info 8, one User Info 5 with its Trigger Dependent User Info 1 (Basic), FCS 4
+/// (IEEE 802.11ax-2021 §9.3.1.22, Trigger frame format), sent as a non-HT PPDU at the
+/// control-response rate.
+pub(crate) const TRIGGER_BYTES: u32 = 16 + 8 + 5 + 1 + 4;
 use wattlab_core::power::{Command, MacView, PowerState, StationEvent};
 use wattlab_core::Time;
 
@@ -50,6 +57,55 @@ impl Bss {
     /// True if the AP may send a frame to `to` now, unpolled.
     pub(crate) fn ap_may_send(&self, to: StaId) -> bool {
         self.stas[to as usize].power.ap_may_send()
+    }
+
+    /// The first station the AP should trigger now (trigger-enabled TWT), if any.
+    #[inline]
+    pub(crate) fn trigger_due(&self) -> Option<StaId> {
+        if !self.any_trigger {
+            return None;
+        }
+        (1..self.stas.len() as StaId).find(|&i| {
+            let s = &self.stas[i as usize];
+            s.by_trigger && s.power.trigger_due(!s.queue.is_empty())
+        })
+    }
+
+    /// The AP's Basic Trigger frame to `sta` (it won the medium for it).
+    pub(crate) fn start_trigger(&mut self, now: Time, sta: StaId) {
+        self.stas[AP as usize].stats.attempts += 1;
+        let dur = self.control_airtime(AP, sta, TRIGGER_BYTES);
+        self.on_air(AP, Some(sta), now, dur, 0);
+        let end = now + dur + self.cfg.propagation + self.cfg.phy.sifs;
+        self.occupy(now, end, ExchangeKind::Trigger { sta });
+    }
+
+    /// SIFS after its trigger, `sta` sends its TB PPDU: its head frame (data, or an A-MPDU on
+    /// an aggregating PHY) or, with nothing queued, a QoS-Null; acknowledged as any frame.
+    /// Simplification: the PPDU is costed as the station's own (HE SU) PPDU.
+    pub(crate) fn answer_trigger(&mut self, now: Time, sta: StaId) {
+        // The trigger went out: the AP's own post-backoff, as after any frame of its own.
+        self.stas[AP as usize].edcaf().retries = 0;
+        self.reset_backoff(AP);
+        // Busy while the response is queued, so that queueing it does not start contention.
+        self.busy = true;
+        if self.stas[sta as usize].queue.is_empty() {
+            self.push_frame(now, sta, AP, Body::Null);
+        }
+        self.busy = false;
+        // The TB PPDU carries the station's highest-priority AC that has frames.
+        if let Some(ac) = Ac::BY_PRIORITY.into_iter().find(|&ac| self.stas[sta as usize].acs[ac].queued != 0) {
+            self.stas[sta as usize].cur = ac;
+        }
+        self.responding = Some(sta);
+        self.start_exchange(now, sta);
+        self.responding = None;
+        if !self.busy {
+            // Nothing could be sent (the station's queue was full): the medium is idle again.
+            self.grid_origin = self.grid_after(now, true);
+            self.after_exchange(now);
+            self.contend(now);
+        }
     }
 
     /// Frames the AP holds for `sta`.
@@ -60,7 +116,9 @@ impl Bss {
     /// What the MAC is doing for `sta`, as its machine sees it.
     fn view(&self, sta: StaId) -> MacView {
         let s = &self.stas[sta as usize];
-        MacView { queued: self.buffered_for(sta), busy: !s.queue.is_empty() || s.poll_pending || self.in_exchange(sta) }
+        // Frames waiting for a trigger do not keep the station awake.
+        let own = !s.queue.is_empty() && !s.by_trigger;
+        MacView { queued: self.buffered_for(sta), busy: own || s.poll_pending || self.in_exchange(sta) }
     }
 
     /// The AP's view of `sta` once it knows the station itself is idle.
@@ -79,6 +137,7 @@ impl Bss {
         if let Some(interval) = self.stas.iter().find_map(|s| s.cfg.power_save.release_interval()) {
             self.timer(now + interval, MacTimer::IdealRelease);
         }
+        self.any_trigger = self.stas.iter().any(|s| matches!(s.power.mode(), wattlab_core::power::PowerSave::Twt(a) if a.trigger));
         for i in 1..self.stas.len() as StaId {
             let view = self.idle_view(i);
             let power = &mut self.stas[i as usize].power;
@@ -161,6 +220,7 @@ impl Bss {
         let s = &mut self.stas[sta as usize];
         s.awake = s.power.is_awake();
         s.waking = s.power.is_waking();
+        s.by_trigger = s.power.uplink_by_trigger();
         s.stats.dozes = s.power.stats().dozes;
         s.stats.doze_ns = s.power.stats().doze_ns;
         if let Some(t) = s.power.poll_timeout() {
@@ -180,6 +240,7 @@ impl Bss {
             Some(Frame { sta: s, frame, .. }) => s == sta || frame.to == sta,
             Some(Poll { sta: s, .. }) => s == sta,
             Some(Ampdu { sta: s, to, .. } | AddBa { sta: s, to, .. } | Bar { sta: s, to, .. }) => s == sta || to == sta,
+            Some(Trigger { sta: s }) => s == sta,
             Some(Collision) => self.winners.contains(&sta),
             Some(Beacon) => self.stas[sta as usize].power.waits_for_beacon(),
         }
@@ -189,7 +250,7 @@ impl Bss {
     pub(crate) fn after_exchange(&mut self, now: Time) {
         for i in 1..self.stas.len() as StaId {
             let s = &self.stas[i as usize];
-            if !s.power.may_doze() || !s.queue.is_empty() || s.poll_pending || self.in_exchange(i) {
+            if !s.power.may_doze() || (!s.queue.is_empty() && !s.by_trigger) || s.poll_pending || self.in_exchange(i) {
                 continue;
             }
             let view = self.idle_view(i);

@@ -26,7 +26,7 @@ mod uapsd;
 pub use adaptive_psm::ADAPTIVE_TIMEOUT_MS;
 pub use bsd::{bsd_next_wake, bsd_window, BSD_MAX_SLEEP, BSD_PERCENT};
 pub use external::Driver;
-pub use twt::{TwtAgreement, TWT_MAX_DURATION_US, TWT_MAX_INTERVAL_MS};
+pub use twt::{TwtAgreement, TWT_MAX_DURATION_US, TWT_MAX_INTERVAL_MS, TWT_MAX_OFFSET_US};
 
 use super::mode::{Basis, ModeParam, ParseNameError};
 use super::station::{Command, Core, MacView, Mode};
@@ -78,7 +78,7 @@ impl PowerMode {
         PowerMode::External(Driver::Host),
         PowerMode::BeaconDoze,
         PowerMode::AdaptivePsm { timeout_ms: 100 },
-        PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 8192, announced: false }),
+        PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 8192, announced: false, offset_us: 0, trigger: false }),
     ];
 
     /// The name without its parameters: `bsd` for `bsd-P`, the whole name otherwise.
@@ -111,7 +111,7 @@ impl PowerMode {
             PowerMode::External(Driver::Host) => "external: sleeps and wakes as its host commands",
             PowerMode::BeaconDoze => "dozes between beacons unless traffic is queued; a queued burst is fetched at once, without PS-Polls",
             PowerMode::AdaptivePsm { .. } => "adaptive PSM (phone drivers): awake T ms after the last frame, then a PM=1 Null and doze; back with PM=0 on traffic or a TIM",
-            PowerMode::Twt(_) => "802.11ax individual TWT: set up at association, awake only in service periods (every I ms for D µs), the AP holding frames until then",
+            PowerMode::Twt(_) => "802.11ax individual TWT: set up at association, awake only in service periods (every I ms for D µs, O µs after the multiples of I), the AP holding frames until then; trigger-enabled: uplink only when the AP triggers",
         }
     }
 
@@ -130,7 +130,7 @@ impl PowerMode {
         match self {
             PowerMode::Bsd { percent } => vec![percent],
             PowerMode::AdaptivePsm { timeout_ms } => vec![timeout_ms],
-            PowerMode::Twt(a) => vec![a.interval_ms, a.duration_us],
+            PowerMode::Twt(a) => vec![a.interval_ms, a.duration_us, a.offset_us],
             _ => Vec::new(),
         }
     }
@@ -140,7 +140,7 @@ impl PowerMode {
         match self {
             PowerMode::Bsd { .. } => "bsd-P",
             PowerMode::AdaptivePsm { .. } => "adaptive-psm:timeout=Tms",
-            PowerMode::Twt(_) => "twt:interval=Ims,duration=Dus[,announced=true]",
+            PowerMode::Twt(_) => "twt:interval=Ims,duration=Dus[,offset=Ous][,trigger=true][,announced=true]",
             other => other.family(),
         }
     }
@@ -151,7 +151,7 @@ impl PowerMode {
             PowerMode::Bsd { .. } => "bsd-(1000|[1-9][0-9]{0,2})",
             PowerMode::AdaptivePsm { .. } => "adaptive-psm:timeout=(10000|[1-9][0-9]{0,3})ms",
             // The ranges and duration < interval are the parser's.
-            PowerMode::Twt(_) => "twt:interval=[1-9][0-9]{0,4}ms,duration=[1-9][0-9]{0,5}us(,announced=true)?",
+            PowerMode::Twt(_) => "twt:interval=[1-9][0-9]{0,4}ms,duration=[1-9][0-9]{0,5}us(,offset=[1-9][0-9]{0,7}us)?(,trigger=true)?(,announced=true)?",
             other => other.family(),
         }
     }
@@ -476,6 +476,12 @@ impl Mode for Rules {
     }
     fn on_own_frame(&mut self, c: &mut Core) {
         each_mode!(self, m => m.on_own_frame(c))
+    }
+    fn uplink_by_trigger(&self, c: &Core) -> bool {
+        each_mode!(self, m => m.uplink_by_trigger(c))
+    }
+    fn trigger_due(&self, c: &Core, uplink_queued: bool) -> bool {
+        each_mode!(self, m => m.trigger_due(c, uplink_queued))
     }
     fn on_uplink_sent(&mut self, c: &mut Core, now: Time, data: bool, view: MacView) {
         each_mode!(self, m => m.on_uplink_sent(c, now, data, view))

@@ -28,12 +28,18 @@ fn regex_matches(re: &str, s: &str) -> bool {
 }
 
 /// TWT's regex, by hand: `twt:interval=` 1–5 digits `ms,duration=` 1–6 digits `us`, no
-/// leading zero, then optionally `,announced=true`.
+/// leading zero, then optionally `,offset=` 1–8 digits `us`, `,trigger=true`, `,announced=true`.
 fn twt_regex_matches(s: &str) -> bool {
     let digits = |d: &str, max: usize| !d.is_empty() && d.len() <= max && !d.starts_with('0') && d.bytes().all(|b| b.is_ascii_digit());
     let Some(rest) = s.strip_prefix("twt:interval=") else { return false };
     let Some((i, rest)) = rest.split_once("ms,duration=") else { return false };
     let Some((d, rest)) = rest.split_once("us") else { return false };
+    let rest = match rest.strip_prefix(",offset=").map(|r| r.split_once("us")) {
+        None => rest,
+        Some(Some((o, r))) if digits(o, 8) => r,
+        Some(_) => return false,
+    };
+    let rest = rest.strip_prefix(",trigger=true").unwrap_or(rest);
     digits(i, 5) && digits(d, 6) && (rest.is_empty() || rest == ",announced=true")
 }
 
@@ -51,6 +57,7 @@ fn twt_samples() -> impl Iterator<Item = TwtAgreement> {
     [(1, 1, false), (1, 999, true), (100, 8192, false), (100, 99_999, true), (65_535, TWT_MAX_DURATION_US, false), (262, TWT_MAX_DURATION_US, true)]
         .into_iter()
         .map(|(i, d, a)| TwtAgreement::new(i, d, a).unwrap())
+        .chain([TwtAgreement::new(100, 4000, true).unwrap().with_offset(99_999).unwrap(), TwtAgreement::new(65_535, 1, false).unwrap().with_offset(TWT_MAX_OFFSET_US).unwrap(), TwtAgreement::new(100, 4000, true).unwrap().with_trigger(true), TwtAgreement::new(20, 10, false).unwrap().with_offset(5).unwrap().with_trigger(true)])
 }
 
 #[test]
@@ -84,7 +91,7 @@ fn non_canonical_and_unknown_names_are_refused_with_the_list() {
     }
     assert_eq!(
         "x".parse::<PowerMode>().unwrap_err().to_string(),
-        "unknown power-save mode `x` (known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, psna, external, beacon-doze, adaptive-psm:timeout=Tms (T = 1..=10000), twt:interval=Ims,duration=Dus[,announced=true] (I = 1..=65535) (D = 1..=261120))"
+        "unknown power-save mode `x` (known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, psna, external, beacon-doze, adaptive-psm:timeout=Tms (T = 1..=10000), twt:interval=Ims,duration=Dus[,offset=Ous][,trigger=true][,announced=true] (I = 1..=65535) (D = 1..=261120) (O = 0..=65534999))"
     );
 }
 

@@ -1,5 +1,5 @@
-//! `twt:interval=Ims,duration=Dus[,announced=true]`: an 802.11ax individual Target Wake
-//! Time agreement (IEEE 802.11ax-2021 §26.8.2, "Individual TWT agreements"; the TWT
+//! `twt:interval=Ims,duration=Dus[,offset=Ous][,trigger=true][,announced=true]`: an 802.11ax
+//! individual Target Wake Time agreement (IEEE 802.11ax-2021 §26.8.2, "Individual TWT agreements"; the TWT
 //! element's Individual TWT Parameter Set: Target Wake Time, Nominal Minimum TWT Wake
 //! Duration, TWT Wake Interval, the Trigger and Flow Type (announced) bits).
 //!
@@ -7,8 +7,9 @@
 //! accepts it with a TWT Setup response (both action frames, each acknowledged; the MAC
 //! sends them and reports the response with [`crate::power::StationPower::handle_twt_accepted`]).
 //! Until then the station is in active mode. From then on the station dozes outside its
-//! service periods (SPs); an SP starts at every multiple of the wake interval from t = 0 (the
-//! AP's schedule: the Target Wake Time of the response is the next such instant) and lasts
+//! service periods (SPs); an SP starts at the offset plus every multiple of the wake interval
+//! from t = 0 (the AP's schedule: the Target Wake Time of the response is the next such
+//! instant; offsets let agreements of several stations start apart) and lasts
 //! the nominal minimum wake duration, during which the station stays awake. The AP holds the
 //! station's frames until an SP and sends them directly (no PS-Poll) while it is open:
 //! at once for an unannounced agreement; for an announced one after the station's first
@@ -19,8 +20,18 @@
 //!
 //! On a MAC without frames of its own (the hop) the agreement holds from the start (no setup
 //! exchange: the hop has no air to put it on), announcement is idealised (no frame) and the
-//! machine keeps the SP clock itself. Not modelled: trigger-enabled SPs (the AP's Basic
-//! Trigger frame soliciting a TB PPDU), broadcast TWT, TWT Information frames, clock drift.
+//! machine keeps the SP clock itself.
+//!
+//! Trigger-enabled (`,trigger=true`, the Trigger bit of the Request Type): the station sends
+//! uplink frames only in response to the AP's Basic Trigger frames (802.11ax-2021 §26.8.2,
+//! §26.5.2). On a BSS the station's own frames neither wake it nor contend: they wait for a
+//! trigger in an SP. The AP triggers the station at the start of each SP (its answer, data
+//! or a QoS-Null, tells the AP it is awake: downlink may go from then on, as for an
+//! announced agreement) and again while the station has uplink frames queued and the SP is
+//! open ([`crate::power::StationPower::trigger_due`]). Simplifications: one station per
+//! trigger (no OFDMA resource units), one TB PPDU per trigger, the AP knows the station's
+//! queue (no buffer status reports). On the hop (no frames) the Trigger bit changes nothing.
+//! Not modelled: broadcast TWT, TWT Information frames, clock drift.
 
 use crate::power::mode::ModeParam;
 use crate::power::station::{next_instant, Core, Mode, MODE, WAKE};
@@ -31,7 +42,11 @@ use crate::{Duration, Time};
 pub(super) const PARAMS: &[ModeParam] = &[
     ModeParam { name: "interval_ms", letter: 'I', min: 1, max: TWT_MAX_INTERVAL_MS, doc: "TWT wake interval, ms" },
     ModeParam { name: "duration_us", letter: 'D', min: 1, max: TWT_MAX_DURATION_US, doc: "nominal minimum TWT wake duration, µs (less than the interval)" },
+    ModeParam { name: "offset_us", letter: 'O', min: 0, max: TWT_MAX_OFFSET_US, doc: "offset of the service periods from the multiples of the interval, µs (less than the interval; 0 when not written)" },
 ];
+
+/// Largest SP offset, µs: less than the largest interval.
+pub const TWT_MAX_OFFSET_US: u32 = TWT_MAX_INTERVAL_MS * 1000 - 1;
 
 /// Largest wake interval the name takes, ms (65.5 s: far beyond what a phone negotiates;
 /// the TWT element's mantissa × 2^exponent goes further).
@@ -51,6 +66,11 @@ pub struct TwtAgreement {
     pub duration_us: u32,
     /// Announced: the AP waits for the station's frame in each SP before sending.
     pub announced: bool,
+    /// Offset of the SPs from the multiples of the interval, µs (below the interval): SPs
+    /// start at `offset + k × interval`.
+    pub offset_us: u32,
+    /// Trigger-enabled: the station's uplink goes only in response to the AP's triggers.
+    pub trigger: bool,
 }
 
 impl TwtAgreement {
@@ -59,7 +79,32 @@ impl TwtAgreement {
         let ok = (1..=TWT_MAX_INTERVAL_MS).contains(&interval_ms)
             && (1..=TWT_MAX_DURATION_US).contains(&duration_us)
             && (duration_us as u64) < interval_ms as u64 * 1000;
-        ok.then_some(TwtAgreement { interval_ms, duration_us, announced })
+        ok.then_some(TwtAgreement { interval_ms, duration_us, announced, offset_us: 0, trigger: false })
+    }
+
+    /// The same agreement with its SPs `offset_us` after the multiples of the interval, if
+    /// the offset is shorter than the interval.
+    pub fn with_offset(self, offset_us: u32) -> Option<TwtAgreement> {
+        ((offset_us as u64) < self.interval_ms as u64 * 1000).then_some(TwtAgreement { offset_us, ..self })
+    }
+
+    /// The same agreement, trigger-enabled or not.
+    pub fn with_trigger(self, trigger: bool) -> TwtAgreement {
+        TwtAgreement { trigger, ..self }
+    }
+
+    /// The offset of the SPs from the multiples of the interval.
+    pub fn offset(&self) -> Duration {
+        Duration::from_micros(self.offset_us as u64)
+    }
+
+    /// Start of the first SP strictly after `now` (SPs at `offset + k × interval`, k ≥ 0).
+    pub fn next_sp(&self, now: Time) -> Time {
+        let offset = Time::ZERO + self.offset();
+        if now < offset {
+            return offset;
+        }
+        next_instant(Time(now.as_nanos() - self.offset().as_nanos()), self.interval()) + self.offset()
     }
 
     /// The wake interval.
@@ -73,17 +118,30 @@ impl TwtAgreement {
     }
 
     /// Parses the part of the name after `twt:` in its canonical spelling:
-    /// `interval=Ims,duration=Dus` then `,announced=true` for an announced agreement.
+    /// `interval=Ims,duration=Dus`, then `,offset=Ous` for a non-zero offset, then
+    /// `,trigger=true` for a trigger-enabled agreement, then `,announced=true` for an
+    /// announced one.
     pub fn parse(s: &str) -> Option<TwtAgreement> {
         let rest = s.strip_prefix("interval=")?;
         let (interval, rest) = rest.split_once("ms,duration=")?;
         let (duration, rest) = rest.split_once("us")?;
+        let (offset, rest) = match rest.strip_prefix(",offset=") {
+            Some(r) => {
+                let (o, r) = r.split_once("us")?;
+                (canonical_u32(o)?, r)
+            }
+            None => (0, rest),
+        };
+        let (trigger, rest) = match rest.strip_prefix(",trigger=true") {
+            Some(r) => (true, r),
+            None => (false, rest),
+        };
         let announced = match rest {
             "" => false,
             ",announced=true" => true,
             _ => return None,
         };
-        TwtAgreement::new(canonical_u32(interval)?, canonical_u32(duration)?, announced)
+        Some(TwtAgreement::new(canonical_u32(interval)?, canonical_u32(duration)?, announced)?.with_offset(offset)?.with_trigger(trigger))
     }
 }
 
@@ -96,9 +154,16 @@ fn canonical_u32(s: &str) -> Option<u32> {
 }
 
 impl std::fmt::Display for TwtAgreement {
-    /// The name: `twt:interval=100ms,duration=8192us` (`,announced=true` if announced).
+    /// The name: `twt:interval=100ms,duration=8192us` (`,offset=Ous` if the offset is not 0,
+    /// `,trigger=true` if trigger-enabled, then `,announced=true` if announced).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "twt:interval={}ms,duration={}us", self.interval_ms, self.duration_us)?;
+        if self.offset_us > 0 {
+            write!(f, ",offset={}us", self.offset_us)?;
+        }
+        if self.trigger {
+            f.write_str(",trigger=true")?;
+        }
         if self.announced {
             f.write_str(",announced=true")?;
         }
@@ -126,10 +191,16 @@ impl Twt {
         Twt { agreement, agreed: false, in_sp: false, heard: false }
     }
 
-    /// The agreement holds from `now`: the first SP is at the next multiple of the interval.
+    /// The agreement holds from `now`: the first SP is the next one of its schedule.
     fn agree(&mut self, c: &mut Core, now: Time) {
         self.agreed = true;
-        c.deadlines[WAKE] = Some(next_instant(now, self.agreement.interval()));
+        c.deadlines[WAKE] = Some(self.agreement.next_sp(now));
+    }
+
+    /// True once the agreement holds and is trigger-enabled on a MAC with frames: the
+    /// station's uplink waits for triggers.
+    fn triggered(&self, c: &Core) -> bool {
+        self.agreed && self.agreement.trigger && c.caps.null_frames
     }
 
     /// True while the AP may send to the station: before the agreement (active mode), or in
@@ -177,6 +248,16 @@ impl Mode for Twt {
         self.agreed && !self.in_sp
     }
 
+    fn uplink_by_trigger(&self, c: &Core) -> bool {
+        self.triggered(c)
+    }
+
+    /// In an open SP: the first trigger (until the station answered), then one per TB PPDU
+    /// while it has uplink frames queued.
+    fn trigger_due(&self, c: &Core, uplink_queued: bool) -> bool {
+        self.triggered(c) && self.in_sp && c.awake && !c.waking && (!self.heard || uplink_queued)
+    }
+
     /// An SP starts: awake until its end; the AP may send at once (unannounced) or after the
     /// station's announcement.
     fn on_wake_instant(&mut self, c: &mut Core, now: Time, _view: MacView) {
@@ -184,7 +265,12 @@ impl Mode for Twt {
         self.in_sp = true;
         c.deadlines[MODE] = Some(now + self.agreement.duration());
         c.deadlines[WAKE] = Some(now + self.agreement.interval());
-        if self.agreement.announced && c.caps.null_frames {
+        if self.triggered(c) {
+            // The AP triggers the station first (contention changes: the MAC re-runs it);
+            // its answer opens the SP for downlink.
+            self.heard = false;
+            c.out.push_back(StationEvent::Release);
+        } else if self.agreement.announced && c.caps.null_frames {
             self.heard = false;
             c.out.push_back(StationEvent::Trigger);
         } else {

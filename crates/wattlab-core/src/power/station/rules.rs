@@ -179,6 +179,18 @@ pub(crate) trait Mode {
     /// The dozing station starts waking up for a frame of its own.
     fn on_own_frame(&mut self, _c: &mut Core) {}
 
+    /// True if the station's uplink frames wait for the AP's triggers (trigger-enabled TWT):
+    /// they neither wake it nor contend.
+    fn uplink_by_trigger(&self, _c: &Core) -> bool {
+        false
+    }
+
+    /// True if the AP should send the station a Basic Trigger frame now (`uplink_queued`:
+    /// the station has frames of its own waiting).
+    fn trigger_due(&self, _c: &Core, _uplink_queued: bool) -> bool {
+        false
+    }
+
     /// A frame of the station's reached the AP (`data`: not a Null or a PS-Poll).
     fn on_uplink_sent(&mut self, _c: &mut Core, _now: Time, _data: bool, _view: MacView) {}
 

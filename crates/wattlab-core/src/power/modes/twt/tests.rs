@@ -22,10 +22,17 @@ fn twt(interval_ms: u32, duration_us: u32, announced: bool) -> PowerSave {
 #[test]
 fn names_are_canonical_and_checked() {
     let a: PowerMode = "twt:interval=100ms,duration=8192us".parse().unwrap();
-    assert_eq!(a, PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 8192, announced: false }));
+    assert_eq!(a, PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 8192, announced: false, offset_us: 0, trigger: false }));
     assert_eq!(a.to_string(), "twt:interval=100ms,duration=8192us");
     let b: PowerMode = "twt:interval=1000ms,duration=1us,announced=true".parse().unwrap();
     assert_eq!(b.to_string(), "twt:interval=1000ms,duration=1us,announced=true");
+    let c: PowerMode = "twt:interval=100ms,duration=4000us,offset=99999us,announced=true".parse().unwrap();
+    assert_eq!(c, PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 4000, announced: true, offset_us: 99_999, trigger: false }));
+    assert_eq!(c.to_string(), "twt:interval=100ms,duration=4000us,offset=99999us,announced=true");
+    assert_eq!(c.param_values(), vec![100, 4000, 99_999]);
+    let t: PowerMode = "twt:interval=100ms,duration=4000us,offset=5us,trigger=true,announced=true".parse().unwrap();
+    assert_eq!(t, PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 4000, announced: true, offset_us: 5, trigger: true }));
+    assert_eq!(t.to_string(), "twt:interval=100ms,duration=4000us,offset=5us,trigger=true,announced=true");
     for bad in [
         "twt",
         "twt:",
@@ -41,6 +48,15 @@ fn names_are_canonical_and_checked() {
         "twt:interval=100ms,duration=10ms",
         "twt:interval=100ms,duration=10us,",
         "twt:interval=100ms,duration=+10us",
+        "twt:interval=100ms,duration=10us,offset=0us", // a zero offset is not written
+        "twt:interval=100ms,duration=10us,offset=100000us", // not shorter than the interval
+        "twt:interval=100ms,duration=10us,offset=050us",
+        "twt:interval=100ms,duration=10us,offset=5ms",
+        "twt:interval=100ms,duration=10us,announced=true,offset=50us", // offset first
+        "twt:interval=100ms,duration=10us,offset=",
+        "twt:interval=100ms,duration=10us,trigger=false",
+        "twt:interval=100ms,duration=10us,announced=true,trigger=true", // trigger first
+        "twt:interval=100ms,duration=10us,trigger=true,offset=5us", // offset first
     ] {
         assert!(bad.parse::<PowerMode>().is_err(), "{bad}");
     }
@@ -141,4 +157,72 @@ fn in_a_bss_the_setup_comes_first_and_an_announced_sp_waits_for_the_station() {
     p.handle_idle(ms(131), MacView::default());
     assert!(!p.is_awake());
     assert_eq!(p.poll_timeout(), Some(ms(200)));
+}
+
+/// SPs at `offset + k × interval`: 100 ms / 10 ms with a 30 ms offset on the hop opens SPs
+/// at 30, 130, 230 ms (the first one before the first multiple of the interval), and a
+/// frame queued at 40 ms waits until 130 ms.
+#[test]
+fn an_offset_moves_every_service_period_by_the_offset() {
+    let a = TwtAgreement::new(100, 10_000, false).unwrap().with_offset(30_000).unwrap();
+    assert_eq!(a.next_sp(ms(0)), ms(30));
+    assert_eq!(a.next_sp(ms(30)), ms(130), "strictly after now");
+    assert_eq!(a.next_sp(ms(129)), ms(130));
+    assert_eq!(TwtAgreement::new(100, 10_000, false).unwrap().next_sp(ms(0)), ms(100), "no offset: as before");
+    assert_eq!(TwtAgreement::new(100, 10_000, false).unwrap().with_offset(100_000), None);
+    let mut p = StationPower::new(PowerSave::Twt(a), MacCaps::HOP, Duration::from_millis(100));
+    p.start(ms(0));
+    p.handle_timeout(ms(0), MacView::default());
+    assert!(!p.is_awake());
+    assert_eq!(p.poll_timeout(), Some(ms(30)));
+    p.handle_timeout(ms(30), MacView::default());
+    assert!(p.is_awake() && p.ap_may_send());
+    assert_eq!(p.poll_timeout(), Some(ms(40)));
+    p.handle_timeout(ms(40), MacView::default());
+    assert!(!p.is_awake());
+    p.handle_ap_queued(ms(40));
+    assert!(!p.ap_may_send());
+    assert_eq!(p.poll_timeout(), Some(ms(130)));
+    p.handle_timeout(ms(130), MacView { queued: 1, busy: false });
+    assert!(p.ap_may_send());
+    p.handle_timeout(ms(140), MacView::default());
+    // Dozing 0–30, 40–130 and 140–200 ms: 180 ms of 200.
+    assert_eq!(p.stats_at(ms(200)).doze_ns, 180_000_000);
+}
+
+/// Trigger-enabled on a BSS: after the setup the station's own frames neither wake it nor
+/// count for contention; at the SP start a trigger is due (the AP has not heard the station),
+/// then again only while the station has uplink queued; its answer opens the SP for downlink.
+#[test]
+fn a_trigger_enabled_station_sends_only_when_triggered() {
+    let a = TwtAgreement::new(100, 5_000, false).unwrap().with_trigger(true);
+    let mut p = StationPower::new(PowerSave::Twt(a), MacCaps::bss(Duration::from_micros(500)), Duration::from_micros(102_400));
+    p.start(ms(0));
+    assert_eq!(events(&mut p), vec![StationEvent::TwtSetup]);
+    assert!(!p.uplink_by_trigger(), "before the agreement the station contends");
+    p.handle_twt_accepted(us(400), MacView::default());
+    assert!(!p.is_awake() && p.uplink_by_trigger());
+    events(&mut p);
+    // Its own frame at 30 ms: it stays asleep, the frame waits for the SP's trigger.
+    p.handle_own_frame(ms(30));
+    assert!(!p.is_awake() && !p.is_waking());
+    assert!(!p.trigger_due(true), "no trigger outside an SP");
+    p.handle_ap_queued(ms(40));
+    p.handle_timeout(ms(100), MacView { queued: 1, busy: false });
+    assert!(p.is_awake() && !p.ap_may_send(), "the AP waits for the answer to its trigger");
+    assert_eq!(events(&mut p), vec![StationEvent::Power { at: ms(100), state: PowerState::Awake }, StationEvent::Release]);
+    assert!(p.trigger_due(false) && p.trigger_due(true));
+    // The TB PPDU (its data frame) reached the AP: downlink may go; another trigger only
+    // while uplink is queued.
+    p.handle_uplink_sent(us(100_300), true, MacView { queued: 1, busy: false });
+    assert!(p.ap_may_send());
+    assert!(!p.trigger_due(false) && p.trigger_due(true));
+    // The SP ends: no trigger, asleep once idle.
+    p.handle_timeout(ms(105), MacView::default());
+    assert!(!p.is_awake() && !p.trigger_due(true));
+    assert_eq!(p.poll_timeout(), Some(ms(200)));
+    // On the hop (no frames) the Trigger bit changes nothing.
+    let mut h = StationPower::new(PowerSave::Twt(a), MacCaps::HOP, Duration::from_millis(100));
+    h.start(ms(0));
+    assert!(!h.uplink_by_trigger() && !h.trigger_due(true));
 }
