@@ -165,7 +165,17 @@ impl Bss {
             self.head_of(i, 0)?;
             return Some(self.ac_access_slot_of(i, 0, slot_now));
         }
-        (0..4).filter_map(|ac| self.ac_access_slot(i, ac, slot_now)).min()
+        // The earliest of its ACs' slots; an AC with nothing to send is passed over before
+        // its head is looked for.
+        let mut best: Option<u64> = None;
+        for ac in 0..4 {
+            if !self.may_send(i, ac) || self.head_of(i, ac).is_none() {
+                continue;
+            }
+            let k = self.ac_access_slot_of(i, ac, slot_now);
+            best = Some(best.map_or(k, |b| b.min(k)));
+        }
+        best
     }
 
     /// Internal contention at a station whose access slot came (802.11-2020 §10.23.2.4):
@@ -290,7 +300,8 @@ impl Bss {
                     // Only ACs with something queued, or with a head at the last evaluation,
                     // have anything to settle: the others stay as they are (no head,
                     // `had_head` false).
-                    if !self.stas[i as usize].acs[ac].had_head && !self.may_send(i, ac) {
+                    let e = &self.stas[i as usize].acs[ac];
+                    if !e.had_head && e.queued == 0 && !self.may_send(i, ac) {
                         continue;
                     }
                     let has = self.head_of(i, ac).is_some();
