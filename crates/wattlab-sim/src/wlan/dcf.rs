@@ -146,6 +146,22 @@ impl Bss {
             || (ac == Ac::Be as usize && (s.poll_pending || (i == AP && self.any_trigger)))
     }
 
+    /// [`Bss::may_send`] of station `i`'s four ACs as a bit per AC (bit `ac`), with, if
+    /// `or_had_head`, the ACs that had a head at the last evaluation: the ACs contention
+    /// has to visit, taken in one pass over the station.
+    #[inline(always)]
+    fn send_mask(&self, i: StaId, or_had_head: bool) -> u32 {
+        let s = &self.stas[i as usize];
+        let mut m = 0u32;
+        for (ac, e) in s.acs.iter().enumerate() {
+            m |= ((e.queued != 0 || (or_had_head && e.had_head)) as u32) << ac;
+        }
+        if s.poll_pending || (i == AP && self.any_trigger) {
+            m |= 1 << (Ac::Be as usize);
+        }
+        m
+    }
+
     /// Grid slot at which AC `ac` of station `i` would transmit, given the current slot
     /// `slot_now`. An AC whose AIFS is longer than the grid's start counts its slots
     /// `aifs_off` later.
@@ -168,8 +184,11 @@ impl Bss {
         // The earliest of its ACs' slots; an AC with nothing to send is passed over before
         // its head is looked for.
         let mut best: Option<u64> = None;
-        for ac in 0..4 {
-            if !self.may_send(i, ac) || self.head_of(i, ac).is_none() {
+        let mut todo = self.send_mask(i, false);
+        while todo != 0 {
+            let ac = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            if self.head_of(i, ac).is_none() {
                 continue;
             }
             let k = self.ac_access_slot_of(i, ac, slot_now);
@@ -296,14 +315,14 @@ impl Bss {
             first = self.contend_dcf(after_busy, slot_now);
         } else {
             for i in 0..self.stas.len() as StaId {
-                for ac in 0..4 {
-                    // Only ACs with something queued, or with a head at the last evaluation,
-                    // have anything to settle: the others stay as they are (no head,
-                    // `had_head` false).
-                    let e = &self.stas[i as usize].acs[ac];
-                    if !e.had_head && e.queued == 0 && !self.may_send(i, ac) {
-                        continue;
-                    }
+                // Only ACs with something queued, or with a head at the last evaluation, have
+                // anything to settle: the others stay as they are (no head, `had_head`
+                // false). Settling one AC changes no other AC's fields, so the set is taken
+                // once per station (a bit per AC, visited in ACI order as before).
+                let mut todo = self.send_mask(i, true);
+                while todo != 0 {
+                    let ac = todo.trailing_zeros() as usize;
+                    todo &= todo - 1;
                     let has = self.head_of(i, ac).is_some();
                     self.backoff_on_arrival(i, ac, has, after_busy);
                     if has {
