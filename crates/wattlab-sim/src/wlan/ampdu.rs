@@ -462,6 +462,7 @@ impl Bss {
     }
 
     /// Draws whether the MPDU of `bytes` at bit `bit` of the A-MPDU `sta` → `to` arrived.
+    #[inline]
     fn draw_mpdu(&mut self, now: Time, sta: StaId, to: StaId, bit: u32, bytes: u32, d: &mut MpduDraws) {
         // The MPDU's delimiter starts when the PPDU of the bytes before it would end.
         let sinr = d.captured.filter(|c| d.ppdu_start + self.data_airtime(sta, to, d.offset) < c.until).map(|c| c.sinr_db);
@@ -661,14 +662,17 @@ impl Bss {
 
     /// MPDU `f` left `sta`'s queue at `now`: counted as delivered unless dropped; it had been
     /// at the head of its AC's queue since `head_since` (or its arrival).
+    #[inline]
     fn left_queue(&mut self, now: Time, sta: StaId, f: &super::Frame, head_since: Time) {
         let s = &mut self.stas[sta as usize];
         s.acs[f.ac as usize].last_left = now;
         if f.ba.tries != u16::MAX {
-            if let Body::Data(p) = f.body {
+            // Read in place, the IP length once: this runs for every MPDU.
+            if let Body::Data(p) = &f.body {
+                let ip = p.ip_len();
                 s.stats.frames_sent += 1;
-                s.stats.bytes_sent += p.ip_len() as u64;
-                s.count_ac_delivery(f, p.ip_len(), head_since, now);
+                s.stats.bytes_sent += ip as u64;
+                s.count_ac_delivery(f, ip, head_since, now);
             }
         }
     }

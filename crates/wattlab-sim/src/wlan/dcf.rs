@@ -16,7 +16,7 @@
 //! SIFS and the propagation delay), its airtimes reported to the radios at once, and two
 //! timers fire: `Delivered` when the data frame is in, `ExchangeEnd` when the medium frees.
 
-use super::{Ac, Body, Bss, ExchangeKind, Exchange, Frame, LossLayer, MacOutput, MacTimer, Overhearing, Sta, StaId, AP};
+use super::{Ac, Body, Bss, Edcaf, ExchangeKind, Exchange, Frame, LossLayer, MacOutput, MacTimer, Overhearing, Sta, StaId, AP};
 use rand::Rng;
 use wattlab_core::energy::Activity;
 use wattlab_core::wlan::phy::{ACK_BYTES, DATA_OVERHEAD_BYTES, NULL_FRAME_BYTES, PS_POLL_BYTES, QOS_EXTRA_BYTES, RTS_BYTES};
@@ -146,6 +146,22 @@ impl Bss {
             || (ac == Ac::Be as usize && (s.poll_pending || (i == AP && self.any_trigger)))
     }
 
+    /// [`Bss::may_send`] of station `i`'s four ACs as a bit per AC (bit `ac`), with, if
+    /// `or_had_head`, the ACs that had a head at the last evaluation: the ACs contention
+    /// has to visit, taken in one pass over the station.
+    #[inline(always)]
+    fn send_mask(&self, i: StaId, or_had_head: bool) -> u32 {
+        let s = &self.stas[i as usize];
+        let mut m = 0u32;
+        for (ac, e) in s.acs.iter().enumerate() {
+            m |= ((e.queued != 0 || (or_had_head && e.had_head)) as u32) << ac;
+        }
+        if s.poll_pending || (i == AP && self.any_trigger) {
+            m |= 1 << (Ac::Be as usize);
+        }
+        m
+    }
+
     /// Grid slot at which AC `ac` of station `i` would transmit, given the current slot
     /// `slot_now`. An AC whose AIFS is longer than the grid's start counts its slots
     /// `aifs_off` later.
@@ -165,7 +181,20 @@ impl Bss {
             self.head_of(i, 0)?;
             return Some(self.ac_access_slot_of(i, 0, slot_now));
         }
-        (0..4).filter_map(|ac| self.ac_access_slot(i, ac, slot_now)).min()
+        // The earliest of its ACs' slots; an AC with nothing to send is passed over before
+        // its head is looked for.
+        let mut best: Option<u64> = None;
+        let mut todo = self.send_mask(i, false);
+        while todo != 0 {
+            let ac = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            if self.head_of(i, ac).is_none() {
+                continue;
+            }
+            let k = self.ac_access_slot_of(i, ac, slot_now);
+            best = Some(best.map_or(k, |b| b.min(k)));
+        }
+        best
     }
 
     /// Internal contention at a station whose access slot came (802.11-2020 §10.23.2.4):
@@ -232,6 +261,45 @@ impl Bss {
         e.had_head = has;
     }
 
+    /// Under DCF, whether non-AP station `s` (id `i`) has a head: [`Bss::head_of`]'s answer
+    /// for AC_BE, the only AC (every frame is of it, so a non-zero count means a front frame).
+    #[inline(always)]
+    fn dcf_sta_has(s: &Sta, i: StaId, responding: Option<StaId>) -> bool {
+        s.awake
+            && !s.waking
+            && (s.poll_pending || ((!s.by_trigger || responding == Some(i)) && s.acs[0].queued != 0))
+    }
+
+    /// [`Bss::ac_access_slot_of`] of an EDCAF already borrowed.
+    #[inline(always)]
+    fn edcaf_slot(e: &Edcaf, slot_now: u64) -> u64 {
+        if e.backoff_active { (e.backoff as u64 + e.aifs_off).max(slot_now) } else { slot_now.max(e.aifs_off) }
+    }
+
+    /// DCF's pass of [`Bss::contend`] (one queue per station, AC_BE's function, index 0):
+    /// the same decisions as `head_of`, `backoff_on_arrival` and `ac_access_slot_of`, over
+    /// the stations by iterator so the hot loop does no indexing. Returns the earliest slot.
+    fn contend_dcf(&mut self, after_busy: bool, slot_now: u64) -> Option<u64> {
+        let ap_has = self.head_of(AP, 0).is_some();
+        let responding = self.responding;
+        let mut first: Option<u64> = None;
+        for (i, s) in self.stas.iter_mut().enumerate() {
+            let has = if i == AP as usize { ap_has } else { Self::dcf_sta_has(s, i as StaId, responding) };
+            let e = &mut s.acs[0];
+            // backoff_on_arrival under DCF: a frame that arrived while the medium was busy.
+            if after_busy && has && !e.backoff_active {
+                e.backoff = s.rng.random_range(0..=e.cw);
+                e.backoff_active = true;
+            }
+            e.had_head = has;
+            if has {
+                let k = Self::edcaf_slot(e, slot_now);
+                first = Some(first.map_or(k, |f| f.min(k)));
+            }
+        }
+        first
+    }
+
     /// Re-evaluates contention: arms the access timer for the earliest transmitter.
     pub(crate) fn contend(&mut self, now: Time) {
         if self.busy {
@@ -244,24 +312,17 @@ impl Bss {
         let slot_now = self.slot_at_or_after(now);
         let mut first: Option<u64> = None;
         if self.ac_count() == 1 {
-            // DCF: one queue per station (AC_BE's function, index 0), no AC to skip.
-            for i in 0..self.stas.len() as StaId {
-                let has = self.head_of(i, 0).is_some();
-                self.backoff_on_arrival(i, 0, has, after_busy);
-                if has {
-                    let k = self.ac_access_slot_of(i, 0, slot_now);
-                    first = Some(first.map_or(k, |f| f.min(k)));
-                }
-            }
+            first = self.contend_dcf(after_busy, slot_now);
         } else {
             for i in 0..self.stas.len() as StaId {
-                for ac in 0..4 {
-                    // Only ACs with something queued, or with a head at the last evaluation,
-                    // have anything to settle: the others stay as they are (no head,
-                    // `had_head` false).
-                    if !self.stas[i as usize].acs[ac].had_head && !self.may_send(i, ac) {
-                        continue;
-                    }
+                // Only ACs with something queued, or with a head at the last evaluation, have
+                // anything to settle: the others stay as they are (no head, `had_head`
+                // false). Settling one AC changes no other AC's fields, so the set is taken
+                // once per station (a bit per AC, visited in ACI order as before).
+                let mut todo = self.send_mask(i, true);
+                while todo != 0 {
+                    let ac = todo.trailing_zeros() as usize;
+                    todo &= todo - 1;
                     let has = self.head_of(i, ac).is_some();
                     self.backoff_on_arrival(i, ac, has, after_busy);
                     if has {
@@ -301,9 +362,22 @@ impl Bss {
         }
         let mut winners = std::mem::take(&mut self.winners);
         winners.clear();
-        for i in 0..self.stas.len() as StaId {
-            if self.access_slot(i, elapsed) == Some(elapsed) {
-                winners.push(i);
+        if self.ac_count() == 1 {
+            // DCF: access_slot's one-AC case, by iterator (see contend_dcf).
+            if self.head_of(AP, 0).is_some() && Self::edcaf_slot(&self.stas[AP as usize].acs[0], elapsed) == elapsed {
+                winners.push(AP);
+            }
+            let responding = self.responding;
+            for (i, s) in self.stas.iter().enumerate().skip(1) {
+                if Self::dcf_sta_has(s, i as StaId, responding) && Self::edcaf_slot(&s.acs[0], elapsed) == elapsed {
+                    winners.push(i as StaId);
+                }
+            }
+        } else {
+            for i in 0..self.stas.len() as StaId {
+                if self.access_slot(i, elapsed) == Some(elapsed) {
+                    winners.push(i);
+                }
             }
         }
         for &w in &winners {

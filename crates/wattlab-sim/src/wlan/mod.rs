@@ -764,12 +764,13 @@ impl Bss {
     fn push_tagged(&mut self, now: Time, from: StaId, to: StaId, body: Body, tag: u32) -> bool {
         let id = self.next_frame_id;
         let ac = self.classify(&body) as u8;
-        let frame = Frame { body, to, id, finish: 0, tag, ba: BaState::NEW, ac, queued_at: now };
+        // The frame is built where it is used (as wt-arrival did): building it once up front
+        // and copying it into the queue cost a second copy per frame.
         let finish = if from == AP && self.ap_queue.is_fair() {
             if !self.ap_make_room(to, ac as usize) {
                 return false;
             }
-            let bytes = Self::mpdu_bytes(&frame);
+            let bytes = Self::mpdu_bytes(&Frame { body, to, id, finish: 0, tag, ba: BaState::NEW, ac, queued_at: now });
             let class = self.ap_class(to);
             self.ap_queue.tag(class, bytes)
         } else {
@@ -782,7 +783,7 @@ impl Bss {
             return false;
         }
         self.next_frame_id += 1;
-        s.queue.push_back(Frame { finish, ..frame });
+        s.queue.push_back(Frame { body, to, id, finish, tag, ba: BaState::NEW, ac, queued_at: now });
         s.acs[ac as usize].queued += 1;
         s.stats.max_queue = s.stats.max_queue.max(s.queue.len() as u64);
         if from == AP {
