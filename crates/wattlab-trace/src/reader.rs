@@ -433,19 +433,9 @@ impl<R: Read> TraceReader<R> {
                 return Some(Ok(f));
             }
         }
-        if self.done {
-            return None;
-        }
-        let rec = match self.next_record() {
-            Ok(Some(rec)) => rec,
-            Ok(None) => {
-                self.done = true;
-                return None;
-            }
-            Err(e) => {
-                self.done = true;
-                return Some(Err(e));
-            }
+        let rec = match self.next_live_record()? {
+            Ok(rec) => rec,
+            Err(e) => return Some(Err(e)),
         };
         if let Some(kind) = rec.link.wlan_header() {
             return self.wlan_ip(rec, kind);
@@ -596,19 +586,9 @@ impl<R: Read> TraceReader<R> {
     /// [`TraceReader::next_frame`] on one reader, not both.
     pub fn next_wlan(&mut self) -> Option<Result<WlanFrame<'_>, TraceError>> {
         let (rec, parsed) = loop {
-            if self.done {
-                return None;
-            }
-            let rec = match self.next_record() {
-                Ok(Some(rec)) => rec,
-                Ok(None) => {
-                    self.done = true;
-                    return None;
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
+            let rec = match self.next_live_record()? {
+                Ok(rec) => rec,
+                Err(e) => return Some(Err(e)),
             };
             self.stats.records += 1;
             let Some(kind) = rec.link.wlan_header() else {
@@ -742,6 +722,19 @@ impl<R: Read> TraceReader<R> {
     }
 
     /// Frame the next packet record, handling non-packet blocks on the way.
+    /// The next record unless the reader is done; the end of the capture or an error makes
+    /// it done, so both frame iterators stop there.
+    fn next_live_record(&mut self) -> Option<Result<Record, TraceError>> {
+        if self.done {
+            return None;
+        }
+        let next = self.next_record().transpose();
+        if !matches!(next, Some(Ok(_))) {
+            self.done = true;
+        }
+        next
+    }
+
     fn next_record(&mut self) -> Result<Option<Record>, TraceError> {
         self.input.consume(std::mem::take(&mut self.pending));
         loop {
