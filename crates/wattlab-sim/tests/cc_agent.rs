@@ -262,52 +262,21 @@ fn cc_saves_energy_on_an_80211ax_bss() {
     assert!(a.dropped_asleep <= 2, "{} packets lost asleep", a.dropped_asleep);
 }
 
-/// `wattlab reproduce modern-phone`'s web workload on 802.11ax under `power_save`: the phone
+/// The base scenario of `wattlab reproduce modern-phone`.
+const MODERN_PHONE: &str = include_str!("../../../python/wattlab/reproduce/modern_phone/phone.toml");
+
+/// Its web workload on 802.11ax under `power_save`, with the study's overrides: the phone
 /// (Galaxy S2 profile) behind an HE-MCS 7, 20 MHz, 1-stream BSS, its server 20 ms away over
-/// 100 Mb/s, browsing 30 pages of paper 000's generator (as `modern_phone/phone.toml` with
-/// the study's overrides).
-fn modern_phone_web_ax(power_save: &str) -> String {
-    format!(
-        r#"
-name = "modern-phone web 802.11ax {power_save}"
-[simulation]
-duration = "1200s"
-[[node]]
-name = "server"
-kind = "host"
-[[node]]
-name = "ap"
-kind = "ap"
-[[node]]
-name = "phone"
-kind = "host"
-radio = {{ profile = "samsung-galaxy-s2", policies = ["always-on"] }}
-[[link]]
-name = "internet"
-a = "server"
-b = "ap"
-rate = "100Mbps"
-delay = "20ms"
-queue = {{ packets = 200 }}
-[[wlan]]
-name = "bss"
-ap = "ap"
-stations = ["phone"]
-phy = "802.11ax"
-band = "5GHz"
-mcs = 7
-nss = 1
-width = 20
-gi = "800ns"
-power_save = "{power_save}"
-[[flow]]
-kind = "web"
-name = "web"
-client = "phone"
-servers = ["server"]
-pages = 30
-"#
-    )
+/// 100 Mb/s, browsing 30 pages of paper 000's generator.
+fn modern_phone_web_ax(power_save: &str, seed: u64) -> Summary {
+    let sets = [
+        "node.phone.radio.profile=\"samsung-galaxy-s2\"".to_string(),
+        "wlan.bss={ name = \"bss\", ap = \"ap\", stations = [\"phone\"], phy = \"802.11ax\", band = \"5GHz\", mcs = 7, nss = 1, width = 20, gi = \"800ns\" }".to_string(),
+        format!("wlan.bss.power_save=\"{power_save}\""),
+        "flow=[{ kind = \"web\", name = \"web\", client = \"phone\", servers = [\"server\"], pages = 30 }]".to_string(),
+    ];
+    let sim = Simulation::from_toml(MODERN_PHONE, "phone.toml", Some(seed), &sets, &BuildOptions::default()).expect("builds");
+    sim.run().expect("runs").summary
 }
 
 #[test]
@@ -317,12 +286,9 @@ fn cc_on_the_80211ax_web_of_modern_phone_loses_nothing_and_completes_every_page(
     // delivered 12 packets, which the agent dropped as if asleep; the repair then completed
     // the object through the client's cumulative ACK, which the agent did not count, so it
     // missed the next request and slept with no wake-up: page 15 never completed (16 RTOs,
-    // the run at its limit). In a BSS the AP holds what a dozing station would miss.
+    // the run over at 546 s). In a BSS the AP holds what a dozing station would miss.
     for seed in 1..=5 {
-        let text = modern_phone_web_ax("cc");
-        let run = |t: &str| Simulation::from_toml(t, "modern-phone.toml", Some(seed), &[], &BuildOptions::default()).expect("builds").run().expect("runs").summary;
-        let cam = run(&modern_phone_web_ax("cam"));
-        let cc = run(&text);
+        let (cam, cc) = (modern_phone_web_ax("cam", seed), modern_phone_web_ax("cc", seed));
         let (fa, fc) = (&cam.flows[0], &cc.flows[0]);
         assert!(fa.completed, "seed {seed}: cam completes");
         assert!(cc.completed && fc.completed, "seed {seed}: cc completes every page: {fc:?}");

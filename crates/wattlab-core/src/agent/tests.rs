@@ -237,6 +237,32 @@ impl Harness {
         v
     }
 
+    /// A stage of four packets from `t` whose second is lost: the client sends duplicate
+    /// ACKs (the connection recovers), and the retransmission arrives one RTT later, at the
+    /// returned time, before the client's ACK of it.
+    fn stage_of_four_with_the_second_lost_and_repaired(&mut self, t: f64) -> f64 {
+        let lost_seq = self.seq.wrapping_add(MSS);
+        for k in 0..4u32 {
+            let now = t + 0.6 * k as f64;
+            let p = self.tcp(false, self.seq, self.cseq, TcpFlags::ACK, MSS, Timestamps { tsval: 2000 + now as u32, tsecr: self.echo(now) });
+            self.seq = self.seq.wrapping_add(MSS);
+            if k == 1 {
+                continue;
+            }
+            self.server_send(now, p);
+            self.settle(now);
+            let ts = self.client_ts(now + 0.01);
+            let ack = self.tcp(true, self.cseq, lost_seq, TcpFlags::ACK, 0, ts);
+            self.client_send(now + 0.01, ack);
+        }
+        assert!(matches!(self.conn().phase, Phase::Recovering), "{:?}", self.conn().phase);
+        let rt = t + RTT_MS;
+        let p = self.tcp(false, lost_seq, self.cseq, TcpFlags::ACK, MSS, Timestamps { tsval: 2100, tsecr: self.echo(rt) });
+        self.server_send(rt, p);
+        self.settle(rt);
+        rt
+    }
+
     fn conn(&self) -> &TrackedConn {
         &self.agent.connections()[0]
     }
@@ -576,27 +602,9 @@ fn a_response_completed_by_the_repair_is_finished_and_the_next_request_is_seen()
     let end = h.burst(t, 2);
     h.ack_now(end + 0.05);
     t += RTT_MS;
-    // Stage 2, the response's last four packets: the second is lost.
-    let lost_seq = h.seq.wrapping_add(MSS);
-    for k in 0..4u32 {
-        let now = t + 0.6 * k as f64;
-        let p = h.tcp(false, h.seq, h.cseq, TcpFlags::ACK, MSS, Timestamps { tsval: 2000 + now as u32, tsecr: h.echo(now) });
-        h.seq = h.seq.wrapping_add(MSS);
-        if k == 1 {
-            continue;
-        }
-        h.server_send(now, p);
-        h.settle(now);
-        let ts = h.client_ts(now + 0.01);
-        let ack = h.tcp(true, h.cseq, lost_seq, TcpFlags::ACK, 0, ts);
-        h.client_send(now + 0.01, ack);
-    }
+    // Stage 2, the response's last four packets: the second is lost, then repaired.
+    let rt = h.stage_of_four_with_the_second_lost_and_repaired(t);
     assert_eq!(h.seq.wrapping_sub(resp_start), 6 * MSS);
-    assert!(matches!(h.conn().phase, Phase::Recovering), "{:?}", h.conn().phase);
-    let rt = t + RTT_MS;
-    let p = h.tcp(false, lost_seq, h.cseq, TcpFlags::ACK, MSS, Timestamps { tsval: 2100, tsecr: h.echo(rt) });
-    h.server_send(rt, p);
-    h.settle(rt);
     let ts = h.client_ts(rt + 0.01);
     let ack = h.tcp(true, h.cseq, h.seq, TcpFlags::ACK, 0, ts);
     assert_eq!(h.client_send(rt + 0.01, ack), Some(65_535), "the last ACK passes with its real window");
@@ -802,27 +810,8 @@ fn a_loss_in_slow_start_starts_shaping_after_the_repair_and_counts_it_once() {
     let end = h.burst(t, 2);
     h.ack_now(end + 0.05);
     t += RTT_MS;
-    // Stage 2: the second of four packets is lost; the client sends duplicate ACKs.
-    let lost_seq = h.seq.wrapping_add(MSS);
-    for k in 0..4u32 {
-        let now = t + 0.6 * k as f64;
-        let p = h.tcp(false, h.seq, h.cseq, TcpFlags::ACK, MSS, Timestamps { tsval: 2000 + now as u32, tsecr: h.echo(now) });
-        h.seq = h.seq.wrapping_add(MSS);
-        if k == 1 {
-            continue;
-        }
-        h.server_send(now, p);
-        h.settle(now);
-        let ack_no = lost_seq;
-        let ts = h.client_ts(now + 0.01);
-        let ack = h.tcp(true, h.cseq, ack_no, TcpFlags::ACK, 0, ts);
-        h.client_send(now + 0.01, ack);
-    }
-    assert!(matches!(h.conn().phase, Phase::Recovering), "{:?}", h.conn().phase);
-    let rt = t + RTT_MS;
-    let p = h.tcp(false, lost_seq, h.cseq, TcpFlags::ACK, MSS, Timestamps { tsval: 2100, tsecr: h.echo(rt) });
-    h.server_send(rt, p);
-    h.settle(rt);
+    // Stage 2: the second of four packets is lost, then repaired.
+    let rt = h.stage_of_four_with_the_second_lost_and_repaired(t);
     let ts = h.client_ts(rt + 0.01);
     let ack = h.tcp(true, h.cseq, h.seq, TcpFlags::ACK, 0, ts);
     assert_eq!(h.client_send(rt + 0.01, ack), Some(0), "the repair's ACK goes out closed");
