@@ -286,3 +286,11 @@ fn stations_of_one_broadcast_id_must_name_one_schedule() {
     let e = Simulation::from_toml(&off, "twt.toml", None, &[], &BuildOptions::default()).err().expect("no beacons").to_string();
     assert!(e.contains("announced in beacons") && e.contains("beacons"), "{e}");
 }
+
+/// The hop has no AP beacons to announce a broadcast schedule: refused at its key.
+#[test]
+fn a_broadcast_schedule_on_the_hop_is_refused() {
+    let hop = "[[wireless]]\nname = \"hop\"\nap = \"ap\"\nstation = \"client\"\nrate = \"54Mbps\"\npower_save = \"twt:interval=50ms,duration=2000us,broadcast=1\"\n";
+    let e = Simulation::from_toml(&scenario(hop, "", "1s"), "twt.toml", None, &[], &BuildOptions::default()).err().expect("refused").to_string();
+    assert!(e.contains("broadcast TWT needs a [[wlan]]") && e.contains("wireless[0].power_save"), "{e}");
+}
