@@ -42,6 +42,8 @@ def _policy(ctx, param, value):
         return checks.policy(value)
     except LiveInputError as e:
         raise click.BadParameter(str(e)) from None
+
+
 SET_HELP = "Override a scenario key, as `wattlab run --set` (e.g. --set wireless.hop.down.loss.p=0.01). Repeatable."
 SYSCTL_HELP = (
     "Extra sysctl in the client's or server's namespace, ROLE:KEY=VALUE, applied after the scenario's TCP settings; "
