@@ -48,6 +48,7 @@ def test_parameterised_policies_reach_the_plan_as_the_simulators_names(given, ca
     ("twt:interval=50ms", "unknown live policy"),
     ("twt:interval=50ms,duration=5000us,trigger=true", "change nothing on the emulated hop"),
     ("twt:interval=50ms,duration=5000us,announced=true", "change nothing on the emulated hop"),
+    ("twt:interval=50ms,duration=5000us,broadcast=1", "broadcast TWT needs an AP"),
     ("bsd-50", "unknown live policy"),
 ])
 def test_bad_policy_parameters_are_refused_before_anything_runs(monkeypatch, tmp_path, bad, want):
@@ -68,7 +69,8 @@ def test_the_binary_refuses_what_the_python_checks_refuse():
     from wattlab.live.session import binary
 
     for bad, want in [("twt:interval=10ms,duration=20000us", "unknown live policy"),
-                      ("twt:interval=50ms,duration=5000us,trigger=true", "change nothing on the emulated hop")]:
+                      ("twt:interval=50ms,duration=5000us,trigger=true", "change nothing on the emulated hop"),
+                      ("twt:interval=50ms,duration=5000us,broadcast=1", "broadcast TWT needs an AP")]:
         p = subprocess.run([str(binary()), "plan", "--scenario", str(YAN), "--policy", bad], capture_output=True, text=True, timeout=60)
         assert p.returncode == 2 and want in p.stderr, p.stderr
 

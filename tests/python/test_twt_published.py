@@ -112,15 +112,20 @@ def test_doze_fraction_energy_and_delay_against_the_reference(row):
     # every 104.4 ms, not 102.4: 102.4 / 104.4 = 0.9808); the ratio is that gap, not noise.
     ratio = row["effective_duty"] / ours
     assert 0.975 <= ratio <= 0.985, ratio
-    # Energy: the same bytes over the same window. wattlab's is 0.2-3.6 % higher: the longer
-    # awake time above (up to 1.9 % of E at D / I = 0.6) and a longer Tx time (one TB PPDU per
-    # trigger: a datagram arriving in an open SP goes alone; up to 12 % more Tx at 0.6, 2 % of E).
+    # Energy: the same bytes over the same window. wattlab's is 4.3-5.2 % higher: the longer
+    # awake time above (up to 1.9 % of E at D / I = 0.6) and a longer Tx time: one TB PPDU per
+    # trigger (a datagram arriving in an open SP goes alone; up to 12 % more Tx at 0.6, 2 % of E),
+    # and every TB PPDU at 1.6 us GI with an 8 us HE-STF (a TB PPDU has no 0.8 us GI), where the
+    # reference's contending station sends HE SU PPDUs at 0.8 us: data symbols 14.4 instead of
+    # 13.6 us (+5.9 % Tx time, ~4 % of E here, where Tx is ~70 % of the energy). Before the TB
+    # airtime (wt-btwt) this was 0.2-3.6 %.
     ours_j = radio.energy_j * row["time_elapsed_s"] / WINDOW_S
-    assert 0.0 <= ours_j / row["energy_j"] - 1 <= 0.05, (ours_j, row["energy_j"])
+    assert 0.0 <= ours_j / row["energy_j"] - 1 <= 0.06, (ours_j, row["energy_j"])
     # At equal awake time (the reference's energy moved to wattlab's awake time by the closed
-    # form) the rest is the Tx/Rx time only: within 2.5 %.
+    # form) the rest is the Tx/Rx time only: +2.9 to +4.6 %, the TB PPDU's longer symbols most
+    # of it (-0.4 to +2.1 % with the TB PPDU costed as HE SU): within 0 to +5 %.
     moved = row["energy_j"] + (POWERS.idle - POWERS.sleep) * (ours * row["time_elapsed_s"] - row["time_awake_s"])
-    assert ours_j == pytest.approx(moved, rel=0.025)
+    assert 0.0 <= ours_j / moved - 1 <= 0.05, (ours_j, moved)
     # Mean uplink delay: both hold each datagram for the next SP. From D / I = 0.07 on within
     # 2 ms: the reference's seeds (different video frames over TCP) differ by up to 2.1 ms at
     # one duty cycle (0.2). Below, its TCP queues behind the short SPs (56-77 ms against 50 ms).
@@ -130,7 +135,7 @@ def test_doze_fraction_energy_and_delay_against_the_reference(row):
 
 def test_the_energy_slope_against_the_duty_cycle_matches():
     """dE / d(D/I) over 0.05-0.3 (both seeds' shared rows): the reference 4.52 J, wattlab
-    4.61 J; the closed form with the Tx time fixed is (P_idle − P_sleep) × T = 4.49 J. Both
+    4.63 J (4.61 J with the TB PPDU costed as HE SU); the closed form with the Tx time fixed is (P_idle − P_sleep) × T = 4.49 J. Both
     exceed it by their Tx time's growth with the SP length; within 3 % of each other."""
     rows = [r for r in same_work_rows() if r["seed"] == 1000 and 0.05 <= r["configured_duty"] <= 0.3]
     duties = [r["configured_duty"] for r in rows]

@@ -236,4 +236,6 @@ fn bad_policy_parameters_are_refused_with_the_accepted_forms() {
         let e = flag.parse::<LivePolicy>().unwrap_err();
         assert!(e.contains("change nothing on the emulated hop"), "{e}");
     }
+    let e = "twt:interval=100ms,duration=8192us,broadcast=1".parse::<LivePolicy>().unwrap_err();
+    assert!(e.contains("broadcast TWT needs an AP"), "{e}");
 }

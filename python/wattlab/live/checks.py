@@ -100,7 +100,8 @@ def policy(name: object) -> str:
     ``adaptive-psm:`` / ``twt:`` name as the simulator's ``power_save`` writes it, parsed by
     the core's registry (the same parser, so the same spellings and ranges). A TWT agreement's
     ``trigger=true`` / ``announced=true`` are refused: they change nothing on the emulated hop,
-    which has no frames of its own (as on the simulator's ``[[wireless]]`` hop)."""
+    which has no frames of its own (as on the simulator's ``[[wireless]]`` hop), and so is
+    ``broadcast=ID`` (no AP beacons to announce a schedule)."""
     from wattlab import _core
 
     if not isinstance(name, str):
@@ -116,6 +117,10 @@ def policy(name: object) -> str:
     if mode["family"] == "twt" and (",trigger=" in name or ",announced=" in name):
         raise LiveInputError(f"--policy {name}: trigger=true and announced=true change nothing on the emulated hop (it has no "
                              "frames of its own: no trigger, no announcement; as on the simulator's [[wireless]] hop); leave them out")
+    if mode["family"] == "twt" and ",broadcast=" in name:
+        raise LiveInputError(f"--policy {name}: broadcast TWT needs an AP announcing its schedules in beacons, which the "
+                             "emulated hop does not have (as the simulator's [[wireless]] hop refuses it); give the agreement "
+                             "without `,broadcast=`")
     return name
 
 

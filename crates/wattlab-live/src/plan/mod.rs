@@ -130,6 +130,10 @@ impl std::str::FromStr for LivePolicy {
                 "--policy {s}: trigger=true and announced=true change nothing on the emulated hop (it has no frames \
                  of its own: no trigger, no announcement; as on the simulator's [[wireless]] hop); leave them out"
             )),
+            Ok(PowerMode::Twt(a)) if a.broadcast.is_some() => Err(format!(
+                "--policy {s}: broadcast TWT needs an AP announcing its schedules in beacons, which the emulated hop \
+                 does not have (as the simulator's [[wireless]] hop refuses it); give the agreement without `,broadcast=`"
+            )),
             Ok(PowerMode::Twt(a)) => Ok(LivePolicy::Twt(a)),
             _ => Err(format!("unknown live policy `{s}`; expected {}", LivePolicy::help())),
         }
