@@ -470,3 +470,9 @@ def test_the_verdict_rule_is_documented():
     doc = c.__doc__
     assert "*every* compared component is within" in doc and "worse of the two" in doc
     assert np.isclose(c.PP_AGREE, 0.10) and np.isclose(c.PP_PARTLY, 0.25)
+
+
+def test_fig17_reason_with_one_competitor_count_does_not_claim_a_trend():
+    got = {x.id: x for x in fig17(cc_e={2: 0.86}, psm_e={2: 0.49})}["fig17-cc-beats-psm"]
+    assert got.verdict == D and "one competitor count only" in got.reason
+    assert c.FIG17_WHY["hop"]["cc-beats-psm"] not in got.reason
