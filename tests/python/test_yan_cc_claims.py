@@ -476,3 +476,9 @@ def test_fig17_reason_with_one_competitor_count_does_not_claim_a_trend():
     got = {x.id: x for x in fig17(cc_e={2: 0.86}, psm_e={2: 0.49})}["fig17-cc-beats-psm"]
     assert got.verdict == D and "one competitor count only" in got.reason
     assert c.FIG17_WHY["hop"]["cc-beats-psm"] not in got.reason
+
+
+def test_crossover_reason_explains_a_missing_crossing_only_when_there_is_none():
+    crossing = crossover(lambda r: 0.05 if r >= 75 else -0.1)[0]
+    none = crossover(lambda r: -0.1)[0]
+    assert "misses the beacon" not in crossing.reason and "misses the beacon" in none.reason

@@ -335,10 +335,12 @@ def _crossover_claim(cross: pd.DataFrame, hop_mbps: float) -> Claim:
     else:
         verdict = DISAGREES
         ours = f"CC never slower: no crossover; closest at {closest:g} ms (CC − PSM normalized time: {detail})"
-    reason = ("the paper's argument: CC adds the 26 ms window stream to each RTT, PSM rounds the RTT up to 100 ms, equal at "
-              "74 ms. PSM's cycle however holds the same 26 ms stream: the next window reaches the AP over 26 ms "
-              "starting one RTT after the first ACK, so for RTT + 26 ms > 100 ms its tail misses the beacon and waits "
-              "for the next one; PSM's time jumps exactly where CC would overtake it")
+    reason = "the paper's argument: CC adds the 26 ms window stream to each RTT, PSM rounds the RTT up to 100 ms, equal at 74 ms"
+    if not slower:
+        # Why there is no crossing: printed only when the curves do not cross.
+        reason += (". PSM's cycle however holds the same 26 ms stream: the next window reaches the AP over 26 ms "
+                   "starting one RTT after the first ACK, so for RTT + 26 ms > 100 ms its tail misses the beacon and "
+                   "waits for the next one; PSM's time jumps exactly where CC would overtake it")
     return _claim(cid, text, seed_value, ours, verdict, reason)
 
 
