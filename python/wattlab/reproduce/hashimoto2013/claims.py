@@ -56,7 +56,6 @@ JAIN_SAME = 0.05
 """F9: the proposed method's Jain index with the relocation within this of its own at one distance."""
 
 
-
 def _fair(f: pd.DataFrame, mix: str, delack: bool, scheme: str):
     if f is None or f.empty:
         return None
@@ -411,7 +410,6 @@ def evaluate(tables: dict) -> list[Claim]:
         sleep_saving(s), burst_gain(s), latency_vs_gain(s), burst_small_rtt(s), p_shape(tables.get("maps")),
         model_vs_sim(tables.get("model_vs_sim")),
     ]
-
 
 
 def quick_changes(cfg, full) -> dict[str, str]:

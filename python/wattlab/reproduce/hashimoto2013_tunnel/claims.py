@@ -305,7 +305,6 @@ def evaluate(fig45, lines, fig46, fig48, key, mixed, beside) -> list[Claim]:
             fig48_gains(key), mixed_similar(mixed), model_vs_sim(beside)]
 
 
-
 def quick_changes(cfg, full) -> dict[str, str]:
     """The claims whose quantity a reduced preset changes: T9 and T10 read Fig. 4.6 at its
     largest m (convergence, the gain at the end), T11 fits a line through Fig. 4.8's points."""

@@ -44,7 +44,6 @@ RISING_RHO = 0.8
 """R1.7: ρ(PER, 3E) above which SACK's 3E "worsens as the error rate grows"."""
 
 
-
 GAIN_PAPER = 6.0
 """R2.6: the paper's largest energy gain of Tahoe, %."""
 GAIN_AGREE_PP, GAIN_PARTLY_PP = 2.0, 4.0
@@ -353,7 +352,6 @@ def _r27(points: pd.DataFrame, alpha: float) -> Claim:
     return _claim("R2.7", _verdict(far / len(eee)),
                   f"{far} of {len(eee)} systems at ≥ 2 × {ideal:.3f}; lowest system 3E {eee.min():.3f} "
                   f"({eee.min() / ideal:.1f}× the ideal), highest {eee.max():.3f}")
-
 
 
 def quick_changes(cfg, full) -> dict[str, str]:

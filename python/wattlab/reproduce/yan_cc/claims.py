@@ -1077,7 +1077,6 @@ def all_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
     return claims
 
 
-
 FILE_SIZE_CLAIMS = ("emulated-*", "table1-*", "stream-delay-*", "crossover-75ms", "bsd100-above-100ms", "fig17-saturation*",
                     "internet-*", "jriver", "stanford", "sites-save-10pct", "psm-*")
 """The claims that compare a number of the paper's with downloads of ``file_bytes`` (the
