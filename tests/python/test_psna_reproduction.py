@@ -143,6 +143,7 @@ def _table(red=(99.0, 99.5), gain=(80.0, 171.0), watts=(1.772, 1.77), rates=(19_
     (claims.asymmetry, _table(), claims.CHECK),
     (claims.asymmetry, _table(rates=(19_000.0, 6_000.0)), claims.CHECK_FAILED),
     (claims.asymmetry, _table(rates=(19_000.0, 15_000.0)), claims.CHECK_FAILED),
+    (claims.asymmetry, _table()[lambda d: d.transfer == "A"], claims.UNTESTED),
     (claims.completion, _table(), claims.AGREES),
     (claims.completion, _table(slow=(1.0, 1.3)), claims.PARTLY),
     (claims.completion, _table(slow=(0.5, 1.0)), claims.DISAGREES),
