@@ -434,7 +434,11 @@ def test_web_cc_vs_oracle_is_not_partly_just_because_think_time_dominates():
 def test_fig17_reason_is_generated_from_the_data_it_explains():
     mech = c.FIG17_WHY["hop"]["cc-beats-psm"]
     flat = {x.id: x for x in fig17(cc_e={1: 0.6, 2: 0.7, 3: 0.8, 4: 0.9}, psm_e={n: 0.7 for n in N4})}
-    assert flat["fig17-cc-beats-psm"].reason.endswith(mech) and "0.70–0.70" in flat["fig17-cc-beats-psm"].reason
+    assert flat["fig17-cc-beats-psm"].reason.endswith(mech) and "0.700–0.700" in flat["fig17-cc-beats-psm"].reason
+    # PSM rising by 0.06 while CC rises by 0.3 (a fifth of it) is still flat; by 0.12 (two fifths) it is not.
+    small = {x.id: x for x in fig17(cc_e={1: 0.6, 2: 0.7, 3: 0.8, 4: 0.9}, psm_e={1: 0.70, 2: 0.72, 3: 0.74, 4: 0.76})}
+    large = {x.id: x for x in fig17(cc_e={1: 0.6, 2: 0.7, 3: 0.8, 4: 0.9}, psm_e={1: 0.70, 2: 0.74, 3: 0.78, 4: 0.82})}
+    assert small["fig17-cc-beats-psm"].reason.endswith(mech) and mech not in large["fig17-cc-beats-psm"].reason
     rising = {x.id: x for x in fig17(cc_e={1: 0.9, 2: 0.8, 3: 0.8, 4: 0.8}, psm_e={1: 0.5, 2: 0.6, 3: 0.7, 4: 0.8})}
     r = rising["fig17-cc-beats-psm"].reason
     assert mech not in r and "not flat" in r and "does not explain" in r
