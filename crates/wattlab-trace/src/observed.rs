@@ -170,6 +170,10 @@ pub struct ObservedOutcome {
     pub eosp: u64,
     /// TWT Setup action frames to or from it.
     pub twt_setups: u64,
+    /// TWT agreements accepted (a Setup response with Accept TWT to it).
+    pub twt_agreements: u64,
+    /// TWT service periods the station was awake for.
+    pub service_periods: u64,
     /// Times it was seen receiving while the inference had it dozing (it had woken unseen:
     /// U-APSD, TWT, a beacon it was not expected to read).
     pub woke_to_receive: u64,
@@ -320,6 +324,58 @@ struct Inference<'p> {
     last: Option<Owed>,
     end: Time,
     timeline: bool,
+    /// The accepted TWT agreement, on the capture's clock.
+    twt: Option<TwtAgreement>,
+    /// Capture time minus radiotap TSFT (ns), from the first PPDU that has a TSFT.
+    tsf_offset: Option<i128>,
+    /// A TWT Setup response accepting an agreement, waiting for its PPDU's end to take effect.
+    twt_accepted: Option<ParsedTwt>,
+}
+
+/// Most TWT service periods walked between two PPDUs (bounds the work of a long silence).
+pub const MAX_SP_PER_GAP: u64 = 10_000_000;
+
+/// A TWT element's individual agreement as the AP accepted it (IEEE 802.11ax-2021 §9.4.2.199).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParsedTwt {
+    /// Target Wake Time, TSF µs.
+    pub target_tsf_us: u64,
+    /// Wake interval, µs (mantissa × 2^exponent).
+    pub interval_us: u64,
+    /// Nominal minimum wake duration, µs (× 256 µs, or × 1 TU with the Wake Duration Unit bit).
+    pub duration_us: u64,
+}
+
+/// The TWT agreement a TWT Setup frame's body (category, action, dialog token, TWT element)
+/// accepts (Setup Command 4, Accept TWT), if it does.
+pub fn parse_twt_accept(body: &[u8]) -> Option<ParsedTwt> {
+    let el = body.get(3..)?;
+    if *el.first()? != 216 || usize::from(*el.get(1)?) + 2 > el.len() || el.len() < 17 {
+        return None;
+    }
+    let control = el[2];
+    let req = u16::from_le_bytes([el[3], el[4]]);
+    if (req >> 1) & 0x7 != 4 {
+        return None;
+    }
+    let target_tsf_us = u64::from_le_bytes(el[5..13].try_into().ok()?);
+    let unit = if control & 0x20 != 0 { 1024 } else { 256 };
+    let duration_us = u64::from(el[13]) * unit;
+    let mantissa = u64::from(u16::from_le_bytes([el[14], el[15]]));
+    let exponent = u32::from((req >> 10) & 0x1f);
+    let interval_us = mantissa.checked_shl(exponent)?;
+    (interval_us > 0 && duration_us > 0 && duration_us < interval_us).then_some(ParsedTwt { target_tsf_us, interval_us, duration_us })
+}
+
+/// A TWT agreement's service periods on the capture's clock.
+#[derive(Clone, Copy, Debug)]
+struct TwtAgreement {
+    /// The next SP's start.
+    next: Time,
+    interval: Duration,
+    duration: Duration,
+    /// In an SP that ends then.
+    open_until: Option<Time>,
 }
 
 /// A PPDU that needs a response (ACK, CTS, Block Ack) SIFS after it.
@@ -352,6 +408,52 @@ impl Inference<'_> {
         })
     }
 
+    /// Walks the TWT service periods up to `until`: the station wakes at each SP's start and
+    /// dozes at its end (once its exchange is over).
+    fn advance_twt(&mut self, until: Time) -> Result<(), String> {
+        let Some(mut w) = self.twt else { return Ok(()) };
+        let mut walked = 0u64;
+        loop {
+            if let Some(end) = w.open_until {
+                if end > until {
+                    break;
+                }
+                w.open_until = None;
+                let at = self.pending.map_or(end, |p| p.max(end));
+                self.pending = Some(at);
+            } else {
+                if w.next > until {
+                    break;
+                }
+                if let Some(p) = self.pending {
+                    if p <= w.next {
+                        self.doze(p);
+                    }
+                }
+                self.pending = None;
+                self.wake(w.next);
+                self.out.service_periods += 1;
+                w.open_until = Some(w.next + w.duration);
+                w.next += w.interval;
+                walked += 1;
+                if walked > MAX_SP_PER_GAP {
+                    return Err(format!(
+                        "policy `observed`: more than {MAX_SP_PER_GAP} TWT service periods without a frame between them \
+                         (interval {} µs): not walked",
+                        w.interval.as_nanos() / 1_000
+                    ));
+                }
+            }
+        }
+        self.twt = Some(w);
+        Ok(())
+    }
+
+    /// In an open TWT service period: the station stays awake until its end.
+    fn in_sp(&self) -> bool {
+        self.twt.is_some_and(|w| w.open_until.is_some())
+    }
+
     fn wake(&mut self, at: Time) {
         if !self.awake {
             self.awake = true;
@@ -369,13 +471,13 @@ impl Inference<'_> {
     }
 
     /// Costs one PPDU.
-    fn ppdu(&mut self, p: &Ppdu) {
-        let Some(first) = p.mpdus.first().copied() else { return };
+    fn ppdu(&mut self, p: &Ppdu) -> Result<(), String> {
+        let Some(first) = p.mpdus.first().copied() else { return Ok(()) };
         let (phy, tx, fell_back) = match tx_vector(&p.rt) {
             Some((phy, tx)) => (phy, tx, false),
             None => match self.fallback {
                 Some((phy, tx)) => (phy, tx, true),
-                None => return,
+                None => return Ok(()),
             },
         };
         let phy = if matches!(tx, TxVector::He(_)) { phy.with_he_packet_padding(self.params.he_padding_us).unwrap_or(phy) } else { phy };
@@ -394,6 +496,10 @@ impl Inference<'_> {
             Stamp::Start => (p.ts, p.ts + dur),
         };
         self.meter(s);
+        if let (None, Some(tsft)) = (self.tsf_offset, p.rt.tsft) {
+            self.tsf_offset = Some(i128::from(s.as_nanos()) - i128::from(tsft) * 1_000);
+        }
+        self.advance_twt(s)?;
         self.out.ppdus += 1;
         self.out.ampdus += u64::from(p.reference.is_some());
         let shape = tx.shape();
@@ -411,8 +517,10 @@ impl Inference<'_> {
         let ack_at = |e: Time| (e + phy.sifs, e + phy.sifs + phy.frame_duration(ACK_BYTES, phy.response_kbps(tx)));
         let ack_after = |e: Time| ack_at(e).1;
         // A frame to the station that the capture shows no answer to: its response is inferred.
+        // Not if the sender retries it now: the station did not answer (or its answer was lost).
+        let retried = self.last.is_some_and(|o| o.from == ta && o.to == ra && m.retry());
         if let Some(o) = self.last {
-            if o.to == c && !response_by_c {
+            if o.to == c && !response_by_c && !retried {
                 self.owed_response(o);
             }
         }
@@ -460,14 +568,14 @@ impl Inference<'_> {
             self.after_received(&last.mac, e, ack_after(e));
         } else if from_ap && is_group(&ra) {
             let beacon = m.kind() == FrameKind::Beacon;
-            if beacon && !self.awake && self.ps && self.params.listen_beacons {
+            if beacon && !self.awake && self.ps && self.params.listen_beacons && self.twt.is_none() {
                 self.wake(s);
             }
             if self.awake {
                 self.meter(s).activity(s, e, Activity::Rx, PpduShape::NON_HT);
                 if beacon {
                     self.out.beacons += 1;
-                    if self.ps && self.wait == Wait::Nothing {
+                    if self.ps && self.wait == Wait::Nothing && self.twt.is_none() {
                         if first.tim_has_aid == Some(true) {
                             self.wait = Wait::Polled;
                             self.pending = None;
@@ -493,6 +601,30 @@ impl Inference<'_> {
         }
         self.last = needs_response(&m).then(|| Owed { end: e, from: ta, to: ra, response: ack_at(e) });
         self.end = self.end.max(e);
+        if let Some(a) = self.twt_accepted.take() {
+            self.accept_twt(a, e);
+        }
+        Ok(())
+    }
+
+    /// A TWT agreement holds from `at` (the Setup response's end): the station is in power
+    /// save, reads no beacon, and is awake in each service period.
+    fn accept_twt(&mut self, a: ParsedTwt, at: Time) {
+        // Target Wake Time on the capture's clock (TSF 0 at the first PPDU without a TSFT).
+        let offset = self.tsf_offset.unwrap_or(i128::from(self.out.start_ns));
+        let target = (offset + i128::from(a.target_tsf_us) * 1_000).clamp(0, i128::from(u64::MAX)) as u64;
+        let interval = Duration::from_micros(a.interval_us);
+        let mut next = Time(target);
+        if next < at {
+            let k = (at - next).as_nanos().div_ceil(interval.as_nanos());
+            next = next + Duration::from_nanos(k.saturating_mul(interval.as_nanos()));
+        }
+        self.twt = Some(TwtAgreement { next, interval, duration: Duration::from_micros(a.duration_us), open_until: None });
+        self.ps = true;
+        self.wait = Wait::Nothing;
+        // It dozes until the first SP once the response's exchange (its ACK) is over.
+        self.pending = Some(self.last.map_or(at, |o| o.response.1));
+        self.out.twt_agreements += 1;
     }
 
     /// The station sent `m` (ending at `e`; its exchange ends at `exchange_end`).
@@ -524,7 +656,7 @@ impl Inference<'_> {
         } else if self.uapsd && m.qos.is_some() {
             self.wait = Wait::ServicePeriod;
             self.pending = None;
-        } else if self.wait == Wait::Nothing {
+        } else if self.wait == Wait::Nothing && !self.in_sp() {
             self.pending = Some(if needs_response(m) { exchange_end } else { e });
         }
     }
@@ -543,7 +675,9 @@ impl Inference<'_> {
         };
         if done {
             self.wait = Wait::Nothing;
-            self.pending = Some(if needs_response(m) { exchange_end } else { e });
+            if !self.in_sp() {
+                self.pending = Some(if needs_response(m) { exchange_end } else { e });
+            }
         } else if self.wait == Wait::Nothing {
             // More Data: the station polls again (PSM) or stays for the rest.
             self.wait = if self.uapsd { Wait::ServicePeriod } else { Wait::Polled };
@@ -649,9 +783,13 @@ pub fn cost<R: Read>(
         last: None,
         end: Time::ZERO,
         timeline,
+        twt: None,
+        tsf_offset: None,
+        twt_accepted: None,
     };
     let mut reader = open().map_err(|e| e.to_string())?;
     let mut cur: Option<Ppdu> = None;
+    let mut pending_twt: Option<ParsedTwt> = None;
     while let Some(f) = reader.next_wlan() {
         let f: WlanFrame<'_> = f.map_err(|e| e.to_string())?;
         let reference = f.phy.ampdu.map(|a| a.reference);
@@ -663,6 +801,9 @@ pub fn cost<R: Read>(
         };
         if matches!(f.action(), Some(crate::wlan::Action::TwtSetup)) && (f.mac.addr2 == Some(c) || f.mac.addr1 == c) {
             inf.out.twt_setups += 1;
+            if f.mac.addr1 == c {
+                pending_twt = parse_twt_accept(f.body());
+            }
         }
         // Subframes of one A-MPDU (same reference, consecutive) make one PPDU.
         if let Some(p) = cur.as_mut() {
@@ -672,14 +813,15 @@ pub fn cost<R: Read>(
             }
         }
         if let Some(p) = cur.take() {
-            inf.ppdu(&p);
+            inf.ppdu(&p)?;
         }
+        inf.twt_accepted = pending_twt.take().or(inf.twt_accepted.take());
         let mut mpdus = Vec::with_capacity(1);
         mpdus.push(mpdu);
         cur = Some(Ppdu { ts: Time(f.ts_ns), rt: f.phy, reference, mpdus });
     }
     if let Some(p) = cur.take() {
-        inf.ppdu(&p);
+        inf.ppdu(&p)?;
     }
     // A response still owed at the end of the capture.
     if let Some(o) = inf.last.take() {
@@ -687,10 +829,13 @@ pub fn cost<R: Read>(
             inf.owed_response(o);
         }
     }
-    if let Some(at) = inf.pending {
-        inf.doze(at);
-    }
     let end = inf.end + tail;
+    inf.advance_twt(end)?;
+    if let Some(at) = inf.pending {
+        if at < end {
+            inf.doze(at);
+        }
+    }
     inf.out.ap_mac = inf.ap.map(|a| format_mac(&a));
     inf.out.aid = inf.aid;
     let Some(mut m) = inf.meter.take() else {

@@ -128,3 +128,31 @@ fn refusals_name_what_is_missing() {
     assert!(parse_mac("02:00:00:00:00").unwrap_err().contains("not a MAC address"));
     assert!(parse_mac("02:00:00:00:00:zz").is_err());
 }
+
+/// tests/data/wlan/twt.pcap (make_captures.py `twt_frames`): the accepted agreement's service
+/// periods are where its TWT element and the TSFT put them; the station is awake through each
+/// and reads no beacon.
+#[test]
+fn twt_agreement_from_the_setup_frames_as_computed_by_hand() {
+    let a = analyze(&data("twt.pcap"), &options("wavelan-turbo-2mbps", &["observed"], Some(STA), TimelineOutput::Memory)).unwrap();
+    let p = observed(&a);
+    let r = &p.report;
+    const T_TWT: u64 = (1_704_067_200 + 7200) * 1_000_000_000;
+    assert_eq!((r.start_ns, r.end_ns), (T_TWT, T_TWT + 120_088 * US));
+    // tx: TWT request 40, its ACK of the response 28, the inferred ACK 28, its data 44 µs.
+    assert_eq!(r.tx.time_ns, 140 * US);
+    // rx: beacon 100, ACK 28, TWT response 40, data 44, ACK 28 µs (not the second beacon).
+    assert_eq!(r.rx.time_ns, 240 * US);
+    // Asleep from 2084 to the first SP (10000), between the SPs (17952 µs each, five of them)
+    // and from the sixth SP's end (112048) to its own send (120000).
+    assert_eq!(r.sleep.time_ns, (7_916 + 5 * 17_952 + 7_952) * US);
+    assert_eq!(r.idle.time_ns, 14_080 * US);
+    let o = p.observed.as_ref().unwrap();
+    assert_eq!((o.twt_setups, o.twt_agreements, o.service_periods, o.dozes), (2, 1, 6, 7));
+    assert_eq!((o.beacons, o.responses_inferred, o.woke_to_receive), (1, 1, 0));
+    let tl: Vec<(u64, RadioState)> = p.timeline.iter().map(|(t, s)| ((t - T_TWT) / US, s)).collect();
+    for sp in [10_000, 30_000, 110_000] {
+        assert!(tl.contains(&(sp, RadioState::Idle)) && tl.contains(&(sp + 2_048, RadioState::Sleep)) || sp == 110_000, "{tl:?}");
+    }
+    assert!(tl.contains(&(112_048, RadioState::Sleep)), "{tl:?}");
+}

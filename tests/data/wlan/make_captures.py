@@ -164,6 +164,50 @@ def psm_frames():
     yield 250076, 48, ack(STA)
 
 
+T_TWT = T0 + 7200  # twt.pcap starts two hours after T0
+
+
+def twt_element(request, command, target_us):
+    """A TWT element (ID 216) with an individual parameter set, unannounced, wake interval
+    20 ms (mantissa 20000, exponent 0), nominal minimum wake duration 8 x 256 us = 2048 us
+    (IEEE 802.11ax-2021 9.4.2.199)."""
+    req = (1 if request else 0) | (command << 1) | 0x40
+    params = struct.pack("<HQBHB", req, target_us, 8, 20000, 0)
+    return bytes([216, 1 + len(params), 0x00]) + params
+
+
+def twt_frames():
+    """twt.pcap: an individual TWT agreement on 802.11a (5180 MHz), as (PPDU end in us from
+    T_TWT, rate in 500 kb/s, frame); radiotap TSFT is each PPDU's start in us from T_TWT (so
+    TSF 0 is T_TWT). TWT Setup frames are 48 B (40 us at 24 Mb/s).
+
+    1. [0, 100) beacon; the station is active.
+    2. [1000, 1040) its TWT Setup request, [1056, 1084) the AP's ACK.
+    3. [2000, 2040) the AP's TWT Setup response, Accept, Target Wake Time TSF 10000 us;
+       [2056, 2084) the station's ACK: it dozes at 2084 until the first SP.
+    4. SPs [10000 + 20000 k, + 2048): awake through each (5 before the beacon, none with a frame).
+    5. [102400, 102500) a beacon: the TWT station reads none (asleep).
+    6. [110500, 110544) data to it in the SP at 110000; its ACK is not captured (inferred at
+       [110560, 110588)); it dozes at the SP's end, 112048.
+    7. [120000, 120044) its own data (PM = 1) outside an SP, [120060, 120088) the AP's ACK;
+       the capture ends there.
+    """
+    setup = lambda to, frm, body: Dot11(type=0, subtype=13, addr1=to, addr2=frm, addr3=AP) / Raw(bytes([22, 6, 1]) + body)
+    yield 100, 12, (Dot11(type=0, subtype=8, addr1=BCAST, addr2=AP, addr3=AP, SC=16)
+                    / Dot11Beacon(timestamp=1, beacon_interval=100, cap=0x0411)
+                    / Dot11Elt(ID=0, info=b"wattlab") / tim(1, 3, 0x00, b"\x00"))
+    yield 1040, 48, setup(AP, STA, twt_element(True, 0, 0))
+    yield 1084, 48, Dot11(type=1, subtype=13, addr1=STA)
+    yield 2040, 48, setup(STA, AP, twt_element(False, 4, 10_000))
+    yield 2084, 48, Dot11(type=1, subtype=13, addr1=AP)
+    yield 102500, 12, (Dot11(type=0, subtype=8, addr1=BCAST, addr2=AP, addr3=AP, SC=32)
+                       / Dot11Beacon(timestamp=1, beacon_interval=100, cap=0x0411)
+                       / Dot11Elt(ID=0, info=b"wattlab") / tim(0, 3, 0x00, b"\x00"))
+    yield 110544, 108, Dot11(type=2, subtype=0, FCfield=0x02, addr1=STA, addr2=AP, addr3=AP) / ip_udp("10.0.0.9", "10.0.0.2", 72)
+    yield 120044, 108, Dot11(type=2, subtype=0, FCfield=0x11, addr1=AP, addr2=STA, addr3=AP) / ip_udp("10.0.0.2", "10.0.0.9", 72)
+    yield 120088, 48, Dot11(type=1, subtype=13, addr1=STA)
+
+
 def with_fcs(pkt):
     """The frame's bytes with its real FCS (CRC-32, little-endian) appended."""
     import zlib
@@ -194,6 +238,16 @@ def main():
     seq = list(psm_frames())
     records = [radiotap({1: (FCS,), 2: (rate,), 3: (5180, 0x0140)}) + with_fcs(f) for _, rate, f in seq]
     write("psm.pcap", 127, records, [T_PSM * 1_000_000 + t for t, _, _ in seq])
+    # The TWT agreement (twt_frames' docstring); TSFT = each PPDU's start from T_TWT.
+    seq = list(twt_frames())
+    airtime = {12: lambda n: 20 + 4 * -(-(16 + 8 * n + 6) // 24), 48: lambda n: 20 + 4 * -(-(16 + 8 * n + 6) // 96),
+               108: lambda n: 20 + 4 * -(-(16 + 8 * n + 6) // 216)}
+    records = []
+    for t, rate, f in seq:
+        frame = with_fcs(f)
+        start = t - airtime[rate](len(frame))
+        records.append(radiotap({0: (start,), 1: (FCS,), 2: (rate,), 3: (5180, 0x0140)}) + frame)
+    write("twt.pcap", 127, records, [T_TWT * 1_000_000 + t for t, _, _ in seq])
 
 
 if __name__ == "__main__":
