@@ -27,7 +27,7 @@ use std::io::Read;
 use serde::Serialize;
 
 use wattlab_core::energy::{Activity, DeviceProfile, EnergyReport, RadioMeter, RadioState};
-use wattlab_core::wlan::aggregation::DELIMITER_BYTES;
+use wattlab_core::wlan::aggregation::{AmpduLimits, DELIMITER_BYTES};
 use wattlab_core::wlan::phy::{
     Band, Mcs, PhyProfile, TxVector, ACK_BYTES, PHY_80211A, PHY_80211AC, PHY_80211AX, PHY_80211B, PHY_80211G,
     PHY_80211N,
@@ -514,7 +514,14 @@ impl Inference<'_> {
             })
         };
         let response_by_c = answers(self.last) && self.last.is_some_and(|o| o.to == c);
-        let ack_at = |e: Time| (e + phy.sifs, e + phy.sifs + phy.frame_duration(ACK_BYTES, phy.response_kbps(tx)));
+        // The answer: an ACK, or for an A-MPDU a compressed Block Ack (the window of its format).
+        let response_bytes = match (p.reference, tx) {
+            (None, _) => ACK_BYTES,
+            (Some(_), TxVector::He(_)) => AmpduLimits::HE.block_ack_bytes(),
+            (Some(_), TxVector::Vht(_)) => AmpduLimits::VHT.block_ack_bytes(),
+            (Some(_), _) => AmpduLimits::HT.block_ack_bytes(),
+        };
+        let ack_at = |e: Time| (e + phy.sifs, e + phy.sifs + phy.frame_duration(response_bytes, phy.response_kbps(tx)));
         let ack_after = |e: Time| ack_at(e).1;
         // A frame to the station that the capture shows no answer to: its response is inferred.
         // Not if the sender retries it now: the station did not answer (or its answer was lost).
@@ -528,7 +535,7 @@ impl Inference<'_> {
         if let Some(at) = self.pending {
             let involves = ta == Some(c) || ra == c || response_by_c;
             if s >= at || !involves {
-                self.doze(at.min(s.max(at)));
+                self.doze(at);
             }
         }
         let from_c = ta == Some(c) || response_by_c;

@@ -156,3 +156,28 @@ fn twt_agreement_from_the_setup_frames_as_computed_by_hand() {
     }
     assert!(tl.contains(&(112_048, RadioState::Sleep)), "{tl:?}");
 }
+
+/// radiotap.pcap's two consecutive subframes of A-MPDU 7 (QoS data at HT MCS 15 and its retry)
+/// are one PPDU, its PSDU both MPDUs behind 4-byte delimiters, the first padded to 4 bytes.
+#[test]
+fn an_ampdu_is_one_ppdu_of_its_subframes() {
+    let mut r = TraceReader::open(data("radiotap.pcap")).unwrap();
+    let mut subframes = Vec::new();
+    while let Some(f) = r.next_wlan() {
+        let f = f.unwrap();
+        if f.phy.ampdu.is_some_and(|a| a.reference == 7) && subframes.len() < 2 {
+            subframes.push((f.mpdu_len, tx_vector(&f.phy).unwrap()));
+        }
+    }
+    let [(a, (phy, tx)), (b, _)] = subframes[..] else { panic!("{subframes:?}") };
+    let psdu = (4 + a).next_multiple_of(4) + 4 + b;
+    let a_mpdu = phy.ppdu_duration(psdu, tx).as_nanos();
+    let opts = options("wavelan-turbo-2mbps", &["observed:overhear=rx"], Some(STA), TimelineOutput::Off);
+    let an = analyze(&data("radiotap.pcap"), &opts).unwrap();
+    let o = observed(&an).observed.clone().unwrap();
+    // 24 frames with a good FCS, two of them one PPDU; the A-MSDU later has reference 7 too,
+    // but not next to them: a PPDU of its own.
+    assert_eq!((o.ppdus, o.ampdus), (23, 2), "{o:?}");
+    // The A-MPDU's airtime is less than its two MPDUs sent apart (one preamble).
+    assert!(a_mpdu < phy.ppdu_duration(a, tx).as_nanos() + phy.ppdu_duration(b, tx).as_nanos());
+}
