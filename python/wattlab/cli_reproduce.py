@@ -11,11 +11,14 @@ from pathlib import Path
 import click
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from wattlab.cli_common import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_INTERRUPTED, OUT_DIR, console, err_console, fail, note
 from wattlab.reproduce import BY_NAME, REPRODUCTIONS, Entry
 
-VERDICT_STYLE = {"agrees": "green", "partly": "yellow", "disagrees": "red", "not tested": "dim"}
+VERDICT_STYLE = {"agrees": "green", "partly": "yellow", "disagrees": "red", "not tested": "dim", "check": "cyan",
+                 "check failed": "magenta", "quick: not comparable": "dim"}
+"""How the verdicts table colours each verdict (every one of ``reproduce.verdict.VERDICTS``)."""
 
 
 class RegistryGroup(click.Group):
@@ -129,7 +132,7 @@ def _print_claims(entry: Entry, res, paper: str = "the paper") -> None:
         table.add_column(col, overflow="fold")
     for c in res.claims:
         claim = f"{c.id}: {c.claim}" if c.claim else c.id
-        table.add_row(escape(claim), f"[{VERDICT_STYLE.get(c.verdict, '')}]{c.verdict}[/]", escape(c.paper),
+        table.add_row(escape(claim), Text(c.verdict, style=VERDICT_STYLE.get(c.verdict, "")), escape(c.paper),
                       *([escape(c.test)] if tests else []), escape(c.evidence))
     console.print(table)
 

@@ -34,7 +34,8 @@ def test_quick_run_writes_every_output(quick_run):
     assert "| 7 | 1 1 1 1 1 1 2 3 3 6 | 20 | 0.6250 | 0.62 |" in summary
     c = pd.read_csv(out / "claims.csv")
     assert len(c) == 20 and (c.verdict != claims.UNTESTED).all(), c[["id", "verdict"]]
-    assert set(c[c.id.str.startswith("E")].verdict) == {claims.AGREES}
+    # E1–E3 are arithmetic on the thesis's own inputs: "check", never counted as agreement.
+    assert set(c[c.id.str.startswith("E")].verdict) == {claims.CHECK}
 
 
 def test_quick_fairness_table_is_consistent(quick_run):
@@ -159,16 +160,17 @@ def _rel(over=None):
 
 
 @pytest.mark.parametrize("claim,arg,verdict", [
-    (lambda t: claims.table21(t, closed_form.jain_example()), _t21(), claims.AGREES),
-    (lambda t: claims.table21(t, closed_form.jain_example()), _t21(2), claims.PARTLY),
-    (lambda t: claims.table21(t, closed_form.jain_example()), _t21(8), claims.DISAGREES),
-    (claims.table23, _t23(), claims.AGREES),
-    (claims.table23, _t23((77.5, 50.2, 243.4)), claims.PARTLY),
-    (claims.table23, _t23((100.0, 50.2, 243.4)), claims.DISAGREES),
+    # E1–E3: arithmetic on the thesis's own inputs, "check" or "check failed", never "agrees".
+    (lambda t: claims.table21(t, closed_form.jain_example()), _t21(), claims.CHECK),
+    (lambda t: claims.table21(t, closed_form.jain_example()), _t21(2), claims.CHECK_FAILED),
+    (lambda t: claims.table21(t, closed_form.jain_example()), _t21(8), claims.CHECK_FAILED),
+    (claims.table23, _t23(), claims.CHECK),
+    (claims.table23, _t23((77.5, 50.2, 243.4)), claims.CHECK_FAILED),
+    (claims.table23, _t23((100.0, 50.2, 243.4)), claims.CHECK_FAILED),
     (claims.table23, _t23().iloc[:0], claims.UNTESTED),
-    (claims.design, DESIGN, claims.AGREES),
-    (claims.design, {**DESIGN, "e_sa_max_j": 80e-6}, claims.PARTLY),
-    (claims.design, {**DESIGN, "e_sa_max_j": 1.0, "e_as_max_j": 1.0}, claims.DISAGREES),
+    (claims.design, DESIGN, claims.CHECK),
+    (claims.design, {**DESIGN, "e_sa_max_j": 80e-6}, claims.CHECK_FAILED),
+    (claims.design, {**DESIGN, "e_sa_max_j": 1.0, "e_as_max_j": 1.0}, claims.CHECK_FAILED),
     (claims.design, {}, claims.UNTESTED),
     (claims.reno_starves, _fair(), claims.AGREES),
     (claims.reno_starves, _fair({("5u5d", True, "reno"): dict(down_share=0.15)}), claims.PARTLY),

@@ -30,11 +30,17 @@ def inverse_eee(g: float) -> float:
     return 0.5 - g / 4e6
 
 
-def exp1(goodput: Fn = base_goodput, eee: Fn | None = None, pers=PERS, variants=VARIANTS) -> pd.DataFrame:
+def exp1(goodput: Fn = base_goodput, eee: Fn | None = None, pers=PERS, variants=VARIANTS,
+         j_per_bit: Fn | None = None, overhead: Fn | None = None) -> pd.DataFrame:
+    """Per-point means; by default a 1 W radio moving 8 Mb (energy per bit = 1 / goodput) and an
+    overhead that follows the variant, not the goodput."""
     rows = []
     for m, v, p in itertools.product(MODELS, variants, pers):
         g = goodput(v, m, p)
-        rows.append({"model": m, "variant": v, "per": p, "goodput_bps": g,
+        t = 8e6 / g
+        e = t if j_per_bit is None else j_per_bit(v, m, p) * g * t
+        rows.append({"model": m, "variant": v, "per": p, "goodput_bps": g, "time_s": t, "energy_j": e,
+                     "overhead": 0.05 + 0.01 * ((VARIANTS.index(v) * 7) % 5) if overhead is None else overhead(v, m, p),
                      "eee": inverse_eee(g) if eee is None else eee(v, m, p)})
     return pd.DataFrame(rows)
 
@@ -132,23 +138,31 @@ def test_r1_5_untested_without_low_or_high_error_rates():
     assert verdict1(exp1(pers=[0.0, 0.1]), "R1.5") == U
 
 
-# R1.6: goodput and 3E rank inversely overall (and within each point for 'agrees').
+# R1.6: goodput ranks the measured energy per delivered bit inversely (not 3E: computed from goodput).
 R16 = {
-    A: None,  # inverse_eee
-    # Overall inverse (3E grows with PER, goodput falls), but within a point more goodput = more 3E.
-    P: lambda v, m, p: p + 1e-3 * VARIANTS.index(v),
-    D: lambda v, m, p: base_goodput(v, m, p) / 4e6,
+    A: {},  # J per bit = 1 / goodput; overhead unrelated to it
+    # Inverse in goodput, but the overhead ranks energy exactly (more strongly): partly.
+    P: dict(j_per_bit=lambda v, m, p: 1 / base_goodput(v, m, p), overhead=lambda v, m, p: 1 / base_goodput(v, m, p)),
+    # Energy per bit grows with goodput.
+    D: dict(j_per_bit=lambda v, m, p: base_goodput(v, m, p) * 1e-12),
 }
 
 
 @pytest.mark.parametrize("want", [A, P, D])
 def test_r1_6_reaches_each_verdict(want):
-    assert verdict1(exp1(eee=R16[want]), "R1.6") == want
+    assert verdict1(exp1(**R16[want]), "R1.6") == want
+
+
+def test_r1_6_does_not_follow_3e():
+    # 3E exactly inverse to goodput (main's test: "agrees") while the measured energy per bit
+    # rises with goodput: disagrees.
+    assert verdict1(exp1(j_per_bit=lambda v, m, p: base_goodput(v, m, p) * 1e-12), "R1.6") == D
 
 
 def test_r1_6_untested_with_too_few_points():
     # One error rate and one variant: 2 points, no rank correlation (main said 'disagrees').
     assert verdict1(exp1(pers=[0.0], variants=("tahoe",)), "R1.6") == U
+    assert verdict1(exp1().drop(columns=["energy_j"]), "R1.6") == U
 
 
 # R1.7: SACK's 3E in the worse half at high PER, and rising with PER.
@@ -250,7 +264,14 @@ def test_r2_5_untested_without_those_system_sizes():
 
 @pytest.mark.parametrize("want,top", [(A, 7.4), (P, 9.5), (D, 12.0)])
 def test_r2_6_reaches_each_verdict(want, top):
-    assert verdict2(exp2(gain=lambda n: top if n == 1 else 0.0), "R2.6") == want
+    assert verdict2(exp2(gain=lambda n: top if n == 1 else 1.0), "R2.6") == want
+
+
+@pytest.mark.parametrize("want,rest", [(A, 1.0), (P, lambda n: 1.0 if n < 8 else -1.0), (D, -2.0)])
+def test_r2_6_needs_tahoe_to_gain_at_most_n_not_at_one(want, rest):
+    # 6 % at n = 1; main said "agrees" even with a loss at every other n.
+    other = rest if callable(rest) else (lambda n: rest)
+    assert verdict2(exp2(gain=lambda n: 6.0 if n == 1 else other(n)), "R2.6") == want
 
 
 def test_r2_6_untested_without_a_gain():

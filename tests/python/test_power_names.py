@@ -16,7 +16,9 @@ ACCEPTED = ["cam", "psm", "ideal-psm", "u-apsd", "cc", "psna", "external", "bsd-
             "twt:interval=100ms,duration=8192us", "twt:interval=1ms,duration=999us,announced=true",
             "twt:interval=65535ms,duration=261120us", "twt:interval=100ms,duration=4000us,offset=50000us",
             "twt:interval=65535ms,duration=1us,offset=65534999us,announced=true",
-            "twt:interval=100ms,duration=4000us,trigger=true", "twt:interval=50ms,duration=10us,offset=7us,trigger=true,announced=true"]
+            "twt:interval=100ms,duration=4000us,trigger=true", "twt:interval=50ms,duration=10us,offset=7us,trigger=true,announced=true",
+            "twt:interval=100ms,duration=4000us,broadcast=1", "twt:interval=50ms,duration=10us,offset=7us,trigger=true,announced=true,broadcast=31",
+            "twt:interval=100ms,duration=4000us,broadcast=19"]
 REFUSED = ["", "CAM", "bsd", "bsd-", "bsd-0", "bsd-050", "bsd-+5", "bsd-1001", "bsd-P", "uapsd", "always-on", " cam",
            "adaptive-psm", "adaptive-psm:timeout=0ms", "adaptive-psm:timeout=200", "adaptive-psm:timeout=010ms",
            "adaptive-psm:timeout=10001ms", "adaptive-psm:timeout=0.2s",
@@ -24,7 +26,9 @@ REFUSED = ["", "CAM", "bsd", "bsd-", "bsd-0", "bsd-050", "bsd-+5", "bsd-1001", "
            "twt:interval=100ms,duration=8192us,announced=false", "twt:interval=100ms,duration=8ms",
            "twt:interval=100ms,duration=10us,offset=0us", "twt:interval=100ms,duration=10us,offset=05us",
            "twt:interval=100ms,duration=10us,announced=true,offset=5us", "twt:interval=100ms,duration=10us,trigger=false",
-           "twt:interval=100ms,duration=10us,announced=true,trigger=true"]
+           "twt:interval=100ms,duration=10us,announced=true,trigger=true",
+           "twt:interval=100ms,duration=10us,broadcast=0", "twt:interval=100ms,duration=10us,broadcast=32",
+           "twt:interval=100ms,duration=10us,broadcast=01", "twt:interval=100ms,duration=10us,broadcast=1,announced=true"]
 
 
 def test_each_kind_is_described_and_its_regex_is_the_parser():

@@ -114,7 +114,7 @@ def test_the_cores_units():
     assert _core.psna_paper_kbps(25_446_000, 10_005.0) == pytest.approx(19.87, abs=0.005)
 
 
-def _table(red=(99.0, 99.5), gain=(80.0, 171.0), watts=(1.78, 1.77), rates=(19_000.0, 1_900.0), slow=(1.0, 1.0)):
+def _table(red=(99.0, 99.5), gain=(80.0, 171.0), watts=(1.772, 1.77), rates=(19_000.0, 1_900.0), slow=(1.0, 1.0)):
     rows = []
     for i, x in enumerate(("A", "B")):
         legacy_j = 10_000 * watts[i]
@@ -132,11 +132,18 @@ def _table(red=(99.0, 99.5), gain=(80.0, 171.0), watts=(1.78, 1.77), rates=(19_0
     (claims.gain, _table(), claims.AGREES),
     (claims.gain, _table(gain=(64.0, 81.0)), claims.PARTLY),
     (claims.gain, _table(gain=(10.0, 171.0)), claims.DISAGREES),
+    # C3: idle ≥ 1 − (P − 1.77) / 0.06 of the time: 96.7 % / 83.3 % / 50 % (main's rule, P ≤ 1.947 W,
+    # called 1.80 W "idle": the card could then be busy half the time).
     (claims.idle_card, _table(), claims.AGREES),
+    (claims.idle_card, _table(watts=(1.78, 1.77)), claims.PARTLY),
+    (claims.idle_card, _table(watts=(1.80, 1.77)), claims.DISAGREES),
     (claims.idle_card, _table(watts=(2.03, 1.77)), claims.DISAGREES),
-    (claims.asymmetry, _table(), claims.AGREES),
-    (claims.asymmetry, _table(rates=(19_000.0, 6_000.0)), claims.PARTLY),
-    (claims.asymmetry, _table(rates=(19_000.0, 15_000.0)), claims.DISAGREES),
+    (claims.idle_card, _table()[lambda d: d.arch == "psna"], claims.UNTESTED),
+    # C4 checks the path's calibration (cross traffic chosen for the paper's download rate).
+    (claims.asymmetry, _table(), claims.CHECK),
+    (claims.asymmetry, _table(rates=(19_000.0, 6_000.0)), claims.CHECK_FAILED),
+    (claims.asymmetry, _table(rates=(19_000.0, 15_000.0)), claims.CHECK_FAILED),
+    (claims.asymmetry, _table()[lambda d: d.transfer == "A"], claims.UNTESTED),
     (claims.completion, _table(), claims.AGREES),
     (claims.completion, _table(slow=(1.0, 1.3)), claims.PARTLY),
     (claims.completion, _table(slow=(0.5, 1.0)), claims.DISAGREES),

@@ -191,3 +191,58 @@ def test_click_types_in_options_are_click_types():
         for o in e.config().COMMAND.options:
             assert isinstance(o, Option)
             assert o.type is None or isinstance(o.type, click.ParamType) or o.type in (int, float, str), (e.name, o.flags)
+
+
+def test_check_and_quick_verdicts_are_counted_apart_from_agreement():
+    """Issue 32: arithmetic on the paper's inputs is a "check", a quick preset's changed quantity
+    "quick: not comparable"; neither is counted as agreement."""
+    assert verdict.arithmetic(A) == verdict.CHECK
+    assert verdict.arithmetic(P) == verdict.arithmetic(D) == verdict.CHECK_FAILED
+    assert verdict.arithmetic(U) == U
+    claims = [verdict.Claim("E1", "p", "t", verdict.CHECK, "ok"), verdict.Claim("E2", "p", "t", verdict.CHECK_FAILED, "no"),
+              verdict.Claim("C1", "p", "t", A, "ours"), verdict.Claim("C2", "p", "t", U, "")]
+    quick = verdict.mark_quick(claims, {"C1": "1 MB files, the paper's 10 MB", "C2": "x"})
+    assert [c.verdict for c in quick] == [verdict.CHECK, verdict.CHECK_FAILED, verdict.NOT_COMPARABLE, U]
+    assert 'the rule would say "agrees"' in quick[2].evidence and "1 MB files" in quick[2].evidence
+    assert verdict.counts(quick)[A] == 0
+    assert verdict.tally(quick) == ("0 agree, 0 partly, 0 disagree, 1 not tested; 2 checks of the paper's own arithmetic "
+                                    "(1 failed; not counted as agreement); 1 quick: not comparable")
+    assert verdict.tally(claims[2:]) == "1 agree, 0 partly, 0 disagree, 1 not tested"
+
+
+def test_the_printed_share_rule_is_the_codes():
+    assert verdict.share_rule(1.0, 0.5, "(set, condition) checks") == \
+        "agrees when every one of a claim's (set, condition) checks holds, partly from 50 %, else disagrees"
+    assert verdict.share_rule(0.75, 0.5).startswith("agrees when at least 75 % of a claim's checks hold")
+    from wattlab.reproduce.kontogiannis2005 import claims as k
+    from wattlab.reproduce.tsaoussidis1999_wwp import claims as w
+    assert k.RULE.startswith(verdict.share_rule(k.MAJORITY, k.HALF, "(point, condition) checks"))
+    assert w.RULE == verdict.share_rule(w.ALL_HOLD, w.HALF_HOLD, "(set, condition) checks")
+    assert "75 %" not in w.RULE and verdict.checks([True, True, True, False], w.ALL_HOLD, w.HALF_HOLD) == P
+
+
+def test_the_cli_table_shows_every_verdict(tmp_path):
+    from wattlab.cli_reproduce import VERDICT_STYLE
+
+    assert set(VERDICT_STYLE) == set(verdict.VERDICTS)
+
+
+def test_quick_marks_match_ids_and_prefixes():
+    claims = [verdict.Claim(i, "p", "t", A, "e") for i in ("table1-30ms", "table1-45ms", "jriver", "fig7-psm")]
+    got = verdict.mark_quick(claims, {"table1-*": "1 MB", "jriver": "1 MB"})
+    assert [c.verdict for c in got] == [verdict.NOT_COMPARABLE] * 3 + [A]
+
+
+def test_each_reproduction_names_what_its_quick_preset_changes():
+    from wattlab.reproduce import BY_NAME
+
+    changed = {}
+    for name in ("kontogiannis2005", "yan-cc", "hashimoto2013", "hashimoto2013-tunnel", "psna", "tsaoussidis1999-wwp"):
+        rep, cfg = BY_NAME[name].load(), BY_NAME[name].config().Config
+        assert rep.quick_changes(cfg.full()) == {}, name  # the full preset is the compared quantity
+        changed[name] = rep.quick_changes(cfg.quick_preset())
+    assert set(changed["kontogiannis2005"]) == {"R2.5", "R2.6"} and "1 MiB flows" in changed["kontogiannis2005"]["R2.6"]
+    assert "table1-*" in changed["yan-cc"] and "fig7-psm" not in changed["yan-cc"]
+    assert set(changed["hashimoto2013"]) == {"F7"} and set(changed["hashimoto2013-tunnel"]) == {"T9", "T10", "T11"}
+    # psna and WWP's quick presets only run fewer seeds: the same quantities.
+    assert changed["psna"] == changed["tsaoussidis1999-wwp"] == {}

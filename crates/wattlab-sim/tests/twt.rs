@@ -179,6 +179,19 @@ fn a_trigger_enabled_sp_starts_with_the_aps_trigger_and_the_stations_answer() {
     assert_eq!(sta.collisions, 0);
 }
 
+/// The station's answer to a trigger is an HE TB PPDU (802.11ax-2021 27.4.3): its QoS-Null
+/// (30 B: one data symbol at MCS 7, 20 MHz) takes 20 + 4 + 8 + HE-STF 8 = 40 µs, one 2x HE-LTF
+/// with 1.6 µs GI (a TB PPDU has no 0.8 µs GI) 8 µs and one 14.4 µs symbol: 62.4 µs, where
+/// the station's own HE SU PPDU takes 36 + 7.2 + 13.6 = 56.8 µs; then SIFS 16 µs and the
+/// AP's ACK (28 µs, as for the setup above). Over 1 s: the setup (84 µs) and 9 answers.
+#[test]
+fn the_answer_to_a_trigger_is_an_he_tb_ppdu() {
+    let s = run(&scenario(&bss("twt:interval=100ms,duration=4000us,trigger=true", "802.11ax"), "", "1s"));
+    let sta = &s.wlans[0].stations[1].stats;
+    assert_eq!(sta.null_frames, 9);
+    assert_eq!(sta.airtime_ns, 84_000 + 9 * (62_400 + 16_000 + 28_000), "an HE SU answer would be 9 x 5.6 us shorter");
+}
+
 /// Uplink under a trigger-enabled agreement waits for the SP's trigger: one 200-byte
 /// datagram every 100 ms from t = 10 ms from the station reaches the server 90–91 ms later
 /// (the wait for the SP at the next multiple of 100 ms, its trigger and TB PPDU, the 1 ms
@@ -212,4 +225,72 @@ fn trigger_enabled_downlink_waits_for_the_stations_answer() {
     assert!((45.0..=56.0).contains(&mean), "mean delay {mean} ms");
     let sta = &s.wlans[0].stations[1].stats;
     assert_eq!(sta.null_frames, sta.dozes, "one QoS-Null answer per SP");
+}
+
+/// Broadcast TWT (802.11ax-2021 §26.8.3), no traffic, 1 s: the station joins the AP's
+/// schedule 1 with a TWT Setup exchange whose element carries a Broadcast TWT Parameter Set
+/// (43 B at 24 Mb/s: 20 + 4 × ⌈(16 + 344 + 6) / 96⌉ = 36 µs, SIFS 16, ACK 28: 80 µs each way,
+/// 4 µs less than an individual setup's 84), and the AP, which must announce the schedule,
+/// sends beacons (a TWT-only BSS has none otherwise): 100 B + the TWT element's 12 B (ID,
+/// Length, Control 3, one parameter set 9) at 6 Mb/s, 20 + 4 × ⌈(16 + 896 + 6) / 24⌉ = 176 µs
+/// (160 µs without it), at 102.4, 204.8 … 921.6 ms: 9 beacons. The medium is busy for
+/// exactly 2 × 80 + 9 × 176 µs, the AP's airtime 80 + 9 × 176 µs. The station still dozes
+/// outside its SPs (as individually).
+#[test]
+fn a_broadcast_schedule_is_joined_by_id_and_announced_in_every_beacon() {
+    let s = run(&scenario(&bss("twt:interval=100ms,duration=4000us,broadcast=1", "802.11ax"), "", "1s"));
+    let w = &s.wlans[0];
+    let (ap, sta) = (&w.stations[0].stats, &w.stations[1].stats);
+    // The AP's airtime counts its beacons too.
+    assert_eq!((ap.airtime_ns, sta.airtime_ns), (80_000 + 9 * 176_000, 80_000));
+    assert_eq!(w.stats.beacons, 9);
+    assert_eq!(w.stats.busy_ns, 2 * 80_000 + 9 * 176_000);
+    assert_eq!(sta.dozes, 10);
+    // The same agreement, individual: no beacons, the longer setup.
+    let i = run(&scenario(&bss("twt:interval=100ms,duration=4000us", "802.11ax"), "", "1s"));
+    assert_eq!((i.wlans[0].stats.beacons, i.wlans[0].stats.busy_ns), (0, 2 * 84_000));
+    // Downlink is held for the SPs and all delivered, as for an individual agreement.
+    let d = run(&scenario(&bss("twt:interval=100ms,duration=4000us,broadcast=1", "802.11ax"), CBR, "3s"));
+    assert_eq!(flow(&d)["datagrams_received"].as_u64(), Some(200), "{}", flow(&d));
+    let mean = flow(&d)["delay_mean_ms"].as_f64().unwrap();
+    assert!((45.0..=56.0).contains(&mean), "mean delay {mean} ms");
+}
+
+/// Two stations; the BSS's mode for both, `b`'s own in a `[[wlan.station]]` table.
+fn two_stations(bss_mode: &str, b_mode: &str, beacons: &str) -> String {
+    let medium = format!(
+        "[[wlan]]\nname = \"bss\"\nap = \"ap\"\nstations = [\"client\", \"b\"]\nphy = \"802.11ax\"\nmcs = 7\n{beacons}power_save = \"{bss_mode}\"\n\
+         [[wlan.station]]\nnode = \"b\"\npower_save = \"{b_mode}\"\n"
+    );
+    scenario(&medium, "", "1s").replace("[[link]]", "[[node]]\nname = \"b\"\nkind = \"host\"\n[[link]]")
+}
+
+/// One Broadcast TWT ID is one schedule: a station joining it with other parameters is an
+/// error at its `power_save` line; stations of different IDs may differ; a BSS told not to
+/// send beacons cannot announce a schedule.
+#[test]
+fn stations_of_one_broadcast_id_must_name_one_schedule() {
+    let bad = two_stations("twt:interval=100ms,duration=4000us,broadcast=1", "twt:interval=50ms,duration=4000us,broadcast=1", "");
+    let e = Simulation::from_toml(&bad, "twt.toml", None, &[], &BuildOptions::default()).err().expect("two schedules under one ID").to_string();
+    assert!(e.contains("twt.toml") && e.contains("wlan[0].station[0].power_save") && e.contains("broadcast TWT 1"), "{e}");
+    let line = bad.lines().position(|l| l.contains("interval=50ms")).unwrap() + 1;
+    assert!(e.starts_with(&format!("twt.toml:{line}:")), "{e}");
+    let ok = two_stations("twt:interval=100ms,duration=4000us,broadcast=1", "twt:interval=100ms,duration=4000us,offset=50000us,broadcast=2", "");
+    let s = run(&ok);
+    // Two schedules in one TWT element: 3 + 2 × 9 = 21 B more per beacon, 121 B:
+    // 20 + 4 × ⌈(16 + 968 + 6) / 24⌉ = 188 µs; the AP's airtime is its two setup responses
+    // (80 µs each) and 9 beacons.
+    let ap = &s.wlans[0].stations[0].stats;
+    assert_eq!((s.wlans[0].stats.beacons, ap.airtime_ns, ap.collisions), (9, 2 * 80_000 + 9 * 188_000, 0));
+    let off = two_stations("twt:interval=100ms,duration=4000us,broadcast=1", "twt:interval=100ms,duration=4000us,broadcast=1", "beacons = false\n");
+    let e = Simulation::from_toml(&off, "twt.toml", None, &[], &BuildOptions::default()).err().expect("no beacons").to_string();
+    assert!(e.contains("announced in beacons") && e.contains("beacons"), "{e}");
+}
+
+/// The hop has no AP beacons to announce a broadcast schedule: refused at its key.
+#[test]
+fn a_broadcast_schedule_on_the_hop_is_refused() {
+    let hop = "[[wireless]]\nname = \"hop\"\nap = \"ap\"\nstation = \"client\"\nrate = \"54Mbps\"\npower_save = \"twt:interval=50ms,duration=2000us,broadcast=1\"\n";
+    let e = Simulation::from_toml(&scenario(hop, "", "1s"), "twt.toml", None, &[], &BuildOptions::default()).err().expect("refused").to_string();
+    assert!(e.contains("broadcast TWT needs a [[wlan]]") && e.contains("wireless[0].power_save"), "{e}");
 }

@@ -11,7 +11,8 @@ A reproduction is a :class:`Reproduction` subclass in its package's ``reproducti
   description)`` runs them on the study engine and returns one row per job; the result is the
   CSV tables, by file name, in the order they are written;
 - ``claims(cfg, tables)``: :class:`verdict.Claim` records judged by the named rules of
-  ``reproduce.verdict``;
+  ``reproduce.verdict``; ``quick_changes(cfg)`` names the claims whose quantity the ``--quick``
+  preset changes (marked "quick: not comparable");
 - ``figures(cfg, tables, out)``: the PNG files it wrote;
 - ``summary(cfg, tables, claims, info)``: summary.md's sections, rendered from the tables with
   ``wattlab.markdown`` (the framework adds the title, provenance and the claims table).
@@ -128,6 +129,13 @@ class Reproduction(ABC):
         """summary.md's lines after the title and provenance: the setup and the tables."""
         return []
 
+    def quick_changes(self, cfg) -> dict[str, str]:
+        """Under the ``--quick`` preset: the claims (by id) whose compared quantity the preset
+        changes, each with what it changes ("1 MB files, the paper's 10 MB"); the pipeline marks
+        them ``verdict.NOT_COMPARABLE``. None by default (a preset that only runs fewer seeds
+        changes no quantity)."""
+        return {}
+
     def closing(self, cfg, tables: dict[str, pd.DataFrame]) -> list[str]:
         """summary.md's lines after the claims (what is not reproduced), if any."""
         return []
@@ -161,6 +169,8 @@ class Reproduction(ABC):
         t0 = time.perf_counter()
         tables = dict(self.tables(cfg, ctx))
         verdicts = self.claims(cfg, tables)
+        if getattr(cfg, "quick", False):
+            verdicts = verdict.mark_quick(verdicts, self.quick_changes(cfg))
         tables["claims.csv"] = verdict.frame(verdicts, self.claim_columns)
         files = [runner.write_config(out, cfg)]
         for name, df in tables.items():

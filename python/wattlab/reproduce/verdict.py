@@ -1,21 +1,35 @@
 """Claims and verdicts, one vocabulary for every reproduction: the :class:`Claim` record, the
-four verdicts, the named rules that turn measurements into a verdict (each with its thresholds
+verdicts, the named rules that turn measurements into a verdict (each with its thresholds
 as arguments, so a claim's code says which band it uses), and the claims table.
 
 A rule returns ``AGREES``, ``PARTLY`` or ``DISAGREES`` (a rule over a list of checks returns
 ``UNTESTED`` when the list is empty): a verdict can always fail, and every reproduction's tests
 drive each claim to each verdict it can reach.
+
+Two verdicts are not agreement and are counted apart (issue 32):
+
+- ``CHECK`` / ``CHECK_FAILED``: a claim that is arithmetic on the paper's own inputs (a closed
+  form evaluated at the paper's numbers) reproduces the paper's computation, not a measurement
+  of wattlab's: :func:`arithmetic` turns its rule's verdict into "check" (every value
+  reproduced) or "check failed" (some not);
+- ``NOT_COMPARABLE``: a ``--quick`` run whose preset changes the quantity the paper reports
+  (1 MB files for 10 MB, 100 s for 200 s) is not compared with the paper's number:
+  :func:`mark_quick` sets it, keeping what the rule said in the evidence.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Iterable, Sequence
 
 AGREES, PARTLY, DISAGREES, UNTESTED = "agrees", "partly", "disagrees", "not tested"
-VERDICTS = (AGREES, PARTLY, DISAGREES, UNTESTED)
-"""Every verdict, best first."""
+CHECK, CHECK_FAILED = "check", "check failed"
+"""Arithmetic on the paper's own inputs reproduced (or not): never counted as agreement."""
+NOT_COMPARABLE = "quick: not comparable"
+"""A ``--quick`` preset changed the quantity the claim compares with the paper's number."""
+VERDICTS = (AGREES, PARTLY, DISAGREES, UNTESTED, CHECK, CHECK_FAILED, NOT_COMPARABLE)
+"""Every verdict: the judged ones best first, then those that are not a judgement of wattlab."""
 
 
 @dataclass
@@ -57,9 +71,49 @@ def counts(claims: Iterable[Claim]) -> dict[str, int]:
 
 
 def tally(claims: Iterable[Claim]) -> str:
-    """"3 agree, 1 partly, 0 disagree, 2 not tested"."""
+    """"3 agree, 1 partly, 0 disagree, 2 not tested", then the checks and the quick-preset claims
+    when there are any ("; 3 checks (1 failed), 2 quick: not comparable")."""
     n = counts(claims)
-    return f"{n[AGREES]} agree, {n[PARTLY]} partly, {n[DISAGREES]} disagree, {n[UNTESTED]} not tested"
+    text = f"{n[AGREES]} agree, {n[PARTLY]} partly, {n[DISAGREES]} disagree, {n[UNTESTED]} not tested"
+    extra = []
+    if n[CHECK] or n[CHECK_FAILED]:
+        extra.append(f"{n[CHECK] + n[CHECK_FAILED]} check{'s' if n[CHECK] + n[CHECK_FAILED] != 1 else ''} of the paper's "
+                     f"own arithmetic ({n[CHECK_FAILED]} failed; not counted as agreement)")
+    if n[NOT_COMPARABLE]:
+        extra.append(f"{n[NOT_COMPARABLE]} {NOT_COMPARABLE}")
+    return "; ".join([text, *extra])
+
+
+def arithmetic(rule_verdict: str) -> str:
+    """A claim that is arithmetic on the paper's own inputs: CHECK when its rule agrees (every
+    value reproduced), CHECK_FAILED when it does not, UNTESTED stays."""
+    if rule_verdict == UNTESTED:
+        return UNTESTED
+    return CHECK if rule_verdict == AGREES else CHECK_FAILED
+
+
+def mark_quick(claims: Sequence[Claim], changed: dict[str, str]) -> list[Claim]:
+    """The claims of a ``--quick`` run: each whose id is in ``changed`` (id → what the preset
+    changes in its quantity; a key ending in ``*`` names every id it begins) gets
+    NOT_COMPARABLE, its evidence keeping what the rule said; a claim not tested stays so."""
+    out = []
+    for c in claims:
+        why = changed.get(c.id, next((w for k, w in changed.items() if k.endswith("*") and c.id.startswith(k[:-1])), None))
+        if why is None or c.verdict in (UNTESTED, NOT_COMPARABLE):
+            out.append(c)
+            continue
+        out.append(replace(c, verdict=NOT_COMPARABLE,
+                           evidence=f"{c.evidence} (quick preset: {why}; the rule would say \"{c.verdict}\")"))
+    return out
+
+
+def share_rule(agrees: float, partly: float, checks: str = "checks") -> str:
+    """The sentence of the :func:`share` rule at these thresholds, for a summary: "agrees when
+    every one of a claim's checks holds, partly from 50 %, else disagrees" (``agrees`` = 1) or
+    "... at least 75 % of ..."; so a printed rule is the code's."""
+    head = f"every one of a claim's {checks} holds" if agrees >= 1.0 else \
+        f"at least {100 * agrees:g} % of a claim's {checks} hold"
+    return f"agrees when {head}, partly from {100 * partly:g} %, else disagrees"
 
 
 # --- rules -----------------------------------------------------------------------------------

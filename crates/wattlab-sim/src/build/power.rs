@@ -43,7 +43,14 @@ pub(crate) fn hop(
     let ps = &w.power_save;
     let mode = match &ps.mode {
         None => PowerMode::Cam,
-        Some(s) => power_mode(cx, s, &ps.key(key, "mode"))?,
+        Some(s) => match power_mode(cx, s, &ps.key(key, "mode"))? {
+            // A broadcast schedule is the AP's, announced in beacons: the hop has neither.
+            PowerMode::Twt(a) if a.broadcast.is_some() => {
+                let msg = format!("`{}`: broadcast TWT needs a [[wlan]] (an AP announcing its schedules in beacons); on the hop give the agreement without `,broadcast=`", s.get_ref());
+                return Err(cx.err(s, &ps.key(key, "mode"), msg));
+            }
+            m => m,
+        },
     };
     let beacon = ps.beacon_interval.map_or(Duration::from_millis(100), |b| b.get());
     // The hop's ideal PSM releases at its beacon instants unless told otherwise.

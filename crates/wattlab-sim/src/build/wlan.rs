@@ -13,7 +13,7 @@ use crate::rng::RngStreams;
 use crate::scenario::{ApPrioritySetting, NodeKind, PowerSaveConfig, RetryLimit, Scenario, ScenarioError, WlanConfig};
 use crate::sim::WlanHost;
 use crate::wlan::{ApPriority, ApQueueing, Bss, LossLayer, MacConfig, Overhearing, PowerSave, StaConfig, StaId};
-use wattlab_core::power::PowerMode;
+use wattlab_core::power::{PowerMode, TwtAgreement};
 use toml::Spanned;
 use wattlab_core::energy::DeviceProfile;
 use wattlab_core::wire::mac_for_node;
@@ -175,7 +175,48 @@ fn members(cx: &Ctx, w: &WlanConfig, key: &str, ap: u32, t: &Topology, profiles:
             m.1.tx = Some(super::wlan_phy::tx_vector(cx, phy, keys, Some(tx), &okey, &w.phy)?);
         }
     }
+    check_broadcast_schedules(cx, w, key, &members)?;
     Ok(members)
+}
+
+/// The Broadcast TWT IDs the stations of a BSS join, each once, in order of first use.
+fn broadcast_ids(members: &[(u32, StaConfig)]) -> Vec<(u8, TwtAgreement, &str)> {
+    let mut ids: Vec<(u8, TwtAgreement, &str)> = Vec::new();
+    for (_, c) in members.iter().skip(1) {
+        if let PowerSave::Twt(a @ TwtAgreement { broadcast: Some(id), .. }) = c.power_save {
+            if !ids.iter().any(|(i, ..)| *i == id) {
+                ids.push((id, a.schedule(), &c.name));
+            }
+        }
+    }
+    ids
+}
+
+/// Stations naming one Broadcast TWT ID join one schedule of the AP's (802.11ax-2021 §26.8.3:
+/// one Broadcast TWT Parameter Set per ID in its beacons): they must name the same interval,
+/// duration, offset and flags. The error points at the mode of the station that differs (its
+/// `[[wlan.station]]` table's, else the BSS's).
+fn check_broadcast_schedules(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)]) -> Result<(), ScenarioError> {
+    let ids = broadcast_ids(members);
+    for (_, c) in members.iter().skip(1) {
+        let PowerSave::Twt(a @ TwtAgreement { broadcast: Some(id), .. }) = c.power_save else { continue };
+        let Some((_, first, name)) = ids.iter().find(|(i, ..)| *i == id) else { continue };
+        if *first == a.schedule() {
+            continue;
+        }
+        let (ps, section) = match w.station_overrides.iter().enumerate().find(|(_, o)| o.node.get_ref() == &c.name && o.power_save.mode.is_some()) {
+            Some((k, o)) => (&o.power_save, format!("{key}.station[{k}]")),
+            None => (&w.power_save, key.to_string()),
+        };
+        let Some(mode) = ps.mode.as_ref() else { continue };
+        let announced = PowerMode::Twt(TwtAgreement { broadcast: Some(id), ..*first });
+        return Err(cx.err(
+            mode,
+            &ps.key(&section, "mode"),
+            format!("station `{}` joins broadcast TWT {id} as `{}`, but station `{name}` joins it as `{announced}`: the AP announces one schedule per Broadcast TWT ID", c.name, mode.get_ref()),
+        ));
+    }
+    Ok(())
 }
 
 /// The MAC settings of a `[[wlan]]` section (PHY `phy` sending at `tx`, retries, beacons, AP
@@ -192,9 +233,14 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)],
     let overhearing = if choice(&w.overhearing, "overhearing", ["rx", "idle"])? { Overhearing::Rx } else { Overhearing::Idle };
     let loss_layer = if choice(&w.loss_layer, "loss_layer", ["frame", "packet"])? { LossLayer::Frame } else { LossLayer::Packet };
     let uses_beacons = members.iter().any(|(_, c)| c.power_save.uses_beacons());
-    let beacons = w.beacons.unwrap_or(uses_beacons);
+    // The AP announces its broadcast TWT schedules in its beacons.
+    let schedules = broadcast_ids(members).len() as u32;
+    let beacons = w.beacons.unwrap_or(uses_beacons || schedules > 0);
     if uses_beacons && !beacons {
         return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacons")), "PSM and BSD stations need beacons"));
+    }
+    if schedules > 0 && !beacons {
+        return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacons")), "broadcast TWT schedules are announced in beacons: a BSS whose stations join one needs beacons"));
     }
     let ap_queueing = match &w.ap_queueing {
         None => ApQueueing::Fifo,
@@ -214,7 +260,7 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)],
         overhearing,
         beacon_interval: w.beacon_interval.map(|d| d.get()).unwrap_or(Duration::from_micros(102_400)),
         beacons,
-        beacon_bytes: BEACON_BYTES,
+        beacon_bytes: BEACON_BYTES + crate::wlan::broadcast_twt_beacon_bytes(schedules),
         loss_layer,
         ap_queueing,
         ap_priority,

@@ -42,7 +42,8 @@ impl Bss {
         match &frame.body {
             Body::Data(p) => p.ip_len() + DATA_OVERHEAD_BYTES,
             Body::Null => NULL_FRAME_BYTES,
-            Body::TwtSetup => super::power::TWT_SETUP_BYTES,
+            Body::TwtSetup { broadcast: false } => super::power::TWT_SETUP_BYTES,
+            Body::TwtSetup { broadcast: true } => super::power::BROADCAST_TWT_SETUP_BYTES,
         }
     }
 
@@ -575,7 +576,7 @@ impl Bss {
     /// management (TWT Setup) frame at the basic rate, as control frames go.
     pub(crate) fn frame_airtime(&self, from: StaId, frame: &Frame) -> Duration {
         match frame.body {
-            Body::TwtSetup => self.control_airtime(from, frame.to, self.mpdu_len(frame)),
+            Body::TwtSetup { .. } => self.control_airtime(from, frame.to, self.mpdu_len(frame)),
             _ => self.data_airtime(from, frame.to, self.mpdu_len(frame)),
         }
     }
@@ -584,14 +585,19 @@ impl Bss {
     /// basic rate (non-HT), any other frame as data.
     pub(crate) fn frame_shape(&self, from: StaId, frame: &Frame) -> PpduShape {
         match frame.body {
-            Body::TwtSetup => PpduShape::NON_HT,
+            Body::TwtSetup { .. } => PpduShape::NON_HT,
             _ => self.data_shape(from, frame.to),
         }
     }
 
-    /// Airtime of a data PPDU of `psdu_bytes` from `from` to `to`.
+    /// Airtime of a data PPDU of `psdu_bytes` from `from` to `to`: an HE TB PPDU while `from`
+    /// answers the AP's Basic Trigger (`responding`), else its own (SU) PPDU.
     pub(crate) fn data_airtime(&self, from: StaId, to: StaId, psdu_bytes: u32) -> Duration {
-        self.cfg.phy.ppdu_duration(psdu_bytes, self.tx_vector(from, to))
+        let tx = self.tx_vector(from, to);
+        if self.responding == Some(from) {
+            return self.cfg.phy.tb_ppdu_duration(psdu_bytes, tx);
+        }
+        self.cfg.phy.ppdu_duration(psdu_bytes, tx)
     }
 
     /// Airtime of a control frame of `bytes` (RTS, CTS, ACK, PS-Poll) that protects, answers or
@@ -881,7 +887,7 @@ impl Bss {
                 }
                 Body::Null => s.stats.null_frames += 1,
                 // Counted in `attempts` and `airtime_ns` (no column of its own).
-                Body::TwtSetup => {}
+                Body::TwtSetup { .. } => {}
             }
             s.acs[f.ac as usize].last_left = now;
         }

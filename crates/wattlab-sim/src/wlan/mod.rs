@@ -38,6 +38,7 @@ use wattlab_core::{Duration, Packet, Time};
 pub use edca::{up_of_dscp, Ac, AcParams, Aggregation, EdcaSet, QosConfig};
 pub use link::Link;
 pub use queue::ApQueueing;
+pub(crate) use power::broadcast_twt_beacon_bytes;
 use queue::FairQueue;
 
 pub use crate::net::StaId;
@@ -381,8 +382,12 @@ pub(crate) enum Body {
     Data(Packet),
     /// A Null frame (QoS-Null trigger for U-APSD).
     Null,
-    /// A TWT Setup action frame: the station's request or the AP's response (`power.rs`).
-    TwtSetup,
+    /// A TWT Setup action frame: the station's request or the AP's response (`power.rs`),
+    /// for an individual agreement or to join a broadcast schedule (`broadcast`).
+    TwtSetup {
+        /// Its TWT element carries a Broadcast TWT Parameter Set (shorter than an individual one).
+        broadcast: bool,
+    },
 }
 
 /// A frame waiting in a transmit queue.

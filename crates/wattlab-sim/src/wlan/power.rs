@@ -45,6 +45,24 @@ use super::{Body, Bss, ExchangeKind, MacOutput, MacTimer, StaId, AP};
 /// TWT Setup frame and TWT element formats).
 pub(crate) const TWT_SETUP_BYTES: u32 = 24 + 3 + 17 + 4;
 
+/// A Broadcast TWT Parameter Set, bytes: Request Type 2, Target Wake Time 2 (bits of the
+/// TSF), Nominal Minimum TWT Wake Duration 1, TWT Wake Interval Mantissa 2, Broadcast TWT
+/// Info 2 (persistence and the Broadcast TWT ID) (IEEE 802.11ax-2021, TWT element).
+pub(crate) const BROADCAST_TWT_PARAMETER_SET_BYTES: u32 = 2 + 2 + 1 + 2 + 2;
+
+/// A TWT Setup action frame joining a broadcast schedule, bytes: as [`TWT_SETUP_BYTES`] with a
+/// TWT element of one Broadcast TWT Parameter Set (Element ID and Length 2, Control 1, the
+/// set 9): 24 + 3 + 12 + 4.
+pub(crate) const BROADCAST_TWT_SETUP_BYTES: u32 = 24 + 3 + 2 + 1 + BROADCAST_TWT_PARAMETER_SET_BYTES + 4;
+
+/// Bytes the AP's beacons grow by to announce `schedules` broadcast TWT schedules: TWT
+/// elements (Element ID, Length, Control: 3 bytes each) carrying one Broadcast TWT Parameter
+/// Set per schedule, as many sets per element as its 255-byte body holds (28).
+pub(crate) fn broadcast_twt_beacon_bytes(schedules: u32) -> u32 {
+    const PER_ELEMENT: u32 = (255 - 1) / BROADCAST_TWT_PARAMETER_SET_BYTES;
+    schedules.div_ceil(PER_ELEMENT) * 3 + schedules * BROADCAST_TWT_PARAMETER_SET_BYTES
+}
+
 /// A Basic Trigger frame for one station, bytes: Frame Control, Duration, RA and TA 16,
 /// Common Info 8, one User Info 5 with its Trigger Dependent User Info 1 (Basic), FCS 4
 /// (IEEE 802.11ax-2021 §9.3.1.22, Trigger frame format), sent as a non-HT PPDU at the
@@ -82,7 +100,8 @@ impl Bss {
 
     /// SIFS after its trigger, `sta` sends its TB PPDU: its head frame (data, or an A-MPDU on
     /// an aggregating PHY) or, with nothing queued, a QoS-Null; acknowledged as any frame.
-    /// Simplification: the PPDU is costed as the station's own (HE SU) PPDU.
+    /// Its airtime is an HE TB PPDU's (`data_airtime` while `responding`: HE-STF 8 µs, no
+    /// 0.8 µs GI), its width and streams the station's own.
     pub(crate) fn answer_trigger(&mut self, now: Time, sta: StaId) {
         // The trigger went out: the AP's own post-backoff, as after any frame of its own.
         self.stas[AP as usize].edcaf().retries = 0;
@@ -213,7 +232,8 @@ impl Bss {
                     }
                 }
                 StationEvent::TwtSetup => {
-                    self.push_frame(now, sta, AP, Body::TwtSetup);
+                    let broadcast = matches!(self.stas[sta as usize].power.mode(), wattlab_core::power::PowerSave::Twt(a) if a.broadcast.is_some());
+                    self.push_frame(now, sta, AP, Body::TwtSetup { broadcast });
                 }
             }
         }
@@ -262,8 +282,8 @@ impl Bss {
     /// A frame was delivered: uplink frames feed BSD and U-APSD, downlink frames use up a
     /// release and restart adaptive PSM's inactivity timer.
     pub(crate) fn after_success(&mut self, now: Time, sta: StaId, frame: super::Frame) {
-        if matches!(frame.body, Body::TwtSetup) {
-            self.twt_setup_delivered(now, sta, frame.to);
+        if let Body::TwtSetup { broadcast } = frame.body {
+            self.twt_setup_delivered(now, sta, frame.to, broadcast);
         }
         if sta == AP {
             self.release_used(frame.to);
@@ -295,9 +315,9 @@ impl Bss {
 
     /// A TWT Setup frame was delivered: the AP answers a station's request with its response;
     /// the response makes the station's agreement hold.
-    fn twt_setup_delivered(&mut self, now: Time, from: StaId, to: StaId) {
+    fn twt_setup_delivered(&mut self, now: Time, from: StaId, to: StaId, broadcast: bool) {
         if from != AP {
-            self.push_frame(now, AP, from, Body::TwtSetup);
+            self.push_frame(now, AP, from, Body::TwtSetup { broadcast });
             return;
         }
         let view = self.view(to);

@@ -115,6 +115,9 @@ class Hashimoto2013(Reproduction):
                 "r_energy_vs_p.csv": closed_form.p_curves(), "m_sweep.csv": closed_form.m_sweep(),
                 "model_vs_sim.csv": energy_sim.compare_runs(er, points), "model_vs_sim_runs.csv": er}
 
+    def quick_changes(self, cfg: Config) -> dict[str, str]:
+        return claims.quick_changes(cfg, Config.full())
+
     def claims(self, cfg: Config, tables: dict[str, pd.DataFrame]) -> list[claims.Claim]:
         return claims.evaluate(by_claims(tables))
 

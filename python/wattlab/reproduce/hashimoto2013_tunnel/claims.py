@@ -18,7 +18,7 @@ from . import paper
 from .experiments import gain_key
 
 from .. import verdict
-from ..verdict import AGREES, DISAGREES, PARTLY, UNTESTED, Claim  # noqa: F401  (the vocabulary, for tests)
+from ..verdict import AGREES, CHECK, CHECK_FAILED, DISAGREES, PARTLY, UNTESTED, Claim  # noqa: F401  (the vocabulary, for tests)
 
 KEY_AGREE, KEY_PARTLY = 0.05, 0.10
 """P_ratio within 5 / 10 points of the thesis's 27 % and 69 %: the conventions the thesis leaves
@@ -35,11 +35,13 @@ SIMILAR = 0.10
 """"Similar trend" with downstream flows: P_cam and P_sleep within 10 % of the upstream-only values."""
 LINEAR_R2 = 0.99
 """"Decreases linearly": a straight line explains ≥ 99 % of the positive part's variance."""
-RULE = ("a number agrees within 0.05 (Fig. 4.8 gains 0.1) of the thesis's and is partly right within 0.10 (0.2); "
-        "a claim over several points agrees when every check holds and is partly right when at least half hold")
-
 ALL_HOLD, HALF_HOLD = 1.0, 0.5
 """A claim over several points agrees when every check holds, is partly right from half."""
+RULE = (f"a number agrees within {KEY_AGREE:g} (Fig. 4.8 gains {GAIN_AGREE:g}) of the thesis's and is partly right "
+        f"within {KEY_PARTLY:g} ({GAIN_PARTLY:g}); a claim over several points "
+        + verdict.share_rule(ALL_HOLD, HALF_HOLD, "checks")
+        + "; T9 is a check of the thesis's model at its own inputs (\"check\", not agreement)")
+"""The verdict rule in one sentence, for summary.md, from the thresholds the code uses."""
 ROUNDING = 1e-12
 """Slack on a difference's band, so that a value on the band's edge is inside it."""
 COLUMNS = (("id", "id"), ("thesis", "paper"), ("test", "test"), ("verdict", "verdict"), ("evidence", "evidence"))
@@ -201,9 +203,10 @@ def converges(fig46: pd.DataFrame) -> Claim:
         ev.append(f"{a:g} kB/s: largest step +{steps.max():.3f}, m {int(m[-2])}→{int(m[-1])} {steps[-1]:+.4f}; "
                   f"D +{slope[0]:.2f} ms per m")
     return Claim("T9", "As m increases, the energy reduction ratio converges while the buffering delay grows linearly.",
-                 f"per aggregate: the last step of m adds ≤ {100 * CONVERGED:g} % of the largest step; D's slope in m "
+                 f"a check of the thesis's model at its own inputs (Fig. 4.6 is the closed form, no simulation): per "
+                 f"aggregate, the last step of m adds ≤ {100 * CONVERGED:g} % of the largest step; D's slope in m "
                  "constant and positive",
-                 _share(checks), "; ".join(ev) or "no rows")
+                 verdict.arithmetic(_share(checks)), "; ".join(ev) or "no rows")
 
 
 def gain_grows(fig46: pd.DataFrame) -> Claim:
@@ -301,3 +304,14 @@ def evaluate(fig45, lines, fig46, fig48, key, mixed, beside) -> list[Claim]:
             q_little_cam(fig45), q_matters_large_m(fig45), converges(fig46), gain_grows(fig46), d0_linear(fig48),
             fig48_gains(key), mixed_similar(mixed), model_vs_sim(beside)]
 
+
+def quick_changes(cfg, full) -> dict[str, str]:
+    """The claims whose quantity a reduced preset changes: T9 and T10 read Fig. 4.6 at its
+    largest m (convergence, the gain at the end), T11 fits a line through Fig. 4.8's points."""
+    out = {}
+    if max(cfg.m_fig46) < max(full.m_fig46):
+        why = f"m up to {max(cfg.m_fig46)}, the thesis's Fig. 4.6 up to {max(full.m_fig46)}"
+        out.update({"T9": why, "T10": why})
+    if cfg.line_step_kBps > full.line_step_kBps:
+        out["T11"] = f"Fig. 4.8 every {cfg.line_step_kBps:g} kB/s, not {full.line_step_kBps:g}"
+    return out

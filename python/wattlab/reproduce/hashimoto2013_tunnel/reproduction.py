@@ -117,6 +117,9 @@ class Tunnel(Reproduction):
                                                              cfg.stay_awake_fig48)
         return tables
 
+    def quick_changes(self, cfg: Config) -> dict[str, str]:
+        return claims.quick_changes(cfg, Config.full())
+
     def claims(self, cfg: Config, t: dict[str, pd.DataFrame]) -> list[claims.Claim]:
         return claims.evaluate(t["fig45.csv"], t["fig45_lines.csv"], t["fig46_47.csv"], t["fig48.csv"], t["key_numbers.csv"],
                                t["mixed.csv"], t["model_vs_sim.csv"])

@@ -74,6 +74,9 @@ class Kontogiannis2005(Reproduction):
         return claims.experiment1_claims(tables["exp1_points.csv"]) + claims.experiment2_claims(tables["exp2_points.csv"],
                                                                                                  cfg.alpha)
 
+    def quick_changes(self, cfg: Config) -> dict[str, str]:
+        return claims.quick_changes(cfg, Config.full())
+
     def figures(self, cfg: Config, tables: dict[str, pd.DataFrame], out: Path) -> list[Path]:
         p1, p2 = tables["exp1_points.csv"], tables["exp2_points.csv"]
         return [figures.figure2(p1, cfg, out), figures.figure3(p1, cfg, out), figures.figure4(p2, cfg, out)]

@@ -19,7 +19,10 @@ from ..verdict import AGREES, DISAGREES, PARTLY, UNTESTED, Claim  # noqa: F401  
 from .config import INTERACTIVE
 from .schemes import SEED_SCHEMES
 
-RULE = "a finding agrees when every one of its cases holds, partly from half of them, else disagrees"
+ALL_HOLD, HALF_HOLD = 1.0, 0.5
+"""A finding agrees when every one of its cases holds, is partly right from half of them."""
+RULE = "a finding " + verdict.share_rule(ALL_HOLD, HALF_HOLD, "cases")
+"""The verdict rule for summary.md, generated from the thresholds :func:`_checks` uses."""
 PSM_DELAY_MS = 100.0
 """'Noticeable' added delay: one beacon interval (102.4 ms) is what PSM can hold a frame."""
 SAVES_PCT = 1.0
@@ -31,7 +34,7 @@ COLUMNS = (("id", "id"), ("finding", "claim"), ("expected from", "paper"), ("tes
 
 
 def _checks(held: list[bool]) -> str:
-    return verdict.checks(held, agrees=1.0, partly=0.5)
+    return verdict.checks(held, agrees=ALL_HOLD, partly=HALF_HOLD)
 
 
 def _pct(x: float) -> str:

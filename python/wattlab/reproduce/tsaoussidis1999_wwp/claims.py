@@ -18,7 +18,8 @@ from ..verdict import AGREES, DISAGREES, PARTLY, UNTESTED, Claim  # noqa: F401  
 
 ALL_HOLD, HALF_HOLD = 1.0, 0.5
 """A claim agrees when every one of its (set, condition) checks holds, is partly right from half."""
-RULE = "agrees when every one of a claim's (set, condition) checks holds, partly from 50 %, else disagrees"
+RULE = verdict.share_rule(ALL_HOLD, HALF_HOLD, "(set, condition) checks")
+"""The verdict rule for summary.md, generated from the thresholds :func:`_verdict` uses."""
 SEVERAL = 3.0
 """'Several times': at least 3×."""
 EQUAL_EO = 0.25

@@ -11,7 +11,7 @@ tests/python/test_yan_cc_claims.py drives each claim to each of them):
   10 percentage points of the paper's, **partly** when every one is within 25, else
   **disagrees** (one close component does not make a claim partly right);
 - an absolute number (``_rel``: Table I, PSM slowdowns, download times): within 15 % of the
-  paper's / within 30 % / beyond;
+  paper's / within 30 % / beyond (a slowdown is compared as itself, not as 1 + slowdown);
 - an ordering (``_share``): holds at every point tested / at least half / fewer;
 - a claim with both an ordering and a number (CC vs BSD's 25 %) takes the worse of the two;
 - **not tested** when the run has no point the claim needs.
@@ -30,10 +30,6 @@ from .. import verdict as rules
 from ..verdict import AGREES, DISAGREES, PARTLY, UNTESTED, Claim  # noqa: F401  (the vocabulary, for tests)
 from . import seed
 
-RULE = ("a percentage agrees when every compared component is within 10 percentage points of the paper's and is "
-        "partly right when every one is within 25; an absolute number within 15 % / 30 %; an ordering holds at every "
-        "point / at least half of them; docs/reproductions.md, Verdicts")
-"""The verdict rule in one sentence, for summary.md."""
 
 PP_AGREE, PP_PARTLY = 0.10, 0.25
 """Tolerance on percentages, in fractions (10 and 25 percentage points)."""
@@ -45,6 +41,15 @@ STREAM_AGREE, STREAM_PARTLY = 0.05, 0.10
 """The stream-delay predictions: CC's slowdown within 5 points of the paper's (partly 10)."""
 PSM_RIGID_AGREE, PSM_RIGID_PARTLY = 0.10, 0.25
 """PSM "independent of bandwidth": its times differ by at most 10 % over the rates (partly 25 %)."""
+CROSS_AGREE_MS, CROSS_PARTLY_MS = 7.5, 15.0
+"""A crossover within 7.5 ms of the paper's 75 ms agrees, within 15 ms is partly right; curves
+that never cross disagree, however near they come (a near miss is not a crossover)."""
+RULE = (f"a percentage agrees when every compared component is within {100 * PP_AGREE:g} percentage points of the "
+        f"paper's and is partly right when every one is within {100 * PP_PARTLY:g}; an absolute number (a slowdown "
+        f"compared as itself) within {100 * REL_AGREE:g} % / {100 * REL_PARTLY:g} %; an ordering holds at every point / "
+        f"at least half of them; the crossover within {CROSS_AGREE_MS:g} / {CROSS_PARTLY_MS:g} ms of 75 ms, none "
+        "disagrees; docs/reproductions.md, Verdicts")
+"""The verdict rule in one sentence, for summary.md, from the thresholds the code uses."""
 COLUMNS = (("id", "id"), ("claim", "claim"), ("paper", "paper"), ("wattlab", "evidence"), ("verdict", "verdict"),
            ("reason", "reason"))
 """claims.csv's columns: what is claimed, the paper's value, ours (``wattlab``), the likely reason."""
@@ -307,15 +312,9 @@ def _stream_claims(cross: pd.DataFrame, hop_mbps: float) -> list[Claim]:
     return out
 
 
-CROSS_AGREE_MS, CROSS_PARTLY_MS = 7.5, 15.0
-"""A crossover within 7.5 ms of the paper's 75 ms agrees, within 15 ms is partly right."""
-NEAR_MISS, NEAR_MS = 0.05, 10.0
-"""Without a crossover the curves 'nearly touch' when CC is at most 5 % of TCP's time faster
-than PSM at their closest; only then, and only within 10 ms of 75 ms, is the claim partly right."""
-
-
 def _crossover_claim(cross: pd.DataFrame, hop_mbps: float) -> Claim:
-    """The CC-vs-PSM crossover: agrees within 7.5 ms of 75 ms, partly within 15 ms or on a near miss."""
+    """The CC-vs-PSM crossover: agrees within 7.5 ms of 75 ms, partly within 15 ms, disagrees
+    without a crossing."""
     cid, text = "crossover-75ms", "CC-vs-PSM transfer-time crossover for a 64 KB window at 20 Mb/s"
     seed_value = f"≈ {seed.CROSSOVER_MS:g} ms (CC faster below 75 and above 100 ms)"
     if cross is None or cross.empty:
@@ -334,14 +333,14 @@ def _crossover_claim(cross: pd.DataFrame, hop_mbps: float) -> Claim:
         verdict = rules.at_most(off, CROSS_AGREE_MS, CROSS_PARTLY_MS)
         ours = f"CC first slower than PSM at {first:g} ms (CC − PSM normalized time: {detail})"
     else:
-        # No crossover at all: partly only if the curves nearly touch near the paper's RTT.
-        near = abs(closest - seed.CROSSOVER_MS) <= NEAR_MS and float(gap.max()) >= -NEAR_MISS
-        verdict = rules.graded(False, near)
-        ours = f"CC never slower; closest at {closest:g} ms (CC − PSM normalized time: {detail})"
-    reason = ("the paper's argument: CC adds the 26 ms window stream to each RTT, PSM rounds the RTT up to 100 ms, equal at "
-              "74 ms. PSM's cycle however holds the same 26 ms stream: the next window reaches the AP over 26 ms "
-              "starting one RTT after the first ACK, so for RTT + 26 ms > 100 ms its tail misses the beacon and waits "
-              "for the next one; PSM's time jumps exactly where CC would overtake it")
+        verdict = DISAGREES
+        ours = f"CC never slower: no crossover; closest at {closest:g} ms (CC − PSM normalized time: {detail})"
+    reason = "the paper's argument: CC adds the 26 ms window stream to each RTT, PSM rounds the RTT up to 100 ms, equal at 74 ms"
+    if not slower:
+        # Why there is no crossing: printed only when the curves do not cross.
+        reason += (". PSM's cycle however holds the same 26 ms stream: the next window reaches the AP over 26 ms "
+                   "starting one RTT after the first ACK, so for RTT + 26 ms > 100 ms its tail misses the beacon and "
+                   "waits for the next one; PSM's time jumps exactly where CC would overtake it")
     return _claim(cid, text, seed_value, ours, verdict, reason)
 
 
@@ -413,7 +412,39 @@ FIG17_WHY = {
     },
 }
 """Why a Fig. 17 result may differ from the paper, per medium (``hop``: the setting of the first
-reproduction; ``wlan``: shared air and the AP's fair queueing, the paper's setting)."""
+reproduction; ``wlan``: shared air and the AP's fair queueing, the paper's setting): the
+mechanism behind "PSM flat, CC rising with the competitors". :func:`_fig17_why` prints it only
+when the run's numbers show that pattern."""
+
+FLAT = 0.25
+"""Fig. 17: PSM's normalized energy is 'flat' over the competitors when its spread is at most a
+quarter of CC's rise over the same n: CC's rise then makes at least three quarters of the
+widening gap, which is what the medium's mechanism explains."""
+
+
+def _fig17_why(medium: str, f17: pd.DataFrame, rows: list) -> str:
+    """The reason column of fig17-cc-beats-psm, from the data it explains: each policy's
+    normalized energy over the competitors (n = 0 included when run), and the medium's mechanism
+    only when the numbers show its pattern (PSM flat, CC rising with n)."""
+    ns = sorted(int(n) for n in set(f17.competitors))
+    pairs = [(n, _pick(f17, competitors=n, policy="cc"), _pick(f17, competitors=n, policy="ideal-psm")) for n in ns]
+    pairs = [(n, c.norm_energy, p.norm_energy) for n, c, p in pairs if c is not None and p is not None]
+    if all(c.norm_energy < p.norm_energy for _, c, p in rows):
+        return "CC below PSM at every n with competitors, as the paper says"
+    if len(pairs) < 2:
+        return (f"one competitor count only (n = {pairs[0][0] if pairs else '?'}): whether PSM stays flat and CC rises "
+                "with n, the pattern this setting's mechanism would explain, is not measured")
+    psm, cc = [p for _, _, p in pairs], [c for _, c, _ in pairs]
+    rise = cc[-1] - cc[0]
+    rising = rise > 0
+    flat = rising and max(psm) - min(psm) <= FLAT * rise
+    facts = (f"PSM's normalized energy {min(psm):.3f}–{max(psm):.3f} over n = {pairs[0][0]}…{pairs[-1][0]}, CC's "
+             f"{cc[0]:.2f} at n = {pairs[0][0]} → {cc[-1]:.2f} at n = {pairs[-1][0]} (PSM's spread "
+             f"{'≤' if flat else '>'} {100 * FLAT:g} % of CC's rise: PSM {'flat' if flat else 'not flat'})")
+    if flat and rising:
+        return facts + "; " + FIG17_WHY[medium]["cc-beats-psm"]
+    return facts + ("; PSM is not flat or CC does not rise with n, so this setting's usual mechanism (PSM's held "
+                    "window drains within a beacon interval whatever the competition) does not explain the gap here")
 
 
 def _fig17_claims(f17: pd.DataFrame) -> list[Claim]:
@@ -439,7 +470,7 @@ def _fig17_medium_claims(f17: pd.DataFrame, medium: str) -> list[Claim]:
             "fig17-cc-beats-psm" + sfx, text, "CC less energy than PSM",
             "; ".join(f"n={n}: CC {c.norm_energy:.2f}, PSM {p.norm_energy:.2f}" for n, c, p in rows),
             _share(ok),
-            FIG17_WHY[medium]["cc-beats-psm"]))
+            _fig17_why(medium, f17, rows)))
     text = "With competing clients, active detection uses less energy and time than the dynamic threshold (Fig. 17)" + where
     rows = [(n, _pick(f17, competitors=n, policy="cc"), _pick(f17, competitors=n, policy="cc-dynamic")) for n in ns if n > 0]
     rows = [(n, a, d) for n, a, d in rows if a is not None and d is not None]
@@ -606,7 +637,8 @@ def _site_claims(st: pd.DataFrame, sites: list[str]) -> list[Claim]:
             continue
         by_var = {v: float(x.slowdown.mean()) for v, x in g.groupby("variation")}
         ours = "; ".join(f"{'peak' if v == 'gamma' else 'off-peak'} {_spct(x)}" for v, x in by_var.items())
-        verdict = _rel([(max(1e-9, 1 + x), 1 + ref) for x in by_var.values()])
+        # The slowdown itself against the paper's (not 1 + slowdown: +12 % against +29 % is 59 % off, not 13 %).
+        verdict = _rel([(x, ref) for x in by_var.values()])
         reason = ("PSM adds the wait for the next 100 ms beacon to every window's round trip; ideal-psm has no "
                   "other cost")
         if key == "cs.uiuc.edu":
@@ -620,6 +652,11 @@ def _site_claims(st: pd.DataFrame, sites: list[str]) -> list[Claim]:
 
 
 # --- web browsing (§IV-E, Figs. 9–11) ------------------------------------------------------------
+
+def _outside(x: float, band: tuple[float, float]) -> float:
+    """How far ``x`` lies outside the paper's range ``band`` (0 inside it)."""
+    return max(band[0] - x, x - band[1], 0.0)
+
 
 def _per_seed_ratio(runs: pd.DataFrame, a: str, b: str, col: str = "energy_j") -> float:
     """Median over seeds of policy a's ``col`` over policy b's."""
@@ -828,9 +865,10 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
         cc_s, or_s = 1 - cc.energy_norm, 1 - orc.energy_norm
         share = cc_s / or_s if or_s > 0 else math.nan
         seed_share = min(seed.WEB_BEST5_CC) / max(seed.WEB_BEST5_ORACLE)
-        in_range = (seed.WEB_BEST5_CC[0] - PP_AGREE <= cc_s <= seed.WEB_BEST5_CC[1] + PP_AGREE
-                    and seed.WEB_BEST5_ORACLE[0] - PP_AGREE <= or_s <= seed.WEB_BEST5_ORACLE[1] + PP_AGREE)
-        verdict = rules.graded(in_range, share >= seed_share)
+        # Both savings against the paper's best-five ranges (±10 pp agrees, ±25 pp partly); CC's
+        # share of the oracle's saving is evidence only: with think time dominating a session
+        # both sleep through it and the share nears 1 whatever CC does while pages load.
+        verdict = _pp([_outside(cc_s, seed.WEB_BEST5_CC), _outside(or_s, seed.WEB_BEST5_ORACLE)])
         busy = (f"; while pages load (k ≥ 1) CC saves {_pct(dl.cc_saving_vs_tcp)} of TCP's energy"
                 if dl is not None and math.isfinite(dl.cc_saving_vs_tcp) else "")
         out.append(_claim(
@@ -1040,3 +1078,19 @@ def all_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
     ]
     return claims
 
+
+FILE_SIZE_CLAIMS = ("emulated-*", "table1-*", "stream-delay-*", "crossover-75ms", "bsd100-above-100ms", "fig17-saturation*",
+                    "internet-*", "jriver", "stanford", "sites-save-10pct", "psm-*")
+"""The claims that compare a number of the paper's with downloads of ``file_bytes`` (the
+emulated grid, the crossover, the sites): a smaller file is mostly slow start, so its savings,
+slowdowns and times are another quantity. Orderings between policies on the same files, the web
+session (the same pages, fewer of them) and the fairness runs (their own file size) stay."""
+
+
+def quick_changes(cfg, full) -> dict[str, str]:
+    """The claims whose quantity a reduced preset changes (:data:`FILE_SIZE_CLAIMS` when the files
+    are smaller than the full run's)."""
+    if cfg.file_bytes >= full.file_bytes:
+        return {}
+    why = f"{cfg.file_bytes / 1e6:g} MB downloads, the full run's {full.file_bytes / 1e6:g} MB"
+    return dict.fromkeys(FILE_SIZE_CLAIMS, why)

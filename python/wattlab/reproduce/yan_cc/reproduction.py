@@ -121,6 +121,9 @@ class YanCc(Reproduction):
         return {"runs.csv": runs, **{f"{n}_points.csv": pts[n] for n in downloads.EXPERIMENTS},
                 **{n: pts[n.removesuffix(".csv")] for n in WEB_FILES + FAIRNESS_FILES}}
 
+    def quick_changes(self, cfg: Config) -> dict[str, str]:
+        return claims.quick_changes(cfg, Config.full())
+
     def claims(self, cfg: Config, tables: dict[str, pd.DataFrame]) -> list[claims.Claim]:
         return claims.all_claims(points(tables), cfg)
 

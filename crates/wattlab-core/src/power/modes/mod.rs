@@ -26,7 +26,7 @@ mod uapsd;
 pub use adaptive_psm::ADAPTIVE_TIMEOUT_MS;
 pub use bsd::{bsd_next_wake, bsd_window, BSD_MAX_SLEEP, BSD_PERCENT};
 pub use external::Driver;
-pub use twt::{TwtAgreement, TWT_MAX_DURATION_US, TWT_MAX_INTERVAL_MS, TWT_MAX_OFFSET_US};
+pub use twt::{TwtAgreement, TWT_MAX_BROADCAST_ID, TWT_MAX_DURATION_US, TWT_MAX_INTERVAL_MS, TWT_MAX_OFFSET_US};
 
 use super::mode::{Basis, ModeParam, ParseNameError};
 use super::station::{Command, Core, MacView, Mode};
@@ -78,7 +78,7 @@ impl PowerMode {
         PowerMode::External(Driver::Host),
         PowerMode::BeaconDoze,
         PowerMode::AdaptivePsm { timeout_ms: 100 },
-        PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 8192, announced: false, offset_us: 0, trigger: false }),
+        PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 8192, announced: false, offset_us: 0, trigger: false, broadcast: None }),
     ];
 
     /// The name without its parameters: `bsd` for `bsd-P`, the whole name otherwise.
@@ -111,7 +111,7 @@ impl PowerMode {
             PowerMode::External(Driver::Host) => "external: sleeps and wakes as its host commands",
             PowerMode::BeaconDoze => "dozes between beacons unless traffic is queued; a queued burst is fetched at once, without PS-Polls",
             PowerMode::AdaptivePsm { .. } => "adaptive PSM (phone drivers): awake T ms after the last frame, then a PM=1 Null and doze; back with PM=0 on traffic or a TIM",
-            PowerMode::Twt(_) => "802.11ax individual TWT: set up at association, awake only in service periods (every I ms for D µs, O µs after the multiples of I), the AP holding frames until then; trigger-enabled: uplink only when the AP triggers",
+            PowerMode::Twt(_) => "802.11ax individual TWT: set up at association, awake only in service periods (every I ms for D µs, O µs after the multiples of I), the AP holding frames until then; trigger-enabled: uplink only when the AP triggers; broadcast=ID: a member of the AP's broadcast TWT schedule ID, announced in its beacons",
         }
     }
 
@@ -140,7 +140,7 @@ impl PowerMode {
         match self {
             PowerMode::Bsd { .. } => "bsd-P",
             PowerMode::AdaptivePsm { .. } => "adaptive-psm:timeout=Tms",
-            PowerMode::Twt(_) => "twt:interval=Ims,duration=Dus[,offset=Ous][,trigger=true][,announced=true]",
+            PowerMode::Twt(_) => "twt:interval=Ims,duration=Dus[,offset=Ous][,trigger=true][,announced=true][,broadcast=ID]",
             other => other.family(),
         }
     }
@@ -151,7 +151,7 @@ impl PowerMode {
             PowerMode::Bsd { .. } => "bsd-(1000|[1-9][0-9]{0,2})",
             PowerMode::AdaptivePsm { .. } => "adaptive-psm:timeout=(10000|[1-9][0-9]{0,3})ms",
             // The ranges and duration < interval are the parser's.
-            PowerMode::Twt(_) => "twt:interval=[1-9][0-9]{0,4}ms,duration=[1-9][0-9]{0,5}us(,offset=[1-9][0-9]{0,7}us)?(,trigger=true)?(,announced=true)?",
+            PowerMode::Twt(_) => "twt:interval=[1-9][0-9]{0,4}ms,duration=[1-9][0-9]{0,5}us(,offset=[1-9][0-9]{0,7}us)?(,trigger=true)?(,announced=true)?(,broadcast=([1-9]|[12][0-9]|3[01]))?",
             other => other.family(),
         }
     }

@@ -28,7 +28,8 @@ fn regex_matches(re: &str, s: &str) -> bool {
 }
 
 /// TWT's regex, by hand: `twt:interval=` 1–5 digits `ms,duration=` 1–6 digits `us`, no
-/// leading zero, then optionally `,offset=` 1–8 digits `us`, `,trigger=true`, `,announced=true`.
+/// leading zero, then optionally `,offset=` 1–8 digits `us`, `,trigger=true`, `,announced=true`,
+/// `,broadcast=` 1–31.
 fn twt_regex_matches(s: &str) -> bool {
     let digits = |d: &str, max: usize| !d.is_empty() && d.len() <= max && !d.starts_with('0') && d.bytes().all(|b| b.is_ascii_digit());
     let Some(rest) = s.strip_prefix("twt:interval=") else { return false };
@@ -40,7 +41,10 @@ fn twt_regex_matches(s: &str) -> bool {
         Some(_) => return false,
     };
     let rest = rest.strip_prefix(",trigger=true").unwrap_or(rest);
-    digits(i, 5) && digits(d, 6) && (rest.is_empty() || rest == ",announced=true")
+    let rest = rest.strip_prefix(",announced=true").unwrap_or(rest);
+    // `([1-9]|[12][0-9]|3[01])`: 1 to 31 without a leading zero.
+    let id_ok = |id: &str| digits(id, 2) && id.parse::<u8>().is_ok_and(|n| (1..=31).contains(&n));
+    digits(i, 5) && digits(d, 6) && (rest.is_empty() || rest.strip_prefix(",broadcast=").is_some_and(id_ok))
 }
 
 fn every_mode() -> impl Iterator<Item = PowerMode> {
@@ -57,7 +61,7 @@ fn twt_samples() -> impl Iterator<Item = TwtAgreement> {
     [(1, 1, false), (1, 999, true), (100, 8192, false), (100, 99_999, true), (65_535, TWT_MAX_DURATION_US, false), (262, TWT_MAX_DURATION_US, true)]
         .into_iter()
         .map(|(i, d, a)| TwtAgreement::new(i, d, a).unwrap())
-        .chain([TwtAgreement::new(100, 4000, true).unwrap().with_offset(99_999).unwrap(), TwtAgreement::new(65_535, 1, false).unwrap().with_offset(TWT_MAX_OFFSET_US).unwrap(), TwtAgreement::new(100, 4000, true).unwrap().with_trigger(true), TwtAgreement::new(20, 10, false).unwrap().with_offset(5).unwrap().with_trigger(true)])
+        .chain([TwtAgreement::new(100, 4000, true).unwrap().with_offset(99_999).unwrap(), TwtAgreement::new(65_535, 1, false).unwrap().with_offset(TWT_MAX_OFFSET_US).unwrap(), TwtAgreement::new(100, 4000, true).unwrap().with_trigger(true), TwtAgreement::new(20, 10, false).unwrap().with_offset(5).unwrap().with_trigger(true), TwtAgreement::new(100, 4000, true).unwrap().with_broadcast(1).unwrap(), TwtAgreement::new(100, 4000, false).unwrap().with_offset(7).unwrap().with_trigger(true).with_broadcast(31).unwrap()])
 }
 
 #[test]
@@ -91,7 +95,7 @@ fn non_canonical_and_unknown_names_are_refused_with_the_list() {
     }
     assert_eq!(
         "x".parse::<PowerMode>().unwrap_err().to_string(),
-        "unknown power-save mode `x` (known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, psna, external, beacon-doze, adaptive-psm:timeout=Tms (T = 1..=10000), twt:interval=Ims,duration=Dus[,offset=Ous][,trigger=true][,announced=true] (I = 1..=65535) (D = 1..=261120) (O = 0..=65534999))"
+        "unknown power-save mode `x` (known: cam, psm, ideal-psm, bsd-P (P = 1..=1000), u-apsd, cc, psna, external, beacon-doze, adaptive-psm:timeout=Tms (T = 1..=10000), twt:interval=Ims,duration=Dus[,offset=Ous][,trigger=true][,announced=true][,broadcast=ID] (I = 1..=65535) (D = 1..=261120) (O = 0..=65534999))"
     );
 }
 

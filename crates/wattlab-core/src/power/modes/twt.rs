@@ -1,5 +1,5 @@
-//! `twt:interval=Ims,duration=Dus[,offset=Ous][,trigger=true][,announced=true]`: an 802.11ax
-//! individual Target Wake Time agreement (IEEE 802.11ax-2021 §26.8.2, "Individual TWT agreements"; the TWT
+//! `twt:interval=Ims,duration=Dus[,offset=Ous][,trigger=true][,announced=true][,broadcast=ID]`:
+//! an 802.11ax individual Target Wake Time agreement (IEEE 802.11ax-2021 §26.8.2, "Individual TWT agreements"; the TWT
 //! element's Individual TWT Parameter Set: Target Wake Time, Nominal Minimum TWT Wake
 //! Duration, TWT Wake Interval, the Trigger and Flow Type (announced) bits).
 //!
@@ -31,7 +31,16 @@
 //! open ([`crate::power::StationPower::trigger_due`]). Simplifications: one station per
 //! trigger (no OFDMA resource units), one TB PPDU per trigger, the AP knows the station's
 //! queue (no buffer status reports). On the hop (no frames) the Trigger bit changes nothing.
-//! Not modelled: broadcast TWT, TWT Information frames, clock drift.
+//! Broadcast TWT (`,broadcast=ID`, 802.11ax-2021 §26.8.3): the AP announces the schedule in
+//! its beacons (a TWT element with one Broadcast TWT Parameter Set per schedule: the MAC adds
+//! its bytes to every beacon) and the station joins it by its Broadcast TWT ID with a TWT
+//! Setup exchange whose element carries a Broadcast TWT Parameter Set (9 octets instead of
+//! the individual set's 14). The station's machine runs as for an individual agreement
+//! with the schedule's parameters: stations of one ID share every SP. Simplifications: the
+//! schedule's persistence is taken as indefinite (the member, told the schedule in the setup
+//! response, listens to no beacon for it); IDs start at 1 (ID 0 is kept out: whatever
+//! default role the standard gives it was not checked).
+//! Not modelled: TWT Information frames, clock drift.
 
 use crate::power::mode::ModeParam;
 use crate::power::station::{next_instant, Core, Mode, MODE, WAKE};
@@ -47,6 +56,9 @@ pub(super) const PARAMS: &[ModeParam] = &[
 
 /// Largest SP offset, µs: less than the largest interval.
 pub const TWT_MAX_OFFSET_US: u32 = TWT_MAX_INTERVAL_MS * 1000 - 1;
+
+/// Largest Broadcast TWT ID (the Broadcast TWT Info subfield's 5 bits); IDs start at 1.
+pub const TWT_MAX_BROADCAST_ID: u8 = 31;
 
 /// Largest wake interval the name takes, ms (65.5 s: far beyond what a phone negotiates;
 /// the TWT element's mantissa × 2^exponent goes further).
@@ -71,6 +83,9 @@ pub struct TwtAgreement {
     pub offset_us: u32,
     /// Trigger-enabled: the station's uplink goes only in response to the AP's triggers.
     pub trigger: bool,
+    /// The Broadcast TWT ID (1..=[`TWT_MAX_BROADCAST_ID`]) of the AP's broadcast schedule
+    /// the station joins, or `None` for an individual agreement.
+    pub broadcast: Option<u8>,
 }
 
 impl TwtAgreement {
@@ -79,7 +94,7 @@ impl TwtAgreement {
         let ok = (1..=TWT_MAX_INTERVAL_MS).contains(&interval_ms)
             && (1..=TWT_MAX_DURATION_US).contains(&duration_us)
             && (duration_us as u64) < interval_ms as u64 * 1000;
-        ok.then_some(TwtAgreement { interval_ms, duration_us, announced, offset_us: 0, trigger: false })
+        ok.then_some(TwtAgreement { interval_ms, duration_us, announced, offset_us: 0, trigger: false, broadcast: None })
     }
 
     /// The same agreement with its SPs `offset_us` after the multiples of the interval, if
@@ -91,6 +106,17 @@ impl TwtAgreement {
     /// The same agreement, trigger-enabled or not.
     pub fn with_trigger(self, trigger: bool) -> TwtAgreement {
         TwtAgreement { trigger, ..self }
+    }
+
+    /// The same schedule as the AP's broadcast TWT `id`, if `id` is 1..=[`TWT_MAX_BROADCAST_ID`].
+    pub fn with_broadcast(self, id: u8) -> Option<TwtAgreement> {
+        (1..=TWT_MAX_BROADCAST_ID).contains(&id).then_some(TwtAgreement { broadcast: Some(id), ..self })
+    }
+
+    /// The schedule alone (the same agreement, individual): what two stations joining one
+    /// broadcast ID must agree on.
+    pub fn schedule(self) -> TwtAgreement {
+        TwtAgreement { broadcast: None, ..self }
     }
 
     /// The offset of the SPs from the multiples of the interval.
@@ -120,7 +146,7 @@ impl TwtAgreement {
     /// Parses the part of the name after `twt:` in its canonical spelling:
     /// `interval=Ims,duration=Dus`, then `,offset=Ous` for a non-zero offset, then
     /// `,trigger=true` for a trigger-enabled agreement, then `,announced=true` for an
-    /// announced one.
+    /// announced one, then `,broadcast=ID` for a broadcast schedule's member.
     pub fn parse(s: &str) -> Option<TwtAgreement> {
         let rest = s.strip_prefix("interval=")?;
         let (interval, rest) = rest.split_once("ms,duration=")?;
@@ -136,12 +162,19 @@ impl TwtAgreement {
             Some(r) => (true, r),
             None => (false, rest),
         };
-        let announced = match rest {
-            "" => false,
-            ",announced=true" => true,
-            _ => return None,
+        let (announced, rest) = match rest.strip_prefix(",announced=true") {
+            Some(r) => (true, r),
+            None => (false, rest),
         };
-        Some(TwtAgreement::new(canonical_u32(interval)?, canonical_u32(duration)?, announced)?.with_offset(offset)?.with_trigger(trigger))
+        let broadcast = match rest {
+            "" => None,
+            r => Some(u8::try_from(canonical_u32(r.strip_prefix(",broadcast=")?)?).ok()?),
+        };
+        let a = TwtAgreement::new(canonical_u32(interval)?, canonical_u32(duration)?, announced)?.with_offset(offset)?.with_trigger(trigger);
+        match broadcast {
+            None => Some(a),
+            Some(id) => a.with_broadcast(id),
+        }
     }
 }
 
@@ -155,7 +188,8 @@ fn canonical_u32(s: &str) -> Option<u32> {
 
 impl std::fmt::Display for TwtAgreement {
     /// The name: `twt:interval=100ms,duration=8192us` (`,offset=Ous` if the offset is not 0,
-    /// `,trigger=true` if trigger-enabled, then `,announced=true` if announced).
+    /// `,trigger=true` if trigger-enabled, then `,announced=true` if announced, then
+    /// `,broadcast=ID` for a broadcast schedule's member).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "twt:interval={}ms,duration={}us", self.interval_ms, self.duration_us)?;
         if self.offset_us > 0 {
@@ -166,6 +200,9 @@ impl std::fmt::Display for TwtAgreement {
         }
         if self.announced {
             f.write_str(",announced=true")?;
+        }
+        if let Some(id) = self.broadcast {
+            write!(f, ",broadcast={id}")?;
         }
         Ok(())
     }

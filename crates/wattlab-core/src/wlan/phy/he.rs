@@ -1,4 +1,5 @@
-//! Airtime of HE SU (802.11ax) PPDUs, LDPC-coded, with pre-FEC padding and packet extension.
+//! Airtime of HE SU (802.11ax) PPDUs, LDPC-coded, with pre-FEC padding and packet extension,
+//! and of the HE TB PPDU a triggered station answers with ([`tb_duration`]).
 //!
 //! TXTIME (IEEE 802.11ax-2021 27.4.3) = 20 µs (L-STF, L-LTF, L-SIG) + RL-SIG 4 + HE-SIG-A 8 +
 //! HE-STF 4 + N_HE-LTF × (HE-LTF + GI) + N_SYM × (12.8 µs + GI) + T_PE + signal extension
@@ -88,8 +89,40 @@ pub(crate) fn packet_extension_us(nominal_us: u8, a: u64) -> u64 {
 /// Airtime of an HE SU PPDU carrying `psdu_bytes` with `m`, for a receiver asking
 /// `padding_us` of nominal packet padding, plus `signal_extension`.
 pub(crate) fn duration(psdu_bytes: u32, m: &Mcs, padding_us: u8, signal_extension: Duration) -> Duration {
+    ppdu_duration(psdu_bytes, m, HE_STF_NT_US, padding_us, signal_extension)
+}
+
+/// HE-STF of an HE SU, ER SU or MU PPDU, µs (T_HE-STF-NT, Table 27-12).
+const HE_STF_NT_US: u64 = 4;
+
+/// HE-STF of an HE TB PPDU, µs (T_HE-STF-T, Table 27-12): twice the other formats' (its
+/// periodicity is 1.6 µs instead of 0.8 µs, for uplink power and timing set by each sender).
+const HE_STF_T_US: u64 = 8;
+
+/// Guard interval of the HE TB PPDU a station set to `gi_ns` sends in answer to a Basic
+/// Trigger: an HE TB PPDU has no 0.8 µs GI (the Trigger frame's GI And HE-LTF Type field offers
+/// 1x HE-LTF + 1.6 µs, 2x HE-LTF + 1.6 µs and 4x HE-LTF + 3.2 µs, 802.11ax-2021 §9.3.1.22), so
+/// the AP is taken to ask for 2x HE-LTF + 1.6 µs GI for a station using 0.8 µs (the same HE-LTF
+/// size, the shortest GI it can), and for the station's own GI otherwise.
+pub fn tb_gi_ns(gi_ns: u16) -> u16 {
+    gi_ns.max(1_600)
+}
+
+/// Airtime of an HE TB PPDU (27.4.3: TXTIME as for HE SU with T_HE-STF-T = 8 µs for the
+/// HE-STF) carrying `psdu_bytes` with `m` on the whole channel (one station per trigger: its
+/// RU is the 242-, 484-, 996- or 2×996-tone RU of the width, the SU PPDU's data subcarriers),
+/// at the GI of [`tb_gi_ns`]. N_SYM and the pre-FEC padding factor are the SU PPDU's: the AP
+/// knows the station's payload and sets the trigger's UL Length to fit it.
+pub(crate) fn tb_duration(psdu_bytes: u32, m: &Mcs, padding_us: u8, signal_extension: Duration) -> Duration {
+    let m = Mcs { gi_ns: tb_gi_ns(m.gi_ns), ..*m };
+    ppdu_duration(psdu_bytes, &m, HE_STF_T_US, padding_us, signal_extension)
+}
+
+/// TXTIME = 20 µs (L-STF, L-LTF, L-SIG) + RL-SIG 4 + HE-SIG-A 8 + HE-STF + HE-LTFs + data
+/// symbols + T_PE + signal extension.
+fn ppdu_duration(psdu_bytes: u32, m: &Mcs, he_stf_us: u64, padding_us: u8, signal_extension: Duration) -> Duration {
     let (n_sym, a) = symbols_and_padding(psdu_bytes, m);
-    let preamble_ns = (20 + 4 + 8 + 4) * 1_000 + ltf_count(m.nss) * ltf_symbol_ns(m.gi_ns);
+    let preamble_ns = (20 + 4 + 8 + he_stf_us) * 1_000 + ltf_count(m.nss) * ltf_symbol_ns(m.gi_ns);
     let data_ns = n_sym * (12_800 + m.gi_ns as u64);
     Duration::from_nanos(preamble_ns + data_ns + 1_000 * packet_extension_us(padding_us, a)) + signal_extension
 }

@@ -471,6 +471,16 @@ impl PhyProfile {
         }
     }
 
+    /// Airtime of the HE TB PPDU a station sends with `tx` in answer to a Basic Trigger
+    /// ([`he::tb_duration`]: HE-STF 4 µs longer than HE SU's, no 0.8 µs GI). Only an HE
+    /// station is triggered; any other `tx` is timed as [`Self::ppdu_duration`].
+    pub fn tb_ppdu_duration(&self, psdu_bytes: u32, tx: TxVector) -> Duration {
+        match tx {
+            TxVector::He(m) => he::tb_duration(psdu_bytes, &m, self.he_packet_padding_us, self.signal_extension),
+            _ => self.ppdu_duration(psdu_bytes, tx),
+        }
+    }
+
     /// Non-HT rate (kb/s) of the control frame (ACK, CTS, Block Ack) answering a PPDU sent with
     /// `tx`: the highest basic rate not above its data rate, or for an HT/VHT/HE PPDU not above
     /// the non-HT reference rate of its MCS (802.11-2020 §10.6.6.5.2).

@@ -61,6 +61,28 @@ fn vht_durations_by_hand() {
 }
 
 #[test]
+fn he_tb_durations_by_hand() {
+    let g5 = Band::Ghz5;
+    let tb = |bytes, tx| PHY_80211AX.with_band(g5).unwrap().tb_ppdu_duration(bytes, tx);
+    // HE TB (802.11ax-2021 27.4.3, Table 27-12): 20 + RL-SIG 4 + HE-SIG-A 8 + HE-STF 8 = 40 us
+    // before the HE-LTFs, 4 us more than HE SU; no 0.8 us GI (the trigger's GI And HE-LTF
+    // Type), so a 0.8 us station answers with 2x HE-LTF + 1.6 us GI.
+    // MCS 7, 1 SS, 20 MHz, 0.8 -> 1.6 us, 1538 B: N_SYM = 11, a = 3 as for HE SU (above);
+    // 40 + (6.4 + 1.6) + 11 x 14.4 = 206.4 us (HE SU: 192.8 us).
+    assert_eq!(tb(1538, TxVector::He(m(7, 1, 20, 800))), ns(206_400));
+    assert_eq!(airtime(PHY_80211AX, g5, 1538, TxVector::He(m(7, 1, 20, 800))), ns(192_800));
+    // 1.6 us GI kept: the same PPDU as above; HE SU with 1.6 us: 36 + 8 + 158.4 = 202.4 us.
+    assert_eq!(tb(1538, TxVector::He(m(7, 1, 20, 1600))), ns(206_400));
+    assert_eq!(airtime(PHY_80211AX, g5, 1538, TxVector::He(m(7, 1, 20, 1600))), ns(202_400));
+    // MCS 0, 1 SS, 20 MHz, 3.2 us, 100 B (HE SU 180 us, above): only the HE-STF differs, 184 us.
+    assert_eq!(tb(100, TxVector::He(m(0, 1, 20, 3200))), us(184));
+    // A non-HE vector is timed as its own PPDU (only HE stations are triggered).
+    let legacy = TxVector::Legacy { kbps: 6_000 };
+    assert_eq!(tb(100, legacy), PHY_80211AX.with_band(g5).unwrap().ppdu_duration(100, legacy));
+    assert_eq!((he::tb_gi_ns(800), he::tb_gi_ns(1600), he::tb_gi_ns(3200)), (1600, 1600, 3200));
+}
+
+#[test]
 fn he_durations_by_hand() {
     let g5 = Band::Ghz5;
     // HE SU: 20 (L-STF, L-LTF, L-SIG) + RL-SIG 4 + HE-SIG-A 8 + HE-STF 4 = 36 us, then HE-LTFs

@@ -22,18 +22,32 @@ fn twt(interval_ms: u32, duration_us: u32, announced: bool) -> PowerSave {
 #[test]
 fn names_are_canonical_and_checked() {
     let a: PowerMode = "twt:interval=100ms,duration=8192us".parse().unwrap();
-    assert_eq!(a, PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 8192, announced: false, offset_us: 0, trigger: false }));
+    assert_eq!(a, PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 8192, announced: false, offset_us: 0, trigger: false, broadcast: None }));
     assert_eq!(a.to_string(), "twt:interval=100ms,duration=8192us");
     let b: PowerMode = "twt:interval=1000ms,duration=1us,announced=true".parse().unwrap();
     assert_eq!(b.to_string(), "twt:interval=1000ms,duration=1us,announced=true");
     let c: PowerMode = "twt:interval=100ms,duration=4000us,offset=99999us,announced=true".parse().unwrap();
-    assert_eq!(c, PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 4000, announced: true, offset_us: 99_999, trigger: false }));
+    assert_eq!(c, PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 4000, announced: true, offset_us: 99_999, trigger: false, broadcast: None }));
     assert_eq!(c.to_string(), "twt:interval=100ms,duration=4000us,offset=99999us,announced=true");
     assert_eq!(c.param_values(), vec![100, 4000, 99_999]);
     let t: PowerMode = "twt:interval=100ms,duration=4000us,offset=5us,trigger=true,announced=true".parse().unwrap();
-    assert_eq!(t, PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 4000, announced: true, offset_us: 5, trigger: true }));
+    assert_eq!(t, PowerMode::Twt(TwtAgreement { interval_ms: 100, duration_us: 4000, announced: true, offset_us: 5, trigger: true, broadcast: None }));
     assert_eq!(t.to_string(), "twt:interval=100ms,duration=4000us,offset=5us,trigger=true,announced=true");
+    let b: PowerMode = "twt:interval=100ms,duration=4000us,trigger=true,broadcast=31".parse().unwrap();
+    let joined = TwtAgreement::new(100, 4000, false).unwrap().with_trigger(true).with_broadcast(31).unwrap();
+    assert_eq!(b, PowerMode::Twt(joined));
+    assert_eq!(b.to_string(), "twt:interval=100ms,duration=4000us,trigger=true,broadcast=31");
+    assert_eq!(joined.schedule(), TwtAgreement::new(100, 4000, false).unwrap().with_trigger(true));
+    let b1: PowerMode = "twt:interval=100ms,duration=4000us,offset=5us,announced=true,broadcast=1".parse().unwrap();
+    assert_eq!(b1.to_string(), "twt:interval=100ms,duration=4000us,offset=5us,announced=true,broadcast=1");
     for bad in [
+        "twt:interval=100ms,duration=10us,broadcast=0", // ID 0 is not taken
+        "twt:interval=100ms,duration=10us,broadcast=32", // the field's 5 bits
+        "twt:interval=100ms,duration=10us,broadcast=256",
+        "twt:interval=100ms,duration=10us,broadcast=01",
+        "twt:interval=100ms,duration=10us,broadcast=",
+        "twt:interval=100ms,duration=10us,broadcast=1,announced=true", // broadcast last
+        "twt:interval=100ms,duration=10us,broadcast=1,trigger=true",
         "twt",
         "twt:",
         "twt:interval=100ms",
