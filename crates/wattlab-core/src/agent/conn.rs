@@ -392,6 +392,9 @@ impl TrackedConn {
         if h.flags.contains(TcpFlags::ACK) && self.synced {
             if seq::gt(h.ack, self.rcv_nxt) {
                 self.rcv_nxt = h.ack;
+                // After a repair the retransmission fills only its hole: the client's
+                // cumulative ACK, covering what it had reassembled, may complete the response.
+                self.check_finished(now, out);
             }
             let edge = h.ack.wrapping_add((h.window as u32) << self.shift());
             if self.right_edge.is_none_or(|r| seq::gt(edge, r)) {

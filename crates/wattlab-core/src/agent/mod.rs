@@ -391,16 +391,29 @@ impl CcAgent {
         }
     }
 
-    /// A packet reaching the client. While the radio sleeps it is lost (`Verdict::Drop`).
+    /// A packet reaching the client. While the radio sleeps it is lost (`Verdict::Drop`): the
+    /// seed's emulation, for a host whose link does not hold frames for a sleeping client (a
+    /// `[[wireless]]` hop, the live testbed). A host whose radio model decides what a dozing
+    /// station receives calls [`CcAgent::on_received`] instead.
     pub fn on_incoming(&mut self, now: Time, p: &Packet) -> Verdict {
         if !self.awake {
             self.stats.dropped_asleep += 1;
             self.record(now, None, AgentEventKind::DroppedAsleep);
             return Verdict::Drop;
         }
+        self.on_received(now, p);
+        Verdict::Pass
+    }
+
+    /// A packet the client's radio received, where the host models the radio itself: in an
+    /// 802.11 BSS the AP holds frames for a station in power save, and a frame its MAC
+    /// delivers was heard by an awake radio, even one the agent has asked to sleep (the MAC
+    /// dozes only once the exchange on the air is over). The packet is the client's, never
+    /// lost; if it shows a connection needs the radio, [`CcAgent::poll_radio`] wakes it.
+    pub fn on_received(&mut self, now: Time, p: &Packet) {
         if p.tcp_header().is_none() {
             self.hold_for_other(now);
-            return Verdict::Pass;
+            return;
         }
         let (local, remote) = (p.dst_endpoint(), p.src_endpoint());
         if let Some(i) = self
@@ -413,7 +426,6 @@ impl CcAgent {
             self.trim_log();
             self.reap(i);
         }
-        Verdict::Pass
     }
 
     /// An application of the client starts sending or expecting traffic the agent does not

@@ -237,6 +237,32 @@ impl Harness {
         v
     }
 
+    /// A stage of four packets from `t` whose second is lost: the client sends duplicate
+    /// ACKs (the connection recovers), and the retransmission arrives one RTT later, at the
+    /// returned time, before the client's ACK of it.
+    fn stage_of_four_with_the_second_lost_and_repaired(&mut self, t: f64) -> f64 {
+        let lost_seq = self.seq.wrapping_add(MSS);
+        for k in 0..4u32 {
+            let now = t + 0.6 * k as f64;
+            let p = self.tcp(false, self.seq, self.cseq, TcpFlags::ACK, MSS, Timestamps { tsval: 2000 + now as u32, tsecr: self.echo(now) });
+            self.seq = self.seq.wrapping_add(MSS);
+            if k == 1 {
+                continue;
+            }
+            self.server_send(now, p);
+            self.settle(now);
+            let ts = self.client_ts(now + 0.01);
+            let ack = self.tcp(true, self.cseq, lost_seq, TcpFlags::ACK, 0, ts);
+            self.client_send(now + 0.01, ack);
+        }
+        assert!(matches!(self.conn().phase, Phase::Recovering), "{:?}", self.conn().phase);
+        let rt = t + RTT_MS;
+        let p = self.tcp(false, lost_seq, self.cseq, TcpFlags::ACK, MSS, Timestamps { tsval: 2100, tsecr: self.echo(rt) });
+        self.server_send(rt, p);
+        self.settle(rt);
+        rt
+    }
+
     fn conn(&self) -> &TrackedConn {
         &self.agent.connections()[0]
     }
@@ -541,6 +567,65 @@ fn packets_arriving_while_asleep_are_dropped() {
 }
 
 #[test]
+fn packets_a_host_shows_received_are_never_dropped_and_wake_the_radio() {
+    // An 802.11 BSS (modern-phone, web, 802.11ax, seed 3): the agent ended stage 1 and asked
+    // for sleep while an A-MPDU of the next packets was on the air; the MAC, which dozes only
+    // once the exchange is over, delivered them, and the agent dropped all twelve.
+    let mut h = Harness::new(active());
+    let t = h.slow_start();
+    let end = h.burst(t, 22);
+    h.run_until(end + 10.0);
+    assert!(!h.agent.is_awake());
+    let e = h.echo(end + 12.0);
+    let p = h.tcp(false, h.seq, h.cseq, TcpFlags::ACK, MSS, Timestamps { tsval: 2100, tsecr: e });
+    h.agent.on_received(ms(end + 12.0), &p);
+    h.settle(end + 12.0);
+    assert_eq!(h.agent.stats().dropped_asleep, 0);
+    assert!(matches!(h.conn().phase, Phase::Shaping(Shape::Receiving { .. })), "the agent saw the packet: {:?}", h.conn().phase);
+    assert!(h.agent.is_awake(), "data of a burst needs the radio: {:?}", h.radio.last());
+    assert_eq!(h.radio.last().unwrap().1, RadioCommand::Wake);
+}
+
+#[test]
+fn a_response_completed_by_the_repair_is_finished_and_the_next_request_is_seen() {
+    // modern-phone web 802.11ax seed 3: the tail of an object was lost; the retransmission
+    // filled the hole and the client's cumulative ACK covered the whole response, but the
+    // agent, counting only the retransmission, went on shaping a response that was over (open
+    // ACKs resent every RTT), missed the next request on the connection and, taking the next
+    // object's size from the old response's start, declared it finished at its first packet
+    // and slept with no wake-up: the page never completed.
+    let mut h = Harness::new(active());
+    h.handshake(0.0);
+    let resp_start = h.seq;
+    h.agent.expect_response(ms(RTT_MS), CLIENT, SERVER, 6 * MSS as u64);
+    let mut t = 2.0 * RTT_MS;
+    let end = h.burst(t, 2);
+    h.ack_now(end + 0.05);
+    t += RTT_MS;
+    // Stage 2, the response's last four packets: the second is lost, then repaired.
+    let rt = h.stage_of_four_with_the_second_lost_and_repaired(t);
+    assert_eq!(h.seq.wrapping_sub(resp_start), 6 * MSS);
+    let ts = h.client_ts(rt + 0.01);
+    let ack = h.tcp(true, h.cseq, h.seq, TcpFlags::ACK, 0, ts);
+    assert_eq!(h.client_send(rt + 0.01, ack), Some(65_535), "the last ACK passes with its real window");
+    assert_eq!(h.conn().phase, Phase::Finished);
+    assert_eq!(h.radio.last().unwrap().1, RadioCommand::Sleep { until: None });
+    h.run_until(rt + 10.0 * RTT_MS);
+    assert_eq!(h.agent.stats().open_acks_resent, 0);
+    // The next request on the connection starts a new response.
+    let rq = rt + 500.0;
+    let ts = h.client_ts(rq);
+    let req = h.tcp(true, h.cseq, h.seq, TcpFlags::ACK | TcpFlags::PSH, 100, ts);
+    h.client_send(rq, req);
+    h.cseq += 100;
+    assert!(matches!(h.conn().phase, Phase::AwaitResponse { .. }), "{:?}", h.conn().phase);
+    h.agent.expect_response(ms(rq), CLIENT, SERVER, 2 * MSS as u64);
+    assert!(matches!(h.conn().phase, Phase::AwaitResponse { .. }), "not finished before a byte came");
+    // The site's cached response time lets it sleep, but only until the response is due.
+    assert!(h.agent.is_awake() || h.agent.poll_timeout().is_some(), "{:?}", h.radio.last());
+}
+
+#[test]
 fn sleeps_only_when_every_connection_is_idle() {
     let mut h = Harness::new(active());
     h.handshake(0.0);
@@ -725,27 +810,8 @@ fn a_loss_in_slow_start_starts_shaping_after_the_repair_and_counts_it_once() {
     let end = h.burst(t, 2);
     h.ack_now(end + 0.05);
     t += RTT_MS;
-    // Stage 2: the second of four packets is lost; the client sends duplicate ACKs.
-    let lost_seq = h.seq.wrapping_add(MSS);
-    for k in 0..4u32 {
-        let now = t + 0.6 * k as f64;
-        let p = h.tcp(false, h.seq, h.cseq, TcpFlags::ACK, MSS, Timestamps { tsval: 2000 + now as u32, tsecr: h.echo(now) });
-        h.seq = h.seq.wrapping_add(MSS);
-        if k == 1 {
-            continue;
-        }
-        h.server_send(now, p);
-        h.settle(now);
-        let ack_no = lost_seq;
-        let ts = h.client_ts(now + 0.01);
-        let ack = h.tcp(true, h.cseq, ack_no, TcpFlags::ACK, 0, ts);
-        h.client_send(now + 0.01, ack);
-    }
-    assert!(matches!(h.conn().phase, Phase::Recovering), "{:?}", h.conn().phase);
-    let rt = t + RTT_MS;
-    let p = h.tcp(false, lost_seq, h.cseq, TcpFlags::ACK, MSS, Timestamps { tsval: 2100, tsecr: h.echo(rt) });
-    h.server_send(rt, p);
-    h.settle(rt);
+    // Stage 2: the second of four packets is lost, then repaired.
+    let rt = h.stage_of_four_with_the_second_lost_and_repaired(t);
     let ts = h.client_ts(rt + 0.01);
     let ack = h.tcp(true, h.cseq, h.seq, TcpFlags::ACK, 0, ts);
     assert_eq!(h.client_send(rt + 0.01, ack), Some(0), "the repair's ACK goes out closed");

@@ -1,9 +1,10 @@
 //! Seed 000's client-centered agent (`wattlab_core::agent`) as a middlebox on a station's
 //! wireless interface (`power_save = "cc"`, on a `[[wireless]]` hop or a `[[wlan]]` station):
 //! every packet the station sends passes [`CcAgent::on_outgoing`], every packet reaching it
-//! passes [`CcAgent::on_incoming`], the agent's own packets go out of the node, and its radio
-//! commands drive the station's power machine in external mode (its meter `cc` follows the
-//! agent). On a hop a sleeping station loses what arrives; in a BSS the AP holds it (PM bit).
+//! passes [`CcAgent::on_incoming`] (a hop) or [`CcAgent::on_received`] (a BSS), the agent's own
+//! packets go out of the node, and its radio commands drive the station's power machine in
+//! external mode (its meter `cc` follows the agent). On a hop a sleeping station loses what
+//! arrives; in a BSS the AP holds it (PM bit), and what the MAC delivers an awake radio heard.
 
 use crate::net::link::IfaceId;
 use crate::scenario::{AgentSettings, ScenarioError};

@@ -87,6 +87,15 @@ impl Middlebox {
         }
     }
 
+    /// A packet the station's MAC received at `now` (an 802.11 BSS, where the AP holds frames
+    /// for a dozing station: what the MAC delivers an awake radio heard, never lost).
+    pub fn on_received(&mut self, now: Time, p: &Packet) {
+        match self {
+            Middlebox::Cc(h) => h.agent.on_received(now, p),
+            Middlebox::Tunnel(_) => {}
+        }
+    }
+
     /// A packet its interface received (captured and counted as delivered): true if the
     /// middlebox takes it (a tunnel packet) instead of the node.
     pub fn consume_incoming(&mut self, now: Time, p: &Packet, arena: &PacketArena) -> bool {

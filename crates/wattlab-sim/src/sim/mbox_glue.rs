@@ -21,6 +21,13 @@ impl Simulation {
         self.mboxes[m as usize].mbox.on_incoming(now, p) == Verdict::Pass
     }
 
+    /// A packet the MAC behind `iface` received (a BSS: its radio was awake to hear it).
+    pub(crate) fn mbox_received(&mut self, now: Time, iface: IfaceId, p: &Packet) {
+        let Some(m) = self.net.ifaces[iface as usize].middlebox else { return };
+        self.mboxes_dirty = true;
+        self.mboxes[m as usize].mbox.on_received(now, p);
+    }
+
     /// A packet `iface` received (captured and counted): true if its middlebox took it.
     pub(crate) fn mbox_consume(&mut self, now: Time, iface: IfaceId, p: &Packet) -> bool {
         let Some(m) = self.net.ifaces[iface as usize].middlebox else { return false };

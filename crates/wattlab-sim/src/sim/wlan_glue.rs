@@ -79,9 +79,10 @@ impl Simulation {
                 }
                 MacOutput::Deliver { sta, from, packet } => {
                     let (to_if, from_if) = (self.wlans[b].sta_iface[sta as usize], self.wlans[b].sta_iface[from as usize]);
-                    if !self.mbox_incoming(now, to_if, &packet) {
-                        continue; // the station's agent has its radio asleep: lost, as on a hop
-                    }
+                    // The AP holds frames for a dozing station, so what the MAC delivers its
+                    // awake radio heard, even after its agent asked for sleep (the station
+                    // dozes once the exchange on the air is over): never lost to the agent.
+                    self.mbox_received(now, to_if, &packet);
                     let peer = self.net.ifaces[from_if as usize].mac;
                     self.net.capture(to_if, now, &packet, false, peer);
                     if self.mbox_consume(now, to_if, &packet) {
