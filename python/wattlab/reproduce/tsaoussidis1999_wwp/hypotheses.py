@@ -140,7 +140,9 @@ def conclusions(h: pd.DataFrame) -> list[str]:
             word = "explains most of" if share >= MOST else "explains part of" if share >= PART else "does not explain"
             sets = ", ".join(f"{int(r['set'])}: {r.baseline_ratio:.2f} → {r.ratio:.2f} (paper {r.paper_ratio:.2f})"
                              for _, r in per.iterrows())
-            parts.append(f"{word} the ~3× gap of sets 1, 2, 4, 5 ({share:+.0%} of it on a log scale, mean; WWP/TCP {sets})")
+            lo, hi = float(per.gap_explained.min()), float(per.gap_explained.max())
+            parts.append(f"{word} the ~3× gap of sets 1, 2, 4, 5 ({share:+.0%} of it on a log scale, mean; per set "
+                         f"{lo:+.0%} … {hi:+.0%}; WWP/TCP {sets})")
         rev = d[d["set"].isin(REVERSED) & d.reversed_baseline]
         if not rev.empty:
             fixed = rev[~rev.reversed]
