@@ -21,10 +21,29 @@ def live_app() -> None:
 POLICY_HELP = (
     "Client radio policy: always-on (the AP forwards at once), cc (paper 000's client-centered agent on the "
     "client's NFQUEUE; energy = replay of its radio schedule over the capture), psm (idealised PSM: the AP "
-    "buffers and releases at each beacon), adaptive-psm (adaptive PSM with a 100 ms inactivity timeout: the AP "
-    "holds while the station dozes; energy = replay of its radio schedule), psna (a psna-read/psna-send flow's mobile switches the card off; energy = replay "
-    "of its on/off schedule). Default: psna for a PSNA flow, always-on otherwise."
+    "buffers and releases at each beacon), adaptive-psm (adaptive PSM with mac80211's 100 ms inactivity timeout: "
+    "the AP holds while the station dozes), adaptive-psm:timeout=Tms (another timeout, T = 1..10000), "
+    "twt:interval=Ims,duration=Dus[,offset=Ous] (802.11ax individual TWT: the AP holds the station's packets "
+    "until its service periods, D µs every I ms, O µs after the multiples of I), psna (a psna-read/psna-send "
+    "flow's mobile switches the card off). The parameterised names are the simulator's power_save names. "
+    "Energy of every policy but always-on = replay of its radio schedule over the capture. Default: psna for a "
+    "PSNA flow, always-on otherwise."
 )
+
+
+def _policy(ctx, param, value):
+    """A ``--policy`` value checked as ``wattlab.live`` checks it (a usage error otherwise)."""
+    from wattlab.live import checks
+    from wattlab.live.netns import LiveInputError
+
+    if value is None:
+        return None
+    try:
+        return checks.policy(value)
+    except LiveInputError as e:
+        raise click.BadParameter(str(e)) from None
+
+
 SET_HELP = "Override a scenario key, as `wattlab run --set` (e.g. --set wireless.hop.down.loss.p=0.01). Repeatable."
 SYSCTL_HELP = (
     "Extra sysctl in the client's or server's namespace, ROLE:KEY=VALUE, applied after the scenario's TCP settings; "
@@ -196,7 +215,7 @@ SCENARIO_HELP = ("Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄
 
 @live_app.command("run")
 @click.argument("scenario", type=PATH, metavar="SCENARIO.toml")
-@click.option("--policy", type=click.Choice(["always-on", "cc", "psm", "adaptive-psm", "psna"]), default=None, help=POLICY_HELP)
+@click.option("--policy", metavar="POLICY", default=None, callback=_policy, help=POLICY_HELP)
 @click.option("--out", type=click.Path(), metavar="DIR",
               help="Directory for the capture (client.pcap), logs, reports, energy tables and summary.json "
               "(default: a new temporary directory).")

@@ -37,7 +37,7 @@ fn main() {
         let offered = n + n / 2;
         println!(
             "{:>9}: {offered} packets offered, {delivered} decided, {wall:.3} s wall, {:.2} M packets/s",
-            policy.name(),
+            policy.to_string(),
             offered as f64 / wall / 1e6
         );
     }

@@ -28,8 +28,10 @@ struct ScenarioArgs {
     /// Scenario TOML file.
     #[arg(long)]
     scenario: PathBuf,
-    /// Radio policy of the run (default: psna for a PSNA flow, always-on otherwise).
-    #[arg(long, value_enum)]
+    /// Radio policy of the run: always-on, cc, psm, adaptive-psm[:timeout=Tms],
+    /// twt:interval=Ims,duration=Dus[,offset=Ous] (the simulator's power_save names), psna
+    /// (default: psna for a PSNA flow, always-on otherwise).
+    #[arg(long, value_parser = parse_policy)]
     policy: Option<LivePolicy>,
     /// Scenario overrides, KEY=VALUE (as `wattlab run --set`); repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -62,6 +64,11 @@ struct PayloadArgs {
     /// Key of the payload's pseudo-random stream (the scenario's seed).
     #[arg(long)]
     payload_key: u64,
+}
+
+/// A `--policy` value (see [`LivePolicy`]'s `FromStr`).
+fn parse_policy(s: &str) -> Result<LivePolicy, String> {
+    s.parse()
 }
 
 /// A timeout in seconds: finite, above 0 and at most a day.
@@ -100,7 +107,7 @@ enum Command {
         /// The AP's interface towards the client (packets entering on it go up).
         #[arg(long)]
         client_iface: String,
-        /// Write the power-saving station's radio schedule here (CSV), with `--policy psm` or `adaptive-psm`.
+        /// Write the power-saving station's radio schedule here (CSV), with `--policy psm`, `adaptive-psm` or `twt`.
         #[arg(long)]
         transitions: Option<PathBuf>,
         /// Take the station's radio switches from this Unix datagram socket (PSNA's mobile).

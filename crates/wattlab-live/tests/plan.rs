@@ -43,7 +43,7 @@ fn the_policy_sets_the_hop_power_saving() {
     let psm = plan::load(&s, LivePolicy::Psm, &[]).unwrap();
     assert_eq!(psm.power_save.to_string(), "ideal-psm");
     assert_eq!(plan::path_params(&psm).psm_beacon, Some(Duration::from_millis(100)));
-    let adaptive = plan::load(&s, LivePolicy::AdaptivePsm, &[]).unwrap();
+    let adaptive = plan::load(&s, "adaptive-psm".parse().unwrap(), &[]).unwrap();
     assert_eq!(adaptive.power_save.to_string(), "adaptive-psm:timeout=100ms");
     let p = plan::path_params(&adaptive);
     assert_eq!(p.psm_beacon, Some(Duration::from_millis(100)));
@@ -179,4 +179,61 @@ fn a_psna_flow_plans_with_policy_psna_and_its_parameters() {
     assert!(e.contains("--policy psna needs a psna-read or psna-send flow"), "{e}");
     let e = plan::load_resolved(&s, None, &["flow.0.psna={ alpha = 2.0 }".into()]).unwrap_err();
     assert!(e.contains("alpha"), "{e}");
+}
+
+#[test]
+fn parameterised_policies_use_the_simulators_names() {
+    // `adaptive-psm` alone is mac80211's 100 ms; with a timeout and for TWT the names are the
+    // simulator's power_save names, parsed by the core's registry, and written back canonically.
+    let s = scenario("yan-cc-download.toml");
+    for (given, canonical) in [
+        ("adaptive-psm", "adaptive-psm:timeout=100ms"),
+        ("adaptive-psm:timeout=250ms", "adaptive-psm:timeout=250ms"),
+        ("twt:interval=50ms,duration=5000us", "twt:interval=50ms,duration=5000us"),
+        ("twt:interval=100ms,duration=8192us,offset=20000us", "twt:interval=100ms,duration=8192us,offset=20000us"),
+    ] {
+        let policy: LivePolicy = given.parse().unwrap();
+        assert_eq!(policy.to_string(), canonical);
+        let spec = plan::load(&s, policy, &[]).unwrap();
+        assert_eq!(spec.power_save.to_string(), canonical, "{given}");
+        let p = plan::path_params(&spec);
+        // The core's machine runs the mode on the hop, beacons every beacon_interval.
+        assert_eq!(p.mode.map(|m| m.mode().to_string()).as_deref(), Some(canonical));
+        assert_eq!(p.psm_beacon, Some(Duration::from_millis(100)));
+        let summary = PlanSummary::of(&spec, policy, &[]).unwrap();
+        let json = serde_json::to_value(&summary).unwrap();
+        assert_eq!(json["policy"], canonical);
+        assert_eq!(summary.overrides[0], format!("wireless.0.power_save=\"{canonical}\""));
+    }
+    let twt: LivePolicy = "twt:interval=50ms,duration=5000us,offset=7000us".parse().unwrap();
+    let LivePolicy::Twt(a) = twt else { panic!("{twt:?}") };
+    assert_eq!((a.interval_ms, a.duration_us, a.offset_us, a.trigger, a.announced), (50, 5000, 7000, false, false));
+    assert_eq!(twt.family(), "twt");
+}
+
+#[test]
+fn bad_policy_parameters_are_refused_with_the_accepted_forms() {
+    for bad in [
+        "adaptive-psm:timeout=0ms",
+        "adaptive-psm:timeout=10001ms",
+        "adaptive-psm:timeout=0.2s",
+        "adaptive-psm:timeout=100",
+        "twt",
+        "twt:interval=100ms",
+        "twt:interval=10ms,duration=10000us",
+        "twt:interval=10ms,duration=8ms",
+        "twt:interval=10ms,duration=100us,offset=10000us",
+        "twt:interval=0ms,duration=100us",
+        "bsd-50",
+        "cam",
+        "ideal-psm",
+    ] {
+        let e = bad.parse::<LivePolicy>().unwrap_err();
+        assert!(e.contains(&format!("unknown live policy `{bad}`")), "{bad}: {e}");
+        assert!(e.contains("adaptive-psm:timeout=Tms (T = 1..=10000)") && e.contains("twt:interval=Ims,duration=Dus[,offset=Ous] (I = 1..=65535"), "{e}");
+    }
+    for flag in ["twt:interval=100ms,duration=8192us,trigger=true", "twt:interval=100ms,duration=8192us,announced=true"] {
+        let e = flag.parse::<LivePolicy>().unwrap_err();
+        assert!(e.contains("change nothing on the emulated hop"), "{e}");
+    }
 }

@@ -18,7 +18,14 @@ from typing import Iterable
 from wattlab.live.netns import LiveInputError
 
 POLICIES = ("always-on", "cc", "psm", "adaptive-psm", "psna")
-"""Radio policies of a live run."""
+"""Radio policies of a live run by their plain names (``adaptive-psm``: a 100 ms timeout)."""
+
+PARAMETERISED = ("adaptive-psm", "twt")
+"""Policies that also take the simulator's ``power_save`` parameters
+(``adaptive-psm:timeout=Tms``, ``twt:interval=Ims,duration=Dus[,offset=Ous]``)."""
+
+REPLAYED = ("cc", "psm", "adaptive-psm", "twt", "psna")
+"""Policies whose radio schedule (``transitions.csv``) is replayed over the capture."""
 
 MAX_TIME_LIMIT_S = 3600.0
 """Largest ``--time-limit``: one hour of download."""
@@ -69,11 +76,47 @@ def scenario_path(scenario: object) -> Path:
     return path
 
 
+def policy_forms() -> str:
+    """The accepted ``--policy`` names, with the parameters' ranges from the core's registry
+    (as ``wattlab-live`` writes them in its errors)."""
+    from wattlab import _core
+
+    modes = {m["family"]: m for m in _core.power_modes()}
+
+    def ranges(family: str) -> str:
+        return ", ".join(f"{q['letter']} = {q['min']}..={q['max']}" for q in modes[family]["parameters"])
+
+    return (f"always-on, cc, psm, adaptive-psm (timeout 100 ms), adaptive-psm:timeout=Tms ({ranges('adaptive-psm')}), "
+            f"twt:interval=Ims,duration=Dus[,offset=Ous] ({ranges('twt')}; D and O below the interval), psna")
+
+
+def family(name: str) -> str:
+    """A policy's name without its parameters (``twt`` for ``twt:interval=...``)."""
+    return name.split(":", 1)[0]
+
+
 def policy(name: object) -> str:
-    """``name`` if it is a live policy."""
-    if name not in POLICIES:
-        raise LiveInputError(f"unknown live policy `{name}` (known: {', '.join(POLICIES)})")
-    return str(name)
+    """``name`` if it is a live policy: a plain name (:data:`POLICIES`), or an
+    ``adaptive-psm:`` / ``twt:`` name as the simulator's ``power_save`` writes it, parsed by
+    the core's registry (the same parser, so the same spellings and ranges). A TWT agreement's
+    ``trigger=true`` / ``announced=true`` are refused: they change nothing on the emulated hop,
+    which has no frames of its own (as on the simulator's ``[[wireless]]`` hop)."""
+    from wattlab import _core
+
+    if not isinstance(name, str):
+        raise LiveInputError(f"the policy must be a name, not {type(name).__name__}")
+    if name in POLICIES:
+        return name
+    try:
+        mode = _core.parse_power_mode(name)
+    except _core.UnknownNameError:
+        mode = None
+    if mode is None or mode["family"] not in PARAMETERISED:
+        raise LiveInputError(f"unknown live policy `{name}`; expected {policy_forms()}")
+    if mode["family"] == "twt" and (",trigger=" in name or ",announced=" in name):
+        raise LiveInputError(f"--policy {name}: trigger=true and announced=true change nothing on the emulated hop (it has no "
+                             "frames of its own: no trigger, no announcement; as on the simulator's [[wireless]] hop); leave them out")
+    return name
 
 
 def time_limit(value: object) -> float | None:
@@ -107,7 +150,7 @@ def overrides(values: object) -> list[str]:
         if "=" not in o or not key:
             raise LiveInputError(f"--set {o}: expected KEY=VALUE (e.g. wireless.hop.down.loss.p=0.01)")
         if key.startswith("wireless.") and key.endswith(".power_save"):
-            raise LiveInputError(f"--set {o}: the hop's power_save is set by --policy (always-on, cc, psm, adaptive-psm), not --set")
+            raise LiveInputError(f"--set {o}: the hop's power_save is set by --policy ({policy_forms()}), not --set")
     return out
 
 

@@ -185,7 +185,7 @@ def _cost(plan: dict, out: Path, policy: str):
     """The trace analyzer's energy of the client's capture."""
     from wattlab import trace
 
-    replay = policy in ("cc", "psm", "adaptive-psm", "psna")
+    replay = checks.family(policy) in checks.REPLAYED
     policies = ["always-on", "oracle"] + (["replay"] if replay else [])
     transitions = out / "transitions.csv" if replay else None
     try:
@@ -209,8 +209,8 @@ def run(
 ) -> LiveResult | wwp.WwpLiveResult | psna.PsnaLiveResult:
     """Run ``scenario``'s download (or its ``wwp-bulk`` flow, see :mod:`wattlab.live.wwp`, or its
     ``psna-read``/``psna-send`` flow, see :mod:`wattlab.live.psna`) live under ``policy``
-    (always-on, cc or psm; psna for a PSNA flow; None: psna for a PSNA flow, always-on
-    otherwise) and cost it.
+    (always-on, cc, psm, adaptive-psm[:timeout=Tms], twt:interval=Ims,duration=Dus[,offset=Ous];
+    psna for a PSNA flow; None: psna for a PSNA flow, always-on otherwise) and cost it.
 
     Every option is checked first (:class:`LiveInputError`, nothing runs): the scenario is a
     regular file, ``time_limit`` is in (0, 3600] s and the download can finish within it,
@@ -218,8 +218,9 @@ def run(
     return, on error and on SIGINT/SIGTERM. ``time_limit`` bounds the download on the
     scenario's clock (default: the scenario's stop time, at most 600 s); the run ends with
     :class:`LiveTimeLimit` past it. Results go to ``out_dir`` (a new temporary directory if
-    None): ``client.pcap``, the processes' JSON reports and logs, ``transitions.csv`` (cc, psm),
-    the energy tables and ``summary.json``. ``sysctls`` are extra ``ROLE:KEY=VALUE`` settings
+    None): ``client.pcap``, the processes' JSON reports and logs, ``transitions.csv`` (every policy but always-on),
+    the energy tables and ``summary.json``. ``plan["policy"]`` is the policy's canonical name
+    (``adaptive-psm`` is written ``adaptive-psm:timeout=100ms``). ``sysctls`` are extra ``ROLE:KEY=VALUE`` settings
     (ROLE client or server) applied after the scenario's, e.g.
     ``server:net.ipv4.tcp_invalid_ratelimit=500`` for stock Linux's probe-answer rate limit.
     """

@@ -158,7 +158,7 @@ class Session:
         self.step("starting the emulator")
         self.tb.sh("ap", "iptables", "-A", "FORWARD", "-j", "NFQUEUE", "--queue-num", str(EMU_QUEUE))
         argv = [self.exe, "emulate", *self.scn, "--queue", str(EMU_QUEUE), "--client-iface", netns.AP_CLIENT_IF, "--report", str(self.out / "emulator.json"), *extra]
-        if policy in ("psm", "adaptive-psm"):
+        if checks.family(policy) in ("psm", "adaptive-psm", "twt"):
             argv += ["--transitions", str(self.out / "transitions.csv")]
         self.ready(self.start("the emulator", "ap", argv, "emulator.out", "emulator.log"), "emulator.out", "ready")
 

@@ -5,7 +5,9 @@
 - :mod:`wattlab.models.tcp_energy`: paper 002 Ch. 3, the energy of one TCP transfer over
   802.11a with and without sleep and burst transmission (docs/models.md);
 - :mod:`wattlab.models.sctp_tunnel`: paper 002 Ch. 4, the WNI power of a client whose TCP flows
-  share one SCTP tunnel to the AP, with bursts of m (docs/models.md).
+  share one SCTP tunnel to the AP, with bursts of m (docs/models.md);
+- :mod:`wattlab.models.twt`: 802.11ax Target Wake Time, a station's energy and doze fraction
+  against its wake interval and duration (docs/models.md, docs/validation.md).
 """
 
 from wattlab.models.tcp_throughput import mathis_throughput, padhye_throughput

@@ -2,12 +2,13 @@
 //! (same schema, defaults and error messages as `wattlab run`), and the built simulation's
 //! [`LiveSpec`] gives the path, TCP settings, agent and radio; the policy picks the hop's
 //! power saving (`always-on` = cam, `cc` = the agent, `psm` = idealised PSM at the AP,
-//! `adaptive-psm` = adaptive PSM with mac80211's default 100 ms timeout).
+//! `adaptive-psm[:timeout=Tms]` = adaptive PSM, by default with mac80211's 100 ms timeout,
+//! `twt:interval=Ims,duration=Dus[,offset=Ous]` = 802.11ax individual TWT).
 
 use std::path::Path;
 
 use serde::Serialize;
-use wattlab_core::power::{Driver, PowerMode, PowerSave, PowerSaveSettings};
+use wattlab_core::power::{Driver, PowerMode, PowerSave, PowerSaveSettings, TwtAgreement};
 use wattlab_core::tcp::CongestionControlKind;
 use wattlab_sim::live_spec::{LiveSpec, WwpLiveFlow};
 use wattlab_sim::BuildOptions;
@@ -27,7 +28,7 @@ pub fn describe(path: &Path, policy: Option<LivePolicy>, user_overrides: &[Strin
     let json = |v: Result<serde_json::Value, serde_json::Error>| v.map_err(|e| e.to_string());
     if !scn.tunnels.is_empty() {
         if let Some(p) = policy.filter(|p| *p != LivePolicy::AlwaysOn) {
-            return Err(format!("--policy {}: a tunnel run's power saving is its [[wlan]]'s power_save (u-apsd or cam); leave --policy out", p.name()));
+            return Err(format!("--policy {p}: a tunnel run's power saving is its [[wlan]]'s power_save (u-apsd or cam); leave --policy out"));
         }
         return json(serde_json::to_value(tunnel::load(path, user_overrides)?));
     }
@@ -35,9 +36,12 @@ pub fn describe(path: &Path, policy: Option<LivePolicy>, user_overrides: &[Strin
     json(serde_json::to_value(PlanSummary::of(&spec, policy, user_overrides)?))
 }
 
-/// The radio policies a live run can apply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
-#[serde(rename_all = "kebab-case")]
+/// The radio policies a live run can apply. On the command line a policy is its name:
+/// `always-on`, `cc`, `psm`, `psna`, `adaptive-psm` (mac80211's 100 ms timeout), or one of the
+/// simulator's parameterised power-save names, parsed by the core's registry (the parser of
+/// `power_save` in a scenario): `adaptive-psm:timeout=Tms` and
+/// `twt:interval=Ims,duration=Dus[,offset=Ous]` (see [`LivePolicy::from_str`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LivePolicy {
     /// The client's radio is always on; the AP forwards at once.
     AlwaysOn,
@@ -45,9 +49,15 @@ pub enum LivePolicy {
     Cc,
     /// Idealised 802.11 PSM: the AP buffers and releases at each 100 ms beacon.
     Psm,
-    /// Adaptive PSM with mac80211's default 100 ms inactivity timeout: the AP holds while the
-    /// station dozes, which it does 100 ms after its last packet, waking at each beacon.
-    AdaptivePsm,
+    /// Adaptive PSM: the AP holds while the station dozes, which it does `timeout_ms` after
+    /// its last packet, waking at each beacon.
+    AdaptivePsm {
+        /// The inactivity timeout, ms (`adaptive-psm` alone: [`ADAPTIVE_TIMEOUT_MS`]).
+        timeout_ms: u32,
+    },
+    /// 802.11ax individual TWT on the hop: the AP holds the station's packets until the
+    /// agreement's service periods, the station dozes outside them.
+    Twt(TwtAgreement),
     /// Seed 001's PSNA: the mobile of a `psna-read` / `psna-send` flow switches the card off
     /// (the only policy of such a flow, and only for it).
     Psna,
@@ -61,23 +71,90 @@ impl LivePolicy {
             LivePolicy::Cc => PowerMode::External(Driver::Cc),
             LivePolicy::Psm => PowerMode::IdealPsm,
             LivePolicy::Psna => PowerMode::External(Driver::Psna),
-            LivePolicy::AdaptivePsm => PowerMode::AdaptivePsm { timeout_ms: ADAPTIVE_TIMEOUT_MS },
+            LivePolicy::AdaptivePsm { timeout_ms } => PowerMode::AdaptivePsm { timeout_ms },
+            LivePolicy::Twt(a) => PowerMode::Twt(a),
         }
     }
 
-    /// The policy's name on the command line and in reports.
-    pub fn name(self) -> &'static str {
+    /// The policy's name without its parameters (`always-on`, `cc`, `psm`, `adaptive-psm`,
+    /// `twt`, `psna`).
+    pub fn family(self) -> &'static str {
         match self {
             LivePolicy::AlwaysOn => "always-on",
             LivePolicy::Cc => "cc",
             LivePolicy::Psm => "psm",
             LivePolicy::Psna => "psna",
-            LivePolicy::AdaptivePsm => "adaptive-psm",
+            LivePolicy::AdaptivePsm { .. } | LivePolicy::Twt(_) => self.power_save().family(),
+        }
+    }
+
+    /// The accepted names, for help texts and errors (the ranges are the registry's).
+    pub fn help() -> String {
+        let ranges = |m: PowerMode| {
+            m.params().iter().map(|p| format!("{} = {}..={}", p.letter, p.min, p.max)).collect::<Vec<_>>().join(", ")
+        };
+        let adaptive = PowerMode::AdaptivePsm { timeout_ms: ADAPTIVE_TIMEOUT_MS };
+        let twt = PowerMode::Twt(TwtAgreement::new(100, 8192, false).expect("a valid agreement"));
+        format!(
+            "always-on, cc, psm, adaptive-psm (timeout {ADAPTIVE_TIMEOUT_MS} ms), adaptive-psm:timeout=Tms ({}), \
+             twt:interval=Ims,duration=Dus[,offset=Ous] ({}; D and O below the interval), psna",
+            ranges(adaptive),
+            ranges(twt)
+        )
+    }
+}
+
+impl std::str::FromStr for LivePolicy {
+    type Err = String;
+
+    /// A policy by name: the five plain names, or an `adaptive-psm:` / `twt:` name as the
+    /// simulator's `power_save` writes it (the core's registry parses it, so the two accept
+    /// exactly the same spellings and ranges). A TWT agreement's `trigger=true` and
+    /// `announced=true` are refused: the emulated hop has no frames of its own (no trigger, no
+    /// announcement), so on it, as on the simulator's `[[wireless]]` hop, they change nothing.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let plain = match s {
+            "always-on" => Some(LivePolicy::AlwaysOn),
+            "cc" => Some(LivePolicy::Cc),
+            "psm" => Some(LivePolicy::Psm),
+            "psna" => Some(LivePolicy::Psna),
+            "adaptive-psm" => Some(LivePolicy::AdaptivePsm { timeout_ms: ADAPTIVE_TIMEOUT_MS }),
+            _ => None,
+        };
+        if let Some(p) = plain {
+            return Ok(p);
+        }
+        match s.parse::<PowerMode>() {
+            Ok(PowerMode::AdaptivePsm { timeout_ms }) => Ok(LivePolicy::AdaptivePsm { timeout_ms }),
+            Ok(PowerMode::Twt(a)) if a.trigger || a.announced => Err(format!(
+                "--policy {s}: trigger=true and announced=true change nothing on the emulated hop (it has no frames \
+                 of its own: no trigger, no announcement; as on the simulator's [[wireless]] hop); leave them out"
+            )),
+            Ok(PowerMode::Twt(a)) => Ok(LivePolicy::Twt(a)),
+            _ => Err(format!("unknown live policy `{s}`; expected {}", LivePolicy::help())),
         }
     }
 }
 
-/// The inactivity timeout of `--policy adaptive-psm`, ms: mac80211's default
+impl std::fmt::Display for LivePolicy {
+    /// The canonical name: the plain names, and the simulator's for adaptive PSM and TWT
+    /// (`adaptive-psm` is written `adaptive-psm:timeout=100ms`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LivePolicy::AdaptivePsm { .. } | LivePolicy::Twt(_) => self.power_save().fmt(f),
+            other => f.write_str(other.family()),
+        }
+    }
+}
+
+impl Serialize for LivePolicy {
+    /// As its canonical name (`"twt:interval=100ms,duration=8192us"`).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// The inactivity timeout of `--policy adaptive-psm` without a timeout, ms: mac80211's default
 /// (`ieee80211_recalc_ps` without a PM-QoS latency request; docs/wlan.md, "Adaptive PSM").
 pub const ADAPTIVE_TIMEOUT_MS: u32 = 100;
 
@@ -95,7 +172,7 @@ fn resolve_policy(scn: &wattlab_sim::scenario::Scenario, origin: &str, asked: Op
         (None, true) => Ok(LivePolicy::Psna),
         (None, false) => Ok(LivePolicy::AlwaysOn),
         (Some(LivePolicy::Psna), true) => Ok(LivePolicy::Psna),
-        (Some(p), true) => Err(format!("{origin}: --policy {}: a PSNA flow's radio is switched by its mobile; run it with --policy psna (or no --policy)", p.name())),
+        (Some(p), true) => Err(format!("{origin}: --policy {p}: a PSNA flow's radio is switched by its mobile; run it with --policy psna (or no --policy)")),
         (Some(LivePolicy::Psna), false) => Err(format!("{origin}: --policy psna needs a psna-read or psna-send flow")),
         (Some(p), false) => Ok(p),
     }
@@ -140,7 +217,7 @@ fn check_user_overrides(user: &[String]) -> Result<(), String> {
     for o in user {
         let key = o.split('=').next().unwrap_or("").trim();
         if key.starts_with("wireless.") && key.ends_with(".power_save") {
-            return Err(format!("--set {o}: the hop's power_save is set by --policy (always-on, cc, psm, adaptive-psm, psna), not --set"));
+            return Err(format!("--set {o}: the hop's power_save is set by --policy ({}), not --set", LivePolicy::help()));
         }
     }
     Ok(())
@@ -171,17 +248,18 @@ pub fn load_resolved(path: &Path, policy: Option<LivePolicy>, user_overrides: &[
 
 /// The emulator's model of the spec's path.
 pub fn path_params(spec: &LiveSpec) -> PathParams {
+    // Modes the core's station machine runs on the hop as the simulator's hop runs them.
+    let own_mode = matches!(spec.power_save, PowerMode::AdaptivePsm { .. } | PowerMode::Twt(_));
     PathParams {
         wired_down: spec.wired_down.clone(),
         hop_down: spec.hop_down.clone(),
         hop_up: spec.hop_up.clone(),
         wired_up: spec.wired_up.clone(),
         half_duplex: spec.half_duplex,
-        psm_beacon: matches!(spec.power_save, PowerMode::IdealPsm | PowerMode::AdaptivePsm { .. }).then_some(spec.beacon_interval),
+        psm_beacon: (own_mode || spec.power_save == PowerMode::IdealPsm).then_some(spec.beacon_interval),
         uapsd: false,
         // The hop's listen interval is 1 (every beacon instant), the registry's default.
-        mode: matches!(spec.power_save, PowerMode::AdaptivePsm { .. })
-            .then(|| PowerSave::from_mode(spec.power_save, &PowerSaveSettings::default())),
+        mode: own_mode.then(|| PowerSave::from_mode(spec.power_save, &PowerSaveSettings::default())),
         seed: spec.seed,
         names: Some(spec.channel_names.clone()),
     }
