@@ -177,6 +177,8 @@ def test_plan_errors_name_the_problem(tmp_path):
         runner.load_plan(YAN, "always-on", ["flow.0.tcp.cc=tahoe"])
     with pytest.raises(live.LiveError, match="unknown live policy"):
         runner.load_plan(YAN, "bsd")
+    with pytest.raises(live.LiveError, match="tcp.timer_tick: a live run uses Linux's TCP"):
+        runner.load_plan(YAN, "always-on", ['flow.0.tcp.timer_tick="500ms"'])
 
 
 # ---- hostile input (issue 16, item 9): refused before anything runs, root or not -------

@@ -2,7 +2,7 @@
 reproduction stopped part way (--max-runs) resumes without recomputing its finished runs, and
 its tables are the same bytes with --jobs 1, --jobs 2 or a Dask LocalCluster.
 
-The reproduction is seed 004's quick preset (24 one-minute simulations, well under a second
+The reproduction is seed 004's quick preset (39 one-minute simulations, well under a second
 of simulation): the cheapest."""
 
 from __future__ import annotations
@@ -19,12 +19,16 @@ from conftest import SCENARIOS
 import wattlab
 from wattlab.cli import app
 from wattlab.reproduce import runner
+from wattlab.reproduce.tsaoussidis1999_wwp import experiments, hypotheses
+from wattlab.reproduce.tsaoussidis1999_wwp.config import Config
 from wattlab.reproduce.tsaoussidis1999_wwp.reproduction import FILES as OUTPUT_FILES
 from wattlab.study.points import RunPoint, Tally, encode_run, point_key, result_of, run_points
 from wattlab.study.store import Damaged
 
 CSVS = [n for n in OUTPUT_FILES if n.endswith(".csv")]
 DEMO = SCENARIOS / "demo.toml"
+RUNS = len(experiments.jobs(Config.quick_preset())) + len(hypotheses.jobs(Config.quick_preset()))
+"""Runs of the quick reproduction: Table 1's 24 and gap 1's 15 TCP variants."""
 
 
 def reproduce(out, *args):
@@ -97,14 +101,14 @@ def test_interrupted_reproduction_resumes_without_recomputing(tmp_path):
     assert len(stored) == 10
     code, err = reproduce(out, "--jobs", "2")
     assert code == 0, err
-    assert counts(err) == (14, 10)
+    assert RUNS == 39 and counts(err) == (RUNS - 10, 10)
     for name, mtime in stored.items():
         assert (out / "runs" / name).stat().st_mtime_ns == mtime, f"{name} was recomputed"
     code, err = reproduce(out, "--jobs", "1", "--overwrite")  # a finished reproduction: nothing recomputed
-    assert code == 0 and counts(err) == (0, 24), err
+    assert code == 0 and counts(err) == (0, RUNS), err
     fresh = tmp_path / "b"
     code, err = reproduce(fresh, "--jobs", "1")
-    assert code == 0 and counts(err) == (24, 0), err
+    assert code == 0 and counts(err) == (RUNS, 0), err
     for n in CSVS:
         assert (out / n).read_bytes() == (fresh / n).read_bytes(), n
 
@@ -122,7 +126,7 @@ def test_dask_local_cluster_same_tables(tmp_path):
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client, runner.engine(tmp_path / "dask", scheduler=client) as eng:
         REPRODUCTION.run(w.Config.quick_preset(), tmp_path / "dask")
-    assert (eng.tally.computed, eng.tally.reused) == (24, 0)
+    assert (eng.tally.computed, eng.tally.reused) == (RUNS, 0)
     for n in CSVS:
         assert (tmp_path / "local" / n).read_bytes() == (tmp_path / "dask" / n).read_bytes(), n
 

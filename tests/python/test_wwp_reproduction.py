@@ -4,6 +4,7 @@ seed 004 driven to each of its verdicts with synthetic ratios."""
 from __future__ import annotations
 
 import json
+import math
 import time
 
 import pandas as pd
@@ -11,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from wattlab.cli import app
-from wattlab.reproduce.tsaoussidis1999_wwp import claims, paper
+from wattlab.reproduce.tsaoussidis1999_wwp import claims, hypotheses, paper
 from wattlab.reproduce.tsaoussidis1999_wwp.reproduction import FILES as OUTPUT_FILES
 from conftest import assert_summary_readable
 
@@ -111,3 +112,66 @@ def test_claims_without_their_sets_are_not_tested():
 def test_every_summary_table_row_has_its_headers_cell_count(quick_run):
     """A cell's own `|` is escaped, and the paper is never called "seed" (issue 27)."""
     assert_summary_readable(quick_run[0], 3)
+
+
+# ---- issue 32 gap 1: the hypotheses' experiment ---------------------------------------
+
+
+def test_gap_explained_by_hand():
+    # Paper 7.24, baseline 2.78: a variant at the paper's ratio closes all of the gap, one at
+    # the baseline none, one at sqrt(paper x baseline) half, one farther away a negative share.
+    assert hypotheses.gap_explained(7.24, 2.78, 7.24) == pytest.approx(1.0)
+    assert hypotheses.gap_explained(7.24, 2.78, 2.78) == pytest.approx(0.0)
+    assert hypotheses.gap_explained(7.24, 2.78, (7.24 * 2.78) ** 0.5) == pytest.approx(0.5)
+    assert hypotheses.gap_explained(7.24, 2.78, 1.39) < 0
+    # Overshooting by the same factor on the other side counts as no closer.
+    assert hypotheses.gap_explained(7.24, 2.78, 7.24 * 7.24 / 2.78) == pytest.approx(0.0)
+    assert math.isnan(hypotheses.gap_explained(7.24, 7.24, 3.0))
+    assert math.isnan(hypotheses.gap_explained(7.24, 2.78, 0.0))
+
+
+def _hyp(variant: str, ratio: dict[int, float]) -> pd.DataFrame:
+    """A hypotheses table: the baseline at a third of the paper's ratio in sets 1, 2, 4, 5 and
+    reversed in 3, 6, 7; the variant's WWP/TCP ratios as given."""
+    rows = []
+    for n, r in ratio.items():
+        pr = paper.ratios(n)["original_data"]
+        base = pr / 3 if n in hypotheses.PERIODIC else (2.0 if pr < 1 else 0.5)
+        rows.append({"variant": variant, "set": n, "runs": 1, "paper_tcp_bytes": 1e6, "baseline_tcp_bytes": 3e6,
+                     "tcp_bytes": 1e6, "paper_ratio": pr, "baseline_ratio": base, "ratio": r,
+                     "gap_explained": hypotheses.gap_explained(pr, base, r),
+                     "reversed_baseline": (base < 1) != (pr < 1), "reversed": (r < 1) != (pr < 1)})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("power, word", [(1.0, "explains most of"), (0.3, "explains part of"), (0.05, "does not explain")])
+def test_conclusions_say_how_much_of_the_gap_each_hypothesis_explains(power, word):
+    # ratio = paper / 3^power: the share explained is 1 - power.
+    ratio = {n: paper.ratios(n)["original_data"] / 3 ** (1 - power) for n in hypotheses.PERIODIC}
+    (line,) = hypotheses.conclusions(_hyp("bsd-ticks", ratio))
+    assert line.startswith("**bsd-ticks**") and word in line, line
+    assert f"{power:+.0%}" in line, line
+
+
+def test_conclusions_count_the_reversed_sets_turned():
+    pr = {n: paper.ratios(n)["original_data"] for n in hypotheses.REVERSED}
+    lines = hypotheses.conclusions(_hyp("cap-1000", {3: pr[3], 6: pr[6], 7: 0.5}))
+    assert "turns 2 of the 3 reversed sets the paper's way" in lines[0], lines
+    assert "sets 1, 2, 4, 5" not in lines[0]
+
+
+def test_quick_run_settles_gap_1(quick_run):
+    out, _ = quick_run
+    h = pd.read_csv(out / "hypotheses.csv")
+    assert set(h.variant) == {v.name for v in hypotheses.VARIANTS if v.quick} == {"bsd-ticks", "cap-1000"}
+    assert sorted(h[h.variant == "bsd-ticks"]["set"]) == list(range(1, 8))
+    capped = h[h.variant.str.contains("cap")]
+    assert sorted(set(capped["set"])) == [6, 7]
+    # The 1000-message test delivers exactly 1000 messages within the minute.
+    assert (capped.tcp_bytes == 1000 * 1024).all(), capped
+    # The coarse timer changes TCP where losses force timeouts (set 3: every 5th packet).
+    s3 = h[(h.variant == "bsd-ticks") & (h["set"] == 3)].iloc[0]
+    assert s3.tcp_bytes != s3.baseline_tcp_bytes
+    summary = (out / "summary.md").read_text()
+    for line in hypotheses.conclusions(h):
+        assert line in summary

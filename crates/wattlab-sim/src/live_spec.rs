@@ -129,6 +129,9 @@ impl Simulation {
         let name = &flow.name;
         let written = flow.settings.tcp().cloned().unwrap_or_default();
         let tcp = crate::apps::build::tcp_config(&written).map_err(|(field, m)| format!("flow `{}`.{field}: {m}", name.as_deref().unwrap_or("flow0")))?;
+        if written.timer_tick.is_some() {
+            return Err(format!("flow `{}`.tcp.timer_tick: a live run uses Linux's TCP, whose retransmission timer is fine-grained; remove the coarse timer", name.as_deref().unwrap_or("flow0")));
+        }
         let mut spec = self.path_spec(client, server)?;
         spec.flow = name.clone().unwrap_or_else(|| "flow0".into());
         spec.bytes = bytes.bytes();

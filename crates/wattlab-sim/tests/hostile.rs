@@ -43,6 +43,8 @@ fn every_period_rate_and_queue_has_a_range() {
         ("[output]\nsample_interval = \"2h\"", "sample_interval", "output.sample_interval"),
         ("tcp = { min_rto = \"0s\" }", "min_rto", "flow[0].tcp.min_rto"),
         ("tcp = { delayed_ack_timeout = \"0s\" }", "delayed_ack_timeout", "flow[0].tcp.delayed_ack_timeout"),
+        ("tcp = { timer_tick = \"0s\" }", "timer_tick", "flow[0].tcp.timer_tick"),
+        ("tcp = { timer_tick = \"2s\" }", "timer_tick", "flow[0].tcp.timer_tick"),
         ("tcp = { initial_cwnd = 100000 }", "initial_cwnd", "flow[0].tcp.initial_cwnd"),
         ("tcp = { mss = 65535 }", "mss", "flow[0].tcp.mss"),
         ("port = 0", "port = 0", "flow[0].port"),

@@ -130,6 +130,10 @@ pub struct TcpConfig {
     /// Lower RTO clamp: 200 ms as Linux (RFC 6298 says 1 s SHOULD; real stacks and the
     /// measurements we compare with use 200 ms).
     pub min_rto: Duration,
+    /// Coarse retransmission timer: `None` (default) = RFC 6298 with a fine clock; `Some(t)` =
+    /// 4.4BSD's slow timer / ns-2's `tcpTick_` with ticks of `t` (RTT measured in ticks, RTO in
+    /// whole ticks, at least 2, firing on tick boundaries; see [`super::coarse_rtt`]).
+    pub timer_tick: Option<Duration>,
     /// Upper RTO clamp, also the cap of the persist-timer backoff: 60 s (RFC 6298 §2.5).
     pub max_rto: Duration,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2).
@@ -156,6 +160,7 @@ impl Default for TcpConfig {
             initial_cwnd: 2,
             initial_rto: Duration::from_secs(1),
             min_rto: Duration::from_millis(200),
+            timer_tick: None,
             max_rto: Duration::from_secs(60),
             dupack_threshold: 3,
             congestion_control: CongestionControlKind::NewReno,

@@ -135,7 +135,7 @@ impl TcpConnection {
     fn new(cfg: TcpConfig, state: TcpState, local: Endpoint, remote: Endpoint, isn: u32) -> Self {
         let mss = cfg.mss.max(1) as u32;
         TcpConnection {
-            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+            rtt: RttEstimator::with_tick(cfg.timer_tick, cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             cc: {
                 let mut cc = CongestionControl::new(cfg.congestion_control, mss, cfg.initial_cwnd);
                 cc.set_abc_limit(cfg.ack_every);
@@ -737,7 +737,7 @@ impl TcpConnection {
             if self.snd_una >= self.snd_max {
                 self.rto_at = None;
             } else if restart_rto || self.rto_at.is_none() {
-                self.rto_at = Some(now + self.rtt.rto());
+                self.rto_at = Some(self.rtt.rto_deadline(now));
             }
             if self.fin_queued && self.snd_una > data_end {
                 self.our_fin_acked(now);
@@ -819,10 +819,12 @@ impl TcpConnection {
             self.rtt_timing = None;
             now.saturating_since(sent)
         };
-        self.rtt.sample(sample);
+        // The statistics keep the path's RTT; the estimator and congestion control see the
+        // stack's own measurement (whole ticks with a coarse timer).
+        let measured = self.rtt.measure(now, sample);
         self.stats.rtt_samples += 1;
         self.stats.rtt_sample_sum_ns = self.stats.rtt_sample_sum_ns.saturating_add(sample.as_nanos());
-        Some(sample)
+        Some(measured)
     }
 
     fn our_fin_acked(&mut self, now: Time) {
@@ -949,7 +951,7 @@ impl TcpConnection {
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
         let p = self.next_segment(now);
         if p.is_none() && self.persist_at.is_none() && self.rto_at.is_none() && self.persist_wanted() {
-            self.persist_at = Some(now + self.persist_interval());
+            self.persist_at = Some(self.rtt.deadline(now, self.persist_interval()));
         }
         p
     }
@@ -1081,7 +1083,7 @@ impl TcpConnection {
             self.persist_at = None;
         }
         if self.rto_at.is_none() {
-            self.rto_at = Some(now + self.rtt.rto()); // RFC 6298 §5.1
+            self.rto_at = Some(self.rtt.rto_deadline(now)); // RFC 6298 §5.1
         }
         let seq = self.tx.wire(pos);
         self.build(now, seq, flags, len as u32, false)
@@ -1099,7 +1101,7 @@ impl TcpConnection {
             self.rtt_timing = Some((1, now));
         }
         if self.rto_at.is_none() {
-            self.rto_at = Some(now + self.rtt.rto());
+            self.rto_at = Some(self.rtt.rto_deadline(now));
         }
         let flags = if synack { TcpFlags::SYN | TcpFlags::ACK } else { TcpFlags::SYN };
         self.build(now, self.tx.wire(0), flags, 0, true)

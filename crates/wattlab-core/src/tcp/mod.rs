@@ -6,7 +6,7 @@
 //! data is modelled by byte counts only.
 //!
 //! Modules: [`config`] (parameters and defaults), [`seq`] (wrapping sequence arithmetic),
-//! [`rtt`] (RFC 6298 estimator), [`cc`] (congestion-window arithmetic, extensible enum),
+//! [`rtt`] (RFC 6298 estimator), [`coarse_rtt`] (BSD/ns-2 tick-granular RTO, `timer_tick`), [`cc`] (congestion-window arithmetic, extensible enum),
 //! [`recovery`] (duplicate ACKs, fast retransmit, NewReno `recover`), [`scoreboard`] (RFC 6675
 //! SACK scoreboard: IsLost, pipe, NextSeg), [`reassembly`] (out-of-order intervals, SACK block
 //! order), [`state`] (states, events, counters), [`connection`].
@@ -46,6 +46,7 @@
 //!   first SYN and does not return to LISTEN).
 
 pub mod cc;
+pub mod coarse_rtt;
 pub mod config;
 pub mod connection;
 pub mod reassembly;

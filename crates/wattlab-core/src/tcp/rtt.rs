@@ -1,6 +1,8 @@
-//! RFC 6298 retransmission-timeout estimator.
+//! RFC 6298 retransmission-timeout estimator, or the coarse tick-granular one of
+//! [`super::coarse_rtt`] when `tcp.timer_tick` is set.
 
-use crate::time::Duration;
+use super::coarse_rtt::CoarseRtt;
+use crate::time::{Duration, Time};
 
 /// Clock granularity G of RFC 6298 §2: our timestamp clock ticks every millisecond.
 pub const CLOCK_GRANULARITY: Duration = Duration::from_millis(1);
@@ -42,19 +44,53 @@ impl SmoothedRtt {
     }
 }
 
-/// SRTT/RTTVAR estimator with clamped, backed-off RTO (RFC 6298).
+/// SRTT/RTTVAR estimator with clamped, backed-off RTO (RFC 6298), or BSD/ns-2 coarse ticks.
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
     smoothed: SmoothedRtt,
     rto: Duration,
     min_rto: Duration,
     max_rto: Duration,
+    /// Set by `tcp.timer_tick`: every method defers to it.
+    coarse: Option<Box<CoarseRtt>>,
 }
 
 impl RttEstimator {
     /// Estimator with no sample yet: RTO = `initial` (RFC 6298 §2.1).
     pub fn new(initial: Duration, min_rto: Duration, max_rto: Duration) -> Self {
-        RttEstimator { smoothed: SmoothedRtt::default(), rto: initial, min_rto, max_rto }
+        RttEstimator { smoothed: SmoothedRtt::default(), rto: initial, min_rto, max_rto, coarse: None }
+    }
+
+    /// Estimator ticking every `tick` when given (see [`CoarseRtt`]), else RFC 6298's.
+    pub fn with_tick(tick: Option<Duration>, initial: Duration, min_rto: Duration, max_rto: Duration) -> Self {
+        let mut e = RttEstimator::new(initial, min_rto, max_rto);
+        e.coarse = tick.map(|t| Box::new(CoarseRtt::new(t, initial, min_rto, max_rto)));
+        e
+    }
+
+    /// Feed the RTT `r` of a segment acknowledged at `now`; returns the sample as the stack
+    /// measured it (`r` itself, or whole ticks with a coarse timer). Undoes any backoff.
+    pub fn measure(&mut self, now: Time, r: Duration) -> Duration {
+        match self.coarse.as_deref_mut() {
+            None => {
+                self.sample(r);
+                r
+            }
+            Some(c) => c.sample(now, r),
+        }
+    }
+
+    /// When a timer of `d` armed at `now` expires: `now + d`, or on a tick boundary.
+    pub fn deadline(&self, now: Time, d: Duration) -> Time {
+        match self.coarse.as_deref() {
+            None => now + d,
+            Some(c) => c.deadline(now, d),
+        }
+    }
+
+    /// When the retransmission timer armed at `now` expires.
+    pub fn rto_deadline(&self, now: Time) -> Time {
+        self.deadline(now, self.rto())
     }
 
     /// Feed one RTT measurement (RFC 6298 §2.2–2.4); also undoes any backoff.
@@ -67,27 +103,42 @@ impl RttEstimator {
 
     /// Double the RTO after a timeout (RFC 6298 §5.5), up to the maximum.
     pub fn backoff(&mut self) {
+        if let Some(c) = self.coarse.as_deref_mut() {
+            return c.backoff();
+        }
         self.rto = self.clamp(self.rto.saturating_mul(2));
     }
 
     /// Set the RTO directly (e.g. 3 s after a lost SYN, RFC 6298 §5.7).
     pub fn set_rto(&mut self, rto: Duration) {
+        if let Some(c) = self.coarse.as_deref_mut() {
+            return c.set_rto(rto);
+        }
         self.rto = self.clamp(rto);
     }
 
     /// Current retransmission timeout.
     pub fn rto(&self) -> Duration {
-        self.rto
+        match self.coarse.as_deref() {
+            None => self.rto,
+            Some(c) => c.rto(),
+        }
     }
 
     /// Smoothed RTT, once a sample exists.
     pub fn srtt(&self) -> Option<Duration> {
-        self.smoothed.srtt()
+        match self.coarse.as_deref() {
+            None => self.smoothed.srtt(),
+            Some(c) => c.srtt(),
+        }
     }
 
     /// RTT variation estimate.
     pub fn rttvar(&self) -> Duration {
-        self.smoothed.rttvar()
+        match self.coarse.as_deref() {
+            None => self.smoothed.rttvar(),
+            Some(c) => c.rttvar(),
+        }
     }
 
     fn clamp(&self, d: Duration) -> Duration {

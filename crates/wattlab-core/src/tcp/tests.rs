@@ -187,6 +187,11 @@ impl Harness {
     fn sent(&self, dir: usize) -> impl Iterator<Item = &Sent> {
         self.log.iter().filter(move |s| s.dir == dir)
     }
+
+    /// When each copy of the data segment starting at `seq` left (original, then retransmissions).
+    fn data_sent_at(&self, dir: usize, seq: u32) -> Vec<Time> {
+        self.sent(dir).filter(|x| x.pkt.payload_len > 0 && hdr(&x.pkt).seq == seq).map(|x| x.at).collect()
+    }
 }
 
 fn hdr(p: &Packet) -> &TcpHeader {
@@ -829,11 +834,7 @@ fn tail_drop_rto_backoff_and_karn() {
     let s = h.a.stats().clone();
     assert_eq!(s.timeouts, 2);
     assert_eq!(s.fast_retransmits, 0);
-    let last: Vec<Time> = h
-        .sent(A_TO_B)
-        .filter(|x| x.pkt.payload_len > 0 && hdr(&x.pkt).seq == 100u32 + 1 + 9 * 1460)
-        .map(|x| x.at)
-        .collect();
+    let last = h.data_sent_at(A_TO_B, 100u32 + 1 + 9 * 1460);
     assert_eq!(last.len(), 3);
     // The timer restarts at the last ACK of new data (RFC 6298 §5.3), which arrives after the
     // lost segment left: the first retransmission comes one RTO (the 200 ms floor) after that
@@ -871,6 +872,35 @@ fn rto_of_connection_follows_rfc6298() {
     e.sample(ms(60) + ms(40)); // the lone segment's ACK is delayed by 40 ms
     assert_eq!(h.a.srtt(), e.srtt());
     assert_eq!(h.a.rto(), e.rto());
+}
+
+#[test]
+fn coarse_500ms_timer_retransmits_on_tick_boundaries() {
+    // 4.4BSD Tahoe: 500 ms slow timer, 1 s minimum RTO, no timestamps; 10 ms each way, so every
+    // RTT sample is 1 tick: SRTT = 1, RTTVAR = 1/2 tick, RTO = 1 + 4 × 1/2 = 3 ticks = 1.5 s.
+    let cfg = TcpConfig {
+        timestamps: false,
+        congestion_control: CongestionControlKind::Tahoe,
+        min_rto: Duration::from_secs(1),
+        timer_tick: Some(ms(500)),
+        ..Default::default()
+    };
+    let mut h = Harness::new(cfg.clone(), cfg, 100, 200, ms(10));
+    h.drops.extend([(A_TO_B, 10), (A_TO_B, 11)]);
+    h.a.send(10 * 1460);
+    h.run_while(Time::from_secs_f64(30.0), |h| h.b.stats().bytes_received < 10 * 1460);
+    assert_eq!(h.a.stats().timeouts, 2);
+    let last = h.data_sent_at(A_TO_B, 100u32 + 1 + 9 * 1460);
+    assert_eq!(last.len(), 3);
+    assert!(last[0] < Time::from_secs_f64(0.5), "{last:?}");
+    // Armed in the first tick, 3 ticks: fires at the 3rd boundary, 1.5 s (not 1.5 s after the
+    // arming ACK, as a fine timer would).
+    assert_eq!(last[1], Time::from_secs_f64(1.5));
+    // Backed off to 6 ticks, armed on the 1.5 s boundary: fires at the 6th boundary after it.
+    assert_eq!(last[2], Time::from_secs_f64(4.5));
+    // Karn: the retransmission's ACK gives no sample; the RTO stays backed off twice (3 × 4 ticks).
+    assert_eq!(h.a.rto(), Duration::from_secs(6));
+    assert_eq!(h.a.srtt(), Some(ms(500)));
 }
 
 // ---------------------------------------------------------------------------- delayed ACK

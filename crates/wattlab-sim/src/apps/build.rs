@@ -143,6 +143,9 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
     if let Some(v) = t.min_rto {
         c.min_rto = v.get();
     }
+    if let Some(v) = t.timer_tick {
+        c.timer_tick = Some(v.get());
+    }
     if let Some(v) = t.sack {
         if !v && t.cc.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(SACK_NAME)) {
             return Err(("tcp.sack", "cc = \"sack\" needs SACK: remove tcp.sack = false".into()));

@@ -10,10 +10,11 @@ import pandas as pd
 from ... import markdown as md
 from .. import stats
 from ..framework import Context, Info, Reproduction, run_heading
-from . import claims, experiments, figures, paper
+from . import claims, experiments, figures, hypotheses, paper
 from .config import Config
 
-FILES = ("config.json", "runs.csv", "points.csv", "table1.csv", "ratios.csv", "claims.csv", "summary.md", "fig_table1.png")
+FILES = ("config.json", "runs.csv", "points.csv", "table1.csv", "ratios.csv", "hypotheses.csv", "claims.csv", "summary.md",
+         "fig_table1.png")
 """Every file the reproduction writes."""
 
 
@@ -34,7 +35,7 @@ class Wwp(Reproduction):
     def tables(self, cfg: Config, ctx: Context) -> dict[str, pd.DataFrame]:
         runs, points = experiments.run_all(cfg, ctx)
         return {"runs.csv": runs, "points.csv": points, "table1.csv": experiments.table(points),
-                "ratios.csv": experiments.ratios(points)}
+                "ratios.csv": experiments.ratios(points), "hypotheses.csv": hypotheses.run(cfg, ctx, points)}
 
     def claims(self, cfg: Config, tables: dict[str, pd.DataFrame]) -> list[claims.Claim]:
         return claims.evaluate(tables["ratios.csv"])
@@ -76,7 +77,12 @@ class Wwp(Reproduction):
         ]
 
     def closing(self, cfg: Config, tables: dict[str, pd.DataFrame]) -> list[str]:
-        return ["## The paper's own inconsistencies", "", *(f"- {s}" for s in paper.inconsistencies())]
+        return ["## Gap 1: what explains the WWP/TCP ratios (issue 32)", "",
+                "TCP rerun under each hypothesis with the same seeds and phase offsets; WWP's runs are the table's. "
+                "Gap = |ln(wattlab's WWP/TCP ÷ the paper's)|; a variant explains 1 − its gap ÷ the baseline's "
+                "(hypotheses.csv).", "",
+                *(f"- {s}" for s in hypotheses.conclusions(tables["hypotheses.csv"])), "",
+                "## The paper's own inconsistencies", "", *(f"- {s}" for s in paper.inconsistencies())]
 
 
 REPRODUCTION = Wwp()

@@ -51,6 +51,10 @@ pub struct TcpSettings {
     /// Lower bound of the retransmission timeout.
     #[serde(default)]
     pub min_rto: Option<Dur>,
+    /// Coarse retransmission timer tick (4.4BSD's 500 ms slow timer, ns-2's `tcpTick_`);
+    /// absent = RFC 6298 with a fine clock.
+    #[serde(default)]
+    pub timer_tick: Option<Dur>,
 }
 
 impl TcpSettings {
@@ -80,6 +84,7 @@ impl TcpSettings {
         c.num(&format!("{key}.ack_every"), self.ack_every.map(u64::from), 1, 64, " segments");
         c.num(&format!("{key}.initial_cwnd"), self.initial_cwnd.map(u64::from), 1, 1000, " segments");
         c.dur(&format!("{key}.min_rto"), self.min_rto, MS, 60 * S);
+        c.dur(&format!("{key}.timer_tick"), self.timer_tick, MS, S);
     }
 }
 
