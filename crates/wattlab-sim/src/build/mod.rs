@@ -4,7 +4,7 @@
 //! Every reference error points back at the scenario line that made it.
 
 mod flows;
-mod paths;
+pub(crate) mod paths;
 mod power;
 mod settings;
 mod topology;
@@ -105,11 +105,19 @@ pub fn build_with(scn: &Scenario, source: &str, origin: &str, provenance: Proven
     go_on()?;
     let routes = paths::flow_routes(&t.nodes, &t.adjacency, &overrides, &needs, scn, &cx, &flow_err)?;
     go_on()?;
-    let pcaps = paths::captures(scn, opts, &cx, &mut t)?;
+    let (pcaps, air) = paths::captures(scn, opts, &cx, &mut t, &wlans)?;
+    let mut provenance = provenance;
+    if !pcaps.is_empty() || air.iter().any(Option::is_some) {
+        provenance.pcap_epoch = Some(paths::pcap_epoch(scn, &cx)?.1);
+    }
     let mut wlans = wlans;
-    for w in &mut wlans {
+    for (w, a) in wlans.iter_mut().zip(air) {
         // A BSS reports first attempts only to capture them at their senders.
         w.bss.set_report_transmits(w.sta_iface.iter().any(|&i| t.ifaces[i as usize].pcap.is_some()));
+        if a.is_some() {
+            w.bss.enable_air_log();
+        }
+        w.air = a.map(Box::new);
     }
 
     let timeseries = (scn.output.timeseries || opts.timeseries).then(TimeSeries::default);
