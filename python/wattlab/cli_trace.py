@@ -32,7 +32,10 @@ POLICY_HELP = (
     "agreement's service periods, of DURATION every INTERVAL from the first packet plus OFFSET, and the added delay "
     "per packet is reported; the radio is awake in every service period and dozes outside them but to send); "
     "replay[:policy=NAME,node=NAME] (the --transitions schedule); "
-    "energybox (EnergyBox's own number: its engine emulated, artifacts included; needs --energybox device settings). "
+"energybox (EnergyBox's own number: its engine emulated, artifacts included; needs --energybox device settings); "
+    "observed[:listen=beacons|none,overhear=idle|rx,stamp=end|start,padding=0|8|16] (an 802.11 monitor capture: "
+    "what the station --client-mac is seen doing, airtime from each frame's radiotap rate/MCS, doze and wake from "
+    "its PM bits, Nulls, PS-Polls, beacons and EOSPs; stamp: whether a record's time is its PPDU's end or start). "
     "Default: always-on, oracle, psm, adaptive-psm (and replay with --transitions); with --energybox: energybox and "
     "adaptive-psm, the rows EnergyBox's model defines."
 )
@@ -61,6 +64,8 @@ OUTPUTS = ("summary.json", "energy.csv", "states.csv", "connections.csv", "attri
 @trace_app.command("energy")
 @click.argument("capture", type=PATH, metavar="CAPTURE")
 @click.option("--client", metavar="ADDR", help="The client's IP address. Default: the address with the most traffic (ties are reported).")
+@click.option("--client-mac", metavar="MAC",
+              help="The station the observed policy costs in an 802.11 (monitor-mode) capture, e.g. 02:00:00:00:00:01.")
 @click.option("--profile", metavar="NAME|FILE.toml",
               help="Device profile: a built-in name (see `wattlab profiles`) or a profile TOML file. Default: atheros-ar5004.")
 @click.option("--energybox", type=PATH, multiple=True, metavar="FILE",
@@ -102,7 +107,7 @@ OUTPUTS = ("summary.json", "energy.csv", "states.csv", "connections.csv", "attri
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, metavar="N", help="Connections shown in the attribution table.")
 @click.option("--json", "json_out", is_flag=True, help="Print summary.json instead of tables.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress or notes on stderr.")
-def energy_cmd(capture, client, profile, energybox, policy, phy, tail_ms, transitions, bin_ms, max_gap, accept_odd_times,
+def energy_cmd(capture, client, client_mac, profile, energybox, policy, phy, tail_ms, transitions, bin_ms, max_gap, accept_odd_times,
                max_connections, out, parquet, plot, overwrite, top, json_out, quiet) -> None:
     """Cost a capture on the client's radio under one or more power policies, with per-state
     energy, per-connection attribution and a comparison table."""
@@ -141,6 +146,7 @@ def energy_cmd(capture, client, profile, energybox, policy, phy, tail_ms, transi
                 max_gap_s=max_gap,
                 accept_odd_times=accept_odd_times,
                 max_connections=max_connections,
+                client_mac=client_mac,
             )
     except trace.TraceError as e:
         fail(str(e))

@@ -92,6 +92,12 @@ class TraceEnergy:
     (s), service periods, received and held packets, the added delay (``delay_mean_s``,
     ``delay_p95_s``, ``delay_max_s``), deferred sends and their wait, the last delivery
     (``last_end_ns``)."""
+    observed: dict = field(default_factory=dict)
+    """Per ``observed`` row, what the 802.11 capture showed the station doing: its MAC, AP and
+    AID, frames sent (retries, control responses captured and inferred), received, beacons and
+    group frames heard, PPDUs and A-MPDUs timed from their PHY fields (``phy_fallback``: at the
+    ``--phy`` rate), PM bits, Nulls, PS-Polls, EOSPs, TWT setups, dozes, wake-ups seen only by a
+    frame received (``woke_to_receive``), and the costed span (``start_ns``, ``end_ns``)."""
 
     @property
     def start_ns(self) -> int:
@@ -132,6 +138,7 @@ class TraceEnergy:
             "timeline_files": self.timeline_files,
             "energybox": self.energybox,
             "twt": self.twt,
+            "observed": self.observed,
             "warnings": self.warnings,
             "notes": self.notes,
         }
@@ -197,6 +204,7 @@ def energy(
     max_gap_s: float | None = None,
     accept_odd_times: bool = False,
     max_connections: int | None = None,
+    client_mac: str | None = None,
 ) -> TraceEnergy:
     """Cost ``capture`` (pcap or pcapng) on the radio of ``client`` under ``policies``.
 
@@ -231,7 +239,11 @@ def energy(
     - ``max_connections``: the client's connections kept (default 100,000; 1 to 10⁷); beyond
       that the least recently used is folded, packets, bytes and energy, into one ``other``
       row of ``connections`` and ``attribution`` (its ``connections`` column counts them), so
-      memory stays bounded whatever the number of connections.
+      memory stays bounded whatever the number of connections;
+    - ``client_mac``: the station the ``observed`` policy costs in a monitor-mode (802.11)
+      capture, ``aa:bb:cc:dd:ee:ff`` (policy ``observed[:listen=beacons|none,overhear=idle|rx,
+      stamp=end|start,padding=0|8|16]``: airtime from each frame's PHY fields, doze/awake from
+      the power-management frames; its counts in ``observed``, see docs/trace.md).
 
     Raises :class:`TraceError` with a message naming the file and where it went wrong (also
     for a bug inside the analyzer, which says so).
@@ -264,6 +276,7 @@ def energy(
         max_gap_s=None if max_gap_s is None else float(max_gap_s),
         accept_odd_times=accept_odd_times,
         max_connections=max_connections,
+        client_mac=client_mac,
     )
     raw = _core.trace_energy(str(capture), timeline=mode, **kwargs)
     res = _from_raw(raw)
@@ -284,6 +297,7 @@ def energy(
             "phy": phy, "transitions": None if transitions is None else str(transitions),
             "energybox": [str(p) for p in energybox], "bin_s": bin_s, "tail_s": tail_s,
             "max_gap_s": max_gap_s, "accept_odd_times": accept_odd_times, "max_connections": max_connections,
+            "client_mac": client_mac,
             "timeline": timeline,
         },
         "wattlab_version": _core.__version__,
@@ -349,6 +363,7 @@ def _from_raw(raw: dict) -> TraceEnergy:
         warnings=list(raw["warnings"]),
         energybox={p["label"]: p["energybox"] for p in raw["policies"] if p.get("energybox")},
         twt={p["label"]: p["twt"] for p in raw["policies"] if p.get("twt")},
+        observed={p["label"]: p["observed"] for p in raw["policies"] if p.get("observed")},
     )
 
 

@@ -16,7 +16,42 @@ use wattlab_trace::energybox::EnergyBoxConfig;
 use wattlab_trace::energybox_engine::EngineOutcome;
 use wattlab_trace::policy_spec::{PolicyKind, PolicySpec, SpecContext, ENERGYBOX};
 use wattlab_trace::timecheck::{TimeIssue, TimeLimits, TimeReport};
+use wattlab_trace::observed::{parse_mac, ObservedOutcome};
 use wattlab_trace::SkipReason;
+
+/// The `observed` policy's counts as a dict (field names as [`ObservedOutcome`]'s).
+fn pythonize_observed<'py>(py: Python<'py>, o: &ObservedOutcome) -> PyResult<Bound<'py, PyDict>> {
+    let x = PyDict::new(py);
+    x.set_item("client_mac", &o.client_mac)?;
+    x.set_item("ap_mac", o.ap_mac.as_deref())?;
+    x.set_item("aid", o.aid)?;
+    for (k, v) in [
+        ("tx_frames", o.tx_frames),
+        ("tx_retries", o.tx_retries),
+        ("tx_responses", o.tx_responses),
+        ("responses_inferred", o.responses_inferred),
+        ("rx_frames", o.rx_frames),
+        ("beacons", o.beacons),
+        ("group_frames", o.group_frames),
+        ("overheard", o.overheard),
+        ("ppdus", o.ppdus),
+        ("ampdus", o.ampdus),
+        ("phy_fallback", o.phy_fallback),
+        ("pm_set", o.pm_set),
+        ("pm_clear", o.pm_clear),
+        ("nulls", o.nulls),
+        ("ps_polls", o.ps_polls),
+        ("eosp", o.eosp),
+        ("twt_setups", o.twt_setups),
+        ("woke_to_receive", o.woke_to_receive),
+        ("dozes", o.dozes),
+        ("start_ns", o.start_ns),
+        ("end_ns", o.end_ns),
+    ] {
+        x.set_item(k, v)?;
+    }
+    Ok(x)
+}
 
 pyo3::create_exception!(_core, TraceError, crate::guard::WattlabError, "A capture, a profile, a policy or a transitions file cannot be used; the message says which and where.");
 
@@ -103,7 +138,7 @@ fn resolve_profile(profile: Option<&str>, eb: &EnergyBoxConfig) -> PyResult<Devi
 /// `warnings` lists what a result built on odd timestamps rests on). A panic (a bug) is
 /// raised as `TraceError`, never as pyo3's `PanicException`.
 #[pyfunction]
-#[pyo3(signature = (path, client=None, profile=None, energybox=Vec::new(), policies=Vec::new(), phy=None, transitions=None, bin_s=0.05, timeline="memory", tail_s=None, max_gap_s=None, accept_odd_times=false, max_connections=None))]
+#[pyo3(signature = (path, client=None, profile=None, energybox=Vec::new(), policies=Vec::new(), phy=None, transitions=None, bin_s=0.05, timeline="memory", tail_s=None, max_gap_s=None, accept_odd_times=false, max_connections=None, client_mac=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn trace_energy<'py>(
     py: Python<'py>,
@@ -120,11 +155,12 @@ pub fn trace_energy<'py>(
     max_gap_s: Option<f64>,
     accept_odd_times: bool,
     max_connections: Option<i64>,
+    client_mac: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     guarded("trace analyzer", || {
         trace_energy_unguarded(
             py, path, client, profile, energybox, policies, phy, transitions, bin_s, timeline, tail_s, max_gap_s,
-            accept_odd_times, max_connections,
+            accept_odd_times, max_connections, client_mac,
         )
     })
 }
@@ -226,7 +262,9 @@ fn trace_energy_unguarded<'py>(
     max_gap_s: Option<f64>,
     accept_odd_times: bool,
     max_connections: Option<i64>,
+    client_mac: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let client_mac = client_mac.map(|m| parse_mac(m).map_err(|e| err(format!("client_mac: {e}")))).transpose()?;
     let max_connections = match max_connections {
         None => DEFAULT_MAX_CONNECTIONS,
         Some(n) if (1..=i64::from(MAX_MAX_CONNECTIONS)).contains(&n) => n as u32,
@@ -321,6 +359,7 @@ fn trace_energy_unguarded<'py>(
         timeline,
         time,
         max_connections,
+        client_mac,
     };
     let mut a = py.allow_threads(|| analyze(Path::new(path), &opts)).map_err(err)?;
 
@@ -453,6 +492,13 @@ fn trace_energy_unguarded<'py>(
                 }
             }
             None => d.set_item("twt", py.None())?,
+        }
+        match &p.observed {
+            Some(o) => {
+                let x = pythonize_observed(py, o)?;
+                d.set_item("observed", x)?;
+            }
+            None => d.set_item("observed", py.None())?,
         }
         pols.append(d)?;
     }

@@ -31,6 +31,7 @@ use crate::airtime::{Airtime, Direction, Interval, FRAME_MTU};
 pub use crate::connections::{ConnKey, Connection, DEFAULT_MAX_CONNECTIONS, MAX_MAX_CONNECTIONS};
 use crate::connections::ConnTable;
 use crate::energybox_engine::{EbState, EnergyBoxEngine, EngineOutcome};
+use crate::observed::ObservedOutcome;
 use crate::policy_spec::{ByteCount, PolicyKind, PolicySpec};
 use crate::throughput::ThroughputBins;
 use crate::timecheck::{TimeCheck, TimeLimits, TimeReport};
@@ -74,6 +75,9 @@ pub struct EnergyOptions {
     /// so memory does not grow with the number of connections. Also bounds the addresses
     /// kept while looking for the client.
     pub max_connections: u32,
+    /// The station whose radio the `observed` policy costs, by its 802.11 MAC address (a
+    /// monitor-mode capture; `--client-mac`).
+    pub client_mac: Option<[u8; 6]>,
 }
 
 /// The shortest throughput bin accepted (1 µs).
@@ -178,6 +182,8 @@ pub struct PolicyOutcome {
     pub energybox: Option<EngineOutcome>,
     /// What a `twt` policy did to the packets (held, delays, SPs; `twt` only).
     pub twt: Option<TwtOutcome>,
+    /// What the capture showed the station doing (`observed` only).
+    pub observed: Option<ObservedOutcome>,
 }
 
 /// Everything the analyzer found.
@@ -375,6 +381,13 @@ pub fn check_options(opts: &EnergyOptions) -> Result<(), AnalysisError> {
             if let Err(e) = a.check() {
                 return bad(format!("policy `{}`: setting {e}", p.label));
             }
+        }
+        if matches!(p.kind, PolicyKind::Observed(_)) && opts.client_mac.is_none() {
+            return bad(format!(
+                "policy `{}` costs one station of an 802.11 capture: give its MAC address with --client-mac \
+                 (Python: client_mac=...)",
+                p.label
+            ));
         }
     }
     if !(MIN_BIN..=MAX_BIN).contains(&opts.bin) {
@@ -714,7 +727,12 @@ fn run<R: Read>(
                 state_changes: 0,
                 energybox: Some(outcome),
                 twt: None,
+                observed: None,
             });
+            continue;
+        }
+        if let PolicyKind::Observed(params) = &spec.kind {
+            policies.push(observed_policy(&mut open, path, opts, &spec.label, *params, i)?);
             continue;
         }
         let mut r = metered.next().expect("one meter per accounting or replay policy");
@@ -771,6 +789,7 @@ fn run<R: Read>(
             state_changes: changes,
             energybox: None,
             twt: r.twt.as_ref().map(|w| w.outcome(end, capture_end)),
+            observed: None,
         });
     }
     debug_assert!(own_bucket(1) == 2 && tail_bucket(1) == 3);
@@ -804,6 +823,56 @@ fn run<R: Read>(
         throughput: throughput.finish(),
         time: *check.report(),
         time_limits: opts.time,
+    })
+}
+
+/// The `observed` policy's row (the `i`-th policy): its own passes over the 802.11 frames.
+fn observed_policy<R: Read>(
+    open: &mut impl FnMut() -> Result<TraceReader<R>, TraceError>,
+    path: &str,
+    opts: &EnergyOptions,
+    label: &str,
+    params: crate::observed::ObservedParams,
+    i: usize,
+) -> Result<PolicyOutcome, AnalysisError> {
+    let mac = opts.client_mac.expect("checked by check_options");
+    // Records without PHY fields (plain 802.11) are timed at the --phy rate.
+    let fallback = match opts.airtime {
+        Airtime::Phy { phy, rate_kbps } => Some((phy, wattlab_core::wlan::TxVector::Legacy { kbps: rate_kbps })),
+        _ => None,
+    };
+    let sink = open_sink(opts, i)?;
+    let o = crate::observed::cost(&mut *open, path, mac, params, &opts.profile, fallback, opts.tail, sink.is_some())
+        .map_err(AnalysisError::Invalid)?;
+    let mut report = o.report;
+    report.policy = Some(label.to_string());
+    let mut timeline = Timeline::default();
+    let timeline_file = match sink.flatten() {
+        Some((p, mut w)) => {
+            write_rows(&mut w, &mut o.timeline.into_iter())
+                .map_err(|source| AnalysisError::Output { path: p.display().to_string(), source })?;
+            finish_sink(Some((p, w)))?
+        }
+        None => {
+            timeline.extend(o.timeline.into_iter().map(|(t, s)| (t.as_nanos(), s)));
+            None
+        }
+    };
+    Ok(PolicyOutcome {
+        label: label.to_string(),
+        name: crate::policy_spec::OBSERVED,
+        report,
+        beacons: o.outcome.beacons,
+        rx_while_dormant: 0,
+        busy_while_dormant: 0,
+        by_connection: Vec::new(),
+        timeline,
+        timeline_file,
+        timeline_elided_beacons: 0,
+        state_changes: 0,
+        energybox: None,
+        twt: None,
+        observed: Some(o.outcome),
     })
 }
 
@@ -1019,8 +1088,9 @@ fn start_meters(opts: &EnergyOptions, start: Time) -> Result<Vec<Running>, Analy
                 m.enable_attribution();
                 Meter::Replay(Box::new(m))
             }
-            // EnergyBox's engine reads every frame, in file order (see `run`).
-            PolicyKind::EnergyBox(_) => continue,
+            // EnergyBox's engine reads every frame, in file order (see `run`); `observed` reads
+            // the 802.11 frames in passes of its own.
+            PolicyKind::EnergyBox(_) | PolicyKind::Observed(_) => continue,
         };
         let sink = open_sink(opts, i)?;
         if sink.is_some() {

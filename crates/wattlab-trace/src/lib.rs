@@ -8,6 +8,7 @@ pub mod airtime;
 pub mod energy;
 pub mod energybox;
 pub mod energybox_engine;
+pub mod observed;
 pub mod policy_spec;
 pub mod tables;
 pub mod throughput;

@@ -8,6 +8,7 @@
 //! | `adaptive-psm` | `timeout` (220ms), `window` (50ms, or `fixed`/`sliding`), `windows` (`sliding`), `threshold` (3000 bytes), `bytes` (`ip`), `beacon`, `listen` |
 //! | `twt` | `interval`, `duration` (both required), `offset` (0): an 802.11ax TWT agreement; received packets move into its service periods ([`crate::twt`]) |
 //! | `replay` | `policy`, `node` (rows of the `--transitions` file to use) |
+//! | `observed` | `listen` (`beacons`), `overhear` (`idle`), `stamp` (`end`), `padding` (0): what a monitor capture shows the station `--client-mac` doing ([`crate::observed`]) |
 //! | `energybox` | none: EnergyBox's engine, emulated with its artifacts, on the EnergyBox files' settings |
 //!
 //! Durations take a unit (`ns`, `us`, `ms`, `s`); a bare number is milliseconds.
@@ -25,6 +26,7 @@ use wattlab_core::{Duration, Time};
 
 use crate::energybox::EnergyBoxConfig;
 use crate::energybox_engine::EngineSettings;
+use crate::observed::{ObservedParams, OBSERVED_KEYS};
 use crate::transitions::{load_transitions, RowFilter};
 
 /// The policy that is not an accounting policy of the registry: a recorded schedule.
@@ -33,10 +35,13 @@ pub const REPLAY: &str = "replay";
 /// EnergyBox's own engine, emulated (see [`crate::energybox_engine`]).
 pub const ENERGYBOX: &str = "energybox";
 
+/// What a monitor capture shows the station doing (see [`crate::observed`]).
+pub const OBSERVED: &str = "observed";
+
 /// Names of the policies, for help texts and errors: the registry's accounting policies
 /// ([`PolicyName`]), `twt`, `replay` and `energybox`.
 pub fn policy_names() -> String {
-    format!("{}, {}, {REPLAY}, {ENERGYBOX}", PolicyName::help(), PolicyName::Twt)
+    format!("{}, {}, {REPLAY}, {ENERGYBOX}, {OBSERVED}", PolicyName::help(), PolicyName::Twt)
 }
 
 /// What a policy does.
@@ -51,6 +56,8 @@ pub enum PolicyKind {
     /// An 802.11ax TWT agreement: received packets held until its service periods
     /// ([`crate::twt`]), the radio costed by the core's TWT meter.
     Twt(TwtSchedule),
+    /// What an 802.11 capture shows the station `--client-mac` doing ([`crate::observed`]).
+    Observed(ObservedParams),
 }
 
 /// Which length of a packet adaptive PSM's throughput window counts.
@@ -160,6 +167,15 @@ impl PolicySpec {
             let settings = eb.engine_settings();
             settings.check().map_err(|e| format!("policy `{spec}`: {e}"))?;
             return Ok(PolicySpec { label: spec.trim().to_string(), kind: PolicyKind::EnergyBox(settings), count: ByteCount::Frame });
+        }
+        if name == OBSERVED {
+            let mut o = ObservedParams::default();
+            for (k, v) in &pairs {
+                if !o.set(k, v).map_err(|e| format!("policy `{spec}`: {e}"))? {
+                    return Err(bad_key(k, &OBSERVED_KEYS));
+                }
+            }
+            return Ok(PolicySpec { label: spec.trim().to_string(), kind: PolicyKind::Observed(o), count: ByteCount::Ip });
         }
         let registered = match name {
             "adaptive" => Ok(PolicyName::AdaptivePsm),
@@ -296,6 +312,7 @@ impl PolicySpec {
             PolicyKind::Twt(_) => PolicyName::Twt.as_str(),
             PolicyKind::Replay(_) => REPLAY,
             PolicyKind::EnergyBox(_) => ENERGYBOX,
+            PolicyKind::Observed(_) => OBSERVED,
         }
     }
 }
@@ -345,7 +362,11 @@ mod tests {
             })
         );
         for (bad, want) in [
-            ("sleepy", "unknown policy `sleepy`; valid: always-on, oracle, ideal-sleep, psm, adaptive-psm, twt, replay"),
+            ("sleepy", "unknown policy `sleepy`; valid: always-on, oracle, ideal-sleep, psm, adaptive-psm, twt, replay, energybox, observed"),
+            ("observed:listen=maybe", "setting `listen`: `maybe` is not `beacons` or `none`"),
+            ("observed:stamp=middle", "not `end` or `start`"),
+            ("observed:padding=4", "0, 8 or 16"),
+            ("observed:beacon=1", "unknown setting `beacon` for `observed`; valid: listen, overhear, stamp, padding"),
             ("psm:beacon", "expected key=value"),
             ("psm:foo=1", "unknown setting `foo` for `psm`; valid: beacon, listen"),
             ("oracle:x=1", "takes no settings"),

@@ -97,6 +97,7 @@ fn options(profile: &str, airtime: Airtime, policies: &[&str], cx: &SpecContext)
         timeline: TimelineOutput::Off,
         time: wattlab_trace::timecheck::TimeLimits::default(),
         max_connections: DEFAULT_MAX_CONNECTIONS,
+        client_mac: None,
     }
 }
 

@@ -47,6 +47,7 @@ fn emulate(capture: &Path, client: IpAddr, policies: &[&str]) -> EnergyAnalysis 
         timeline: TimelineOutput::Memory,
         time: wattlab_trace::timecheck::TimeLimits::default(),
         max_connections: DEFAULT_MAX_CONNECTIONS,
+        client_mac: None,
     };
     analyze(capture, &opts).unwrap()
 }

@@ -111,6 +111,103 @@ def frames():
     yield {**ht, 1: (FCS | BAD_FCS,)}, Dot11(type=2, subtype=0, addr1=STA, addr2=AP, addr3=AP) / Raw(b"\x13" * 40)
 
 
+STA2 = "02:00:00:00:00:03"
+T_PSM = T0 + 3600  # psm.pcap starts an hour later (2024-01-01 01:00:00 UTC)
+
+
+def psm_frames():
+    """psm.pcap: a documented power-save sequence on 802.11a (5180 MHz), as (PPDU end in µs
+    from T_PSM, radiotap rate in 500 kb/s units, frame). Each record's time is its PPDU's end
+    (the `observed` policy's default `stamp=end`); airtimes (802.11a, 20 µs + 4 µs symbols):
+    beacon 55 B at 6 Mb/s 100 µs, Null 28 B at 24 Mb/s 32 µs, PS-Poll and ACK at 24 Mb/s 28 µs,
+    a data frame of 136 B (100-byte IP packet) at 54 Mb/s 44 µs; SIFS 16 µs.
+
+    1. [0, 100) beacon (TIM without AID 1); the station is awake (no PM bit seen yet).
+    2. [400, 444) the AP's data to another station, [460, 488) its ACK: overheard, not costed.
+    3. [1000, 1032) the station's Null with PM = 1, [1048, 1076) the AP's ACK: it dozes at 1076.
+    4. [102400, 102500) beacon with AID 1 in the TIM: it wakes for it and stays.
+    5. [102600, 102628) PS-Poll (AID 1, PM = 1), [102644, 102672) the AP's ACK.
+    6. [103000, 103044) data to it with More Data, [103060, 103088) its ACK.
+    7. [103200, 103228) PS-Poll; [103300, 103344) data to it, no More Data; its ACK is NOT in
+       the capture (a monitor misses frames): inferred at [103360, 103388); it dozes at 103388.
+    8. [204800, 204900) beacon without its AID: it wakes for it and dozes at 204900.
+    9. [250000, 250032) its Null with PM = 0 (it woke to send), [250048, 250076) the AP's ACK:
+       active from then on; the capture ends at 250076.
+    """
+    def beacon(aid_bit):
+        return (Dot11(type=0, subtype=8, addr1=BCAST, addr2=AP, addr3=AP, SC=16)
+                / Dot11Beacon(timestamp=1, beacon_interval=100, cap=0x0411)
+                / Dot11Elt(ID=0, info=b"wattlab") / tim(1, 3, 0x00, b"\x02" if aid_bit else b"\x00"))
+
+    def ack(ra):
+        return Dot11(type=1, subtype=13, addr1=ra)
+
+    def data(to, more):
+        return Dot11(type=2, subtype=0, FCfield=0x02 | (0x20 if more else 0), addr1=to, addr2=AP, addr3=AP) / ip_udp("10.0.0.9", "10.0.0.2", 72)
+
+    null = lambda pm: Dot11(type=2, subtype=4, FCfield=0x01 | (0x10 if pm else 0), addr1=AP, addr2=STA, addr3=AP)
+    poll = Dot11(type=1, subtype=10, FCfield=0x10, ID=0xC001, addr1=AP, addr2=STA)
+    yield 100, 12, beacon(False)
+    yield 444, 108, data(STA2, False)
+    yield 488, 48, ack(AP)
+    yield 1032, 48, null(True)
+    yield 1076, 48, ack(STA)
+    yield 102500, 12, beacon(True)
+    yield 102628, 48, poll
+    yield 102672, 48, ack(STA)
+    yield 103044, 108, data(STA, True)
+    yield 103088, 48, ack(AP)
+    yield 103228, 48, poll
+    yield 103344, 108, data(STA, False)
+    yield 204900, 12, beacon(False)
+    yield 250032, 48, null(False)
+    yield 250076, 48, ack(STA)
+
+
+T_TWT = T0 + 7200  # twt.pcap starts two hours after T0
+
+
+def twt_element(request, command, target_us):
+    """A TWT element (ID 216) with an individual parameter set, unannounced, wake interval
+    20 ms (mantissa 20000, exponent 0), nominal minimum wake duration 8 x 256 us = 2048 us
+    (IEEE 802.11ax-2021 9.4.2.199)."""
+    req = (1 if request else 0) | (command << 1) | 0x40
+    params = struct.pack("<HQBHB", req, target_us, 8, 20000, 0)
+    return bytes([216, 1 + len(params), 0x00]) + params
+
+
+def twt_frames():
+    """twt.pcap: an individual TWT agreement on 802.11a (5180 MHz), as (PPDU end in us from
+    T_TWT, rate in 500 kb/s, frame); radiotap TSFT is each PPDU's start in us from T_TWT (so
+    TSF 0 is T_TWT). TWT Setup frames are 48 B (40 us at 24 Mb/s).
+
+    1. [0, 100) beacon; the station is active.
+    2. [1000, 1040) its TWT Setup request, [1056, 1084) the AP's ACK.
+    3. [2000, 2040) the AP's TWT Setup response, Accept, Target Wake Time TSF 10000 us;
+       [2056, 2084) the station's ACK: it dozes at 2084 until the first SP.
+    4. SPs [10000 + 20000 k, + 2048): awake through each (5 before the beacon, none with a frame).
+    5. [102400, 102500) a beacon: the TWT station reads none (asleep).
+    6. [110500, 110544) data to it in the SP at 110000; its ACK is not captured (inferred at
+       [110560, 110588)); it dozes at the SP's end, 112048.
+    7. [120000, 120044) its own data (PM = 1) outside an SP, [120060, 120088) the AP's ACK;
+       the capture ends there.
+    """
+    setup = lambda to, frm, body: Dot11(type=0, subtype=13, addr1=to, addr2=frm, addr3=AP) / Raw(bytes([22, 6, 1]) + body)
+    yield 100, 12, (Dot11(type=0, subtype=8, addr1=BCAST, addr2=AP, addr3=AP, SC=16)
+                    / Dot11Beacon(timestamp=1, beacon_interval=100, cap=0x0411)
+                    / Dot11Elt(ID=0, info=b"wattlab") / tim(1, 3, 0x00, b"\x00"))
+    yield 1040, 48, setup(AP, STA, twt_element(True, 0, 0))
+    yield 1084, 48, Dot11(type=1, subtype=13, addr1=STA)
+    yield 2040, 48, setup(STA, AP, twt_element(False, 4, 10_000))
+    yield 2084, 48, Dot11(type=1, subtype=13, addr1=AP)
+    yield 102500, 12, (Dot11(type=0, subtype=8, addr1=BCAST, addr2=AP, addr3=AP, SC=32)
+                       / Dot11Beacon(timestamp=1, beacon_interval=100, cap=0x0411)
+                       / Dot11Elt(ID=0, info=b"wattlab") / tim(0, 3, 0x00, b"\x00"))
+    yield 110544, 108, Dot11(type=2, subtype=0, FCfield=0x02, addr1=STA, addr2=AP, addr3=AP) / ip_udp("10.0.0.9", "10.0.0.2", 72)
+    yield 120044, 108, Dot11(type=2, subtype=0, FCfield=0x11, addr1=AP, addr2=STA, addr3=AP) / ip_udp("10.0.0.2", "10.0.0.9", 72)
+    yield 120088, 48, Dot11(type=1, subtype=13, addr1=STA)
+
+
 def with_fcs(pkt):
     """The frame's bytes with its real FCS (CRC-32, little-endian) appended."""
     import zlib
@@ -118,11 +215,13 @@ def with_fcs(pkt):
     return b + struct.pack("<I", zlib.crc32(b) & 0xFFFFFFFF)
 
 
-def write(name, linktype, records):
-    """A classic little-endian µs pcap: scapy builds the frames, the container is this simple."""
+def write(name, linktype, records, times_us=None):
+    """A classic little-endian µs pcap: scapy builds the frames, the container is this simple.
+    Records are 100 ms apart from T0 unless `times_us` gives each one's time (µs since the epoch)."""
     out = [struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, linktype)]
     for i, data in enumerate(records):
-        out.append(struct.pack("<IIII", T0 + i // 10, (i % 10) * 100_000, len(data), len(data)) + data)
+        t = times_us[i] if times_us else (T0 + i // 10) * 1_000_000 + (i % 10) * 100_000
+        out.append(struct.pack("<IIII", t // 1_000_000, t % 1_000_000, len(data), len(data)) + data)
     (HERE / name).write_bytes(b"".join(out))
 
 
@@ -135,6 +234,20 @@ def main():
     # Plain 802.11 (105): the same frames without radiotap and without FCS, bad-FCS one left out.
     plain = [bytes(f) for _, f in list(frames())[:-1]]
     write("ieee80211.pcap", 105, plain)
+    # The power-save sequence for the `observed` policy (psm_frames' docstring).
+    seq = list(psm_frames())
+    records = [radiotap({1: (FCS,), 2: (rate,), 3: (5180, 0x0140)}) + with_fcs(f) for _, rate, f in seq]
+    write("psm.pcap", 127, records, [T_PSM * 1_000_000 + t for t, _, _ in seq])
+    # The TWT agreement (twt_frames' docstring); TSFT = each PPDU's start from T_TWT.
+    seq = list(twt_frames())
+    airtime = {12: lambda n: 20 + 4 * -(-(16 + 8 * n + 6) // 24), 48: lambda n: 20 + 4 * -(-(16 + 8 * n + 6) // 96),
+               108: lambda n: 20 + 4 * -(-(16 + 8 * n + 6) // 216)}
+    records = []
+    for t, rate, f in seq:
+        frame = with_fcs(f)
+        start = t - airtime[rate](len(frame))
+        records.append(radiotap({0: (start,), 1: (FCS,), 2: (rate,), 3: (5180, 0x0140)}) + frame)
+    write("twt.pcap", 127, records, [T_TWT * 1_000_000 + t for t, _, _ in seq])
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ pub fn four_policies(client: [u8; 4]) -> EnergyOptions {
         timeline: TimelineOutput::Off,
         time: wattlab_trace::timecheck::TimeLimits::default(),
         max_connections: DEFAULT_MAX_CONNECTIONS,
+        client_mac: None,
     }
 }
 

@@ -405,6 +405,7 @@ pub fn options(accept: bool) -> EnergyOptions {
         timeline: TimelineOutput::Memory,
         time: TimeLimits { accept, ..TimeLimits::default() },
         max_connections: wattlab_trace::energy::DEFAULT_MAX_CONNECTIONS,
+        client_mac: None,
     }
 }
 

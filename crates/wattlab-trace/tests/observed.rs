@@ -1,0 +1,158 @@
+//! The `observed` policy (issue 31 item 2) on tests/data/wlan/psm.pcap, a power-save sequence
+//! whose every interval is worked out by hand in make_captures.py (`psm_frames`), and its
+//! refusals.
+
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+use wattlab_core::energy::{builtin_profile, RadioState};
+use wattlab_core::Duration;
+use wattlab_trace::airtime::Airtime;
+use wattlab_trace::energy::{analyze, EnergyAnalysis, EnergyOptions, PolicyOutcome, TimelineOutput, DEFAULT_MAX_CONNECTIONS};
+use wattlab_trace::observed::{parse_mac, tx_vector};
+use wattlab_trace::policy_spec::{PolicySpec, SpecContext};
+use wattlab_trace::TraceReader;
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/wlan").join(name)
+}
+
+const STA: &str = "02:00:00:00:00:02";
+/// The capture's first PPDU starts here (make_captures.py's T_PSM), ns since the epoch.
+const T: u64 = (1_704_067_200 + 3600) * 1_000_000_000;
+
+fn options(profile: &str, policies: &[&str], mac: Option<&str>, timeline: TimelineOutput) -> EnergyOptions {
+    let cx = SpecContext::default();
+    EnergyOptions {
+        client: Some("10.0.0.2".parse::<IpAddr>().unwrap()),
+        profile: builtin_profile(profile).unwrap(),
+        airtime: Airtime::parse("802.11a@54").unwrap(),
+        policies: policies.iter().map(|p| PolicySpec::parse(p, &cx).unwrap()).collect(),
+        bin: Duration::from_millis(100),
+        tail: Duration::ZERO,
+        timeline,
+        time: wattlab_trace::timecheck::TimeLimits::default(),
+        max_connections: DEFAULT_MAX_CONNECTIONS,
+        client_mac: mac.map(|m| parse_mac(m).unwrap()),
+    }
+}
+
+fn observed(a: &EnergyAnalysis) -> &PolicyOutcome {
+    a.policies.iter().find(|p| p.name == "observed").expect("observed row")
+}
+
+const US: u64 = 1_000;
+
+/// Every state's time, the counts and the energy, as make_captures.py's timeline has them.
+#[test]
+fn psm_sequence_costs_as_computed_by_hand() {
+    let opts = options("wavelan-turbo-2mbps", &["observed", "always-on"], Some(STA), TimelineOutput::Memory);
+    let a = analyze(&data("psm.pcap"), &opts).unwrap();
+    let p = observed(&a);
+    let r = &p.report;
+    // tx: Null 32, PS-Poll 28, its ACK 28, PS-Poll 28, the inferred ACK 28, Null 32 µs.
+    assert_eq!(r.tx.time_ns, 176 * US);
+    // rx: 3 beacons of 100, the AP's 3 ACKs of 28, 2 data frames of 44 µs.
+    assert_eq!(r.rx.time_ns, 472 * US);
+    // Asleep [1076, 102400), [103388, 204800), [204900, 250000) µs.
+    assert_eq!(r.sleep.time_ns, (101_324 + 101_412 + 45_100) * US);
+    // Idle: the rest of [0, 250076) µs.
+    assert_eq!(r.idle.time_ns, 1_592 * US);
+    assert_eq!((r.start_ns, r.end_ns), (T, T + 250_076 * US));
+    let profile = &opts.profile;
+    let fj: u128 = [(RadioState::Tx, 176), (RadioState::Rx, 472), (RadioState::Idle, 1_592), (RadioState::Sleep, 247_836)]
+        .iter()
+        .map(|&(s, us)| u128::from(us * US) * u128::from(profile.power_uw(s)))
+        .sum();
+    assert_eq!(r.total_energy_fj, fj);
+    let o = p.observed.as_ref().unwrap();
+    assert_eq!((o.ap_mac.as_deref(), o.aid), (Some("02:00:00:00:00:01"), Some(1)));
+    assert_eq!((o.tx_frames, o.tx_responses, o.responses_inferred), (4, 1, 1));
+    assert_eq!((o.rx_frames, o.beacons, o.overheard), (5, 3, 2));
+    assert_eq!((o.pm_set, o.pm_clear, o.nulls, o.ps_polls), (3, 1, 2, 2));
+    assert_eq!((o.dozes, o.woke_to_receive, o.phy_fallback, o.ppdus), (3, 0, 0, 15));
+    // The timeline: dozing from 1076 µs, awake for the beacon at 102400 µs.
+    let tl: Vec<(u64, RadioState)> = p.timeline.iter().map(|(t, s)| ((t - T) / US, s)).collect();
+    assert!(tl.contains(&(1_076, RadioState::Sleep)) && tl.contains(&(102_400, RadioState::Rx)), "{tl:?}");
+    // Always-on costs the same capture's IP packets awake from its first to its last: more.
+    let on = a.policies.iter().find(|p| p.name == "always-on").unwrap();
+    assert!(on.report.total_energy_fj > 0 && on.observed.is_none());
+}
+
+/// A station that overhears (overhear=rx) pays rx for the others' frames it hears awake; with
+/// listen=none it misses the beacons while dozing, and so the second beacon finds it asleep.
+#[test]
+fn overhearing_and_not_listening_change_what_is_costed() {
+    let base = analyze(&data("psm.pcap"), &options("wavelan-turbo-2mbps", &["observed"], Some(STA), TimelineOutput::Off)).unwrap();
+    let rx0 = observed(&base).report.rx.time_ns;
+    let a = analyze(&data("psm.pcap"), &options("wavelan-turbo-2mbps", &["observed:overhear=rx"], Some(STA), TimelineOutput::Off))
+        .unwrap();
+    // The overheard data frame (44 µs) and its ACK (28 µs).
+    assert_eq!(observed(&a).report.rx.time_ns, rx0 + 72 * US);
+    let b = analyze(&data("psm.pcap"), &options("wavelan-turbo-2mbps", &["observed:listen=none"], Some(STA), TimelineOutput::Off))
+        .unwrap();
+    let o = observed(&b).observed.clone().unwrap();
+    // Beacons 2 and 3 are not heard (200 µs less rx); beacon 1 was, awake.
+    assert_eq!(observed(&b).report.rx.time_ns, rx0 - 200 * US);
+    assert_eq!(o.beacons, 1);
+}
+
+/// The airtime of each PHY field set of radiotap.pcap is the simulator's PPDU duration for
+/// the TxVector the fields name (hand-computed for HT MCS 15, 40 MHz, short GI).
+#[test]
+fn tx_vectors_from_radiotap_fields() {
+    let mut r = TraceReader::open(data("radiotap.pcap")).unwrap();
+    let mut seen = Vec::new();
+    while let Some(f) = r.next_wlan() {
+        let f = f.unwrap();
+        if let Some((phy, tx)) = tx_vector(&f.phy) {
+            seen.push((phy.name, format!("{tx:?}"), phy.ppdu_duration(f.mpdu_len, tx).as_nanos()));
+        }
+    }
+    // A 6 Mb/s legacy frame of 55 bytes on 802.11a: 20 + 4 × ceil((16 + 440 + 6) / 24) = 100 µs.
+    assert!(seen.iter().any(|s| s.0 == "802.11a" && s.1 == "Legacy { kbps: 6000 }"), "{seen:?}");
+    // HT MCS 15 = MCS 7 × 2 streams, 40 MHz, 400 ns GI.
+    assert!(seen.iter().any(|s| s.0 == "802.11n" && s.1.contains("mcs: 7, nss: 2, width_mhz: 40, gi_ns: 400")), "{seen:?}");
+    assert!(seen.iter().any(|s| s.0 == "802.11ac" && s.1.contains("mcs: 9, nss: 2, width_mhz: 80, gi_ns: 400")));
+    assert!(seen.iter().any(|s| s.0 == "802.11ax" && s.1.contains("mcs: 7, nss: 2, width_mhz: 20, gi_ns: 1600")));
+}
+
+/// Without --client-mac, or with a station the capture does not hold: a clear error.
+#[test]
+fn refusals_name_what_is_missing() {
+    let e = analyze(&data("psm.pcap"), &options("wavelan-turbo-2mbps", &["observed"], None, TimelineOutput::Off)).unwrap_err();
+    assert!(e.to_string().contains("give its MAC address with --client-mac"), "{e}");
+    let e = analyze(&data("psm.pcap"), &options("wavelan-turbo-2mbps", &["observed"], Some("02:00:00:00:00:77"), TimelineOutput::Off))
+        .unwrap_err();
+    assert!(e.to_string().contains("no 802.11 frame to or from 02:00:00:00:00:77"), "{e}");
+    assert!(parse_mac("02:00:00:00:00").unwrap_err().contains("not a MAC address"));
+    assert!(parse_mac("02:00:00:00:00:zz").is_err());
+}
+
+/// tests/data/wlan/twt.pcap (make_captures.py `twt_frames`): the accepted agreement's service
+/// periods are where its TWT element and the TSFT put them; the station is awake through each
+/// and reads no beacon.
+#[test]
+fn twt_agreement_from_the_setup_frames_as_computed_by_hand() {
+    let a = analyze(&data("twt.pcap"), &options("wavelan-turbo-2mbps", &["observed"], Some(STA), TimelineOutput::Memory)).unwrap();
+    let p = observed(&a);
+    let r = &p.report;
+    const T_TWT: u64 = (1_704_067_200 + 7200) * 1_000_000_000;
+    assert_eq!((r.start_ns, r.end_ns), (T_TWT, T_TWT + 120_088 * US));
+    // tx: TWT request 40, its ACK of the response 28, the inferred ACK 28, its data 44 µs.
+    assert_eq!(r.tx.time_ns, 140 * US);
+    // rx: beacon 100, ACK 28, TWT response 40, data 44, ACK 28 µs (not the second beacon).
+    assert_eq!(r.rx.time_ns, 240 * US);
+    // Asleep from 2084 to the first SP (10000), between the SPs (17952 µs each, five of them)
+    // and from the sixth SP's end (112048) to its own send (120000).
+    assert_eq!(r.sleep.time_ns, (7_916 + 5 * 17_952 + 7_952) * US);
+    assert_eq!(r.idle.time_ns, 14_080 * US);
+    let o = p.observed.as_ref().unwrap();
+    assert_eq!((o.twt_setups, o.twt_agreements, o.service_periods, o.dozes), (2, 1, 6, 7));
+    assert_eq!((o.beacons, o.responses_inferred, o.woke_to_receive), (1, 1, 0));
+    let tl: Vec<(u64, RadioState)> = p.timeline.iter().map(|(t, s)| ((t - T_TWT) / US, s)).collect();
+    for sp in [10_000, 30_000, 110_000] {
+        assert!(tl.contains(&(sp, RadioState::Idle)) && tl.contains(&(sp + 2_048, RadioState::Sleep)) || sp == 110_000, "{tl:?}");
+    }
+    assert!(tl.contains(&(112_048, RadioState::Sleep)), "{tl:?}");
+}
