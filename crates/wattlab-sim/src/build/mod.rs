@@ -4,7 +4,7 @@
 //! Every reference error points back at the scenario line that made it.
 
 mod flows;
-pub(crate) mod paths;
+mod paths;
 mod power;
 mod settings;
 mod topology;

@@ -3,6 +3,7 @@
 use super::topology::Topology;
 use super::{BuildOptions, Ctx};
 use crate::net::pcap::PcapSink;
+use crate::wlan::radiotap::{AirCapture, AirContext};
 use crate::scenario::schema::{PcapLink, DEFAULT_PCAP_EPOCH};
 use crate::net::Node;
 use crate::scenario::{NodeKind, Scenario, ScenarioError};
@@ -131,19 +132,6 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// A radiotap capture of a BSS: its file, sink and the frames' context.
-pub struct AirCapture {
-    /// Path written.
-    pub path: String,
-    /// The pcap sink (link type 127).
-    pub sink: PcapSink,
-    /// Addresses and beacon fields of the BSS.
-    pub cx: crate::net::radiotap::AirContext,
-    /// Every frame written, as the MAC logged it (tests compare the file with it).
-    #[cfg(test)]
-    pub logged: Vec<crate::wlan::AirFrame>,
-}
-
 /// Opens the captures the scenario and the command line ask for (`node:iface`): Ethernet
 /// captures of interfaces, and with `pcap_link = "radiotap"` one capture of the air of each
 /// 802.11 interface's BSS (returned by BSS index).
@@ -217,9 +205,9 @@ pub(crate) fn captures(
 }
 
 /// The frames' context of `bss` with its stations' MAC addresses `macs`.
-fn air_context(bss: &crate::wlan::Bss, macs: Vec<[u8; 6]>) -> crate::net::radiotap::AirContext {
+fn air_context(bss: &crate::wlan::Bss, macs: Vec<[u8; 6]>) -> AirContext {
     let cfg = &bss.cfg;
-    crate::net::radiotap::AirContext {
+    AirContext {
         macs,
         band: cfg.phy.band,
         beacon_interval_tu: (cfg.beacon_interval.as_nanos() / 1_024_000).min(u64::from(u16::MAX)) as u16,

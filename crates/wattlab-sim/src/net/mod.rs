@@ -7,7 +7,6 @@
 pub mod impairment;
 pub mod link;
 pub mod pcap;
-pub mod radiotap;
 pub mod routing;
 
 use crate::scenario::NodeKind;

@@ -2,7 +2,7 @@
 //!
 //! Files are libpcap format 2.4 (not pcapng) with link type Ethernet (`LINKTYPE_ETHERNET` = 1)
 //! or, for a monitor's view of an 802.11 channel, radiotap (`LINKTYPE_IEEE802_11_RADIOTAP` =
-//! 127, frames from `net::radiotap`), and nanosecond timestamps (magic `0xa1b23c4d`, written
+//! 127, frames from `wlan::radiotap`), and nanosecond timestamps (magic `0xa1b23c4d`, written
 //! in native byte order). A packet at simulated [`Time`] `t` gets the timestamp `epoch + t`
 //! (ns since the Unix epoch; `output.pcap_epoch`, 0 for [`PcapSink::new`]); pcap's 32-bit
 //! seconds field ends in 2106. Ethernet frames are Ethernet II without FCS, encoded by

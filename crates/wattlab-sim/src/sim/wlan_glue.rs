@@ -17,7 +17,7 @@ pub struct WlanHost {
     /// members, not with the topology.
     pub node_sta: Vec<(u32, StaId)>,
     /// The radiotap capture of its channel, if asked for.
-    pub air: Option<Box<crate::build::paths::AirCapture>>,
+    pub air: Option<Box<crate::wlan::radiotap::AirCapture>>,
 }
 
 impl WlanHost {
@@ -102,10 +102,8 @@ impl Simulation {
                         self.radios[r].set_power(at, state);
                     }
                 }
+                MacOutput::AirFrames => self.write_air(b),
             }
-        }
-        if self.wlans[b].air.is_some() {
-            self.write_air(b);
         }
     }
 
@@ -118,7 +116,7 @@ impl Simulation {
         for f in frames.drain(..) {
             #[cfg(test)]
             cap.logged.push(f.clone());
-            if let Err(e) = cap.sink.write_with(f.start, |buf| crate::net::radiotap::encode(&f, &cap.cx, &self.net.arena, buf)) {
+            if let Err(e) = cap.sink.write_with(f.start, |buf| crate::wlan::radiotap::encode(&f, &cap.cx, &self.net.arena, buf)) {
                 self.net.fatal_error.get_or_insert_with(|| format!("writing capture {}: {e}", cap.path));
                 return;
             }

@@ -128,6 +128,12 @@ impl AirLog {
         seq
     }
 
+    /// Appends `f`; true if the log was empty (the host must be told).
+    fn push(&mut self, f: AirFrame) -> bool {
+        self.frames.push(f);
+        self.frames.len() == 1
+    }
+
     /// A new A-MPDU reference number.
     fn next_ampdu(&mut self) -> u32 {
         self.ampdus = self.ampdus.wrapping_add(1);
@@ -218,7 +224,7 @@ impl Bss {
                 (f.seq, f.bits) = (ssn, bits);
             }
         }
-        self.air.as_mut().expect("logging").frames.push(f);
+        self.air_push(f);
     }
 
     /// Logs queued `frame` sent by `sta` over `[start, start + dur)` as one PPDU (data, Null
@@ -265,7 +271,14 @@ impl Bss {
         }
         let air = self.air.as_mut().expect("logging");
         f.seq = if matches!(fr.body, Body::TwtSetup) { air.next_management_seq(sta) } else { air.seq_of(sta, fr.ac as usize, fr.id) };
-        air.frames.push(f);
+        self.air_push(f);
+    }
+
+    /// Logs `f`, telling the host when the log stops being empty.
+    fn air_push(&mut self, f: AirFrame) {
+        if self.air.as_mut().expect("logging").push(f) {
+            self.out.push_back(super::MacOutput::AirFrames);
+        }
     }
 
     /// The PM bit of `frame` from `sta`: a PM Null frame's own, else the station's.
@@ -302,7 +315,7 @@ impl Bss {
             .collect();
         let air = self.air.as_mut().expect("logging");
         f.seq = air.next_management_seq(AP);
-        air.frames.push(f);
+        self.air_push(f);
     }
 
     /// Logs the A-MPDU `sta` sends `to` over `[start, start + dur)`: one record per MPDU in
@@ -356,7 +369,7 @@ impl Bss {
         let n = out.len();
         for (k, mut r) in out.into_iter().enumerate() {
             r.ampdu = Some((reference, k + 1 == n));
-            air.frames.push(r);
+            self.air_push(r);
         }
     }
 

@@ -68,7 +68,7 @@ impl Bss {
     }
 
     /// What station `i` would transmit now for the AC that holds its access.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn head(&self, i: StaId) -> Option<Head> {
         self.head_of(i, self.stas[i as usize].cur)
     }
@@ -534,11 +534,16 @@ impl Bss {
     }
 
     /// Logs what `sta` sent first for `head` in a collision (lost) over `[now, now + dur)`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn log_head(&mut self, sta: StaId, head: Head, now: Time, dur: Duration) {
-        if !self.logs_air() {
-            return;
+        if self.logs_air() {
+            self.push_head(sta, head, now, dur);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_head(&mut self, sta: StaId, head: Head, now: Time, dur: Duration) {
         match head {
             Head::Poll => self.log_control(AirKind::PsPoll, sta, AP, now, dur, PS_POLL_BYTES, true),
             Head::Trigger(to) => self.log_control(AirKind::Trigger, AP, to, now, dur, super::power::TRIGGER_BYTES, true),

@@ -21,6 +21,7 @@ mod edca;
 mod link;
 mod power;
 mod queue;
+pub mod radiotap;
 pub mod rate;
 pub mod rate_use;
 mod txop;
@@ -330,6 +331,9 @@ pub enum MacOutput {
         /// Null triggers, what others hear of a collision).
         tag: u32,
     },
+    /// Frames on the air were logged ([`Bss::take_air`]; only with a radiotap capture): sent
+    /// once when the log stops being empty, so a host without a capture never looks for them.
+    AirFrames,
     /// `sta`'s radio wakes up, dozes or is switched off at `at`.
     Power {
         /// The station.

@@ -14,11 +14,25 @@
 //! model charges 30 bytes for every Null); the beacon is padded to `beacon_bytes` with its SSID
 //! and a vendor-specific element. Duration fields are 0 (the model keeps no NAV).
 
-use crate::wlan::{AirFrame, AirKind, StaId, AP, BROADCAST};
+use super::{AirFrame, AirKind, StaId, AP, BROADCAST};
+use crate::net::pcap::PcapSink;
 use wattlab_core::packet::PacketArena;
 use wattlab_core::wire::{self, WireError};
 use wattlab_core::wlan::phy::Band;
 use wattlab_core::wlan::TxVector;
+
+/// A radiotap capture of a BSS: its file, sink and the frames' context.
+pub struct AirCapture {
+    /// Path written.
+    pub path: String,
+    /// The pcap sink (link type 127).
+    pub sink: PcapSink,
+    /// Addresses and beacon fields of the BSS.
+    pub cx: AirContext,
+    /// Every frame written, as the MAC logged it (tests compare the file with it).
+    #[cfg(test)]
+    pub logged: Vec<AirFrame>,
+}
 
 /// What the frames of one BSS need beyond their records: addresses, band and beacon fields.
 #[derive(Clone, Debug)]
