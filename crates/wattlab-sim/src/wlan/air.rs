@@ -195,6 +195,7 @@ impl Bss {
     /// Logs a control frame `kind` of `bytes` from `from` to `to` over `[start, start + dur)`,
     /// sent at the control rate answering `from` ↔ `to`'s data.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn log_control(&mut self, kind: AirKind, from: StaId, to: StaId, start: Time, dur: Duration, bytes: u32, lost: bool) {
         if self.air.is_some() {
             self.push_control(kind, from, to, start, dur, bytes, lost, None);

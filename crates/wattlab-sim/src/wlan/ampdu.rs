@@ -266,6 +266,7 @@ impl Bss {
     /// Logs a set-up frame of `sta`'s current access (ADDBA, BlockAckReq, their responses)
     /// with its TID and, for Block Ack frames, the flow's starting sequence number.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn log_setup(&mut self, kind: AirKind, from: StaId, to: StaId, start: Time, dur: Duration, bytes: u32, lost: bool) {
         if !self.logs_air() {
             return;
