@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-TEST_RS = ROOT / "crates" / "wattlab-sim" / "src" / "net" / "radiotap_tests.rs"
+TEST_RS = ROOT / "crates" / "wattlab-sim" / "src" / "wlan" / "radiotap_tests.rs"
 
 
 def scenario(mode: str) -> str:
