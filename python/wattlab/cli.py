@@ -73,7 +73,7 @@ def app() -> None:
               "BSS with rate/MCS, PM, retry and A-MPDU fields).")
 @click.option("--pcap-epoch", metavar="DATETIME",
               help="When the run starts in the captures (output.pcap_epoch), e.g. 2026-11-27T18:00:00Z; default "
-              "2000-01-01T00:00:00Z. Recorded in the summary's provenance.")
+              "2000-01-01T00:00:00Z for radiotap, the Unix epoch for Ethernet. Recorded in the summary's provenance.")
 @click.option("--set", "set_", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario key, e.g. --set link.wired.delay=40ms or --set flow.0.bytes=1MB. Repeatable.")
 @click.option("--timeseries", is_flag=True, help="Record cwnd/window/queue/radio time series (written to --out, which it needs).")

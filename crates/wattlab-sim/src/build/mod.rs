@@ -107,8 +107,10 @@ pub fn build_with(scn: &Scenario, source: &str, origin: &str, provenance: Proven
     go_on()?;
     let (pcaps, air) = paths::captures(scn, opts, &cx, &mut t, &wlans)?;
     let mut provenance = provenance;
-    if !pcaps.is_empty() || air.iter().any(Option::is_some) {
+    if air.iter().any(Option::is_some) || (!pcaps.is_empty() && scn.output.pcap_epoch.is_some()) {
         provenance.pcap_epoch = Some(paths::pcap_epoch(scn, &cx)?.1);
+    } else if !pcaps.is_empty() {
+        provenance.pcap_epoch = Some("1970-01-01T00:00:00Z".to_string());
     }
     let mut wlans = wlans;
     for (w, a) in wlans.iter_mut().zip(air) {

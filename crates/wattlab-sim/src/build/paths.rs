@@ -147,6 +147,9 @@ pub(crate) fn captures(
     let mut air: Vec<Option<AirCapture>> = wlans.iter().map(|_| None).collect();
     let wanted_any = !scn.output.pcap.is_empty() || !opts.pcaps.is_empty();
     let epoch_ns = if wanted_any { pcap_epoch(scn, cx)?.0 } else { 0 };
+    // Ethernet captures keep the Unix epoch unless one is set (their readers compare
+    // timestamps with simulated times); radiotap captures start on a real date.
+    let ethernet_epoch_ns = if scn.output.pcap_epoch.is_some() { epoch_ns } else { 0 };
     let mut wanted: Vec<String> = scn.output.pcap.clone();
     wanted.extend(opts.pcaps.iter().cloned());
     for spec in wanted {
@@ -196,7 +199,7 @@ pub(crate) fn captures(
             });
             continue;
         }
-        let sink = PcapSink::create_link(&path, scn.output.pcap_snaplen, pcap_file::DataLink::ETHERNET, epoch_ns)
+        let sink = PcapSink::create_link(&path, scn.output.pcap_snaplen, pcap_file::DataLink::ETHERNET, ethernet_epoch_ns)
             .map_err(|e| ScenarioError::general(origin, Some("output.pcap".into()), e.to_string()))?;
         t.ifaces[iface as usize].pcap = Some(pcaps.len());
         pcaps.push((path.display().to_string(), sink));

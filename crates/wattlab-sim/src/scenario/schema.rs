@@ -758,7 +758,8 @@ pub struct OutputConfig {
     pub pcap_epoch: Option<toml::value::Datetime>,
 }
 
-/// The capture timestamps' default start, 2000-01-01T00:00:00Z: a real date, a whole number
+/// Radiotap captures' default start (Ethernet captures keep the Unix epoch unless one is set),
+/// 2000-01-01T00:00:00Z: a real date, a whole number
 /// of 102.4 ms beacon intervals after the Unix epoch (so beacon instants keep their phase).
 pub const DEFAULT_PCAP_EPOCH: &str = "2000-01-01T00:00:00Z";
 
