@@ -67,6 +67,13 @@ def app() -> None:
               "time series, pcaps, and baseline/ (the run with power saving off). Must be new or empty, unless --overwrite.")
 @click.option("--pcap", multiple=True, metavar="NODE:IFACE",
               help="Capture an interface to DIR/NODE-IFACE.pcap (e.g. client:wlan0); needs --out. Repeatable.")
+@click.option("--link", "pcap_link", type=click.Choice(["ethernet", "radiotap"]), default=None,
+              help="What the captures record (output.pcap_link): ethernet (default: the interface's IP packets in "
+              "Ethernet frames) or radiotap (an 802.11 interface's channel as a monitor hears it: every frame of its "
+              "BSS with rate/MCS, PM, retry and A-MPDU fields).")
+@click.option("--pcap-epoch", metavar="DATETIME",
+              help="When the run starts in the captures (output.pcap_epoch), e.g. 2026-11-27T18:00:00Z; default "
+              "2000-01-01T00:00:00Z for radiotap, the Unix epoch for Ethernet. Recorded in the summary's provenance.")
 @click.option("--set", "set_", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario key, e.g. --set link.wired.delay=40ms or --set flow.0.bytes=1MB. Repeatable.")
 @click.option("--timeseries", is_flag=True, help="Record cwnd/window/queue/radio time series (written to --out, which it needs).")
@@ -87,11 +94,15 @@ def app() -> None:
               "value's energy per delivered MB and its saving and slowdown against the first (none where it did not "
               "deliver the first one's bytes and datagrams), e.g. --compare wireless.wlan.power_save=cam,psm,cc.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress or notes on stderr (errors and warnings still).")
-def run(scenario, seed, out, pcap, set_, timeseries, parquet, baseline, overwrite, allow_incomplete, json_out, quiet, compare) -> None:
+def run(scenario, seed, out, pcap, pcap_link, pcap_epoch, set_, timeseries, parquet, baseline, overwrite, allow_incomplete,
+        json_out, quiet, compare) -> None:
     """Run a scenario and print its flows and radio energy."""
     from wattlab import api, report
 
     check_input_file(scenario, "scenario")
+    # The capture options are scenario keys: as overrides they are checked and recorded with the others.
+    set_ = tuple(set_) + tuple(f'output.pcap_link="{pcap_link}"' for _ in [pcap_link] if pcap_link is not None) \
+        + tuple(f"output.pcap_epoch={pcap_epoch}" for _ in [pcap_epoch] if pcap_epoch is not None)
     if compare is not None:
         if out is not None or pcap or timeseries or parquet or baseline:
             fail("--compare prints a table: it takes no --out, --pcap, --timeseries, --parquet or --baseline "

@@ -684,6 +684,10 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
         sink.finish().map_err(|e| e.to_string())?;
         pcap_files.push(path);
     }
+    for cap in sim.wlans.iter_mut().filter_map(|w| w.air.take()) {
+        cap.sink.finish().map_err(|e| e.to_string())?;
+        pcap_files.push(cap.path);
+    }
     Ok(RunOutput {
         summary,
         timeseries,

@@ -28,6 +28,10 @@ pub struct Provenance {
     /// when every radio uses a built-in profile).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub profile_files: Vec<String>,
+    /// When the run starts in its captures (RFC 3339; `output.pcap_epoch`): present when a
+    /// capture was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pcap_epoch: Option<String>,
 }
 
 impl Provenance {
@@ -42,6 +46,7 @@ impl Provenance {
             commit: commit().to_string(),
             baseline: None,
             profile_files: Vec::new(),
+            pcap_epoch: None,
         }
     }
 

@@ -58,6 +58,12 @@ impl StationPower {
         self.c.beacon_interval
     }
 
+    /// The Power Management bit of the station's frames now, other than the Null frames
+    /// that announce a PM change (adaptive PSM's, which carry their own).
+    pub fn pm_bit(&self) -> bool {
+        self.rules.pm_bit(&self.c)
+    }
+
     /// True while the radio is awake (a wake-up under way is not).
     pub fn is_awake(&self) -> bool {
         self.c.awake

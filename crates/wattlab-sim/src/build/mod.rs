@@ -105,11 +105,21 @@ pub fn build_with(scn: &Scenario, source: &str, origin: &str, provenance: Proven
     go_on()?;
     let routes = paths::flow_routes(&t.nodes, &t.adjacency, &overrides, &needs, scn, &cx, &flow_err)?;
     go_on()?;
-    let pcaps = paths::captures(scn, opts, &cx, &mut t)?;
+    let (pcaps, air) = paths::captures(scn, opts, &cx, &mut t, &wlans)?;
+    let mut provenance = provenance;
+    if air.iter().any(Option::is_some) || (!pcaps.is_empty() && scn.output.pcap_epoch.is_some()) {
+        provenance.pcap_epoch = Some(paths::pcap_epoch(scn, &cx)?.1);
+    } else if !pcaps.is_empty() {
+        provenance.pcap_epoch = Some("1970-01-01T00:00:00Z".to_string());
+    }
     let mut wlans = wlans;
-    for w in &mut wlans {
+    for (w, a) in wlans.iter_mut().zip(air) {
         // A BSS reports first attempts only to capture them at their senders.
         w.bss.set_report_transmits(w.sta_iface.iter().any(|&i| t.ifaces[i as usize].pcap.is_some()));
+        if a.is_some() {
+            w.bss.enable_air_log();
+        }
+        w.air = a.map(Box::new);
     }
 
     let timeseries = (scn.output.timeseries || opts.timeseries).then(TimeSeries::default);

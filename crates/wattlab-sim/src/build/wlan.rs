@@ -91,7 +91,7 @@ pub(crate) fn build_wlans(scn: &Scenario, cx: &Ctx, streams: &RngStreams, t: &mu
             Some(l) => bss.with_link(l),
             None => bss,
         };
-        hosts.push(WlanHost { bss, sta_iface, node_sta });
+        hosts.push(WlanHost { bss, sta_iface, node_sta, air: None });
     }
     Ok(hosts)
 }

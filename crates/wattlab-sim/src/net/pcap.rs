@@ -1,10 +1,12 @@
 //! Classic pcap output of simulated packets, readable by tcpdump and Wireshark.
 //!
 //! Files are libpcap format 2.4 (not pcapng) with link type Ethernet (`LINKTYPE_ETHERNET` = 1)
-//! and nanosecond timestamps (magic `0xa1b23c4d`, written in native byte order). A packet at
-//! simulated [`Time`] `t` gets the timestamp `t` seconds after the Unix epoch, so a run starts
-//! at 1970-01-01 00:00:00 in capture tools; pcap's 32-bit seconds field limits runs to about
-//! 136 years. Frames are Ethernet II without FCS, encoded by [`wattlab_core::wire`].
+//! or, for a monitor's view of an 802.11 channel, radiotap (`LINKTYPE_IEEE802_11_RADIOTAP` =
+//! 127, frames from `wlan::radiotap`), and nanosecond timestamps (magic `0xa1b23c4d`, written
+//! in native byte order). A packet at simulated [`Time`] `t` gets the timestamp `epoch + t`
+//! (ns since the Unix epoch; `output.pcap_epoch`, 0 for [`PcapSink::new`]); pcap's 32-bit
+//! seconds field ends in 2106. Ethernet frames are Ethernet II without FCS, encoded by
+//! [`wattlab_core::wire`].
 //!
 //! With a snaplen, each record holds at most `snaplen` bytes while its original length is the
 //! full frame, as libpcap writes truncated captures. Note that pcap-file 2.0's
@@ -83,14 +85,22 @@ pub struct PcapSink<W: Write = BufWriter<File>> {
     packets: u64,
     /// Named in error messages.
     dest: PathBuf,
+    /// Added to every timestamp: the run's start, ns since the Unix epoch.
+    epoch_ns: u64,
 }
 
 impl PcapSink<BufWriter<File>> {
     /// Create (or truncate) the pcap file at `path`; `snaplen` 0 keeps whole packets.
     pub fn create(path: &Path, snaplen: u32) -> Result<Self, PcapError> {
+        Self::create_link(path, snaplen, DataLink::ETHERNET, 0)
+    }
+
+    /// Create (or truncate) a pcap file of link type `link` at `path` whose timestamps start
+    /// at `epoch_ns` (ns since the Unix epoch).
+    pub fn create_link(path: &Path, snaplen: u32, link: DataLink, epoch_ns: u64) -> Result<Self, PcapError> {
         let file = File::create(path)
             .map_err(|source| PcapError::Create { path: path.to_path_buf(), source })?;
-        Self::with_dest(BufWriter::new(file), snaplen, path.to_path_buf())
+        Self::with_dest(BufWriter::new(file), snaplen, path.to_path_buf(), link, epoch_ns)
     }
 }
 
@@ -98,23 +108,28 @@ impl<W: Write> PcapSink<W> {
     /// A sink writing pcap bytes to any writer (e.g. a `Vec<u8>` in tests); `snaplen` 0 keeps
     /// whole packets.
     pub fn new(writer: W, snaplen: u32) -> Result<Self, PcapError> {
-        Self::with_dest(writer, snaplen, PathBuf::from("<writer>"))
+        Self::with_dest(writer, snaplen, PathBuf::from("<writer>"), DataLink::ETHERNET, 0)
     }
 
-    fn with_dest(writer: W, snaplen: u32, dest: PathBuf) -> Result<Self, PcapError> {
+    /// [`PcapSink::new`] of link type `link`, timestamps from `epoch_ns`.
+    pub fn new_link(writer: W, snaplen: u32, link: DataLink, epoch_ns: u64) -> Result<Self, PcapError> {
+        Self::with_dest(writer, snaplen, PathBuf::from("<writer>"), link, epoch_ns)
+    }
+
+    fn with_dest(writer: W, snaplen: u32, dest: PathBuf, datalink: DataLink, epoch_ns: u64) -> Result<Self, PcapError> {
         let header = PcapHeader {
             version_major: 2,
             version_minor: 4,
             ts_correction: 0,
             ts_accuracy: 0,
             snaplen: if snaplen == 0 { FULL_SNAPLEN } else { snaplen },
-            datalink: DataLink::ETHERNET,
+            datalink,
             ts_resolution: TsResolution::NanoSecond,
             endianness: Endianness::native(),
         };
         let writer = PcapWriter::with_header(writer, header)
             .map_err(|source| PcapError::Write { dest: dest.clone(), source })?;
-        Ok(PcapSink { writer, snaplen, scratch: Vec::new(), packets: 0, dest })
+        Ok(PcapSink { writer, snaplen, scratch: Vec::new(), packets: 0, dest, epoch_ns })
     }
 
     /// Append `pkt`, sent at `t`, as an Ethernet frame from `src_mac` to `dst_mac`.
@@ -132,14 +147,19 @@ impl<W: Write> PcapSink<W> {
         src_mac: [u8; 6],
         dst_mac: [u8; 6],
     ) -> Result<(), PcapError> {
-        let nanos = t.as_nanos();
+        self.write_with(t, |buf| wire::encode_ethernet_in(pkt, arena, src_mac, dst_mac, buf))
+    }
+
+    /// Appends the frame `encode` writes into the (cleared) buffer, sent at `t`.
+    pub fn write_with(&mut self, t: Time, encode: impl FnOnce(&mut Vec<u8>) -> Result<(), WireError>) -> Result<(), PcapError> {
+        let nanos = t.as_nanos().saturating_add(self.epoch_ns);
         if nanos / 1_000_000_000 > u64::from(u32::MAX) {
             return Err(PcapError::Timestamp { dest: self.dest.clone(), t });
         }
         self.scratch.clear();
-        wire::encode_ethernet_in(pkt, arena, src_mac, dst_mac, &mut self.scratch)
-            .map_err(|source| PcapError::Encode { dest: self.dest.clone(), t, source })?;
-        // Frames are at most 14 + 65535 bytes, so the length always fits in u32.
+        encode(&mut self.scratch).map_err(|source| PcapError::Encode { dest: self.dest.clone(), t, source })?;
+        // Frames are at most a few headers + 65535 bytes (A-MSDUs 11454), so the length
+        // always fits in u32.
         let orig_len = u32::try_from(self.scratch.len()).unwrap_or(u32::MAX);
         let captured = match self.snaplen {
             0 => orig_len,

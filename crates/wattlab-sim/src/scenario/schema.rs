@@ -750,10 +750,39 @@ pub struct OutputConfig {
     pub pcap: Vec<String>,
     /// Bytes captured per packet (0 = whole packet).
     pub pcap_snaplen: u32,
+    /// What the captures record: `ethernet` (each interface's IP packets in Ethernet frames)
+    /// or `radiotap` (an 802.11 interface's channel as a monitor hears it).
+    pub pcap_link: PcapLink,
+    /// The date and time the run starts (a TOML date-time with an offset, or a date): pcap
+    /// timestamps are this plus the simulated time. Default [`DEFAULT_PCAP_EPOCH`].
+    pub pcap_epoch: Option<toml::value::Datetime>,
+}
+
+/// Radiotap captures' default start (Ethernet captures keep the Unix epoch unless one is set),
+/// 2000-01-01T00:00:00Z: a real date, a whole number
+/// of 102.4 ms beacon intervals after the Unix epoch (so beacon instants keep their phase).
+pub const DEFAULT_PCAP_EPOCH: &str = "2000-01-01T00:00:00Z";
+
+/// Link type of a capture.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PcapLink {
+    /// Ethernet II frames of the interface's IP packets (pcap link type 1).
+    #[default]
+    Ethernet,
+    /// Radiotap + 802.11 frames of every station of the interface's BSS (link type 127).
+    Radiotap,
 }
 
 impl Default for OutputConfig {
     fn default() -> Self {
-        OutputConfig { timeseries: false, sample_interval: Dur(10_000_000), pcap: Vec::new(), pcap_snaplen: 0 }
+        OutputConfig {
+            timeseries: false,
+            sample_interval: Dur(10_000_000),
+            pcap: Vec::new(),
+            pcap_snaplen: 0,
+            pcap_link: PcapLink::Ethernet,
+            pcap_epoch: None,
+        }
     }
 }

@@ -16,6 +16,8 @@ pub struct WlanHost {
     /// (node, station id) of every member, sorted by node: memory per BSS grows with its
     /// members, not with the topology.
     pub node_sta: Vec<(u32, StaId)>,
+    /// The radiotap capture of its channel, if asked for.
+    pub air: Option<Box<crate::wlan::radiotap::AirCapture>>,
 }
 
 impl WlanHost {
@@ -101,6 +103,23 @@ impl Simulation {
                         self.radios[r].set_power(at, state);
                     }
                 }
+                MacOutput::AirFrames => self.write_air(b),
+            }
+        }
+    }
+
+    /// Writes the frames BSS `b` put on the air since the last call to its radiotap capture.
+    #[cold]
+    #[inline(never)]
+    fn write_air(&mut self, b: usize) {
+        let host = &mut self.wlans[b];
+        let (Some(frames), Some(cap)) = (host.bss.take_air(), host.air.as_deref_mut()) else { return };
+        for f in frames.drain(..) {
+            #[cfg(test)]
+            cap.logged.push(f.clone());
+            if let Err(e) = cap.sink.write_with(f.start, |buf| crate::wlan::radiotap::encode(&f, &cap.cx, &self.net.arena, buf)) {
+                self.net.fatal_error.get_or_insert_with(|| format!("writing capture {}: {e}", cap.path));
+                return;
             }
         }
     }

@@ -27,7 +27,7 @@
 //!
 //! [`BaState`]: super::BaState
 
-use super::{Body, Bss, ExchangeKind, MacOutput, MacTimer, Sta, StaId, AP, NO_SEQ};
+use super::{AirKind, Body, Bss, ExchangeKind, MacOutput, MacTimer, Sta, StaId, AP, NO_SEQ};
 use rand::Rng;
 use wattlab_core::wlan::aggregation::DELIMITER_BYTES;
 use super::amsdu::MpduSize;
@@ -184,12 +184,16 @@ impl Bss {
         let to = self.stas[sta as usize].queue[head].to;
         if !self.has_agreement(sta, to) {
             self.stas[sta as usize].stats.attempts += 1;
-            return (self.setup_airtimes(ADDBA_BYTES, ACK_BYTES).0, 0, PpduShape::NON_HT);
+            let dur = self.setup_airtimes(ADDBA_BYTES, ACK_BYTES).0;
+            self.log_setup(AirKind::AddBaRequest, sta, to, now, dur, ADDBA_BYTES, true);
+            return (dur, 0, PpduShape::NON_HT);
         }
         if self.bar_owed(sta, to) {
             let s = &mut self.stas[sta as usize].stats;
             (s.attempts, s.bars) = (s.attempts + 1, s.bars + 1);
-            return (self.setup_airtimes(BAR_BYTES, ACK_BYTES).0, 0, PpduShape::NON_HT);
+            let dur = self.setup_airtimes(BAR_BYTES, ACK_BYTES).0;
+            self.log_setup(AirKind::BlockAckReq, sta, to, now, dur, BAR_BYTES, true);
+            return (dur, 0, PpduShape::NON_HT);
         }
         let p = self.begin_ampdu(now, sta, head);
         let rts = self.cfg.rts_threshold.is_some_and(|t| p.psdu > t);
@@ -198,6 +202,11 @@ impl Bss {
         } else {
             (self.data_airtime(sta, to, p.psdu), self.data_shape(sta, to))
         };
+        if rts {
+            self.log_control(AirKind::Rts, sta, to, now, dur, RTS_BYTES, true);
+        } else {
+            self.log_ampdu(sta, to, now, dur, p.ssn, None);
+        }
         // It collides: no MPDU of the PPDU is acknowledged (as Linux's rate control sees it).
         self.ppdu_feedback(now, sta, to, p.mpdus as u32, 0);
         (dur, p.tag, shape)
@@ -214,10 +223,13 @@ impl Bss {
         let (frame, ack) = self.setup_airtimes(ADDBA_BYTES, ACK_BYTES);
         let (mut t, mut ok) = (now, true);
         let frames = [(sta, to, frame, ADDBA_BYTES, kbps), (to, sta, ack, ACK_BYTES, ack_kbps), (to, sta, frame, ADDBA_BYTES, kbps), (sta, to, ack, ACK_BYTES, ack_kbps)];
-        for (from, dest, dur, bytes, kbps) in frames {
+        let kinds = [AirKind::AddBaRequest, AirKind::Ack, AirKind::AddBaResponse, AirKind::Ack];
+        for ((from, dest, dur, bytes, kbps), kind) in frames.into_iter().zip(kinds) {
             self.on_air(from, Some(dest), t, dur, 0);
+            let lost = self.link_control_lost(from, dest, kbps, bytes);
+            self.log_setup(kind, from, dest, t, dur, bytes, lost);
             t = t + dur + d + sifs;
-            if self.link_control_lost(from, dest, kbps, bytes) {
+            if lost {
                 ok = false;
                 break;
             }
@@ -238,14 +250,44 @@ impl Bss {
         let (bar, ba) = self.setup_airtimes(BAR_BYTES, ba_bytes);
         self.on_air(sta, Some(to), now, bar, 0);
         let received = !self.link_control_lost(sta, to, kbps, BAR_BYTES);
+        self.log_setup(AirKind::BlockAckReq, sta, to, now, bar, BAR_BYTES, !received);
         let (end, ok) = if received {
             self.on_air(to, Some(sta), now + bar + d + sifs, ba, 0);
             self.timer(now + bar + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
-            (now + bar + d + sifs + ba + d, !self.link_control_lost(to, sta, ba_kbps, ba_bytes))
+            let ok = !self.link_control_lost(to, sta, ba_kbps, ba_bytes);
+            self.log_setup(AirKind::BlockAck, to, sta, now + bar + d + sifs, ba, ba_bytes, !ok);
+            (now + bar + d + sifs + ba + d, ok)
         } else {
             (now + bar + d, false)
         };
         self.occupy(now, end, ExchangeKind::Bar { sta, to, ok });
+    }
+
+    /// Logs a set-up frame of `sta`'s current access (ADDBA, BlockAckReq, their responses)
+    /// with its TID and, for Block Ack frames, the flow's starting sequence number.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn log_setup(&mut self, kind: AirKind, from: StaId, to: StaId, start: Time, dur: Duration, bytes: u32, lost: bool) {
+        if !self.logs_air() {
+            return;
+        }
+        if kind == AirKind::Ack {
+            return self.log_control(kind, from, to, start, dur, bytes, lost);
+        }
+        // The flow's originator: the responses go the other way.
+        let owner = if matches!(kind, AirKind::AddBaResponse | AirKind::BlockAck) { to } else { from };
+        let tid = self.current_tid(owner);
+        let (a, b) = if owner == from { (from, to) } else { (to, from) };
+        let ssn = self.window_start(a, b);
+        self.push_control(kind, from, to, start, dur, bytes, lost, Some((tid, ssn, Vec::new())));
+    }
+
+    /// The first sequence number of `from` → `to`'s flow of its current AC not acknowledged
+    /// yet (the originator's window start), 12 bits.
+    fn window_start(&mut self, from: StaId, to: StaId) -> u16 {
+        let ac = self.stas[from as usize].cur as u8;
+        let first = self.stas[from as usize].queue.iter().find(|f| f.to == to && f.ac == ac && !f.ba.acked && f.ba.seq != NO_SEQ).map(|f| f.ba.seq);
+        (first.unwrap_or(*self.next_seq(from, to)) & 0x0fff) as u16
     }
 
     /// The BlockAckReq of `from` (for the TID of its access's AC) reached `to`: its window
@@ -398,6 +440,8 @@ impl Bss {
             let (r, c) = (self.control_airtime(sta, to, RTS_BYTES), self.control_airtime(sta, to, ACK_BYTES));
             self.on_air(sta, Some(to), t, r, p.tag);
             self.on_air(to, Some(sta), t + r + d + sifs, c, p.tag);
+            self.log_control(AirKind::Rts, sta, to, t, r, RTS_BYTES, false);
+            self.log_control(AirKind::Cts, to, sta, t + r + d + sifs, c, ACK_BYTES, false);
             t = t + r + c + d + d + sifs + sifs;
         }
         let data = self.data_airtime(sta, to, p.psdu);
@@ -446,9 +490,15 @@ impl Bss {
         let ba_start = t + data + d + sifs;
         let ba_clear = captured.is_none_or(|c| c.until + d <= ba_start);
         let ba = any && ba_clear && !self.response_lost() && !self.link_control_lost(to, sta, kbps, ba_bytes);
+        self.log_ampdu(sta, to, t, data, p.ssn, Some(received));
         let end = if any {
             let dur = self.control_airtime(sta, to, self.block_ack_bytes());
             self.on_air(to, Some(sta), ba_start, dur, p.tag);
+            if self.logs_air() {
+                let bits = Self::ba_bits(received);
+                let tid = self.current_tid(sta);
+                self.push_control(AirKind::BlockAck, to, sta, ba_start, dur, ba_bytes, !ba, Some((tid, (p.ssn & 0x0fff) as u16, bits)));
+            }
             self.timer(t + data + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
             t + data + d + sifs + dur + d
         } else {

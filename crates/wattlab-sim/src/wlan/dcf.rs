@@ -16,7 +16,7 @@
 //! SIFS and the propagation delay), its airtimes reported to the radios at once, and two
 //! timers fire: `Delivered` when the data frame is in, `ExchangeEnd` when the medium frees.
 
-use super::{Ac, Body, Bss, Edcaf, ExchangeKind, Exchange, Frame, LossLayer, MacOutput, MacTimer, Overhearing, Sta, StaId, AP};
+use super::{Ac, AirKind, Body, Bss, Edcaf, ExchangeKind, Exchange, Frame, LossLayer, MacOutput, MacTimer, Overhearing, Sta, StaId, AP};
 use rand::Rng;
 use wattlab_core::energy::Activity;
 use wattlab_core::wlan::phy::{ACK_BYTES, DATA_OVERHEAD_BYTES, NULL_FRAME_BYTES, PS_POLL_BYTES, QOS_EXTRA_BYTES, RTS_BYTES};
@@ -41,7 +41,7 @@ impl Bss {
         // By reference: the packet is not copied to read its length.
         match &frame.body {
             Body::Data(p) => p.ip_len() + DATA_OVERHEAD_BYTES,
-            Body::Null => NULL_FRAME_BYTES,
+            Body::Null(_) => NULL_FRAME_BYTES,
             Body::TwtSetup { broadcast: false } => super::power::TWT_SETUP_BYTES,
             Body::TwtSetup { broadcast: true } => super::power::BROADCAST_TWT_SETUP_BYTES,
         }
@@ -69,7 +69,7 @@ impl Bss {
     }
 
     /// What station `i` would transmit now for the AC that holds its access.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn head(&self, i: StaId) -> Option<Head> {
         self.head_of(i, self.stas[i as usize].cur)
     }
@@ -534,6 +534,31 @@ impl Bss {
         self.cfg.rts_threshold.is_some_and(|t| self.mpdu_len(frame) > t)
     }
 
+    /// Logs what `sta` sent first for `head` in a collision (lost) over `[now, now + dur)`.
+    #[inline(always)]
+    pub(crate) fn log_head(&mut self, sta: StaId, head: Head, now: Time, dur: Duration) {
+        if self.logs_air() {
+            self.push_head(sta, head, now, dur);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_head(&mut self, sta: StaId, head: Head, now: Time, dur: Duration) {
+        match head {
+            Head::Poll => self.log_control(AirKind::PsPoll, sta, AP, now, dur, PS_POLL_BYTES, true),
+            Head::Trigger(to) => self.log_control(AirKind::Trigger, AP, to, now, dur, super::power::TRIGGER_BYTES, true),
+            Head::Frame(i) => {
+                let f = self.stas[sta as usize].queue[i];
+                if self.uses_rts(&f) {
+                    self.log_control(AirKind::Rts, sta, f.to, now, dur, RTS_BYTES, true);
+                } else {
+                    self.log_frame(sta, &f, now, dur, true);
+                }
+            }
+        }
+    }
+
     pub(crate) fn head_duration(&self, sta: StaId, head: Head) -> Duration {
         match head {
             Head::Poll => self.control_airtime(sta, AP, PS_POLL_BYTES),
@@ -637,14 +662,18 @@ impl Bss {
             let (r, c) = (self.control_airtime(sta, to, RTS_BYTES), self.control_airtime(sta, to, ACK_BYTES));
             self.on_air(sta, Some(to), t, r, frame.tag);
             self.on_air(to, Some(sta), t + r + d + sifs, c, frame.tag);
+            self.log_control(AirKind::Rts, sta, to, t, r, RTS_BYTES, false);
+            self.log_control(AirKind::Cts, to, sta, t + r + d + sifs, c, ACK_BYTES, false);
             t = t + r + c + d + d + sifs + sifs;
         }
         let data = self.frame_airtime(sta, &frame);
         self.on_air_ppdu(sta, Some(to), t, data, frame.tag, self.frame_shape(sta, &frame));
         let ok = !self.frame_lost(now, sta, to, self.mpdu_len(&frame));
+        self.log_frame(sta, &frame, t, data, !ok);
         let end = if ok {
             let ack = self.control_airtime(sta, to, ACK_BYTES);
             self.on_air(to, Some(sta), t + data + d + sifs, ack, frame.tag);
+            self.log_control(AirKind::Ack, to, sta, t + data + d + sifs, ack, ACK_BYTES, false);
             self.timer(t + data + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
             t + data + d + sifs + ack + d
         } else {
@@ -660,6 +689,7 @@ impl Bss {
         let (d, sifs) = (self.cfg.propagation, self.cfg.phy.sifs);
         let poll = self.control_airtime(sta, AP, PS_POLL_BYTES);
         self.on_air(sta, Some(AP), now, poll, 0);
+        self.log_control(AirKind::PsPoll, sta, AP, now, poll, PS_POLL_BYTES, false);
         let t = now + poll + d + sifs;
         let response = self.stas[AP as usize].queue.iter().position(|f| f.to == sta && !f.ba.acked);
         let (end, response, ok) = match response {
@@ -671,9 +701,11 @@ impl Bss {
                 let data = self.data_airtime(AP, sta, self.mpdu_len(&frame));
                 self.on_air_ppdu(AP, Some(sta), t, data, frame.tag, self.data_shape(AP, sta));
                 let ok = !self.frame_lost(now, AP, sta, self.mpdu_len(&frame));
+                self.log_frame(AP, &frame, t, data, !ok);
                 if ok {
                     let ack = self.control_airtime(AP, sta, ACK_BYTES);
                     self.on_air(sta, Some(AP), t + data + d + sifs, ack, frame.tag);
+                    self.log_control(AirKind::Ack, sta, AP, t + data + d + sifs, ack, ACK_BYTES, false);
                     self.timer(t + data + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
                     (t + data + d + sifs + ack + d, Some((i, frame)), true)
                 } else {
@@ -683,6 +715,7 @@ impl Bss {
             None => {
                 let ack = self.control_airtime(sta, AP, ACK_BYTES);
                 self.on_air(AP, Some(sta), t, ack, 0);
+                self.log_control(AirKind::Ack, AP, sta, t, ack, ACK_BYTES, false);
                 (t + ack + d, None, true)
             }
         };
@@ -719,6 +752,7 @@ impl Bss {
             let tag = if let Head::Frame(i) = head { self.stas[w as usize].queue[i].tag } else { 0 };
             let shape = self.head_shape(w, head);
             self.ppdu_activity(w, now, now + dur, Activity::Tx, tag, shape);
+            self.log_head(w, head, now, dur);
         }
         let d = self.cfg.propagation;
         for i in 0..self.stas.len() as StaId {
@@ -739,6 +773,7 @@ impl Bss {
         let dur = phy.frame_duration(self.cfg.beacon_bytes, phy.basic_rates_kbps[0]);
         let d = self.cfg.propagation;
         self.activity(AP, now, now + dur, Activity::Tx, 0);
+        self.log_beacon(now, dur);
         for i in 1..self.stas.len() as StaId {
             if self.stas[i as usize].awake {
                 self.activity(i, now + d, now + d + dur, Activity::Rx, 0);
@@ -885,7 +920,7 @@ impl Bss {
                     let since = s.acs[f.ac as usize].last_left;
                     s.count_ac_delivery(&f, p.ip_len(), since, now);
                 }
-                Body::Null => s.stats.null_frames += 1,
+                Body::Null(_) => s.stats.null_frames += 1,
                 // Counted in `attempts` and `airtime_ns` (no column of its own).
                 Body::TwtSetup { .. } => {}
             }

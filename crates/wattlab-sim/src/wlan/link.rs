@@ -431,6 +431,7 @@ impl Bss {
         self.stas[v as usize].stats.collisions += 1;
         let shape = self.head_shape(v, head);
         self.ppdu_activity(v, now, now + dur, wattlab_core::energy::Activity::Tx, tag, shape);
+        self.log_head(v, head, now, dur);
         if let (Some(to), Some(link)) = (to, self.link.as_deref_mut()) {
             let r = link.rate_index(v, to, self.stas[v as usize].edcaf_ref().retries);
             link.control[Link::dir_index(v, to)].report(now, r, 1, 0);

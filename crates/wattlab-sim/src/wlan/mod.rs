@@ -13,6 +13,7 @@
 //!
 //! Station 0 of every BSS is the AP.
 
+pub mod air;
 mod ampdu;
 mod amsdu;
 mod dcf;
@@ -20,6 +21,7 @@ mod edca;
 mod link;
 mod power;
 mod queue;
+pub mod radiotap;
 pub mod rate;
 pub mod rate_use;
 mod txop;
@@ -35,6 +37,7 @@ use wattlab_core::wlan::{PhyProfile, PpduShape};
 pub use wattlab_core::power::{PowerSave, PowerSaveSettings};
 use wattlab_core::{Duration, Packet, Time};
 
+pub use air::{AirFrame, AirKind, AirLog, BROADCAST};
 pub use edca::{up_of_dscp, Ac, AcParams, Aggregation, EdcaSet, QosConfig};
 pub use link::Link;
 pub use queue::ApQueueing;
@@ -329,6 +332,9 @@ pub enum MacOutput {
         /// Null triggers, what others hear of a collision).
         tag: u32,
     },
+    /// Frames on the air were logged ([`Bss::take_air`]; only with a radiotap capture): sent
+    /// once when the log stops being empty, so a host without a capture never looks for them.
+    AirFrames,
     /// `sta`'s radio wakes up, dozes or is switched off at `at`.
     Power {
         /// The station.
@@ -380,8 +386,9 @@ pub enum MacTimer {
 pub(crate) enum Body {
     /// An IP packet.
     Data(Packet),
-    /// A Null frame (QoS-Null trigger for U-APSD).
-    Null,
+    /// A Null frame (QoS-Null trigger for U-APSD); with the PM bit it announces, if it
+    /// announces one (adaptive PSM).
+    Null(Option<bool>),
     /// A TWT Setup action frame: the station's request or the AP's response (`power.rs`),
     /// for an individual agreement or to join a broadcast schedule (`broadcast`).
     TwtSetup {
@@ -655,6 +662,8 @@ pub struct Bss {
     /// when no station of the BSS is captured, so no packet is copied out per MPDU for
     /// nothing).
     pub(crate) report_transmits: bool,
+    /// The frames on the air, logged for a radiotap capture (None: no capture, no cost).
+    pub(crate) air: Option<Box<AirLog>>,
     /// When contention last evaluated every station: before `idle_since`, the medium has been
     /// busy since, and a frame first seen now arrived while it was (or, under DCF, while the
     /// station still deferred its IFS).
@@ -723,6 +732,7 @@ impl Bss {
             base_aifsn,
             txop: None,
             report_transmits: true,
+            air: None,
             evaluated_at: Time::ZERO,
         }
     }

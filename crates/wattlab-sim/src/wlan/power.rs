@@ -94,6 +94,7 @@ impl Bss {
         self.stas[AP as usize].stats.attempts += 1;
         let dur = self.control_airtime(AP, sta, TRIGGER_BYTES);
         self.on_air(AP, Some(sta), now, dur, 0);
+        self.log_control(super::AirKind::Trigger, AP, sta, now, dur, TRIGGER_BYTES, false);
         let end = now + dur + self.cfg.propagation + self.cfg.phy.sifs;
         self.occupy(now, end, ExchangeKind::Trigger { sta });
     }
@@ -109,7 +110,7 @@ impl Bss {
         // Busy while the response is queued, so that queueing it does not start contention.
         self.busy = true;
         if self.stas[sta as usize].queue.is_empty() {
-            self.push_frame(now, sta, AP, Body::Null);
+            self.push_frame(now, sta, AP, Body::Null(None));
         }
         self.busy = false;
         // The TB PPDU carries the station's highest-priority AC that has frames.
@@ -222,13 +223,18 @@ impl Bss {
                 StationEvent::PsPoll => self.stas[sta as usize].poll_pending = true,
                 StationEvent::Trigger => {
                     if self.stas[sta as usize].queue.is_empty() {
-                        self.push_frame(now, sta, AP, Body::Null);
+                        self.push_frame(now, sta, AP, Body::Null(None));
                     }
                 }
                 // Adaptive PSM's PM change: one Null at a time (a retry of a lost one).
-                StationEvent::PmNull { .. } => {
-                    if !self.stas[sta as usize].queue.iter().any(|f| matches!(f.body, Body::Null)) {
-                        self.push_frame(now, sta, AP, Body::Null);
+                StationEvent::PmNull { pm } => {
+                    // A Null still queued announces the newest PM bit (what the machine
+                    // will take from its ACK).
+                    match self.stas[sta as usize].queue.iter_mut().find(|f| matches!(f.body, Body::Null(_))) {
+                        Some(f) => f.body = Body::Null(Some(pm)),
+                        None => {
+                            self.push_frame(now, sta, AP, Body::Null(Some(pm)));
+                        }
                     }
                 }
                 StationEvent::TwtSetup => {

@@ -196,7 +196,7 @@ mod tests {
     use crate::wlan::Body;
 
     fn frame(to: StaId, id: u64, tag: u64) -> Frame {
-        Frame { body: Body::Null, to, id, finish: tag, tag: 0, ba: crate::wlan::BaState::NEW, ac: 0, queued_at: wattlab_core::Time::ZERO }
+        Frame { body: Body::Null(None), to, id, finish: tag, tag: 0, ba: crate::wlan::BaState::NEW, ac: 0, queued_at: wattlab_core::Time::ZERO }
     }
 
     #[test]

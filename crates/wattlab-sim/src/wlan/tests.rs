@@ -115,6 +115,7 @@ impl Harness {
                 MacOutput::Activity { sta, start, end, kind, .. } => self.activity.push((sta, start, end, kind)),
                 MacOutput::Power { sta, at, state } => self.power.push((sta, at, state == PowerState::Awake)),
                 MacOutput::Transmit { sta, to, packet } => self.transmits.push((sta, to, packet.ip_len())),
+                MacOutput::AirFrames => {}
             }
         }
     }

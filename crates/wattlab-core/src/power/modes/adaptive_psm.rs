@@ -95,6 +95,12 @@ impl Mode for AdaptivePsm {
         true
     }
 
+    /// A data frame returns the station to active mode by its own PM = 0 bit; the PM
+    /// changes the station announces go in its Null frames.
+    fn pm_bit(&self, _c: &Core) -> bool {
+        false
+    }
+
     fn ap_may_send(&self, c: &Core) -> bool {
         c.awake && !c.waking && self.active
     }

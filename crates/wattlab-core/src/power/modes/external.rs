@@ -40,6 +40,11 @@ impl Mode for External {
         false
     }
 
+    /// Set while the driver has the station asleep (the AP then holds its frames).
+    fn pm_bit(&self, c: &Core) -> bool {
+        c.caps.pm_bit && !self.driver_awake
+    }
+
     fn ap_may_send(&self, c: &Core) -> bool {
         !c.caps.pm_bit || (c.awake && !c.waking && self.driver_awake)
     }

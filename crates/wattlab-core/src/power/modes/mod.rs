@@ -438,6 +438,9 @@ impl Mode for Rules {
     fn saves_power(&self) -> bool {
         each_mode!(self, m => m.saves_power())
     }
+    fn pm_bit(&self, c: &Core) -> bool {
+        each_mode!(self, m => m.pm_bit(c))
+    }
     fn dozes_by_itself(&self) -> bool {
         each_mode!(self, m => m.dozes_by_itself())
     }

@@ -115,6 +115,12 @@ pub(crate) trait Mode {
         true
     }
 
+    /// The Power Management bit of the station's frames other than its PM Null frames
+    /// (802.11-2020 §9.2.4.1.7): set while it is in PS mode, as every saving mode is.
+    fn pm_bit(&self, _c: &Core) -> bool {
+        self.saves_power()
+    }
+
     /// True if the station's own rules put it to sleep (a driver does for `external`).
     fn dozes_by_itself(&self) -> bool {
         self.saves_power()
