@@ -139,10 +139,13 @@ def conclusions(h: pd.DataFrame) -> list[str]:
         per = d[d["set"].isin(PERIODIC)]
         if not per.empty:
             share = float(per.gap_explained.mean())
-            word = "explains most of" if share >= MOST else "explains part of" if share >= PART else "does not explain"
+            lo, hi = float(per.gap_explained.min()), float(per.gap_explained.max())
+            # A mean over sets that move both ways is no explanation: it must close each set's gap.
+            mixed = lo < 0 < hi
+            word = ("does not explain (it moves the sets both ways)" if mixed else "explains most of" if share >= MOST
+                    else "explains part of" if share >= PART else "does not explain")
             sets = ", ".join(f"{int(r['set'])}: {r.baseline_ratio:.2f} → {r.ratio:.2f} (paper {r.paper_ratio:.2f})"
                              for _, r in per.iterrows())
-            lo, hi = float(per.gap_explained.min()), float(per.gap_explained.max())
             parts.append(f"{word} the ~3× gap of sets 1, 2, 4, 5 ({share:+.0%} of it on a log scale, mean; per set "
                          f"{lo:+.0%} … {hi:+.0%}; WWP/TCP {sets})")
         rev = d[d["set"].isin(REVERSED) & d.reversed_baseline]
