@@ -33,12 +33,16 @@ PROFILE = tomllib.loads((ROOT / "profiles" / "wavelan-dsss.toml").read_text())
 EPOCH_NS = 946_684_800 * 10**9  # the simulator's default pcap epoch, 2000-01-01T00:00:00Z
 
 
-def scenario(mode: str) -> str:
-    """The Rust tshark test's scenario (ping, then a 200 kB download) on 802.11a in `mode`."""
+A_54: str = 'phy = "802.11a"\nrate = "54Mbps"\n'
+HE_MCS7: str = 'phy = "802.11ax"\nmcs = 7\nwidth = 20\ngi = "800ns"\n'  # the Rust test's HE
+
+
+def scenario(mode: str, phy: str = A_54) -> str:
+    """The Rust tshark test's scenario (ping, then a 200 kB download) on `phy` in `mode`."""
     text = re.search(r'format!\(\s*r#"(.*?)"#', TEST_RS.read_text(), re.S).group(1)
     text = text.replace("{{", "{").replace("}}", "}")
     trigger = 'uapsd_trigger_interval = "100ms"\n' if mode == "u-apsd" else ""
-    return (text.replace("{phy}", 'phy = "802.11a"\nrate = "54Mbps"\n').replace("{mode}", mode)
+    return (text.replace("{phy}", phy).replace("{mode}", mode)
             .replace("{trigger}", trigger).replace("{extra}", ""))
 
 
@@ -71,10 +75,11 @@ def observe(pcap: Path, policy: str) -> dict:
     return json.loads(t.stdout)
 
 
-def round_trip(tmp_path: Path, mode: str, params: str = "", stamp: str = "start") -> tuple[float, float]:
+def round_trip(tmp_path: Path, mode: str, params: str = "", stamp: str = "start",
+               phy: str = A_54) -> tuple[float, float]:
     """(metered over the capture's span, observed with `stamp`) energy of the client's radio, J."""
     scn = tmp_path / f"{mode}.toml"
-    scn.write_text(scenario(mode))
+    scn.write_text(scenario(mode, phy))
     out = tmp_path / mode
     p = cli("run", str(scn), "--out", str(out), "--pcap", "client:wlan0", "--link", "radiotap", "--no-baseline",
             "--timeseries", "--json", "-q")
@@ -117,3 +122,11 @@ def test_the_default_stamp_misreads_the_simulators_captures(tmp_path):
     energy then misses the tolerance (the 0.45 % gap this file once marked xfail)."""
     metered, observed = round_trip(tmp_path, "psm", stamp="end")
     assert abs(observed / metered - 1) > 0.001, (metered, observed)
+
+
+@pytest.mark.xfail(strict=True, reason="open gap (issue 31 item 4): observed TWT is +21.7 % above the meter: after an "
+                   "uplink A-MPDU outside a service period answered by a Block Ack, observed keeps the station awake "
+                   "until the next SP (3.7055-3.8000 s and 3.8057-3.9004 s), the simulator dozes")
+def test_twt_round_trip_within_a_tenth_of_a_percent(tmp_path):
+    metered, observed = round_trip(tmp_path, "twt:interval=100ms,duration=4000us", ",listen=none", phy=HE_MCS7)
+    assert abs(observed / metered - 1) < 0.001, (metered, observed)
