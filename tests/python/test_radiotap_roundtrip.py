@@ -1,10 +1,24 @@
 """Issue 31 item 4: a simulated 802.11 capture (`wattlab run --pcap client:wlan0 --link radiotap`)
-costed by `wattlab trace energy --policy observed` against the simulator's own metered energy of
-the client's radio. CAM agrees within 0.1 %; PSM does not yet (-0.45 %, measured 2026-11-27:
-0.8626 J observed vs 0.8665 J metered on this scenario), an open gap marked as such."""
+costed by `wattlab trace energy --policy observed:stamp=start` against the simulator's own
+metered energy of the client's radio, over the same span.
+
+Two things made PSM look 0.45 % low (0.8626 J observed vs 0.8665 J metered), found by comparing
+the two state timelines interval by interval (docs/trace.md, "Round trip"):
+- the simulator stamps each record at its PPDU's start (radiotap TSFT too), the observed policy
+  read them as ends by default: every interval 1 PPDU early, beacons' rx partly idle (-0.31 %
+  of it); `stamp=start` is the right reading of the simulator's captures;
+- the run starts at 0 with the power-saving station asleep; it wakes (2 ms transition) for its
+  first frame. The air shows nothing before that frame, so the observed span starts there: the
+  simulator's energy before it (a wake-up and its contention) is not comparable and is taken
+  off the meter's total here (2.64 mJ, 0.31 %), with the timeline before it checked to be
+  exactly that.
+TWT was +21.7 % (observed.rs kept a station waiting for More Data past its SP's end: fixed).
+Measured 2026-11-27: CAM -0.0007 %, PSM -0.0026 %, adaptive PSM -0.0063 %, U-APSD -0.022 %,
+TWT -0.0059 %."""
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import subprocess
@@ -12,39 +26,83 @@ import sys
 from pathlib import Path
 
 import pytest
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_RS = ROOT / "crates" / "wattlab-sim" / "src" / "wlan" / "radiotap_tests.rs"
 
 
-def scenario(mode: str) -> str:
-    """The Rust tshark test's scenario (ping, then a 200 kB download) on 802.11a in `mode`."""
+PROFILE = tomllib.loads((ROOT / "profiles" / "wavelan-dsss.toml").read_text())
+EPOCH_NS = 946_684_800 * 10**9  # the simulator's default pcap epoch, 2000-01-01T00:00:00Z
+
+
+A_54: str = 'phy = "802.11a"\nrate = "54Mbps"\n'
+HE_MCS7: str = 'phy = "802.11ax"\nmcs = 7\nwidth = 20\ngi = "800ns"\n'  # the Rust test's HE
+
+
+def scenario(mode: str, phy: str = A_54) -> str:
+    """The Rust tshark test's scenario (ping, then a 200 kB download) on `phy` in `mode`."""
     text = re.search(r'format!\(\s*r#"(.*?)"#', TEST_RS.read_text(), re.S).group(1)
     text = text.replace("{{", "{").replace("}}", "}")
-    return (text.replace("{phy}", 'phy = "802.11a"\nrate = "54Mbps"\n').replace("{mode}", mode)
-            .replace("{trigger}", "").replace("{extra}", ""))
+    trigger = 'uapsd_trigger_interval = "100ms"\n' if mode == "u-apsd" else ""
+    return (text.replace("{phy}", phy).replace("{mode}", mode)
+            .replace("{trigger}", trigger).replace("{extra}", ""))
+
+
+def energy_before(rows: list[tuple[int, str]], t0: int) -> float:
+    """The simulator's energy (J) of the client's radio over [0, t0) ns, from its state rows:
+    asleep from 0, then awake (idle) from a wake instant, the sleep -> idle transition carved
+    from the sleep before it as the meter does (at most one wake-up before the first frame)."""
+    mw = PROFILE["power_mw"]
+    wake = next(t for t in PROFILE["transition"] if (t["from"], t["to"]) == ("sleep", "idle"))
+    before = [(t, s) for t, s in rows if t < t0]
+    if not before:
+        return 0.0
+    if [s for _, s in before] == ["idle"]:
+        return (t0 - before[0][0]) * mw["idle"] * 1e-12
+    assert [s for _, s in before] == ["sleep", "idle"] and before[0][0] == 0, before
+    woke = before[1][0]
+    d = min(woke, round(wake["duration_us"] * 1000))
+    return ((woke - d) * mw["sleep"] + d * wake["power_mw"] + (t0 - woke) * mw["idle"]) * 1e-12
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "wattlab.cli", *args], capture_output=True, text=True, timeout=300)
 
 
-def round_trip(tmp_path: Path, mode: str) -> tuple[float, float]:
-    """(metered, observed) energy of the client's radio, J."""
+def observe(pcap: Path, policy: str) -> dict:
+    """`wattlab trace energy --json` of the client in `pcap` under `policy`."""
+    t = cli("trace", "energy", str(pcap), "--client-mac", "02:00:00:00:00:03", "--profile", "wavelan-dsss",
+            "--policy", policy, "--json")
+    assert t.returncode == 0, t.stderr
+    return json.loads(t.stdout)
+
+
+def round_trip(tmp_path: Path, mode: str, params: str = "", stamp: str = "start",
+               phy: str = A_54) -> tuple[float, float]:
+    """(metered over the capture's span, observed with `stamp`) energy of the client's radio, J."""
     scn = tmp_path / f"{mode}.toml"
-    scn.write_text(scenario(mode))
+    scn.write_text(scenario(mode, phy))
     out = tmp_path / mode
     p = cli("run", str(scn), "--out", str(out), "--pcap", "client:wlan0", "--link", "radiotap", "--no-baseline",
-            "--json", "-q")
+            "--timeseries", "--json", "-q")
     assert p.returncode == 0, p.stderr
     s = json.loads(p.stdout)
     assert s["provenance"]["pcap_epoch"] == "2000-01-01T00:00:00Z"
-    metered = next(r["energy_j"] for r in s["radios"] if r["node"] == "client" and r["policy"] == ("always-on" if mode == "cam" else mode))
-    t = cli("trace", "energy", str(out / "client-wlan0.pcap"), "--client-mac", "02:00:00:00:00:03",
-            "--profile", "wavelan-dsss", "--policy", "observed", "--json")
-    assert t.returncode == 0, t.stderr
-    observed = next(p["energy_j"] for p in json.loads(t.stdout)["policies"] if p["policy"].startswith("observed"))
-    return metered, observed
+    policy = "always-on" if mode == "cam" else mode
+    radio = next(r for r in s["radios"] if r["node"] == "client" and r["policy"] == policy)
+    j = observe(out / "client-wlan0.pcap", f"observed:stamp=start{params}")
+    if stamp != "start":
+        j["policies"] = observe(out / "client-wlan0.pcap", f"observed:stamp={stamp}{params}")["policies"]
+    observed = next(p["energy_j"] for p in j["policies"] if p["policy"].startswith("observed"))
+    span = next(iter(j["observed"].values()))
+    t0, t1 = span["start_ns"] - EPOCH_NS, span["end_ns"] - EPOCH_NS
+    # The run stops once the last segment is delivered; the MAC's ACK of it may end up to one
+    # SIFS + ACK (16 + 28 µs on 802.11a) later in the capture (costed by observed only).
+    assert 0 <= t1 - radio["report"]["end_ns"] <= 44_000, (t1, radio["report"])
+    rows = [(round(float(r["time_s"]) * 1e9), r["state"]) for r in csv.DictReader((out / "timeseries_radio.csv").open())
+            if r["node"] == "client" and r["policy"] == policy]
+    return radio["energy_j"] - energy_before(rows, t0), observed
 
 
 def test_cam_round_trip_within_a_tenth_of_a_percent(tmp_path):
@@ -52,7 +110,29 @@ def test_cam_round_trip_within_a_tenth_of_a_percent(tmp_path):
     assert abs(observed / metered - 1) < 0.001, (metered, observed)
 
 
-@pytest.mark.xfail(strict=True, reason="open gap: the observed PSM energy is 0.45 % below the meter's (issue 31 item 4)")
-def test_psm_round_trip_within_a_tenth_of_a_percent(tmp_path):
-    metered, observed = round_trip(tmp_path, "psm")
+@pytest.mark.parametrize("mode,params", [
+    ("psm", ""),
+    ("adaptive-psm:timeout=50ms", ""),
+    ("u-apsd", ",listen=none"),
+])
+def test_power_save_round_trip_within_a_tenth_of_a_percent(tmp_path, mode, params):
+    metered, observed = round_trip(tmp_path, mode, params)
+    assert abs(observed / metered - 1) < 0.001, (metered, observed)
+
+
+def test_the_default_stamp_misreads_the_simulators_captures(tmp_path):
+    """The reading matters: stamps taken as PPDU ends put every beacon 1 PPDU early, and PSM's
+    energy then misses the tolerance (the 0.45 % gap this file once marked xfail)."""
+    metered, observed = round_trip(tmp_path, "psm", stamp="end")
+    assert abs(observed / metered - 1) > 0.001, (metered, observed)
+
+
+
+def test_twt_round_trip_within_a_tenth_of_a_percent(tmp_path):
+    """802.11ax, individual TWT. Before the fix, observed was +21.7 %: a frame with More Data
+    at an SP's end left the station waiting for it, awake until the next SP (the SP's end now
+    ends the wait). The duration is a multiple of 256 µs, the TWT element's unit: 4000 µs goes
+    on the air as 16 × 256 = 4096 µs (the writer rounds up), +96 µs awake per SP (+0.39 %
+    measured here), a reading the capture cannot avoid."""
+    metered, observed = round_trip(tmp_path, "twt:interval=100ms,duration=4096us", ",listen=none", phy=HE_MCS7)
     assert abs(observed / metered - 1) < 0.001, (metered, observed)

@@ -419,6 +419,8 @@ impl Inference<'_> {
                     break;
                 }
                 w.open_until = None;
+                // The SP's end ends any wait: what More Data announced comes in a later SP.
+                self.wait = Wait::Nothing;
                 let at = self.pending.map_or(end, |p| p.max(end));
                 self.pending = Some(at);
             } else {
