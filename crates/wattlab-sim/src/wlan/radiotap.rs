@@ -4,8 +4,8 @@
 //! Radiotap fields (<https://www.radiotap.org>): TSFT (the BSS's TSF, µs since the run's
 //! start), Flags (bad FCS for a frame its addressee did not receive), Rate (non-HT), Channel
 //! (nominal: 2412, 5180 or 5955 MHz by band; the model has no channel number), MCS (HT), A-MPDU
-//! status (one reference number per A-MPDU, the last MPDU flagged), VHT and HE-SU (MCS, NSS,
-//! width, GI, coding). No FCS is written (the Flags' FCS bit is clear).
+//! status (one reference number per A-MPDU, the last MPDU flagged), VHT and HE (MCS, NSS,
+//! width, GI, coding; PPDU format HE SU, or HE TB for a station's answer to a Basic Trigger). No FCS is written (the Flags' FCS bit is clear).
 //!
 //! The 802.11 frames (IEEE 802.11-2020 §9.3, 802.11ax-2021 for the Trigger and TWT Setup) are
 //! as long as the model charges them, less the 4-byte FCS, so a reader that adds the FCS back
@@ -20,7 +20,7 @@ use crate::net::pcap::PcapSink;
 use wattlab_core::packet::PacketArena;
 use wattlab_core::power::TwtAgreement;
 use wattlab_core::wire::{self, WireError};
-use wattlab_core::wlan::phy::Band;
+use wattlab_core::wlan::phy::{he, Band};
 use wattlab_core::wlan::TxVector;
 
 /// A radiotap capture of a BSS: its file, sink and the frames' context.
@@ -178,20 +178,22 @@ fn radiotap(f: &AirFrame, cx: &AirContext, buf: &mut Vec<u8>) {
     }
     if let TxVector::He(m) = f.tx {
         align(buf, 2);
-        // data1: HE SU, data MCS known (0x0020), coding known (0x0080), BW known (0x4000);
-        // data2: GI known (0x0002); data3: MCS, LDPC (0x2000); data5: BW, GI; data6: NSTS.
+        // data1: PPDU format (HE SU 0, HE TB 3 for a trigger's answer), data MCS known
+        // (0x0020), coding known (0x0080), BW known (0x4000); data2: GI known (0x0002); data3:
+        // MCS, LDPC (0x2000); data5: BW, GI (a TB PPDU's as the trigger asks it); data6: NSTS.
         let bw: u16 = match m.width_mhz {
             40 => 1,
             80 => 2,
             160 => 3,
             _ => 0,
         };
-        let gi: u16 = match m.gi_ns {
+        let (format, gi_ns) = if f.tb { (3, he::tb_gi_ns(m.gi_ns)) } else { (0, m.gi_ns) };
+        let gi: u16 = match gi_ns {
             1600 => 1,
             3200 => 2,
             _ => 0,
         };
-        for d in [0x40a0u16, 0x0002, (u16::from(m.mcs) << 8) | 0x2000, 0, bw | (gi << 4), u16::from(m.nss)] {
+        for d in [0x40a0u16 | format, 0x0002, (u16::from(m.mcs) << 8) | 0x2000, 0, bw | (gi << 4), u16::from(m.nss)] {
             buf.extend_from_slice(&d.to_le_bytes());
         }
     }

@@ -322,6 +322,34 @@ fn epoch_and_errors() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A trigger-enabled TWT station's answers to the AP's Basic Triggers are HE TB PPDUs in
+/// the capture (radiotap HE data1 PPDU format 3, HE_TRIG), at the GI the model times them
+/// with (the trigger asks 1.6 µs for a station using 0.8 µs: data5 GI code 1); every other HE
+/// PPDU is HE SU (format 0) at its own 0.8 µs (code 0).
+#[test]
+fn trigger_answers_are_he_tb_ppdus() {
+    let dir = temp_dir("tb");
+    let (logged, path) = capture(&scenario(HE, "twt:interval=100ms,duration=4000us,trigger=true", ""), &dir, &[]);
+    let Some(rows) = tshark(&path, &["radiotap.he.data_1.ppdu_format", "radiotap.he.data_5.gi"]) else { return };
+    assert_eq!(rows.len(), logged.len());
+    let (mut tb, mut su) = (0, 0);
+    for (r, f) in rows.iter().zip(&logged) {
+        if !matches!(f.tx, TxVector::He(_)) {
+            assert!(!f.tb && r[0].is_empty(), "{:?} at {}: {r:?}", f.kind, f.start);
+            continue;
+        }
+        // The station sends nothing but answers to triggers (and its TWT Setup, non-HT).
+        assert_eq!(f.tb, f.from != crate::wlan::AP, "{:?} at {}", f.kind, f.start);
+        let want = if f.tb { (3, 1) } else { (0, 0) };
+        assert_eq!((num(&r[0]), num(&r[1])), want, "{:?} from {} at {}", f.kind, f.from, f.start);
+        tb += usize::from(f.tb);
+        su += usize::from(!f.tb);
+    }
+    eprintln!("{tb} HE TB and {su} HE SU MPDUs");
+    assert!(tb > 50 && su > 50, "{tb} TB, {su} SU");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The 802.11 frame of each record of the capture at `path` (radiotap header stripped).
 fn frames_of(path: &Path) -> Vec<Vec<u8>> {
     let bytes = std::fs::read(path).unwrap();
