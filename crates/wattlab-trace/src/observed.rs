@@ -185,6 +185,17 @@ pub struct ObservedOutcome {
     pub end_ns: u64,
 }
 
+/// Airtime of a PPDU of `psdu` bytes sent with `tx`: an HE TB PPDU's (longer HE-STF, the
+/// trigger's GI) when its radiotap HE field says trigger-based (data1 PPDU format 3), else the
+/// format's own, both the simulator's durations.
+pub fn ppdu_airtime(rt: &Radiotap, phy: &PhyProfile, psdu: u32, tx: TxVector) -> Duration {
+    if rt.he.is_some_and(|h| h.format() == 3) {
+        phy.tb_ppdu_duration(psdu, tx)
+    } else {
+        phy.ppdu_duration(psdu, tx)
+    }
+}
+
 /// The PHY profile and TxVector a frame's radiotap fields say it was sent with, if they say
 /// enough (and the combination is one the PHY can send).
 pub fn tx_vector(rt: &Radiotap) -> Option<(PhyProfile, TxVector)> {
@@ -490,7 +501,7 @@ impl Inference<'_> {
         } else {
             first.len
         };
-        let dur = phy.ppdu_duration(psdu, tx);
+        let dur = ppdu_airtime(&p.rt, &phy, psdu, tx);
         let (s, e) = match self.params.stamp {
             Stamp::End => (p.ts - dur, p.ts),
             Stamp::Start => (p.ts, p.ts + dur),
