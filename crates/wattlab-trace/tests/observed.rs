@@ -231,12 +231,12 @@ interval = "500ms"
     let mut frames = Vec::new();
     while let Some(f) = r.next_wlan() {
         let f = f.unwrap();
-        frames.push((f.phy.clone(), f.mpdu_len));
+        frames.push((f.phy, f.mpdu_len));
     }
     let mut checked = 0;
     for w in frames.windows(2) {
         let ((rt, len), (next, _)) = (&w[0], &w[1]);
-        if !rt.he.is_some_and(|h| h.format() == 3) || rt.ampdu.is_some() {
+        if rt.he.is_none_or(|h| h.format() != 3) || rt.ampdu.is_some() {
             continue;
         }
         let (phy, tx) = tx_vector(rt).unwrap();

@@ -447,8 +447,8 @@ const SETUP_ACCEPT: u16 = 4;
 /// (beacons), and a station's membership of one (TWT Setup frames).
 const NEGOTIATION_ANNOUNCE: u8 = 2;
 const NEGOTIATION_MEMBERSHIP: u8 = 3;
-/// Octets of one Broadcast TWT Parameter Set (as `power::BROADCAST_TWT_PARAMETER_SET_BYTES`).
-const BROADCAST_SET_BYTES: usize = 9;
+/// Octets of one Broadcast TWT Parameter Set, as the model charges them.
+const BROADCAST_SET_BYTES: usize = super::power::BROADCAST_TWT_PARAMETER_SET_BYTES as usize;
 /// Broadcast TWT Persistence 255: the schedule holds until further notice (the model's never
 /// ends).
 const PERSISTENCE_INDEFINITE: u16 = 255;
