@@ -357,6 +357,12 @@ pub struct ParsedTwt {
     pub duration_us: u64,
 }
 
+/// True if a TWT Setup frame's body (category, action, dialog token, TWT element) manages a
+/// broadcast TWT membership: the element's Negotiation Type (Control B2-B3) has its MSB set.
+fn is_broadcast_twt(body: &[u8]) -> bool {
+    body.get(3) == Some(&216) && body.get(5).is_some_and(|control| control & 0x08 != 0)
+}
+
 /// The TWT agreement a TWT Setup frame's body (category, action, dialog token, TWT element)
 /// accepts (Setup Command 4, Accept TWT), if it does.
 pub fn parse_twt_accept(body: &[u8]) -> Option<ParsedTwt> {
@@ -819,6 +825,12 @@ pub fn cost<R: Read>(
         };
         if matches!(f.action(), Some(crate::wlan::Action::TwtSetup)) && (f.mac.addr2 == Some(c) || f.mac.addr1 == c) {
             inf.out.twt_setups += 1;
+            if is_broadcast_twt(f.body()) {
+                return Err(format!(
+                    "frame {} (file offset {}): a broadcast TWT Setup of the station; the observed policy infers individual TWT agreements only (a broadcast schedule's service periods are not modelled), so it cannot cost this capture",
+                    f.index, f.offset
+                ));
+            }
             if f.mac.addr1 == c {
                 pending_twt = parse_twt_accept(f.body());
             }
