@@ -827,8 +827,9 @@ pub fn cost<R: Read>(
             inf.out.twt_setups += 1;
             if is_broadcast_twt(f.body()) {
                 return Err(format!(
-                    "frame {} (file offset {}): a broadcast TWT Setup of the station; the observed policy infers individual TWT agreements only (a broadcast schedule's service periods are not modelled), so it cannot cost this capture",
-                    f.index, f.offset
+                    "record {} (Wireshark's frame number; file offset {}): a broadcast TWT Setup of the station; the observed policy infers individual TWT agreements only (a broadcast schedule's service periods are not modelled), so it cannot cost this capture",
+                    f.index + 1,
+                    f.offset
                 ));
             }
             if f.mac.addr1 == c {
