@@ -185,6 +185,17 @@ pub struct ObservedOutcome {
     pub end_ns: u64,
 }
 
+/// Airtime of a PPDU of `psdu` bytes sent with `tx`: an HE TB PPDU's (longer HE-STF, the
+/// trigger's GI) when its radiotap HE field says trigger-based (data1 PPDU format 3), else the
+/// format's own, both the simulator's durations.
+pub fn ppdu_airtime(rt: &Radiotap, phy: &PhyProfile, psdu: u32, tx: TxVector) -> Duration {
+    if rt.he.is_some_and(|h| h.format() == 3) {
+        phy.tb_ppdu_duration(psdu, tx)
+    } else {
+        phy.ppdu_duration(psdu, tx)
+    }
+}
+
 /// The PHY profile and TxVector a frame's radiotap fields say it was sent with, if they say
 /// enough (and the combination is one the PHY can send).
 pub fn tx_vector(rt: &Radiotap) -> Option<(PhyProfile, TxVector)> {
@@ -346,6 +357,12 @@ pub struct ParsedTwt {
     pub duration_us: u64,
 }
 
+/// True if a TWT Setup frame's body (category, action, dialog token, TWT element) manages a
+/// broadcast TWT membership: the element's Negotiation Type (Control B2-B3) has its MSB set.
+fn is_broadcast_twt(body: &[u8]) -> bool {
+    body.get(3) == Some(&216) && body.get(5).is_some_and(|control| control & 0x08 != 0)
+}
+
 /// The TWT agreement a TWT Setup frame's body (category, action, dialog token, TWT element)
 /// accepts (Setup Command 4, Accept TWT), if it does.
 pub fn parse_twt_accept(body: &[u8]) -> Option<ParsedTwt> {
@@ -492,7 +509,7 @@ impl Inference<'_> {
         } else {
             first.len
         };
-        let dur = phy.ppdu_duration(psdu, tx);
+        let dur = ppdu_airtime(&p.rt, &phy, psdu, tx);
         let (s, e) = match self.params.stamp {
             Stamp::End => (p.ts - dur, p.ts),
             Stamp::Start => (p.ts, p.ts + dur),
@@ -810,6 +827,13 @@ pub fn cost<R: Read>(
         };
         if matches!(f.action(), Some(crate::wlan::Action::TwtSetup)) && (f.mac.addr2 == Some(c) || f.mac.addr1 == c) {
             inf.out.twt_setups += 1;
+            if is_broadcast_twt(f.body()) {
+                return Err(format!(
+                    "record {} (Wireshark's frame number; file offset {}): a broadcast TWT Setup of the station; the observed policy infers individual TWT agreements only (a broadcast schedule's service periods are not modelled), so it cannot cost this capture",
+                    f.index + 1,
+                    f.offset
+                ));
+            }
             if f.mac.addr1 == c {
                 pending_twt = parse_twt_accept(f.body());
             }

@@ -9,7 +9,7 @@ use wattlab_core::energy::{builtin_profile, RadioState};
 use wattlab_core::Duration;
 use wattlab_trace::airtime::Airtime;
 use wattlab_trace::energy::{analyze, EnergyAnalysis, EnergyOptions, PolicyOutcome, TimelineOutput, DEFAULT_MAX_CONNECTIONS};
-use wattlab_trace::observed::{parse_mac, tx_vector};
+use wattlab_trace::observed::{parse_mac, ppdu_airtime, tx_vector};
 use wattlab_trace::policy_spec::{PolicySpec, SpecContext};
 use wattlab_trace::TraceReader;
 
@@ -180,4 +180,95 @@ fn an_ampdu_is_one_ppdu_of_its_subframes() {
     assert_eq!((o.ppdus, o.ampdus), (23, 2), "{o:?}");
     // The A-MPDU's airtime is less than its two MPDUs sent apart (one preamble).
     assert!(a_mpdu < phy.ppdu_duration(a, tx).as_nanos() + phy.ppdu_duration(b, tx).as_nanos());
+}
+
+/// A simulated radiotap capture of a trigger-enabled TWT station (802.11ax, MCS 7, 20 MHz,
+/// 0.8 µs GI): each of its QoS-Null answers to a Basic Trigger is marked HE TB (data1 format
+/// 3) and timed as one, so it ends SIFS (16 µs) before the AP's ACK starts, as the simulator
+/// laid them out (within the TSFT's 1 µs); timed as HE SU it would end 4 µs (the HE-STF) plus
+/// the GI difference early.
+#[test]
+fn he_tb_answers_are_timed_as_tb_ppdus() {
+    let dir = std::env::temp_dir().join(format!("wattlab-observed-tb-{}", std::process::id()));
+    simulate_he(&dir, "twt:interval=100ms,duration=4000us,trigger=true");
+    let mut r = TraceReader::open(dir.join("client-wlan0.pcap")).unwrap();
+    let mut frames = Vec::new();
+    while let Some(f) = r.next_wlan() {
+        let f = f.unwrap();
+        frames.push((f.phy, f.mpdu_len));
+    }
+    let mut checked = 0;
+    for w in frames.windows(2) {
+        let ((rt, len), (next, _)) = (&w[0], &w[1]);
+        if rt.he.is_none_or(|h| h.format() != 3) || rt.ampdu.is_some() {
+            continue;
+        }
+        let (phy, tx) = tx_vector(rt).unwrap();
+        // TSFT is whole µs (truncated): the airtime is known to within 1 µs of the gap.
+        let room = (next.tsft.unwrap() - rt.tsft.unwrap() - 16) as i64 * 1_000;
+        let tb = ppdu_airtime(rt, &phy, *len, tx).as_nanos() as i64;
+        assert!((tb - room).abs() < 1_000, "TB {tb} ns vs {room} ns: {rt:?}");
+        assert!(room - phy.ppdu_duration(*len, tx).as_nanos() as i64 > 2_000, "HE SU timing would be short");
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked} single-MPDU TB PPDUs");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs an 802.11ax BSS (MCS 7, 20 MHz, 0.8 µs GI) whose client pings in power-save `mode`,
+/// writing a radiotap capture of the channel to `dir`/client-wlan0.pcap.
+fn simulate_he(dir: &Path, mode: &str) {
+    let text = format!(
+        r#"
+[simulation]
+duration = "3s"
+[[node]]
+name = "server"
+kind = "host"
+[[node]]
+name = "ap"
+kind = "ap"
+[[node]]
+name = "client"
+kind = "host"
+[[link]]
+a = "server"
+b = "ap"
+rate = "100Mbps"
+delay = "10ms"
+[[wlan]]
+name = "bss"
+ap = "ap"
+stations = ["client"]
+phy = "802.11ax"
+mcs = 7
+width = 20
+gi = "800ns"
+power_save = "{mode}"
+[[flow]]
+kind = "ping"
+from = "client"
+to = "server"
+count = 4
+interval = "500ms"
+"#
+    );
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    let opts = wattlab_sim::build::BuildOptions { out_dir: Some(dir.to_path_buf()), pcaps: vec!["client:wlan0".into()], ..Default::default() };
+    wattlab_sim::Simulation::from_toml(&text, "he.toml", None, &["output.pcap_link=\"radiotap\"".into()], &opts).unwrap().run().unwrap();
+}
+
+/// A capture of a broadcast TWT member (its TWT Setup frames carry negotiation type 3): the
+/// observed policy, which infers individual agreements only, refuses it naming the frame
+/// rather than costing the station without its service periods.
+#[test]
+fn broadcast_twt_is_refused_naming_the_frame() {
+    let dir = std::env::temp_dir().join(format!("wattlab-observed-btwt-{}", std::process::id()));
+    simulate_he(&dir, "twt:interval=100ms,duration=4000us,broadcast=2");
+    let mut o = options("wavelan-dsss", &["observed"], Some("02:00:00:00:00:03"), TimelineOutput::Off);
+    o.client = None;
+    let e = analyze(&dir.join("client-wlan0.pcap"), &o).unwrap_err();
+    assert!(e.to_string().contains("a broadcast TWT Setup") && e.to_string().contains("file offset"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -185,14 +185,7 @@ pub(crate) fn captures(
                     "`{spec}` is on the same channel as {}: one radiotap capture holds every frame of a BSS", other.path
                 )));
             }
-            // The writer has no Broadcast TWT Parameter Set yet (setup frames and the beacons'
-            // TWT element would be written as individual ones): refuse rather than mislabel.
             let host = &wlans[b as usize];
-            if host.bss.stas.iter().any(|s| matches!(s.power.mode(), wattlab_core::power::PowerSave::Twt(a) if a.broadcast.is_some())) {
-                return Err(ScenarioError::general(origin, Some("output.pcap_link".into()), format!(
-                    "`{spec}`: radiotap captures do not write broadcast TWT yet (a station of this BSS has `twt:...,broadcast=ID`); use pcap_link = \"ethernet\" or individual TWT"
-                )));
-            }
             let sink = PcapSink::create_link(&path, scn.output.pcap_snaplen, pcap_file::DataLink::IEEE802_11_RADIOTAP, epoch_ns)
                 .map_err(|e| ScenarioError::general(origin, Some("output.pcap".into()), e.to_string()))?;
             let macs = host.sta_iface.iter().map(|&i| t.ifaces[i as usize].mac).collect();
@@ -224,5 +217,20 @@ fn air_context(bss: &crate::wlan::Bss, macs: Vec<[u8; 6]>) -> AirContext {
         ssid: bss.name.bytes().take(32).collect(),
         basic_rates_kbps: cfg.phy.basic_rates_kbps.to_vec(),
         ba_window: cfg.qos.and_then(|q| q.aggregation).map_or(64, |a| a.ba_window as u16),
+        broadcast_twt: broadcast_schedules(bss),
     }
+}
+
+/// The broadcast TWT schedules of `bss`'s members, one per Broadcast TWT ID in ascending ID
+/// order (members of one ID agree on it: `build/wlan.rs` checks).
+fn broadcast_schedules(bss: &crate::wlan::Bss) -> Vec<wattlab_core::power::TwtAgreement> {
+    let mut by_id = std::collections::BTreeMap::new();
+    for s in &bss.stas {
+        if let wattlab_core::power::PowerSave::Twt(a) = s.power.mode() {
+            if let Some(id) = a.broadcast {
+                by_id.entry(id).or_insert(a);
+            }
+        }
+    }
+    by_id.into_values().collect()
 }

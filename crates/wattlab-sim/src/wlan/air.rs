@@ -84,6 +84,8 @@ pub struct AirFrame {
     pub bits: Vec<u16>,
     /// A TWT Setup frame's agreement (the station's mode).
     pub twt: Option<wattlab_core::power::TwtAgreement>,
+    /// Sent as an HE TB PPDU: the station's answer to the AP's Basic Trigger.
+    pub tb: bool,
 }
 
 /// Receiver of a broadcast frame.
@@ -162,6 +164,7 @@ fn frame(start: Time, dur: Duration, from: StaId, to: StaId, kind: AirKind, tx: 
         msdus: Vec::new(),
         bits: Vec::new(),
         twt: None,
+        tb: false,
     }
 }
 
@@ -255,6 +258,7 @@ impl Bss {
         (f.retry, f.lost) = (retry, lost);
         f.pm = self.pm_of(sta, fr);
         f.more_data = sta == AP && self.held_for(to, fr.id) > 0;
+        f.tb = self.responding == Some(sta);
         match fr.body {
             Body::Data(p) => {
                 f.qos = self.cfg.qos.is_some();
@@ -344,6 +348,7 @@ impl Bss {
             }
             let mut r = frame(start, dur, sta, to, AirKind::Data, tx, 0);
             (r.qos, r.tid, r.seq, r.pm) = (true, tid_of_ac(f.ac), (f.ba.seq & 0x0fff) as u16, pm);
+            r.tb = self.responding == Some(sta);
             r.retry = f.ba.tries > 1;
             let bit = f.ba.seq.wrapping_sub(ssn) as usize;
             r.lost = received.is_none_or(|w| bit >= 256 || w[bit / 64] >> (bit % 64) & 1 == 0);

@@ -4,21 +4,23 @@
 //! Radiotap fields (<https://www.radiotap.org>): TSFT (the BSS's TSF, µs since the run's
 //! start), Flags (bad FCS for a frame its addressee did not receive), Rate (non-HT), Channel
 //! (nominal: 2412, 5180 or 5955 MHz by band; the model has no channel number), MCS (HT), A-MPDU
-//! status (one reference number per A-MPDU, the last MPDU flagged), VHT and HE-SU (MCS, NSS,
-//! width, GI, coding). No FCS is written (the Flags' FCS bit is clear).
+//! status (one reference number per A-MPDU, the last MPDU flagged), VHT and HE (MCS, NSS,
+//! width, GI, coding; PPDU format HE SU, or HE TB for a station's answer to a Basic Trigger). No FCS is written (the Flags' FCS bit is clear).
 //!
 //! The 802.11 frames (IEEE 802.11-2020 §9.3, 802.11ax-2021 for the Trigger and TWT Setup) are
 //! as long as the model charges them, less the 4-byte FCS, so a reader that adds the FCS back
 //! gets the model's MPDU length: data frames carry LLC/SNAP and the IPv4 packet
 //! ([`wattlab_core::wire`]), A-MSDUs their subframes; Null frames are QoS-Null frames (the
-//! model charges 30 bytes for every Null); the beacon is padded to `beacon_bytes` with its SSID
-//! and a vendor-specific element. Duration fields are 0 (the model keeps no NAV).
+//! model charges 30 bytes for every Null); the beacon carries the BSS's broadcast TWT
+//! schedules (TWT elements, §9.4.2.199) and is padded to `beacon_bytes` with its SSID and a
+//! vendor-specific element. Duration fields are 0 (the model keeps no NAV).
 
 use super::{AirFrame, AirKind, StaId, AP, BROADCAST};
 use crate::net::pcap::PcapSink;
 use wattlab_core::packet::PacketArena;
+use wattlab_core::power::TwtAgreement;
 use wattlab_core::wire::{self, WireError};
-use wattlab_core::wlan::phy::Band;
+use wattlab_core::wlan::phy::{he, Band};
 use wattlab_core::wlan::TxVector;
 
 /// A radiotap capture of a BSS: its file, sink and the frames' context.
@@ -49,6 +51,9 @@ pub struct AirContext {
     pub basic_rates_kbps: Vec<u32>,
     /// Block Ack window (64 or 256; the ADDBA buffer size).
     pub ba_window: u16,
+    /// The AP's broadcast TWT schedules by ascending Broadcast TWT ID (its beacons' TWT
+    /// element).
+    pub broadcast_twt: Vec<TwtAgreement>,
 }
 
 /// LLC/SNAP header of an IPv4 MSDU.
@@ -173,20 +178,22 @@ fn radiotap(f: &AirFrame, cx: &AirContext, buf: &mut Vec<u8>) {
     }
     if let TxVector::He(m) = f.tx {
         align(buf, 2);
-        // data1: HE SU, data MCS known (0x0020), coding known (0x0080), BW known (0x4000);
-        // data2: GI known (0x0002); data3: MCS, LDPC (0x2000); data5: BW, GI; data6: NSTS.
+        // data1: PPDU format (HE SU 0, HE TB 3 for a trigger's answer), data MCS known
+        // (0x0020), coding known (0x0080), BW known (0x4000); data2: GI known (0x0002); data3:
+        // MCS, LDPC (0x2000); data5: BW, GI (a TB PPDU's as the trigger asks it); data6: NSTS.
         let bw: u16 = match m.width_mhz {
             40 => 1,
             80 => 2,
             160 => 3,
             _ => 0,
         };
-        let gi: u16 = match m.gi_ns {
+        let (format, gi_ns) = if f.tb { (3, he::tb_gi_ns(m.gi_ns)) } else { (0, m.gi_ns) };
+        let gi: u16 = match gi_ns {
             1600 => 1,
             3200 => 2,
             _ => 0,
         };
-        for d in [0x40a0u16, 0x0002, (u16::from(m.mcs) << 8) | 0x2000, 0, bw | (gi << 4), u16::from(m.nss)] {
+        for d in [0x40a0u16 | format, 0x0002, (u16::from(m.mcs) << 8) | 0x2000, 0, bw | (gi << 4), u16::from(m.nss)] {
             buf.extend_from_slice(&d.to_le_bytes());
         }
     }
@@ -333,7 +340,8 @@ fn beacon(f: &AirFrame, cx: &AirContext, buf: &mut Vec<u8>) {
     let rates: Vec<u8> = cx.basic_rates_kbps.iter().take(8).map(|&k| 0x80 | (k / 500) as u8).collect();
     let ds: Vec<u8> = if cx.band == Band::Ghz2_4 { vec![3, 1, 1] } else { Vec::new() };
     let tim = tim_element(&f.bits);
-    let fixed = 24 + 12 + 2 + rates.len() + ds.len() + tim.len() + 2;
+    let twt = broadcast_twt_elements(&cx.broadcast_twt, f.start.as_nanos() / 1_000);
+    let fixed = 24 + 12 + 2 + rates.len() + ds.len() + tim.len() + twt.len() + 2;
     let target = f.mpdu_bytes.saturating_sub(4) as usize;
     let room = target.saturating_sub(fixed);
     let mut ssid = room.min(32);
@@ -347,6 +355,7 @@ fn beacon(f: &AirFrame, cx: &AirContext, buf: &mut Vec<u8>) {
     buf.extend_from_slice(&rates);
     buf.extend_from_slice(&ds);
     buf.extend_from_slice(&tim);
+    buf.extend_from_slice(&twt);
     let mut left = room - ssid;
     while left >= 5 {
         let n = (left - 2).min(255);
@@ -400,22 +409,23 @@ fn action(f: &AirFrame, cx: &AirContext, buf: &mut Vec<u8>) {
     }
 }
 
-/// TWT Setup (802.11ax-2021 §9.6.24.2 as the model sizes it): dialog token, TWT element
-/// (ID 216) with an individual TWT parameter set: request (station) or accept (AP), trigger,
-/// implicit, flow type (unannounced unless announced), the SPs' start as the target wake time
-/// (TSF µs), the wake duration in 256 µs units (rounded up) and the interval as mantissa and
-/// exponent.
+/// TWT Setup (802.11ax-2021 §9.6.24.2 as the model sizes it): dialog token, then a TWT
+/// element (ID 216) carrying the station's request or the AP's accept: an Individual TWT
+/// Parameter Set (trigger, implicit, flow type, the SPs' start as the target wake time in TSF
+/// µs, the wake duration and the interval), or for a member of a broadcast schedule a
+/// Broadcast TWT Parameter Set naming its Broadcast TWT ID (negotiation type 3, "manage
+/// membership", §9.4.2.199).
 fn twt_setup(f: &AirFrame, buf: &mut Vec<u8>) {
     buf.extend_from_slice(&[22, 6, 1]);
-    let a = f.twt.unwrap_or(wattlab_core::power::TwtAgreement { interval_ms: 100, duration_us: 8192, announced: false, offset_us: 0, trigger: false, broadcast: None });
+    let a = f.twt.unwrap_or(TwtAgreement { interval_ms: 100, duration_us: 8192, announced: false, offset_us: 0, trigger: false, broadcast: None });
     let request = f.from != AP;
-    let command: u16 = if request { 0 } else { 4 };
-    let mut interval = u64::from(a.interval_ms) * 1000;
-    let mut exp: u16 = 0;
-    while interval > u64::from(u16::MAX) {
-        interval = interval.div_ceil(2);
-        exp += 1;
+    let command: u16 = if request { SETUP_REQUEST } else { SETUP_ACCEPT };
+    if a.broadcast.is_some() {
+        buf.extend_from_slice(&[216, 1 + BROADCAST_SET_BYTES as u8, NEGOTIATION_MEMBERSHIP << 2]);
+        broadcast_set(&a, request, command, true, f.start.as_nanos() / 1_000, buf);
+        return;
     }
+    let (mantissa, exp) = wake_interval(&a);
     let req_type: u16 = u16::from(request)
         | (command << 1)
         | (u16::from(a.trigger) << 4)
@@ -425,9 +435,79 @@ fn twt_setup(f: &AirFrame, buf: &mut Vec<u8>) {
     buf.extend_from_slice(&[216, 15, 0]);
     buf.extend_from_slice(&req_type.to_le_bytes());
     buf.extend_from_slice(&u64::from(a.offset_us).to_le_bytes());
-    buf.push(a.duration_us.div_ceil(256).min(255) as u8);
-    buf.extend_from_slice(&(interval as u16).to_le_bytes());
+    buf.push(wake_duration(&a));
+    buf.extend_from_slice(&mantissa.to_le_bytes());
     buf.push(0);
+}
+
+/// TWT Setup Command values (802.11ax-2021 §9.4.2.199): Request TWT, Accept TWT.
+const SETUP_REQUEST: u16 = 0;
+const SETUP_ACCEPT: u16 = 4;
+/// TWT element Negotiation Type (Control B2-B3): a broadcast schedule the AP announces
+/// (beacons), and a station's membership of one (TWT Setup frames).
+const NEGOTIATION_ANNOUNCE: u8 = 2;
+const NEGOTIATION_MEMBERSHIP: u8 = 3;
+/// Octets of one Broadcast TWT Parameter Set, as the model charges them.
+const BROADCAST_SET_BYTES: usize = super::power::BROADCAST_TWT_PARAMETER_SET_BYTES as usize;
+/// Broadcast TWT Persistence 255: the schedule holds until further notice (the model's never
+/// ends).
+const PERSISTENCE_INDEFINITE: u16 = 255;
+
+/// The wake interval of `a` as TWT Wake Interval Mantissa and Exponent (µs = mantissa · 2^exp).
+fn wake_interval(a: &TwtAgreement) -> (u16, u16) {
+    let mut interval = u64::from(a.interval_ms) * 1000;
+    let mut exp: u16 = 0;
+    while interval > u64::from(u16::MAX) {
+        interval = interval.div_ceil(2);
+        exp += 1;
+    }
+    (interval as u16, exp)
+}
+
+/// Nominal Minimum TWT Wake Duration of `a` in 256 µs units, rounded up.
+fn wake_duration(a: &TwtAgreement) -> u8 {
+    a.duration_us.div_ceil(256).min(255) as u8
+}
+
+/// The start of the first SP of `a` at or after `tsf_us` (SPs at the offset plus every
+/// multiple of the interval from TSF 0).
+fn next_sp_us(a: &TwtAgreement, tsf_us: u64) -> u64 {
+    let (interval, offset) = (u64::from(a.interval_ms) * 1000, u64::from(a.offset_us));
+    offset + tsf_us.saturating_sub(offset).div_ceil(interval) * interval
+}
+
+/// One Broadcast TWT Parameter Set (802.11ax-2021 §9.4.2.199): Request Type (TWT Request,
+/// Setup Command, Trigger, Last Broadcast Parameter Set, Flow Type, exponent), Target Wake
+/// Time (TSF bits 10-25 of the next SP from `tsf_us`), wake duration, mantissa, Broadcast
+/// TWT Info (its ID in B3-B7, persistence in B8-B15).
+fn broadcast_set(a: &TwtAgreement, request: bool, command: u16, last: bool, tsf_us: u64, buf: &mut Vec<u8>) {
+    let (mantissa, exp) = wake_interval(a);
+    let req_type: u16 = u16::from(request)
+        | (command << 1)
+        | (u16::from(a.trigger) << 4)
+        | (u16::from(last) << 5)
+        | (u16::from(!a.announced) << 6)
+        | (exp << 10);
+    buf.extend_from_slice(&req_type.to_le_bytes());
+    buf.extend_from_slice(&(((next_sp_us(a, tsf_us) >> 10) & 0xffff) as u16).to_le_bytes());
+    buf.push(wake_duration(a));
+    buf.extend_from_slice(&mantissa.to_le_bytes());
+    let info: u16 = (u16::from(a.broadcast.unwrap_or(0)) << 3) | (PERSISTENCE_INDEFINITE << 8);
+    buf.extend_from_slice(&info.to_le_bytes());
+}
+
+/// The beacon's TWT elements announcing `schedules` (negotiation type 2, Accept TWT): as many
+/// Broadcast TWT Parameter Sets per element as its 255-octet body holds, the last of each
+/// element flagged; empty without schedules. As long as `broadcast_twt_beacon_bytes` charges.
+fn broadcast_twt_elements(schedules: &[TwtAgreement], tsf_us: u64) -> Vec<u8> {
+    let mut e = Vec::new();
+    for chunk in schedules.chunks((255 - 1) / BROADCAST_SET_BYTES) {
+        e.extend_from_slice(&[216, (1 + chunk.len() * BROADCAST_SET_BYTES) as u8, NEGOTIATION_ANNOUNCE << 2]);
+        for (k, a) in chunk.iter().enumerate() {
+            broadcast_set(a, false, SETUP_ACCEPT, k + 1 == chunk.len(), tsf_us, &mut e);
+        }
+    }
+    e
 }
 
 #[cfg(test)]
