@@ -29,6 +29,23 @@ ERROR_LAYERS = {
 }
 """Where the errors act."""
 
+SENDERS = {
+    "shared": "all n flows leave node0 through its one 50-packet interface queue (the paper's two-node topology, "
+    "§5.1: 'the sender (node 0) and the receiver (node 1)'; ns-2 attaches every agent of a node to that node's one "
+    "interface queue)",
+    "separate": "each flow has its own sender station (node0, node2, …) with its own OriNOCO radio and 50-packet "
+    "queue, contending for the hop by DCF; energy is the sum of the senders' radios (issue 32's hypothesis for the "
+    "fairness differences the paper saw; not the paper's stated topology)",
+}
+"""Where Experiment 2's flows are sent from (``--exp2-senders``)."""
+
+NS2_TCP_TICK_MS = 10.0
+"""ns-2's ``Agent/TCP tcpTick_ 0.01`` (ns-default.tcl since 2002/03/07, notes/003.md §4.7)."""
+NS2_MIN_RTO_MS = {"ns-2.27": 1000.0, "ns-2.28": 200.0}
+"""ns-2's ``Agent/TCP minrto_``: 1 s (RFC 2988) until ns-default.tcl changed it to 200 ms on
+2004/10/14 ("to match values used by many implementations"), first released in ns-2.28 (2005);
+the paper (2005) does not say which release it ran."""
+
 GILBERT_P_GOOD_TO_BAD = 0.05
 """The paper's transition matrix [[0.95, 0.05], [0.10, 0.90]]: P(good → bad) per packet."""
 GILBERT_P_BAD_TO_GOOD = 0.10
@@ -75,6 +92,12 @@ class Config(ConfigBase):
     """Number of UDP CBR flows that saturate the channel for Thr_max."""
     start_spread_s: float = 1.0
     """Experiment 2 flows start at seeded-random times in [0, start_spread_s] (not synchronised)."""
+    exp2_senders: str = "shared"
+    """Key of SENDERS."""
+    timer_tick_ms: float | None = None
+    """TCP's coarse retransmission timer tick (``tcp.timer_tick``; None: RFC 6298 with a 1 ms clock)."""
+    min_rto_ms: float = 1000.0
+    """TCP's minimum RTO (``tcp.min_rto``; ns-2's ``minrto_`` before ns-2.28, RFC 2988's 1 s)."""
     quick: bool = False
     """The reduced preset used by the test suite."""
 
@@ -114,6 +137,12 @@ class Config(ConfigBase):
             raise ValueError(f"unknown PER reading {self.per_reading!r} (valid: {', '.join(PER_READINGS)})")
         if self.error_layer not in ERROR_LAYERS:
             raise ValueError(f"unknown error layer {self.error_layer!r} (valid: {', '.join(ERROR_LAYERS)})")
+        if self.exp2_senders not in SENDERS:
+            raise ValueError(f"unknown Experiment 2 senders {self.exp2_senders!r} (valid: {', '.join(SENDERS)})")
+        if self.timer_tick_ms is not None and not 1.0 <= self.timer_tick_ms <= 1000.0:
+            raise ValueError(f"--timer-tick {self.timer_tick_ms:g} ms is outside tcp.timer_tick's 1 ms ..= 1 s")
+        if not 1.0 <= self.min_rto_ms <= 60_000.0:
+            raise ValueError(f"--min-rto {self.min_rto_ms:g} ms is outside tcp.min_rto's 1 ms ..= 60 s")
         metrics.check_eee_weights(self.alpha, self.b)
         if self.seeds < 1:
             raise ValueError("--seeds must be at least 1")
@@ -139,6 +168,15 @@ COMMAND = Command(
         Option(("--error-layer",), "error_layer", "'packet': the error rate is the loss of packets the 802.11 hop delivered, "
                "as TCP sees it; 'frame': every data-frame attempt errs and the MAC retransmits (7 attempts), so TCP sees only "
                "what survives.", type=click.Choice(list(ERROR_LAYERS)), default="packet"),
+        Option(("--exp2-senders",), "exp2_senders", "Experiment 2's senders: 'shared' (every flow from node0 through its "
+               "one interface queue, the paper's two nodes) or 'separate' (one station with its own queue and radio per "
+               "flow, contending by DCF; energy summed over them).", type=click.Choice(list(SENDERS)), default="shared"),
+        Option(("--timer-tick",), "timer_tick_ms", "Run every TCP flow on a coarse retransmission timer of MS "
+               f"milliseconds (tcp.timer_tick, 1–1000; ns-2's tcpTick_ is {NS2_TCP_TICK_MS:g}); default: RFC 6298 with a "
+               "1 ms clock.", type=click.FloatRange(1.0, 1000.0), metavar="MS"),
+        Option(("--min-rto",), "min_rto_ms", "Every TCP flow's minimum RTO in milliseconds (tcp.min_rto, 1–60000; "
+               "default 1000 = ns-2's minrto_ before ns-2.28, 200 from ns-2.28 on).", type=click.FloatRange(1.0, 60_000.0),
+               metavar="MS"),
         Option(("--alpha",), "alpha", "3E weight of effort without return (transmit power; paper: 1).", type=float,
                metavar="X", default=1.0),
         Option(("--b",), "b", "3E weight of unused capacity (idle power; paper: 0.45, Table 1 gives 0.532).", type=float,

@@ -92,14 +92,20 @@ def _thr_max_lookup(thr: pd.DataFrame) -> dict[tuple[str, float, int], float]:
     return {(r.model, r.per, r.seed): r.thr_max_bps for r in thr.itertuples()}
 
 
-def experiment1(cfg: Config, ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def experiment1(cfg: Config, ctx: Context, models: tuple[str, ...] = ERROR_MODELS,
+                pers: list[float] | None = None, thr: pd.DataFrame | None = None,
+                label: str = "Experiment 1 (one flow per variant)") -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Goodput, throughput and 3E of one flow per variant, per error model and rate, per seed.
 
     Returns (runs, points, thr_max): every run, the per-point means with 95 % CIs, and the
-    Thr_max runs. 3E uses the Thr_max measured with the same seed and error setting.
+    Thr_max runs. 3E uses the Thr_max measured with the same seed and error setting; a
+    hypothesis that leaves the channel alone passes the main run's ``thr`` instead of
+    measuring it again. ``models`` and ``pers`` restrict the sweep (a hypothesis about the
+    low-error region runs only that).
     """
-    settings = [(m, p) for m in ERROR_MODELS for p in cfg.per_grid]
-    thr = measure_thr_max(cfg, settings, ctx)
+    settings = [(m, p) for m in models for p in (cfg.per_grid if pers is None else pers)]
+    if thr is None:
+        thr = measure_thr_max(cfg, settings, ctx)
     jobs = [
         scenario.BASE.job(seed, {"variant": v, "model": m, "per": p},
                           scenario.tcp_overrides(v, 1, cfg.exp1_bytes, m, p, cfg, seed))
@@ -107,7 +113,7 @@ def experiment1(cfg: Config, ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame, 
         for v in cfg.variants
         for seed in _seeds(cfg)
     ]
-    runs = ctx.run(jobs, _measure_single, "Experiment 1 (one flow per variant)")
+    runs = ctx.run(jobs, _measure_single, label)
     lookup = _thr_max_lookup(thr)
     runs["thr_max_bps"] = [lookup[(r.model, r.per, r.seed)] for r in runs.itertuples()]
     runs["eee"] = [
@@ -127,8 +133,14 @@ def exp1_points(runs: pd.DataFrame, cfg: Config) -> pd.DataFrame:
     )
 
 
+def system_energy(res: api.RunResult, senders: list[str]) -> float:
+    """Joules of the senders' radios (each counted once) until the run ends."""
+    return sum(res.energy("always-on", n) for n in dict.fromkeys(senders))
+
+
 def _measure_system(job: Job, res: api.RunResult, cfg: Config) -> dict:
     flows = _flow_rows(res)
+    senders = scenario.senders(len(flows), cfg.exp2_senders == "separate")
     thr = [f["throughput_bps"] for f in flows]
     good = [f["goodput_bps"] for f in flows]
     return {
@@ -139,29 +151,34 @@ def _measure_system(job: Job, res: api.RunResult, cfg: Config) -> dict:
         "throughput_bps": sum(thr),
         "flow_throughputs_bps": ";".join(f"{x:.1f}" for x in thr),
         "flow_goodputs_bps": ";".join(f"{x:.1f}" for x in good),
-        "energy_j": res.energy("always-on", "node0"),
+        "energy_j": system_energy(res, senders),
         "run_time_s": res.summary["end_time_s"],
         "timeouts": sum(f["timeouts"] for f in flows),
     }
 
 
-def experiment2(cfg: Config, ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
+def experiment2(cfg: Config, ctx: Context, thr: pd.DataFrame | None = None,
+                label: str = "Experiment 2 (n Tahoe vs n Vegas)") -> tuple[pd.DataFrame, pd.DataFrame]:
     """Systems of n Tahoe flows and n Vegas flows at the Experiment 2 error rate.
 
     Per run: Jain's index over the flows' throughputs (the paper computes F.I. from
-    throughput), system goodput Σ G_i, system 3E, the transmitter's energy until the last flow
-    ends; per point the Tahoe-vs-Vegas energy gain (E_Vegas − E_Tahoe)/E_Tahoe.
+    throughput), system goodput Σ G_i, system 3E, the transmitters' energy until the last flow
+    ends (node0's, or the sum over the senders with ``cfg.exp2_senders = "separate"``); per
+    point the Tahoe-vs-Vegas energy gain (E_Vegas − E_Tahoe)/E_Tahoe. Thr_max is node0's UDP
+    saturation (the channel's capacity) either way; ``thr`` reuses a measured one.
     """
-    thr = measure_thr_max(cfg, [("random", cfg.exp2_per)], ctx)
+    if thr is None:
+        thr = measure_thr_max(cfg, [("random", cfg.exp2_per)], ctx)
     lookup = _thr_max_lookup(thr)
+    separate = cfg.exp2_senders == "separate"
     jobs = [
         scenario.BASE.job(seed, {"variant": v, "flows": n, "thr_max_bps": lookup[("random", cfg.exp2_per, seed)]},
-                          scenario.tcp_overrides(v, n, cfg.exp2_bytes, "random", cfg.exp2_per, cfg, seed))
+                          scenario.tcp_overrides(v, n, cfg.exp2_bytes, "random", cfg.exp2_per, cfg, seed, separate))
         for n in cfg.exp2_flows
         for v in ("tahoe", "vegas")
         for seed in _seeds(cfg)
     ]
-    runs = ctx.run(jobs, lambda job, res: _measure_system(job, res, cfg), "Experiment 2 (n Tahoe vs n Vegas)")
+    runs = ctx.run(jobs, lambda job, res: _measure_system(job, res, cfg), label)
     return runs, exp2_points(runs, cfg)
 
 

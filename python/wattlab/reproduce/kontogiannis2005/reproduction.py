@@ -10,10 +10,11 @@ import pandas as pd
 from ... import markdown as md
 from .. import stats
 from ..framework import Context, Info, Reproduction, run_heading
-from . import claims, experiments, figures
-from .config import ERROR_LAYERS, PER_READINGS, VARIANTS, Config
+from . import claims, experiments, figures, hypotheses
+from .config import ERROR_LAYERS, PER_READINGS, SENDERS, VARIANTS, Config
 
-FILES = ("config.json", "thr_max.csv", "exp1_runs.csv", "exp1_points.csv", "exp2_runs.csv", "exp2_points.csv", "claims.csv",
+FILES = ("config.json", "thr_max.csv", "exp1_runs.csv", "exp1_points.csv", "exp2_runs.csv", "exp2_points.csv",
+         "hyp_senders_points.csv", "hyp_timer_points.csv", "hyp_reading_points.csv", "hypotheses.csv", "claims.csv",
          "summary.md", "fig2_goodput.png", "fig3_eee.png", "fig4_systems.png")
 """Every file the reproduction writes."""
 
@@ -67,8 +68,9 @@ class Kontogiannis2005(Reproduction):
         runs1, points1, thr1 = experiments.experiment1(cfg, ctx)
         runs2, points2 = experiments.experiment2(cfg, ctx)
         thr_all = pd.concat([thr1.assign(experiment=1), _exp2_thr(runs2)], ignore_index=True)
-        return {"thr_max.csv": thr_all, "exp1_runs.csv": runs1, "exp1_points.csv": points1, "exp2_runs.csv": runs2,
+        main = {"thr_max.csv": thr_all, "exp1_runs.csv": runs1, "exp1_points.csv": points1, "exp2_runs.csv": runs2,
                 "exp2_points.csv": points2}
+        return {**main, **hypotheses.run(cfg, ctx, main)}
 
     def claims(self, cfg: Config, tables: dict[str, pd.DataFrame]) -> list[claims.Claim]:
         return claims.experiment1_claims(tables["exp1_points.csv"]) + claims.experiment2_claims(tables["exp2_points.csv"],
@@ -92,7 +94,7 @@ class Kontogiannis2005(Reproduction):
             "no RTS/CTS, interface queues of 50 packets); the sender's radio is the Lucent OriNOCO "
             "(1425 / 925 / 758.5 mW tx / rx / idle).",
             f"- TCP: {cfg.segment_bytes}-byte segments + 40 B headers, window {cfg.window_segments} segments, initial window 2, "
-            "no delayed ACK, no timestamps, minimum RTO 1 s (ns-2 agents of the time).",
+            "no delayed ACK, no timestamps (ns-2 agents of the time).",
             f"- Errors act per {cfg.error_layer}: {ERROR_LAYERS[cfg.error_layer]}.",
             f"- Random errors: Bernoulli(PER) in both directions. Burst errors: Gilbert chain [[0.95, 0.05], [0.10, 0.90]] "
             f"stepped per packet, reading `{cfg.per_reading}`: {PER_READINGS[cfg.per_reading]}.",
@@ -100,6 +102,8 @@ class Kontogiannis2005(Reproduction):
             "seed; Thr_max = IP bytes the sender put on the air per second (delivered or not).",
             f"- Throughput = the TCP sender's IP bytes (headers and retransmissions) per second of connection; "
             f"3E weights α = {cfg.alpha:g}, b = {cfg.b:g}.",
+            f"- Experiment 2's senders: {SENDERS[cfg.exp2_senders]}.",
+            f"- TCP's retransmission timer: {hypotheses.timer_name(cfg.timer_tick_ms, cfg.min_rto_ms)}.",
             f"- Experiment 1: one flow of {cfg.exp1_bytes / 2**20:g} MiB per variant and point. Experiment 2: n flows of "
             f"{cfg.exp2_bytes / 2**20:g} MiB, random errors at {100 * cfg.exp2_per:g} %, starts spread over "
             f"{cfg.start_spread_s:g} s; energy = the transmitter's radio until the last flow ends; gain = (E_Vegas − E_Tahoe) "
@@ -112,7 +116,12 @@ class Kontogiannis2005(Reproduction):
                 "goodput Tahoe": kbps("goodput_bps_t"), "goodput Vegas": kbps("goodput_bps_v"),
                 "3E_s Tahoe": f3("eee_system_t"), "3E_s Vegas": f3("eee_system_v"),
                 "Tahoe's energy gain, (E_Vegas − E_Tahoe) / E_Tahoe, mean over seeds":
-                    lambda r: _gain(pd.Series({k[:-2]: v for k, v in r.items() if k.endswith("_t")}))}),
+                    lambda r: _gain(pd.Series({k[:-2]: v for k, v in r.items() if k.endswith("_t")}))}), "",
+            "## Issue 32 gap 2: what explains the disagreements", "",
+            "Each hypothesis reruns part of the study with one option changed (same seeds and error patterns; "
+            "hyp_*_points.csv, and hypotheses.csv for the verdicts under each; docs/reproductions/kontogiannis2005.md). "
+            "Each sentence below is generated from those tables.", "",
+            *(f"- {s}" for s in hypotheses.conclusions(cfg, tables)),
         ]
 
 

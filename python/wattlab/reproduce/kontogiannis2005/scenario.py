@@ -43,24 +43,46 @@ def _channel(model: str, per: float, cfg: Config, name: str, duration_s: float) 
             *([("wlan.0.up_loss", loss), ("wlan.0.down_loss", loss)] if loss else [])]
 
 
+def senders(n_flows: int, separate: bool) -> list[str]:
+    """The sender node of each flow: node0 for all (one shared interface queue), or with
+    ``separate`` one station per flow, node0, node2, node3, … (node1 is the receiver)."""
+    if not separate:
+        return ["node0"] * n_flows
+    return ["node0"] + [f"node{i + 1}" for i in range(1, n_flows)]
+
+
+def _sender_nodes(names: list[str], cfg: Config) -> list[tuple[str, Any]]:
+    """Overrides that make each of ``names`` a station of the hop with its own OriNOCO radio and
+    its own 50-packet interface queue (``station_queue`` applies per station)."""
+    radio = {"profile": cfg.profile, "policies": ["always-on"]}
+    nodes = [{"name": "node0", "kind": "host", "radio": radio}, {"name": "node1", "kind": "ap"}]
+    nodes += [{"name": n, "kind": "host", "radio": radio} for n in names[1:]]
+    return [("node", nodes), ("wlan.0.stations", list(names))]
+
+
 def tcp_overrides(variant: str, n_flows: int, flow_bytes: int, model: str, per: float, cfg: Config,
-                  seed: int) -> list[tuple[str, Any]]:
-    """``n_flows`` bulk uploads of ``flow_bytes`` with ``variant`` from node0 to node1.
+                  seed: int, separate: bool = False) -> list[tuple[str, Any]]:
+    """``n_flows`` bulk uploads of ``flow_bytes`` with ``variant`` to node1, all from node0 or,
+    with ``separate``, each from its own station (:func:`senders`).
 
     TCP as ns-2's agents of the time: no timestamps, no delayed ACK, window 20 segments,
-    initial window 2, minimum RTO 1 s. With several flows, starts are spread at seeded-random
-    times over ``cfg.start_spread_s`` (to the microsecond) so the flows are not artificially
-    synchronised.
+    initial window 2, minimum RTO ``cfg.min_rto_ms`` (1 s), and ns-2's coarse timer when
+    ``cfg.timer_tick_ms`` is set. With several flows, starts are spread at seeded-random times over
+    ``cfg.start_spread_s`` (to the microsecond) so the flows are not artificially synchronised.
     """
     rng = random.Random(seed * 1_000_003 + n_flows)
     tcp = {"cc": variant, "mss": cfg.segment_bytes, "timestamps": False, "delayed_ack": False,
-           "recv_buffer": cfg.window_segments * cfg.segment_bytes, "initial_cwnd": 2, "min_rto": Duration.s(1)}
+           "recv_buffer": cfg.window_segments * cfg.segment_bytes, "initial_cwnd": 2, "min_rto": Duration.ms(cfg.min_rto_ms)}
+    if cfg.timer_tick_ms is not None:
+        tcp["timer_tick"] = Duration.ms(cfg.timer_tick_ms)
+    names = senders(n_flows, separate)
     flows = []
     for i in range(n_flows):
         start = 0.0 if n_flows == 1 else rng.uniform(0.0, cfg.start_spread_s)
-        flows.append({"kind": "bulk-upload", "name": f"{variant}{i}", "client": "node0", "server": "node1",
+        flows.append({"kind": "bulk-upload", "name": f"{variant}{i}", "client": names[i], "server": "node1",
                       "bytes": flow_bytes, "port": 5001 + i, "start": Duration.s(round(start, 6)), "tcp": tcp})
-    return _channel(model, per, cfg, f"kontogiannis2005-{variant}-n{n_flows}", TCP_RUN_S) + [("flow", flows)]
+    nodes = _sender_nodes(names, cfg) if separate and n_flows > 1 else []
+    return nodes + _channel(model, per, cfg, f"kontogiannis2005-{variant}-n{n_flows}", TCP_RUN_S) + [("flow", flows)]
 
 
 def cbr_overrides(model: str, per: float, cfg: Config) -> list[tuple[str, Any]]:
