@@ -108,3 +108,26 @@ def test_an_earlier_run_is_not_overwritten(quick_run):
 def test_every_summary_table_row_has_its_headers_cell_count(quick_run):
     """A cell's own `|` is escaped, and the paper is never called "seed" (issue 27)."""
     assert_summary_readable(quick_run[0], 3)
+
+
+def test_quick_run_settles_issue_32_gap_2_with_generated_sentences(quick_run):
+    """Separate senders, both ns-2 timers and the other PER reading each rerun and concluded."""
+    out, _ = quick_run
+    h = pd.read_csv(out / "hypotheses.csv")
+    assert set(h.hypothesis) == {"senders", "timer ns-2.27", "timer ns-2.28", "reading"}
+    assert set(h[h.hypothesis == "senders"].claim) == {f"R2.{i}" for i in range(1, 8)}
+    assert set(h[h.hypothesis == "reading"].claim) == {f"R1.{i}" for i in range(1, 9)}
+    assert set(h.main) | set(h.alternative) <= VERDICTS
+    # the main run's verdicts are the ones hypotheses.csv compares against
+    main = pd.read_csv(out / "claims.csv").set_index("id").verdict
+    assert all(main[r.claim] == r.main for r in h[h.hypothesis.isin(["senders", "reading"])].itertuples())
+    sep = pd.read_csv(out / "hyp_senders_points.csv")
+    assert sorted(set(sep.flows)) == [1, 3, 5, 8] and sep.fairness.between(0.0, 1.0 + 1e-9).all()
+    timer = pd.read_csv(out / "hyp_timer_points.csv")
+    assert set(timer.variant) == {"tahoe", "sack", "vegas"} and set(timer.per) == {0.03, 0.07}
+    reading = pd.read_csv(out / "hyp_reading_points.csv")
+    assert set(reading.model) == {"random", "burst"} and len(reading) == len(pd.read_csv(out / "exp1_points.csv"))
+    section = (out / "summary.md").read_text().split("## Issue 32 gap 2")[1].split("## Verdicts")[0]
+    for head in ("**separate senders**", "**timer as ns-2.27**", "**timer as ns-2.28**", "**reading**"):
+        assert f"- {head}" in section
+    assert "explain" in section and "under `bad-state` / `average`" in section
