@@ -99,17 +99,23 @@ def hyp_table(main: pd.DataFrame, alt: pd.DataFrame) -> pd.DataFrame:
                           "alternative": c.verdict, "evidence": c.evidence} for c in claims.experiment2_claims(alt, 1.0)])
 
 
-def test_senders_sentence_says_when_the_thesis_becomes_testable():
+def test_senders_sentence_says_whether_the_papers_fairness_difference_appears():
     main = exp2(0.99, 0.99, 0.01)
     unfair = exp2(0.70, 0.95, 0.02)
     s = h.senders_sentence(CFG, main, unfair, hyp_table(main, unfair))
-    assert "fairness now differs beyond the 95 % intervals at 4 of 4 n, Vegas the fairer at 4 of them " \
-           "(the shared queue: 0 of 4)" in s
+    assert "reproduce the paper's fairness difference: Vegas is fairer than Tahoe beyond the 95 % intervals at " \
+           "4 of the paper's 4 n (shared: 0; the paper: all)" in s
     assert "Tahoe 0.700–0.700, Vegas 0.950–0.950" in s and "n=3 +0.250" in s
-    assert "R2.2 disagrees → " in s or "R2.1 " in s  # the claims' verdict changes are listed
-    fair = exp2(0.98, 0.99, 0.02)
-    s = h.senders_sentence(CFG, main, fair, hyp_table(main, fair))
-    assert "still cannot be tested" in s and "(within the intervals)" in s
+    assert "largest difference +0.250 at n=3 (shared: 0 of 4, largest +0.000 at n=3)" in s
+    part = exp2(0.90, 0.95, 0.02, ns=(1, 3, 5)).pipe(lambda d: pd.concat([d, exp2(0.99, 0.95, 0.01, ns=(8, 25))]))
+    s = h.senders_sentence(CFG, main, part, hyp_table(main, part))
+    assert "reproduce part of the paper's fairness difference" in s and "at 2 of the paper's 4 n" in s
+    reversed_ = exp2(0.98, 0.90, 0.02)
+    s = h.senders_sentence(CFG, main, reversed_, hyp_table(main, reversed_))
+    assert "do not reproduce the paper's fairness difference" in s and "Vegas the fairer at 0" in s
+    within = exp2(0.98, 0.99, 0.02)
+    s = h.senders_sentence(CFG, main, within, hyp_table(main, within))
+    assert "do not reproduce" in s and "(within the intervals)" in s
 
 
 def exp1(goodput: dict[str, float], timeouts: dict[str, float], pers=(0.03, 0.07)) -> pd.DataFrame:
