@@ -28,7 +28,7 @@ from wattlab.study.store import Damaged
 CSVS = [n for n in OUTPUT_FILES if n.endswith(".csv")]
 DEMO = SCENARIOS / "demo.toml"
 RUNS = len(experiments.jobs(Config.quick_preset())) + len(hypotheses.jobs(Config.quick_preset()))
-"""Runs of the quick reproduction: Table 1's 24 and gap 1's 15 TCP variants."""
+"""Runs of the quick reproduction: Table 1's 24 and gap 1's 39 (15 TCP and 2 × 12 WWP variant runs)."""
 
 
 def reproduce(out, *args):
@@ -101,7 +101,7 @@ def test_interrupted_reproduction_resumes_without_recomputing(tmp_path):
     assert len(stored) == 10
     code, err = reproduce(out, "--jobs", "2")
     assert code == 0, err
-    assert RUNS == 39 and counts(err) == (RUNS - 10, 10)
+    assert RUNS == 63 and counts(err) == (RUNS - 10, 10)
     for name, mtime in stored.items():
         assert (out / "runs" / name).stat().st_mtime_ns == mtime, f"{name} was recomputed"
     code, err = reproduce(out, "--jobs", "1", "--overwrite")  # a finished reproduction: nothing recomputed

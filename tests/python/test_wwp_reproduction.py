@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from wattlab.cli import app
 from wattlab.reproduce.tsaoussidis1999_wwp import claims, hypotheses, paper
+from wattlab.reproduce.tsaoussidis1999_wwp.config import Config
 from wattlab.reproduce.tsaoussidis1999_wwp.reproduction import FILES as OUTPUT_FILES
 from conftest import assert_summary_readable
 
@@ -169,10 +170,67 @@ def test_conclusions_count_the_reversed_sets_turned():
     assert "sets 1, 2, 4, 5" not in lines[0]
 
 
+def _wwp_side(variant: str, factor: dict[int, float]) -> pd.DataFrame:
+    """A WWP-only variant's table over sets 1-7: the baseline's WWP at the paper's ×2 (×0.5 in
+    set 6), the variant's at the baseline's × ``factor``."""
+    reruns, points = [], []
+    for n in range(1, 8):
+        pw, pt = paper.row(n, "wwp").original_data, paper.row(n, "tcp").original_data
+        base = pw * (0.5 if n == 6 else 2.0)
+        points += [{"set": n, "protocol": "tcp", "original_data_bytes": pt},
+                   {"set": n, "protocol": "wwp", "original_data_bytes": base}]
+        reruns.append({"variant": variant, "set": n, "protocol": "wwp", "runs": 2, "original_data_bytes": base * factor.get(n, 1.0)})
+    return hypotheses.table(pd.DataFrame(reruns), pd.DataFrame(points))
+
+
+def test_a_wwp_variant_keeps_the_tables_tcp_and_is_judged_on_wwps_own_data():
+    h = _wwp_side("wave-end=last-segment", {n: 0.5 for n in range(1, 8) if n != 6})
+    assert (h.tcp_bytes == h.baseline_tcp_bytes).all() and (h.reruns == "wwp").all()
+    # Sets 1-5 and 7 reach the paper's WWP (gap closed), set 6 stays: 6 of 7 equal log gaps closed.
+    assert h[h["set"] != 6].wwp_gap_explained.tolist() == pytest.approx([1.0] * 6)
+    assert hypotheses.summed_share(h.paper_wwp_bytes, h.baseline_wwp_bytes, h.wwp_bytes) == pytest.approx(6 / 7)
+    (line,) = hypotheses.conclusions(h)
+    assert "explains most of the gap of WWP's own data" in line and "+86% of the summed log gap" in line, line
+    assert "TCP's data against the paper's TCP" not in line, "TCP was not rerun"
+
+
+@pytest.mark.parametrize("factor, word", [
+    ({n: 2 ** -0.3 for n in range(1, 8) if n != 6}, "explains part of the gap of WWP's own data"),
+    ({1: 0.5, 2: 2.0}, "does not explain (it moves the sets both ways) the gap of WWP's own data"),
+    ({1: 1.02}, "does not explain the gap of WWP's own data"),
+])
+def test_the_wwp_side_sentence_reaches_each_verdict(factor, word):
+    (line,) = hypotheses.conclusions(_wwp_side("probe-in-wave=answer", factor))
+    assert word in line, line
+
+
+def test_every_hypothesis_is_a_real_scenario_option():
+    """Each variant's overrides make a valid scenario (the WWP and rate keys exist)."""
+    from wattlab.reproduce.tsaoussidis1999_wwp import scenario
+
+    cfg = Config.full()
+    for v in hypotheses.VARIANTS:
+        for protocol in v.protocols:
+            s = paper.SETS[v.sets[-1] - 1]
+            eff = scenario.BASE.effective(scenario.overrides(s, protocol, 0.0, cfg) + v.overrides(s.number, cfg, protocol))
+            assert eff["flow"][0]["kind"] == ("wwp-bulk" if protocol == "wwp" else "bulk-upload"), v.name
+            if "cap" in v.name:  # the 1000-message cap is TCP's alone
+                assert ("flow.0.bytes" in dict(v.overrides(s.number, cfg, protocol))) == (protocol == "tcp"), v.name
+    rates = {v.name: scenario.BASE.effective(v.overrides(1, cfg, "tcp"))["wireless"][0]["rate"]
+             for v in hypotheses.VARIANTS if v.name.startswith("rate=")}
+    assert set(rates) == {f"rate={r}" for r in hypotheses.RATES} and "10Mbps" not in hypotheses.RATES
+
+
 def test_quick_run_settles_gap_1(quick_run):
     out, _ = quick_run
     h = pd.read_csv(out / "hypotheses.csv")
-    assert set(h.variant) == {v.name for v in hypotheses.VARIANTS if v.quick} == {"bsd-ticks", "cap-1000"}
+    assert set(h.variant) == {v.name for v in hypotheses.VARIANTS if v.quick} == {
+        "bsd-ticks", "cap-1000", "wave-end=last-segment", "probe-in-wave=answer"}
+    wwp = h[h.variant.isin(["wave-end=last-segment", "probe-in-wave=answer"])]
+    assert (wwp.reruns == "wwp").all() and (wwp.tcp_bytes == wwp.baseline_tcp_bytes).all()
+    # Set 6 (a steady 5 % drop) loses a segment in every wave: either WWP reading moves its data.
+    s6 = wwp[wwp["set"] == 6]
+    assert (s6.wwp_bytes > s6.baseline_wwp_bytes).all(), s6
     assert sorted(h[h.variant == "bsd-ticks"]["set"]) == list(range(1, 8))
     capped = h[h.variant.str.contains("cap")]
     assert sorted(set(capped["set"])) == [6, 7]

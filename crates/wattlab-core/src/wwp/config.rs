@@ -33,6 +33,22 @@ pub enum WaveEnd {
     LastSegment,
 }
 
+/// What the receiver does with a probe while a wave is still arriving (before it fully arrived
+/// or REC_T fired).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProbeInWave {
+    /// Ignore PROBE1 and PROBE2 until the wave ends (default): the sender, whose SEND_T (1 s)
+    /// runs out before REC_T (2 s) after a lossy wave, retries PROBE1 until REC_T ends it.
+    #[default]
+    Ignore,
+    /// The paper's literal rule (§2.2): answer "subsequent PROBE1 segments ... until a DATA
+    /// segment from the next wave reaches it", i.e. every PROBE1 naming a wave other than the
+    /// one arriving; a PROBE2 then ends the arriving wave (its missing segments are lost, as at
+    /// REC_T) and the P-S_ACK replaces its N-S_ACK.
+    Answer,
+}
+
 /// WWP parameters of one endpoint (both directions).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WwpConfig {
@@ -52,6 +68,8 @@ pub struct WwpConfig {
     pub baseline_span: BaselineSpan,
     /// When a wave is over before REC_T.
     pub wave_end: WaveEnd,
+    /// What the receiver does with probes while a wave is arriving.
+    pub probe_in_wave: ProbeInWave,
     /// REC_T: the receiver's wave timeout from the first segment (paper: 2 s).
     pub rec_t: Duration,
     /// SEND_T: the sender's wait for N-S_ACK / PROBE_ACK / P-S_ACK / FIN_ACK (paper: 1 s).
@@ -95,6 +113,7 @@ impl Default for WwpConfig {
             adaptive_bt: false,
             baseline_span: BaselineSpan::RestOfWave,
             wave_end: WaveEnd::AllArrived,
+            probe_in_wave: ProbeInWave::Ignore,
             rec_t: Duration::from_secs(2),
             send_t: Duration::from_secs(1),
             pause: Duration::from_secs(1),

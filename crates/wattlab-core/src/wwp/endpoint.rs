@@ -237,7 +237,7 @@ impl WwpEndpoint {
                     self.events |= EV_READABLE;
                 }
             }
-            WwpType::Probe1 => self.receiver.on_probe1(now, h.seq, h.wave_id, &mut self.out, &mut self.stats),
+            WwpType::Probe1 => self.receiver.on_probe1(now, h.seq, h.wave_id, cfg, &mut self.out, &mut self.stats),
             WwpType::Probe2 => self.receiver.on_probe2(now, h.seq, h.wave_id, cfg, &mut self.out, &mut self.stats),
             WwpType::Fin => self.receiver.on_fin(now, h.seq, cfg, &mut self.out, &mut self.stats),
             WwpType::NsAck | WwpType::PsAck => {

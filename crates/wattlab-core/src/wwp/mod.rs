@@ -31,7 +31,7 @@ pub mod stats;
 #[cfg(test)]
 mod tests;
 
-pub use config::{BaselineSpan, WaveEnd, WwpConfig, WwpConfigError, MAX_SEGMENT_SIZE};
+pub use config::{BaselineSpan, ProbeInWave, WaveEnd, WwpConfig, WwpConfigError, MAX_SEGMENT_SIZE};
 pub use endpoint::{Transmit, WwpEndpoint, WwpEvent, WwpFailure, WwpState};
 pub use handshake::{HandshakeFailure, HandshakeState};
 pub use sender::SendState;

@@ -2,7 +2,7 @@
 //! delivery, wave timing (B(i), T(i), REC_T, the band rule), the cumulative NACK list with its
 //! terminator, the answers to probes, and FIN_ACK.
 
-use super::config::{WaveEnd, WwpConfig};
+use super::config::{ProbeInWave, WaveEnd, WwpConfig};
 use super::level::{level_from_probe_rtt, level_from_wave_time};
 use super::outbox::{Ctl, Outbox};
 use super::probe::ProbeAckLog;
@@ -235,15 +235,27 @@ impl Receiver {
             }
         }
         let level = level_from_wave_time(t, baseline);
+        self.end_wave(&w);
+        self.build_list(stats);
+        self.expected_wave_id = next_wave_id(w.wave_id);
+        stats.level_decisions[usize::from(level)] += 1;
+        out.push(Ctl { kind: WwpType::NsAck, seq: 0, level, wave_id: self.expected_wave_id });
+    }
+
+    /// The wave is over: the next terminator follows it (its missing segments are lost).
+    fn end_wave(&mut self, w: &WaveRx) {
         let mut term = w.new_end.max(self.highest);
         if let Some(e) = self.end {
             term = term.min(e.max(self.rcv_nxt));
         }
         self.term = term.max(self.rcv_nxt);
-        self.build_list(stats);
-        self.expected_wave_id = next_wave_id(w.wave_id);
-        stats.level_decisions[usize::from(level)] += 1;
-        out.push(Ctl { kind: WwpType::NsAck, seq: 0, level, wave_id: self.expected_wave_id });
+    }
+
+    /// Whether a probe naming `wave_id` is answered now: never while a wave of that id arrives;
+    /// during another wave only under the paper's literal rule.
+    fn answers_probe(&self, wave_id: u8, cfg: &WwpConfig) -> bool {
+        self.established
+            && self.wave.is_none_or(|w| cfg.probe_in_wave == ProbeInWave::Answer && w.wave_id != wave_id & 0x3f)
     }
 
     fn build_list(&mut self, stats: &mut WwpStats) {
@@ -261,9 +273,10 @@ impl Receiver {
         stats.nacked_segments += self.last_list.len() as u64;
     }
 
-    /// A PROBE1 arrived: answer with a PROBE_ACK echoing its id, unless a wave is arriving.
-    pub fn on_probe1(&mut self, now: Time, id: u16, wave_id: u8, out: &mut Outbox, stats: &mut WwpStats) {
-        if !self.established || self.wave.is_some() {
+    /// A PROBE1 arrived: answer with a PROBE_ACK echoing its id, unless a wave is arriving
+    /// (`ProbeInWave`).
+    pub fn on_probe1(&mut self, now: Time, id: u16, wave_id: u8, cfg: &WwpConfig, out: &mut Outbox, stats: &mut WwpStats) {
+        if !self.answers_probe(wave_id, cfg) {
             stats.stale_ignored += 1;
             return;
         }
@@ -274,11 +287,17 @@ impl Receiver {
     /// A PROBE2 arrived: RTT from the matching PROBE_ACK, level by the probe rule, P-S_ACK
     /// with the current NACK list.
     pub fn on_probe2(&mut self, now: Time, id: u16, wave_id: u8, cfg: &WwpConfig, out: &mut Outbox, stats: &mut WwpStats) {
-        let sent = if self.established && self.wave.is_none() { self.probe_log.sent_at(id) } else { None };
+        let sent = if self.answers_probe(wave_id, cfg) { self.probe_log.sent_at(id) } else { None };
         let Some(sent) = sent else {
             stats.stale_ignored += 1;
             return;
         };
+        if let Some(w) = self.wave.take() {
+            // The literal rule: the sender gave up waiting for this wave's N-S_ACK; the P-S_ACK
+            // below ends the wave instead (its missing segments are listed).
+            self.end_wave(&w);
+            stats.probe_ended_waves += 1;
+        }
         let rtt = now.saturating_since(sent);
         self.add_rtt_sample(rtt);
         let base = self.rtt_min.unwrap_or(rtt);

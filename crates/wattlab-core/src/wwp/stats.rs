@@ -33,6 +33,8 @@ pub struct WwpStats {
     pub level_decisions: [u64; 4],
     /// Waves the receiver ended by REC_T.
     pub rec_t_expiries: u64,
+    /// Waves a PROBE2 ended before they fully arrived or REC_T fired (`ProbeInWave::Answer`).
+    pub probe_ended_waves: u64,
     /// Probe cycles the sender started.
     pub probe_cycles: u64,
     /// PROBE1 and PROBE2 segments sent.

@@ -278,6 +278,48 @@ fn receiver_answers_probes_with_rtt_and_ignores_probe1_during_a_wave() {
     assert!(drain(&mut b, now + ms(40)).is_empty());
 }
 
+/// A lossy level-3 wave (segment 3 lost) and the sender's PROBE1 at SEND_T (1 s), before REC_T
+/// (2 s): ignored by default; answered under the paper's literal rule, whose PROBE2 then ends the
+/// wave with a P-S_ACK listing the lost segment (and no N-S_ACK at REC_T).
+#[test]
+fn literal_probe_rule_answers_probe1_during_a_lossy_wave_and_probe2_ends_it() {
+    let literal = WwpConfig { probe_in_wave: ProbeInWave::Answer, ..WwpConfig::default() };
+    for (cfg, answers) in [(WwpConfig::default(), false), (literal, true)] {
+        let (_, mut b, now) = established_pair(&cfg, 100, 7);
+        let wid = 100u8 & 0x3f;
+        let next = (wid + 1) & 63;
+        let t0 = now + ms(5);
+        feed_wave(&mut b, t0, 100, 3, wid, (0..36).filter(|&n| n != 3));
+        let tp = t0 + Duration::from_secs(1);
+        b.handle_segment(tp, &seg(WwpType::Probe1, 500, 0, next, &[])).unwrap();
+        let out = drain(&mut b, tp);
+        b.handle_segment(tp + ms(20), &seg(WwpType::Probe2, 500, 0, next, &[])).unwrap();
+        let out2 = drain(&mut b, tp + ms(20));
+        let rec_t = t0 + Duration::from_secs(2);
+        b.handle_timeout(rec_t);
+        let out3 = drain(&mut b, rec_t);
+        if !answers {
+            assert!(out.is_empty() && out2.is_empty(), "probes ignored while the wave arrives");
+            assert_eq!(out3.len(), 1, "REC_T ends the wave");
+            assert_eq!((out3[0].0, out3[0].2, &out3[0].4), (WwpType::NsAck, 1, &vec![103, 136]));
+            assert_eq!((b.stats().rec_t_expiries, b.stats().probe_ended_waves), (1, 0));
+            continue;
+        }
+        assert_eq!((out.len(), out[0].0, out[0].1), (1, WwpType::ProbeAck, 500));
+        assert_eq!(out2.len(), 1);
+        let (kind, id, level, nwid, list) = &out2[0];
+        assert_eq!((*kind, *id, *level, *nwid), (WwpType::PsAck, 500, 3, next), "level from the 20 ms RTT");
+        assert_eq!(list, &vec![103, 136], "the lost segment, then the terminator");
+        assert!(out3.is_empty(), "the wave is over: no N-S_ACK at REC_T");
+        assert_eq!((b.stats().rec_t_expiries, b.stats().probe_ended_waves), (0, 1));
+        // Once DATA of the probed wave arrives, PROBE1s naming it are ignored again.
+        let t1 = tp + ms(40);
+        b.handle_segment(t1, &seg(WwpType::Data, 103, 3, next, &[3; 1024])).unwrap();
+        b.handle_segment(t1 + ms(1), &seg(WwpType::Probe1, 501, 0, next, &[])).unwrap();
+        assert!(drain(&mut b, t1 + ms(1)).is_empty());
+    }
+}
+
 /// Table 1 of the paper: (original data, receiver overhead, sender bytes, published EO).
 const TABLE1: [(&str, u64, u64, u64, f64); 14] = [
     ("1.1 TCP", 881_996, 15_928, 936_202, 0.08),

@@ -36,7 +36,9 @@ def _meter(res, policy: str) -> float:
     return float(row["energy_j"].iloc[0])
 
 
-def _measure(job: runner.Job, res) -> dict:
+def measure(job: runner.Job, res) -> dict:
+    """One run's row: the prefix's card energy, or the transfer's completion, bytes, energy to
+    completion and the PSNA columns."""
     transfer, arch = job.labels["transfer"], job.labels["arch"]
     policy = _policy(arch)
     if job.labels["part"] == "prefix":
@@ -103,7 +105,7 @@ def runs(cfg: Config, ctx: Context, sensitivity: bool = False) -> pd.DataFrame:
             labels = {"transfer": t, "arch": a, "variant": v}
             jobs.append(scenario.BASE.job(seed, {**labels, "part": "run"}, scenario.overrides(cfg, t, a, extra)))
             jobs.append(scenario.BASE.job(seed, {**labels, "part": "prefix"}, scenario.prefix(cfg, t, a)))
-    df = ctx.run(jobs, _measure, "PSNA sensitivity" if sensitivity else "PSNA transfers")
+    df = ctx.run(jobs, measure, "PSNA sensitivity" if sensitivity else "PSNA transfers")
     key = ["transfer", "arch", "variant", "seed"]
     pre = df[df["part"] == "prefix"][key + ["prefix_j"]]
     r = df[df["part"] == "run"].drop(columns=["part", "prefix_j"]).merge(pre, on=key)

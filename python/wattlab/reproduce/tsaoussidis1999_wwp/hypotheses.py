@@ -1,17 +1,33 @@
-"""Issue 32 gap 1, settled by experiment: do the paper's unstated TCP conditions explain why
+"""Issue 32 gap 1, settled by experiment: do the paper's unstated conditions explain why
 wattlab's WWP/TCP ratios sit ~3× below Table 1's in sets 1, 2, 4, 5 and are reversed in sets 3,
 6 and 7?
 
-Hypotheses, each a variant of the TCP runs only (WWP's runs are the main table's):
-- ``bsd-ticks``: the paper's TCP was a BSD-derived Tahoe (x-kernel, 1999) whose retransmission
-  timer runs on 4.4BSD's 500 ms slow timer (``tcp.timer_tick``; min RTO 1 s = 2 ticks);
-- ``cap-1000``: in sets 6 and 7 the paper's TCP delivered 1,024,000 B = 1000 × 1024 B, so its
-  test program sent 1000 messages; TCP streams exactly that;
-- ``bsd-ticks+cap``: both (full mode only).
+Hypotheses, each a variant that reruns TCP, WWP or both (a protocol it does not rerun keeps the
+main table's runs):
+- ``bsd-ticks`` (TCP): the paper's TCP was a BSD-derived Tahoe (x-kernel, 1999) whose
+  retransmission timer runs on 4.4BSD's 500 ms slow timer (``tcp.timer_tick``; min RTO 1 s =
+  2 ticks);
+- ``cap-1000`` (TCP): in sets 6 and 7 the paper's TCP delivered 1,024,000 B = 1000 × 1024 B, so
+  its test program sent 1000 messages; TCP streams exactly that;
+- ``bsd-ticks+cap`` (TCP): both (full mode only);
+- ``wave-end=last-segment`` (WWP): the reading of the wave end the paper does not state; the
+  default is its literal rule ("if the wave does not fully arrive before the timeout [REC_T]
+  triggers off ...": a wave ends when all its segments arrived or at REC_T, ``wwp.wave_end``);
+  if the paper's implementation ended waves at their last segment, WWP's own columns move;
+- ``probe-in-wave=answer`` (WWP): the paper's literal probe rule. After a lossy wave the
+  sender's SEND_T (1 s after the wave) runs out before the receiver's REC_T (2 s after its first
+  segment), so the sender probes while the wave is still open; the default receiver ignores
+  those PROBE1s and a lossy wave costs ~3 s (PROBE1 at +1 s and +2 s ignored, the N-S_ACK at
+  REC_T ignored by the probing sender, the cycle at +3 s); the paper answers PROBE1s "until a
+  DATA segment from the next wave reaches it" (``wwp.probe_in_wave``);
+- ``probe-in-wave=answer+cap-1000`` (both, sets 6–7, full mode only): the two together;
+- ``rate=R`` (both, full mode only): the link rate the paper does not state ("fairly low
+  bandwidth"), at each rate of its era in ``RATES`` instead of the main table's 10 Mb/s.
 
 The gap of a set is measured on a log scale, |ln(wattlab ratio / paper ratio)|; a variant
 explains 1 − gap(variant) / gap(baseline) of it (negative: it widens the gap). A reversed set is
-one whose ratio lies on the other side of 1 from the paper's.
+one whose ratio lies on the other side of 1 from the paper's. A variant that reruns WWP is also
+judged on WWP's own data against the paper's WWP column, the same way.
 """
 
 from __future__ import annotations
@@ -43,6 +59,16 @@ REVERSED = (3, 6, 7)
 """Sets where wattlab's ratio is on the other side of 1."""
 MOST, PART = 0.5, 0.1
 """A variant explains "most" of a gap from 50 %, "part" from 10 %, else it does not explain it."""
+RATES = {
+    "1Mbps": "IEEE 802.11-1997's base rate (FHSS and DSSS)",
+    "2Mbps": "a 2 Mb/s WaveLAN, 802.11-1997 DSSS's top rate",
+    "11Mbps": "IEEE 802.11b (HR/DSSS, 1999)",
+}
+"""The link rates of the paper's era swept by the ``rate=R`` variants (the main table runs the
+10 Mb/s Ethernet of config.Config.rate): each a standard rate of 1999's wireless LANs, stated,
+not fitted. The paper's WWP set 7.2 averages 383 KB/s over a minute VDROP is on half of, which
+needs ≥ ~6.2 Mb/s: the rates below that cannot carry WWP's own set-7 bytes, which the WWP-side
+sentence shows."""
 
 
 @dataclass(frozen=True)
@@ -51,39 +77,64 @@ class Variant:
 
     name: str
     description: str
-    overrides: Callable[[int, Config], list[tuple[str, Any]]]
+    overrides: Callable[[int, Config, str], list[tuple[str, Any]]]
+    """The overrides of one run: (set, configuration, protocol) → keys and values."""
     sets: tuple[int, ...] = tuple(range(1, 8))
     quick: bool = True
     """Also run with ``--quick`` (which keeps the test suite's run short)."""
+    protocols: tuple[str, ...] = ("tcp",)
+    """The protocols it reruns; the others keep the main table's runs."""
 
 
-def _ticks(_set: int, _cfg: Config) -> list[tuple[str, Any]]:
-    return [("flow.0.tcp.timer_tick", Duration.ms(BSD_TICK_MS))]
+def _ticks(_set: int, _cfg: Config, protocol: str) -> list[tuple[str, Any]]:
+    return [("flow.0.tcp.timer_tick", Duration.ms(BSD_TICK_MS))] if protocol == "tcp" else []
 
 
-def _cap(_set: int, cfg: Config) -> list[tuple[str, Any]]:
-    return [("flow.0.bytes", f"{CAP_MESSAGES * cfg.message_bytes}B")]
+def _cap(_set: int, cfg: Config, protocol: str) -> list[tuple[str, Any]]:
+    return [("flow.0.bytes", f"{CAP_MESSAGES * cfg.message_bytes}B")] if protocol == "tcp" else []
+
+
+def _wave_end(_set: int, _cfg: Config, protocol: str) -> list[tuple[str, Any]]:
+    return [("flow.0.wwp.wave_end", "last-segment")] if protocol == "wwp" else []
+
+
+def _probe(_set: int, _cfg: Config, protocol: str) -> list[tuple[str, Any]]:
+    return [("flow.0.wwp.probe_in_wave", "answer")] if protocol == "wwp" else []
+
+
+def _rate(rate: str) -> Callable[[int, Config, str], list[tuple[str, Any]]]:
+    return lambda _set, _cfg, _protocol: [(f"wireless.{i}.rate", rate) for i in (0, 1)]
 
 
 VARIANTS = (
     Variant("bsd-ticks", f"TCP Tahoe on a {BSD_TICK_MS} ms BSD slow timer (RTT and RTO in ticks, ≥ 2 ticks)", _ticks),
     Variant("cap-1000", f"TCP sends {CAP_MESSAGES} messages in sets 6–7", _cap, CAPPED_SETS),
-    Variant("bsd-ticks+cap", "both", lambda n, c: _ticks(n, c) + _cap(n, c), CAPPED_SETS, quick=False),
+    Variant("bsd-ticks+cap", "both", lambda n, c, p: _ticks(n, c, p) + _cap(n, c, p), CAPPED_SETS, quick=False),
+    Variant("wave-end=last-segment", "WWP's receiver also ends a wave when the segment sent last in it arrives, instead "
+            "of the paper's literal 'all segments or REC_T'", _wave_end, protocols=("wwp",)),
+    Variant("probe-in-wave=answer", "WWP's receiver answers a PROBE1 naming the next wave while a wave is still arriving, "
+            "as the paper words it ('until a DATA segment from the next wave reaches it'), and the PROBE2 ends that wave",
+            _probe, protocols=("wwp",)),
+    Variant("probe-in-wave=answer+cap-1000", f"both: WWP's literal probe rule and TCP's {CAP_MESSAGES} messages",
+            lambda n, c, p: _probe(n, c, p) + _cap(n, c, p), CAPPED_SETS, quick=False, protocols=("tcp", "wwp")),
+    *(Variant(f"rate={r}", f"both hops at {r.replace('Mbps', ' Mb/s')}, {why}, instead of 10 Mb/s", _rate(r), quick=False,
+              protocols=("tcp", "wwp")) for r, why in RATES.items()),
 )
 """Every hypothesis run."""
 
 
 def jobs(cfg: Config) -> list[runner.Job]:
-    """The TCP runs of every variant, with the main table's seeds and phase offsets."""
+    """The runs of every variant (its protocols only), with the main table's seeds and phase offsets."""
     out = []
     for v in (v for v in VARIANTS if v.quick or not cfg.quick):
         for n in (s for s in cfg.sets if s in v.sets):
             s = paper.SETS[n - 1]
-            for off in cfg.phase_offsets if s.phase_s is not None else [0.0]:
-                for k in range(cfg.seeds):
-                    labels = {"variant": v.name, "set": n, "protocol": "tcp", "phase_offset": off}
-                    ovr = overrides(s, "tcp", off, cfg) + v.overrides(n, cfg)
-                    out.append(BASE.job(cfg.base_seed + k, labels, ovr))
+            for protocol in v.protocols:
+                for off in cfg.phase_offsets if s.phase_s is not None else [0.0]:
+                    for k in range(cfg.seeds):
+                        labels = {"variant": v.name, "set": n, "protocol": protocol, "phase_offset": off}
+                        ovr = overrides(s, protocol, off, cfg) + v.overrides(n, cfg, protocol)
+                        out.append(BASE.job(cfg.base_seed + k, labels, ovr))
     return out
 
 
@@ -99,32 +150,56 @@ def gap_explained(paper_ratio: float, base_ratio: float, variant_ratio: float) -
 
 
 def run(cfg: Config, ctx: Context, points: pd.DataFrame) -> pd.DataFrame:
-    """hypotheses.csv: per (variant, set) TCP's mean data, the WWP/TCP ratio beside the
-    paper's and the baseline's, and the share of the gap explained."""
-    runs = ctx.run(jobs(cfg), measure, "Gap 1 hypotheses (TCP variants)")
-    tcp = runner.aggregate(runs, ["variant", "set"], ["original_data_bytes"])
-    return table(tcp, points)
+    """hypotheses.csv: per (variant, set) TCP's and WWP's mean data, the WWP/TCP ratio beside
+    the paper's and the baseline's, and the shares of the gaps explained."""
+    runs = ctx.run(jobs(cfg), measure, "Gap 1 hypotheses (TCP and WWP variants)")
+    return table(runner.aggregate(runs, ["variant", "set", "protocol"], ["original_data_bytes"]), points)
 
 
-def table(tcp: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
-    """Join the variants' TCP means with the main table's WWP and baseline TCP means."""
+def table(reruns: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
+    """Join the variants' means (per protocol they rerun) with the main table's means, which
+    stand in for the protocol a variant does not rerun."""
     main = {(int(r["set"]), r.protocol): r.original_data_bytes for _, r in points.iterrows()}
     rows = []
-    for _, r in tcp.iterrows():
-        n = int(r["set"])
+    for (name, n), g in reruns.groupby(["variant", "set"], sort=False):
+        n = int(n)
         if (n, "wwp") not in main or (n, "tcp") not in main:
             continue
-        wwp, base_tcp, var_tcp = main[(n, "wwp")], main[(n, "tcp")], r.original_data_bytes
-        pr = paper.ratios(n)["original_data"]
-        base, ratio = wwp / base_tcp if base_tcp else math.nan, wwp / var_tcp if var_tcp else math.nan
+        var = {r.protocol: r.original_data_bytes for _, r in g.iterrows()}
+        base_tcp, base_wwp = main[(n, "tcp")], main[(n, "wwp")]
+        var_tcp, var_wwp = var.get("tcp", base_tcp), var.get("wwp", base_wwp)
+        pr, paper_wwp = paper.ratios(n)["original_data"], paper.row(n, "wwp").original_data
+        base = base_wwp / base_tcp if base_tcp else math.nan
+        ratio = var_wwp / var_tcp if var_tcp else math.nan
         rows.append({
-            "variant": r.variant, "set": n, "runs": int(r.runs),
+            "variant": name, "set": n, "runs": int(g.runs.max()), "reruns": "+".join(sorted(var)),
             "paper_tcp_bytes": paper.row(n, "tcp").original_data, "baseline_tcp_bytes": base_tcp, "tcp_bytes": var_tcp,
+            "paper_wwp_bytes": paper_wwp, "baseline_wwp_bytes": base_wwp, "wwp_bytes": var_wwp,
             "paper_ratio": pr, "baseline_ratio": base, "ratio": ratio,
             "gap_explained": gap_explained(pr, base, ratio),
+            "wwp_gap_explained": gap_explained(paper_wwp, base_wwp, var_wwp) if "wwp" in var else math.nan,
             "reversed_baseline": (base < 1) != (pr < 1), "reversed": (ratio < 1) != (pr < 1),
         })
     return pd.DataFrame(rows)
+
+
+def word(shares: pd.Series, share: float | None = None) -> str:
+    """How much of a gap a variant explains over several sets, from the per-set ``shares`` and
+    the overall ``share`` (default: their mean): a variant that moves some sets closer and
+    others farther explains nothing (it must close each set's gap)."""
+    share = float(shares.mean()) if share is None else share
+    if shares.min() < 0 < shares.max():
+        return "does not explain (it moves the sets both ways)"
+    return "explains most of" if share >= MOST else "explains part of" if share >= PART else "does not explain"
+
+
+def summed_share(paper_v: pd.Series, base: pd.Series, var: pd.Series) -> float:
+    """Share of the summed log gap over sets that the variant closes: 1 − Σ|ln(var/paper)| ÷
+    Σ|ln(base/paper)|. Unlike a mean of per-set shares it stays finite when a set's baseline
+    already sits at the paper's value."""
+    gap = lambda x: (x / paper_v).map(math.log).abs().sum()  # noqa: E731
+    total = gap(base)
+    return 1.0 - gap(var) / total if total > 0 else float("nan")
 
 
 def conclusions(h: pd.DataFrame) -> list[str]:
@@ -138,22 +213,25 @@ def conclusions(h: pd.DataFrame) -> list[str]:
         parts = []
         per = d[d["set"].isin(PERIODIC)]
         if not per.empty:
-            share = float(per.gap_explained.mean())
-            lo, hi = float(per.gap_explained.min()), float(per.gap_explained.max())
-            # A mean over sets that move both ways is no explanation: it must close each set's gap.
-            mixed = lo < 0 < hi
-            word = ("does not explain (it moves the sets both ways)" if mixed else "explains most of" if share >= MOST
-                    else "explains part of" if share >= PART else "does not explain")
+            g = per.gap_explained
             sets = ", ".join(f"{int(r['set'])}: {r.baseline_ratio:.2f} → {r.ratio:.2f} (paper {r.paper_ratio:.2f})"
                              for _, r in per.iterrows())
-            parts.append(f"{word} the ~3× gap of sets 1, 2, 4, 5 ({share:+.0%} of it on a log scale, mean; per set "
-                         f"{lo:+.0%} … {hi:+.0%}; WWP/TCP {sets})")
+            parts.append(f"{word(g)} the ~3× gap of sets 1, 2, 4, 5 ({g.mean():+.0%} of it on a log scale, mean; per set "
+                         f"{g.min():+.0%} … {g.max():+.0%}; WWP/TCP {sets})")
         rev = d[d["set"].isin(REVERSED) & d.reversed_baseline]
         if not rev.empty:
             fixed = rev[~rev.reversed]
             sets = ", ".join(f"{int(r['set'])}: {r.baseline_ratio:.2f} → {r.ratio:.2f} (paper {r.paper_ratio:.2f})"
                              for _, r in rev.iterrows())
             parts.append(f"turns {len(fixed)} of the {len(rev)} reversed sets the paper's way ({sets})")
+        if "wwp" in v.protocols:
+            share = summed_share(d.paper_wwp_bytes, d.baseline_wwp_bytes, d.wwp_bytes)
+            sets = ", ".join(f"{int(r['set'])}: {r.baseline_wwp_bytes / r.paper_wwp_bytes:.2f}× → "
+                             f"{r.wwp_bytes / r.paper_wwp_bytes:.2f}×" for _, r in d.iterrows())
+            parts.append(f"{word(d.wwp_gap_explained.dropna(), share)} the gap of WWP's own data to the paper's WWP column "
+                         f"({share:+.0%} of the summed log gap over sets {', '.join(str(int(n)) for n in d['set'])}; "
+                         f"WWP against the paper's WWP {sets})")
         tcp = ", ".join(f"{int(r['set'])}: {r.tcp_bytes / r.paper_tcp_bytes:.2f}×" for _, r in d.iterrows())
-        out.append(f"**{v.name}** ({v.description}): {'; '.join(parts)}. TCP's data against the paper's TCP: {tcp}.")
+        tail = f" TCP's data against the paper's TCP: {tcp}." if "tcp" in v.protocols else ""
+        out.append(f"**{v.name}** ({v.description}): {'; '.join(parts)}.{tail}")
     return out

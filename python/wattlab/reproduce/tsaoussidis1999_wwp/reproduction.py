@@ -78,9 +78,11 @@ class Wwp(Reproduction):
 
     def closing(self, cfg: Config, tables: dict[str, pd.DataFrame]) -> list[str]:
         return ["## Gap 1: what explains the WWP/TCP ratios (issue 32)", "",
-                "TCP rerun under each hypothesis with the same seeds and phase offsets; WWP's runs are the table's. "
-                "Gap = |ln(wattlab's WWP/TCP ÷ the paper's)|; a variant explains 1 − its gap ÷ the baseline's "
-                "(hypotheses.csv).", "",
+                "Each hypothesis reruns the protocols it concerns (TCP, WWP or both) with the same seeds and phase "
+                "offsets; a protocol it does not rerun keeps the table's runs. Gap = |ln(wattlab's WWP/TCP ÷ the "
+                "paper's)|; a variant explains 1 − its gap ÷ the baseline's, and one that reruns WWP is also judged on "
+                "WWP's own data against the paper's WWP column (hypotheses.csv). A mean over sets a variant moves both "
+                "ways explains nothing.", "",
                 *(f"- {s}" for s in hypotheses.conclusions(tables["hypotheses.csv"])), "",
                 "## The paper's own inconsistencies", "", *(f"- {s}" for s in paper.inconsistencies())]
 

@@ -7,7 +7,7 @@ use crate::scenario::units::{Dur, Rate, Size, MAX_DURATION_NS};
 use serde::Deserialize;
 use wattlab_core::packet::{IPV4_HEADER_LEN, UDP_HEADER_LEN};
 use wattlab_core::wire::{MAX_IPV4_LEN, WWP_HEADER_LEN};
-use wattlab_core::wwp::{BaselineSpan, WaveEnd, WwpConfig, MAX_SEGMENT_SIZE};
+use wattlab_core::wwp::{BaselineSpan, ProbeInWave, WaveEnd, WwpConfig, MAX_SEGMENT_SIZE};
 
 /// `kind = "wwp-bulk"`: a WWP transfer from `from` to `to`, of `bytes` or for `duration`.
 #[derive(Clone, Debug, Deserialize)]
@@ -60,6 +60,9 @@ pub struct WwpSettings {
     /// `"all-arrived"` (default) or `"last-segment"`: when a wave ends before REC_T.
     #[serde(default)]
     pub wave_end: Option<WaveEnd>,
+    /// `"ignore"` (default) or `"answer"` (the paper's literal rule): probes while a wave arrives.
+    #[serde(default)]
+    pub probe_in_wave: Option<ProbeInWave>,
     /// REC_T, the receiver's wave timeout (default 2 s).
     #[serde(default)]
     pub rec_t: Option<Dur>,
@@ -127,6 +130,7 @@ impl WwpSettings {
         c.adaptive_bt = self.adaptive_bt.unwrap_or(c.adaptive_bt);
         c.baseline_span = self.baseline_span.unwrap_or(c.baseline_span);
         c.wave_end = self.wave_end.unwrap_or(c.wave_end);
+        c.probe_in_wave = self.probe_in_wave.unwrap_or(c.probe_in_wave);
         for (slot, v, key) in [
             (&mut c.rec_t, self.rec_t, "rec_t"),
             (&mut c.send_t, self.send_t, "send_t"),
@@ -184,9 +188,10 @@ mod tests {
     #[test]
     fn defaults_are_the_papers_and_overrides_convert_units() {
         assert_eq!(WwpSettings::default().config().unwrap(), WwpConfig::default());
-        let s: WwpSettings = toml::from_str("baseline_throughput = \"80kB/s\"\nrec_t = \"3s\"\nwave_end = \"last-segment\"\nidle_timeout = \"0s\"").unwrap();
+        let s: WwpSettings = toml::from_str("baseline_throughput = \"80kB/s\"\nrec_t = \"3s\"\nwave_end = \"last-segment\"\nidle_timeout = \"0s\"\nprobe_in_wave = \"answer\"").unwrap();
         let c = s.config().unwrap();
         assert_eq!((c.baseline_throughput, c.rec_t.as_nanos(), c.wave_end, c.idle_timeout), (80_000, 3_000_000_000, WaveEnd::LastSegment, None));
+        assert_eq!(c.probe_in_wave, ProbeInWave::Answer);
     }
 
     #[test]
