@@ -5,7 +5,8 @@ tests/python/test_hashimoto_reproduction.py drives each to every verdict with sy
 Tables (the CSVs of the same names): ``table21`` and ``table23`` (:mod:`.closed_form`),
 ``fairness`` (per mix, delayed ACK and scheme: means over seeds), ``relocation`` (Fig. 2.6 per
 scheme, with ``jain_4m``), ``table31`` (analysis and
-simulation per cross-traffic rate), ``m_sweep``, ``maps`` and ``model_vs_sim``."""
+simulation per cross-traffic rate), ``m_sweep``, ``maps``, ``q_curves`` (Fig. 3.8),
+``multipliers`` (Fig. 3.13) and ``model_vs_sim``."""
 
 from __future__ import annotations
 
@@ -54,6 +55,13 @@ NEAR_FAR_RATIO = 1.2
 than the far ones' (F9's "independent": the ratio within [1/1.2, 1.2])."""
 JAIN_SAME = 0.05
 """F9: the proposed method's Jain index with the relocation within this of its own at one distance."""
+Q_RISE_AGREES, Q_RISE_PARTLY = 0.10, 0.20
+"""M9: "increases slightly": R_energy at one p rises with q by at most 0.1 (agrees) or 0.2 (partly)
+from q = 0 to the largest q evaluated there (Fig. 3.8; the thesis: "a small impact")."""
+FLAT = 0.001
+"""E4: "almost unchanged" / "no further reduction": within 0.1 % of the reduction (Fig. 3.13)."""
+PS_FLAT = 0.05
+"""E4: P^s "already sufficiently small": removing it entirely adds < 5 % (it is 2 % of P^l)."""
 
 
 def _fair(f: pd.DataFrame, mix: str, delack: bool, scheme: str):
@@ -329,6 +337,73 @@ def p_shape(maps: pd.DataFrame) -> Claim:
                  verdict, f"RTT {rtt:.0f} ms: R_energy {lo:.3f} at p = {d['p'].iloc[0]:.0e}, {hi:.3f} at p = {d['p'].iloc[-1]:.0e}")
 
 
+def q_effect(qc: pd.DataFrame) -> Claim:
+    """M9: Fig. 3.8, R_energy at a given p increases slightly as q increases (RTT 100 ms, m = 1)."""
+    text = ("Fig. 3.8 (RTT 100 ms, m = 1, q = 0 … 0.7): at a given p, R_energy increases slightly as q increases (longer "
+            "frame exchanges shorten the sleep), a small impact on the sleep efficiency.")
+    if qc is None or qc.empty or qc["q"].nunique() < 2:
+        return Claim("M9", text, "needs R_energy against p for two q or more", UNTESTED, "")
+    rises, mono, falls, top = [], [], [], (float("-inf"), 0.0, 0.0)
+    for p, g in qc.groupby("p"):
+        if len(g) < 2:
+            continue
+        g = g.sort_values("q")
+        r = g["r_energy"].to_numpy()
+        mono.append(bool(np.all(np.diff(r) >= -1e-9)))
+        rises.append(float(r[-1] - r[0]))
+        if rises[-1] > top[0]:
+            top = (rises[-1], float(p), float(g["q"].iloc[-1]))
+        if not mono[-1]:
+            falls.append(float(p))
+    if not mono:
+        return Claim("M9", text, "needs a p with two q or more", UNTESTED, "")
+    frac = sum(mono) / len(mono)
+    verdict = rules.worst(rules.share(frac), rules.at_most(max(rises), Q_RISE_AGREES, Q_RISE_PARTLY))
+    return Claim("M9", text,
+                 f"R_energy non-decreasing in q at every p and its rise ≤ {Q_RISE_AGREES:g} agrees; non-decreasing at half "
+                 f"the p or more and rise ≤ {Q_RISE_PARTLY:g} partly", verdict,
+                 f"non-decreasing in q at {sum(mono)}/{len(mono)} p; largest rise {max(rises):+.3f} (p = {top[1]:.1e}, "
+                 f"q = 0 → {top[2]:g}), largest fall "
+                 f"{min(rises):+.3f}" + (f"; it falls with q at p = {min(falls):.1e} … {max(falls):.1e}" if falls else ""))
+
+
+def multipliers(mc: pd.DataFrame) -> Claim:
+    """E4: Fig. 3.13's curves (Eq. 3.46 at Table 3.3's values): a check of the thesis's arithmetic."""
+    text = ("Fig. 3.13: the reduction is almost unchanged by lowering P^s or P^as and constant in T^as; it grows as "
+            "P^sa or T^sa falls until a multiplier of about 0.05, with no further gain below; P^as's critical "
+            "multiplier is about 100.")
+    if mc is None or mc.empty:
+        return Claim("E4", text, "needs the multiplier curves", UNTESTED, "")
+
+    def red(par, k):
+        d = mc[(mc["param"] == par) & np.isclose(mc["multiplier"], k)]
+        return float(d["reduction_j"].iloc[0]) if not d.empty else float("nan")
+
+    def curve(par, lo, hi):
+        d = mc[(mc["param"] == par) & (mc["multiplier"] >= lo) & (mc["multiplier"] <= hi)].sort_values("multiplier")
+        return d["reduction_j"].to_numpy()
+
+    r0 = {par: red(par, 0.0) for par in mc["param"].unique()}
+    rel = lambda par, k: abs(red(par, k) / r0[par] - 1)  # noqa: E731
+    checks = {
+        "P^s: removing it adds < 5 %": rel("p_sleep", 1.0) < PS_FLAT,
+        "P^as: flat below 1": rel("p_as", 1.0) < FLAT,
+        "P^as: still flat at 100": rel("p_as", 100.0) < FLAT + 1e-4,
+        "T^as: constant": bool(np.ptp(curve("t_as", 0.0, np.inf)) < FLAT * abs(r0.get("t_as", 1.0))),
+        "P^sa: grows as it falls to 0.05": bool(np.all(np.diff(curve("p_sa", 0.05, 1.0)) <= 0) and rel("p_sa", 1.0) > FLAT),
+        "P^sa: < 0.1 % more below 0.05": rel("p_sa", 0.05) < FLAT,
+        "T^sa: grows as it falls to 0.05": bool(np.all(np.diff(curve("t_sa", 0.05, 1.0)) <= 0) and rel("t_sa", 1.0) > FLAT),
+        "T^sa: < 0.1 % more below 0.05": rel("t_sa", 0.05) < FLAT,
+    }
+    verdict = rules.arithmetic(rules.checks(list(checks.values())))
+    failed = [k for k, v in checks.items() if not v]
+    return Claim("E4", text, "a check of the thesis's arithmetic (Eq. 3.46 at its own Table 3.3): each statement holds on "
+                 "the curves", verdict,
+                 f"{sum(checks.values())}/{len(checks)} hold" + (f" (not: {'; '.join(failed)})" if failed else "")
+                 + f"; reduction at multiplier 1 {red('p_sa', 1.0):.3f} J, P^sa → 0 {r0.get('p_sa', float('nan')):.3f} J, "
+                 f"T^sa → 0 {r0.get('t_sa', float('nan')):.3f} J")
+
+
 def model_vs_sim(c: pd.DataFrame) -> Claim:
     """M8: the model's E[J_cam] and E[J_sleep] within 15 % of the simulator's over the grid (the issue)."""
     if c is None or c.empty:
@@ -408,7 +483,7 @@ def evaluate(tables: dict) -> list[Claim]:
         relocation_prioritised(tables.get("relocation")), relocation_ackloss(tables.get("relocation")),
         table31_analysis(tables.get("table31")), table31_validity(tables.get("table31")),
         sleep_saving(s), burst_gain(s), latency_vs_gain(s), burst_small_rtt(s), p_shape(tables.get("maps")),
-        model_vs_sim(tables.get("model_vs_sim")),
+        q_effect(tables.get("q_curves")), model_vs_sim(tables.get("model_vs_sim")), multipliers(tables.get("multipliers")),
     ]
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import click
 
 from ..options import Command, ConfigBase, Option
+from . import paper
 
 SCHEMES = {
     "reno": "TCP Reno, plain DCF AP (the thesis's baseline)",
@@ -47,6 +48,8 @@ class Config(ConfigBase):
     """Runs per cross-traffic rate of the Table 3.1 validation topology."""
     table31_duration_s: float = 200.0
     """Length of a Table 3.1 run (the ACK inter-arrival is averaged from the handshake's end)."""
+    rto_cross_mbps: list[int] = field(default_factory=lambda: list(paper.TABLE31))
+    """Table 3.1 rows run again with ns-2's timer settings (``rto.VARIANTS``; issue 32 gap 4 (b))."""
     base_seed: int = 1
     """First seed."""
     quick: bool = False
@@ -62,7 +65,7 @@ class Config(ConfigBase):
         """100 s fairness runs averaged over 30–100 s, 3 seeds; Table 3.1 with 2 seeds: 31–46 s
         wall on two loaded cores (the full run: 68–73 s; docs/reproductions.md)."""
         return cls(seeds=3, duration_s=100.0, warmup_s=30.0, swm_windows_s=[1.0, 2.0, 5.0, 10.0, 20.0, 50.0],
-                   table31_seeds=2, quick=True)
+                   table31_seeds=2, rto_cross_mbps=[28, 29], quick=True)
 
     def check(self) -> None:
         """Raise ValueError naming the first invalid setting."""
@@ -82,6 +85,9 @@ class Config(ConfigBase):
             raise ValueError("sample_s must be positive and every SWM window at least one sample")
         if any(w > self.duration_s - self.warmup_s for w in self.swm_windows_s):
             raise ValueError("an SWM window is longer than the averaging interval")
+        bad = [c for c in self.rto_cross_mbps if c not in paper.TABLE31]
+        if bad:
+            raise ValueError(f"rto_cross_mbps: {bad[0]} is not a Table 3.1 row ({', '.join(map(str, paper.TABLE31))})")
         if self.table31_duration_s < 10:
             raise ValueError("table31_duration_s must be at least 10 s")
         if self.energy_bytes < 100_000:
