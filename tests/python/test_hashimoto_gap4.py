@@ -193,3 +193,95 @@ def test_rto_cross_rows_are_checked():
     cfg = replace(Config.quick_preset(), rto_cross_mbps=[27])
     with pytest.raises(ValueError, match="rto_cross_mbps: 27"):
         cfg.check()
+
+
+# --- (c) the testbed sweep (Figs. 2.9–2.11) ----------------------------------------------------------
+
+def _tb(*dicts):
+    """A synthetic testbed.csv where every B claim agrees; ``dicts``: (ap, mix, scheme) → columns."""
+    changes = {k: v for d in dicts for k, v in d.items()}
+    rows = []
+    for ap in ("Buffalo", "NEC", "Corega"):
+        for mix in ("u0d10", "u5d5", "u10d0"):
+            n_up = int(mix[1:].split("d")[0])
+            for scheme in ("reno", "ackloss"):
+                fair = scheme == "ackloss" or mix == "u0d10"
+                up = (2.0 if fair else 4.9) if n_up else np.nan
+                down = (2.0 if fair else 0.003) if n_up < 10 else np.nan
+                total = 20.0 if fair else 24.0
+                r = {"ap": ap, "mix": mix, "scheme": scheme, "total_mbps": total, "up_per_flow_mbps": up,
+                     "down_per_flow_mbps": down, "min_flow_mbps": 1.8 if fair else 0.0, "jain": 0.99 if fair else 0.4,
+                     "timeouts": (5.0 if ap == "NEC" else 0.0) if scheme == "ackloss" else 40.0,
+                     "swm_1s": 0.85 if fair else (0.55 if ap == "Corega" else 0.45),
+                     "swm_20s": 0.9 if fair else (0.6 if ap == "Corega" else 0.5)}
+                if scheme == "ackloss" and ap == "NEC" and mix != "u0d10":
+                    r["jain"] = 0.8
+                r.update(changes.get((ap, mix, scheme), {}))
+                rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def _all(mix, scheme, **cols):
+    return {(ap, mix, scheme): cols for ap in ("Buffalo", "NEC", "Corega")}
+
+
+@pytest.mark.parametrize("claim, arg, verdict", [
+    (claims.testbed_reno_starves, _tb(), claims.AGREES),
+    (claims.testbed_reno_starves, _tb({("NEC", "u5d5", "reno"): {"down_per_flow_mbps": 1.0}}), claims.PARTLY),
+    (claims.testbed_reno_starves, _tb(_all("u5d5", "reno", down_per_flow_mbps=1.0)), claims.DISAGREES),
+    (claims.testbed_reno_starves, _tb()[lambda d: d["mix"] != "u5d5"], claims.UNTESTED),
+    (claims.testbed_no_starvation, _tb(), claims.AGREES),
+    (claims.testbed_no_starvation, _tb(_all("u5d5", "ackloss", min_flow_mbps=0.0)), claims.PARTLY),
+    (claims.testbed_no_starvation, _tb(_all("u5d5", "ackloss", min_flow_mbps=0.0),
+                                       {("NEC", "u10d0", "ackloss"): {"min_flow_mbps": 0.0},
+                                        ("Buffalo", "u10d0", "ackloss"): {"min_flow_mbps": 0.0}}), claims.DISAGREES),
+    (claims.testbed_no_starvation, None, claims.UNTESTED),
+    (claims.testbed_downstream_only, _tb(), claims.AGREES),
+    (claims.testbed_downstream_only, _tb({("NEC", "u0d10", "ackloss"): {"total_mbps": 15.0}}), claims.PARTLY),
+    (claims.testbed_downstream_only, _tb(_all("u0d10", "ackloss", total_mbps=15.0)), claims.DISAGREES),
+    (claims.testbed_downstream_only, _tb()[lambda d: d["mix"] != "u0d10"], claims.UNTESTED),
+    (claims.testbed_total, _tb(), claims.AGREES),
+    (claims.testbed_total, _tb(_all("u5d5", "ackloss", total_mbps=25.0)), claims.PARTLY),
+    (claims.testbed_total, _tb(_all("u5d5", "ackloss", total_mbps=25.0), _all("u10d0", "ackloss", total_mbps=25.0)),
+     claims.DISAGREES),
+    (claims.testbed_total, _tb()[lambda d: d["scheme"] == "reno"], claims.UNTESTED),
+    (claims.testbed_nec, _tb(), claims.AGREES),
+    (claims.testbed_nec, _tb({("Buffalo", "u5d5", "ackloss"): {"timeouts": 9.0}}), claims.PARTLY),
+    (claims.testbed_nec, _tb({("Buffalo", "u5d5", "ackloss"): {"timeouts": 9.0, "jain": 0.5}}), claims.DISAGREES),
+    (claims.testbed_nec, _tb()[lambda d: d["ap"] != "NEC"], claims.UNTESTED),
+    (claims.testbed_swm, _tb(), claims.AGREES),
+    (claims.testbed_swm, _tb({("NEC", m, "ackloss"): {"swm_1s": 0.1, "swm_20s": 0.1} for m in ("u5d5", "u10d0")}),
+     claims.PARTLY),
+    (claims.testbed_swm, _tb({(a, m, "ackloss"): {"swm_1s": 0.1, "swm_20s": 0.1} for a in ("NEC", "Buffalo")
+                                for m in ("u5d5", "u10d0")}), claims.DISAGREES),
+    (claims.testbed_swm, _tb()[lambda d: d["ap"] == "Corega"], claims.UNTESTED),
+    (claims.testbed_corega, _tb(), claims.AGREES),
+    (claims.testbed_corega, _tb({("Corega", "u5d5", "reno"): {"swm_1s": 0.1, "swm_20s": 0.1}}), claims.PARTLY),
+    (claims.testbed_corega, _tb(_all("u5d5", "reno", swm_1s=0.5, swm_20s=0.5), _all("u10d0", "reno", swm_1s=0.5,
+                                                                                       swm_20s=0.5)), claims.DISAGREES),
+    (claims.testbed_corega, _tb()[lambda d: d["ap"] != "Corega"], claims.UNTESTED),
+])
+def test_testbed_claims_reach_each_verdict(claim, arg, verdict):
+    assert claim(arg).verdict == verdict
+
+
+def test_testbed_run_uses_the_aps_buffer_and_the_lan():
+    """A short u5d5 run behind NEC (50 packets) and Corega (243): the scenario carries each AP's
+    buffer and the 0.1 ms wired link; Reno starves the downstream flows behind both."""
+    from wattlab.reproduce.hashimoto2013 import testbed
+    j = testbed.job("NEC", "u5d5", "reno", 1, 20.0, 5.0, [1.0, 5.0])
+    ovr = dict(j.overrides)
+    assert ovr["wlan.0.ap_queue"] == 50 and str(ovr["link.0.delay"]).replace(" ", "") in ("0.1ms", "100us")
+    jobs = [j, testbed.job("Corega", "u5d5", "reno", 1, 20.0, 5.0, [1.0, 5.0])]
+    df = runner.run_jobs(jobs, testbed.measure, "test", 1, None).drop(columns=["duration_s", "warmup_s", "sample_s",
+                                                                                "swm_windows_s"])
+    t = testbed.table(df)
+    assert len(t) == 2 and (t["down_per_flow_mbps"] < 0.1 * t["up_per_flow_mbps"]).all()
+    assert set(t["ap_buffer"]) == {50, 243}
+
+
+def test_testbed_claims_are_not_comparable_in_quick():
+    from wattlab.reproduce.hashimoto2013.config import Config
+    changed = claims.quick_changes(Config.quick_preset(), Config.full())
+    assert {f"B{i}" for i in range(1, 8)} <= set(changed) and "u5d5" in changed["B1"]
+    assert claims.quick_changes(Config.full(), Config.full()) == {}

@@ -173,7 +173,8 @@ def conclusion(t: pd.DataFrame) -> str:
             f"{base.exchange_q03_ms:.3f} ms), {d.exchange_q01_ms.min():.3f}–{d.exchange_q01_ms.max():.3f} ms at q = 0.1 "
             f"(ours {base.exchange_q01_ms:.3f}); P_ratio {d.p_ratio_m1.min():.3f}–{d.p_ratio_m1.max():.3f} at m = 1 and "
             f"{d.p_ratio_m5.min():.3f}–{d.p_ratio_m5.max():.3f} at m = 5, so it {_word(min(lo1, lo5))} the key numbers' "
-            f"gaps ({lo1:.0%}–{hi1:.0%} of m = 1's, {lo5:.0%}–{hi5:.0%} of m = 5's, over the three mappings)")
+            f"gaps ({100 * lo1:.0f}–{100 * hi1:.0f} % of m = 1's, {100 * lo5:.0f}–{100 * hi5:.0f} % of m = 5's, over the "
+            "three mappings)")
     return (f"**Exchange time implied by Table 3.1's {ROW_MBPS} Mb/s row** (our model {base.target_ms:.3f} ms there; "
             f"key numbers ours {base.p_ratio_m1:.3f} / {base.p_ratio_m5:.3f} against the thesis's "
             f"{ch4.KEY_RATIO[1]:.2f} / {ch4.KEY_RATIO[5]:.2f}): " + "; ".join(parts) + ".")

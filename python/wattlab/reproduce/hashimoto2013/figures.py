@@ -15,7 +15,7 @@ from .config import SCHEMES
 
 COLORS = {"reno": "tab:red", "ackloss": "tab:blue", "prioritised-ap": "tab:green"}
 NAMES = ("fig_throughput.png", "fig_fairness.png", "fig_swm.png", "fig_table31.png", "fig_r_energy_maps.png",
-         "fig_m_sweep.png", "fig_model_vs_sim.png", "fig_relocation.png", "fig_q_multipliers.png")
+         "fig_m_sweep.png", "fig_model_vs_sim.png", "fig_relocation.png", "fig_q_multipliers.png", "fig_testbed.png")
 PARAM_LABELS = {"p_sleep": "P^s", "p_as": "P^as", "p_sa": "P^sa", "t_as": "T^as", "t_sa": "T^sa"}
 
 
@@ -220,6 +220,33 @@ def q_multipliers(qc: pd.DataFrame, mc: pd.DataFrame, out: Path) -> Path:
         a.grid(alpha=0.3)
     return finish(fig, out / NAMES[8], "Paper 002 Figs. 3.8 and 3.13 (model, AR5004)",
                   "Closed-form model; no error bars (no randomness). Dotted: multiplier 0.05.", ncol=5)
+
+
+def testbed(tb: pd.DataFrame, out: Path) -> Path:
+    """Fig. 2.9 in the simulator: per AP, the mean upstream and downstream flow's throughput (bars)
+    and the total (lines) over the mixes, Reno and the ACK-loss-aware Reno."""
+    aps = list(dict.fromkeys(tb["ap"])) if not tb.empty else []
+    fig, axes = plt.subplots(1, max(len(aps), 1), figsize=(5 * max(len(aps), 1), 4), squeeze=False)
+    for ax, ap in zip(axes[0], aps):
+        g = tb[tb["ap"] == ap]
+        mixes = list(dict.fromkeys(g["mix"]))
+        x = np.arange(len(mixes))
+        for i, scheme in enumerate(("reno", "ackloss")):
+            d = g[g["scheme"] == scheme].set_index("mix").reindex(mixes)
+            off = (i - 0.5) * 0.4
+            ax.bar(x + off - 0.1, d["up_per_flow_mbps"].fillna(0), 0.2, color=COLORS[scheme], alpha=0.9,
+                   label=f"{scheme}: per upstream flow")
+            ax.bar(x + off + 0.1, d["down_per_flow_mbps"].fillna(0), 0.2, color=COLORS[scheme], alpha=0.4, hatch="//",
+                   label=f"{scheme}: per downstream flow")
+            ax.errorbar(x, d["total_mbps"], yerr=stats.yerr(d["total_mbps"], d["total_mbps_lo"], d["total_mbps_hi"]),
+                        color=COLORS[scheme], marker="o", ms=3, capsize=2, label=f"{scheme}: total")
+        ax.set_xticks(x, mixes, rotation=45, fontsize=8)
+        ax.set_xlabel("flows (u = upstream, d = downstream)")
+        ax.set_ylabel("throughput (Mb/s)")
+        ax.set_title(f"{ap}-AP ({int(g['ap_buffer'].iloc[0])}-packet buffer)", fontsize=10)
+        ax.grid(alpha=0.3, axis="y")
+    return finish(fig, out / NAMES[9], "Paper 002 Fig. 2.9 in the simulator (10 clients, delayed ACK off)",
+                  "Bars: mean per-flow throughput; lines: total with the 95 % t-interval of the mean over seeds.", ncol=3)
 
 
 def model_vs_sim(c: pd.DataFrame, out: Path, seeds: int) -> Path:

@@ -10,10 +10,11 @@ import pandas as pd
 from ... import markdown as md
 from .. import runner, stats
 from ..framework import Context, Info, Reproduction, run_heading
-from . import claims, closed_form, energy_sim, exchange, fairness, figures, paper, relocation, rto, validation
+from . import claims, closed_form, energy_sim, exchange, fairness, figures, paper, relocation, rto, testbed, validation
 from .config import MIXES, SCHEMES, Config
 
 CSV_FILES = ("table21.csv", "table23.csv", "fairness_runs.csv", "fairness.csv", "relocation_runs.csv", "relocation.csv",
+             "testbed_runs.csv", "testbed.csv",
              "table31.csv", "table31_runs.csv", "table31_rto.csv", "table31_rto_runs.csv", "exchange.csv",
              "r_energy_maps.csv", "r_energy_vs_p.csv", "q_curves.csv", "m_sweep.csv", "multipliers.csv",
              "model_vs_sim.csv", "model_vs_sim_runs.csv", "claims.csv")
@@ -92,6 +93,28 @@ def _ci(col: str, spec: str = "{:.3f}"):
     return cell
 
 
+def testbed_section(cfg: Config, tb: pd.DataFrame) -> list[str]:
+    """Figs. 2.9–2.11 in the simulator: per AP, mix and scheme."""
+    out = ["", "## The testbed sweep (Figs. 2.9–2.11, Fig. 2.8(a)) in the simulator", ""]
+    if tb.empty:
+        return out + ["Not run (`testbed_mixes` empty)."]
+    swm = [c for c in tb.columns if c.startswith("swm_") and not c.endswith(("_ci", "_lo", "_hi"))]
+    return out + [
+        f"Ten clients behind each AP, modelled by its buffer (Table 2.3's B_est: "
+        + ", ".join(f"{k} {v}" for k, v in testbed.APS.items()) + " packets), the wired node on the AP (100 Mb/s, "
+        f"0.1 ms), starts U[0, 0.1] s, delayed ACK off, {cfg.testbed_seeds} seed(s) × {cfg.testbed_duration_s:g} s "
+        f"averaged over {cfg.testbed_warmup_s:g}–{cfg.testbed_duration_s:g} s (the thesis: 10 × 180 s, 50–180 s). "
+        "Commercial firmware and the real channel are not modelled.", "",
+        *md.frame(tb, {
+            "AP": "ap", "mix": "mix", "scheme": "scheme", "total (Mb/s)": _ci("total_mbps", "{:.2f}"),
+            "per upstream flow": lambda r: "—" if r.up_per_flow_mbps != r.up_per_flow_mbps else f"{r.up_per_flow_mbps:.2f}",
+            "per downstream flow": lambda r: "—" if r.down_per_flow_mbps != r.down_per_flow_mbps else f"{r.down_per_flow_mbps:.2f}",
+            "slowest flow": lambda r: f"{r.min_flow_mbps:.2f}", "Jain": lambda r: f"{r.jain:.3f}",
+            "timeouts per run": lambda r: f"{r.timeouts:.1f}",
+            f"SWM w = {swm[0][4:] if swm else '—'} / {swm[-1][4:] if swm else '—'}":
+                lambda r: f"{r[swm[0]]:.3f} / {r[swm[-1]]:.3f}" if swm else "—"})]
+
+
 def gap4_section(t: dict[str, pd.DataFrame]) -> list[str]:
     """Issue 32 gap 4's settling experiments: the exchange time Table 3.1's 12 Mb/s row implies
     (against Ch. 4's key numbers) and ns-2's timer at 28–29 Mb/s, each ending in its generated sentence."""
@@ -139,6 +162,8 @@ class Hashimoto2013(Reproduction):
         fr = fairness.runs(fairness_jobs(cfg), ctx)
         fair = fairness_table(fr)
         rr = relocation.runs(relocation_jobs(cfg), ctx)
+        tr = testbed.runs(cfg.testbed_mixes, range(cfg.base_seed, cfg.base_seed + cfg.testbed_seeds),
+                          cfg.testbed_duration_s, cfg.testbed_warmup_s, cfg.swm_windows_s, ctx)
         t31_seeds = range(cfg.base_seed, cfg.base_seed + cfg.table31_seeds)
         t31 = validation.runs(list(paper.TABLE31), t31_seeds, cfg.table31_duration_s, ctx)
         t31_rto = rto.runs(cfg.rto_cross_mbps, t31_seeds, cfg.table31_duration_s, ctx) if cfg.rto_cross_mbps else pd.DataFrame()
@@ -147,6 +172,7 @@ class Hashimoto2013(Reproduction):
         er = energy_sim.runs(points, range(cfg.base_seed, cfg.base_seed + cfg.energy_seeds), ctx)
         return {"table21.csv": closed_form.table21(), "table23.csv": closed_form.table23(), "fairness_runs.csv": fr,
                 "fairness.csv": fair, "relocation_runs.csv": rr, "relocation.csv": relocation.table(rr, fair),
+                "testbed_runs.csv": tr, "testbed.csv": testbed.table(tr),
                 "table31.csv": table31, "table31_runs.csv": t31, "table31_rto.csv": rto.table(table31, t31_rto),
                 "table31_rto_runs.csv": t31_rto, "exchange.csv": exchange.table(),
                 "r_energy_maps.csv": closed_form.r_energy_maps(), "r_energy_vs_p.csv": closed_form.p_curves(),
@@ -166,7 +192,8 @@ class Hashimoto2013(Reproduction):
                 figures.table31(t["table31.csv"], out), figures.r_energy_maps(t["r_energy_maps.csv"], out),
                 figures.m_sweep(t["r_energy_vs_p.csv"], t["m_sweep.csv"], out),
                 figures.model_vs_sim(t["model_vs_sim.csv"], out, cfg.energy_seeds),
-                figures.relocation(t["relocation.csv"], out), figures.q_multipliers(t["q_curves.csv"], t["multipliers.csv"], out)]
+                figures.relocation(t["relocation.csv"], out), figures.q_multipliers(t["q_curves.csv"], t["multipliers.csv"], out),
+                figures.testbed(t["testbed.csv"], out)]
 
     def summary(self, cfg: Config, t: dict[str, pd.DataFrame], verdicts, info: Info) -> list[str]:
         f, t31, je = t["fairness.csv"], t["table31.csv"], closed_form.jain_example()
@@ -224,6 +251,7 @@ class Hashimoto2013(Reproduction):
                 "near / far flow (Mb/s)": lambda r: f"{r.near_mbps:.2f} / {r.far_mbps:.2f}",
                 "near ÷ far": lambda r: f"{r.near_far_ratio:.2f}", "total (Mb/s)": _ci("total_mbps", "{:.2f}"),
                 "captures": lambda r: f"{r.captures:,.0f}", "collisions": lambda r: f"{r.collisions:,.0f}"}),
+            *testbed_section(cfg, t["testbed.csv"]),
             "", "## Table 3.1: mean ACK inter-arrival (m = 1, q = 0.3, RTT 100 ms)", "",
             *md.frame(t31, {
                 "cross (Mb/s)": lambda r: int(r.cross_mbps), "E[W]": lambda r: f"{r.e_w:.2f}", "p": lambda r: f"{r.p:.3e}",
