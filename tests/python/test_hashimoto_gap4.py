@@ -45,6 +45,21 @@ def test_each_mapping_reproduces_the_printed_row_and_shortens_the_exchange():
     assert max(at_q01) - min(at_q01) > 0.02
 
 
+def test_basic_access_drops_rts_cts_and_their_sifs_from_the_data_exchange():
+    mac = te.Mac80211a()
+    a, b = te.mac_times(0.0, mac=replace(mac, rts_cts=False)), te.mac_times(0.0, mac=mac)
+    rts_cts = mac.frame_s(mac.rts_bytes) + mac.frame_s(mac.cts_bytes) + 2 * mac.sifs_s + 2 * mac.tau_s
+    assert float(b["t_t"] - a["t_t"]) == pytest.approx(rts_cts, rel=1e-12)
+    assert float(b["t_r"]) == float(a["t_r"])
+
+
+def test_basic_access_explains_most_of_the_row_and_part_of_the_key_numbers():
+    r = exchange.table().set_index("source").loc["basic access"]
+    assert r.target_ms == pytest.approx(0.9805, abs=5e-4) and r.row_explained == pytest.approx(0.74, abs=0.01)
+    assert 0.3 < r.explained_m1 < 0.5 and 0.2 < r.explained_m5 < 0.4
+    assert "basic access (no RTS/CTS) gives 0.981 ms" in exchange.conclusion(exchange.table())
+
+
 def test_no_root_is_a_clear_error():
     with pytest.raises(ValueError, match="no exchange time"):
         exchange.implied_mac(5.0, exchange.MAPPINGS[0])
@@ -65,7 +80,7 @@ def test_table_states_how_much_of_the_key_numbers_the_row_explains():
 
 def _ex(shares1, shares5):
     rows = [{"source": "wattlab", "target_ms": 1.056, "exchange_q03_ms": 1.017, "exchange_q01_ms": 0.698,
-             "p_ratio_m1": 0.218, "p_ratio_m5": 0.614, "explained_m1": 0.0, "explained_m5": 0.0}]
+             "p_ratio_m1": 0.218, "p_ratio_m5": 0.614, "explained_m1": 0.0, "explained_m5": 0.0, "row_explained": 0.0}]
     for a, b in zip(shares1, shares5):
         rows.append({"source": "analysis", "target_ms": 0.954, "exchange_q03_ms": 0.879, "exchange_q01_ms": 0.6,
                      "p_ratio_m1": 0.218 + a * 0.052, "p_ratio_m5": 0.614 + b * 0.076, "explained_m1": a, "explained_m5": b})
