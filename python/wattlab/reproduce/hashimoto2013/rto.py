@@ -108,6 +108,8 @@ def table(t31: pd.DataFrame, variant_runs: pd.DataFrame) -> pd.DataFrame:
 
 def _word(shares: list[float]) -> str:
     lo, hi, mean = min(shares), max(shares), sum(shares) / len(shares)
+    if max(abs(lo), abs(hi)) < PART:
+        return "does not explain"
     if lo < 0 < hi:
         return "does not explain (it moves the rows both ways)"
     return "explains most of" if lo >= MOST else "explains part of" if mean >= PART else "does not explain"
