@@ -112,11 +112,12 @@ class Config(ConfigBase):
 COMMAND = Command(
     help="Paper 002 (Hashimoto, thesis 2013) Ch. 2–3: Tables 2.1/2.3, the fairness runs (Reno, ACK-loss-aware Reno, "
     "prioritised AP; 10 up and 5 up + 5 down; delayed ACK off and on), the relocation case (Fig. 2.6: 5 clients at 1 m, "
-    "5 at 10 m, capture), Table 3.1, the R_energy maps and m-sweeps, the "
-    "energy model against the simulator, and a verdict on each claim.",
-    quick="60 s fairness runs from 20 s, 2 seeds; 2 seeds per energy point; short Table 3.1 runs: a couple of minutes. "
-    "Used by the test suite.",
-    options=(Option(("--seeds",), "seeds", "Fairness repetitions (default 10, or 2 with --quick).",
+    "5 at 10 m, capture), the testbed sweep u0d10 … u10d0 behind the three APs' buffers (Figs. 2.9–2.11), Table 3.1 "
+    "(also with ns-2's retransmission timer), the exchange time its 12 Mb/s row implies, the R_energy maps, q and "
+    "m sweeps, the WNI multipliers (Fig. 3.13), the energy model against the simulator, and a verdict on each claim.",
+    quick="100 s fairness runs from 30 s, 3 seeds; Table 3.1 with 2 seeds (timer variants at 28–29 Mb/s only); the "
+    "testbed sweep at u0d10, u5d5, u10d0 for 60 s, one seed: a few minutes. Used by the test suite.",
+    options=(Option(("--seeds",), "seeds", "Fairness repetitions (default 10, or 3 with --quick).",
                     type=click.IntRange(1, 100), metavar="N"),),
     written="summary.md has the tables beside the thesis's",
 )
