@@ -63,6 +63,9 @@ class Mac80211a:
     ack_bytes: int = physics.FRAME_BYTES["ack"]
     retry_limit: int = 7
     """N, the maximum number of MAC retransmissions (N + 1 attempts); the thesis's Ch. 4 value."""
+    rts_cts: bool = True
+    """The client's data frames go with RTS/CTS (Eq. 3.3 as printed); False is basic access (DATA,
+    SIFS, ACK: Eq. 3.3 without t_RTS, t_CTS and their two SIFS and 2τ)."""
     distance_m: float = 4.0
     timing: str = "simple"
     phy: str = "802.11a"
@@ -210,12 +213,13 @@ def mac_times(q, m=1, mac: Mac80211a = Mac80211a(), wni: Wni = Wni(), tr: Transf
     cw = np.minimum((mac.cw_min + 1) * 2.0 ** (i - 1) - 1, mac.cw_max)  # (3.2)
     t_bo = cw * mac.slot_s / 2.0  # (3.1)
     tau = mac.tau_s
-    t_rts = mac.frame_s(mac.rts_bytes, mac.control_rate_bps)
-    t_cts = mac.frame_s(mac.cts_bytes, mac.control_rate_bps)
+    rts = 1.0 if mac.rts_cts else 0.0
+    t_rts = rts * mac.frame_s(mac.rts_bytes, mac.control_rate_bps)
+    t_cts = rts * mac.frame_s(mac.cts_bytes, mac.control_rate_bps)
     t_ack = mac.frame_s(mac.ack_bytes, mac.control_rate_bps)
     t_data_up = mac.data_frame_s(tr.data_bytes)
     t_data_down = mac.data_frame_s(tr.ack_bytes)
-    idle_t = 3 * mac.sifs_s + mac.difs_s + t_bo + 4 * tau
+    idle_t = (1 + 2 * rts) * mac.sifs_s + mac.difs_s + t_bo + (2 + 2 * rts) * tau
     idle_r = mac.sifs_s + mac.difs_s + t_bo + 2 * tau
     tt = idle_t + t_rts + t_data_up + t_cts + t_ack  # (3.3)
     trr = idle_r + t_data_down + t_ack  # (3.4)

@@ -5,7 +5,8 @@ tests/python/test_hashimoto_reproduction.py drives each to every verdict with sy
 Tables (the CSVs of the same names): ``table21`` and ``table23`` (:mod:`.closed_form`),
 ``fairness`` (per mix, delayed ACK and scheme: means over seeds), ``relocation`` (Fig. 2.6 per
 scheme, with ``jain_4m``), ``table31`` (analysis and
-simulation per cross-traffic rate), ``m_sweep``, ``maps`` and ``model_vs_sim``."""
+simulation per cross-traffic rate), ``m_sweep``, ``maps``, ``q_curves`` (Fig. 3.8),
+``multipliers`` (Fig. 3.13), ``testbed`` (Figs. 2.9–2.11 per AP, mix and scheme) and ``model_vs_sim``."""
 
 from __future__ import annotations
 
@@ -54,6 +55,21 @@ NEAR_FAR_RATIO = 1.2
 than the far ones' (F9's "independent": the ratio within [1/1.2, 1.2])."""
 JAIN_SAME = 0.05
 """F9: the proposed method's Jain index with the relocation within this of its own at one distance."""
+Q_RISE_AGREES, Q_RISE_PARTLY = 0.10, 0.20
+"""M9: "increases slightly": R_energy at one p rises with q by at most 0.1 (agrees) or 0.2 (partly)
+from q = 0 to the largest q evaluated there (Fig. 3.8; the thesis: "a small impact")."""
+STARVED_RATIO = 0.10
+"""B1: a downstream flow is starved when it gets under 10 % of an upstream flow's throughput."""
+NOT_STARVED = 0.10
+"""B2: no flow starved: the slowest flow gets at least 10 % of an equal share of the total."""
+SAME_TOTAL = 0.05
+"""B3: "equivalent" totals with downstream flows only: within 5 % of each other."""
+RTO_FREE = 1.0
+"""B5: a scheme "does not experience RTO" with an AP when its runs average under one timeout."""
+FLAT = 0.001
+"""E4: "almost unchanged" / "no further reduction": within 0.1 % of the reduction (Fig. 3.13)."""
+PS_FLAT = 0.05
+"""E4: P^s "already sufficiently small": removing it entirely adds < 5 % (it is 2 % of P^l)."""
 
 
 def _fair(f: pd.DataFrame, mix: str, delack: bool, scheme: str):
@@ -329,6 +345,206 @@ def p_shape(maps: pd.DataFrame) -> Claim:
                  verdict, f"RTT {rtt:.0f} ms: R_energy {lo:.3f} at p = {d['p'].iloc[0]:.0e}, {hi:.3f} at p = {d['p'].iloc[-1]:.0e}")
 
 
+def q_effect(qc: pd.DataFrame) -> Claim:
+    """M9: Fig. 3.8, R_energy at a given p increases slightly as q increases (RTT 100 ms, m = 1)."""
+    text = ("Fig. 3.8 (RTT 100 ms, m = 1, q = 0 … 0.7): at a given p, R_energy increases slightly as q increases (longer "
+            "frame exchanges shorten the sleep), a small impact on the sleep efficiency.")
+    if qc is None or qc.empty or qc["q"].nunique() < 2:
+        return Claim("M9", text, "needs R_energy against p for two q or more", UNTESTED, "")
+    rises, mono, falls, top = [], [], [], (float("-inf"), 0.0, 0.0)
+    for p, g in qc.groupby("p"):
+        if len(g) < 2:
+            continue
+        g = g.sort_values("q")
+        r = g["r_energy"].to_numpy()
+        mono.append(bool(np.all(np.diff(r) >= -1e-9)))
+        rises.append(float(r[-1] - r[0]))
+        if rises[-1] > top[0]:
+            top = (rises[-1], float(p), float(g["q"].iloc[-1]))
+        if not mono[-1]:
+            falls.append(float(p))
+    if not mono:
+        return Claim("M9", text, "needs a p with two q or more", UNTESTED, "")
+    frac = sum(mono) / len(mono)
+    verdict = rules.worst(rules.share(frac), rules.at_most(max(rises), Q_RISE_AGREES, Q_RISE_PARTLY))
+    return Claim("M9", text,
+                 f"R_energy non-decreasing in q at every p and its rise ≤ {Q_RISE_AGREES:g} agrees; non-decreasing at half "
+                 f"the p or more and rise ≤ {Q_RISE_PARTLY:g} partly", verdict,
+                 f"non-decreasing in q at {sum(mono)}/{len(mono)} p; largest rise {max(rises):+.3f} (p = {top[1]:.1e}, "
+                 f"q = 0 → {top[2]:g}), largest fall "
+                 f"{min(rises):+.3f}" + (f"; it falls with q at p = {min(falls):.1e} … {max(falls):.1e}" if falls else ""))
+
+
+def multipliers(mc: pd.DataFrame) -> Claim:
+    """E4: Fig. 3.13's curves (Eq. 3.46 at Table 3.3's values): a check of the thesis's arithmetic."""
+    text = ("Fig. 3.13: the reduction is almost unchanged by lowering P^s or P^as and constant in T^as; it grows as "
+            "P^sa or T^sa falls until a multiplier of about 0.05, with no further gain below; P^as's critical "
+            "multiplier is about 100.")
+    if mc is None or mc.empty:
+        return Claim("E4", text, "needs the multiplier curves", UNTESTED, "")
+
+    def red(par, k):
+        d = mc[(mc["param"] == par) & np.isclose(mc["multiplier"], k)]
+        return float(d["reduction_j"].iloc[0]) if not d.empty else float("nan")
+
+    def curve(par, lo, hi):
+        d = mc[(mc["param"] == par) & (mc["multiplier"] >= lo) & (mc["multiplier"] <= hi)].sort_values("multiplier")
+        return d["reduction_j"].to_numpy()
+
+    r0 = {par: red(par, 0.0) for par in mc["param"].unique()}
+    rel = lambda par, k: abs(red(par, k) / r0[par] - 1)  # noqa: E731
+    checks = {
+        "P^s: removing it adds < 5 %": rel("p_sleep", 1.0) < PS_FLAT,
+        "P^as: flat below 1": rel("p_as", 1.0) < FLAT,
+        "P^as: still flat at 100": rel("p_as", 100.0) < FLAT + 1e-4,
+        "T^as: constant": bool(np.ptp(curve("t_as", 0.0, np.inf)) < FLAT * abs(r0.get("t_as", 1.0))),
+        "P^sa: grows as it falls to 0.05": bool(np.all(np.diff(curve("p_sa", 0.05, 1.0)) <= 0) and rel("p_sa", 1.0) > FLAT),
+        "P^sa: < 0.1 % more below 0.05": rel("p_sa", 0.05) < FLAT,
+        "T^sa: grows as it falls to 0.05": bool(np.all(np.diff(curve("t_sa", 0.05, 1.0)) <= 0) and rel("t_sa", 1.0) > FLAT),
+        "T^sa: < 0.1 % more below 0.05": rel("t_sa", 0.05) < FLAT,
+    }
+    verdict = rules.arithmetic(rules.checks(list(checks.values())))
+    failed = [k for k, v in checks.items() if not v]
+    return Claim("E4", text, "a check of the thesis's arithmetic (Eq. 3.46 at its own Table 3.3): each statement holds on "
+                 "the curves", verdict,
+                 f"{sum(checks.values())}/{len(checks)} hold" + (f" (not: {'; '.join(failed)})" if failed else "")
+                 + f"; reduction at multiplier 1 {red('p_sa', 1.0):.3f} J, P^sa → 0 {r0.get('p_sa', float('nan')):.3f} J, "
+                 f"T^sa → 0 {r0.get('t_sa', float('nan')):.3f} J")
+
+
+def _tb(tb: pd.DataFrame, ap: str, mix: str, scheme: str):
+    if tb is None or tb.empty:
+        return None
+    m = tb[(tb["ap"] == ap) & (tb["mix"] == mix) & (tb["scheme"] == scheme)]
+    return None if m.empty else m.iloc[0]
+
+
+def _tb_cells(tb: pd.DataFrame, scheme: str, mixed_only: bool = True) -> pd.DataFrame:
+    """The testbed rows of ``scheme`` with at least one upstream (and, if ``mixed_only``, one downstream) flow."""
+    if tb is None or tb.empty:
+        return pd.DataFrame()
+    d = tb[(tb["scheme"] == scheme) & (tb["mix"] != "u0d10")]
+    return d[d["mix"] != "u10d0"] if mixed_only else d
+
+
+def testbed_reno_starves(tb: pd.DataFrame) -> Claim:
+    """B1: Fig. 2.9, with Reno the downstream flows starve whenever an upstream flow exists, for every AP."""
+    text = ("Fig. 2.9 (three commercial APs, u1d9 … u9d1, delayed ACK off): when at least one upstream Reno flow exists "
+            "the upstream flows occupy almost all the bandwidth and the downstream flows are starved.")
+    d = _tb_cells(tb, "reno")
+    if d.empty:
+        return Claim("B1", text, "needs the testbed sweep with mixed flows", UNTESTED, "")
+    ok = d["down_per_flow_mbps"] < STARVED_RATIO * d["up_per_flow_mbps"]
+    worst = d.loc[(d["down_per_flow_mbps"] / d["up_per_flow_mbps"]).idxmax()]
+    return Claim("B1", text, f"a downstream flow under {STARVED_RATIO:.0%} of an upstream flow's throughput in every "
+                 "(AP, mix) agrees; in half of them partly", rules.checks(list(ok)),
+                 f"{int(ok.sum())}/{len(ok)} cells; worst {worst['ap']} {worst['mix']}: downstream "
+                 f"{worst['down_per_flow_mbps']:.2f} vs upstream {worst['up_per_flow_mbps']:.2f} Mb/s per flow")
+
+
+def testbed_no_starvation(tb: pd.DataFrame) -> Claim:
+    """B2: Fig. 2.9, with the proposed method no flow is starved (every AP, every mix)."""
+    text = "Fig. 2.9: the proposed method significantly improves fairness between upstream and downstream flows; no flow is starved."
+    d = _tb_cells(tb, "ackloss", mixed_only=False)
+    if d.empty:
+        return Claim("B2", text, "needs the testbed sweep's ackloss runs", UNTESTED, "")
+    ok = d["min_flow_mbps"] >= NOT_STARVED * d["total_mbps"] / 10
+    worst = d.loc[(d["min_flow_mbps"] / d["total_mbps"]).idxmin()]
+    return Claim("B2", text, f"the slowest flow ≥ {NOT_STARVED:.0%} of an equal share in every (AP, mix) with an upstream "
+                 "flow agrees; in half partly", rules.checks(list(ok)),
+                 f"{int(ok.sum())}/{len(ok)} cells; worst {worst['ap']} {worst['mix']}: slowest "
+                 f"{worst['min_flow_mbps']:.2f} Mb/s of {worst['total_mbps']:.2f} total")
+
+
+def testbed_downstream_only(tb: pd.DataFrame) -> Claim:
+    """B3: Fig. 2.9, ten downstream flows: Reno and the proposed method equivalent (ACKs not dropped)."""
+    text = ("Fig. 2.9: with ten downstream flows the total throughputs of Reno and the proposed method are equivalent "
+            "for every AP (no ACK is dropped at the AP, so the two behave identically).")
+    pairs = [(ap, _tb(tb, ap, "u0d10", "reno"), _tb(tb, ap, "u0d10", "ackloss")) for ap in (tb["ap"].unique() if tb is not None
+                                                                                       and not tb.empty else [])]
+    pairs = [(ap, r, a) for ap, r, a in pairs if r is not None and a is not None]
+    if not pairs:
+        return Claim("B3", text, "needs u0d10 for both schemes", UNTESTED, "")
+    diffs = [abs(a["total_mbps"] / r["total_mbps"] - 1) for _, r, a in pairs]
+    return Claim("B3", text, f"totals within {SAME_TOTAL:.0%} for every AP agrees; for half partly",
+                 rules.checks([x <= SAME_TOTAL for x in diffs]),
+                 "; ".join(f"{ap}: {a['total_mbps']:.2f} vs {r['total_mbps']:.2f} Mb/s" for ap, r, a in pairs))
+
+
+def testbed_total(tb: pd.DataFrame) -> Claim:
+    """B4: Fig. 2.9, with an upstream flow the proposed method's total is below Reno's."""
+    text = ("Fig. 2.9: with one or more upstream flows the proposed method's total throughput is smaller than Reno's "
+            "(all ten clients contend at the MAC, more collisions).")
+    rows = []
+    for _, a in _tb_cells(tb, "ackloss", mixed_only=False).iterrows():
+        r = _tb(tb, a["ap"], a["mix"], "reno")
+        if r is not None:
+            rows.append((a["ap"], a["mix"], a["total_mbps"] < r["total_mbps"], a["total_mbps"] / r["total_mbps"] - 1))
+    if not rows:
+        return Claim("B4", text, "needs both schemes with an upstream flow", UNTESTED, "")
+    gaps = [g for *_, g in rows]
+    return Claim("B4", text, "ackloss's total below Reno's in every (AP, mix) with an upstream flow agrees; in half partly",
+                 rules.checks([ok for _, _, ok, _ in rows]),
+                 f"{sum(ok for _, _, ok, _ in rows)}/{len(rows)} cells; ackloss vs Reno {100 * min(gaps):+.0f} … "
+                 f"{100 * max(gaps):+.0f} %")
+
+
+def testbed_nec(tb: pd.DataFrame) -> Claim:
+    """B5: Fig. 2.9, the smallest AP buffer (NEC): the proposed method's flows see RTOs there and not with
+    the other APs, and its fairness gain is the smallest."""
+    text = ("Fig. 2.9: the fairness improvement of the proposed method is smallest with NEC-AP, whose buffer is too "
+            "small for ten flows: its flows experience RTO there, not with Buffalo-AP or Corega-AP.")
+    a, r = _tb_cells(tb, "ackloss"), _tb_cells(tb, "reno")
+    if a.empty or r.empty or set(a["ap"]) != {"Buffalo", "NEC", "Corega"}:
+        return Claim("B5", text, "needs the mixed testbed cells for all three APs", UNTESTED, "")
+    to = a.groupby("ap")["timeouts"].mean()
+    gain = (a.set_index(["ap", "mix"])["jain"] - r.set_index(["ap", "mix"])["jain"]).groupby("ap").mean()
+    rto_ok = to["NEC"] >= RTO_FREE and to["Buffalo"] < RTO_FREE and to["Corega"] < RTO_FREE
+    gain_ok = gain["NEC"] < min(gain["Buffalo"], gain["Corega"])
+    return Claim("B5", text, f"ackloss: ≥ {RTO_FREE:g} timeout per run with NEC and fewer with the others, and NEC's mean "
+                 "Jain gain over Reno the smallest, agrees; one of the two partly", rules.graded(rto_ok and gain_ok, rto_ok or gain_ok),
+                 "timeouts per run " + ", ".join(f"{k} {v:.1f}" for k, v in to.items()) + "; Jain gain "
+                 + ", ".join(f"{k} {v:+.3f}" for k, v in gain.items()))
+
+
+def _swm_cols(tb: pd.DataFrame) -> list[str]:
+    return [c for c in tb.columns if c.startswith("swm_") and not c.endswith(("_ci", "_lo", "_hi"))]
+
+
+def testbed_swm(tb: pd.DataFrame) -> Claim:
+    """B6: Figs. 2.10–2.11, the proposed method's SWM index above Reno's at every w (Buffalo, NEC)."""
+    text = ("Figs. 2.10–2.11 (ten upstream; five up + five down): with Buffalo-AP or NEC-AP the proposed method's index is "
+            "significantly better than Reno's at short and long time scales.")
+    checks = []
+    for ap in ("Buffalo", "NEC"):
+        for mix in ("u10d0", "u5d5"):
+            a, r = _tb(tb, ap, mix, "ackloss"), _tb(tb, ap, mix, "reno")
+            if a is not None and r is not None:
+                checks += [a[c] > r[c] for c in _swm_cols(tb)]
+    if not checks:
+        return Claim("B6", text, "needs u10d0 and u5d5 with Buffalo or NEC", UNTESTED, "")
+    return Claim("B6", text, "ackloss's SWM(w) above Reno's at every w, both mixes, both APs, agrees; half of them partly",
+                 rules.checks(checks), f"{sum(checks)}/{len(checks)} (AP, mix, w) above")
+
+
+def testbed_corega(tb: pd.DataFrame) -> Claim:
+    """B7: Figs. 2.10–2.11, Reno's index with Corega-AP (the largest buffer) better than with the other APs."""
+    text = ("Figs. 2.10–2.11: Reno's index with Corega-AP is better than with the other APs: its large buffer keeps more "
+            "packets of each flow, fewer RTOs, less unfairness.")
+    held, nums = [], []
+    for mix in ("u10d0", "u5d5"):
+        rows = {ap: _tb(tb, ap, mix, "reno") for ap in ("Buffalo", "NEC", "Corega")}
+        if any(v is None for v in rows.values()):
+            continue
+        m = {ap: float(np.mean([v[c] for c in _swm_cols(tb)])) for ap, v in rows.items()}
+        held.append(m["Corega"] > max(m["Buffalo"], m["NEC"]))
+        nums.append(f"{mix}: " + ", ".join(f"{k} {v:.3f}" for k, v in m.items()))
+    if not held:
+        return Claim("B7", text, "needs Reno's u10d0 or u5d5 for all three APs", UNTESTED, "")
+    return Claim("B7", text, "Reno's mean SWM over w highest with Corega in both mixes agrees; in one partly",
+                 rules.checks(held), "; ".join(nums))
+
+
 def model_vs_sim(c: pd.DataFrame) -> Claim:
     """M8: the model's E[J_cam] and E[J_sleep] within 15 % of the simulator's over the grid (the issue)."""
     if c is None or c.empty:
@@ -408,14 +624,25 @@ def evaluate(tables: dict) -> list[Claim]:
         relocation_prioritised(tables.get("relocation")), relocation_ackloss(tables.get("relocation")),
         table31_analysis(tables.get("table31")), table31_validity(tables.get("table31")),
         sleep_saving(s), burst_gain(s), latency_vs_gain(s), burst_small_rtt(s), p_shape(tables.get("maps")),
-        model_vs_sim(tables.get("model_vs_sim")),
+        q_effect(tables.get("q_curves")), model_vs_sim(tables.get("model_vs_sim")), multipliers(tables.get("multipliers")),
+        *(c(tables.get("testbed")) for c in TESTBED_CLAIMS),
     ]
+
+
+TESTBED_CLAIMS = (testbed_reno_starves, testbed_no_starvation, testbed_downstream_only, testbed_total, testbed_nec,
+                  testbed_swm, testbed_corega)
+"""B1–B7 over ``testbed.csv``."""
 
 
 def quick_changes(cfg, full) -> dict[str, str]:
     """The claims whose quantity a reduced preset changes: F7's "long time scales" are SWM
     windows up to the longest the fairness runs allow."""
-    if max(cfg.swm_windows_s) >= max(full.swm_windows_s):
-        return {}
-    return {"F7": f"SWM windows up to {max(cfg.swm_windows_s):g} s of {cfg.duration_s:g} s runs, not "
-                  f"{max(full.swm_windows_s):g} s of {full.duration_s:g} s"}
+    out = {}
+    if max(cfg.swm_windows_s) < max(full.swm_windows_s):
+        out["F7"] = (f"SWM windows up to {max(cfg.swm_windows_s):g} s of {cfg.duration_s:g} s runs, not "
+                     f"{max(full.swm_windows_s):g} s of {full.duration_s:g} s")
+    if list(cfg.testbed_mixes) != list(full.testbed_mixes) or cfg.testbed_duration_s != full.testbed_duration_s:
+        why = (f"testbed mixes {', '.join(cfg.testbed_mixes) or 'none'} of {cfg.testbed_duration_s:g} s runs, not "
+               f"u0d10 … u10d0 of {full.testbed_duration_s:g} s")
+        out.update({f"B{i}": why for i in range(1, len(TESTBED_CLAIMS) + 1)})
+    return out

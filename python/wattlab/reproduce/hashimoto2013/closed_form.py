@@ -1,6 +1,8 @@
 """The closed-form parts of paper 002: Table 2.1 and the Jain example (wattlab.metrics), Table 2.3
-(B_est, Eq. 2.11), Table 3.1's analysis column, the R_energy maps (Fig. 3.9), the m-sweeps
-(Figs. 3.10–3.12) and the WNI design conditions (3.47–3.49), from wattlab.models.tcp_energy."""
+(B_est, Eq. 2.11), Table 3.1's analysis column, the R_energy maps (Fig. 3.9), R_energy against p
+for several q (Fig. 3.8), the m-sweeps (Figs. 3.10–3.12), the per-RTT reduction against each WNI
+parameter's multiplier (Fig. 3.13) and the WNI design conditions (3.47–3.49), from
+wattlab.models.tcp_energy."""
 
 from __future__ import annotations
 
@@ -21,6 +23,12 @@ SWEEP_M = tuple(range(1, 11))
 SWEEP_RTT_S = (0.02, 0.05, 0.1, 0.2)
 CURVE_P = np.logspace(-4, -1, 31)
 CURVE_M = (1, 2, 3, 5, 10)
+FIG38_Q = (0.0, 0.1, 0.3, 0.5, 0.7)
+"""Fig. 3.8's frame failure probabilities ("q from 0 to 0.7")."""
+FIG313_PARAMS = ("p_sleep", "p_as", "p_sa", "t_as", "t_sa")
+"""Fig. 3.13's WNI parameters: (a) powers P^s, P^as, P^sa; (b) transition times T^as, T^sa."""
+FIG313_MULTIPLIERS = tuple(float(x) for x in np.logspace(-3, 3, 25)) + (0.05, 0.0)
+"""Fig. 3.13's x-axis (multipliers of Table 3.3's values, 10^-3 … 10^3), plus the critical 0.05 and the limit 0."""
 
 
 def table21() -> pd.DataFrame:
@@ -80,6 +88,28 @@ def p_curves() -> pd.DataFrame:
     d = te.energy_grid(CURVE_P, [0.1], [0.3], list(CURVE_M))
     pp, mm = np.meshgrid(CURVE_P, CURVE_M, indexing="ij")
     return pd.DataFrame({"p": pp.ravel(), "m": mm.ravel(), "r_energy": d["r_energy"][:, 0, 0, :].ravel()})
+
+
+def q_curves() -> pd.DataFrame:
+    """Fig. 3.8: R_energy against p for q = 0 … 0.7 (RTT 100 ms, m = 1). p counts every TCP loss,
+    so it cannot be below the MAC's own, q^(N+1) (p_l = 0): those points are left out, as the
+    thesis sets p through p_l."""
+    rows = []
+    for q in FIG38_Q:
+        p = CURVE_P[CURVE_P >= te.loss_probability(q)]
+        if p.size == 0:
+            continue
+        d = te.energy_grid(p, [0.1], [q], [1])
+        rows += [{"q": q, "p": float(pi), "r_energy": float(r)} for pi, r in zip(p, d["r_energy"][:, 0, 0, 0])]
+    return pd.DataFrame(rows)
+
+
+def multiplier_curves() -> pd.DataFrame:
+    """Fig. 3.13: the per-RTT energy reduction (Eq. 3.46, E[t^s] = 100 ms, N^st = 20) with one WNI
+    parameter of Table 3.3 scaled by each multiplier."""
+    mult = np.array(FIG313_MULTIPLIERS)
+    return pd.DataFrame([{"param": par, "multiplier": float(k), "reduction_j": float(v)}
+                         for par in FIG313_PARAMS for k, v in zip(mult, te.multiplier_study(par, mult))])
 
 
 def m_sweep() -> pd.DataFrame:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import click
 
 from ..options import Command, ConfigBase, Option
+from . import paper
 
 SCHEMES = {
     "reno": "TCP Reno, plain DCF AP (the thesis's baseline)",
@@ -17,6 +18,8 @@ SCHEMES = {
 """The three schemes of Figs. 2.4–2.7."""
 
 MIXES = {"10up": (10, 0), "5u5d": (5, 5)}
+TESTBED_MIXES = tuple(f"u{u}d{10 - u}" for u in range(11))
+"""Fig. 2.9's mixes u0d10 … u10d0 (``testbed.MIXES``)."""
 """Flow mixes: (upstream, downstream) flows, one per client (Figs. 2.4 and 2.5)."""
 
 
@@ -47,6 +50,15 @@ class Config(ConfigBase):
     """Runs per cross-traffic rate of the Table 3.1 validation topology."""
     table31_duration_s: float = 200.0
     """Length of a Table 3.1 run (the ACK inter-arrival is averaged from the handshake's end)."""
+    testbed_mixes: list[str] = field(default_factory=lambda: list(TESTBED_MIXES))
+    """Fig. 2.9's flow mixes run behind each AP (``testbed.py``; issue 32 gap 4 (c))."""
+    testbed_seeds: int = 3
+    """Runs per testbed cell (the thesis averaged ten; three keep the sweep's 198 runs affordable)."""
+    testbed_duration_s: float = 180.0
+    """Length of a testbed run (thesis: 180 s, averaged over 50–180 s)."""
+    testbed_warmup_s: float = 50.0
+    rto_cross_mbps: list[int] = field(default_factory=lambda: list(paper.TABLE31))
+    """Table 3.1 rows run again with ns-2's timer settings (``rto.VARIANTS``; issue 32 gap 4 (b))."""
     base_seed: int = 1
     """First seed."""
     quick: bool = False
@@ -62,7 +74,8 @@ class Config(ConfigBase):
         """100 s fairness runs averaged over 30–100 s, 3 seeds; Table 3.1 with 2 seeds: 31–46 s
         wall on two loaded cores (the full run: 68–73 s; docs/reproductions.md)."""
         return cls(seeds=3, duration_s=100.0, warmup_s=30.0, swm_windows_s=[1.0, 2.0, 5.0, 10.0, 20.0, 50.0],
-                   table31_seeds=2, quick=True)
+                   table31_seeds=2, rto_cross_mbps=[28, 29], testbed_mixes=["u0d10", "u5d5", "u10d0"], testbed_seeds=1,
+                   testbed_duration_s=60.0, testbed_warmup_s=20.0, quick=True)
 
     def check(self) -> None:
         """Raise ValueError naming the first invalid setting."""
@@ -82,6 +95,14 @@ class Config(ConfigBase):
             raise ValueError("sample_s must be positive and every SWM window at least one sample")
         if any(w > self.duration_s - self.warmup_s for w in self.swm_windows_s):
             raise ValueError("an SWM window is longer than the averaging interval")
+        bad = [m for m in self.testbed_mixes if m not in TESTBED_MIXES]
+        if bad:
+            raise ValueError(f"testbed_mixes: unknown mix {bad[0]!r} (u0d10 … u10d0)")
+        if not 0 <= self.testbed_warmup_s < self.testbed_duration_s or self.testbed_seeds < 1:
+            raise ValueError("testbed_warmup_s must be in [0, testbed_duration_s) and testbed_seeds at least 1")
+        bad = [c for c in self.rto_cross_mbps if c not in paper.TABLE31]
+        if bad:
+            raise ValueError(f"rto_cross_mbps: {bad[0]} is not a Table 3.1 row ({', '.join(map(str, paper.TABLE31))})")
         if self.table31_duration_s < 10:
             raise ValueError("table31_duration_s must be at least 10 s")
         if self.energy_bytes < 100_000:
@@ -91,11 +112,12 @@ class Config(ConfigBase):
 COMMAND = Command(
     help="Paper 002 (Hashimoto, thesis 2013) Ch. 2–3: Tables 2.1/2.3, the fairness runs (Reno, ACK-loss-aware Reno, "
     "prioritised AP; 10 up and 5 up + 5 down; delayed ACK off and on), the relocation case (Fig. 2.6: 5 clients at 1 m, "
-    "5 at 10 m, capture), Table 3.1, the R_energy maps and m-sweeps, the "
-    "energy model against the simulator, and a verdict on each claim.",
-    quick="60 s fairness runs from 20 s, 2 seeds; 2 seeds per energy point; short Table 3.1 runs: a couple of minutes. "
-    "Used by the test suite.",
-    options=(Option(("--seeds",), "seeds", "Fairness repetitions (default 10, or 2 with --quick).",
+    "5 at 10 m, capture), the testbed sweep u0d10 … u10d0 behind the three APs' buffers (Figs. 2.9–2.11), Table 3.1 "
+    "(also with ns-2's retransmission timer), the exchange time its 12 Mb/s row implies, the R_energy maps, q and "
+    "m sweeps, the WNI multipliers (Fig. 3.13), the energy model against the simulator, and a verdict on each claim.",
+    quick="100 s fairness runs from 30 s, 3 seeds; Table 3.1 with 2 seeds (timer variants at 28–29 Mb/s only); the "
+    "testbed sweep at u0d10, u5d5, u10d0 for 60 s, one seed: a few minutes. Used by the test suite.",
+    options=(Option(("--seeds",), "seeds", "Fairness repetitions (default 10, or 3 with --quick).",
                     type=click.IntRange(1, 100), metavar="N"),),
     written="summary.md has the tables beside the thesis's",
 )

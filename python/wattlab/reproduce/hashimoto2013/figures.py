@@ -1,5 +1,6 @@
 """The reproduction's figures: Ch. 2 fairness (per-flow throughput; Jain, F, RTT; SWM over w),
-Table 3.1, the R_energy maps, the m-sweeps and the model against the simulator."""
+Table 3.1, the R_energy maps, the m-sweeps, R_energy against q and the WNI multipliers (Figs. 3.8,
+3.13) and the model against the simulator."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from .config import SCHEMES
 
 COLORS = {"reno": "tab:red", "ackloss": "tab:blue", "prioritised-ap": "tab:green"}
 NAMES = ("fig_throughput.png", "fig_fairness.png", "fig_swm.png", "fig_table31.png", "fig_r_energy_maps.png",
-         "fig_m_sweep.png", "fig_model_vs_sim.png", "fig_relocation.png")
+         "fig_m_sweep.png", "fig_model_vs_sim.png", "fig_relocation.png", "fig_q_multipliers.png", "fig_testbed.png")
+PARAM_LABELS = {"p_sleep": "P^s", "p_as": "P^as", "p_sa": "P^sa", "t_as": "T^as", "t_sa": "T^sa"}
 
 
 def _cases(agg: pd.DataFrame) -> list[tuple[str, bool]]:
@@ -191,6 +193,60 @@ def m_sweep(curves: pd.DataFrame, sweep: pd.DataFrame, out: Path) -> Path:
         a.grid(alpha=0.3)
     return finish(fig, out / NAMES[5], "Paper 002 Figs. 3.10–3.12: burst transmission (model, q = 0.3, 10 MiB)",
                   "Closed-form model; no error bars (no randomness).", ncol=5)
+
+
+def q_multipliers(qc: pd.DataFrame, mc: pd.DataFrame, out: Path) -> Path:
+    """Fig. 3.8 (R_energy vs p per q) and Fig. 3.13 (per-RTT reduction vs each WNI parameter's multiplier)."""
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    for q, g in qc.groupby("q"):
+        axes[0].plot(g["p"], g["r_energy"], "o-", ms=2, label=f"q = {q:g}")
+    axes[0].set_xscale("log")
+    axes[0].set_xlabel("p (TCP loss-event probability)")
+    axes[0].set_ylabel("R_energy = E[J_sleep]/E[J_cam]")
+    axes[0].set_title("Fig. 3.8: R_energy vs p per q (RTT 100 ms, m = 1)", fontsize=10)
+    m = mc[mc["multiplier"] > 0]
+    for ax, params, title in ((axes[1], ("p_sleep", "p_as", "p_sa"), "Fig. 3.13(a): powers"),
+                              (axes[2], ("t_as", "t_sa"), "Fig. 3.13(b): transition times")):
+        for par in params:
+            g = m[m["param"] == par].sort_values("multiplier")
+            ax.plot(g["multiplier"], g["reduction_j"], label=PARAM_LABELS[par])
+        ax.set_xscale("log")
+        ax.set_xlabel("multiplier of Table 3.3's value")
+        ax.set_ylabel("energy reduction per RTT (J)")
+        ax.set_ylim(0, 1.7)
+        ax.axvline(0.05, color="grey", lw=0.8, ls=":")
+        ax.set_title(title + " (E[t^s] = 100 ms, N^st = 20)", fontsize=10)
+    for a in axes:
+        a.grid(alpha=0.3)
+    return finish(fig, out / NAMES[8], "Paper 002 Figs. 3.8 and 3.13 (model, AR5004)",
+                  "Closed-form model; no error bars (no randomness). Dotted: multiplier 0.05.", ncol=5)
+
+
+def testbed(tb: pd.DataFrame, out: Path) -> Path:
+    """Fig. 2.9 in the simulator: per AP, the mean upstream and downstream flow's throughput (bars)
+    and the total (lines) over the mixes, Reno and the ACK-loss-aware Reno."""
+    aps = list(dict.fromkeys(tb["ap"])) if not tb.empty else []
+    fig, axes = plt.subplots(1, max(len(aps), 1), figsize=(5 * max(len(aps), 1), 4), squeeze=False)
+    for ax, ap in zip(axes[0], aps):
+        g = tb[tb["ap"] == ap]
+        mixes = list(dict.fromkeys(g["mix"]))
+        x = np.arange(len(mixes))
+        for i, scheme in enumerate(("reno", "ackloss")):
+            d = g[g["scheme"] == scheme].set_index("mix").reindex(mixes)
+            off = (i - 0.5) * 0.4
+            ax.bar(x + off - 0.1, d["up_per_flow_mbps"].fillna(0), 0.2, color=COLORS[scheme], alpha=0.9,
+                   label=f"{scheme}: per upstream flow")
+            ax.bar(x + off + 0.1, d["down_per_flow_mbps"].fillna(0), 0.2, color=COLORS[scheme], alpha=0.4, hatch="//",
+                   label=f"{scheme}: per downstream flow")
+            ax.errorbar(x, d["total_mbps"], yerr=stats.yerr(d["total_mbps"], d["total_mbps_lo"], d["total_mbps_hi"]),
+                        color=COLORS[scheme], marker="o", ms=3, capsize=2, label=f"{scheme}: total")
+        ax.set_xticks(x, mixes, rotation=45, fontsize=8)
+        ax.set_xlabel("flows (u = upstream, d = downstream)")
+        ax.set_ylabel("throughput (Mb/s)")
+        ax.set_title(f"{ap}-AP ({int(g['ap_buffer'].iloc[0])}-packet buffer)", fontsize=10)
+        ax.grid(alpha=0.3, axis="y")
+    return finish(fig, out / NAMES[9], "Paper 002 Fig. 2.9 in the simulator (10 clients, delayed ACK off)",
+                  "Bars: mean per-flow throughput; lines: total with the 95 % t-interval of the mean over seeds.", ncol=3)
 
 
 def model_vs_sim(c: pd.DataFrame, out: Path, seeds: int) -> Path:
