@@ -85,11 +85,11 @@ PSM = {0: 0.45, 1: 0.45, 3: 0.46, 5: 0.46}
 @pytest.mark.parametrize(("sweep", "expected"), [
     ({0.125: {1: 0.95, 3: 0.97, 5: 0.99}, 0.5: {1: 0.5, 3: 0.5, 5: 0.5}},
      "the AP's weights explain the paper's ordering: with a power-saving weight ≤ 1/8"),
-    ({0.125: {1: 0.6, 3: 0.9, 5: 0.95}}, "the AP's weights explain part of it: CC beats PSM at some competitor counts"
-                                         " only, with weights 1/8"),
+    ({0.125: {1: 0.6, 3: 0.9, 5: 0.95}}, "the AP's weights explain part of it: CC uses less energy than PSM at some "
+                                         "competitor counts only, with weight 1/8; per weight:"),
     ({0.125: {1: 0.5, 3: 0.5, 5: 0.5}, 2.0: {1: 0.44, 3: 0.44, 5: 0.44}},
      "the AP's fair-queueing weights do not explain it: no weight in the sweep"),
-    ({}, "only weight 1 was run"),
+    ({}, "only weight 1 was run, so the fair-queueing weights are not tested"),
 ])
 def test_fig17_weight_conclusion_reaches_each_outcome(sweep, expected):
     t = h.weights_table(f17(CC, PSM), weights(sweep) if sweep else pd.DataFrame())

@@ -141,15 +141,15 @@ def weights_conclusion(t: pd.DataFrame) -> str:
     full = [w for w, _, _, k, n in per if k == n]
     some = [w for w, _, _, k, n in per if 0 < k < n]
     if len(per) < 2:
-        return f"only weight {weight_name(per[0][0])} was run ({facts}): the fair-queueing weights are not tested"
+        return f"only weight {weight_name(per[0][0])} was run, so the fair-queueing weights are not tested; {facts}"
     if full:
-        return (f"the AP's weights explain the paper's ordering: with a power-saving weight ≤ {weight_name(max(full))} CC uses "
-                f"less energy than PSM at every competitor count ({facts})")
+        return (f"the AP's weights explain the paper's ordering: with a power-saving weight ≤ {weight_name(max(full))} CC "
+                f"uses less energy than PSM at every competitor count; per weight: {facts}")
     if some:
-        return (f"the AP's weights explain part of it: CC beats PSM at some competitor counts only, with weights "
-                f"{', '.join(weight_name(w) for w in some)} ({facts})")
+        return (f"the AP's weights explain part of it: CC uses less energy than PSM at some competitor counts only, "
+                f"with weight {', '.join(weight_name(w) for w in some)}; per weight: {facts}")
     return (f"the AP's fair-queueing weights do not explain it: no weight in the sweep makes CC use less energy than "
-            f"PSM at any competitor count ({facts})")
+            f"PSM at any competitor count; per weight: {facts}")
 
 
 def weight_name(w: float) -> str:
