@@ -12,7 +12,7 @@ use crate::net::Iface;
 use crate::rng::RngStreams;
 use crate::scenario::{ApPrioritySetting, NodeKind, PowerSaveConfig, RetryLimit, Scenario, ScenarioError, WlanConfig};
 use crate::sim::WlanHost;
-use crate::wlan::{ApPriority, ApQueueing, Bss, LossLayer, MacConfig, Overhearing, PowerSave, StaConfig, StaId};
+use crate::wlan::{ApPriority, ApQueueing, Bss, POWER_SAVE_WEIGHT_RANGE, LossLayer, MacConfig, Overhearing, PowerSave, StaConfig, StaId};
 use wattlab_core::power::{PowerMode, TwtAgreement};
 use toml::Spanned;
 use wattlab_core::energy::DeviceProfile;
@@ -248,6 +248,7 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)],
             cx.err(q, &format!("{key}.ap_queueing"), format!("`{}` is not one of {}", q.get_ref(), ApQueueing::NAMES.join(", ")))
         })?,
     };
+    let ap_power_save_weight = power_save_weight(cx, w, key, ap_queueing)?;
     let ap_priority = ap_priority(cx, w, key, &phy)?;
     let amsdu = amsdu_limit(cx, w, key, &phy)?;
     let cfg = MacConfig {
@@ -263,6 +264,7 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)],
         beacon_bytes: BEACON_BYTES + crate::wlan::broadcast_twt_beacon_bytes(schedules),
         loss_layer,
         ap_queueing,
+        ap_power_save_weight,
         ap_priority,
         qos: crate::wlan::QosConfig::for_phy(&phy).map(|q| crate::wlan::QosConfig { amsdu, ..q }),
     };
@@ -270,6 +272,23 @@ fn mac_config(cx: &Ctx, w: &WlanConfig, key: &str, members: &[(u32, StaConfig)],
         return Err(ScenarioError::general(cx.origin, Some(format!("{key}.beacon_interval")), "must be positive"));
     }
     Ok(cfg)
+}
+
+/// `ap_power_save_weight` of `[[wlan]]` `w` (1 if absent): finite, within
+/// `POWER_SAVE_WEIGHT_RANGE`, and only with `ap_queueing = "fair-class"` (the only discipline
+/// with a power-saving class).
+fn power_save_weight(cx: &Ctx, w: &WlanConfig, key: &str, queueing: ApQueueing) -> Result<f64, ScenarioError> {
+    let Some(s) = &w.ap_power_save_weight else { return Ok(1.0) };
+    let k = format!("{key}.ap_power_save_weight");
+    let v = *s.get_ref();
+    if !(v.is_finite() && POWER_SAVE_WEIGHT_RANGE.contains(&v)) {
+        let (lo, hi) = (POWER_SAVE_WEIGHT_RANGE.start(), POWER_SAVE_WEIGHT_RANGE.end());
+        return Err(cx.err(s, &k, format!("{v} is outside {lo}..={hi} (1/1024 to 1024)")));
+    }
+    if queueing != ApQueueing::FairClass {
+        return Err(cx.err(s, &k, format!("needs ap_queueing = \"fair-class\" (it is \"{}\")", queueing.name())));
+    }
+    Ok(v)
 }
 
 /// The rate choice of every member (AP first: the BSS's): the algorithm (`Constant` for a

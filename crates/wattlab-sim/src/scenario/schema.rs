@@ -441,6 +441,10 @@ pub struct WlanConfig {
     /// power-saving and regular stations, seed 000) or "fair-station".
     #[serde(default)]
     pub ap_queueing: Option<Spanned<String>>,
+    /// Weight of the power-saving class under "fair-class" (regular stations weigh 1;
+    /// default 1): its share of a backlogged AP is w / (1 + w).
+    #[serde(default)]
+    pub ap_power_save_weight: Option<Spanned<f64>>,
     /// Propagation delay between any two stations (default 0).
     #[serde(default)]
     pub propagation_delay: Option<Dur>,

@@ -40,7 +40,7 @@ use wattlab_core::{Duration, Packet, Time};
 pub use air::{AirFrame, AirKind, AirLog, BROADCAST};
 pub use edca::{up_of_dscp, Ac, AcParams, Aggregation, EdcaSet, QosConfig};
 pub use link::Link;
-pub use queue::ApQueueing;
+pub use queue::{ApQueueing, POWER_SAVE_WEIGHT_RANGE};
 pub(crate) use power::broadcast_twt_beacon_bytes;
 use queue::FairQueue;
 
@@ -85,6 +85,8 @@ pub struct MacConfig {
     pub loss_layer: LossLayer,
     /// How the AP picks its next frame.
     pub ap_queueing: ApQueueing,
+    /// Weight of the power-saving class under `ApQueueing::FairClass` (regular stations: 1).
+    pub ap_power_save_weight: f64,
     /// Channel-access priority of the AP (None: the AP contends like every station). With
     /// `qos`, it replaces the AP's AC_BE parameters.
     pub ap_priority: Option<ApPriority>,
@@ -674,7 +676,7 @@ impl Bss {
     /// A BSS with the AP first in `stas`. `rngs` gives each station's (backoff, loss) streams.
     pub fn new(name: String, cfg: MacConfig, stas: Vec<StaConfig>, mut rngs: Vec<(StreamRng, StreamRng)>) -> Bss {
         assert_eq!(stas.len(), rngs.len());
-        let ap_queue = FairQueue::new(cfg.ap_queueing, stas.len());
+        let ap_queue = FairQueue::new(cfg.ap_queueing, stas.len(), cfg.ap_power_save_weight);
         let base_aifsn = cfg.base_aifsn(stas.len());
         let stas = stas
             .into_iter()

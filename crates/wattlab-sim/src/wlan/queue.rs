@@ -6,7 +6,10 @@
 //! either type of client priority could lead to starvation of the other". We use self-clocked
 //! fair queueing (Golestani 1994): a frame gets the finish tag `max(V, F_class) + bytes` when
 //! it is queued, `V` being the tag of the frame last put on the air, and the AP sends the
-//! eligible frame with the smallest tag. Weights are equal. A full buffer drops from the class
+//! eligible frame with the smallest tag. Weights are equal unless `ap_power_save_weight` gives
+//! the power-saving class of "fair-class" another weight w (regular stations weigh 1): its
+//! frames then advance its tags by `bytes / w`, so while both classes are backlogged it gets
+//! w / (1 + w) of the AP's bytes (the paper gives no weights). A full buffer drops from the class
 //! that holds the most frames (the arriving frame if that is its own), so one class cannot
 //! take the whole buffer and starve the other's arrivals.
 //!
@@ -51,6 +54,15 @@ impl ApQueueing {
     }
 }
 
+/// Tag units per byte of a class of weight 1: tags are integers, and a weight w costs
+/// `round(TAG_UNIT / w)` per byte (exact for powers of two down to 2^-16).
+const TAG_UNIT: u64 = 1 << 16;
+
+/// Weights `ap_power_save_weight` accepts (2^±10). Tags stay within u64 for 2^64 / (TAG_UNIT /
+/// w) bytes of a class: 2.8·10^14 B at weight 1, 2.7·10^11 B (≈ 11 h of a saturated 54 Mb/s
+/// BSS) at the lightest weight 1/1024.
+pub const POWER_SAVE_WEIGHT_RANGE: std::ops::RangeInclusive<f64> = (1.0 / 1024.0)..=1024.0;
+
 /// The scheduler's state: virtual time and each class's last finish tag.
 #[derive(Clone, Debug)]
 pub(crate) struct FairQueue {
@@ -59,12 +71,16 @@ pub(crate) struct FairQueue {
     virtual_time: u64,
     /// Finish tag of each class's last queued frame (classes are station ids or 0/1).
     last_finish: Vec<u64>,
+    /// Tag units per byte of the power-saving class of `FairClass` (TAG_UNIT: weight 1).
+    power_save_cost: u64,
 }
 
 impl FairQueue {
-    /// A scheduler for a BSS of `stations` members (the AP included).
-    pub(crate) fn new(discipline: ApQueueing, stations: usize) -> FairQueue {
-        FairQueue { discipline, virtual_time: 0, last_finish: vec![0; stations.max(2)] }
+    /// A scheduler for a BSS of `stations` members (the AP included); `power_save_weight` is
+    /// the power-saving class's weight under `FairClass` (regular stations weigh 1).
+    pub(crate) fn new(discipline: ApQueueing, stations: usize, power_save_weight: f64) -> FairQueue {
+        let power_save_cost = ((TAG_UNIT as f64 / power_save_weight).round() as u64).max(1);
+        FairQueue { discipline, virtual_time: 0, last_finish: vec![0; stations.max(2)], power_save_cost }
     }
 
     /// True unless the discipline is FIFO.
@@ -77,7 +93,8 @@ impl FairQueue {
         if !self.is_fair() {
             return 0;
         }
-        let f = self.virtual_time.max(self.last_finish[class]) + bytes as u64;
+        let cost = if self.discipline == ApQueueing::FairClass && class == 1 { self.power_save_cost } else { TAG_UNIT };
+        let f = self.virtual_time.max(self.last_finish[class]) + bytes as u64 * cost;
         self.last_finish[class] = f;
         f
     }
@@ -201,7 +218,7 @@ mod tests {
 
     #[test]
     fn fifo_sends_the_oldest_eligible_and_never_pushes_out() {
-        let q = FairQueue::new(ApQueueing::Fifo, 3);
+        let q = FairQueue::new(ApQueueing::Fifo, 3, 1.0);
         let queue: VecDeque<Frame> = [frame(1, 0, 0), frame(2, 1, 0), frame(1, 2, 0)].into();
         assert_eq!(q.pick(&queue, |_| true), Some(0));
         assert_eq!(q.pick(&queue, |f| f.to == 2), Some(1));
@@ -211,7 +228,7 @@ mod tests {
     #[test]
     fn equal_classes_alternate_by_bytes() {
         // Class 0 queues 6 frames of 1000 B at once, then class 1 queues 3: service alternates.
-        let mut q = FairQueue::new(ApQueueing::FairClass, 3);
+        let mut q = FairQueue::new(ApQueueing::FairClass, 3, 1.0);
         let mut queue = VecDeque::new();
         for id in 0..6 {
             let t = q.tag(0, 1000);
@@ -232,7 +249,7 @@ mod tests {
 
     #[test]
     fn a_late_class_does_not_claim_credit_for_its_idle_time() {
-        let mut q = FairQueue::new(ApQueueing::FairClass, 3);
+        let mut q = FairQueue::new(ApQueueing::FairClass, 3, 1.0);
         let mut queue = VecDeque::new();
         for id in 0..4 {
             let t = q.tag(0, 1000);
@@ -259,7 +276,7 @@ mod tests {
 
     #[test]
     fn a_full_buffer_drops_from_the_longest_class() {
-        let q = FairQueue::new(ApQueueing::FairStation, 3);
+        let q = FairQueue::new(ApQueueing::FairStation, 3, 1.0);
         let queue: VecDeque<Frame> = [frame(1, 0, 1), frame(1, 1, 2), frame(1, 2, 3), frame(2, 3, 1)].into();
         let class = |f: &Frame| f.to as usize;
         // Station 2 arrives: station 1 holds more, its newest frame goes.
@@ -268,6 +285,51 @@ mod tests {
         assert_eq!(q.push_out(&queue, 2, class, |f| f.id == 2), Some(1));
         // Station 1 arrives: it is the longest, its own frame is dropped.
         assert_eq!(q.push_out(&queue, 1, class, |_| false), None);
+    }
+
+    /// Serves a backlog of 12 frames of 1000 B per class (class 1 saves power) and returns the
+    /// classes in the order they went on the air.
+    fn service_order(power_save_weight: f64) -> Vec<StaId> {
+        let mut q = FairQueue::new(ApQueueing::FairClass, 3, power_save_weight);
+        let mut queue = VecDeque::new();
+        for id in 0..12 {
+            let t = q.tag(0, 1000);
+            queue.push_back(frame(1, id, t));
+            let t = q.tag(1, 1000);
+            queue.push_back(frame(2, 100 + id, t));
+        }
+        let mut order = Vec::new();
+        while let Some(i) = q.pick(&queue, |_| true) {
+            let f = queue.remove(i).unwrap();
+            q.served(f.finish);
+            order.push(f.to);
+        }
+        order
+    }
+
+    #[test]
+    fn a_power_save_weight_gives_its_class_that_share_of_a_backlog() {
+        // Weight 1: the classes alternate (ties go to the older frame, the regular one).
+        assert_eq!(&service_order(1.0)[..6], [1, 2, 1, 2, 1, 2]);
+        // Weight 1/3: one power-saving frame per three regular ones while both are backlogged,
+        // i.e. w / (1 + w) = 1/4 of the bytes (tags in kB: regular 1, 2, 3, 4, 5, 6, power
+        // saving 3, 6; a tie goes to the frame queued first, here the power-saving one).
+        let order = service_order(1.0 / 3.0);
+        assert_eq!(&order[..8], [1, 1, 2, 1, 1, 1, 2, 1]);
+        // Weight 2: two power-saving frames per regular one.
+        let order = service_order(2.0);
+        assert_eq!(&order[..6], [2, 1, 2, 2, 1, 2]);
+        // The weight is a share, not a priority: every frame is sent.
+        assert_eq!(order.len(), 24);
+    }
+
+    #[test]
+    fn weight_one_keeps_the_equal_tags_order() {
+        // The scaled tags of weight 1 order frames exactly as unscaled bytes did.
+        let mut q = FairQueue::new(ApQueueing::FairClass, 3, 1.0);
+        let a = q.tag(0, 1500);
+        let b = q.tag(1, 40);
+        assert_eq!((a, b), (1500 * TAG_UNIT, 40 * TAG_UNIT));
     }
 
     #[test]

@@ -43,6 +43,7 @@ pub(crate) fn mac(phy: wattlab_core::wlan::PhyProfile, rate_kbps: u32) -> MacCon
         beacon_bytes: wattlab_core::wlan::phy::BEACON_BYTES,
         loss_layer: LossLayer::Frame,
         ap_queueing: ApQueueing::Fifo,
+        ap_power_save_weight: 1.0,
         ap_priority: None,
         qos: None,
     }

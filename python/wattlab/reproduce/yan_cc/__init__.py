@@ -18,6 +18,11 @@ of ``downloads.EXPERIMENTS`` and writes:
   Jain's index, spread, bottleneck queue), ``fairness_flows.csv`` (per flow: goodput normalized
   to its run's mean, download time), ``fig06_fairness.png``, ``fig07_friendliness.png``,
   ``fig08_queues.png``;
+- issue 32 gap 3's settling experiments (``hypotheses.py``): ``window_gap.csv`` (CC's averages
+  over the RTT × loss grid per receive buffer, beside the paper's, and the share of each
+  component's gap a smaller window explains), ``fig17_weights_points.csv`` and
+  ``fig17_weight_gap.csv`` (Fig. 17's PSM client under each fair-queueing weight of the AP),
+  ``table1_wireless_points.csv`` (Table I's wireless column: CC in an 802.11a BSS);
 - ``claims.csv`` and ``summary.md``: the paper's numbers beside wattlab's, a verdict and the
   likely reason for each gap;
 - ``config.json``: every parameter.

@@ -89,6 +89,8 @@ def _runs(sims: Sims, settings: list[tuple[dict, Download]], baseline: Callable[
             r = sims.row(d, seed)
             b = sims.row(baseline(d), seed)
             row = {**labels, **asdict(d), "seed": seed, **r}
+            if d.ap_power_save_weight is None:
+                del row["ap_power_save_weight"]  # only the weight sweep's rows carry the column
             row["base_time_s"] = b["time_s"]
             row["base_energy_j"] = b["energy_j"]
             # Equal work before a saving (wattlab.work): both downloads delivered the whole
@@ -156,6 +158,21 @@ def table1(cfg: Config, sims: Sims) -> tuple[pd.DataFrame, pd.DataFrame]:
     return runs, points(runs, ["loss", "rtt_ms", "policy"])
 
 
+def table1_wireless(cfg: Config, sims: Sims) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table I's "wireless" column (issue 32): CC and TCP alone in Fig. 17's 802.11a BSS (the
+    ``wlan`` medium, no competitors) at each RTT, off-peak at Table I's loss. The paper's ns-2
+    wireless set-up (PHY, rate, MAC settings) is not stated; this is the closest BSS we model."""
+    settings = [
+        ({"experiment": "table1_wireless"}, Download(p, rtt, cfg.table1_loss, "none", cfg.hop_rate_mbps, cfg.recv_buffer,
+                                                     medium="wlan"))
+        for rtt in cfg.rtts_ms
+        if cfg.table1_wireless
+        for p in ("cam", "cc")
+    ]
+    runs = _runs(sims, settings, _baseline_same, "Table I: CC in an 802.11a BSS")
+    return runs, points(runs, ["loss", "rtt_ms", "policy"])
+
+
 def window(cfg: Config, sims: Sims) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The RTT × loss grid again with smaller receive buffers (CC and TCP only)."""
     settings = [
@@ -194,6 +211,23 @@ def fig17(cfg: Config, sims: Sims) -> tuple[pd.DataFrame, pd.DataFrame]:
     # Each medium is normalized to one TCP client alone on the same medium.
     runs = _runs(sims, settings, lambda d: replace(d, policy="cam", competitors=0), "Fig. 17: competing clients")
     return runs, points(runs, ["medium", "competitors", "policy"])
+
+
+def fig17_weights(cfg: Config, sims: Sims) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Issue 32: Fig. 17's PSM client on the ``wlan`` medium again under each of
+    ``fig17_power_save_weights`` (the AP's fair-queueing weight of the power-saving class), with
+    the same competitors, seeds and normalization as Fig. 17. CC's station is regular, so its
+    runs do not depend on the weight and are Fig. 17's."""
+    settings = [
+        ({"experiment": "fig17_weights"}, Download("ideal-psm", cfg.fig16_rtt_ms, cfg.fig15_loss, "none", cfg.hop_rate_mbps,
+                                                   cfg.recv_buffer, competitors=n, medium="wlan", ap_power_save_weight=w))
+        for w in cfg.fig17_power_save_weights
+        for n in cfg.fig17_competitors
+        if n > 0 and "wlan" in cfg.fig17_media and "ideal-psm" in cfg.fig17_policies
+    ]
+    runs = _runs(sims, settings, lambda d: replace(d, policy="cam", competitors=0, ap_power_save_weight=None),
+                 "Fig. 17: the AP's fair-queueing weights")
+    return runs, points(runs, ["ap_power_save_weight", "competitors", "policy"])
 
 
 def fig18(cfg: Config, sims: Sims) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -258,8 +292,10 @@ def reversion(cfg: Config, sims: Sims) -> tuple[pd.DataFrame, pd.DataFrame]:
 EXPERIMENTS: dict[str, Callable[[Config, Sims], tuple[pd.DataFrame, pd.DataFrame]]] = {
     "fig14": grid,
     "table1": table1,
+    "table1_wireless": table1_wireless,
     "fig16": fig16,
     "fig17": fig17,
+    "fig17_weights": fig17_weights,
     "fig18": fig18,
     "sites": sites,
     "crossover": crossover,

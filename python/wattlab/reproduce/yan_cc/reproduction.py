@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..framework import Context, Info, Reproduction
-from . import claims, downloads, fairness, figures, summary, web
+from . import claims, downloads, fairness, figures, hypotheses, summary, web
 from .config import SITES, Config
 
 FIGURES = (
@@ -28,6 +28,8 @@ FIGURES = (
 
 WEB_FILES = ("web_runs.csv", "web_points.csv", "web_concurrency.csv")
 FAIRNESS_FILES = ("fairness_runs.csv", "fairness_flows.csv")
+GAP_FILES = ("window_gap.csv", "fig17_weight_gap.csv")
+"""Issue 32 gap 3's settling experiments, derived from the points (``hypotheses``)."""
 
 FILES = (
     "config.json",
@@ -35,6 +37,7 @@ FILES = (
     *(f"{name}_points.csv" for name in downloads.EXPERIMENTS),
     *WEB_FILES,
     *FAIRNESS_FILES,
+    *GAP_FILES,
     "claims.csv",
     "summary.md",
     *FIGURES,
@@ -95,7 +98,7 @@ def points(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     """The tables under the names the claims and figures read: each experiment's points by its
     name, the web and fairness tables by their file's stem."""
     pts = {name: tables[f"{name}_points.csv"] for name in downloads.EXPERIMENTS}
-    pts.update({n.removesuffix(".csv"): tables[n] for n in WEB_FILES + FAIRNESS_FILES})
+    pts.update({n.removesuffix(".csv"): tables[n] for n in WEB_FILES + FAIRNESS_FILES + GAP_FILES})
     return pts
 
 
@@ -118,8 +121,10 @@ class YanCc(Reproduction):
         pts.update(_web(cfg, ctx))
         pts.update(_fairness(cfg, ctx))
         runs = pd.concat([r for r in runs_by.values() if not r.empty], ignore_index=True)
+        pts["window_gap"] = hypotheses.window_table(pts["fig14"], pts["window"], cfg.recv_buffer)
+        pts["fig17_weight_gap"] = hypotheses.weights_table(pts["fig17"], pts["fig17_weights"])
         return {"runs.csv": runs, **{f"{n}_points.csv": pts[n] for n in downloads.EXPERIMENTS},
-                **{n: pts[n.removesuffix(".csv")] for n in WEB_FILES + FAIRNESS_FILES}}
+                **{n: pts[n.removesuffix(".csv")] for n in WEB_FILES + FAIRNESS_FILES + GAP_FILES}}
 
     def quick_changes(self, cfg: Config) -> dict[str, str]:
         return claims.quick_changes(cfg, Config.full())

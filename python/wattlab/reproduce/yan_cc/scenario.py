@@ -53,12 +53,16 @@ class Download:
     medium: str = "hop"
     """``hop``: a ``[[wireless]]`` hop per client behind a shared link into the AP; ``wlan``: the
     clients are stations of one 802.11 BSS (shared air and AP buffer)."""
+    ap_power_save_weight: float | None = None
+    """``wlan`` only: the AP's fair-queueing weight of the power-saving class (regular stations
+    weigh 1); None leaves the scenario's default (1)."""
 
     def name(self) -> str:
         """A name that identifies the setting (equal settings give equal scenarios)."""
         medium = "" if self.medium == "hop" else f"-{self.medium}"
+        weight = "" if self.ap_power_save_weight is None else f"-psw{self.ap_power_save_weight:g}"
         return (f"yan-cc-{self.policy}-{self.rtt_ms:g}ms-loss{self.loss:g}-{self.variation}-{self.rate_mbps:g}Mbps"
-                f"-win{self.recv_buffer}-comp{self.competitors}{medium}")
+                f"-win{self.recv_buffer}-comp{self.competitors}{medium}{weight}")
 
 
 def gamma_jitter(rtt_ms: float, variation: str, cfg: Config) -> tuple[float, float] | None:
@@ -154,6 +158,7 @@ def wlan_download(d: Download, cfg: Config) -> tuple[Base, list[tuple[str, Any]]
             ("link.internet.queue.packets", cfg.wired_queue), *_jitter(d, cfg),
             ("wlan.0.stations", clients), ("wlan.0.phy", cfg.fig17_wlan_phy), ("wlan.0.rate", _mbps(cfg.fig17_wlan_rate_mbps)),
             ("wlan.0.ap_queue", cfg.hop_queue), ("wlan.0.ap_queueing", cfg.fig17_ap_queueing),
+            *([("wlan.0.ap_power_save_weight", d.ap_power_save_weight)] if d.ap_power_save_weight is not None else []),
             *([("wlan.0.down_loss", {"model": "bernoulli", "p": d.loss})] if d.loss > 0 else []),
             ("wlan.0.station", [station]), ("flow.0", _flow("ftp", "client", 80, d, cfg))]
     return b, over

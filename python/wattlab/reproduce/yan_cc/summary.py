@@ -9,7 +9,7 @@ import pandas as pd
 
 from ... import markdown as md
 from ..framework import Info, run_heading
-from . import claims, downloads, fairness, web
+from . import claims, downloads, fairness, hypotheses, web
 from .config import PEAK, SITES, Config
 
 
@@ -71,7 +71,7 @@ def sections(cfg: Config, pts: dict[str, pd.DataFrame], runs: pd.DataFrame) -> l
             "", *_fig17_section(pts["fig17"]),
             "", *_fig18_section(pts["fig18"]), "", *_sites_section(pts["sites"]), "",
             *_crossover_section(cfg, pts["crossover"]), "", *_window_section(pts["window"]), "",
-            *_reversion_section(pts["reversion"]), "",
+            *_gap3_section(pts), "", *_reversion_section(pts["reversion"]), "",
             *_web_section(cfg, pts), "", *_fairness_section(cfg, pts), "",
             *_agents_section(pts), "", *_outliers_section(runs)]
 
@@ -232,6 +232,30 @@ def _window_section(p: pd.DataFrame) -> list[str]:
     for (buf, var), g in cc.groupby(["recv_buffer", "variation"]):
         out.append(md.row(f"{buf} B", PEAK[var], f"{100 * g.saving.mean():.0f} %", f"{100 * g.slowdown.mean():+.0f} %",
                           f"{g.reverted.mean():.2f}"))
+    return out
+
+
+def _gap3_section(pts: dict[str, pd.DataFrame]) -> list[str]:
+    """Issue 32 gap 3: the sentences generated from the window sweep and the AP weight sweep,
+    with the weight sweep's table."""
+    out = ["## Issue 32 gap 3: what explains the averages and Fig. 17", "",
+           "A component's gap is |wattlab − paper| in percentage points; a variant explains 1 − its gap ÷ the 64 KB "
+           "baseline's (window_gap.csv, fig17_weight_gap.csv). The least explained component decides the word.", "",
+           "Windows below 64 KB (the emulated averages, Fig. 14):", ""]
+    sentences = hypotheses.window_conclusions(pts["window_gap"])
+    out += [f"- {x}" for x in sentences] or ["- (no smaller window run)"]
+    t = pts["fig17_weight_gap"]
+    out += ["", "The AP's fair-queueing weight of the power-saving class (Fig. 17, `wlan` medium; CC normalized "
+            "energy is the same run at every weight):", "", f"- {hypotheses.weights_conclusion(t)}"]
+    if not t.empty:
+        ns = sorted(set(t.competitors))
+        out += ["", *md.header("PSM weight", *(f"n = {n}" for n in ns))]
+        for w, g in t.groupby("weight"):
+            cells = [claims._pick(g, competitors=n) for n in ns]
+            out.append(md.row(hypotheses.weight_name(w), *("" if r is None else f"{r.psm_energy:.2f} E / {r.psm_time:.2f} T"
+                                                 for r in cells)))
+        cc = t.drop_duplicates("competitors").set_index("competitors")
+        out.append(md.row("CC (any)", *(f"{cc.loc[n].cc_energy:.2f} E / {cc.loc[n].cc_time:.2f} T" for n in ns)))
     return out
 
 
