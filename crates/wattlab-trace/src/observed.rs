@@ -180,7 +180,8 @@ pub struct ObservedOutcome {
     /// The broadcast TWT schedule the station joined (its Broadcast TWT ID), if any.
     pub broadcast_twt_id: Option<u8>,
     /// How much later than costed its schedule's SPs may start, µs: the window the
-    /// announcements leave (0 when the SPs are on TU boundaries: exact; at most 1023).
+    /// announcements leave (at most 1023; SPs on TU boundaries leave it whole: the capture
+    /// cannot tell them from SPs up to 1023 µs later, and they are costed at the TU's start).
     pub broadcast_twt_window_us: Option<u64>,
     /// Times it was seen receiving while the inference had it dozing (it had woken unseen:
     /// U-APSD, TWT, a beacon it was not expected to read).
