@@ -96,7 +96,9 @@ class TraceEnergy:
     """Per ``observed`` row, what the 802.11 capture showed the station doing: its MAC, AP and
     AID, frames sent (retries, control responses captured and inferred), received, beacons and
     group frames heard, PPDUs and A-MPDUs timed from their PHY fields (``phy_fallback``: at the
-    ``--phy`` rate), PM bits, Nulls, PS-Polls, EOSPs, TWT setups, dozes, wake-ups seen only by a
+    ``--phy`` rate), PM bits, Nulls, PS-Polls, EOSPs, TWT setups, agreements and service
+    periods, the broadcast TWT schedule joined (``broadcast_twt_id``, and
+    ``broadcast_twt_window_us``: how much later its SPs may start than costed), dozes, wake-ups seen only by a
     frame received (``woke_to_receive``), and the costed span (``start_ns``, ``end_ns``)."""
 
     @property

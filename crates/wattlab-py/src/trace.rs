@@ -25,6 +25,8 @@ fn pythonize_observed<'py>(py: Python<'py>, o: &ObservedOutcome) -> PyResult<Bou
     x.set_item("client_mac", &o.client_mac)?;
     x.set_item("ap_mac", o.ap_mac.as_deref())?;
     x.set_item("aid", o.aid)?;
+    x.set_item("broadcast_twt_id", o.broadcast_twt_id)?;
+    x.set_item("broadcast_twt_window_us", o.broadcast_twt_window_us)?;
     for (k, v) in [
         ("tx_frames", o.tx_frames),
         ("tx_retries", o.tx_retries),
@@ -43,6 +45,8 @@ fn pythonize_observed<'py>(py: Python<'py>, o: &ObservedOutcome) -> PyResult<Bou
         ("ps_polls", o.ps_polls),
         ("eosp", o.eosp),
         ("twt_setups", o.twt_setups),
+        ("twt_agreements", o.twt_agreements),
+        ("service_periods", o.service_periods),
         ("woke_to_receive", o.woke_to_receive),
         ("dozes", o.dozes),
         ("start_ns", o.start_ns),

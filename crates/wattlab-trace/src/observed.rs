@@ -15,7 +15,9 @@
 //!   awake; 1: power save, dozing once the exchange ends), PS-Poll (awake until the polled
 //!   frame, again while More Data is set), U-APSD (awake from a trigger until a frame with
 //!   EOSP), beacons (a dozing station wakes for each of its AP's beacons, `listen=beacons`,
-//!   and stays awake if the TIM has its AID), and any frame it sends or receives (it was awake).
+//!   and stays awake if the TIM has its AID), TWT (an individual agreement's TWT element, or
+//!   a broadcast schedule's membership read with its announcements, [`crate::wlan::btwt`]),
+//!   and any frame it sends or receives (it was awake).
 //!
 //! The radio is costed by the profile's meter as the simulator's station meter costs it:
 //! tx and rx intervals (at the PPDU's width/streams power when the profile has
@@ -35,6 +37,7 @@ use wattlab_core::wlan::phy::{
 use wattlab_core::wlan::PpduShape;
 use wattlab_core::{Duration, Time};
 
+use crate::wlan::btwt::{self, Schedule};
 use crate::wlan::{FrameKind, MacHeader, Radiotap, WlanFrame};
 use crate::{TraceError, TraceReader};
 
@@ -174,6 +177,12 @@ pub struct ObservedOutcome {
     pub twt_agreements: u64,
     /// TWT service periods the station was awake for.
     pub service_periods: u64,
+    /// The broadcast TWT schedule the station joined (its Broadcast TWT ID), if any.
+    pub broadcast_twt_id: Option<u8>,
+    /// How much later than costed its schedule's SPs may start, µs: the window the
+    /// announcements leave (at most 1023; SPs on TU boundaries leave it whole: the capture
+    /// cannot tell them from SPs up to 1023 µs later, and they are costed at the TU's start).
+    pub broadcast_twt_window_us: Option<u64>,
     /// Times it was seen receiving while the inference had it dozing (it had woken unseen:
     /// U-APSD, TWT, a beacon it was not expected to read).
     pub woke_to_receive: u64,
@@ -355,12 +364,6 @@ pub struct ParsedTwt {
     pub interval_us: u64,
     /// Nominal minimum wake duration, µs (× 256 µs, or × 1 TU with the Wake Duration Unit bit).
     pub duration_us: u64,
-}
-
-/// True if a TWT Setup frame's body (category, action, dialog token, TWT element) manages a
-/// broadcast TWT membership: the element's Negotiation Type (Control B2-B3) has its MSB set.
-fn is_broadcast_twt(body: &[u8]) -> bool {
-    body.get(3) == Some(&216) && body.get(5).is_some_and(|control| control & 0x08 != 0)
 }
 
 /// The TWT agreement a TWT Setup frame's body (category, action, dialog token, TWT element)
@@ -551,9 +554,11 @@ impl Inference<'_> {
             }
         }
         // A doze decided for the end of the last exchange happens unless this PPDU is part of it.
+        // The station's response to a frame under way at an SP's end is part of that exchange:
+        // it dozes after the response, not before it.
         if let Some(at) = self.pending {
             let involves = ta == Some(c) || ra == c || response_by_c;
-            if s >= at || !involves {
+            if (s >= at && !response_by_c) || !involves {
                 self.doze(at);
             }
         }
@@ -731,6 +736,38 @@ struct Prepass {
     aid: Option<u16>,
     uapsd: bool,
     seen: bool,
+    /// Broadcast TWT schedules announced (beacons, accepting Setup frames) by BSSID and ID:
+    /// one entry per schedule, not per frame.
+    schedules: Vec<([u8; 6], u8, Schedule)>,
+}
+
+impl Prepass {
+    /// Takes the broadcast sets of a TWT element's `value` sent by `bssid` at TSF `tsf_us`.
+    fn announce(&mut self, bssid: [u8; 6], value: &[u8], tsf_us: u64) {
+        for set in btwt::broadcast_sets(value).filter(|s| !s.request) {
+            match self.schedules.iter_mut().find(|(b, id, _)| *b == bssid && *id == set.id) {
+                Some((_, _, s)) => s.announce(&set, tsf_us),
+                None => self.schedules.extend(Schedule::new(&set, tsf_us).map(|s| (bssid, set.id, s))),
+            }
+        }
+    }
+
+    /// What the capture says of the station's AP's broadcast schedule `id`.
+    fn schedule_of(&self, id: u8) -> Option<Schedule> {
+        let ap = self.ap?;
+        self.schedules.iter().find(|(b, i, _)| *b == ap && *i == id).map(|e| e.2)
+    }
+}
+
+/// The agreement a member of its AP's broadcast TWT schedule `id` follows: SPs at the
+/// earliest phase every announcement allows ([`Schedule`]).
+fn broadcast_agreement(pre: &Prepass, id: u8) -> Option<ParsedTwt> {
+    let s = pre.schedule_of(id)?;
+    (s.duration_us > 0 && s.duration_us < s.interval_us).then_some(ParsedTwt {
+        target_tsf_us: s.phase_us,
+        interval_us: s.interval_us,
+        duration_us: s.duration_us,
+    })
 }
 
 fn prepass<R: Read>(reader: &mut TraceReader<R>, c: [u8; 6]) -> Result<Prepass, TraceError> {
@@ -749,6 +786,20 @@ fn prepass<R: Read>(reader: &mut TraceReader<R>, c: [u8; 6]) -> Result<Prepass, 
         }
         if to_c && m.eosp() {
             p.uapsd = true;
+        }
+        // Broadcast TWT announcements, each placed on the AP's TSF: a beacon's by its
+        // Timestamp field, a Setup frame's by its radiotap TSFT.
+        if m.kind() == FrameKind::Beacon {
+            if let (Some(bssid), Some(ts)) = (m.addr2, f.body().get(..8)) {
+                let tsf = u64::from_le_bytes(ts.try_into().unwrap_or_default());
+                for (_, v) in f.elements().into_iter().flatten().filter(|(id, _)| *id == btwt::TWT_ELEMENT_ID) {
+                    p.announce(bssid, v, tsf);
+                }
+            }
+        } else if to_c && matches!(f.action(), Some(crate::wlan::Action::TwtSetup)) {
+            if let (Some(bssid), Some(tsf), Some(v)) = (m.addr2, f.phy.tsft, btwt::setup_broadcast_element(f.body())) {
+                p.announce(bssid, v, tsf);
+            }
         }
         if p.aid.is_none() {
             if from_c && m.kind() == FrameKind::PsPoll {
@@ -827,14 +878,23 @@ pub fn cost<R: Read>(
         };
         if matches!(f.action(), Some(crate::wlan::Action::TwtSetup)) && (f.mac.addr2 == Some(c) || f.mac.addr1 == c) {
             inf.out.twt_setups += 1;
-            if is_broadcast_twt(f.body()) {
-                return Err(format!(
-                    "record {} (Wireshark's frame number; file offset {}): a broadcast TWT Setup of the station; the observed policy infers individual TWT agreements only (a broadcast schedule's service periods are not modelled), so it cannot cost this capture",
-                    f.index + 1,
-                    f.offset
-                ));
-            }
-            if f.mac.addr1 == c {
+            if let Some(element) = btwt::setup_broadcast_element(f.body()) {
+                if f.mac.addr1 == c {
+                    if let Some(set) = btwt::broadcast_sets(element).find(|s| !s.request && s.command == btwt::ACCEPT_TWT) {
+                        pending_twt = Some(broadcast_agreement(&pre, set.id).ok_or_else(|| {
+                            format!(
+                                "record {} (Wireshark's frame number; file offset {}): a TWT Setup accepting the station into broadcast TWT schedule {}, but no announcement of schedule {} with a TSF to place its service periods on (radiotap TSFT on the Setup frames, or its AP's beacons carrying it): cannot cost the station",
+                                f.index + 1,
+                                f.offset,
+                                set.id,
+                                set.id
+                            )
+                        })?);
+                        inf.out.broadcast_twt_id = Some(set.id);
+                        inf.out.broadcast_twt_window_us = pre.schedule_of(set.id).map(|s| s.window_us - 1);
+                    }
+                }
+            } else if f.mac.addr1 == c {
                 pending_twt = parse_twt_accept(f.body());
             }
         }
@@ -882,3 +942,7 @@ pub fn cost<R: Read>(
     rows.extend_from_slice(m.meter.timeline());
     Ok(Observed { report, outcome: inf.out, timeline: rows })
 }
+
+#[cfg(test)]
+#[path = "observed_tests.rs"]
+mod tests;

@@ -259,16 +259,21 @@ interval = "500ms"
     wattlab_sim::Simulation::from_toml(&text, "he.toml", None, &["output.pcap_link=\"radiotap\"".into()], &opts).unwrap().run().unwrap();
 }
 
-/// A capture of a broadcast TWT member (its TWT Setup frames carry negotiation type 3): the
-/// observed policy, which infers individual agreements only, refuses it naming the frame
-/// rather than costing the station without its service periods.
+/// A capture of a broadcast TWT member (its TWT Setup frames carry negotiation type 3; it
+/// was refused): costed as a member of schedule 2, its SPs placed from the announcements
+/// (100 ms: 100000 mod 1024 = 672, so the beacons narrow the phase window below a TU).
 #[test]
-fn broadcast_twt_is_refused_naming_the_frame() {
+fn broadcast_twt_members_are_costed_from_the_announcements() {
     let dir = std::env::temp_dir().join(format!("wattlab-observed-btwt-{}", std::process::id()));
     simulate_he(&dir, "twt:interval=100ms,duration=4000us,broadcast=2");
-    let mut o = options("wavelan-dsss", &["observed"], Some("02:00:00:00:00:03"), TimelineOutput::Off);
+    let mut o = options("wavelan-dsss", &["observed:stamp=start,listen=none"], Some("02:00:00:00:00:03"), TimelineOutput::Off);
     o.client = None;
-    let e = analyze(&dir.join("client-wlan0.pcap"), &o).unwrap_err();
-    assert!(e.to_string().contains("a broadcast TWT Setup") && e.to_string().contains("file offset"), "{e}");
+    let a = analyze(&dir.join("client-wlan0.pcap"), &o).unwrap();
+    let p = a.policies.iter().find(|p| p.name.starts_with("observed")).expect("observed row");
+    let x = p.observed.as_ref().expect("observed outcome");
+    assert_eq!((x.broadcast_twt_id, x.twt_agreements), (Some(2), 1), "{x:?}");
+    // 3 s of 100 ms SPs after the setup; the window well below a TU.
+    assert!((28..=31).contains(&x.service_periods), "{x:?}");
+    assert!(x.broadcast_twt_window_us.is_some_and(|w| w < 1023), "{x:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

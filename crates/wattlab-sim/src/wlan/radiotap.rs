@@ -421,8 +421,10 @@ fn twt_setup(f: &AirFrame, buf: &mut Vec<u8>) {
     let request = f.from != AP;
     let command: u16 = if request { SETUP_REQUEST } else { SETUP_ACCEPT };
     if a.broadcast.is_some() {
-        buf.extend_from_slice(&[216, 1 + BROADCAST_SET_BYTES as u8, NEGOTIATION_MEMBERSHIP << 2]);
-        broadcast_set(&a, request, command, true, f.start.as_nanos() / 1_000, buf);
+        let tu = needs_tu(&a);
+        let control = NEGOTIATION_MEMBERSHIP << 2 | if tu { DURATION_UNIT_TU } else { 0 };
+        buf.extend_from_slice(&[216, 1 + BROADCAST_SET_BYTES as u8, control]);
+        broadcast_set(&a, request, command, true, tu, f.start.as_nanos() / 1_000, buf);
         return;
     }
     let (mantissa, exp) = wake_interval(&a);
@@ -432,10 +434,11 @@ fn twt_setup(f: &AirFrame, buf: &mut Vec<u8>) {
         | (1 << 5)
         | (u16::from(!a.announced) << 6)
         | (exp << 10);
-    buf.extend_from_slice(&[216, 15, 0]);
+    let tu = needs_tu(&a);
+    buf.extend_from_slice(&[216, 15, if tu { DURATION_UNIT_TU } else { 0 }]);
     buf.extend_from_slice(&req_type.to_le_bytes());
     buf.extend_from_slice(&u64::from(a.offset_us).to_le_bytes());
-    buf.push(wake_duration(&a));
+    buf.push(wake_duration(&a, tu));
     buf.extend_from_slice(&mantissa.to_le_bytes());
     buf.push(0);
 }
@@ -464,9 +467,19 @@ fn wake_interval(a: &TwtAgreement) -> (u16, u16) {
     (interval as u16, exp)
 }
 
-/// Nominal Minimum TWT Wake Duration of `a` in 256 µs units, rounded up.
-fn wake_duration(a: &TwtAgreement) -> u8 {
-    a.duration_us.div_ceil(256).min(255) as u8
+/// The TWT element's Control bit Wake Duration Unit (B5): durations in TUs, not 256 µs.
+const DURATION_UNIT_TU: u8 = 0x20;
+
+/// True if `a`'s wake duration needs the Wake Duration Unit bit: it is longer than the
+/// 256 µs unit's 255 × 256 = 65280 µs.
+fn needs_tu(a: &TwtAgreement) -> bool {
+    a.duration_us > 255 * 256
+}
+
+/// Nominal Minimum TWT Wake Duration of `a` in 256 µs units (1 TU with `tu`), rounded up
+/// (the mode's names go up to 255 TU).
+fn wake_duration(a: &TwtAgreement, tu: bool) -> u8 {
+    a.duration_us.div_ceil(if tu { 1024 } else { 256 }).min(255) as u8
 }
 
 /// The start of the first SP of `a` at or after `tsf_us` (SPs at the offset plus every
@@ -480,7 +493,7 @@ fn next_sp_us(a: &TwtAgreement, tsf_us: u64) -> u64 {
 /// Setup Command, Trigger, Last Broadcast Parameter Set, Flow Type, exponent), Target Wake
 /// Time (TSF bits 10-25 of the next SP from `tsf_us`), wake duration, mantissa, Broadcast
 /// TWT Info (its ID in B3-B7, persistence in B8-B15).
-fn broadcast_set(a: &TwtAgreement, request: bool, command: u16, last: bool, tsf_us: u64, buf: &mut Vec<u8>) {
+fn broadcast_set(a: &TwtAgreement, request: bool, command: u16, last: bool, tu: bool, tsf_us: u64, buf: &mut Vec<u8>) {
     let (mantissa, exp) = wake_interval(a);
     let req_type: u16 = u16::from(request)
         | (command << 1)
@@ -490,7 +503,7 @@ fn broadcast_set(a: &TwtAgreement, request: bool, command: u16, last: bool, tsf_
         | (exp << 10);
     buf.extend_from_slice(&req_type.to_le_bytes());
     buf.extend_from_slice(&(((next_sp_us(a, tsf_us) >> 10) & 0xffff) as u16).to_le_bytes());
-    buf.push(wake_duration(a));
+    buf.push(wake_duration(a, tu));
     buf.extend_from_slice(&mantissa.to_le_bytes());
     let info: u16 = (u16::from(a.broadcast.unwrap_or(0)) << 3) | (PERSISTENCE_INDEFINITE << 8);
     buf.extend_from_slice(&info.to_le_bytes());
@@ -502,9 +515,12 @@ fn broadcast_set(a: &TwtAgreement, request: bool, command: u16, last: bool, tsf_
 fn broadcast_twt_elements(schedules: &[TwtAgreement], tsf_us: u64) -> Vec<u8> {
     let mut e = Vec::new();
     for chunk in schedules.chunks((255 - 1) / BROADCAST_SET_BYTES) {
-        e.extend_from_slice(&[216, (1 + chunk.len() * BROADCAST_SET_BYTES) as u8, NEGOTIATION_ANNOUNCE << 2]);
+        // One unit per element: TUs if any of its schedules needs them.
+        let tu = chunk.iter().any(needs_tu);
+        let control = NEGOTIATION_ANNOUNCE << 2 | if tu { DURATION_UNIT_TU } else { 0 };
+        e.extend_from_slice(&[216, (1 + chunk.len() * BROADCAST_SET_BYTES) as u8, control]);
         for (k, a) in chunk.iter().enumerate() {
-            broadcast_set(a, false, SETUP_ACCEPT, k + 1 == chunk.len(), tsf_us, &mut e);
+            broadcast_set(a, false, SETUP_ACCEPT, k + 1 == chunk.len(), tu, tsf_us, &mut e);
         }
     }
     e

@@ -458,3 +458,22 @@ fn broadcast_twt_elements_are_as_long_as_the_model_charges() {
         assert_eq!(ids, (1..=n).collect::<Vec<u8>>());
     }
 }
+
+/// A wake duration beyond the 256 µs unit's 255 × 256 = 65280 µs is written in TUs with the
+/// Control's Wake Duration Unit bit (B5), rounded up (it was written as 65280 µs): 100 ms is
+/// 98 TU (100352 µs), 261120 µs 255 TU; 65280 µs stays 255 × 256 µs, 4000 µs 16 × 256 µs. In
+/// a beacon, one schedule needing TUs puts the element's sets in TUs.
+#[test]
+fn long_wake_durations_are_written_in_tus() {
+    use wattlab_core::power::TwtAgreement;
+    for (d, unit_bit, field) in [(4000, false, 16u8), (65_280, false, 255), (65_281, true, 64), (100_000, true, 98), (261_120, true, 255)] {
+        let a = TwtAgreement::new(1000, d, false).unwrap();
+        assert_eq!((super::needs_tu(&a), super::wake_duration(&a, super::needs_tu(&a))), (unit_bit, field), "{d} µs");
+        let b = a.with_broadcast(1).unwrap();
+        let e = super::broadcast_twt_elements(&[b, TwtAgreement::new(1000, 4000, false).unwrap().with_broadcast(2).unwrap()], 0);
+        let body = &elements(&e, 216)[0];
+        assert_eq!(body[0] & 0x20 != 0, unit_bit);
+        // Set 1's duration octet, then set 2's (4000 µs: 16 × 256 µs, or 4 TU).
+        assert_eq!((body[1 + 4], body[1 + 9 + 4]), (field, if unit_bit { 4 } else { 16 }), "{d} µs");
+    }
+}

@@ -6,6 +6,7 @@
 //! field and allocates per frame; `ieee80211` 0.5 knows only RTS/CTS/ACK among control frames
 //! and no ADDBA or TWT action; `libwifi` allocates per frame.
 
+pub mod btwt;
 pub mod elements;
 pub mod mac;
 pub mod phy_header;
