@@ -11,7 +11,9 @@
 //!
 //! `cargo run --release -p wattlab-trace --example wlan_energy_bench -- 1000000`
 //! `... -- 1000000 --write FILE` writes the capture only (for `wattlab trace energy FILE
-//! --client 192.168.1.20 --client-mac 02:00:00:00:00:02 --policy observed`).
+//! --client 192.168.1.20 --client-mac 02:00:00:00:00:02 --policy observed`);
+//! `... -- 100000 --policies observed` costs under those policies only (comma-separated), for
+//! `valgrind --tool=callgrind --toggle-collect='*energy*analyze*'` (three analyses).
 
 #[path = "support/bench.rs"]
 mod bench;
@@ -25,6 +27,7 @@ use std::time::Instant;
 use wattlab_core::energy::builtin_profile;
 use wattlab_core::wlan::aggregation::DELIMITER_BYTES;
 use wattlab_core::wlan::phy::{Band, Mcs, TxVector, PHY_80211A, PHY_80211N};
+use wattlab_trace::airtime::Airtime;
 use wattlab_trace::energy::{analyze, EnergyAnalysis, EnergyOptions};
 use wattlab_trace::policy_spec::{PolicySpec, SpecContext};
 use wattlab_trace::TraceReader;
@@ -210,7 +213,9 @@ fn generate(path: &Path, n: u64) -> (u64, u64, u64, u64) {
 /// Best of 3 of `analyze` under `policies`: (seconds, the last analysis, its allocations).
 fn time(path: &Path, policies: &[&str]) -> (f64, EnergyAnalysis, u64) {
     let mut opts: EnergyOptions = bench::four_policies(CLIENT_IP);
-    let cx = SpecContext { psm: Some(wattlab_core::energy::PsmParams::default()), ..SpecContext::default() };
+    // The policies' context as `four_policies` makes it (PSM's timing from the default PHY).
+    let Airtime::Phy { phy, .. } = opts.airtime else { unreachable!("the default is a PHY") };
+    let cx = SpecContext { psm: Some(wattlab_core::energy::PsmParams::for_phy(&phy)), ..SpecContext::default() };
     opts.policies = policies.iter().map(|l| PolicySpec::parse(l, &cx).unwrap()).collect();
     opts.client_mac = Some(mac(CLIENT));
     opts.profile = builtin_profile("atheros-ar5004").unwrap();
@@ -254,6 +259,14 @@ fn main() {
         let t = Instant::now();
         assert_eq!(bench::read_packets(&path).0, data);
         read_ip = read_ip.min(t.elapsed().as_secs_f64());
+    }
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(list) = args.iter().position(|a| a == "--policies").and_then(|i| args.get(i + 1)) {
+        let policies: Vec<&str> = list.split(',').collect();
+        let (t, _, allocations) = time(&path, &policies);
+        std::fs::remove_file(&path).unwrap();
+        println!("{n} frames, {list}: best of 3 {t:.3} s = {:.2} M frames/s; {allocations} heap allocations in one analysis", n as f64 / t / 1e6);
+        return;
     }
     let classic = ["always-on", "oracle", "psm", "adaptive-psm"];
     let (t_obs, a_obs, alloc_obs) = time(&path, &["observed"]);
