@@ -299,6 +299,7 @@ fn main() {
         "  observed saw: {} PPDUs ({} A-MPDUs), rx {} frames, tx {} responses, {} dozes, {} beacons, {} inferred responses, {} PHY fallbacks",
         o.ppdus, o.ampdus, o.rx_frames, o.tx_responses, o.dozes, o.beacons, o.responses_inferred, o.phy_fallback
     );
-    // The capture is self-consistent: every response is on it, every PPDU has PHY fields.
-    assert_eq!((o.responses_inferred, o.phy_fallback, o.ampdus), (0, 0, ampdus));
+    // The capture is self-consistent: every response is on it (but the last A-MPDU's Block Ack
+    // when N frames end the capture before it), every PPDU has PHY fields.
+    assert!(o.responses_inferred <= 1 && o.phy_fallback == 0 && o.ampdus == ampdus, "{o:?}");
 }
