@@ -6,51 +6,16 @@
 //!
 //! `cargo run --release -p wattlab-trace --example wlan_bench -- 1000000`
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::time::Instant;
 
 #[path = "support/bench.rs"]
 mod bench;
+#[path = "support/wlan_frames.rs"]
+mod wlan_frames;
 
 use bench::read_packets;
+use wlan_frames::{ipv4_tcp_down, mac, mac_header, radiotap, RadiotapPcap, RtPhy};
 use wattlab_trace::TraceReader;
-
-/// A radiotap header: TSFT, flags (FCS), channel 5180 MHz, signal, HT MCS, A-MPDU status.
-fn radiotap(tsft: u64, mcs: Option<(u8, u32)>) -> Vec<u8> {
-    let mut present = 0b10_1011u32; // TSFT, flags, channel, antenna signal
-    let mut v = vec![0u8, 0, 0, 0, 0, 0, 0, 0];
-    v.extend_from_slice(&tsft.to_le_bytes());
-    v.push(0x10);
-    v.push(0); // pad to 2
-    v.extend_from_slice(&5180u16.to_le_bytes());
-    v.extend_from_slice(&0x0140u16.to_le_bytes());
-    v.push((-48i8) as u8);
-    if let Some((index, reference)) = mcs {
-        present |= 1 << 19 | 1 << 20;
-        v.extend_from_slice(&[0x07, 0x00, index]);
-        v.resize(v.len().div_ceil(4) * 4, 0);
-        v.extend_from_slice(&reference.to_le_bytes());
-        v.extend_from_slice(&[0x04, 0, 0, 0]);
-    }
-    let len = v.len() as u16;
-    v[2..4].copy_from_slice(&len.to_le_bytes());
-    v[4..8].copy_from_slice(&present.to_le_bytes());
-    v
-}
-
-fn mac_header(fc: [u8; 2], a1: u8, a2: u8, qos: bool) -> Vec<u8> {
-    let mut v = fc.to_vec();
-    v.extend_from_slice(&[0x2c, 0]);
-    for a in [a1, a2, 1] {
-        v.extend_from_slice(&[2, 0, 0, 0, 0, a]);
-    }
-    v.extend_from_slice(&[0x10, 0]);
-    if qos {
-        v.extend_from_slice(&[0, 0]);
-    }
-    v
-}
 
 /// Frame by frame: (frames, frames with PM or retry, DTIM beacons buffering for AID 1).
 /// Not inlined, so that `valgrind --toggle-collect='*read_frames*'` can count its instructions.
@@ -72,12 +37,7 @@ fn read_frames(path: &std::path::Path) -> (u64, u64, u64) {
 fn main() {
     let n: u64 = std::env::args().nth(1).map_or(1_000_000, |s| s.parse().expect("N"));
     let path = std::env::temp_dir().join(format!("wattlab-wlan-bench-{}.pcap", std::process::id()));
-    let mut w = BufWriter::new(File::create(&path).unwrap());
-    let mut hdr = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0];
-    hdr.extend_from_slice(&[0; 8]);
-    hdr.extend_from_slice(&262_144u32.to_le_bytes());
-    hdr.extend_from_slice(&127u32.to_le_bytes());
-    w.write_all(&hdr).unwrap();
+    let mut w = RadiotapPcap::create(&path);
     let sizes = [1448usize, 1448, 512, 1448, 96, 1448, 0];
     let mut frame = Vec::new();
     let (mut data_frames, mut seq) = (0u64, 1u32);
@@ -86,14 +46,14 @@ fn main() {
         let tsft = 1_000_000 + i * 250;
         if i % 100 == 99 {
             // Beacon with a TIM: DTIM period 3, AID 1 buffered.
-            frame.extend(radiotap(tsft, None));
-            frame.extend(mac_header([0x80, 0], 0xff, 1, false));
+            frame.extend(radiotap(tsft, RtPhy::None));
+            frame.extend(mac_header([0x80, 0], mac(0xff), mac(1), false));
             frame.extend_from_slice(&[0; 8]);
             frame.extend_from_slice(&[100, 0, 0x11, 0x04]);
             frame.extend_from_slice(&[0, 7, b'w', b'a', b't', b't', b'l', b'a', b'b', 5, 4, 0, 3, 0, 2]);
         } else if i % 4 == 3 {
             // Block Ack from the client.
-            frame.extend(radiotap(tsft, None));
+            frame.extend(radiotap(tsft, RtPhy::None));
             frame.extend_from_slice(&[0x94, 0, 0x2c, 0, 2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2]);
             frame.extend_from_slice(&[0x05, 0, 0x10, 0]);
             frame.extend_from_slice(&[0xff; 8]);
@@ -101,27 +61,13 @@ fn main() {
             // QoS data down: LLC/SNAP, IPv4 (20), TCP (20), payload.
             let len = sizes[(data_frames % sizes.len() as u64) as usize];
             data_frames += 1;
-            frame.extend(radiotap(tsft, Some((7, (i / 4) as u32))));
-            frame.extend(mac_header([0x88, 0x02], 2, 1, true));
-            frame.extend_from_slice(&[0xaa, 0xaa, 3, 0, 0, 0, 0x08, 0x00]);
-            let total = (40 + len) as u16;
-            frame.extend_from_slice(&[0x45, 0]);
-            frame.extend_from_slice(&total.to_be_bytes());
-            frame.extend_from_slice(&[0, 0, 0x40, 0, 64, 6, 0, 0, 93, 184, 216, 34, 192, 168, 1, 20]);
-            frame.extend_from_slice(&443u16.to_be_bytes());
-            frame.extend_from_slice(&51000u16.to_be_bytes());
-            frame.extend_from_slice(&seq.to_be_bytes());
-            frame.extend_from_slice(&[0, 0, 0, 1, 0x50, 0x10, 0x01, 0xf6, 0, 0, 0, 0]);
-            frame.resize(frame.len() + len, 0);
+            frame.extend(radiotap(tsft, RtPhy::Mcs(7, (i / 4) as u32)));
+            frame.extend(mac_header([0x88, 0x02], mac(2), mac(1), true));
+            ipv4_tcp_down(&mut frame, seq, len);
             seq = seq.wrapping_add(len as u32);
         }
         frame.extend_from_slice(&[0; 4]); // FCS (not checked: the radiotap flags say it is good)
-        let t = 1_704_067_200 * 1_000_000 + i * 250;
-        w.write_all(&((t / 1_000_000) as u32).to_le_bytes()).unwrap();
-        w.write_all(&((t % 1_000_000) as u32).to_le_bytes()).unwrap();
-        w.write_all(&(frame.len() as u32).to_le_bytes()).unwrap();
-        w.write_all(&(frame.len() as u32).to_le_bytes()).unwrap();
-        w.write_all(&frame).unwrap();
+        w.record(1_704_067_200 * 1_000_000 + i * 250, &frame);
     }
     drop(w);
     let size = std::fs::metadata(&path).unwrap().len();

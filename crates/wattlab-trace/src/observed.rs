@@ -529,10 +529,16 @@ impl Inference<'_> {
         let ta = m.addr2;
         let ra = m.addr1;
         let c = self.c;
-        // A response answering the previous PPDU: no transmitter address, SIFS after it.
+        // A response answering the previous PPDU, SIFS after it: an ACK or CTS (no transmitter
+        // address), or a Block Ack from the PPDU's addressee (an A-MPDU's answer).
         let answers = |last: Option<Owed>| {
             last.is_some_and(|o| {
-                matches!(m.kind(), FrameKind::Ack | FrameKind::Cts) && Some(ra) == o.from && s <= o.end + phy.sifs + phy.slot
+                let responder = match m.kind() {
+                    FrameKind::Ack | FrameKind::Cts => true,
+                    FrameKind::BlockAck => ta == Some(o.to),
+                    _ => false,
+                };
+                responder && Some(ra) == o.from && s <= o.end + phy.sifs + phy.slot
             })
         };
         let response_by_c = answers(self.last) && self.last.is_some_and(|o| o.to == c);
@@ -865,7 +871,9 @@ pub fn cost<R: Read>(
         twt_accepted: None,
     };
     let mut reader = open().map_err(|e| e.to_string())?;
-    let mut cur: Option<Ppdu> = None;
+    // The PPDU being assembled; its MPDU list is reused (nothing allocated per frame).
+    let mut cur = Ppdu { ts: Time::ZERO, rt: Radiotap::default(), reference: None, mpdus: Vec::with_capacity(64) };
+    let mut open_ppdu = false;
     let mut pending_twt: Option<ParsedTwt> = None;
     while let Some(f) = reader.next_wlan() {
         let f: WlanFrame<'_> = f.map_err(|e| e.to_string())?;
@@ -899,22 +907,21 @@ pub fn cost<R: Read>(
             }
         }
         // Subframes of one A-MPDU (same reference, consecutive) make one PPDU.
-        if let Some(p) = cur.as_mut() {
-            if reference.is_some() && p.reference == reference {
-                p.mpdus.push(mpdu);
-                continue;
-            }
+        if open_ppdu && reference.is_some() && cur.reference == reference {
+            cur.mpdus.push(mpdu);
+            continue;
         }
-        if let Some(p) = cur.take() {
-            inf.ppdu(&p)?;
+        if open_ppdu {
+            inf.ppdu(&cur)?;
         }
         inf.twt_accepted = pending_twt.take().or(inf.twt_accepted.take());
-        let mut mpdus = Vec::with_capacity(1);
-        mpdus.push(mpdu);
-        cur = Some(Ppdu { ts: Time(f.ts_ns), rt: f.phy, reference, mpdus });
+        (cur.ts, cur.rt, cur.reference) = (Time(f.ts_ns), f.phy, reference);
+        cur.mpdus.clear();
+        cur.mpdus.push(mpdu);
+        open_ppdu = true;
     }
-    if let Some(p) = cur.take() {
-        inf.ppdu(&p)?;
+    if open_ppdu {
+        inf.ppdu(&cur)?;
     }
     // A response still owed at the end of the capture.
     if let Some(o) = inf.last.take() {

@@ -218,6 +218,12 @@ fn he_tb_answers_are_timed_as_tb_ppdus() {
 /// Runs an 802.11ax BSS (MCS 7, 20 MHz, 0.8 µs GI) whose client pings in power-save `mode`,
 /// writing a radiotap capture of the channel to `dir`/client-wlan0.pcap.
 fn simulate_he(dir: &Path, mode: &str) {
+    simulate(dir, "phy = \"802.11ax\"\nmcs = 7\nwidth = 20\ngi = \"800ns\"", mode, "");
+}
+
+/// [`simulate_he`] on the PHY `phy` (its `[[wlan]]` keys), with `flow` (a `[[flow]]` table)
+/// after the pings.
+fn simulate(dir: &Path, phy: &str, mode: &str, flow: &str) {
     let text = format!(
         r#"
 [simulation]
@@ -240,10 +246,7 @@ delay = "10ms"
 name = "bss"
 ap = "ap"
 stations = ["client"]
-phy = "802.11ax"
-mcs = 7
-width = 20
-gi = "800ns"
+{phy}
 power_save = "{mode}"
 [[flow]]
 kind = "ping"
@@ -251,6 +254,7 @@ from = "client"
 to = "server"
 count = 4
 interval = "500ms"
+{flow}
 "#
     );
     let _ = std::fs::remove_dir_all(dir);
@@ -276,5 +280,64 @@ fn broadcast_twt_members_are_costed_from_the_announcements() {
     // at 1.6 s: 16); the window narrowed below a TU by the beacons.
     assert_eq!(x.service_periods, (x.end_ns - x.start_ns) / 100_000_000, "{x:?}");
     assert!(x.broadcast_twt_window_us.is_some_and(|w| w < 1023), "{x:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `stamp=start` reads a capture stamped at PPDU starts as the default (`stamp=end`) reads the
+/// same capture stamped at PPDU ends: psm.pcap (end stamps) rewritten with each record moved one
+/// PPDU earlier (its airtime from its own radiotap fields) costs the same to the fJ, over the
+/// same span; read with the default instead, the start-stamped copy is costed differently.
+#[test]
+fn start_stamps_read_with_stamp_start_cost_as_end_stamps_by_default() {
+    use pcap_file::pcap::{PcapHeader, PcapPacket, PcapReader, PcapWriter};
+    let src = data("psm.pcap");
+    let mut airtime = std::collections::HashMap::new();
+    let mut r = TraceReader::open(&src).unwrap();
+    while let Some(f) = r.next_wlan() {
+        let f = f.unwrap();
+        assert!(f.phy.ampdu.is_none(), "one MPDU per PPDU in psm.pcap");
+        let (phy, tx) = tx_vector(&f.phy).unwrap();
+        airtime.insert(f.index, ppdu_airtime(&f.phy, &phy, f.mpdu_len, tx));
+    }
+    let dst = std::env::temp_dir().join(format!("wattlab-observed-start-{}.pcap", std::process::id()));
+    let mut reader = PcapReader::new(std::fs::File::open(&src).unwrap()).unwrap();
+    let header = PcapHeader { ts_resolution: pcap_file::TsResolution::NanoSecond, ..reader.header() };
+    let mut w = PcapWriter::with_header(std::fs::File::create(&dst).unwrap(), header).unwrap();
+    let mut index = 0u64;
+    while let Some(p) = reader.next_packet() {
+        let p = p.unwrap();
+        let back = airtime.get(&index).map_or(0, |d| d.as_nanos());
+        let ts = std::time::Duration::from_nanos(p.timestamp.as_nanos() as u64 - back);
+        w.write_packet(&PcapPacket::new(ts, p.orig_len, &p.data)).unwrap();
+        index += 1;
+    }
+    drop(w);
+    assert!(airtime.len() >= 15 && airtime.values().all(|d| d.as_nanos() > 0), "{airtime:?}");
+    let cost = |path: &Path, policy: &str| {
+        let a = analyze(path, &options("wavelan-turbo-2mbps", &[policy], Some(STA), TimelineOutput::Off)).unwrap();
+        observed(&a).report.clone()
+    };
+    let (end, start) = (cost(&src, "observed"), cost(&dst, "observed:stamp=start"));
+    assert_eq!((start.start_ns, start.end_ns, start.total_energy_fj), (end.start_ns, end.end_ns, end.total_energy_fj));
+    assert_eq!((start.sleep.time_ns, start.idle.time_ns, start.rx.time_ns, start.tx.time_ns), (end.sleep.time_ns, end.idle.time_ns, end.rx.time_ns, end.tx.time_ns));
+    assert_ne!(cost(&dst, "observed").total_energy_fj, end.total_energy_fj, "the default misreads start stamps");
+    std::fs::remove_file(&dst).unwrap();
+}
+
+/// A simulated 802.11n download: the client answers each of the AP's A-MPDUs with a Block Ack
+/// on the air, which is its response (none inferred; before, every captured Block Ack left an
+/// ACK inferred for its A-MPDU as well, one per A-MPDU).
+#[test]
+fn captured_block_acks_answer_their_ampdus() {
+    let dir = std::env::temp_dir().join(format!("wattlab-observed-ba-{}", std::process::id()));
+    let bulk = "[[flow]]\nkind = \"bulk-download\"\nclient = \"client\"\nserver = \"server\"\nbytes = \"300kB\"\nstart = \"1s\"";
+    simulate(&dir, "phy = \"802.11n\"\nmcs = 7\nwidth = 20", "cam", bulk);
+    let mut o = options("wavelan-dsss", &["observed"], Some("02:00:00:00:00:03"), TimelineOutput::Off);
+    o.client = None;
+    let a = analyze(&dir.join("client-wlan0.pcap"), &o).unwrap();
+    let o = observed(&a).observed.clone().unwrap();
+    assert!(o.ampdus >= 20, "{o:?}");
+    assert_eq!(o.responses_inferred, 0, "{o:?}");
+    assert!(o.tx_responses >= o.ampdus / 2, "{o:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

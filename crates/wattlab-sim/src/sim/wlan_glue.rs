@@ -114,10 +114,15 @@ impl Simulation {
     fn write_air(&mut self, b: usize) {
         let host = &mut self.wlans[b];
         let (Some(frames), Some(cap)) = (host.bss.take_air(), host.air.as_deref_mut()) else { return };
+        // Each record is stamped at its PPDU's end, as a monitor's host stamps a frame once it
+        // is received (radiotap TSFT keeps the start). The log is in start order and a batch
+        // is one exchange, laid out when it starts: in end order (stable), the file stays in
+        // time order where PPDUs overlap (a collision's shorter PPDU ends first).
+        frames.sort_by_key(|f| f.start + f.dur);
         for f in frames.drain(..) {
             #[cfg(test)]
             cap.logged.push(f.clone());
-            if let Err(e) = cap.sink.write_with(f.start, |buf| crate::wlan::radiotap::encode(&f, &cap.cx, &self.net.arena, buf)) {
+            if let Err(e) = cap.sink.write_with(f.start + f.dur, |buf| crate::wlan::radiotap::encode(&f, &cap.cx, &self.net.arena, buf)) {
                 self.net.fatal_error.get_or_insert_with(|| format!("writing capture {}: {e}", cap.path));
                 return;
             }

@@ -201,17 +201,19 @@ impl Bss {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn log_control(&mut self, kind: AirKind, from: StaId, to: StaId, start: Time, dur: Duration, bytes: u32, lost: bool) {
         if self.air.is_some() {
-            self.push_control(kind, from, to, start, dur, bytes, lost, None);
+            self.push_control(kind, from, to, start, dur, bytes, lost, None, None);
         }
     }
 
-    /// [`Bss::log_control`] with the extra fields of a Block Ack frame or an action frame.
+    /// [`Bss::log_control`] with the extra fields of a Block Ack frame or an action frame, and
+    /// the rate it was sent at when it is not the control rate answering `from` ↔ `to`'s data
+    /// (a set-up exchange's, at the lowest basic rate).
     #[cold]
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn push_control(&mut self, kind: AirKind, from: StaId, to: StaId, start: Time, dur: Duration, bytes: u32, lost: bool, ba: Option<(u8, u16, Vec<u16>)>) {
+    pub(crate) fn push_control(&mut self, kind: AirKind, from: StaId, to: StaId, start: Time, dur: Duration, bytes: u32, lost: bool, ba: Option<(u8, u16, Vec<u16>)>, kbps: Option<u32>) {
         let (a, b) = if from == AP { (from, to) } else { (to, from) };
-        let kbps = self.cfg.phy.response_kbps(self.tx_vector(a, b));
+        let kbps = kbps.unwrap_or_else(|| self.cfg.phy.response_kbps(self.tx_vector(a, b)));
         let mut f = frame(start, dur, from, to, kind, TxVector::Legacy { kbps }, bytes);
         f.lost = lost;
         // A station's PS-Poll and management frames show its PM bit (control responses and

@@ -271,15 +271,20 @@ impl Bss {
         if !self.logs_air() {
             return;
         }
+        // Sent at the lowest basic rate, answered at its control rate (as timed).
+        let kbps = match kind {
+            AirKind::Ack | AirKind::BlockAck => self.cfg.phy.control_rate(self.setup_kbps()),
+            _ => self.setup_kbps(),
+        };
         if kind == AirKind::Ack {
-            return self.log_control(kind, from, to, start, dur, bytes, lost);
+            return self.push_control(kind, from, to, start, dur, bytes, lost, None, Some(kbps));
         }
         // The flow's originator: the responses go the other way.
         let owner = if matches!(kind, AirKind::AddBaResponse | AirKind::BlockAck) { to } else { from };
         let tid = self.current_tid(owner);
         let (a, b) = if owner == from { (from, to) } else { (to, from) };
         let ssn = self.window_start(a, b);
-        self.push_control(kind, from, to, start, dur, bytes, lost, Some((tid, ssn, Vec::new())));
+        self.push_control(kind, from, to, start, dur, bytes, lost, Some((tid, ssn, Vec::new())), Some(kbps));
     }
 
     /// The first sequence number of `from` → `to`'s flow of its current AC not acknowledged
@@ -497,7 +502,7 @@ impl Bss {
             if self.logs_air() {
                 let bits = Self::ba_bits(received);
                 let tid = self.current_tid(sta);
-                self.push_control(AirKind::BlockAck, to, sta, ba_start, dur, ba_bytes, !ba, Some((tid, (p.ssn & 0x0fff) as u16, bits)));
+                self.push_control(AirKind::BlockAck, to, sta, ba_start, dur, ba_bytes, !ba, Some((tid, (p.ssn & 0x0fff) as u16, bits)), None);
             }
             self.timer(t + data + d, MacTimer::Delivered { gen: self.exchange_gen.wrapping_add(1) });
             t + data + d + sifs + dur + d

@@ -1,8 +1,13 @@
 //! 802.11 frames with a radiotap header: what a monitor on a simulated BSS's channel records
 //! ([`crate::wlan::AirFrame`] → bytes of a `LINKTYPE_IEEE802_11_RADIOTAP` record).
 //!
-//! Radiotap fields (<https://www.radiotap.org>): TSFT (the BSS's TSF, µs since the run's
-//! start), Flags (bad FCS for a frame its addressee did not receive), Rate (non-HT), Channel
+//! Each record is stamped at its PPDU's end, as a monitor's host stamps a frame it received
+//! (`sim/wlan_glue.rs`), so `wattlab trace energy --policy observed` reads the simulator's
+//! captures and a host's alike with its default `stamp=end`.
+//!
+//! Radiotap fields (<https://www.radiotap.org>): TSFT (the BSS's TSF at the PPDU's first bit,
+//! µs since the run's start; mac80211 puts the MPDU's first bit there, one PHY preamble and
+//! header later: 20 µs for OFDM, more for HT/VHT/HE, see `docs/trace.md`), Flags (bad FCS for a frame its addressee did not receive), Rate (non-HT), Channel
 //! (nominal: 2412, 5180 or 5955 MHz by band; the model has no channel number), MCS (HT), A-MPDU
 //! status (one reference number per A-MPDU, the last MPDU flagged), VHT and HE (MCS, NSS,
 //! width, GI, coding; PPDU format HE SU, or HE TB for a station's answer to a Basic Trigger). No FCS is written (the Flags' FCS bit is clear).

@@ -134,7 +134,7 @@ fn flag(v: &str) -> bool {
     matches!(v, "1" | "True" | "true")
 }
 
-const FIELDS: [&str; 14] = [
+const FIELDS: [&str; 15] = [
     "frame.time_epoch",
     "wlan.fc.type_subtype",
     "wlan.fc.pwrmgt",
@@ -149,6 +149,7 @@ const FIELDS: [&str; 14] = [
     "radiotap.length",
     "_ws.malformed",
     "_ws.expert.message",
+    "radiotap.mactime",
 ];
 
 /// Wireshark 4.0's one complaint about a broadcast TWT element: its TWT dissector knows only
@@ -178,7 +179,11 @@ fn check(name: &str, logged: &[AirFrame], path: &Path) -> Option<(usize, usize, 
         let tolerated = carries_broadcast_twt(f) && r[13] == BROADCAST_TWT_LENGTH_NOTE;
         assert!(r[12].is_empty() || tolerated, "{at}: malformed: {r:?}");
         let ts: f64 = r[0].parse().unwrap();
-        let want_ts = 946_684_800.0 + f.start.as_nanos() as f64 * 1e-9;
+        // Stamped at the PPDU's end (a receiving host's stamp), in time order.
+        let want_ts = 946_684_800.0 + (f.start + f.dur).as_nanos() as f64 * 1e-9;
+        assert!(k == 0 || ts >= rows[k - 1][0].parse::<f64>().unwrap(), "{at}: time {ts} before the previous record's");
+        // TSFT: the PPDU's first bit, µs of the BSS's TSF (0 at the run's start).
+        assert_eq!(r[14].parse::<u64>().unwrap(), f.start.as_nanos() / 1_000, "{at}: TSFT");
         assert!((ts - want_ts).abs() < 2e-6, "{at}: time {ts} vs {want_ts}");
         assert_eq!(num(&r[1]), u32::from(type_subtype(f)), "{at}: type/subtype");
         // tshark shows the Frame Control flags of data, management and PS-Poll frames.
@@ -311,7 +316,7 @@ fn epoch_and_errors() {
     let mut r = pcap_file::pcap::PcapReader::new(&bytes[..]).unwrap();
     assert_eq!(r.header().datalink, pcap_file::DataLink::IEEE802_11_RADIOTAP);
     let first = r.next_packet().unwrap().unwrap();
-    assert_eq!(first.timestamp.as_nanos(), 1_795_798_800_000_000_000 + u128::from(logged[0].start.as_nanos()));
+    assert_eq!(first.timestamp.as_nanos(), 1_795_798_800_000_000_000 + u128::from((logged[0].start + logged[0].dur).as_nanos()));
     let opts = BuildOptions { out_dir: Some(dir.clone()), pcaps: vec!["server:eth0".into()], ..Default::default() };
     let e = Simulation::from_toml(&text, "r.toml", None, &["output.pcap_link=\"radiotap\"".into()], &opts).err().unwrap().to_string();
     assert!(e.contains("output.pcap_link") && e.contains("not on a [[wlan]]"), "{e}");
