@@ -270,7 +270,7 @@ interval = "500ms"
 fn broadcast_twt_members_are_costed_from_the_announcements() {
     let dir = std::env::temp_dir().join(format!("wattlab-observed-btwt-{}", std::process::id()));
     simulate_he(&dir, "twt:interval=100ms,duration=4000us,broadcast=2");
-    let mut o = options("wavelan-dsss", &["observed:stamp=start,listen=none"], Some("02:00:00:00:00:03"), TimelineOutput::Off);
+    let mut o = options("wavelan-dsss", &["observed:listen=none"], Some("02:00:00:00:00:03"), TimelineOutput::Off);
     o.client = None;
     let a = analyze(&dir.join("client-wlan0.pcap"), &o).unwrap();
     let p = a.policies.iter().find(|p| p.name.starts_with("observed")).expect("observed row");
