@@ -118,7 +118,8 @@ class Tunnel(Reproduction):
             pts45, pts46 = simulator.grid_points(cfg, tables["fig45.csv"]), simulator.fig46_points(cfg, tables["fig46_47.csv"])
             sim_points = simulator.run_grid(pts45, cfg, ctx)
             sim46 = simulator.run_grid(pts46, cfg, ctx, "tunnel simulator (Figs. 4.6–4.8, q = 0.1)")
-            tables["sim_association.csv"] = association.run(cfg, ctx, pts45, sim_points, pts46, sim46, tables["fig45.csv"])
+            if cfg.association:
+                tables["sim_association.csv"] = association.run(cfg, ctx, pts45, sim_points, pts46, sim46, tables["fig45.csv"])
         else:
             for name in SIM_FILES:  # an earlier --simulate run's rows (we got here with overwrite): not this run's
                 (ctx.out / name).unlink(missing_ok=True)
