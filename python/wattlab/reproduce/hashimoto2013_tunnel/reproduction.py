@@ -73,7 +73,8 @@ def _association_lines(tables: dict[str, pd.DataFrame]) -> list[str]:
         return []
     return ["### The association's start and Max.Burst (`sim_association.csv`)", "",
             "Default: RFC 9260's INIT handshake at time zero, no Max.Burst. Each setting reruns the simulated points "
-            "with one change (docs/tunnel.md):", "", *[f"- {association.sentence(r)}" for r in t.to_dict("records")],
+            "with one change, judged against the default rerun with the next seed (docs/tunnel.md):", "",
+            *[f"- {s}" for s in association.sentences(t)],
             "", "T1–T12 are the model's and do not depend on the simulator.", ""]
 
 
