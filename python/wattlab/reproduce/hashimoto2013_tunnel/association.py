@@ -64,7 +64,8 @@ def sentence(r, ref=None) -> str:
         return f"{r['setting']}, {r['grid']}: {moved}{s1}: the spread the settings are judged against."
     ref = dict(ref)
     ds1, ds1_ref = abs(r["within_setting"] - r["within_default"]), abs(ref["within_setting"] - ref["within_default"])
-    beyond = r["max_dp_sleep"] > ref["max_dp_sleep"] or r["moved_p_sleep"] > ref["moved_p_sleep"]
+    # Beyond one reference seed only if both the largest change and the number moved exceed it.
+    beyond = r["max_dp_sleep"] > ref["max_dp_sleep"] and r["moved_p_sleep"] > ref["moved_p_sleep"]
     if r["within_default"] >= 0 and ds1 > ds1_ref:
         verdict = f"S1 moves by {ds1} points, more than the seed alone ({ds1_ref}): it explains part of the gap's count"
     elif beyond:

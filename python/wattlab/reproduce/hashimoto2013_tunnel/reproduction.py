@@ -75,7 +75,7 @@ def _association_lines(tables: dict[str, pd.DataFrame]) -> list[str]:
             "Default: RFC 9260's INIT handshake at time zero, no Max.Burst. Each setting reruns the simulated points "
             "with one change, judged against the default rerun with the next seed (docs/tunnel.md):", "",
             *[f"- {s}" for s in association.sentences(t)],
-            "", "T1–T12 are the model's and do not depend on the simulator.", ""]
+            "", "T1–T13 are the model's and do not depend on the simulator; only S1 can move.", ""]
 
 
 class Tunnel(Reproduction):
