@@ -137,7 +137,8 @@ pub struct Endpoint<T> {
 }
 
 impl<T: Clone> Endpoint<T> {
-    /// An endpoint of the pre-established association `cfg` describes, at time `now`.
+    /// An endpoint of the association `cfg` describes, at time `now`: an initiator with its INIT
+    /// due at `now`, a listener waiting for one, or pre-established.
     pub fn new(cfg: TunnelConfig, now: Time) -> Result<Endpoint<T>, String> {
         cfg.validate()?;
         let mtu = cfg.mtu;
