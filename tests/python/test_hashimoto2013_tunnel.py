@@ -449,3 +449,57 @@ def test_fig_4_6_draws_the_simulated_points_and_fig_4_7_says_it_has_none(tmp_pat
 def test_every_summary_table_row_has_its_headers_cell_count(quick_run):
     """A cell's own `|` is escaped, and the paper is never called "seed" (issue 27)."""
     assert_summary_readable(quick_run, 3)
+
+
+# ---- issue 32: the association's start and Max.Burst ----
+
+def test_association_settings_are_real_scenario_keys():
+    over = dict(simulator.overrides(0.1, 5, 3, 150.0, 1024))
+    assert "tunnel.0.handshake" not in over and "tunnel.0.max_burst" not in over, "defaults: handshake on, no Max.Burst"
+    over = dict(simulator.overrides(0.1, 5, 3, 150.0, 1024, handshake=False, max_burst=4))
+    assert over["tunnel.0.handshake"] is False and over["tunnel.0.max_burst"] == 4
+    eff = simulator.BASE.effective(simulator.overrides(0.1, 5, 3, 150.0, 1024, handshake=False, max_burst=4))
+    assert eff["tunnel"][0]["handshake"] is False and eff["tunnel"][0]["max_burst"] == 4
+
+
+def test_the_handshake_and_max_burst_show_in_a_run():
+    from wattlab.reproduce.hashimoto2013_tunnel import association
+
+    def ends(**kw):
+        return {t["side"]: t for t in simulator.run_point(0.1, 5, 3, 150.0, 1024, duration_s=2.0, **kw).summary["tunnels"]}
+    hs, pre, mb = ends(), ends(handshake=False), ends(max_burst=4)
+    assert hs["client"]["handshake_sent"] == 2 and hs["ap"]["handshake_sent"] == 2 and hs["ap"]["established_ns"] > 0
+    assert pre["client"]["handshake_sent"] == 0 and pre["ap"]["established_ns"] == 0
+    assert sum(t["max_burst_limited"] for t in mb.values()) > 0 == sum(t["max_burst_limited"] for t in hs.values())
+    assert set(association.SETTINGS) == {"pre-established (no INIT handshake)", "Max.Burst = 4"}
+
+
+def _assoc_rows(p_sleep_b, goodput_b):
+    keys = {"q": [0.1, 0.1], "m": [1, 5], "aggregate_kBps": [150.0, 450.0]}
+    a = pd.DataFrame({**keys, "p_sleep_w": [0.5, 0.3], "goodput_kBps": [150.0, 450.0]})
+    b = pd.DataFrame({**keys, "p_sleep_w": p_sleep_b, "goodput_kBps": goodput_b})
+    return a, b
+
+
+@pytest.mark.parametrize("p_sleep_b, within, says", [
+    ([0.5, 0.3], 7, "within what the seed alone does (at most 2.0%, 1 points, S1 ±1): no effect measurable"),
+    ([0.5, 0.305], 8, "within what the seed alone does"),                    # as much as the seed: nothing
+    ([0.5, 0.33], 8, "within what the seed alone does"),                     # larger, but at no more points
+    ([0.55, 0.33], 8, "more than the seed alone (at most 2.0%, 1 points), but not S1 beyond the seed's spread: "
+                      "it does not explain"),
+    ([0.55, 0.33], 9, "S1 moves by 2 points, more than the seed alone (1): it explains part of the gap's count"),
+])
+def test_association_sentence_reaches_each_conclusion(p_sleep_b, within, says):
+    from wattlab.reproduce.hashimoto2013_tunnel import association as asc
+
+    a, noise = _assoc_rows([0.5, 0.306], [150.0, 450.0])  # the next seed: P_sleep +2 % at one point, S1 7 → 8
+    ref = asc.compare(asc.REFERENCE, "Fig. 4.5 grid", a, noise, 7, 8)
+    _, b = _assoc_rows(p_sleep_b, [150.0, 450.0])
+    r = asc.compare("Max.Burst = 4", "Fig. 4.5 grid", a, b, 7, within)
+    s = asc.sentence(r, ref)
+    assert says in s, s
+    table = pd.DataFrame([ref, r])
+    assert asc.sentences(table) == [asc.sentence(ref), s] and "the spread the settings are judged against" in asc.sentences(table)[0]
+    ref46 = asc.compare(asc.REFERENCE, "Figs. 4.6-4.7 points", a, noise, -1, -1)
+    s46 = asc.sentence(asc.compare("x", "Figs. 4.6-4.7 points", a, b, -1, -1), ref46)
+    assert "S1" not in s46 and ("on points no claim rests on alone" in s46) == (p_sleep_b[0] == 0.55)

@@ -72,7 +72,7 @@ fn main() {
 /// A tunnel packet (SACK with gap blocks and duplicates, DATA) with up to four bytes mutated,
 /// truncated at a random length one time in four.
 fn sctp_mutant(rng: &mut Rng) -> Vec<u8> {
-    use wattlab_core::wire::sctp::{encode_sctp, DataChunk, SackChunk, SctpHeader, DATA_FLAGS_WHOLE};
+    use wattlab_core::wire::sctp::{encode_sctp, Cookie, DataChunk, Handshake, SackChunk, SctpHeader, DATA_FLAGS_WHOLE};
     let mut sack = SackChunk { cum_tsn: rng.next_u64() as u32, a_rwnd: 65536, n_gaps: rng.below(4) as u8, n_dups: rng.below(3) as u8, ..SackChunk::default() };
     for i in 0..usize::from(sack.n_gaps) {
         sack.gaps[i] = (1 + 2 * i as u16, 1 + 2 * i as u16);
@@ -82,6 +82,12 @@ fn sctp_mutant(rng: &mut Rng) -> Vec<u8> {
         src_port: 9899,
         dst_port: 9899,
         vtag: 0x5741_0001,
+        // COOKIE ECHO and COOKIE ACK may lead a packet with SACK and DATA (RFC 9260 §5.1).
+        control: match rng.below(8) {
+            0 => Some(Handshake::CookieAck),
+            1 => Some(Handshake::CookieEcho(Cookie([0x5a; 12]))),
+            _ => None,
+        },
         sack: (rng.below(2) == 0).then_some(sack),
         data: (rng.below(4) != 0).then_some(DataChunk { tsn: rng.next_u64() as u32, sid: rng.below(4) as u16, ssn: 0, ppid: 0, flags: DATA_FLAGS_WHOLE, len }),
     };

@@ -218,3 +218,77 @@ fn the_tunnel_saves_energy_on_80211ax_too() {
     assert!(tunnel.wlans[0].stations.iter().any(|s| s.ampdu_mean > 1.0), "frames went aggregated");
     assert_tunnel_saves(&tunnel, &cam, &psm);
 }
+
+/// The handshake chunks of the client's capture, in order, with their times (s), read by our
+/// decoder (CRC32c verified).
+fn handshake_in_capture(extra: &str, dir: &std::path::Path) -> (std::path::PathBuf, Vec<(f64, String)>) {
+    std::fs::create_dir_all(dir).unwrap();
+    let opts = BuildOptions { out_dir: Some(dir.to_path_buf()), pcaps: vec!["client:wlan0".into()], timeseries: false, ..Default::default() };
+    let text = SCENARIO.replace("burst = 5", &format!("burst = 5\n{extra}"));
+    let sim = Simulation::from_toml(&text, "tunnel-4flows.toml", None, &["simulation.duration=\"300ms\"".into()], &opts).unwrap();
+    sim.run().unwrap();
+    let path = dir.join("client-wlan0.pcap");
+    let bytes = std::fs::read(&path).unwrap();
+    let mut reader = pcap_file::pcap::PcapReader::new(&bytes[..]).unwrap();
+    let mut out = Vec::new();
+    let mut first_data = None;
+    while let Some(pkt) = reader.next_packet() {
+        let pkt = pkt.unwrap();
+        let frame = etherparse::SlicedPacket::from_ethernet(&pkt.data).unwrap();
+        let Some(etherparse::TransportSlice::Udp(udp)) = &frame.transport else { continue };
+        let v = wattlab_core::wire::sctp::decode_sctp(udp.payload()).expect("a valid SCTP packet");
+        if let Some(c) = v.header.control {
+            let name = format!("{c:?}");
+            out.push((pkt.timestamp.as_secs_f64(), name.split('(').next().unwrap().to_string()));
+        } else if v.header.data.is_some() && first_data.is_none() {
+            first_data = Some(pkt.timestamp.as_secs_f64());
+        }
+    }
+    // No DATA before the association is established.
+    if let (Some(d), Some(last)) = (first_data, out.last()) {
+        assert!(d >= last.0, "DATA at {d} s before the handshake ended at {} s", last.0);
+    }
+    (path, out)
+}
+
+/// RFC 9260 §5.1 on the wire (issue 32): the client's INIT at time zero, then INIT ACK, COOKIE
+/// ECHO and COOKIE ACK before any DATA; `handshake = false` (pre-established) has none. tshark,
+/// when installed, names the four chunks and verifies their CRC32c.
+#[test]
+fn the_association_starts_with_the_handshake_at_time_zero() {
+    let dir = std::env::temp_dir().join(format!("wattlab-tunnel-hs-{}", std::process::id()));
+    let (path, hs) = handshake_in_capture("", &dir);
+    let names: Vec<&str> = hs.iter().map(|h| h.1.as_str()).collect();
+    assert_eq!(names, ["Init", "InitAck", "CookieEcho", "CookieAck"], "{hs:?}");
+    // The INIT goes at time zero, on the air once the dozing radio woke (1 ms, Table 4.2); the
+    // rest is three more frame exchanges.
+    assert!(hs[0].0 < 2e-3 && hs[3].0 - hs[0].0 < 2e-3, "the handshake right from time zero: {hs:?}");
+    if let Some(text) = tool("tshark", &["-o", "sctp.checksum:CRC-32c", "-V", "-r"], &path) {
+        for chunk in ["INIT chunk", "INIT_ACK chunk", "COOKIE_ECHO chunk", "COOKIE_ACK chunk"] {
+            assert_eq!(text.matches(chunk).count(), 1, "{chunk}:\n{text}");
+        }
+        assert_eq!(text.matches("(CRC32C)").count(), text.matches("[correct]").count(), "every CRC32c correct");
+    }
+    let (_, none) = handshake_in_capture("handshake = false", &dir);
+    assert!(none.is_empty(), "{none:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `max_burst` (RFC 9260 §6.1 D): with 4 and m = 5 the endpoints' output is cut (counted in the
+/// summary) and every inner packet still arrives; with the default 0 never; out of range is an
+/// error naming the key.
+#[test]
+fn max_burst_caps_the_tunnels_bursts() {
+    let set = ["simulation.duration=\"3s\"".to_string()];
+    let limited = |s: &Summary| s.tunnels.iter().map(|t| t.stats.max_burst_limited).sum::<u64>();
+    let off = run(SCENARIO, &set);
+    let on = run(SCENARIO, &[set[0].clone(), "tunnel.0.max_burst=4".into()]);
+    assert_eq!(limited(&off), 0);
+    assert!(limited(&on) > 0, "{:?}", on.tunnels);
+    let (g_off, g_on) = (traffic(&off).0, traffic(&on).0);
+    assert!((g_on / g_off - 1.0).abs() < 0.05, "same traffic: {g_on} vs {g_off} B/s");
+    let e = Simulation::from_toml(&SCENARIO.replace("burst = 5", "burst = 5\nmax_burst = 5000"), "t.toml", None, &[], &BuildOptions::default())
+        .err()
+        .expect("refused");
+    assert_eq!(e.key.as_deref(), Some("tunnel[0].max_burst"), "{e:?}");
+}

@@ -39,13 +39,29 @@ pub struct TunnelConfig {
     pub burst: u32,
     /// The inlet also releases this long after its first buffered packet.
     pub inlet_timeout: Duration,
-    /// Verification tag this endpoint expects (the pre-established association's own tag).
+    /// Start the association with RFC 9260 §5.1's four-way handshake (INIT, INIT ACK, COOKIE
+    /// ECHO, COOKIE ACK; the default); false: pre-established from `peer_tag` and
+    /// `peer_initial_tsn`. With the handshake the peer's tag and first TSN are learned from it.
+    pub handshake: bool,
+    /// This end sends the INIT (the client); the other end listens (the AP).
+    pub initiator: bool,
+    /// Max.Init.Retransmits (RFC 9260 §16: 8): INIT or COOKIE ECHO sent again at most this
+    /// often (the timer doubling each time) before the endpoint gives up.
+    pub max_init_retransmits: u32,
+    /// Secret keying the State Cookie's check value (a listener accepts only its own cookies).
+    pub cookie_secret: u32,
+    /// Max.Burst (RFC 9260 §6.1 rule D): at most this many new DATA packets per output
+    /// opportunity (the sends that follow one input: an inner packet, an arriving packet, a
+    /// timer); 0 = no limit (the default: the burst rule sends m at once on purpose;
+    /// docs/tunnel.md). The RFC's value is 4.
+    pub max_burst: u32,
+    /// Verification tag this endpoint expects (its Initiate Tag in the handshake).
     pub local_tag: u32,
-    /// Verification tag put on packets to the peer.
+    /// Verification tag put on packets to the peer (pre-established only).
     pub peer_tag: u32,
     /// First TSN this endpoint sends.
     pub initial_tsn: u32,
-    /// First TSN expected from the peer.
+    /// First TSN expected from the peer (pre-established only).
     pub peer_initial_tsn: u32,
     /// SCTP port of this endpoint and of its peer.
     pub port: u16,
@@ -78,6 +94,11 @@ impl Default for TunnelConfig {
         TunnelConfig {
             burst: 5,
             inlet_timeout: Duration::from_millis(20),
+            handshake: true,
+            initiator: true,
+            max_init_retransmits: 8,
+            cookie_secret: 0x7475_6e6e,
+            max_burst: 0,
             local_tag: 0x5741_0001,
             peer_tag: 0x5741_0002,
             initial_tsn: 1,
@@ -98,9 +119,11 @@ impl Default for TunnelConfig {
 }
 
 impl TunnelConfig {
-    /// The peer's settings for the same pre-established association: tags and TSNs swapped.
+    /// The peer's settings for the same association: tags and TSNs swapped, the other role in
+    /// the handshake.
     pub fn mirrored(&self) -> TunnelConfig {
         TunnelConfig {
+            initiator: !self.initiator,
             local_tag: self.peer_tag,
             peer_tag: self.local_tag,
             initial_tsn: self.peer_initial_tsn,

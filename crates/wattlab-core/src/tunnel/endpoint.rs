@@ -1,11 +1,15 @@
-//! One tunnel endpoint: the inlet and burst rule, the sender (TSNs, retransmission queue,
-//! RTO, fast retransmit, cwnd/ssthresh), the receiver ([`super::recv`]) and the SACK policy.
+//! One tunnel endpoint: the association's start (RFC 9260 §5.1's handshake, or
+//! pre-established), the inlet and burst rule, the sender (TSNs, retransmission queue, RTO,
+//! fast retransmit, cwnd/ssthresh, Max.Burst), the receiver ([`super::recv`]) and the SACK
+//! policy.
 
 use super::config::TunnelConfig;
 use super::recv::{tsn_lt, Arrival, Receiver};
 use super::trigger::TriggerEstimator;
 use super::{DropReason, FlowKey, Transmit, TunnelStats};
-use crate::wire::sctp::{self, DataChunk, SctpHeader, COMMON_HEADER_LEN, DATA_FLAGS_WHOLE, DATA_HEADER_LEN, SACK_HEADER_LEN};
+use crate::wire::sctp::{
+    self, Cookie, DataChunk, Handshake, InitChunk, SctpHeader, COMMON_HEADER_LEN, COOKIE_LEN, DATA_FLAGS_WHOLE, DATA_HEADER_LEN, SACK_HEADER_LEN,
+};
 use crate::{Duration, Time};
 use std::collections::VecDeque;
 
@@ -42,10 +46,63 @@ struct Sent<T> {
     misses: u8,
 }
 
+/// Where the association's start is (RFC 9260 §4's states, those the tunnel passes through).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Assoc {
+    /// Pre-established, or the handshake completed: DATA and SACKs flow.
+    Established,
+    /// Initiator: INIT sent (or due), waiting for INIT ACK.
+    CookieWait,
+    /// Initiator: COOKIE ECHO sent (or due), waiting for COOKIE ACK.
+    CookieEchoed(Cookie),
+    /// Listener before a valid COOKIE ECHO: INITs are answered without keeping state.
+    Closed,
+    /// Initiator: no answer after Max.Init.Retransmits; nothing is sent any more.
+    Failed,
+}
+
+/// The State Cookie's check value: CRC32c of the secret and the fields it protects. Enough to
+/// recognise our own cookies; not a cryptographic MAC (both ends are ours, docs/tunnel.md).
+fn cookie_check(secret: u32, local_tag: u32, peer_tag: u32, peer_tsn: u32) -> u32 {
+    const CRC: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
+    let mut d = CRC.digest();
+    for v in [secret, local_tag, peer_tag, peer_tsn] {
+        d.update(&v.to_be_bytes());
+    }
+    d.finalize()
+}
+
+/// The listener's cookie for an INIT: the initiator's tag and first TSN, and the check value.
+fn make_cookie(secret: u32, local_tag: u32, peer_tag: u32, peer_tsn: u32) -> Cookie {
+    let mut k = [0u8; COOKIE_LEN];
+    k[..4].copy_from_slice(&peer_tag.to_be_bytes());
+    k[4..8].copy_from_slice(&peer_tsn.to_be_bytes());
+    k[8..].copy_from_slice(&cookie_check(secret, local_tag, peer_tag, peer_tsn).to_be_bytes());
+    Cookie(k)
+}
+
+/// The (peer tag, peer initial TSN) of one of our cookies, or `None` if it is not ours.
+fn read_cookie(secret: u32, local_tag: u32, k: &Cookie) -> Option<(u32, u32)> {
+    let be = |i: usize| u32::from_be_bytes([k.0[i], k.0[i + 1], k.0[i + 2], k.0[i + 3]]);
+    let (tag, tsn) = (be(0), be(4));
+    (be(8) == cookie_check(secret, local_tag, tag, tsn)).then_some((tag, tsn))
+}
+
 /// One end of the tunnel's SCTP association (see the module docs of [`super`]).
 #[derive(Debug)]
 pub struct Endpoint<T> {
     cfg: TunnelConfig,
+    assoc: Assoc,
+    /// Verification tag on packets to the peer (configured, or learned in the handshake).
+    peer_tag: u32,
+    /// A handshake chunk to send next, with the verification tag it goes with.
+    reply: Option<(u32, Handshake)>,
+    /// T1-init / T1-cookie (RFC 9260 §5.1): INIT or COOKIE ECHO is sent again when it expires.
+    t1: Option<Time>,
+    /// INIT / COOKIE ECHO retransmissions so far.
+    init_tries: u32,
+    /// New DATA packets sent since the last input (Max.Burst).
+    burst_sent: u32,
     flows: Vec<(FlowKey, u16)>,
     out_ssn: Vec<u16>,
     inlet: VecDeque<Queued<T>>,
@@ -80,11 +137,23 @@ pub struct Endpoint<T> {
 }
 
 impl<T: Clone> Endpoint<T> {
-    /// An endpoint of the pre-established association `cfg` describes, at time `now`.
+    /// An endpoint of the association `cfg` describes, at time `now`: an initiator with its INIT
+    /// due at `now`, a listener waiting for one, or pre-established.
     pub fn new(cfg: TunnelConfig, now: Time) -> Result<Endpoint<T>, String> {
         cfg.validate()?;
         let mtu = cfg.mtu;
+        let (assoc, reply) = match (cfg.handshake, cfg.initiator) {
+            (false, _) => (Assoc::Established, None),
+            (true, true) => (Assoc::CookieWait, Some((0, Handshake::Init(Self::own_init(&cfg))))),
+            (true, false) => (Assoc::Closed, None),
+        };
         Ok(Endpoint {
+            assoc,
+            peer_tag: cfg.peer_tag,
+            reply,
+            t1: None,
+            init_tries: 0,
+            burst_sent: 0,
             flows: Vec::new(),
             out_ssn: Vec::new(),
             inlet: VecDeque::with_capacity(cfg.burst as usize * 2),
@@ -120,6 +189,16 @@ impl<T: Clone> Endpoint<T> {
     /// The settings.
     pub fn config(&self) -> &TunnelConfig {
         &self.cfg
+    }
+
+    /// This end's INIT / INIT ACK fields.
+    fn own_init(cfg: &TunnelConfig) -> InitChunk {
+        InitChunk { tag: cfg.local_tag, a_rwnd: cfg.a_rwnd, out_streams: cfg.max_streams, in_streams: cfg.max_streams, initial_tsn: cfg.initial_tsn }
+    }
+
+    /// True once DATA may flow: pre-established, or the handshake completed.
+    pub fn is_established(&self) -> bool {
+        self.assoc == Assoc::Established
     }
 
     /// Counters so far.
@@ -166,6 +245,7 @@ impl<T: Clone> Endpoint<T> {
     /// An inner packet of flow `key`, `len` bytes long, to carry to the peer. It waits in the
     /// inlet until m are buffered, the inlet timeout passes, or m packets arrive from the peer.
     pub fn send(&mut self, now: Time, key: FlowKey, len: u32, inner: T) {
+        self.burst_sent = 0;
         let sid = self.stream_of(key);
         let ssn = self.out_ssn[usize::from(sid)];
         self.out_ssn[usize::from(sid)] = ssn.wrapping_add(1);
@@ -211,9 +291,28 @@ impl<T: Clone> Endpoint<T> {
     /// A decoded tunnel packet arrived with the inner packet of its DATA chunk. Packets of
     /// another association (tag, ports) and bad DATA are dropped and counted.
     pub fn handle_packet(&mut self, now: Time, h: &SctpHeader, inner: Option<T>) -> Result<(), DropReason> {
-        if h.vtag != self.cfg.local_tag || h.dst_port != self.cfg.port || h.src_port != self.cfg.port {
+        self.burst_sent = 0;
+        let ports = h.dst_port == self.cfg.port && h.src_port == self.cfg.port;
+        // An INIT carries tag 0 (§8.5.1); every other packet the tag this end gave.
+        let is_init = matches!(h.control, Some(Handshake::Init(_)));
+        if !ports || h.vtag != if is_init { 0 } else { self.cfg.local_tag } {
             self.stats.dropped_not_ours += 1;
             return Err(DropReason::NotOurs);
+        }
+        if let Some(c) = h.control {
+            if !self.on_handshake(now, c) {
+                self.stats.dropped_not_ours += 1;
+                return Err(DropReason::NotOurs);
+            }
+        }
+        if self.assoc != Assoc::Established {
+            if h.sack.is_some() || h.data.is_some() {
+                // Out of the blue (§8.4): no association to put it in.
+                self.stats.dropped_not_ours += 1;
+                return Err(DropReason::NotOurs);
+            }
+            self.stats.packets_received += 1;
+            return Ok(());
         }
         let data = match (h.data, inner) {
             (Some(d), Some(i)) if d.sid < self.cfg.max_streams => Some((d, i)),
@@ -234,6 +333,47 @@ impl<T: Clone> Endpoint<T> {
             self.on_data(now, d, inner);
         }
         Ok(())
+    }
+
+    /// A handshake chunk for this end (tags checked); false if it does not fit the state or
+    /// its cookie is not ours (dropped, as §5.2 has it for the cases the tunnel meets).
+    fn on_handshake(&mut self, now: Time, c: Handshake) -> bool {
+        let secret = self.cfg.cookie_secret;
+        match (c, self.assoc) {
+            // Stateless answer (§5.1 B): everything needed later rides in the cookie.
+            (Handshake::Init(i), Assoc::Closed) => {
+                let k = make_cookie(secret, self.cfg.local_tag, i.tag, i.initial_tsn);
+                self.reply = Some((i.tag, Handshake::InitAck(Self::own_init(&self.cfg), k)));
+            }
+            (Handshake::InitAck(i, k), Assoc::CookieWait) => {
+                self.peer_tag = i.tag;
+                self.recv = Receiver::new(i.initial_tsn, self.cfg.max_held, self.cfg.a_rwnd);
+                self.assoc = Assoc::CookieEchoed(k);
+                self.reply = Some((i.tag, Handshake::CookieEcho(k)));
+                self.t1 = None;
+                self.init_tries = 0;
+            }
+            (Handshake::CookieEcho(k), Assoc::Closed | Assoc::Established) => {
+                let Some((tag, tsn)) = read_cookie(secret, self.cfg.local_tag, &k) else { return false };
+                if self.assoc == Assoc::Closed {
+                    self.peer_tag = tag;
+                    self.recv = Receiver::new(tsn, self.cfg.max_held, self.cfg.a_rwnd);
+                    self.assoc = Assoc::Established;
+                    self.stats.established_ns = now.saturating_since(Time::ZERO).as_nanos();
+                } else if tag != self.peer_tag {
+                    return false; // a restart (§5.2.4 A) is not handled: the tunnel's ends do not restart
+                }
+                // Established already with these tags: our COOKIE ACK was lost (§5.2.4 D).
+                self.reply = Some((tag, Handshake::CookieAck));
+            }
+            (Handshake::CookieAck, Assoc::CookieEchoed(_)) => {
+                self.assoc = Assoc::Established;
+                self.t1 = None;
+                self.stats.established_ns = now.saturating_since(Time::ZERO).as_nanos();
+            }
+            _ => return false,
+        }
+        true
     }
 
     fn on_data(&mut self, now: Time, d: DataChunk, inner: T) {
@@ -396,9 +536,14 @@ impl<T: Clone> Endpoint<T> {
 
     /// When [`Endpoint::handle_timeout`] should next run.
     pub fn poll_timeout(&mut self, now: Time) -> Option<Time> {
+        // A handshake chunk not yet sent (the initiator's first INIT): due at once.
+        let reply = self.reply.map(|_| now);
+        if self.assoc != Assoc::Established {
+            return [reply, self.t1].into_iter().flatten().min();
+        }
         let inlet = self.inlet_since.map(|t| t + self.cfg.inlet_timeout);
         let trig = self.trigger_deadline(now);
-        [self.t3, self.sack_at, inlet, trig].into_iter().flatten().min()
+        [reply, self.t3, self.sack_at, inlet, trig].into_iter().flatten().min()
     }
 
     fn trigger_deadline(&mut self, now: Time) -> Option<Time> {
@@ -409,6 +554,10 @@ impl<T: Clone> Endpoint<T> {
 
     /// Runs the timers due at `now`.
     pub fn handle_timeout(&mut self, now: Time) {
+        self.burst_sent = 0;
+        if self.t1.is_some_and(|t| t <= now) {
+            self.on_t1();
+        }
         if self.inlet_since.is_some_and(|t| t + self.cfg.inlet_timeout <= now) {
             self.stats.released_timeout += 1;
             self.release(now);
@@ -423,6 +572,27 @@ impl<T: Clone> Endpoint<T> {
         if self.t3.is_some_and(|t| t <= now) {
             self.on_t3(now);
         }
+    }
+
+    /// T1-init / T1-cookie expired (§5.1): INIT or COOKIE ECHO again with the timer doubled,
+    /// at most Max.Init.Retransmits times; then the association has failed.
+    fn on_t1(&mut self) {
+        self.t1 = None;
+        let again = match self.assoc {
+            Assoc::CookieWait => Handshake::Init(Self::own_init(&self.cfg)),
+            Assoc::CookieEchoed(k) => Handshake::CookieEcho(k),
+            _ => return,
+        };
+        if self.init_tries >= self.cfg.max_init_retransmits {
+            self.assoc = Assoc::Failed;
+            self.stats.handshake_failed = true;
+            return;
+        }
+        self.init_tries += 1;
+        self.stats.handshake_retransmissions += 1;
+        self.rto = Duration(self.rto.as_nanos().saturating_mul(2)).min(self.cfg.rto_max);
+        let tag = if matches!(again, Handshake::Init(_)) { 0 } else { self.peer_tag };
+        self.reply = Some((tag, again));
     }
 
     fn on_t3(&mut self, now: Time) {
@@ -447,12 +617,26 @@ impl<T: Clone> Endpoint<T> {
     /// The next SCTP packet to send at `now`, if any: a retransmission, new DATA within the
     /// congestion window, or a SACK (piggybacked on DATA whenever DATA goes).
     pub fn poll_transmit(&mut self, now: Time) -> Option<Transmit<T>> {
+        if let Some((vtag, c)) = self.reply.take() {
+            // Handshake chunks go alone (bundling DATA with COOKIE ECHO is optional, §5.1).
+            if matches!(c, Handshake::Init(_) | Handshake::CookieEcho(_)) {
+                self.t1 = Some(now + self.rto);
+            }
+            self.stats.handshake_sent += 1;
+            self.stats.packets_sent += 1;
+            self.last_uplink = now;
+            let header = SctpHeader { src_port: self.cfg.port, dst_port: self.cfg.port, vtag, control: Some(c), sack: None, data: None };
+            return Some(Transmit { header, inner: None, trigger: false });
+        }
+        if self.assoc != Assoc::Established {
+            return None; // inner packets wait in the inlet and the send queue
+        }
         let data = self.next_data(now);
         let want_sack = self.sack_now || self.trigger_now || (data.is_some() && (self.unacked > 0 || self.sack_at.is_some()));
         if data.is_none() && !want_sack {
             return None;
         }
-        let mut h = SctpHeader { src_port: self.cfg.port, dst_port: self.cfg.port, vtag: self.cfg.peer_tag, sack: None, data: None };
+        let mut h = SctpHeader { src_port: self.cfg.port, dst_port: self.cfg.port, vtag: self.peer_tag, ..SctpHeader::default() };
         let mut inner = None;
         if let Some((d, i)) = data {
             h.data = Some(d);
@@ -508,7 +692,15 @@ impl<T: Clone> Endpoint<T> {
         if !room(self.flight, self.cwnd) {
             return None;
         }
+        // Max.Burst (§6.1 D), as a strict count of new DATA packets per output opportunity.
+        if self.cfg.max_burst > 0 && self.burst_sent >= self.cfg.max_burst {
+            if !self.pending.is_empty() {
+                self.stats.max_burst_limited += 1;
+            }
+            return None;
+        }
         let q = self.pending.pop_front()?;
+        self.burst_sent += 1;
         let tsn = self.next_tsn;
         self.next_tsn = tsn.wrapping_add(1);
         self.flight += q.len;

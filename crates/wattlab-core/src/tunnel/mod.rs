@@ -16,10 +16,11 @@
 //! - [`Endpoint::poll_timeout`] / [`Endpoint::handle_timeout`]: retransmission, delayed SACK,
 //!   inlet and trigger timers.
 //!
-//! The protocol subset and its choices are in docs/tunnel.md: a pre-established association
-//! (fixed tags and initial TSNs from [`TunnelConfig`], no INIT handshake), RFC 9260 SACKs,
+//! The protocol subset and its choices are in docs/tunnel.md: the association starts with RFC
+//! 9260's four-way handshake (INIT, INIT ACK, COOKIE ECHO, COOKIE ACK; the client initiates)
+//! or is pre-established from [`TunnelConfig`]'s tags and TSNs, RFC 9260 SACKs,
 //! T3-rtx with the RFC's RTO rules, fast retransmit on three miss indications, association-wide
-//! congestion control (§7.2), and the burst rule.
+//! congestion control (§7.2), Max.Burst (§6.1, off by default), and the burst rule.
 
 mod bytes;
 mod config;
@@ -98,7 +99,8 @@ pub struct Transmit<T> {
 pub enum DropReason {
     /// Bytes that do not decode (bad CRC, truncated chunk, bad lengths, unknown chunk).
     Malformed,
-    /// Wrong verification tag or ports.
+    /// Wrong verification tag or ports, a handshake chunk the state does not expect, a cookie
+    /// that is not ours, or DATA/SACK before the association is established.
     NotOurs,
     /// A stream id beyond `max_streams`, or a DATA chunk without its inner packet.
     BadData,
@@ -146,10 +148,22 @@ pub struct TunnelStats {
     pub triggers: u64,
     /// Arriving packets dropped as malformed (decode errors).
     pub dropped_malformed: u64,
-    /// Arriving packets dropped for a wrong tag or port.
+    /// Arriving packets dropped for a wrong tag or port, a handshake chunk out of place, or
+    /// DATA/SACK before the association is established.
     pub dropped_not_ours: u64,
     /// Arriving DATA dropped for a bad stream id or a missing inner packet.
     pub dropped_bad_data: u64,
     /// DATA chunks beyond the receive window or the reorder buffer, dropped unacknowledged.
     pub dropped_window: u64,
+    /// Handshake chunks sent (INIT, INIT ACK, COOKIE ECHO, COOKIE ACK; 0 when pre-established).
+    pub handshake_sent: u64,
+    /// INITs and COOKIE ECHOs sent again after T1 expired.
+    pub handshake_retransmissions: u64,
+    /// When the association became established by the handshake (ns of the caller's clock;
+    /// 0 when pre-established).
+    pub established_ns: u64,
+    /// The initiator gave up after Max.Init.Retransmits.
+    pub handshake_failed: bool,
+    /// Output opportunities that Max.Burst ended with new DATA still waiting.
+    pub max_burst_limited: u64,
 }

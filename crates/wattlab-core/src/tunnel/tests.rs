@@ -60,6 +60,11 @@ struct Harness {
 }
 
 const LEN: u32 = 60;
+
+/// The default settings, pre-established (the unit tests that drive packets by hand).
+fn pre() -> TunnelConfig {
+    TunnelConfig { handshake: false, ..TunnelConfig::default() }
+}
 const DELAY: Duration = Duration::from_millis(5);
 
 impl Harness {
@@ -195,7 +200,7 @@ fn a_clean_path_delivers_everything_in_bursts_with_piggybacked_sacks() {
 
 #[test]
 fn the_inlet_waits_for_m_packets_or_its_timeout() {
-    let cfg = TunnelConfig { burst: 4, inlet_timeout: Duration::from_millis(20), ..TunnelConfig::default() };
+    let cfg = TunnelConfig { burst: 4, inlet_timeout: Duration::from_millis(20), ..pre() };
     let mut a: Endpoint<Inner> = Endpoint::new(cfg, Time::ZERO).unwrap();
     let t0 = Time::ZERO + Duration::from_millis(1);
     let ms = |k: u64| t0 + Duration::from_millis(k);
@@ -218,7 +223,7 @@ fn the_inlet_waits_for_m_packets_or_its_timeout() {
 
 #[test]
 fn sack_gap_blocks_trigger_fast_retransmit_and_the_rto_backs_off() {
-    let cfg = TunnelConfig { burst: 1, ..TunnelConfig::default() };
+    let cfg = TunnelConfig { burst: 1, ..pre() };
     let mut a: Endpoint<Inner> = Endpoint::new(cfg.clone(), Time::ZERO).unwrap();
     let mut b: Endpoint<Inner> = Endpoint::new(cfg.mirrored(), Time::ZERO).unwrap();
     let now = Time::ZERO;
@@ -259,7 +264,7 @@ fn sack_gap_blocks_trigger_fast_retransmit_and_the_rto_backs_off() {
 
 #[test]
 fn malformed_and_foreign_packets_are_dropped_and_counted() {
-    let cfg = TunnelConfig::default();
+    let cfg = pre();
     let mut a: Endpoint<Inner> = Endpoint::new(cfg.clone(), Time::ZERO).unwrap();
     let mut b: Endpoint<Inner> = Endpoint::new(cfg.mirrored(), Time::ZERO).unwrap();
     for s in 0..5 {
@@ -333,7 +338,7 @@ fn heavy_impairment_is_recovered() {
 /// alone, five; never more than the header room allows.
 #[test]
 fn sacks_fit_the_header_room() {
-    let cfg = TunnelConfig { burst: 1, max_header_bytes: 48, ..TunnelConfig::default() };
+    let cfg = TunnelConfig { burst: 1, max_header_bytes: 48, ..pre() };
     let mut a: Endpoint<Inner> = Endpoint::new(cfg.clone(), Time::ZERO).unwrap();
     let mut b: Endpoint<Inner> = Endpoint::new(cfg.mirrored(), Time::ZERO).unwrap();
     let pkts: Vec<_> = (0..12)
@@ -363,7 +368,7 @@ fn sacks_fit_the_header_room() {
 #[test]
 fn max_packet_len_bounds_the_packets_sent_with_a_sack_riding() {
     // The simulator's inline room (48 B): the bound [[tunnel]] validation refuses MSSs by.
-    let cfg = TunnelConfig { max_header_bytes: 48, burst: 1, ..TunnelConfig::default() };
+    let cfg = TunnelConfig { max_header_bytes: 48, burst: 1, ..pre() };
     for len in [60u32, 1400, 1496, 1500, 9000, 65_535] {
         let mut a = Endpoint::<Inner>::new(cfg.clone(), Time::ZERO).unwrap();
         let mut b = Endpoint::<Inner>::new(cfg.mirrored(), Time::ZERO).unwrap();
@@ -380,5 +385,139 @@ fn max_packet_len_bounds_the_packets_sent_with_a_sack_riding() {
         if len >= 1500 {
             assert_eq!(t.header.packet_len(), bound, "{len}");
         }
+    }
+}
+
+/// Sends everything `from` has now to `to` through real bytes; returns the packets' headers.
+fn exchange(from: &mut Endpoint<Inner>, to: &mut Endpoint<Inner>, now: Time) -> Vec<crate::wire::sctp::SctpHeader> {
+    let mut out = Vec::new();
+    while let Some(t) = from.poll_transmit(now) {
+        let mut b = Vec::new();
+        encode_sctp(&t.header, &t.inner.map(|i| inner_bytes(i, LEN)).unwrap_or_default(), &mut b).unwrap();
+        to.handle_datagram(now, &b, parse_inner).unwrap();
+        out.push(t.header);
+    }
+    out
+}
+
+/// RFC 9260 §5.1: INIT (tag 0) → INIT ACK with a cookie (the listener keeps no state) →
+/// COOKIE ECHO → COOKIE ACK; DATA waits until then, and each end learns the other's tag and
+/// first TSN from the handshake, not from its settings.
+#[test]
+fn the_handshake_establishes_the_association_before_any_data() {
+    use crate::wire::sctp::Handshake;
+    let client_cfg = TunnelConfig { local_tag: 0xc1, initial_tsn: 1000, peer_tag: 0xdead, peer_initial_tsn: 77, ..TunnelConfig::default() };
+    let ap_cfg = TunnelConfig { local_tag: 0xa9, initial_tsn: 5000, peer_tag: 0xbeef, peer_initial_tsn: 88, ..client_cfg.mirrored() };
+    let (mut c, mut a): (Endpoint<Inner>, Endpoint<Inner>) = (Endpoint::new(client_cfg, Time::ZERO).unwrap(), Endpoint::new(ap_cfg, Time::ZERO).unwrap());
+    let t = Time::ZERO;
+    assert_eq!(c.poll_timeout(t), Some(t), "the INIT is due at once");
+    assert_eq!(a.poll_timeout(t), None, "the listener waits");
+    for s in 0..5 {
+        c.send(t, key(0), LEN, (0, s)); // m = 5 released, but no association yet
+    }
+    let init = exchange(&mut c, &mut a, t);
+    assert_eq!(init.len(), 1);
+    let Some(Handshake::Init(i)) = init[0].control else { panic!("{init:?}") };
+    assert_eq!((init[0].vtag, i.tag, i.initial_tsn, init[0].data), (0, 0xc1, 1000, None));
+    assert_eq!(c.poll_timeout(t), Some(t + Duration::from_secs(1)), "T1-init = RTO.Initial");
+    let ack = exchange(&mut a, &mut c, t);
+    let Some(Handshake::InitAck(i, _)) = ack[0].control else { panic!("{ack:?}") };
+    assert_eq!((ack.len(), ack[0].vtag, i.tag, i.initial_tsn), (1, 0xc1, 0xa9, 5000));
+    assert!(!a.is_established(), "the listener keeps no state before COOKIE ECHO");
+    let echo = exchange(&mut c, &mut a, t);
+    assert!(matches!(echo[0].control, Some(Handshake::CookieEcho(_))) && echo.len() == 1 && echo[0].vtag == 0xa9, "{echo:?}");
+    assert!(a.is_established() && !c.is_established());
+    let cack = exchange(&mut a, &mut c, t);
+    assert_eq!((cack.len(), cack[0].control, cack[0].vtag), (1, Some(Handshake::CookieAck), 0xc1));
+    assert!(c.is_established());
+    assert_eq!(c.poll_timeout(t), None, "T1 stopped (nothing else is due before DATA goes)");
+    let data = exchange(&mut c, &mut a, t);
+    let tsns: Vec<u32> = data.iter().map(|h| h.data.unwrap().tsn).collect();
+    assert_eq!(tsns, vec![1000, 1001, 1002, 1003, 1004]);
+    assert!(data.iter().all(|h| h.vtag == 0xa9));
+    let got: Vec<_> = std::iter::from_fn(|| a.poll_deliver()).map(|d| d.1 .1).collect();
+    assert_eq!(got, vec![0, 1, 2, 3, 4]);
+    assert_eq!((c.stats().handshake_sent, a.stats().handshake_sent, c.stats().handshake_retransmissions), (2, 2, 0));
+}
+
+/// Lost INITs: sent again when T1-init expires, the timer doubling (1, 2, 4, ... s), and after
+/// Max.Init.Retransmits the association has failed and nothing more is sent.
+#[test]
+fn a_lost_init_is_repeated_with_backoff_then_the_association_fails() {
+    let cfg = TunnelConfig { max_init_retransmits: 3, ..TunnelConfig::default() };
+    let mut c: Endpoint<Inner> = Endpoint::new(cfg, Time::ZERO).unwrap();
+    let mut now = Time::ZERO;
+    let mut sent_at = Vec::new();
+    for _ in 0..20 {
+        let Some(t) = c.poll_timeout(now) else { break };
+        now = t;
+        c.handle_timeout(now);
+        while let Some(p) = c.poll_transmit(now) {
+            assert!(matches!(p.header.control, Some(crate::wire::sctp::Handshake::Init(_))));
+            sent_at.push(now.saturating_since(Time::ZERO).as_secs_f64());
+        }
+    }
+    assert_eq!(sent_at, vec![0.0, 1.0, 3.0, 7.0]);
+    assert!(c.stats().handshake_failed && !c.is_established());
+    assert_eq!((c.stats().handshake_retransmissions, c.poll_timeout(now)), (3, None));
+}
+
+/// A COOKIE ECHO whose cookie another listener (another secret) made, or that was altered, is
+/// refused; a repeated valid one after establishment (our COOKIE ACK was lost) is acknowledged
+/// again; DATA before the association exists is dropped.
+#[test]
+fn cookies_are_checked_and_a_lost_cookie_ack_is_repaired() {
+    use crate::wire::sctp::{Cookie, Handshake, SctpHeader};
+    let cfg = TunnelConfig::default();
+    let mut c: Endpoint<Inner> = Endpoint::new(cfg.clone(), Time::ZERO).unwrap();
+    let mut a: Endpoint<Inner> = Endpoint::new(cfg.mirrored(), Time::ZERO).unwrap();
+    let t = Time::ZERO;
+    let mut early = Endpoint::<Inner>::new(pre(), t).unwrap();
+    early.send(t, key(0), LEN, (0, 0));
+    for _ in 0..4 {
+        early.send(t, key(0), LEN, (0, 0));
+    }
+    let d = early.poll_transmit(t).unwrap();
+    assert_eq!(a.handle_packet(t, &d.header, d.inner), Err(DropReason::NotOurs), "DATA before the association");
+    exchange(&mut c, &mut a, t); // INIT
+    let ack = a.poll_transmit(t).unwrap();
+    let Some(Handshake::InitAck(_, k)) = ack.header.control else { panic!() };
+    let echo = |k: Cookie| SctpHeader { src_port: cfg.port, dst_port: cfg.port, vtag: cfg.peer_tag, control: Some(Handshake::CookieEcho(k)), ..SctpHeader::default() };
+    let mut forged = k;
+    forged.0[3] ^= 1; // another initiator tag, same check value
+    assert_eq!(a.handle_packet(t, &echo(forged), None), Err(DropReason::NotOurs));
+    let other = Endpoint::<Inner>::new(TunnelConfig { cookie_secret: 1, ..cfg.mirrored() }, t);
+    let mut other = other.unwrap();
+    let init = SctpHeader { src_port: cfg.port, dst_port: cfg.port, vtag: 0, control: Some(Handshake::Init(crate::wire::sctp::InitChunk { tag: cfg.local_tag, a_rwnd: 1, out_streams: 1, in_streams: 1, initial_tsn: 1 })), ..SctpHeader::default() };
+    other.handle_packet(t, &init, None).unwrap();
+    let Some(Handshake::InitAck(_, foreign)) = other.poll_transmit(t).unwrap().header.control else { panic!() };
+    assert_eq!(a.handle_packet(t, &echo(foreign), None), Err(DropReason::NotOurs));
+    assert!(!a.is_established());
+    a.handle_packet(t, &echo(k), None).unwrap();
+    assert!(a.is_established());
+    assert_eq!(a.poll_transmit(t).unwrap().header.control, Some(Handshake::CookieAck));
+    a.handle_packet(t, &echo(k), None).unwrap(); // the COOKIE ACK was lost: the echo comes again
+    assert_eq!(a.poll_transmit(t).unwrap().header.control, Some(Handshake::CookieAck));
+    assert_eq!(a.stats().dropped_not_ours, 3);
+}
+
+/// Max.Burst (RFC 9260 §6.1 D): with max_burst = 4 a release of m = 8 goes out as 4 new DATA
+/// packets, the other 4 at the next input; with 0 (the tunnel's default) all 8 at once.
+/// Retransmissions and SACK-only packets are not limited.
+#[test]
+fn max_burst_limits_new_data_per_output_opportunity() {
+    for (max_burst, first) in [(4u32, 4usize), (0, 8)] {
+        let cfg = TunnelConfig { burst: 8, max_burst, ..pre() };
+        let mut a: Endpoint<Inner> = Endpoint::new(cfg, Time::ZERO).unwrap();
+        let t = Time::ZERO;
+        for s in 0..8 {
+            a.send(t, key(0), LEN, (0, s));
+        }
+        let n = std::iter::from_fn(|| a.poll_transmit(t)).filter(|p| p.header.data.is_some()).count();
+        assert_eq!(n, first, "max_burst {max_burst}");
+        assert_eq!(a.stats().max_burst_limited, u64::from(max_burst > 0));
+        a.handle_timeout(t); // any input opens a new output opportunity
+        let rest = std::iter::from_fn(|| a.poll_transmit(t)).count();
+        assert_eq!((first + rest, a.backlog().1), (8, 0), "max_burst {max_burst}");
     }
 }

@@ -44,11 +44,19 @@ pub fn exercise_sctp(data: &[u8]) {
             assert_eq!(super::sctp::decode_sctp(&again), Ok(v), "SCTP round trip of {bytes:02x?}");
         }
         let _ = super::sctp::decode_sctp_headers(bytes);
-        if let Ok(mut e) = crate::tunnel::Endpoint::<Vec<u8>>::new(cfg.clone(), crate::Time::ZERO) {
-            let r = e.handle_datagram(crate::Time::ZERO, bytes, |d| d.to_vec());
-            let s = e.stats();
-            assert_eq!(r.is_err(), s.dropped_malformed + s.dropped_not_ours + s.dropped_bad_data == 1);
-            while e.poll_transmit(crate::Time::ZERO).is_some() {}
+        // Pre-established (DATA and SACK handling), and both roles of the handshake.
+        let pre = crate::tunnel::TunnelConfig { handshake: false, ..cfg.clone() };
+        for c in [pre, cfg.clone(), cfg.mirrored()] {
+            if let Ok(mut e) = crate::tunnel::Endpoint::<Vec<u8>>::new(c, crate::Time::ZERO) {
+                let r = e.handle_datagram(crate::Time::ZERO, bytes, |d| d.to_vec());
+                let s = e.stats();
+                assert_eq!(r.is_err(), s.dropped_malformed + s.dropped_not_ours + s.dropped_bad_data == 1);
+                for _ in 0..64 {
+                    if e.poll_transmit(crate::Time::ZERO).is_none() {
+                        break;
+                    }
+                }
+            }
         }
     }
 }

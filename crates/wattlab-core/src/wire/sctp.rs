@@ -66,6 +66,71 @@ pub const CHUNK_DATA: u8 = 0;
 pub const CHUNK_SACK: u8 = 3;
 /// DATA flags: beginning and ending fragment of a whole message (U clear: ordered).
 pub const DATA_FLAGS_WHOLE: u8 = 0x03;
+/// Chunk type of INIT (RFC 9260 §3.3.2).
+pub const CHUNK_INIT: u8 = 1;
+/// Chunk type of INIT ACK (§3.3.3).
+pub const CHUNK_INIT_ACK: u8 = 2;
+/// Chunk type of COOKIE ECHO (§3.3.11).
+pub const CHUNK_COOKIE_ECHO: u8 = 10;
+/// Chunk type of COOKIE ACK (§3.3.12).
+pub const CHUNK_COOKIE_ACK: u8 = 11;
+/// Length of an INIT or INIT ACK chunk's fixed part (chunk header and five fields).
+pub const INIT_LEN: usize = 20;
+/// Length of the tunnel's State Cookie (opaque on the wire; the endpoint fills it).
+pub const COOKIE_LEN: usize = 12;
+/// Parameter type of the State Cookie in an INIT ACK (§3.3.3.1).
+const PARAM_STATE_COOKIE: u16 = 7;
+
+/// The fixed fields of an INIT or INIT ACK chunk (no optional parameters are sent; received
+/// ones other than the State Cookie are skipped).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InitChunk {
+    /// Initiate Tag: the verification tag the sender expects on every later packet to it.
+    pub tag: u32,
+    /// Advertised receiver window credit, bytes.
+    pub a_rwnd: u32,
+    /// Number of outbound streams.
+    pub out_streams: u16,
+    /// Maximum number of inbound streams.
+    pub in_streams: u16,
+    /// The sender's first TSN.
+    pub initial_tsn: u32,
+}
+
+/// A State Cookie: opaque bytes the listener gets back in COOKIE ECHO (the tunnel endpoint's
+/// layout is in `tunnel::endpoint`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cookie(pub [u8; COOKIE_LEN]);
+
+/// One chunk of the association's four-way start (RFC 9260 §5.1), first in its packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handshake {
+    /// INIT, from the initiator (verification tag 0).
+    Init(InitChunk),
+    /// INIT ACK with its State Cookie, from the listener.
+    InitAck(InitChunk, Cookie),
+    /// COOKIE ECHO: the cookie back to the listener.
+    CookieEcho(Cookie),
+    /// COOKIE ACK: the listener's association is established.
+    CookieAck,
+}
+
+impl Handshake {
+    /// Encoded length in bytes (all are multiples of 4).
+    pub fn len(&self) -> usize {
+        match self {
+            Handshake::Init(_) => INIT_LEN,
+            Handshake::InitAck(..) => INIT_LEN + 4 + COOKIE_LEN,
+            Handshake::CookieEcho(_) => 4 + COOKIE_LEN,
+            Handshake::CookieAck => 4,
+        }
+    }
+
+    /// Never empty: a chunk has at least its 4-byte header.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
 
 /// A SACK chunk: cumulative TSN, receiver window, gap ack blocks and duplicate TSNs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -131,9 +196,11 @@ pub struct SctpHeader {
     pub src_port: u16,
     /// SCTP destination port.
     pub dst_port: u16,
-    /// Verification tag (the receiver's tag).
+    /// Verification tag (the receiver's tag; 0 on INIT).
     pub vtag: u32,
-    /// The SACK chunk, first if present.
+    /// A handshake chunk, first if present.
+    pub control: Option<Handshake>,
+    /// The SACK chunk, first after the handshake chunk if present.
     pub sack: Option<SackChunk>,
     /// The DATA chunk's header.
     pub data: Option<DataChunk>,
@@ -142,7 +209,7 @@ pub struct SctpHeader {
 impl SctpHeader {
     /// Bytes of the common header and chunk headers (what precedes the DATA's user data).
     pub fn header_len(&self) -> usize {
-        COMMON_HEADER_LEN + self.sack.map_or(0, |s| s.len()) + self.data.map_or(0, |_| DATA_HEADER_LEN)
+        COMMON_HEADER_LEN + self.control.map_or(0, |c| c.len()) + self.sack.map_or(0, |s| s.len()) + self.data.map_or(0, |_| DATA_HEADER_LEN)
     }
 
     /// Total SCTP packet length: headers, user data and its padding to 4 bytes.
@@ -193,6 +260,9 @@ pub fn encode_sctp_headers(h: &SctpHeader, out: &mut Vec<u8>) {
     out.extend_from_slice(&h.dst_port.to_be_bytes());
     out.extend_from_slice(&h.vtag.to_be_bytes());
     out.extend_from_slice(&[0; 4]);
+    if let Some(c) = &h.control {
+        encode_handshake(c, out);
+    }
     if let Some(s) = &h.sack {
         out.push(CHUNK_SACK);
         out.push(0);
@@ -218,6 +288,33 @@ pub fn encode_sctp_headers(h: &SctpHeader, out: &mut Vec<u8>) {
         out.extend_from_slice(&d.sid.to_be_bytes());
         out.extend_from_slice(&d.ssn.to_be_bytes());
         out.extend_from_slice(&d.ppid.to_be_bytes());
+    }
+}
+
+fn encode_handshake(c: &Handshake, out: &mut Vec<u8>) {
+    let kind = match c {
+        Handshake::Init(_) => CHUNK_INIT,
+        Handshake::InitAck(..) => CHUNK_INIT_ACK,
+        Handshake::CookieEcho(_) => CHUNK_COOKIE_ECHO,
+        Handshake::CookieAck => CHUNK_COOKIE_ACK,
+    };
+    out.extend_from_slice(&[kind, 0]);
+    out.extend_from_slice(&(c.len() as u16).to_be_bytes());
+    if let Handshake::Init(i) | Handshake::InitAck(i, _) = c {
+        out.extend_from_slice(&i.tag.to_be_bytes());
+        out.extend_from_slice(&i.a_rwnd.to_be_bytes());
+        out.extend_from_slice(&i.out_streams.to_be_bytes());
+        out.extend_from_slice(&i.in_streams.to_be_bytes());
+        out.extend_from_slice(&i.initial_tsn.to_be_bytes());
+    }
+    match c {
+        Handshake::InitAck(_, k) => {
+            out.extend_from_slice(&PARAM_STATE_COOKIE.to_be_bytes());
+            out.extend_from_slice(&((4 + COOKIE_LEN) as u16).to_be_bytes());
+            out.extend_from_slice(&k.0);
+        }
+        Handshake::CookieEcho(k) => out.extend_from_slice(&k.0),
+        _ => {}
     }
 }
 
@@ -286,7 +383,7 @@ fn decode(bytes: &[u8], whole: bool) -> Result<SctpView<'_>, WireError> {
             return Err(WireError::SctpChecksum { found, computed });
         }
     }
-    let mut h = SctpHeader { src_port: be16(bytes, 0), dst_port: be16(bytes, 2), vtag: be32(bytes, 4), sack: None, data: None };
+    let mut h = SctpHeader { src_port: be16(bytes, 0), dst_port: be16(bytes, 2), vtag: be32(bytes, 4), ..SctpHeader::default() };
     let mut data: &[u8] = &[];
     let mut at = COMMON_HEADER_LEN;
     while at < bytes.len() {
@@ -299,9 +396,18 @@ fn decode(bytes: &[u8], whole: bool) -> Result<SctpView<'_>, WireError> {
         }
         let avail = bytes.len() - at;
         match kind {
+            CHUNK_INIT | CHUNK_INIT_ACK | CHUNK_COOKIE_ECHO | CHUNK_COOKIE_ACK => {
+                if at != COMMON_HEADER_LEN {
+                    return Err(bad("chunk type", at, u64::from(kind), "a handshake chunk not first in its packet"));
+                }
+                if len > avail {
+                    return Err(WireError::Truncated { what: "SCTP handshake chunk", offset: at, needed: len, available: avail });
+                }
+                h.control = Some(decode_handshake(kind, &bytes[at..at + len], at)?);
+            }
             CHUNK_SACK => {
-                if h.sack.is_some() || h.data.is_some() {
-                    return Err(bad("chunk type", at, 3, "a second SACK, or a SACK after DATA"));
+                if h.sack.is_some() || h.data.is_some() || matches!(h.control, Some(Handshake::Init(_) | Handshake::InitAck(..))) {
+                    return Err(bad("chunk type", at, 3, "a second SACK, a SACK after DATA, or one bundled with INIT"));
                 }
                 if len > avail {
                     return Err(WireError::Truncated { what: "SCTP SACK chunk", offset: at, needed: len, available: avail });
@@ -309,8 +415,8 @@ fn decode(bytes: &[u8], whole: bool) -> Result<SctpView<'_>, WireError> {
                 h.sack = Some(decode_sack(&bytes[at..at + len], at)?);
             }
             CHUNK_DATA => {
-                if h.data.is_some() {
-                    return Err(bad("chunk type", at, 0, "more than one DATA chunk (the tunnel bundles none)"));
+                if h.data.is_some() || matches!(h.control, Some(Handshake::Init(_) | Handshake::InitAck(..))) {
+                    return Err(bad("chunk type", at, 0, "more than one DATA chunk (the tunnel bundles none), or DATA with INIT"));
                 }
                 if len < DATA_HEADER_LEN {
                     return Err(bad("DATA length", at + 2, len as u64, "below the 16-byte DATA header"));
@@ -353,6 +459,53 @@ fn decode(bytes: &[u8], whole: bool) -> Result<SctpView<'_>, WireError> {
         at += pad4(len);
     }
     Ok(SctpView { header: h, data })
+}
+
+/// An INIT, INIT ACK, COOKIE ECHO or COOKIE ACK chunk (`c`: the chunk, `len` bytes).
+fn decode_handshake(kind: u8, c: &[u8], at: usize) -> Result<Handshake, WireError> {
+    let init = |c: &[u8]| -> Result<InitChunk, WireError> {
+        if c.len() < INIT_LEN {
+            return Err(bad("INIT length", at + 2, c.len() as u64, "below the 20-byte INIT fixed part"));
+        }
+        let i = InitChunk { tag: be32(c, 4), a_rwnd: be32(c, 8), out_streams: be16(c, 12), in_streams: be16(c, 14), initial_tsn: be32(c, 16) };
+        if i.tag == 0 || i.out_streams == 0 || i.in_streams == 0 {
+            return Err(bad("INIT fields", at + 4, u64::from(i.tag), "Initiate Tag or a stream count is 0 (RFC 9260 §3.3.2)"));
+        }
+        Ok(i)
+    };
+    match kind {
+        CHUNK_INIT => Ok(Handshake::Init(init(c)?)),
+        CHUNK_INIT_ACK => {
+            let i = init(c)?;
+            // Parameters: the State Cookie is required; others (8 bytes minimum each) skipped.
+            let mut p = INIT_LEN;
+            while c.len() - p >= 4 {
+                let (ty, plen) = (be16(c, p), usize::from(be16(c, p + 2)));
+                if plen < 4 || plen > c.len() - p {
+                    return Err(bad("INIT ACK parameter length", at + p + 2, plen as u64, "below 4 or past the chunk"));
+                }
+                if ty == PARAM_STATE_COOKIE {
+                    if plen != 4 + COOKIE_LEN {
+                        return Err(bad("State Cookie length", at + p + 2, plen as u64, "not the tunnel's 12-byte cookie"));
+                    }
+                    let mut k = [0; COOKIE_LEN];
+                    k.copy_from_slice(&c[p + 4..p + 4 + COOKIE_LEN]);
+                    return Ok(Handshake::InitAck(i, Cookie(k)));
+                }
+                p += pad4(plen);
+            }
+            Err(bad("INIT ACK", at, c.len() as u64, "no State Cookie parameter"))
+        }
+        CHUNK_COOKIE_ECHO => {
+            if c.len() != 4 + COOKIE_LEN {
+                return Err(bad("COOKIE ECHO length", at + 2, c.len() as u64, "not the tunnel's 12-byte cookie"));
+            }
+            let mut k = [0; COOKIE_LEN];
+            k.copy_from_slice(&c[4..]);
+            Ok(Handshake::CookieEcho(Cookie(k)))
+        }
+        _ => Ok(Handshake::CookieAck),
+    }
 }
 
 fn decode_sack(c: &[u8], at: usize) -> Result<SackChunk, WireError> {

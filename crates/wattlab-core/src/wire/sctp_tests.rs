@@ -6,6 +6,7 @@ fn data_header(len: u32) -> SctpHeader {
         src_port: TUNNEL_SCTP_PORT,
         dst_port: TUNNEL_SCTP_PORT,
         vtag: 0x1234_5678,
+        control: None,
         sack: None,
         data: Some(DataChunk { tsn: 7, sid: 2, ssn: 3, ppid: 0, flags: DATA_FLAGS_WHOLE, len }),
     }
@@ -95,7 +96,7 @@ fn malformed_packets_are_refused() {
     b[13] = 0x02;
     assert!(matches!(refix(b), Err(WireError::BadSctpField { field: "DATA flags", .. })));
     let mut b = good.clone();
-    b[12] = 1; // INIT: not implemented, stop processing
+    b[12] = 4; // HEARTBEAT: not implemented, stop processing
     assert!(matches!(refix(b), Err(WireError::BadSctpField { field: "chunk type", .. })));
     // A skippable unknown chunk (type 0xc0, high bits 11) before DATA is skipped.
     let mut b = good[..12].to_vec();
@@ -115,6 +116,72 @@ fn malformed_packets_are_refused() {
     let mut b = good.clone();
     b.extend_from_slice(&good[12..]);
     assert!(matches!(refix(b), Err(WireError::BadSctpField { field: "chunk type", .. })));
+}
+
+/// INIT, INIT ACK (with its State Cookie), COOKIE ECHO and COOKIE ACK round-trip at their
+/// RFC 9260 sizes; malformed ones are refused naming the field.
+#[test]
+fn handshake_chunks_round_trip_and_bad_ones_are_refused() {
+    let init = InitChunk { tag: 0xc1c1_c1c1, a_rwnd: 1 << 20, out_streams: 1024, in_streams: 1024, initial_tsn: 42 };
+    let k = Cookie(*b"0123456789ab");
+    let base = SctpHeader { src_port: TUNNEL_SCTP_PORT, dst_port: TUNNEL_SCTP_PORT, ..SctpHeader::default() };
+    let cases = [
+        (Handshake::Init(init), 32),
+        (Handshake::InitAck(init, k), 48), // the simulator's whole inline room
+        (Handshake::CookieEcho(k), 28),
+        (Handshake::CookieAck, 16),
+    ];
+    for (c, len) in cases {
+        let h = SctpHeader { control: Some(c), ..base };
+        let mut b = Vec::new();
+        encode_sctp(&h, &[], &mut b).unwrap();
+        assert_eq!((b.len(), h.packet_len()), (len, len), "{c:?}");
+        assert_eq!(decode_sctp(&b).unwrap().header, h);
+        let mut hdr = Vec::new();
+        encode_sctp_headers(&h, &mut hdr);
+        assert_eq!(decode_sctp_headers(&hdr).unwrap(), h);
+    }
+    // COOKIE ACK may lead SACK and DATA (RFC 9260 §5.1); the bytes say so.
+    let mut h = data_header(8);
+    h.control = Some(Handshake::CookieAck);
+    h.sack = Some(sack(6, &[], &[]));
+    let mut b = Vec::new();
+    encode_sctp(&h, &[0x45; 8], &mut b).unwrap();
+    assert_eq!(decode_sctp(&b).unwrap().header, h);
+    let refix = |mut b: Vec<u8>| {
+        fill_checksum(&mut b);
+        decode_sctp(&b).map(|v| v.header)
+    };
+    let enc = |c: Handshake| {
+        let mut b = Vec::new();
+        encode_sctp(&SctpHeader { control: Some(c), ..base }, &[], &mut b).unwrap();
+        b
+    };
+    let field = |r: Result<SctpHeader, WireError>| match r {
+        Err(WireError::BadSctpField { field, .. }) => field,
+        other => panic!("{other:?}"),
+    };
+    let mut b = enc(Handshake::Init(init));
+    b[16..20].fill(0); // Initiate Tag 0
+    assert_eq!(field(refix(b)), "INIT fields");
+    let mut b = enc(Handshake::InitAck(init, k));
+    b[32..34].copy_from_slice(&5u16.to_be_bytes()); // not a State Cookie: none left
+    assert_eq!(field(refix(b)), "INIT ACK");
+    let mut b = enc(Handshake::InitAck(init, k));
+    b[34..36].copy_from_slice(&12u16.to_be_bytes()); // an 8-byte cookie
+    assert_eq!(field(refix(b)), "State Cookie length");
+    let mut b = enc(Handshake::CookieEcho(k));
+    b[14..16].copy_from_slice(&12u16.to_be_bytes());
+    assert!(refix(b).is_err());
+    // DATA after INIT, and a handshake chunk after DATA.
+    let mut b = enc(Handshake::Init(init));
+    let mut d = Vec::new();
+    encode_sctp(&data_header(4), &[1; 4], &mut d).unwrap();
+    b.extend_from_slice(&d[12..]);
+    assert_eq!(field(refix(b)), "chunk type");
+    let mut b = d.clone();
+    b.extend_from_slice(&enc(Handshake::CookieAck)[12..]);
+    assert_eq!(field(refix(b)), "chunk type");
 }
 
 proptest! {

@@ -1,5 +1,6 @@
 //! `[[tunnel]]`: a tunnel endpoint on a `[[wlan]]` station's interface and one on its AP's,
-//! sharing one pre-established association (docs/tunnel.md).
+//! sharing one association, started by the client's INIT at time zero or pre-established
+//! (docs/tunnel.md).
 
 use super::paths::PathNeed;
 use super::topology::Topology;
@@ -7,7 +8,7 @@ use super::Ctx;
 use crate::middlebox::tunnel::{Side, TunnelHost};
 use crate::middlebox::{Middlebox, MiddleboxSlot};
 use crate::scenario::{Scenario, ScenarioError, TunnelSettings};
-use crate::sim::{Simulation, WlanHost, NO_STA};
+use crate::sim::{Event, Simulation, TimerOwner, WlanHost, NO_STA};
 use crate::wlan::StaId;
 use wattlab_core::packet::{IPV4_HEADER_LEN, PROTO_HEADER_MAX, TCP_HEADER_LEN, UDP_HEADER_LEN};
 use wattlab_core::wire::MAX_IPV4_LEN;
@@ -65,6 +66,8 @@ pub(crate) fn attach_tunnels(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> 
             sack_delay: t.sack_delay.map_or(Duration::from_millis(200), |d| d.get()),
             rto_min: t.rto_min.map_or(Duration::from_secs(1), |d| d.get()),
             rto_initial: t.rto_initial.map_or(Duration::from_secs(1), |d| d.get()),
+            handshake: t.handshake.unwrap_or(true),
+            max_burst: t.max_burst.unwrap_or(0),
             max_header_bytes: PROTO_HEADER_MAX,
             trigger,
             ..TunnelConfig::default()
@@ -89,8 +92,14 @@ pub(crate) fn attach_tunnels(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> 
         ];
         for mut h in hosts {
             h.over_udp = over_udp;
-            sim.net.ifaces[h.iface as usize].middlebox = Some(sim.mboxes.len() as u32);
-            sim.mboxes.push(MiddleboxSlot { mbox: Middlebox::Tunnel(h), timer_at: None });
+            let m = sim.mboxes.len() as u32;
+            sim.net.ifaces[h.iface as usize].middlebox = Some(m);
+            // The client's INIT is due at time zero: the association starts before the flows.
+            let due = h.endpoint.poll_timeout(Time::ZERO);
+            sim.mboxes.push(MiddleboxSlot { mbox: Middlebox::Tunnel(h), timer_at: due });
+            if let Some(at) = due {
+                sim.sched.schedule(at, Event::Timer { owner: TimerOwner::Middlebox(m), at });
+            }
         }
     }
     Ok(())

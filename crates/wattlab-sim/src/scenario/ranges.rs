@@ -192,6 +192,7 @@ pub fn check(scn: &Scenario, source: &str, origin: &str) -> Result<(), ScenarioE
     for (i, t) in scn.tunnels.iter().enumerate() {
         let k = format!("tunnel[{i}]");
         c.num(&format!("{k}.burst"), t.burst.map(u64::from), 1, 1000, " packets");
+        c.num(&format!("{k}.max_burst"), t.max_burst.map(u64::from), 0, 1000, " packets");
         c.dur(&format!("{k}.inlet_timeout"), t.inlet_timeout, 1, 60 * S);
         c.dur(&format!("{k}.sack_delay"), t.sack_delay, 1, 500 * MS);
         c.dur(&format!("{k}.rto_min"), t.rto_min, MS, 60 * S);

@@ -562,6 +562,14 @@ pub struct TunnelSettings {
     /// RTO.Initial (default 1 s, RFC 9260).
     #[serde(default)]
     pub rto_initial: Option<Dur>,
+    /// Start the association with RFC 9260's four-way handshake, the client initiating at
+    /// time zero (default true); false: pre-established.
+    #[serde(default)]
+    pub handshake: Option<bool>,
+    /// Max.Burst (RFC 9260 §6.1 D): at most this many new DATA packets per output
+    /// opportunity; 0 = no limit (default 0; the RFC's value is 4).
+    #[serde(default)]
+    pub max_burst: Option<u32>,
     /// Explicit U-APSD triggers from the estimator of Eqs. 4.15–4.17 (default: when the
     /// client's power_save is `u-apsd`; only then allowed).
     #[serde(default)]

@@ -68,6 +68,10 @@ class Config(ConfigBase):
     """Run the simulated tunnel over Fig. 4.5's grid and Figs. 4.6–4.8's simulated points on the
     study engine (``simulator.run_grid``); on in the full preset (84 + 24 runs, ~2.5 s on 2 cores,
     docs/benchmarks.md), off in the quick one."""
+    association: bool = False
+    """With ``simulate`` (ignored without it): rerun the simulated points pre-established (no INIT handshake) and with
+    Max.Burst = 4 (issue 32's experiment, ``association.py``, ``sim_association.csv``); on in the
+    full preset (2 × (84 + 24) runs more)."""
     sim_duration_s: float = 20.0
     """Simulated time of each simulator run (the flows start within 10·n ms; the whole run is measured)."""
     sim_seeds: int = 1
@@ -80,7 +84,7 @@ class Config(ConfigBase):
     @classmethod
     def full(cls) -> "Config":
         """The thesis's figures with fine model lines, and the simulator over Fig. 4.5's grid."""
-        return cls(simulate=True)
+        return cls(simulate=True, association=True)
 
     @classmethod
     def quick_preset(cls) -> "Config":
@@ -146,6 +150,9 @@ COMMAND = Command(
         Option(("--simulate/--no-simulate",), "simulate", "Run the simulated tunnel over Fig. 4.5's 84 grid points and 24 "
                "points of Figs. 4.6–4.8 (q = 0.1; 20 s each; ~2.5 s more wall time on 2 cores) and put it beside the model; "
                "claim S1 is judged from these runs. Default: on, off with --quick."),
+        Option(("--association/--no-association",), "association", "With the simulator: rerun its points with the "
+               "SCTP association pre-established instead of started by the INIT handshake, and with Max.Burst = 4, and "
+               "say how each moves the simulated tunnel and claim S1 (sim_association.csv). Default: on, off with --quick."),
         Option(("--sim-seeds",), "sim_seeds", "Simulator runs per grid point (default 1).", type=click.IntRange(1, 100),
                metavar="N"),
         Option(("--sim-points",), None, "The simulator side's results, one row per run (q, m, aggregate_kBps, p_cam_w, "

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ... import markdown as md
 from ..framework import Context, Info, Reproduction, run_heading
-from . import claims, experiments, figures, paper, simulator
+from . import association, claims, experiments, figures, paper, simulator
 from .config import Config
 
 FILES = ("config.json", "fig45.csv", "fig45_lines.csv", "mixed.csv", "fig46_47.csv", "fig48.csv", "fig48_lines.csv",
@@ -20,7 +20,7 @@ FILES = ("config.json", "fig45.csv", "fig45_lines.csv", "mixed.csv", "fig46_47.c
 """Every file the reproduction writes."""
 SIM_FILE = "sim_runs.csv"
 """Written besides when the simulator runs here (``Config.simulate``): one row per simulator run."""
-SIM_FILES = (SIM_FILE, "sim_fig46_47.csv", "sim_fig48.csv")
+SIM_FILES = (SIM_FILE, "sim_fig46_47.csv", "sim_fig48.csv", "sim_association.csv")
 """Every file written besides when the simulator runs here (Fig. 4.5's runs, Figs. 4.6–4.8's)."""
 
 
@@ -65,6 +65,19 @@ def _sim_fig46_48_lines(tables: dict[str, pd.DataFrame]) -> list[str]:
     return lines
 
 
+def _association_lines(tables: dict[str, pd.DataFrame]) -> list[str]:
+    """The summary's issue-32 experiment on the association's start and Max.Burst (nothing when
+    the simulator did not run here)."""
+    t = tables.get("sim_association.csv")
+    if t is None or t.empty:
+        return []
+    return ["### The association's start and Max.Burst (`sim_association.csv`)", "",
+            "Default: RFC 9260's INIT handshake at time zero, no Max.Burst. Each setting reruns the simulated points "
+            "with one change, judged against the default rerun with the next seed (docs/tunnel.md):", "",
+            *[f"- {s}" for s in association.sentences(t)],
+            "", "T1–T13 are the model's and do not depend on the simulator; only S1 can move.", ""]
+
+
 class Tunnel(Reproduction):
     """Paper 002 Ch. 4 (the SCTP tunnel)."""
 
@@ -103,9 +116,11 @@ class Tunnel(Reproduction):
                   "key_numbers.csv": experiments.key_numbers(cfg, tun), "sizes.csv": experiments.sizes(tun),
                   "sensitivity.csv": experiments.sensitivity(cfg, tun)}
         if ran_here:
-            sim_points = simulator.run_grid(simulator.grid_points(cfg, tables["fig45.csv"]), cfg, ctx)
-            sim46 = simulator.run_grid(simulator.fig46_points(cfg, tables["fig46_47.csv"]), cfg, ctx,
-                                       "tunnel simulator (Figs. 4.6–4.8, q = 0.1)")
+            pts45, pts46 = simulator.grid_points(cfg, tables["fig45.csv"]), simulator.fig46_points(cfg, tables["fig46_47.csv"])
+            sim_points = simulator.run_grid(pts45, cfg, ctx)
+            sim46 = simulator.run_grid(pts46, cfg, ctx, "tunnel simulator (Figs. 4.6–4.8, q = 0.1)")
+            if cfg.association:
+                tables["sim_association.csv"] = association.run(cfg, ctx, pts45, sim_points, pts46, sim46, tables["fig45.csv"])
         else:
             for name in SIM_FILES:  # an earlier --simulate run's rows (we got here with overwrite): not this run's
                 (ctx.out / name).unlink(missing_ok=True)
@@ -182,7 +197,7 @@ class Tunnel(Reproduction):
                          "triggers)" if here else " (rows given)")
                       + f"; {int(ran.within_15.sum())} within 15 % on both P_sleep and P_ratio (`model_vs_sim.csv`). "
                       "Which assumption makes the rest differ: docs/tunnel.md, \"Which assumption causes it\".", ""]
-        return lines + _sim_fig46_48_lines(tables)
+        return lines + _sim_fig46_48_lines(tables) + _association_lines(tables)
 
 
 REPRODUCTION = Tunnel()

@@ -160,7 +160,8 @@ BASE = base(__package__, "tunnel.toml")
 
 def overrides(q: float, m: int, n_flows: int, flow_kBps: float, kbyte: int, profile: str = "atheros-ar5004",
               duration_s: float = 20.0, seed: int = 1, *, power_save: str = "u-apsd", delayed_ack: bool = True,
-              rts: bool = False, trigger_min_ms: float | None = None) -> list[tuple[str, Any]]:
+              rts: bool = False, trigger_min_ms: float | None = None, handshake: bool = True,
+              max_burst: int = 0) -> list[tuple[str, Any]]:
     """The simulated tunnel at one grid point (``tunnel.toml``, docs/tunnel.md): ``n_flows``
     upstream TCP flows of ``flow_kBps`` each (paced by the server's read rate) from one 802.11a
     client at 54 Mb/s through the SCTP tunnel with burst ``m``, the client in U-APSD with the
@@ -172,7 +173,9 @@ def overrides(q: float, m: int, n_flows: int, flow_kBps: float, kbyte: int, prof
     docs/tunnel.md ("Which assumption causes it"): ``power_save`` (:data:`POWER_SAVES`),
     ``delayed_ack`` (False: one TCP ACK per segment, as the thesis's Eq. 4.5), ``rts`` (RTS/CTS
     before every data frame, as the thesis's Eq. 3.3) and ``trigger_min_ms`` (the explicit
-    triggers' floor t_min; None: the tunnel's default, 2 ms).
+    triggers' floor t_min; None: the tunnel's default, 2 ms), ``handshake`` (False: the association
+    pre-established instead of started by RFC 9260's INIT handshake at time zero) and ``max_burst``
+    (RFC 9260's Max.Burst, new DATA packets per output opportunity; 0: no limit, the default).
     """
     if power_save not in POWER_SAVES:
         raise ValueError(f"unknown power_save {power_save!r} (known: {', '.join(POWER_SAVES)})")
@@ -188,6 +191,8 @@ def overrides(q: float, m: int, n_flows: int, flow_kBps: float, kbyte: int, prof
             ("wlan.bss.power_save", power_save), *([("wlan.bss.rts_threshold", Size(500))] if rts else []),
             ("wlan.bss.down_loss", loss), ("wlan.bss.up_loss", loss), ("tunnel.0.burst", m),
             *([("tunnel.0.trigger_min", Duration.ms(trigger_min_ms))] if trigger_min_ms is not None else []),
+            *([] if handshake else [("tunnel.0.handshake", False)]),
+            *([("tunnel.0.max_burst", int(max_burst))] if max_burst else []),
             ("flow", flows)]
 
 
@@ -227,15 +232,16 @@ def simulate(points: pd.DataFrame, seeds: tuple[int, ...] = (1,), profile: str =
     return pd.DataFrame(rows)
 
 
-def jobs(points: pd.DataFrame, cfg: Config) -> list:
+def jobs(points: pd.DataFrame, cfg: Config, **settings) -> list:
     """The study-engine jobs of :func:`run_grid`: every grid point × ``cfg.sim_seeds`` seeds
-    from ``cfg.sim_base_seed``, ``cfg.sim_duration_s`` long, the default simulator settings."""
+    from ``cfg.sim_base_seed``, ``cfg.sim_duration_s`` long, the default simulator settings
+    changed by ``settings`` (keywords of :func:`overrides`)."""
     out = []
     for pt in points.itertuples(index=False):
         for k in range(cfg.sim_seeds):
             seed = cfg.sim_base_seed + k
             over = overrides(pt.q, int(pt.m), int(pt.n_flows), pt.flow_kBps, int(pt.kbyte), cfg.profile, cfg.sim_duration_s,
-                             seed)
+                             seed, **settings)
             out.append(BASE.job(seed, {"q": pt.q, "m": int(pt.m), "aggregate_kBps": pt.aggregate_kBps,
                                        "kbyte": int(pt.kbyte)}, over))
     return out
@@ -249,12 +255,12 @@ def _measure(job, res) -> dict:
 
 
 def run_grid(points: pd.DataFrame, cfg: Config, ctx: Context,
-             description: str = "tunnel simulator (Fig. 4.5 grid)") -> pd.DataFrame:
+             description: str = "tunnel simulator (Fig. 4.5 grid)", **settings) -> pd.DataFrame:
     """The simulator side of the reproduction: :func:`overrides` at every point (:func:`grid_points`
     or :func:`fig46_points`) and seed on the study engine (``wattlab reproduce … --simulate``:
     ``--jobs``, ``--scheduler``, ``--max-runs``, finished runs stored in ``OUT/runs`` and reused),
-    one row per run as :func:`simulate` makes them, checked."""
-    rows = ctx.run(jobs(points, cfg), _measure, description)
+    one row per run as :func:`simulate` makes them, checked. ``settings``: as :func:`jobs`."""
+    rows = ctx.run(jobs(points, cfg, **settings), _measure, description)
     return check(rows.drop(columns=["kbyte"]), "simulator runs")
 
 
