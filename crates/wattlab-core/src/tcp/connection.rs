@@ -11,6 +11,7 @@ mod sack;
 
 use super::cc::{AckInfo, CongestionControl, RecoveryStyle};
 use super::config::TcpConfig;
+use super::prr::Prr;
 use super::reassembly::Reassembly;
 use super::recovery::{DupAckAction, LossRecovery, NewAckAction};
 use super::rtt::RttEstimator;
@@ -96,6 +97,8 @@ pub struct TcpConnection {
     recovery: LossRecovery,
     /// RFC 6675 scoreboard (used only when SACK recovery is enabled).
     sb: Scoreboard,
+    /// RFC 6937 state of the current SACK recovery (used only with `cfg.prr`).
+    prr: Prr,
 
     // --- receive side (unwrapped positions in the peer's sequence space) ---
     rx: SeqSpace,
@@ -172,6 +175,7 @@ impl TcpConnection {
             syn_retransmitted: false,
             rtt_timing: None,
             recovery: LossRecovery::default(),
+            prr: Prr::default(),
             rx: SeqSpace::new(0),
             rcv_nxt: 0,
             rcv_adv: 0,
@@ -654,6 +658,9 @@ impl TcpConnection {
         let ack = ack as u64;
         let wnd = (h.window as u32) << self.snd_shift;
         let style = self.recovery_style();
+        // PRR's DeliveredData (RFC 6937 §3.1): the change in snd_una plus in SACKed bytes.
+        let prr = self.cfg.prr && style == RecoveryStyle::Sack;
+        let before = if prr { (self.snd_una, self.sb.sacked_bytes()) } else { (0, 0) };
         // Duplicate ACK per RFC 5681 §2: outstanding data, no payload, no SYN/FIN,
         // same ACK, same window. SACK: an ACK not advancing snd_una that SACKs new data
         // (RFC 6675 §2), after the scoreboard's Update().
@@ -794,6 +801,10 @@ impl TcpConnection {
         }
         if style == RecoveryStyle::Sack {
             self.sack_check_loss(); // SACK: IsLost(HighACK+1) also starts recovery (RFC 6675 §5)
+        }
+        if prr && self.recovery.in_recovery() {
+            let delivered = (self.snd_una - before.0 + self.sb.sacked_bytes()).saturating_sub(before.1);
+            self.prr_on_ack(delivered);
         }
         if self.snd_wnd > 0 {
             self.persist_at = None; // window open: normal sending (or sender SWS) takes over
@@ -1076,6 +1087,9 @@ impl TcpConnection {
                 self.sb.on_retransmit(end); // SACK: HighRxt (RFC 6675 §5 step 3, C.2)
                 self.stats.sack_retransmits += 1;
             }
+        }
+        if self.cfg.prr && self.recovery.in_recovery() {
+            self.prr.on_sent(len); // PRR: prr_out (RFC 6937 §3.1)
         }
         if len > 0 {
             self.stats.data_segments_sent += 1;
