@@ -32,6 +32,8 @@ pub const MAX_WINDOW_SCALE: u8 = 14;
 pub const MAX_RETRIES: u32 = 15;
 /// SYN retransmissions before aborting (Linux tcp_syn_retries).
 pub const MAX_SYN_RETRIES: u32 = 6;
+/// Most immediate ACKs one quick-ACK run sends (Linux's `TCP_MAX_QUICKACKS`).
+pub const MAX_QUICKACKS: u32 = 16;
 /// RTO after a handshake that needed a retransmitted SYN and gave no sample (RFC 6298 §5.7).
 pub const RTO_AFTER_SYN_LOSS: Duration = Duration::from_secs(3);
 
@@ -122,6 +124,11 @@ pub struct TcpConnection {
     dupack_first: bool,
     ack_pending_segs: u32,
     window_update_pending: bool,
+    /// Immediate ACKs left in the current quick-ACK run (`cfg.quick_ack`).
+    quickacks: u32,
+    /// When in-order data last arrived (`cfg.quick_ack`: a longer silence than the RTO
+    /// starts a new run).
+    last_data_rx: Option<Time>,
 
     // --- timers ---
     rto_at: Option<Time>,
@@ -189,6 +196,8 @@ impl TcpConnection {
             dupack_first: false,
             ack_pending_segs: 0,
             window_update_pending: false,
+            quickacks: 0,
+            last_data_rx: None,
             rto_at: None,
             persist_at: None,
             delack_at: None,
@@ -877,6 +886,9 @@ impl TcpConnection {
             let e = end.min(right);
             if s < e {
                 if s == rcv_nxt {
+                    if self.cfg.quick_ack {
+                        self.quickack_on_data(now);
+                    }
                     self.deliver((e - s) as u64);
                     if let Some(end) = self.ooo.pop_contiguous(self.rcv_nxt) {
                         let n = end - self.rcv_nxt;
@@ -914,10 +926,26 @@ impl TcpConnection {
             return;
         }
         self.ack_pending_segs += 1;
-        if !self.cfg.delayed_ack || self.ack_pending_segs >= self.cfg.ack_every.max(1) {
+        if !self.cfg.delayed_ack || self.ack_pending_segs >= self.cfg.ack_every.max(1) || self.quickacks > 0 {
             self.ack_now = true;
         } else if self.delack_at.is_none() {
             self.delack_at = Some(now + self.cfg.delayed_ack_timeout);
+        }
+    }
+
+    /// Linux's `tcp_event_data_recv`: the first in-order data, or data after a silence longer
+    /// than the RTO, starts a quick-ACK run of rcv_wnd / (2·MSS) ACKs (2 if that is 0), at most
+    /// [`MAX_QUICKACKS`] (`tcp_incr_quickack`; it never shortens a run in progress).
+    fn quickack_on_data(&mut self, now: Time) {
+        let silent = self.last_data_rx.is_none_or(|t| now.saturating_since(t) > self.rtt.rto());
+        self.last_data_rx = Some(now);
+        if silent {
+            let wnd = self.rcv_adv.saturating_sub(self.rcv_nxt);
+            let n = match wnd / (2 * self.eff_mss as u64) {
+                0 => 2,
+                q => q.min(MAX_QUICKACKS as u64) as u32,
+            };
+            self.quickacks = self.quickacks.max(n);
         }
     }
 
@@ -1176,6 +1204,7 @@ impl TcpConnection {
             self.take_window_field()
         };
         if has_ack && self.state != TcpState::SynSent {
+            self.quickacks = self.quickacks.saturating_sub(1); // tcp_dec_quickack_mode
             self.last_ack_sent = self.rcv_nxt;
             self.ack_now = false;
             self.ack_pending_segs = 0;

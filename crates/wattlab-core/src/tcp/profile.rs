@@ -23,7 +23,7 @@ pub const LINUX_NOT_MODELLED: [(&str, &str); 10] = [
     ("RACK-TLP loss detection (RFC 8985)", "net.ipv4.tcp_recovery = 1"),
     ("HyStart slow-start exit for CUBIC", "tcp_cubic hystart = 1, hystart_detect = 3"),
     ("receive-window autotuning (tcp_rcv_space_adjust)", "net.ipv4.tcp_moderate_rcvbuf = 1"),
-    ("quick-ACK mode at connection start", "TCP_MAX_QUICKACKS = 16"),
+    ("interactive (pingpong) mode, which suspends quick-ACK", "inet_csk_enter_pingpong_mode"),
     ("adaptive delayed-ACK timer (ato 40..200 ms)", "TCP_DELACK_MIN/MAX"),
     ("F-RTO spurious-timeout detection (RFC 5682)", "net.ipv4.tcp_frto = 2"),
     ("D-SACK (RFC 2883) and reordering-adaptive DupThresh", "net.ipv4.tcp_dsack = 1"),
@@ -83,6 +83,7 @@ fn linux() -> TcpConfig {
         recv_buffer: 3 << 20,
         window_scale: Some(7),          // net.ipv4.tcp_window_scaling = 1
         delayed_ack: true,
+        quick_ack: true,                // tcp_incr_quickack(): TCP_MAX_QUICKACKS = 16
         delayed_ack_timeout: Duration::from_millis(40), // TCP_DELACK_MIN (ato's floor)
         ack_every: 2,                   // __tcp_ack_snd_check: more than one full segment unACKed
         initial_cwnd: 10,               // TCP_INIT_CWND (RFC 6928), since 2.6.39
@@ -114,7 +115,7 @@ mod tests {
     #[test]
     fn linux_profile_sets_each_documented_default() {
         let c = TcpProfile::Linux.config();
-        assert!(c.sack && c.prr && c.timestamps && c.delayed_ack && !c.nagle);
+        assert!(c.sack && c.prr && c.quick_ack && c.timestamps && c.delayed_ack && !c.nagle);
         assert_eq!(c.congestion_control, CongestionControlKind::Cubic);
         assert_eq!((c.initial_cwnd, c.dupack_threshold, c.ack_every), (10, 3, 2));
         assert_eq!((c.min_rto, c.initial_rto, c.max_rto), (Duration::from_millis(200), Duration::from_secs(1), Duration::from_secs(120)));

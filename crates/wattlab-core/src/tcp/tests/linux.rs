@@ -77,3 +77,34 @@ fn prr_spreads_the_window_reduction_over_the_recovery_rtt() {
     assert!(prr.longest_silence <= 2, "{prr:?}");
     assert_eq!(h.a.stats().sack_recoveries, 1);
 }
+
+/// B's pure ACKs sent in `[from, from + 49 ms)` (one burst: data arrives 20 ms after `from`).
+fn acks_sent(h: &Harness, from: Time) -> usize {
+    h.sent(B_TO_A).filter(|s| s.pkt.payload_len == 0 && s.at >= from && s.at < from + ms(49)).count()
+}
+
+/// Linux's quick-ACK mode (`tcp_incr_quickack`): the first data starts a run of
+/// min(rcv_wnd / 2·MSS, 16) = 16 immediate ACKs; a silence longer than the RTO starts another
+/// (max(left, 16) = 16); otherwise every second segment. Three bursts of 10 segments each
+/// arriving together, the second after 1 s idle, the third 50 ms later: by hand 10, 10, then
+/// 6 quick + 4 / 2 = 8 ACKs; delayed ACKs alone give 5 each.
+#[test]
+fn quick_ack_answers_the_first_16_segments_and_again_after_a_silence() {
+    let run = |quick_ack: bool| {
+        let cfg = TcpConfig { quick_ack, initial_cwnd: 10, ..big_window() };
+        let mut h = Harness::new(cfg.clone(), cfg, 10, 20, ms(20));
+        h.run_until(Time::ZERO + ms(100)); // handshake
+        let mut counts = Vec::new();
+        for at in [100, 1100, 1150] {
+            let t = Time::ZERO + ms(at);
+            h.run_until(t);
+            h.a.send(10 * 1448);
+            h.run_until(t + ms(49));
+            counts.push(acks_sent(&h, t));
+        }
+        assert_eq!(h.b.stats().bytes_read, 30 * 1448);
+        counts
+    };
+    assert_eq!(run(true), [10, 10, 8]);
+    assert_eq!(run(false), [5, 5, 5]);
+}
