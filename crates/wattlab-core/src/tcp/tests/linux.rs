@@ -31,7 +31,6 @@ fn one_drop_recovery(prr: bool) -> (RecoveryShape, Harness) {
     let t1 = h.now;
     let shape_ssthresh = h.a.ssthresh();
     let cwnd_at_exit = h.a.cwnd();
-    let times: Vec<Time> = h.sent(A_TO_B).filter(|s| s.pkt.payload_len > 0 && s.at >= t0 && s.at < t1).map(|s| s.at).collect();
     // A sends in response to an ACK at the instant it arrives (the harness has no host delay).
     let sends: Vec<Time> = h.sent(A_TO_B).filter(|s| s.pkt.payload_len > 0 && s.at >= t0 && s.at < t1).map(|s| s.at).collect();
     // ACKs arrive one serialization (the reverse link is idle) and one delay after they left.
