@@ -75,11 +75,11 @@ def test_unknown_congestion_control_lists_valid_ones():
 def test_unknown_tcp_profile_names_field_line_and_known_ones():
     text = BASE + 'tcp = { profile = "bsd" }\n'
     e = _error_for(text)
-    assert "tcp.profile" in e.message and "unknown TCP profile `bsd` (known: textbook, linux)" in e.message
+    assert "flow[0].tcp.profile" in str(e) and "unknown TCP profile `bsd` (known: textbook, linux)" in e.message
     assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"bsd"' in l)
     # The linux profile's 3 MiB window cannot be advertised with a written shift of 2.
     e = _error_for(BASE + 'tcp = { profile = "linux", window_scale = 2 }\n')
-    assert "tcp.window_scale" in e.message and "at least 6" in e.message
+    assert "flow[0].tcp.window_scale" in str(e) and "at least 6" in e.message
 
 
 def test_override_errors_name_the_override():
