@@ -72,6 +72,16 @@ def test_unknown_congestion_control_lists_valid_ones():
     assert "unknown congestion control `bbr9`" in e.message and "newreno" in e.message
 
 
+def test_unknown_tcp_profile_names_field_line_and_known_ones():
+    text = BASE + 'tcp = { profile = "bsd" }\n'
+    e = _error_for(text)
+    assert "flow[0].tcp.profile" in str(e) and "unknown TCP profile `bsd` (known: textbook, linux)" in e.message
+    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"bsd"' in l)
+    # The linux profile's 3 MiB window cannot be advertised with a written shift of 2.
+    e = _error_for(BASE + 'tcp = { profile = "linux", window_scale = 2 }\n')
+    assert "flow[0].tcp.window_scale" in str(e) and "at least 6" in e.message
+
+
 def test_override_errors_name_the_override():
     with pytest.raises(wattlab.ScenarioError) as info:
         wattlab.validate(text=BASE, overrides=["link.nosuch.rate=1Mbps"])

@@ -164,6 +164,18 @@ def test_plan_reads_the_scenario_like_the_simulator():
     assert runner.load_plan(YAN, "always-on")["detection"] is None
 
 
+def test_linux_profile_reaches_the_live_plan_and_unturnable_switches_are_refused():
+    if not (ROOT / "target" / "release" / "wattlab-live").is_file():
+        pytest.skip("target/release/wattlab-live is not built (make setup builds it)")
+    p = runner.load_plan(YAN, "cc", ['flow.0.tcp.profile="linux"'])
+    # The scenario's written cc = "reno" overrides the profile's cubic; the rest is Linux's.
+    assert (p["cc"], p["sack"], p["timestamps"], p["initial_cwnd"]) == ("reno", True, True, 10)
+    assert (p["recv_buffer"], p["window_scale"]) == (3 << 20, 7)
+    for key in ("prr", "quick_ack"):
+        with pytest.raises(live.LiveError, match=f"tcp.{key}: a live run uses Linux's TCP"):
+            runner.load_plan(YAN, "cc", [f"flow.0.tcp.{key}=false"])
+
+
 def test_plan_errors_name_the_problem(tmp_path):
     if not (ROOT / "target" / "release" / "wattlab-live").is_file():
         pytest.skip("target/release/wattlab-live is not built (make setup builds it)")

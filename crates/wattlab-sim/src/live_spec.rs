@@ -132,6 +132,12 @@ impl Simulation {
         if written.timer_tick.is_some() {
             return Err(format!("flow `{}`.tcp.timer_tick: a live run uses Linux's TCP, whose retransmission timer is fine-grained; remove the coarse timer", name.as_deref().unwrap_or("flow0")));
         }
+        if written.quick_ack == Some(false) {
+            return Err(format!("flow `{}`.tcp.quick_ack: a live run uses Linux's TCP, whose receiver always starts in quick-ACK mode; remove quick_ack = false", name.as_deref().unwrap_or("flow0")));
+        }
+        if written.prr == Some(false) {
+            return Err(format!("flow `{}`.tcp.prr: a live run uses Linux's TCP, which always reduces its window by PRR (RFC 6937) in recovery; remove prr = false", name.as_deref().unwrap_or("flow0")));
+        }
         let mut spec = self.path_spec(client, server)?;
         spec.flow = name.clone().unwrap_or_else(|| "flow0".into());
         spec.bytes = bytes.bytes();

@@ -112,6 +112,15 @@ pub struct TcpConfig {
     /// Offer SACK-permitted on our SYN; if both sides do, ACKs carry SACK blocks (RFC 2018) and
     /// loss recovery follows RFC 6675 (see [`super::scoreboard`]).
     pub sack: bool,
+    /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) paces sending during SACK loss
+    /// recovery instead of RFC 6675's cwnd = ssthresh (Linux's default since 3.2). Off by
+    /// default: the textbook stacks the seeds model have none. Without SACK it has no effect.
+    pub prr: bool,
+    /// Linux's quick-ACK mode: the first in-order data, and data after a silence longer than
+    /// the RTO, start a run of immediate ACKs (min(rcv_wnd / 2·MSS, 16), 2 if that is 0; Linux's
+    /// `tcp_incr_quickack`), so the sender's slow start is not slowed by delayed ACKs. Off by
+    /// default (RFC 1122's receiver delays from the first segment).
+    pub quick_ack: bool,
     /// Delay ACKs: ACK every second segment or when `delayed_ack_timeout` expires (RFC 1122 4.2.3.2).
     pub delayed_ack: bool,
     /// Delayed-ACK timer: 40 ms, Linux's minimum (RFC 1122 allows up to 500 ms).
@@ -154,6 +163,8 @@ impl Default for TcpConfig {
             window_scale: None,
             timestamps: true,
             sack: false,
+            prr: false,
+            quick_ack: false,
             delayed_ack: true,
             delayed_ack_timeout: Duration::from_millis(40),
             ack_every: 2,

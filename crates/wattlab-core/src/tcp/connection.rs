@@ -11,6 +11,7 @@ mod sack;
 
 use super::cc::{AckInfo, CongestionControl, RecoveryStyle};
 use super::config::TcpConfig;
+use super::prr::Prr;
 use super::reassembly::Reassembly;
 use super::recovery::{DupAckAction, LossRecovery, NewAckAction};
 use super::rtt::RttEstimator;
@@ -31,6 +32,8 @@ pub const MAX_WINDOW_SCALE: u8 = 14;
 pub const MAX_RETRIES: u32 = 15;
 /// SYN retransmissions before aborting (Linux tcp_syn_retries).
 pub const MAX_SYN_RETRIES: u32 = 6;
+/// Most immediate ACKs one quick-ACK run sends (Linux's `TCP_MAX_QUICKACKS`).
+pub const MAX_QUICKACKS: u32 = 16;
 /// RTO after a handshake that needed a retransmitted SYN and gave no sample (RFC 6298 §5.7).
 pub const RTO_AFTER_SYN_LOSS: Duration = Duration::from_secs(3);
 
@@ -96,6 +99,8 @@ pub struct TcpConnection {
     recovery: LossRecovery,
     /// RFC 6675 scoreboard (used only when SACK recovery is enabled).
     sb: Scoreboard,
+    /// RFC 6937 state of the current SACK recovery (used only with `cfg.prr`).
+    prr: Prr,
 
     // --- receive side (unwrapped positions in the peer's sequence space) ---
     rx: SeqSpace,
@@ -119,6 +124,11 @@ pub struct TcpConnection {
     dupack_first: bool,
     ack_pending_segs: u32,
     window_update_pending: bool,
+    /// Immediate ACKs left in the current quick-ACK run (`cfg.quick_ack`).
+    quickacks: u32,
+    /// When in-order data last arrived (`cfg.quick_ack`: a longer silence than the RTO
+    /// starts a new run).
+    last_data_rx: Option<Time>,
 
     // --- timers ---
     rto_at: Option<Time>,
@@ -172,6 +182,7 @@ impl TcpConnection {
             syn_retransmitted: false,
             rtt_timing: None,
             recovery: LossRecovery::default(),
+            prr: Prr::default(),
             rx: SeqSpace::new(0),
             rcv_nxt: 0,
             rcv_adv: 0,
@@ -185,6 +196,8 @@ impl TcpConnection {
             dupack_first: false,
             ack_pending_segs: 0,
             window_update_pending: false,
+            quickacks: 0,
+            last_data_rx: None,
             rto_at: None,
             persist_at: None,
             delack_at: None,
@@ -654,6 +667,9 @@ impl TcpConnection {
         let ack = ack as u64;
         let wnd = (h.window as u32) << self.snd_shift;
         let style = self.recovery_style();
+        // PRR's DeliveredData (RFC 6937 §3.1): the change in snd_una plus in SACKed bytes.
+        let prr = self.cfg.prr && style == RecoveryStyle::Sack;
+        let before = if prr { (self.snd_una, self.sb.sacked_bytes()) } else { (0, 0) };
         // Duplicate ACK per RFC 5681 §2: outstanding data, no payload, no SYN/FIN,
         // same ACK, same window. SACK: an ACK not advancing snd_una that SACKs new data
         // (RFC 6675 §2), after the scoreboard's Update().
@@ -795,6 +811,10 @@ impl TcpConnection {
         if style == RecoveryStyle::Sack {
             self.sack_check_loss(); // SACK: IsLost(HighACK+1) also starts recovery (RFC 6675 §5)
         }
+        if prr && self.recovery.in_recovery() {
+            let delivered = (self.snd_una - before.0 + self.sb.sacked_bytes()).saturating_sub(before.1);
+            self.prr_on_ack(delivered);
+        }
         if self.snd_wnd > 0 {
             self.persist_at = None; // window open: normal sending (or sender SWS) takes over
         }
@@ -866,6 +886,9 @@ impl TcpConnection {
             let e = end.min(right);
             if s < e {
                 if s == rcv_nxt {
+                    if self.cfg.quick_ack {
+                        self.quickack_on_data(now);
+                    }
                     self.deliver((e - s) as u64);
                     if let Some(end) = self.ooo.pop_contiguous(self.rcv_nxt) {
                         let n = end - self.rcv_nxt;
@@ -903,10 +926,26 @@ impl TcpConnection {
             return;
         }
         self.ack_pending_segs += 1;
-        if !self.cfg.delayed_ack || self.ack_pending_segs >= self.cfg.ack_every.max(1) {
+        if !self.cfg.delayed_ack || self.ack_pending_segs >= self.cfg.ack_every.max(1) || self.quickacks > 0 {
             self.ack_now = true;
         } else if self.delack_at.is_none() {
             self.delack_at = Some(now + self.cfg.delayed_ack_timeout);
+        }
+    }
+
+    /// Linux's `tcp_event_data_recv`: the first in-order data, or data after a silence longer
+    /// than the RTO, starts a quick-ACK run of rcv_wnd / (2·MSS) ACKs (2 if that is 0), at most
+    /// [`MAX_QUICKACKS`] (`tcp_incr_quickack`; it never shortens a run in progress).
+    fn quickack_on_data(&mut self, now: Time) {
+        let silent = self.last_data_rx.is_none_or(|t| now.saturating_since(t) > self.rtt.rto());
+        self.last_data_rx = Some(now);
+        if silent {
+            let wnd = self.rcv_adv.saturating_sub(self.rcv_nxt);
+            let n = match wnd / (2 * self.eff_mss as u64) {
+                0 => 2,
+                q => q.min(MAX_QUICKACKS as u64) as u32,
+            };
+            self.quickacks = self.quickacks.max(n);
         }
     }
 
@@ -1077,6 +1116,9 @@ impl TcpConnection {
                 self.stats.sack_retransmits += 1;
             }
         }
+        if self.cfg.prr && self.recovery.in_recovery() {
+            self.prr.on_sent(len); // PRR: prr_out (RFC 6937 §3.1)
+        }
         if len > 0 {
             self.stats.data_segments_sent += 1;
             self.stats.bytes_sent += len;
@@ -1162,6 +1204,7 @@ impl TcpConnection {
             self.take_window_field()
         };
         if has_ack && self.state != TcpState::SynSent {
+            self.quickacks = self.quickacks.saturating_sub(1); // tcp_dec_quickack_mode
             self.last_ack_sent = self.rcv_nxt;
             self.ack_now = false;
             self.ack_pending_segs = 0;

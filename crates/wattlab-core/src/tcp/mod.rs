@@ -5,10 +5,12 @@
 //! [`TcpConnection::poll_timeout`] and calls [`TcpConnection::handle_timeout`]. Application
 //! data is modelled by byte counts only.
 //!
-//! Modules: [`config`] (parameters and defaults), [`seq`] (wrapping sequence arithmetic),
+//! Modules: [`config`] (parameters and defaults), [`profile`] (`textbook` / `linux` starting
+//! configurations), [`seq`] (wrapping sequence arithmetic),
 //! [`rtt`] (RFC 6298 estimator), [`coarse_rtt`] (BSD/ns-2 tick-granular RTO, `timer_tick`), [`cc`] (congestion-window arithmetic, extensible enum),
 //! [`recovery`] (duplicate ACKs, fast retransmit, NewReno `recover`), [`scoreboard`] (RFC 6675
-//! SACK scoreboard: IsLost, pipe, NextSeg), [`reassembly`] (out-of-order intervals, SACK block
+//! SACK scoreboard: IsLost, pipe, NextSeg), [`prr`] (RFC 6937 Proportional Rate Reduction,
+//! option `prr`), [`reassembly`] (out-of-order intervals, SACK block
 //! order), [`state`] (states, events, counters), [`connection`].
 //!
 //! Congestion control ([`CongestionControlKind`], one module per algorithm under [`cc`]):
@@ -49,6 +51,8 @@ pub mod cc;
 pub mod coarse_rtt;
 pub mod config;
 pub mod connection;
+pub mod profile;
+pub mod prr;
 pub mod reassembly;
 pub mod recovery;
 pub mod rtt;
@@ -61,5 +65,6 @@ mod tests;
 
 pub use cc::{AckInfo, CongestionControl, RecoveryStyle};
 pub use config::{CongestionControlKind, TcpConfig, UnknownCongestionControl};
+pub use profile::{TcpProfile, UnknownProfile, LINUX_NOT_MODELLED};
 pub use connection::TcpConnection;
 pub use state::{TcpEvent, TcpState, TcpStats};

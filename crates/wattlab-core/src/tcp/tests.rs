@@ -1621,3 +1621,7 @@ fn vegas_random_loss_needs_few_timeouts() {
     // Measured: Vegas 3 timeouts / 18 fast retransmits, NewReno 3 / 17 (64 KiB window).
     assert!(v.timeouts <= nr.timeouts, "vegas {v:?}\nnewreno {nr:?}");
 }
+
+// ---------------------------------------------------------------------------- Linux's recovery
+
+mod linux;

@@ -7,7 +7,7 @@ use crate::scenario::flow::tcp::{max_window, MAX_WINDOW_SCALE};
 use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
 use crate::stack::Stack;
 use std::net::Ipv4Addr;
-use wattlab_core::tcp::{CongestionControlKind, TcpConfig};
+use wattlab_core::tcp::{CongestionControlKind, TcpConfig, TcpProfile};
 use wattlab_core::Time;
 
 /// Congestion-control names accepted in scenarios: every `CongestionControlKind::name()`
@@ -85,7 +85,10 @@ impl BuildCx<'_> {
 
 /// TCP settings of a flow; errors are (field, message) for the caller to locate.
 pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> {
-    let mut c = TcpConfig::default();
+    let mut c = match &t.profile {
+        Some(p) => TcpProfile::from_name(p).map_err(|e| ("tcp.profile", e.to_string()))?.config(),
+        None => TcpConfig::default(),
+    };
     if let Some(cc) = &t.cc {
         c.congestion_control = match CongestionControlKind::from_name(cc) {
             Ok(kind) => kind,
@@ -105,8 +108,9 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
         c.mss = m;
     }
     if let Some(b) = t.recv_buffer {
-        if b.bytes() < 1 || b.bytes() > max_window(t.window_scale) {
-            return Err(("tcp.recv_buffer", format!("must be 1..={} bytes with this window_scale (65535 × 2^window_scale)", max_window(t.window_scale))));
+        let ws = t.effective_window_scale();
+        if b.bytes() < 1 || b.bytes() > max_window(ws) {
+            return Err(("tcp.recv_buffer", format!("must be 1..={} bytes with this window_scale (65535 × 2^window_scale)", max_window(ws))));
         }
         c.recv_buffer = b.bytes() as u32;
     }
@@ -145,6 +149,20 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
     }
     if let Some(v) = t.timer_tick {
         c.timer_tick = Some(v.get());
+    }
+    if let Some(v) = t.prr {
+        c.prr = v;
+    }
+    if let Some(v) = t.quick_ack {
+        c.quick_ack = v;
+    }
+    if c.recv_buffer as u64 > max_window(c.window_scale) {
+        // Only a profile's buffer can get here: a written one was checked above.
+        return Err(("tcp.window_scale", format!(
+            "the profile's recv_buffer of {} B needs a window_scale of at least {}: raise tcp.window_scale or set tcp.recv_buffer too",
+            c.recv_buffer,
+            (0..=MAX_WINDOW_SCALE).find(|&s| max_window(Some(s)) >= c.recv_buffer as u64).unwrap_or(MAX_WINDOW_SCALE)
+        )));
     }
     if let Some(v) = t.sack {
         if !v && t.cc.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(SACK_NAME)) {
@@ -187,5 +205,34 @@ mod tests {
         assert!(tcp_config(&t).unwrap().sack);
         let t = TcpSettings { cc: Some("sack".into()), sack: Some(false), ..Default::default() };
         assert!(tcp_config(&t).is_err());
+    }
+
+    #[test]
+    fn linux_profile_is_the_start_and_written_keys_override_it() {
+        let t = TcpSettings { profile: Some("Linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t), Ok(TcpProfile::Linux.config()));
+        // cc = "reno" on the linux profile keeps SACK, PRR and IW10 (Linux's reno module).
+        let t = TcpSettings { profile: Some("linux".into()), cc: Some("reno".into()), initial_cwnd: Some(4), ..Default::default() };
+        let c = tcp_config(&t).unwrap();
+        assert_eq!((c.congestion_control, c.sack, c.prr, c.initial_cwnd), (CongestionControlKind::Reno, true, true, 4));
+        let t = TcpSettings { profile: Some("textbook".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t), Ok(TcpConfig::default()));
+        let t = TcpSettings { prr: Some(true), quick_ack: Some(true), ..Default::default() };
+        let c = tcp_config(&t).unwrap();
+        assert!(c.prr && c.quick_ack);
+    }
+
+    #[test]
+    fn bad_profile_and_unadvertisable_profile_buffer_are_named_errors() {
+        let t = TcpSettings { profile: Some("bsd".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.profile", "unknown TCP profile `bsd` (known: textbook, linux)".into())));
+        // The linux profile's 3 MiB window needs shift >= 6.
+        let t = TcpSettings { profile: Some("linux".into()), window_scale: Some(2), ..Default::default() };
+        let (field, msg) = tcp_config(&t).unwrap_err();
+        assert_eq!(field, "tcp.window_scale");
+        assert!(msg.contains("at least 6"), "{msg}");
+        // A written buffer is checked against the profile's shift (7), not against "none".
+        let t = TcpSettings { profile: Some("linux".into()), recv_buffer: Some(crate::scenario::units::Size(1 << 20)), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.recv_buffer), Ok(1 << 20));
     }
 }

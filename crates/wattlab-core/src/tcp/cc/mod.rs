@@ -198,6 +198,12 @@ impl CongestionControl {
         self.aimd().cwnd
     }
 
+    /// Set cwnd during loss recovery (PRR's cwnd = pipe + sndcnt, RFC 6937 §3.1); the
+    /// controller's own state (ssthresh, W_max, ...) is left alone.
+    pub fn set_recovery_cwnd(&mut self, cwnd: u32) {
+        self.aimd_mut().cwnd = cwnd;
+    }
+
     /// Slow-start threshold in bytes (`u32::MAX` until the first loss).
     pub fn ssthresh(&self) -> u32 {
         self.aimd().ssthresh

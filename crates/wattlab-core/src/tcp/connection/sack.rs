@@ -89,10 +89,23 @@ impl TcpConnection {
         let flight = self.flight_size();
         self.cc.enter_sack_recovery(flight);
         self.sb.start_recovery();
+        if self.cfg.prr {
+            self.prr.start(flight as u64); // RecoverFS = FlightSize (RFC 6937 §3.1)
+        }
         self.retransmit_at = Some(self.snd_una);
         self.rtt_timing = None; // Karn
         self.stats.fast_retransmits += 1;
         self.stats.sack_recoveries += 1;
+    }
+
+    /// PRR (RFC 6937 §3.1) on an ACK during SACK recovery that reported `delivered` bytes:
+    /// cwnd = pipe + sndcnt, so `sack_transmit` sends exactly sndcnt more (rounded to
+    /// segments; the remainder carries over through prr_delivered − prr_out).
+    pub(super) fn prr_on_ack(&mut self, delivered: u64) {
+        self.sb.advance(self.snd_una, self.snd_max);
+        let pipe = self.sb.pipe();
+        let sndcnt = self.prr.on_ack(delivered, pipe, self.cc.ssthresh() as u64, self.eff_mss as u64);
+        self.cc.set_recovery_cwnd((pipe + sndcnt).min(u32::MAX as u64) as u32);
     }
 
     /// After an ACK was processed: start recovery if the scoreboard deems the first

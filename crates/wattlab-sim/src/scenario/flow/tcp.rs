@@ -4,6 +4,7 @@
 use crate::scenario::check::{fmt_ns, Check, MS, S};
 use crate::scenario::units::{Dur, Rate, Size};
 use serde::Deserialize;
+use wattlab_core::tcp::TcpProfile;
 
 /// Largest window scale shift (RFC 7323 § 2.3).
 pub const MAX_WINDOW_SCALE: u8 = 14;
@@ -17,6 +18,17 @@ pub fn max_window(shift: Option<u8>) -> u64 {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSettings {
+    /// Starting configuration the other keys override: `textbook` (default, the RFC stack the
+    /// seeds model) or `linux` (Linux 6.x defaults: SACK, PRR, CUBIC, IW10, ...; `tcp.md`).
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// Offer RFC 6937 Proportional Rate Reduction in SACK recovery (default off; on in `linux`).
+    #[serde(default)]
+    pub prr: Option<bool>,
+    /// Linux's quick-ACK mode: immediate ACKs for the first data and after a silence longer
+    /// than the RTO (default off; on in `linux`).
+    #[serde(default)]
+    pub quick_ack: Option<bool>,
     /// Congestion control, case-insensitive: tahoe, reno, newreno (default), sack (Reno with
     /// SACK, ns-2's Sack1), vegas, westwood (alias westwood+) or cubic.
     #[serde(default)]
@@ -58,6 +70,13 @@ pub struct TcpSettings {
 }
 
 impl TcpSettings {
+    /// The window-scale shift in force: the written one, else the profile's (an unknown
+    /// profile is reported by the flow's build, not here).
+    pub fn effective_window_scale(&self) -> Option<u8> {
+        let profile = self.profile.as_deref().and_then(|p| TcpProfile::from_name(p).ok()).unwrap_or_default();
+        self.window_scale.or(profile.config().window_scale)
+    }
+
     /// Checks every number against its valid range; `key` is the table's path (`flow[0].tcp`).
     pub(crate) fn check_ranges(&self, key: &str, c: &mut Check) {
         c.num(&format!("{key}.mss"), self.mss.map(u64::from), 88, 65_495, " B");
@@ -66,10 +85,11 @@ impl TcpSettings {
         // The advertised window is a 16-bit field shifted by the scale (RFC 7323): a larger
         // buffer could never be offered to the sender, so it is refused, not clamped.
         if let Some(b) = self.recv_buffer.map(Size::bytes) {
-            let shift = self.window_scale.unwrap_or(0).min(MAX_WINDOW_SCALE);
-            let most = max_window(self.window_scale);
+            let ws = self.effective_window_scale();
+            let shift = ws.unwrap_or(0).min(MAX_WINDOW_SCALE);
+            let most = max_window(ws);
             if (1..=1 << 30).contains(&b) && b > most {
-                let how = match self.window_scale {
+                let how = match ws {
                     None => "without window scaling the window field holds at most 65535 B: set tcp.window_scale (0..=14) or lower recv_buffer".to_string(),
                     Some(_) if shift < MAX_WINDOW_SCALE => {
                         let need = (0..=MAX_WINDOW_SCALE).find(|&s| max_window(Some(s)) >= b).unwrap_or(MAX_WINDOW_SCALE);

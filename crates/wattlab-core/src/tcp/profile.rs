@@ -1,0 +1,136 @@
+//! TCP profiles: a named starting point for a [`TcpConfig`] that scenario keys then override.
+//!
+//! `textbook` (the default) is [`TcpConfig::default`]: the RFC stacks the seed papers model.
+//! `linux` is what Linux 6.x does by default (checked on 6.18, the live testbed's kernel;
+//! the same defaults since 6.1), as far as the model has the mechanism; [`LINUX_NOT_MODELLED`]
+//! lists the rest. Each value's source is beside it (sysctl or `include/net/tcp.h` constant).
+
+use super::config::{CongestionControlKind, TcpConfig};
+use crate::time::Duration;
+
+/// A named starting configuration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TcpProfile {
+    /// The RFC textbook stack ([`TcpConfig::default`]): what the seeds' ns-2/testbed stacks do.
+    #[default]
+    Textbook,
+    /// Linux 6.x defaults (see the module docs and [`LINUX_NOT_MODELLED`]).
+    Linux,
+}
+
+/// Linux default behaviours the model does not have yet, as (mechanism, its Linux switch).
+pub const LINUX_NOT_MODELLED: [(&str, &str); 10] = [
+    ("RACK-TLP loss detection (RFC 8985)", "net.ipv4.tcp_recovery = 1"),
+    ("HyStart slow-start exit for CUBIC", "tcp_cubic hystart = 1, hystart_detect = 3"),
+    ("receive-window autotuning (tcp_rcv_space_adjust)", "net.ipv4.tcp_moderate_rcvbuf = 1"),
+    ("interactive (pingpong) mode, which suspends quick-ACK", "inet_csk_enter_pingpong_mode"),
+    ("adaptive delayed-ACK timer (ato 40..200 ms)", "TCP_DELACK_MIN/MAX"),
+    ("F-RTO spurious-timeout detection (RFC 5682)", "net.ipv4.tcp_frto = 2"),
+    ("D-SACK (RFC 2883) and reordering-adaptive DupThresh", "net.ipv4.tcp_dsack = 1"),
+    ("cwnd restart after idle (RFC 2861-like)", "net.ipv4.tcp_slow_start_after_idle = 1"),
+    ("per-destination metrics cache (ssthresh, RTT)", "net.ipv4.tcp_no_metrics_save = 0"),
+    ("Minshall's Nagle, autocorking, TSO/TSQ", "TCP_NODELAY off, tcp_autocorking = 1"),
+];
+
+/// A profile name that matches no [`TcpProfile`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownProfile(pub String);
+
+impl std::fmt::Display for UnknownProfile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown TCP profile `{}` (known: textbook, linux)", self.0)
+    }
+}
+
+impl std::error::Error for UnknownProfile {}
+
+impl TcpProfile {
+    /// Canonical lower-case name, as in scenarios.
+    pub const fn name(self) -> &'static str {
+        match self {
+            TcpProfile::Textbook => "textbook",
+            TcpProfile::Linux => "linux",
+        }
+    }
+
+    /// Parse a name, case-insensitively.
+    pub fn from_name(name: &str) -> Result<Self, UnknownProfile> {
+        [TcpProfile::Textbook, TcpProfile::Linux]
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| UnknownProfile(name.to_string()))
+    }
+
+    /// The configuration this profile starts from.
+    pub fn config(self) -> TcpConfig {
+        match self {
+            TcpProfile::Textbook => TcpConfig::default(),
+            TcpProfile::Linux => linux(),
+        }
+    }
+}
+
+/// Linux 6.x's defaults for a bulk transfer over Ethernet-sized MTUs.
+fn linux() -> TcpConfig {
+    TcpConfig {
+        mss: 1460,                      // 1500-byte MTU; segments carry 1448 B with timestamps
+        sack: true,                     // net.ipv4.tcp_sack = 1
+        prr: true,                      // tcp_cwnd_reduction(): PRR-SSRB, always on since 3.2
+        timestamps: true,               // net.ipv4.tcp_timestamps = 1
+        // Autotuning (not modelled) keeps the window ahead of the sender; its ceiling stands in:
+        // tcp_rmem[2] = 6 MiB, half of it advertised (tcp_adv_win_scale = 1) = 3 MiB; Linux
+        // picks its shift from tcp_rmem[2]: ilog2(6 MiB) - 15 = 7 (tcp_select_initial_window).
+        recv_buffer: 3 << 20,
+        window_scale: Some(7),          // net.ipv4.tcp_window_scaling = 1
+        delayed_ack: true,
+        quick_ack: true,                // tcp_incr_quickack(): TCP_MAX_QUICKACKS = 16
+        delayed_ack_timeout: Duration::from_millis(40), // TCP_DELACK_MIN (ato's floor)
+        ack_every: 2,                   // __tcp_ack_snd_check: more than one full segment unACKed
+        initial_cwnd: 10,               // TCP_INIT_CWND (RFC 6928), since 2.6.39
+        initial_rto: Duration::from_secs(1), // TCP_TIMEOUT_INIT (RFC 6298), since 3.1
+        min_rto: Duration::from_millis(200), // TCP_RTO_MIN
+        max_rto: Duration::from_secs(120),   // TCP_RTO_MAX
+        timer_tick: None,               // RTT in µs (tcp_mstamp), RTO timer in 1-4 ms jiffies
+        dupack_threshold: 3,            // net.ipv4.tcp_reordering = 3
+        congestion_control: CongestionControlKind::Cubic, // CONFIG_DEFAULT_TCP_CONG = "cubic"
+        // Linux's Nagle is Minshall's: it never holds a bulk transfer's single last partial
+        // segment, which is what `nagle = false` does here (RFC 896's would hold it).
+        nagle: false,
+        // TCP_TIMEWAIT_LEN is 60 s; shortened as in every profile so runs end promptly (it
+        // never changes what a transfer delivers or when).
+        time_wait: Duration::from_millis(400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn textbook_is_the_default_config() {
+        assert_eq!(TcpProfile::default(), TcpProfile::Textbook);
+        assert_eq!(TcpProfile::Textbook.config(), TcpConfig::default());
+    }
+
+    #[test]
+    fn linux_profile_sets_each_documented_default() {
+        let c = TcpProfile::Linux.config();
+        assert!(c.sack && c.prr && c.quick_ack && c.timestamps && c.delayed_ack && !c.nagle);
+        assert_eq!(c.congestion_control, CongestionControlKind::Cubic);
+        assert_eq!((c.initial_cwnd, c.dupack_threshold, c.ack_every), (10, 3, 2));
+        assert_eq!((c.min_rto, c.initial_rto, c.max_rto), (Duration::from_millis(200), Duration::from_secs(1), Duration::from_secs(120)));
+        assert_eq!(c.delayed_ack_timeout, Duration::from_millis(40));
+        assert_eq!((c.recv_buffer, c.window_scale), (3 << 20, Some(7)));
+        // The window must be advertisable with the shift (65535 << 7 ≈ 8 MiB ≥ 3 MiB).
+        assert!(c.recv_buffer as u64 <= 65_535u64 << c.window_scale.unwrap());
+        assert_ne!(c, TcpConfig::default());
+    }
+
+    #[test]
+    fn names_parse_case_insensitively_and_unknown_lists_the_known() {
+        assert_eq!(TcpProfile::from_name("Linux"), Ok(TcpProfile::Linux));
+        assert_eq!(TcpProfile::from_name(" textbook "), Ok(TcpProfile::Textbook));
+        let e = TcpProfile::from_name("bsd").unwrap_err();
+        assert_eq!(e.to_string(), "unknown TCP profile `bsd` (known: textbook, linux)");
+    }
+}

@@ -1,0 +1,109 @@
+//! Linux's loss recovery options (PRR, ...) driven through a connection pair.
+
+use super::*;
+
+/// What a's sending looked like during its one SACK recovery after a single drop.
+#[derive(Debug)]
+struct RecoveryShape {
+    /// Data segments (new or resent) a sent while in recovery, fast retransmit included.
+    sent: usize,
+    /// Most consecutive ACKs in recovery that a answered with nothing.
+    longest_silence: usize,
+    /// Recovery length, fast retransmit to the ACK that ended it.
+    length: Duration,
+    /// FlightSize at entry, ssthresh and cwnd at the exit (bytes).
+    flight_at_entry: u32,
+    ssthresh: u32,
+    cwnd_at_exit: u32,
+}
+
+fn one_drop_recovery(prr: bool) -> (RecoveryShape, Harness) {
+    let cfg = TcpConfig { prr, ..sack_cfg() };
+    let mut h = Harness::new(cfg.clone(), cfg, 10, 20, ms(20));
+    h.rate_bps = Some(20_000_000);
+    h.drops.push((A_TO_B, 60));
+    h.a.send(3_000_000);
+    let limit = Time::from_secs_f64(60.0);
+    h.run_while(limit, |h| !h.a.in_recovery());
+    let t0 = h.now;
+    let flight_at_entry = h.a.bytes_in_flight();
+    h.run_while(limit, |h| h.a.in_recovery());
+    let t1 = h.now;
+    let shape_ssthresh = h.a.ssthresh();
+    let cwnd_at_exit = h.a.cwnd();
+    // A sends in response to an ACK at the instant it arrives (the harness has no host delay).
+    let sends: Vec<Time> = h.sent(A_TO_B).filter(|s| s.pkt.payload_len > 0 && s.at >= t0 && s.at < t1).map(|s| s.at).collect();
+    // ACKs arrive one serialization (the reverse link is idle) and one delay after they left.
+    let acks = h.sent(B_TO_A).map(|s| s.at + Duration::transmission(s.pkt.ip_len() as u64, 20_000_000) + h.delay);
+    let acks = acks.filter(|&t| t > t0 && t < t1);
+    let (mut run, mut longest_silence) = (0, 0);
+    for t in acks {
+        run = if sends.contains(&t) { 0 } else { run + 1 };
+        longest_silence = longest_silence.max(run);
+    }
+    h.a.close();
+    h.run_until(limit);
+    assert_eq!(h.b.stats().bytes_read, 3_000_000, "same work done");
+    assert_eq!(h.a.stats().timeouts, 0);
+    let shape = RecoveryShape {
+        sent: sends.len(),
+        longest_silence,
+        length: t1 - t0,
+        flight_at_entry,
+        ssthresh: shape_ssthresh,
+        cwnd_at_exit,
+    };
+    (shape, h)
+}
+
+/// RFC 6937 §1/§5: after one loss RFC 6675 sends nothing until pipe has drained from
+/// FlightSize to ssthresh (cwnd = ssthresh at once), then one segment per ACK; PRR sends one
+/// segment per two ACKs from the start. Both reduce to the same ssthresh, send as much in
+/// recovery, and do the same work. Here FlightSize = 61 segments, ssthresh = 30.5.
+#[test]
+fn prr_spreads_the_window_reduction_over_the_recovery_rtt() {
+    let (rfc6675, _) = one_drop_recovery(false);
+    let (prr, h) = one_drop_recovery(true);
+    let mss = 1448;
+    assert_eq!((prr.flight_at_entry, prr.ssthresh), (61 * mss, 61 * mss / 2), "{prr:?}");
+    assert_eq!((rfc6675.flight_at_entry, rfc6675.ssthresh), (prr.flight_at_entry, prr.ssthresh), "same window reduction");
+    assert_eq!((prr.cwnd_at_exit, rfc6675.cwnd_at_exit), (prr.ssthresh, prr.ssthresh));
+    assert_eq!((prr.length, prr.sent), (rfc6675.length, rfc6675.sent), "same recovery, same segments sent");
+    // RFC 6675: silent for (FlightSize − ssthresh)/SMSS ≈ 30 deliveries, less the ACKs that
+    // arrived before recovery and the SACKed-above rule's head start (measured: 28).
+    assert!(rfc6675.longest_silence >= 25, "{rfc6675:?}");
+    // PRR: a send on every second ACK; 2 in a row unanswered only where byte rounding carries.
+    assert!(prr.longest_silence <= 2, "{prr:?}");
+    assert_eq!(h.a.stats().sack_recoveries, 1);
+}
+
+/// B's pure ACKs sent in `[from, from + 49 ms)` (one burst: data arrives 20 ms after `from`).
+fn acks_sent(h: &Harness, from: Time) -> usize {
+    h.sent(B_TO_A).filter(|s| s.pkt.payload_len == 0 && s.at >= from && s.at < from + ms(49)).count()
+}
+
+/// Linux's quick-ACK mode (`tcp_incr_quickack`): the first data starts a run of
+/// min(rcv_wnd / 2·MSS, 16) = 16 immediate ACKs; a silence longer than the RTO starts another
+/// (max(left, 16) = 16); otherwise every second segment. Three bursts of 10 segments each
+/// arriving together, the second after 1 s idle, the third 50 ms later: by hand 10, 10, then
+/// 6 quick + 4 / 2 = 8 ACKs; delayed ACKs alone give 5 each.
+#[test]
+fn quick_ack_answers_the_first_16_segments_and_again_after_a_silence() {
+    let run = |quick_ack: bool| {
+        let cfg = TcpConfig { quick_ack, initial_cwnd: 10, ..big_window() };
+        let mut h = Harness::new(cfg.clone(), cfg, 10, 20, ms(20));
+        h.run_until(Time::ZERO + ms(100)); // handshake
+        let mut counts = Vec::new();
+        for at in [100, 1100, 1150] {
+            let t = Time::ZERO + ms(at);
+            h.run_until(t);
+            h.a.send(10 * 1448);
+            h.run_until(t + ms(49));
+            counts.push(acks_sent(&h, t));
+        }
+        assert_eq!(h.b.stats().bytes_read, 30 * 1448);
+        counts
+    };
+    assert_eq!(run(true), [10, 10, 8]);
+    assert_eq!(run(false), [5, 5, 5]);
+}
