@@ -310,6 +310,8 @@ fn a_bss_follows_the_representable_wake_duration_and_the_hop_the_given_one() {
     let (a, e) = (&asked.wlans[0].stations[1], &exact.wlans[0].stations[1]);
     assert_eq!((a.stats.doze_ns, a.stats.dozes), (e.stats.doze_ns, e.stats.dozes));
     assert_eq!(a.power_save, "twt:interval=100ms,duration=4000us");
+    assert_eq!((a.twt_wake_duration_us, e.twt_wake_duration_us), (Some(4096), Some(4096)));
+    assert_eq!(asked.wlans[0].stations[0].twt_wake_duration_us, None, "the AP has no agreement of its own");
     assert!(asked.radios.iter().any(|r| r.policy == "twt:interval=100ms,duration=4000us"));
     let hop = |d: u32| run(&scenario(&format!("[[wireless]]\nname = \"hop\"\nap = \"ap\"\nstation = \"client\"\nrate = \"54Mbps\"\npower_save = \"twt:interval=100ms,duration={d}us\"\n"), "", "1s"));
     let sleep = |s: &Summary| s.radios.iter().find(|r| r.policy.starts_with("twt:")).unwrap().report.sleep.time_ns;
