@@ -50,10 +50,22 @@ def same_work_rows() -> list[dict]:
     return [r for r in reference_rows() if r["configured_duty"] >= 0.04]
 
 
+def requested_us(duty: float) -> int:
+    """The wake duration asked for at duty cycle ``duty``, µs."""
+    return round(duty * INTERVAL_MS * 1000)
+
+
+def on_air_us(duration_us: int) -> int:
+    """The wake duration the AP's TWT Setup response carries and the BSS follows: rounded up
+    to the TWT element's 256 µs unit, or 1 TU beyond 255 units (docs/wlan.md)."""
+    unit = 1024 if duration_us > 255 * 256 else 256
+    return math.ceil(duration_us / unit) * unit
+
+
 @lru_cache(maxsize=None)
 def run(duty: float, rate_kbps: int):
     """wattlab at duty cycle ``duty`` with a ``rate_kbps`` uplink: (flow row, radio row)."""
-    duration_us = round(duty * INTERVAL_MS * 1000)
+    duration_us = requested_us(duty)
     result = wattlab.run(
         str(SCENARIO),
         overrides=[f'wlan.0.power_save="twt:interval={INTERVAL_MS}ms,duration={duration_us}us,trigger=true"', f'flow.0.rate="{rate_kbps}kbps"'],
@@ -105,11 +117,14 @@ def test_doze_fraction_energy_and_delay_against_the_reference(row):
     flow, radio = compared(row)
     duty = row["configured_duty"]
     ours = awake_fraction(radio)
-    # wattlab's station is awake for exactly its SPs: D / I, less the part of the last SP the
-    # 30 s run cuts off (294.1 intervals: at most 0.3 % at D / I = 0.6), plus the setup (< 1 ms).
-    assert ours == pytest.approx(duty, rel=0.005), ours
+    # wattlab's station is awake for exactly its SPs: D / I with D as the AP's response carries
+    # it (102 ms × duty rounded up to 256 µs or 1 TU: +0.39 % at every duty cycle here, since
+    # 102 000 µs = 398.4375 × 256), less the part of the last SP the 30 s run cuts off (294.1
+    # intervals: at most 0.3 % at D / I = 0.6), plus the setup (< 1 ms).
+    assert ours == pytest.approx(on_air_us(requested_us(duty)) / (INTERVAL_MS * 1000), rel=0.005), ours
     # The reference's is 1.7-2.0 % below D / I in every row from 0.05 on (as if its SPs recurred
-    # every 104.4 ms, not 102.4: 102.4 / 104.4 = 0.9808); the ratio is that gap, not noise.
+    # every 104.4 ms, not 102.4: 102.4 / 104.4 = 0.9808); the ratio is that gap, not noise, less
+    # the 0.39 % wattlab's rounded-up SPs add (measured 0.976-0.980; was 0.980-0.984).
     ratio = row["effective_duty"] / ours
     assert 0.975 <= ratio <= 0.985, ratio
     # Energy: the same bytes over the same window. wattlab's is 4.3-5.2 % higher: the longer

@@ -115,8 +115,12 @@ pub struct WlanStationSummary {
     pub node: String,
     /// `ap` or `station`.
     pub role: &'static str,
-    /// Power management (`cam`, `psm`, `bsd-50`...).
+    /// Power management (`cam`, `psm`, `bsd-50`...), as the scenario requested it.
     pub power_save: String,
+    /// Under TWT: the wake duration the AP's TWT Setup response carried and both ends
+    /// followed, µs (the requested one rounded up to the element's unit; JSON only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub twt_wake_duration_us: Option<u32>,
     /// Counters.
     #[serde(flatten)]
     pub stats: crate::wlan::StaStats,
@@ -601,6 +605,10 @@ pub(crate) fn collect(mut sim: Simulation) -> Result<RunOutput, String> {
                         node: s.cfg.name.clone(),
                         role: if i == 0 { "ap" } else { "station" },
                         power_save: s.cfg.power_save.name(),
+                        twt_wake_duration_us: match s.power.mode() {
+                            wattlab_core::power::PowerSave::Twt(a) => Some(a.duration_us),
+                            _ => None,
+                        },
                         stats: s.stats.clone(),
                         queued_at_end: s.queue.len() as u64,
                         ampdu_mean: if s.stats.ampdus > 0 { s.stats.ampdu_mpdus as f64 / s.stats.ampdus as f64 } else { 0.0 },

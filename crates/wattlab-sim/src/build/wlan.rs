@@ -13,6 +13,7 @@ use crate::rng::RngStreams;
 use crate::scenario::{ApPrioritySetting, NodeKind, PowerSaveConfig, RetryLimit, Scenario, ScenarioError, WlanConfig};
 use crate::sim::WlanHost;
 use crate::wlan::{ApPriority, ApQueueing, Bss, POWER_SAVE_WEIGHT_RANGE, LossLayer, MacConfig, Overhearing, PowerSave, StaConfig, StaId};
+use wattlab_core::power::modes::{TWT_DURATION_UNIT_TU_US, TWT_DURATION_UNIT_US};
 use wattlab_core::power::{PowerMode, TwtAgreement};
 use toml::Spanned;
 use wattlab_core::energy::DeviceProfile;
@@ -35,6 +36,9 @@ fn power_save(cx: &Ctx, ps: &PowerSaveConfig, section: &str, phy: &PhyProfile) -
             if matches!(mode, PowerMode::Twt(_)) && phy.format != PhyFormat::He {
                 return Err(cx.err(s, &key, format!("`{}` needs an 802.11ax (HE) PHY: phy = \"{}\" cannot carry TWT; use phy = \"802.11ax\"", s.get_ref(), phy.name)));
             }
+            if let PowerMode::Twt(a) = mode {
+                check_on_air(cx, s, &key, a)?;
+            }
             mode
         }
     };
@@ -43,6 +47,31 @@ fn power_save(cx: &Ctx, ps: &PowerSaveConfig, section: &str, phy: &PhyProfile) -
         return Err(ScenarioError::at_key(cx.origin, cx.source, &key, "a [[wlan]]'s beacons are its MAC's: write beacon_interval in the [[wlan]] section itself, not in power_save"));
     }
     Ok(PowerSave::from_mode(mode, &ps.settings(Duration::from_millis(100))))
+}
+
+/// The AP answers TWT agreement `a` with its wake duration rounded up to the TWT element's
+/// unit ([`TwtAgreement::on_air`]); an error at the mode if that reaches the interval, naming
+/// the longest duration that stays below it.
+fn check_on_air(cx: &Ctx, s: &Spanned<String>, key: &str, a: TwtAgreement) -> Result<(), ScenarioError> {
+    if a.on_air().is_some() {
+        return Ok(());
+    }
+    let unit = a.wake_duration_unit_us();
+    let rounded = a.duration_us.div_ceil(unit) * unit;
+    let interval_us = a.interval_ms * 1000;
+    // The longest representable duration below the interval: 256 µs steps up to 255 of
+    // them, TUs beyond.
+    let below = interval_us - 1;
+    let fits = (below / TWT_DURATION_UNIT_US * TWT_DURATION_UNIT_US).min(255 * TWT_DURATION_UNIT_US).max(below / TWT_DURATION_UNIT_TU_US * TWT_DURATION_UNIT_TU_US);
+    Err(cx.err(
+        s,
+        key,
+        format!(
+            "`{}`: a TWT element carries the wake duration in units of {unit} us, so the AP would answer with duration={rounded}us, not below the {}ms interval; use duration={fits}us or less",
+            s.get_ref(),
+            a.interval_ms
+        ),
+    ))
 }
 
 fn retry_limit(cx: &Ctx, r: &Option<Spanned<RetryLimit>>, key: &str, default: u32) -> Result<Option<u32>, ScenarioError> {

@@ -684,7 +684,9 @@ impl Bss {
             .enumerate()
             .map(|(i, (c, (rng, loss_rng)))| Sta {
                 queue: VecDeque::with_capacity(c.queue_limit.min(4096) as usize),
-                power: StationPower::new(c.power_save, MacCaps::bss(c.wake_latency), cfg.beacon_interval),
+                // Both ends follow the agreement the AP's TWT Setup response carries (its
+                // element's wake duration, rounded up); `cfg` keeps the requested mode.
+                power: StationPower::new(c.power_save.on_air().expect("TWT durations are checked at build"), MacCaps::bss(c.wake_latency), cfg.beacon_interval),
                 cfg: c,
                 stats: StaStats::default(),
                 acs: cfg.edcafs(i as StaId, base_aifsn),

@@ -23,6 +23,7 @@
 use super::{AirFrame, AirKind, StaId, AP, BROADCAST};
 use crate::net::pcap::PcapSink;
 use wattlab_core::packet::PacketArena;
+use wattlab_core::power::modes::{twt_wake_duration_units, TWT_DURATION_UNIT_TU_US, TWT_DURATION_UNIT_US};
 use wattlab_core::power::TwtAgreement;
 use wattlab_core::wire::{self, WireError};
 use wattlab_core::wlan::phy::{he, Band};
@@ -478,13 +479,14 @@ const DURATION_UNIT_TU: u8 = 0x20;
 /// True if `a`'s wake duration needs the Wake Duration Unit bit: it is longer than the
 /// 256 µs unit's 255 × 256 = 65280 µs.
 fn needs_tu(a: &TwtAgreement) -> bool {
-    a.duration_us > 255 * 256
+    a.wake_duration_unit_us() == TWT_DURATION_UNIT_TU_US
 }
 
-/// Nominal Minimum TWT Wake Duration of `a` in 256 µs units (1 TU with `tu`), rounded up
-/// (the mode's names go up to 255 TU).
+/// Nominal Minimum TWT Wake Duration of `a` in 256 µs units (1 TU with `tu`): exact for the
+/// BSS's agreements (already [`TwtAgreement::on_air`]); rounded up by the same rule where a
+/// beacon's element puts a 256 µs schedule in TUs (the mode's names go up to 255 TU).
 fn wake_duration(a: &TwtAgreement, tu: bool) -> u8 {
-    a.duration_us.div_ceil(if tu { 1024 } else { 256 }).min(255) as u8
+    twt_wake_duration_units(a.duration_us, if tu { TWT_DURATION_UNIT_TU_US } else { TWT_DURATION_UNIT_US }).min(255) as u8
 }
 
 /// The start of the first SP of `a` at or after `tsf_us` (SPs at the offset plus every

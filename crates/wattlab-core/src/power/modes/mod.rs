@@ -26,7 +26,7 @@ mod uapsd;
 pub use adaptive_psm::ADAPTIVE_TIMEOUT_MS;
 pub use bsd::{bsd_next_wake, bsd_window, BSD_MAX_SLEEP, BSD_PERCENT};
 pub use external::Driver;
-pub use twt::{TwtAgreement, TWT_MAX_BROADCAST_ID, TWT_MAX_DURATION_US, TWT_MAX_INTERVAL_MS, TWT_MAX_OFFSET_US};
+pub use twt::{twt_wake_duration_units, TwtAgreement, TWT_DURATION_UNIT_TU_US, TWT_DURATION_UNIT_US, TWT_MAX_BROADCAST_ID, TWT_MAX_DURATION_US, TWT_MAX_INTERVAL_MS, TWT_MAX_OFFSET_US};
 
 use super::mode::{Basis, ModeParam, ParseNameError};
 use super::station::{Command, Core, MacView, Mode};
@@ -320,6 +320,16 @@ impl PowerSave {
                 PowerSave::AdaptivePsm { timeout: Duration::from_millis(timeout_ms as u64), listen_interval: settings.listen_interval }
             }
             PowerMode::Twt(a) => PowerSave::Twt(a),
+        }
+    }
+
+    /// The mode as a BSS's TWT Setup exchange leaves it: a TWT agreement as its element
+    /// carries it ([`TwtAgreement::on_air`], `None` if that cannot be below the interval);
+    /// every other mode as it is.
+    pub fn on_air(self) -> Option<PowerSave> {
+        match self {
+            PowerSave::Twt(a) => a.on_air().map(PowerSave::Twt),
+            other => Some(other),
         }
     }
 

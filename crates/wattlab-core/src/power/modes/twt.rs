@@ -66,8 +66,22 @@ pub const TWT_MAX_INTERVAL_MS: u32 = 65_535;
 
 /// Largest nominal minimum wake duration, µs: the field's 255 units of 1024 µs (802.11ax-2021,
 /// TWT element: Nominal Minimum TWT Wake Duration, unit 256 µs or 1 TU with the Wake Duration
-/// Unit bit). Values between the units are taken as they are (the encoding is not enforced).
+/// Unit bit). Values between the units are taken as requested; a BSS's AP answers with
+/// [`TwtAgreement::on_air`].
 pub const TWT_MAX_DURATION_US: u32 = 255 * 1024;
+
+/// Unit of the Nominal Minimum TWT Wake Duration field, µs (Wake Duration Unit bit clear).
+pub const TWT_DURATION_UNIT_US: u32 = 256;
+
+/// Unit of the field with the Wake Duration Unit bit set: 1 TU, µs.
+pub const TWT_DURATION_UNIT_TU_US: u32 = 1024;
+
+/// The Nominal Minimum TWT Wake Duration field's value for `duration_us` in units of
+/// `unit_us`: rounded up, because the field is a *minimum* that a longer SP still honours.
+/// The one rounding rule of the element (the AP's answer and the capture writer use it).
+pub fn twt_wake_duration_units(duration_us: u32, unit_us: u32) -> u32 {
+    duration_us.div_ceil(unit_us)
+}
 
 /// The agreement's parameters, as written in the mode's name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -117,6 +131,21 @@ impl TwtAgreement {
     /// broadcast ID must agree on.
     pub fn schedule(self) -> TwtAgreement {
         TwtAgreement { broadcast: None, ..self }
+    }
+
+    /// The unit the TWT element carries this agreement's wake duration in: 256 µs, or 1 TU
+    /// (the Wake Duration Unit bit) beyond the 256 µs unit's 255 × 256 = 65280 µs.
+    pub fn wake_duration_unit_us(&self) -> u32 {
+        if self.duration_us > 255 * TWT_DURATION_UNIT_US { TWT_DURATION_UNIT_TU_US } else { TWT_DURATION_UNIT_US }
+    }
+
+    /// The agreement as a TWT element can carry it, i.e. what the AP's accepting TWT Setup
+    /// response says and both ends of a BSS follow: the wake duration rounded up to its unit
+    /// ([`twt_wake_duration_units`]); `None` if that duration is no longer below the interval.
+    pub fn on_air(self) -> Option<TwtAgreement> {
+        let unit = self.wake_duration_unit_us();
+        let duration_us = twt_wake_duration_units(self.duration_us, unit) * unit;
+        TwtAgreement::new(self.interval_ms, duration_us, self.announced).map(|a| TwtAgreement { duration_us: a.duration_us, ..self })
     }
 
     /// The offset of the SPs from the multiples of the interval.

@@ -240,3 +240,22 @@ fn a_trigger_enabled_station_sends_only_when_triggered() {
     h.start(ms(0));
     assert!(!h.uplink_by_trigger() && !h.trigger_due(true));
 }
+
+/// The AP's accepting response carries the wake duration rounded UP to the element's unit
+/// (by hand): 4000 µs = 15.6 × 256 → 16 × 256 = 4096; 4096 stays; 5000 = 19.5 × 256 → 20 ×
+/// 256 = 5120; 65280 = 255 × 256 stays; 65281 needs TUs: 63.75 TU → 64 TU = 65536; 70000 =
+/// 68.4 TU → 69 TU = 70656; 261120 = 255 TU stays. The rest of the agreement is kept; a
+/// duration whose rounding reaches the interval has no representable agreement.
+#[test]
+fn on_air_rounds_the_wake_duration_up_to_its_unit() {
+    for (d, on_air, unit) in [(4000, 4096, 256), (4096, 4096, 256), (5000, 5120, 256), (1, 256, 256), (65_280, 65_280, 256), (65_281, 65_536, 1024), (70_000, 70_656, 1024), (TWT_MAX_DURATION_US, TWT_MAX_DURATION_US, 1024)] {
+        let a = TwtAgreement::new(1000, d, true).unwrap().with_offset(7).unwrap().with_trigger(true).with_broadcast(3).unwrap();
+        assert_eq!(a.wake_duration_unit_us(), unit, "{d} µs");
+        assert_eq!(a.on_air(), Some(TwtAgreement { duration_us: on_air, ..a }), "{d} µs");
+        assert_eq!(PowerSave::Twt(a).on_air(), Some(PowerSave::Twt(TwtAgreement { duration_us: on_air, ..a })));
+    }
+    // 999 µs in a 1 ms interval: 1024 µs on the air is not below the interval; 768 µs is.
+    assert_eq!(TwtAgreement::new(1, 999, false).unwrap().on_air(), None);
+    assert_eq!(TwtAgreement::new(1, 700, false).unwrap().on_air().map(|a| a.duration_us), Some(768));
+    assert_eq!(PowerSave::Cam.on_air(), Some(PowerSave::Cam));
+}
