@@ -41,12 +41,13 @@ paper's one-minute snapshot, so the test fits CI; bytes per minute are scaled fr
 
 AGREEMENT = 0.15
 """The issue's bound: simulated and live delivered bytes per minute agree within 15 %."""
-HOST_LATE_LIMIT_MS = 2.0
-"""A live run whose host served a timer or verdict later than this is not judged. Set 6's
-lossy waves hinge on a 2 ms race: the sender's second PROBE1 (SEND_T after the first) reaches
-the receiver about 2 ms before its REC_T (docs/reproductions/tsaoussidis1999-wwp.md, gap 1),
-so a host 4.2 ms late flipped it and delivered 40 % less (CI, 2026-11-28); the earlier 20 ms
-limit let such runs be judged."""
+HOST_LATE_LIMIT_MS = 20.0
+"""A live run whose host served a timer or verdict later than this is not judged."""
+RACE_LATE_LIMIT_MS = {"set6": 2.0}
+"""Tighter limits for sets that hinge on a short timer race. Set 6's lossy waves hinge on a 2 ms
+one: the sender's second PROBE1 (SEND_T after the first) reaches the receiver about 2 ms before
+its REC_T (docs/reproductions/tsaoussidis1999-wwp.md, gap 1), so a host 4.2 ms late flipped it
+and delivered 40 % less (CI, 2026-11-28) under the 20 ms limit."""
 
 
 def _needs_binary() -> None:
@@ -214,20 +215,22 @@ def test_interrupting_a_wwp_run_stops_its_hosts_and_leaves_no_namespace(tmp_path
 def test_simulated_and_live_wwp_agree_in_delivered_bytes_per_minute(tmp_path, name, runs):  # noqa: F811
     """The same WWP transfer (20 s of stream, scaled to a minute) in the simulator and live
     agrees within 15 % in delivered bytes per minute. A run the host disturbed (timers or
-    verdicts late by more than `HOST_LATE_LIMIT_MS`) is repeated, at most three times, rather
-    than judged; if every attempt was disturbed the test is skipped with that reason."""
+    verdicts late by more than `HOST_LATE_LIMIT_MS`, or a race set's `RACE_LATE_LIMIT_MS`) is
+    repeated, at most three times, rather than judged; if every attempt was disturbed the test
+    is skipped with that reason."""
     from wattlab import api
 
     scn = _variant(tmp_path, name)
     sim = api.run(scn).summary["flows"][0]
     window = 20.0
     sim_per_min = sim["bytes_delivered"] * 60 / window
+    limit = RACE_LATE_LIMIT_MS.get(name, HOST_LATE_LIMIT_MS)
     for attempt in range(3):
         res = live.run(scn, "always-on", out_dir=tmp_path / f"live{attempt}")
-        if res.host_late_max_ms <= HOST_LATE_LIMIT_MS:
+        if res.host_late_max_ms <= limit:
             break
     else:
-        pytest.skip(f"{name}: the host was late by {res.host_late_max_ms:.1f} ms (> {HOST_LATE_LIMIT_MS} ms) "
+        pytest.skip(f"{name}: the host was late by {res.host_late_max_ms:.1f} ms (> {limit} ms) "
                     "in 3 attempts: too loaded to judge this set's timer race")
     assert res.verified
     assert res.window_s == window
