@@ -176,6 +176,10 @@ def in_band(x: float | Iterable[float], agrees: tuple[float, float], partly: tup
     return graded(all(agrees[0] <= v <= agrees[1] for v in xs), all(partly[0] <= v <= partly[1] for v in xs))
 
 
+EXPLAINS_MOST, EXPLAINS_PART = 0.5, 0.1
+"""Issue 32's settling experiments: a hypothesis explains "most" of a gap from 50 % of it,
+"part" from 10 %, else it does not explain it (one rule for every reproduction)."""
+
 RANK = {AGREES: 0, PARTLY: 1, DISAGREES: 2}
 
 

@@ -31,8 +31,7 @@ from .config import Config
 UNCAPPED_S = 86_400.0
 """``max_residual`` of the no-cap runs: 24 h, 8× the longest transfer here (~10.7 ks), so no
 Residual_Time reaches it; ``abandon_after`` is twice that (it must exceed ``max_residual``)."""
-MOST, PART = 0.5, 0.1
-"""The cap explains "most" of a transfer's error from 50 %, "part" from 10 %, else "does not"."""
+from ..verdict import EXPLAINS_MOST as MOST, EXPLAINS_PART as PART
 NO_CAP = {"psna": {"max_residual": Duration.s(UNCAPPED_S), "abandon_after": Duration.s(2 * UNCAPPED_S)}}
 """The no-cap runs' flow keys."""
 

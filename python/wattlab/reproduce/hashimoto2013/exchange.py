@@ -48,8 +48,7 @@ KBYTE = 1024
 """The Ch. 4 model's kbyte (docs/models.md: the thesis counts 1024², our default)."""
 KEY_Q = 0.1
 """The key numbers' frame failure probability (Fig. 4.5(a))."""
-MOST, PART = 0.5, 0.1
-"""A mapping explains "most" of a gap from 50 %, "part" from 10 %, else it does not (as gap 1's)."""
+from ..verdict import EXPLAINS_MOST as MOST, EXPLAINS_PART as PART
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,7 @@ from . import paper, validation
 
 ROWS = (28, 29)
 """The rows where the thesis's ns-2 lies above its analysis and ours below our model."""
-MOST, PART = 0.5, 0.1
-"""A variant explains "most" of a gap from 50 %, "part" from 10 %, else it does not (as gap 1's)."""
+from ..verdict import EXPLAINS_MOST as MOST, EXPLAINS_PART as PART
 
 
 @dataclass(frozen=True)

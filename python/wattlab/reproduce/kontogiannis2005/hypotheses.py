@@ -33,9 +33,7 @@ from ..verdict import Claim
 from . import claims, experiments
 from .config import NS2_MIN_RTO_MS, NS2_TCP_TICK_MS, PER_READINGS, SENDERS, Config
 
-MOST, PART = 0.5, 0.1
-"""A hypothesis explains "most" of a gap from 50 %, "part" of it from 10 %, else it does not
-explain it (the thresholds of gap 1's WWP experiment, tsaoussidis1999_wwp/hypotheses.py)."""
+from ..verdict import EXPLAINS_MOST as MOST, EXPLAINS_PART as PART
 TIMER_VARIANTS = ("tahoe", "sack", "vegas")
 """The variants R1.4 compares (Vegas against Tahoe and SACK)."""
 PAPER_N = (3, 5, 8, 25)

@@ -57,8 +57,7 @@ PERIODIC = (1, 2, 4, 5)
 """Sets where wattlab's ratio is ~3× below the paper's."""
 REVERSED = (3, 6, 7)
 """Sets where wattlab's ratio is on the other side of 1."""
-MOST, PART = 0.5, 0.1
-"""A variant explains "most" of a gap from 50 %, "part" from 10 %, else it does not explain it."""
+from ..verdict import EXPLAINS_MOST as MOST, EXPLAINS_PART as PART
 RATES = {
     "1Mbps": "IEEE 802.11-1997's base rate (FHSS and DSSS)",
     "2Mbps": "a 2 Mb/s WaveLAN, 802.11-1997 DSSS's top rate",

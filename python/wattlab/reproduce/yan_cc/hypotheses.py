@@ -24,8 +24,7 @@ import pandas as pd
 from . import seed
 from .config import PEAK
 
-MOST, PART = 0.5, 0.1
-"""A variant explains "most" of a gap from 50 %, "part" from 10 %, else it does not explain it."""
+from ..verdict import EXPLAINS_MOST as MOST, EXPLAINS_PART as PART
 
 WINDOW_COLUMNS = ("variation", "recv_buffer", "points", "saving", "slowdown", "paper_saving", "paper_slowdown",
                   "base_saving", "base_slowdown", "saving_explained", "slowdown_explained")
