@@ -213,7 +213,7 @@ def _print_result(res, quiet: bool = False) -> None:
     note(f"results in {res.out_dir}", quiet)
 
 
-SCENARIO_HELP = ("Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client, one bulk-download, wwp-bulk, psna-read or "
+SCENARIO_HELP = ("Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client, one bulk-download, wwp-bulk, web (one server), psna-read or "
                  "psna-send flow; or server ⇄ [[link]] ⇄ ap ⇄ [[wlan]] ⇄ client with a [[tunnel]] and bulk-upload/-download "
                  "flows (the SCTP tunnel).")
 
