@@ -170,6 +170,11 @@ def _print_result(res, quiet: bool = False) -> None:
     if hasattr(res, "tunnels"):
         _print_tunnel(res, quiet)
         return
+    if hasattr(res, "pages"):
+        from wattlab.live import web
+
+        web.print_result(console, res, note, warn, quiet)
+        return
     p = res.plan
     ok = "[green]verified[/]" if res.verified else "[bold red]CORRUPT[/]"
     console.print(
@@ -208,7 +213,7 @@ def _print_result(res, quiet: bool = False) -> None:
     note(f"results in {res.out_dir}", quiet)
 
 
-SCENARIO_HELP = ("Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client, one bulk-download, wwp-bulk, psna-read or "
+SCENARIO_HELP = ("Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client, one bulk-download, wwp-bulk, web (one server), psna-read or "
                  "psna-send flow; or server ⇄ [[link]] ⇄ ap ⇄ [[wlan]] ⇄ client with a [[tunnel]] and bulk-upload/-download "
                  "flows (the SCTP tunnel).")
 
@@ -268,6 +273,11 @@ def compare_cmd(scenario, out, set_, time_limit, sysctl, overwrite, as_json, qui
         fail("interrupted; the namespaces were removed", code=EXIT_INTERRUPTED)
     if as_json:
         sys.stdout.write(df.to_json(orient="records", indent=2) + "\n")
+        return
+    if df.attrs.get("kind") == "web":
+        from wattlab.live import web
+
+        web.print_compare(console, df, escape(scenario.name))
         return
     from wattlab import report
 

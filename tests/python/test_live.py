@@ -179,8 +179,12 @@ def test_linux_profile_reaches_the_live_plan_and_unturnable_switches_are_refused
 def test_plan_errors_name_the_problem(tmp_path):
     if not (ROOT / "target" / "release" / "wattlab-live").is_file():
         pytest.skip("target/release/wattlab-live is not built (make setup builds it)")
-    with pytest.raises(live.LiveError, match="web.toml: a live run needs exactly one \\[\\[flow\\]\\], of kind \"bulk-download\""):
+    with pytest.raises(live.LiveError, match="web.toml: flow `web`: a live web flow browses one server .* it has 3"):
         runner.load_plan(SCENARIOS / "web.toml", "always-on")
+    two = tmp_path / "two.toml"
+    two.write_text(YAN.read_text() + '\n[[flow]]\nkind = "ping"\nfrom = "client"\nto = "server"\n')
+    with pytest.raises(live.LiveError, match="a live run needs exactly one \\[\\[flow\\]\\], of kind \"bulk-download\""):
+        runner.load_plan(two, "always-on")
     bad = tmp_path / "bad.toml"
     bad.write_text(YAN.read_text().replace('rate = "20Mbps"', 'rate = "20 parsecs"'))
     with pytest.raises(live.LiveError, match="bad.toml:[0-9]+"):

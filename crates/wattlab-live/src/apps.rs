@@ -99,6 +99,11 @@ fn tcp_info(fd: libc::c_int) -> (u64, f64) {
     (u64::from(info.tcpi_total_retrans), f64::from(info.tcpi_rtt) / 1e3)
 }
 
+/// Segments a connection retransmitted (`tcpi_total_retrans`).
+pub(crate) fn tcp_info_retrans(fd: libc::c_int) -> u64 {
+    tcp_info(fd).0
+}
+
 fn cc_in_use(sock: &Socket) -> String {
     sock.tcp_congestion().map(|v| String::from_utf8_lossy(&v).trim_end_matches('\0').to_string()).unwrap_or_default()
 }

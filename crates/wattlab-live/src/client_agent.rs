@@ -19,6 +19,29 @@ use wattlab_core::Time;
 
 use crate::clock::LiveClock;
 use crate::nfqueue::{stopped, BoundQueue};
+use crate::web_hints::{endpoint, WebHint};
+
+/// Hint datagrams read per drain at most (a page has at most a few hundred objects).
+const HINTS_PER_DRAIN: usize = 4096;
+
+/// Applies every hint waiting on `sock` at `now` (bounded per call).
+fn drain_hints(sock: &std::os::unix::net::UnixDatagram, agent: &mut CcAgent, now: Time, host: &mut HostCounters) {
+    let mut buf = [0u8; 128];
+    for _ in 0..HINTS_PER_DRAIN {
+        let Ok(n) = sock.recv(&mut buf) else { return };
+        match WebHint::decode(&buf[..n]) {
+            Some(WebHint::NewPage) => {
+                agent.flush_site_cache();
+                host.hints_new_page += 1;
+            }
+            Some(WebHint::ResponseSize { local, remote, bytes }) => {
+                agent.expect_response(now, endpoint(local), endpoint(remote), bytes);
+                host.hints_response += 1;
+            }
+            None => host.hints_bad += 1,
+        }
+    }
+}
 
 /// Where the agent host writes its logs.
 pub struct AgentLogs<'a> {
@@ -26,6 +49,8 @@ pub struct AgentLogs<'a> {
     pub transitions: &'a Path,
     /// The agent's event log: `time_ns,conn,event`.
     pub events: &'a Path,
+    /// Unix datagram socket to bind for a web client's hints (`web_hints`), if any.
+    pub hints: Option<&'a Path>,
 }
 
 /// Counters of the host around the agent.
@@ -51,6 +76,12 @@ pub struct HostCounters {
     pub timer_late_mean_us: f64,
     /// Largest lateness of timer service, in µs.
     pub timer_late_max_us: f64,
+    /// The web client's new-page hints applied (each flushed the RTT cache).
+    pub hints_new_page: u64,
+    /// The web client's response-length hints applied.
+    pub hints_response: u64,
+    /// Datagrams on the hint socket that were not hints (ignored).
+    pub hints_bad: u64,
 }
 
 /// The agent host's report at the end of a run.
@@ -120,6 +151,15 @@ pub fn run(queue_num: u16, client: Ipv4Addr, mark: u32, cfg: AgentConfig, logs: 
     writeln!(transitions, "{},awake", clock.unix_ns(clock.now())).map_err(io(logs.transitions))?;
     writeln!(events, "time_ns,conn,event").map_err(io(logs.events))?;
     let mut out = Outputs { raw, encoded: Vec::with_capacity(128), transitions, events, clock, logs };
+    let hints = match logs.hints {
+        None => None,
+        Some(p) => {
+            let _ = std::fs::remove_file(p);
+            let s = std::os::unix::net::UnixDatagram::bind(p).map_err(|e| format!("hint socket {}: {e}", p.display()))?;
+            s.set_nonblocking(true).map_err(|e| format!("hint socket: {e}"))?;
+            Some(s)
+        }
+    };
 
     let mut host = HostCounters::default();
     let mut late_sum_ns = 0u64;
@@ -127,8 +167,18 @@ pub fn run(queue_num: u16, client: Ipv4Addr, mark: u32, cfg: AgentConfig, logs: 
     // real NIC wakes on a hardware timer), unless an input at a later time was already handled.
     let mut last = Time::ZERO;
     while !stopped(stop) {
-        queue.wait(clock.timeout_until(agent.poll_timeout(), std::time::Duration::from_millis(20)));
+        let timeout = clock.timeout_until(agent.poll_timeout(), std::time::Duration::from_millis(20));
+        match &hints {
+            Some(h) => queue.wait_also(std::os::fd::AsRawFd::as_raw_fd(h), timeout),
+            None => queue.wait(timeout),
+        }
         loop {
+            // Hints first: the client sends each before the packets it concerns.
+            if let Some(h) = &hints {
+                let now = clock.now().max(last);
+                drain_hints(h, &mut agent, now, &mut host);
+                out.flush(&mut agent, now, &mut host)?;
+            }
             let msg = queue.try_recv()?;
             let now = clock.now().max(last);
             // Timers due before this packet run first, at their own time: a wake-up the loop

@@ -5,6 +5,9 @@
 //!   rate, delay and jitter, loss, queue limits and idealised PSM, from a scenario's links.
 //! - [`client_agent`]: seed 000's client-centered agent on the client's NFQUEUE.
 //! - [`apps`]: the server and the downloading client, on Linux TCP.
+//! - [`web`]: the web flow's browser and server, on Linux TCP (several persistent connections
+//!   per page, think times; the simulator's page plan), and [`web_hints`], what the browser
+//!   tells the agent.
 //! - [`payload`]: the data they exchange, a keyed pseudo-random stream generated on the fly.
 //! - [`plan`]: what a scenario asks of a live run (the path, the TCP settings, the flow, or the
 //!   tunnel's settings and flows: [`plan::tunnel`]).
@@ -31,4 +34,6 @@ pub mod psna_host;
 pub mod tcp_flow;
 pub mod tunnel_host;
 pub mod udp;
+pub mod web;
+pub mod web_hints;
 pub mod wwp_host;

@@ -13,7 +13,7 @@ use wattlab_live::plan::{self, LivePolicy};
 use wattlab_live::payload::{self, Payload};
 use wattlab_live::psna_host;
 use wattlab_live::wwp_host::{self, WwpHostConfig, WwpHostReport, WwpRole};
-use wattlab_live::{client_agent, echo_host, emu, host, nfqueue, tcp_flow, tunnel_host};
+use wattlab_live::{client_agent, echo_host, emu, host, nfqueue, tcp_flow, tunnel_host, web};
 
 #[derive(Parser)]
 #[command(name = "wattlab-live", version, about = "wattlab's live testbed processes (started by `wattlab live run`)")]
@@ -136,7 +136,45 @@ enum Command {
         /// Agent event log CSV (`time_ns,conn,event`).
         #[arg(long)]
         events: PathBuf,
+        /// Bind a Unix datagram socket here for a web client's hints (new page, response length).
+        #[arg(long)]
+        hints: Option<PathBuf>,
         /// Write the report (JSON) here on exit.
+        #[arg(long)]
+        report: PathBuf,
+    },
+    /// The server of the scenario's `web` flow: serves the plan's objects over every
+    /// connection the browser opens, until all were served and the browser closed.
+    WebServe {
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+        /// Address and port to listen on.
+        #[arg(long)]
+        listen: SocketAddr,
+        /// End after this many seconds whatever the state (0 < S <= 86400).
+        #[arg(long, value_parser = parse_idle_timeout)]
+        time_limit: f64,
+        /// Write the report (JSON) here.
+        #[arg(long)]
+        report: PathBuf,
+    },
+    /// The browser of the scenario's `web` flow: its pages, connections and think times.
+    WebFetch {
+        #[command(flatten)]
+        scenario: ScenarioArgs,
+        /// Server address and port.
+        #[arg(long)]
+        connect: SocketAddr,
+        /// Send the agent's hints to its Unix socket here.
+        #[arg(long)]
+        hints: Option<PathBuf>,
+        /// Give up after this many seconds without progress outside think times (0 < S <= 86400).
+        #[arg(long, default_value_t = 30.0, value_parser = parse_idle_timeout)]
+        idle_timeout: f64,
+        /// End after this many seconds whatever the state (0 < S <= 86400).
+        #[arg(long, value_parser = parse_idle_timeout)]
+        time_limit: f64,
+        /// Write the report (JSON) here.
         #[arg(long)]
         report: PathBuf,
     },
@@ -522,6 +560,14 @@ fn run_wwp(s: &ScenarioArgs, role: WwpRoleArg, bind: SocketAddr, peer: Option<So
     }
 }
 
+/// The live spec of a scenario with a `web` flow, its page plan and its Linux congestion control.
+fn web_plan(s: &ScenarioArgs) -> Result<(wattlab_sim::live_spec::LiveSpec, wattlab_sim::live_spec::WebLiveFlow, String), String> {
+    let spec = plan::load_resolved(&s.scenario, s.policy, &s.overrides)?.0;
+    let flow = spec.web.clone().ok_or("the scenario's flow is not a web flow")?;
+    let cc = plan::linux_cc(spec.tcp.congestion_control)?.to_string();
+    Ok((spec, flow, cc))
+}
+
 /// The largest window a receiver with `tcp`'s settings advertises (64 KiB without scaling).
 fn window_clamp(tcp: &wattlab_core::tcp::TcpConfig) -> u32 {
     if tcp.window_scale.is_some() { tcp.recv_buffer } else { tcp.recv_buffer.min(65_535) }
@@ -571,7 +617,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let r = emu::host::run(queue, ifindex, None, plan::path_params(&spec), transitions.as_deref(), radio_socket.as_deref(), &stop)?;
             write_report(&report, &r)
         }
-        Command::Agent { scenario: s, queue, client_addr, mark, transitions, events, report } => {
+        Command::Agent { scenario: s, queue, client_addr, mark, transitions, events, hints, report } => {
             let spec = plan::load(&s.scenario, LivePolicy::Cc, &s.overrides)?;
             let cfg = spec.agent.ok_or("the scenario has no agent (power_save = \"cc\")")?;
             let stop = nfqueue::stop_flag()?;
@@ -579,11 +625,34 @@ fn run(cli: Cli) -> Result<(), String> {
             if !nfqueue::realtime_priority() {
                 eprintln!("wattlab-live: warning: no real-time priority; timers may be late under load");
             }
-            let logs = client_agent::AgentLogs { transitions: &transitions, events: &events };
+            let logs = client_agent::AgentLogs { transitions: &transitions, events: &events, hints: hints.as_deref() };
             let r = client_agent::run(queue, client_addr, mark, cfg, &logs, &stop)?;
             write_report(&report, &r)
         }
         Command::Payload { payload: p, dump } => print_payload(&p, dump),
+        Command::WebServe { scenario: s, listen, time_limit, report } => {
+            let (_, flow, cc) = web_plan(&s)?;
+            // The server's socket options as the bulk server's (`serve`): the module only.
+            let tcp = SocketTcp { cc, window_clamp: None, buffer: None };
+            let stop = nfqueue::stop_flag()?;
+            let r = web::serve(listen, &flow, &tcp, Duration::from_secs_f64(time_limit), &stop)?;
+            write_report(&report, &r)
+        }
+        Command::WebFetch { scenario: s, connect, hints, idle_timeout, time_limit, report } => {
+            let (spec, flow, cc) = web_plan(&s)?;
+            // As `fetch`: the scenario's receive buffer is the largest advertised window.
+            let tcp = SocketTcp { cc, window_clamp: Some(window_clamp(&spec.tcp)), buffer: Some(spec.tcp.recv_buffer as usize) };
+            let stop = nfqueue::stop_flag()?;
+            let cfg = web::FetchConfig {
+                server: connect,
+                tcp,
+                limit: Duration::from_secs_f64(time_limit),
+                idle: Duration::from_secs_f64(idle_timeout),
+                hints: hints.as_deref(),
+            };
+            let r = web::fetch(&flow, &cfg, &stop)?;
+            write_report(&report, &r)
+        }
         Command::Serve { listen, payload: p, request, abort_after, tcp, report } => {
             let idle = Duration::from_secs_f64(tcp.idle_timeout);
             let r = apps::serve(listen, Payload::new(p.payload_key, p.bytes), request, &socket_tcp(&tcp), idle, abort_after)?;

@@ -38,6 +38,17 @@ impl BoundQueue {
         unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
     }
 
+    /// As [`BoundQueue::wait`], waking also when `extra` (another socket) is readable.
+    pub fn wait_also(&self, extra: RawFd, timeout: std::time::Duration) {
+        let mut pfd = [
+            libc::pollfd { fd: self.fd, events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: extra, events: libc::POLLIN, revents: 0 },
+        ];
+        let ts = libc::timespec { tv_sec: timeout.as_secs() as libc::time_t, tv_nsec: timeout.subsec_nanos() as libc::c_long };
+        // SAFETY: two valid pollfds, a valid timespec, no signal mask change.
+        unsafe { libc::ppoll(pfd.as_mut_ptr(), 2, &ts, std::ptr::null()) };
+    }
+
     /// The next queued packet, if any (never blocks).
     pub fn try_recv(&mut self) -> Result<Option<nfq::Message>, String> {
         match self.queue.recv() {

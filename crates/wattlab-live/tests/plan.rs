@@ -60,8 +60,15 @@ fn the_policy_sets_the_hop_power_saving() {
 
 #[test]
 fn scenarios_without_a_live_equivalent_are_refused_with_the_reason() {
+    // A web flow over three sites: the testbed has one server namespace.
     let e = plan::load(&scenario("web.toml"), LivePolicy::AlwaysOn, &[]).unwrap_err();
-    assert!(e.contains("web.toml") && e.contains("bulk-download"), "{e}");
+    assert!(e.contains("web.toml") && e.contains("browses one server") && e.contains("site0, site1, site2"), "{e}");
+    // One site: the simulator's page plan, its bytes the responses' (bodies and headers).
+    let web = plan::load(&scenario("yan-cc-web-live.toml"), LivePolicy::Cc, &[]).unwrap();
+    let w = web.web.as_ref().expect("a web flow's plan");
+    assert_eq!((w.pages.len(), w.max_connections, web.port), (10, 4, 80));
+    assert_eq!(web.bytes, w.target_bytes());
+    assert_eq!(PlanSummary::of(&web, LivePolicy::Cc, &[]).unwrap().kind, "web");
     let spec = plan::load(&scenario("yan-cc-download.toml"), LivePolicy::AlwaysOn, &["flow.0.tcp.cc=tahoe".into()]).unwrap();
     let e = PlanSummary::of(&spec, LivePolicy::AlwaysOn, &[]).unwrap_err();
     assert!(e.contains("Tahoe"), "{e}");

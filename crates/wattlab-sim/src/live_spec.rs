@@ -3,8 +3,9 @@
 //! live run and a simulated run interpret the scenario identically (defaults, units, checks).
 //!
 //! Live runs support one shape: `server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client` with one
-//! `bulk-download` flow from the server to the hop's station, or one `wwp-bulk` flow between
-//! the station and the server (either way; [`WwpLiveFlow`]).
+//! `bulk-download` flow from the server to the hop's station, one `wwp-bulk` flow between
+//! the station and the server (either way; [`WwpLiveFlow`]), or one `web` flow of the station
+//! browsing the server ([`WebLiveFlow`]: the simulator's own page plan).
 
 use std::net::Ipv4Addr;
 
@@ -44,6 +45,43 @@ pub struct WwpLiveFlow {
     pub message: u32,
     /// The WWP parameters (the flow's `wwp = {...}` over the defaults).
     pub config: WwpConfig,
+}
+
+/// One page view of a live `web` flow: the page's body sizes and the think time after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebLivePage {
+    /// Body sizes in bytes, the main HTML first (a response is a body plus the header).
+    pub sizes: Vec<u64>,
+    /// Think time after the page completes.
+    pub think: Duration,
+    /// First view of this page (its content was drawn here).
+    pub first_visit: bool,
+}
+
+/// A `web` flow as a live run needs it: the page plan the simulator's web application draws
+/// (`apps::web::generate`, same spec, seed and stream names), and the browser's settings.
+#[derive(Clone, Debug)]
+pub struct WebLiveFlow {
+    /// Page views in order.
+    pub pages: Vec<WebLivePage>,
+    /// Persistent connections per site at most.
+    pub max_connections: u32,
+    /// Request size, bytes.
+    pub request: u64,
+    /// Response header size, bytes (added to every body).
+    pub response_header: u64,
+}
+
+impl WebLiveFlow {
+    /// Response bytes (bodies and headers) over every page view: what the client must read.
+    pub fn target_bytes(&self) -> u64 {
+        self.pages.iter().flat_map(|p| p.sizes.iter()).map(|s| s + self.response_header).sum()
+    }
+
+    /// Objects (HTML included) over every page view.
+    pub fn objects(&self) -> u64 {
+        self.pages.iter().map(|p| p.sizes.len() as u64).sum()
+    }
 }
 
 /// Everything a live run of a scenario needs.
@@ -107,6 +145,9 @@ pub struct LiveSpec {
     /// The flow's PSNA side, if it is a `psna-read` / `psna-send` flow (`bytes`, `request`,
     /// `port`, `start` and `tcp` are the flow's; `tcp` is the AP–FH connection's).
     pub psna: Option<PsnaLiveFlow>,
+    /// The flow's web side, if it is a `web` flow (then `bytes` is every response's bytes,
+    /// `request` the request size, `port` the servers' port).
+    pub web: Option<WebLiveFlow>,
 }
 
 impl Simulation {
@@ -116,7 +157,7 @@ impl Simulation {
         if !self.wlans.is_empty() || self.hops.len() != 1 {
             return Err("a live run needs exactly one [[wireless]] hop and no [[wlan]]".into());
         }
-        let only = "a live run needs exactly one [[flow]], of kind \"bulk-download\", \"wwp-bulk\", \"psna-read\" or \"psna-send\"";
+        let only = "a live run needs exactly one [[flow]], of kind \"bulk-download\", \"wwp-bulk\", \"web\", \"psna-read\" or \"psna-send\"";
         let [flow] = scn.flows.as_slice() else { return Err(only.into()) };
         // The TCP transfer's ends and size; a PSNA flow's own settings, and whether it reads.
         let (client, server, bytes, request, psna) = match &flow.settings {
@@ -124,6 +165,17 @@ impl Simulation {
             FlowSettings::PsnaRead(p) => (&p.client, &p.server, p.bytes, p.request, Some((p, true))),
             FlowSettings::PsnaSend(p) => (&p.client, &p.server, p.bytes, p.request, Some((p, false))),
             FlowSettings::WwpBulk(w) => return self.wwp_live_spec(flow, w),
+            FlowSettings::Web(w) => {
+                let [server] = w.servers.as_slice() else {
+                    return Err(format!(
+                        "flow `{}`: a live web flow browses one server (the testbed has one server namespace); it has {} ({})",
+                        flow.name.as_deref().unwrap_or("flow0"),
+                        w.servers.len(),
+                        w.servers.join(", ")
+                    ));
+                };
+                (&w.client, server, crate::scenario::units::Size(0), w.request, None)
+            }
             _ => return Err(only.into()),
         };
         let name = &flow.name;
@@ -145,6 +197,13 @@ impl Simulation {
         spec.port = flow.port.unwrap_or(if matches!(flow.settings, FlowSettings::PsnaSend(_)) { 5001 } else { 80 });
         spec.start = flow.start.map_or(Duration::ZERO, |d| d.get());
         spec.tcp = tcp;
+        if let FlowSettings::Web(w) = &flow.settings {
+            let web = self.web_live_flow(flow, w, &spec.flow)?;
+            spec.bytes = web.target_bytes();
+            spec.request = web.request;
+            spec.port = flow.port.unwrap_or(crate::apps::web::DEFAULT_PORT);
+            spec.web = Some(web);
+        }
         if let Some((p, psna_read)) = psna {
             let fname = spec.flow.clone();
             let settings = p.psna.clone().unwrap_or_default();
@@ -157,6 +216,21 @@ impl Simulation {
             });
         }
         Ok(spec)
+    }
+
+    /// The page plan of a `web` flow named `name`, drawn as the simulator's build draws it
+    /// (`apps::web::generate` on the run's seed; the streams are named by the flow).
+    fn web_live_flow(&self, flow: &FlowConfig, w: &crate::scenario::WebFlow, name: &str) -> Result<WebLiveFlow, String> {
+        use crate::apps::web::{generate, WebSpec};
+        let spec = WebSpec::from_config(w, flow.port).map_err(|e| format!("flow `{name}`.{}: {}", e.key, e.message))?;
+        let streams = crate::rng::RngStreams::new(self.seed);
+        let work = generate(&spec, &streams, name).map_err(|m| format!("flow `{name}`.pages: {m}"))?;
+        let pages = work
+            .views
+            .iter()
+            .map(|v| WebLivePage { sizes: work.contents[v.content as usize].sizes.clone(), think: v.think, first_visit: v.first_visit })
+            .collect();
+        Ok(WebLiveFlow { pages, max_connections: spec.max_connections, request: spec.request, response_header: spec.response_header })
     }
 
     /// The live view of a `wwp-bulk` flow: the station is the client, the other end the server.
@@ -252,6 +326,7 @@ impl Simulation {
             profile_spec,
             wwp: None,
             psna: None,
+            web: None,
         })
     }
 }

@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from wattlab.live import checks, netns, psna, tunnel, wwp
+from wattlab.live import checks, netns, psna, tunnel, web, wwp
 from wattlab.live.checks import POLICIES
 from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
 from wattlab.live.radio_table import radio_table
@@ -206,9 +206,10 @@ def run(
     overwrite: bool = False,
     on_step: Callable[[str], None] | None = None,
     sysctls: Sequence[str] = (),
-) -> LiveResult | wwp.WwpLiveResult | psna.PsnaLiveResult:
-    """Run ``scenario``'s download (or its ``wwp-bulk`` flow, see :mod:`wattlab.live.wwp`, or its
-    ``psna-read``/``psna-send`` flow, see :mod:`wattlab.live.psna`) live under ``policy``
+) -> LiveResult | wwp.WwpLiveResult | psna.PsnaLiveResult | web.WebLiveResult:
+    """Run ``scenario``'s download (or its ``wwp-bulk`` flow, see :mod:`wattlab.live.wwp`, its
+    ``web`` flow, see :mod:`wattlab.live.web`, or its ``psna-read``/``psna-send`` flow, see
+    :mod:`wattlab.live.psna`) live under ``policy``
     (always-on, cc, psm, adaptive-psm[:timeout=Tms], twt:interval=Ims,duration=Dus[,offset=Ous];
     psna for a PSNA flow; None: psna for a PSNA flow, always-on otherwise) and cost it.
 
@@ -236,6 +237,12 @@ def run(
         return _run_wwp(plan, path, policy, ov, out, overwrite, limit_opt, by_role, step, started)
     if str(plan.get("kind")).startswith("psna-"):
         return _run_psna(plan, path, ov, out, overwrite, limit_opt, by_role, step, started)
+    if plan.get("kind") == "web":
+        limit = web.time_bound(plan, limit_opt)
+        netns.require_root()
+        out = prepare_out(out, overwrite, ours=checks.OUTPUTS + web.OUTPUTS)
+        warnings = checks.sysctl_warnings(by_role) + _profile_warnings(plan)
+        return web.run(plan, path, policy, ov, out, by_role, limit, step, started, _cost, warnings)
     limit = checks.time_bound(plan, limit_opt)
     netns.require_root()
     out = prepare_out(out, overwrite)
@@ -357,9 +364,11 @@ def compare(
         plan = load_plan(path, policy, ov)
         if plan.get("kind") == "wwp-bulk":
             raise LiveInputError(f"{path}: `live compare` compares TCP downloads with and without the agent; run a WWP flow with `wattlab live run`")
-        checks.time_bound(plan, limit_opt)
+        web.time_bound(plan, limit_opt) if kind == "web" else checks.time_bound(plan, limit_opt)
     netns.require_root()
-    root = prepare_out(root, overwrite, ours=("compare.csv", "live-always-on", "live-cc"), prefix="wattlab-compare-")
+    root = prepare_out(root, overwrite, ours=("compare.csv", "live-always-on", "live-cc", "gaps.csv", "page_loads.json"), prefix="wattlab-compare-")
+    if kind == "web":
+        return web.compare(path, ov, root, time_limit, overwrite, step, sysctls, run, load_plan)
     rows = []
     for policy in ("always-on", "cc"):
         step(f"simulating {policy}")

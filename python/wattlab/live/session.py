@@ -162,15 +162,16 @@ class Session:
             argv += ["--transitions", str(self.out / "transitions.csv")]
         self.ready(self.start("the emulator", "ap", argv, "emulator.out", "emulator.log"), "emulator.out", "ready")
 
-    def agent(self) -> None:
-        """The client-centered agent on the client's NFQUEUE 2."""
+    def agent(self, extra: Sequence[str] = ()) -> None:
+        """The client-centered agent on the client's NFQUEUE 2; ``extra`` arguments (a web
+        run's ``--hints SOCKET``)."""
         self.step("starting the agent")
         mark, q = str(AGENT_MARK), str(AGENT_QUEUE)
         self.tb.sh("client", "iptables", "-A", "OUTPUT", "-o", netns.CLIENT_IF, "-p", "tcp", "-m", "mark", "!", "--mark", mark, "-j", "NFQUEUE", "--queue-num", q)
         self.tb.sh("client", "iptables", "-A", "INPUT", "-i", netns.CLIENT_IF, "-p", "tcp", "-j", "NFQUEUE", "--queue-num", q)
         argv = [self.exe, "agent", *self.scn, "--queue", q, "--client-addr", netns.CLIENT_ADDR, "--mark", mark,
                 "--transitions", str(self.out / "transitions.csv"), "--events", str(self.out / "agent_events.csv"),
-                "--report", str(self.out / "agent.json")]
+                "--report", str(self.out / "agent.json"), *extra]
         self.ready(self.start("the agent", "client", argv, "agent.out", "agent.log"), "agent.out", "ready")
 
     def capture(self) -> None:

@@ -430,7 +430,10 @@ impl TrackedConn {
             return; // data inside a response (rare for request/response traffic): leave it
         }
         let wait = if out.cfg.rtt_cache {
-            out.sites.get(self.remote).and_then(|s| s.response_wait())
+            let w = out.sites.get(self.remote).and_then(|s| s.response_wait());
+            out.stats.rtt_cache_hits += u64::from(w.is_some());
+            out.stats.rtt_cache_misses += u64::from(w.is_none());
+            w
         } else {
             None
         };

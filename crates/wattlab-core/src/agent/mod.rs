@@ -262,6 +262,12 @@ pub struct AgentStats {
     pub sleep_ns: u64,
     /// Packets that arrived while the radio slept (lost).
     pub dropped_asleep: u64,
+    /// RTT cache (mechanism 11) look-ups that found the site's wait: a new connection's SYN
+    /// or a request on a connection whose site has an earlier sample in this page.
+    pub rtt_cache_hits: u64,
+    /// RTT cache look-ups that found nothing (the site's first connection or request of the
+    /// page, or after a flush); 0 with `rtt_cache = false`.
+    pub rtt_cache_misses: u64,
 }
 
 /// The client-centered agent of one client.
@@ -371,6 +377,11 @@ impl CcAgent {
             Some(i) => Some(i),
             None if h.flags.contains(TcpFlags::SYN) && !h.flags.contains(TcpFlags::ACK) => {
                 let c = TrackedConn::new(self.next_id, now, p, &h, &self.cfg, &self.sites);
+                if self.cfg.rtt_cache {
+                    let hit = self.sites.get(remote).and_then(|s| s.syn_wait()).is_some();
+                    self.stats.rtt_cache_hits += u64::from(hit);
+                    self.stats.rtt_cache_misses += u64::from(!hit);
+                }
                 self.next_id += 1;
                 self.stats.connections += 1;
                 self.record(now, Some(c.id), AgentEventKind::Connection);

@@ -706,8 +706,11 @@ fn rtt_cache_lets_a_second_connection_sleep_through_setup() {
     h2.client = Endpoint::new(CLIENT.addr, 50_001);
     let ts = h2.client_ts(200.0);
     let syn = h2.tcp(true, 1, 0, TcpFlags::SYN, 0, ts);
+    let before = *h2.agent.stats();
     h2.client_send(200.0, syn);
     assert!(!h2.agent.is_awake(), "asleep during the cached handshake");
+    // The SYN's look-up counts as a hit.
+    assert_eq!((h2.agent.stats().rtt_cache_hits, h2.agent.stats().rtt_cache_misses), (before.rtt_cache_hits + 1, before.rtt_cache_misses));
     match h2.radio.last().unwrap().1 {
         RadioCommand::Sleep { until: Some(u) } => assert_eq!(u, ms(200.0 + RTT_MS - 1.0)),
         c => panic!("{c:?}"),
@@ -717,8 +720,11 @@ fn rtt_cache_lets_a_second_connection_sleep_through_setup() {
     h2.client = Endpoint::new(CLIENT.addr, 50_002);
     let ts = h2.client_ts(300.0);
     let syn = h2.tcp(true, 1, 0, TcpFlags::SYN, 0, ts);
+    let before = *h2.agent.stats();
     h2.client_send(300.0, syn);
     assert!(h2.agent.is_awake());
+    // After the flush the look-up misses.
+    assert_eq!((h2.agent.stats().rtt_cache_hits, h2.agent.stats().rtt_cache_misses), (before.rtt_cache_hits, before.rtt_cache_misses + 1));
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::Serialize;
 use wattlab_core::power::{Driver, PowerMode, PowerSave, PowerSaveSettings, TwtAgreement};
 use wattlab_core::tcp::CongestionControlKind;
-use wattlab_sim::live_spec::{LiveSpec, WwpLiveFlow};
+use wattlab_sim::live_spec::{LiveSpec, WebLiveFlow, WwpLiveFlow};
 use wattlab_sim::BuildOptions;
 
 use crate::emu::model::PathParams;
@@ -354,12 +354,58 @@ pub struct PlanSummary {
     /// The scenario overrides this plan was built with (the policy's, then the user's): the
     /// simulator side of `wattlab live compare` runs with exactly these.
     pub overrides: Vec<String>,
-    /// The flow's kind: `bulk-download`, `wwp-bulk`, `psna-read` or `psna-send`.
+    /// The flow's kind: `bulk-download`, `wwp-bulk`, `web`, `psna-read` or `psna-send`.
     pub kind: String,
     /// A `wwp-bulk` flow's live plan.
     pub wwp: Option<WwpPlan>,
     /// A PSNA flow's live plan.
     pub psna: Option<PsnaPlan>,
+    /// A web flow's live plan (the simulator's page plan).
+    pub web: Option<WebPlan>,
+}
+
+/// One page view of a web flow's live plan.
+#[derive(Debug, Serialize)]
+pub struct WebPlanPage {
+    /// Body sizes, bytes, the HTML first.
+    pub sizes: Vec<u64>,
+    /// Think time after the page, seconds.
+    pub think_s: f64,
+    /// First view of this page's content.
+    pub first_visit: bool,
+}
+
+/// What a live run of a `web` flow does: the pages the simulator's web application draws.
+#[derive(Debug, Serialize)]
+pub struct WebPlan {
+    /// Page views in order.
+    pub pages: Vec<WebPlanPage>,
+    /// Persistent connections to the site at most.
+    pub max_connections: u32,
+    /// Response header bytes added to each body.
+    pub response_header: u64,
+    /// Objects (HTML included) over every view.
+    pub objects: u64,
+    /// Sum of the think times, seconds.
+    pub think_total_s: f64,
+}
+
+impl WebPlan {
+    /// The plan of `flow`.
+    pub fn of(flow: &WebLiveFlow) -> WebPlan {
+        let pages: Vec<WebPlanPage> = flow
+            .pages
+            .iter()
+            .map(|p| WebPlanPage { sizes: p.sizes.clone(), think_s: p.think.as_secs_f64(), first_visit: p.first_visit })
+            .collect();
+        WebPlan {
+            think_total_s: pages.iter().map(|p| p.think_s).sum(),
+            pages,
+            max_connections: flow.max_connections,
+            response_header: flow.response_header,
+            objects: flow.objects(),
+        }
+    }
 }
 
 /// What a live run of a `psna-read` / `psna-send` flow does.
@@ -470,6 +516,7 @@ impl PlanSummary {
             detection: spec.agent.as_ref().map(|a| a.detection.name().to_string()),
             overrides: overrides(policy, user_overrides),
             kind: match (&spec.wwp, &spec.psna) {
+                _ if spec.web.is_some() => "web",
                 (Some(_), _) => "wwp-bulk",
                 (_, Some(p)) if p.read => "psna-read",
                 (_, Some(_)) => "psna-send",
@@ -477,6 +524,7 @@ impl PlanSummary {
             }
             .into(),
             wwp: spec.wwp.as_ref().map(WwpPlan::of),
+            web: spec.web.as_ref().map(WebPlan::of),
             psna: spec.psna.as_ref().map(|p| PsnaPlan {
                 direction: if p.read { "read" } else { "send" }.into(),
                 daemon_port: p.daemon_port,

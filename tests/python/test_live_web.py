@@ -1,0 +1,134 @@
+"""Web browsing live (issue 33, item 3): paper 000's web workload (several persistent
+connections per page, think times) on real Linux TCP in the testbed, the client-centered agent
+on NFQUEUE with its RTT cache, and ``wattlab live compare`` against the simulator.
+
+The page plan is the simulator's own (``wattlab-live plan`` draws it with the web application's
+generator): checked here against a simulated run's pages without root. Tests that need root,
+network namespaces and NFQUEUE skip elsewhere with the reason (the check of ``test_live.py``);
+CI runs them as root. Every run has a time bound and removes its namespaces.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, SCENARIOS
+from test_live import LIVE_REASON, _namespaces_of, needs_live, runs  # noqa: F401 - `runs` is a fixture
+from wattlab import api, live
+from wattlab.live import runner, web
+
+WEB = SCENARIOS / "yan-cc-web-live.toml"
+
+AGREEMENT = 0.10
+"""The issue's bound: mean page load time, the session's time and the energy, live within
+±10 % of the simulator's."""
+MEDIAN_AGREEMENT = 0.20
+"""The median page load time of a 4-page session is the mean of two pages' loads of 2–4 round
+trips (60 ms each): one round trip more or less on one page moves it by 10–25 %. Measured
+2026-11-28 at load 13–15: +14.5 % always-on, +15.3 % cc (docs/live.md, "Web flows")."""
+SAME_AS_SIM = ("server:net.ipv4.tcp_slow_start_after_idle=0",)
+"""Linux restarts a connection's window after an idle RTO (RFC 2861-like), which the
+simulator's TCP does not model (docs/tcp.md, "Not modelled yet"): after a think time Linux
+sends a persistent connection's next response from the initial window again. Measured on the
+10-page session: live page loads +37.5 % with the stock setting, +4.8 % without (docs/live.md).
+The test runs Linux as the simulator models it, as the testbed does for the probe-answer rate
+limit."""
+HOST_LATE_LIMIT_MS = 5.0
+"""A live run whose host served a timer or verdict later than this was disturbed (its packets
+met delays the scenario does not have): it is repeated once instead of judged."""
+
+
+def _needs_binary() -> None:
+    if not (ROOT / "target" / "release" / "wattlab-live").is_file() and "WATTLAB_LIVE_BIN" not in os.environ:
+        pytest.skip("target/release/wattlab-live is not built (make setup builds it)")
+
+
+def _short(tmp_path: Path, pages: int = 4, think: str = "300ms") -> Path:
+    """The web scenario with a few pages and short think times (a CI-sized session)."""
+    text = WEB.read_text()
+    assert "pages = 10" in text and 'scale = "1s"' in text
+    p = tmp_path / "web-short.toml"
+    p.write_text(text.replace("pages = 10", f"pages = {pages}").replace('scale = "1s"', f'scale = "{think}"'))
+    return p
+
+
+# ---- without root -----------------------------------------------------------------------
+
+def test_plan_is_the_simulators_page_plan():
+    """The live plan's pages (objects, body bytes, think times) are the ones the simulator
+    browses: the same generator, seed and stream names."""
+    _needs_binary()
+    plan = runner.load_plan(WEB, "always-on")
+    assert plan["kind"] == "web"
+    w = plan["web"]
+    assert len(w["pages"]) == 10 and w["max_connections"] == 4
+    sim = api.run(WEB)
+    pages = sim.pages.sort_values("page")
+    assert pages.objects.tolist() == [len(p["sizes"]) for p in w["pages"]]
+    assert pages.bytes.tolist() == [sum(p["sizes"]) for p in w["pages"]]
+    assert pages.think_s.round(9).tolist() == [round(p["think_s"], 9) for p in w["pages"]]
+    # The bytes the browser must read: every body plus its header, as the simulator's target.
+    assert plan["bytes"] == sum(sum(p["sizes"]) + len(p["sizes"]) * w["response_header"] for p in w["pages"])
+    assert int(sim.summary["flows"][0]["bytes_delivered"]) == plan["bytes"]
+    # Another seed draws another plan.
+    other = runner.load_plan(WEB, "always-on", ["simulation.seed=2"])
+    assert [p["sizes"] for p in other["web"]["pages"]] != [p["sizes"] for p in w["pages"]]
+
+
+def test_a_web_flow_with_several_servers_is_refused():
+    _needs_binary()
+    with pytest.raises(live.LiveInputError, match="browses one server"):
+        runner.load_plan(SCENARIOS / "web.toml", "always-on")
+
+
+def test_time_bound_counts_the_think_times(tmp_path):
+    _needs_binary()
+    plan = runner.load_plan(WEB, "always-on")
+    need = web.least_time_s(plan)
+    assert need > plan["web"]["think_total_s"] - plan["web"]["pages"][-1]["think_s"]
+    with pytest.raises(live.LiveInputError, match="think time"):
+        web.time_bound(plan, need * 0.5)
+    assert web.time_bound(plan, need * 2) == need * 2
+    assert web.time_bound(plan, None) == min(3 * need + 30, 600)
+
+
+# ---- as root ------------------------------------------------------------------------------
+
+def _compare(path: Path, out: Path):
+    df = live.compare(path, out_dir=out, sysctls=SAME_AS_SIM)
+    if df.host_late_max_ms.max() > HOST_LATE_LIMIT_MS:
+        df = live.compare(path, out_dir=out, overwrite=True, sysctls=SAME_AS_SIM)
+    return df
+
+
+@needs_live
+def test_one_web_session_live_against_the_simulator(tmp_path, runs):
+    """A 4-page session with 300 ms think times, always-on and cc: every page and byte
+    delivered, the same counts as simulated, load times and energy within the bounds, and the
+    agent's RTT cache hit live and simulated, as often (the same look-ups on the same plan)."""
+    path = _short(tmp_path)
+    df = _compare(path, tmp_path / "cmp")
+    print(df.drop(columns=["load_s"]).to_string())
+    for g in df.attrs["gaps"]:
+        print(g)
+    assert df.verified.all()
+    for policy in ("always-on", "cc"):
+        s = df[(df.policy == policy) & (df["mode"] == "sim")].iloc[0]
+        lv = df[(df.policy == policy) & (df["mode"] == "live")].iloc[0]
+        assert lv.pages_done == s.pages_done == 4
+        assert lv.bytes == s.bytes
+    for g in df.attrs["gaps"]:
+        if g["measure"] == "saving":
+            continue
+        bound = MEDIAN_AGREEMENT if g["measure"] == "load_median_s" else AGREEMENT
+        assert abs(g["gap"]) <= bound, f"{g['policy']} {g['measure']}: sim {g['sim']:.4f}, live {g['live']:.4f} ({100 * g['gap']:+.1f} %)"
+    cc = df[df.policy == "cc"].set_index("mode")
+    assert cc.loc["live", "rtt_cache_hits"] > 0 and cc.loc["sim", "rtt_cache_hits"] > 0
+    assert cc.loc["live", "rtt_cache_misses"] > 0
+    assert cc.loc["live", "rtt_cache_hits"] == cc.loc["sim", "rtt_cache_hits"]
+    assert cc.loc["live", "saving"] > 0
+    for rid in runs:
+        assert _namespaces_of(rid) == []
