@@ -205,3 +205,32 @@ def test_one_live_variant_run_beside_the_simulator(tmp_path):
     prov = __import__("json").loads((tmp_path / "out" / "live_provenance.json").read_text())
     assert prov["kernel_release"] and "net.ipv4.tcp_allowed_congestion_control" in prov["sysctls"]
     assert not math.isnan(float(nr.load1_before))
+
+
+@pytest.mark.parametrize("dack, word", [(1.10, "explain most of"), (1.02, "explain part of"), (1.0, "do not explain"),
+                                        (None, "not tested")])
+def test_the_delayed_ack_hypothesis_reaches_each_wording(dack, word):
+    from wattlab.reproduce.kontogiannis2005 import live_summary
+
+    g_sim, g_live = 1.0e6, 1.12e6  # live 12 % above the simulator on the same path
+    side = pd.DataFrame([{"goodput_bps_live": g_live if dack else g_sim, "goodput_bps_sim_path": g_sim,
+                          "goodput_bps_sim_dack": g_sim * (dack or 1.0)}])
+    assert word in live_summary.delayed_ack_sentence(side)
+
+
+def test_the_delayed_ack_twin_acks_every_second_segment_on_the_path(tmp_path):
+    cfg = _cfg(live_per=[0.0], live_models=["random"], live_bytes=512 * 1024)
+    ctx = Context(1, None, tmp_path)
+    no, yes = (live.simulate_path(cfg, ["newreno"], ctx, delayed_ack=d).iloc[0] for d in (False, True))
+    # half the ACK frames on the half-duplex hop leave more air for data
+    assert yes.goodput_bps > no.goodput_bps
+    assert live.tcp_table("newreno", cfg, True)["delayed_ack_timeout"] == live.Duration.ms(40.0)
+
+
+def test_without_root_live_is_refused_with_one_line(tmp_path, monkeypatch):
+    from wattlab.live import netns
+
+    monkeypatch.setattr(netns.os, "geteuid", lambda: 1000)
+    cfg = _cfg(live_variants=["newreno"], live_per=[0.01], live_models=["random"], live_bytes=2**20)
+    with pytest.raises(ValueError, match="--live: the live testbed needs root"):
+        live.tables(cfg, Context(1, None, tmp_path))

@@ -21,6 +21,7 @@ emulator's worst verdict lateness; the kernel's release and TCP sysctls go to
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from dataclasses import replace
@@ -73,24 +74,34 @@ def thr_max_bps(cfg: Config) -> float:
     return ip * 8 / exchange_s(ip)
 
 
-def tcp_table(variant: str, cfg: Config) -> dict:
-    """The flow's TCP, as the reproduction's (ns-2 agents: no timestamps, window 20 segments,
-    initial window 2, minimum RTO), with SACK as the live variant has it."""
+LINUX_DELACK_MIN_MS = 40.0
+"""Linux's shortest delayed-ACK timer (``TCP_DELACK_MIN`` = HZ/25): the simulator's
+``tcp.delayed_ack_timeout`` in the delayed-ACK twin."""
+
+
+def tcp_table(variant: str, cfg: Config, delayed_ack: bool = False) -> dict:
+    """The flow's TCP, as the reproduction's (ns-2 agents: no timestamps, no delayed ACK, window
+    20 segments, initial window 2, minimum RTO), with SACK as the live variant has it. With
+    ``delayed_ack`` the receiver delays ACKs as Linux's does after its quick-ACK start (every
+    second segment, else after 40 ms): the simulated twin that tests whether Linux's ACKs
+    explain a live-vs-sim gap."""
     lv = live_kernel.LIVE_VARIANTS[variant]
-    return {"cc": variant, "sack": lv.sack, "mss": cfg.segment_bytes, "timestamps": False, "delayed_ack": False,
-            "recv_buffer": cfg.window_segments * cfg.segment_bytes, "initial_cwnd": 2,
-            "min_rto": Duration.ms(cfg.min_rto_ms)}
+    t = {"cc": variant, "sack": lv.sack, "mss": cfg.segment_bytes, "timestamps": False, "delayed_ack": delayed_ack,
+         "recv_buffer": cfg.window_segments * cfg.segment_bytes, "initial_cwnd": 2, "min_rto": Duration.ms(cfg.min_rto_ms)}
+    if delayed_ack:
+        t["delayed_ack_timeout"] = Duration.ms(LINUX_DELACK_MIN_MS)
+    return t
 
 
-def overrides(variant: str, model: str, per: float, cfg: Config) -> list[tuple[str, object]]:
+def overrides(variant: str, model: str, per: float, cfg: Config, delayed_ack: bool = False) -> list[tuple[str, object]]:
     """One run of the path: the hop's overhead and errors (both directions, the reproduction's
-    loss processes), the flow's size and TCP."""
+    loss processes), the flow's size and TCP (:func:`tcp_table`)."""
     loss = scenario.loss_table(model, per, cfg)
     ov: list[tuple[str, object]] = [
         ("name", f"kontogiannis2005-live-{variant}-{model}-{100 * per:g}pct"),
         ("wireless.0.mac_overhead", Duration.us(round(hop_overhead_s(cfg) * 1e6, 3))),
         ("flow.0.bytes", cfg.live_bytes),
-        ("flow.0.tcp", tcp_table(variant, cfg)),
+        ("flow.0.tcp", tcp_table(variant, cfg, delayed_ack)),
     ]
     if loss:
         ov += [("wireless.0.down.loss", loss), ("wireless.0.up.loss", loss)]
@@ -113,11 +124,12 @@ def _measure_sim(job, res: api.RunResult) -> dict:
             "host_late_max_ms": 0.0}
 
 
-def simulate_path(cfg: Config, variants: list[str], ctx: Context) -> pd.DataFrame:
-    """wattlab's TCP on the live path: the same scenario and overrides as the live runs."""
-    jobs = [BASE.job(seed, {"variant": v, "model": m, "per": p}, overrides(v, m, p, cfg))
+def simulate_path(cfg: Config, variants: list[str], ctx: Context, delayed_ack: bool = False) -> pd.DataFrame:
+    """wattlab's TCP on the live path: the same scenario and overrides as the live runs (with
+    ``delayed_ack``, the receiver delaying ACKs as Linux's does)."""
+    jobs = [BASE.job(seed, {"variant": v, "model": m, "per": p}, overrides(v, m, p, cfg, delayed_ack))
             for m, p in _settings(cfg) for v in variants for seed in cfg.seed_list()]
-    return ctx.run(jobs, _measure_sim, "simulator on the live path")
+    return ctx.run(jobs, _measure_sim, "simulator on the live path" + (", delayed ACKs" if delayed_ack else ""))
 
 
 def simulate_channel(cfg: Config, variants: list[str], ctx: Context) -> pd.DataFrame:
@@ -212,15 +224,19 @@ def points(runs: pd.DataFrame, cfg: Config) -> pd.DataFrame:
     return aggregate(done, ["model", "variant", "per"], list(COLUMNS), experiments.domains(cfg))
 
 
-def side_by_side(live_p: pd.DataFrame, path_p: pd.DataFrame, chan_p: pd.DataFrame) -> pd.DataFrame:
+def side_by_side(live_p: pd.DataFrame, path_p: pd.DataFrame, chan_p: pd.DataFrame,
+                 dack_p: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (variant, errors, error rate): goodput, 3E and energy live, simulated on the
-    live path and simulated on the paper's channel, with live/sim ratios on the same path."""
+    live path (and with delayed ACKs, ``_sim_dack``) and simulated on the paper's channel, with
+    live/sim ratios on the same path."""
     keys = ["variant", "model", "per"]
     pick = lambda p, sfx, cols: p[keys + cols].rename(columns={c: f"{c}_{sfx}" for c in cols})  # noqa: E731
     cols = ["goodput_bps", "eee", "energy_j", "time_s"]
     df = pick(path_p, "sim_path", cols).merge(pick(live_p, "live", cols + ["retransmitted_segments", "host_late_max_ms"]),
                                               on=keys, how="left")
     df = df.merge(pick(chan_p, "sim_channel", ["goodput_bps", "eee", "energy_j"]), on=keys, how="left")
+    if dack_p is not None and not dack_p.empty:
+        df = df.merge(pick(dack_p, "sim_dack", ["goodput_bps", "eee"]), on=keys, how="left")
     df["goodput_live_over_sim"] = df.goodput_bps_live / df.goodput_bps_sim_path
     df["eee_live_minus_sim"] = df.eee_live - df.eee_sim_path
     return df.sort_values(keys).reset_index(drop=True)
@@ -244,11 +260,15 @@ def tables(cfg: Config, ctx: Context, step: Callable[[str], None] | None = None)
             "variants": notes}
     started = time.monotonic()
     if ran:
-        from wattlab.live import require_root
+        from wattlab.live import LiveError, require_root
 
-        require_root()  # before the simulations: a user without root learns it at once
+        try:
+            require_root()  # before the simulations: a user without root learns it at once
+        except LiveError as e:
+            raise ValueError(f"--live: {e}") from None  # the CLI's bad-input exit (2), one line
     sim_variants = list(cfg.live_variants)
     path_runs = with_eee(simulate_path(cfg, sim_variants, ctx), cfg)
+    dack_runs = with_eee(simulate_path(cfg, sim_variants, ctx, delayed_ack=True), cfg)
     chan = simulate_channel(cfg, sim_variants, ctx)
     live_runs = with_eee(run_live(cfg, ran, ctx.out, step), cfg) if ran else pd.DataFrame(
         columns=["variant", "model", "per", "seed", "completed", *COLUMNS])
@@ -258,7 +278,23 @@ def tables(cfg: Config, ctx: Context, step: Callable[[str], None] | None = None)
     partial = ctx.out / "live_runs.partial.csv"
     if partial.exists():
         partial.unlink()
-    live_p, path_p = points(live_runs, cfg), points(path_runs, cfg)
+    live_p, path_p, dack_p = points(live_runs, cfg), points(path_runs, cfg), points(dack_runs, cfg)
     return {"live_runs.csv": live_runs, "live_points.csv": live_p, "live_sim_path_runs.csv": path_runs,
-            "live_sim_path_points.csv": path_p, "live_sim_channel_points.csv": chan,
-            "live_vs_sim.csv": side_by_side(live_p, path_p, chan), "live_variants.csv": pd.DataFrame(notes)}
+            "live_sim_path_points.csv": path_p, "live_sim_dack_points.csv": dack_p, "live_sim_channel_points.csv": chan,
+            "live_vs_sim.csv": side_by_side(live_p, path_p, chan, dack_p), "live_variants.csv": pd.DataFrame(notes)}
+
+
+def delayed_ack_share(side: pd.DataFrame) -> tuple[float, int]:
+    """How much of the live-vs-sim goodput gap on the same path the simulator's delayed ACKs
+    close: the median over points of 1 − |ln(G_live/G_dack)| / |ln(G_live/G_sim)| (points with
+    a gap of at least 2 %), and the number of such points; (NaN, 0) without any."""
+    need = {"goodput_bps_live", "goodput_bps_sim_path", "goodput_bps_sim_dack"}
+    if not need <= set(side.columns):
+        return float("nan"), 0
+    d = side.dropna(subset=list(need))
+    gap = (d.goodput_bps_live / d.goodput_bps_sim_path).map(lambda x: abs(math.log(x)))
+    left = (d.goodput_bps_live / d.goodput_bps_sim_dack).map(lambda x: abs(math.log(x)))
+    keep = gap >= math.log(1.02)
+    if not keep.any():
+        return float("nan"), 0
+    return float((1.0 - left[keep] / gap[keep]).median()), int(keep.sum())
