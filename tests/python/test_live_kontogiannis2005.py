@@ -234,3 +234,11 @@ def test_without_root_live_is_refused_with_one_line(tmp_path, monkeypatch):
     cfg = _cfg(live_variants=["newreno"], live_per=[0.01], live_models=["random"], live_bytes=2**20)
     with pytest.raises(ValueError, match="--live: the live testbed needs root"):
         live.tables(cfg, Context(1, None, tmp_path))
+
+
+def test_live_energy_charges_the_hops_busy_time_as_the_simulator_does():
+    row = pd.Series({"energy_idle_j": 0.7585 * 2, "time_idle_s": 2.0, "energy_rx_j": 0.925 * 4, "time_rx_s": 4.0,
+                     "energy_tx_j": 1.425, "time_tx_s": 1.0})
+    path = {"hop_down": {"busy_ns": 50_000_000_000}, "hop_up": {"busy_ns": 10_000_000_000}}
+    want = 0.7585 * 60 + (0.925 - 0.7585) * 50 + (1.425 - 0.7585) * 10
+    assert math.isclose(live.hop_energy(path, row, 60.0), want, rel_tol=1e-12)

@@ -11,7 +11,8 @@ Goodput = delivered bytes over the connection's time; throughput = the sender's 
 time; Thr_max = the hop's capacity for the paper's 1064-byte packets (one DCF exchange per
 packet: a saturating UDP sender's throughput on this hop, which loses packets after sending
 them); 3E as in the reproduction. Energy = the client's OriNOCO radio, always on, over the
-connection (live: the testbed's costed capture, restricted to the connection's time).
+connection, charged as the simulator's hop charges it (:func:`hop_energy`; the trace analyzer's
+costing of the capture beside it).
 
 Every run records the load average before and after it (the machine is shared) and the
 emulator's worst verdict lateness; the kernel's release and TCP sysctls go to
@@ -155,6 +156,20 @@ def _window_energy(res) -> float:
     return float(row.energy_j) - outside * idle_w
 
 
+def hop_energy(path: dict, energy_row, transfer_s: float) -> float:
+    """The client's always-on energy over the connection as the simulator's ``[[wireless]]`` hop
+    charges it, from the live packets: idle power for the connection's time, plus receive power
+    (over idle) for the downlink's busy time and transmit power for the uplink's, each frame
+    costing ``mac_overhead`` + its IP bytes at the rate whether it was lost or not (the
+    emulator's ``busy_ns``, the same accounting as the simulator's channel). The trace
+    analyzer's ``link@2`` costing of the capture (IP bytes only, no MAC exchange) is kept as
+    ``energy_capture_j``; powers are the profile's, read off its table."""
+    p = lambda state: float(energy_row[f"energy_{state}_j"]) / float(energy_row[f"time_{state}_s"])  # noqa: E731
+    idle = p("idle")
+    busy = lambda ch: path[ch]["busy_ns"] / 1e9  # noqa: E731
+    return idle * transfer_s + (p("rx") - idle) * busy("hop_down") + (p("tx") - idle) * busy("hop_up")
+
+
 def _live_row(res, thr: float) -> dict:
     path = res.emulator["path"]
     t = res.transfer_time_s
@@ -163,7 +178,9 @@ def _live_row(res, thr: float) -> dict:
     return {"completed": True, "verified": res.verified, "linux_cc": res.server.get("cc", ""), "time_s": t,
             "goodput_bps": res.goodput_bps, "throughput_bps": sent * 8 / t if t > 0 else 0.0, "sender_bytes": sent,
             "delivered_bytes": int(res.fetch["bytes"]), "retransmitted_segments": int(res.server["retransmitted_segments"]),
-            "srtt_ms": float(res.server.get("srtt_ms", 0.0)), "energy_j": _window_energy(res),
+            "srtt_ms": float(res.server.get("srtt_ms", 0.0)),
+            "energy_j": hop_energy(path, res.energy.energy[res.energy.energy.policy == "always-on"].iloc[0], t),
+            "energy_capture_j": _window_energy(res),
             "loss_down": lost("hop_down"), "loss_up": lost("hop_up"), "host_late_max_ms": res.host_late_max_ms,
             "wall_s": res.wall_time_s}
 

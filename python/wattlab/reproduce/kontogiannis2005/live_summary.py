@@ -63,6 +63,11 @@ def figures(cfg: Config, tables_: dict[str, pd.DataFrame], out: Path) -> list[Pa
     return [live_figures.figure(cfg, tables_, out)]
 
 
+def _text(x) -> str:
+    """A text cell as written, or empty (a CSV read back gives NaN for an empty one)."""
+    return x if isinstance(x, str) else ""
+
+
 def _f(x, fmt: str, scale: float = 1.0) -> str:
     return "—" if x is None or not np.isfinite(x) else format(x * scale, fmt)
 
@@ -101,17 +106,19 @@ def summary(cfg: Config, t: dict[str, pd.DataFrame], info: Info) -> list[str]:
         f"`{cfg.per_reading}` reading).",
         f"- TCP as the reproduction's: {cfg.segment_bytes}-byte segments, window {cfg.window_segments} segments, initial "
         f"window 2, minimum RTO {cfg.min_rto_ms:g} ms, no timestamps; the server sends, the client receives.",
-        "- Energy: the client's OriNOCO radio, always on, over the connection (live: the capture costed by the trace "
-        "analyzer; simulated: the same radio in the simulator). The paper measures the sender's radio; in both live and "
+        "- Energy: the client's OriNOCO radio, always on, over the connection, charged as the simulator's hop charges "
+        "it (idle power for the time, receive and transmit power over idle for the hop's busy time each way, a frame "
+        "costing its exchange whether lost or not); live from the emulator's busy times (`energy_j`; the trace "
+        "analyzer's IP-bytes-only costing of the capture is `energy_capture_j` in live_runs.csv). The paper measures the sender's radio; in both live and "
         "simulated runs here it is the receiving station's, so the two compare like with like.",
         "- Simulated twins: *sim, path* = the same scenario file and overrides on the simulator (only the TCP differs); "
         "*sim, channel* = the reproduction's Experiment 1 on its 802.11 DCF channel for the same variant, errors, size and "
         "seeds.", "",
         "## Variants", "",
-        *md.frame(v, {"variant": "variant", "Linux module": "linux_module",
+        *md.frame(v, {"variant": "variant", "Linux module": lambda r: _text(r["linux_module"]),
                       "SACK": lambda r: "" if r["sack"] is None or r["sack"] != r["sack"] else ("on" if r["sack"] else "off"),
                       "ran live": lambda r: "yes" if r["runs_live"] else "no", "why not / what Linux does":
-                      lambda r: r["reason"] or r["linux"]}), "",
+                      lambda r: _text(r["reason"]) or _text(r["linux"])}), "",
         "## Live beside the simulator", "",
         *md.table(["variant", "errors", "PER", "goodput live (kb/s)", "sim, path", "sim, path, delayed ACK", "sim, channel",
                    "live vs sim path",
