@@ -1,6 +1,7 @@
 """Issue 32 gap 4 (seed 002) settling experiments: the exchange time Table 3.1's 12 Mb/s row implies
 (``exchange``), ns-2's retransmission timer on Table 3.1 (``rto``), Fig. 3.8's q sweep and Fig.
-3.13's multiplier curves with their claims (M9, E4), each rule driven to each of its verdicts."""
+3.13's multiplier curves with their claims (M9, E4), the testbed sweeps of Figs. 2.9–2.11 (B1–B7)
+and of Figs. 2.12–2.13 at 50 ms one-way (B8–B13), each rule driven to each of its verdicts."""
 
 from __future__ import annotations
 
@@ -348,6 +349,9 @@ def _both(mix, scheme, **cols):
     (claims.delay50_total, _t50({(m, True, s): {"total_mbps": 1.0} for m in T50_MIXES for s in ("reno", "ackloss")}),
      claims.DISAGREES),
     (claims.delay50_total, _t50()[lambda t: ~t["delayed_ack"]], claims.UNTESTED),
+    # Reno's +1.5 Mb/s inside a 5 Mb/s CI on each mean: not an increase the seeds resolve.
+    (claims.delay50_total, _t50({(m, d, "reno"): {"total_mbps_ci": 5.0} for m in T50_MIXES for d in (False, True)}),
+     claims.PARTLY),
     (claims.delay50_gain_kept, _t50(), claims.AGREES),
     (claims.delay50_gain_kept, _t50({("u5d5", True, "ackloss"): {"jain": 0.6}}), claims.PARTLY),
     (claims.delay50_gain_kept, _t50({(m, True, "ackloss"): {"jain": 0.6} for m in ("u3d7", "u5d5")}), claims.DISAGREES),
@@ -402,3 +406,47 @@ def test_delay50_config_checks_and_quick_marks():
     changed = claims.quick_changes(Config.quick_preset(), Config.full())
     assert {f"B{i}" for i in range(8, 14)} <= set(changed) and "50 ms mixes u5d5, u10d0" in changed["B8"]
     assert "B8" not in claims.quick_changes(replace(Config.full(), testbed_mixes=["u5d5"]), Config.full())
+
+
+# --- (e) B11's experiment: delayed ACK at one direction's receivers ---------------------------------
+
+def _split_runs(gain_up, gain_down, mixes=("u5d5",)):
+    """Synthetic delack_split_runs.csv: Reno's Jain 0.4 everywhere, ackloss's giving these gains."""
+    rows = []
+    for mix in mixes:
+        for v, g in (("up", gain_up), ("down", gain_down)):
+            for scheme, j in (("reno", 0.4), ("ackloss", 0.4 + g)):
+                rows += [{"variant": v, "mix": mix, "scheme": scheme, "seed": k, "jain": j} for k in (1, 2)]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("gain_up, gain_down, up_word, down_word", [
+    (0.30, 0.59, "explains most of it", "does not explain it"),   # off 0.6 → all 0.4: the up side loses 0.3 of 0.2
+    (0.57, 0.45, "explains part of it", "explains most of it"),
+    (0.60, 0.60, "does not explain it", "does not explain it"),
+])
+def test_delack_split_table_and_conclusion_reach_each_word(gain_up, gain_down, up_word, down_word):
+    from wattlab.reproduce.hashimoto2013 import delack_split
+    t = delack_split.table(_split_runs(gain_up, gain_down), _t50({("u5d5", True, "ackloss"): {"jain": 0.8}},
+                                                                 {("u5d5", False, "ackloss"): {"jain": 1.0}}))
+    assert len(t) == 1 and t["gain_off"].iloc[0] == pytest.approx(0.6) and t["gain_all"].iloc[0] == pytest.approx(0.4)
+    assert t["explained_up"].iloc[0] == pytest.approx((0.6 - gain_up) / 0.2)
+    text = delack_split.conclusion(t)
+    assert f"H (delayed ACK weakens the proposed method's signal, the upstream flows' ACKs) {up_word}" in text
+    assert text.endswith(f"that side {down_word}.")
+    assert delack_split.table(pd.DataFrame(), _t50()).empty and "not run" in delack_split.conclusion(pd.DataFrame())
+
+
+def test_delack_split_jobs_set_each_directions_receivers():
+    from wattlab.reproduce.hashimoto2013 import delack_split
+    from wattlab.reproduce.hashimoto2013.config import Config
+    jobs = delack_split.jobs(["u5d5"], [1], 60.0, 20.0, [1.0], 50.0)
+    assert len(jobs) == 4
+    for j in jobs:
+        flows = dict(j.overrides)["flow"]
+        up = {f["tcp"]["delayed_ack"] for f in flows if f["name"].startswith("up-")}
+        down = {f["tcp"]["delayed_ack"] for f in flows if f["name"].startswith("down-")}
+        assert (up, down) == (({True}, {False}) if j.labels["delayed_ack"] else ({False}, {True}))
+        assert str(dict(j.overrides)["link.0.delay"]) == "50ms"
+    with pytest.raises(ValueError, match="delack_split_mixes: 'u2d8' is not in testbed50_mixes"):
+        replace(Config.quick_preset(), delack_split_mixes=["u2d8"]).check()

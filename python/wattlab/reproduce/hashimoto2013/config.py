@@ -63,6 +63,9 @@ class Config(ConfigBase):
     testbed50_delay_ms: float = paper.TESTBED50_ONE_WAY_DELAY_MS
     """One-way delay of the wired link in Figs. 2.12–2.13's runs (the captions: "a 50 [ms] one-way
     delay"; 25 gives the 50 ms RTT of netem on one interface)."""
+    delack_split_mixes: list[str] = field(default_factory=lambda: ["u2d8", "u5d5", "u8d2"])
+    """B11's experiment (``delack_split.py``): mixes of the 50 ms sweep run with delayed ACK on one
+    direction's receivers only (each must also be in ``testbed50_mixes``)."""
     rto_cross_mbps: list[int] = field(default_factory=lambda: list(paper.TABLE31))
     """Table 3.1 rows run again with ns-2's timer settings (``rto.VARIANTS``; issue 32 gap 4 (b))."""
     base_seed: int = 1
@@ -81,7 +84,7 @@ class Config(ConfigBase):
         wall on two loaded cores (the full run: 68–73 s; docs/reproductions.md)."""
         return cls(seeds=3, duration_s=100.0, warmup_s=30.0, swm_windows_s=[1.0, 2.0, 5.0, 10.0, 20.0, 50.0],
                    table31_seeds=2, rto_cross_mbps=[28, 29], testbed_mixes=["u0d10", "u5d5", "u10d0"], testbed_seeds=1,
-                   testbed_duration_s=60.0, testbed_warmup_s=20.0, testbed50_mixes=["u5d5", "u10d0"], quick=True)
+                   testbed_duration_s=60.0, testbed_warmup_s=20.0, testbed50_mixes=["u5d5", "u10d0"], delack_split_mixes=["u5d5"], quick=True)
 
     def check(self) -> None:
         """Raise ValueError naming the first invalid setting."""
@@ -107,6 +110,9 @@ class Config(ConfigBase):
         bad = [m for m in self.testbed50_mixes if m not in TESTBED_MIXES]
         if bad:
             raise ValueError(f"testbed50_mixes: unknown mix {bad[0]!r} (u0d10 … u10d0)")
+        bad = [m for m in self.delack_split_mixes if m not in self.testbed50_mixes]
+        if bad:
+            raise ValueError(f"delack_split_mixes: {bad[0]!r} is not in testbed50_mixes (the experiment compares with them)")
         if not 0 < self.testbed50_delay_ms <= 1000:
             raise ValueError(f"testbed50_delay_ms ({self.testbed50_delay_ms:g}) must be in (0, 1000] ms")
         if not 0 <= self.testbed_warmup_s < self.testbed_duration_s or self.testbed_seeds < 1:
