@@ -432,7 +432,7 @@ def test_delack_split_table_and_conclusion_reach_each_word(gain_up, gain_down, u
     assert len(t) == 1 and t["gain_off"].iloc[0] == pytest.approx(0.6) and t["gain_all"].iloc[0] == pytest.approx(0.4)
     assert t["explained_up"].iloc[0] == pytest.approx((0.6 - gain_up) / 0.2)
     text = delack_split.conclusion(t)
-    assert f"H (delayed ACK weakens the proposed method's signal, the upstream flows' ACKs) {up_word}" in text
+    assert f"H (the loss comes from the upstream flows' delayed ACKs, the proposed method's signal) {up_word}" in text
     assert text.endswith(f"that side {down_word}.")
     assert delack_split.table(pd.DataFrame(), _t50()).empty and "not run" in delack_split.conclusion(pd.DataFrame())
 

@@ -9,8 +9,10 @@ upstream senders less often while the downstream flows' data losses are as befor
 switches delayed ACK on for one direction's receivers at a time, with the per-flow option
 ``tcp.delayed_ack`` (the servers of the upstream flows, or the clients of the downstream ones),
 and asks how much of the gain's loss each reproduces: H predicts the upstream side alone gives
-most of it. The runs are Figs. 2.12–2.13's (``testbed50``), both schemes, the mixes
-``Config.delack_split_mixes``.
+most of it. It locates the cause in one direction's delayed ACKs; it does not separate the
+mechanisms on that side (the missed counts of Eq. 2.4, half the AP-queue slots, the air the
+fewer ACKs free for upstream data). The runs are Figs. 2.12–2.13's (``testbed50``), both
+schemes, the mixes ``Config.delack_split_mixes``.
 """
 
 from __future__ import annotations
@@ -88,8 +90,8 @@ def conclusion(t: pd.DataFrame) -> str:
         return "B11's experiment: not run (`delack_split_mixes` empty)."
     up, down = float(np.nanmean(t["explained_up"])), float(np.nanmean(t["explained_down"]))
     return (f"B11's experiment ({', '.join(t['mix'])}; mean over the mixes): delayed ACK shrinks ackloss's Jain gain "
-            f"over Reno from {t['gain_off'].mean():+.3f} to {t['gain_all'].mean():+.3f}. H (delayed ACK weakens the "
-            f"proposed method's signal, the upstream flows' ACKs) {_words(up)}: delayed ACK at the upstream flows' "
+            f"over Reno from {t['gain_off'].mean():+.3f} to {t['gain_all'].mean():+.3f}. H (the loss comes from the upstream "
+            f"flows' delayed ACKs, the proposed method's signal) {_words(up)}: delayed ACK at the upstream flows' "
             f"receivers alone reproduces {100 * up:.0f} % of that loss (gain {t['gain_up'].mean():+.3f}). At the "
             f"downstream flows' receivers alone it reproduces {100 * down:.0f} % (gain {t['gain_down'].mean():+.3f}): "
             f"that side {_words(down)}.")
