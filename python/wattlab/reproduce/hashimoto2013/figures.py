@@ -293,7 +293,7 @@ def testbed50(t: pd.DataFrame, out: Path) -> Path:
                 y = np.array([r[c] for c in cols])
                 err = stats.yerr(pd.Series(y), pd.Series([r[f"{c}_lo"] for c in cols]), pd.Series([r[f"{c}_hi"] for c in cols]))
                 ax.errorbar(w, y, yerr=err, color=COLORS[scheme], ls="-" if d else "--", marker="o" if d else "s", ms=3,
-                            capsize=2, label=f"{scheme}, {'delack' if d else 'nodelack'}")
+                            capsize=2, label=f"{scheme}, {'delack (solid)' if d else 'nodelack (dashed)'}")
         ax.set_xscale("log")
         ax.set_ylim(0, 1.02)
         ax.set_xlabel("window size w (s)")
