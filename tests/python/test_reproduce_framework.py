@@ -245,7 +245,7 @@ def test_each_reproduction_names_what_its_quick_preset_changes():
         changed[name] = rep.quick_changes(cfg.quick_preset())
     assert set(changed["kontogiannis2005"]) == {"R2.5", "R2.6"} and "1 MiB flows" in changed["kontogiannis2005"]["R2.6"]
     assert "table1-*" in changed["yan-cc"] and "fig7-psm" not in changed["yan-cc"]
-    assert set(changed["hashimoto2013"]) == {"F7", *(f"B{i}" for i in range(1, 8))}
+    assert set(changed["hashimoto2013"]) == {"F7", *(f"B{i}" for i in range(1, 14))}
     assert set(changed["hashimoto2013-tunnel"]) == {"T9", "T10", "T11"}
     # psna and WWP's quick presets only run fewer seeds: the same quantities.
     assert changed["psna"] == changed["tsaoussidis1999-wwp"] == {}
