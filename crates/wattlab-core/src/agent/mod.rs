@@ -262,6 +262,13 @@ pub struct AgentStats {
     pub sleep_ns: u64,
     /// Packets that arrived while the radio slept (lost).
     pub dropped_asleep: u64,
+    /// RTT-cache lookups (a SYN or a request, with the cache on) that found the server's
+    /// entry and could sleep through the round trip.
+    pub rtt_cache_hits: u64,
+    /// RTT-cache lookups that found no entry for the server (it had not been seen in this page).
+    pub rtt_cache_misses: u64,
+    /// Most servers cached at once (within one page: the cache is per server); 0 with the cache off.
+    pub rtt_cache_servers_max: u64,
 }
 
 /// The client-centered agent of one client.
@@ -283,6 +290,17 @@ pub struct CcAgent {
     sessions: u32,
     /// Awake at least until then: the last non-TCP packet or session plus the hold.
     other_until: Option<Time>,
+}
+
+impl AgentStats {
+    /// Count one RTT-cache lookup: a hit when the entry gave a wake-up time.
+    pub(crate) fn note_cache_lookup(&mut self, hit: bool) {
+        if hit {
+            self.rtt_cache_hits += 1;
+        } else {
+            self.rtt_cache_misses += 1;
+        }
+    }
 }
 
 impl CcAgent {
@@ -371,6 +389,9 @@ impl CcAgent {
             Some(i) => Some(i),
             None if h.flags.contains(TcpFlags::SYN) && !h.flags.contains(TcpFlags::ACK) => {
                 let c = TrackedConn::new(self.next_id, now, p, &h, &self.cfg, &self.sites);
+                if self.cfg.rtt_cache {
+                    self.stats.note_cache_lookup(matches!(c.phase, conn::Phase::Setup { wake: Some(_), .. }));
+                }
                 self.next_id += 1;
                 self.stats.connections += 1;
                 self.record(now, Some(c.id), AgentEventKind::Connection);
