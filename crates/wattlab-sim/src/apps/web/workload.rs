@@ -697,6 +697,41 @@ mod tests {
     }
 
     #[test]
+    fn servers_per_page_and_object_share_follow_the_configuration() {
+        // Pool of 4 behind 2 sites, 1..=3 hosts per page, share 0.4: 20,000 pages of 9 objects.
+        let t = ThirdParty { servers: 4, hosts_min: 1, hosts_max: 3, share: 0.4, popularity: 1.0 };
+        let mut rng = RngStreams::new(21).stream("hosts");
+        let (mut third, mut embedded, mut chosen_hist, mut pool_hits) = (0usize, 0usize, [0usize; 4], [0usize; 4]);
+        for k in 0..20_000 {
+            let site = k % 2;
+            let s = draw_servers(&t, 2, site, 9, &mut rng);
+            assert_eq!(s.len(), 9);
+            assert_eq!(s[0], site, "the HTML comes from the site");
+            assert!(s.iter().all(|&x| x == site || (2..6).contains(&x)));
+            let distinct: std::collections::BTreeSet<u32> = s[1..].iter().copied().filter(|&x| x >= 2).collect();
+            assert!(distinct.len() <= 3);
+            chosen_hist[distinct.len()] += 1;
+            for &x in &s[1..] {
+                embedded += 1;
+                if x >= 2 {
+                    third += 1;
+                    pool_hits[(x - 2) as usize] += 1;
+                }
+            }
+        }
+        let share = third as f64 / embedded as f64;
+        assert!((share - 0.4).abs() < 0.01, "share {share}");
+        // Zipf(1) over the pool without replacement: the first server is the most used.
+        assert!(pool_hits[0] > pool_hits[1] && pool_hits[1] > pool_hits[3], "{pool_hits:?}");
+        assert!(chosen_hist[3] > 0 && chosen_hist[1] > 0, "{chosen_hist:?}");
+        // Share 0 or no hosts: every object from the site.
+        let none = ThirdParty { share: 0.0, ..t.clone() };
+        assert!(draw_servers(&none, 2, 1, 9, &mut rng).iter().all(|&x| x == 1));
+        let zero = ThirdParty { hosts_min: 0, hosts_max: 0, share: 1.0, ..t };
+        assert!(draw_servers(&zero, 2, 0, 9, &mut rng).iter().all(|&x| x == 0));
+    }
+
+    #[test]
     fn bounded_pareto_solves_for_the_mean() {
         for (mean, shape, max) in [(3_200.0, 1.2, 1e6), (10_000.0, 1.5, 2e5), (500.0, 3.0, 1e4), (999.0, 1.01, 1e3 + 1.0)] {
             let d = BoundedPareto::with_mean(mean, shape, max).unwrap();
@@ -742,6 +777,7 @@ mod tests {
             site: site.into(),
             objects: sizes.iter().map(|&s| crate::scenario::units::Size(s)).collect(),
             think: None,
+            from: None,
         };
         check(&|c| c.page_list = Some(vec![entry("zz", &[100])]), "page_list[0].site", "not one of");
         check(&|c| c.page_list = Some(vec![entry("a", &[100]), entry("b", &[])]), "page_list[1].objects", "at least");
