@@ -61,8 +61,28 @@ def test_the_multiserver_sentence_reaches_each_outcome(variant, expected):
     # The oracle's 85 % lies in the paper's 75–90 %: no gap, so it does not decide.
     assert math.isnan(float(t[t.component == "session_oracle"].explained.iloc[0]))
     s = h.multiserver_conclusions(t, pd.concat([single, variant[0]]))
-    assert len(s) == 1 and s[0].startswith("multi-server: the multi-server page model ") and expected in s[0], s[0]
+    assert len(s) == 2, "one sentence per figure"
+    assert s[0].startswith("multi-server: the multi-server page model ") and expected in s[0], s[0]
     assert "site0 CC 85 →" in s[0], "the per-site numbers come from the table"
+    assert "cannot be judged" in s[1] and "RTT cache" in s[1], "no concurrency table: Fig. 10 not judged"
+    assert h.multiserver_conclusions(t, None, "Fig. 11") == [s[0].split("; per site")[0]]
+
+
+def conc(downloads: float, k3: float, k4: float) -> pd.DataFrame:
+    return pd.DataFrame({"scope": ["k", "k", "downloads"], "k": [3, 4, None], "cache_saving": [k3, k4, downloads]})
+
+
+@pytest.mark.parametrize(("multi", "expected"), [
+    (conc(0.20, 0.20, 0.30), "explains most of"),   # 46 → 20 % (paper 10 %), 55 → 20 % (13 %), 60 → 30 % (32 %)
+    (conc(0.40, 0.45, 0.55), "explains part of"),
+    (conc(0.46, 0.55, 0.60), "does not explain"),
+])
+def test_the_rtt_cache_sentence_reaches_each_outcome(multi, expected):
+    single = sites("single-server", [0.85])
+    t = h.multiserver_table(single, points(0.84, 0.85, 0.0), {"m": (single, points(0.84, 0.85, 0.0), multi)},
+                            conc(0.46, 0.55, 0.60))
+    s = h.multiserver_conclusions(t, None, "Fig. 10")
+    assert len(s) == 1 and expected in s[0] and "RTT cache" in s[0], s
 
 
 def test_energy_by_site_adds_up_to_the_timeline():

@@ -862,7 +862,9 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
             f"{_pct(ses.cache_saving)} ({ses.nocache_energy_j:.1f} → {ses.cc_energy_j:.1f} J, "
             f"{_pct((ses.nocache_energy_j - ses.cc_energy_j) / ses.tcp_energy_j)} of TCP's energy)",
             _pp([dl.cache_saving - seed.WEB_CACHE_OVERALL]),
-            cache_why + "; the whole-session figure is diluted by think time, where the cache changes nothing"))
+            cache_why + "; the whole-session figure is diluted by think time, where the cache changes nothing"
+            + "".join(f". Issue 32 gap 3, {x}" for x in hypotheses.multiserver_conclusions(
+                pts.get("web_multiserver_gap"), None, "Fig. 10"))))
     cid, text = "web-rtt-cache-3-4", "The RTT cache saves 13 % at 3 and 32 % at 4 concurrent connections (Fig. 10)"
     seed_value = ", ".join(f"{k}: {_pct(v)}" for k, v in seed.WEB_CACHE_BY_K.items())
     rows = [(k, _pick(conc, scope="k", k=k)) for k in seed.WEB_CACHE_BY_K]
@@ -903,7 +905,7 @@ def _web_claims(pts: dict[str, pd.DataFrame], cfg) -> list[Claim]:
         per_site = ("; per site (its page views and think times): " + ", ".join(
             f"{r.site} CC {_pct(r.cc_saving)}, oracle {_pct(r.oracle_saving)}" for r in single.itertuples())
             if single is not None and len(single) else "")
-        ms = hypotheses.multiserver_conclusions(pts.get("web_multiserver_gap"), sites)
+        ms = hypotheses.multiserver_conclusions(pts.get("web_multiserver_gap"), sites, "Fig. 11")
         out.append(_claim(
             cid, text, seed_value,
             f"whole session: CC saves {_pct(cc_s)}, the oracle {_pct(or_s)} (CC gets {_pct(share)} of the oracle's "

@@ -166,7 +166,7 @@ def weight_name(w: float) -> str:
 
 # --- the multi-server page model (the web claims, Fig. 11) ------------------------------------
 
-MULTISERVER_COLUMNS = ("variant", "component", "paper", "paper_lo", "paper_hi", "single", "multi", "explained")
+MULTISERVER_COLUMNS = ("variant", "figure", "component", "paper", "paper_lo", "paper_hi", "single", "multi", "explained")
 """web_multiserver_gap.csv's columns: per variant of the multi-server session and per component
 of the web gap, the paper's value (a range [paper_lo, paper_hi]), the single-server session's and
 the variant's, and the share of the gap the variant closes."""
@@ -191,53 +191,71 @@ def range_explained(lo: float, hi: float, base: float, variant: float) -> float:
     return 1.0 - gv / gb
 
 
-def _web_components(sites: pd.DataFrame, points: pd.DataFrame) -> dict[str, float]:
-    """The compared numbers of one session: its best and worst site's CC saving and the
-    session's CC saving, oracle saving and CC slowdown (``web_points`` rows cc and oracle)."""
+def _web_components(sites: pd.DataFrame, points: pd.DataFrame, conc: pd.DataFrame | None = None) -> dict[str, float]:
+    """The compared numbers of one session: its best and worst site's CC saving, the session's
+    CC saving, oracle saving and CC slowdown (``web_points`` rows cc and oracle) and the RTT
+    cache's saving while pages load and at 3 and 4 busy connections (``web_concurrency``)."""
     def pick(policy: str, col: str) -> float:
         g = points[points.policy == policy] if points is not None and not points.empty else None
         return float(g[col].iloc[0]) if g is not None and len(g) else math.nan
+
+    def cache(scope: str, k: int | None = None) -> float:
+        if conc is None or conc.empty:
+            return math.nan
+        g = conc[conc.scope == scope]
+        if k is not None:
+            g = g[g.k == k]
+        return float(g.cache_saving.iloc[0]) if len(g) else math.nan
 
     cc = sites.cc_saving.dropna() if sites is not None and not sites.empty else pd.Series(dtype=float)
     return {"best_site_cc": float(cc.max()) if len(cc) else math.nan,
             "worst_site_cc": float(cc.min()) if len(cc) else math.nan,
             "session_cc": pick("cc", "saving"), "session_oracle": pick("oracle", "saving"),
-            "session_slowdown": pick("cc", "slowdown")}
+            "session_slowdown": pick("cc", "slowdown"),
+            "cache_downloads": cache("downloads"), "cache_k3": cache("k", 3), "cache_k4": cache("k", 4)}
 
 
 WEB_PAPER = {
-    "best_site_cc": ("CC's saving on the best site (Fig. 11: best five 45–60 %)", *seed.WEB_BEST5_CC),
-    "worst_site_cc": ("CC's saving on the worst site (Fig. 11: worst five ≈ 12 %)", seed.WEB_WORST5[0], seed.WEB_WORST5[0]),
-    "session_cc": ("CC's session saving (Fig. 11's best five, as web-cc-vs-oracle)", *seed.WEB_BEST5_CC),
-    "session_oracle": ("the oracle's session saving (best five 75–90 %)", *seed.WEB_BEST5_ORACLE),
-    "session_slowdown": ("CC's slowdown of page loads (Fig. 9: < 1 %)", -1.0, seed.WEB_TIME_VS_TCP),
+    "best_site_cc": ("Fig. 11", "CC's saving on the best site (best five 45–60 %)", *seed.WEB_BEST5_CC),
+    "worst_site_cc": ("Fig. 11", "CC's saving on the worst site (worst five ≈ 12 %)", seed.WEB_WORST5[0], seed.WEB_WORST5[0]),
+    "session_cc": ("Fig. 11", "CC's session saving (against the best five, as web-cc-vs-oracle)", *seed.WEB_BEST5_CC),
+    "session_oracle": ("Fig. 11", "the oracle's session saving (best five 75–90 %)", *seed.WEB_BEST5_ORACLE),
+    "session_slowdown": ("Fig. 11", "CC's slowdown of page loads (Fig. 9: < 1 %)", -1.0, seed.WEB_TIME_VS_TCP),
+    "cache_downloads": ("Fig. 10", "the RTT cache's saving while pages load (≈ 10 %)", seed.WEB_CACHE_OVERALL,
+                        seed.WEB_CACHE_OVERALL),
+    "cache_k3": ("Fig. 10", "at 3 busy connections (13 %)", seed.WEB_CACHE_BY_K[3], seed.WEB_CACHE_BY_K[3]),
+    "cache_k4": ("Fig. 10", "at 4 (32 %)", seed.WEB_CACHE_BY_K[4], seed.WEB_CACHE_BY_K[4]),
 }
-"""The paper's side of each component: (what, low, high); a point is a range of one value."""
+"""The paper's side of each component: (figure, what, low, high); a point is a range of one value."""
 
 
 def multiserver_table(single_sites: pd.DataFrame, single_points: pd.DataFrame,
-                      variants: dict[str, tuple[pd.DataFrame, pd.DataFrame]]) -> pd.DataFrame:
-    """web_multiserver_gap.csv: per variant (name → its ``web_sites`` and ``web_points``) and
-    component, the single-server and the variant's numbers against the paper's range."""
-    base = _web_components(single_sites, single_points)
+                      variants: dict[str, tuple], single_conc: pd.DataFrame | None = None) -> pd.DataFrame:
+    """web_multiserver_gap.csv: per variant (name → its ``web_sites``, ``web_points`` and
+    optionally ``web_concurrency``) and component, the single-server and the variant's numbers
+    against the paper's range."""
+    base = _web_components(single_sites, single_points, single_conc)
     rows = []
-    for name, (sites, points) in variants.items():
-        var = _web_components(sites, points)
-        for k, (what, lo, hi) in WEB_PAPER.items():
-            rows.append({"variant": name, "component": k, "paper": what, "paper_lo": lo, "paper_hi": hi,
+    for name, tables in variants.items():
+        var = _web_components(*tables)
+        for k, (fig, what, lo, hi) in WEB_PAPER.items():
+            rows.append({"variant": name, "figure": fig, "component": k, "paper": what, "paper_lo": lo, "paper_hi": hi,
                          "single": base[k], "multi": var[k], "explained": range_explained(lo, hi, base[k], var[k])})
     return pd.DataFrame(rows, columns=list(MULTISERVER_COLUMNS))
 
 
-def multiserver_conclusions(t: pd.DataFrame, sites: pd.DataFrame | None = None) -> list[str]:
-    """One sentence per variant, generated from web_multiserver_gap.csv: how much of the web
-    gap the multi-server pages explain (the least explained component with a gap decides, as
-    :func:`word`), with every component's numbers; ``sites`` (web_sites.csv) adds the per-site
-    savings."""
+def multiserver_conclusions(t: pd.DataFrame, sites: pd.DataFrame | None = None, figure: str | None = None) -> list[str]:
+    """One sentence per variant and figure (Fig. 11 with the page times; Fig. 10, the RTT cache),
+    generated from web_multiserver_gap.csv: how much of the gap the multi-server pages explain
+    (the least explained component with a gap decides, as :func:`word`), with every component's
+    numbers; ``sites`` (web_sites.csv) adds the per-site savings to Fig. 11's; ``figure`` keeps
+    one figure's sentences."""
     out = []
     if t is None or t.empty:
         return out
-    for name, g in t.groupby("variant", sort=False):
+    for (name, fig), g in t.groupby(["variant", "figure"], sort=False):
+        if figure is not None and fig != figure:
+            continue
         w = word(list(g.explained))
         parts = []
         for r in g.itertuples():
@@ -247,7 +265,7 @@ def multiserver_conclusions(t: pd.DataFrame, sites: pd.DataFrame | None = None) 
             fmt = (lambda x: f"{100 * x:+.1f} %") if r.component == "session_slowdown" else (lambda x: f"{100 * x:.0f} %")
             parts.append(f"{r.paper.split(' (')[0]} {fmt(r.single)} → {fmt(r.multi)} (paper {paper}; {_share(r.explained)})")
         per_site = ""
-        if sites is not None and not sites.empty and "model" in sites.columns:
+        if fig == "Fig. 11" and sites is not None and not sites.empty and "model" in sites.columns:
             rows = sites[sites.model.isin(["single-server", name])]
             per_site = "; per site (single → this): " + ", ".join(
                 f"{s} CC {100 * a.cc_saving.iloc[0]:.0f} → {100 * b.cc_saving.iloc[0]:.0f} %, oracle "
@@ -256,5 +274,6 @@ def multiserver_conclusions(t: pd.DataFrame, sites: pd.DataFrame | None = None) 
                 for s, a, b in ((s, rows[(rows.model == "single-server") & (rows.site == s)],
                                  rows[(rows.model == name) & (rows.site == s)]) for s in sorted(set(rows.site)))
                 if len(a) and len(b))
-        out.append(f"{name}: the multi-server page model {w} the web gap: " + "; ".join(parts) + per_site)
+        what = "Fig. 11 and the page times" if fig == "Fig. 11" else "the RTT cache's gap (Fig. 10)"
+        out.append(f"{name}: the multi-server page model {w} {what}: " + "; ".join(parts) + per_site)
     return out

@@ -89,8 +89,8 @@ def _web_multiserver(cfg: Config, ctx: Context, single_runs: pd.DataFrame, singl
             runs.append(df.assign(variant=name, path_loss=loss,
                                   cache_saving_downloads=float(dl.cache_saving.iloc[0]) if len(dl) else float("nan")))
             sites.append(s)
-            variants[name] = (s, pts)
-    gap = hypotheses.multiserver_table(sites[0], single_points, variants)
+            variants[name] = (s, pts, conc)
+    gap = hypotheses.multiserver_table(sites[0], single_points, variants, web.web_concurrency(single_runs))
     return {"web_sites": pd.concat(sites, ignore_index=True), "web_multiserver_gap": gap,
             "web_multiserver_runs": pd.concat(runs, ignore_index=True) if runs else pd.DataFrame()}
 

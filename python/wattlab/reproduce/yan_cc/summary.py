@@ -435,8 +435,10 @@ def limits() -> list[str]:
         "the same gamma jitter model; no cross traffic, no loss, no window or route changes within a download.",
         "- **The paper's web sites** (Figs. 9–11): 100 pages of the Alexa top 20 sites and their sub-sites on the real "
         "Internet, peak and off-peak; here a synthetic session over 3 sites with fixed RTTs (`kind = \"web\"`), every "
-        "object of a page from the page's site, no peak-hour jitter, and think times much shorter than the paper's "
-        "(its parameters are illegible); per-site results (Fig. 11's best and worst five) have no counterpart.",
+        "object of a page from the page's site (the full run repeats it on multi-server pages: a pool of third-party "
+        "servers with their own RTTs, Issue 32 gap 3 above), no peak-hour jitter, no DNS look-ups, and think times much "
+        "shorter than the paper's (its parameters are illegible); Fig. 11 per site covers the 3 synthetic sites "
+        "(web_sites.csv), not the paper's best and worst five of 40 real ones.",
         "- **PSM's beacon reception in think time**: `ideal-psm` wakes only when something is held, for free.",
         "- **The paper's ns-2 fairness set-up** (Figs. 6–8): a FIFO drop-tail dumbbell of our choosing, no WFQ.",
     ]
