@@ -434,11 +434,16 @@ def _spread(r: dict, key: str) -> str:
     return f"{m:.3f} ±{half:.1f}%"
 
 
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
 def _pair(value, fmt: str, gap, gap_unit: str, unit: str = "") -> str:
-    """``8.500 +3.5%``: a simulated value and its gap; ``-`` for what is missing."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    """``8.500 +3.5%``: a simulated value and its gap (``?`` without a live value); ``-``
+    without the simulated value."""
+    if _missing(value):
         return "-"
-    return f"{value:{fmt}}{unit} " + _f(gap, "+.1f", "?") + ("" if gap is None else gap_unit)
+    return f"{value:{fmt}}{unit} " + ("?" if _missing(gap) else f"{gap:+.1f}{gap_unit}")
 
 
 def text_tables(spec: GridSpec, table: pd.DataFrame) -> str:
@@ -460,9 +465,9 @@ def text_tables(spec: GridSpec, table: pd.DataFrame) -> str:
         head = f"{'shape':<15} {'live J on/cc':<13} {'live':>7}" + "".join(f" {p[:8]:>13}" for p in prof) + f" {'verdict':>10}"
         lines += [head, "-" * len(head)]
         for r in table.to_dict("records"):
-            e = f"{_f(r.get('live_always-on_energy_j'), '.2f')}/{_f(r.get('live_cc_energy_j'), '.2f')}"
+            e = f"{_f(r.get('live_always-on_energy_j'), '.2f')}/{_f(r.get('live_cc_energy_j'), '.2f')}".replace("-/-", "-")
             cells = "".join(f" {_pair(r.get(f'{p}_saving_pct'), '.1f', r.get(f'{p}_saving_gap_pp'), 'pp', '%'):>13}" for p in prof)
-            lines.append(f"{shape_label(r):<15} {e:<13} {_f(r.get('live_saving_pct'), '.1f') + '%':>7}{cells} {r.get(prof[0] + '_verdict', ''):>10}")
+            lines.append(f"{shape_label(r):<15} {e:<13} {_f(r.get('live_saving_pct'), '.1f') + ('' if _missing(r.get('live_saving_pct')) else '%'):>7}{cells} {r.get(prof[0] + '_verdict', ''):>10}")
     return "\n".join(lines)
 
 
