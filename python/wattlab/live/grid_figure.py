@@ -85,8 +85,9 @@ def figure(spec, table: pd.DataFrame, path: Path) -> None:
         ax.set_xlabel("live saving of the cc agent vs always-on (%)")
         ax.set_ylabel("simulated saving vs always-on (%)")
         ax.set_title("Agent's energy saving")
-        ax.legend(fontsize=7, loc="upper left")
-    axes[0].legend(fontsize=7, loc="upper left")
+    for ax in axes:
+        if ax.get_legend_handles_labels()[0]:  # an empty panel (no live saving yet) has none
+            ax.legend(fontsize=7, loc="upper left")
     fig.suptitle(f"Simulator vs live Linux TCP, {spec.size} downloads; error bars: min–max over runs (x, live) and seeds (y, sim)",
                  fontsize=10)
     fig.tight_layout()
