@@ -165,7 +165,9 @@ def simulate(spec: GridSpec, shape: Shape, mode: str, profile: str, seed: int) -
     flow = sim.summary["flows"][0]
     radios = sim.radios
     meter = radios[radios.policy == ("cc" if mode == "cc" else "always-on")].iloc[0]
+    agent = sim.agents.iloc[0].to_dict() if mode == "cc" and len(sim.agents) else None
     return {
+        **agent_fields(agent),
         "side": "sim", "profile": profile, "mode": mode, "run": seed, "seed": seed,
         "completed": bool(flow.get("completed", flow.get("completion_time_s") is not None)),
         "time_s": flow["completion_time_s"], "energy_j": float(meter.energy_j),
@@ -188,6 +190,7 @@ def run_live(spec: GridSpec, shape: Shape, mode: str, run: int, out: Path, step:
     load1 = os.getloadavg()
     settings = json.loads((out / "tcp_settings.json").read_text()) if (out / "tcp_settings.json").exists() else None
     return {
+        **agent_fields((res.agent or {}).get("agent")),
         "side": "live", "profile": "live", "mode": mode, "run": run, "seed": run, "completed": True,
         "verified": bool(res.verified), "time_s": res.transfer_time_s, "energy_j": res.energy_j,
         "retransmitted": int(res.server["retransmitted_segments"]), "srtt_ms": res.server.get("srtt_ms"),
@@ -196,6 +199,15 @@ def run_live(spec: GridSpec, shape: Shape, mode: str, run: int, out: Path, step:
         "overrides": ov, "dir": str(out), "linux_cc": res.plan.get("linux_cc"), "tcp_settings": settings,
         "wattlab_version": _core()[0], "wattlab_commit": _core()[1],
     }
+
+
+def agent_fields(agent: dict | None) -> dict:
+    """The cc agent's counters a record keeps (None without the agent): whether it reverted
+    the connection to plain TCP, how often and how long it slept, bursts, probes."""
+    if not agent:
+        return {}
+    return {"agent_reverted": int(agent["reverted"]), "agent_sleeps": int(agent["sleeps"]),
+            "agent_sleep_s": agent["sleep_ns"] / 1e9, "agent_bursts": int(agent["bursts"]), "agent_probes": int(agent["probes"])}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -345,6 +357,11 @@ def load_runs(out: Path, jobs: list[tuple]) -> pd.DataFrame:
     for kind, shape, mode, profile, i, key in jobs:
         rec = _read_record(Path(out) / RECORDS / f"{key}.json")
         if rec is not None:
+            if rec["side"] == "live" and rec["mode"] == "cc" and rec.get("verified") and "agent_reverted" not in rec:
+                try:  # a record of a version that did not keep the agent's counters: its agent.json
+                    rec.update(agent_fields(json.loads((Path(rec["dir"]) / "agent.json").read_text())["agent"]))
+                except (OSError, ValueError, KeyError):
+                    pass
             rec = {k: v for k, v in rec.items() if k not in ("tcp_settings", "overrides")}
             rows.append(rec)
     return pd.DataFrame(rows)
@@ -386,6 +403,8 @@ def summarize(spec: GridSpec, runs: pd.DataFrame) -> pd.DataFrame:
                 r[f"live_{mode}_late_max_ms"] = float(ok["host_late_max_ms"].max())
                 r[f"live_{mode}_load1_max"] = float(max(ok["load1_before"].max(), ok["load1_after"].max()))
                 r[f"live_{mode}_retx"] = float(statistics.median(ok["retransmitted"]))
+                if "agent_reverted" in ok and ok["agent_reverted"].notna().any():
+                    r[f"live_{mode}_reverted_runs"] = int((ok["agent_reverted"] > 0).sum())
             for profile in spec.profiles:
                 s = sub[(sub["side"] == "sim") & (sub["mode"] == mode) & (sub["profile"] == profile)] if len(sub) else sub
                 for q in ("time_s", "energy_j"):
@@ -393,6 +412,8 @@ def summarize(spec: GridSpec, runs: pd.DataFrame) -> pd.DataFrame:
                     r[f"{profile}_{mode}_{q}"], r[f"{profile}_{mode}_{q}_min"], r[f"{profile}_{mode}_{q}_max"] = m, lo, hi
                     r[f"{profile}_{mode}_{q}_gap_pct"] = _gap(m, r[f"live_{mode}_{q}"])
                 r[f"{profile}_{mode}_retx"] = float(statistics.median(s["retransmitted"])) if len(s) else None
+                if len(s) and "agent_reverted" in s and s["agent_reverted"].notna().any():
+                    r[f"{profile}_{mode}_reverted_runs"] = int((s["agent_reverted"] > 0).sum())
         if "always-on" in spec.modes and "cc" in spec.modes:
             for side in ("live", *spec.profiles):
                 on, cc = r.get(f"{side}_always-on_energy_j"), r.get(f"{side}_cc_energy_j")
