@@ -86,7 +86,7 @@ def grid_cmd(out, scenario, rates, rtts, losses, runs, modes, profiles, size, ti
     always-on) and its gap in percentage points, and the verdict (pass/fail at loss <=
     --verdict-max-loss, `report` above). Progress on stderr; each run is stored when it ends,
     so the same command continues an interrupted grid. Needs root (unless --sim-only).
-    The full default grid (54 shapes, 324 live runs of 5 MB) takes hours: docs/live.md."""
+    The full default grid (27 shapes, 162 live runs of 5 MB, 324 simulations) took about 70 minutes on a loaded 2-core VM (docs/live.md)."""
     from wattlab.live import grid
     from wattlab.live.netns import LiveError
 
