@@ -85,9 +85,11 @@ def figure(spec, table: pd.DataFrame, path: Path) -> None:
         ax.set_xlabel("live saving of the cc agent vs always-on (%)")
         ax.set_ylabel("simulated saving vs always-on (%)")
         ax.set_title("Agent's energy saving")
-    for ax in axes:
-        if ax.get_legend_handles_labels()[0]:  # an empty panel (no live saving yet) has none
-            ax.legend(fontsize=7, loc="upper left")
+    for i, ax in enumerate(axes):
+        # The energy panel has the time panel's series: one legend for both. Lower right: the
+        # region below the diagonal far from it, where few points fall.
+        if i != 1 and ax.get_legend_handles_labels()[0]:  # an empty panel (no live saving yet) has none
+            ax.legend(fontsize=6.5, loc="lower right", framealpha=0.85)
     fig.suptitle(f"Simulator vs live Linux TCP, {spec.size} downloads; error bars: min–max over runs (x, live) and seeds (y, sim)",
                  fontsize=10)
     fig.tight_layout()
