@@ -170,10 +170,16 @@ def test_linux_profile_reaches_the_live_plan_and_unturnable_switches_are_refused
     p = runner.load_plan(YAN, "cc", ['flow.0.tcp.profile="linux"'])
     # The scenario's written cc = "reno" overrides the profile's cubic; the rest is Linux's.
     assert (p["cc"], p["sack"], p["timestamps"], p["initial_cwnd"]) == ("reno", True, True, 10)
-    assert (p["recv_buffer"], p["window_scale"]) == (3 << 20, 7)
+    assert (p["recv_buffer"], p["window_scale"], p["autotune"]) == (16 << 20, 10, True)
     for key in ("prr", "quick_ack"):
         with pytest.raises(live.LiveError, match=f"tcp.{key}: a live run uses Linux's TCP"):
             runner.load_plan(YAN, "cc", [f"flow.0.tcp.{key}=false"])
+    cubic = ['flow.0.tcp.profile="linux"', 'flow.0.tcp.cc="cubic"']
+    for mode in ("off", "hystart++"):
+        with pytest.raises(live.LiveError, match="tcp.hystart: a live run uses Linux's CUBIC"):
+            runner.load_plan(YAN, "cc", [*cubic, f'flow.0.tcp.hystart="{mode}"'])
+    assert runner.load_plan(YAN, "cc", [*cubic, 'flow.0.tcp.hystart="linux"'])["cc"] == "cubic"
+    assert runner.load_plan(YAN, "cc", [*cubic, "flow.0.tcp.autotune=false"])["autotune"] is False
 
 
 def test_plan_errors_name_the_problem(tmp_path):
