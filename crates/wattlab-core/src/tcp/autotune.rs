@@ -126,7 +126,17 @@ impl Autotune {
 
     /// The connection is established: the first RTT's count of reads starts (Linux's
     /// `tcp_init_buffer_space` stamps `rcvq_space`).
-    pub fn on_established(&mut self, now: Time, read: u64) {
+    /// `advmss` is the MSS less the timestamp option when both ends use it (Linux takes 12 B
+    /// off `advmss` then): the clamp's one-segment reserve and the first `space` use it.
+    pub fn on_established(&mut self, now: Time, read: u64, advmss: u32) {
+        let advmss = advmss.max(1);
+        if advmss != self.advmss {
+            let rcv_wnd = Self::initial_window_for(self.advmss);
+            self.advmss = advmss;
+            self.clamp = win_from_space(TCP_RMEM_DEFAULT).saturating_sub(advmss as u64).max(2 * advmss as u64);
+            self.rcv_ssthresh = self.rcv_ssthresh.min(self.clamp).max(rcv_wnd.min(self.clamp));
+            self.space = self.rcv_ssthresh.min(rcv_wnd).min(10 * advmss as u64);
+        }
         self.space_time = Some(now);
         self.space_seq = read;
     }
@@ -170,7 +180,7 @@ impl Autotune {
     /// rcv_nxt out-of-order data reaches. Once per RTT, grows the clamp (`tcp_rcv_space_adjust`).
     pub fn on_read(&mut self, now: Time, read: u64, ooo_span: u64) {
         let Some(start) = self.space_time else {
-            return self.on_established(now, read);
+            return self.on_established(now, read, self.advmss);
         };
         let Some(rtt) = self.rtt else { return };
         if now.saturating_since(start) < rtt {
@@ -205,7 +215,7 @@ mod tests {
         let rtt = Duration::from_millis(60);
         let mut a = Autotune::new(1460, ceiling);
         let mut now = Time::from_secs_f64(1.0);
-        a.on_established(now - rtt, 0);
+        a.on_established(now - rtt, 0, 1460);
         let (mut rcv_nxt, mut read) = (0u64, 0u64);
         let mut cwnd = cwnd0 * mss;
         let mut out = Vec::new();
@@ -249,6 +259,30 @@ mod tests {
     }
 
     #[test]
+    fn clamp_follows_the_6_18_kernel_trace() {
+        // tcp_rcvbuf_grow events of a live client (6.18.44, 61 ms RTT, timestamps: advmss
+        // 1448): space 14480, then copied 15928, 30408, 55400 per RTT; window_clamp 82944
+        // (its veth scaling ratio 0.63), 171389, 292929. The model's ratio 1/2 changes only
+        // the first clamp (65536 − 1448); the growth rule gives the kernel's numbers to
+        // within its rounding.
+        let mut a = Autotune::new(1460, 1 << 30);
+        let t0 = Time::from_secs_f64(1.0);
+        let rtt = Duration::from_millis(61);
+        a.on_established(t0, 0, 1448);
+        a.on_data(t0 + rtt, 1448, Some(rtt), 1448, 64_000);
+        let (mut read, mut t, mut clamps) = (0, t0, Vec::new());
+        for copied in [15_928u64, 30_408, 55_400] {
+            t += rtt;
+            read += copied;
+            a.on_read(t, read, 0);
+            clamps.push(a.clamp());
+        }
+        assert_eq!(clamps[0], 65_536 - 1448, "2·15928 + growth stays under the first clamp");
+        assert!(clamps[1].abs_diff(171_389) <= 4, "{clamps:?}");
+        assert!(clamps[2].abs_diff(292_929) <= 8, "{clamps:?}");
+    }
+
+    #[test]
     fn capped_at_tcp_rmem_max_window() {
         let w = slow_start_windows(20, 1 << 30, 10);
         assert_eq!(*w.last().unwrap(), win_from_space(TCP_RMEM_MAX));
@@ -259,7 +293,7 @@ mod tests {
         let mut a = Autotune::new(1460, 1 << 30);
         let rtt = Duration::from_millis(50);
         let mut now = Time::from_secs_f64(1.0);
-        a.on_established(now, 0);
+        a.on_established(now, 0, 1460);
         let mut rcv_nxt = 0;
         for _ in 0..200 {
             rcv_nxt += 1448;

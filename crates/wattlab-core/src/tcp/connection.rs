@@ -580,7 +580,7 @@ impl TcpConnection {
         self.state = if self.fin_queued { TcpState::FinWait1 } else { TcpState::Established };
         self.events |= EV_CONNECTED;
         if let Some(a) = &mut self.autotune {
-            a.on_established(now, self.stats.bytes_read);
+            a.on_established(now, self.stats.bytes_read, self.eff_mss);
         }
     }
 
