@@ -77,9 +77,18 @@ def test_unknown_tcp_profile_names_field_line_and_known_ones():
     e = _error_for(text)
     assert "flow[0].tcp.profile" in str(e) and "unknown TCP profile `bsd` (known: textbook, linux)" in e.message
     assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"bsd"' in l)
-    # The linux profile's 3 MiB window cannot be advertised with a written shift of 2.
+    # The linux profile's 16 MiB window cannot be advertised with a written shift of 2.
     e = _error_for(BASE + 'tcp = { profile = "linux", window_scale = 2 }\n')
-    assert "flow[0].tcp.window_scale" in str(e) and "at least 6" in e.message
+    assert "flow[0].tcp.window_scale" in str(e) and "at least 9" in e.message
+
+
+def test_hystart_errors_name_field_and_line():
+    text = BASE + 'tcp = { cc = "cubic", hystart = "fast" }\n'
+    e = _error_for(text)
+    assert "flow[0].tcp.hystart" in str(e) and "unknown hystart `fast` (known: off, linux, hystart++)" in e.message
+    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"fast"' in l)
+    e = _error_for(BASE + 'tcp = { hystart = "linux" }\n')
+    assert "flow[0].tcp.hystart" in str(e) and 'set tcp.cc = "cubic"' in e.message
 
 
 def test_override_errors_name_the_override():

@@ -1,5 +1,6 @@
 //! Per-connection TCP parameters.
 
+use super::cc::HyStartMode;
 use crate::time::Duration;
 
 /// Congestion-control algorithm of a connection (see [`super::cc`] for the extension points).
@@ -105,6 +106,10 @@ pub struct TcpConfig {
     pub mss: u16,
     /// Receive buffer in bytes: the largest window we ever advertise.
     pub recv_buffer: u32,
+    /// Linux's receive-window autotuning (`tcp_moderate_rcvbuf`, see [`super::autotune`]): the
+    /// window starts near 64 KB and grows with what the application reads per RTT, up to
+    /// `recv_buffer`. Off by default: the full `recv_buffer` from the start.
+    pub autotune: bool,
     /// Our window-scale shift (RFC 7323 §2); `None` = do not offer window scaling.
     pub window_scale: Option<u8>,
     /// Offer RFC 7323 timestamps (used if both SYNs carry them); TS clock = 1 ms ticks of `now`.
@@ -149,6 +154,9 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// Congestion-control algorithm.
     pub congestion_control: CongestionControlKind,
+    /// CUBIC's slow-start exit: off (slow start until loss), Linux's HyStart or RFC 9406's
+    /// HyStart++ (see [`super::cc::hystart`]); ignored by the other algorithms.
+    pub hystart: HyStartMode,
     /// Nagle's algorithm (RFC 896); off by default since we model bulk transfers.
     pub nagle: bool,
     /// TIME_WAIT length: 400 ms (2 × default min_rto) instead of 2·MSL so simulations end promptly.
@@ -160,6 +168,7 @@ impl Default for TcpConfig {
         TcpConfig {
             mss: 1460,
             recv_buffer: 65535,
+            autotune: false,
             window_scale: None,
             timestamps: true,
             sack: false,
@@ -175,6 +184,7 @@ impl Default for TcpConfig {
             max_rto: Duration::from_secs(60),
             dupack_threshold: 3,
             congestion_control: CongestionControlKind::NewReno,
+            hystart: HyStartMode::Off,
             nagle: false,
             time_wait: Duration::from_millis(400),
         }

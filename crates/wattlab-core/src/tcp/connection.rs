@@ -9,6 +9,7 @@
 
 mod sack;
 
+use super::autotune::Autotune;
 use super::cc::{AckInfo, CongestionControl, RecoveryStyle};
 use super::config::TcpConfig;
 use super::prr::Prr;
@@ -129,6 +130,8 @@ pub struct TcpConnection {
     /// When in-order data last arrived (`cfg.quick_ack`: a longer silence than the RTO
     /// starts a new run).
     last_data_rx: Option<Time>,
+    /// Receive-window autotuning (`cfg.autotune`), allocated once per connection.
+    autotune: Option<Box<Autotune>>,
 
     // --- timers ---
     rto_at: Option<Time>,
@@ -144,11 +147,13 @@ pub struct TcpConnection {
 impl TcpConnection {
     fn new(cfg: TcpConfig, state: TcpState, local: Endpoint, remote: Endpoint, isn: u32) -> Self {
         let mss = cfg.mss.max(1) as u32;
+        let autotune = cfg.autotune.then(|| Box::new(Autotune::new(mss, cfg.recv_buffer as u64)));
         TcpConnection {
             rtt: RttEstimator::with_tick(cfg.timer_tick, cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             cc: {
                 let mut cc = CongestionControl::new(cfg.congestion_control, mss, cfg.initial_cwnd);
                 cc.set_abc_limit(cfg.ack_every);
+                cc.set_hystart(cfg.hystart);
                 cc
             },
             sb: Scoreboard::new(mss, cfg.dupack_threshold),
@@ -198,6 +203,7 @@ impl TcpConnection {
             window_update_pending: false,
             quickacks: 0,
             last_data_rx: None,
+            autotune,
             rto_at: None,
             persist_at: None,
             delack_at: None,
@@ -573,6 +579,9 @@ impl TcpConnection {
         self.rto_at = None;
         self.state = if self.fin_queued { TcpState::FinWait1 } else { TcpState::Established };
         self.events |= EV_CONNECTED;
+        if let Some(a) = &mut self.autotune {
+            a.on_established(now, self.stats.bytes_read, self.eff_mss);
+        }
     }
 
     fn on_synchronized(&mut self, now: Time, h: &TcpHeader, payload_len: u32) {
@@ -649,7 +658,26 @@ impl TcpConnection {
             return;
         }
 
+        let rcv_nxt = self.rcv_nxt;
         self.process_data(now, seq_pos, payload_len, fin);
+        if self.autotune.is_some() && self.rcv_nxt > rcv_nxt {
+            self.autotune_on_data(now, h, payload_len);
+        }
+    }
+
+    /// Autotuning after in-order data: receiver RTT, rcv_ssthresh growth, and the per-RTT
+    /// measurement of what the application read (see [`super::autotune`]).
+    #[cold]
+    fn autotune_on_data(&mut self, now: Time, h: &TcpHeader, payload_len: u32) {
+        let echo = if self.ts_ok { h.options.timestamps.map(|ts| ts_clock(now).wrapping_sub(ts.tsecr)) } else { None };
+        let echo = echo.filter(|&e| e <= i32::MAX as u32).map(|e| Duration::from_millis(e.max(1) as u64));
+        let ooo = self.ooo.ranges().last().map_or(0, |r| r.1.saturating_sub(self.rcv_nxt));
+        let wnd = self.rcv_adv.saturating_sub(self.rcv_nxt);
+        let read = self.stats.bytes_read;
+        if let Some(a) = &mut self.autotune {
+            a.on_data(now, payload_len, echo, self.rcv_nxt, wnd);
+            a.on_read(now, read, ooo);
+        }
     }
 
     /// ACK field processing (RFC 793 §3.9 fifth check, RFC 5681, RFC 6582, RFC 6298).
@@ -1093,7 +1121,7 @@ impl TcpConnection {
         }
         let old_max = self.snd_max;
         let retransmission = pos < old_max;
-        self.cc.on_segment_sent(now, pos, end, retransmission); // Vegas: send times (§3.1)
+        self.cc.on_segment_sent(now, pos, end, retransmission); // Vegas (§3.1), HyStart: send times
         if advance {
             self.snd_nxt = self.snd_nxt.max(end);
         }
@@ -1192,8 +1220,12 @@ impl TcpConnection {
         let window = if !has_ack && !syn {
             0
         } else if syn {
-            // Never scaled on SYN (RFC 7323 §2.2).
-            let w = self.window_value().min(65535) as u32;
+            // Never scaled on SYN (RFC 7323 §2.2); autotuning offers Linux's initial window.
+            let w = match &self.autotune {
+                Some(_) => Autotune::initial_window_for(self.cfg.mss as u32).min(self.cfg.recv_buffer as u64),
+                None => self.window_value(),
+            };
+            let w = w.min(65535) as u32;
             if synack {
                 self.rcv_adv = self.rcv_adv.max(self.rcv_nxt + w as u64);
             } else {
@@ -1232,7 +1264,11 @@ impl TcpConnection {
     /// Window to advertise in bytes: receiver SWS avoidance (RFC 1122 4.2.3.3) moves the right
     /// edge only by at least min(buffer/2, MSS), and it never moves left (RFC 7323 §2.4).
     fn window_value(&self) -> u64 {
-        let max = (self.cfg.recv_buffer as u64).min(65535u64 << self.rcv_shift);
+        let limit = match &self.autotune {
+            Some(a) => a.window_limit(),
+            None => self.cfg.recv_buffer as u64,
+        };
+        let max = limit.min(65535u64 << self.rcv_shift);
         let free = max.saturating_sub(self.unread);
         let cur = self.rcv_adv.saturating_sub(self.rcv_nxt);
         let threshold = (self.cfg.recv_buffer as u64 / 2).min(self.eff_mss as u64).max(1);

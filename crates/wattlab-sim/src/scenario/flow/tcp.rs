@@ -29,6 +29,14 @@ pub struct TcpSettings {
     /// than the RTO (default off; on in `linux`).
     #[serde(default)]
     pub quick_ack: Option<bool>,
+    /// CUBIC's slow-start exit: `off` (default; slow start until loss), `linux` (Linux's
+    /// HyStart: ACK train and delay increase; on in `linux`) or `hystart++` (RFC 9406).
+    #[serde(default)]
+    pub hystart: Option<String>,
+    /// Linux's receive-window autotuning: the window starts near 64 KB and grows with the
+    /// reads per RTT up to `recv_buffer` (default off; on in `linux`).
+    #[serde(default)]
+    pub autotune: Option<bool>,
     /// Congestion control, case-insensitive: tahoe, reno, newreno (default), sack (Reno with
     /// SACK, ns-2's Sack1), vegas, westwood (alias westwood+) or cubic.
     #[serde(default)]
