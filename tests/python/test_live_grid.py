@@ -96,6 +96,16 @@ def test_verdict_reaches_each_value(case, want):
         assert t.loc[0, "linux_saving_gap_pp"] == pytest.approx(0.0)
 
 
+def test_a_live_record_is_keyed_by_the_plan_the_hosts_get():
+    """A build that changes what the live hosts do (here the client's receive buffer) must not
+    reuse live records made with the old plan; the scenario's own name does not matter."""
+    spec, shape = grid.GridSpec(), grid.Shape(20, 20, 0)
+    plan = {"scenario": "a", "recv_buffer": 3145728, "cc": "cubic"}
+    same = grid.live_key(spec, shape, "cc", 1, "h", "k", dict(plan, scenario="b"))
+    assert grid.live_key(spec, shape, "cc", 1, "h", "k", plan) == same
+    assert grid.live_key(spec, shape, "cc", 1, "h", "k", dict(plan, recv_buffer=None)) != same
+
+
 def test_tables_fit_80_columns():
     spec = grid.GridSpec(rates_mbps=(20,), rtts_ms=(20,), losses_pct=(0.0,), runs=1, profiles=("linux", "textbook"))
     t = grid.summarize(spec, _runs_frame(live_on=12.345, live_cc=123.456, sim_on=12.0, sim_cc=100.0))

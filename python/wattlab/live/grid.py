@@ -138,10 +138,15 @@ def _core() -> tuple[str, str]:
     return _core.__version__, _core.__commit__
 
 
-def live_key(spec: GridSpec, shape: Shape, mode: str, run: int, scenario_hash: str, kernel: str) -> str:
-    """A live run's record key: what ran, not which wattlab build (see the module docs)."""
+def live_key(spec: GridSpec, shape: Shape, mode: str, run: int, scenario_hash: str, kernel: str,
+             plan: dict | None = None) -> str:
+    """A live run's record key: what ran, not which wattlab build (see the module docs). What
+    ran includes the live plan (``wattlab-live plan``: the TCP settings and socket options the
+    hosts are given), so a build that changes what a live host does (e.g. autotuning leaving
+    ``SO_RCVBUF`` unset) runs the live side again instead of reusing records it no longer makes."""
+    what = {k: v for k, v in (plan or {}).items() if k != "scenario"}
     return "live-" + shape.key + f"-{mode}-{run}-" + _hash(
-        [scenario_hash, spec.size, list(spec.sysctls), spec.time_limit, kernel, LIVE_PROFILE])
+        [scenario_hash, spec.size, list(spec.sysctls), spec.time_limit, kernel, LIVE_PROFILE, what])
 
 
 def sim_key(spec: GridSpec, shape: Shape, mode: str, profile: str, seed: int, scenario_hash: str) -> str:
@@ -247,9 +252,12 @@ def plan_jobs(spec: GridSpec, scenario_hash: str, kernel: str) -> list[tuple]:
                 for seed in range(1, spec.runs + 1):
                     jobs.append(("sim", shape, mode, profile, seed, sim_key(spec, shape, mode, profile, seed, scenario_hash)))
         if spec.live:
+            from wattlab.live.runner import load_plan
+
             for run in range(1, spec.runs + 1):
                 for mode in spec.modes:
-                    jobs.append(("live", shape, mode, None, run, live_key(spec, shape, mode, run, scenario_hash, kernel)))
+                    plan = load_plan(spec.scenario, mode, shape.overrides(spec.size, run))
+                    jobs.append(("live", shape, mode, None, run, live_key(spec, shape, mode, run, scenario_hash, kernel, plan)))
     return jobs
 
 
