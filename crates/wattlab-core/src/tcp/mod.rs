@@ -10,7 +10,7 @@
 //! [`rtt`] (RFC 6298 estimator), [`coarse_rtt`] (BSD/ns-2 tick-granular RTO, `timer_tick`), [`cc`] (congestion-window arithmetic, extensible enum),
 //! [`recovery`] (duplicate ACKs, fast retransmit, NewReno `recover`), [`scoreboard`] (RFC 6675
 //! SACK scoreboard: IsLost, pipe, NextSeg), [`prr`] (RFC 6937 Proportional Rate Reduction,
-//! option `prr`), [`reassembly`] (out-of-order intervals, SACK block
+//! option `prr`), [`rack`] (RFC 8985 RACK-TLP, options `rack` and `tlp`), [`reassembly`] (out-of-order intervals, SACK block
 //! order), [`state`] (states, events, counters), [`connection`].
 //!
 //! Congestion control ([`CongestionControlKind`], one module per algorithm under [`cc`]):
@@ -53,6 +53,7 @@ pub mod config;
 pub mod connection;
 pub mod profile;
 pub mod prr;
+pub mod rack;
 pub mod reassembly;
 pub mod recovery;
 pub mod rtt;

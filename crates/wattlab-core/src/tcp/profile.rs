@@ -19,8 +19,7 @@ pub enum TcpProfile {
 }
 
 /// Linux default behaviours the model does not have yet, as (mechanism, its Linux switch).
-pub const LINUX_NOT_MODELLED: [(&str, &str); 10] = [
-    ("RACK-TLP loss detection (RFC 8985)", "net.ipv4.tcp_recovery = 1"),
+pub const LINUX_NOT_MODELLED: [(&str, &str); 9] = [
     ("HyStart slow-start exit for CUBIC", "tcp_cubic hystart = 1, hystart_detect = 3"),
     ("receive-window autotuning (tcp_rcv_space_adjust)", "net.ipv4.tcp_moderate_rcvbuf = 1"),
     ("interactive (pingpong) mode, which suspends quick-ACK", "inet_csk_enter_pingpong_mode"),
@@ -76,6 +75,10 @@ fn linux() -> TcpConfig {
         mss: 1460,                      // 1500-byte MTU; segments carry 1448 B with timestamps
         sack: true,                     // net.ipv4.tcp_sack = 1
         prr: true,                      // tcp_cwnd_reduction(): PRR-SSRB, always on since 3.2
+        // net.ipv4.tcp_recovery = 1: RACK on since 4.4, the only SACK loss detection since 4.18
+        // (tcp_time_to_recover: lost_out, no dupthresh count; reo_wnd 0 at sacked_out >= 3)
+        rack: true,
+        tlp: true,                      // net.ipv4.tcp_early_retrans = 3: TLP, default since 3.10
         timestamps: true,               // net.ipv4.tcp_timestamps = 1
         // Autotuning (not modelled) keeps the window ahead of the sender; its ceiling stands in:
         // tcp_rmem[2] = 6 MiB, half of it advertised (tcp_adv_win_scale = 1) = 3 MiB; Linux
@@ -116,6 +119,8 @@ mod tests {
     fn linux_profile_sets_each_documented_default() {
         let c = TcpProfile::Linux.config();
         assert!(c.sack && c.prr && c.quick_ack && c.timestamps && c.delayed_ack && !c.nagle);
+        assert!(c.rack && c.tlp);
+        assert!(!LINUX_NOT_MODELLED.iter().any(|(m, _)| m.contains("RACK")));
         assert_eq!(c.congestion_control, CongestionControlKind::Cubic);
         assert_eq!((c.initial_cwnd, c.dupack_threshold, c.ack_every), (10, 3, 2));
         assert_eq!((c.min_rto, c.initial_rto, c.max_rto), (Duration::from_millis(200), Duration::from_secs(1), Duration::from_secs(120)));
