@@ -130,3 +130,14 @@ def test_a_key_of_another_kind_is_refused_by_the_flows_kind():
     # A key no kind has lists this kind's keys only, not every kind's.
     e = _error_for(BASE.replace('bytes = "1MB"', 'bytes = "1MB"\nbites = 3'))
     assert e.message.startswith("unknown field `bites` (kind = \"bulk-download\" takes:") and "servers" not in e.message
+
+
+def test_rack_or_tlp_without_sack_names_field_and_line():
+    for key in ("rack", "tlp"):
+        text = BASE + f"tcp = {{ {key} = true }}\n"
+        e = _error_for(text)
+        assert f"flow[0].tcp.{key}" in str(e) and "needs SACK" in e.message
+        assert e.line == len(text.splitlines())
+    # With SACK (or the linux profile, which has it) both are accepted.
+    wattlab.validate(text=BASE + "tcp = { sack = true, rack = true, tlp = true }\n")
+    wattlab.validate(text=BASE + 'tcp = { profile = "linux", rack = false, tlp = false }\n')

@@ -171,7 +171,7 @@ def test_linux_profile_reaches_the_live_plan_and_unturnable_switches_are_refused
     # The scenario's written cc = "reno" overrides the profile's cubic; the rest is Linux's.
     assert (p["cc"], p["sack"], p["timestamps"], p["initial_cwnd"]) == ("reno", True, True, 10)
     assert (p["recv_buffer"], p["window_scale"], p["autotune"]) == (16 << 20, 10, True)
-    for key in ("prr", "quick_ack"):
+    for key in ("prr", "quick_ack", "rack", "tlp"):
         with pytest.raises(live.LiveError, match=f"tcp.{key}: a live run uses Linux's TCP"):
             runner.load_plan(YAN, "cc", [f"flow.0.tcp.{key}=false"])
     cubic = ['flow.0.tcp.profile="linux"', 'flow.0.tcp.cc="cubic"']

@@ -187,6 +187,14 @@ impl Simulation {
         if written.quick_ack == Some(false) {
             return Err(format!("flow `{}`.tcp.quick_ack: a live run uses Linux's TCP, whose receiver always starts in quick-ACK mode; remove quick_ack = false", name.as_deref().unwrap_or("flow0")));
         }
+        for (key, off, what) in [
+            ("rack", written.rack == Some(false), "marks losses with RACK (net.ipv4.tcp_recovery = 1)"),
+            ("tlp", written.tlp == Some(false), "sends tail loss probes (net.ipv4.tcp_early_retrans = 3)"),
+        ] {
+            if off {
+                return Err(format!("flow `{}`.tcp.{key}: a live run uses Linux's TCP, which {what}, and the testbed does not change that sysctl; remove {key} = false", name.as_deref().unwrap_or("flow0")));
+            }
+        }
         if written.prr == Some(false) {
             return Err(format!("flow `{}`.tcp.prr: a live run uses Linux's TCP, which always reduces its window by PRR (RFC 6937) in recovery; remove prr = false", name.as_deref().unwrap_or("flow0")));
         }

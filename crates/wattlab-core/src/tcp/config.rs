@@ -126,6 +126,15 @@ pub struct TcpConfig {
     /// `tcp_incr_quickack`), so the sender's slow start is not slowed by delayed ACKs. Off by
     /// default (RFC 1122's receiver delays from the first segment).
     pub quick_ack: bool,
+    /// RACK loss detection (RFC 8985 §6): a segment is deemed lost once a segment sent after
+    /// it is delivered and its RTT plus a reordering window has passed, instead of after
+    /// DupThresh duplicate ACKs; lost retransmissions are detected the same way. Linux's
+    /// default (`net.ipv4.tcp_recovery = 1`). Off by default; needs SACK (see [`super::rack`]).
+    pub rack: bool,
+    /// Tail Loss Probe (RFC 8985 §7): 2·SRTT after the last transmission or ACK, send one new
+    /// segment (or resend the last) so a tail loss is repaired by SACK recovery rather than an
+    /// RTO. Linux's default (`net.ipv4.tcp_early_retrans = 3`). Off by default; needs SACK.
+    pub tlp: bool,
     /// Delay ACKs: ACK every second segment or when `delayed_ack_timeout` expires (RFC 1122 4.2.3.2).
     pub delayed_ack: bool,
     /// Delayed-ACK timer: 40 ms, Linux's minimum (RFC 1122 allows up to 500 ms).
@@ -174,6 +183,8 @@ impl Default for TcpConfig {
             sack: false,
             prr: false,
             quick_ack: false,
+            rack: false,
+            tlp: false,
             delayed_ack: true,
             delayed_ack_timeout: Duration::from_millis(40),
             ack_every: 2,

@@ -7,12 +7,14 @@
 //! SACK (RFC 2018 blocks, RFC 6675 recovery) lives in the child module `sack`; this file only
 //! calls it at places marked `SACK:`.
 
+mod rack;
 mod sack;
 
 use super::autotune::Autotune;
 use super::cc::{AckInfo, CongestionControl, RecoveryStyle};
 use super::config::TcpConfig;
 use super::prr::Prr;
+use super::rack::Rack;
 use super::reassembly::Reassembly;
 use super::recovery::{DupAckAction, LossRecovery, NewAckAction};
 use super::rtt::RttEstimator;
@@ -102,6 +104,14 @@ pub struct TcpConnection {
     sb: Scoreboard,
     /// RFC 6937 state of the current SACK recovery (used only with `cfg.prr`).
     prr: Prr,
+    /// RFC 8985 RACK-TLP state (used only with `cfg.rack` / `cfg.tlp` and SACK).
+    rack: Rack,
+    /// RACK runs (`cfg.rack` and SACK recovery), TLP runs, either (the sent queue is kept).
+    rack_on: bool,
+    tlp_on: bool,
+    rack_track: bool,
+    /// The PTO fired with new data to send: the next segment is a new-data probe.
+    tlp_new_pending: bool,
 
     // --- receive side (unwrapped positions in the peer's sequence space) ---
     rx: SeqSpace,
@@ -188,6 +198,11 @@ impl TcpConnection {
             rtt_timing: None,
             recovery: LossRecovery::default(),
             prr: Prr::default(),
+            rack: Rack::default(),
+            rack_on: false,
+            tlp_on: false,
+            rack_track: false,
+            tlp_new_pending: false,
             rx: SeqSpace::new(0),
             rcv_nxt: 0,
             rcv_adv: 0,
@@ -384,9 +399,13 @@ impl TcpConnection {
 
     // ------------------------------------------------------------------ timers
 
-    /// Earliest armed timer (RTO, persist, delayed ACK, TIME_WAIT).
+    /// Earliest armed timer (RTO, persist, delayed ACK, TIME_WAIT; RACK's reordering timer and PTO).
     pub fn poll_timeout(&self) -> Option<Time> {
-        [self.rto_at, self.persist_at, self.delack_at, self.time_wait_at].into_iter().flatten().min()
+        let t = [self.rto_at, self.persist_at, self.delack_at, self.time_wait_at].into_iter().flatten().min();
+        if !self.rack_track {
+            return t;
+        }
+        [t, self.rack.next_timer()].into_iter().flatten().min() // RACK: reordering timer, PTO
     }
 
     /// Handle every timer that expired at or before `now`.
@@ -396,6 +415,11 @@ impl TcpConnection {
             if self.ack_pending_segs > 0 {
                 self.ack_now = true;
             }
+        }
+        if self.rack_track {
+            // RACK: reordering timer and PTO; a PTO due with the RTO wins (it is never armed
+            // later than the RTO, and Linux runs both on one timer: the probe goes out).
+            self.rack_on_timer(now);
         }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.rto_at = None;
@@ -531,6 +555,7 @@ impl TcpConnection {
         self.eff_mss = (peer_mss.min(self.cfg.mss as u32)).saturating_sub(overhead).max(1);
         self.cc.set_mss(self.eff_mss, self.cfg.initial_cwnd);
         self.sb.set_mss(self.eff_mss);
+        self.rack_setup(); // RACK: on if configured and SACK was negotiated
         // The window on a SYN is never scaled (RFC 7323 §2.2).
         self.snd_wnd = h.window as u32;
         self.max_snd_wnd = self.snd_wnd;
@@ -698,11 +723,14 @@ impl TcpConnection {
         // PRR's DeliveredData (RFC 6937 §3.1): the change in snd_una plus in SACKed bytes.
         let prr = self.cfg.prr && style == RecoveryStyle::Sack;
         let before = if prr { (self.snd_una, self.sb.sacked_bytes()) } else { (0, 0) };
+        let una0 = self.snd_una;
+        let mut new_sack = false;
         // Duplicate ACK per RFC 5681 §2: outstanding data, no payload, no SYN/FIN,
         // same ACK, same window. SACK: an ACK not advancing snd_una that SACKs new data
         // (RFC 6675 §2), after the scoreboard's Update().
         let is_dup = if style == RecoveryStyle::Sack {
-            self.sack_update(h, ack) && ack == self.snd_una && self.snd_max > self.snd_una
+            new_sack = self.sack_update(h, ack);
+            new_sack && ack == self.snd_una && self.snd_max > self.snd_una
         } else {
             ack == self.snd_una && payload_len == 0 && !fin && wnd == self.snd_wnd && self.snd_max > self.snd_una
         };
@@ -801,7 +829,7 @@ impl TcpConnection {
             let action = self.recovery.on_dup_ack(
                 ack,
                 self.snd_max,
-                self.cfg.dupack_threshold,
+                if self.rack_on { u32::MAX } else { self.cfg.dupack_threshold }, // RACK marks losses
                 style,
                 self.cc.uses_fast_recovery(),
             );
@@ -836,7 +864,10 @@ impl TcpConnection {
                 DupAckAction::None => {}
             }
         }
-        if style == RecoveryStyle::Sack {
+        if self.rack_track {
+            self.rack_on_ack(now, h, una0, new_sack, payload_len); // RACK: detect loss, TLP
+        }
+        if style == RecoveryStyle::Sack && !self.rack_on {
             self.sack_check_loss(); // SACK: IsLost(HighACK+1) also starts recovery (RFC 6675 §5)
         }
         if prr && self.recovery.in_recovery() {
@@ -1057,6 +1088,11 @@ impl TcpConnection {
             self.probe_pending = false;
             return Some(self.emit_probe(now));
         }
+        if self.tlp_new_pending {
+            if let Some(p) = self.tlp_send_new(now) {
+                return Some(p); // TLP: a probe of new data, whatever cwnd (RFC 8985 §7.3)
+            }
+        }
         if self.can_send_state() && self.sack_pipe_mode() {
             // SACK: NextSeg() paced by pipe (RFC 6675 §5 (C)).
             if let Some(p) = self.sack_transmit(now) {
@@ -1154,6 +1190,9 @@ impl TcpConnection {
         }
         if self.rto_at.is_none() {
             self.rto_at = Some(self.rtt.rto_deadline(now)); // RFC 6298 §5.1
+        }
+        if self.rack_track {
+            self.rack_on_sent(now, pos, end, !retransmission); // RACK: xmit_ts per segment
         }
         let seq = self.tx.wire(pos);
         self.build(now, seq, flags, len as u32, false)

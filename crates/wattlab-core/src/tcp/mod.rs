@@ -11,7 +11,7 @@
 //! [`recovery`] (duplicate ACKs, fast retransmit, NewReno `recover`), [`scoreboard`] (RFC 6675
 //! SACK scoreboard: IsLost, pipe, NextSeg), [`prr`] (RFC 6937 Proportional Rate Reduction,
 //! option `prr`), [`autotune`] (Linux's receive-window autotuning, option `autotune`),
-//! [`reassembly`] (out-of-order intervals, SACK block
+//! [`rack`] (RFC 8985 RACK-TLP, options `rack` and `tlp`), [`reassembly`] (out-of-order intervals, SACK block
 //! order), [`state`] (states, events, counters), [`connection`].
 //!
 //! Congestion control ([`CongestionControlKind`], one module per algorithm under [`cc`]):
@@ -56,6 +56,7 @@ pub mod config;
 pub mod connection;
 pub mod profile;
 pub mod prr;
+pub mod rack;
 pub mod reassembly;
 pub mod recovery;
 pub mod rtt;

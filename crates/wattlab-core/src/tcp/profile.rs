@@ -20,8 +20,7 @@ pub enum TcpProfile {
 }
 
 /// Linux default behaviours the model does not have yet, as (mechanism, its Linux switch).
-pub const LINUX_NOT_MODELLED: [(&str, &str); 8] = [
-    ("RACK-TLP loss detection (RFC 8985)", "net.ipv4.tcp_recovery = 1"),
+pub const LINUX_NOT_MODELLED: [(&str, &str); 7] = [
     ("interactive (pingpong) mode, which suspends quick-ACK", "inet_csk_enter_pingpong_mode"),
     ("adaptive delayed-ACK timer (ato 40..200 ms)", "TCP_DELACK_MIN/MAX"),
     ("F-RTO spurious-timeout detection (RFC 5682)", "net.ipv4.tcp_frto = 2"),
@@ -75,6 +74,10 @@ fn linux() -> TcpConfig {
         mss: 1460,                      // 1500-byte MTU; segments carry 1448 B with timestamps
         sack: true,                     // net.ipv4.tcp_sack = 1
         prr: true,                      // tcp_cwnd_reduction(): PRR-SSRB, always on since 3.2
+        // net.ipv4.tcp_recovery = 1: RACK on since 4.4, the only SACK loss detection since 4.18
+        // (tcp_time_to_recover: lost_out, no dupthresh count; reo_wnd 0 at sacked_out >= 3)
+        rack: true,
+        tlp: true,                      // net.ipv4.tcp_early_retrans = 3: TLP, default since 3.10
         timestamps: true,               // net.ipv4.tcp_timestamps = 1
         // Autotuning (tcp_moderate_rcvbuf = 1): the window starts at ~64 KB and follows the
         // reads (super::autotune); its ceiling is tcp_rmem[2] = 32 MiB (since 6.16) of memory,
@@ -118,6 +121,8 @@ mod tests {
     fn linux_profile_sets_each_documented_default() {
         let c = TcpProfile::Linux.config();
         assert!(c.sack && c.prr && c.quick_ack && c.timestamps && c.delayed_ack && !c.nagle);
+        assert!(c.rack && c.tlp);
+        assert!(!LINUX_NOT_MODELLED.iter().any(|(m, _)| m.contains("RACK")));
         assert_eq!(c.congestion_control, CongestionControlKind::Cubic);
         assert_eq!(c.hystart, HyStartMode::Linux);
         assert_eq!((c.initial_cwnd, c.dupack_threshold, c.ack_every), (10, 3, 2));

@@ -1626,3 +1626,4 @@ fn vegas_random_loss_needs_few_timeouts() {
 
 mod linux;
 mod slowstart;
+mod rack;

@@ -183,6 +183,16 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
         }
         c.sack = v;
     }
+    // RACK-TLP works on SACK information (RFC 8985 §2, as in Linux): a written `true` without
+    // SACK would do nothing, so it is refused.
+    for (key, v, set) in [("tcp.rack", t.rack, &mut c.rack as &mut bool), ("tcp.tlp", t.tlp, &mut c.tlp)] {
+        if let Some(v) = v {
+            if v && !c.sack {
+                return Err((key, format!("{key} = true needs SACK: set tcp.sack = true (or profile = \"linux\")")));
+            }
+            *set = v;
+        }
+    }
     Ok(c)
 }
 
@@ -243,6 +253,17 @@ mod tests {
         // is an error.
         let c = tcp_config(&TcpSettings { profile: Some("linux".into()), cc: Some("reno".into()), ..Default::default() }).unwrap();
         assert_eq!(c.congestion_control, CongestionControlKind::Reno);
+        // RACK and TLP: on in linux, each can be turned off; on needs SACK.
+        let t = TcpSettings { profile: Some("linux".into()), rack: Some(false), ..Default::default() };
+        let c = tcp_config(&t).unwrap();
+        assert!(!c.rack && c.tlp);
+        let t = TcpSettings { sack: Some(true), rack: Some(true), tlp: Some(true), ..Default::default() };
+        let c = tcp_config(&t).unwrap();
+        assert!(c.rack && c.tlp);
+        for (rack, tlp, key) in [(Some(true), None, "tcp.rack"), (None, Some(true), "tcp.tlp")] {
+            let t = TcpSettings { rack, tlp, ..Default::default() };
+            assert_eq!(tcp_config(&t).map_err(|e| e.0), Err(key));
+        }
     }
 
     #[test]

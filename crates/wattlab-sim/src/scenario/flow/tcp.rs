@@ -37,6 +37,14 @@ pub struct TcpSettings {
     /// reads per RTT up to `recv_buffer` (default off; on in `linux`).
     #[serde(default)]
     pub autotune: Option<bool>,
+    /// RACK loss detection (RFC 8985 §6): losses marked by time, not by 3 duplicate ACKs
+    /// (default off; on in `linux`); needs SACK.
+    #[serde(default)]
+    pub rack: Option<bool>,
+    /// Tail Loss Probe (RFC 8985 §7): a probe 2·SRTT after the last ACK instead of waiting
+    /// for the RTO (default off; on in `linux`); needs SACK.
+    #[serde(default)]
+    pub tlp: Option<bool>,
     /// Congestion control, case-insensitive: tahoe, reno, newreno (default), sack (Reno with
     /// SACK, ns-2's Sack1), vegas, westwood (alias westwood+) or cubic.
     #[serde(default)]
