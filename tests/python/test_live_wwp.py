@@ -44,10 +44,13 @@ AGREEMENT = 0.15
 HOST_LATE_LIMIT_MS = 20.0
 """A live run whose host served a timer or verdict later than this is not judged."""
 RACE_LATE_LIMIT_MS = {"set6": 2.0}
-"""Tighter limits for sets that hinge on a short timer race. Set 6's lossy waves hinge on a 2 ms
-one: the sender's second PROBE1 (SEND_T after the first) reaches the receiver about 2 ms before
-its REC_T (docs/reproductions/tsaoussidis1999-wwp.md, gap 1), so a host 4.2 ms late flipped it
-and delivered 40 % less (CI, 2026-11-28) under the 20 ms limit."""
+"""Tighter limits for sets whose run hinges on a few ms of host timing. Set 6 (no VDELAY, a
+steady every-20th drop) locks into a cycle whose cost depends on which packets the drop count
+meets, and one packet more or fewer shifts it. Until 2026-11-28 the trigger was a 2 ms
+PROBE1-vs-REC_T race, which WWP's default probe rule (the paper's literal one) removed; what
+remains is the handshake's first level and the probe levels, read from ~10 ms RTTs with a 20 %
+tolerance that a host ~2 ms late crosses: runs 10-16 ms late differed from the simulator by
++15 % and +20 % under the new rule (docs/reproductions/tsaoussidis1999-wwp.md, "Live")."""
 
 
 def _needs_binary() -> None:
