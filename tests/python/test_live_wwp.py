@@ -28,11 +28,21 @@ from wattlab.live import runner, wwp
 WWP = SCENARIOS / "live-wwp.toml"
 JITTER = ', jitter = { model = "uniform", min = "0s", max = "50ms" }, reorder = true'
 
+SET6_WWP = "wwp = { rtt_equal_tolerance = 1.0, probe_rtt_epsilon = 1.0 }\n"
+"""Set 6's WWP settings in this test. Without jitter every RTT is ~10 ms, and WWP's levels from
+RTTs use 20 % tolerances (first level: RTT1 vs RTT2; P-S_ACK: probe RTT vs the smallest), i.e.
+~2 ms, which a host's receive path (not counted in its timer lateness) exceeds: a live handshake
+then picks level 1 or 2 where the simulator picks 3, and set 6's deterministic every-20th drop
+meets other packets from there (+16.6 % and +33.4 % in the simulator itself with the first level
+forced to 2 and 1; live runs gave +15.7 % and +33.4 %). Wider tolerances leave the simulated
+run unchanged (1,019,904 B/min) and take those host decisions out of the comparison."""
+
 TABLE1 = {
     # Table 1's set 1: VDELAY uniform 0-50 ms, VDROP 20 % (every 5th) in 10 s on / 10 s off phases.
     "set1": lambda text: text.replace('n = 20 }', 'n = 5, on = "10s" }'),
-    # Table 1's set 6: VDELAY 0, VDROP 5 % (every 20th packet) always, both directions.
-    "set6": lambda text: text.replace(JITTER, ""),
+    # Table 1's set 6: VDELAY 0, VDROP 5 % (every 20th packet) always, both directions; the
+    # RTT-level tolerances widened (SET6_WWP) so that a host's few ms decide no level.
+    "set6": lambda text: text.replace(JITTER, "") + SET6_WWP,
     # Set 7: VDELAY 0, VDROP 5 % in 2 s on / 2 s off phases, both directions.
     "set7": lambda text: text.replace(JITTER, "").replace('n = 20 }', 'n = 20, on = "2s" }'),
 }
@@ -47,10 +57,10 @@ RACE_LATE_LIMIT_MS = {"set6": 2.0}
 """Tighter limits for sets whose run hinges on a few ms of host timing. Set 6 (no VDELAY, a
 steady every-20th drop) locks into a cycle whose cost depends on which packets the drop count
 meets, and one packet more or fewer shifts it. Until 2026-11-28 the trigger was a 2 ms
-PROBE1-vs-REC_T race, which WWP's default probe rule (the paper's literal one) removed; what
-remains is the handshake's first level and the probe levels, read from ~10 ms RTTs with a 20 %
-tolerance that a host ~2 ms late crosses: runs 10-16 ms late differed from the simulator by
-+15 % and +20 % under the new rule (docs/reproductions/tsaoussidis1999-wwp.md, "Live")."""
+PROBE1-vs-REC_T race, which WWP's default probe rule (the paper's literal one) removed, and the
+levels' RTT tolerances are widened here (SET6_WWP); measured under the new rule: 6 runs with
+hosts 0.1-3.8 ms late agreed exactly (+0.0 %), 2 runs 9.9 and 12.0 ms late gave +10.8 % and
++16.6 % (docs/reproductions/tsaoussidis1999-wwp.md, "Live"), so the limit stays."""
 
 
 def _needs_binary() -> None:
