@@ -53,14 +53,18 @@ AGREEMENT = 0.15
 """The issue's bound: simulated and live delivered bytes per minute agree within 15 %."""
 HOST_LATE_LIMIT_MS = 20.0
 """A live run whose host served a timer or verdict later than this is not judged."""
-RACE_LATE_LIMIT_MS = {"set6": 2.0}
+RACE_LATE_LIMIT_MS = {"set6": 4.0, "set7": 5.0}
 """Tighter limits for sets whose run hinges on a few ms of host timing. Set 6 (no VDELAY, a
 steady every-20th drop) locks into a cycle whose cost depends on which packets the drop count
 meets, and one packet more or fewer shifts it. Until 2026-11-28 the trigger was a 2 ms
 PROBE1-vs-REC_T race, which WWP's default probe rule (the paper's literal one) removed, and the
 levels' RTT tolerances are widened here (SET6_WWP); measured under the new rule: 6 runs with
 hosts 0.1-3.8 ms late agreed exactly (+0.0 %), 2 runs 9.9 and 12.0 ms late gave +10.8 % and
-+16.6 % (docs/reproductions/tsaoussidis1999-wwp.md, "Live"), so the limit stays."""
++16.6 % (docs/reproductions/tsaoussidis1999-wwp.md, "Live"): the limit goes from 2 to 4 ms,
+what those runs cover, not to the general 20 ms. Set 7 under the
+new rule runs ~840 back-to-back wave cycles a minute of ~70 ms each, and a host late by several
+ms lengthens every one: hosts 3.1-3.3 ms late gave -1.3 % and -2.2 %, 4.7 ms -12.0 %, 8.0 and
+8.9 ms -14.1 % and -15.9 % (beyond the 15 % bound), so set 7 is judged up to 5 ms."""
 
 
 def _needs_binary() -> None:
@@ -244,7 +248,7 @@ def test_simulated_and_live_wwp_agree_in_delivered_bytes_per_minute(tmp_path, na
             break
     else:
         pytest.skip(f"{name}: the host was late by {res.host_late_max_ms:.1f} ms (> {limit} ms) "
-                    "in 3 attempts: too loaded to judge this set's timer race")
+                    "in 3 attempts: too loaded to judge this set")
     assert res.verified
     assert res.window_s == window
     rel = (res.delivered_per_min - sim_per_min) / sim_per_min
