@@ -111,10 +111,12 @@ def test_every_summary_table_row_has_its_headers_cell_count(quick_run):
 
 
 def test_quick_run_settles_issue_32_gap_2_with_generated_sentences(quick_run):
-    """Separate senders, both ns-2 timers and the other PER reading each rerun and concluded."""
+    """Separate senders, both ns-2 timers, ns-2's Vegas loss rules (alone and with ns-2.28's timer)
+    and the other PER reading each rerun and concluded."""
     out, _ = quick_run
     h = pd.read_csv(out / "hypotheses.csv")
-    assert set(h.hypothesis) == {"senders", "timer ns-2.27", "timer ns-2.28", "reading"}
+    assert set(h.hypothesis) == {"senders", "timer ns-2.27", "timer ns-2.28", "vegas ns2", "vegas ns2 + ns-2.28",
+                                 "reading"}
     assert set(h[h.hypothesis == "senders"].claim) == {f"R2.{i}" for i in range(1, 8)}
     assert set(h[h.hypothesis == "reading"].claim) == {f"R1.{i}" for i in range(1, 9)}
     assert set(h.main) | set(h.alternative) <= VERDICTS
@@ -125,9 +127,20 @@ def test_quick_run_settles_issue_32_gap_2_with_generated_sentences(quick_run):
     assert sorted(set(sep.flows)) == [1, 3, 5, 8] and sep.fairness.between(0.0, 1.0 + 1e-9).all()
     timer = pd.read_csv(out / "hyp_timer_points.csv")
     assert set(timer.variant) == {"tahoe", "sack", "vegas"} and set(timer.per) == {0.03, 0.07}
+    vegas = pd.read_csv(out / "hyp_vegas_points.csv")
+    assert set(vegas.setting) == {"ns2", "ns2 + ns-2.28"} and set(vegas.per) == {0.03, 0.07}
+    assert set(vegas.variant) == {"tahoe", "sack", "vegas"}
+    # the Tahoe/SACK rows are the reference runs': the main run's, and ns-2.28's timer hypothesis's
+    p1 = pd.read_csv(out / "exp1_points.csv").set_index(["model", "per", "variant"]).goodput_bps
+    alone = vegas[(vegas.setting == "ns2") & (vegas.variant == "tahoe")]
+    assert all(p1[(r.model, r.per, "tahoe")] == r.goodput_bps for r in alone.itertuples())
+    # ns-2's rules change Vegas's runs (the option reached the flows)
+    v = vegas[(vegas.setting == "ns2") & (vegas.variant == "vegas")]
+    assert any(p1[(r.model, r.per, "vegas")] != r.goodput_bps for r in v.itertuples())
     reading = pd.read_csv(out / "hyp_reading_points.csv")
     assert set(reading.model) == {"random", "burst"} and len(reading) == len(pd.read_csv(out / "exp1_points.csv"))
     section = (out / "summary.md").read_text().split("## Issue 32 gap 2")[1].split("## Verdicts")[0]
-    for head in ("**separate senders**", "**timer as ns-2.27**", "**timer as ns-2.28**", "**reading**"):
+    for head in ("**separate senders**", "**timer as ns-2.27**", "**timer as ns-2.28**", "**Vegas loss rules `ns2`**",
+                 "**Vegas loss rules `ns2` with ns-2.28's timer**", "**reading**"):
         assert f"- {head}" in section
     assert "explain" in section and "under `bad-state` / `average`" in section

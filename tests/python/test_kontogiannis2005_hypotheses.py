@@ -158,3 +158,66 @@ def test_reading_sentence_lists_the_claims_under_each_reading():
     assert "R1.2 agrees / partly, R1.3 partly / agrees under `bad-state` / `average`" in s
     assert "agree under both: R1.8" in s and "agree under one reading only: R1.2, R1.3" in s
     assert "R1.2 agrees → partly, R1.3 partly → agrees" in s
+
+
+def test_vegas_retransmit_reaches_only_the_vegas_flows_and_defaults_to_rfc():
+    ns2 = dataclasses.replace(CFG, vegas_retransmit="ns2")
+    eff = scenario.BASE.effective(scenario.tcp_overrides("vegas", 2, 1000, "random", 0.0, ns2, seed=1))
+    assert {f["tcp"]["vegas_retransmit"] for f in eff["flow"]} == {"ns2"}
+    tahoe = scenario.BASE.effective(scenario.tcp_overrides("tahoe", 1, 1000, "random", 0.0, ns2, seed=1))
+    assert "vegas_retransmit" not in tahoe["flow"][0]["tcp"], "written with another cc it is an error"
+    off = scenario.BASE.effective(scenario.tcp_overrides("vegas", 1, 1000, "random", 0.0, CFG, seed=1))
+    assert "vegas_retransmit" not in off["flow"][0]["tcp"]
+
+
+def test_vegas_retransmit_bad_or_live_values_are_refused(tmp_path):
+    r = CliRunner().invoke(app, ["reproduce", "kontogiannis2005", "--quick", "--vegas-retransmit", "bsd",
+                                 "--out", str(tmp_path)])
+    assert r.exit_code == 2 and "'bsd' is not one of" in r.output
+    with pytest.raises(ValueError, match="unknown Vegas retransmission rules 'bsd'"):
+        dataclasses.replace(CFG, vegas_retransmit="bsd").check()
+    with pytest.raises(ValueError, match="Linux's Vegas, which keeps Linux's loss recovery"):
+        dataclasses.replace(CFG, vegas_retransmit="ns2", live=True).check()
+
+
+def test_vegas_settings_are_the_other_rules_alone_and_with_ns228s_timer():
+    s = h.vegas_settings(CFG)
+    assert [(x.name, x.retransmit, x.timer and x.timer.name) for x in s] == [("ns2", "ns2", None),
+                                                                           ("ns2 + ns-2.28", "ns2", "ns-2.28")]
+    assert s[1].option == "--vegas-retransmit ns2 --timer-tick 10 --min-rto 200"
+    c = s[1].of(CFG)
+    assert (c.vegas_retransmit, c.timer_tick_ms, c.min_rto_ms) == ("ns2", 10.0, 200.0)
+    # a main run on ns-2.28's timer with ns-2's rules: the alternative is `rfc`, alone only
+    b = h.vegas_settings(dataclasses.replace(CFG, vegas_retransmit="ns2", timer_tick_ms=10.0, min_rto_ms=200.0))
+    assert [(x.name, x.timer) for x in b] == [("rfc", None)]
+
+
+@pytest.mark.parametrize("vegas,words", [(8e5, "explains most of"), (4e5, "explains part of"),
+                                         (2.6e5, "does not explain"), (2e5, "widens")])
+def test_vegas_sentence_measures_the_share_of_vegas_goodput_deficit(vegas, words):
+    main = exp1(MAIN_GOODPUT, TIMEOUTS)
+    s_alone, s_both = h.vegas_settings(CFG)
+    pts = exp1({**MAIN_GOODPUT, "vegas": vegas}, {**TIMEOUTS, "vegas": 4.0}).assign(setting=s_alone.name)
+    table = pd.DataFrame([{"hypothesis": "vegas ns2", "claim": "R1.4", "main": "disagrees",
+                           "alternative": "partly", "evidence": ""}])
+    s = h.vegas_sentence(CFG, s_alone, main, pts, pd.DataFrame(columns=["timer"]), table)
+    assert s.split("): ", 1)[1].startswith(words), s
+    assert f"0.25 → {vegas / 1e6:.2f}" in s and "R1.4: R1.4 disagrees → partly" in s
+    assert "Vegas 100.0 → 40.0, Tahoe 10.0 → 10.0" in s and "scaled" in s
+    # combined with ns-2.28's timer: the timer's own share is named beside it
+    timer = exp1({**MAIN_GOODPUT, "vegas": 5e5}, TIMEOUTS).assign(timer="ns-2.28")
+    both = pts.assign(setting=s_both.name)
+    s = h.vegas_sentence(CFG, s_both, main, both, timer, table)
+    assert s.split("): ", 1)[1].startswith(words), s
+    assert "with ns-2.28's timer" in s and "ns-2.28's timer alone: +50%" in s
+
+
+def test_vegas_sentence_not_run_and_nothing_to_explain():
+    s_alone = h.vegas_settings(CFG)[0]
+    s = h.vegas_sentence(CFG, s_alone, exp1(MAIN_GOODPUT, TIMEOUTS), pd.DataFrame(columns=["setting"]),
+                         pd.DataFrame(columns=["timer"]), pd.DataFrame(columns=["hypothesis", "claim"]))
+    assert "not run" in s
+    main = exp1({**MAIN_GOODPUT, "vegas": 1.2e6}, TIMEOUTS)
+    s = h.vegas_sentence(CFG, s_alone, main, exp1(MAIN_GOODPUT, TIMEOUTS).assign(setting="ns2"),
+                         pd.DataFrame(columns=["timer"]), pd.DataFrame(columns=["hypothesis", "claim"]))
+    assert "has no deficit to explain" in s

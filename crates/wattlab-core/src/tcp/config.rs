@@ -1,6 +1,6 @@
 //! Per-connection TCP parameters.
 
-use super::cc::HyStartMode;
+use super::cc::{HyStartMode, VegasRetransmit};
 use crate::time::Duration;
 
 /// Congestion-control algorithm of a connection (see [`super::cc`] for the extension points).
@@ -166,6 +166,9 @@ pub struct TcpConfig {
     /// CUBIC's slow-start exit: off (slow start until loss), Linux's HyStart or RFC 9406's
     /// HyStart++ (see [`super::cc::hystart`]); ignored by the other algorithms.
     pub hystart: HyStartMode,
+    /// Vegas's fine-grained retransmission rules: `Rfc` (default, see [`super::cc::vegas`]) or
+    /// ns-2.35's (`Ns2`, see [`super::cc::vegas_ns2`]); ignored by the other algorithms.
+    pub vegas_retransmit: VegasRetransmit,
     /// Nagle's algorithm (RFC 896); off by default since we model bulk transfers.
     pub nagle: bool,
     /// TIME_WAIT length: 400 ms (2 × default min_rto) instead of 2·MSL so simulations end promptly.
@@ -196,6 +199,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             congestion_control: CongestionControlKind::NewReno,
             hystart: HyStartMode::Off,
+            vegas_retransmit: VegasRetransmit::Rfc,
             nagle: false,
             time_wait: Duration::from_millis(400),
         }

@@ -11,7 +11,7 @@ mod rack;
 mod sack;
 
 use super::autotune::Autotune;
-use super::cc::{AckInfo, CongestionControl, RecoveryStyle};
+use super::cc::{AckInfo, CongestionControl, RecoveryStyle, VegasRetransmit};
 use super::config::TcpConfig;
 use super::prr::Prr;
 use super::rack::Rack;
@@ -164,6 +164,7 @@ impl TcpConnection {
                 let mut cc = CongestionControl::new(cfg.congestion_control, mss, cfg.initial_cwnd);
                 cc.set_abc_limit(cfg.ack_every);
                 cc.set_hystart(cfg.hystart);
+                cc.set_vegas_retransmit(cfg.vegas_retransmit);
                 cc
             },
             sb: Scoreboard::new(mss, cfg.dupack_threshold),
@@ -436,7 +437,7 @@ impl TcpConnection {
     }
 
     /// RTO expiry (RFC 6298 §5.4–5.6, RFC 5681 §3.1): retransmit from snd_una, go-back-N.
-    fn on_rto(&mut self, _now: Time) {
+    fn on_rto(&mut self, now: Time) {
         if self.snd_una >= self.snd_max || matches!(self.state, TcpState::Closed | TcpState::Listen) {
             return;
         }
@@ -456,7 +457,7 @@ impl TcpConnection {
             return;
         }
         let flight = self.flight_size();
-        self.cc.on_timeout(flight);
+        self.cc.on_timeout(now, flight);
         self.recovery.on_timeout(self.snd_max);
         if self.sack_recovery_enabled() {
             // SACK: resend only the holes, paced by pipe (RFC 6675 §5.1).
@@ -860,7 +861,19 @@ impl TcpConnection {
                         self.snd_nxt = self.snd_una;
                     }
                 }
-                DupAckAction::Inflate => self.cc.on_dup_ack(self.bytes_in_flight()),
+                DupAckAction::Inflate => {
+                    self.cc.on_dup_ack(self.bytes_in_flight());
+                    // Vegas `ns2` (ns-2 `tcp-vegas.cc`): every duplicate ACK checks snd_una's
+                    // segment against the (backed-off) fine timeout, also during recovery.
+                    if self.cfg.vegas_retransmit == VegasRetransmit::Ns2
+                        && style != RecoveryStyle::Sack
+                        && self.cc.ns2_resend_in_recovery(now, self.recovery.dupacks())
+                    {
+                        self.retransmit_at = Some(self.snd_una);
+                        self.rtt_timing = None; // Karn
+                        self.stats.fast_retransmits += 1;
+                    }
+                }
                 DupAckAction::None => {}
             }
         }

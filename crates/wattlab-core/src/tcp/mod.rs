@@ -67,7 +67,7 @@ pub mod state;
 #[cfg(test)]
 mod tests;
 
-pub use cc::{AckInfo, CongestionControl, HyStartMode, RecoveryStyle, UnknownHyStart};
+pub use cc::{AckInfo, CongestionControl, HyStartMode, RecoveryStyle, UnknownHyStart, UnknownVegasRetransmit, VegasRetransmit};
 pub use config::{CongestionControlKind, TcpConfig, UnknownCongestionControl};
 pub use profile::{TcpProfile, UnknownProfile, LINUX_NOT_MODELLED};
 pub use connection::TcpConnection;

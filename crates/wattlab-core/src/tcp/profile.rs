@@ -5,7 +5,7 @@
 //! the same defaults since 6.1), as far as the model has the mechanism; [`LINUX_NOT_MODELLED`]
 //! lists the rest. Each value's source is beside it (sysctl or `include/net/tcp.h` constant).
 
-use super::cc::HyStartMode;
+use super::cc::{HyStartMode, VegasRetransmit};
 use super::config::{CongestionControlKind, TcpConfig};
 use crate::time::Duration;
 
@@ -98,6 +98,7 @@ fn linux() -> TcpConfig {
         dupack_threshold: 3,            // net.ipv4.tcp_reordering = 3
         congestion_control: CongestionControlKind::Cubic, // CONFIG_DEFAULT_TCP_CONG = "cubic"
         hystart: HyStartMode::Linux,    // tcp_cubic hystart = 1, hystart_detect = 3 (train + delay)
+        vegas_retransmit: VegasRetransmit::Rfc, // unused by cubic; Linux's Vegas keeps Linux's recovery
         // Linux's Nagle is Minshall's: it never holds a bulk transfer's single last partial
         // segment, which is what `nagle = false` does here (RFC 896's would hold it).
         nagle: false,

@@ -1627,3 +1627,4 @@ fn vegas_random_loss_needs_few_timeouts() {
 mod linux;
 mod slowstart;
 mod rack;
+mod vegas_ns2;

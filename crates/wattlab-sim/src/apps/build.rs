@@ -7,7 +7,7 @@ use crate::scenario::flow::tcp::{max_window, MAX_WINDOW_SCALE};
 use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
 use crate::stack::Stack;
 use std::net::Ipv4Addr;
-use wattlab_core::tcp::{CongestionControlKind, HyStartMode, TcpConfig, TcpProfile};
+use wattlab_core::tcp::{CongestionControlKind, HyStartMode, TcpConfig, TcpProfile, VegasRetransmit};
 use wattlab_core::Time;
 
 /// Congestion-control names accepted in scenarios: every `CongestionControlKind::name()`
@@ -169,6 +169,16 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
             )));
         }
     }
+    if let Some(m) = &t.vegas_retransmit {
+        c.vegas_retransmit = VegasRetransmit::from_name(m).map_err(|e| ("tcp.vegas_retransmit", e.to_string()))?;
+        if c.vegas_retransmit != VegasRetransmit::Rfc && c.congestion_control != CongestionControlKind::Vegas {
+            return Err(("tcp.vegas_retransmit", format!(
+                "vegas_retransmit = \"{}\" is Vegas's loss recovery: set tcp.cc = \"vegas\" (it is {})",
+                c.vegas_retransmit.name(),
+                c.congestion_control.name()
+            )));
+        }
+    }
     if c.recv_buffer as u64 > max_window(c.window_scale) {
         // Only a profile's buffer can get here: a written one was checked above.
         return Err(("tcp.window_scale", format!(
@@ -264,6 +274,21 @@ mod tests {
             let t = TcpSettings { rack, tlp, ..Default::default() };
             assert_eq!(tcp_config(&t).map_err(|e| e.0), Err(key));
         }
+    }
+
+    #[test]
+    fn vegas_retransmit_names_and_its_vegas_requirement_are_checked() {
+        let t = TcpSettings { cc: Some("vegas".into()), vegas_retransmit: Some("bsd".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.vegas_retransmit", "unknown vegas_retransmit `bsd` (known: rfc, ns2)".into())));
+        let t = TcpSettings { cc: Some("tahoe".into()), vegas_retransmit: Some("ns2".into()), ..Default::default() };
+        let (field, msg) = tcp_config(&t).unwrap_err();
+        assert_eq!(field, "tcp.vegas_retransmit");
+        assert!(msg.contains("set tcp.cc = \"vegas\" (it is tahoe)"), "{msg}");
+        let t = TcpSettings { cc: Some("vegas".into()), vegas_retransmit: Some("NS2".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.vegas_retransmit), Ok(VegasRetransmit::Ns2));
+        let t = TcpSettings { cc: Some("reno".into()), vegas_retransmit: Some("rfc".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.vegas_retransmit), Ok(VegasRetransmit::Rfc));
+        assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.vegas_retransmit), Ok(VegasRetransmit::Rfc));
     }
 
     #[test]

@@ -47,6 +47,14 @@ NS2_MIN_RTO_MS = {"ns-2.27": 1000.0, "ns-2.28": 200.0}
 2004/10/14 ("to match values used by many implementations"), first released in ns-2.28 (2005);
 the paper (2005) does not say which release it ran."""
 
+VEGAS_RETRANSMIT = {
+    "rfc": "wattlab's Vegas loss rules (fine timeout SRTT + max(1 ms, 4·RTTVAR) checked on duplicate ACKs before "
+           "recovery; FlightSize/2 on the third duplicate; cwnd 1 after an RTO)",
+    "ns2": "ns-2.35's Vegas loss rules (tcp-vegas.cc: fine timeout (SRTT + 2·mdev)·17/16 checked on every duplicate "
+           "ACK, backed off ×2 / ×9/8; cut to 2, ½ or ¾ once per window; cwnd 2 after an RTO)",
+}
+"""Vegas's fine-grained retransmission rules (``tcp.vegas_retransmit``, ``--vegas-retransmit``)."""
+
 GILBERT_P_GOOD_TO_BAD = 0.05
 """The paper's transition matrix [[0.95, 0.05], [0.10, 0.90]]: P(good → bad) per packet."""
 GILBERT_P_BAD_TO_GOOD = 0.10
@@ -99,6 +107,8 @@ class Config(ConfigBase):
     """TCP's coarse retransmission timer tick (``tcp.timer_tick``; None: RFC 6298 with a 1 ms clock)."""
     min_rto_ms: float = 1000.0
     """TCP's minimum RTO (``tcp.min_rto``; ns-2's ``minrto_`` before ns-2.28, RFC 2988's 1 s)."""
+    vegas_retransmit: str = "rfc"
+    """Key of VEGAS_RETRANSMIT: the Vegas flows' ``tcp.vegas_retransmit``."""
     quick: bool = False
     """The reduced preset used by the test suite."""
     live: bool = False
@@ -155,6 +165,12 @@ class Config(ConfigBase):
             raise ValueError(f"unknown Experiment 2 senders {self.exp2_senders!r} (valid: {', '.join(SENDERS)})")
         if self.timer_tick_ms is not None and not 1.0 <= self.timer_tick_ms <= 1000.0:
             raise ValueError(f"--timer-tick {self.timer_tick_ms:g} ms is outside tcp.timer_tick's 1 ms ..= 1 s")
+        if self.vegas_retransmit not in VEGAS_RETRANSMIT:
+            raise ValueError(f"unknown Vegas retransmission rules {self.vegas_retransmit!r} "
+                             f"(valid: {', '.join(VEGAS_RETRANSMIT)})")
+        if self.live and self.vegas_retransmit != "rfc":
+            raise ValueError(f"--vegas-retransmit {self.vegas_retransmit}: a live run uses Linux's Vegas, which keeps "
+                             "Linux's loss recovery (no Vegas fine-grained retransmission)")
         if not 1.0 <= self.min_rto_ms <= 60_000.0:
             raise ValueError(f"--min-rto {self.min_rto_ms:g} ms is outside tcp.min_rto's 1 ms ..= 60 s")
         metrics.check_eee_weights(self.alpha, self.b)
@@ -213,6 +229,9 @@ COMMAND = Command(
         Option(("--min-rto",), "min_rto_ms", "Every TCP flow's minimum RTO in milliseconds (tcp.min_rto, 1–60000; "
                "default 1000 = ns-2's minrto_ before ns-2.28, 200 from ns-2.28 on).", type=click.FloatRange(1.0, 60_000.0),
                metavar="MS"),
+        Option(("--vegas-retransmit",), "vegas_retransmit", "Vegas's loss rules (tcp.vegas_retransmit): 'rfc' "
+               "(wattlab's default) or 'ns2' (ns-2.35's tcp-vegas.cc fine-grained retransmission).",
+               type=click.Choice(list(VEGAS_RETRANSMIT)), default="rfc"),
         Option(("--live/--no-live",), "live", "Run Experiment 1's single flow live instead (root): real Linux TCP "
                "(newreno = Linux reno without SACK, sack = reno with SACK, vegas, westwood, cubic; a module the kernel lacks is "
                "skipped with the reason) through the live testbed's emulated 2 Mb/s DSSS hop with Bernoulli or Gilbert–Elliott "

@@ -11,7 +11,10 @@ seeds, same error patterns, the main run's Thr_max where the channel is the same
   ns-2.27 (1 s, as every main run) and of ns-2.28 (200 ms), for Tahoe, SACK and Vegas in
   Experiment 1's low-error region, where Vegas ends most losses in a timeout;
 - ``reading`` (``--per-reading``): Experiment 1's burst points under the other reading of PER,
-  which flips R1.2 / R1.3.
+  which flips R1.2 / R1.3;
+- ``vegas`` (``--vegas-retransmit``, the scenario's ``tcp.vegas_retransmit``): Vegas with the
+  other loss rules (ns-2.35's own fine-grained retransmission against wattlab's), in the same
+  low-error region as ``timer``, alone and together with ns-2.28's timer.
 
 Each alternative is the other value of the option from the main run's (so a main run with
 ``--exp2-senders separate`` is compared with the shared queue); a timer setting equal to the
@@ -31,7 +34,7 @@ from ..framework import Context
 from .. import verdict
 from ..verdict import Claim
 from . import claims, experiments
-from .config import NS2_MIN_RTO_MS, NS2_TCP_TICK_MS, PER_READINGS, SENDERS, Config
+from .config import NS2_MIN_RTO_MS, NS2_TCP_TICK_MS, PER_READINGS, SENDERS, VEGAS_RETRANSMIT, Config
 
 from ..verdict import EXPLAINS_MOST as MOST, EXPLAINS_PART as PART
 TIMER_VARIANTS = ("tahoe", "sack", "vegas")
@@ -75,13 +78,45 @@ class Alternatives:
     senders: str
     timers: tuple[Timer, ...]
     per_reading: str
+    vegas_retransmit: str = "ns2"
 
     @classmethod
     def of(cls, cfg: Config) -> "Alternatives":
         """The alternative to ``cfg``'s value of each option."""
         other = lambda keys, v: next(k for k in keys if k != v)  # noqa: E731
         timers = tuple(t for t in TIMERS if (t.tick_ms, t.min_rto_ms) != (cfg.timer_tick_ms, cfg.min_rto_ms))
-        return cls(other(SENDERS, cfg.exp2_senders), timers, other(PER_READINGS, cfg.per_reading))
+        return cls(other(SENDERS, cfg.exp2_senders), timers, other(PER_READINGS, cfg.per_reading),
+                   other(VEGAS_RETRANSMIT, cfg.vegas_retransmit))
+
+
+@dataclass(frozen=True)
+class VegasSetting:
+    """One run of the ``vegas`` hypothesis: the other Vegas loss rules, with the main run's timer
+    (``timer`` None) or with a ns-2 release's."""
+
+    name: str
+    retransmit: str
+    timer: Timer | None
+
+    @property
+    def option(self) -> str:
+        """The reproduction's options that select it."""
+        return f"--vegas-retransmit {self.retransmit}" + (f" {self.timer.option}" if self.timer else "")
+
+    def of(self, cfg: Config) -> Config:
+        """``cfg`` with this setting."""
+        c = dataclasses.replace(cfg, vegas_retransmit=self.retransmit)
+        return self.timer.of(c) if self.timer else c
+
+
+def vegas_settings(cfg: Config) -> tuple[VegasSetting, ...]:
+    """The other Vegas loss rules alone, and with ns-2.28's timer unless that is the main run's."""
+    other = Alternatives.of(cfg).vegas_retransmit
+    ns228 = next(t for t in TIMERS if t.name == "ns-2.28")
+    alone = VegasSetting(other, other, None)
+    if (ns228.tick_ms, ns228.min_rto_ms) == (cfg.timer_tick_ms, cfg.min_rto_ms):
+        return (alone,)
+    return alone, VegasSetting(f"{other} + {ns228.name}", other, ns228)
 
 
 def timer_name(tick_ms: float | None, min_rto_ms: float) -> str:
@@ -109,17 +144,46 @@ def run(cfg: Config, ctx: Context, tables: dict[str, pd.DataFrame]) -> dict[str,
                                      label=f"Gap 2 hypothesis: TCP as {t.name} ({timer_name(t.tick_ms, t.min_rto_ms)})")
              [1].assign(timer=t.name) for t in alt.timers] if pers and variants else []
     timer = pd.concat(timer, ignore_index=True) if timer else pd.DataFrame(columns=["timer"])
+    vegas = vegas_points(cfg, ctx, tables, timer, thr1)
     reading_cfg = dataclasses.replace(cfg, per_reading=alt.per_reading)
     burst = experiments.experiment1(reading_cfg, ctx, models=("burst",),
                                     label=f"Gap 2 hypothesis: burst errors read as '{alt.per_reading}'")[1]
     points1 = tables["exp1_points.csv"]
     reading = pd.concat([points1[points1.model == "random"], burst], ignore_index=True)
     return {"hyp_senders_points.csv": senders, "hyp_timer_points.csv": timer, "hyp_reading_points.csv": reading,
-            "hypotheses.csv": verdicts(cfg, tables, senders, timer, reading)}
+            "hyp_vegas_points.csv": vegas, "hypotheses.csv": verdicts(cfg, tables, senders, timer, reading, vegas)}
+
+
+def _reference(cfg: Config, s: VegasSetting, main: pd.DataFrame, timer: pd.DataFrame) -> pd.DataFrame:
+    """The points ``s`` is compared with on the other variants (Tahoe, SACK): the main run's, or the
+    ``timer`` hypothesis's under the same timer (the option leaves non-Vegas flows unchanged)."""
+    if s.timer is None:
+        return main
+    d = timer[timer.timer == s.timer.name] if "timer" in timer else timer.iloc[0:0]
+    return d.drop(columns="timer")
+
+
+def vegas_points(cfg: Config, ctx: Context, tables: dict[str, pd.DataFrame], timer: pd.DataFrame,
+                 thr1: pd.DataFrame) -> pd.DataFrame:
+    """hyp_vegas_points.csv: per setting (:func:`vegas_settings`), Vegas rerun in 0 < PER ≤ 7 % and
+    the Tahoe and SACK points it is compared with (column ``setting``)."""
+    pers = low_pers(cfg)
+    if not pers or not {"vegas", "tahoe"} <= set(cfg.variants):
+        return pd.DataFrame(columns=["setting"])
+    out = []
+    for s in vegas_settings(cfg):
+        ref = _reference(cfg, s, tables["exp1_points.csv"], timer)
+        ref = ref[ref.variant.isin(("tahoe", "sack")) & ref.per.isin(pers)]
+        if not len(ref):
+            continue
+        v = experiments.experiment1(dataclasses.replace(s.of(cfg), variants=["vegas"]), ctx, pers=pers, thr=thr1,
+                                    label=f"Gap 2 hypothesis: Vegas with {s.option}")[1]
+        out.append(pd.concat([ref, v], ignore_index=True).assign(setting=s.name))
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=["setting"])
 
 
 def verdicts(cfg: Config, tables: dict[str, pd.DataFrame], senders: pd.DataFrame, timer: pd.DataFrame,
-             reading: pd.DataFrame) -> pd.DataFrame:
+             reading: pd.DataFrame, vegas: pd.DataFrame | None = None) -> pd.DataFrame:
     """hypotheses.csv: per hypothesis and claim it can move, the main run's verdict and the
     alternative's, with the alternative's evidence."""
     alt = Alternatives.of(cfg)
@@ -144,6 +208,13 @@ def verdicts(cfg: Config, tables: dict[str, pd.DataFrame], senders: pd.DataFrame
         low = tables["exp1_points.csv"]
         low = low[low.variant.isin(TIMER_VARIANTS) & low.per.isin(set(d.per))]
         add(f"timer {t.name}", t.option, claims.experiment1_claims(low), claims.experiment1_claims(d), ("R1.4",))
+    for s in vegas_settings(cfg):
+        d = vegas[vegas.setting == s.name].drop(columns="setting") if vegas is not None and "setting" in vegas else None
+        if d is None or d.empty:
+            continue
+        low = tables["exp1_points.csv"]
+        low = low[low.variant.isin(TIMER_VARIANTS) & low.per.isin(set(d.per))]
+        add(f"vegas {s.name}", s.option, claims.experiment1_claims(low), claims.experiment1_claims(d), ("R1.4",))
     exp1_ids = [f"R1.{i}" for i in range(1, 9)]
     add("reading", f"--per-reading {alt.per_reading}", claims.experiment1_claims(tables["exp1_points.csv"]),
         claims.experiment1_claims(reading), exp1_ids)
@@ -254,6 +325,36 @@ def timer_sentence(cfg: Config, t: Timer, main: pd.DataFrame, timer: pd.DataFram
             f"{size} Vegas {vb:.1f} → {va:.1f}, Tahoe {tb:.1f} → {ta:.1f}{why}. R1.4: {_changes(h, f'timer {t.name}')}.")
 
 
+def vegas_sentence(cfg: Config, s: VegasSetting, main: pd.DataFrame, vegas: pd.DataFrame, timer: pd.DataFrame,
+                   h: pd.DataFrame) -> str:
+    """How much of Vegas's goodput deficit against Tahoe (0 < PER ≤ 7 %, R1.4) the other Vegas loss
+    rules close (alone, or with a ns-2 timer: then the timer's own share beside it), and what
+    they do to Vegas's timeouts."""
+    with_timer = f" with {s.timer.name}'s timer" if s.timer else ""
+    head = f"**Vegas loss rules `{s.retransmit}`{with_timer}** (`{s.option}`)"
+    d = vegas[vegas.setting == s.name] if "setting" in vegas else vegas.iloc[0:0]
+    if d.empty:
+        return f"{head}: not run (no error rate in 0 < PER ≤ 7 % or Tahoe or Vegas not among the variants)."
+    pers = sorted(set(d.per))
+    lo = main[main.per.isin(pers) & main.variant.isin(TIMER_VARIANTS)]
+    (rb, gb), (ra, ga) = goodput_gap(lo), goodput_gap(d)
+    share = 1.0 - ga / gb if gb > 0 else float("nan")
+    n = lambda p, v: timeouts_per_10mib(p, v, pers, cfg.exp1_bytes)  # noqa: E731
+    vb, tb, va, ta = n(lo, "vegas"), n(lo, "tahoe"), n(d, "vegas"), n(d, "tahoe")
+    size = "" if cfg.exp1_bytes == MIB10 else f" (counted on {cfg.exp1_bytes / 2**20:g} MiB flows, scaled)"
+    gap = (f"{explains(share)} Vegas's goodput deficit against Tahoe ({share:+.0%} of it on a log scale)" if gb > 0
+           else "has no deficit to explain (Vegas is not behind Tahoe in the main run)")
+    alone = ""
+    if s.timer is not None and gb > 0 and "timer" in timer:
+        t = timer[timer.timer == s.timer.name]
+        if len(t):
+            alone = f"; {s.timer.name}'s timer alone: {1.0 - goodput_gap(t)[1] / gb:+.0%}"
+    return (f"{head}: {gap}{alone}: Vegas's goodput over Tahoe's at 0 < PER ≤ 7 %, mean over random and burst errors, "
+            f"{rb:.2f} → {ra:.2f} (main run: `{cfg.vegas_retransmit}`, {timer_name(cfg.timer_tick_ms, cfg.min_rto_ms)}); "
+            f"timeouts per 10 MiB{size} Vegas {vb:.1f} → {va:.1f}, Tahoe {tb:.1f} → {ta:.1f}. "
+            f"R1.4: {_changes(h, f'vegas {s.name}')}.")
+
+
 def reading_sentence(cfg: Config, h: pd.DataFrame) -> str:
     """Which of Experiment 1's claims hold under each reading of PER."""
     alt = Alternatives.of(cfg)
@@ -276,4 +377,6 @@ def conclusions(cfg: Config, tables: dict[str, pd.DataFrame]) -> list[str]:
     return [senders_sentence(cfg, tables["exp2_points.csv"], tables["hyp_senders_points.csv"], h),
             *(timer_sentence(cfg, t, tables["exp1_points.csv"], tables["hyp_timer_points.csv"], h)
               for t in Alternatives.of(cfg).timers),
+            *(vegas_sentence(cfg, s, tables["exp1_points.csv"], tables.get("hyp_vegas_points.csv", pd.DataFrame()),
+                             tables["hyp_timer_points.csv"], h) for s in vegas_settings(cfg)),
             reading_sentence(cfg, h)]

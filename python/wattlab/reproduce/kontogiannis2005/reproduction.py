@@ -11,10 +11,10 @@ from ... import markdown as md
 from .. import stats
 from ..framework import Context, Info, Reproduction, run_heading
 from . import claims, experiments, figures, hypotheses, live_summary
-from .config import ERROR_LAYERS, PER_READINGS, SENDERS, VARIANTS, Config
+from .config import ERROR_LAYERS, PER_READINGS, SENDERS, VARIANTS, VEGAS_RETRANSMIT, Config
 
 FILES = ("config.json", "thr_max.csv", "exp1_runs.csv", "exp1_points.csv", "exp2_runs.csv", "exp2_points.csv",
-         "hyp_senders_points.csv", "hyp_timer_points.csv", "hyp_reading_points.csv", "hypotheses.csv", "claims.csv",
+         "hyp_senders_points.csv", "hyp_timer_points.csv", "hyp_reading_points.csv", "hyp_vegas_points.csv", "hypotheses.csv", "claims.csv",
          "summary.md", "fig2_goodput.png", "fig3_eee.png", "fig4_systems.png")
 """Every file the simulated reproduction writes (``--live`` writes config.json, claims.csv,
 summary.md and ``live_summary.FILES``)."""
@@ -132,6 +132,7 @@ class Kontogiannis2005(Reproduction):
             f"3E weights α = {cfg.alpha:g}, b = {cfg.b:g}.",
             f"- Experiment 2's senders: {SENDERS[cfg.exp2_senders]}.",
             f"- TCP's retransmission timer: {hypotheses.timer_name(cfg.timer_tick_ms, cfg.min_rto_ms)}.",
+            f"- Vegas's loss rules (`{cfg.vegas_retransmit}`): {VEGAS_RETRANSMIT[cfg.vegas_retransmit]}.",
             f"- Experiment 1: one flow of {cfg.exp1_bytes / 2**20:g} MiB per variant and point. Experiment 2: n flows of "
             f"{cfg.exp2_bytes / 2**20:g} MiB, random errors at {100 * cfg.exp2_per:g} %, starts spread over "
             f"{cfg.start_spread_s:g} s; energy = the transmitter's radio until the last flow ends; gain = (E_Vegas − E_Tahoe) "

@@ -75,6 +75,8 @@ def tcp_overrides(variant: str, n_flows: int, flow_bytes: int, model: str, per: 
            "recv_buffer": cfg.window_segments * cfg.segment_bytes, "initial_cwnd": 2, "min_rto": Duration.ms(cfg.min_rto_ms)}
     if cfg.timer_tick_ms is not None:
         tcp["timer_tick"] = Duration.ms(cfg.timer_tick_ms)
+    if variant == "vegas" and cfg.vegas_retransmit != "rfc":
+        tcp["vegas_retransmit"] = cfg.vegas_retransmit  # written only where it applies (Vegas)
     names = senders(n_flows, separate)
     flows = []
     for i in range(n_flows):

@@ -395,7 +395,7 @@ mod tests {
         // ACK loss in this RTT, and a data loss (RTO) in it too.
         pos = d.rtt(pos, &[3]);
         assert!(d.s().waiting());
-        d.cc.on_timeout(20 * MSS);
+        d.cc.on_timeout(Time::ZERO, 20 * MSS);
         assert_eq!(d.cc.cwnd(), MSS, "Reno's own RTO reaction");
         assert!(d.s().data_loss());
         // The confirmation RTT sees more ACK loss, but the data loss suppresses halving.

@@ -296,7 +296,7 @@ mod tests {
     fn timeout_restarts_with_k_zero() {
         let rtt = Duration::from_millis(50);
         let mut cc = after_loss(100, rtt);
-        cc.on_timeout(70 * MSS);
+        cc.on_timeout(Time::ZERO, 70 * MSS);
         assert_eq!((cc.cwnd(), cc.ssthresh()), (MSS, 49 * MSS));
         // Slow start back to ssthresh, then the curve starts flat at the current window.
         ack_clock(&mut cc, rtt, Time::from_secs_f64(1.0), |_, _| {});

@@ -42,6 +42,7 @@ mod aimd;
 pub mod cubic;
 pub mod hystart;
 pub mod vegas;
+pub mod vegas_ns2;
 pub mod westwood;
 
 pub use ackloss::AckLoss;
@@ -49,6 +50,7 @@ pub use aimd::{Aimd, ABC_LIMIT_SEGMENTS};
 pub use cubic::Cubic;
 pub use hystart::{HyStart, HyStartMode, UnknownHyStart};
 pub use vegas::Vegas;
+pub use vegas_ns2::{UnknownVegasRetransmit, VegasRetransmit};
 pub use westwood::Westwood;
 
 use super::config::CongestionControlKind;
@@ -233,6 +235,22 @@ impl CongestionControl {
         }
     }
 
+    /// Vegas's fine-grained retransmission rules (see [`vegas_ns2`]); ignored by the others.
+    pub fn set_vegas_retransmit(&mut self, mode: VegasRetransmit) {
+        if let CongestionControl::Vegas(v) = self {
+            v.set_retransmit(mode);
+        }
+    }
+
+    /// Vegas `ns2` mode, a duplicate ACK during fast recovery: resend snd_una if it outlived
+    /// the fine timeout again (backing it off, see [`vegas_ns2`]); false for everything else.
+    pub fn ns2_resend_in_recovery(&mut self, now: Time, dupacks: u32) -> bool {
+        match self {
+            CongestionControl::Vegas(v) => v.ns2_resend_in_recovery(now, dupacks),
+            _ => false,
+        }
+    }
+
     /// The segment [pos, end) was sent at `now` (`retransmission`: resent): Vegas records send
     /// times for its fine-grained timeout (§3.1), CUBIC's HyStart for its RTT samples; a no-op
     /// for the other algorithms.
@@ -366,13 +384,14 @@ impl CongestionControl {
         }
     }
 
-    /// Retransmission timeout: new ssthresh, cwnd = loss window of one SMSS (RFC 5681 §3.1).
-    pub fn on_timeout(&mut self, flight: u32) {
+    /// Retransmission timeout at `now`: new ssthresh, cwnd = loss window of one SMSS (RFC 5681
+    /// §3.1; Vegas `ns2`: two).
+    pub fn on_timeout(&mut self, now: Time, flight: u32) {
         match self {
             CongestionControl::Tahoe(a) | CongestionControl::Reno(a) | CongestionControl::NewReno(a) => {
                 a.collapse(a.halve(flight))
             }
-            CongestionControl::Vegas(v) => v.on_timeout(flight),
+            CongestionControl::Vegas(v) => v.on_timeout(now, flight),
             CongestionControl::Westwood(w) => w.on_timeout(flight),
             CongestionControl::Cubic(c) => c.on_timeout(),
             CongestionControl::AckLoss(s) => s.on_timeout(flight),
@@ -397,7 +416,7 @@ mod tests {
         assert_eq!(cc.cwnd(), 2000);
         cc.on_ack(Time::ZERO, 2000, None, 2000); // delayed ACK of 2 segments: +2 SMSS (L = 2)
         assert_eq!(cc.cwnd(), 4000);
-        cc.on_timeout(8000);
+        cc.on_timeout(Time::ZERO, 8000);
         assert_eq!((cc.cwnd(), cc.ssthresh()), (1000, 4000));
         for _ in 0..3 {
             cc.on_ack(Time::ZERO, 1000, None, 1000);

@@ -36,10 +36,14 @@
 //!   ns-2's other variations (fine-timeout backoff, cwnd = 2 after an RTO) are not modelled,
 //!   and with SACK recovery (RFC 6675) the fine-grained check is not used. Vegas pauses its
 //!   delay control during recovery and starts a fresh epoch after it.
+//! - `vegas_retransmit = ns2` replaces these loss rules by ns-2.35's own (timeout formula,
+//!   checks on every duplicate ACK, back-off, window cuts, cwnd = 2 after an RTO): see
+//!   [`super::vegas_ns2`].
 
 use crate::tcp::rtt::SmoothedRtt;
 use super::aimd::Aimd;
 use super::AckInfo;
+use super::vegas_ns2::{ns2_cut, Ns2FineTimer, VegasRetransmit};
 use crate::time::{Duration, Time};
 use std::collections::VecDeque;
 
@@ -93,6 +97,16 @@ pub struct Vegas {
     worried: u8,
     early_retransmits: u64,
     worried_retransmits: u64,
+    /// Which loss rules apply (`Rfc` default; `Ns2` = [`super::vegas_ns2`]).
+    mode: VegasRetransmit,
+    /// ns-2's fine timeout (used only in `Ns2` mode).
+    ns2: Ns2FineTimer,
+    /// ns-2 `t_cwnd_changed_`: when the window was last cut (`Ns2` mode).
+    cut_at: Option<Time>,
+    /// `Ns2` mode: retransmissions on duplicate ACKs during recovery (the head expired again).
+    recovery_retransmits: u64,
+    /// Arrival time of the ACK being processed (set by `on_ack_arrival`).
+    ack_now: Time,
 }
 
 impl Vegas {
@@ -114,7 +128,28 @@ impl Vegas {
             worried: 0,
             early_retransmits: 0,
             worried_retransmits: 0,
+            mode: VegasRetransmit::Rfc,
+            ns2: Ns2FineTimer::default(),
+            cut_at: None,
+            recovery_retransmits: 0,
+            ack_now: Time::ZERO,
         }
+    }
+
+    /// Select the fine-grained retransmission rules (before the first segment).
+    pub(super) fn set_retransmit(&mut self, mode: VegasRetransmit) {
+        self.mode = mode;
+    }
+
+    /// The loss rules in force.
+    pub fn retransmit_mode(&self) -> VegasRetransmit {
+        self.mode
+    }
+
+    /// `Ns2` mode: retransmissions on duplicate ACKs during recovery because snd_una's
+    /// segment outlived the (backed-off) fine timeout again.
+    pub fn recovery_retransmits(&self) -> u64 {
+        self.recovery_retransmits
     }
 
     pub(super) fn set_mss(&mut self, mss: u32) {
@@ -124,6 +159,9 @@ impl Vegas {
 
     /// Fine-grained retransmission timeout, once a sample exists (§3.1; RFC 6298 arithmetic).
     pub fn fine_timeout(&self) -> Option<Duration> {
+        if self.mode == VegasRetransmit::Ns2 {
+            return self.ns2.timeout();
+        }
         let srtt = self.fine.srtt()?;
         Some(Duration(srtt.0 + (4 * self.fine.rttvar().0).max(VEGAS_FINE_RTO_GRANULARITY.0)))
     }
@@ -175,6 +213,10 @@ impl Vegas {
     /// Fast recovery entered by the fine-grained check: ns-2's reduction (see the module
     /// docs); returns the new ssthresh.
     pub(super) fn on_early_retransmit(&mut self, flight: u32, dupacks: u32) -> u32 {
+        if self.mode == VegasRetransmit::Ns2 {
+            self.early_retransmits += 1;
+            return self.ns2_dup_retransmit(self.ack_now, dupacks);
+        }
         let mss = self.aimd.mss;
         let w = flight.min(self.aimd.cwnd);
         let again = self.sent.front().is_some_and(|s| s.retransmitted);
@@ -189,6 +231,37 @@ impl Vegas {
         self.worried = VEGAS_WORRIED_ACKS;
         self.early_retransmits += 1;
         self.aimd.enter_fast_recovery(target, dupacks)
+    }
+
+    /// `Ns2` mode: a duplicate ACK retransmits snd_una (fine timeout or DupThresh): back the
+    /// fine timeout off, cut the window if not cut since that segment was sent, check the next
+    /// one or two new ACKs; returns ssthresh.
+    fn ns2_dup_retransmit(&mut self, now: Time, dupacks: u32) -> u32 {
+        let (again, sent_at) = self.sent.front().map_or((false, now), |s| (s.retransmitted, s.sent_at));
+        self.ns2.back_off(again);
+        self.worried = (self.sent.len() as u8).min(VEGAS_WORRIED_ACKS);
+        let a = &mut self.aimd;
+        // The un-inflated window: ssthresh holds it during recovery.
+        let w = if self.in_loss { a.ssthresh } else { a.cwnd };
+        self.in_loss = true;
+        match ns2_cut(w, a.mss, again, sent_at, self.cut_at) {
+            Some(target) => {
+                self.cut_at = Some(now);
+                a.enter_fast_recovery(target, dupacks)
+            }
+            None => a.enter_fast_recovery(w, dupacks),
+        }
+    }
+
+    /// `Ns2` mode, a duplicate ACK during recovery: if snd_una's segment outlived the fine
+    /// timeout (again), resend it (ns-2 checks every duplicate ACK); true if so.
+    pub(super) fn ns2_resend_in_recovery(&mut self, now: Time, dupacks: u32) -> bool {
+        if self.mode != VegasRetransmit::Ns2 || !self.in_loss || !self.head_expired(now) {
+            return false;
+        }
+        self.recovery_retransmits += 1;
+        self.ns2_dup_retransmit(now, dupacks);
+        true
     }
 
     /// A new ACK (after `on_ack_arrival`): within the first two after a retransmission, should
@@ -227,6 +300,13 @@ impl Vegas {
         // then on only such ACKs are samples, because a one-segment ACK may have waited for
         // the delayed-ACK timer — a wait the immediate duplicate ACKs this timeout is compared
         // against never contain. A receiver that ACKs every segment gives a sample per ACK.
+        if self.mode == VegasRetransmit::Ns2 {
+            // ns-2: the ACKed segment, if sent once, whatever the receiver's ACK policy.
+            if let Some(s) = last.filter(|s| !s.retransmitted && s.end == ack) {
+                self.ns2.sample(now.saturating_since(s.sent_at));
+            }
+            return;
+        }
         if covered >= 2 {
             self.peer_delays_acks = true;
         }
@@ -253,6 +333,7 @@ impl Vegas {
     }
 
     pub(super) fn on_ack_arrival(&mut self, a: &AckInfo) {
+        self.ack_now = a.now;
         if let Some(r) = a.fine_rtt.filter(|r| r.0 > 0) {
             self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
             self.epoch_rtt = Some(self.epoch_rtt.map_or(r, |e| e.min(r)));
@@ -319,6 +400,9 @@ impl Vegas {
     }
 
     pub(super) fn on_enter_recovery(&mut self, flight: u32, dupacks: u32) -> u32 {
+        if self.mode == VegasRetransmit::Ns2 {
+            return self.ns2_dup_retransmit(self.ack_now, dupacks); // ns-2 cuts the same way on DupThresh
+        }
         self.in_loss = true;
         self.worried = VEGAS_WORRIED_ACKS; // ns-2 checks after every dupACK retransmission
         let ssthresh = self.aimd.halve(flight);
@@ -330,10 +414,14 @@ impl Vegas {
         self.restart();
     }
 
-    pub(super) fn on_timeout(&mut self, flight: u32) {
+    pub(super) fn on_timeout(&mut self, now: Time, flight: u32) {
         self.worried = 0;
         let ssthresh = self.aimd.halve(flight);
         self.aimd.collapse(ssthresh);
+        if self.mode == VegasRetransmit::Ns2 {
+            self.aimd.cwnd = 2 * self.aimd.mss; // ns-2 `v_slowstart_`
+            self.cut_at = Some(now);
+        }
         self.restart();
     }
 
@@ -353,7 +441,7 @@ fn sent_capacity(mss: u32) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{CongestionControl, CongestionControlKind};
+    use super::super::{CongestionControl, CongestionControlKind, VegasRetransmit};
     use super::*;
 
     const MSS: u32 = 1000;
@@ -451,5 +539,107 @@ mod tests {
         round(&mut cc, &mut now, &mut ack, Duration::from_millis(125));
         assert_eq!(cc.cwnd(), before - before / 8, "leaves slow start with cwnd − cwnd/8");
         assert_eq!(cc.ssthresh(), 2 * MSS);
+    }
+
+    /// Vegas with ns-2's rules, `segs` segments of MSS sent at 0, 1, 2 … ms, the first ACKed
+    /// at 100 ms (one fine sample of 100 ms: timeout (100 + 2·18.75)·17/16 ms).
+    fn ns2_after_one_sample(segs: u64) -> (CongestionControl, u64) {
+        let mut cc = CongestionControl::new(CongestionControlKind::Vegas, MSS, segs as u32);
+        cc.set_vegas_retransmit(VegasRetransmit::Ns2);
+        for i in 0..segs {
+            cc.on_segment_sent(Time(i * 1_000_000), 1 + i * MSS as u64, 1 + (i + 1) * MSS as u64, false);
+        }
+        let ack = 1 + MSS as u64;
+        cc.on_ack_arrival(&info(Time(100_000_000), ack, false));
+        (cc, ack)
+    }
+
+    fn info(now: Time, ack: u64, is_dup: bool) -> AckInfo {
+        AckInfo { now, ack, snd_nxt: ack + 20 * MSS as u64, bytes_acked: if is_dup { 0 } else { MSS }, is_dup, rtt: None, fine_rtt: None, srtt: None }
+    }
+
+    const NS2_TIMEOUT_NS: u64 = 146_093_750; // (100 + 37.5)·17/16 ms
+
+    #[test]
+    fn ns2_duplicate_acks_retransmit_only_once_the_head_outlived_the_fine_timeout() {
+        let (mut cc, ack) = ns2_after_one_sample(10);
+        let v = cc.vegas().expect("vegas");
+        assert_eq!(v.fine_timeout(), Some(Duration(NS2_TIMEOUT_NS)));
+        // The head (sent at 1 ms) is 1 ns short of the timeout: nothing.
+        let early = Time(1_000_000 + NS2_TIMEOUT_NS - 1);
+        cc.on_ack_arrival(&info(early, ack, true));
+        assert!(!cc.fine_timeout_expired(early));
+        let at = Time(1_000_000 + NS2_TIMEOUT_NS);
+        cc.on_ack_arrival(&info(at, ack, true));
+        assert!(cc.fine_timeout_expired(at), "on the second duplicate, at the timeout");
+        // First loss of a 10-segment window: cut by a quarter, timeout backed off ×9/8.
+        let ss = cc.on_early_retransmit(9 * MSS, 2);
+        assert_eq!((ss, cc.cwnd()), (10 * MSS - 10 * MSS / 4, 10 * MSS - 10 * MSS / 4 + 2 * MSS));
+        let t = cc.vegas().and_then(Vegas::fine_timeout).expect("timeout");
+        assert!(t.0.abs_diff(NS2_TIMEOUT_NS + NS2_TIMEOUT_NS / 8) <= 1, "{t}");
+        // The retransmission leaves now; later duplicates before its timeout change nothing.
+        cc.on_segment_sent(at, ack, ack + MSS as u64, true);
+        let later = Time(at.0 + t.0 - 1);
+        assert!(!cc.ns2_resend_in_recovery(later, 3));
+        // At its timeout it goes again: ×2 (a retransmission), but no second cut (the window
+        // was cut when it was sent, not before).
+        let again = Time(at.0 + t.0);
+        assert!(cc.ns2_resend_in_recovery(again, 4));
+        assert_eq!(cc.ssthresh(), ss, "cut once");
+        let t2 = cc.vegas().and_then(Vegas::fine_timeout).expect("timeout");
+        assert!(t2.0.abs_diff(2 * t.0) <= 1, "{t2} {t}");
+        assert_eq!(cc.vegas().map(Vegas::recovery_retransmits), Some(1));
+    }
+
+    #[test]
+    fn ns2_small_windows_fall_to_two_segments_and_the_dupthresh_retransmit_cuts_by_a_quarter() {
+        let (mut cc, ack) = ns2_after_one_sample(3);
+        cc.on_ack_arrival(&info(Time(105_000_000), ack, true));
+        assert_eq!(cc.on_enter_recovery(2 * MSS, 3), 2 * MSS, "≤ 3 segments → 2");
+        let (mut cc, ack) = ns2_after_one_sample(16);
+        cc.on_ack_arrival(&info(Time(105_000_000), ack, true));
+        assert_eq!(cc.on_enter_recovery(15 * MSS, 3), 12 * MSS, "DupThresh: −1/4, not FlightSize/2");
+    }
+
+    #[test]
+    fn ns2_checks_the_first_and_second_new_ack_after_a_retransmission() {
+        let (mut cc, ack) = ns2_after_one_sample(10);
+        let at = Time(1_000_000 + NS2_TIMEOUT_NS);
+        cc.on_ack_arrival(&info(at, ack, true));
+        cc.on_early_retransmit(9 * MSS, 1);
+        cc.on_segment_sent(at, ack, ack + MSS as u64, true);
+        // 1st new ACK (the retransmission arrived) 100 ms later: the next head (sent at 2 ms)
+        // is older than the backed-off timeout: resend it.
+        let t1 = Time(at.0 + 100_000_000);
+        cc.on_ack_arrival(&info(t1, ack + MSS as u64, false));
+        assert!(cc.resend_after_retransmit(t1), "1st new ACK, expired head");
+        cc.on_segment_sent(t1, ack + MSS as u64, ack + 2 * MSS as u64, true);
+        // 2nd new ACK: the head (sent at 3 ms) expired too.
+        let t2 = Time(t1.0 + 1_000_000);
+        cc.on_ack_arrival(&info(t2, ack + 2 * MSS as u64, false));
+        assert!(cc.resend_after_retransmit(t2), "2nd new ACK, expired head");
+        // A 3rd new ACK is not checked, however old the head.
+        let t3 = Time(t2.0 + 1_000_000);
+        cc.on_ack_arrival(&info(t3, ack + 3 * MSS as u64, false));
+        assert!(!cc.resend_after_retransmit(t3), "only the first two");
+    }
+
+    #[test]
+    fn ns2_a_fresh_head_on_the_first_new_ack_ends_the_checks() {
+        let (mut cc, ack) = ns2_after_one_sample(10);
+        let at = Time(1_000_000 + NS2_TIMEOUT_NS);
+        cc.on_ack_arrival(&info(at, ack, true));
+        cc.on_early_retransmit(9 * MSS, 1);
+        cc.on_segment_sent(at, ack, ack + MSS as u64, true);
+        // Resend the rest as fresh (sent now): on the 1st new ACK the head has not expired.
+        for i in 1..9u64 {
+            cc.on_segment_sent(at, ack + i * MSS as u64, ack + (i + 1) * MSS as u64, true);
+        }
+        let t1 = Time(at.0 + 50_000_000);
+        cc.on_ack_arrival(&info(t1, ack + MSS as u64, false));
+        assert!(!cc.resend_after_retransmit(t1));
+        let t2 = Time(t1.0 + 500_000_000);
+        cc.on_ack_arrival(&info(t2, ack + 2 * MSS as u64, false));
+        assert!(!cc.resend_after_retransmit(t2), "a head that had not expired stops the checks");
     }
 }

@@ -206,7 +206,7 @@ mod tests {
         assert_eq!(cc.cwnd(), 10_000 + 3000, "cwnd (10 kB) below ssthresh: kept, plus inflation");
         cc.on_exit_recovery(0);
         assert_eq!(cc.cwnd(), 10_000, "min(ssthresh, prior cwnd)");
-        cc.on_timeout(20_000);
+        cc.on_timeout(Time::ZERO, 20_000);
         assert_eq!((cc.cwnd(), cc.ssthresh()), (1000, s));
     }
 }

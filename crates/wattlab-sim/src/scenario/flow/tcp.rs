@@ -33,6 +33,11 @@ pub struct TcpSettings {
     /// HyStart: ACK train and delay increase; on in `linux`) or `hystart++` (RFC 9406).
     #[serde(default)]
     pub hystart: Option<String>,
+    /// Vegas's fine-grained retransmission rules: `rfc` (default) or `ns2` (ns-2.35's
+    /// `tcp-vegas.cc`: checks on every duplicate ACK, back-off, its window cuts); needs
+    /// `cc = "vegas"`.
+    #[serde(default)]
+    pub vegas_retransmit: Option<String>,
     /// Linux's receive-window autotuning: the window starts near 64 KB and grows with the
     /// reads per RTT up to `recv_buffer` (default off; on in `linux`).
     #[serde(default)]
