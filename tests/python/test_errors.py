@@ -91,6 +91,15 @@ def test_hystart_errors_name_field_and_line():
     assert "flow[0].tcp.hystart" in str(e) and 'set tcp.cc = "cubic"' in e.message
 
 
+def test_vegas_retransmit_errors_name_field_and_line():
+    text = BASE + 'tcp = { cc = "vegas", vegas_retransmit = "bsd" }\n'
+    e = _error_for(text)
+    assert "flow[0].tcp.vegas_retransmit" in str(e) and "unknown vegas_retransmit `bsd` (known: rfc, ns2)" in e.message
+    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"bsd"' in l)
+    e = _error_for(BASE + 'tcp = { cc = "tahoe", vegas_retransmit = "ns2" }\n')
+    assert "flow[0].tcp.vegas_retransmit" in str(e) and 'set tcp.cc = "vegas" (it is tahoe)' in e.message
+
+
 def test_override_errors_name_the_override():
     with pytest.raises(wattlab.ScenarioError) as info:
         wattlab.validate(text=BASE, overrides=["link.nosuch.rate=1Mbps"])
