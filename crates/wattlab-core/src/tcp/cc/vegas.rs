@@ -33,7 +33,7 @@
 //!   any dupACK-triggered retransmission (this one or the 3-dupACK one), the new snd_una
 //!   segment is resent too if it expired, without another reduction (ns-2 `v_worried_`).
 //!   The 3-dupACK fast retransmit (FlightSize/2) and the RTO are unchanged (RFC 5681/6582);
-//!   ns-2's other variations (fine-timeout backoff, cwnd = 2 after an RTO) are not modelled,
+//!   ns-2's other variations (fine-timeout backoff, cwnd = 2 after an RTO) are `ns2` mode's,
 //!   and with SACK recovery (RFC 6675) the fine-grained check is not used. Vegas pauses its
 //!   delay control during recovery and starts a fresh epoch after it.
 //! - `vegas_retransmit = ns2` replaces these loss rules by ns-2.35's own (timeout formula,
