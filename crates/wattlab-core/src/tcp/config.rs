@@ -121,6 +121,12 @@ pub struct TcpConfig {
     /// `tcp_incr_quickack`), so the sender's slow start is not slowed by delayed ACKs. Off by
     /// default (RFC 1122's receiver delays from the first segment).
     pub quick_ack: bool,
+    /// Linux's cwnd restart after idle (`net.ipv4.tcp_slow_start_after_idle = 1`): new data
+    /// sent with nothing in flight more than an RTO after the last data segment first sets
+    /// ssthresh = max(ssthresh, ¾·cwnd) and halves cwnd once per RTO idle, not below
+    /// min(IW, cwnd) (see [`super::idle_restart`]). Off by default (the textbook stacks keep
+    /// their window).
+    pub slow_start_after_idle: bool,
     /// Delay ACKs: ACK every second segment or when `delayed_ack_timeout` expires (RFC 1122 4.2.3.2).
     pub delayed_ack: bool,
     /// Delayed-ACK timer: 40 ms, Linux's minimum (RFC 1122 allows up to 500 ms).
@@ -165,6 +171,7 @@ impl Default for TcpConfig {
             sack: false,
             prr: false,
             quick_ack: false,
+            slow_start_after_idle: false,
             delayed_ack: true,
             delayed_ack_timeout: Duration::from_millis(40),
             ack_every: 2,

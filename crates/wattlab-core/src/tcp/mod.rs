@@ -10,7 +10,8 @@
 //! [`rtt`] (RFC 6298 estimator), [`coarse_rtt`] (BSD/ns-2 tick-granular RTO, `timer_tick`), [`cc`] (congestion-window arithmetic, extensible enum),
 //! [`recovery`] (duplicate ACKs, fast retransmit, NewReno `recover`), [`scoreboard`] (RFC 6675
 //! SACK scoreboard: IsLost, pipe, NextSeg), [`prr`] (RFC 6937 Proportional Rate Reduction,
-//! option `prr`), [`reassembly`] (out-of-order intervals, SACK block
+//! option `prr`), [`idle_restart`] (Linux's cwnd restart after idle, option
+//! `slow_start_after_idle`), [`reassembly`] (out-of-order intervals, SACK block
 //! order), [`state`] (states, events, counters), [`connection`].
 //!
 //! Congestion control ([`CongestionControlKind`], one module per algorithm under [`cc`]):
@@ -51,6 +52,7 @@ pub mod cc;
 pub mod coarse_rtt;
 pub mod config;
 pub mod connection;
+pub mod idle_restart;
 pub mod profile;
 pub mod prr;
 pub mod reassembly;

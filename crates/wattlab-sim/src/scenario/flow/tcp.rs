@@ -29,6 +29,10 @@ pub struct TcpSettings {
     /// than the RTO (default off; on in `linux`).
     #[serde(default)]
     pub quick_ack: Option<bool>,
+    /// Linux's cwnd restart after an idle period longer than the RTO (default off; on in
+    /// `linux`; live: the testbed's `net.ipv4.tcp_slow_start_after_idle`).
+    #[serde(default)]
+    pub slow_start_after_idle: Option<bool>,
     /// Congestion control, case-insensitive: tahoe, reno, newreno (default), sack (Reno with
     /// SACK, ns-2's Sack1), vegas, westwood (alias westwood+) or cubic.
     #[serde(default)]
