@@ -82,6 +82,13 @@ def test_unknown_tcp_profile_names_field_line_and_known_ones():
     assert "flow[0].tcp.window_scale" in str(e) and "at least 6" in e.message
 
 
+def test_a_tcp_switch_that_is_not_a_boolean_names_field_and_line():
+    text = BASE + 'tcp = { slow_start_after_idle = "yes" }\n'
+    e = _error_for(text)
+    assert e.key == "flow[0].tcp.slow_start_after_idle" and "expected a boolean" in e.message
+    assert e.line == len(text.splitlines())
+
+
 def test_override_errors_name_the_override():
     with pytest.raises(wattlab.ScenarioError) as info:
         wattlab.validate(text=BASE, overrides=["link.nosuch.rate=1Mbps"])
