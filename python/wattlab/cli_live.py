@@ -306,3 +306,7 @@ def cleanup_cmd(as_json) -> None:
         note(f"removed {len(dirs)} payload directory(ies) of earlier versions: " + ", ".join(map(str, dirs)))
     if busy:
         note(f"left {len(busy)} run(s) in progress alone: " + ", ".join(f"wl{rid} (pid {pid})" for rid, pid in busy.items()))
+
+from wattlab.cli_live_grid import grid_cmd  # noqa: E402  (its own module: wattlab live grid)
+
+live_app.add_command(grid_cmd)

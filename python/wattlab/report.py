@@ -118,6 +118,7 @@ def print_agents(console: Console, agents: list[dict]) -> None:
         ("closed_acks", "closed ACKs"), ("open_acks", "open ACKs"), ("open_acks_resent", "resent"),
         ("probes", "probes"), ("probes_lost", "lost"), ("recoveries", "recoveries"),
         ("reverted", "reverted"), ("sleeps", "sleeps"), ("dropped_asleep", "lost asleep"),
+        ("rtt_cache_hits", "cache hits"), ("rtt_cache_misses", "misses"), ("rtt_cache_servers_max", "servers"),
     ]
     _print_counters(console, "Client-centered agent", agents, cols, left=("node", "detection"))
 

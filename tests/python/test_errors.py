@@ -77,9 +77,18 @@ def test_unknown_tcp_profile_names_field_line_and_known_ones():
     e = _error_for(text)
     assert "flow[0].tcp.profile" in str(e) and "unknown TCP profile `bsd` (known: textbook, linux)" in e.message
     assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"bsd"' in l)
-    # The linux profile's 3 MiB window cannot be advertised with a written shift of 2.
+    # The linux profile's 16 MiB window cannot be advertised with a written shift of 2.
     e = _error_for(BASE + 'tcp = { profile = "linux", window_scale = 2 }\n')
-    assert "flow[0].tcp.window_scale" in str(e) and "at least 6" in e.message
+    assert "flow[0].tcp.window_scale" in str(e) and "at least 9" in e.message
+
+
+def test_hystart_errors_name_field_and_line():
+    text = BASE + 'tcp = { cc = "cubic", hystart = "fast" }\n'
+    e = _error_for(text)
+    assert "flow[0].tcp.hystart" in str(e) and "unknown hystart `fast` (known: off, linux, hystart++)" in e.message
+    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"fast"' in l)
+    e = _error_for(BASE + 'tcp = { hystart = "linux" }\n')
+    assert "flow[0].tcp.hystart" in str(e) and 'set tcp.cc = "cubic"' in e.message
 
 
 def test_a_tcp_switch_that_is_not_a_boolean_names_field_and_line():
@@ -128,3 +137,14 @@ def test_a_key_of_another_kind_is_refused_by_the_flows_kind():
     # A key no kind has lists this kind's keys only, not every kind's.
     e = _error_for(BASE.replace('bytes = "1MB"', 'bytes = "1MB"\nbites = 3'))
     assert e.message.startswith("unknown field `bites` (kind = \"bulk-download\" takes:") and "servers" not in e.message
+
+
+def test_rack_or_tlp_without_sack_names_field_and_line():
+    for key in ("rack", "tlp"):
+        text = BASE + f"tcp = {{ {key} = true }}\n"
+        e = _error_for(text)
+        assert f"flow[0].tcp.{key}" in str(e) and "needs SACK" in e.message
+        assert e.line == len(text.splitlines())
+    # With SACK (or the linux profile, which has it) both are accepted.
+    wattlab.validate(text=BASE + "tcp = { sack = true, rack = true, tlp = true }\n")
+    wattlab.validate(text=BASE + 'tcp = { profile = "linux", rack = false, tlp = false }\n')

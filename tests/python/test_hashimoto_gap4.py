@@ -1,6 +1,7 @@
 """Issue 32 gap 4 (seed 002) settling experiments: the exchange time Table 3.1's 12 Mb/s row implies
 (``exchange``), ns-2's retransmission timer on Table 3.1 (``rto``), Fig. 3.8's q sweep and Fig.
-3.13's multiplier curves with their claims (M9, E4), each rule driven to each of its verdicts."""
+3.13's multiplier curves with their claims (M9, E4), the testbed sweeps of Figs. 2.9–2.11 (B1–B7)
+and of Figs. 2.12–2.13 at 50 ms one-way (B8–B13), each rule driven to each of its verdicts."""
 
 from __future__ import annotations
 
@@ -300,3 +301,152 @@ def test_testbed_claims_are_not_comparable_in_quick():
     changed = claims.quick_changes(Config.quick_preset(), Config.full())
     assert {f"B{i}" for i in range(1, 8)} <= set(changed) and "u5d5" in changed["B1"]
     assert claims.quick_changes(Config.full(), Config.full()) == {}
+
+
+# --- (d) the testbed sweep at 50 ms one-way (Figs. 2.12–2.13) -----------------------------------------
+
+T50_MIXES = ("u0d10", "u3d7", "u5d5", "u10d0")
+
+
+def _t50(*dicts):
+    """A synthetic testbed50.csv where every claim B8–B13 agrees; ``dicts``: (mix, delayed ACK, scheme) → columns."""
+    changes = {k: v for d in dicts for k, v in d.items()}
+    rows = []
+    for mix in T50_MIXES:
+        n_up = int(mix[1:].split("d")[0])
+        for d in (False, True):
+            for scheme in ("reno", "ackloss"):
+                fair = scheme == "ackloss" or mix == "u0d10"
+                r = {"ap": "Buffalo", "delay_ms": 50.0, "mix": mix, "delayed_ack": d, "scheme": scheme,
+                     "total_mbps": (20.0 if fair else 24.0) + (1.5 if d else 0.0),
+                     "up_per_flow_mbps": (2.0 if fair else 4.9) if n_up else np.nan,
+                     "down_per_flow_mbps": (2.0 if fair else 0.003) if n_up < 10 else np.nan,
+                     "min_flow_mbps": 1.8 if fair else 0.0, "jain": (0.99 if d else 0.97) if fair else 0.4,
+                     "timeouts": 0.0 if fair else 30.0,
+                     "swm_1s": (0.88 if d else 0.85) if fair else 0.45, "swm_20s": (0.93 if d else 0.9) if fair else 0.5}
+                r.update(changes.get((mix, d, scheme), {}))
+                rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def _both(mix, scheme, **cols):
+    return {(mix, d, scheme): cols for d in (False, True)}
+
+
+@pytest.mark.parametrize("claim, arg, verdict", [
+    (claims.delay50_reno_unfair, _t50(), claims.AGREES),
+    (claims.delay50_reno_unfair, _t50({("u5d5", True, "reno"): {"down_per_flow_mbps": 1.0}}), claims.PARTLY),
+    (claims.delay50_reno_unfair, _t50(_both("u5d5", "reno", down_per_flow_mbps=1.0),
+                                      _both("u3d7", "reno", down_per_flow_mbps=1.0)), claims.DISAGREES),
+    (claims.delay50_reno_unfair, _t50()[lambda t: t["mix"].isin(["u0d10", "u10d0"])], claims.UNTESTED),
+    (claims.delay50_ackloss_fair, _t50(), claims.AGREES),
+    (claims.delay50_ackloss_fair, _t50(_both("u5d5", "ackloss", jain=0.45)), claims.PARTLY),
+    (claims.delay50_ackloss_fair, _t50(_both("u5d5", "ackloss", jain=0.45), {("u3d7", True, "ackloss"): {"min_flow_mbps": 0.0}}),
+     claims.DISAGREES),
+    (claims.delay50_ackloss_fair, None, claims.UNTESTED),
+    (claims.delay50_total, _t50(), claims.AGREES),
+    (claims.delay50_total, _t50({(m, True, "reno"): {"total_mbps": 23.0} for m in T50_MIXES}), claims.PARTLY),
+    (claims.delay50_total, _t50({(m, True, s): {"total_mbps": 1.0} for m in T50_MIXES for s in ("reno", "ackloss")}),
+     claims.DISAGREES),
+    (claims.delay50_total, _t50()[lambda t: ~t["delayed_ack"]], claims.UNTESTED),
+    # Reno's +1.5 Mb/s inside a 5 Mb/s CI on each mean: not an increase the seeds resolve.
+    (claims.delay50_total, _t50({(m, d, "reno"): {"total_mbps_ci": 5.0} for m in T50_MIXES for d in (False, True)}),
+     claims.PARTLY),
+    (claims.delay50_gain_kept, _t50(), claims.AGREES),
+    (claims.delay50_gain_kept, _t50({("u5d5", True, "ackloss"): {"jain": 0.6}}), claims.PARTLY),
+    (claims.delay50_gain_kept, _t50({(m, True, "ackloss"): {"jain": 0.6} for m in ("u3d7", "u5d5")}), claims.DISAGREES),
+    (claims.delay50_gain_kept, _t50()[lambda t: ~t["delayed_ack"]], claims.UNTESTED),
+    (claims.delay50_swm_delack, _t50(), claims.AGREES),
+    (claims.delay50_swm_delack, _t50({("u5d5", True, "ackloss"): {"swm_1s": 0.8, "swm_20s": 0.8}}), claims.PARTLY),
+    (claims.delay50_swm_delack, _t50({(m, True, "ackloss"): {"swm_1s": 0.8, "swm_20s": 0.8} for m in ("u5d5", "u10d0")}),
+     claims.DISAGREES),
+    (claims.delay50_swm_delack, _t50()[lambda t: t["scheme"] == "reno"], claims.UNTESTED),
+    (claims.delay50_swm, _t50(), claims.AGREES),
+    (claims.delay50_swm, _t50(_both("u5d5", "ackloss", swm_1s=0.1, swm_20s=0.1)), claims.PARTLY),
+    (claims.delay50_swm, _t50(_both("u5d5", "ackloss", swm_1s=0.1, swm_20s=0.1),
+                              _both("u10d0", "ackloss", swm_1s=0.1, swm_20s=0.1)), claims.DISAGREES),
+    (claims.delay50_swm, _t50()[lambda t: t["mix"].isin(["u0d10", "u3d7"])], claims.UNTESTED),
+])
+def test_delay50_claims_reach_each_verdict(claim, arg, verdict):
+    assert claim(arg).verdict == verdict
+
+
+def test_delay50_evidence_names_the_setting_and_the_baseline():
+    c = claims.delay50_reno_unfair(_t50())
+    assert "Buffalo-AP, 50 ms one-way" in c.evidence and "4/4 cells" in c.evidence
+    assert "baseline: off" in claims.delay50_total(_t50()).evidence
+
+
+def test_delay50_run_carries_the_delay_and_delayed_ack():
+    """A short u5d5 run at 50 ms one-way with delayed ACK: the override reaches the scenario (RTT
+    above 100 ms), every flow delays its ACKs, Fig. 2.8(a)'s runs keep their overrides, and the
+    table is one row per (mix, delayed ACK, scheme)."""
+    from wattlab.reproduce.hashimoto2013 import testbed, testbed50
+    jobs = testbed50.jobs(["u5d5"], [1], 20.0, 5.0, [1.0, 5.0], 50.0)
+    assert len(jobs) == 4 and {j.labels["delay_ms"] for j in jobs} == {50.0}
+    j = next(j for j in jobs if j.labels["delayed_ack"] and j.labels["scheme"] == "reno")
+    ovr = dict(j.overrides)
+    assert str(ovr["link.0.delay"]) == "50ms" and ovr["wlan.0.ap_queue"] == 77
+    assert all(f["tcp"]["delayed_ack"] for f in ovr["flow"])
+    old = dict(testbed.job("Buffalo", "u5d5", "reno", 1, 20.0, 5.0, [1.0, 5.0]).overrides)
+    assert old["name"] == "hashimoto2013-testbed-Buffalo-u5d5-reno" and not any(f["tcp"]["delayed_ack"] for f in old["flow"])
+    df = runner.run_jobs([j], testbed.measure, "test", 1, None).drop(columns=["duration_s", "warmup_s", "sample_s",
+                                                                           "swm_windows_s"])
+    assert (df["up_rtt_ms"] > 100).all() and (df["down_per_flow_mbps"] < 0.1 * df["up_per_flow_mbps"]).all()
+    t = testbed50.table(df)
+    assert len(t) == 1 and t["ap"].iloc[0] == "Buffalo" and t["delay_ms"].iloc[0] == 50.0 and t["ap_buffer"].iloc[0] == 77
+
+
+def test_delay50_config_checks_and_quick_marks():
+    from wattlab.reproduce.hashimoto2013.config import Config
+    with pytest.raises(ValueError, match="testbed50_mixes: unknown mix 'u11d0'"):
+        replace(Config.quick_preset(), testbed50_mixes=["u11d0"]).check()
+    with pytest.raises(ValueError, match=r"testbed50_delay_ms \(0\) must be in"):
+        replace(Config.quick_preset(), testbed50_delay_ms=0.0).check()
+    changed = claims.quick_changes(Config.quick_preset(), Config.full())
+    assert {f"B{i}" for i in range(8, 14)} <= set(changed) and "50 ms mixes u5d5, u10d0" in changed["B8"]
+    assert "B8" not in claims.quick_changes(replace(Config.full(), testbed_mixes=["u5d5"]), Config.full())
+
+
+# --- (e) B11's experiment: delayed ACK at one direction's receivers ---------------------------------
+
+def _split_runs(gain_up, gain_down, mixes=("u5d5",)):
+    """Synthetic delack_split_runs.csv: Reno's Jain 0.4 everywhere, ackloss's giving these gains."""
+    rows = []
+    for mix in mixes:
+        for v, g in (("up", gain_up), ("down", gain_down)):
+            for scheme, j in (("reno", 0.4), ("ackloss", 0.4 + g)):
+                rows += [{"variant": v, "mix": mix, "scheme": scheme, "seed": k, "jain": j} for k in (1, 2)]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("gain_up, gain_down, up_word, down_word", [
+    (0.30, 0.59, "explains most of it", "does not explain it"),   # off 0.6 → all 0.4: the up side loses 0.3 of 0.2
+    (0.57, 0.45, "explains part of it", "explains most of it"),
+    (0.60, 0.60, "does not explain it", "does not explain it"),
+])
+def test_delack_split_table_and_conclusion_reach_each_word(gain_up, gain_down, up_word, down_word):
+    from wattlab.reproduce.hashimoto2013 import delack_split
+    t = delack_split.table(_split_runs(gain_up, gain_down), _t50({("u5d5", True, "ackloss"): {"jain": 0.8}},
+                                                                 {("u5d5", False, "ackloss"): {"jain": 1.0}}))
+    assert len(t) == 1 and t["gain_off"].iloc[0] == pytest.approx(0.6) and t["gain_all"].iloc[0] == pytest.approx(0.4)
+    assert t["explained_up"].iloc[0] == pytest.approx((0.6 - gain_up) / 0.2)
+    text = delack_split.conclusion(t)
+    assert f"H (the loss comes from the upstream flows' delayed ACKs, the proposed method's signal) {up_word}" in text
+    assert text.endswith(f"that side {down_word}.")
+    assert delack_split.table(pd.DataFrame(), _t50()).empty and "not run" in delack_split.conclusion(pd.DataFrame())
+
+
+def test_delack_split_jobs_set_each_directions_receivers():
+    from wattlab.reproduce.hashimoto2013 import delack_split
+    from wattlab.reproduce.hashimoto2013.config import Config
+    jobs = delack_split.jobs(["u5d5"], [1], 60.0, 20.0, [1.0], 50.0)
+    assert len(jobs) == 4
+    for j in jobs:
+        flows = dict(j.overrides)["flow"]
+        up = {f["tcp"]["delayed_ack"] for f in flows if f["name"].startswith("up-")}
+        down = {f["tcp"]["delayed_ack"] for f in flows if f["name"].startswith("down-")}
+        assert (up, down) == (({True}, {False}) if j.labels["delayed_ack"] else ({False}, {True}))
+        assert str(dict(j.overrides)["link.0.delay"]) == "50ms"
+    with pytest.raises(ValueError, match="delack_split_mixes: 'u2d8' is not in testbed50_mixes"):
+        replace(Config.quick_preset(), delack_split_mixes=["u2d8"]).check()

@@ -75,7 +75,8 @@ def test_an_unknown_run_input_is_refused(tmp_path):
 def test_options_go_to_their_config_fields():
     cmd = BY_NAME["kontogiannis2005"].config().COMMAND
     assert [o.field for o in cmd.options] == ["seeds", "variants", "per_reading", "error_layer", "exp2_senders",
-                                              "timer_tick_ms", "min_rto_ms", "alpha", "b"]
+                                              "timer_tick_ms", "min_rto_ms", "live", "live_per", "live_models",
+                                              "live_variants", "live_bytes", "live_time_limit_s", "alpha", "b"]
     variant = next(o for o in cmd.options if o.field == "variants")
     assert variant.multiple and variant.convert("VEGAS") == "vegas"
     assert BY_NAME["hashimoto2013-tunnel"].config().COMMAND.seed_field == "sim_base_seed"
@@ -244,7 +245,7 @@ def test_each_reproduction_names_what_its_quick_preset_changes():
         changed[name] = rep.quick_changes(cfg.quick_preset())
     assert set(changed["kontogiannis2005"]) == {"R2.5", "R2.6"} and "1 MiB flows" in changed["kontogiannis2005"]["R2.6"]
     assert "table1-*" in changed["yan-cc"] and "fig7-psm" not in changed["yan-cc"]
-    assert set(changed["hashimoto2013"]) == {"F7", *(f"B{i}" for i in range(1, 8))}
+    assert set(changed["hashimoto2013"]) == {"F7", *(f"B{i}" for i in range(1, 14))}
     assert set(changed["hashimoto2013-tunnel"]) == {"T9", "T10", "T11"}
     # psna and WWP's quick presets only run fewer seeds: the same quantities.
     assert changed["psna"] == changed["tsaoussidis1999-wwp"] == {}

@@ -187,8 +187,19 @@ impl Simulation {
         if written.quick_ack == Some(false) {
             return Err(format!("flow `{}`.tcp.quick_ack: a live run uses Linux's TCP, whose receiver always starts in quick-ACK mode; remove quick_ack = false", name.as_deref().unwrap_or("flow0")));
         }
+        for (key, off, what) in [
+            ("rack", written.rack == Some(false), "marks losses with RACK (net.ipv4.tcp_recovery = 1)"),
+            ("tlp", written.tlp == Some(false), "sends tail loss probes (net.ipv4.tcp_early_retrans = 3)"),
+        ] {
+            if off {
+                return Err(format!("flow `{}`.tcp.{key}: a live run uses Linux's TCP, which {what}, and the testbed does not change that sysctl; remove {key} = false", name.as_deref().unwrap_or("flow0")));
+            }
+        }
         if written.prr == Some(false) {
             return Err(format!("flow `{}`.tcp.prr: a live run uses Linux's TCP, which always reduces its window by PRR (RFC 6937) in recovery; remove prr = false", name.as_deref().unwrap_or("flow0")));
+        }
+        if let Some(h) = written.hystart.as_deref().filter(|_| tcp.hystart != wattlab_core::tcp::HyStartMode::Linux) {
+            return Err(format!("flow `{}`.tcp.hystart: a live run uses Linux's CUBIC, whose slow-start exit is its HyStart (`linux`); `{h}` is not available there (Linux has no HyStart++, and HyStart is switched off only host-wide, by the tcp_cubic module's `hystart` parameter)", name.as_deref().unwrap_or("flow0")));
         }
         let mut spec = self.path_spec(client, server)?;
         spec.flow = name.clone().unwrap_or_else(|| "flow0".into());

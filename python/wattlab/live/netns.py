@@ -277,7 +277,7 @@ class Testbed:
     def build(self, tcp: dict) -> None:
         """Create the namespaces, veth pairs, addresses, routes and TCP settings of ``tcp``
         (the plan's ``sack``, ``timestamps``, ``window_scale``, ``slow_start_after_idle``,
-        ``initial_cwnd``, ``min_rto_ms``, ``linux_cc``)."""
+        ``initial_cwnd``, ``min_rto_ms``, ``mss`` as the routes' ``advmss``, ``linux_cc``)."""
         for role in ROLES:
             self.created.append(self.ns(role))  # first: an interruption here still removes it
             _run(["ip", "netns", "add", self.ns(role)])
@@ -307,7 +307,8 @@ class Testbed:
             f"net.ipv4.tcp_slow_start_after_idle={int(tcp['slow_start_after_idle'])}",
             "net.ipv4.tcp_no_metrics_save=1",
         ]
-        route = ["initcwnd", str(tcp["initial_cwnd"]), "rto_min", f"{tcp['min_rto_ms']}ms"]
+        # advmss: the scenario's tcp.mss on the SYN (Linux's own default on a 1500-byte MTU is 1460, the scenario default).
+        route = ["initcwnd", str(tcp["initial_cwnd"]), "rto_min", f"{tcp['min_rto_ms']}ms", "advmss", str(tcp.get("mss", 1460))]
         for role, net, via, dev in (
             ("client", "10.201.2.0/24", AP_CLIENT_ADDR, CLIENT_IF),
             ("server", "10.201.1.0/24", AP_SERVER_ADDR, SERVER_IF),

@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from wattlab.live import checks, netns, psna, tunnel, web, wwp
+from wattlab.live import checks, netns, psna, tcp_settings, tunnel, web, wwp
 from wattlab.live.checks import POLICIES
 from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
 from wattlab.live.radio_table import radio_table
@@ -160,6 +160,7 @@ def _live(plan: dict, scn: list[str], policy: str, out: Path, by_role: dict, lim
             tb.claim()
             step("building namespaces")
             tb.build(plan)
+            tcp_settings.record(tb, out)  # the kernel's TCP as this run has it (tcp_settings.json)
             s = Session(plan, scn, out, tb, limit, step)
             s.emulator(policy)
             if policy == "cc":

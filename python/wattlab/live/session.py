@@ -202,8 +202,10 @@ class Session:
         self.step("downloading")
         rb = int(p["recv_buffer"])
         clamp = rb if p["window_scale"] is not None else min(rb, 65535)
+        # tcp.autotune: no SO_RCVBUF (which would lock the buffer) and no clamp: Linux tunes.
+        sizing = [] if p.get("autotune") else ["--window-clamp", str(clamp), "--buffer", str(rb)]
         argv = [self.exe, "fetch", "--connect", f"{netns.SERVER_ADDR}:{p['port']}", "--request", str(p["request"]),
-                "--window-clamp", str(clamp), "--buffer", str(rb), "--cc", p["linux_cc"],
+                *sizing, "--cc", p["linux_cc"],
                 "--idle-timeout", f"{self._idle_s():.3f}", "--report", str(self.out / "fetch.json")]
         fetch = self.start("the client", "client", argv, None, "fetch.log")
         while fetch.popen.poll() is None:

@@ -9,7 +9,7 @@
 
 use super::config::{AgentConfig, BurstDetection};
 use super::estimators::{InterArrival, ProbeDelay, ReceiverRtt, TsClock};
-use super::sites::SiteTable;
+use super::sites::{SiteEntry, SiteTable};
 use super::{AgentEvent, AgentEventKind, AgentStats, BurstEnd, RevertReason};
 use crate::packet::{Endpoint, Packet, TcpFlags, TcpHeader};
 use crate::tcp::seq;
@@ -197,6 +197,16 @@ pub struct Out<'a> {
 }
 
 impl Out<'_> {
+    /// The site table's entry for `server` (created if missing), keeping the counter of the
+    /// most servers cached at once.
+    fn site(&mut self, server: Endpoint) -> &mut SiteEntry {
+        let n = (self.sites.len() + usize::from(self.sites.get(server).is_none())).min(super::sites::MAX_SITES) as u64;
+        if self.cfg.rtt_cache && n > self.stats.rtt_cache_servers_max {
+            self.stats.rtt_cache_servers_max = n;
+        }
+        self.sites.entry(server)
+    }
+
     fn log(&mut self, at: Time, conn: u32, kind: AgentEventKind) {
         self.events.push_back(AgentEvent {
             at,
@@ -431,8 +441,7 @@ impl TrackedConn {
         }
         let wait = if out.cfg.rtt_cache {
             let w = out.sites.get(self.remote).and_then(|s| s.response_wait());
-            out.stats.rtt_cache_hits += u64::from(w.is_some());
-            out.stats.rtt_cache_misses += u64::from(w.is_none());
+            out.stats.note_cache_lookup(w.is_some());
             w
         } else {
             None
@@ -522,7 +531,7 @@ impl TrackedConn {
                 self.ts_recent = ts.tsval;
             }
             if let Some(r) = self.rtt.on_echo(now, ts.tsecr) {
-                out.sites.entry(self.remote).note_rtt(r, self.rtt.srtt());
+                out.site(self.remote).note_rtt(r, self.rtt.srtt());
             }
         }
         if h.flags.contains(TcpFlags::RST) {
@@ -558,7 +567,7 @@ impl TrackedConn {
         self.server_ws = h.options.window_scale.is_some();
         self.ts_ok = h.options.timestamps.is_some();
         if let Phase::Setup { syn_at, .. } = self.phase {
-            let e = out.sites.entry(self.remote);
+            let e = out.site(self.remote);
             e.syn_rtt = Some(now.saturating_since(syn_at));
         }
         if self.ts_ok {
@@ -588,7 +597,7 @@ impl TrackedConn {
         self.last_data_at = Some(now);
 
         if let Phase::AwaitResponse { req_at, .. } = self.phase {
-            out.sites.entry(self.remote).response_time = Some(now.saturating_since(req_at));
+            out.site(self.remote).response_time = Some(now.saturating_since(req_at));
             self.response_at = Some(now);
             self.phase = Phase::SlowStart;
         }

@@ -262,12 +262,13 @@ pub struct AgentStats {
     pub sleep_ns: u64,
     /// Packets that arrived while the radio slept (lost).
     pub dropped_asleep: u64,
-    /// RTT cache (mechanism 11) look-ups that found the site's wait: a new connection's SYN
-    /// or a request on a connection whose site has an earlier sample in this page.
+    /// RTT-cache lookups (a SYN or a request, with the cache on) that found the server's
+    /// entry and could sleep through the round trip.
     pub rtt_cache_hits: u64,
-    /// RTT cache look-ups that found nothing (the site's first connection or request of the
-    /// page, or after a flush); 0 with `rtt_cache = false`.
+    /// RTT-cache lookups that found no entry for the server (it had not been seen in this page).
     pub rtt_cache_misses: u64,
+    /// Most servers cached at once (within one page: the cache is per server); 0 with the cache off.
+    pub rtt_cache_servers_max: u64,
 }
 
 /// The client-centered agent of one client.
@@ -289,6 +290,17 @@ pub struct CcAgent {
     sessions: u32,
     /// Awake at least until then: the last non-TCP packet or session plus the hold.
     other_until: Option<Time>,
+}
+
+impl AgentStats {
+    /// Count one RTT-cache lookup: a hit when the entry gave a wake-up time.
+    pub(crate) fn note_cache_lookup(&mut self, hit: bool) {
+        if hit {
+            self.rtt_cache_hits += 1;
+        } else {
+            self.rtt_cache_misses += 1;
+        }
+    }
 }
 
 impl CcAgent {
@@ -378,9 +390,7 @@ impl CcAgent {
             None if h.flags.contains(TcpFlags::SYN) && !h.flags.contains(TcpFlags::ACK) => {
                 let c = TrackedConn::new(self.next_id, now, p, &h, &self.cfg, &self.sites);
                 if self.cfg.rtt_cache {
-                    let hit = self.sites.get(remote).and_then(|s| s.syn_wait()).is_some();
-                    self.stats.rtt_cache_hits += u64::from(hit);
-                    self.stats.rtt_cache_misses += u64::from(!hit);
+                    self.stats.note_cache_lookup(matches!(c.phase, conn::Phase::Setup { wake: Some(_), .. }));
                 }
                 self.next_id += 1;
                 self.stats.connections += 1;

@@ -6,7 +6,7 @@ use crate::packet::Endpoint;
 use crate::time::Duration;
 
 /// Sites remembered at once (a page rarely touches more; the oldest entry is replaced).
-const MAX_SITES: usize = 64;
+pub(crate) const MAX_SITES: usize = 64;
 
 /// What the cache knows about one site (server address and port).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,6 +123,27 @@ mod tests {
         );
         t.flush();
         assert!(t.get(s).is_none());
+    }
+
+    #[test]
+    fn each_server_keeps_its_own_round_trips() {
+        // A page with an origin at 20 ms and a third-party server at 90 ms: the cache is keyed
+        // by server, so each later connection waits for its own server's round trip.
+        let mut t = SiteTable::default();
+        let origin = Endpoint::new(Ipv4Addr::new(10, 0, 0, 9), 80);
+        let third = Endpoint::new(Ipv4Addr::new(10, 0, 0, 10), 80);
+        for (s, ms) in [(origin, 20), (third, 90)] {
+            let e = t.entry(s);
+            e.syn_rtt = Some(Duration::from_millis(ms));
+            e.response_time = Some(Duration::from_millis(ms + 5));
+            e.note_rtt(Duration::from_millis(ms), None);
+        }
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.get(origin).and_then(|e| e.syn_wait()), Some(Duration::from_millis(20)));
+        assert_eq!(t.get(third).and_then(|e| e.syn_wait()), Some(Duration::from_millis(90)));
+        assert_eq!(t.get(third).and_then(|e| e.response_wait()), Some(Duration::from_millis(90)));
+        // Another port of the same address is another server.
+        assert!(t.get(Endpoint::new(Ipv4Addr::new(10, 0, 0, 10), 443)).is_none());
     }
 
     #[test]

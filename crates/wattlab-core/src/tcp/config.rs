@@ -1,5 +1,6 @@
 //! Per-connection TCP parameters.
 
+use super::cc::HyStartMode;
 use crate::time::Duration;
 
 /// Congestion-control algorithm of a connection (see [`super::cc`] for the extension points).
@@ -105,6 +106,10 @@ pub struct TcpConfig {
     pub mss: u16,
     /// Receive buffer in bytes: the largest window we ever advertise.
     pub recv_buffer: u32,
+    /// Linux's receive-window autotuning (`tcp_moderate_rcvbuf`, see [`super::autotune`]): the
+    /// window starts near 64 KB and grows with what the application reads per RTT, up to
+    /// `recv_buffer`. Off by default: the full `recv_buffer` from the start.
+    pub autotune: bool,
     /// Our window-scale shift (RFC 7323 §2); `None` = do not offer window scaling.
     pub window_scale: Option<u8>,
     /// Offer RFC 7323 timestamps (used if both SYNs carry them); TS clock = 1 ms ticks of `now`.
@@ -127,6 +132,15 @@ pub struct TcpConfig {
     /// min(IW, cwnd) (see [`super::idle_restart`]). Off by default (the textbook stacks keep
     /// their window).
     pub slow_start_after_idle: bool,
+    /// RACK loss detection (RFC 8985 §6): a segment is deemed lost once a segment sent after
+    /// it is delivered and its RTT plus a reordering window has passed, instead of after
+    /// DupThresh duplicate ACKs; lost retransmissions are detected the same way. Linux's
+    /// default (`net.ipv4.tcp_recovery = 1`). Off by default; needs SACK (see [`super::rack`]).
+    pub rack: bool,
+    /// Tail Loss Probe (RFC 8985 §7): 2·SRTT after the last transmission or ACK, send one new
+    /// segment (or resend the last) so a tail loss is repaired by SACK recovery rather than an
+    /// RTO. Linux's default (`net.ipv4.tcp_early_retrans = 3`). Off by default; needs SACK.
+    pub tlp: bool,
     /// Delay ACKs: ACK every second segment or when `delayed_ack_timeout` expires (RFC 1122 4.2.3.2).
     pub delayed_ack: bool,
     /// Delayed-ACK timer: 40 ms, Linux's minimum (RFC 1122 allows up to 500 ms).
@@ -155,6 +169,9 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// Congestion-control algorithm.
     pub congestion_control: CongestionControlKind,
+    /// CUBIC's slow-start exit: off (slow start until loss), Linux's HyStart or RFC 9406's
+    /// HyStart++ (see [`super::cc::hystart`]); ignored by the other algorithms.
+    pub hystart: HyStartMode,
     /// Nagle's algorithm (RFC 896); off by default since we model bulk transfers.
     pub nagle: bool,
     /// TIME_WAIT length: 400 ms (2 × default min_rto) instead of 2·MSL so simulations end promptly.
@@ -166,12 +183,15 @@ impl Default for TcpConfig {
         TcpConfig {
             mss: 1460,
             recv_buffer: 65535,
+            autotune: false,
             window_scale: None,
             timestamps: true,
             sack: false,
             prr: false,
             quick_ack: false,
             slow_start_after_idle: false,
+            rack: false,
+            tlp: false,
             delayed_ack: true,
             delayed_ack_timeout: Duration::from_millis(40),
             ack_every: 2,
@@ -182,6 +202,7 @@ impl Default for TcpConfig {
             max_rto: Duration::from_secs(60),
             dupack_threshold: 3,
             congestion_control: CongestionControlKind::NewReno,
+            hystart: HyStartMode::Off,
             nagle: false,
             time_wait: Duration::from_millis(400),
         }

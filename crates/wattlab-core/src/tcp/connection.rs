@@ -7,12 +7,15 @@
 //! SACK (RFC 2018 blocks, RFC 6675 recovery) lives in the child module `sack`; this file only
 //! calls it at places marked `SACK:`.
 
+mod rack;
 mod sack;
 
+use super::autotune::Autotune;
 use super::cc::{AckInfo, CongestionControl, RecoveryStyle};
 use super::config::TcpConfig;
 use super::idle_restart;
 use super::prr::Prr;
+use super::rack::Rack;
 use super::reassembly::Reassembly;
 use super::recovery::{DupAckAction, LossRecovery, NewAckAction};
 use super::rtt::RttEstimator;
@@ -105,6 +108,14 @@ pub struct TcpConnection {
     /// When the last data segment was sent (Linux's `lsndtime`), until a send with nothing in
     /// flight consumes it (`cfg.slow_start_after_idle`).
     last_data_sent: Option<Time>,
+    /// RFC 8985 RACK-TLP state (used only with `cfg.rack` / `cfg.tlp` and SACK).
+    rack: Rack,
+    /// RACK runs (`cfg.rack` and SACK recovery), TLP runs, either (the sent queue is kept).
+    rack_on: bool,
+    tlp_on: bool,
+    rack_track: bool,
+    /// The PTO fired with new data to send: the next segment is a new-data probe.
+    tlp_new_pending: bool,
 
     // --- receive side (unwrapped positions in the peer's sequence space) ---
     rx: SeqSpace,
@@ -133,6 +144,8 @@ pub struct TcpConnection {
     /// When in-order data last arrived (`cfg.quick_ack`: a longer silence than the RTO
     /// starts a new run).
     last_data_rx: Option<Time>,
+    /// Receive-window autotuning (`cfg.autotune`), allocated once per connection.
+    autotune: Option<Box<Autotune>>,
 
     // --- timers ---
     rto_at: Option<Time>,
@@ -148,11 +161,13 @@ pub struct TcpConnection {
 impl TcpConnection {
     fn new(cfg: TcpConfig, state: TcpState, local: Endpoint, remote: Endpoint, isn: u32) -> Self {
         let mss = cfg.mss.max(1) as u32;
+        let autotune = cfg.autotune.then(|| Box::new(Autotune::new(mss, cfg.recv_buffer as u64)));
         TcpConnection {
             rtt: RttEstimator::with_tick(cfg.timer_tick, cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             cc: {
                 let mut cc = CongestionControl::new(cfg.congestion_control, mss, cfg.initial_cwnd);
                 cc.set_abc_limit(cfg.ack_every);
+                cc.set_hystart(cfg.hystart);
                 cc
             },
             sb: Scoreboard::new(mss, cfg.dupack_threshold),
@@ -188,6 +203,11 @@ impl TcpConnection {
             recovery: LossRecovery::default(),
             prr: Prr::default(),
             last_data_sent: None,
+            rack: Rack::default(),
+            rack_on: false,
+            tlp_on: false,
+            rack_track: false,
+            tlp_new_pending: false,
             rx: SeqSpace::new(0),
             rcv_nxt: 0,
             rcv_adv: 0,
@@ -203,6 +223,7 @@ impl TcpConnection {
             window_update_pending: false,
             quickacks: 0,
             last_data_rx: None,
+            autotune,
             rto_at: None,
             persist_at: None,
             delack_at: None,
@@ -383,9 +404,13 @@ impl TcpConnection {
 
     // ------------------------------------------------------------------ timers
 
-    /// Earliest armed timer (RTO, persist, delayed ACK, TIME_WAIT).
+    /// Earliest armed timer (RTO, persist, delayed ACK, TIME_WAIT; RACK's reordering timer and PTO).
     pub fn poll_timeout(&self) -> Option<Time> {
-        [self.rto_at, self.persist_at, self.delack_at, self.time_wait_at].into_iter().flatten().min()
+        let t = [self.rto_at, self.persist_at, self.delack_at, self.time_wait_at].into_iter().flatten().min();
+        if !self.rack_track {
+            return t;
+        }
+        [t, self.rack.next_timer()].into_iter().flatten().min() // RACK: reordering timer, PTO
     }
 
     /// Handle every timer that expired at or before `now`.
@@ -395,6 +420,11 @@ impl TcpConnection {
             if self.ack_pending_segs > 0 {
                 self.ack_now = true;
             }
+        }
+        if self.rack_track {
+            // RACK: reordering timer and PTO; a PTO due with the RTO wins (it is never armed
+            // later than the RTO, and Linux runs both on one timer: the probe goes out).
+            self.rack_on_timer(now);
         }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.rto_at = None;
@@ -530,6 +560,7 @@ impl TcpConnection {
         self.eff_mss = (peer_mss.min(self.cfg.mss as u32)).saturating_sub(overhead).max(1);
         self.cc.set_mss(self.eff_mss, self.cfg.initial_cwnd);
         self.sb.set_mss(self.eff_mss);
+        self.rack_setup(); // RACK: on if configured and SACK was negotiated
         // The window on a SYN is never scaled (RFC 7323 §2.2).
         self.snd_wnd = h.window as u32;
         self.max_snd_wnd = self.snd_wnd;
@@ -578,6 +609,9 @@ impl TcpConnection {
         self.rto_at = None;
         self.state = if self.fin_queued { TcpState::FinWait1 } else { TcpState::Established };
         self.events |= EV_CONNECTED;
+        if let Some(a) = &mut self.autotune {
+            a.on_established(now, self.stats.bytes_read, self.eff_mss);
+        }
     }
 
     fn on_synchronized(&mut self, now: Time, h: &TcpHeader, payload_len: u32) {
@@ -654,7 +688,26 @@ impl TcpConnection {
             return;
         }
 
+        let rcv_nxt = self.rcv_nxt;
         self.process_data(now, seq_pos, payload_len, fin);
+        if self.autotune.is_some() && self.rcv_nxt > rcv_nxt {
+            self.autotune_on_data(now, h, payload_len);
+        }
+    }
+
+    /// Autotuning after in-order data: receiver RTT, rcv_ssthresh growth, and the per-RTT
+    /// measurement of what the application read (see [`super::autotune`]).
+    #[cold]
+    fn autotune_on_data(&mut self, now: Time, h: &TcpHeader, payload_len: u32) {
+        let echo = if self.ts_ok { h.options.timestamps.map(|ts| ts_clock(now).wrapping_sub(ts.tsecr)) } else { None };
+        let echo = echo.filter(|&e| e <= i32::MAX as u32).map(|e| Duration::from_millis(e.max(1) as u64));
+        let ooo = self.ooo.ranges().last().map_or(0, |r| r.1.saturating_sub(self.rcv_nxt));
+        let wnd = self.rcv_adv.saturating_sub(self.rcv_nxt);
+        let read = self.stats.bytes_read;
+        if let Some(a) = &mut self.autotune {
+            a.on_data(now, payload_len, echo, self.rcv_nxt, wnd);
+            a.on_read(now, read, ooo);
+        }
     }
 
     /// ACK field processing (RFC 793 §3.9 fifth check, RFC 5681, RFC 6582, RFC 6298).
@@ -675,11 +728,14 @@ impl TcpConnection {
         // PRR's DeliveredData (RFC 6937 §3.1): the change in snd_una plus in SACKed bytes.
         let prr = self.cfg.prr && style == RecoveryStyle::Sack;
         let before = if prr { (self.snd_una, self.sb.sacked_bytes()) } else { (0, 0) };
+        let una0 = self.snd_una;
+        let mut new_sack = false;
         // Duplicate ACK per RFC 5681 §2: outstanding data, no payload, no SYN/FIN,
         // same ACK, same window. SACK: an ACK not advancing snd_una that SACKs new data
         // (RFC 6675 §2), after the scoreboard's Update().
         let is_dup = if style == RecoveryStyle::Sack {
-            self.sack_update(h, ack) && ack == self.snd_una && self.snd_max > self.snd_una
+            new_sack = self.sack_update(h, ack);
+            new_sack && ack == self.snd_una && self.snd_max > self.snd_una
         } else {
             ack == self.snd_una && payload_len == 0 && !fin && wnd == self.snd_wnd && self.snd_max > self.snd_una
         };
@@ -778,7 +834,7 @@ impl TcpConnection {
             let action = self.recovery.on_dup_ack(
                 ack,
                 self.snd_max,
-                self.cfg.dupack_threshold,
+                if self.rack_on { u32::MAX } else { self.cfg.dupack_threshold }, // RACK marks losses
                 style,
                 self.cc.uses_fast_recovery(),
             );
@@ -813,7 +869,10 @@ impl TcpConnection {
                 DupAckAction::None => {}
             }
         }
-        if style == RecoveryStyle::Sack {
+        if self.rack_track {
+            self.rack_on_ack(now, h, una0, new_sack, payload_len); // RACK: detect loss, TLP
+        }
+        if style == RecoveryStyle::Sack && !self.rack_on {
             self.sack_check_loss(); // SACK: IsLost(HighACK+1) also starts recovery (RFC 6675 §5)
         }
         if prr && self.recovery.in_recovery() {
@@ -1034,6 +1093,11 @@ impl TcpConnection {
             self.probe_pending = false;
             return Some(self.emit_probe(now));
         }
+        if self.tlp_new_pending {
+            if let Some(p) = self.tlp_send_new(now) {
+                return Some(p); // TLP: a probe of new data, whatever cwnd (RFC 8985 §7.3)
+            }
+        }
         if self.can_send_state() && self.sack_pipe_mode() {
             // SACK: NextSeg() paced by pipe (RFC 6675 §5 (C)).
             if let Some(p) = self.sack_transmit(now) {
@@ -1119,7 +1183,7 @@ impl TcpConnection {
         }
         let old_max = self.snd_max;
         let retransmission = pos < old_max;
-        self.cc.on_segment_sent(now, pos, end, retransmission); // Vegas: send times (§3.1)
+        self.cc.on_segment_sent(now, pos, end, retransmission); // Vegas (§3.1), HyStart: send times
         if advance {
             self.snd_nxt = self.snd_nxt.max(end);
         }
@@ -1153,6 +1217,9 @@ impl TcpConnection {
         }
         if self.rto_at.is_none() {
             self.rto_at = Some(self.rtt.rto_deadline(now)); // RFC 6298 §5.1
+        }
+        if self.rack_track {
+            self.rack_on_sent(now, pos, end, !retransmission); // RACK: xmit_ts per segment
         }
         let seq = self.tx.wire(pos);
         self.build(now, seq, flags, len as u32, false)
@@ -1219,8 +1286,12 @@ impl TcpConnection {
         let window = if !has_ack && !syn {
             0
         } else if syn {
-            // Never scaled on SYN (RFC 7323 §2.2).
-            let w = self.window_value().min(65535) as u32;
+            // Never scaled on SYN (RFC 7323 §2.2); autotuning offers Linux's initial window.
+            let w = match &self.autotune {
+                Some(_) => Autotune::initial_window_for(self.cfg.mss as u32).min(self.cfg.recv_buffer as u64),
+                None => self.window_value(),
+            };
+            let w = w.min(65535) as u32;
             if synack {
                 self.rcv_adv = self.rcv_adv.max(self.rcv_nxt + w as u64);
             } else {
@@ -1259,7 +1330,11 @@ impl TcpConnection {
     /// Window to advertise in bytes: receiver SWS avoidance (RFC 1122 4.2.3.3) moves the right
     /// edge only by at least min(buffer/2, MSS), and it never moves left (RFC 7323 §2.4).
     fn window_value(&self) -> u64 {
-        let max = (self.cfg.recv_buffer as u64).min(65535u64 << self.rcv_shift);
+        let limit = match &self.autotune {
+            Some(a) => a.window_limit(),
+            None => self.cfg.recv_buffer as u64,
+        };
+        let max = limit.min(65535u64 << self.rcv_shift);
         let free = max.saturating_sub(self.unread);
         let cur = self.rcv_adv.saturating_sub(self.rcv_nxt);
         let threshold = (self.cfg.recv_buffer as u64 / 2).min(self.eff_mss as u64).max(1);

@@ -10,8 +10,9 @@
 //! [`rtt`] (RFC 6298 estimator), [`coarse_rtt`] (BSD/ns-2 tick-granular RTO, `timer_tick`), [`cc`] (congestion-window arithmetic, extensible enum),
 //! [`recovery`] (duplicate ACKs, fast retransmit, NewReno `recover`), [`scoreboard`] (RFC 6675
 //! SACK scoreboard: IsLost, pipe, NextSeg), [`prr`] (RFC 6937 Proportional Rate Reduction,
-//! option `prr`), [`idle_restart`] (Linux's cwnd restart after idle, option
-//! `slow_start_after_idle`), [`reassembly`] (out-of-order intervals, SACK block
+//! option `prr`), [`autotune`] (Linux's receive-window autotuning, option `autotune`),
+//! [`rack`] (RFC 8985 RACK-TLP, options `rack` and `tlp`), [`idle_restart`] (Linux's cwnd
+//! restart after idle, option `slow_start_after_idle`), [`reassembly`] (out-of-order intervals, SACK block
 //! order), [`state`] (states, events, counters), [`connection`].
 //!
 //! Congestion control ([`CongestionControlKind`], one module per algorithm under [`cc`]):
@@ -22,7 +23,8 @@
 //! - `vegas`: Brakmo & Peterson 1995 with ns-2's α = 1, β = 3, γ = 1 segments, on a
 //!   nanosecond RTT of one timed segment per RTT; NewReno loss recovery;
 //! - `westwood`: Westwood+ with Linux's bandwidth estimator; ssthresh = BWE·RTTmin after a loss;
-//! - `cubic`: RFC 9438 (C = 0.4, β = 0.7, fast convergence, Reno-friendly region; no HyStart).
+//! - `cubic`: RFC 9438 (C = 0.4, β = 0.7, fast convergence, Reno-friendly region); slow start
+//!   ends by loss, or by Linux's HyStart or RFC 9406's HyStart++ (option `hystart`, [`cc::hystart`]).
 //!
 //! Modelling choices (see [`TcpConfig`] for the defaults):
 //! - effective MSS = min(our MSS, peer's MSS) − 12 bytes when timestamps are on (1448, as Linux);
@@ -48,6 +50,7 @@
 //!   buffer is unbounded; one `TcpConnection` serves one connection (a listener binds to the
 //!   first SYN and does not return to LISTEN).
 
+pub mod autotune;
 pub mod cc;
 pub mod coarse_rtt;
 pub mod config;
@@ -55,6 +58,7 @@ pub mod connection;
 pub mod idle_restart;
 pub mod profile;
 pub mod prr;
+pub mod rack;
 pub mod reassembly;
 pub mod recovery;
 pub mod rtt;
@@ -65,7 +69,7 @@ pub mod state;
 #[cfg(test)]
 mod tests;
 
-pub use cc::{AckInfo, CongestionControl, RecoveryStyle};
+pub use cc::{AckInfo, CongestionControl, HyStartMode, RecoveryStyle, UnknownHyStart};
 pub use config::{CongestionControlKind, TcpConfig, UnknownCongestionControl};
 pub use profile::{TcpProfile, UnknownProfile, LINUX_NOT_MODELLED};
 pub use connection::TcpConnection;

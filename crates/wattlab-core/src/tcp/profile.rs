@@ -5,6 +5,7 @@
 //! the same defaults since 6.1), as far as the model has the mechanism; [`LINUX_NOT_MODELLED`]
 //! lists the rest. Each value's source is beside it (sysctl or `include/net/tcp.h` constant).
 
+use super::cc::HyStartMode;
 use super::config::{CongestionControlKind, TcpConfig};
 use crate::time::Duration;
 
@@ -19,10 +20,7 @@ pub enum TcpProfile {
 }
 
 /// Linux default behaviours the model does not have yet, as (mechanism, its Linux switch).
-pub const LINUX_NOT_MODELLED: [(&str, &str); 10] = [
-    ("RACK-TLP loss detection (RFC 8985)", "net.ipv4.tcp_recovery = 1"),
-    ("HyStart slow-start exit for CUBIC", "tcp_cubic hystart = 1, hystart_detect = 3"),
-    ("receive-window autotuning (tcp_rcv_space_adjust)", "net.ipv4.tcp_moderate_rcvbuf = 1"),
+pub const LINUX_NOT_MODELLED: [(&str, &str); 7] = [
     ("interactive (pingpong) mode, which suspends quick-ACK", "inet_csk_enter_pingpong_mode"),
     ("adaptive delayed-ACK timer (ato 40..200 ms)", "TCP_DELACK_MIN/MAX"),
     ("F-RTO spurious-timeout detection (RFC 5682)", "net.ipv4.tcp_frto = 2"),
@@ -76,12 +74,18 @@ fn linux() -> TcpConfig {
         mss: 1460,                      // 1500-byte MTU; segments carry 1448 B with timestamps
         sack: true,                     // net.ipv4.tcp_sack = 1
         prr: true,                      // tcp_cwnd_reduction(): PRR-SSRB, always on since 3.2
+        // net.ipv4.tcp_recovery = 1: RACK on since 4.4, the only SACK loss detection since 4.18
+        // (tcp_time_to_recover: lost_out, no dupthresh count; reo_wnd 0 at sacked_out >= 3)
+        rack: true,
+        tlp: true,                      // net.ipv4.tcp_early_retrans = 3: TLP, default since 3.10
         timestamps: true,               // net.ipv4.tcp_timestamps = 1
-        // Autotuning (not modelled) keeps the window ahead of the sender; its ceiling stands in:
-        // tcp_rmem[2] = 6 MiB, half of it advertised (tcp_adv_win_scale = 1) = 3 MiB; Linux
-        // picks its shift from tcp_rmem[2]: ilog2(6 MiB) - 15 = 7 (tcp_select_initial_window).
-        recv_buffer: 3 << 20,
-        window_scale: Some(7),          // net.ipv4.tcp_window_scaling = 1
+        // Autotuning (tcp_moderate_rcvbuf = 1): the window starts at ~64 KB and follows the
+        // reads (super::autotune); its ceiling is tcp_rmem[2] = 32 MiB (since 6.16) of memory,
+        // half of it window = 16 MiB. Linux picks its shift from max(tcp_rmem[2], rmem_max):
+        // ilog2(32 MiB) - 15 = 10 (tcp_select_initial_window).
+        recv_buffer: 16 << 20,
+        autotune: true,
+        window_scale: Some(10),         // net.ipv4.tcp_window_scaling = 1
         delayed_ack: true,
         quick_ack: true,                // tcp_incr_quickack(): TCP_MAX_QUICKACKS = 16
         slow_start_after_idle: true,    // net.ipv4.tcp_slow_start_after_idle = 1 (tcp_cwnd_restart)
@@ -94,6 +98,7 @@ fn linux() -> TcpConfig {
         timer_tick: None,               // RTT in µs (tcp_mstamp), RTO timer in 1-4 ms jiffies
         dupack_threshold: 3,            // net.ipv4.tcp_reordering = 3
         congestion_control: CongestionControlKind::Cubic, // CONFIG_DEFAULT_TCP_CONG = "cubic"
+        hystart: HyStartMode::Linux,    // tcp_cubic hystart = 1, hystart_detect = 3 (train + delay)
         // Linux's Nagle is Minshall's: it never holds a bulk transfer's single last partial
         // segment, which is what `nagle = false` does here (RFC 896's would hold it).
         nagle: false,
@@ -117,12 +122,15 @@ mod tests {
     fn linux_profile_sets_each_documented_default() {
         let c = TcpProfile::Linux.config();
         assert!(c.sack && c.prr && c.quick_ack && c.slow_start_after_idle && c.timestamps && c.delayed_ack && !c.nagle);
+        assert!(c.rack && c.tlp);
+        assert!(!LINUX_NOT_MODELLED.iter().any(|(m, _)| m.contains("RACK")));
         assert_eq!(c.congestion_control, CongestionControlKind::Cubic);
+        assert_eq!(c.hystart, HyStartMode::Linux);
         assert_eq!((c.initial_cwnd, c.dupack_threshold, c.ack_every), (10, 3, 2));
         assert_eq!((c.min_rto, c.initial_rto, c.max_rto), (Duration::from_millis(200), Duration::from_secs(1), Duration::from_secs(120)));
         assert_eq!(c.delayed_ack_timeout, Duration::from_millis(40));
-        assert_eq!((c.recv_buffer, c.window_scale), (3 << 20, Some(7)));
-        // The window must be advertisable with the shift (65535 << 7 ≈ 8 MiB ≥ 3 MiB).
+        assert_eq!((c.recv_buffer, c.window_scale, c.autotune), (16 << 20, Some(10), true));
+        // The window must be advertisable with the shift (65535 << 10 ≈ 64 MiB ≥ 16 MiB).
         assert!(c.recv_buffer as u64 <= 65_535u64 << c.window_scale.unwrap());
         assert_ne!(c, TcpConfig::default());
     }

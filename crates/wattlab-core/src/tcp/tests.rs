@@ -1625,3 +1625,5 @@ fn vegas_random_loss_needs_few_timeouts() {
 // ---------------------------------------------------------------------------- Linux's recovery
 
 mod linux;
+mod slowstart;
+mod rack;

@@ -38,15 +38,16 @@ pub enum WaveEnd {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProbeInWave {
-    /// Ignore PROBE1 and PROBE2 until the wave ends (default): the sender, whose SEND_T (1 s)
-    /// runs out before REC_T (2 s) after a lossy wave, retries PROBE1 until REC_T ends it.
+    /// The paper's literal rule (§2.2; default): answer "subsequent PROBE1 segments ... until
+    /// a DATA segment from the next wave reaches it", i.e. every PROBE1 naming a wave other than
+    /// the one arriving; a PROBE2 then ends the arriving wave (its missing segments are lost, as
+    /// at REC_T) and the P-S_ACK replaces its N-S_ACK.
     #[default]
-    Ignore,
-    /// The paper's literal rule (§2.2): answer "subsequent PROBE1 segments ... until a DATA
-    /// segment from the next wave reaches it", i.e. every PROBE1 naming a wave other than the
-    /// one arriving; a PROBE2 then ends the arriving wave (its missing segments are lost, as at
-    /// REC_T) and the P-S_ACK replaces its N-S_ACK.
     Answer,
+    /// Ignore PROBE1 and PROBE2 until the wave ends (the alternative reading): the sender, whose
+    /// SEND_T (1 s) runs out before REC_T (2 s) after a lossy wave, retries PROBE1 until REC_T
+    /// ends it, and ignores the N-S_ACK REC_T sends, since it is already probing.
+    Ignore,
 }
 
 /// WWP parameters of one endpoint (both directions).
@@ -113,7 +114,7 @@ impl Default for WwpConfig {
             adaptive_bt: false,
             baseline_span: BaselineSpan::RestOfWave,
             wave_end: WaveEnd::AllArrived,
-            probe_in_wave: ProbeInWave::Ignore,
+            probe_in_wave: ProbeInWave::Answer,
             rec_t: Duration::from_secs(2),
             send_t: Duration::from_secs(1),
             pause: Duration::from_secs(1),

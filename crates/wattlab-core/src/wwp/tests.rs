@@ -279,12 +279,14 @@ fn receiver_answers_probes_with_rtt_and_ignores_probe1_during_a_wave() {
 }
 
 /// A lossy level-3 wave (segment 3 lost) and the sender's PROBE1 at SEND_T (1 s), before REC_T
-/// (2 s): ignored by default; answered under the paper's literal rule, whose PROBE2 then ends the
-/// wave with a P-S_ACK listing the lost segment (and no N-S_ACK at REC_T).
+/// (2 s): answered under the paper's literal rule (the default), whose PROBE2 then ends the wave
+/// with a P-S_ACK listing the lost segment (and no N-S_ACK at REC_T); ignored under the
+/// alternative reading, `ProbeInWave::Ignore`.
 #[test]
 fn literal_probe_rule_answers_probe1_during_a_lossy_wave_and_probe2_ends_it() {
-    let literal = WwpConfig { probe_in_wave: ProbeInWave::Answer, ..WwpConfig::default() };
-    for (cfg, answers) in [(WwpConfig::default(), false), (literal, true)] {
+    assert_eq!(WwpConfig::default().probe_in_wave, ProbeInWave::Answer, "the paper's literal rule is the default");
+    let ignore = WwpConfig { probe_in_wave: ProbeInWave::Ignore, ..WwpConfig::default() };
+    for (cfg, answers) in [(ignore, false), (WwpConfig::default(), true)] {
         let (_, mut b, now) = established_pair(&cfg, 100, 7);
         let wid = 100u8 & 0x3f;
         let next = (wid + 1) & 63;

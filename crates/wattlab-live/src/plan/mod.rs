@@ -322,6 +322,9 @@ pub struct PlanSummary {
     pub window_scale: Option<u8>,
     /// Receive buffer = largest advertised window, bytes.
     pub recv_buffer: u32,
+    /// The client lets Linux autotune its receive buffer (`tcp.autotune`): no SO_RCVBUF and
+    /// no TCP_WINDOW_CLAMP, so `tcp_rcv_space_adjust` runs with the namespace's `tcp_rmem`.
+    pub autotune: bool,
     /// Initial congestion window, segments.
     pub initial_cwnd: u32,
     /// Minimum RTO, ms.
@@ -500,6 +503,7 @@ impl PlanSummary {
             timestamps: t.timestamps,
             window_scale: t.window_scale,
             recv_buffer: t.recv_buffer,
+            autotune: t.autotune,
             initial_cwnd: t.initial_cwnd,
             min_rto_ms: t.min_rto.0 / 1_000_000,
             slow_start_after_idle: t.slow_start_after_idle,

@@ -7,7 +7,7 @@ use crate::scenario::flow::tcp::{max_window, MAX_WINDOW_SCALE};
 use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
 use crate::stack::Stack;
 use std::net::Ipv4Addr;
-use wattlab_core::tcp::{CongestionControlKind, TcpConfig, TcpProfile};
+use wattlab_core::tcp::{CongestionControlKind, HyStartMode, TcpConfig, TcpProfile};
 use wattlab_core::Time;
 
 /// Congestion-control names accepted in scenarios: every `CongestionControlKind::name()`
@@ -159,6 +159,19 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
     if let Some(v) = t.slow_start_after_idle {
         c.slow_start_after_idle = v;
     }
+    if let Some(v) = t.autotune {
+        c.autotune = v;
+    }
+    if let Some(h) = &t.hystart {
+        c.hystart = HyStartMode::from_name(h).map_err(|e| ("tcp.hystart", e.to_string()))?;
+        if c.hystart != HyStartMode::Off && c.congestion_control != CongestionControlKind::Cubic {
+            return Err(("tcp.hystart", format!(
+                "hystart = \"{}\" is CUBIC's slow-start exit: set tcp.cc = \"cubic\" (it is {})",
+                c.hystart.name(),
+                c.congestion_control.name()
+            )));
+        }
+    }
     if c.recv_buffer as u64 > max_window(c.window_scale) {
         // Only a profile's buffer can get here: a written one was checked above.
         return Err(("tcp.window_scale", format!(
@@ -172,6 +185,16 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
             return Err(("tcp.sack", "cc = \"sack\" needs SACK: remove tcp.sack = false".into()));
         }
         c.sack = v;
+    }
+    // RACK-TLP works on SACK information (RFC 8985 §2, as in Linux): a written `true` without
+    // SACK would do nothing, so it is refused.
+    for (key, v, set) in [("tcp.rack", t.rack, &mut c.rack as &mut bool), ("tcp.tlp", t.tlp, &mut c.tlp)] {
+        if let Some(v) = v {
+            if v && !c.sack {
+                return Err((key, format!("{key} = true needs SACK: set tcp.sack = true (or profile = \"linux\")")));
+            }
+            *set = v;
+        }
     }
     Ok(c)
 }
@@ -225,18 +248,51 @@ mod tests {
         assert!(c.prr && c.quick_ack && c.slow_start_after_idle);
         let t = TcpSettings { profile: Some("linux".into()), slow_start_after_idle: Some(false), ..Default::default() };
         assert!(!tcp_config(&t).unwrap().slow_start_after_idle, "a written key overrides the profile");
+        // The linux profile turns HyStart and autotuning on; written keys turn them off.
+        let c = tcp_config(&TcpSettings { profile: Some("linux".into()), ..Default::default() }).unwrap();
+        assert_eq!((c.hystart, c.autotune), (HyStartMode::Linux, true));
+        let t = TcpSettings { profile: Some("linux".into()), hystart: Some("HyStart++".into()), autotune: Some(false), ..Default::default() };
+        let c = tcp_config(&t).unwrap();
+        assert_eq!((c.hystart, c.autotune), (HyStartMode::HyStartPlusPlus, false));
+        // Linux's reno module has no HyStart: the profile's is dropped silently, a written one
+        // is an error.
+        let c = tcp_config(&TcpSettings { profile: Some("linux".into()), cc: Some("reno".into()), ..Default::default() }).unwrap();
+        assert_eq!(c.congestion_control, CongestionControlKind::Reno);
+        // RACK and TLP: on in linux, each can be turned off; on needs SACK.
+        let t = TcpSettings { profile: Some("linux".into()), rack: Some(false), ..Default::default() };
+        let c = tcp_config(&t).unwrap();
+        assert!(!c.rack && c.tlp);
+        let t = TcpSettings { sack: Some(true), rack: Some(true), tlp: Some(true), ..Default::default() };
+        let c = tcp_config(&t).unwrap();
+        assert!(c.rack && c.tlp);
+        for (rack, tlp, key) in [(Some(true), None, "tcp.rack"), (None, Some(true), "tcp.tlp")] {
+            let t = TcpSettings { rack, tlp, ..Default::default() };
+            assert_eq!(tcp_config(&t).map_err(|e| e.0), Err(key));
+        }
+    }
+
+    #[test]
+    fn hystart_names_and_its_cubic_requirement_are_checked() {
+        let t = TcpSettings { cc: Some("cubic".into()), hystart: Some("fast".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.hystart", "unknown hystart `fast` (known: off, linux, hystart++)".into())));
+        let t = TcpSettings { hystart: Some("linux".into()), ..Default::default() };
+        let (field, msg) = tcp_config(&t).unwrap_err();
+        assert_eq!(field, "tcp.hystart");
+        assert!(msg.contains("set tcp.cc = \"cubic\" (it is newreno)"), "{msg}");
+        let t = TcpSettings { hystart: Some("off".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.hystart), Ok(HyStartMode::Off));
     }
 
     #[test]
     fn bad_profile_and_unadvertisable_profile_buffer_are_named_errors() {
         let t = TcpSettings { profile: Some("bsd".into()), ..Default::default() };
         assert_eq!(tcp_config(&t), Err(("tcp.profile", "unknown TCP profile `bsd` (known: textbook, linux)".into())));
-        // The linux profile's 3 MiB window needs shift >= 6.
+        // The linux profile's 16 MiB window needs shift >= 9.
         let t = TcpSettings { profile: Some("linux".into()), window_scale: Some(2), ..Default::default() };
         let (field, msg) = tcp_config(&t).unwrap_err();
         assert_eq!(field, "tcp.window_scale");
-        assert!(msg.contains("at least 6"), "{msg}");
-        // A written buffer is checked against the profile's shift (7), not against "none".
+        assert!(msg.contains("at least 9"), "{msg}");
+        // A written buffer is checked against the profile's shift (10), not against "none".
         let t = TcpSettings { profile: Some("linux".into()), recv_buffer: Some(crate::scenario::units::Size(1 << 20)), ..Default::default() };
         assert_eq!(tcp_config(&t).map(|c| c.recv_buffer), Ok(1 << 20));
     }

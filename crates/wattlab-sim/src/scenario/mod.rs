@@ -25,5 +25,5 @@ pub use flow::{
     BulkFlow, CbrFlow, EchoFlow, FlowConfig, FlowSettings, PingFlow, PsnaFlow, ReaderConfig, TcpSettings, UdpRrFlow, WebFlow, WwpBulkFlow,
 };
 pub use psna::PsnaSettings;
-pub use web::{ObjectCountConfig, PageListEntry, SizeDistConfig, ThinkConfig};
+pub use web::{HostCountConfig, ObjectCountConfig, PageListEntry, SizeDistConfig, ThinkConfig, ThirdPartyConfig};
 pub use wwp::WwpSettings;

@@ -6,7 +6,8 @@ Tables (the CSVs of the same names): ``table21`` and ``table23`` (:mod:`.closed_
 ``fairness`` (per mix, delayed ACK and scheme: means over seeds), ``relocation`` (Fig. 2.6 per
 scheme, with ``jain_4m``), ``table31`` (analysis and
 simulation per cross-traffic rate), ``m_sweep``, ``maps``, ``q_curves`` (Fig. 3.8),
-``multipliers`` (Fig. 3.13), ``testbed`` (Figs. 2.9–2.11 per AP, mix and scheme) and ``model_vs_sim``."""
+``multipliers`` (Fig. 3.13), ``testbed`` (Figs. 2.9–2.11 per AP, mix and scheme), ``testbed50``
+(Figs. 2.12–2.13 per mix, delayed ACK and scheme) and ``model_vs_sim``."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .. import verdict as rules
-from ..verdict import AGREES, CHECK, CHECK_FAILED, DISAGREES, PARTLY, UNTESTED, Claim  # noqa: F401  (the vocabulary, for tests)
+from ..verdict import AGREES, CHECK, CHECK_FAILED, DISAGREES, NOT_COMPARABLE, PARTLY, UNTESTED, Claim  # noqa: F401  (the vocabulary, for tests)
 from . import paper
 
 EQUAL_SHARE_TOL = 0.20
@@ -66,6 +67,15 @@ SAME_TOTAL = 0.05
 """B3: "equivalent" totals with downstream flows only: within 5 % of each other."""
 RTO_FREE = 1.0
 """B5: a scheme "does not experience RTO" with an AP when its runs average under one timeout."""
+JAIN_GAIN = 0.10
+"""B9: the proposed method "significantly improves fairness": its Jain index at least 0.1 above
+Reno's in a cell (Reno's mixed cells sit at 0.3–0.5, a fair allocation near 1)."""
+GAIN_KEPT = 0.05
+"""B11: "without degrading the improvement in fairness": the Jain gain over Reno with delayed ACK
+at most this below the gain without it."""
+SWM_MIXES_50 = ("u10d0", "u5d5")
+"""B12, B13: the mixes Fig. 2.13 is judged on. The text does not say which it shows; these are
+Figs. 2.10–2.11's (ten upstream; five up + five down), whose conditions it repeats at 50 ms."""
 FLAT = 0.001
 """E4: "almost unchanged" / "no further reduction": within 0.1 % of the reduction (Fig. 3.13)."""
 PS_FLAT = 0.05
@@ -545,6 +555,137 @@ def testbed_corega(tb: pd.DataFrame) -> Claim:
                  rules.checks(held), "; ".join(nums))
 
 
+def _t50(t: pd.DataFrame, mix: str, delack: bool, scheme: str):
+    if t is None or t.empty:
+        return None
+    m = t[(t["mix"] == mix) & (t["delayed_ack"] == delack) & (t["scheme"] == scheme)]
+    return None if m.empty else m.iloc[0]
+
+
+def _t50_mixes(t: pd.DataFrame, mixed_only: bool = True) -> list[str]:
+    """The mixes of testbed50.csv with an upstream flow (and, if ``mixed_only``, a downstream one)."""
+    if t is None or t.empty:
+        return []
+    ms = [m for m in dict.fromkeys(t["mix"]) if m != "u0d10"]
+    return [m for m in ms if m != "u10d0"] if mixed_only else ms
+
+
+def _setting(t: pd.DataFrame) -> str:
+    return f"Buffalo-AP, {t['delay_ms'].iloc[0]:g} ms one-way" if t is not None and not t.empty and "delay_ms" in t else ""
+
+
+def delay50_reno_unfair(t: pd.DataFrame) -> Claim:
+    """B8: Fig. 2.12, Reno starves the downstream flows at 50 ms with and without delayed ACK."""
+    text = ("Fig. 2.12 (Buffalo-AP, 50 ms one-way wired delay, u1d9 … u9d1): TCP Reno experiences serious unfairness "
+            "between upstream and downstream flows regardless of the delayed ACK option.")
+    cells = [(m, d, _t50(t, m, d, "reno")) for m in _t50_mixes(t) for d in (False, True)]
+    cells = [c for c in cells if c[2] is not None]
+    if not cells:
+        return Claim("B8", text, "needs the 50 ms sweep's mixed cells for Reno", UNTESTED, "")
+    ratio = {(m, d): r["down_per_flow_mbps"] / r["up_per_flow_mbps"] for m, d, r in cells}
+    ok = [v < STARVED_RATIO for v in ratio.values()]
+    (wm, wd), wv = max(ratio.items(), key=lambda kv: kv[1])
+    return Claim("B8", text, f"a downstream flow under {STARVED_RATIO:.0%} of an upstream flow's throughput in every "
+                 "(mix, delayed ACK) agrees; in half of them partly", rules.checks(ok),
+                 f"{sum(ok)}/{len(ok)} cells ({_setting(t)}); worst {wm} delayed ACK {'on' if wd else 'off'}: downstream "
+                 f"{100 * wv:.1f} % of an upstream flow")
+
+
+def delay50_ackloss_fair(t: pd.DataFrame) -> Claim:
+    """B9: Fig. 2.12, the proposed method significantly improves fairness with and without delayed ACK."""
+    text = ("Fig. 2.12: the proposed method significantly improves fairness between upstream and downstream flows with "
+            "or without the delayed ACK option.")
+    cells = [(m, d, _t50(t, m, d, "ackloss"), _t50(t, m, d, "reno")) for m in _t50_mixes(t) for d in (False, True)]
+    cells = [c for c in cells if c[2] is not None and c[3] is not None]
+    if not cells:
+        return Claim("B9", text, "needs the 50 ms sweep's mixed cells for both schemes", UNTESTED, "")
+    ok = [a["jain"] >= r["jain"] + JAIN_GAIN and a["min_flow_mbps"] >= NOT_STARVED * a["total_mbps"] / 10
+          for _, _, a, r in cells]
+    gains = {d: [a["jain"] - r["jain"] for _, dd, a, r in cells if dd == d] for d in (False, True)}
+    return Claim("B9", text, f"in every (mix, delayed ACK) ackloss's Jain ≥ Reno's + {JAIN_GAIN:g} and its slowest flow "
+                 f"≥ {NOT_STARVED:.0%} of an equal share agrees; in half partly", rules.checks(ok),
+                 f"{sum(ok)}/{len(ok)} cells; Jain gain over Reno " + ", ".join(
+                     f"delayed ACK {'on' if d else 'off'} {min(g):+.3f} … {max(g):+.3f}" for d, g in gains.items() if g))
+
+
+def delay50_total(t: pd.DataFrame) -> Claim:
+    """B10: Fig. 2.12, delayed ACK raises both schemes' total throughput."""
+    text = ("Fig. 2.12: both the total throughput of TCP Reno and of the proposed method increase with the delayed ACK "
+            "option (fewer ACKs in the WLAN leave room for data).")
+    pairs = [(s, m, _t50(t, m, True, s), _t50(t, m, False, s)) for s in ("reno", "ackloss")
+             for m in (dict.fromkeys(t["mix"]) if t is not None and not t.empty else [])]
+    pairs = [(s, m, on, off) for s, m, on, off in pairs if on is not None and off is not None]
+    if not pairs:
+        return Claim("B10", text, "needs the 50 ms sweep with delayed ACK on and off", UNTESTED, "")
+    # An increase is one the seeds resolve: the difference of the means above the 95 % CI of that
+    # difference (√(ci_on² + ci_off²); 0 when the table has no CIs, a single seed).
+    ci = lambda r: float(np.nan_to_num(r.get("total_mbps_ci", 0.0)))  # noqa: E731
+    rows = [(s, m, on["total_mbps"] - off["total_mbps"], float(np.hypot(ci(on), ci(off))), off["total_mbps"])
+            for s, m, on, off in pairs]
+    ok = [d > 0 and d > half for _, _, d, half, _ in rows]
+    per = {s: [(d / base, good) for (ss, _, d, _, base), good in zip(rows, ok) if ss == s] for s in ("reno", "ackloss")}
+    return Claim("B10", text, "each scheme's total higher with delayed ACK, by more than the 95 % CI of the difference, "
+                 "in every mix agrees; in half of the (scheme, mix) partly", rules.checks(ok),
+                 f"{sum(ok)}/{len(ok)} (scheme, mix) resolved; delayed ACK on vs off (baseline: off) " + "; ".join(
+                     f"{s} {100 * min(g for g, _ in v):+.1f} … {100 * max(g for g, _ in v):+.1f} % ({sum(k for _, k in v)}/"
+                     f"{len(v)} mixes resolved)" for s, v in per.items() if v))
+
+
+def delay50_gain_kept(t: pd.DataFrame) -> Claim:
+    """B11: Fig. 2.12, delayed ACK does not degrade the proposed method's fairness gain over Reno."""
+    text = ("Fig. 2.12: with the delayed ACK option the proposed method enhances the total throughput without "
+            "degrading the improvement in fairness.")
+    cells = []
+    for m in _t50_mixes(t):
+        g = {d: (_t50(t, m, d, "ackloss"), _t50(t, m, d, "reno")) for d in (False, True)}
+        if all(a is not None and r is not None for a, r in g.values()):
+            cells.append((m, *(g[d][0]["jain"] - g[d][1]["jain"] for d in (False, True))))
+    if not cells:
+        return Claim("B11", text, "needs the 50 ms sweep's mixed cells, both schemes, delayed ACK on and off", UNTESTED, "")
+    ok = [on >= off - GAIN_KEPT for _, off, on in cells]
+    worst = min(cells, key=lambda c: c[2] - c[1])
+    return Claim("B11", text, f"ackloss's Jain gain over Reno with delayed ACK at most {GAIN_KEPT:g} below the gain "
+                 "without it in every mixed mix agrees; in half partly", rules.checks(ok),
+                 f"{sum(ok)}/{len(ok)} mixes; worst {worst[0]}: gain {worst[1]:+.3f} off → {worst[2]:+.3f} on; mean "
+                 f"{np.mean([c[1] for c in cells]):+.3f} → {np.mean([c[2] for c in cells]):+.3f}")
+
+
+def delay50_swm_delack(t: pd.DataFrame) -> Claim:
+    """B12: Fig. 2.13, the proposed method's SWM index with delayed ACK above its index without."""
+    text = ("Fig. 2.13 (SWM, same conditions as Fig. 2.12): the proposed method's index with the delayed ACK option is "
+            "better than without it (the throughput gain shows in the index).")
+    checks, nums = [], []
+    for m in SWM_MIXES_50:
+        on, off = _t50(t, m, True, "ackloss"), _t50(t, m, False, "ackloss")
+        if on is None or off is None:
+            continue
+        cols = _swm_cols(t)
+        checks += [on[c] > off[c] for c in cols]
+        nums.append(f"{m}: w = {cols[0][4:]} {off[cols[0]]:.3f} → {on[cols[0]]:.3f}, w = {cols[-1][4:]} "
+                    f"{off[cols[-1]]:.3f} → {on[cols[-1]]:.3f}")
+    if not checks:
+        return Claim("B12", text, "needs ackloss's u10d0 or u5d5 at 50 ms, delayed ACK on and off", UNTESTED, "")
+    return Claim("B12", text, "ackloss's SWM(w) with delayed ACK above without at every w in u10d0 and u5d5 (Figs. "
+                 "2.10–2.11's mixes; the text does not name Fig. 2.13's) agrees; half of them partly", rules.checks(checks),
+                 f"{sum(checks)}/{len(checks)} (mix, w) above; " + "; ".join(nums))
+
+
+def delay50_swm(t: pd.DataFrame) -> Claim:
+    """B13: Fig. 2.13 and Sect. 2.7, the proposed method's SWM index above Reno's at 50 ms."""
+    text = ("Fig. 2.13 and Sect. 2.7: the proposed method achieves a markedly better trade-off between fairness and "
+            "bandwidth utilisation (its SWM index above Reno's), with and without delayed ACK.")
+    checks = []
+    for m in SWM_MIXES_50:
+        for d in (False, True):
+            a, r = _t50(t, m, d, "ackloss"), _t50(t, m, d, "reno")
+            if a is not None and r is not None:
+                checks += [a[c] > r[c] for c in _swm_cols(t)]
+    if not checks:
+        return Claim("B13", text, "needs u10d0 or u5d5 at 50 ms for both schemes", UNTESTED, "")
+    return Claim("B13", text, "ackloss's SWM(w) above Reno's at every w, both mixes, delayed ACK on and off agrees; half "
+                 "partly", rules.checks(checks), f"{sum(checks)}/{len(checks)} (mix, delayed ACK, w) above")
+
+
 def model_vs_sim(c: pd.DataFrame) -> Claim:
     """M8: the model's E[J_cam] and E[J_sleep] within 15 % of the simulator's over the grid (the issue)."""
     if c is None or c.empty:
@@ -626,12 +767,16 @@ def evaluate(tables: dict) -> list[Claim]:
         sleep_saving(s), burst_gain(s), latency_vs_gain(s), burst_small_rtt(s), p_shape(tables.get("maps")),
         q_effect(tables.get("q_curves")), model_vs_sim(tables.get("model_vs_sim")), multipliers(tables.get("multipliers")),
         *(c(tables.get("testbed")) for c in TESTBED_CLAIMS),
+        *(c(tables.get("testbed50")) for c in TESTBED50_CLAIMS),
     ]
 
 
 TESTBED_CLAIMS = (testbed_reno_starves, testbed_no_starvation, testbed_downstream_only, testbed_total, testbed_nec,
                   testbed_swm, testbed_corega)
 """B1–B7 over ``testbed.csv``."""
+TESTBED50_CLAIMS = (delay50_reno_unfair, delay50_ackloss_fair, delay50_total, delay50_gain_kept, delay50_swm_delack,
+                    delay50_swm)
+"""B8–B13 over ``testbed50.csv`` (Figs. 2.12–2.13)."""
 
 
 def quick_changes(cfg, full) -> dict[str, str]:
@@ -645,4 +790,9 @@ def quick_changes(cfg, full) -> dict[str, str]:
         why = (f"testbed mixes {', '.join(cfg.testbed_mixes) or 'none'} of {cfg.testbed_duration_s:g} s runs, not "
                f"u0d10 … u10d0 of {full.testbed_duration_s:g} s")
         out.update({f"B{i}": why for i in range(1, len(TESTBED_CLAIMS) + 1)})
+    if list(cfg.testbed50_mixes) != list(full.testbed50_mixes) or cfg.testbed_duration_s != full.testbed_duration_s:
+        why = (f"50 ms mixes {', '.join(cfg.testbed50_mixes) or 'none'} of {cfg.testbed_duration_s:g} s runs, not "
+               f"u0d10 … u10d0 of {full.testbed_duration_s:g} s")
+        first = len(TESTBED_CLAIMS) + 1
+        out.update({f"B{i}": why for i in range(first, first + len(TESTBED50_CLAIMS))})
     return out

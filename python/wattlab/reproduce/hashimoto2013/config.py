@@ -57,6 +57,15 @@ class Config(ConfigBase):
     testbed_duration_s: float = 180.0
     """Length of a testbed run (thesis: 180 s, averaged over 50–180 s)."""
     testbed_warmup_s: float = 50.0
+    testbed50_mixes: list[str] = field(default_factory=lambda: list(TESTBED_MIXES))
+    """Figs. 2.12–2.13's mixes run behind Buffalo-AP with the wired delay below, delayed ACK off
+    and on (``testbed50.py``; the testbed's seeds and lengths)."""
+    testbed50_delay_ms: float = paper.TESTBED50_ONE_WAY_DELAY_MS
+    """One-way delay of the wired link in Figs. 2.12–2.13's runs (the captions: "a 50 [ms] one-way
+    delay"; 25 gives the 50 ms RTT of netem on one interface)."""
+    delack_split_mixes: list[str] = field(default_factory=lambda: ["u2d8", "u5d5", "u8d2"])
+    """B11's experiment (``delack_split.py``): mixes of the 50 ms sweep run with delayed ACK on one
+    direction's receivers only (each must also be in ``testbed50_mixes``)."""
     rto_cross_mbps: list[int] = field(default_factory=lambda: list(paper.TABLE31))
     """Table 3.1 rows run again with ns-2's timer settings (``rto.VARIANTS``; issue 32 gap 4 (b))."""
     base_seed: int = 1
@@ -75,7 +84,7 @@ class Config(ConfigBase):
         wall on two loaded cores (the full run: 68–73 s; docs/reproductions.md)."""
         return cls(seeds=3, duration_s=100.0, warmup_s=30.0, swm_windows_s=[1.0, 2.0, 5.0, 10.0, 20.0, 50.0],
                    table31_seeds=2, rto_cross_mbps=[28, 29], testbed_mixes=["u0d10", "u5d5", "u10d0"], testbed_seeds=1,
-                   testbed_duration_s=60.0, testbed_warmup_s=20.0, quick=True)
+                   testbed_duration_s=60.0, testbed_warmup_s=20.0, testbed50_mixes=["u5d5", "u10d0"], delack_split_mixes=["u5d5"], quick=True)
 
     def check(self) -> None:
         """Raise ValueError naming the first invalid setting."""
@@ -98,6 +107,14 @@ class Config(ConfigBase):
         bad = [m for m in self.testbed_mixes if m not in TESTBED_MIXES]
         if bad:
             raise ValueError(f"testbed_mixes: unknown mix {bad[0]!r} (u0d10 … u10d0)")
+        bad = [m for m in self.testbed50_mixes if m not in TESTBED_MIXES]
+        if bad:
+            raise ValueError(f"testbed50_mixes: unknown mix {bad[0]!r} (u0d10 … u10d0)")
+        bad = [m for m in self.delack_split_mixes if m not in self.testbed50_mixes]
+        if bad:
+            raise ValueError(f"delack_split_mixes: {bad[0]!r} is not in testbed50_mixes (the experiment compares with them)")
+        if not 0 < self.testbed50_delay_ms <= 1000:
+            raise ValueError(f"testbed50_delay_ms ({self.testbed50_delay_ms:g}) must be in (0, 1000] ms")
         if not 0 <= self.testbed_warmup_s < self.testbed_duration_s or self.testbed_seeds < 1:
             raise ValueError("testbed_warmup_s must be in [0, testbed_duration_s) and testbed_seeds at least 1")
         bad = [c for c in self.rto_cross_mbps if c not in paper.TABLE31]
@@ -112,11 +129,13 @@ class Config(ConfigBase):
 COMMAND = Command(
     help="Paper 002 (Hashimoto, thesis 2013) Ch. 2–3: Tables 2.1/2.3, the fairness runs (Reno, ACK-loss-aware Reno, "
     "prioritised AP; 10 up and 5 up + 5 down; delayed ACK off and on), the relocation case (Fig. 2.6: 5 clients at 1 m, "
-    "5 at 10 m, capture), the testbed sweep u0d10 … u10d0 behind the three APs' buffers (Figs. 2.9–2.11), Table 3.1 "
+    "5 at 10 m, capture), the testbed sweep u0d10 … u10d0 behind the three APs' buffers (Figs. 2.9–2.11) and behind "
+    "Buffalo's with a 50 ms one-way wired delay, delayed ACK off and on (Figs. 2.12–2.13), Table 3.1 "
     "(also with ns-2's retransmission timer), the exchange time its 12 Mb/s row implies, the R_energy maps, q and "
     "m sweeps, the WNI multipliers (Fig. 3.13), the energy model against the simulator, and a verdict on each claim.",
     quick="100 s fairness runs from 30 s, 3 seeds; Table 3.1 with 2 seeds (timer variants at 28–29 Mb/s only); the "
-    "testbed sweep at u0d10, u5d5, u10d0 for 60 s, one seed: a few minutes. Used by the test suite.",
+    "testbed sweep at u0d10, u5d5, u10d0 for 60 s, one seed (at 50 ms: u5d5, u10d0): a few minutes. Used by the test "
+    "suite.",
     options=(Option(("--seeds",), "seeds", "Fairness repetitions (default 10, or 3 with --quick).",
                     type=click.IntRange(1, 100), metavar="N"),),
     written="summary.md has the tables beside the thesis's",

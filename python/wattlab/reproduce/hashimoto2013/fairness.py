@@ -47,19 +47,24 @@ BASE = base(__package__, "fairness.toml")
 
 def overrides(scheme: str, seed: int, duration_s: float, n_up: int = 5, n_down: int = 5,
               delayed_ack: bool = False, sample_s: float = 1.0,
-              positions: dict[str, list[float]] | None = None, start_spread_s: float = 10.0) -> list[tuple[str, Any]]:
+              positions: dict[str, list[float]] | None = None, start_spread_s: float = 10.0,
+              delayed_ack_down: bool | None = None) -> list[tuple[str, Any]]:
     """One run's overrides: the clients and their flows, starts U[0, ``start_spread_s``] s (to the
     microsecond) drawn from ``seed`` (the same for every scheme); with ``positions`` (client → [x, y]
-    m) the clients get them (the relocation case, ``relocation.py`` adds the propagation)."""
+    m) the clients get them (the relocation case, ``relocation.py`` adds the propagation);
+    ``delayed_ack_down`` (when not None) sets the downstream flows' delayed ACK apart from the
+    upstream ones' (``delack_split.py``)."""
     cc, prio = SCHEMES[scheme]
     rng = random.Random(seed)
     ups = [f"u{i}" for i in range(n_up)]
     downs = [f"d{i}" for i in range(n_down)]
     tcp = {"cc": cc, "delayed_ack": delayed_ack, "recv_buffer": Size.mb(4), "window_scale": 7}
+    tcp_down = tcp if delayed_ack_down is None else {**tcp, "delayed_ack": delayed_ack_down}
     flows = [{"name": f"up-{n}", "kind": "bulk-upload", "client": n, "server": "server", "bytes": Size.mb(100_000),
               "port": 5001 + i, "start": Duration.s(round(rng.uniform(0, start_spread_s), 6)), "tcp": tcp} for i, n in enumerate(ups)]
     flows += [{"name": f"down-{n}", "kind": "bulk-download", "client": n, "server": "server", "bytes": Size.mb(100_000),
-               "port": 8001 + i, "start": Duration.s(round(rng.uniform(0, start_spread_s), 6)), "tcp": tcp} for i, n in enumerate(downs)]
+               "port": 8001 + i, "start": Duration.s(round(rng.uniform(0, start_spread_s), 6)), "tcp": tcp_down}
+              for i, n in enumerate(downs)]
     return [("name", f"hashimoto2013-fairness-{scheme}"), ("simulation.duration", Duration.s(duration_s)),
             ("simulation.seed", seed), ("output.sample_interval", Duration.s(sample_s)),
             BASE.extended("node", [{"name": n, "kind": "host", **({"position": positions[n]} if positions else {})}

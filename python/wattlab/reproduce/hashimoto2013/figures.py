@@ -10,12 +10,13 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..plotting import finish, plt
+from ..plotting import empty, finish, plt
 from .config import SCHEMES
 
 COLORS = {"reno": "tab:red", "ackloss": "tab:blue", "prioritised-ap": "tab:green"}
 NAMES = ("fig_throughput.png", "fig_fairness.png", "fig_swm.png", "fig_table31.png", "fig_r_energy_maps.png",
-         "fig_m_sweep.png", "fig_model_vs_sim.png", "fig_relocation.png", "fig_q_multipliers.png", "fig_testbed.png")
+         "fig_m_sweep.png", "fig_model_vs_sim.png", "fig_relocation.png", "fig_q_multipliers.png", "fig_testbed.png",
+         "fig_testbed50.png")
 PARAM_LABELS = {"p_sleep": "P^s", "p_as": "P^as", "p_sa": "P^sa", "t_as": "T^as", "t_sa": "T^sa"}
 
 
@@ -247,6 +248,61 @@ def testbed(tb: pd.DataFrame, out: Path) -> Path:
         ax.grid(alpha=0.3, axis="y")
     return finish(fig, out / NAMES[9], "Paper 002 Fig. 2.9 in the simulator (10 clients, delayed ACK off)",
                   "Bars: mean per-flow throughput; lines: total with the 95 % t-interval of the mean over seeds.", ncol=3)
+
+
+def testbed50(t: pd.DataFrame, out: Path) -> Path:
+    """Figs. 2.12–2.13 in the simulator (Buffalo-AP, 50 ms one-way): per delayed-ACK setting the
+    mean upstream and downstream flow's throughput (bars) and the total (lines) over the mixes;
+    then SWM(w) per scheme and delayed-ACK setting in each of claims B12–B13's mixes."""
+    from .claims import SWM_MIXES_50
+
+    if t.empty:
+        return empty(out / NAMES[10], "Paper 002 Figs. 2.12–2.13 in the simulator")
+    swm_mixes = [m for m in SWM_MIXES_50 if m in set(t["mix"])]
+    fig, axes = plt.subplots(1, 2 + len(swm_mixes), figsize=(5 * (2 + len(swm_mixes)), 4), squeeze=False)
+    delay = f"{t['delay_ms'].iloc[0]:g} ms"
+    for ax, d in zip(axes[0], (False, True)):
+        g = t[t["delayed_ack"] == d]
+        mixes = list(dict.fromkeys(g["mix"]))
+        x = np.arange(len(mixes))
+        for i, scheme in enumerate(("reno", "ackloss")):
+            r = g[g["scheme"] == scheme].set_index("mix").reindex(mixes)
+            if r.empty:
+                continue
+            off = (i - 0.5) * 0.4
+            ax.bar(x + off - 0.1, r["up_per_flow_mbps"].fillna(0), 0.2, color=COLORS[scheme], alpha=0.9,
+                   label=f"{scheme}: per upstream flow")
+            ax.bar(x + off + 0.1, r["down_per_flow_mbps"].fillna(0), 0.2, color=COLORS[scheme], alpha=0.4, hatch="//",
+                   label=f"{scheme}: per downstream flow")
+            ax.errorbar(x, r["total_mbps"], yerr=stats.yerr(r["total_mbps"], r["total_mbps_lo"], r["total_mbps_hi"]),
+                        color=COLORS[scheme], marker="o", ms=3, capsize=2, label=f"{scheme}: total")
+        ax.set_xticks(x, mixes, rotation=45, fontsize=8)
+        ax.set_xlabel("flows (u = upstream, d = downstream)")
+        ax.set_ylabel("throughput (Mb/s)")
+        ax.set_title(f"Fig. 2.12: {'delack' if d else 'nodelack'}", fontsize=10)
+        ax.grid(alpha=0.3, axis="y")
+    for ax, mix in zip(axes[0][2:], swm_mixes):
+        cols = [c for c in t.columns if c.startswith("swm_") and not c.endswith(("_ci", "_lo", "_hi"))]
+        w = [float(c[4:-1]) for c in cols]
+        for scheme in ("reno", "ackloss"):
+            for d in (False, True):
+                r = t[(t["mix"] == mix) & (t["scheme"] == scheme) & (t["delayed_ack"] == d)]
+                if r.empty:
+                    continue
+                r = r.iloc[0]
+                y = np.array([r[c] for c in cols])
+                err = stats.yerr(pd.Series(y), pd.Series([r[f"{c}_lo"] for c in cols]), pd.Series([r[f"{c}_hi"] for c in cols]))
+                ax.errorbar(w, y, yerr=err, color=COLORS[scheme], ls="-" if d else "--", marker="o" if d else "s", ms=3,
+                            capsize=2, label=f"{scheme}, {'delack (solid)' if d else 'nodelack (dashed)'}")
+        ax.set_xscale("log")
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("window size w (s)")
+        ax.set_ylabel("SWM(w), F(X, C), C = 29.6 Mb/s")
+        ax.set_title(f"Fig. 2.13: {mix}", fontsize=10)
+        ax.grid(alpha=0.3)
+    return finish(fig, out / NAMES[10], f"Paper 002 Figs. 2.12–2.13 in the simulator (Buffalo-AP, {delay} one-way delay)",
+                  "Bars: mean per-flow throughput; lines: total, and SWM(w), each with the 95 % t-interval of the mean "
+                  "over seeds.", ncol=4)
 
 
 def model_vs_sim(c: pd.DataFrame, out: Path, seeds: int) -> Path:

@@ -47,3 +47,34 @@ R_ENERGY_M1_P001 = 0.9
 """Fig. 3.10 (RTT 100 ms, p = 0.001): sleeping without bursts "saves only about 10 %"."""
 R_ENERGY_BURST_GAIN = 0.5
 """…and m = 5 "saves a further ~50 %" (R_energy(1) − R_energy(5) ≈ 0.5)."""
+
+# Figs. 2.12–2.13 (Sect. 2.6, pp. 26–36): the testbed of Fig. 2.8(b) (p. 27), a PC router with
+# netem between the AP and the wired node. The thesis prints no value read off these figures
+# (the text was extracted without them); what it states is their setting and, in words, what
+# they show (the claims B8–B13 quote it). Pages: the extracted text has no page breaks; they are
+# placed between the figures' pages of the list of figures (Fig. 2.11 p. 34, 2.12 p. 35, 2.13 p. 36).
+TESTBED50_ONE_WAY_DELAY_MS = 50.0
+"""Fig. 2.8(b) (Sect. 2.6.1, pp. 26–27: "netem [59] for generating a 50 [ms] delay to the wired link
+between the AP and the wired node"); the captions of Figs. 2.12 (p. 35) and 2.13 (p. 36) call it
+"a 50 [ms] one-way delay": the base RTT is about 100 ms."""
+TESTBED50_AP = "Buffalo"
+"""Figs. 2.12–2.13's captions: "using Buffalo-AP" (its buffer: Table 2.3, B_est 76.9 packets, pp. 27–30)."""
+TESTBED50_BETA = 1 / 32
+"""Sect. 2.6.1 (p. 30): with delayed ACK the proposed method uses Eq. 2.4 with β = 1/32
+(``cc = "ackloss"``'s ``ACKLOSS_BETA``)."""
+TESTBED_DURATION_S, TESTBED_AVERAGED_S, TESTBED_RUNS = 180.0, (50.0, 180.0), 10
+"""Sect. 2.6.1 (pp. 29–30) and 2.6.3 (pp. 30–31): 180 s runs, throughput over 50–180 s, ten runs averaged."""
+TESTBED50_STATEMENTS = {
+    "fig2.12_reno": "TCP Reno experiences serious unfairness among upstream and downstream flows, regardless of the "
+                    "use of the delayed ACK option (p. 34)",
+    "fig2.12_proposed": "the proposed method significantly improves fairness with or without the delayed ACK option (p. 34)",
+    "fig2.12_total": "both the total throughput of TCP Reno and the proposed method increase when using the delayed "
+                     "ACK option (pp. 34–35)",
+    "fig2.12_keeps": "when using the delayed ACK option, the proposed method can enhance the total throughput without "
+                     "degrading the improvement in fairness (pp. 34–35)",
+    "fig2.13_delack": "comparing the index values of the proposed method with and without using the delayed ACK "
+                      "option, the index value with the delayed ACK option is better (p. 35)",
+    "summary_index": "the proposed method can achieve a markedly better trade-off relationship between fairness and "
+                     "bandwidth utilization (Sect. 2.7, p. 36)",
+}
+"""What the thesis says Figs. 2.12–2.13 show, quoted (page of the sentence)."""

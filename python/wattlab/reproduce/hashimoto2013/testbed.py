@@ -46,14 +46,31 @@ def split(mix: str) -> tuple[int, int]:
 
 
 def job(ap: str, mix: str, scheme: str, seed: int, duration_s: float, warmup_s: float,
-        swm_windows_s) -> runner.Job:
-    """One testbed run: the fairness run with the AP's buffer, the LAN link and near-simultaneous starts."""
+        swm_windows_s, delayed_ack: bool = False, wired_delay: Duration | None = None,
+        delayed_ack_down: bool | None = None) -> runner.Job:
+    """One testbed run: the fairness run with the AP's buffer, the LAN link and near-simultaneous
+    starts; ``delayed_ack`` and ``wired_delay`` (the wired link's one-way delay, a typed override
+    of the base scenario's ``link.0.delay``) give Fig. 2.8(b)'s runs (``testbed50.py``). The
+    defaults are Fig. 2.8(a)'s, with the same overrides as before they existed (stored runs keep
+    their keys). ``delayed_ack_down`` (not None) sets the downstream flows' delayed ACK apart
+    (``delack_split.py``)."""
     n_up, n_down = split(mix)
-    ovr = fairness.overrides(scheme, seed, duration_s, n_up, n_down, False, 1.0, start_spread_s=START_SPREAD_S)
-    ovr += [("name", f"hashimoto2013-testbed-{ap}-{mix}-{scheme}"), ("wlan.0.ap_queue", APS[ap]),
-            ("link.0.delay", WIRED_DELAY)]
+    ovr = fairness.overrides(scheme, seed, duration_s, n_up, n_down, delayed_ack, 1.0, start_spread_s=START_SPREAD_S,
+                             delayed_ack_down=delayed_ack_down)
+    if wired_delay is None:
+        name = f"hashimoto2013-testbed-{ap}-{mix}-{scheme}"
+    else:
+        name = f"hashimoto2013-testbed-{ap}-{wired_delay}-{mix}-{scheme}-{'delack' if delayed_ack else 'nodelack'}"
+    if delayed_ack_down is not None:
+        name += f"-down-{'delack' if delayed_ack_down else 'nodelack'}"
+    delay = WIRED_DELAY if wired_delay is None else wired_delay
+    ovr += [("name", name), ("wlan.0.ap_queue", APS[ap]), ("link.0.delay", delay)]
     labels = {"ap": ap, "mix": mix, "scheme": scheme, "duration_s": duration_s, "warmup_s": warmup_s, "sample_s": 1.0,
               "swm_windows_s": tuple(swm_windows_s)}
+    if wired_delay is not None:
+        labels = {"ap": ap, "delay_ms": delay.ns / 1e6, "delayed_ack": delayed_ack, **labels}
+    if delayed_ack_down is not None:
+        labels = {"delayed_ack_down": delayed_ack_down, **labels}
     return fairness.BASE.job(seed, labels, ovr, timeseries=True)
 
 

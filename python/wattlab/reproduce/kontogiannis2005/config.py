@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import click
 
 from ..options import Command, ConfigBase, Option
+from .live_kernel import LIVE_VARIANTS, NOT_LIVE
 
 VARIANTS = ("tahoe", "reno", "newreno", "sack", "vegas", "westwood")
 """The six TCP variants of the paper's Experiment 1, in its order."""
@@ -100,6 +101,19 @@ class Config(ConfigBase):
     """TCP's minimum RTO (``tcp.min_rto``; ns-2's ``minrto_`` before ns-2.28, RFC 2988's 1 s)."""
     quick: bool = False
     """The reduced preset used by the test suite."""
+    live: bool = False
+    """Run Experiment 1's single flow live (``--live``, root): live.py instead of the simulated study."""
+    live_per: list[float] = field(default_factory=lambda: [0.01, 0.04, 0.07])
+    """Error rates of the live sweep: three of the paper's grid in its low-error region (0–7 %), where a
+    10 MiB transfer ends within minutes; at 15–25 % random errors one takes hours on real TCP."""
+    live_models: list[str] = field(default_factory=lambda: ["random", "burst"])
+    """Error models of the live sweep (random = Bernoulli, burst = Gilbert–Elliott, as Experiment 1)."""
+    live_variants: list[str] = field(default_factory=lambda: list(LIVE_VARIANTS))
+    """Variants of the live sweep (those this kernel lacks are skipped with the reason)."""
+    live_bytes: int = 10 * 1024 * 1024
+    """Bytes per live transfer (the paper's 10 MB FTP size, as Experiment 1)."""
+    live_time_limit_s: float = 1800.0
+    """Bound of one live transfer (``wattlab live run --time-limit``)."""
 
     @classmethod
     def full(cls) -> "Config":
@@ -149,8 +163,30 @@ class Config(ConfigBase):
         bad = [p for p in self.per_grid + [self.exp2_per] if not 0.0 <= p < 1.0]
         if bad:
             raise ValueError(f"error rate {bad[0]} is outside [0, 1)")
+        self.check_live()
         if self.per_reading == "average" and max(self.per_grid) > 1 / 3:
             raise ValueError("the 'average' PER reading needs error rates ≤ 1/3 (the bad state would lose > 100 %)")
+
+    def check_live(self) -> None:
+        """Raise ValueError naming the first invalid live setting (checked with or without ``--live``)."""
+        for v in self.live_variants:
+            if v in NOT_LIVE:
+                raise ValueError(f"--live-variant {v}: {NOT_LIVE[v]}")
+            if v not in LIVE_VARIANTS:
+                raise ValueError(f"unknown live variant {v!r} (valid: {', '.join(LIVE_VARIANTS)})")
+        if not self.live_variants:
+            raise ValueError("--live-variant: at least one variant")
+        bad = [m for m in self.live_models if m not in ("random", "burst")]
+        if bad or not self.live_models:
+            raise ValueError(f"--live-errors {bad[0] if bad else '(none)'}: expected random or burst")
+        bad_p = [p for p in self.live_per if not 0.0 <= p < 1.0]
+        if bad_p or not self.live_per:
+            raise ValueError(f"--live-per {bad_p[0] if bad_p else '(none)'}: an error rate in [0, 1)")
+        if not 1024 <= self.live_bytes <= 2**30:
+            raise ValueError(f"--live-bytes {self.live_bytes}: between 1 KiB and 1 GiB")
+        if not 0.0 < self.live_time_limit_s <= 3600.0:
+            raise ValueError(f"--live-time-limit {self.live_time_limit_s:g}: 0 < S <= 3600 (the live testbed's bound)")
+
 
 COMMAND = Command(
     help="Paper 003: goodput and 3E of Tahoe, Reno, NewReno, SACK, Vegas and Westwood under random and burst errors "
@@ -177,6 +213,20 @@ COMMAND = Command(
         Option(("--min-rto",), "min_rto_ms", "Every TCP flow's minimum RTO in milliseconds (tcp.min_rto, 1–60000; "
                "default 1000 = ns-2's minrto_ before ns-2.28, 200 from ns-2.28 on).", type=click.FloatRange(1.0, 60_000.0),
                metavar="MS"),
+        Option(("--live/--no-live",), "live", "Run Experiment 1's single flow live instead (root): real Linux TCP "
+               "(newreno = Linux reno without SACK, sack = reno with SACK, vegas, westwood, cubic; a module the kernel lacks is "
+               "skipped with the reason) through the live testbed's emulated 2 Mb/s DSSS hop with Bernoulli or Gilbert–Elliott "
+               "errors, beside the simulator on the same path and on the paper's channel; one seed unless --seeds."),
+        Option(("--live-per",), "live_per", "Error rate of the live sweep (repeatable; default 0.01 0.04 0.07).",
+               type=click.FloatRange(0.0, 1.0, max_open=True), multiple=True, metavar="P"),
+        Option(("--live-errors",), "live_models", "Error model of the live sweep (repeatable; default random burst).",
+               type=click.Choice(["random", "burst"]), multiple=True),
+        Option(("--live-variant",), "live_variants", "Live variant (repeatable; default newreno sack vegas westwood cubic).",
+               multiple=True, metavar="NAME", convert=str.lower),
+        Option(("--live-bytes",), "live_bytes", "Bytes per live transfer (default 10485760 = 10 MiB).",
+               type=click.IntRange(1024, 2**30), metavar="N"),
+        Option(("--live-time-limit",), "live_time_limit_s", "Bound of one live transfer in seconds (default 1800).",
+               type=click.FloatRange(0.0, 3600.0, min_open=True), metavar="S"),
         Option(("--alpha",), "alpha", "3E weight of effort without return (transmit power; paper: 1).", type=float,
                metavar="X", default=1.0),
         Option(("--b",), "b", "3E weight of unused capacity (idle power; paper: 0.45, Table 1 gives 0.532).", type=float,

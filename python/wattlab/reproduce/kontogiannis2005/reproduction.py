@@ -10,13 +10,14 @@ import pandas as pd
 from ... import markdown as md
 from .. import stats
 from ..framework import Context, Info, Reproduction, run_heading
-from . import claims, experiments, figures, hypotheses
+from . import claims, experiments, figures, hypotheses, live_summary
 from .config import ERROR_LAYERS, PER_READINGS, SENDERS, VARIANTS, Config
 
 FILES = ("config.json", "thr_max.csv", "exp1_runs.csv", "exp1_points.csv", "exp2_runs.csv", "exp2_points.csv",
          "hyp_senders_points.csv", "hyp_timer_points.csv", "hyp_reading_points.csv", "hypotheses.csv", "claims.csv",
          "summary.md", "fig2_goodput.png", "fig3_eee.png", "fig4_systems.png")
-"""Every file the reproduction writes."""
+"""Every file the simulated reproduction writes (``--live`` writes config.json, claims.csv,
+summary.md and ``live_summary.FILES``)."""
 
 
 def _exp2_thr(runs2: pd.DataFrame) -> pd.DataFrame:
@@ -60,11 +61,30 @@ class Kontogiannis2005(Reproduction):
     name = "kontogiannis2005"
     title = "Paper 003 (Kontogiannis et al. 2005)"
     config = Config
-    files = FILES
+    files = FILES + live_summary.FILES
     rule = claims.RULE
     claims_heading = "Verdicts"
 
+    def configure(self, cfg: Config, options: dict) -> None:
+        """``--live`` runs one seed per point unless ``--seeds`` says otherwise."""
+        if cfg.live and options.get("seeds") is None:
+            cfg.seeds = 1
+
+    def render_summary(self, cfg: Config, tables, verdicts, info: Info) -> str:
+        if not cfg.live:
+            return super().render_summary(cfg, tables, verdicts, info)
+        self.rule = live_summary.RULE  # the live verdicts' rule, for this summary only
+        try:
+            return super().render_summary(cfg, tables, verdicts, info)
+        finally:
+            del self.rule
+
+    def heading(self, cfg: Config, tables: dict[str, pd.DataFrame]) -> str:
+        return f"{self.title}: Experiment 1 live on Linux TCP" if cfg.live else super().heading(cfg, tables)
+
     def tables(self, cfg: Config, ctx: Context) -> dict[str, pd.DataFrame]:
+        if cfg.live:
+            return live_summary.tables(cfg, ctx)
         runs1, points1, thr1 = experiments.experiment1(cfg, ctx)
         runs2, points2 = experiments.experiment2(cfg, ctx)
         thr_all = pd.concat([thr1.assign(experiment=1), _exp2_thr(runs2)], ignore_index=True)
@@ -73,17 +93,25 @@ class Kontogiannis2005(Reproduction):
         return {**main, **hypotheses.run(cfg, ctx, main)}
 
     def claims(self, cfg: Config, tables: dict[str, pd.DataFrame]) -> list[claims.Claim]:
+        if cfg.live:
+            return live_summary.claims(tables)
         return claims.experiment1_claims(tables["exp1_points.csv"]) + claims.experiment2_claims(tables["exp2_points.csv"],
                                                                                                  cfg.alpha)
 
     def quick_changes(self, cfg: Config) -> dict[str, str]:
+        if cfg.live:
+            return {}
         return claims.quick_changes(cfg, Config.full())
 
     def figures(self, cfg: Config, tables: dict[str, pd.DataFrame], out: Path) -> list[Path]:
+        if cfg.live:
+            return live_summary.figures(cfg, tables, out)
         p1, p2 = tables["exp1_points.csv"], tables["exp2_points.csv"]
         return [figures.figure2(p1, cfg, out), figures.figure3(p1, cfg, out), figures.figure4(p2, cfg, out)]
 
     def summary(self, cfg: Config, tables: dict[str, pd.DataFrame], verdicts, info: Info) -> list[str]:
+        if cfg.live:
+            return live_summary.summary(cfg, tables, info)
         f3 = lambda col: lambda r: f"{r[col]:.3f}"  # noqa: E731
         kbps = lambda col: lambda r: f"{r[col] / 1e3:.0f} kb/s"  # noqa: E731
         return [

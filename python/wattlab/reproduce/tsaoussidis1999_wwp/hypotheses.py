@@ -14,13 +14,16 @@ main table's runs):
   default is its literal rule ("if the wave does not fully arrive before the timeout [REC_T]
   triggers off ...": a wave ends when all its segments arrived or at REC_T, ``wwp.wave_end``);
   if the paper's implementation ended waves at their last segment, WWP's own columns move;
-- ``probe-in-wave=answer`` (WWP): the paper's literal probe rule. After a lossy wave the
-  sender's SEND_T (1 s after the wave) runs out before the receiver's REC_T (2 s after its first
-  segment), so the sender probes while the wave is still open; the default receiver ignores
-  those PROBE1s and a lossy wave costs ~3 s (PROBE1 at +1 s and +2 s ignored, the N-S_ACK at
-  REC_T ignored by the probing sender, the cycle at +3 s); the paper answers PROBE1s "until a
-  DATA segment from the next wave reaches it" (``wwp.probe_in_wave``);
-- ``probe-in-wave=answer+cap-1000`` (both, sets 6–7, full mode only): the two together;
+- ``probe-in-wave=ignore`` (WWP): the alternative to the paper's literal probe rule, which is
+  the default (``wwp.probe_in_wave = "answer"``: the receiver answers PROBE1s "until a DATA
+  segment from the next wave reaches it", so the PROBE2 of a probe sent during a lossy wave
+  ends it). After a lossy wave the sender's SEND_T (1 s after the wave) runs out before the
+  receiver's REC_T (2 s after its first segment), so the sender probes while the wave is still
+  open; a receiver that ignores those PROBE1s makes a lossy wave cost ~3 s (PROBE1 at +1 s and
+  +2 s ignored, the N-S_ACK at REC_T ignored by the probing sender, the cycle at +3 s), and its
+  result hinges on whether the +2 s PROBE1 beats REC_T, ~2 ms apart;
+- ``probe-in-wave=ignore+cap-1000`` (both, sets 6–7, full mode only): the alternative reading
+  with TCP's 1000 messages (``cap-1000`` alone runs the default, literal, reading);
 - ``rate=R`` (both, full mode only): the link rate the paper does not state ("fairly low
   bandwidth"), at each rate of its era in ``RATES`` instead of the main table's 10 Mb/s.
 
@@ -98,7 +101,7 @@ def _wave_end(_set: int, _cfg: Config, protocol: str) -> list[tuple[str, Any]]:
 
 
 def _probe(_set: int, _cfg: Config, protocol: str) -> list[tuple[str, Any]]:
-    return [("flow.0.wwp.probe_in_wave", "answer")] if protocol == "wwp" else []
+    return [("flow.0.wwp.probe_in_wave", "ignore")] if protocol == "wwp" else []
 
 
 def _rate(rate: str) -> Callable[[int, Config, str], list[tuple[str, Any]]]:
@@ -111,10 +114,10 @@ VARIANTS = (
     Variant("bsd-ticks+cap", "both", lambda n, c, p: _ticks(n, c, p) + _cap(n, c, p), CAPPED_SETS, quick=False),
     Variant("wave-end=last-segment", "WWP's receiver also ends a wave when the segment sent last in it arrives, instead "
             "of the paper's literal 'all segments or REC_T'", _wave_end, protocols=("wwp",)),
-    Variant("probe-in-wave=answer", "WWP's receiver answers a PROBE1 naming the next wave while a wave is still arriving, "
-            "as the paper words it ('until a DATA segment from the next wave reaches it'), and the PROBE2 ends that wave",
-            _probe, protocols=("wwp",)),
-    Variant("probe-in-wave=answer+cap-1000", f"both: WWP's literal probe rule and TCP's {CAP_MESSAGES} messages",
+    Variant("probe-in-wave=ignore", "WWP's receiver ignores PROBE1s while a wave is still arriving, the alternative to the "
+            "paper's literal 'until a DATA segment from the next wave reaches it' (the default), so a lossy wave ends only "
+            "at REC_T", _probe, protocols=("wwp",)),
+    Variant("probe-in-wave=ignore+cap-1000", f"both: WWP's alternative probe reading and TCP's {CAP_MESSAGES} messages",
             lambda n, c, p: _probe(n, c, p) + _cap(n, c, p), CAPPED_SETS, quick=False, protocols=("tcp", "wwp")),
     *(Variant(f"rate={r}", f"both hops at {r.replace('Mbps', ' Mb/s')}, {why}, instead of 10 Mb/s", _rate(r), quick=False,
               protocols=("tcp", "wwp")) for r, why in RATES.items()),

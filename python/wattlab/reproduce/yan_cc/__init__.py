@@ -22,7 +22,10 @@ of ``downloads.EXPERIMENTS`` and writes:
   over the RTT × loss grid per receive buffer, beside the paper's, and the share of each
   component's gap a smaller window explains), ``fig17_weights_points.csv`` and
   ``fig17_weight_gap.csv`` (Fig. 17's PSM client under each fair-queueing weight of the AP),
-  ``table1_wireless_points.csv`` (Table I's wireless column: CC in an 802.11a BSS);
+  ``table1_wireless_points.csv`` (Table I's wireless column: CC in an 802.11a BSS),
+  ``web_sites.csv`` (Fig. 11 per site), ``web_multiserver_runs.csv`` and
+  ``web_multiserver_gap.csv`` (the web session on multi-server pages, and the share of the
+  Fig. 10/11 gaps it explains);
 - ``claims.csv`` and ``summary.md``: the paper's numbers beside wattlab's, a verdict and the
   likely reason for each gap;
 - ``config.json``: every parameter.

@@ -232,6 +232,23 @@ class Config(ConfigBase):
     web_think_sensitivity_scales_s: list[float] = field(default_factory=lambda: [18.0])
     """Extra web sessions with these Pareto scales (same shape, every web policy): 18 s gives
     a mean think time of 54 s, the paper's 5,400 s for 100 pages. Shown in summary.md only."""
+    web_third_party_delays_ms: list[float] = field(default_factory=list)
+    """Issue 32 gap 3, the multi-server page model (empty: not run; the full run's are 5, 30 and
+    60 ms): one-way delay from the AP to each third-party server of the pool (RTTs 10, 60 and 120
+    ms: a CDN edge near the client and two services as far as the sites). Every page then also
+    fetches embedded objects from these servers (the web flow's ``third_party``)."""
+    web_third_party_share: float = 0.35
+    """Probability that an embedded object comes from a third-party server: Butkiewicz et al.
+    (IMC 2011) measured non-origin servers delivering more than 35 % of the bytes of most sites."""
+    web_third_party_hosts: list[int] = field(default_factory=lambda: [1, 3])
+    """Third-party servers per page, uniform on [min, max] (Butkiewicz et al.: most sites use 5
+    or more non-origin servers; the paper's pages have 5.58 embedded objects, about 2 of them
+    third-party at the share above, so a page reaches at most 2–3 of them)."""
+    web_multiserver_losses: list[float] = field(default_factory=lambda: [0.0])
+    """One multi-server session per value: Bernoulli loss on every server's path towards the AP
+    (sites and third parties; 0 = loss-free as the single-server session)."""
+    web_multiserver_policies: list[str] = field(default_factory=lambda: ["tcp", "cc", "cc-nocache", "ideal-psm"])
+    """Policies of the multi-server sessions (``tcp`` is required: every saving is against it)."""
     # --- fairness and friendliness (seed §IV-D, Figs. 6–8, ns-2 in the paper; fairness.py) ---
     fairness_max_flows: int = 10
     """Fig. 6: n CC flows alone and n TCP flows alone, n = 1 … this (paper: 1–10)."""
@@ -275,6 +292,8 @@ class Config(ConfigBase):
             window_sensitivity_kb=[16.0, 32.0, 48.0],
             fig17_power_save_weights=[0.125, 0.25, 0.5, 2.0],
             table1_wireless=True,
+            web_third_party_delays_ms=[5.0, 30.0, 60.0],
+            web_multiserver_losses=[0.0, 0.001],
         )
 
     @classmethod
@@ -359,6 +378,21 @@ class Config(ConfigBase):
             raise ValueError("web_max_connections must be in 1..=16")
         if not self.web_site_delays_ms or any(d <= 0 for d in self.web_site_delays_ms):
             raise ValueError("web_site_delays_ms needs at least one site, each with a delay > 0")
+        if any(d <= 0 for d in self.web_third_party_delays_ms) or len(self.web_third_party_delays_ms) > 64:
+            raise ValueError("web_third_party_delays_ms: at most 64 servers, each with a delay > 0")
+        if not 0.0 <= self.web_third_party_share <= 1.0:
+            raise ValueError("web_third_party_share must be a probability in [0, 1]")
+        if self.web_third_party_delays_ms:
+            lo, hi = self.web_third_party_hosts
+            if not 0 <= lo <= hi <= len(self.web_third_party_delays_ms):
+                raise ValueError("web_third_party_hosts must be [min, max] with 0 ≤ min ≤ max ≤ the pool's size")
+            if "tcp" not in self.web_multiserver_policies:
+                raise ValueError("web_multiserver_policies must include 'tcp', the baseline of every saving")
+            for p in self.web_multiserver_policies:
+                if p not in WEB_POLICY_NAMES:
+                    raise ValueError(f"unknown web policy {p!r} (valid: {', '.join(WEB_POLICY_NAMES)})")
+        if any(not 0.0 <= p < 1.0 for p in self.web_multiserver_losses):
+            raise ValueError("web_multiserver_losses must lie in [0, 1)")
         if not 0 <= self.fairness_max_flows <= 64:
             raise ValueError("fairness_max_flows must be in 0..=64")
         if any(not 1 <= k <= 32 for k in self.fairness_mix_sizes):

@@ -11,8 +11,16 @@ averages (Fig. 14) and the paper's, and why PSM beats CC in Fig. 17 with competi
   (``ap_power_save_weight`` of ``[[wlan]]``). CC's station is regular and the competitors are
   plain TCP, so a weight changes only runs with a power-saving station.
 
-A component's gap is |wattlab − paper| on a linear scale (percentage points); a variant
-explains 1 − gap(variant) / gap(baseline) of it (negative: it widens the gap).
+- **Single-server pages on fixed-RTT, loss-free paths** (the web claims, Figs. 9–11): the
+  browsing session is rerun on the multi-server page model (the web flow's ``third_party``: each
+  page also fetches embedded objects from a pool of third-party servers, each on its own path
+  with its own RTT, ``web_third_party_delays_ms``), loss-free and with
+  ``web_multiserver_losses`` on every server's path; the same pages and sizes, only the
+  servers change. Fig. 11 is compared per site (``web.web_sites``).
+
+A component's gap is |wattlab − paper| on a linear scale (percentage points; to a range, the
+distance outside it); a variant explains 1 − gap(variant) / gap(baseline) of it (negative: it
+widens the gap).
 """
 
 from __future__ import annotations
@@ -154,3 +162,118 @@ def weights_conclusion(t: pd.DataFrame) -> str:
 def weight_name(w: float) -> str:
     """A weight as the fraction it was given as (1/8, 1/4, 1/2, 1, 2)."""
     return f"1/{round(1 / w):g}" if w < 1 and abs(1 / w - round(1 / w)) < 1e-9 else f"{w:g}"
+
+
+# --- the multi-server page model (the web claims, Fig. 11) ------------------------------------
+
+MULTISERVER_COLUMNS = ("variant", "figure", "component", "paper", "paper_lo", "paper_hi", "single", "multi", "explained")
+"""web_multiserver_gap.csv's columns: per variant of the multi-server session and per component
+of the web gap, the paper's value (a range [paper_lo, paper_hi]), the single-server session's and
+the variant's, and the share of the gap the variant closes."""
+
+
+def range_gap(x: float, lo: float, hi: float) -> float:
+    """Distance of ``x`` outside [lo, hi] (0 inside; NaN if ``x`` is not finite)."""
+    if not math.isfinite(x):
+        return math.nan
+    return max(0.0, lo - x, x - hi)
+
+
+def range_explained(lo: float, hi: float, base: float, variant: float) -> float:
+    """:func:`gap_explained` for a paper range: 1 − gap(variant) / gap(baseline); when the
+    baseline lies in the range, NaN if the variant does too and −1 (a gap opened) if not; NaN
+    when a value is missing."""
+    gb, gv = range_gap(base, lo, hi), range_gap(variant, lo, hi)
+    if not (math.isfinite(gb) and math.isfinite(gv)):
+        return math.nan
+    if gb == 0:
+        return math.nan if gv == 0 else -1.0
+    return 1.0 - gv / gb
+
+
+def _web_components(sites: pd.DataFrame, points: pd.DataFrame, conc: pd.DataFrame | None = None) -> dict[str, float]:
+    """The compared numbers of one session: its best and worst site's CC saving, the session's
+    CC saving, oracle saving and CC slowdown (``web_points`` rows cc and oracle) and the RTT
+    cache's saving while pages load and at 3 and 4 busy connections (``web_concurrency``)."""
+    def pick(policy: str, col: str) -> float:
+        g = points[points.policy == policy] if points is not None and not points.empty else None
+        return float(g[col].iloc[0]) if g is not None and len(g) else math.nan
+
+    def cache(scope: str, k: int | None = None) -> float:
+        if conc is None or conc.empty:
+            return math.nan
+        g = conc[conc.scope == scope]
+        if k is not None:
+            g = g[g.k == k]
+        return float(g.cache_saving.iloc[0]) if len(g) else math.nan
+
+    cc = sites.cc_saving.dropna() if sites is not None and not sites.empty else pd.Series(dtype=float)
+    return {"best_site_cc": float(cc.max()) if len(cc) else math.nan,
+            "worst_site_cc": float(cc.min()) if len(cc) else math.nan,
+            "session_cc": pick("cc", "saving"), "session_oracle": pick("oracle", "saving"),
+            "session_slowdown": pick("cc", "slowdown"),
+            "cache_downloads": cache("downloads"), "cache_k3": cache("k", 3), "cache_k4": cache("k", 4)}
+
+
+WEB_PAPER = {
+    "best_site_cc": ("Fig. 11", "CC's saving on the best site (best five 45–60 %)", *seed.WEB_BEST5_CC),
+    "worst_site_cc": ("Fig. 11", "CC's saving on the worst site (worst five ≈ 12 %)", seed.WEB_WORST5[0], seed.WEB_WORST5[0]),
+    "session_cc": ("Fig. 11", "CC's session saving (against the best five, as web-cc-vs-oracle)", *seed.WEB_BEST5_CC),
+    "session_oracle": ("Fig. 11", "the oracle's session saving (best five 75–90 %)", *seed.WEB_BEST5_ORACLE),
+    "session_slowdown": ("Fig. 11", "CC's slowdown of page loads (Fig. 9: < 1 %)", -1.0, seed.WEB_TIME_VS_TCP),
+    "cache_downloads": ("Fig. 10", "the RTT cache's saving while pages load (≈ 10 %)", seed.WEB_CACHE_OVERALL,
+                        seed.WEB_CACHE_OVERALL),
+    "cache_k3": ("Fig. 10", "at 3 busy connections (13 %)", seed.WEB_CACHE_BY_K[3], seed.WEB_CACHE_BY_K[3]),
+    "cache_k4": ("Fig. 10", "at 4 (32 %)", seed.WEB_CACHE_BY_K[4], seed.WEB_CACHE_BY_K[4]),
+}
+"""The paper's side of each component: (figure, what, low, high); a point is a range of one value."""
+
+
+def multiserver_table(single_sites: pd.DataFrame, single_points: pd.DataFrame,
+                      variants: dict[str, tuple], single_conc: pd.DataFrame | None = None) -> pd.DataFrame:
+    """web_multiserver_gap.csv: per variant (name → its ``web_sites``, ``web_points`` and
+    optionally ``web_concurrency``) and component, the single-server and the variant's numbers
+    against the paper's range."""
+    base = _web_components(single_sites, single_points, single_conc)
+    rows = []
+    for name, tables in variants.items():
+        var = _web_components(*tables)
+        for k, (fig, what, lo, hi) in WEB_PAPER.items():
+            rows.append({"variant": name, "figure": fig, "component": k, "paper": what, "paper_lo": lo, "paper_hi": hi,
+                         "single": base[k], "multi": var[k], "explained": range_explained(lo, hi, base[k], var[k])})
+    return pd.DataFrame(rows, columns=list(MULTISERVER_COLUMNS))
+
+
+def multiserver_conclusions(t: pd.DataFrame, sites: pd.DataFrame | None = None, figure: str | None = None) -> list[str]:
+    """One sentence per variant and figure (Fig. 11 with the page times; Fig. 10, the RTT cache),
+    generated from web_multiserver_gap.csv: how much of the gap the multi-server pages explain
+    (the least explained component with a gap decides, as :func:`word`), with every component's
+    numbers; ``sites`` (web_sites.csv) adds the per-site savings to Fig. 11's; ``figure`` keeps
+    one figure's sentences."""
+    out = []
+    if t is None or t.empty:
+        return out
+    for (name, fig), g in t.groupby(["variant", "figure"], sort=False):
+        if figure is not None and fig != figure:
+            continue
+        w = word(list(g.explained))
+        parts = []
+        for r in g.itertuples():
+            paper = (f"< {100 * r.paper_hi:+.0f} %" if r.component == "session_slowdown" else
+                     f"{100 * r.paper_lo:.0f} %" if r.paper_lo == r.paper_hi else
+                     f"{100 * r.paper_lo:.0f}–{100 * r.paper_hi:.0f} %")
+            fmt = (lambda x: f"{100 * x:+.1f} %") if r.component == "session_slowdown" else (lambda x: f"{100 * x:.0f} %")
+            parts.append(f"{r.paper.split(' (')[0]} {fmt(r.single)} → {fmt(r.multi)} (paper {paper}; {_share(r.explained)})")
+        per_site = ""
+        if fig == "Fig. 11" and sites is not None and not sites.empty and "model" in sites.columns:
+            rows = sites[sites.model.isin(["single-server", name])]
+            per_site = "; per site (single → this): " + ", ".join(
+                f"{s} CC {100 * a.cc_saving.iloc[0]:.0f} → {100 * b.cc_saving.iloc[0]:.0f} %, oracle "
+                f"{100 * a.oracle_saving.iloc[0]:.0f} → {100 * b.oracle_saving.iloc[0]:.0f} %, time "
+                f"{100 * a.cc_slowdown.iloc[0]:+.1f} → {100 * b.cc_slowdown.iloc[0]:+.1f} %"
+                for s, a, b in ((s, rows[(rows.model == "single-server") & (rows.site == s)],
+                                 rows[(rows.model == name) & (rows.site == s)]) for s in sorted(set(rows.site)))
+                if len(a) and len(b))
+        what = "Fig. 11 and the page times" if fig == "Fig. 11" else "the RTT cache's gap (Fig. 10)"
+        out.append(f"{name}: the multi-server page model {w} {what}: " + "; ".join(parts) + per_site)
+    return out

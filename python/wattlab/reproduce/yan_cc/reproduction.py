@@ -28,7 +28,8 @@ FIGURES = (
 
 WEB_FILES = ("web_runs.csv", "web_points.csv", "web_concurrency.csv")
 FAIRNESS_FILES = ("fairness_runs.csv", "fairness_flows.csv")
-GAP_FILES = ("window_gap.csv", "fig17_weight_gap.csv")
+GAP_FILES = ("window_gap.csv", "fig17_weight_gap.csv", "web_sites.csv", "web_multiserver_runs.csv",
+             "web_multiserver_gap.csv")
 """Issue 32 gap 3's settling experiments, derived from the points (``hypotheses``)."""
 
 FILES = (
@@ -53,7 +54,9 @@ def _web(cfg: Config, ctx: Context) -> dict[str, pd.DataFrame]:
     configured think times, then with each sensitivity scale (column ``think_scale_s``)."""
     if not cfg.web_policies:
         return {"web_runs": pd.DataFrame(), "web_points": pd.DataFrame(),
-                "web_concurrency": web.web_concurrency(pd.DataFrame({"policy": []}))}
+                "web_concurrency": web.web_concurrency(pd.DataFrame({"policy": []})),
+                "web_sites": web.web_sites(pd.DataFrame()), "web_multiserver_runs": pd.DataFrame(),
+                "web_multiserver_gap": pd.DataFrame(columns=list(hypotheses.MULTISERVER_COLUMNS))}
     runs, points, conc = [], [], []
     for scale in dict.fromkeys([cfg.web_think_scale_s, *cfg.web_think_sensitivity_scales_s]):
         label = "web browsing" if scale == cfg.web_think_scale_s else f"web browsing, think scale {scale:g} s"
@@ -61,8 +64,35 @@ def _web(cfg: Config, ctx: Context) -> dict[str, pd.DataFrame]:
         runs.append(df.assign(think_scale_s=scale))
         points.append(web.web_points(df).assign(think_scale_s=scale))
         conc.append(web.web_concurrency(df).assign(think_scale_s=scale))
-    return {"web_runs": pd.concat(runs, ignore_index=True), "web_points": pd.concat(points, ignore_index=True),
-            "web_concurrency": pd.concat(conc, ignore_index=True)}
+    out = {"web_runs": pd.concat(runs, ignore_index=True), "web_points": pd.concat(points, ignore_index=True),
+           "web_concurrency": pd.concat(conc, ignore_index=True)}
+    out.update(_web_multiserver(cfg, ctx, runs[0], points[0]))
+    return out
+
+
+def _web_multiserver(cfg: Config, ctx: Context, single_runs: pd.DataFrame, single_points: pd.DataFrame
+                     ) -> dict[str, pd.DataFrame]:
+    """Issue 32 gap 3: Fig. 11 per site on the single-server session, and the same session on the
+    multi-server page model (one variant per ``web_multiserver_losses``), with the share of the
+    web gap each variant explains."""
+    sites = [web.web_sites(single_runs).assign(model="single-server")]
+    runs, variants = [], {}
+    if cfg.web_third_party_delays_ms:
+        for loss in cfg.web_multiserver_losses:
+            name = web.multiserver_name(loss)
+            df = web.run_web(web.multiserver_setup(cfg, loss), cfg.seed_list(), list(cfg.web_multiserver_policies), ctx,
+                             f"web browsing, {name} pages")
+            pts = web.web_points(df)
+            conc = web.web_concurrency(df)
+            dl = conc[conc.scope == "downloads"]
+            s = web.web_sites(df).assign(model=name)
+            runs.append(df.assign(variant=name, path_loss=loss,
+                                  cache_saving_downloads=float(dl.cache_saving.iloc[0]) if len(dl) else float("nan")))
+            sites.append(s)
+            variants[name] = (s, pts, conc)
+    gap = hypotheses.multiserver_table(sites[0], single_points, variants, web.web_concurrency(single_runs))
+    return {"web_sites": pd.concat(sites, ignore_index=True), "web_multiserver_gap": gap,
+            "web_multiserver_runs": pd.concat(runs, ignore_index=True) if runs else pd.DataFrame()}
 
 
 def _fairness(cfg: Config, ctx: Context) -> dict[str, pd.DataFrame]:

@@ -31,7 +31,10 @@ def _meter(policy: str) -> str:
 
 @dataclass(frozen=True)
 class WebSetup:
-    """The browsing session: sites (one-way delays behind the AP), pages, think times."""
+    """The browsing session: sites (one-way delays behind the AP), pages, think times; with
+    ``third_party_delays_ms`` the multi-server page model (the flow's ``third_party``: a pool of
+    servers, each on its own 100 Mb/s link with its own delay); ``path_loss`` is Bernoulli loss
+    on every server's link towards the AP."""
 
     site_delays_ms: tuple[float, ...] = (10.0, 30.0, 60.0)
     hop_rate: str = "20Mbps"
@@ -40,6 +43,10 @@ class WebSetup:
     think_scale_s: float = 1.0
     max_connections: int = 4
     duration_s: float = 36_000.0
+    third_party_delays_ms: tuple[float, ...] = ()
+    third_party_share: float = 0.35
+    third_party_hosts: tuple[int, int] = (1, 3)
+    path_loss: float = 0.0
 
 
 BASE = base(__package__, "web.toml")
@@ -55,13 +62,24 @@ def web_overrides(setup: WebSetup, policy: str) -> list[tuple[str, Any]]:
     mode, agent = WEB_POLICIES[policy]
     sites = [f"site{i}" for i in range(len(setup.site_delays_ms))]
     hop = {**BASE.table["wireless"][0], "rate": setup.hop_rate, "power_save": mode, **({"agent": agent} if agent else {})}
-    return [("name", f"yan-cc web {policy}"), ("simulation.duration", Duration.s(setup.duration_s)),
-            ("node", [*({"name": s, "kind": "host"} for s in sites), *BASE.table["node"]]),
-            ("link", [{"a": s, "b": "ap", "rate": Rate.mbps(100), "delay": Duration.ms(d)}
-                      for s, d in zip(sites, setup.site_delays_ms)]),
-            ("wireless.0", hop), ("flow.0.servers", sites), ("flow.0.pages", setup.pages),
-            ("flow.0.think", {"shape": setup.think_shape, "scale": Duration.s(setup.think_scale_s)}),
-            ("flow.0.max_connections", setup.max_connections)]
+    third = [f"third{i}" for i in range(len(setup.third_party_delays_ms))]
+    loss = ({"a_to_b": {"loss": {"model": "bernoulli", "p": setup.path_loss}}}
+            if setup.path_loss > 0 else {})
+    links = [{"a": s, "b": "ap", "rate": Rate.mbps(100), "delay": Duration.ms(d), **loss}
+             for s, d in zip(sites, setup.site_delays_ms)]
+    links += [{"a": s, "b": "ap", "rate": Rate.mbps(100), "delay": Duration.ms(d), **loss}
+              for s, d in zip(third, setup.third_party_delays_ms)]
+    out = [("name", f"yan-cc web {policy}"), ("simulation.duration", Duration.s(setup.duration_s)),
+           ("node", [*({"name": s, "kind": "host"} for s in sites + third), *BASE.table["node"]]),
+           ("link", links),
+           ("wireless.0", hop), ("flow.0.servers", sites), ("flow.0.pages", setup.pages),
+           ("flow.0.think", {"shape": setup.think_shape, "scale": Duration.s(setup.think_scale_s)}),
+           ("flow.0.max_connections", setup.max_connections)]
+    if third:
+        lo, hi = setup.third_party_hosts
+        out.append(("flow.0.third_party", {"servers": third, "share": setup.third_party_share,
+                                           "hosts": {"min": lo, "max": hi}}))
+    return out
 
 
 def concurrency_timeline(objects: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -100,6 +118,32 @@ def energy_by_concurrency(
     return rows
 
 
+def energy_by_site(radio: pd.DataFrame, pages: pd.DataFrame, profile: str, end_s: float,
+                   free_wakeups: bool = False) -> dict[str, float]:
+    """Fig. 11's split: one radio timeline's energy per site, each page view owning the time
+    from its start to the next view's start (its load and the think time after it; the time
+    before the first page goes to the first page's site)."""
+    names = sorted(set(pages.site))
+    code = {n: i for i, n in enumerate(names)}
+    starts = pages.start_s.to_numpy(dtype=float)
+    owner_of = np.array([code[s] for s in pages.site], dtype=int)
+    rt = radio.time_s.to_numpy(dtype=float)
+    grid = np.unique(np.concatenate([[0.0], rt, starts, [end_s]]))
+    grid = grid[grid <= end_s]
+    idx = np.clip(np.searchsorted(starts, grid, side="right") - 1, 0, None)
+    owners = owner_of[idx] if len(owner_of) else np.zeros_like(grid, dtype=int)
+    s_idx = np.searchsorted(rt, grid, side="right") - 1
+    state_at = np.where(s_idx >= 0, radio.state.to_numpy()[np.clip(s_idx, 0, None)], "idle")
+    e = physics.timeline_energy(profile, grid, state_at, end_s, owners=owners, free_wakeups=free_wakeups)["by_owner_j"]
+    return {n: float(e[i]) if i < len(e) else 0.0 for n, i in code.items()}
+
+
+AGENT_COUNTERS = ("sleeps", "dropped_asleep", "reverted", "connections", "rtt_cache_hits", "rtt_cache_misses",
+                  "rtt_cache_servers_max")
+"""The agent's counters a web run keeps (the RTT cache's per server: hits, misses and the most
+servers cached at once within a page)."""
+
+
 def _measure(job: Job, res: api.RunResult) -> dict:
     policy = job.labels["policy"]
     pages = res.pages
@@ -114,7 +158,7 @@ def _measure(job: Job, res: api.RunResult) -> dict:
     }
     if len(res.agents):
         a = res.agents.iloc[0]
-        row.update({f"agent_{k}": int(a[k]) for k in ("sleeps", "dropped_asleep", "reverted", "connections")})
+        row.update({f"agent_{k}": int(a[k]) for k in AGENT_COUNTERS if k in a.index})
     # Split of energy by concurrent connections (for Fig. 10).
     meter = _meter(policy)
     radio = res.radio_series[res.radio_series.policy == meter]
@@ -129,6 +173,18 @@ def _measure(job: Job, res: api.RunResult) -> dict:
     for _, r in split.iterrows():
         row[f"energy_k{int(r.k)}_j"] = float(r.energy_j)
         row[f"time_k{int(r.k)}_s"] = float(r.time_s)
+    # Fig. 11: per site, the energy of its page views (with their think times) and their load
+    # time; baseline TCP's run also gives the oracle's (its `oracle` meter).
+    for site, e in energy_by_site(radio, pages, PROFILE, end_s, free).items():
+        row[f"site_energy_{site}_j"] = e
+    for site, g in pages.groupby("site"):
+        row[f"site_load_{site}_s"] = float((g.end_s - g.start_s).sum())
+    if policy == "tcp":
+        orc = res.radio_series[res.radio_series.policy == "oracle"]
+        o_end = float(res.radios.loc[(res.radios.node == "client") & (res.radios.policy == "oracle"), "duration_s"].iloc[0])
+        for site, e in energy_by_site(orc, pages, PROFILE, o_end).items():
+            row[f"site_oracle_{site}_j"] = e
+    row["servers_per_page"] = float(pages.servers.mean()) if "servers" in pages.columns else 1.0
     return row
 
 
@@ -202,6 +258,21 @@ def setup_from(cfg, think_scale_s: float | None = None) -> WebSetup:
         max_connections=cfg.web_max_connections,
         duration_s=max(WebSetup.duration_s, 20.0 * cfg.web_pages * (mean_think + 1.0)),
     )
+
+
+def multiserver_setup(cfg, loss: float) -> WebSetup:
+    """The configured browsing session on the multi-server page model: the same sites, pages and
+    think times, plus the third-party pool, with ``loss`` on every server's path."""
+    import dataclasses
+
+    return dataclasses.replace(setup_from(cfg), third_party_delays_ms=tuple(float(d) for d in cfg.web_third_party_delays_ms),
+                               third_party_share=cfg.web_third_party_share,
+                               third_party_hosts=tuple(int(h) for h in cfg.web_third_party_hosts), path_loss=loss)
+
+
+def multiserver_name(loss: float) -> str:
+    """A multi-server variant's name in the tables."""
+    return "multi-server" if loss == 0 else f"multi-server, {100 * loss:g} % loss"
 
 
 WEB_COUNTERS = ("agent_sleeps", "agent_dropped_asleep", "agent_reverted", "agent_connections")
@@ -302,3 +373,27 @@ def main_think(df: pd.DataFrame | None, cfg) -> pd.DataFrame:
     if df is None or df.empty or "think_scale_s" not in df.columns:
         return pd.DataFrame() if df is None else df
     return df[np.isclose(df.think_scale_s, cfg.web_think_scale_s)]
+
+
+def web_sites(df: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 11 per site: for each site (page origin) CC's and the oracle's saving against
+    baseline TCP over that site's page views and think times (1 − median over seeds of the
+    per-seed energy ratio) and CC's slowdown of the site's page loads (median of per-seed
+    load-time ratios − 1); only seeds where CC did TCP's work."""
+    cols = ["site", "cc_saving", "oracle_saving", "cc_slowdown", "nocache_saving", "seeds"]
+    if df is None or df.empty or not (df.policy == "tcp").any() or not (df.policy == "cc").any():
+        return pd.DataFrame(columns=cols)
+    df = df[same_work(df) | (df.policy == "tcp")]
+    tcp = df[df.policy == "tcp"].set_index("seed")
+    cc = df[df.policy == "cc"].set_index("seed")
+    nc = df[df.policy == "cc-nocache"].set_index("seed")
+    sites = sorted(c[len("site_energy_"):-2] for c in df.columns if c.startswith("site_energy_"))
+    rows = []
+    for s in sites:
+        e, o, t = f"site_energy_{s}_j", f"site_oracle_{s}_j", f"site_load_{s}_s"
+        rows.append({"site": s, "cc_saving": _saving(cc[e], tcp[e]),
+                     "oracle_saving": _saving(tcp[o], tcp[e]) if o in tcp.columns else np.nan,
+                     "cc_slowdown": -_saving(cc[t], tcp[t]) if t in cc.columns else np.nan,
+                     "nocache_saving": _saving(nc[e], tcp[e]) if len(nc) else np.nan,
+                     "seeds": int(cc[e].notna().sum())})
+    return pd.DataFrame(rows, columns=cols)

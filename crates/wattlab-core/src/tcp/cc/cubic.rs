@@ -17,9 +17,11 @@
 //!   ends with cwnd = ssthresh.
 //! - RTO (§4.8): the same ssthresh (unless the RTO interrupts a recovery that already reduced
 //!   it, as Linux), cwnd = 1 SMSS, then slow start.
-//! - HyStart++ (RFC 9406, recommended by §4.10) is not modelled: standard slow start.
+//! - Slow start ends at the first loss unless `hystart` chooses Linux's HyStart or RFC 9406's
+//!   HyStart++ (§4.10 recommends the latter; see [`super::hystart`]).
 
 use super::aimd::Aimd;
+use super::hystart::{HyStart, HyStartMode, Verdict};
 use super::AckInfo;
 use crate::time::{Duration, Time};
 
@@ -48,6 +50,8 @@ pub struct Cubic {
     after_timeout: bool,
     in_recovery: bool,
     srtt: Option<Duration>,
+    /// Slow-start exit (`hystart`), boxed: allocated once per connection when on.
+    hystart: Option<Box<HyStart>>,
 }
 
 impl Cubic {
@@ -64,6 +68,7 @@ impl Cubic {
             after_timeout: false,
             in_recovery: false,
             srtt: None,
+            hystart: None,
         }
     }
 
@@ -92,15 +97,45 @@ impl Cubic {
         self.epoch_start
     }
 
+    /// The slow-start exit in use, if any.
+    pub fn hystart(&self) -> Option<&HyStart> {
+        self.hystart.as_deref()
+    }
+
+    pub(super) fn set_hystart(&mut self, mode: HyStartMode) {
+        self.hystart = (mode != HyStartMode::Off).then(|| Box::new(HyStart::new(mode)));
+    }
+
+    pub(super) fn on_segment_sent(&mut self, now: Time, end: u64, retransmission: bool) {
+        if let Some(h) = &mut self.hystart {
+            h.on_sent(now, end, retransmission, self.aimd.in_slow_start());
+        }
+    }
+
     pub(super) fn on_ack_arrival(&mut self, a: &AckInfo) {
         if a.srtt.is_some() {
             self.srtt = a.srtt;
+        }
+        if let Some(h) = &mut self.hystart {
+            if a.bytes_acked > 0 {
+                let fresh = self.epoch_start.is_some_and(|t| a.now.saturating_since(t) < Duration::from_secs(1));
+                let segs = self.aimd.cwnd / self.aimd.mss;
+                if h.on_ack(a.now, a.ack, a.snd_nxt, segs, a.srtt, self.aimd.in_slow_start(), fresh) == Verdict::Exit {
+                    self.aimd.ssthresh = self.aimd.cwnd; // tp->snd_ssthresh = tcp_snd_cwnd(tp)
+                }
+            }
         }
     }
 
     pub(super) fn on_ack(&mut self, now: Time, bytes_acked: u32) {
         if self.aimd.in_slow_start() {
-            self.aimd.slow_start(bytes_acked);
+            match &self.hystart {
+                Some(h) => {
+                    let inc = h.slow_start_increase(bytes_acked, self.aimd.mss, self.aimd.abc_limit.saturating_mul(self.aimd.mss));
+                    self.aimd.cwnd = self.aimd.cwnd.saturating_add(inc);
+                }
+                None => self.aimd.slow_start(bytes_acked),
+            }
             self.frac = 0.0;
             return;
         }
@@ -143,6 +178,9 @@ impl Cubic {
         self.cwnd_prior = cwnd;
         self.epoch_start = None;
         self.frac = 0.0;
+        if let Some(h) = &mut self.hystart {
+            h.on_congestion();
+        }
         ((CUBIC_BETA * cwnd * mss) as u32).max(2 * self.aimd.mss)
     }
 
@@ -162,6 +200,9 @@ impl Cubic {
         self.in_recovery = false;
         self.after_timeout = true;
         self.epoch_start = None;
+        if let Some(h) = &mut self.hystart {
+            h.on_timeout();
+        }
         self.aimd.collapse(ssthresh);
     }
 }

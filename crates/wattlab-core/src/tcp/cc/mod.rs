@@ -40,12 +40,14 @@
 pub mod ackloss;
 mod aimd;
 pub mod cubic;
+pub mod hystart;
 pub mod vegas;
 pub mod westwood;
 
 pub use ackloss::AckLoss;
 pub use aimd::{Aimd, ABC_LIMIT_SEGMENTS};
 pub use cubic::Cubic;
+pub use hystart::{HyStart, HyStartMode, UnknownHyStart};
 pub use vegas::Vegas;
 pub use westwood::Westwood;
 
@@ -224,6 +226,14 @@ impl CongestionControl {
         self.aimd_mut().abc_limit = ack_every.max(aimd::ABC_LIMIT_SEGMENTS);
     }
 
+    /// Choose CUBIC's slow-start exit ([`hystart`]); a no-op for the other algorithms (Linux's
+    /// HyStart is part of its CUBIC module).
+    pub fn set_hystart(&mut self, mode: HyStartMode) {
+        if let CongestionControl::Cubic(c) = self {
+            c.set_hystart(mode);
+        }
+    }
+
     /// Set the segment size once the handshake fixed it; rescales the initial window.
     pub fn set_mss(&mut self, mss: u32, initial_cwnd: u32) {
         self.aimd_mut().set_mss(mss, initial_cwnd);
@@ -233,10 +243,13 @@ impl CongestionControl {
     }
 
     /// The segment [pos, end) was sent at `now` (`retransmission`: resent): Vegas records send
-    /// times for its fine-grained timeout (§3.1); a no-op for the other algorithms.
+    /// times for its fine-grained timeout (§3.1), CUBIC's HyStart for its RTT samples; a no-op
+    /// for the other algorithms.
     pub fn on_segment_sent(&mut self, now: Time, pos: u64, end: u64, retransmission: bool) {
-        if let CongestionControl::Vegas(v) = self {
-            v.on_segment_sent(now, pos, end, retransmission);
+        match self {
+            CongestionControl::Vegas(v) => v.on_segment_sent(now, pos, end, retransmission),
+            CongestionControl::Cubic(c) => c.on_segment_sent(now, end, retransmission),
+            _ => {}
         }
     }
 

@@ -92,7 +92,11 @@ impl TcpConnection {
         if self.cfg.prr {
             self.prr.start(flight as u64); // RecoverFS = FlightSize (RFC 6937 §3.1)
         }
-        self.retransmit_at = Some(self.snd_una);
+        // RACK: the first segment it marked (the head, unless the head is a probe in flight).
+        let head = if self.rack_on { self.rack.next_lost(1).map_or(self.snd_una, |l| l.0) } else { self.snd_una };
+        self.rack.set_pto(None); // TLP: recovery takes over (RFC 8985 §7.2)
+        self.rack.end_tlp_episode();
+        self.retransmit_at = Some(head);
         self.rtt_timing = None; // Karn
         self.stats.fast_retransmits += 1;
         self.stats.sack_recoveries += 1;
@@ -102,8 +106,7 @@ impl TcpConnection {
     /// cwnd = pipe + sndcnt, so `sack_transmit` sends exactly sndcnt more (rounded to
     /// segments; the remainder carries over through prr_delivered − prr_out).
     pub(super) fn prr_on_ack(&mut self, delivered: u64) {
-        self.sb.advance(self.snd_una, self.snd_max);
-        let pipe = self.sb.pipe();
+        let pipe = self.recovery_pipe();
         let sndcnt = self.prr.on_ack(delivered, pipe, self.cc.ssthresh() as u64, self.eff_mss as u64);
         self.cc.set_recovery_cwnd((pipe + sndcnt).min(u32::MAX as u64) as u32);
     }
@@ -127,6 +130,9 @@ impl TcpConnection {
     pub(super) fn sack_on_rto(&mut self) {
         self.sb.advance(self.snd_una, self.snd_max);
         self.sb.on_rto();
+        if self.rack_track {
+            self.rack.on_rto(); // RACK: every unSACKed segment lost; PTO and episode end
+        }
     }
 
     /// Sending is paced by pipe and driven by `NextSeg()`: during SACK recovery, and after an
@@ -137,8 +143,7 @@ impl TcpConnection {
 
     /// Room for new data in pipe mode: cwnd − pipe, and the peer's window from snd_una.
     pub(super) fn sack_usable(&mut self) -> u64 {
-        self.sb.advance(self.snd_una, self.snd_max);
-        let room = (self.cc.cwnd() as u64).saturating_sub(self.sb.pipe());
+        let room = (self.cc.cwnd() as u64).saturating_sub(self.recovery_pipe());
         let right = self.snd_una + self.snd_wnd as u64;
         room.min(right.saturating_sub(self.snd_nxt))
     }
@@ -147,21 +152,20 @@ impl TcpConnection {
     /// first, then new data the peer's window allows, then other unSACKed data below the
     /// highest SACK.
     pub(super) fn sack_transmit(&mut self, now: Time) -> Option<Packet> {
-        self.sb.advance(self.snd_una, self.snd_max);
         let mss = self.seg_mss() as u64;
-        if (self.cc.cwnd() as u64) < self.sb.pipe() + mss {
+        if (self.cc.cwnd() as u64) < self.recovery_pipe() + mss {
             return None;
         }
         let data_end = self.data_end();
         let stream_end = data_end + self.fin_queued as u64;
         let right = self.snd_una + self.snd_wnd as u64;
         let new_data = self.snd_nxt < stream_end && (self.snd_nxt >= data_end || self.snd_nxt < right);
-        let mut next = self.sb.next_seg(mss, new_data);
+        let mut next = self.recovery_next_seg(mss, new_data);
         if next == Some(NextSeg::NewData) {
             if let Some(p) = self.try_send(now) {
                 return Some(p);
             }
-            next = self.sb.next_seg(mss, false); // sender SWS held new data back: rule 3
+            next = self.recovery_next_seg(mss, false); // sender SWS held new data back: rule 3
         }
         let Some(NextSeg::Retransmit { start, len }) = next else { return None };
         // Respect the peer's receive window (the head segment may always be resent).

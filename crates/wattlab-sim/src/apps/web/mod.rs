@@ -32,9 +32,15 @@ const ROWS_RESERVED: usize = 4096;
 pub(super) fn build(cx: &mut BuildCx, w: &WebFlow) -> Result<(Flow, FlowRecord), ScenarioError> {
     let spec = WebSpec::from_config(w, cx.cfg.port).map_err(|e| cx.error(&e.key, e.message))?;
     let c = cx.node("client", &w.client)?;
-    let servers = w.servers.iter().map(|s| cx.node("servers", s)).collect::<Result<Vec<_>, _>>()?;
+    let mut servers = w.servers.iter().map(|s| cx.node("servers", s)).collect::<Result<Vec<_>, _>>()?;
     for &s in &servers {
         cx.path(c, s, "servers", true);
+    }
+    // The multi-server model's third-party pool: more servers, each on its own path.
+    for s in w.third_party.iter().flat_map(|t| &t.servers) {
+        let n = cx.node("third_party", s)?;
+        cx.path(c, n, "third_party", true);
+        servers.push(n);
     }
     let config = cx.tcp()?;
     let name = cx.name();
@@ -45,10 +51,11 @@ pub(super) fn build(cx: &mut BuildCx, w: &WebFlow) -> Result<(Flow, FlowRecord),
         cx.stack.listen(l);
     }
     let web = Web::new(c, servers, &spec, config, work);
+    let senders: Vec<&str> = w.servers.iter().chain(w.third_party.iter().flat_map(|t| &t.servers)).map(String::as_str).collect();
     let record = FlowRecord {
         name,
         kind: cx.cfg.kind(),
-        sender: w.servers.join(","),
+        sender: senders.join(","),
         receiver: w.client.clone(),
         target_bytes: Some(web.target_bytes()),
         start: cx.start(),
@@ -104,6 +111,7 @@ struct PageRow {
     objects: u32,
     bytes: u64,
     new_connections: u32,
+    servers: u32,
 }
 
 /// One row of the object table, while running.
@@ -112,6 +120,7 @@ struct ObjectRow {
     page: u32,
     index: u32,
     site: u32,
+    server: u32,
     size: u64,
     response: u64,
     conn: Option<u32>,
@@ -125,8 +134,8 @@ struct ObjectRow {
 /// A web flow while it runs: the workload, the connections and the tables being filled.
 pub struct Web {
     client_node: u32,
-    /// Server node of each site.
-    site_nodes: Vec<u32>,
+    /// Server node of each server: the sites, then the third-party pool.
+    server_nodes: Vec<u32>,
     port: u16,
     tcp: TcpConfig,
     request: u64,
@@ -134,8 +143,8 @@ pub struct Web {
     max_connections: u32,
     work: Workload,
     conns: Vec<WebConn>,
-    /// Connections (indices into `conns`) per site.
-    by_site: Vec<Vec<u32>>,
+    /// Connections (indices into `conns`) per server.
+    by_server: Vec<Vec<u32>>,
     /// Socket → (index into `conns`, true at the server).
     conn_of: HashMap<SockId, (u32, bool)>,
     /// Objects of the current page waiting for a connection (object rows).
@@ -176,10 +185,11 @@ impl Web {
         self.work.views.len()
     }
 
-    /// A web flow about to start; `site_nodes` are the servers' nodes in `servers` order.
-    pub fn new(client_node: u32, site_nodes: Vec<u32>, spec: &WebSpec, tcp: TcpConfig, work: Workload) -> Web {
+    /// A web flow about to start; `server_nodes` are the servers' nodes in `servers` order,
+    /// then `third_party.servers`'.
+    pub fn new(client_node: u32, server_nodes: Vec<u32>, spec: &WebSpec, tcp: TcpConfig, work: Workload) -> Web {
         let max_objects = work.contents.iter().map(|c| c.sizes.len()).max().unwrap_or(1);
-        let sites = site_nodes.len();
+        let sites = server_nodes.len();
         Web {
             client_node,
             port: spec.port,
@@ -188,7 +198,7 @@ impl Web {
             header: spec.response_header,
             max_connections: spec.max_connections,
             conns: Vec::with_capacity(sites * spec.max_connections as usize),
-            by_site: vec![Vec::new(); sites],
+            by_server: vec![Vec::new(); sites],
             conn_of: HashMap::new(),
             queue: VecDeque::with_capacity(max_objects),
             busy: 0,
@@ -200,7 +210,7 @@ impl Web {
             // view (10^7 allowed) would take gigabytes for pages the run may never reach.
             pages: Vec::with_capacity(work.views.len().min(ROWS_RESERVED)),
             objects: Vec::with_capacity(work.total_objects().min(ROWS_RESERVED * 8)),
-            site_nodes,
+            server_nodes,
             work,
         }
     }
@@ -330,10 +340,10 @@ impl Web {
         }
     }
 
-    /// Open a new connection from the browser to `site`.
-    fn open(&mut self, cx: &mut AppCtx, site: u32) {
-        let server = self.site_nodes[site as usize];
-        let remote = cx.endpoint(server, self.port);
+    /// Open a new connection from the browser to `server`.
+    fn open(&mut self, cx: &mut AppCtx, server: u32) {
+        let node = self.server_nodes[server as usize];
+        let remote = cx.endpoint(node, self.port);
         let addr = cx.net.addr(self.client_node);
         let c = cx.stack.connect(cx.now, self.client_node, addr, remote, self.tcp.clone(), cx.flow);
         let k = self.conns.len() as u32;
@@ -346,7 +356,7 @@ impl Web {
             owed: VecDeque::with_capacity(1),
             request_read: 0,
         });
-        self.by_site[site as usize].push(k);
+        self.by_server[server as usize].push(k);
         self.conn_of.insert(c, (k, false));
         if let Some(p) = self.pages.last_mut() {
             p.new_connections += 1;
@@ -354,24 +364,31 @@ impl Web {
         cx.drive(c);
     }
 
-    /// Hand queued objects to idle connections of the page's site; open connections (up to
-    /// the limit) for objects that no idle or connecting connection will take.
+    /// Hand queued objects, in order, to idle connections of their server; open connections
+    /// (up to the limit per server) for objects that no idle or connecting connection to their
+    /// server will take. An object whose server is at its limit waits without holding up the
+    /// objects of other servers behind it (a browser's per-host queues).
     fn dispatch(&mut self, cx: &mut AppCtx) {
-        loop {
-            let Some(&row) = self.queue.front() else { return };
-            let site = self.objects[row as usize].site;
-            let conns = &self.by_site[site as usize];
+        let mut i = 0;
+        while let Some(&row) = self.queue.get(i) {
+            let server = self.objects[row as usize].server;
+            let conns = &self.by_server[server as usize];
             if let Some(&k) = conns.iter().find(|&&k| self.conns[k as usize].state == ConnState::Idle) {
-                self.queue.pop_front();
+                self.queue.remove(i);
                 self.request(cx, k, row);
                 continue;
             }
             let open = conns.iter().filter(|&&k| self.conns[k as usize].state != ConnState::Closed).count();
             let connecting = conns.iter().filter(|&&k| self.conns[k as usize].state == ConnState::Connecting).count();
-            if open >= self.max_connections as usize || connecting >= self.queue.len() {
-                return;
+            if open < self.max_connections as usize {
+                let objects = &self.objects;
+                let waiting = self.queue.iter().filter(|&&r| objects[r as usize].server == server).count();
+                if connecting < waiting {
+                    self.open(cx, server);
+                    continue;
+                }
             }
-            self.open(cx, site);
+            i += 1;
         }
     }
 
@@ -451,6 +468,7 @@ impl Web {
                 page: v,
                 index: i as u32,
                 site: content.site,
+                server: content.server(i),
                 size,
                 response: size + header,
                 conn: None,
@@ -472,6 +490,7 @@ impl Web {
             objects: content.sizes.len() as u32,
             bytes: content.sizes.iter().sum(),
             new_connections: 0,
+            servers: distinct_servers(content),
         });
         self.active = true;
         self.first_row = first_row;
@@ -504,6 +523,18 @@ impl Web {
         }
         cx.finish();
     }
+}
+
+/// Distinct servers a page's objects come from (1 without the multi-server model).
+fn distinct_servers(c: &PageContent) -> u32 {
+    let mut seen: Vec<u32> = Vec::with_capacity(4);
+    for i in 0..c.sizes.len() {
+        let s = c.server(i);
+        if !seen.contains(&s) {
+            seen.push(s);
+        }
+    }
+    seen.len() as u32
 }
 
 /// The client application sent a request of `bytes` on socket `s` (a client-side agent's input).

@@ -29,6 +29,8 @@ pub struct PageTable {
     pub bytes: Vec<u64>,
     /// Connections opened while this page loaded.
     pub new_connections: Vec<u32>,
+    /// Distinct servers the page's objects come from (1 unless `third_party` is set).
+    pub servers: Vec<u32>,
 }
 
 /// Objects of every page view started, by column.
@@ -40,8 +42,10 @@ pub struct ObjectTable {
     pub page: Vec<u32>,
     /// Object within the page: 0 = the main HTML, then the embedded objects.
     pub object: Vec<u32>,
-    /// Site: the server node's name.
+    /// Site: the page's site (origin) node's name.
     pub site: Vec<String>,
+    /// The node that served this object: the site, or a third-party server.
+    pub server: Vec<String>,
     /// Client-side connection that carried it (simulation index; None if never requested).
     pub connection: Vec<Option<u32>>,
     /// Body bytes.
@@ -65,10 +69,10 @@ use crate::series::PYTHON_CELL_BYTES;
 
 /// Bytes a page view costs, for the cost estimate: its row while running, its row of
 /// [`PageTable`] (the site's name a `String` with its heap block) and the Python copy.
-pub const PAGE_ROW_BYTES: f64 = (std::mem::size_of::<super::PageRow>() + 6 * 4 + 1 + 4 * 8 + 24 + 32 + 11 * PYTHON_CELL_BYTES) as f64;
+pub const PAGE_ROW_BYTES: f64 = (std::mem::size_of::<super::PageRow>() + 7 * 4 + 1 + 4 * 8 + 24 + 32 + 12 * PYTHON_CELL_BYTES) as f64;
 /// Bytes an object costs: its row while running, its row of [`ObjectTable`] and the Python copy.
 pub const OBJECT_ROW_BYTES: f64 =
-    (std::mem::size_of::<super::ObjectRow>() + 5 * 4 + 8 + 1 + 5 * 8 + 24 + 32 + 12 * PYTHON_CELL_BYTES) as f64;
+    (std::mem::size_of::<super::ObjectRow>() + 5 * 4 + 8 + 1 + 5 * 8 + 2 * (24 + 32) + 13 * PYTHON_CELL_BYTES) as f64;
 
 fn secs(t: Option<Time>) -> f64 {
     t.map(|t| t.as_secs_f64()).unwrap_or(f64::NAN)
@@ -77,7 +81,7 @@ fn secs(t: Option<Time>) -> f64 {
 /// Appends the pages and objects of flow `flow` (a web flow) to the tables; `node_name` names
 /// the sites' nodes.
 pub fn append(flow: u32, w: &Web, node_name: &dyn Fn(u32) -> String, p: &mut PageTable, o: &mut ObjectTable) {
-    let site_name = |s: u32| node_name(w.site_nodes[s as usize]);
+    let site_name = |s: u32| node_name(w.server_nodes[s as usize]);
     for r in &w.pages {
         p.flow.push(flow);
         p.page.push(r.view);
@@ -90,12 +94,14 @@ pub fn append(flow: u32, w: &Web, node_name: &dyn Fn(u32) -> String, p: &mut Pag
         p.objects.push(r.objects);
         p.bytes.push(r.bytes);
         p.new_connections.push(r.new_connections);
+        p.servers.push(r.servers);
     }
     for r in &w.objects {
         o.flow.push(flow);
         o.page.push(r.page);
         o.object.push(r.index);
         o.site.push(site_name(r.site));
+        o.server.push(site_name(r.server));
         o.connection.push(r.conn);
         o.size.push(r.size);
         o.response_bytes.push(r.response);

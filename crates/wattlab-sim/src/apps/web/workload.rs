@@ -8,7 +8,7 @@
 //! or the think times change.
 
 use crate::rng::{RngStreams, StreamRng};
-use crate::scenario::{PageListEntry, SizeDistConfig, WebFlow};
+use crate::scenario::{PageListEntry, SizeDistConfig, ThirdPartyConfig, WebFlow};
 use rand::Rng;
 use std::collections::HashMap;
 use wattlab_core::Duration;
@@ -43,6 +43,10 @@ pub const DEFAULT_REQUEST: u64 = 350;
 pub const DEFAULT_RESPONSE_HEADER: u64 = 250;
 /// Server port.
 pub const DEFAULT_PORT: u16 = 80;
+/// Probability that an embedded object comes from a third-party server: Butkiewicz et al.
+/// (IMC 2011) found non-origin servers delivering more than 35 % of a page's bytes on most
+/// sites; with sizes independent of the server, the share of objects is the share of bytes.
+pub const DEFAULT_THIRD_PARTY_SHARE: f64 = 0.35;
 /// Think times are capped here only so that times cannot overflow (~31 years).
 const THINK_CAP_NS: f64 = 1e18;
 /// Embedded objects per page are capped here (P = (m/(1+m))^10000: never at sane means).
@@ -190,6 +194,8 @@ pub struct ListedPage {
     pub sizes: Vec<u64>,
     /// Think time after the page, if given.
     pub think: Option<Duration>,
+    /// Server of each object (indices over `servers` then `third_party.servers`), if given.
+    pub from: Option<Vec<u32>>,
 }
 
 /// A web flow's settings, defaulted and checked.
@@ -223,6 +229,24 @@ pub struct WebSpec {
     pub port: u16,
     /// Explicit pages instead of the generator.
     pub page_list: Option<Vec<ListedPage>>,
+    /// The multi-server page model (None: every object from the page's site).
+    pub third_party: Option<ThirdParty>,
+}
+
+/// The multi-server page model, checked: server indices `sites..sites + servers` are the
+/// third-party pool, in the order listed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThirdParty {
+    /// Servers in the pool.
+    pub servers: u32,
+    /// Fewest third-party servers per page.
+    pub hosts_min: u32,
+    /// Most third-party servers per page.
+    pub hosts_max: u32,
+    /// Probability that an embedded object comes from one of the page's third-party servers.
+    pub share: f64,
+    /// Zipf exponent of the pool's popularity.
+    pub popularity: f64,
 }
 
 fn tail_index(v: Option<f64>, default: f64, field: &'static str, key: &str) -> Result<f64, WebConfigError> {
@@ -309,9 +333,13 @@ impl WebSpec {
         if port == 0 {
             return Err(bad("port", "port", "must be 1..=65535"));
         }
+        let third_party = match &cfg.third_party {
+            None => None,
+            Some(t) => Some(third_party(t, cfg)?),
+        };
         let page_list = match &cfg.page_list {
             None => None,
-            Some(list) => Some(listed_pages(list, &cfg.servers, cfg.pages.is_some())?),
+            Some(list) => Some(listed_pages(list, cfg, cfg.pages.is_some())?),
         };
         let pages = match (&page_list, cfg.pages) {
             (Some(l), _) => l.len() as u32,
@@ -335,7 +363,13 @@ impl WebSpec {
             response_header,
             port,
             page_list,
+            third_party,
         })
+    }
+
+    /// Every server: the sites, then the third-party pool.
+    pub fn server_count(&self) -> u32 {
+        self.sites + self.third_party.as_ref().map_or(0, |t| t.servers)
     }
 
     /// Expected body bytes of a page under the generator: E\[HTML\] + E\[objects\] · E\[object\].
@@ -344,7 +378,48 @@ impl WebSpec {
     }
 }
 
-fn listed_pages(list: &[PageListEntry], servers: &[String], pages_given: bool) -> Result<Vec<ListedPage>, WebConfigError> {
+fn third_party(t: &ThirdPartyConfig, cfg: &WebFlow) -> Result<ThirdParty, WebConfigError> {
+    const F: &str = "third_party";
+    let n = t.servers.len();
+    if n == 0 {
+        return Err(bad(F, "third_party.servers", "list at least one third-party server node (or leave `third_party` out)"));
+    }
+    if n > 10_000 {
+        return Err(bad(F, "third_party.servers", "at most 10000 third-party servers"));
+    }
+    for (i, s) in t.servers.iter().enumerate() {
+        if t.servers[..i].contains(s) {
+            return Err(bad(F, "third_party.servers", format!("server `{s}` is listed twice")));
+        }
+        if cfg.servers.contains(s) {
+            return Err(bad(F, "third_party.servers", format!("`{s}` is also a site in `servers`; a node is a site or a third-party server, not both")));
+        }
+        if *s == cfg.client {
+            return Err(bad(F, "third_party.servers", format!("`{s}` is the client; a server must be another node")));
+        }
+    }
+    let hosts_min = t.hosts.and_then(|h| h.min).unwrap_or(1);
+    let hosts_max = t.hosts.and_then(|h| h.max).unwrap_or(n as u32);
+    if hosts_max as usize > n {
+        return Err(bad(F, "third_party.hosts.max", format!("must be at most the pool's {n} servers, got {hosts_max}")));
+    }
+    if hosts_min > hosts_max {
+        return Err(bad(F, "third_party.hosts.min", format!("must be at most `max` ({hosts_max}), got {hosts_min}")));
+    }
+    let share = t.share.unwrap_or(DEFAULT_THIRD_PARTY_SHARE);
+    if !(share.is_finite() && (0.0..=1.0).contains(&share)) {
+        return Err(bad(F, "third_party.share", format!("must be a probability in [0, 1], got {share}")));
+    }
+    let popularity = t.popularity.unwrap_or(DEFAULT_POPULARITY);
+    if !(popularity.is_finite() && (0.0..=10.0).contains(&popularity)) {
+        return Err(bad(F, "third_party.popularity", format!("must be a Zipf exponent in [0, 10] (0 = uniform), got {popularity}")));
+    }
+    Ok(ThirdParty { servers: n as u32, hosts_min, hosts_max, share, popularity })
+}
+
+fn listed_pages(list: &[PageListEntry], cfg: &WebFlow, pages_given: bool) -> Result<Vec<ListedPage>, WebConfigError> {
+    let servers = &cfg.servers;
+    let pool: &[String] = cfg.third_party.as_ref().map_or(&[], |t| &t.servers);
     if pages_given {
         return Err(bad("pages", "pages", "give `pages` or `page_list`, not both (a list is viewed once, in order)"));
     }
@@ -366,7 +441,25 @@ fn listed_pages(list: &[PageListEntry], servers: &[String], pages_given: bool) -
             if e.objects.len() as u64 > OBJECTS_CAP + 1 {
                 return Err(bad("page_list", &format!("page_list[{i}].objects"), format!("at most {} objects per page", OBJECTS_CAP + 1)));
             }
-            Ok(ListedPage { site: site as u32, sizes: e.objects.iter().map(|s| s.bytes()).collect(), think: e.think.map(|d| d.get()) })
+            let from = match &e.from {
+                None => None,
+                Some(f) => {
+                    let key = format!("page_list[{i}].from");
+                    if f.len() != e.objects.len() {
+                        return Err(bad("page_list", &key, format!("names {} servers for {} objects; give one per object", f.len(), e.objects.len())));
+                    }
+                    if f[0] != e.site {
+                        return Err(bad("page_list", &key, format!("the main HTML comes from the page's site `{}`, got `{}`", e.site, f[0])));
+                    }
+                    let index = |name: &String| {
+                        servers.iter().chain(pool).position(|s| s == name).map(|k| k as u32).ok_or_else(|| {
+                            bad("page_list", &key, format!("`{name}` is neither one of `servers` nor of `third_party.servers`"))
+                        })
+                    };
+                    Some(f.iter().map(index).collect::<Result<Vec<u32>, _>>()?)
+                }
+            };
+            Ok(ListedPage { site: site as u32, sizes: e.objects.iter().map(|s| s.bytes()).collect(), think: e.think.map(|d| d.get()), from })
         })
         .collect()
 }
@@ -382,6 +475,16 @@ pub struct PageContent {
     pub subpage: u32,
     /// Body sizes in bytes: the main HTML first, then the embedded objects.
     pub sizes: Vec<u64>,
+    /// Server of each object, as `sizes` (indices over the sites then the third-party pool);
+    /// empty when every object comes from the site.
+    pub servers: Vec<u32>,
+}
+
+impl PageContent {
+    /// The server of object `i`.
+    pub fn server(&self, i: usize) -> u32 {
+        self.servers.get(i).copied().unwrap_or(self.site)
+    }
 }
 
 /// One page view of the sequence.
@@ -420,9 +523,42 @@ pub fn draw_page(spec: &WebSpec, rng: &mut StreamRng) -> Vec<u64> {
     sizes
 }
 
+/// Draw a new page's servers (multi-server model): `hosts` third-party servers uniform on
+/// [min, max], picked from the pool without replacement by Zipf popularity; then each embedded
+/// object comes from one of them (uniformly) with probability `share`, else from the site.
+/// The HTML always comes from the site. `sites` offsets the pool's indices.
+pub fn draw_servers(t: &ThirdParty, sites: u32, site: u32, objects: usize, rng: &mut StreamRng) -> Vec<u32> {
+    let hosts = rng.random_range(t.hosts_min..=t.hosts_max) as usize;
+    let mut weight: Vec<f64> = (0..t.servers).map(|i| 1.0 / ((i + 1) as f64).powf(t.popularity)).collect();
+    let mut chosen = Vec::with_capacity(hosts);
+    for _ in 0..hosts {
+        let total: f64 = weight.iter().sum();
+        let mut u = rng.random::<f64>() * total;
+        let mut pick = weight.iter().rposition(|&w| w > 0.0).unwrap_or(0);
+        for (i, &w) in weight.iter().enumerate() {
+            if w > 0.0 && u < w {
+                pick = i;
+                break;
+            }
+            u -= w;
+        }
+        weight[pick] = 0.0;
+        chosen.push(sites + pick as u32);
+    }
+    let mut servers = Vec::with_capacity(objects);
+    servers.push(site);
+    for _ in 1..objects {
+        let third = !chosen.is_empty() && rng.random::<f64>() < t.share;
+        servers.push(if third { chosen[rng.random_range(0..chosen.len())] } else { site });
+    }
+    servers
+}
+
 /// The page sequence of a flow named `flow`, deterministic in the run's seed. Streams:
-/// `web:FLOW:sites` (site and sub-page choices), `web:FLOW:think`, and
-/// `web:FLOW:page:SITE:SUBPAGE` (a page's objects, drawn on its first visit).
+/// `web:FLOW:sites` (site and sub-page choices), `web:FLOW:think`,
+/// `web:FLOW:page:SITE:SUBPAGE` (a page's objects, drawn on its first visit) and, with
+/// `third_party`, `web:FLOW:hosts:SITE:SUBPAGE` (its objects' servers: the sizes are the same
+/// as without the multi-server model).
 /// The plan's memory is reserved up front and fallibly: an error (the bytes asked for) instead
 /// of an aborted process when it does not fit.
 pub fn generate(spec: &WebSpec, streams: &RngStreams, flow: &str) -> Result<Workload, String> {
@@ -435,7 +571,8 @@ pub fn generate(spec: &WebSpec, streams: &RngStreams, flow: &str) -> Result<Work
     if let Some(list) = &spec.page_list {
         for (i, p) in list.iter().enumerate() {
             let drawn = spec.think.sample(&mut think_rng);
-            w.contents.push(PageContent { site: p.site, subpage: i as u32, sizes: p.sizes.clone() });
+            let servers = p.from.clone().unwrap_or_default();
+            w.contents.push(PageContent { site: p.site, subpage: i as u32, sizes: p.sizes.clone(), servers });
             w.views.push(PageView { content: i as u32, first_visit: true, think: p.think.unwrap_or(drawn) });
         }
         return Ok(w);
@@ -453,7 +590,15 @@ pub fn generate(spec: &WebSpec, streams: &RngStreams, flow: &str) -> Result<Work
             None => {
                 let mut rng = streams.stream(&format!("web:{flow}:page:{site}:{subpage}"));
                 let c = w.contents.len() as u32;
-                w.contents.push(PageContent { site, subpage, sizes: draw_page(spec, &mut rng) });
+                let sizes = draw_page(spec, &mut rng);
+                let servers = match &spec.third_party {
+                    Some(t) => {
+                        let mut hosts = streams.stream(&format!("web:{flow}:hosts:{site}:{subpage}"));
+                        draw_servers(t, spec.sites, site, sizes.len(), &mut hosts)
+                    }
+                    None => Vec::new(),
+                };
+                w.contents.push(PageContent { site, subpage, sizes, servers });
                 seen.insert((site, subpage), c);
                 (c, true)
             }
@@ -552,6 +697,41 @@ mod tests {
     }
 
     #[test]
+    fn servers_per_page_and_object_share_follow_the_configuration() {
+        // Pool of 4 behind 2 sites, 1..=3 hosts per page, share 0.4: 20,000 pages of 9 objects.
+        let t = ThirdParty { servers: 4, hosts_min: 1, hosts_max: 3, share: 0.4, popularity: 1.0 };
+        let mut rng = RngStreams::new(21).stream("hosts");
+        let (mut third, mut embedded, mut chosen_hist, mut pool_hits) = (0usize, 0usize, [0usize; 4], [0usize; 4]);
+        for k in 0..20_000 {
+            let site = k % 2;
+            let s = draw_servers(&t, 2, site, 9, &mut rng);
+            assert_eq!(s.len(), 9);
+            assert_eq!(s[0], site, "the HTML comes from the site");
+            assert!(s.iter().all(|&x| x == site || (2..6).contains(&x)));
+            let distinct: std::collections::BTreeSet<u32> = s[1..].iter().copied().filter(|&x| x >= 2).collect();
+            assert!(distinct.len() <= 3);
+            chosen_hist[distinct.len()] += 1;
+            for &x in &s[1..] {
+                embedded += 1;
+                if x >= 2 {
+                    third += 1;
+                    pool_hits[(x - 2) as usize] += 1;
+                }
+            }
+        }
+        let share = third as f64 / embedded as f64;
+        assert!((share - 0.4).abs() < 0.01, "share {share}");
+        // Zipf(1) over the pool without replacement: the first server is the most used.
+        assert!(pool_hits[0] > pool_hits[1] && pool_hits[1] > pool_hits[3], "{pool_hits:?}");
+        assert!(chosen_hist[3] > 0 && chosen_hist[1] > 0, "{chosen_hist:?}");
+        // Share 0 or no hosts: every object from the site.
+        let none = ThirdParty { share: 0.0, ..t.clone() };
+        assert!(draw_servers(&none, 2, 1, 9, &mut rng).iter().all(|&x| x == 1));
+        let zero = ThirdParty { hosts_min: 0, hosts_max: 0, share: 1.0, ..t };
+        assert!(draw_servers(&zero, 2, 0, 9, &mut rng).iter().all(|&x| x == 0));
+    }
+
+    #[test]
     fn bounded_pareto_solves_for_the_mean() {
         for (mean, shape, max) in [(3_200.0, 1.2, 1e6), (10_000.0, 1.5, 2e5), (500.0, 3.0, 1e4), (999.0, 1.01, 1e3 + 1.0)] {
             let d = BoundedPareto::with_mean(mean, shape, max).unwrap();
@@ -597,6 +777,7 @@ mod tests {
             site: site.into(),
             objects: sizes.iter().map(|&s| crate::scenario::units::Size(s)).collect(),
             think: None,
+            from: None,
         };
         check(&|c| c.page_list = Some(vec![entry("zz", &[100])]), "page_list[0].site", "not one of");
         check(&|c| c.page_list = Some(vec![entry("a", &[100]), entry("b", &[])]), "page_list[1].objects", "at least");

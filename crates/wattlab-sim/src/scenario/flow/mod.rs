@@ -216,7 +216,11 @@ impl FlowSettings {
     pub fn tcp_ends(&self) -> Vec<&str> {
         match self {
             FlowSettings::BulkDownload(b) | FlowSettings::BulkUpload(b) => vec![&b.client, &b.server],
-            FlowSettings::Web(w) => std::iter::once(&w.client).chain(&w.servers).map(String::as_str).collect(),
+            FlowSettings::Web(w) => std::iter::once(&w.client)
+                .chain(&w.servers)
+                .chain(w.third_party.iter().flat_map(|t| &t.servers))
+                .map(String::as_str)
+                .collect(),
             FlowSettings::PsnaRead(p) | FlowSettings::PsnaSend(p) => vec![&p.server],
             FlowSettings::UdpCbr(_) | FlowSettings::Ping(_) | FlowSettings::UdpRr(_) | FlowSettings::WwpBulk(_) | FlowSettings::Echo(_) => Vec::new(),
         }

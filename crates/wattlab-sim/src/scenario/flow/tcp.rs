@@ -33,6 +33,22 @@ pub struct TcpSettings {
     /// `linux`; live: the testbed's `net.ipv4.tcp_slow_start_after_idle`).
     #[serde(default)]
     pub slow_start_after_idle: Option<bool>,
+    /// CUBIC's slow-start exit: `off` (default; slow start until loss), `linux` (Linux's
+    /// HyStart: ACK train and delay increase; on in `linux`) or `hystart++` (RFC 9406).
+    #[serde(default)]
+    pub hystart: Option<String>,
+    /// Linux's receive-window autotuning: the window starts near 64 KB and grows with the
+    /// reads per RTT up to `recv_buffer` (default off; on in `linux`).
+    #[serde(default)]
+    pub autotune: Option<bool>,
+    /// RACK loss detection (RFC 8985 §6): losses marked by time, not by 3 duplicate ACKs
+    /// (default off; on in `linux`); needs SACK.
+    #[serde(default)]
+    pub rack: Option<bool>,
+    /// Tail Loss Probe (RFC 8985 §7): a probe 2·SRTT after the last ACK instead of waiting
+    /// for the RTO (default off; on in `linux`); needs SACK.
+    #[serde(default)]
+    pub tlp: Option<bool>,
     /// Congestion control, case-insensitive: tahoe, reno, newreno (default), sack (Reno with
     /// SACK, ns-2's Sack1), vegas, westwood (alias westwood+) or cubic.
     #[serde(default)]

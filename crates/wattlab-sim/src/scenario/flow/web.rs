@@ -50,9 +50,42 @@ pub struct WebFlow {
     /// HTTP response header added to every body (default 250 B).
     #[serde(default)]
     pub response_header: Option<Size>,
+    /// Third-party servers (CDN, ads, analytics) a page's embedded objects also come from.
+    #[serde(default)]
+    pub third_party: Option<ThirdPartyConfig>,
     /// TCP settings of every connection (both ends).
     #[serde(default)]
     pub tcp: Option<TcpSettings>,
+}
+
+/// The multi-server page model: besides its site (the origin), a page fetches embedded objects
+/// from a few of these servers, each a node on its own path.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThirdPartyConfig {
+    /// The pool of third-party server nodes, most popular first.
+    pub servers: Vec<String>,
+    /// Third-party servers a page uses: uniform on [min, max] (default 1..=pool size).
+    #[serde(default)]
+    pub hosts: Option<HostCountConfig>,
+    /// Probability that an embedded object comes from a third-party server (default 0.35).
+    #[serde(default)]
+    pub share: Option<f64>,
+    /// Zipf exponent of the pool's popularity (default 1).
+    #[serde(default)]
+    pub popularity: Option<f64>,
+}
+
+/// A uniform integer distribution of third-party servers per page.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostCountConfig {
+    /// Fewest (default 1).
+    #[serde(default)]
+    pub min: Option<u32>,
+    /// Most (default: the pool's size).
+    #[serde(default)]
+    pub max: Option<u32>,
 }
 
 impl WebFlow {
@@ -111,4 +144,8 @@ pub struct PageListEntry {
     /// Think time after this page (default: drawn from `think`).
     #[serde(default)]
     pub think: Option<Dur>,
+    /// The server of each object, as `objects` (default: every object from `site`); each a
+    /// `servers` or `third_party.servers` node.
+    #[serde(default)]
+    pub from: Option<Vec<String>>,
 }

@@ -60,7 +60,7 @@ pub struct WwpSettings {
     /// `"all-arrived"` (default) or `"last-segment"`: when a wave ends before REC_T.
     #[serde(default)]
     pub wave_end: Option<WaveEnd>,
-    /// `"ignore"` (default) or `"answer"` (the paper's literal rule): probes while a wave arrives.
+    /// `"answer"` (default: the paper's literal rule) or `"ignore"`: probes while a wave arrives.
     #[serde(default)]
     pub probe_in_wave: Option<ProbeInWave>,
     /// REC_T, the receiver's wave timeout (default 2 s).
@@ -188,10 +188,11 @@ mod tests {
     #[test]
     fn defaults_are_the_papers_and_overrides_convert_units() {
         assert_eq!(WwpSettings::default().config().unwrap(), WwpConfig::default());
-        let s: WwpSettings = toml::from_str("baseline_throughput = \"80kB/s\"\nrec_t = \"3s\"\nwave_end = \"last-segment\"\nidle_timeout = \"0s\"\nprobe_in_wave = \"answer\"").unwrap();
+        let s: WwpSettings = toml::from_str("baseline_throughput = \"80kB/s\"\nrec_t = \"3s\"\nwave_end = \"last-segment\"\nidle_timeout = \"0s\"\nprobe_in_wave = \"ignore\"").unwrap();
         let c = s.config().unwrap();
         assert_eq!((c.baseline_throughput, c.rec_t.as_nanos(), c.wave_end, c.idle_timeout), (80_000, 3_000_000_000, WaveEnd::LastSegment, None));
-        assert_eq!(c.probe_in_wave, ProbeInWave::Answer);
+        assert_eq!(c.probe_in_wave, ProbeInWave::Ignore);
+        assert_eq!(WwpConfig::default().probe_in_wave, ProbeInWave::Answer);
     }
 
     #[test]
