@@ -100,6 +100,13 @@ def test_vegas_retransmit_errors_name_field_and_line():
     assert "flow[0].tcp.vegas_retransmit" in str(e) and 'set tcp.cc = "vegas" (it is tahoe)' in e.message
 
 
+def test_a_tcp_switch_that_is_not_a_boolean_names_field_and_line():
+    text = BASE + 'tcp = { slow_start_after_idle = "yes" }\n'
+    e = _error_for(text)
+    assert e.key == "flow[0].tcp.slow_start_after_idle" and "expected a boolean" in e.message
+    assert e.line == len(text.splitlines())
+
+
 def test_override_errors_name_the_override():
     with pytest.raises(wattlab.ScenarioError) as info:
         wattlab.validate(text=BASE, overrides=["link.nosuch.rate=1Mbps"])

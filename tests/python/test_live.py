@@ -171,6 +171,10 @@ def test_linux_profile_reaches_the_live_plan_and_unturnable_switches_are_refused
     # The scenario's written cc = "reno" overrides the profile's cubic; the rest is Linux's.
     assert (p["cc"], p["sack"], p["timestamps"], p["initial_cwnd"]) == ("reno", True, True, 10)
     assert (p["recv_buffer"], p["window_scale"], p["autotune"]) == (16 << 20, 10, True)
+    # Linux's cwnd restart after idle follows the option: the testbed sets the sysctl from it.
+    assert p["slow_start_after_idle"] is True
+    assert runner.load_plan(YAN, "cc")["slow_start_after_idle"] is False
+    assert runner.load_plan(YAN, "cc", ['flow.0.tcp.profile="linux"', "flow.0.tcp.slow_start_after_idle=false"])["slow_start_after_idle"] is False
     for key in ("prr", "quick_ack", "rack", "tlp"):
         with pytest.raises(live.LiveError, match=f"tcp.{key}: a live run uses Linux's TCP"):
             runner.load_plan(YAN, "cc", [f"flow.0.tcp.{key}=false"])

@@ -29,13 +29,6 @@ MEDIAN_AGREEMENT = 0.20
 """The median page load time of a 4-page session is the mean of two pages' loads of 2–4 round
 trips (60 ms each): one round trip more or less on one page moves it by 10–25 %. Measured
 2026-11-28 at load 13–15: +14.5 % always-on, +15.3 % cc (docs/live.md, "Web flows")."""
-SAME_AS_SIM = ("server:net.ipv4.tcp_slow_start_after_idle=0",)
-"""Linux restarts a connection's window after an idle RTO (RFC 2861-like), which the
-simulator's TCP does not model (docs/tcp.md, "Not modelled yet"): after a think time Linux
-sends a persistent connection's next response from the initial window again. Measured on the
-10-page session: live page loads +37.5 % with the stock setting, +4.8 % without (docs/live.md).
-The test runs Linux as the simulator models it, as the testbed does for the probe-answer rate
-limit."""
 HOST_LATE_LIMIT_MS = 5.0
 """A live run whose host served a timer or verdict later than this was disturbed (its packets
 met delays the scenario does not have): it is repeated once instead of judged."""
@@ -98,19 +91,25 @@ def test_time_bound_counts_the_think_times(tmp_path):
 # ---- as root ------------------------------------------------------------------------------
 
 def _compare(path: Path, out: Path):
-    df = live.compare(path, out_dir=out, sysctls=SAME_AS_SIM)
+    df = live.compare(path, out_dir=out)
     if df.host_late_max_ms.max() > HOST_LATE_LIMIT_MS:
-        df = live.compare(path, out_dir=out, overwrite=True, sysctls=SAME_AS_SIM)
+        df = live.compare(path, out_dir=out, overwrite=True)
     return df
 
 
-@needs_live
-def test_one_web_session_live_against_the_simulator(tmp_path, runs):
-    """A 4-page session with 300 ms think times, always-on and cc: every page and byte
-    delivered, the same counts as simulated, load times and energy within the bounds, and the
-    agent's RTT cache hit live and simulated, as often (the same look-ups on the same plan)."""
-    path = _short(tmp_path)
-    df = _compare(path, tmp_path / "cmp")
+STOCK_CC_ENERGY = "cc energy_j"
+"""The one bound the stock-Linux session does not assert: with Linux's restart after idle on
+both sides, the cc agent's live energy on the 4-page session was +9.1 to +14.8 % of the
+simulator's in nine runs (2026-11-28, load 1.2–5.7, page loads within 6 %; on the 10-page
+session +2.8 and +3.4 %), against +1.5 to +2.8 % with the restart off. Not yet explained
+(docs/live.md, "Web flows"); ``test_one_web_session_without_the_idle_restart`` asserts the
+bound with the restart off."""
+
+
+def _check_session(df, skip: tuple[str, ...] = ()) -> None:
+    """Every page and byte delivered, as simulated; load times and energy within the bounds
+    (but the ``skip``ped "policy measure" gaps); the agent's RTT cache hit live and simulated,
+    as often (the same look-ups on the same plan)."""
     print(df.drop(columns=["load_s"]).to_string())
     for g in df.attrs["gaps"]:
         print(g)
@@ -121,7 +120,7 @@ def test_one_web_session_live_against_the_simulator(tmp_path, runs):
         assert lv.pages_done == s.pages_done == 4
         assert lv.bytes == s.bytes
     for g in df.attrs["gaps"]:
-        if g["measure"] == "saving":
+        if g["measure"] == "saving" or f"{g['policy']} {g['measure']}" in skip:
             continue
         bound = MEDIAN_AGREEMENT if g["measure"] == "load_median_s" else AGREEMENT
         assert abs(g["gap"]) <= bound, f"{g['policy']} {g['measure']}: sim {g['sim']:.4f}, live {g['live']:.4f} ({100 * g['gap']:+.1f} %)"
@@ -130,5 +129,37 @@ def test_one_web_session_live_against_the_simulator(tmp_path, runs):
     assert cc.loc["live", "rtt_cache_misses"] > 0
     assert cc.loc["live", "rtt_cache_hits"] == cc.loc["sim", "rtt_cache_hits"]
     assert cc.loc["live", "saving"] > 0
+
+
+@needs_live
+def test_one_web_session_on_stock_linux_against_the_simulator(tmp_path, runs):
+    """A 4-page session with 300 ms think times, always-on and cc, Linux as it ships: the
+    scenario sets ``tcp.slow_start_after_idle = true``, so the testbed leaves
+    ``net.ipv4.tcp_slow_start_after_idle = 1`` (Linux restarts a connection's window after an
+    idle RTO, so every page after a think time starts from the initial window) and the
+    simulator models the same restart (docs/tcp.md). Every bound but :data:`STOCK_CC_ENERGY`."""
+    path = _short(tmp_path)
+    assert runner.load_plan(path, "always-on")["slow_start_after_idle"] is True
+    df = _compare(path, tmp_path / "cmp")
+    _check_session(df, skip=(STOCK_CC_ENERGY,))
+    # The restart is what both sides did: the simulator without it loads the 4 pages in
+    # 1.19 s, stock Linux in 1.62 s (2026-11-28; pages 3 and 4 restart after 0.3 s > RTO).
+    sim = api.run(path, overrides=["flow.0.tcp.slow_start_after_idle=false"])
+    loads = (sim.pages.end_s - sim.pages.start_s).tolist()
+    live_loads = df[(df.policy == "always-on") & (df["mode"] == "live")].iloc[0].load_s
+    assert sum(live_loads) > sum(loads) * 1.2, (live_loads, loads)
+    for rid in runs:
+        assert _namespaces_of(rid) == []
+
+
+@needs_live
+def test_one_web_session_without_the_idle_restart(tmp_path, runs):
+    """The same session with Linux's restart after idle off on both sides
+    (``tcp.slow_start_after_idle = false``: the plan sets the sysctl to 0): every bound,
+    the cc agent's energy included."""
+    path = _short(tmp_path)
+    path.write_text(path.read_text().replace("slow_start_after_idle = true", "slow_start_after_idle = false"))
+    assert runner.load_plan(path, "always-on")["slow_start_after_idle"] is False
+    _check_session(_compare(path, tmp_path / "cmp"))
     for rid in runs:
         assert _namespaces_of(rid) == []

@@ -55,6 +55,9 @@ fn the_policy_sets_the_hop_power_saving() {
     assert!(cam.agent.is_none() && cam.power_save.to_string() == "cam");
     let summary = PlanSummary::of(&cam, LivePolicy::AlwaysOn, &[]).unwrap();
     assert_eq!((summary.linux_cc.as_str(), summary.initial_cwnd, summary.min_rto_ms), ("reno", 2, 200));
+    assert!(!summary.slow_start_after_idle, "textbook: the testbed turns Linux's restart after idle off");
+    let linux = plan::load(&s, LivePolicy::AlwaysOn, &["flow.0.tcp.profile=\"linux\"".to_string()]).unwrap();
+    assert!(PlanSummary::of(&linux, LivePolicy::AlwaysOn, &[]).unwrap().slow_start_after_idle, "linux: stock Linux's restart");
     assert!((summary.base_rtt_s - 0.060002).abs() < 1e-9);
 }
 

@@ -48,6 +48,7 @@ TESTBED_SYSCTLS = {
     "net.ipv4.tcp_sack": "the scenario's tcp.sack",
     "net.ipv4.tcp_timestamps": "the scenario's tcp.timestamps",
     "net.ipv4.tcp_window_scaling": "the scenario's tcp.window_scale",
+    "net.ipv4.tcp_slow_start_after_idle": "the scenario's tcp.slow_start_after_idle",
     "net.ipv4.tcp_no_metrics_save": "the testbed (no cached metrics between runs)",
     "net.ipv4.tcp_invalid_ratelimit": "the testbed (answers to every agent probe, as the simulator's TCP)",
 }

@@ -276,8 +276,8 @@ class Testbed:
 
     def build(self, tcp: dict) -> None:
         """Create the namespaces, veth pairs, addresses, routes and TCP settings of ``tcp``
-        (the plan's ``sack``, ``timestamps``, ``window_scale``, ``initial_cwnd``, ``min_rto_ms``,
-        ``mss`` as the routes' ``advmss``, ``linux_cc``)."""
+        (the plan's ``sack``, ``timestamps``, ``window_scale``, ``slow_start_after_idle``,
+        ``initial_cwnd``, ``min_rto_ms``, ``mss`` as the routes' ``advmss``, ``linux_cc``)."""
         for role in ROLES:
             self.created.append(self.ns(role))  # first: an interruption here still removes it
             _run(["ip", "netns", "add", self.ns(role)])
@@ -304,6 +304,7 @@ class Testbed:
             f"net.ipv4.tcp_sack={int(tcp['sack'])}",
             f"net.ipv4.tcp_timestamps={int(tcp['timestamps'])}",
             f"net.ipv4.tcp_window_scaling={int(tcp['window_scale'] is not None)}",
+            f"net.ipv4.tcp_slow_start_after_idle={int(tcp['slow_start_after_idle'])}",
             "net.ipv4.tcp_no_metrics_save=1",
         ]
         # advmss: the scenario's tcp.mss on the SYN (Linux's own default on a 1500-byte MTU is 1460, the scenario default).

@@ -46,7 +46,7 @@ def outputs(plan: dict) -> tuple[str, ...]:
     return OUTPUTS + per_flow
 
 
-TCP = {"sack": True, "timestamps": True, "window_scale": None, "initial_cwnd": 10, "min_rto_ms": 200}
+TCP = {"sack": True, "timestamps": True, "window_scale": None, "initial_cwnd": 10, "min_rto_ms": 200, "slow_start_after_idle": True}
 """Linux TCP settings of the flows (the testbed's; the tunnel scenario sets no [tcp] keys)."""
 
 

@@ -126,6 +126,12 @@ pub struct TcpConfig {
     /// `tcp_incr_quickack`), so the sender's slow start is not slowed by delayed ACKs. Off by
     /// default (RFC 1122's receiver delays from the first segment).
     pub quick_ack: bool,
+    /// Linux's cwnd restart after idle (`net.ipv4.tcp_slow_start_after_idle = 1`): new data
+    /// sent with nothing in flight more than an RTO after the last data segment first sets
+    /// ssthresh = max(ssthresh, ¾·cwnd) and halves cwnd once per RTO idle, not below
+    /// min(IW, cwnd) (see [`super::idle_restart`]). Off by default (the textbook stacks keep
+    /// their window).
+    pub slow_start_after_idle: bool,
     /// RACK loss detection (RFC 8985 §6): a segment is deemed lost once a segment sent after
     /// it is delivered and its RTT plus a reordering window has passed, instead of after
     /// DupThresh duplicate ACKs; lost retransmissions are detected the same way. Linux's
@@ -186,6 +192,7 @@ impl Default for TcpConfig {
             sack: false,
             prr: false,
             quick_ack: false,
+            slow_start_after_idle: false,
             rack: false,
             tlp: false,
             delayed_ack: true,

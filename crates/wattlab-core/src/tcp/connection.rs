@@ -13,6 +13,7 @@ mod sack;
 use super::autotune::Autotune;
 use super::cc::{AckInfo, CongestionControl, RecoveryStyle, VegasRetransmit};
 use super::config::TcpConfig;
+use super::idle_restart;
 use super::prr::Prr;
 use super::rack::Rack;
 use super::reassembly::Reassembly;
@@ -104,6 +105,9 @@ pub struct TcpConnection {
     sb: Scoreboard,
     /// RFC 6937 state of the current SACK recovery (used only with `cfg.prr`).
     prr: Prr,
+    /// When the last data segment was sent (Linux's `lsndtime`), until a send with nothing in
+    /// flight consumes it (`cfg.slow_start_after_idle`).
+    last_data_sent: Option<Time>,
     /// RFC 8985 RACK-TLP state (used only with `cfg.rack` / `cfg.tlp` and SACK).
     rack: Rack,
     /// RACK runs (`cfg.rack` and SACK recovery), TLP runs, either (the sent queue is kept).
@@ -199,6 +203,7 @@ impl TcpConnection {
             rtt_timing: None,
             recovery: LossRecovery::default(),
             prr: Prr::default(),
+            last_data_sent: None,
             rack: Rack::default(),
             rack_on: false,
             tlp_on: false,
@@ -1132,6 +1137,9 @@ impl TcpConnection {
             }
             return None;
         }
+        if self.snd_max == self.snd_una && self.cfg.slow_start_after_idle {
+            self.restart_after_idle(now); // nothing in flight: Linux's tcp_cwnd_restart check
+        }
         let avail = data_end - self.snd_nxt;
         let flight = self.snd_nxt - self.snd_una;
         let wnd = self.cc.cwnd().min(self.snd_wnd) as u64;
@@ -1153,6 +1161,24 @@ impl TcpConnection {
         }
         self.force_send = false;
         Some(self.emit_from(now, self.snd_nxt, len, true))
+    }
+
+    /// New data with nothing in flight (`cfg.slow_start_after_idle`): if the last data segment
+    /// left more than an RTO ago, restart the window ([`super::idle_restart`]). The send time
+    /// is consumed, so a send the windows then hold back cannot restart twice.
+    #[cold]
+    fn restart_after_idle(&mut self, now: Time) {
+        let Some(last) = self.last_data_sent.take() else { return };
+        let at = idle_restart::Idle {
+            idle: now.saturating_since(last),
+            rto: self.rtt.rto(),
+            initial_window: self.cfg.initial_cwnd.max(1).saturating_mul(self.eff_mss),
+            in_reduction: self.recovery.in_recovery(),
+        };
+        if let Some((cwnd, ssthresh)) = idle_restart::restart(self.cc.cwnd(), self.cc.ssthresh(), at) {
+            self.cc.set_after_idle(cwnd, ssthresh);
+            self.stats.idle_restarts += 1;
+        }
     }
 
     /// Emit the segment of `len` data bytes starting at `pos` (≥ 1), plus FIN if it reaches
@@ -1197,6 +1223,7 @@ impl TcpConnection {
             self.prr.on_sent(len); // PRR: prr_out (RFC 6937 §3.1)
         }
         if len > 0 {
+            self.last_data_sent = Some(now); // lsndtime: every data segment, resent ones too
             self.stats.data_segments_sent += 1;
             self.stats.bytes_sent += len;
             self.persist_at = None;

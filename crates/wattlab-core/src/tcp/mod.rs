@@ -11,7 +11,8 @@
 //! [`recovery`] (duplicate ACKs, fast retransmit, NewReno `recover`), [`scoreboard`] (RFC 6675
 //! SACK scoreboard: IsLost, pipe, NextSeg), [`prr`] (RFC 6937 Proportional Rate Reduction,
 //! option `prr`), [`autotune`] (Linux's receive-window autotuning, option `autotune`),
-//! [`rack`] (RFC 8985 RACK-TLP, options `rack` and `tlp`), [`reassembly`] (out-of-order intervals, SACK block
+//! [`rack`] (RFC 8985 RACK-TLP, options `rack` and `tlp`), [`idle_restart`] (Linux's cwnd
+//! restart after idle, option `slow_start_after_idle`), [`reassembly`] (out-of-order intervals, SACK block
 //! order), [`state`] (states, events, counters), [`connection`].
 //!
 //! Congestion control ([`CongestionControlKind`], one module per algorithm under [`cc`]):
@@ -54,6 +55,7 @@ pub mod cc;
 pub mod coarse_rtt;
 pub mod config;
 pub mod connection;
+pub mod idle_restart;
 pub mod profile;
 pub mod prr;
 pub mod rack;

@@ -25,7 +25,7 @@ pub const LINUX_NOT_MODELLED: [(&str, &str); 7] = [
     ("adaptive delayed-ACK timer (ato 40..200 ms)", "TCP_DELACK_MIN/MAX"),
     ("F-RTO spurious-timeout detection (RFC 5682)", "net.ipv4.tcp_frto = 2"),
     ("D-SACK (RFC 2883) and reordering-adaptive DupThresh", "net.ipv4.tcp_dsack = 1"),
-    ("cwnd restart after idle (RFC 2861-like)", "net.ipv4.tcp_slow_start_after_idle = 1"),
+    ("cwnd decay of an application-limited window (RFC 2861 §3)", "tcp_cwnd_application_limited"),
     ("per-destination metrics cache (ssthresh, RTT)", "net.ipv4.tcp_no_metrics_save = 0"),
     ("Minshall's Nagle, autocorking, TSO/TSQ", "TCP_NODELAY off, tcp_autocorking = 1"),
 ];
@@ -88,6 +88,7 @@ fn linux() -> TcpConfig {
         window_scale: Some(10),         // net.ipv4.tcp_window_scaling = 1
         delayed_ack: true,
         quick_ack: true,                // tcp_incr_quickack(): TCP_MAX_QUICKACKS = 16
+        slow_start_after_idle: true,    // net.ipv4.tcp_slow_start_after_idle = 1 (tcp_cwnd_restart)
         delayed_ack_timeout: Duration::from_millis(40), // TCP_DELACK_MIN (ato's floor)
         ack_every: 2,                   // __tcp_ack_snd_check: more than one full segment unACKed
         initial_cwnd: 10,               // TCP_INIT_CWND (RFC 6928), since 2.6.39
@@ -121,7 +122,7 @@ mod tests {
     #[test]
     fn linux_profile_sets_each_documented_default() {
         let c = TcpProfile::Linux.config();
-        assert!(c.sack && c.prr && c.quick_ack && c.timestamps && c.delayed_ack && !c.nagle);
+        assert!(c.sack && c.prr && c.quick_ack && c.slow_start_after_idle && c.timestamps && c.delayed_ack && !c.nagle);
         assert!(c.rack && c.tlp);
         assert!(!LINUX_NOT_MODELLED.iter().any(|(m, _)| m.contains("RACK")));
         assert_eq!(c.congestion_control, CongestionControlKind::Cubic);

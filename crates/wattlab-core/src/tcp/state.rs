@@ -104,4 +104,7 @@ pub struct TcpStats {
     /// Segments retransmitted while SACK recovery was in charge (fast retransmit, NextSeg(),
     /// and after an RTO); also counted in `retransmitted_segments`.
     pub sack_retransmits: u64,
+    /// Congestion-window restarts after an idle period longer than the RTO
+    /// (`slow_start_after_idle`), whether or not they shrank the window.
+    pub idle_restarts: u64,
 }

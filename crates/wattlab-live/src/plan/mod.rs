@@ -329,6 +329,9 @@ pub struct PlanSummary {
     pub initial_cwnd: u32,
     /// Minimum RTO, ms.
     pub min_rto_ms: u64,
+    /// cwnd restart after idle (`tcp.slow_start_after_idle`): the testbed's
+    /// `net.ipv4.tcp_slow_start_after_idle` on both ends.
+    pub slow_start_after_idle: bool,
     /// Maximum segment size.
     pub mss: u16,
     /// Hop name.
@@ -503,6 +506,7 @@ impl PlanSummary {
             autotune: t.autotune,
             initial_cwnd: t.initial_cwnd,
             min_rto_ms: t.min_rto.0 / 1_000_000,
+            slow_start_after_idle: t.slow_start_after_idle,
             mss: t.mss,
             hop: spec.hop.clone(),
             hop_rate_bps: spec.hop_down.rate_bps,

@@ -156,6 +156,9 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
     if let Some(v) = t.quick_ack {
         c.quick_ack = v;
     }
+    if let Some(v) = t.slow_start_after_idle {
+        c.slow_start_after_idle = v;
+    }
     if let Some(v) = t.autotune {
         c.autotune = v;
     }
@@ -250,9 +253,11 @@ mod tests {
         assert_eq!((c.congestion_control, c.sack, c.prr, c.initial_cwnd), (CongestionControlKind::Reno, true, true, 4));
         let t = TcpSettings { profile: Some("textbook".into()), ..Default::default() };
         assert_eq!(tcp_config(&t), Ok(TcpConfig::default()));
-        let t = TcpSettings { prr: Some(true), quick_ack: Some(true), ..Default::default() };
+        let t = TcpSettings { prr: Some(true), quick_ack: Some(true), slow_start_after_idle: Some(true), ..Default::default() };
         let c = tcp_config(&t).unwrap();
-        assert!(c.prr && c.quick_ack);
+        assert!(c.prr && c.quick_ack && c.slow_start_after_idle);
+        let t = TcpSettings { profile: Some("linux".into()), slow_start_after_idle: Some(false), ..Default::default() };
+        assert!(!tcp_config(&t).unwrap().slow_start_after_idle, "a written key overrides the profile");
         // The linux profile turns HyStart and autotuning on; written keys turn them off.
         let c = tcp_config(&TcpSettings { profile: Some("linux".into()), ..Default::default() }).unwrap();
         assert_eq!((c.hystart, c.autotune), (HyStartMode::Linux, true));

@@ -208,6 +208,15 @@ impl CongestionControl {
         self.aimd_mut().cwnd = cwnd;
     }
 
+    /// Restart after idle ([`super::idle_restart`]): set cwnd and ssthresh; the controller's
+    /// own state (W_max, epoch, ...) is left alone, as Linux's CUBIC ignores
+    /// `CA_EVENT_CWND_RESTART`.
+    pub fn set_after_idle(&mut self, cwnd: u32, ssthresh: u32) {
+        let a = self.aimd_mut();
+        a.cwnd = cwnd.max(a.mss);
+        a.ssthresh = ssthresh;
+    }
+
     /// Slow-start threshold in bytes (`u32::MAX` until the first loss).
     pub fn ssthresh(&self) -> u32 {
         self.aimd().ssthresh

@@ -107,3 +107,44 @@ fn quick_ack_answers_the_first_16_segments_and_again_after_a_silence() {
     assert_eq!(run(true), [10, 10, 8]);
     assert_eq!(run(false), [5, 5, 5]);
 }
+
+/// Linux's cwnd restart after idle (`slow_start_after_idle`, `tcp_cwnd_restart`): a first
+/// burst of 100 segments from IW 10 leaves cwnd at 110 segments (slow start adds every ACKed
+/// byte); the next send after an idle just over k RTOs (200 ms, the clamp: RTT 40 ms) finds it
+/// halved k times — 55, 27.5, 13.75, then the floor min(IW, cwnd) = 10 — and slow start's
+/// infinite ssthresh unchanged. An idle of exactly one RTO, or the option off, changes nothing.
+#[test]
+fn idle_restart_halves_cwnd_per_rto_down_to_the_initial_window() {
+    const MSS: u32 = 1448;
+    let run = |on: bool, idle_ms: u64| {
+        let cfg = TcpConfig { slow_start_after_idle: on, initial_cwnd: 10, ..big_window() };
+        let mut h = Harness::new(cfg.clone(), cfg, 10, 20, ms(20));
+        h.run_until(Time::ZERO + ms(100)); // handshake
+        h.a.send(100 * MSS as u64);
+        h.run_while(Time::ZERO + ms(2000), |h| h.a.bytes_in_flight() > 0 || h.a.unacked_bytes() > 0);
+        assert_eq!(h.a.bytes_in_flight(), 0);
+        assert_eq!(h.a.rto(), ms(200));
+        let before = h.a.cwnd();
+        let last = h.sent(A_TO_B).filter(|s| s.pkt.payload_len > 0).map(|s| s.at).max().unwrap();
+        let t = last + ms(idle_ms);
+        assert!(t >= h.now);
+        h.run_until(t);
+        h.a.send(200 * MSS as u64);
+        h.run_until(t + ms(1)); // the burst left, its first ACK is 40 ms away
+        let after = (h.a.cwnd(), h.a.ssthresh(), h.a.stats().idle_restarts);
+        let burst_start = h.sent(A_TO_B).filter(|s| s.at >= t && s.pkt.payload_len > 0).count();
+        h.run_until(t + ms(5000));
+        assert_eq!(h.b.stats().bytes_read, 300 * MSS as u64);
+        (before, after, burst_start)
+    };
+    let (before, (cwnd, ss, n), burst) = run(false, 10_000);
+    assert_eq!(before, 110 * MSS, "slow start from IW 10 over 100 ACKed segments");
+    assert_eq!((cwnd, ss, n, burst), (before, u32::MAX, 0, 110), "option off: the window is kept");
+    assert_eq!(run(true, 200).1, (110 * MSS, u32::MAX, 0), "idle = RTO is not longer than the RTO");
+    assert_eq!(run(true, 150).1, (110 * MSS, u32::MAX, 0), "idle < RTO");
+    for (k, want) in [(1, 110 * MSS / 2), (2, 110 * MSS / 4), (3, 110 * MSS / 8), (4, 10 * MSS), (50, 10 * MSS)] {
+        let (_, (cwnd, ss, n), burst) = run(true, 200 * k + 1);
+        assert_eq!((cwnd, ss, n), (want, u32::MAX, 1), "idle {k} RTOs + 1 ms");
+        assert_eq!(burst as u32, want / MSS, "the burst after the idle period is the restarted window");
+    }
+}

@@ -29,6 +29,10 @@ pub struct TcpSettings {
     /// than the RTO (default off; on in `linux`).
     #[serde(default)]
     pub quick_ack: Option<bool>,
+    /// Linux's cwnd restart after an idle period longer than the RTO (default off; on in
+    /// `linux`; live: the testbed's `net.ipv4.tcp_slow_start_after_idle`).
+    #[serde(default)]
+    pub slow_start_after_idle: Option<bool>,
     /// CUBIC's slow-start exit: `off` (default; slow start until loss), `linux` (Linux's
     /// HyStart: ACK train and delay increase; on in `linux`) or `hystart++` (RFC 9406).
     #[serde(default)]
