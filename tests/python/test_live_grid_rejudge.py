@@ -134,3 +134,15 @@ def test_rejudge_refuses_its_own_directory_and_another_scenario(tmp_path):
         grid_rejudge.stored_spec(stored, scn)
     with pytest.raises(LiveInputError, match="not a grid's results directory"):
         grid_rejudge.stored_spec(tmp_path)
+
+
+def test_live_records_keep_only_verified_runs_of_the_same_scenario_and_size(tmp_path):
+    stored = _stored(tmp_path)
+    spec = grid_rejudge.stored_spec(stored)
+    assert sorted(grid_rejudge.live_records(stored, spec)) == [(SHAPE.key, "always-on", 1), (SHAPE.key, "cc", 1)]
+    for mode, change in (("always-on", {"scenario_hash": "0000000000000000"}), ("cc", {"verified": False})):
+        path = next((stored / "records").glob(f"live-{SHAPE.key}-{mode}-1-*.json"))
+        path.write_text(json.dumps({**json.loads(path.read_text()), **change}))
+    assert grid_rejudge.live_records(stored, spec) == {}
+    with pytest.raises(LiveInputError, match="no verified live run"):
+        grid_rejudge.rejudge(spec, stored, tmp_path / "re")

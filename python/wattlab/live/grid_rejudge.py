@@ -62,14 +62,15 @@ def narrow(spec: grid.GridSpec, **axes: tuple[float, ...] | None) -> grid.GridSp
 
 
 def live_records(stored: Path, spec: grid.GridSpec) -> dict[tuple[str, str, int], dict]:
-    """The stored grid's verified live records of ``spec``'s shapes, modes and runs, by (shape
-    key, mode, run), each with ``dir`` pointing at its run directory under ``stored`` (where
+    """The stored grid's verified live records of ``spec``'s shapes, modes and runs (and of its
+    size and base scenario), by (shape key, mode, run), each with ``dir`` pointing at its run directory under ``stored`` (where
     the grid was moved) and the file's key; of two records of one run, the later one."""
     out: dict[tuple[str, str, int], dict] = {}
     shapes = {s.key for s in spec.shapes()}
+    scenario_hash = grid._file_hash(spec.scenario)
     for path in sorted((Path(stored) / grid.RECORDS).glob("live-*.json")):
         rec = grid._read_record(path)
-        if rec is None or not rec.get("verified") or rec.get("size") != spec.size:
+        if rec is None or not rec.get("verified") or rec.get("size") != spec.size or rec.get("scenario_hash") not in (None, scenario_hash):
             continue
         k = (rec.get("shape"), rec.get("mode"), int(rec.get("run", 0)))
         if k[0] not in shapes or k[1] not in spec.modes or not 1 <= k[2] <= spec.runs:
