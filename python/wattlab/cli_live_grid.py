@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from wattlab.cli_common import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_INTERRUPTED, PATH, fail, note
+from wattlab.cli_common import EXIT_FAILED, EXIT_INCOMPLETE, EXIT_INTERRUPTED, EXIT_USAGE, PATH, fail, note
 
 
 def _numbers(option: str, lo: float, hi: float, lo_open: bool = False):
@@ -31,6 +31,22 @@ def _names(option: str, known):
         except LiveInputError as e:
             raise click.BadParameter(str(e).removeprefix(option + " ")) from None
     return cb
+
+
+def _sim_sets(ctx, param, value):
+    """``[PROFILE:]KEY=VALUE`` → ``(PROFILE or "", KEY=VALUE)``."""
+    from wattlab.live.grid import PROFILES
+
+    out = []
+    for item in value:
+        key, eq, _ = item.partition("=")
+        if not eq or not key.strip():
+            raise click.BadParameter(f"{item}: give [PROFILE:]KEY=VALUE, e.g. linux:flow.0.tcp.autotune=false")
+        profile, colon, _ = key.partition(":")
+        if colon and profile not in PROFILES:
+            raise click.BadParameter(f"{item}: unknown profile `{profile}` (known: {', '.join(PROFILES)})")
+        out.append((profile, item[len(profile) + 1:]) if colon else ("", item))
+    return tuple(out)
 
 
 @click.command("grid")
@@ -75,9 +91,16 @@ def _names(option: str, known):
 @click.option("--sim-only", is_flag=True, help="Only the simulator's side (no root needed): no live columns, no verdicts.")
 @click.option("--resim", is_flag=True, help="Simulate again even where a stored simulation of this build exists.")
 @click.option("--rerun-live", is_flag=True, help="Run the live side again even where verified runs are stored.")
+@click.option("--sim-set", "sim_set", multiple=True, metavar="[PROFILE:]KEY=VALUE", callback=_sim_sets,
+              help="An override of the simulations only (as `wattlab run --set`), for every profile or, with the "
+              "prefix, for one: e.g. linux:flow.0.tcp.autotune=false. Applied after tcp.profile; part of a simulation's key.")
+@click.option("--rejudge", type=PATH, metavar="STORED", default=None,
+              help="Run nothing live (no root): judge this build's simulator against the verified live runs stored in "
+              "the grid directory STORED (read only). Its axes, runs, modes and size are used (--rates/--rtts/--losses "
+              "narrow them); the simulations, tables and figure go to --out, which must be another directory.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 def grid_cmd(out, scenario, rates, rtts, losses, runs, modes, profiles, size, time_limit, sysctl, time_tol, saving_tol,
-             verdict_max_loss, max_runs, sim_only, resim, rerun_live, quiet) -> None:
+             verdict_max_loss, max_runs, sim_only, resim, rerun_live, sim_set, rejudge, quiet) -> None:
     """The simulator against live Linux TCP over a grid of path shapes (hop rate × RTT × hop
     downlink loss), always-on and with the cc agent: RUNS live runs per shape and mode, the
     simulator with each --profiles on the same shapes and seeds. Prints per shape the live
@@ -90,11 +113,15 @@ def grid_cmd(out, scenario, rates, rtts, losses, runs, modes, profiles, size, ti
     from wattlab.live import grid
     from wattlab.live.netns import LiveError
 
+    say = (lambda m: None) if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
+    if rejudge is not None:
+        _rejudge(rejudge, out, scenario, rates, rtts, losses, profiles, sim_set, time_tol, saving_tol, verdict_max_loss,
+                 resim, say, quiet)
+        return
     spec = grid.GridSpec(
         scenario=scenario or grid.DEFAULT_SCENARIO, rates_mbps=rates, rtts_ms=rtts, losses_pct=losses, runs=runs, modes=modes,
         profiles=profiles, size=size, time_limit=time_limit, sysctls=tuple(sysctl), time_tol_pct=time_tol,
-        saving_tol_pp=saving_tol, verdict_max_loss_pct=verdict_max_loss, live=not sim_only)
-    say = (lambda m: None) if quiet else (lambda m: print(m, file=sys.stderr, flush=True))
+        saving_tol_pp=saving_tol, verdict_max_loss_pct=verdict_max_loss, live=not sim_only, sim_sets=sim_set)
     n = len(spec.shapes())
     note(f"grid: {n} shapes × {len(modes)} modes: {n * len(modes) * runs if spec.live else 0} live runs, "
          f"{n * len(modes) * len(profiles) * runs} simulations, into {out}", quiet)
@@ -121,3 +148,33 @@ def grid_cmd(out, scenario, rates, rtts, losses, runs, modes, profiles, size, ti
         for f in tally.failures:
             note(f"failed: {f}", quiet, style="red")
         sys.exit(EXIT_FAILED)
+
+
+def _rejudge(stored, out, scenario, rates, rtts, losses, profiles, sim_set, time_tol, saving_tol, verdict_max_loss, resim,
+             say, quiet) -> None:
+    """``--rejudge STORED``: see :mod:`wattlab.live.grid_rejudge`."""
+    from dataclasses import replace
+
+    from wattlab import ScenarioError
+    from wattlab.live import grid_rejudge as rj
+    from wattlab.live.netns import LiveError
+
+    ctx = click.get_current_context()
+    given = lambda name: ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT  # noqa: E731
+    try:
+        spec = rj.stored_spec(stored, scenario)
+        spec = rj.narrow(spec, rates_mbps=rates if given("rates") else None, rtts_ms=rtts if given("rtts") else None,
+                         losses_pct=losses if given("losses") else None)
+        spec = replace(spec, profiles=profiles if given("profiles") else spec.profiles, sim_sets=sim_set,
+                       time_tol_pct=time_tol, saving_tol_pp=saving_tol, verdict_max_loss_pct=verdict_max_loss)
+        note(f"rejudge: {len(spec.shapes())} shapes of {stored} × {len(spec.modes)} modes: the stored live runs against "
+             f"{len(spec.shapes()) * len(spec.modes) * len(spec.profiles) * spec.runs} simulations, into {out}", quiet)
+        tally, table = rj.rejudge(spec, stored, out, on_progress=say, resim=resim)
+    except (LiveError, ScenarioError) as e:
+        fail(str(e), code=getattr(e, "code", EXIT_USAGE))
+    print((out / "grid.txt").read_text(), end="")
+    for p in spec.profiles:
+        counts = rj.verdict_counts(table, p)
+        note(f"verdicts ({p}): " + ", ".join(f"{counts.get(k, 0)} {k}" for k in ("pass", "fail", "report", "incomplete")), quiet)
+    note(f"live: {tally.live_stored} stored runs read from {stored}; simulations: {tally.sim_new} now, "
+         f"{tally.sim_stored} stored; {tally.wall_s / 60:.1f} min; results in {out}", quiet)

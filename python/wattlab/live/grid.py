@@ -84,11 +84,19 @@ class GridSpec:
     verdict_max_loss_pct: float = 0.5
     live: bool = True
     """False: simulate only (the table then has no live columns and no verdicts)."""
+    sim_sets: tuple[tuple[str, str], ...] = ()
+    """Extra scenario overrides of the simulations only, ``(profile or "", KEY=VALUE)``: ``""``
+    applies to every profile (``wattlab live grid --sim-set [PROFILE:]KEY=VALUE``)."""
 
     def __post_init__(self) -> None:
         self.scenario = Path(self.scenario)
         self.rates_mbps, self.rtts_ms, self.losses_pct = (tuple(float(x) for x in v) for v in (self.rates_mbps, self.rtts_ms, self.losses_pct))
         self.modes, self.profiles, self.sysctls = tuple(self.modes), tuple(self.profiles), tuple(self.sysctls)
+        self.sim_sets = tuple((str(p), str(kv)) for p, kv in self.sim_sets)
+
+    def sim_overrides(self, profile: str) -> list[str]:
+        """The ``--sim-set`` overrides that apply to ``profile``'s simulations, in order."""
+        return [kv for p, kv in self.sim_sets if p in ("", profile)]
 
     def shapes(self) -> list[Shape]:
         """Every combination, rate-major."""
@@ -150,8 +158,10 @@ def live_key(spec: GridSpec, shape: Shape, mode: str, run: int, scenario_hash: s
 
 
 def sim_key(spec: GridSpec, shape: Shape, mode: str, profile: str, seed: int, scenario_hash: str) -> str:
-    """A simulation's record key: what ran and the wattlab build that ran it."""
-    return f"sim-{shape.key}-{mode}-{profile}-{seed}-" + _hash([scenario_hash, spec.size, _core()])
+    """A simulation's record key: what ran (with the ``--sim-set`` overrides of its profile, if
+    any) and the wattlab build that ran it."""
+    what = [scenario_hash, spec.size, _core()] + ([spec.sim_overrides(profile)] if spec.sim_overrides(profile) else [])
+    return f"sim-{shape.key}-{mode}-{profile}-{seed}-" + _hash(what)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -161,10 +171,11 @@ def sim_key(spec: GridSpec, shape: Shape, mode: str, profile: str, seed: int, sc
 def simulate(spec: GridSpec, shape: Shape, mode: str, profile: str, seed: int) -> dict:
     """One simulation of ``shape`` under ``mode`` with ``profile``: completion time, the
     client radio's energy under the mode (always-on: its always-on row; cc: the agent's),
-    retransmissions."""
+    retransmissions. The ``--sim-set`` overrides of ``profile`` come last."""
     from wattlab import api
 
-    ov = [f'wireless.0.power_save="{SIM_POWER_SAVE[mode]}"', *shape.overrides(spec.size, seed), f'flow.0.tcp.profile="{profile}"']
+    ov = [f'wireless.0.power_save="{SIM_POWER_SAVE[mode]}"', *shape.overrides(spec.size, seed), f'flow.0.tcp.profile="{profile}"',
+          *spec.sim_overrides(profile)]
     t0 = time.monotonic()
     sim = api.run(spec.scenario, overrides=ov)
     flow = sim.summary["flows"][0]
@@ -509,7 +520,7 @@ def shape_label(r: dict) -> str:
 # Outputs
 
 
-def provenance(spec: GridSpec, out: Path, runs: pd.DataFrame, tally: Tally) -> dict:
+def provenance(spec: GridSpec, out: Path, runs: pd.DataFrame, tally: Tally, extra: dict | None = None) -> dict:
     """What the results were made with: the grid, the base scenario and its hash, wattlab's
     version and commit, the kernel and the TCP settings of the newest live run's namespaces,
     the machine's load over the live runs."""
@@ -535,12 +546,14 @@ def provenance(spec: GridSpec, out: Path, runs: pd.DataFrame, tally: Tally) -> d
         "load1": {"min": min(loads), "median": statistics.median(loads), "max": max(loads)} if loads else None,
         "this_invocation": asdict(tally),
         "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **(extra or {}),
     }
 
 
-def write_outputs(spec: GridSpec, out: Path, jobs: list[tuple], tally: Tally) -> pd.DataFrame:
+def write_outputs(spec: GridSpec, out: Path, jobs: list[tuple], tally: Tally, extra: dict | None = None) -> pd.DataFrame:
     """``runs.csv``/``.parquet`` (every stored run), ``grid.csv``/``.parquet`` (one row per
-    shape), ``grid.txt`` (the terminal tables), ``grid.png`` (the figure), ``provenance.json``."""
+    shape), ``grid.txt`` (the terminal tables), ``grid.png`` (the figure), ``provenance.json``
+    (with ``extra``'s keys added)."""
     from wattlab.study import store
 
     runs = load_runs(out, jobs)
@@ -552,7 +565,7 @@ def write_outputs(spec: GridSpec, out: Path, jobs: list[tuple], tally: Tally) ->
         except Exception:  # a column pyarrow cannot type (all None): the CSV still holds it
             pass
     store.atomic_write(out / "grid.txt", (text_tables(spec, table) + "\n").encode())
-    store.atomic_write(out / "provenance.json", (json.dumps(provenance(spec, out, runs, tally), indent=2, default=str) + "\n").encode())
+    store.atomic_write(out / "provenance.json", (json.dumps(provenance(spec, out, runs, tally, extra), indent=2, default=str) + "\n").encode())
     if len(runs) and (runs["side"] == "live").any():  # the figure is sim against live
         from wattlab.live.grid_figure import figure
 
