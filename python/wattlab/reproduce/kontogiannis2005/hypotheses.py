@@ -302,6 +302,36 @@ def goodput_gap(points: pd.DataFrame) -> tuple[float, float]:
     return ratio, max(0.0, -float(np.log(ratio))) if ratio > 0 else float("inf")
 
 
+@dataclass(frozen=True)
+class DeficitChange:
+    """Vegas's goodput deficit against Tahoe (0 < PER ≤ 7 %) and its timeouts, in the main run
+    and under an alternative setting run at the same error rates."""
+
+    ratio_before: float
+    ratio_after: float
+    gap_before: float
+    share: float
+    """The part of the deficit (log scale) the alternative closes; NaN without a deficit."""
+    vegas_timeouts: tuple[float, float]
+    tahoe_timeouts: tuple[float, float]
+    size_note: str
+    gap_words: str
+    """"explains most of … Vegas's goodput deficit …", or that there is none to explain."""
+
+
+def deficit_change(cfg: Config, main: pd.DataFrame, d: pd.DataFrame) -> DeficitChange:
+    """Compare the alternative's points ``d`` with the main run's at the same error rates."""
+    pers = sorted(set(d.per))
+    lo = main[main.per.isin(pers) & main.variant.isin(TIMER_VARIANTS)]
+    (rb, gb), (ra, ga) = goodput_gap(lo), goodput_gap(d)
+    share = 1.0 - ga / gb if gb > 0 else float("nan")
+    n = lambda p, v: timeouts_per_10mib(p, v, pers, cfg.exp1_bytes)  # noqa: E731
+    size = "" if cfg.exp1_bytes == MIB10 else f" (counted on {cfg.exp1_bytes / 2**20:g} MiB flows, scaled)"
+    gap = (f"{explains(share)} Vegas's goodput deficit against Tahoe ({share:+.0%} of it on a log scale)" if gb > 0
+           else "has no deficit to explain (Vegas is not behind Tahoe in the main run)")
+    return DeficitChange(rb, ra, gb, share, (n(lo, "vegas"), n(d, "vegas")), (n(lo, "tahoe"), n(d, "tahoe")), size, gap)
+
+
 def timer_sentence(cfg: Config, t: Timer, main: pd.DataFrame, timer: pd.DataFrame, h: pd.DataFrame) -> str:
     """How much of Vegas's goodput deficit against Tahoe (0 < PER ≤ 7 %, R1.4) the timer ``t``
     closes, and what it does to the timeouts behind it."""
@@ -309,17 +339,11 @@ def timer_sentence(cfg: Config, t: Timer, main: pd.DataFrame, timer: pd.DataFram
     d = timer[timer.timer == t.name] if "timer" in timer else timer
     if d.empty:
         return f"{head}: not run (no error rate in 0 < PER ≤ 7 % or none of Tahoe, SACK, Vegas)."
-    pers = sorted(set(d.per))
-    lo = main[main.per.isin(pers) & main.variant.isin(TIMER_VARIANTS)]
-    (rb, gb), (ra, ga) = goodput_gap(lo), goodput_gap(d)
-    share = 1.0 - ga / gb if gb > 0 else float("nan")
-    n = lambda p, v: timeouts_per_10mib(p, v, pers, cfg.exp1_bytes)  # noqa: E731
-    vb, tb, va, ta = n(lo, "vegas"), n(lo, "tahoe"), n(d, "vegas"), n(d, "tahoe")
-    size = "" if cfg.exp1_bytes == MIB10 else f" (counted on {cfg.exp1_bytes / 2**20:g} MiB flows, scaled)"
+    c = deficit_change(cfg, main, d)
+    (rb, ra), gb, share, size, gap = (c.ratio_before, c.ratio_after), c.gap_before, c.share, c.size_note, c.gap_words
+    (vb, va), (tb, ta) = c.vegas_timeouts, c.tahoe_timeouts
     same = bool(np.isclose(vb, va) and np.isclose(tb, ta))
     why = (": the same losses still end in a timeout, the timer only sets what each costs" if same else "")
-    gap = (f"{explains(share)} Vegas's goodput deficit against Tahoe ({share:+.0%} of it on a log scale)" if gb > 0
-           else "has no deficit to explain (Vegas is not behind Tahoe in the main run)")
     return (f"{head}: {gap}: Vegas's goodput over Tahoe's at 0 < PER ≤ 7 %, mean over random and burst errors, "
             f"{rb:.2f} → {ra:.2f} (main run: {timer_name(cfg.timer_tick_ms, cfg.min_rto_ms)}); timeouts per 10 MiB"
             f"{size} Vegas {vb:.1f} → {va:.1f}, Tahoe {tb:.1f} → {ta:.1f}{why}. R1.4: {_changes(h, f'timer {t.name}')}.")
@@ -335,15 +359,9 @@ def vegas_sentence(cfg: Config, s: VegasSetting, main: pd.DataFrame, vegas: pd.D
     d = vegas[vegas.setting == s.name] if "setting" in vegas else vegas.iloc[0:0]
     if d.empty:
         return f"{head}: not run (no error rate in 0 < PER ≤ 7 % or Tahoe or Vegas not among the variants)."
-    pers = sorted(set(d.per))
-    lo = main[main.per.isin(pers) & main.variant.isin(TIMER_VARIANTS)]
-    (rb, gb), (ra, ga) = goodput_gap(lo), goodput_gap(d)
-    share = 1.0 - ga / gb if gb > 0 else float("nan")
-    n = lambda p, v: timeouts_per_10mib(p, v, pers, cfg.exp1_bytes)  # noqa: E731
-    vb, tb, va, ta = n(lo, "vegas"), n(lo, "tahoe"), n(d, "vegas"), n(d, "tahoe")
-    size = "" if cfg.exp1_bytes == MIB10 else f" (counted on {cfg.exp1_bytes / 2**20:g} MiB flows, scaled)"
-    gap = (f"{explains(share)} Vegas's goodput deficit against Tahoe ({share:+.0%} of it on a log scale)" if gb > 0
-           else "has no deficit to explain (Vegas is not behind Tahoe in the main run)")
+    c = deficit_change(cfg, main, d)
+    (rb, ra), gb, share, size, gap = (c.ratio_before, c.ratio_after), c.gap_before, c.share, c.size_note, c.gap_words
+    (vb, va), (tb, ta) = c.vegas_timeouts, c.tahoe_timeouts
     alone = ""
     if s.timer is not None and gb > 0 and "timer" in timer:
         t = timer[timer.timer == s.timer.name]
