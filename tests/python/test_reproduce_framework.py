@@ -75,7 +75,7 @@ def test_an_unknown_run_input_is_refused(tmp_path):
 def test_options_go_to_their_config_fields():
     cmd = BY_NAME["kontogiannis2005"].config().COMMAND
     assert [o.field for o in cmd.options] == ["seeds", "variants", "per_reading", "error_layer", "exp2_senders",
-                                              "timer_tick_ms", "min_rto_ms", "live", "live_per", "live_models",
+                                              "timer_tick_ms", "min_rto_ms", "vegas_retransmit", "live", "live_per", "live_models",
                                               "live_variants", "live_bytes", "live_time_limit_s", "alpha", "b"]
     variant = next(o for o in cmd.options if o.field == "variants")
     assert variant.multiple and variant.convert("VEGAS") == "vegas"

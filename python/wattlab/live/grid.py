@@ -528,13 +528,15 @@ def provenance(spec: GridSpec, out: Path, runs: pd.DataFrame, tally: Tally, extr
 
     settings = None
     if len(runs) and "dir" in runs:
-        for d in reversed(runs[runs["side"] == "live"]["dir"].dropna().tolist()):
+        dirs = list(runs.loc[runs["side"] == "live", "dir"].dropna())  # the grid's run table, not a capture
+        for d in reversed(dirs):
             p = Path(d) / "tcp_settings.json"
             if p.exists():
                 settings = json.loads(p.read_text())
                 break
     live = runs[runs["side"] == "live"] if len(runs) else runs
-    loads = [x for c in ("load1_before", "load1_after") if c in live for x in live[c].dropna().tolist()]
+    cols = [c for c in ("load1_before", "load1_after") if c in live]
+    loads = list(live[cols].stack().dropna()) if cols else []
     version, commit = _core()
     return {
         "grid": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(spec).items()},
