@@ -84,7 +84,7 @@ pub fn endpoint(a: SocketAddrV4) -> wattlab_core::Endpoint {
     wattlab_core::Endpoint::new(*a.ip(), a.port())
 }
 
-/// The unspecified address (placeholder for a socket without a local address yet).
+/// 0.0.0.0:0, the local address a connection reports before its socket is bound.
 pub const UNSPECIFIED: SocketAddrV4 = SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0);
 
 #[cfg(test)]
