@@ -100,6 +100,13 @@ def test_vegas_retransmit_errors_name_field_and_line():
     assert "flow[0].tcp.vegas_retransmit" in str(e) and 'set tcp.cc = "vegas" (it is tahoe)' in e.message
 
 
+def test_ooo_limit_errors_name_field_and_line():
+    text = BASE + 'tcp = { profile = "linux", ooo_limit = "ranges64" }\n'
+    e = _error_for(text)
+    assert "flow[0].tcp.ooo_limit" in str(e) and "unknown ooo_limit `ranges64` (known: ranges32, rcvbuf)" in e.message
+    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"ranges64"' in l)
+
+
 def test_a_tcp_switch_that_is_not_a_boolean_names_field_and_line():
     text = BASE + 'tcp = { slow_start_after_idle = "yes" }\n'
     e = _error_for(text)

@@ -188,6 +188,10 @@ def test_linux_profile_reaches_the_live_plan_and_unturnable_switches_are_refused
     with pytest.raises(live.LiveError, match="tcp.vegas_retransmit: a live run uses Linux's Vegas"):
         runner.load_plan(YAN, "cc", [*vegas, 'flow.0.tcp.vegas_retransmit="ns2"'])
     assert runner.load_plan(YAN, "cc", [*vegas, 'flow.0.tcp.vegas_retransmit="rfc"'])["cc"] == "vegas"
+    # Linux bounds its out-of-order queue by memory only: a written count bound is refused.
+    with pytest.raises(live.LiveError, match="tcp.ooo_limit: a live run uses Linux's TCP"):
+        runner.load_plan(YAN, "cc", ['flow.0.tcp.ooo_limit="ranges32"'])
+    assert runner.load_plan(YAN, "cc", ['flow.0.tcp.ooo_limit="rcvbuf"'])["cc"] == "reno"
 
 
 def test_plan_errors_name_the_problem(tmp_path):

@@ -204,6 +204,9 @@ impl Simulation {
         if let Some(m) = written.vegas_retransmit.as_deref().filter(|_| tcp.vegas_retransmit != wattlab_core::tcp::cc::VegasRetransmit::Rfc) {
             return Err(format!("flow `{}`.tcp.vegas_retransmit: a live run uses Linux's Vegas, which keeps Linux's loss recovery (no Vegas fine-grained retransmission); `{m}` is not available there", name.as_deref().unwrap_or("flow0")));
         }
+        if let Some(m) = written.ooo_limit.as_deref().filter(|_| tcp.ooo_limit != wattlab_core::tcp::OooLimit::Rcvbuf) {
+            return Err(format!("flow `{}`.tcp.ooo_limit: a live run uses Linux's TCP, whose out-of-order queue is bounded by the receive buffer's memory and whose scoreboard by nothing (`rcvbuf`); `{m}` is not available there", name.as_deref().unwrap_or("flow0")));
+        }
         let mut spec = self.path_spec(client, server)?;
         spec.flow = name.clone().unwrap_or_else(|| "flow0".into());
         spec.bytes = bytes.bytes();

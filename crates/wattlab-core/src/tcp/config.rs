@@ -1,6 +1,7 @@
 //! Per-connection TCP parameters.
 
 use super::cc::{HyStartMode, VegasRetransmit};
+use super::ooo_limit::OooLimit;
 use crate::time::Duration;
 
 /// Congestion-control algorithm of a connection (see [`super::cc`] for the extension points).
@@ -175,6 +176,11 @@ pub struct TcpConfig {
     /// Vegas's fine-grained retransmission rules: `Rfc` (default, see [`super::cc::vegas`]) or
     /// ns-2.35's (`Ns2`, see [`super::cc::vegas_ns2`]); ignored by the other algorithms.
     pub vegas_retransmit: VegasRetransmit,
+    /// What bounds out-of-order state (see [`super::ooo_limit`]): `Ranges32` (default) keeps
+    /// at most 32 disjoint ranges in the receiver's out-of-order queue and in the sender's
+    /// SACK scoreboard; `Rcvbuf` bounds the queue by the receive buffer's bytes, pruning from
+    /// the highest sequence when it is exceeded, and the scoreboard by nothing (Linux).
+    pub ooo_limit: OooLimit,
     /// Nagle's algorithm (RFC 896); off by default since we model bulk transfers.
     pub nagle: bool,
     /// TIME_WAIT length: 400 ms (2 × default min_rto) instead of 2·MSL so simulations end promptly.
@@ -207,6 +213,7 @@ impl Default for TcpConfig {
             congestion_control: CongestionControlKind::NewReno,
             hystart: HyStartMode::Off,
             vegas_retransmit: VegasRetransmit::Rfc,
+            ooo_limit: OooLimit::Ranges32,
             nagle: false,
             time_wait: Duration::from_millis(400),
         }

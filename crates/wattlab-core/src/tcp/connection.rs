@@ -5,8 +5,10 @@
 //! (see [`SeqSpace`]), so window arithmetic never wraps whatever the ISN.
 //!
 //! SACK (RFC 2018 blocks, RFC 6675 recovery) lives in the child module `sack`; this file only
-//! calls it at places marked `SACK:`.
+//! calls it at places marked `SACK:`. Likewise `rack` (`RACK:`) and `ooo` (`OOO:`, the
+//! byte-bounded out-of-order queue of `ooo_limit = rcvbuf`).
 
+mod ooo;
 mod rack;
 mod sack;
 
@@ -14,6 +16,7 @@ use super::autotune::Autotune;
 use super::cc::{AckInfo, CongestionControl, RecoveryStyle, VegasRetransmit};
 use super::config::TcpConfig;
 use super::idle_restart;
+use super::ooo_limit::OooLimit;
 use super::prr::Prr;
 use super::rack::Rack;
 use super::reassembly::Reassembly;
@@ -171,7 +174,11 @@ impl TcpConnection {
                 cc.set_vegas_retransmit(cfg.vegas_retransmit);
                 cc
             },
-            sb: Scoreboard::new(mss, cfg.dupack_threshold),
+            sb: {
+                let mut sb = Scoreboard::new(mss, cfg.dupack_threshold);
+                sb.set_ooo_limit(cfg.ooo_limit);
+                sb
+            },
             cfg,
             state,
             local,
@@ -820,6 +827,9 @@ impl TcpConnection {
             if self.fin_queued && self.snd_una > data_end {
                 self.our_fin_acked(now);
             }
+            if self.cfg.ooo_limit == OooLimit::Rcvbuf && style == RecoveryStyle::Sack {
+                self.ooo_check_reneging(now); // OOO: snd_una in a SACKed range: reneged
+            }
         } else if is_dup {
             self.stats.dup_acks_received += 1;
             self.cc.on_ack_arrival(&AckInfo {
@@ -975,7 +985,11 @@ impl TcpConnection {
                     self.schedule_ack(now);
                 } else {
                     self.stats.out_of_order_segments += 1;
-                    self.ooo.insert(s as u64, e as u64);
+                    if self.cfg.ooo_limit == OooLimit::Rcvbuf {
+                        self.ooo_insert_bounded(s as u64, e as u64); // OOO: bounded by bytes
+                    } else if !self.ooo.insert(s as u64, e as u64) {
+                        self.stats.ooo_dropped_segments += 1; // no 33rd range
+                    }
                     self.ack_now = true; // out of order: immediate duplicate ACK (RFC 5681 §4.2)
                 }
             }

@@ -13,7 +13,8 @@
 //! option `prr`), [`autotune`] (Linux's receive-window autotuning, option `autotune`),
 //! [`rack`] (RFC 8985 RACK-TLP, options `rack` and `tlp`), [`idle_restart`] (Linux's cwnd
 //! restart after idle, option `slow_start_after_idle`), [`reassembly`] (out-of-order intervals, SACK block
-//! order), [`state`] (states, events, counters), [`connection`].
+//! order), [`ooo_limit`] (what bounds the out-of-order queue and the scoreboard, option
+//! `ooo_limit`), [`state`] (states, events, counters), [`connection`].
 //!
 //! Congestion control ([`CongestionControlKind`], one module per algorithm under [`cc`]):
 //! - `tahoe`: 4.3BSD-Tahoe as ns-2 `Agent/TCP` — on the third duplicate ACK ssthresh =
@@ -45,7 +46,8 @@
 //!   no D-SACK); the sender keeps an RFC 6675 scoreboard and recovers per RFC 6675 §5 whatever
 //!   the congestion-control arithmetic (cwnd = ssthresh on entry, sending paced by pipe,
 //!   NextSeg rules 1–3, no rescue retransmission); after an RTO it resends only unSACKed data.
-//!   The receiver never reneges, so SACK information is kept across an RTO;
+//!   SACK information is kept across an RTO: a `ranges32` receiver never reneges, and an
+//!   `rcvbuf` receiver that pruned SACKed data is detected as Linux does (`ooo_limit`);
 //! - PAWS (RFC 7323 §5) and RST generation for unknown segments are not modelled; the send
 //!   buffer is unbounded; one `TcpConnection` serves one connection (a listener binds to the
 //!   first SYN and does not return to LISTEN).
@@ -56,6 +58,7 @@ pub mod coarse_rtt;
 pub mod config;
 pub mod connection;
 pub mod idle_restart;
+pub mod ooo_limit;
 pub mod profile;
 pub mod prr;
 pub mod rack;
@@ -71,6 +74,7 @@ mod tests;
 
 pub use cc::{AckInfo, CongestionControl, HyStartMode, RecoveryStyle, UnknownHyStart, UnknownVegasRetransmit, VegasRetransmit};
 pub use config::{CongestionControlKind, TcpConfig, UnknownCongestionControl};
+pub use ooo_limit::{OooLimit, UnknownOooLimit};
 pub use profile::{TcpProfile, UnknownProfile, LINUX_NOT_MODELLED};
 pub use connection::TcpConnection;
 pub use state::{TcpEvent, TcpState, TcpStats};

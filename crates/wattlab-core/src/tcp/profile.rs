@@ -7,6 +7,7 @@
 
 use super::cc::{HyStartMode, VegasRetransmit};
 use super::config::{CongestionControlKind, TcpConfig};
+use super::ooo_limit::OooLimit;
 use crate::time::Duration;
 
 /// A named starting configuration.
@@ -100,6 +101,10 @@ fn linux() -> TcpConfig {
         congestion_control: CongestionControlKind::Cubic, // CONFIG_DEFAULT_TCP_CONG = "cubic"
         hystart: HyStartMode::Linux,    // tcp_cubic hystart = 1, hystart_detect = 3 (train + delay)
         vegas_retransmit: VegasRetransmit::Rfc, // unused by cubic; Linux's Vegas keeps Linux's recovery
+        // The out-of-order queue is an rbtree of skbs bounded by receive-buffer memory
+        // (tcp_data_queue_ofo, tcp_prune_ofo_queue); the scoreboard is the retransmit queue
+        // (tcp_sacktag_write_queue): no count limit on either.
+        ooo_limit: OooLimit::Rcvbuf,
         // Linux's Nagle is Minshall's: it never holds a bulk transfer's single last partial
         // segment, which is what `nagle = false` does here (RFC 896's would hold it).
         nagle: false,
@@ -124,6 +129,8 @@ mod tests {
         let c = TcpProfile::Linux.config();
         assert!(c.sack && c.prr && c.quick_ack && c.slow_start_after_idle && c.timestamps && c.delayed_ack && !c.nagle);
         assert!(c.rack && c.tlp);
+        assert_eq!(c.ooo_limit, OooLimit::Rcvbuf);
+        assert_eq!(TcpConfig::default().ooo_limit, OooLimit::Ranges32);
         assert!(!LINUX_NOT_MODELLED.iter().any(|(m, _)| m.contains("RACK")));
         assert_eq!(c.congestion_control, CongestionControlKind::Cubic);
         assert_eq!(c.hystart, HyStartMode::Linux);

@@ -444,6 +444,16 @@ impl Rack {
         self.tlp = None;
     }
 
+    /// The receiver reneged (`ooo_limit = rcvbuf`): forget every SACK mark, as Linux's
+    /// `tcp_timeout_mark_lost` with `is_reneg` (called before [`Self::on_rto`]).
+    pub fn clear_sacked(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.sacked = false;
+        }
+        self.sacked_bytes = 0;
+        self.sacked_segs = 0;
+    }
+
     /// RFC 6675 `pipe` from the marks: bytes outstanding that are neither SACKed nor lost
     /// (a retransmitted lost segment is in flight once).
     pub fn pipe(&self) -> u64 {

@@ -7,19 +7,28 @@
 //! retransmitted octet, and `HighACK + 1` (the first unacknowledged octet) is
 //! [`Scoreboard::high_ack`] itself.
 //!
-//! Memory is bounded: at most [`MAX_SACK_RANGES`] disjoint SACKed ranges, stored in a `Vec`
-//! allocated once; adjacent or overlapping ranges merge. A block that would need a slot when
-//! the list is full is ignored — that only makes the sender less informed (it may retransmit
-//! SACKed data or detect a loss later), never wrong about what the receiver holds.
+//! The SACKed ranges are sorted, disjoint and merged when adjacent or overlapping, in a `Vec`
+//! allocated once with room for [`MAX_SACK_RANGES`]. How many it keeps is the option
+//! `ooo_limit` ([`super::ooo_limit`]): with `ranges32` (the default) at most
+//! [`MAX_SACK_RANGES`], and a block that would need a slot when the list is full is ignored —
+//! that only makes the sender less informed (it may retransmit SACKed data or detect a loss
+//! later), never wrong about what the receiver holds. With `rcvbuf` there is no count limit,
+//! as Linux's scoreboard is the retransmit queue itself (a `sacked` flag per skb,
+//! `tcp_sacktag_write_queue`); the list then grows (doubling) only when the flight holds more
+//! ranges than ever before. The SACKed byte total is kept as the ranges change, and every
+//! lookup is a binary search; `IsLost()` stops at DupThresh ranges or bytes, so only
+//! `SetPipe()` walks every range.
 //!
-//! Reneging (RFC 2018 §8) is not modelled: the model's receiver never discards data it has
-//! SACKed, so the scoreboard is kept across a retransmission timeout (as Linux does; RFC 6675
-//! §5.1 leaves this open) and SACKed data is never resent. The payload itself is only byte
-//! counts, so "keeping data until it is cumulatively ACKed" costs nothing.
+//! Reneging (RFC 2018 §8): a `ranges32` receiver never discards data it has SACKed, so the
+//! scoreboard is kept across a retransmission timeout (as Linux does; RFC 6675 §5.1 leaves
+//! this open) and SACKed data is never resent. An `rcvbuf` receiver may prune SACKed data;
+//! the connection then detects it as Linux does and calls [`Scoreboard::clear_sacked`] at the
+//! timeout (`connection/sack.rs`). The payload itself is only byte counts, so "keeping data
+//! until it is cumulatively ACKed" costs nothing.
 //! Rule 4 of `NextSeg()` (rescue retransmission) is not implemented.
 
-/// Most disjoint SACKed ranges the scoreboard keeps.
-pub const MAX_SACK_RANGES: usize = 32;
+/// Most disjoint SACKed ranges the scoreboard keeps with `ooo_limit = "ranges32"`.
+pub const MAX_SACK_RANGES: usize = super::ooo_limit::RANGES32;
 
 /// What `NextSeg()` (RFC 6675 §4) says to send next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +51,10 @@ pub enum NextSeg {
 pub struct Scoreboard {
     /// Sorted, disjoint, non-adjacent SACKed ranges, all inside `[high_ack, high_data)`.
     ranges: Vec<(u64, u64)>,
+    /// Bytes in `ranges`.
+    sacked: u64,
+    /// Most ranges kept (`ooo_limit`).
+    max_ranges: usize,
     high_ack: u64,
     high_data: u64,
     high_rxt: u64,
@@ -56,6 +69,8 @@ impl Scoreboard {
     pub fn new(smss: u32, dupthresh: u32) -> Self {
         Scoreboard {
             ranges: Vec::with_capacity(MAX_SACK_RANGES),
+            sacked: 0,
+            max_ranges: MAX_SACK_RANGES,
             high_ack: 0,
             high_data: 0,
             high_rxt: 0,
@@ -63,6 +78,18 @@ impl Scoreboard {
             smss: smss.max(1) as u64,
             dupthresh: dupthresh.max(1),
         }
+    }
+
+    /// How many ranges to keep (`ooo_limit`; [`MAX_SACK_RANGES`] until set).
+    pub fn set_ooo_limit(&mut self, limit: super::ooo_limit::OooLimit) {
+        self.max_ranges = limit.scoreboard_ranges();
+    }
+
+    /// Forget every SACKed range: the receiver reneged (Linux's `tcp_timeout_mark_lost` with
+    /// `is_reneg`, which clears every skb's SACKED_ACKED flag at the timeout).
+    pub fn clear_sacked(&mut self) {
+        self.ranges.clear();
+        self.sacked = 0;
     }
 
     /// Set the sender MSS once the handshake fixed it.
@@ -92,7 +119,7 @@ impl Scoreboard {
 
     /// Bytes SACKed above HighACK.
     pub fn sacked_bytes(&self) -> u64 {
-        self.ranges.iter().map(|&(s, e)| e - s).sum()
+        self.sacked
     }
 
     /// True while RTO marking is active (unSACKed data below the RTO's HighData is lost).
@@ -106,14 +133,14 @@ impl Scoreboard {
     /// SACKed — RFC 6675 §2's definition of a duplicate ACK.
     pub fn update(&mut self, high_ack: u64, high_data: u64, blocks: impl IntoIterator<Item = (u64, u64)>) -> bool {
         self.advance(high_ack, high_data);
-        let before = self.sacked_bytes();
+        let before = self.sacked;
         for (s, e) in blocks {
             if e <= self.high_ack || e > self.high_data || s >= e {
                 continue;
             }
             self.insert(s.max(self.high_ack), e);
         }
-        self.sacked_bytes() > before
+        self.sacked > before
     }
 
     /// Move HighACK and HighData (no SACK information), dropping what is now cumulatively ACKed.
@@ -122,9 +149,12 @@ impl Scoreboard {
         if high_ack > self.high_ack {
             self.high_ack = high_ack;
             let i = self.ranges.partition_point(|&(_, e)| e <= high_ack);
+            self.sacked -= self.ranges[..i].iter().map(|&(s, e)| e - s).sum::<u64>();
             self.ranges.drain(..i);
             if let Some(first) = self.ranges.first_mut() {
-                first.0 = first.0.max(high_ack);
+                let s = first.0.max(high_ack);
+                self.sacked -= s - first.0;
+                first.0 = s;
             }
         }
         self.high_rxt = self.high_rxt.max(self.high_ack);
@@ -150,7 +180,8 @@ impl Scoreboard {
     }
 
     /// `IsLost(seq)` (RFC 6675 §4): DupThresh discontiguous SACKed ranges above `seq`, or more
-    /// than (DupThresh − 1)·SMSS SACKed bytes above it; or RTO marking covers it.
+    /// than (DupThresh − 1)·SMSS SACKed bytes above it; or RTO marking covers it. Walks down
+    /// from the highest range and stops as soon as either threshold is passed.
     pub fn is_lost(&self, seq: u64) -> bool {
         if seq < self.rto_lost_below && !self.is_sacked(seq) {
             return true;
@@ -163,8 +194,11 @@ impl Scoreboard {
             }
             bytes += e - s.max(seq + 1);
             count += 1;
+            if self.lost_by_sack(bytes, count) {
+                return true;
+            }
         }
-        self.lost_by_sack(bytes, count)
+        false
     }
 
     fn lost_by_sack(&self, bytes_above: u64, ranges_above: u32) -> bool {
@@ -222,7 +256,7 @@ impl Scoreboard {
         // (1.b) below the highest SACKed octet — or, after an RTO, below the marked point.
         let below_limit = c < top.max(self.rto_lost_below.min(self.high_data)) && c < self.high_data;
         let seg = || {
-            let next_sacked = self.ranges.iter().map(|r| r.0).find(|&s| s > c).unwrap_or(self.high_data);
+            let next_sacked = self.next_sacked_start(c);
             NextSeg::Retransmit { start: c, len: max_len.max(1).min(next_sacked - c).min(self.high_data - c) }
         };
         if below_limit && self.is_lost(c) {
@@ -239,8 +273,13 @@ impl Scoreboard {
 
     /// Bytes from `pos` up to the next SACKed range (or HighData), at most `max`.
     pub fn unsacked_run(&self, pos: u64, max: u64) -> u64 {
-        let next = self.ranges.iter().map(|r| r.0).find(|&s| s > pos).unwrap_or(self.high_data);
-        max.min(next.saturating_sub(pos))
+        max.min(self.next_sacked_start(pos).saturating_sub(pos))
+    }
+
+    /// Start of the first SACKed range beginning after `pos`, or HighData.
+    fn next_sacked_start(&self, pos: u64) -> u64 {
+        let i = self.ranges.partition_point(|&(s, _)| s <= pos);
+        self.ranges.get(i).map_or(self.high_data, |r| r.0)
     }
 
     /// Add a SACKed range, merging; ignored if it needs a new slot and the list is full.
@@ -248,12 +287,15 @@ impl Scoreboard {
         let i = self.ranges.partition_point(|&(_, e)| e < start);
         let j = i + self.ranges[i..].partition_point(|&(s, _)| s <= end);
         if i == j {
-            if self.ranges.len() < MAX_SACK_RANGES {
+            if self.ranges.len() < self.max_ranges {
                 self.ranges.insert(i, (start, end));
+                self.sacked += end - start;
             }
         } else {
             let s = start.min(self.ranges[i].0);
             let e = end.max(self.ranges[j - 1].1);
+            let absorbed: u64 = self.ranges[i..j].iter().map(|&(s, e)| e - s).sum();
+            self.sacked += (e - s) - absorbed;
             self.ranges[i] = (s, e);
             self.ranges.drain(i + 1..j);
         }
@@ -298,6 +340,99 @@ mod tests {
         }
         assert_eq!(sb.ranges().len(), MAX_SACK_RANGES);
         assert_eq!(sb.ranges.capacity(), cap);
+    }
+
+    /// `ooo_limit = rcvbuf`: 100 holes in a 200-segment flight, every other segment SACKed:
+    /// the scoreboard keeps all 100 ranges (Linux's scoreboard is the retransmit queue),
+    /// deems the holes lost, and `NextSeg()` resends each hole once and nothing SACKed.
+    /// With the 32-range bound the blocks above the 32nd range are ignored, so the sender
+    /// knows of only 32 holes.
+    #[test]
+    fn unbounded_scoreboard_keeps_a_hundred_holes() {
+        let run = |limit: super::super::ooo_limit::OooLimit| {
+            let mut sb = Scoreboard::new(MSS as u32, 3);
+            sb.set_ooo_limit(limit);
+            // One ACK per SACKed segment, as a receiver sends them (newest block first).
+            for k in 0..100u64 {
+                sb.update(0, 200 * MSS, [((2 * k + 1) * MSS, (2 * k + 2) * MSS)]);
+            }
+            sb.start_recovery();
+            let mut sent = Vec::new();
+            while let Some(NextSeg::Retransmit { start, len }) = sb.next_seg(MSS, false) {
+                assert_eq!(len, MSS);
+                sent.push(start / MSS);
+                sb.on_retransmit(start + len);
+            }
+            (sb, sent)
+        };
+        let (sb, sent) = run(super::super::ooo_limit::OooLimit::Rcvbuf);
+        assert_eq!(sb.ranges().len(), 100);
+        assert_eq!(sb.sacked_bytes(), 100 * MSS);
+        assert_eq!(sent, (0..100).map(|k| 2 * k).collect::<Vec<_>>(), "every hole once, lowest first");
+        // Holes 0..=194 are lost and resent (once in flight each); 196 and 198 have fewer
+        // than DupThresh ranges above them, so they count as in flight and again as resent
+        // (rule 3): pipe = 98 + 2·2 segments, no SACKed byte.
+        assert!(!sb.is_lost(196 * MSS) && sb.is_lost(194 * MSS));
+        assert_eq!(sb.pipe(), 102 * MSS);
+        let (sb, sent) = run(super::super::ooo_limit::OooLimit::Ranges32);
+        assert_eq!(sb.ranges().len(), MAX_SACK_RANGES);
+        // Blind above the 32nd range: only the 32 holes below it are known to resend now.
+        assert_eq!(sent, (0..32).map(|k| 2 * k).collect::<Vec<_>>());
+    }
+
+    /// The running SACKed-byte total, the binary-searched lookups and the early-exit
+    /// `IsLost()` agree with straightforward recomputation over pseudo-random updates,
+    /// advances, timeouts and retransmissions, bounded and unbounded.
+    #[test]
+    fn running_totals_and_searches_match_a_recount() {
+        use super::super::ooo_limit::OooLimit;
+        for limit in [OooLimit::Ranges32, OooLimit::Rcvbuf] {
+            let mut sb = Scoreboard::new(MSS as u32, 3);
+            sb.set_ooo_limit(limit);
+            let mut x: u64 = 0xD1B5_4A32_D192_ED03;
+            let (mut ack, mut data) = (0u64, 0u64);
+            for step in 0..20_000u64 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                data += x % 3000;
+                if x % 7 == 0 {
+                    ack = (ack + x % 5000).min(data);
+                }
+                let s = ack + (x >> 8) % 300_000;
+                let e = s + 1 + (x >> 30) % 4000;
+                sb.update(ack, data, [(s, e), (s / 2, s / 2 + 700)]);
+                if step % 1000 == 0 {
+                    sb.on_rto();
+                }
+                if x % 11 == 0 {
+                    if let Some(NextSeg::Retransmit { start, len }) = sb.next_seg(MSS, false) {
+                        sb.on_retransmit(start + len);
+                    }
+                }
+                assert_eq!(sb.sacked_bytes(), sb.ranges().iter().map(|&(s, e)| e - s).sum::<u64>());
+                assert!(sb.ranges().len() <= limit.scoreboard_ranges());
+                let p = ack + (x >> 12) % 300_000;
+                let next = sb.ranges().iter().map(|r| r.0).find(|&s| s > p).unwrap_or(sb.high_data());
+                assert_eq!(sb.unsacked_run(p, 1 << 40), next.saturating_sub(p));
+                let (mut bytes, mut count) = (0u64, 0u32);
+                for &(s, e) in sb.ranges().iter().filter(|r| r.1 > p + 1) {
+                    bytes += e - s.max(p + 1);
+                    count += 1;
+                }
+                let lost = (p < sb.rto_lost_below && !sb.is_sacked(p)) || count >= 3 || bytes > 2 * MSS;
+                assert_eq!(sb.is_lost(p), lost);
+            }
+        }
+    }
+
+    #[test]
+    fn clear_sacked_forgets_every_range() {
+        let mut sb = board(&[2, 3, 5]);
+        assert_eq!(sb.sacked_bytes(), 3 * MSS);
+        sb.clear_sacked();
+        assert!(sb.ranges().is_empty());
+        assert_eq!((sb.sacked_bytes(), sb.pipe()), (0, 10 * MSS));
     }
 
     #[test]

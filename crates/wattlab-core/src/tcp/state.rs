@@ -107,4 +107,15 @@ pub struct TcpStats {
     /// Congestion-window restarts after an idle period longer than the RTO
     /// (`slow_start_after_idle`), whether or not they shrank the window.
     pub idle_restarts: u64,
+    /// Out-of-order segments dropped for lack of room in the out-of-order queue
+    /// (`ooo_limit`: a 33rd range with `ranges32`; the buffer full even after a prune with
+    /// `rcvbuf`).
+    pub ooo_dropped_segments: u64,
+    /// Prunes of the out-of-order queue (`ooo_limit = rcvbuf`; Linux's `OfoPruned`).
+    pub ooo_prunes: u64,
+    /// Held out-of-order bytes those prunes discarded.
+    pub ooo_pruned_bytes: u64,
+    /// Timeouts at which the receiver was found to have reneged on SACKed data (the first
+    /// unacknowledged byte was SACKed): the scoreboard was cleared (Linux's `TCPSACKReneging`).
+    pub sack_renegings: u64,
 }

@@ -45,6 +45,10 @@ struct Harness {
     log: Vec<Sent>,
     /// Overwrite the window of b's outgoing segments (a middlebox shrinking the window).
     rewrite_b_window: Option<u16>,
+    /// (n, left, right): once a has sent its n-th data segment, b's next segment carries one
+    /// more SACK block `[left, right)` (wire numbers): a receiver that SACKs data it does not
+    /// hold, i.e. that reneges once the cumulative ACK reaches it.
+    fake_b_sack: Option<(u64, u32, u32)>,
     /// The server application reads everything as soon as it arrives.
     b_reads: bool,
     /// The server closes its side when the client's FIN arrives.
@@ -68,6 +72,7 @@ impl Harness {
             order: 0,
             log: Vec::new(),
             rewrite_b_window: None,
+            fake_b_sack: None,
             b_reads: true,
             b_closes_on_fin: true,
             a_events: Vec::new(),
@@ -88,6 +93,14 @@ impl Harness {
                 if let (B_TO_A, Some(w)) = (dir, self.rewrite_b_window) {
                     if let Some(hh) = p.tcp_header_mut() {
                         hh.window = w;
+                    }
+                }
+                if let (B_TO_A, Some((n, left, right))) = (dir, self.fake_b_sack) {
+                    if let Some(o) = p.tcp_header_mut().map(|hh| &mut hh.options).filter(|_| self.data_count[A_TO_B] >= n) {
+                        let k = (o.sack_len as usize).min(crate::packet::MAX_SACK_BLOCKS - 1);
+                        o.sack[k] = crate::packet::SackBlock { left, right };
+                        o.sack_len = k as u8 + 1;
+                        self.fake_b_sack = None;
                     }
                 }
                 let mut dropped = false;
@@ -1625,6 +1638,7 @@ fn vegas_random_loss_needs_few_timeouts() {
 // ---------------------------------------------------------------------------- Linux's recovery
 
 mod linux;
+mod ooo;
 mod slowstart;
 mod rack;
 mod vegas_ns2;

@@ -7,7 +7,7 @@ use crate::scenario::flow::tcp::{max_window, MAX_WINDOW_SCALE};
 use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
 use crate::stack::Stack;
 use std::net::Ipv4Addr;
-use wattlab_core::tcp::{CongestionControlKind, HyStartMode, TcpConfig, TcpProfile, VegasRetransmit};
+use wattlab_core::tcp::{CongestionControlKind, HyStartMode, OooLimit, TcpConfig, TcpProfile, VegasRetransmit};
 use wattlab_core::Time;
 
 /// Congestion-control names accepted in scenarios: every `CongestionControlKind::name()`
@@ -182,6 +182,9 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
             )));
         }
     }
+    if let Some(m) = &t.ooo_limit {
+        c.ooo_limit = OooLimit::from_name(m).map_err(|e| ("tcp.ooo_limit", e.to_string()))?;
+    }
     if c.recv_buffer as u64 > max_window(c.window_scale) {
         // Only a profile's buffer can get here: a written one was checked above.
         return Err(("tcp.window_scale", format!(
@@ -294,6 +297,19 @@ mod tests {
         let t = TcpSettings { cc: Some("reno".into()), vegas_retransmit: Some("rfc".into()), ..Default::default() };
         assert_eq!(tcp_config(&t).map(|c| c.vegas_retransmit), Ok(VegasRetransmit::Rfc));
         assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.vegas_retransmit), Ok(VegasRetransmit::Rfc));
+    }
+
+    #[test]
+    fn ooo_limit_names_are_checked_and_the_profiles_set_it() {
+        let t = TcpSettings { ooo_limit: Some("ranges64".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.ooo_limit", "unknown ooo_limit `ranges64` (known: ranges32, rcvbuf)".into())));
+        assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.ooo_limit), Ok(OooLimit::Ranges32));
+        let linux = TcpSettings { profile: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&linux).map(|c| c.ooo_limit), Ok(OooLimit::Rcvbuf));
+        let t = TcpSettings { ooo_limit: Some("Ranges32".into()), ..linux };
+        assert_eq!(tcp_config(&t).map(|c| c.ooo_limit), Ok(OooLimit::Ranges32), "a written key overrides the profile");
+        let t = TcpSettings { ooo_limit: Some("rcvbuf".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.ooo_limit), Ok(OooLimit::Rcvbuf), "textbook with Linux's bound");
     }
 
     #[test]

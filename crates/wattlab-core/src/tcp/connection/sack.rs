@@ -8,6 +8,7 @@
 use super::TcpConnection;
 use crate::packet::{Packet, SackBlock, TcpHeader, TcpOptions, MAX_SACK_BLOCKS};
 use crate::tcp::cc::RecoveryStyle;
+use crate::tcp::ooo_limit::OooLimit;
 use crate::tcp::scoreboard::NextSeg;
 use crate::time::Time;
 
@@ -124,11 +125,15 @@ impl TcpConnection {
         }
     }
 
-    /// Retransmission timeout (RFC 6675 §5.1): keep the scoreboard (no reneging is modelled)
-    /// and mark every unSACKed octet below HighData lost, so the holes are resent first and
-    /// SACKed data never; the caller retransmits the head and cwnd/pipe pace the rest.
+    /// Retransmission timeout (RFC 6675 §5.1): keep the scoreboard (unless the receiver
+    /// reneged, `ooo_limit = rcvbuf` only) and mark every unSACKed octet below HighData
+    /// lost, so the holes are resent first and SACKed data never; the caller retransmits the
+    /// head and cwnd/pipe pace the rest.
     pub(super) fn sack_on_rto(&mut self) {
         self.sb.advance(self.snd_una, self.snd_max);
+        if self.cfg.ooo_limit == OooLimit::Rcvbuf {
+            self.ooo_reneged_at_rto(); // OOO: a receiver that pruned SACKed data
+        }
         self.sb.on_rto();
         if self.rack_track {
             self.rack.on_rto(); // RACK: every unSACKed segment lost; PTO and episode end

@@ -46,6 +46,12 @@ pub struct TcpSettings {
     /// reads per RTT up to `recv_buffer` (default off; on in `linux`).
     #[serde(default)]
     pub autotune: Option<bool>,
+    /// What bounds out-of-order data: `ranges32` (default: at most 32 disjoint ranges in the
+    /// receiver's out-of-order queue and in the sender's SACK scoreboard) or `rcvbuf` (Linux:
+    /// the queue bounded by the receive buffer's bytes, pruned from the highest sequence when
+    /// exceeded; no count limit on either; on in `linux`).
+    #[serde(default)]
+    pub ooo_limit: Option<String>,
     /// RACK loss detection (RFC 8985 §6): losses marked by time, not by 3 duplicate ACKs
     /// (default off; on in `linux`); needs SACK.
     #[serde(default)]
