@@ -827,7 +827,7 @@ impl TcpConnection {
             if self.fin_queued && self.snd_una > data_end {
                 self.our_fin_acked(now);
             }
-            if self.cfg.ooo_limit == OooLimit::Rcvbuf && style == RecoveryStyle::Sack {
+            if style == RecoveryStyle::Sack && self.cfg.ooo_limit == OooLimit::Rcvbuf {
                 self.ooo_check_reneging(now); // OOO: snd_una in a SACKed range: reneged
             }
         } else if is_dup {
