@@ -240,7 +240,7 @@ impl LinuxCubic {
             let t = (j.wrapping_sub(epoch) as i32).max(0) as u64 + usecs_to_jiffies(self.delay_min_us) as u64;
             let t = (t << BICTCP_HZ) / LINUX_HZ as u64;
             let k = self.bic_k as u64;
-            let offs = if t < k { k - t } else { t - k };
+            let offs = k.abs_diff(t);
             let delta = ((CUBE_RTT_SCALE * offs * offs * offs) >> (10 + 3 * BICTCP_HZ)) as u32;
             let target = if t < k { self.bic_origin_point.wrapping_sub(delta) } else { self.bic_origin_point.wrapping_add(delta) };
             self.cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100u32.saturating_mul(cwnd) };
