@@ -91,6 +91,15 @@ def test_hystart_errors_name_field_and_line():
     assert "flow[0].tcp.hystart" in str(e) and 'set tcp.cc = "cubic"' in e.message
 
 
+def test_cubic_variant_errors_name_field_and_line():
+    text = BASE + 'tcp = { cc = "cubic", cubic = "bic" }\n'
+    e = _error_for(text)
+    assert "flow[0].tcp.cubic" in str(e) and "unknown cubic `bic` (known: rfc9438, linux)" in e.message
+    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"bic"' in l)
+    e = _error_for(BASE + 'tcp = { cubic = "linux" }\n')
+    assert "flow[0].tcp.cubic" in str(e) and 'set tcp.cc = "cubic" (it is newreno)' in e.message
+
+
 def test_vegas_retransmit_errors_name_field_and_line():
     text = BASE + 'tcp = { cc = "vegas", vegas_retransmit = "bsd" }\n'
     e = _error_for(text)

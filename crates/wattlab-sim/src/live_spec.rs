@@ -201,6 +201,9 @@ impl Simulation {
         if let Some(h) = written.hystart.as_deref().filter(|_| tcp.hystart != wattlab_core::tcp::HyStartMode::Linux) {
             return Err(format!("flow `{}`.tcp.hystart: a live run uses Linux's CUBIC, whose slow-start exit is its HyStart (`linux`); `{h}` is not available there (Linux has no HyStart++, and HyStart is switched off only host-wide, by the tcp_cubic module's `hystart` parameter)", name.as_deref().unwrap_or("flow0")));
         }
+        if let Some(v) = written.cubic.as_deref().filter(|_| tcp.cubic != wattlab_core::tcp::CubicVariant::Linux) {
+            return Err(format!("flow `{}`.tcp.cubic: a live run uses Linux's CUBIC, whose window arithmetic is `linux` (tcp_cubic.c); `{v}` is not available there", name.as_deref().unwrap_or("flow0")));
+        }
         if let Some(m) = written.vegas_retransmit.as_deref().filter(|_| tcp.vegas_retransmit != wattlab_core::tcp::cc::VegasRetransmit::Rfc) {
             return Err(format!("flow `{}`.tcp.vegas_retransmit: a live run uses Linux's Vegas, which keeps Linux's loss recovery (no Vegas fine-grained retransmission); `{m}` is not available there", name.as_deref().unwrap_or("flow0")));
         }

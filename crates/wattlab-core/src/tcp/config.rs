@@ -1,6 +1,6 @@
 //! Per-connection TCP parameters.
 
-use super::cc::{HyStartMode, VegasRetransmit};
+use super::cc::{CubicVariant, HyStartMode, VegasRetransmit};
 use super::ooo_limit::OooLimit;
 use crate::time::Duration;
 
@@ -173,6 +173,10 @@ pub struct TcpConfig {
     /// CUBIC's slow-start exit: off (slow start until loss), Linux's HyStart or RFC 9406's
     /// HyStart++ (see [`super::cc::hystart`]); ignored by the other algorithms.
     pub hystart: HyStartMode,
+    /// CUBIC's window arithmetic: RFC 9438's (default) or Linux's `tcp_cubic.c` (whole
+    /// segments, jiffies, Reno-friendly α = 8/15 throughout; see [`super::cc::cubic_linux`]);
+    /// ignored by the other algorithms.
+    pub cubic: CubicVariant,
     /// Vegas's fine-grained retransmission rules: `Rfc` (default, see [`super::cc::vegas`]) or
     /// ns-2.35's (`Ns2`, see [`super::cc::vegas_ns2`]); ignored by the other algorithms.
     pub vegas_retransmit: VegasRetransmit,
@@ -212,6 +216,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             congestion_control: CongestionControlKind::NewReno,
             hystart: HyStartMode::Off,
+            cubic: CubicVariant::Rfc9438,
             vegas_retransmit: VegasRetransmit::Rfc,
             ooo_limit: OooLimit::Ranges32,
             nagle: false,

@@ -171,6 +171,7 @@ impl TcpConnection {
                 let mut cc = CongestionControl::new(cfg.congestion_control, mss, cfg.initial_cwnd);
                 cc.set_abc_limit(cfg.ack_every);
                 cc.set_hystart(cfg.hystart);
+                cc.set_cubic_variant(cfg.cubic);
                 cc.set_vegas_retransmit(cfg.vegas_retransmit);
                 cc
             },

@@ -25,7 +25,8 @@
 //!   nanosecond RTT of one timed segment per RTT; NewReno loss recovery;
 //! - `westwood`: Westwood+ with Linux's bandwidth estimator; ssthresh = BWE·RTTmin after a loss;
 //! - `cubic`: RFC 9438 (C = 0.4, β = 0.7, fast convergence, Reno-friendly region); slow start
-//!   ends by loss, or by Linux's HyStart or RFC 9406's HyStart++ (option `hystart`, [`cc::hystart`]).
+//!   ends by loss, or by Linux's HyStart or RFC 9406's HyStart++ (option `hystart`, [`cc::hystart`]);
+//!   option `cubic = linux` uses Linux's `tcp_cubic.c` arithmetic instead ([`cc::cubic_linux`]).
 //!
 //! Modelling choices (see [`TcpConfig`] for the defaults):
 //! - effective MSS = min(our MSS, peer's MSS) − 12 bytes when timestamps are on (1448, as Linux);
@@ -72,7 +73,7 @@ pub mod state;
 #[cfg(test)]
 mod tests;
 
-pub use cc::{AckInfo, CongestionControl, HyStartMode, RecoveryStyle, UnknownHyStart, UnknownVegasRetransmit, VegasRetransmit};
+pub use cc::{AckInfo, CongestionControl, CubicVariant, HyStartMode, RecoveryStyle, UnknownCubicVariant, UnknownHyStart, UnknownVegasRetransmit, VegasRetransmit};
 pub use config::{CongestionControlKind, TcpConfig, UnknownCongestionControl};
 pub use ooo_limit::{OooLimit, UnknownOooLimit};
 pub use profile::{TcpProfile, UnknownProfile, LINUX_NOT_MODELLED};

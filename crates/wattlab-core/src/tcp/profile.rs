@@ -5,7 +5,7 @@
 //! the same defaults since 6.1), as far as the model has the mechanism; [`LINUX_NOT_MODELLED`]
 //! lists the rest. Each value's source is beside it (sysctl or `include/net/tcp.h` constant).
 
-use super::cc::{HyStartMode, VegasRetransmit};
+use super::cc::{CubicVariant, HyStartMode, VegasRetransmit};
 use super::config::{CongestionControlKind, TcpConfig};
 use super::ooo_limit::OooLimit;
 use crate::time::Duration;
@@ -100,6 +100,7 @@ fn linux() -> TcpConfig {
         dupack_threshold: 3,            // net.ipv4.tcp_reordering = 3
         congestion_control: CongestionControlKind::Cubic, // CONFIG_DEFAULT_TCP_CONG = "cubic"
         hystart: HyStartMode::Linux,    // tcp_cubic hystart = 1, hystart_detect = 3 (train + delay)
+        cubic: CubicVariant::Linux,     // tcp_cubic.c's bictcp_update/tcp_cong_avoid_ai (beta 717, bic_scale 41)
         vegas_retransmit: VegasRetransmit::Rfc, // unused by cubic; Linux's Vegas keeps Linux's recovery
         // The out-of-order queue is an rbtree of skbs bounded by receive-buffer memory
         // (tcp_data_queue_ofo, tcp_prune_ofo_queue); the scoreboard is the retransmit queue
@@ -134,6 +135,7 @@ mod tests {
         assert!(!LINUX_NOT_MODELLED.iter().any(|(m, _)| m.contains("RACK")));
         assert_eq!(c.congestion_control, CongestionControlKind::Cubic);
         assert_eq!(c.hystart, HyStartMode::Linux);
+        assert_eq!(c.cubic, CubicVariant::Linux);
         assert_eq!((c.initial_cwnd, c.dupack_threshold, c.ack_every), (10, 3, 2));
         assert_eq!((c.min_rto, c.initial_rto, c.max_rto), (Duration::from_millis(200), Duration::from_secs(1), Duration::from_secs(120)));
         assert_eq!(c.delayed_ack_timeout, Duration::from_millis(40));

@@ -7,7 +7,9 @@ use crate::scenario::flow::tcp::{max_window, MAX_WINDOW_SCALE};
 use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
 use crate::stack::Stack;
 use std::net::Ipv4Addr;
-use wattlab_core::tcp::{CongestionControlKind, HyStartMode, OooLimit, TcpConfig, TcpProfile, VegasRetransmit};
+use wattlab_core::tcp::{
+    CongestionControlKind, CubicVariant, HyStartMode, OooLimit, TcpConfig, TcpProfile, VegasRetransmit,
+};
 use wattlab_core::Time;
 
 /// Congestion-control names accepted in scenarios: every `CongestionControlKind::name()`
@@ -172,6 +174,16 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
             )));
         }
     }
+    if let Some(v) = &t.cubic {
+        c.cubic = CubicVariant::from_name(v).map_err(|e| ("tcp.cubic", e.to_string()))?;
+        if c.cubic != CubicVariant::Rfc9438 && c.congestion_control != CongestionControlKind::Cubic {
+            return Err(("tcp.cubic", format!(
+                "cubic = \"{}\" is CUBIC's window arithmetic: set tcp.cc = \"cubic\" (it is {})",
+                c.cubic.name(),
+                c.congestion_control.name()
+            )));
+        }
+    }
     if let Some(m) = &t.vegas_retransmit {
         c.vegas_retransmit = VegasRetransmit::from_name(m).map_err(|e| ("tcp.vegas_retransmit", e.to_string()))?;
         if c.vegas_retransmit != VegasRetransmit::Rfc && c.congestion_control != CongestionControlKind::Vegas {
@@ -322,6 +334,22 @@ mod tests {
         assert!(msg.contains("set tcp.cc = \"cubic\" (it is newreno)"), "{msg}");
         let t = TcpSettings { hystart: Some("off".into()), ..Default::default() };
         assert_eq!(tcp_config(&t).map(|c| c.hystart), Ok(HyStartMode::Off));
+    }
+
+    #[test]
+    fn cubic_variant_names_and_its_cubic_requirement_are_checked() {
+        let t = TcpSettings { cc: Some("cubic".into()), cubic: Some("bic".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.cubic", "unknown cubic `bic` (known: rfc9438, linux)".into())));
+        let t = TcpSettings { cubic: Some("linux".into()), ..Default::default() };
+        let (field, msg) = tcp_config(&t).unwrap_err();
+        assert_eq!(field, "tcp.cubic");
+        assert!(msg.contains("set tcp.cc = \"cubic\" (it is newreno)"), "{msg}");
+        // Default RFC 9438; on in the linux profile; a written key overrides it.
+        assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.cubic), Ok(CubicVariant::Rfc9438));
+        let linux = TcpSettings { profile: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&linux).map(|c| c.cubic), Ok(CubicVariant::Linux));
+        let t = TcpSettings { cubic: Some("RFC9438".into()), ..linux };
+        assert_eq!(tcp_config(&t).map(|c| c.cubic), Ok(CubicVariant::Rfc9438));
     }
 
     #[test]

@@ -19,8 +19,12 @@
 //!   it, as Linux), cwnd = 1 SMSS, then slow start.
 //! - Slow start ends at the first loss unless `hystart` chooses Linux's HyStart or RFC 9406's
 //!   HyStart++ (§4.10 recommends the latter; see [`super::hystart`]).
+//! - `cubic = "linux"` replaces the avoidance and loss arithmetic above by Linux's
+//!   (`tcp_cubic.c`: whole segments, jiffies, no α switch; see [`super::cubic_linux`]); slow
+//!   start, HyStart and recovery stay the same.
 
 use super::aimd::Aimd;
+use super::cubic_linux::{CubicVariant, LinuxCubic};
 use super::hystart::{HyStart, HyStartMode, Verdict};
 use super::AckInfo;
 use crate::time::{Duration, Time};
@@ -52,6 +56,8 @@ pub struct Cubic {
     srtt: Option<Duration>,
     /// Slow-start exit (`hystart`), boxed: allocated once per connection when on.
     hystart: Option<Box<HyStart>>,
+    /// Linux's arithmetic (`cubic = "linux"`), boxed: allocated once per connection when on.
+    linux: Option<Box<LinuxCubic>>,
 }
 
 impl Cubic {
@@ -69,6 +75,7 @@ impl Cubic {
             in_recovery: false,
             srtt: None,
             hystart: None,
+            linux: None,
         }
     }
 
@@ -102,6 +109,15 @@ impl Cubic {
         self.hystart.as_deref()
     }
 
+    /// Linux's window arithmetic, when `cubic = "linux"`.
+    pub fn linux(&self) -> Option<&LinuxCubic> {
+        self.linux.as_deref()
+    }
+
+    pub(super) fn set_variant(&mut self, variant: CubicVariant) {
+        self.linux = (variant == CubicVariant::Linux).then(Box::default);
+    }
+
     pub(super) fn set_hystart(&mut self, mode: HyStartMode) {
         self.hystart = (mode != HyStartMode::Off).then(|| Box::new(HyStart::new(mode)));
     }
@@ -116,9 +132,17 @@ impl Cubic {
         if a.srtt.is_some() {
             self.srtt = a.srtt;
         }
+        if let (Some(l), true) = (&mut self.linux, a.bytes_acked > 0) {
+            if let Some(rtt) = a.fine_rtt.or(a.rtt) {
+                l.on_rtt_sample(a.now, rtt);
+            }
+        }
         if let Some(h) = &mut self.hystart {
             if a.bytes_acked > 0 {
-                let fresh = self.epoch_start.is_some_and(|t| a.now.saturating_since(t) < Duration::from_secs(1));
+                let fresh = match &self.linux {
+                    Some(l) => l.fresh_epoch(a.now),
+                    None => self.epoch_start.is_some_and(|t| a.now.saturating_since(t) < Duration::from_secs(1)),
+                };
                 let segs = self.aimd.cwnd / self.aimd.mss;
                 if h.on_ack(a.now, a.ack, a.snd_nxt, segs, a.srtt, self.aimd.in_slow_start(), fresh) == Verdict::Exit {
                     self.aimd.ssthresh = self.aimd.cwnd; // tp->snd_ssthresh = tcp_snd_cwnd(tp)
@@ -137,6 +161,10 @@ impl Cubic {
                 None => self.aimd.slow_start(bytes_acked),
             }
             self.frac = 0.0;
+            return;
+        }
+        if let Some(l) = &mut self.linux {
+            l.on_ack(&mut self.aimd, now, bytes_acked);
             return;
         }
         let mss = self.aimd.mss as f64;
@@ -172,6 +200,13 @@ impl Cubic {
 
     /// §4.6 and §4.7: remember where the loss happened, reduce by β.
     fn congestion_event(&mut self) -> u32 {
+        if let Some(l) = &mut self.linux {
+            if let Some(h) = &mut self.hystart {
+                h.on_congestion();
+            }
+            let mss = self.aimd.mss;
+            return l.recalc_ssthresh(self.aimd.cwnd / mss).saturating_mul(mss);
+        }
         let mss = self.aimd.mss as f64;
         let cwnd = (self.aimd.cwnd as f64 + self.frac) / mss;
         self.w_max = if cwnd < self.w_max { cwnd * (1.0 + CUBIC_BETA) / 2.0 } else { cwnd };
@@ -202,6 +237,9 @@ impl Cubic {
         self.epoch_start = None;
         if let Some(h) = &mut self.hystart {
             h.on_timeout();
+        }
+        if let Some(l) = &mut self.linux {
+            l.reset();
         }
         self.aimd.collapse(ssthresh);
     }

@@ -275,7 +275,15 @@ impl HyStart {
                         self.delay_min = Some(rtt);
                     }
                 }
-                if self.found || !in_slow_start || cwnd_segs < LOW_WINDOW {
+                if self.found || !in_slow_start {
+                    return Verdict::Continue;
+                }
+                // Linux's hystart_update: a round ends (when an ACK passes its snd_nxt) before
+                // the low-window test, so rounds are counted from the first ACK.
+                if ack > self.end_seq {
+                    self.start_round(now, snd_nxt);
+                }
+                if cwnd_segs < LOW_WINDOW {
                     return Verdict::Continue;
                 }
                 let Some(delay_min) = self.delay_min else { return Verdict::Continue };
@@ -290,16 +298,21 @@ impl HyStart {
         }
     }
 
+    /// Linux's `bictcp_hystart_reset`: a new round from `now` until an ACK passes `snd_nxt`.
+    fn start_round(&mut self, now: Time, snd_nxt: u64) {
+        self.round_start = now;
+        self.last_ack = now;
+        self.end_seq = snd_nxt;
+        self.curr_rtt = Duration::MAX;
+        self.sample_cnt = 0;
+    }
+
     /// Linux's `hystart_update`; `rtt` is None for an ACK whose segment was not timed (the
     /// ring was full): the train test still runs, the delay test skips it.
     #[allow(clippy::too_many_arguments)]
     fn linux_update(&mut self, now: Time, ack: u64, snd_nxt: u64, cwnd_segs: u32, srtt: Option<Duration>, delay_min: Duration, rtt: Option<Duration>) -> Verdict {
         if ack > self.end_seq {
-            self.round_start = now;
-            self.last_ack = now;
-            self.end_seq = snd_nxt;
-            self.curr_rtt = Duration::MAX;
-            self.sample_cnt = 0;
+            self.start_round(now, snd_nxt);
         }
         if now.saturating_since(self.last_ack) <= ACK_DELTA {
             self.last_ack = now;

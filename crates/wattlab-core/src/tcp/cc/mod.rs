@@ -1,7 +1,7 @@
 //! Congestion-window arithmetic, one variant per algorithm, behind an enum (no `dyn`).
 //!
 //! Algorithms: Tahoe (4.3BSD-Tahoe as ns-2 `Agent/TCP`), Reno (RFC 5681), NewReno (RFC 6582),
-//! Vegas ([`vegas`]), Westwood+ ([`westwood`]), CUBIC ([`cubic`], RFC 9438) and the ACK-loss-aware
+//! Vegas ([`vegas`]), Westwood+ ([`westwood`]), CUBIC ([`cubic`], RFC 9438; Linux's arithmetic in [`cubic_linux`]) and the ACK-loss-aware
 //! Reno of Hashimoto et al. ([`ackloss`]). All keep their
 //! window in an [`Aimd`] so slow start and the Reno-style recovery arithmetic exist once.
 //!
@@ -40,6 +40,7 @@
 pub mod ackloss;
 mod aimd;
 pub mod cubic;
+pub mod cubic_linux;
 pub mod hystart;
 pub mod vegas;
 pub mod vegas_ns2;
@@ -48,6 +49,7 @@ pub mod westwood;
 pub use ackloss::AckLoss;
 pub use aimd::{Aimd, ABC_LIMIT_SEGMENTS};
 pub use cubic::Cubic;
+pub use cubic_linux::{CubicVariant, LinuxCubic, UnknownCubicVariant};
 pub use hystart::{HyStart, HyStartMode, UnknownHyStart};
 pub use vegas::Vegas;
 pub use vegas_ns2::{UnknownVegasRetransmit, VegasRetransmit};
@@ -233,6 +235,13 @@ impl CongestionControl {
     pub fn set_hystart(&mut self, mode: HyStartMode) {
         if let CongestionControl::Cubic(c) = self {
             c.set_hystart(mode);
+        }
+    }
+
+    /// Choose CUBIC's window arithmetic ([`cubic_linux`]); a no-op for the other algorithms.
+    pub fn set_cubic_variant(&mut self, variant: CubicVariant) {
+        if let CongestionControl::Cubic(c) = self {
+            c.set_variant(variant);
         }
     }
 

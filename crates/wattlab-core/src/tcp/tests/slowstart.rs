@@ -85,3 +85,27 @@ fn autotuned_window_doubles_per_rtt_while_the_reader_keeps_up_and_stops_at_the_c
     let (w, _) = windows_per_rtt(false, ceiling);
     assert!(w[0] + 1024 >= ceiling as u64, "{w:?}");
 }
+
+#[test]
+fn linux_hystart_counts_rounds_below_the_low_window_so_the_train_starts_with_a_burst() {
+    // The live grid's 20 Mb/s, 20 ms path with the linux profile (3 MiB window): Linux's
+    // hystart_update ends a round (an ACK past its snd_nxt) before its low-window test, so
+    // each round starts with the ACK that follows an RTT's gap and the ACK train runs
+    // unbroken for (delay_min + ack delay)/2 = 10.8 ms: slow start ends near the 34-segment
+    // BDP, as live Linux did (flight ~39 segments, 2026-11-28 grid seed 1). Counting rounds
+    // only from cwnd 16 put their starts before a gap and the exit at 84 segments.
+    for every_segment in [false, true] {
+        let mut cfg = crate::tcp::TcpProfile::Linux.config();
+        (cfg.autotune, cfg.recv_buffer, cfg.window_scale) = (false, 3 << 20, Some(6));
+        let mut b = cfg.clone();
+        b.delayed_ack = !every_segment;
+        let mut h = Harness::new(cfg, b, 10, 20, ms(10));
+        h.rate_bps = Some(20_000_000);
+        h.a.send(100_000_000);
+        h.run_until(Time::from_secs_f64(1.0));
+        let hs = h.a.congestion_control().cubic().and_then(|c| c.hystart()).expect("hystart").stats();
+        let ss = h.a.ssthresh() / 1448;
+        assert_eq!((hs.train_exits, hs.delay_exits), (1, 0), "ACK every segment: {every_segment}");
+        assert!((30..=45).contains(&ss), "ssthresh {ss} segments (ACK every segment: {every_segment})");
+    }
+}

@@ -37,6 +37,11 @@ pub struct TcpSettings {
     /// HyStart: ACK train and delay increase; on in `linux`) or `hystart++` (RFC 9406).
     #[serde(default)]
     pub hystart: Option<String>,
+    /// CUBIC's window arithmetic: `rfc9438` (default; floating point, RFC 9438) or `linux`
+    /// (Linux's `tcp_cubic.c`: whole segments, jiffies, Reno-friendly α = 8/15 throughout;
+    /// on in `linux`); needs `cc = "cubic"`.
+    #[serde(default)]
+    pub cubic: Option<String>,
     /// Vegas's fine-grained retransmission rules: `rfc` (default) or `ns2` (ns-2.35's
     /// `tcp-vegas.cc`: checks on every duplicate ACK, back-off, its window cuts); needs
     /// `cc = "vegas"`.
