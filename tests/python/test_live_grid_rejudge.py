@@ -146,3 +146,16 @@ def test_live_records_keep_only_verified_runs_of_the_same_scenario_and_size(tmp_
     assert grid_rejudge.live_records(stored, spec) == {}
     with pytest.raises(LiveInputError, match="no verified live run"):
         grid_rejudge.rejudge(spec, stored, tmp_path / "re")
+
+
+def test_a_grid_run_in_parts_is_judged_on_every_part(tmp_path):
+    """provenance.json keeps the axes of a grid's last invocation only (the grid is run in
+    parts with --rates/--rtts/--losses into one directory): the stored records hold the rest."""
+    stored = _stored(tmp_path)
+    prov = json.loads((stored / "provenance.json").read_text())
+    prov["grid"]["rates_mbps"], prov["grid"]["rtts_ms"] = [50.0], [90.0]
+    (stored / "provenance.json").write_text(json.dumps(prov))
+    spec = grid_rejudge.stored_spec(stored)
+    assert (spec.rates_mbps, spec.rtts_ms, spec.losses_pct, spec.runs) == ((20.0, 50.0), (20.0, 90.0), (0.0,), 1)
+    assert sorted(grid_rejudge.live_records(stored, grid_rejudge.narrow(spec, rates_mbps=(20,), rtts_ms=(20,)))) == [
+        (SHAPE.key, "always-on", 1), (SHAPE.key, "cc", 1)]

@@ -40,9 +40,29 @@ def stored_spec(stored: Path, scenario: Path | None = None) -> grid.GridSpec:
     if have != want:
         raise LiveInputError(f"--rejudge {stored}: its live runs used a base scenario with hash {want}; {path} has {have} "
                              "(give the same scenario with --scenario; shapes are set by the grid, the rest must match)")
-    return grid.GridSpec(scenario=path, rates_mbps=g["rates_mbps"], rtts_ms=g["rtts_ms"], losses_pct=g["losses_pct"],
-                         runs=int(g["runs"]), modes=g["modes"], profiles=g["profiles"], size=g["size"],
-                         time_limit=g.get("time_limit"), sysctls=g.get("sysctls") or ())
+    axes = _record_axes(stored, g["size"], have)
+    return grid.GridSpec(scenario=path, rates_mbps=sorted({*g["rates_mbps"], *axes[0]}), rtts_ms=sorted({*g["rtts_ms"], *axes[1]}),
+                         losses_pct=sorted({*g["losses_pct"], *axes[2]}), runs=max(int(g["runs"]), axes[3]), modes=g["modes"],
+                         profiles=g["profiles"], size=g["size"], time_limit=g.get("time_limit"), sysctls=g.get("sysctls") or ())
+
+
+def _record_axes(stored: Path, size: str, scenario_hash: str) -> tuple[set, set, set, int]:
+    """The rates, RTTs, losses and most runs of the stored verified live records of ``size``
+    and the base scenario: a grid run in parts (``--rates``/``--rtts``/``--losses`` into one
+    directory) keeps only its last part's axes in ``provenance.json``, and its records hold
+    the rest."""
+    rates, rtts, losses, runs = set(), set(), set(), 0
+    for p in (Path(stored) / grid.RECORDS).glob("live-*.json"):
+        rec = grid._read_record(p)
+        if rec is None or not rec.get("verified") or rec.get("size") != size or rec.get("scenario_hash") not in (None, scenario_hash):
+            continue
+        try:
+            r, d, l, n = float(rec["rate_mbps"]), float(rec["rtt_ms"]), float(rec["loss_pct"]), int(rec["run"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        rates.add(r), rtts.add(d), losses.add(l)
+        runs = max(runs, n)
+    return rates, rtts, losses, runs
 
 
 def narrow(spec: grid.GridSpec, **axes: tuple[float, ...] | None) -> grid.GridSpec:

@@ -11,7 +11,9 @@
 //!   `tcp_select_initial_window`); the clamp keeps one MSS in reserve (65536 − MSS,
 //!   `tcp_init_buffer_space`), and `rcv_ssthresh` (the window actually offered) starts there.
 //! - Every in-order segment of at least 128 B raises `rcv_ssthresh` by max(2·advmss, 2·len),
-//!   up to the clamp (`tcp_grow_window`; the truesize test passes for full segments).
+//!   up to the clamp (`tcp_grow_window`; the truesize test passes for full segments);
+//!   a segment that raised it is ACKed at once (`icsk_ack.quick |= 1`; the connection does
+//!   this when `quick_ack` is on), so while the window grows every segment is ACKed.
 //! - Once per receiver RTT (the smallest timestamp echo delay, `tcp_rcv_rtt_update` with
 //!   timestamps; without them, the time to receive one window, `tcp_rcv_rtt_measure`), if the
 //!   application read more in that RTT (`copied`) than the last measurement (`space`): the
@@ -148,8 +150,10 @@ impl Autotune {
 
     /// An in-order segment of `len` bytes arrived at `now`; `ts_echo_age` is now − TSecr when
     /// it carried a timestamp echo, `rcv_nxt` the position after it and `rcv_wnd` the window
-    /// we last offered (the window-based RTT measurement without timestamps).
-    pub fn on_data(&mut self, now: Time, len: u32, ts_echo_age: Option<Duration>, rcv_nxt: u64, rcv_wnd: u64) {
+    /// we last offered (the window-based RTT measurement without timestamps). Returns true
+    /// when the segment raised `rcv_ssthresh` (Linux then ACKs it at once: `tcp_grow_window`
+    /// sets `icsk_ack.quick |= 1`).
+    pub fn on_data(&mut self, now: Time, len: u32, ts_echo_age: Option<Duration>, rcv_nxt: u64, rcv_wnd: u64) -> bool {
         match ts_echo_age {
             Some(age) if len >= self.advmss.min(536) => self.rtt_sample(age),
             Some(_) => {}
@@ -164,16 +168,20 @@ impl Autotune {
                 self.win_time = Some(now);
             }
         }
-        self.grow_window(len);
+        self.grow_window(len)
     }
 
-    fn grow_window(&mut self, len: u32) {
+    /// Linux's `tcp_grow_window`: true when `rcv_ssthresh` grew.
+    fn grow_window(&mut self, len: u32) -> bool {
         if len < GROW_MIN_LEN {
-            return;
+            return false;
         }
-        let room = self.clamp.saturating_sub(self.rcv_ssthresh);
+        // Linux's room is min(window_clamp, tcp_space) − rcv_ssthresh; the ceiling stands for
+        // the buffer's limit (tcp_space), so growth stops where the window does.
+        let room = self.clamp.min(self.ceiling).saturating_sub(self.rcv_ssthresh);
         let incr = (2 * self.advmss as u64).max(2 * len as u64);
         self.rcv_ssthresh += room.min(incr);
+        room > 0
     }
 
     /// The application has read `read` bytes in all at `now`; `ooo_span` is how far beyond

@@ -704,8 +704,9 @@ impl TcpConnection {
         }
     }
 
-    /// Autotuning after in-order data: receiver RTT, rcv_ssthresh growth, and the per-RTT
-    /// measurement of what the application read (see [`super::autotune`]).
+    /// Autotuning after in-order data: receiver RTT, rcv_ssthresh growth (with `quick_ack`, a
+    /// segment that grew it is ACKed at once, as Linux's `tcp_grow_window` does), and the
+    /// per-RTT measurement of what the application read (see [`super::autotune`]).
     #[cold]
     fn autotune_on_data(&mut self, now: Time, h: &TcpHeader, payload_len: u32) {
         let echo = if self.ts_ok { h.options.timestamps.map(|ts| ts_clock(now).wrapping_sub(ts.tsecr)) } else { None };
@@ -714,8 +715,15 @@ impl TcpConnection {
         let wnd = self.rcv_adv.saturating_sub(self.rcv_nxt);
         let read = self.stats.bytes_read;
         if let Some(a) = &mut self.autotune {
-            a.on_data(now, payload_len, echo, self.rcv_nxt, wnd);
+            let grew = a.on_data(now, payload_len, echo, self.rcv_nxt, wnd);
             a.on_read(now, read, ooo);
+            if grew && self.cfg.quick_ack {
+                // Linux's `tcp_grow_window` (tcp_input.c, 6.18): `icsk_ack.quick |= 1`, so the
+                // segment that raised rcv_ssthresh is ACKed at once (`__tcp_ack_snd_check`):
+                // while the window grows, the receiver ACKs every segment.
+                self.quickacks |= 1;
+                self.ack_now = true;
+            }
         }
     }
 
