@@ -101,9 +101,12 @@ STOCK_CC_ENERGY = "cc energy_j"
 """The one bound the stock-Linux session does not assert: with Linux's restart after idle on
 both sides, the cc agent's live energy on the 4-page session was +9.1 to +14.8 % of the
 simulator's in nine runs (2026-11-28, load 1.2–5.7, page loads within 6 %; on the 10-page
-session +2.8 and +3.4 %), against +1.5 to +2.8 % with the restart off. Not yet explained
-(docs/live.md, "Web flows"); ``test_one_web_session_without_the_idle_restart`` asserts the
-bound with the restart off."""
+session +2.8 and +3.4 %), against +1.5 to +2.8 % with the restart off. Decomposed from six
+stored runs (docs/live.md, "Web flows"): the live energy window's 0.34 s after the last page
+(+3.6–3.8 %), page 0's one-RTT race (+3.9–4.9 %) and per-burst timing on pages 2–3 (+1–4 %);
+with the restart off page 1 races the other way and cancels page 0. None is a TCP model
+error; ``test_one_web_session_without_the_idle_restart`` asserts the bound with the restart
+off."""
 
 
 def _check_session(df, skip: tuple[str, ...] = ()) -> None:
