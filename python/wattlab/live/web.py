@@ -379,6 +379,8 @@ def print_result(console, res: WebLiveResult, note: Callable, warn: Callable, qu
                   str(r["new_connections"]), f"{r['think_s']:.3f}")
     print_table(console, t, keys=1)
     rpt.print_energy(console, res.radios().to_dict("records"))
+    note(f"energy over the session window (the simulated run's span, what compare judges): {res.energy_j:.3f} J; "
+         f"the whole capture above: {res.capture_energy_j:.3f} J", quiet)
     if res.agent:
         row = {"node": p["client"], "detection": p.get("detection") or "active", **res.agent["agent"]}
         rpt.print_agents(console, [row])
