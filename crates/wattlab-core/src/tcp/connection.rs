@@ -1181,6 +1181,7 @@ impl TcpConnection {
             idle: now.saturating_since(last),
             rto: self.rtt.rto(),
             initial_window: self.cfg.initial_cwnd.max(1).saturating_mul(self.eff_mss),
+            mss: self.eff_mss,
             in_reduction: self.recovery.in_recovery(),
         };
         if let Some((cwnd, ssthresh)) = idle_restart::restart(self.cc.cwnd(), self.cc.ssthresh(), at) {

@@ -111,7 +111,7 @@ fn quick_ack_answers_the_first_16_segments_and_again_after_a_silence() {
 /// Linux's cwnd restart after idle (`slow_start_after_idle`, `tcp_cwnd_restart`): a first
 /// burst of 100 segments from IW 10 leaves cwnd at 110 segments (slow start adds every ACKed
 /// byte); the next send after an idle just over k RTOs (200 ms, the clamp: RTT 40 ms) finds it
-/// halved k times — 55, 27.5, 13.75, then the floor min(IW, cwnd) = 10 — and slow start's
+/// halved k times in whole segments as Linux — 55, 27, 13, then the floor min(IW, cwnd) = 10 — and slow start's
 /// infinite ssthresh unchanged. An idle of exactly one RTO, or the option off, changes nothing.
 #[test]
 fn idle_restart_halves_cwnd_per_rto_down_to_the_initial_window() {
@@ -142,7 +142,7 @@ fn idle_restart_halves_cwnd_per_rto_down_to_the_initial_window() {
     assert_eq!((cwnd, ss, n, burst), (before, u32::MAX, 0, 110), "option off: the window is kept");
     assert_eq!(run(true, 200).1, (110 * MSS, u32::MAX, 0), "idle = RTO is not longer than the RTO");
     assert_eq!(run(true, 150).1, (110 * MSS, u32::MAX, 0), "idle < RTO");
-    for (k, want) in [(1, 110 * MSS / 2), (2, 110 * MSS / 4), (3, 110 * MSS / 8), (4, 10 * MSS), (50, 10 * MSS)] {
+    for (k, want) in [(1, 55 * MSS), (2, 27 * MSS), (3, 13 * MSS), (4, 10 * MSS), (50, 10 * MSS)] {
         let (_, (cwnd, ss, n), burst) = run(true, 200 * k + 1);
         assert_eq!((cwnd, ss, n), (want, u32::MAX, 1), "idle {k} RTOs + 1 ms");
         assert_eq!(burst as u32, want / MSS, "the burst after the idle period is the restarted window");
