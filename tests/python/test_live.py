@@ -183,6 +183,8 @@ def test_linux_profile_reaches_the_live_plan_and_unturnable_switches_are_refused
         with pytest.raises(live.LiveError, match="tcp.hystart: a live run uses Linux's CUBIC"):
             runner.load_plan(YAN, "cc", [*cubic, f'flow.0.tcp.hystart="{mode}"'])
     assert runner.load_plan(YAN, "cc", [*cubic, 'flow.0.tcp.hystart="linux"'])["cc"] == "cubic"
+    with pytest.raises(live.LiveError, match="tcp.cubic_idle_shift: a live run uses Linux's CUBIC"):
+        runner.load_plan(YAN, "cc", [*cubic, "flow.0.tcp.cubic_idle_shift=false"])
     assert runner.load_plan(YAN, "cc", [*cubic, "flow.0.tcp.autotune=false"])["autotune"] is False
     with pytest.raises(live.LiveError, match="tcp.cubic: a live run uses Linux's CUBIC, whose window arithmetic is `linux`"):
         runner.load_plan(YAN, "cc", [*cubic, 'flow.0.tcp.cubic="rfc9438"'])

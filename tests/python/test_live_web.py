@@ -10,6 +10,7 @@ CI runs them as root. Every run has a time bound and removes its namespaces.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -88,6 +89,30 @@ def test_time_bound_counts_the_think_times(tmp_path):
     assert web.time_bound(plan, None) == min(3 * need + 30, 600)
 
 
+def test_live_energy_is_judged_over_the_simulated_runs_span():
+    """The live energy compared with the simulator's is the capture's over the session window
+    (first page's start to last page's end: the simulated run's span), not the whole capture,
+    which runs on while the closes after the last page finish; the whole capture's stays in
+    ``capture_energy_j``. Without a costed window the whole capture's is used."""
+    import types
+
+    import pandas as pd
+
+    def costed(j: float, sleep: float):
+        return types.SimpleNamespace(energy=pd.DataFrame({"policy": ["always-on", "replay"], "energy_j": [9.0, j], "time_sleep_s": [0.0, sleep]}))
+
+    fetch = {"start_ns": 1_000, "end_ns": 4_000_000_000, "pages_done": 2, "bytes_complete": 10, "connections": 1,
+             "page_rows": [{"view": 0, "start_ns": 1_000, "end_ns": 300_000_000}, {"view": 1, "start_ns": 700_000_000, "end_ns": 4_000_000_000}]}
+    plan = {"policy": "cc", "web": {"pages": [{}, {}]}, "bytes": 10}
+    res = web.WebLiveResult(plan=plan, fetch=fetch, server={"retransmitted_segments": 0}, emulator={"host": {"late_max_us": 0}},
+                            agent=None, energy=costed(2.0, 3.5), out_dir=Path("."))
+    assert res.window_ns == (1_000, 4_000_000_000)
+    assert (res.energy_j, res.sleep_s) == (2.0, 3.5), "no window costed: the whole capture"
+    res.window_energy = costed(1.8, 3.1)
+    assert (res.energy_j, res.sleep_s, res.capture_energy_j) == (1.8, 3.1, 2.0)
+    assert web.live_row(res, "cc")["energy_j"] == 1.8
+
+
 # ---- as root ------------------------------------------------------------------------------
 
 def _compare(path: Path, out: Path):
@@ -97,13 +122,15 @@ def _compare(path: Path, out: Path):
     return df
 
 
-STOCK_CC_ENERGY = "cc energy_j"
-"""The one bound the stock-Linux session does not assert: with Linux's restart after idle on
-both sides, the cc agent's live energy on the 4-page session was +9.1 to +14.8 % of the
-simulator's in nine runs (2026-11-28, load 1.2–5.7, page loads within 6 %; on the 10-page
-session +2.8 and +3.4 %), against +1.5 to +2.8 % with the restart off. Not yet explained
-(docs/live.md, "Web flows"); ``test_one_web_session_without_the_idle_restart`` asserts the
-bound with the restart off."""
+LIVE_ENERGY_WINDOW = "the session window"
+"""The live energy judged is the capture's over the session window (first page's start to last
+page's end, the simulated run's span). Over the whole capture, which runs on 0.33–0.36 s while
+the sleeping agent drops the server's closing FINs, the cc agent's live energy on this 4-page
+session with the restart on was +8.7 to +14.8 % of the simulator's (2026-11-28, load 1.2–7.7);
+over the window +4.9 to +9.9 % (seven runs, session 42: three stored runs re-costed, four
+live at load 4–9): the rest is page 0's one-RTT race (+3.9–4.9 %) and per-burst timing
+(docs/live.md, "Web flows"). So the stock-Linux test now asserts every bound, the cc energy
+included; its margin is small under load (+9.9 % once), like the page-load bounds'."""
 
 
 def _check_session(df, skip: tuple[str, ...] = ()) -> None:
@@ -137,11 +164,16 @@ def test_one_web_session_on_stock_linux_against_the_simulator(tmp_path, runs):
     scenario sets ``tcp.slow_start_after_idle = true``, so the testbed leaves
     ``net.ipv4.tcp_slow_start_after_idle = 1`` (Linux restarts a connection's window after an
     idle RTO, so every page after a think time starts from the initial window) and the
-    simulator models the same restart (docs/tcp.md). Every bound but :data:`STOCK_CC_ENERGY`."""
+    simulator models the same restart (docs/tcp.md). Every bound, the cc agent's energy over
+    :data:`LIVE_ENERGY_WINDOW` included."""
     path = _short(tmp_path)
     assert runner.load_plan(path, "always-on")["slow_start_after_idle"] is True
     df = _compare(path, tmp_path / "cmp")
-    _check_session(df, skip=(STOCK_CC_ENERGY,))
+    _check_session(df)
+    # The judged live energy is the session window's; the whole capture runs on after the last
+    # page (the closes), so it costs more.
+    summary = json.loads((tmp_path / "cmp" / "live-cc" / "summary.json").read_text())
+    assert summary["capture_energy_j"] > summary["energy_j"] == df[(df.policy == "cc") & (df["mode"] == "live")].energy_j.iloc[0]
     # The restart is what both sides did: the simulator without it loads the 4 pages in
     # 1.19 s, stock Linux in 1.62 s (2026-11-28; pages 3 and 4 restart after 0.3 s > RTO).
     sim = api.run(path, overrides=["flow.0.tcp.slow_start_after_idle=false"])

@@ -182,19 +182,20 @@ def _profile_warnings(plan: dict) -> list[str]:
             f"built-in profile {plan['profile']} as it is"]
 
 
-def _cost(plan: dict, out: Path, policy: str):
-    """The trace analyzer's energy of the client's capture."""
+def _cost(plan: dict, out: Path, policy: str, capture: str = "client.pcap", into: str = "energy"):
+    """The trace analyzer's energy of the client's capture (``out/capture``), written to
+    ``out/into``."""
     from wattlab import trace
 
     replay = checks.family(policy) in checks.REPLAYED
     policies = ["always-on", "oracle"] + (["replay"] if replay else [])
     transitions = out / "transitions.csv" if replay else None
     try:
-        energy = trace.energy(out / "client.pcap", client=netns.CLIENT_ADDR, profile=plan["profile"], policies=policies,
+        energy = trace.energy(out / capture, client=netns.CLIENT_ADDR, profile=plan["profile"], policies=policies,
                               phy=f"link@{plan['hop_rate_bps'] / 1e6:g}", transitions=transitions, timeline=False)
     except Exception as e:  # the analyzer's errors name the capture and the offset
-        raise LiveError(f"costing {out / 'client.pcap'} failed: {e}") from None
-    energy.write(out / "energy", formats=("csv",))
+        raise LiveError(f"costing {out / capture} failed: {e}") from None
+    energy.write(out / into, formats=("csv",))
     return energy
 
 

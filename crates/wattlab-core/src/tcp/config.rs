@@ -133,6 +133,12 @@ pub struct TcpConfig {
     /// min(IW, cwnd) (see [`super::idle_restart`]). Off by default (the textbook stacks keep
     /// their window).
     pub slow_start_after_idle: bool,
+    /// Linux's CUBIC after an idle period (`cubictcp_cwnd_event(CA_EVENT_TX_START)`): data
+    /// sent with nothing in flight shifts the growth epoch later by the time since the last
+    /// data segment, so the window resumes on the curve as if the idle time had not passed
+    /// (see [`super::cc::Cubic`]). Only CUBIC has an epoch. Off by default (the curve's t
+    /// counts idle time, as before).
+    pub cubic_idle_shift: bool,
     /// RACK loss detection (RFC 8985 §6): a segment is deemed lost once a segment sent after
     /// it is delivered and its RTT plus a reordering window has passed, instead of after
     /// DupThresh duplicate ACKs; lost retransmissions are detected the same way. Linux's
@@ -203,6 +209,7 @@ impl Default for TcpConfig {
             prr: false,
             quick_ack: false,
             slow_start_after_idle: false,
+            cubic_idle_shift: false,
             rack: false,
             tlp: false,
             delayed_ack: true,

@@ -108,9 +108,12 @@ pub struct TcpConnection {
     sb: Scoreboard,
     /// RFC 6937 state of the current SACK recovery (used only with `cfg.prr`).
     prr: Prr,
-    /// When the last data segment was sent (Linux's `lsndtime`), until a send with nothing in
-    /// flight consumes it (`cfg.slow_start_after_idle`).
+    /// When the last data segment was sent (Linux's `lsndtime`): the restart after idle
+    /// (`cfg.slow_start_after_idle`) and CUBIC's epoch shift (`cfg.cubic_idle_shift`).
     last_data_sent: Option<Time>,
+    /// The `last_data_sent` a restart check already used, so a send the windows then hold
+    /// back cannot restart twice for one idle period.
+    restart_checked: Option<Time>,
     /// RFC 8985 RACK-TLP state (used only with `cfg.rack` / `cfg.tlp` and SACK).
     rack: Rack,
     /// RACK runs (`cfg.rack` and SACK recovery), TLP runs, either (the sent queue is kept).
@@ -212,6 +215,7 @@ impl TcpConnection {
             recovery: LossRecovery::default(),
             prr: Prr::default(),
             last_data_sent: None,
+            restart_checked: None,
             rack: Rack::default(),
             rack_on: false,
             tlp_on: false,
@@ -1188,19 +1192,34 @@ impl TcpConnection {
 
     /// New data with nothing in flight (`cfg.slow_start_after_idle`): if the last data segment
     /// left more than an RTO ago, restart the window ([`super::idle_restart`]). The send time
-    /// is consumed, so a send the windows then hold back cannot restart twice.
+    /// is checked once, so a send the windows then hold back cannot restart twice.
     #[cold]
     fn restart_after_idle(&mut self, now: Time) {
-        let Some(last) = self.last_data_sent.take() else { return };
+        let Some(last) = self.last_data_sent else { return };
+        if self.restart_checked == Some(last) {
+            return;
+        }
+        self.restart_checked = Some(last);
         let at = idle_restart::Idle {
             idle: now.saturating_since(last),
             rto: self.rtt.rto(),
             initial_window: self.cfg.initial_cwnd.max(1).saturating_mul(self.eff_mss),
+            mss: self.eff_mss,
             in_reduction: self.recovery.in_recovery(),
         };
         if let Some((cwnd, ssthresh)) = idle_restart::restart(self.cc.cwnd(), self.cc.ssthresh(), at) {
             self.cc.set_after_idle(cwnd, ssthresh);
             self.stats.idle_restarts += 1;
+        }
+    }
+
+    /// Data leaves with nothing in flight (`cfg.cubic_idle_shift`): CUBIC shifts its epoch by
+    /// the time since the last data segment (Linux's `tcp_event_data_sent` →
+    /// `CA_EVENT_TX_START`, `delta = now - lsndtime`).
+    #[cold]
+    fn cubic_tx_start(&mut self, now: Time) {
+        if let Some(last) = self.last_data_sent {
+            self.cc.on_tx_start(now, now.saturating_since(last));
         }
     }
 
@@ -1246,6 +1265,9 @@ impl TcpConnection {
             self.prr.on_sent(len); // PRR: prr_out (RFC 6937 §3.1)
         }
         if len > 0 {
+            if self.cfg.cubic_idle_shift && old_max == self.snd_una {
+                self.cubic_tx_start(now); // nothing was in flight: Linux's CA_EVENT_TX_START
+            }
             self.last_data_sent = Some(now); // lsndtime: every data segment, resent ones too
             self.stats.data_segments_sent += 1;
             self.stats.bytes_sent += len;

@@ -16,9 +16,12 @@
 //! 3. for each k = 1, 2, … with idle > k·RTO, while cwnd > restart_cwnd: cwnd = cwnd / 2;
 //! 4. cwnd = max(cwnd, restart_cwnd).
 //!
-//! So an idle period just over k RTOs halves cwnd k times, never below min(IW, cwnd). The
-//! model works in bytes where Linux counts segments (`>> 1` of a segment count); the
-//! difference is less than one segment. Linux's second RFC 2861 mechanism, the decay of a
+//! So an idle period just over k RTOs halves cwnd k times, never below min(IW, cwnd). Linux's
+//! cwnd is a segment count and each halving is `>> 1` (an odd count rounds down: 5 → 2), so
+//! the model halves whole segments too: a restarted window of 2.5 segments would let a third,
+//! partial segment out in the first flight where Linux sends 2 (the web agent's first stage,
+//! docs/live.md). The model's byte cwnd is first rounded down to whole segments, as Linux's
+//! `snd_cwnd` has no fraction; an idle period that halves nothing leaves it as it was. Linux's second RFC 2861 mechanism, the decay of a
 //! window the application did not use for an RTO while data is in flight
 //! (`tcp_cwnd_application_limited`), is not modelled (see [`super::profile::LINUX_NOT_MODELLED`]).
 
@@ -33,6 +36,8 @@ pub struct Idle {
     pub rto: Duration,
     /// Initial window in bytes (`tcp_init_cwnd` × MSS).
     pub initial_window: u32,
+    /// The segment size cwnd counts in (bytes, ≥ 1).
+    pub mss: u32,
     /// The sender is in a window reduction (loss recovery): ssthresh is left alone.
     pub in_reduction: bool,
 }
@@ -43,19 +48,22 @@ pub fn restart(cwnd: u32, ssthresh: u32, at: Idle) -> Option<(u32, u32)> {
     if at.idle <= at.rto || at.rto == Duration::ZERO {
         return None;
     }
-    let ssthresh = if at.in_reduction { ssthresh } else { ssthresh.max(cwnd / 2 + cwnd / 4) };
-    let restart_cwnd = at.initial_window.min(cwnd);
-    let mut w = cwnd;
+    let mss = at.mss.max(1);
+    let segs = cwnd / mss; // Linux's snd_cwnd: whole segments
+    let ssthresh = if at.in_reduction { ssthresh } else { ssthresh.max(((segs >> 1) + (segs >> 2)).saturating_mul(mss)) };
+    let restart = (at.initial_window / mss).min(segs);
+    let mut w = segs;
     let mut left = at.idle;
-    // Bounded: w halves on every pass, so at most 32 passes before w <= restart_cwnd.
+    // Bounded: w halves on every pass, so at most 32 passes before w <= restart.
     loop {
         left -= at.rto; // saturating
-        if left == Duration::ZERO || w <= restart_cwnd {
+        if left == Duration::ZERO || w <= restart {
             break;
         }
         w >>= 1;
     }
-    Some((w.max(restart_cwnd), ssthresh))
+    let cwnd = if w == segs { cwnd } else { w.max(restart).saturating_mul(mss) };
+    Some((cwnd.max(mss), ssthresh))
 }
 
 #[cfg(test)]
@@ -65,7 +73,7 @@ mod tests {
     const MSS: u32 = 1448;
 
     fn at(idle_ms: u64, rto_ms: u64) -> Idle {
-        Idle { idle: Duration::from_millis(idle_ms), rto: Duration::from_millis(rto_ms), initial_window: 10 * MSS, in_reduction: false }
+        Idle { idle: Duration::from_millis(idle_ms), rto: Duration::from_millis(rto_ms), initial_window: 10 * MSS, mss: MSS, in_reduction: false }
     }
 
     #[test]
@@ -94,6 +102,21 @@ mod tests {
         assert_eq!(restart(4 * MSS, u32::MAX, at(10_000, 200)).unwrap().0, 4 * MSS);
         // A halving may land between IW and the last value: 24 → 12 (> 10) → 10.
         assert_eq!(restart(24 * MSS, u32::MAX, at(601, 200)).unwrap().0, 10 * MSS);
+    }
+
+    #[test]
+    fn halving_counts_whole_segments_as_linux() {
+        // Linux's `cwnd >>= 1` on a segment count: 5 → 2 (not 2.5 segments), 27 → 13 → 6.
+        let iw2 = |idle_ms| Idle { initial_window: 2 * MSS, ..at(idle_ms, 200) };
+        assert_eq!(restart(5 * MSS, u32::MAX, iw2(201)).unwrap().0, 2 * MSS);
+        assert_eq!(restart(27 * MSS, u32::MAX, iw2(201)).unwrap().0, 13 * MSS);
+        assert_eq!(restart(27 * MSS, u32::MAX, iw2(401)).unwrap().0, 6 * MSS);
+        // A fraction of a segment is dropped with the halving (Linux has none to keep).
+        assert_eq!(restart(5 * MSS + 700, u32::MAX, iw2(201)).unwrap().0, 2 * MSS);
+        // Nothing halved (the window is at the floor already): the window stays, fraction too.
+        assert_eq!(restart(2 * MSS + 700, u32::MAX, iw2(10_000)).unwrap().0, 2 * MSS + 700);
+        // ssthresh = max(ssthresh, (cwnd >> 1) + (cwnd >> 2)) in segments: 27 → 13 + 6 = 19.
+        assert_eq!(restart(27 * MSS, 10 * MSS, iw2(401)).unwrap().1, 19 * MSS);
     }
 
     #[test]

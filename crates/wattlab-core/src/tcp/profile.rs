@@ -90,6 +90,7 @@ fn linux() -> TcpConfig {
         delayed_ack: true,
         quick_ack: true,                // tcp_incr_quickack(): TCP_MAX_QUICKACKS = 16
         slow_start_after_idle: true,    // net.ipv4.tcp_slow_start_after_idle = 1 (tcp_cwnd_restart)
+        cubic_idle_shift: true,         // tcp_cubic.c cubictcp_cwnd_event(CA_EVENT_TX_START), since 4.3
         delayed_ack_timeout: Duration::from_millis(40), // TCP_DELACK_MIN (ato's floor)
         ack_every: 2,                   // __tcp_ack_snd_check: more than one full segment unACKed
         initial_cwnd: 10,               // TCP_INIT_CWND (RFC 6928), since 2.6.39
@@ -128,7 +129,7 @@ mod tests {
     #[test]
     fn linux_profile_sets_each_documented_default() {
         let c = TcpProfile::Linux.config();
-        assert!(c.sack && c.prr && c.quick_ack && c.slow_start_after_idle && c.timestamps && c.delayed_ack && !c.nagle);
+        assert!(c.sack && c.prr && c.quick_ack && c.slow_start_after_idle && c.cubic_idle_shift && c.timestamps && c.delayed_ack && !c.nagle);
         assert!(c.rack && c.tlp);
         assert_eq!(c.ooo_limit, OooLimit::Rcvbuf);
         assert_eq!(TcpConfig::default().ooo_limit, OooLimit::Ranges32);

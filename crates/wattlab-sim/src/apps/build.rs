@@ -164,6 +164,15 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
     if let Some(v) = t.autotune {
         c.autotune = v;
     }
+    if let Some(v) = t.cubic_idle_shift {
+        if v && c.congestion_control != CongestionControlKind::Cubic {
+            return Err(("tcp.cubic_idle_shift", format!(
+                "cubic_idle_shift = true shifts CUBIC's growth epoch: set tcp.cc = \"cubic\" (it is {})",
+                c.congestion_control.name()
+            )));
+        }
+        c.cubic_idle_shift = v;
+    }
     if let Some(h) = &t.hystart {
         c.hystart = HyStartMode::from_name(h).map_err(|e| ("tcp.hystart", e.to_string()))?;
         if c.hystart != HyStartMode::Off && c.congestion_control != CongestionControlKind::Cubic {
@@ -273,6 +282,13 @@ mod tests {
         assert!(c.prr && c.quick_ack && c.slow_start_after_idle);
         let t = TcpSettings { profile: Some("linux".into()), slow_start_after_idle: Some(false), ..Default::default() };
         assert!(!tcp_config(&t).unwrap().slow_start_after_idle, "a written key overrides the profile");
+        assert!(tcp_config(&TcpSettings { profile: Some("linux".into()), ..Default::default() }).unwrap().cubic_idle_shift);
+        let t = TcpSettings { profile: Some("linux".into()), cubic_idle_shift: Some(false), ..Default::default() };
+        assert!(!tcp_config(&t).unwrap().cubic_idle_shift);
+        let t = TcpSettings { cc: Some("reno".into()), cubic_idle_shift: Some(true), ..Default::default() };
+        let (key, msg) = tcp_config(&t).unwrap_err();
+        assert_eq!(key, "tcp.cubic_idle_shift");
+        assert!(msg.contains("set tcp.cc = \"cubic\" (it is reno)"), "{msg}");
         // The linux profile turns HyStart and autotuning on; written keys turn them off.
         let c = tcp_config(&TcpSettings { profile: Some("linux".into()), ..Default::default() }).unwrap();
         assert_eq!((c.hystart, c.autotune), (HyStartMode::Linux, true));

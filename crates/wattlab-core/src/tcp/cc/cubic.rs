@@ -22,6 +22,11 @@
 //! - `cubic = "linux"` replaces the avoidance and loss arithmetic above by Linux's
 //!   (`tcp_cubic.c`: whole segments, jiffies, no α switch; see [`super::cubic_linux`]); slow
 //!   start, HyStart and recovery stay the same.
+//! - Idle periods (option `cubic_idle_shift`, [`Cubic::on_tx_start`]): as Linux's
+//!   `cubictcp_cwnd_event(CA_EVENT_TX_START)`, data sent with nothing in flight moves the
+//!   epoch start later by the time since the last data segment was sent, capped at now, so
+//!   the curve resumes where it was instead of jumping by the idle time (RFC 9438 §5.8: t
+//!   excludes application-limited periods). Off, t counts idle time too (the RFC's bare text).
 
 use super::aimd::Aimd;
 use super::cubic_linux::{CubicVariant, LinuxCubic};
@@ -120,6 +125,21 @@ impl Cubic {
 
     pub(super) fn set_hystart(&mut self, mode: HyStartMode) {
         self.hystart = (mode != HyStartMode::Off).then(|| Box::new(HyStart::new(mode)));
+    }
+
+    /// Data leaves with nothing in flight, `since_last_send` after the previous data segment
+    /// (Linux's `CA_EVENT_TX_START` with `now - lsndtime`): shift the epoch start by it, never
+    /// past `now` (`cubictcp_cwnd_event`, `net/ipv4/tcp_cubic.c`, since Linux 4.3). No epoch
+    /// (slow start before the first loss, recovery, after an RTO): nothing to shift.
+    pub(super) fn on_tx_start(&mut self, now: Time, since_last_send: Duration) {
+        if let Some(linux) = &mut self.linux {
+            return linux.on_tx_start(now, since_last_send);
+        }
+        if let Some(start) = self.epoch_start {
+            if since_last_send > Duration::ZERO {
+                self.epoch_start = Some((start + since_last_send).min(now));
+            }
+        }
     }
 
     pub(super) fn on_segment_sent(&mut self, now: Time, end: u64, retransmission: bool) {
@@ -274,14 +294,71 @@ mod tests {
 
     /// ACK one SMSS at a time at a fixed RTT (a window's worth per RTT) until `until`;
     /// calls `f` after every ACK.
-    fn ack_clock(cc: &mut CongestionControl, rtt: Duration, until: Time, mut f: impl FnMut(&CongestionControl, Time)) {
-        let mut now = Time::ZERO;
+    fn ack_clock(cc: &mut CongestionControl, rtt: Duration, until: Time, f: impl FnMut(&CongestionControl, Time)) {
+        ack_clock_from(cc, rtt, Time::ZERO, until, f);
+    }
+
+    /// [`ack_clock`] from `from`; returns the last ACK's time.
+    fn ack_clock_from(cc: &mut CongestionControl, rtt: Duration, from: Time, until: Time, mut f: impl FnMut(&CongestionControl, Time)) -> Time {
+        let mut now = from;
         while now < until {
             let segs = (cc.cwnd() as f64 / MSS as f64).max(1.0);
             now += Duration::from_secs_f64(rtt.as_secs_f64() / segs);
             cc.on_ack(now, MSS, None, cc.cwnd());
             f(cc, now);
         }
+        now
+    }
+
+    /// Linux's `CA_EVENT_TX_START` (option `cubic_idle_shift`): after an idle period the
+    /// window resumes on the curve as if no time had passed — ACK for ACK the same windows as
+    /// a sender that was never idle — while without the shift t includes the idle time and
+    /// the first RTT after it grows the window by the 1.5·cwnd clamp. The shift never moves
+    /// the epoch past now, and does nothing without an epoch (slow start before any loss).
+    #[test]
+    fn idle_period_resumes_growth_on_the_curve() {
+        let rtt = Duration::from_millis(100);
+        let idle = Duration::from_secs(10);
+        let pause = Time::from_secs_f64(1.0); // K = cbrt(200 · 0.3 / 0.4) ≈ 5.3 s: concave part
+        let never_idle = |cc: &mut CongestionControl| {
+            let mut w = Vec::new();
+            let last = ack_clock_from(cc, rtt, Time::ZERO, pause, |_, _| {});
+            ack_clock_from(cc, rtt, last, last + Duration::from_secs(2), |cc, _| w.push(cc.cwnd()));
+            w
+        };
+        let with_idle = |cc: &mut CongestionControl, shift: bool| {
+            let mut w = Vec::new();
+            let last = ack_clock_from(cc, rtt, Time::ZERO, pause, |_, _| {});
+            let resume = last + idle;
+            let epoch = cc.cubic().unwrap().epoch_start().unwrap();
+            if shift {
+                cc.on_tx_start(resume, idle);
+                assert_eq!(cc.cubic().unwrap().epoch_start(), Some(epoch + idle), "shifted by the idle time");
+            }
+            ack_clock_from(cc, rtt, resume, resume + Duration::from_secs(2), |cc, _| w.push(cc.cwnd()));
+            w
+        };
+        let reference = never_idle(&mut after_loss(200, rtt));
+        let shifted = with_idle(&mut after_loss(200, rtt), true);
+        assert_eq!(shifted, reference, "the same windows, ACK for ACK, as without the idle period");
+        let unshifted = with_idle(&mut after_loss(200, rtt), false);
+        let one_rtt = (reference[0] / MSS) as usize; // one ACK per segment: a window's ACKs
+        let (grown_ref, grown_raw) = (reference[one_rtt] as f64 / reference[0] as f64, unshifted[one_rtt] as f64 / unshifted[0] as f64);
+        assert!(grown_raw > 1.3 && grown_ref < 1.05, "without the shift the window jumps toward W_cubic(t + idle): {grown_raw:.2} vs {grown_ref:.2}");
+
+        // Capped at now: a shift longer than the epoch's age starts the epoch now.
+        let mut cc = after_loss(200, rtt);
+        let last = ack_clock_from(&mut cc, rtt, Time::ZERO, Time::from_secs_f64(0.2), |_, _| {});
+        cc.on_tx_start(last + Duration::from_millis(50), Duration::from_secs(10));
+        assert_eq!(cc.cubic().unwrap().epoch_start(), Some(last + Duration::from_millis(50)));
+        // No epoch yet (slow start before any loss): nothing to shift.
+        let mut cc = CongestionControl::new(CongestionControlKind::Cubic, MSS, 10);
+        cc.on_tx_start(Time::from_secs_f64(5.0), Duration::from_secs(5));
+        assert_eq!(cc.cubic().unwrap().epoch_start(), None);
+        // Other algorithms ignore it.
+        let mut reno = CongestionControl::new(CongestionControlKind::Reno, MSS, 10);
+        reno.on_tx_start(Time::from_secs_f64(5.0), Duration::from_secs(5));
+        assert_eq!(reno.cwnd(), 10 * MSS);
     }
 
     #[test]

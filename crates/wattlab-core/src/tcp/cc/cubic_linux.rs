@@ -27,9 +27,9 @@
 //! delay_min is the smallest RTT sample, samples within a second (`HZ` jiffies) of an epoch's
 //! start discarded (`cubictcp_acked`); the connection's nanosecond sample when it has one,
 //! else its timestamp sample. Not modelled: `tcp_is_cwnd_limited` (a bulk sender here is
-//! always window-limited), `CA_EVENT_TX_START`'s epoch shift after idle, and the slow-start
-//! leftover (`tcp_slow_start` caps cwnd at ssthresh and passes the rest on): slow start is the
-//! shared [`super::Aimd`]'s.
+//! always window-limited) and the slow-start leftover (`tcp_slow_start` caps cwnd at ssthresh and passes the rest on): slow start is the
+//! shared [`super::Aimd`]'s. `CA_EVENT_TX_START`'s epoch shift after idle is
+//! [`LinuxCubic::on_tx_start`] (option `cubic_idle_shift`).
 
 use super::aimd::Aimd;
 use crate::time::{Duration, Time};
@@ -181,6 +181,18 @@ impl LinuxCubic {
     /// An epoch began less than a second ago (`cubictcp_acked` drops delay samples then).
     pub fn fresh_epoch(&self, now: Time) -> bool {
         self.epoch_start.is_some_and(|e| (jiffies(now).wrapping_sub(e) as i32) < LINUX_HZ as i32)
+    }
+
+    /// Data leaves with nothing in flight (`CA_EVENT_TX_START`, `cubictcp_cwnd_event`): the
+    /// epoch start moves later by `now - lsndtime` in jiffies, never past now.
+    pub(super) fn on_tx_start(&mut self, now: Time, since_last_send: Duration) {
+        let now_j = jiffies(now);
+        let delta = now_j.wrapping_sub(jiffies(now - since_last_send)) as i32;
+        if let (Some(e), true) = (self.epoch_start, delta > 0) {
+            let shifted = e.wrapping_add(delta as u32);
+            // `after(epoch_start, now)`: wrapping comparison as the kernel's.
+            self.epoch_start = Some(if (shifted.wrapping_sub(now_j) as i32) > 0 { now_j } else { shifted });
+        }
     }
 
     /// An RTT sample (`cubictcp_acked`): delay_min.
@@ -408,5 +420,22 @@ mod tests {
         assert_eq!(c.delay_min(), Some(Duration::from_millis(30)));
         c.on_rtt_sample(Time::from_secs_f64(2.1), Duration::from_millis(10));
         assert_eq!(c.delay_min(), Some(Duration::from_millis(10)));
+    }
+
+    #[test]
+    fn tx_start_moves_the_epoch_by_the_idle_jiffies_never_past_now() {
+        // Epoch at jiffy 250 (1 s at HZ 250); 2 s idle ending at 4 s: 500 jiffies later.
+        let mut c = LinuxCubic::default();
+        c.recalc_ssthresh(50);
+        c.cong_avoid(jiffies(Time::from_secs_f64(1.0)), 35, 1);
+        c.on_tx_start(Time::from_secs_f64(4.0), Duration::from_secs(2));
+        assert_eq!(c.epoch_start, Some(750));
+        // An idle time longer than the epoch's age is capped at now (jiffy 2500).
+        c.on_tx_start(Time::from_secs_f64(10.0), Duration::from_secs(60));
+        assert_eq!(c.epoch_start, Some(2500));
+        // No epoch (Linux's epoch_start == 0): nothing to shift.
+        let mut fresh = LinuxCubic::default();
+        fresh.on_tx_start(Time::from_secs_f64(10.0), Duration::from_secs(5));
+        assert_eq!(fresh.epoch_start, None);
     }
 }

@@ -280,6 +280,15 @@ impl CongestionControl {
         }
     }
 
+    /// New data leaves with nothing in flight, `since_last_send` after the previous data
+    /// segment (Linux's `CA_EVENT_TX_START`): CUBIC shifts its epoch by the idle time
+    /// ([`Cubic::on_tx_start`]); a no-op for the other algorithms.
+    pub fn on_tx_start(&mut self, now: Time, since_last_send: Duration) {
+        if let CongestionControl::Cubic(c) = self {
+            c.on_tx_start(now, since_last_send);
+        }
+    }
+
     /// On a first or second duplicate ACK: Vegas's segment at snd_una is older than its
     /// fine-grained timeout and should be retransmitted now (§3.1); false for other algorithms.
     pub fn fine_timeout_expired(&self, now: Time) -> bool {

@@ -111,7 +111,7 @@ fn quick_ack_answers_the_first_16_segments_and_again_after_a_silence() {
 /// Linux's cwnd restart after idle (`slow_start_after_idle`, `tcp_cwnd_restart`): a first
 /// burst of 100 segments from IW 10 leaves cwnd at 110 segments (slow start adds every ACKed
 /// byte); the next send after an idle just over k RTOs (200 ms, the clamp: RTT 40 ms) finds it
-/// halved k times — 55, 27.5, 13.75, then the floor min(IW, cwnd) = 10 — and slow start's
+/// halved k times in whole segments as Linux — 55, 27, 13, then the floor min(IW, cwnd) = 10 — and slow start's
 /// infinite ssthresh unchanged. An idle of exactly one RTO, or the option off, changes nothing.
 #[test]
 fn idle_restart_halves_cwnd_per_rto_down_to_the_initial_window() {
@@ -142,9 +142,46 @@ fn idle_restart_halves_cwnd_per_rto_down_to_the_initial_window() {
     assert_eq!((cwnd, ss, n, burst), (before, u32::MAX, 0, 110), "option off: the window is kept");
     assert_eq!(run(true, 200).1, (110 * MSS, u32::MAX, 0), "idle = RTO is not longer than the RTO");
     assert_eq!(run(true, 150).1, (110 * MSS, u32::MAX, 0), "idle < RTO");
-    for (k, want) in [(1, 110 * MSS / 2), (2, 110 * MSS / 4), (3, 110 * MSS / 8), (4, 10 * MSS), (50, 10 * MSS)] {
+    for (k, want) in [(1, 55 * MSS), (2, 27 * MSS), (3, 13 * MSS), (4, 10 * MSS), (50, 10 * MSS)] {
         let (_, (cwnd, ss, n), burst) = run(true, 200 * k + 1);
         assert_eq!((cwnd, ss, n), (want, u32::MAX, 1), "idle {k} RTOs + 1 ms");
         assert_eq!(burst as u32, want / MSS, "the burst after the idle period is the restarted window");
     }
+}
+
+/// Linux's CUBIC after idle (`cubic_idle_shift`, `cubictcp_cwnd_event(CA_EVENT_TX_START)`):
+/// after a loss put CUBIC in congestion avoidance, a sender that ran dry and sends again 2 s
+/// after its last data segment finds its epoch start moved later by exactly that time (the
+/// kernel's `now - lsndtime`); with the option off the epoch stays and the window, whose t now
+/// includes the idle time, grows faster over the next round trips.
+#[test]
+fn cubic_idle_shift_moves_the_epoch_by_the_time_since_the_last_send() {
+    const MSS: u64 = 1448;
+    let run = |shift: bool| {
+        let cfg = TcpConfig { congestion_control: CongestionControlKind::Cubic, cubic_idle_shift: shift, ..sack_cfg() };
+        let mut h = Harness::new(cfg.clone(), cfg, 10, 20, ms(20));
+        h.rate_bps = Some(20_000_000);
+        h.drops.push((A_TO_B, 60));
+        h.a.send(600 * MSS);
+        h.run_while(Time::ZERO + ms(5000), |h| h.a.bytes_in_flight() > 0 || h.a.unacked_bytes() > 0);
+        assert_eq!(h.b.stats().bytes_read, 600 * MSS);
+        let cubic = |h: &Harness| h.a.congestion_control().cubic().unwrap().epoch_start();
+        let epoch = cubic(&h).expect("congestion avoidance after the loss");
+        let last = h.sent(A_TO_B).filter(|s| s.pkt.payload_len > 0).map(|s| s.at).max().unwrap();
+        let t = last + ms(2000);
+        h.run_until(t);
+        let cwnd = h.a.cwnd();
+        h.a.send(2000 * MSS);
+        h.run_until(t + ms(1));
+        let after = cubic(&h).unwrap();
+        h.run_until(t + ms(200)); // about 4 round trips (RTT 40 ms plus queueing)
+        (epoch, last, t, after, cwnd, h.a.cwnd())
+    };
+    let (epoch, last, t, after, cwnd0, cwnd1) = run(true);
+    assert!(epoch < last && after < t);
+    assert_eq!(after, epoch + (t - last), "epoch shifted by now - lsndtime");
+    let (epoch_off, _, _, after_off, cwnd0_off, cwnd1_off) = run(false);
+    assert_eq!((epoch_off, cwnd0_off), (epoch, cwnd0), "the same run up to the idle period");
+    assert_eq!(after_off, epoch_off, "option off: the epoch stays");
+    assert!(cwnd1_off > cwnd1, "without the shift t counts the idle 2 s: {cwnd1_off} vs {cwnd1} (from {cwnd0})");
 }

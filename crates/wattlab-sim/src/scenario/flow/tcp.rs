@@ -33,6 +33,10 @@ pub struct TcpSettings {
     /// `linux`; live: the testbed's `net.ipv4.tcp_slow_start_after_idle`).
     #[serde(default)]
     pub slow_start_after_idle: Option<bool>,
+    /// Linux's CUBIC after idle: data sent with nothing in flight shifts the growth epoch by
+    /// the time since the last data segment (default off; on in `linux`); needs `cc = "cubic"`.
+    #[serde(default)]
+    pub cubic_idle_shift: Option<bool>,
     /// CUBIC's slow-start exit: `off` (default; slow start until loss), `linux` (Linux's
     /// HyStart: ACK train and delay increase; on in `linux`) or `hystart++` (RFC 9406).
     #[serde(default)]
