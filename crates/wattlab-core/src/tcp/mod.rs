@@ -61,6 +61,7 @@ pub mod prr;
 pub mod rack;
 pub mod reassembly;
 pub mod recovery;
+pub mod rto_linux;
 pub mod rtt;
 pub mod scoreboard;
 pub mod seq;
@@ -71,6 +72,7 @@ mod tests;
 
 pub use cc::{AckInfo, CongestionControl, HyStartMode, RecoveryStyle, UnknownHyStart, UnknownVegasRetransmit, VegasRetransmit};
 pub use config::{CongestionControlKind, TcpConfig, UnknownCongestionControl};
+pub use rto_linux::{RtoMode, UnknownRto};
 pub use profile::{TcpProfile, UnknownProfile, LINUX_NOT_MODELLED};
 pub use connection::TcpConnection;
 pub use state::{TcpEvent, TcpState, TcpStats};

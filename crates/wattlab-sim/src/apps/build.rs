@@ -7,7 +7,7 @@ use crate::scenario::flow::tcp::{max_window, MAX_WINDOW_SCALE};
 use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
 use crate::stack::Stack;
 use std::net::Ipv4Addr;
-use wattlab_core::tcp::{CongestionControlKind, HyStartMode, TcpConfig, TcpProfile, VegasRetransmit};
+use wattlab_core::tcp::{CongestionControlKind, HyStartMode, RtoMode, TcpConfig, TcpProfile, VegasRetransmit};
 use wattlab_core::Time;
 
 /// Congestion-control names accepted in scenarios: every `CongestionControlKind::name()`
@@ -149,6 +149,12 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
     }
     if let Some(v) = t.timer_tick {
         c.timer_tick = Some(v.get());
+    }
+    if let Some(r) = &t.rto {
+        c.rto = RtoMode::from_name(r).map_err(|e| ("tcp.rto", e.to_string()))?;
+        if c.rto == RtoMode::Linux && c.timer_tick.is_some() {
+            return Err(("tcp.rto", "rto = \"linux\" is Linux's fine-grained estimator: remove tcp.timer_tick (a coarse timer has its own RTO)".into()));
+        }
     }
     if let Some(v) = t.prr {
         c.prr = v;
@@ -306,6 +312,24 @@ mod tests {
         assert!(msg.contains("set tcp.cc = \"cubic\" (it is newreno)"), "{msg}");
         let t = TcpSettings { hystart: Some("off".into()), ..Default::default() };
         assert_eq!(tcp_config(&t).map(|c| c.hystart), Ok(HyStartMode::Off));
+    }
+
+    #[test]
+    fn rto_names_profiles_and_the_coarse_timer_conflict_are_checked() {
+        assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.rto), Ok(RtoMode::Rfc6298));
+        let t = TcpSettings { profile: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.rto), Ok(RtoMode::Linux));
+        let t = TcpSettings { profile: Some("linux".into()), rto: Some("RFC6298".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.rto), Ok(RtoMode::Rfc6298));
+        let t = TcpSettings { rto: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.rto), Ok(RtoMode::Linux));
+        let t = TcpSettings { rto: Some("bsd".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.rto", "unknown rto `bsd` (known: rfc6298, linux)".into())));
+        let tick = crate::scenario::units::Dur::parse("500ms").unwrap();
+        let t = TcpSettings { rto: Some("linux".into()), timer_tick: Some(tick), ..Default::default() };
+        let (field, msg) = tcp_config(&t).unwrap_err();
+        assert_eq!(field, "tcp.rto");
+        assert!(msg.contains("remove tcp.timer_tick"), "{msg}");
     }
 
     #[test]
