@@ -100,6 +100,15 @@ def test_cubic_variant_errors_name_field_and_line():
     assert "flow[0].tcp.cubic" in str(e) and 'set tcp.cc = "cubic" (it is newreno)' in e.message
 
 
+def test_rto_errors_name_field_and_line():
+    text = BASE + 'tcp = { rto = "bsd" }\n'
+    e = _error_for(text)
+    assert "flow[0].tcp.rto" in str(e) and "unknown rto `bsd` (known: rfc6298, linux)" in e.message
+    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"bsd"' in l)
+    e = _error_for(BASE + 'tcp = { rto = "linux", timer_tick = "500ms" }\n')
+    assert "flow[0].tcp.rto" in str(e) and "remove tcp.timer_tick" in e.message
+
+
 def test_vegas_retransmit_errors_name_field_and_line():
     text = BASE + 'tcp = { cc = "vegas", vegas_retransmit = "bsd" }\n'
     e = _error_for(text)

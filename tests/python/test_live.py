@@ -189,6 +189,9 @@ def test_linux_profile_reaches_the_live_plan_and_unturnable_switches_are_refused
     with pytest.raises(live.LiveError, match="tcp.cubic: a live run uses Linux's CUBIC, whose window arithmetic is `linux`"):
         runner.load_plan(YAN, "cc", [*cubic, 'flow.0.tcp.cubic="rfc9438"'])
     assert runner.load_plan(YAN, "cc", [*cubic, 'flow.0.tcp.cubic="linux"'])["cc"] == "cubic"
+    with pytest.raises(live.LiveError, match="tcp.rto: a live run uses Linux's TCP"):
+        runner.load_plan(YAN, "cc", [*cubic, 'flow.0.tcp.rto="rfc6298"'])
+    assert runner.load_plan(YAN, "cc", [*cubic, 'flow.0.tcp.rto="linux"'])["cc"] == "cubic"
     vegas = ['flow.0.tcp.cc="vegas"']
     with pytest.raises(live.LiveError, match="tcp.vegas_retransmit: a live run uses Linux's Vegas"):
         runner.load_plan(YAN, "cc", [*vegas, 'flow.0.tcp.vegas_retransmit="ns2"'])

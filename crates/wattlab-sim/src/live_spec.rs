@@ -201,6 +201,9 @@ impl Simulation {
         if written.cubic_idle_shift == Some(false) && tcp.congestion_control == wattlab_core::tcp::CongestionControlKind::Cubic {
             return Err(format!("flow `{}`.tcp.cubic_idle_shift: a live run uses Linux's CUBIC, which always shifts its growth epoch after idle (CA_EVENT_TX_START); remove cubic_idle_shift = false", name.as_deref().unwrap_or("flow0")));
         }
+        if let Some(r) = written.rto.as_deref().filter(|_| tcp.rto != wattlab_core::tcp::RtoMode::Linux) {
+            return Err(format!("flow `{}`.tcp.rto: a live run uses Linux's TCP, whose retransmission timeout is its own estimator (`linux`: SRTT + rttvar, rttvar ≥ rto_min); `{r}` is not available there", name.as_deref().unwrap_or("flow0")));
+        }
         if let Some(h) = written.hystart.as_deref().filter(|_| tcp.hystart != wattlab_core::tcp::HyStartMode::Linux) {
             return Err(format!("flow `{}`.tcp.hystart: a live run uses Linux's CUBIC, whose slow-start exit is its HyStart (`linux`); `{h}` is not available there (Linux has no HyStart++, and HyStart is switched off only host-wide, by the tcp_cubic module's `hystart` parameter)", name.as_deref().unwrap_or("flow0")));
         }

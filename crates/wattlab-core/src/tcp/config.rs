@@ -2,6 +2,7 @@
 
 use super::cc::{CubicVariant, HyStartMode, VegasRetransmit};
 use super::ooo_limit::OooLimit;
+use super::rto_linux::RtoMode;
 use crate::time::Duration;
 
 /// Congestion-control algorithm of a connection (see [`super::cc`] for the extension points).
@@ -170,6 +171,9 @@ pub struct TcpConfig {
     /// 4.4BSD's slow timer / ns-2's `tcpTick_` with ticks of `t` (RTT measured in ticks, RTO in
     /// whole ticks, at least 2, firing on tick boundaries; see [`super::coarse_rtt`]).
     pub timer_tick: Option<Duration>,
+    /// Retransmission-timeout formula: RFC 6298's (default) or Linux's (`RtoMode::Linux`: RTO =
+    /// SRTT + rttvar with rttvar ≥ `min_rto`, see [`super::rto_linux`]).
+    pub rto: RtoMode,
     /// Upper RTO clamp, also the cap of the persist-timer backoff: 60 s (RFC 6298 §2.5).
     pub max_rto: Duration,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2).
@@ -219,6 +223,7 @@ impl Default for TcpConfig {
             initial_rto: Duration::from_secs(1),
             min_rto: Duration::from_millis(200),
             timer_tick: None,
+            rto: RtoMode::Rfc6298,
             max_rto: Duration::from_secs(60),
             dupack_threshold: 3,
             congestion_control: CongestionControlKind::NewReno,

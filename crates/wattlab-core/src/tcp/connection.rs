@@ -169,7 +169,7 @@ impl TcpConnection {
         let mss = cfg.mss.max(1) as u32;
         let autotune = cfg.autotune.then(|| Box::new(Autotune::new(mss, cfg.recv_buffer as u64)));
         TcpConnection {
-            rtt: RttEstimator::with_tick(cfg.timer_tick, cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+            rtt: RttEstimator::with_mode(cfg.rto, cfg.timer_tick, cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             cc: {
                 let mut cc = CongestionControl::new(cfg.congestion_control, mss, cfg.initial_cwnd);
                 cc.set_abc_limit(cfg.ack_every);
@@ -941,7 +941,7 @@ impl TcpConnection {
         };
         // The statistics keep the path's RTT; the estimator and congestion control see the
         // stack's own measurement (whole ticks with a coarse timer).
-        let measured = self.rtt.measure(now, sample);
+        let measured = self.rtt.measure(now, sample, self.snd_una, self.snd_nxt);
         self.stats.rtt_samples += 1;
         self.stats.rtt_sample_sum_ns = self.stats.rtt_sample_sum_ns.saturating_add(sample.as_nanos());
         Some(measured)

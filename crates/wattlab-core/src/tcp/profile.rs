@@ -6,6 +6,7 @@
 //! lists the rest. Each value's source is beside it (sysctl or `include/net/tcp.h` constant).
 
 use super::cc::{CubicVariant, HyStartMode, VegasRetransmit};
+use super::rto_linux::RtoMode;
 use super::config::{CongestionControlKind, TcpConfig};
 use super::ooo_limit::OooLimit;
 use crate::time::Duration;
@@ -98,6 +99,7 @@ fn linux() -> TcpConfig {
         min_rto: Duration::from_millis(200), // TCP_RTO_MIN
         max_rto: Duration::from_secs(120),   // TCP_RTO_MAX
         timer_tick: None,               // RTT in µs (tcp_mstamp), RTO timer in 1-4 ms jiffies
+        rto: RtoMode::Linux,            // tcp_rtt_estimator + __tcp_set_rto: SRTT + rttvar, rttvar ≥ rto_min
         dupack_threshold: 3,            // net.ipv4.tcp_reordering = 3
         congestion_control: CongestionControlKind::Cubic, // CONFIG_DEFAULT_TCP_CONG = "cubic"
         hystart: HyStartMode::Linux,    // tcp_cubic hystart = 1, hystart_detect = 3 (train + delay)
@@ -137,6 +139,7 @@ mod tests {
         assert_eq!(c.congestion_control, CongestionControlKind::Cubic);
         assert_eq!(c.hystart, HyStartMode::Linux);
         assert_eq!(c.cubic, CubicVariant::Linux);
+        assert_eq!(c.rto, RtoMode::Linux);
         assert_eq!((c.initial_cwnd, c.dupack_threshold, c.ack_every), (10, 3, 2));
         assert_eq!((c.min_rto, c.initial_rto, c.max_rto), (Duration::from_millis(200), Duration::from_secs(1), Duration::from_secs(120)));
         assert_eq!(c.delayed_ack_timeout, Duration::from_millis(40));

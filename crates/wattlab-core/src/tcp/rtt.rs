@@ -1,7 +1,9 @@
-//! RFC 6298 retransmission-timeout estimator, or the coarse tick-granular one of
-//! [`super::coarse_rtt`] when `tcp.timer_tick` is set.
+//! RFC 6298 retransmission-timeout estimator, Linux's (`tcp.rto = "linux"`, see
+//! [`super::rto_linux`]), or the coarse tick-granular one of [`super::coarse_rtt`] when
+//! `tcp.timer_tick` is set.
 
 use super::coarse_rtt::CoarseRtt;
+use super::rto_linux::{LinuxRto, RtoMode};
 use crate::time::{Duration, Time};
 
 /// Clock granularity G of RFC 6298 §2: our timestamp clock ticks every millisecond.
@@ -53,12 +55,14 @@ pub struct RttEstimator {
     max_rto: Duration,
     /// Set by `tcp.timer_tick`: every method defers to it.
     coarse: Option<Box<CoarseRtt>>,
+    /// Set by `tcp.rto = "linux"`: samples, SRTT and the RTO come from it (backoff stays here).
+    linux: Option<LinuxRto>,
 }
 
 impl RttEstimator {
     /// Estimator with no sample yet: RTO = `initial` (RFC 6298 §2.1).
     pub fn new(initial: Duration, min_rto: Duration, max_rto: Duration) -> Self {
-        RttEstimator { smoothed: SmoothedRtt::default(), rto: initial, min_rto, max_rto, coarse: None }
+        RttEstimator { smoothed: SmoothedRtt::default(), rto: initial, min_rto, max_rto, coarse: None, linux: None }
     }
 
     /// Estimator ticking every `tick` when given (see [`CoarseRtt`]), else RFC 6298's.
@@ -68,12 +72,31 @@ impl RttEstimator {
         e
     }
 
-    /// Feed the RTT `r` of a segment acknowledged at `now`; returns the sample as the stack
-    /// measured it (`r` itself, or whole ticks with a coarse timer). Undoes any backoff.
-    pub fn measure(&mut self, now: Time, r: Duration) -> Duration {
+    /// As [`Self::with_tick`], with Linux's estimator when `mode` is [`RtoMode::Linux`] (and no
+    /// tick: the coarse timer takes precedence, the builder refuses both together).
+    pub fn with_mode(mode: RtoMode, tick: Option<Duration>, initial: Duration, min_rto: Duration, max_rto: Duration) -> Self {
+        let mut e = RttEstimator::with_tick(tick, initial, min_rto, max_rto);
+        if mode == RtoMode::Linux && tick.is_none() {
+            e.linux = Some(LinuxRto::new(min_rto));
+        }
+        e
+    }
+
+    /// Feed the RTT `r` of a segment acknowledged at `now` (snd_una/snd_nxt as after that ACK,
+    /// for Linux's once-per-RTT update); returns the sample as the stack measured it (`r`
+    /// itself, or whole ticks with a coarse timer). Undoes any backoff.
+    pub fn measure(&mut self, now: Time, r: Duration, snd_una: u64, snd_nxt: u64) -> Duration {
         match self.coarse.as_deref_mut() {
             None => {
-                self.sample(r);
+                match self.linux.as_mut() {
+                    None => self.sample(r),
+                    Some(l) => {
+                        // tcp_ack_update_rtt: tcp_rtt_estimator, then tcp_set_rto (only
+                        // TCP_RTO_MAX bounds it; rto_min is inside rttvar).
+                        l.sample(r, snd_una, snd_nxt);
+                        self.rto = l.rto().min(self.max_rto);
+                    }
+                }
                 r
             }
             Some(c) => c.sample(now, r),
@@ -127,14 +150,20 @@ impl RttEstimator {
 
     /// Smoothed RTT, once a sample exists.
     pub fn srtt(&self) -> Option<Duration> {
+        if let Some(l) = &self.linux {
+            return l.srtt();
+        }
         match self.coarse.as_deref() {
             None => self.smoothed.srtt(),
             Some(c) => c.srtt(),
         }
     }
 
-    /// RTT variation estimate.
+    /// RTT variation estimate (with Linux's estimator: its `rttvar_us`, the RTO's variance term).
     pub fn rttvar(&self) -> Duration {
+        if let Some(l) = &self.linux {
+            return l.rttvar();
+        }
         match self.coarse.as_deref() {
             None => self.smoothed.rttvar(),
             Some(c) => c.rttvar(),
@@ -174,6 +203,29 @@ mod tests {
             e.sample(ms(100));
         }
         assert_eq!(e.rto(), ms(101));
+    }
+
+    #[test]
+    fn linux_mode_uses_the_kernel_formula_and_keeps_backoff() {
+        let mut e = RttEstimator::with_mode(RtoMode::Linux, None, ms(1000), ms(200), ms(120_000));
+        assert_eq!(e.rto(), ms(1000));
+        let t = Time::ZERO;
+        assert_eq!(e.measure(t, ms(200), 1, 10), ms(200));
+        assert_eq!((e.srtt(), e.rttvar(), e.rto()), (Some(ms(200)), ms(400), ms(600)));
+        e.backoff();
+        assert_eq!(e.rto(), ms(1200));
+        for k in 1..200 {
+            e.measure(t, ms(200), 10 * k + 1, 10 * k + 10);
+        }
+        assert_eq!(e.rto(), ms(404)); // RTT + rto_min (+ jiffy rounding); RFC 6298: 201 ms
+        let mut r = RttEstimator::with_mode(RtoMode::Rfc6298, None, ms(1000), ms(200), ms(120_000));
+        for k in 0..200 {
+            r.measure(t, ms(200), 10 * k + 1, 10 * k + 10);
+        }
+        assert_eq!(r.rto(), ms(201));
+        // A coarse timer takes precedence over the mode.
+        let c = RttEstimator::with_mode(RtoMode::Linux, Some(ms(500)), ms(1000), ms(200), ms(120_000));
+        assert!(c.linux.is_none() && c.coarse.is_some());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
 use crate::stack::Stack;
 use std::net::Ipv4Addr;
 use wattlab_core::tcp::{
-    CongestionControlKind, CubicVariant, HyStartMode, OooLimit, TcpConfig, TcpProfile, VegasRetransmit,
+    CongestionControlKind, CubicVariant, HyStartMode, OooLimit, RtoMode, TcpConfig, TcpProfile, VegasRetransmit,
 };
 use wattlab_core::Time;
 
@@ -151,6 +151,12 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
     }
     if let Some(v) = t.timer_tick {
         c.timer_tick = Some(v.get());
+    }
+    if let Some(r) = &t.rto {
+        c.rto = RtoMode::from_name(r).map_err(|e| ("tcp.rto", e.to_string()))?;
+        if c.rto == RtoMode::Linux && c.timer_tick.is_some() {
+            return Err(("tcp.rto", "rto = \"linux\" is Linux's fine-grained estimator: remove tcp.timer_tick (a coarse timer has its own RTO)".into()));
+        }
     }
     if let Some(v) = t.prr {
         c.prr = v;
@@ -366,6 +372,24 @@ mod tests {
         assert_eq!(tcp_config(&linux).map(|c| c.cubic), Ok(CubicVariant::Linux));
         let t = TcpSettings { cubic: Some("RFC9438".into()), ..linux };
         assert_eq!(tcp_config(&t).map(|c| c.cubic), Ok(CubicVariant::Rfc9438));
+    }
+
+    #[test]
+    fn rto_names_profiles_and_the_coarse_timer_conflict_are_checked() {
+        assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.rto), Ok(RtoMode::Rfc6298));
+        let t = TcpSettings { profile: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.rto), Ok(RtoMode::Linux));
+        let t = TcpSettings { profile: Some("linux".into()), rto: Some("RFC6298".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.rto), Ok(RtoMode::Rfc6298));
+        let t = TcpSettings { rto: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.rto), Ok(RtoMode::Linux));
+        let t = TcpSettings { rto: Some("bsd".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.rto", "unknown rto `bsd` (known: rfc6298, linux)".into())));
+        let tick = crate::scenario::units::Dur::parse("500ms").unwrap();
+        let t = TcpSettings { rto: Some("linux".into()), timer_tick: Some(tick), ..Default::default() };
+        let (field, msg) = tcp_config(&t).unwrap_err();
+        assert_eq!(field, "tcp.rto");
+        assert!(msg.contains("remove tcp.timer_tick"), "{msg}");
     }
 
     #[test]

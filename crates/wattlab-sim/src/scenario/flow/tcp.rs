@@ -107,6 +107,11 @@ pub struct TcpSettings {
     /// absent = RFC 6298 with a fine clock.
     #[serde(default)]
     pub timer_tick: Option<Dur>,
+    /// Retransmission-timeout formula: `rfc6298` (default; max(min_rto, SRTT + 4·RTTVAR)) or
+    /// `linux` (Linux's `tcp_rtt_estimator`: SRTT + rttvar with rttvar ≥ min_rto; on in
+    /// `linux`). Not with `timer_tick`.
+    #[serde(default)]
+    pub rto: Option<String>,
 }
 
 impl TcpSettings {
