@@ -88,6 +88,10 @@ def _sim_sets(ctx, param, value):
 @click.option("--max-runs", type=click.IntRange(0), default=None, metavar="N",
               help="Stop after N new live runs (exit 3 while runs are left); the tables hold what is stored. 0: run "
               "nothing live, only rebuild the tables and figure from the stored runs (and simulate what is missing).")
+@click.option("--all", "whole", is_flag=True,
+              help="The whole directory: add to the grid every shape an earlier invocation into --out ran or a stored "
+              "record holds (a grid measured in parts), with this invocation's other options. With --max-runs 0 it only "
+              "rebuilds the tables, figure and provenance of the whole directory.")
 @click.option("--sim-only", is_flag=True, help="Only the simulator's side (no root needed): no live columns, no verdicts.")
 @click.option("--resim", is_flag=True, help="Simulate again even where a stored simulation of this build exists.")
 @click.option("--rerun-live", is_flag=True, help="Run the live side again even where verified runs are stored.")
@@ -96,11 +100,11 @@ def _sim_sets(ctx, param, value):
               "prefix, for one: e.g. linux:flow.0.tcp.autotune=false. Applied after tcp.profile; part of a simulation's key.")
 @click.option("--rejudge", type=PATH, metavar="STORED", default=None,
               help="Run nothing live (no root): judge this build's simulator against the verified live runs stored in "
-              "the grid directory STORED (read only). Its axes, runs, modes and size are used (--rates/--rtts/--losses "
-              "narrow them); the simulations, tables and figure go to --out, which must be another directory.")
+              "the grid directory STORED (read only). Every shape with a stored verified live run is judged, whichever "
+              "invocation measured it (--rates/--rtts/--losses narrow them; requested shapes without one are named); the simulations, tables and figure go to --out, which must be another directory.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 def grid_cmd(out, scenario, rates, rtts, losses, runs, modes, profiles, size, time_limit, sysctl, time_tol, saving_tol,
-             verdict_max_loss, max_runs, sim_only, resim, rerun_live, sim_set, rejudge, quiet) -> None:
+             verdict_max_loss, max_runs, whole, sim_only, resim, rerun_live, sim_set, rejudge, quiet) -> None:
     """The simulator against live Linux TCP over a grid of path shapes (hop rate × RTT × hop
     downlink loss), always-on and with the cc agent: RUNS live runs per shape and mode, the
     simulator with each --profiles on the same shapes and seeds. Prints per shape the live
@@ -122,11 +126,13 @@ def grid_cmd(out, scenario, rates, rtts, losses, runs, modes, profiles, size, ti
         scenario=scenario or grid.DEFAULT_SCENARIO, rates_mbps=rates, rtts_ms=rtts, losses_pct=losses, runs=runs, modes=modes,
         profiles=profiles, size=size, time_limit=time_limit, sysctls=tuple(sysctl), time_tol_pct=time_tol,
         saving_tol_pp=saving_tol, verdict_max_loss_pct=verdict_max_loss, live=not sim_only, sim_sets=sim_set)
+    if whole:
+        spec = grid.whole_spec(spec, out)
     n = len(spec.shapes())
     note(f"grid: {n} shapes × {len(modes)} modes: {n * len(modes) * runs if spec.live else 0} live runs, "
          f"{n * len(modes) * len(profiles) * runs} simulations, into {out}", quiet)
     try:
-        tally = grid.run_grid(spec, out, on_progress=say, max_runs=max_runs, resim=resim, rerun_live=rerun_live)
+        tally = grid.run_grid(spec, out, on_progress=say, max_runs=max_runs, resim=resim, rerun_live=rerun_live, whole=whole)
     except LiveError as e:
         fail(str(e), code=e.code)
     except KeyboardInterrupt:
@@ -163,13 +169,18 @@ def _rejudge(stored, out, scenario, rates, rtts, losses, profiles, sim_set, time
     given = lambda name: ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT  # noqa: E731
     try:
         spec = rj.stored_spec(stored, scenario)
-        spec = rj.narrow(spec, rates_mbps=rates if given("rates") else None, rtts_ms=rtts if given("rtts") else None,
-                         losses_pct=losses if given("losses") else None)
+        axes = {"rates_mbps": rates if given("rates") else None, "rtts_ms": rtts if given("rtts") else None,
+                "losses_pct": losses if given("losses") else None}
+        no_live = rj.unmeasured(spec, stored, **axes)
+        spec = rj.narrow(spec, **axes)
+        if no_live:
+            note(f"rejudge: no stored live run at {len(no_live)} requested shape(s), left out: "
+                 + "; ".join(s.label for s in no_live), quiet)
         spec = replace(spec, profiles=profiles if given("profiles") else spec.profiles, sim_sets=sim_set,
                        time_tol_pct=time_tol, saving_tol_pp=saving_tol, verdict_max_loss_pct=verdict_max_loss)
         note(f"rejudge: {len(spec.shapes())} shapes of {stored} × {len(spec.modes)} modes: the stored live runs against "
              f"{len(spec.shapes()) * len(spec.modes) * len(spec.profiles) * spec.runs} simulations, into {out}", quiet)
-        tally, table = rj.rejudge(spec, stored, out, on_progress=say, resim=resim)
+        tally, table = rj.rejudge(spec, stored, out, on_progress=say, resim=resim, no_live=[s.key for s in no_live])
     except (LiveError, ScenarioError) as e:
         fail(str(e), code=getattr(e, "code", EXIT_USAGE))
     print((out / "grid.txt").read_text(), end="")

@@ -33,7 +33,7 @@ def test_help_names_every_option():
     assert r.exit_code == 0
     for opt in ("--out", "--scenario", "--rates", "--rtts", "--losses", "--runs", "--modes", "--profiles", "--size",
                 "--time-limit", "--sysctl", "--time-tol", "--saving-tol", "--verdict-max-loss", "--max-runs", "--sim-only",
-                "--resim", "--rerun-live", "--quiet"):
+                "--resim", "--rerun-live", "--quiet", "--all"):
         assert opt in r.output, opt
 
 

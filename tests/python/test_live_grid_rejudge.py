@@ -78,17 +78,18 @@ def test_rejudge_passes_against_its_own_numbers_and_leaves_the_stored_grid_alone
     stored = _stored(tmp_path)
     before = _digest(stored)
     out = tmp_path / "re"
-    r = _invoke("--out", str(out), "--rejudge", str(stored), "--profiles", "linux", "--quiet")
+    r = _invoke("--out", str(out), "--rejudge", str(stored), "--profiles", "linux")
     assert r.exit_code == 0, r.output
     assert _digest(stored) == before
     t = pd.read_csv(out / "grid.csv")
-    assert list(t["shape"]) == ["r20-d20-l0", "r50-d20-l0"]  # the stored axes
+    assert list(t["shape"]) == ["r20-d20-l0"]  # the stored shapes with live runs
     row = t.iloc[0]
     assert row["linux_verdict"] == "pass"
     assert row["linux_always-on_time_s_gap_pct"] == pytest.approx(0.0) and row["linux_saving_gap_pp"] == pytest.approx(0.0)
-    assert t.iloc[1]["linux_verdict"] == "incomplete"  # no live run stored at 50 Mb/s
+    assert "left out: 50 Mb/s 20 ms 0 %" in r.output  # the stored axes' shape without a live run is named
     prov = json.loads((out / "provenance.json").read_text())
     assert prov["rejudged"]["live_from"] == str(stored.resolve()) and prov["rejudged"]["live_records"] == 2
+    assert prov["rejudged"]["no_live_runs"] == ["r50-d20-l0"]
     assert prov["testbed_tcp"] == {"kernel": {"release": "test"}}  # found where the run directory now is
     runs = pd.read_csv(out / "runs.csv")
     assert set(runs[runs.side == "live"]["dir"]) == {str(stored.resolve() / "live" / SHAPE.key / m) for m in ("always-on-1", "cc-1")}
@@ -156,6 +157,7 @@ def test_a_grid_run_in_parts_is_judged_on_every_part(tmp_path):
     prov["grid"]["rates_mbps"], prov["grid"]["rtts_ms"] = [50.0], [90.0]
     (stored / "provenance.json").write_text(json.dumps(prov))
     spec = grid_rejudge.stored_spec(stored)
-    assert (spec.rates_mbps, spec.rtts_ms, spec.losses_pct, spec.runs) == ((20.0, 50.0), (20.0, 90.0), (0.0,), 1)
+    # The shapes judged are the ones with stored live runs (20 Mb/s 20 ms), not the last part's.
+    assert (spec.rates_mbps, spec.rtts_ms, spec.losses_pct, spec.runs) == ((20.0,), (20.0,), (0.0,), 1)
     assert sorted(grid_rejudge.live_records(stored, grid_rejudge.narrow(spec, rates_mbps=(20,), rtts_ms=(20,)))) == [
         (SHAPE.key, "always-on", 1), (SHAPE.key, "cc", 1)]

@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from wattlab.live import checks
+from wattlab.live import checks, grid_provenance
 from wattlab.live.netns import LiveError, LiveInputError
 
 DEFAULT_SCENARIO = Path(__file__).resolve().parents[3] / "scenarios" / "live-grid.toml"
@@ -34,7 +34,7 @@ PROFILES = ("linux", "textbook")
 LIVE_PROFILE = "linux"
 """The profile the live runs' scenario carries (the testbed gives Linux its SACK, timestamps,
 window scaling, congestion control, initial window and minimum RTO)."""
-RECORDS = "records"
+RECORDS = grid_provenance.RECORDS
 SIM_POWER_SAVE = {"always-on": "cam", "cc": "cc"}
 
 
@@ -52,7 +52,7 @@ class Shape:
     @property
     def key(self) -> str:
         """A file-name-safe name, ``r20-d90-l0.5``."""
-        return f"r{self.rate_mbps:g}-d{self.rtt_ms:g}-l{self.loss_pct:g}"
+        return grid_provenance.shape_key(self.rate_mbps, self.rtt_ms, self.loss_pct)
 
     @property
     def label(self) -> str:
@@ -87,20 +87,26 @@ class GridSpec:
     sim_sets: tuple[tuple[str, str], ...] = ()
     """Extra scenario overrides of the simulations only, ``(profile or "", KEY=VALUE)``: ``""``
     applies to every profile (``wattlab live grid --sim-set [PROFILE:]KEY=VALUE``)."""
+    shape_keys: tuple[str, ...] | None = None
+    """Only these shapes of the axes' combinations (``Shape.key``); None: every combination (a
+    directory measured in parts, or rejudged, need not be a full product of its axes)."""
 
     def __post_init__(self) -> None:
         self.scenario = Path(self.scenario)
         self.rates_mbps, self.rtts_ms, self.losses_pct = (tuple(float(x) for x in v) for v in (self.rates_mbps, self.rtts_ms, self.losses_pct))
         self.modes, self.profiles, self.sysctls = tuple(self.modes), tuple(self.profiles), tuple(self.sysctls)
         self.sim_sets = tuple((str(p), str(kv)) for p, kv in self.sim_sets)
+        if self.shape_keys is not None:
+            self.shape_keys = tuple(str(k) for k in self.shape_keys)
 
     def sim_overrides(self, profile: str) -> list[str]:
         """The ``--sim-set`` overrides that apply to ``profile``'s simulations, in order."""
         return [kv for p, kv in self.sim_sets if p in ("", profile)]
 
     def shapes(self) -> list[Shape]:
-        """Every combination, rate-major."""
-        return [Shape(r, d, l) for r in self.rates_mbps for d in self.rtts_ms for l in self.losses_pct]
+        """Every combination (of ``shape_keys`` only, when given), rate-major."""
+        every = [Shape(r, d, l) for r in self.rates_mbps for d in self.rtts_ms for l in self.losses_pct]
+        return every if self.shape_keys is None else [s for s in every if s.key in self.shape_keys]
 
 
 def parse_numbers(text: str, option: str, lo: float, hi: float, lo_open: bool = False) -> tuple[float, ...]:
@@ -242,14 +248,50 @@ class Tally:
     stopped: bool = False
     wall_s: float = 0.0
     failures: list[str] = field(default_factory=list)
+    started_utc: str = ""
+    """When the invocation began (UTC)."""
+    load1_new: list[float] = field(default_factory=list)
+    """The 1-minute load before and after each live run of this invocation."""
 
 
-def _read_record(path: Path) -> dict | None:
-    try:
-        rec = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    return rec if isinstance(rec, dict) and "side" in rec else None
+_read_record = grid_provenance.read_record
+
+
+def with_shapes(spec: GridSpec, shapes: Sequence[tuple[float, float, float]]) -> GridSpec:
+    """``spec`` over exactly ``shapes`` (rate, RTT, loss): the axes are their sorted values and
+    ``shape_keys`` keeps only these combinations (None when they are the full product)."""
+    from dataclasses import replace
+
+    rates, rtts, losses = (tuple(sorted({s[i] for s in shapes})) for i in range(3))
+    keys = {Shape(*s).key for s in shapes}
+    full = len(keys) == len(rates) * len(rtts) * len(losses)
+    return replace(spec, rates_mbps=rates, rtts_ms=rtts, losses_pct=losses, shape_keys=None if full else tuple(sorted(keys)))
+
+
+def whole_spec(spec: GridSpec, out: Path) -> GridSpec:
+    """``spec`` widened to the whole directory (``--all``): its own shapes, every shape an
+    earlier invocation into ``out`` ran and every shape a stored record holds; its other
+    options (runs, modes, size, ...) stay this invocation's."""
+    shapes = {(s.rate_mbps, s.rtt_ms, s.loss_pct) for s in spec.shapes()} | grid_provenance.directory_shapes(out)
+    return with_shapes(spec, sorted(shapes))
+
+
+def tally_dict(tally: Tally) -> dict:
+    """A tally as provenance keeps it (without the per-run loads)."""
+    return {k: v for k, v in asdict(tally).items() if k != "load1_new"}
+
+
+def invocation(spec: GridSpec, tally: Tally, written_utc: str, extra: dict | None = None) -> dict:
+    """This invocation's entry of ``provenance.json``'s ``invocations``: its grid (axes and
+    options), its shapes, the build, its start and end, the 1-minute load over its live runs
+    (None without one), its tally (and ``extra``'s keys)."""
+    loads = tally.load1_new
+    version, commit = _core()
+    return {"grid": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(spec).items()},
+            "shapes": [s.key for s in spec.shapes()], "wattlab_version": version, "wattlab_commit": commit,
+            "started_utc": tally.started_utc or None, "written_utc": written_utc,
+            "load1": {"min": min(loads), "median": statistics.median(loads), "max": max(loads)} if loads else None,
+            "tally": tally_dict(tally), **(extra or {})}
 
 
 def plan_jobs(spec: GridSpec, scenario_hash: str, kernel: str) -> list[tuple]:
@@ -282,6 +324,8 @@ def check(spec: GridSpec) -> None:
     checks.time_limit(spec.time_limit)
     if spec.runs < 1 or spec.runs > 100:
         raise LiveInputError(f"--runs {spec.runs}: give 1..100 runs per shape")
+    if not spec.shapes():
+        raise LiveInputError("the grid has no shape to run")
     for shape in spec.shapes()[:: max(1, len(spec.shapes()) - 1)]:  # the first and last shape
         for mode in spec.modes:
             plan = load_plan(path, mode, shape.overrides(spec.size, 1))
@@ -291,16 +335,20 @@ def check(spec: GridSpec) -> None:
 
 
 def run_grid(spec: GridSpec, out: Path, on_progress: Callable[[str], None] | None = None, max_runs: int | None = None,
-             resim: bool = False, rerun_live: bool = False) -> Tally:
+             resim: bool = False, rerun_live: bool = False, whole: bool = False) -> Tally:
     """Run what is missing of the grid into ``out`` (each run stored as it ends), then write
     the tables, the figure and the provenance. ``max_runs`` bounds the new live runs of this
     invocation (the tally says ``stopped`` when runs are left); ``resim``/``rerun_live`` redo
-    stored simulations / live runs."""
+    stored simulations / live runs; ``whole`` (``--all``) widens the grid to every shape the
+    directory holds (:func:`whole_spec`)."""
     from wattlab.live import netns, tcp_settings
     from wattlab.study import store
 
     say = on_progress or (lambda _m: None)
     t_start = time.monotonic()
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    if whole:
+        spec = whole_spec(spec, Path(out))
     check(spec)
     if spec.live and max_runs != 0:
         netns.require_root()
@@ -313,7 +361,7 @@ def run_grid(spec: GridSpec, out: Path, on_progress: Callable[[str], None] | Non
         scenario_hash = _file_hash(spec.scenario)
         kernel = tcp_settings.kernel()["release"]
         jobs = plan_jobs(spec, scenario_hash, kernel)
-        tally = Tally()
+        tally = Tally(started_utc=started)
         n_live = sum(1 for j in jobs if j[0] == "live")
         done_live = 0
         live_times: list[float] = []
@@ -353,6 +401,7 @@ def run_grid(spec: GridSpec, out: Path, on_progress: Callable[[str], None] | Non
                            "verified": False, "error": str(e), "time_s": None, "energy_j": None, "dir": str(rundir)}
                 else:
                     tally.live_new += 1
+                    tally.load1_new += [rec["load1_before"], rec["load1_after"]]
                     live_times.append(rec["wall_s"])
                     say(f"  {rec['time_s']:.3f} s, {rec['energy_j']:.3f} J, {rec['retransmitted']} retx, "
                         f"host late {rec['host_late_max_ms']:.1f} ms, {rec['wall_s']:.0f} s wall")
@@ -521,9 +570,12 @@ def shape_label(r: dict) -> str:
 
 
 def provenance(spec: GridSpec, out: Path, runs: pd.DataFrame, tally: Tally, extra: dict | None = None) -> dict:
-    """What the results were made with: the grid, the base scenario and its hash, wattlab's
-    version and commit, the kernel and the TCP settings of the newest live run's namespaces,
-    the machine's load over the live runs."""
+    """What the results were made with: the grid of this invocation, the base scenario and its
+    hash, wattlab's version and commit, the kernel and the TCP settings of the newest live run's
+    namespaces, the machine's load over the tables' live runs; and across invocations into
+    ``out`` (:mod:`wattlab.live.grid_provenance`): ``invocations`` (each one's axes, options,
+    commit, time, load range and tally, oldest first) and ``shapes`` (every shape the directory's
+    records hold, with its counts)."""
     from wattlab.live import tcp_settings
 
     settings = None
@@ -538,6 +590,7 @@ def provenance(spec: GridSpec, out: Path, runs: pd.DataFrame, tally: Tally, extr
     cols = [c for c in ("load1_before", "load1_after") if c in live]
     loads = list(live[cols].stack().dropna()) if cols else []
     version, commit = _core()
+    written = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     return {
         "grid": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(spec).items()},
         "scenario_sha256_16": _file_hash(spec.scenario), "wattlab_version": version, "wattlab_commit": commit,
@@ -546,9 +599,10 @@ def provenance(spec: GridSpec, out: Path, runs: pd.DataFrame, tally: Tally, extr
         "kernel": tcp_settings.kernel(), "cubic": tcp_settings.cubic(),
         "testbed_tcp": settings,
         "load1": {"min": min(loads), "median": statistics.median(loads), "max": max(loads)} if loads else None,
-        "this_invocation": asdict(tally),
-        "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "this_invocation": tally_dict(tally),
+        "written_utc": written,
         **(extra or {}),
+        **grid_provenance.merged(out, invocation(spec, tally, written, extra)),
     }
 
 

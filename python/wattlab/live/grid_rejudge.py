@@ -26,49 +26,55 @@ if TYPE_CHECKING:
 
 
 def stored_spec(stored: Path, scenario: Path | None = None) -> grid.GridSpec:
-    """The grid a stored directory ran (its ``provenance.json``), with ``scenario`` (default:
-    the grid's default base scenario) as the base, refused unless it is byte-identical to the
-    one the live runs used (its hash)."""
+    """The grid a stored directory ran, over every shape that has a verified live run stored
+    there (of the directory's size and base scenario; a directory measured in parts need not be
+    a full product of its axes), with ``scenario`` (default: the grid's default base scenario) as
+    the base, refused unless it is byte-identical to the one the live runs used (its hash). The
+    runs are the most any invocation asked for, the modes those any invocation ran; the size
+    and the live options are the newest invocation's. A ``provenance.json`` of one invocation
+    (the older format) is read as well."""
+    from wattlab.live import grid_provenance
+
     stored = Path(stored)
     try:
         prov = json.loads((stored / "provenance.json").read_text())
         g = prov["grid"]
-    except (OSError, ValueError, KeyError) as e:
+    except (OSError, ValueError, KeyError, TypeError) as e:
         raise LiveInputError(f"--rejudge {stored}: not a grid's results directory (provenance.json: {e})") from None
     path = Path(scenario) if scenario else grid.DEFAULT_SCENARIO
     have, want = grid._file_hash(path), prov.get("scenario_sha256_16")
     if have != want:
         raise LiveInputError(f"--rejudge {stored}: its live runs used a base scenario with hash {want}; {path} has {have} "
                              "(give the same scenario with --scenario; shapes are set by the grid, the rest must match)")
-    axes = _record_axes(stored, g["size"], have)
-    return grid.GridSpec(scenario=path, rates_mbps=sorted({*g["rates_mbps"], *axes[0]}), rtts_ms=sorted({*g["rtts_ms"], *axes[1]}),
-                         losses_pct=sorted({*g["losses_pct"], *axes[2]}), runs=max(int(g["runs"]), axes[3]), modes=g["modes"],
-                         profiles=g["profiles"], size=g["size"], time_limit=g.get("time_limit"), sysctls=g.get("sysctls") or ())
+    grids = [inv.get("grid") or {} for inv in grid_provenance.invocations(prov)] or [g]
+    runs = max(int(x.get("runs") or 0) for x in grids) or int(g["runs"])
+    modes = tuple(m for m in grid.MODES if any(m in (x.get("modes") or ()) for x in grids)) or tuple(g["modes"])
+    spec = grid.GridSpec(scenario=path, rates_mbps=g["rates_mbps"], rtts_ms=g["rtts_ms"], losses_pct=g["losses_pct"],
+                         runs=runs, modes=modes, profiles=g["profiles"], size=g["size"],
+                         time_limit=g.get("time_limit"), sysctls=g.get("sysctls") or ())
+    measured = measured_shapes(stored, spec)
+    return grid.with_shapes(spec, measured) if measured else spec
 
 
-def _record_axes(stored: Path, size: str, scenario_hash: str) -> tuple[set, set, set, int]:
-    """The rates, RTTs, losses and most runs of the stored verified live records of ``size``
-    and the base scenario: a grid run in parts (``--rates``/``--rtts``/``--losses`` into one
-    directory) keeps only its last part's axes in ``provenance.json``, and its records hold
-    the rest."""
-    rates, rtts, losses, runs = set(), set(), set(), 0
-    for p in (Path(stored) / grid.RECORDS).glob("live-*.json"):
-        rec = grid._read_record(p)
-        if rec is None or not rec.get("verified") or rec.get("size") != size or rec.get("scenario_hash") not in (None, scenario_hash):
+def measured_shapes(stored: Path, spec: grid.GridSpec) -> list[tuple[float, float, float]]:
+    """(rate, RTT, loss) of every shape with a verified live run stored in ``stored`` of
+    ``spec``'s size and base scenario, whatever invocation measured it."""
+    scenario_hash = grid._file_hash(spec.scenario)
+    out = set()
+    for path in (Path(stored) / grid.RECORDS).glob("live-*.json"):
+        rec = grid._read_record(path)
+        if rec is None or not rec.get("verified") or rec.get("size") != spec.size or rec.get("scenario_hash") not in (None, scenario_hash):
             continue
-        try:
-            r, d, l, n = float(rec["rate_mbps"]), float(rec["rtt_ms"]), float(rec["loss_pct"]), int(rec["run"])
-        except (KeyError, TypeError, ValueError):
-            continue
-        rates.add(r), rtts.add(d), losses.add(l)
-        runs = max(runs, n)
-    return rates, rtts, losses, runs
+        if rec.get("rate_mbps") is not None:
+            out.add((float(rec["rate_mbps"]), float(rec["rtt_ms"]), float(rec["loss_pct"])))
+    return sorted(out)
 
 
 def narrow(spec: grid.GridSpec, **axes: tuple[float, ...] | None) -> grid.GridSpec:
-    """``spec`` with some axes narrowed to a subset of the stored ones (``None``: all); a value
-    the stored grid did not run is refused."""
-    changes = {}
+    """``spec`` (:func:`stored_spec`) narrowed to the requested axes (``None``: all of the
+    stored ones): the requested combinations that have stored live runs. A value no stored live
+    run has is refused, and so is a request of which no combination has one (the message names
+    them); :func:`unmeasured` names the requested combinations left out."""
     for name, values in axes.items():
         if values is None:
             continue
@@ -77,8 +83,36 @@ def narrow(spec: grid.GridSpec, **axes: tuple[float, ...] | None) -> grid.GridSp
             stored = ",".join(f"{v:g}" for v in getattr(spec, name))
             raise LiveInputError(f"--rejudge: the stored grid has no {name.split('_')[0]} "
                                  f"{','.join(f'{v:g}' for v in missing)} (it ran {stored})")
-        changes[name] = tuple(values)
-    return replace(spec, **changes) if changes else spec
+    if all(v is None for v in axes.values()):
+        return spec
+    have = {s.key for s in spec.shapes()}
+    want = _requested(spec, axes)
+    keep = [(s.rate_mbps, s.rtt_ms, s.loss_pct) for s in want if s.key in have]
+    if not keep:
+        raise LiveInputError("--rejudge: no stored live run at any requested shape ("
+                             + "; ".join(s.label for s in want) + ")")
+    return grid.with_shapes(spec, keep)
+
+
+def _requested(spec: grid.GridSpec, axes: dict) -> list[grid.Shape]:
+    """Every combination of the requested axes (the stored ones where not given)."""
+    r, d, l = (axes.get(n) or getattr(spec, n) for n in ("rates_mbps", "rtts_ms", "losses_pct"))
+    return [grid.Shape(a, b, c) for a in r for b in d for c in l]
+
+
+def unmeasured(spec: grid.GridSpec, stored: Path | None = None, **axes: tuple[float, ...] | None) -> list[grid.Shape]:
+    """The requested shapes that have no stored live run in ``spec`` (:func:`stored_spec`):
+    with axes given (:func:`narrow`'s arguments), their combinations (the stored axes where
+    not given); with none, every shape an invocation into ``stored`` ran or a record there
+    holds (:func:`wattlab.live.grid_provenance.directory_shapes`)."""
+    from wattlab.live import grid_provenance
+
+    have = {s.key for s in spec.shapes()}
+    if any(v is not None for v in axes.values()) or stored is None:
+        want = _requested(spec, axes)
+    else:
+        want = [grid.Shape(*s) for s in sorted(grid_provenance.directory_shapes(Path(stored)))]
+    return [s for s in want if s.key not in have]
 
 
 def live_records(stored: Path, spec: grid.GridSpec) -> dict[tuple[str, str, int], dict]:
@@ -112,11 +146,12 @@ def verdict_counts(table, profile: str) -> dict[str, int]:
 
 
 def rejudge(spec: grid.GridSpec, stored: Path, out: Path, on_progress: Callable[[str], None] | None = None,
-            resim: bool = False) -> tuple[grid.Tally, "pd.DataFrame"]:
+            resim: bool = False, no_live: list[str] | None = None) -> tuple[grid.Tally, "pd.DataFrame"]:
     """Simulate ``spec``'s shapes into ``out`` (stored as each ends, resumable, keyed by the
     build and the ``--sim-set`` overrides), copy the stored grid's matching live records into
     ``out/records`` (run directories left where they are) and write the tables, figure and
-    provenance (which names ``stored`` and the live records' commits). Returns the tally and
+    provenance (which names ``stored``, the live records' commits and ``no_live``: the requested
+    shapes left out for want of a stored live run). Returns the tally and
     the per-shape table."""
     from wattlab import api
     from wattlab.study import store
@@ -160,7 +195,7 @@ def rejudge(spec: grid.GridSpec, stored: Path, out: Path, on_progress: Callable[
         tally.wall_s = time.monotonic() - t0
         extra = {"rejudged": {"live_from": str(stored.resolve()), "live_records": len(live),
                               "live_commits": sorted({str(r.get("wattlab_commit")) for r in live.values()}),
-                              "sim_sets": [list(x) for x in spec.sim_sets]}}
+                              "sim_sets": [list(x) for x in spec.sim_sets], "no_live_runs": list(no_live or [])}}
         return tally, grid.write_outputs(spec, out, jobs, tally, extra)
     finally:
         held.release()
