@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -22,7 +22,7 @@ import pandas as pd
 
 from wattlab.live import checks, netns
 from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
-from wattlab.live.radio_table import radio_table
+from wattlab.live.result import AgentRunMixin, LiveRunInfo
 from wattlab.live.session import Session, report, sigterm_interrupts
 
 OUTPUTS = ("web_fetch.json", "web_fetch.log", "web_server.json", "web_server.out", "web_server.log", "pages.csv")
@@ -66,8 +66,9 @@ def hints_socket(tb: Testbed) -> Path:
 
 
 @dataclass
-class WebLiveResult:
-    """Everything a live web run produced (files are in ``out_dir``)."""
+class WebLiveResult(AgentRunMixin, LiveRunInfo):
+    """Everything a live web run produced (files are in ``out_dir``); the shared tail (energy,
+    out_dir, wall time, notes, warnings) is :class:`~wattlab.live.result.LiveRunInfo`'s."""
 
     plan: dict
     """What ran (``wattlab-live plan``), with the page plan in ``plan["web"]``."""
@@ -79,16 +80,6 @@ class WebLiveResult:
     """The emulator's report."""
     agent: dict | None
     """The agent host's report (policy cc): the agent's counters (``rtt_cache_hits``...)."""
-    energy: object
-    """:class:`wattlab.trace.TraceEnergy` of the client's capture."""
-    out_dir: Path
-    """Where the capture, logs and tables are."""
-    wall_time_s: float = 0.0
-    """Wall-clock time of the whole run."""
-    notes: list[str] = field(default_factory=list)
-    """What differs from the simulator."""
-    warnings: list[str] = field(default_factory=list)
-    """What makes this run differ from the scenario."""
 
     @property
     def verified(self) -> bool:
@@ -115,29 +106,6 @@ class WebLiveResult:
         """From the first page's start to the last page's end (the simulator's completion time)."""
         return (self.fetch["end_ns"] - self.fetch["start_ns"]) / 1e9
 
-    @property
-    def policy_label(self) -> str:
-        """Label of the run's own policy in ``energy``."""
-        return "always-on" if self.plan["policy"] == "always-on" else "replay"
-
-    @property
-    def energy_j(self) -> float:
-        """Energy of the client's radio under the run's own policy (J)."""
-        e = self.energy.energy
-        return float(e[e.policy == self.policy_label].energy_j.iloc[0])
-
-    @property
-    def host_late_max_ms(self) -> float:
-        """The testbed's worst timing error (ms): latest emulator verdict or agent timer."""
-        late = self.emulator["host"]["late_max_us"]
-        if self.agent:
-            late = max(late, self.agent["host"]["timer_late_max_us"])
-        return late / 1e3
-
-    def radios(self) -> pd.DataFrame:
-        """The energy table in ``wattlab run``'s layout."""
-        return radio_table(self.energy, self.plan["client"], self.plan["policy"])
-
     def summary(self) -> dict:
         """The run as one JSON-able dict (``summary.json``)."""
         loads = self.pages.load_s.tolist()
@@ -146,8 +114,7 @@ class WebLiveResult:
             "transfer_time_s": self.transfer_time_s, "energy_j": self.energy_j,
             "pages_done": self.fetch["pages_done"], "load_mean_s": statistics.fmean(loads) if loads else None,
             "load_median_s": statistics.median(loads) if loads else None,
-            "fetch": self.fetch, "server": self.server, "emulator": self.emulator, "agent": self.agent,
-            "energy": self.energy.summary(), "wall_time_s": self.wall_time_s, "notes": self.notes, "warnings": self.warnings,
+            "fetch": self.fetch, "server": self.server, "emulator": self.emulator, "agent": self.agent, **self.summary_tail(),
         }
 
 
@@ -215,7 +182,7 @@ def run(plan: dict, path: Path, policy: str, ov: list[str], out: Path, by_role: 
     )
     res.wall_time_s = time.monotonic() - started
     res.pages.to_csv(out / "pages.csv", index=False)
-    (out / "summary.json").write_text(json.dumps(res.summary(), indent=2, default=str) + "\n")
+    res.write_summary()
     return res
 
 
