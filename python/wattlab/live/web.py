@@ -292,8 +292,9 @@ def print_compare(console, df: pd.DataFrame, name: str) -> None:
     print_table(console, g, keys=2)
 
 
-def print_result(console, res: WebLiveResult, note: Callable, warn: Callable, quiet: bool = False) -> None:
-    """A live web run: pages, load times, energy, the agent's counters (RTT cache)."""
+def print_result(console, res: WebLiveResult, note: Callable, quiet: bool = False) -> None:
+    """A live web run: pages, load times, energy, the agent's counters (RTT cache); the CLI
+    prints the end every run shares (lateness, warnings, notes, where the results are)."""
     from rich.markup import escape
 
     from wattlab import report as rpt
@@ -321,10 +322,3 @@ def print_result(console, res: WebLiveResult, note: Callable, warn: Callable, qu
         a, h = res.agent["agent"], res.agent["host"]
         note(f"RTT cache: {a['rtt_cache_hits']} hits, {a['rtt_cache_misses']} misses; hints applied: {h['hints_new_page']} new pages, "
              f"{h['hints_response']} response lengths", quiet)
-    if res.host_late_max_ms > 5.0:
-        warn(f"the host ran up to {res.host_late_max_ms:.1f} ms behind the model: packets met delays the scenario does not have")
-    for w in res.warnings:
-        warn(w)
-    for n in res.notes:
-        note(f"note: {n}", quiet)
-    note(f"results in {res.out_dir}", quiet)
