@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable
 
 from wattlab.live import netns
-from wattlab.live.session import Session, sigterm_interrupts
+from wattlab.live.session import Session, built_testbed
 from wattlab.live.netns import LiveError, LiveTimeLimit, Testbed
 from wattlab.live.radio_table import radio_table
 from wattlab.live.result import LiveRunInfo
@@ -220,19 +220,11 @@ def run_flow(s, tb: Testbed, limit: float) -> None:
 
 def live(plan: dict, scn: list[str], out: Path, by_role: dict, limit: float, step: Callable[[str], None]) -> None:
     """Build the testbed, run the PSNA flow through the emulator, and remove it whatever happens."""
-    tb = Testbed(sysctls=by_role)
-    with sigterm_interrupts():
-        try:
-            tb.claim()
-            step("building namespaces")
-            tb.build(plan)
-            s = Session(plan, scn, out, tb, limit, step)
-            _emulator(s, tb)
-            s.capture()
-            run_flow(s, tb, limit)
-        finally:
-            tb.teardown()
-            radio_socket(tb).unlink(missing_ok=True)
+    with built_testbed(plan, step, by_role, remove=radio_socket) as tb:
+        s = Session(plan, scn, out, tb, limit, step)
+        _emulator(s, tb)
+        s.capture()
+        run_flow(s, tb, limit)
 
 
 def optional_report(out: Path, name: str) -> dict | None:

@@ -16,9 +16,9 @@ import pandas as pd
 
 from wattlab.live import checks, netns, psna, tcp_settings, tunnel, web, wwp
 from wattlab.live.checks import POLICIES
-from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
+from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit
 from wattlab.live.result import AgentRunMixin, LiveRunInfo
-from wattlab.live.session import Session, binary, prepare_out, report, sigterm_interrupts, tool
+from wattlab.live.session import Session, binary, built_testbed, prepare_out, report, tool
 
 __all__ = ["POLICIES", "LiveResult", "binary", "compare", "load_plan", "payload_digest", "run"]
 
@@ -116,23 +116,16 @@ def _check_inputs(scenario, policy, overrides, time_limit, sysctls) -> tuple[Pat
 
 def _live(plan: dict, scn: list[str], policy: str, out: Path, by_role: dict, limit: float, step: Callable[[str], None]) -> None:
     """Build the testbed, run the download in it, and remove it whatever happens."""
-    tb = Testbed(sysctls=by_role)
-    with sigterm_interrupts():
-        try:
-            tb.claim()
-            step("building namespaces")
-            tb.build(plan)
-            tcp_settings.record(tb, out)  # the kernel's TCP as this run has it (tcp_settings.json)
-            s = Session(plan, scn, out, tb, limit, step)
-            s.emulator(policy)
-            if policy == "cc":
-                s.agent()
-            s.capture()
-            server = s.server()
-            s.download()
-            s.finish(server)
-        finally:
-            tb.teardown()
+    with built_testbed(plan, step, by_role) as tb:
+        tcp_settings.record(tb, out)  # the kernel's TCP as this run has it (tcp_settings.json)
+        s = Session(plan, scn, out, tb, limit, step)
+        s.emulator(policy)
+        if policy == "cc":
+            s.agent()
+        s.capture()
+        server = s.server()
+        s.download()
+        s.finish(server)
 
 
 def _profile_warnings(plan: dict) -> list[str]:

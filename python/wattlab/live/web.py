@@ -23,7 +23,7 @@ import pandas as pd
 from wattlab.live import checks, netns
 from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
 from wattlab.live.result import AgentRunMixin, LiveRunInfo
-from wattlab.live.session import Session, report, sigterm_interrupts
+from wattlab.live.session import Session, built_testbed, report
 
 OUTPUTS = ("web_fetch.json", "web_fetch.log", "web_server.json", "web_server.out", "web_server.log", "pages.csv")
 """Files a web run writes besides the common ones (:data:`wattlab.live.checks.OUTPUTS`)."""
@@ -120,43 +120,35 @@ class WebLiveResult(AgentRunMixin, LiveRunInfo):
 
 def _live(plan: dict, scn: list[str], policy: str, out: Path, by_role: dict, limit: float, step: Callable[[str], None]) -> None:
     """Build the testbed, run the session in it, and remove it whatever happens."""
-    tb = Testbed(sysctls=by_role)
-    sock = hints_socket(tb)
-    with sigterm_interrupts():
-        try:
-            tb.claim()
-            step("building namespaces")
-            tb.build(plan)
-            s = Session(plan, scn, out, tb, limit, step)
-            s.emulator(policy)
-            if policy == "cc":
-                s.agent(extra=("--hints", str(sock)))
-            s.capture()
-            idle = max(10.0, min(limit, 60.0))
-            step("starting the web server")
-            argv = [s.exe, "web-serve", *scn, "--listen", f"{netns.SERVER_ADDR}:{plan['port']}",
-                    "--time-limit", f"{limit + idle:.3f}", "--report", str(out / "web_server.json")]
-            server = s.start("the server", "server", argv, "web_server.out", "web_server.log")
-            s.ready(server, "web_server.out", "ready")
-            s.deadline = time.monotonic() + limit
-            time.sleep(plan["start_s"])  # at most the bound (time_bound)
-            step("browsing")
-            argv = [s.exe, "web-fetch", *scn, "--connect", f"{netns.SERVER_ADDR}:{plan['port']}",
-                    "--idle-timeout", f"{idle:.3f}", "--time-limit", f"{limit:.3f}", "--report", str(out / "web_fetch.json")]
-            if policy == "cc":
-                argv += ["--hints", str(sock)]
-            fetch = s.start("the browser", "client", argv, None, "web_fetch.log")
-            while fetch.popen.poll() is None:
-                s.check_others(fetch, " during the session")
-                if time.monotonic() > s.deadline:
-                    raise LiveTimeLimit(f"the web session did not finish within the run's time bound ({limit:g} s); logs in {out}")
-                time.sleep(0.05)
-            if fetch.popen.returncode != 0:
-                raise s.failure(fetch)
-            s.finish(server)
-        finally:
-            tb.teardown()
-            sock.unlink(missing_ok=True)
+    with built_testbed(plan, step, by_role, remove=hints_socket) as tb:
+        sock = hints_socket(tb)
+        s = Session(plan, scn, out, tb, limit, step)
+        s.emulator(policy)
+        if policy == "cc":
+            s.agent(extra=("--hints", str(sock)))
+        s.capture()
+        idle = max(10.0, min(limit, 60.0))
+        step("starting the web server")
+        argv = [s.exe, "web-serve", *scn, "--listen", f"{netns.SERVER_ADDR}:{plan['port']}",
+                "--time-limit", f"{limit + idle:.3f}", "--report", str(out / "web_server.json")]
+        server = s.start("the server", "server", argv, "web_server.out", "web_server.log")
+        s.ready(server, "web_server.out", "ready")
+        s.deadline = time.monotonic() + limit
+        time.sleep(plan["start_s"])  # at most the bound (time_bound)
+        step("browsing")
+        argv = [s.exe, "web-fetch", *scn, "--connect", f"{netns.SERVER_ADDR}:{plan['port']}",
+                "--idle-timeout", f"{idle:.3f}", "--time-limit", f"{limit:.3f}", "--report", str(out / "web_fetch.json")]
+        if policy == "cc":
+            argv += ["--hints", str(sock)]
+        fetch = s.start("the browser", "client", argv, None, "web_fetch.log")
+        while fetch.popen.poll() is None:
+            s.check_others(fetch, " during the session")
+            if time.monotonic() > s.deadline:
+                raise LiveTimeLimit(f"the web session did not finish within the run's time bound ({limit:g} s); logs in {out}")
+            time.sleep(0.05)
+        if fetch.popen.returncode != 0:
+            raise s.failure(fetch)
+        s.finish(server)
 
 
 def notes(plan: dict) -> list[str]:

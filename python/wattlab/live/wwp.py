@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Callable
 
 from wattlab.live import netns
-from wattlab.live.session import Session, sigterm_interrupts, report as session_report
-from wattlab.live.netns import LiveError, LiveTimeLimit, Testbed
+from wattlab.live.session import Session, built_testbed, report as session_report
+from wattlab.live.netns import LiveError, LiveTimeLimit
 from wattlab.live.radio_table import radio_table
 from wattlab.live.result import LiveRunInfo
 
@@ -221,18 +221,11 @@ def run_flow(session, limit: float) -> int:
 
 def live(plan: dict, scn: list[str], out: Path, by_role: dict, limit: float, step: Callable[[str], None]) -> int:
     """Build the testbed, run the WWP flow through the emulator, and remove it whatever happens."""
-    tb = Testbed(sysctls=by_role)
-    with sigterm_interrupts():
-        try:
-            tb.claim()
-            step("building namespaces")
-            tb.build(plan)
-            s = Session(plan, scn, out, tb, limit, step)
-            s.emulator("always-on")
-            s.capture()
-            return run_flow(s, limit)
-        finally:
-            tb.teardown()
+    with built_testbed(plan, step, by_role) as tb:
+        s = Session(plan, scn, out, tb, limit, step)
+        s.emulator("always-on")
+        s.capture()
+        return run_flow(s, limit)
 
 
 def report(out: Path, name: str) -> dict:
