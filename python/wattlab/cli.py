@@ -160,13 +160,7 @@ def run(scenario, seed, out, pcap, pcap_link, pcap_epoch, set_, timeseries, parq
         unfinished = [f["name"] for f in res.summary["flows"] if f.get("completion_time_s") is None]
         problems.append(f"the run ended at its time limit ({res.summary['end_time_s']:.3f} s) before "
                         f"{', '.join(unfinished) or 'every flow'} completed; results cover that time only")
-    for msg in problems:
-        if allow_incomplete:
-            note(f"note: {msg}", quiet)
-        else:
-            warn(f"{msg} (exit {EXIT_INCOMPLETE}; --allow-incomplete to exit 0)")
-    if problems and not allow_incomplete:
-        sys.exit(EXIT_INCOMPLETE)
+    exit_if_incomplete(problems, allow_incomplete, quiet)
 
 
 def run_compare(scenario, spec, seed, set_, json_out, quiet, allow_incomplete) -> None:
@@ -196,6 +190,12 @@ def run_compare(scenario, spec, seed, set_, json_out, quiet, allow_incomplete) -
     bad = [r["value"] for r in rows if not r["completed"]]
     if bad:
         problems.append(f"with {key} = {', '.join(bad)} the run ended at its time limit before every flow completed")
+    exit_if_incomplete(problems, allow_incomplete, quiet)
+
+
+def exit_if_incomplete(problems: list[str], allow_incomplete: bool, quiet: bool) -> None:
+    """Say what makes a run's results incomplete (``problems``): as warnings, then exit
+    :data:`EXIT_INCOMPLETE`; with ``--allow-incomplete`` as notes, and go on."""
     for msg in problems:
         if allow_incomplete:
             note(f"note: {msg}", quiet)
