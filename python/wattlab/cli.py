@@ -132,12 +132,8 @@ def run(scenario, seed, out, pcap, pcap_link, pcap_epoch, set_, timeseries, parq
         where = f"; the partial results (marked interrupted) are in {out}" if out is not None else ""
         note(f"interrupted at {e.result.summary['end_time_s']:.3f} s simulated{where}", style="yellow")
         sys.exit(EXIT_INTERRUPTED)
-    except FileNotFoundError as e:
-        fail(str(e))
-    except _core.ScenarioError as e:
-        fail(str(e))
-    except _core.SimulationError as e:
-        fail(f"the run failed: {e}", code=EXIT_FAILED)
+    except (FileNotFoundError, _core.ScenarioError, _core.SimulationError) as e:
+        fail_run(e)
     if json_out:
         if res.baseline is None:
             sys.stdout.write(res.summary_json + "\n")
@@ -164,13 +160,7 @@ def run(scenario, seed, out, pcap, pcap_link, pcap_epoch, set_, timeseries, parq
         unfinished = [f["name"] for f in res.summary["flows"] if f.get("completion_time_s") is None]
         problems.append(f"the run ended at its time limit ({res.summary['end_time_s']:.3f} s) before "
                         f"{', '.join(unfinished) or 'every flow'} completed; results cover that time only")
-    for msg in problems:
-        if allow_incomplete:
-            note(f"note: {msg}", quiet)
-        else:
-            warn(f"{msg} (exit {EXIT_INCOMPLETE}; --allow-incomplete to exit 0)")
-    if problems and not allow_incomplete:
-        sys.exit(EXIT_INCOMPLETE)
+    exit_if_incomplete(problems, allow_incomplete, quiet)
 
 
 def run_compare(scenario, spec, seed, set_, json_out, quiet, allow_incomplete) -> None:
@@ -187,12 +177,8 @@ def run_compare(scenario, spec, seed, set_, json_out, quiet, allow_incomplete) -
     except api.RunInterrupted:
         note("interrupted", style="yellow")
         sys.exit(EXIT_INTERRUPTED)
-    except FileNotFoundError as e:
-        fail(str(e))
-    except _core.ScenarioError as e:
-        fail(str(e))
-    except _core.SimulationError as e:
-        fail(f"the run failed: {e}", code=EXIT_FAILED)
+    except (FileNotFoundError, _core.ScenarioError, _core.SimulationError) as e:
+        fail_run(e)
     if json_out:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
     else:
@@ -204,6 +190,12 @@ def run_compare(scenario, spec, seed, set_, json_out, quiet, allow_incomplete) -
     bad = [r["value"] for r in rows if not r["completed"]]
     if bad:
         problems.append(f"with {key} = {', '.join(bad)} the run ended at its time limit before every flow completed")
+    exit_if_incomplete(problems, allow_incomplete, quiet)
+
+
+def exit_if_incomplete(problems: list[str], allow_incomplete: bool, quiet: bool) -> None:
+    """Say what makes a run's results incomplete (``problems``): as warnings, then exit
+    :data:`EXIT_INCOMPLETE`; with ``--allow-incomplete`` as notes, and go on."""
     for msg in problems:
         if allow_incomplete:
             note(f"note: {msg}", quiet)
@@ -211,6 +203,14 @@ def run_compare(scenario, spec, seed, set_, json_out, quiet, allow_incomplete) -
             warn(f"{msg} (exit {EXIT_INCOMPLETE}; --allow-incomplete to exit 0)")
     if problems and not allow_incomplete:
         sys.exit(EXIT_INCOMPLETE)
+
+
+def fail_run(e: Exception) -> None:
+    """Exit for a run that could not start (its file missing, its scenario invalid: exit 2 with
+    the message) or that failed while running (exit 1)."""
+    if isinstance(e, _core.SimulationError):
+        fail(f"the run failed: {e}", code=EXIT_FAILED)
+    fail(str(e))
 
 
 def run_progress(p) -> str:

@@ -95,11 +95,18 @@ def _print_udp_tail(res, what: str, quiet: bool) -> None:
     emu = res.emulator["host"]
     note(f"emulator: {emu['packets']:,} packets, verdicts {emu['late_mean_us']:.0f} µs late on average "
          f"(max {emu['late_max_us']:.0f} µs); {what}", quiet)
+    _print_run_end(res, quiet)
+
+
+def _print_run_end(res, quiet: bool, behind: str = "", why: str = "", notes: list[str] | None = None) -> None:
+    """The end of a live run's print-out (download, web, WWP, PSNA): a warning if the host ran
+    more than 5 ms behind (``behind`` and ``why`` complete its sentence), the run's warnings,
+    its notes (``notes``, default the run's own), and where the results are."""
     if res.host_late_max_ms > 5.0:
-        warn(f"the host ran up to {res.host_late_max_ms:.1f} ms behind: packets met delays the scenario does not have")
-    for w_ in res.warnings:
-        warn(w_)
-    for n in res.notes:
+        warn(f"the host ran up to {res.host_late_max_ms:.1f} ms behind{behind}: packets met delays the scenario does not have{why}")
+    for w in res.warnings:
+        warn(w)
+    for n in res.notes if notes is None else notes:
         note(f"note: {n}", quiet)
     note(f"results in {res.out_dir}", quiet)
 
@@ -173,7 +180,8 @@ def _print_result(res, quiet: bool = False) -> None:
     if hasattr(res, "pages"):
         from wattlab.live import web
 
-        web.print_result(console, res, note, warn, quiet)
+        web.print_result(console, res, note, quiet)
+        _print_run_end(res, quiet, " the model")
         return
     p = res.plan
     ok = "[green]verified[/]" if res.verified else "[bold red]CORRUPT[/]"
@@ -203,14 +211,7 @@ def _print_result(res, quiet: bool = False) -> None:
         f"(max {emu['late_max_us']:.0f} µs, {emu['late_over_1ms']} over 1 ms){timers}",
         quiet,
     )
-    if res.host_late_max_ms > 5.0:
-        warn(f"the host ran up to {res.host_late_max_ms:.1f} ms behind the model: "
-             "packets met delays the scenario does not have (busy machine or VM stall)")
-    for w in res.warnings:
-        warn(w)
-    for n in res.notes + res.energy.notes:
-        note(f"note: {n}", quiet)
-    note(f"results in {res.out_dir}", quiet)
+    _print_run_end(res, quiet, " the model", " (busy machine or VM stall)", res.notes + res.energy.notes)
 
 
 SCENARIO_HELP = ("Scenario TOML: server ⇄ [[link]] ⇄ ap ⇄ [[wireless]] ⇄ client, one bulk-download, wwp-bulk, web (one server), psna-read or "

@@ -27,29 +27,18 @@ def test_unknown_key_names_line_and_key():
     assert e.key and "wireless" in e.key
 
 
-def test_wrong_type_names_key():
-    text = BASE.replace('rate = "100Mbps"', "rate = true")
-    e = _error_for(text)
-    assert e.key == "link[0].rate"
-    assert e.line == text.splitlines().index("rate = true") + 1
-    assert "rate" in e.message
-
-
-def test_wrong_type_inside_a_flow_names_the_flow():
+@pytest.mark.parametrize(("old", "new", "key", "says"), [
+    pytest.param('rate = "100Mbps"', "rate = true", "link[0].rate", "rate", id="wrong-type-names-key"),
     # Inside [[flow]] (read by its kind, spans kept) the error names the field and its line.
-    text = BASE.replace('bytes = "1MB"', "bytes = true")
+    pytest.param('bytes = "1MB"', "bytes = true", "flow[0].bytes", "expected a size", id="wrong-type-inside-a-flow-names-the-flow"),
+    pytest.param('rate = "100Mbps"', 'rate = "-100Mbps"', "link[0].rate", "negative", id="negative-rate-is-rejected-with-reason"),
+])
+def test_a_bad_value_names_key_line_and_reason(old, new, key, says):
+    text = BASE.replace(old, new)
     e = _error_for(text)
-    assert e.key == "flow[0].bytes"
-    assert "expected a size" in e.message
-    assert e.line == text.splitlines().index("bytes = true") + 1
-
-
-def test_negative_rate_is_rejected_with_reason():
-    text = BASE.replace('rate = "100Mbps"', 'rate = "-100Mbps"')
-    e = _error_for(text)
-    assert "negative" in e.message
-    assert e.key == "link[0].rate"
-    assert e.line == text.splitlines().index('rate = "-100Mbps"') + 1
+    assert e.key == key
+    assert says in e.message
+    assert e.line == text.splitlines().index(new) + 1
 
 
 def test_unknown_profile_lists_known_ones():
@@ -72,64 +61,33 @@ def test_unknown_congestion_control_lists_valid_ones():
     assert "unknown congestion control `bbr9`" in e.message and "newreno" in e.message
 
 
-def test_unknown_tcp_profile_names_field_line_and_known_ones():
-    text = BASE + 'tcp = { profile = "bsd" }\n'
-    e = _error_for(text)
-    assert "flow[0].tcp.profile" in str(e) and "unknown TCP profile `bsd` (known: textbook, linux)" in e.message
-    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"bsd"' in l)
+@pytest.mark.parametrize(("tcp", "key", "says"), [
+    pytest.param('profile = "bsd"', "profile", "unknown TCP profile `bsd` (known: textbook, linux)", id="unknown-tcp-profile-lists-known-ones"),
     # The linux profile's 16 MiB window cannot be advertised with a written shift of 2.
-    e = _error_for(BASE + 'tcp = { profile = "linux", window_scale = 2 }\n')
-    assert "flow[0].tcp.window_scale" in str(e) and "at least 9" in e.message
-
-
-def test_hystart_errors_name_field_and_line():
-    text = BASE + 'tcp = { cc = "cubic", hystart = "fast" }\n'
+    pytest.param('profile = "linux", window_scale = 2', "window_scale", "at least 9", id="linux-profile-window-scale-too-small"),
+    pytest.param('cc = "cubic", hystart = "fast"', "hystart", "unknown hystart `fast` (known: off, linux, hystart++)", id="unknown-hystart-lists-known-ones"),
+    pytest.param('hystart = "linux"', "hystart", 'set tcp.cc = "cubic"', id="hystart-without-cubic"),
+    pytest.param('cc = "vegas", vegas_retransmit = "bsd"', "vegas_retransmit", "unknown vegas_retransmit `bsd` (known: rfc, ns2)",
+                 id="unknown-vegas-retransmit-lists-known-ones"),
+    pytest.param('cc = "tahoe", vegas_retransmit = "ns2"', "vegas_retransmit", 'set tcp.cc = "vegas" (it is tahoe)', id="vegas-retransmit-without-vegas"),
+    pytest.param('slow_start_after_idle = "yes"', "slow_start_after_idle", "expected a boolean", id="tcp-switch-not-a-boolean"),
+    pytest.param("rack = true", "rack", "needs SACK", id="rack-without-sack"),
+    pytest.param("tlp = true", "tlp", "needs SACK", id="tlp-without-sack"),
+])
+def test_a_bad_tcp_setting_names_field_and_line(tcp, key, says):
+    """Each bad ``tcp`` setting of a flow is refused naming ``flow[0].tcp.KEY``, at the line of
+    its ``tcp = { ... }`` table (the scenario's last), with the reason."""
+    text = BASE + f"tcp = {{ {tcp} }}\n"
     e = _error_for(text)
-    assert "flow[0].tcp.hystart" in str(e) and "unknown hystart `fast` (known: off, linux, hystart++)" in e.message
-    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"fast"' in l)
-    e = _error_for(BASE + 'tcp = { hystart = "linux" }\n')
-    assert "flow[0].tcp.hystart" in str(e) and 'set tcp.cc = "cubic"' in e.message
-
-
-def test_cubic_variant_errors_name_field_and_line():
-    text = BASE + 'tcp = { cc = "cubic", cubic = "bic" }\n'
-    e = _error_for(text)
-    assert "flow[0].tcp.cubic" in str(e) and "unknown cubic `bic` (known: rfc9438, linux)" in e.message
-    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"bic"' in l)
-    e = _error_for(BASE + 'tcp = { cubic = "linux" }\n')
-    assert "flow[0].tcp.cubic" in str(e) and 'set tcp.cc = "cubic" (it is newreno)' in e.message
-
-
-def test_rto_errors_name_field_and_line():
-    text = BASE + 'tcp = { rto = "bsd" }\n'
-    e = _error_for(text)
-    assert "flow[0].tcp.rto" in str(e) and "unknown rto `bsd` (known: rfc6298, linux)" in e.message
-    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"bsd"' in l)
-    e = _error_for(BASE + 'tcp = { rto = "linux", timer_tick = "500ms" }\n')
-    assert "flow[0].tcp.rto" in str(e) and "remove tcp.timer_tick" in e.message
-
-
-def test_vegas_retransmit_errors_name_field_and_line():
-    text = BASE + 'tcp = { cc = "vegas", vegas_retransmit = "bsd" }\n'
-    e = _error_for(text)
-    assert "flow[0].tcp.vegas_retransmit" in str(e) and "unknown vegas_retransmit `bsd` (known: rfc, ns2)" in e.message
-    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"bsd"' in l)
-    e = _error_for(BASE + 'tcp = { cc = "tahoe", vegas_retransmit = "ns2" }\n')
-    assert "flow[0].tcp.vegas_retransmit" in str(e) and 'set tcp.cc = "vegas" (it is tahoe)' in e.message
-
-
-def test_ooo_limit_errors_name_field_and_line():
-    text = BASE + 'tcp = { profile = "linux", ooo_limit = "ranges64" }\n'
-    e = _error_for(text)
-    assert "flow[0].tcp.ooo_limit" in str(e) and "unknown ooo_limit `ranges64` (known: ranges32, rcvbuf)" in e.message
-    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"ranges64"' in l)
-
-
-def test_a_tcp_switch_that_is_not_a_boolean_names_field_and_line():
-    text = BASE + 'tcp = { slow_start_after_idle = "yes" }\n'
-    e = _error_for(text)
-    assert e.key == "flow[0].tcp.slow_start_after_idle" and "expected a boolean" in e.message
+    assert e.key == f"flow[0].tcp.{key}" and f"flow[0].tcp.{key}" in str(e)
+    assert says in e.message
     assert e.line == len(text.splitlines())
+
+
+def test_rack_and_tlp_are_accepted_with_sack():
+    # With SACK (or the linux profile, which has it) both are accepted.
+    wattlab.validate(text=BASE + "tcp = { sack = true, rack = true, tlp = true }\n")
+    wattlab.validate(text=BASE + 'tcp = { profile = "linux", rack = false, tlp = false }\n')
 
 
 def test_override_errors_name_the_override():
@@ -173,12 +131,35 @@ def test_a_key_of_another_kind_is_refused_by_the_flows_kind():
     assert e.message.startswith("unknown field `bites` (kind = \"bulk-download\" takes:") and "servers" not in e.message
 
 
-def test_rack_or_tlp_without_sack_names_field_and_line():
-    for key in ("rack", "tlp"):
-        text = BASE + f"tcp = {{ {key} = true }}\n"
-        e = _error_for(text)
-        assert f"flow[0].tcp.{key}" in str(e) and "needs SACK" in e.message
-        assert e.line == len(text.splitlines())
-    # With SACK (or the linux profile, which has it) both are accepted.
-    wattlab.validate(text=BASE + "tcp = { sack = true, rack = true, tlp = true }\n")
-    wattlab.validate(text=BASE + 'tcp = { profile = "linux", rack = false, tlp = false }\n')
+def test_hystart_errors_name_field_and_line():
+    text = BASE + 'tcp = { cc = "cubic", hystart = "fast" }\n'
+    e = _error_for(text)
+    assert "flow[0].tcp.hystart" in str(e) and "unknown hystart `fast` (known: off, linux, hystart++)" in e.message
+    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"fast"' in l)
+    e = _error_for(BASE + 'tcp = { hystart = "linux" }\n')
+    assert "flow[0].tcp.hystart" in str(e) and 'set tcp.cc = "cubic"' in e.message
+
+
+def test_cubic_variant_errors_name_field_and_line():
+    text = BASE + 'tcp = { cc = "cubic", cubic = "bic" }\n'
+    e = _error_for(text)
+    assert "flow[0].tcp.cubic" in str(e) and "unknown cubic `bic` (known: rfc9438, linux)" in e.message
+    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"bic"' in l)
+    e = _error_for(BASE + 'tcp = { cubic = "linux" }\n')
+    assert "flow[0].tcp.cubic" in str(e) and 'set tcp.cc = "cubic" (it is newreno)' in e.message
+
+
+def test_rto_errors_name_field_and_line():
+    text = BASE + 'tcp = { rto = "bsd" }\n'
+    e = _error_for(text)
+    assert "flow[0].tcp.rto" in str(e) and "unknown rto `bsd` (known: rfc6298, linux)" in e.message
+    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"bsd"' in l)
+    e = _error_for(BASE + 'tcp = { rto = "linux", timer_tick = "500ms" }\n')
+    assert "flow[0].tcp.rto" in str(e) and "remove tcp.timer_tick" in e.message
+
+
+def test_ooo_limit_errors_name_field_and_line():
+    text = BASE + 'tcp = { profile = "linux", ooo_limit = "ranges64" }\n'
+    e = _error_for(text)
+    assert "flow[0].tcp.ooo_limit" in str(e) and "unknown ooo_limit `ranges64` (known: ranges32, rcvbuf)" in e.message
+    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"ranges64"' in l)

@@ -138,16 +138,6 @@ pub struct WwpHostReport {
     pub stats: WwpStats,
 }
 
-/// The name of a state in reports.
-fn state_name(s: WwpState) -> &'static str {
-    match s {
-        WwpState::Handshaking => "handshaking",
-        WwpState::Established => "established",
-        WwpState::Closed => "closed",
-        WwpState::Failed(_) => "failed",
-    }
-}
-
 /// A clock-based 12-bit ISN (the paper: "clock-based, as in TCP"), 4 µs per step.
 fn clock_isn() -> u16 {
     let ns = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
@@ -345,7 +335,7 @@ pub fn run(sock: UdpSocket, cfg: &WwpHostConfig, stop: &AtomicBool, on_ready: im
         _ => h.peer,
     };
     r.outcome = h.outcome;
-    r.state = state_name(ep.state()).into();
+    r.state = ep.state().name().into();
     (r.start_ns, r.end_ns) = (h.start_ns, h.end_ns);
     (r.connected_ns, r.closed_ns) = (w.connected_ns, w.closed_ns);
     (r.first_byte_ns, r.last_byte_ns) = (w.first_byte_ns, w.last_byte_ns);

@@ -7,56 +7,20 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use wattlab_core::packet::TcpFlags;
 use wattlab_core::wire::decode_ethernet;
-use wattlab_sim::scenario::ScenarioError;
-use wattlab_sim::{BuildOptions, RunOutput, Simulation};
+use wattlab_sim::{BuildOptions, RunOutput};
 
-const MAX_CONN: u32 = 2;
+#[path = "support/web.rs"]
+mod web_scenario;
+use web_scenario::{error, line_of, Server, Web, MAX_CONN};
 
+/// Two sites behind the AP (20 and 45 ms), five pages; `flow_extra` ends the flow.
 fn scenario(flow_extra: &str) -> String {
-    format!(
-        r#"
-name = "web-test"
-[simulation]
-seed = 7
-[[node]]
-name = "site0"
-kind = "host"
-[[node]]
-name = "site1"
-kind = "host"
-[[node]]
-name = "ap"
-kind = "ap"
-[[node]]
-name = "client"
-kind = "host"
-[[link]]
-a = "site0"
-b = "ap"
-rate = "100Mbps"
-delay = "20ms"
-[[link]]
-a = "site1"
-b = "ap"
-rate = "100Mbps"
-delay = "45ms"
-[[wireless]]
-ap = "ap"
-station = "client"
-rate = "20Mbps"
-[[flow]]
-kind = "web"
-name = "browse"
-client = "client"
-servers = ["site0", "site1"]
-pages = 5
-subsites = 2
-max_connections = {MAX_CONN}
-objects = {{ mean = 6 }}
-think = {{ shape = 1.5, scale = "500ms" }}
-{flow_extra}
-"#
-    )
+    let servers = [
+        Server { name: "site0", delay: "20ms", link: "" },
+        Server { name: "site1", delay: "45ms", link: "" },
+    ];
+    Web { name: "web-test", seed: 7, servers: &servers, client: "", wireless: "", pages: 5, subsites: 2, objects_mean: 6, flow: flow_extra }
+        .toml()
 }
 
 fn run(text: &str, pcap_dir: Option<&std::path::Path>) -> RunOutput {
@@ -66,7 +30,7 @@ fn run(text: &str, pcap_dir: Option<&std::path::Path>) -> RunOutput {
         timeseries: false,
         ..Default::default()
     };
-    Simulation::from_toml(text, "web.toml", None, &[], &opts).expect("scenario builds").run().expect("run succeeds")
+    web_scenario::run(text, &opts)
 }
 
 #[test]
@@ -175,17 +139,6 @@ fn an_explicit_page_list_is_fetched_in_order() {
     // Page 2 returns to site1: its connections from page 0 are still open and reused.
     assert!(out.objects.reused[4] && out.objects.reused[5]);
     assert_eq!(out.pages.new_connections, vec![2, 1, 0]);
-}
-
-fn error(text: &str) -> ScenarioError {
-    match Simulation::from_toml(text, "web.toml", None, &[], &BuildOptions::default()) {
-        Ok(_) => panic!("the scenario should be rejected"),
-        Err(e) => e,
-    }
-}
-
-fn line_of(text: &str, needle: &str) -> Option<usize> {
-    text.lines().position(|l| l.contains(needle)).map(|i| i + 1)
 }
 
 #[test]

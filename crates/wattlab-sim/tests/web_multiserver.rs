@@ -5,92 +5,41 @@
 //! their key and line.
 
 use std::collections::{BTreeMap, BTreeSet};
-use wattlab_sim::scenario::ScenarioError;
-use wattlab_sim::{BuildOptions, RunOutput, Simulation};
+use wattlab_sim::{BuildOptions, RunOutput};
 
-const MAX_CONN: u32 = 2;
+#[path = "support/web.rs"]
+mod web_scenario;
+use web_scenario::{error, line_of, Server, Web, MAX_CONN};
 
 /// Two sites (RTT 20 and 60 ms behind the AP) and a pool of three third-party servers (RTT
 /// 10, 80 and 120 ms; the last with 1 % loss towards the client).
 fn scenario(third_party: &str, power_save: &str) -> String {
-    format!(
-        r#"
-name = "web-ms"
-[simulation]
-seed = 3
-[[node]]
-name = "site0"
-kind = "host"
-[[node]]
-name = "site1"
-kind = "host"
-[[node]]
-name = "cdn"
-kind = "host"
-[[node]]
-name = "ads"
-kind = "host"
-[[node]]
-name = "stats"
-kind = "host"
-[[node]]
-name = "ap"
-kind = "ap"
-[[node]]
-name = "client"
-kind = "host"
-radio = {{ profile = "wavelan-dsss", policies = ["always-on"] }}
-[[link]]
-a = "site0"
-b = "ap"
-rate = "100Mbps"
-delay = "10ms"
-[[link]]
-a = "site1"
-b = "ap"
-rate = "100Mbps"
-delay = "30ms"
-[[link]]
-a = "cdn"
-b = "ap"
-rate = "100Mbps"
-delay = "5ms"
-[[link]]
-a = "ads"
-b = "ap"
-rate = "100Mbps"
-delay = "40ms"
-[[link]]
-a = "stats"
-b = "ap"
-rate = "100Mbps"
-delay = "60ms"
-a_to_b = {{ loss = {{ model = "bernoulli", p = 0.01 }} }}
-[[wireless]]
-ap = "ap"
-station = "client"
-rate = "20Mbps"
-power_save = "{power_save}"
-[[flow]]
-kind = "web"
-name = "browse"
-client = "client"
-servers = ["site0", "site1"]
-pages = 12
-subsites = 3
-max_connections = {MAX_CONN}
-objects = {{ mean = 8 }}
-think = {{ shape = 1.5, scale = "500ms" }}
-{third_party}
-"#
-    )
+    let servers = [
+        Server { name: "site0", delay: "10ms", link: "" },
+        Server { name: "site1", delay: "30ms", link: "" },
+        Server { name: "cdn", delay: "5ms", link: "" },
+        Server { name: "ads", delay: "40ms", link: "" },
+        Server { name: "stats", delay: "60ms", link: r#"a_to_b = { loss = { model = "bernoulli", p = 0.01 } }"# },
+    ];
+    Web {
+        name: "web-ms",
+        seed: 3,
+        servers: &servers,
+        client: r#"radio = { profile = "wavelan-dsss", policies = ["always-on"] }"#,
+        wireless: &format!("power_save = \"{power_save}\""),
+        pages: 12,
+        subsites: 3,
+        objects_mean: 8,
+        flow: third_party,
+    }
+    .toml()
 }
 
+/// The pool of third-party servers: one to three per page, half of the embedded objects.
 const POOL: &str = r#"third_party = { servers = ["cdn", "ads", "stats"], hosts = { min = 1, max = 3 }, share = 0.5 }"#;
 
 fn run(text: &str) -> RunOutput {
-    let opts = BuildOptions { timeseries: false, ..Default::default() };
-    Simulation::from_toml(text, "web-ms.toml", None, &[], &opts).expect("scenario builds").run().expect("run succeeds")
+    web_scenario::run(text, &BuildOptions { timeseries: false, ..Default::default() })
 }
 
 #[test]
@@ -213,13 +162,6 @@ fn an_explicit_list_names_each_objects_server() {
     assert_eq!(out.pages.servers, vec![3, 1]);
 }
 
-fn error(text: &str) -> ScenarioError {
-    match Simulation::from_toml(text, "web-ms.toml", None, &[], &BuildOptions::default()) {
-        Ok(_) => panic!("the scenario should be rejected"),
-        Err(e) => e,
-    }
-}
-
 #[test]
 fn bad_settings_name_their_key_and_line() {
     let cases: [(&str, &str, &str); 7] = [
@@ -236,7 +178,7 @@ fn bad_settings_name_their_key_and_line() {
         let e = error(&text);
         assert_eq!(e.key.as_deref(), Some(key), "{extra}: {e}");
         assert!(e.message.contains(words), "{extra}: {e}");
-        assert_eq!(e.line, text.lines().position(|l| l.starts_with("third_party")).map(|i| i + 1), "{e}");
+        assert_eq!(e.line, line_of(&text, "third_party"), "{e}");
     }
     let e = error(&scenario(r#"third_party = { servers = ["cdn", "nowhere"] }"#, "cam"));
     assert!(e.message.contains("unknown node `nowhere`"), "{e}");

@@ -46,6 +46,8 @@ fn a_lossy_transfer_delivers_every_byte_and_closes() {
     println!("{f:#}");
     let u = |k: &str| f[k].as_u64().unwrap_or_else(|| panic!("{k}: {f}"));
     assert_eq!((f["completed"].as_bool(), f["closed"].as_bool()), (Some(true), Some(true)), "{f}");
+    // Both ends' state columns name the state (`WwpState::name`).
+    assert_eq!((f["sender_state"].as_str(), f["receiver_state"].as_str()), (Some("closed"), Some("closed")), "{f}");
     assert_eq!((u("bytes_delivered"), u("original_data_bytes")), (n, n));
     assert!(u("nacked_segments") > 0 && u("retransmitted_segments") > 0, "{f}");
 }

@@ -18,22 +18,24 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from wattlab.live import netns
-from wattlab.live.session import Session, sigterm_interrupts
+from wattlab.live.session import Session, built_testbed
 from wattlab.live.netns import LiveError, LiveTimeLimit, Testbed
 from wattlab.live.radio_table import radio_table
+from wattlab.live.result import LiveRunInfo
 
 FH_GRACE_S = 10.0
 """How long the fixed host may take after the mobile's end to see the daemon close."""
 
 
 @dataclass
-class PsnaLiveResult:
-    """Everything a live PSNA run produced (files are in ``out_dir``)."""
+class PsnaLiveResult(LiveRunInfo):
+    """Everything a live PSNA run produced (files are in ``out_dir``); the shared tail (energy,
+    out_dir, wall time, notes, warnings) is :class:`~wattlab.live.result.LiveRunInfo`'s."""
 
     plan: dict
     """What ran (``wattlab-live plan``), with the flow's ``psna`` part."""
@@ -47,16 +49,6 @@ class PsnaLiveResult:
     """The emulator's report (``dropped_radio_off``: frames that reached the card while off)."""
     expected_sha256: str
     """SHA-256 of the ``bytes``-byte payload."""
-    energy: object | None
-    """:class:`wattlab.trace.TraceEnergy` of the client's capture (None if it could not be costed)."""
-    out_dir: Path
-    """Where the reports, logs and capture are."""
-    wall_time_s: float = 0.0
-    """Wall-clock time of the whole run."""
-    notes: list[str] = field(default_factory=list)
-    """What differs from the simulator."""
-    warnings: list[str] = field(default_factory=list)
-    """What makes this run differ from the scenario."""
 
     @property
     def read(self) -> bool:
@@ -139,11 +131,7 @@ class PsnaLiveResult:
             "daemon": d,
             "fh": self.fh,
             "emulator": self.emulator,
-            "energy": self.energy.summary() if self.energy is not None else None,
-            "host_late_max_ms": self.host_late_max_ms,
-            "wall_time_s": self.wall_time_s,
-            "notes": self.notes,
-            "warnings": self.warnings,
+            **self.summary_tail(host_late_max_ms=self.host_late_max_ms),
         }
 
 
@@ -232,19 +220,11 @@ def run_flow(s, tb: Testbed, limit: float) -> None:
 
 def live(plan: dict, scn: list[str], out: Path, by_role: dict, limit: float, step: Callable[[str], None]) -> None:
     """Build the testbed, run the PSNA flow through the emulator, and remove it whatever happens."""
-    tb = Testbed(sysctls=by_role)
-    with sigterm_interrupts():
-        try:
-            tb.claim()
-            step("building namespaces")
-            tb.build(plan)
-            s = Session(plan, scn, out, tb, limit, step)
-            _emulator(s, tb)
-            s.capture()
-            run_flow(s, tb, limit)
-        finally:
-            tb.teardown()
-            radio_socket(tb).unlink(missing_ok=True)
+    with built_testbed(plan, step, by_role, remove=radio_socket) as tb:
+        s = Session(plan, scn, out, tb, limit, step)
+        _emulator(s, tb)
+        s.capture()
+        run_flow(s, tb, limit)
 
 
 def optional_report(out: Path, name: str) -> dict | None:
@@ -253,11 +233,6 @@ def optional_report(out: Path, name: str) -> dict | None:
         return json.loads((out / f"{name}.json").read_text())
     except (OSError, ValueError):
         return None
-
-
-def write_summary(res: PsnaLiveResult) -> None:
-    """Write ``summary.json``."""
-    (res.out_dir / "summary.json").write_text(json.dumps(res.summary(), indent=2, default=str) + "\n")
 
 
 def check_outcome(res: PsnaLiveResult, limit: float) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -16,9 +16,9 @@ import pandas as pd
 
 from wattlab.live import checks, netns, psna, tcp_settings, tunnel, web, wwp
 from wattlab.live.checks import POLICIES
-from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
-from wattlab.live.radio_table import radio_table
-from wattlab.live.session import Session, binary, prepare_out, report, sigterm_interrupts, tool
+from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit
+from wattlab.live.result import AgentRunMixin, LiveRunInfo
+from wattlab.live.session import Session, binary, built_testbed, prepare_out, report, tool
 
 __all__ = ["POLICIES", "LiveResult", "binary", "compare", "load_plan", "payload_digest", "run"]
 
@@ -44,8 +44,9 @@ def payload_digest(n: int, key: int) -> str:
 
 
 @dataclass
-class LiveResult:
-    """Everything one live run produced (files are in ``out_dir``)."""
+class LiveResult(AgentRunMixin, LiveRunInfo):
+    """Everything one live run produced (files are in ``out_dir``); the shared tail (energy,
+    out_dir, wall time, notes, warnings) is :class:`~wattlab.live.result.LiveRunInfo`'s."""
 
     plan: dict
     """What ran: scenario, policy, TCP settings, path (``wattlab-live plan``)."""
@@ -57,20 +58,10 @@ class LiveResult:
     """The emulator's report: per-channel counters and verdict lateness."""
     agent: dict | None
     """The agent host's report (policy ``cc``): the agent's counters and the host's."""
-    energy: object
-    """:class:`wattlab.trace.TraceEnergy` of the client's capture."""
     expected_bytes: int
     """Length of the payload served."""
     expected_sha256: str
     """SHA-256 of the payload (``wattlab-live payload``: the generator's stream, hashed as it is made)."""
-    out_dir: Path
-    """Where the capture, logs and tables are."""
-    wall_time_s: float = 0.0
-    """Wall-clock time of the whole run (setup, transfer, analysis)."""
-    notes: list[str] = field(default_factory=list)
-    """Remarks: what Linux does differently from the scenario's TCP model."""
-    warnings: list[str] = field(default_factory=list)
-    """What makes this run differ from the scenario (e.g. a ``--sysctl`` replacing a testbed setting)."""
 
     @property
     def verified(self) -> bool:
@@ -87,32 +78,6 @@ class LiveResult:
         """Bytes delivered × 8 / transfer time."""
         return self.fetch["bytes"] * 8 / self.transfer_time_s if self.transfer_time_s > 0 else 0.0
 
-    @property
-    def policy_label(self) -> str:
-        """Label of the run's own policy in ``energy``: ``replay`` for cc and psm."""
-        return "always-on" if self.plan["policy"] == "always-on" else "replay"
-
-    @property
-    def energy_j(self) -> float:
-        """Energy of the client's radio under the run's own policy (J)."""
-        e = self.energy.energy
-        return float(e[e.policy == self.policy_label].energy_j.iloc[0])
-
-    @property
-    def host_late_max_ms(self) -> float:
-        """The testbed's worst timing error (ms): the latest emulator verdict or agent timer
-        behind the model's time. Milliseconds here mean the run was disturbed (the machine was
-        busy or the VM stalled) and its packets met delays the scenario does not have."""
-        late = self.emulator["host"]["late_max_us"]
-        if self.agent:
-            late = max(late, self.agent["host"]["timer_late_max_us"])
-        return late / 1e3
-
-    def radios(self) -> pd.DataFrame:
-        """The energy table in the layout of ``wattlab run``'s radios (node, profile, policy...),
-        the replayed schedule named after the run's policy."""
-        return radio_table(self.energy, self.plan["client"], self.plan["policy"])
-
     def summary(self) -> dict:
         """The run as one JSON-able dict (written as ``summary.json``)."""
         return {
@@ -127,10 +92,7 @@ class LiveResult:
             "server": self.server,
             "emulator": self.emulator,
             "agent": self.agent,
-            "energy": self.energy.summary(),
-            "wall_time_s": self.wall_time_s,
-            "notes": self.notes,
-            "warnings": self.warnings,
+            **self.summary_tail(),
         }
 
 
@@ -154,23 +116,16 @@ def _check_inputs(scenario, policy, overrides, time_limit, sysctls) -> tuple[Pat
 
 def _live(plan: dict, scn: list[str], policy: str, out: Path, by_role: dict, limit: float, step: Callable[[str], None]) -> None:
     """Build the testbed, run the download in it, and remove it whatever happens."""
-    tb = Testbed(sysctls=by_role)
-    with sigterm_interrupts():
-        try:
-            tb.claim()
-            step("building namespaces")
-            tb.build(plan)
-            tcp_settings.record(tb, out)  # the kernel's TCP as this run has it (tcp_settings.json)
-            s = Session(plan, scn, out, tb, limit, step)
-            s.emulator(policy)
-            if policy == "cc":
-                s.agent()
-            s.capture()
-            server = s.server()
-            s.download()
-            s.finish(server)
-        finally:
-            tb.teardown()
+    with built_testbed(plan, step, by_role) as tb:
+        tcp_settings.record(tb, out)  # the kernel's TCP as this run has it (tcp_settings.json)
+        s = Session(plan, scn, out, tb, limit, step)
+        s.emulator(policy)
+        if policy == "cc":
+            s.agent()
+        s.capture()
+        server = s.server()
+        s.download()
+        s.finish(server)
 
 
 def _profile_warnings(plan: dict) -> list[str]:
@@ -260,7 +215,7 @@ def run(
         out_dir=out, notes=_notes(plan), warnings=checks.sysctl_warnings(by_role) + _profile_warnings(plan),
     )
     res.wall_time_s = time.monotonic() - started
-    (out / "summary.json").write_text(json.dumps(res.summary(), indent=2, default=str) + "\n")
+    res.write_summary()
     return res
 
 
@@ -304,7 +259,7 @@ def _run_wwp(plan: dict, path: Path, policy: str, ov: list[str], out: Path | Non
         notes=wwp.notes(plan) + costed, warnings=checks.sysctl_warnings(by_role) + _profile_warnings(plan),
     )
     res.wall_time_s = time.monotonic() - started
-    wwp.write_summary(res)
+    res.write_summary()
     want = res.flow.get("bytes")
     if want is not None and res.delivered_bytes < int(want) and res.receiver["delivered_sha256"] == res.expected_sha256:
         raise LiveTimeLimit(f"the WWP flow delivered {res.delivered_bytes:,} of {int(want):,} bytes (intact) within the run's bound "
@@ -332,7 +287,7 @@ def _run_psna(plan: dict, path: Path, ov: list[str], out: Path | None, overwrite
         out_dir=out, notes=psna.notes(plan) + costed, warnings=checks.sysctl_warnings(by_role) + _profile_warnings(plan),
     )
     res.wall_time_s = time.monotonic() - started
-    psna.write_summary(res)
+    res.write_summary()
     psna.check_outcome(res, limit)
     return res
 

@@ -105,6 +105,25 @@ def sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, old)
 
 
+@contextlib.contextmanager
+def built_testbed(tcp: dict, step: Callable[[str], None], sysctls: dict | None = None,
+                  remove: Callable[[Testbed], Path] | None = None) -> Iterator[Testbed]:
+    """A testbed claimed and built with ``tcp``'s settings (``sysctls``: the extra ``--sysctl``
+    ones by role), removed when the block ends whatever happens (an error, Ctrl-C, SIGTERM);
+    then the file ``remove(tb)`` names (e.g. a Unix socket of the run), if any."""
+    tb = Testbed() if sysctls is None else Testbed(sysctls=sysctls)
+    with sigterm_interrupts():
+        try:
+            tb.claim()
+            step("building namespaces")
+            tb.build(tcp)
+            yield tb
+        finally:
+            tb.teardown()
+            if remove is not None:
+                remove(tb).unlink(missing_ok=True)
+
+
 class Session:
     """The processes of one run in its testbed, started in order, watched until the download
     ends; every wait is bounded, and a process that dies ends the run with its own message."""

@@ -19,7 +19,7 @@ from typing import Callable
 import pandas as pd
 
 from wattlab.live import netns
-from wattlab.live.session import EMU_QUEUE, sigterm_interrupts
+from wattlab.live.session import EMU_QUEUE, built_testbed
 from wattlab.live.netns import LiveError, LiveTimeLimit, Testbed
 
 TUN = "wlt0"
@@ -286,22 +286,15 @@ def run(path: Path, overrides: list[str], out: Path, plan: dict, exe: str, diges
     netns.require_root()
     (out / "tunnel_plan.json").write_text(json.dumps(plan, indent=2) + "\n")
     limit = float(plan["duration_s"]) + 20.0  # the flows end at the duration, the receivers drain
-    tb = Testbed()
-    with sigterm_interrupts():
-        try:
-            tb.claim()
-            step("building namespaces")
-            tb.build(TCP)
-            s = _TunnelSession(plan, out, tb, exe, step)
-            s.network()
-            s.emulator()
-            s.capture()
-            s.tunnels(limit + 10.0)
-            runs, window = s.flows(limit)
-            time.sleep(0.3)  # the last FIN/ACKs reach the capture
-            tb.stop_all()
-        finally:
-            tb.teardown()
+    with built_testbed(TCP, step) as tb:
+        s = _TunnelSession(plan, out, tb, exe, step)
+        s.network()
+        s.emulator()
+        s.capture()
+        s.tunnels(limit + 10.0)
+        runs, window = s.flows(limit)
+        time.sleep(0.3)  # the last FIN/ACKs reach the capture
+        tb.stop_all()
     step("verifying and costing the capture")
     flows = _flow_rows(out, runs, digest)
     flows.to_csv(out / "flows.csv", index=False)

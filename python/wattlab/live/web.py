@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -22,8 +22,8 @@ import pandas as pd
 
 from wattlab.live import checks, netns
 from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
-from wattlab.live.radio_table import radio_table
-from wattlab.live.session import Session, report, sigterm_interrupts
+from wattlab.live.result import AgentRunMixin, LiveRunInfo
+from wattlab.live.session import Session, built_testbed, report
 
 OUTPUTS = ("web_fetch.json", "web_fetch.log", "web_server.json", "web_server.out", "web_server.log", "pages.csv",
            "client_window.pcap", "energy_window")
@@ -67,8 +67,9 @@ def hints_socket(tb: Testbed) -> Path:
 
 
 @dataclass
-class WebLiveResult:
-    """Everything a live web run produced (files are in ``out_dir``)."""
+class WebLiveResult(AgentRunMixin, LiveRunInfo):
+    """Everything a live web run produced (files are in ``out_dir``); the shared tail (energy,
+    out_dir, wall time, notes, warnings) is :class:`~wattlab.live.result.LiveRunInfo`'s."""
 
     plan: dict
     """What ran (``wattlab-live plan``), with the page plan in ``plan["web"]``."""
@@ -80,17 +81,6 @@ class WebLiveResult:
     """The emulator's report."""
     agent: dict | None
     """The agent host's report (policy cc): the agent's counters (``rtt_cache_hits``...)."""
-    energy: object
-    """:class:`wattlab.trace.TraceEnergy` of the client's whole capture (the closes after the
-    last page included)."""
-    out_dir: Path
-    """Where the capture, logs and tables are."""
-    wall_time_s: float = 0.0
-    """Wall-clock time of the whole run."""
-    notes: list[str] = field(default_factory=list)
-    """What differs from the simulator."""
-    warnings: list[str] = field(default_factory=list)
-    """What makes this run differ from the scenario."""
     window_energy: object = None
     """:class:`wattlab.trace.TraceEnergy` of the capture's session window
     (:attr:`window_ns`): the simulated run's span, so the two energies cover the same time."""
@@ -128,11 +118,6 @@ class WebLiveResult:
         """From the first page's start to the last page's end (the simulator's completion time)."""
         return (self.fetch["end_ns"] - self.fetch["start_ns"]) / 1e9
 
-    @property
-    def policy_label(self) -> str:
-        """Label of the run's own policy in ``energy``."""
-        return "always-on" if self.plan["policy"] == "always-on" else "replay"
-
     def _own(self, energy) -> pd.Series:
         e = energy.energy
         return e[e.policy == self.policy_label].iloc[0]
@@ -153,18 +138,6 @@ class WebLiveResult:
         """Energy over the whole capture (J), the closes after the last page included."""
         return float(self._own(self.energy).energy_j)
 
-    @property
-    def host_late_max_ms(self) -> float:
-        """The testbed's worst timing error (ms): latest emulator verdict or agent timer."""
-        late = self.emulator["host"]["late_max_us"]
-        if self.agent:
-            late = max(late, self.agent["host"]["timer_late_max_us"])
-        return late / 1e3
-
-    def radios(self) -> pd.DataFrame:
-        """The energy table in ``wattlab run``'s layout."""
-        return radio_table(self.energy, self.plan["client"], self.plan["policy"])
-
     def summary(self) -> dict:
         """The run as one JSON-able dict (``summary.json``)."""
         loads = self.pages.load_s.tolist()
@@ -174,50 +147,41 @@ class WebLiveResult:
             "window_ns": list(self.window_ns),
             "pages_done": self.fetch["pages_done"], "load_mean_s": statistics.fmean(loads) if loads else None,
             "load_median_s": statistics.median(loads) if loads else None,
-            "fetch": self.fetch, "server": self.server, "emulator": self.emulator, "agent": self.agent,
-            "energy": self.energy.summary(), "wall_time_s": self.wall_time_s, "notes": self.notes, "warnings": self.warnings,
+            "fetch": self.fetch, "server": self.server, "emulator": self.emulator, "agent": self.agent, **self.summary_tail(),
         }
 
 
 def _live(plan: dict, scn: list[str], policy: str, out: Path, by_role: dict, limit: float, step: Callable[[str], None]) -> None:
     """Build the testbed, run the session in it, and remove it whatever happens."""
-    tb = Testbed(sysctls=by_role)
-    sock = hints_socket(tb)
-    with sigterm_interrupts():
-        try:
-            tb.claim()
-            step("building namespaces")
-            tb.build(plan)
-            s = Session(plan, scn, out, tb, limit, step)
-            s.emulator(policy)
-            if policy == "cc":
-                s.agent(extra=("--hints", str(sock)))
-            s.capture()
-            idle = max(10.0, min(limit, 60.0))
-            step("starting the web server")
-            argv = [s.exe, "web-serve", *scn, "--listen", f"{netns.SERVER_ADDR}:{plan['port']}",
-                    "--time-limit", f"{limit + idle:.3f}", "--report", str(out / "web_server.json")]
-            server = s.start("the server", "server", argv, "web_server.out", "web_server.log")
-            s.ready(server, "web_server.out", "ready")
-            s.deadline = time.monotonic() + limit
-            time.sleep(plan["start_s"])  # at most the bound (time_bound)
-            step("browsing")
-            argv = [s.exe, "web-fetch", *scn, "--connect", f"{netns.SERVER_ADDR}:{plan['port']}",
-                    "--idle-timeout", f"{idle:.3f}", "--time-limit", f"{limit:.3f}", "--report", str(out / "web_fetch.json")]
-            if policy == "cc":
-                argv += ["--hints", str(sock)]
-            fetch = s.start("the browser", "client", argv, None, "web_fetch.log")
-            while fetch.popen.poll() is None:
-                s.check_others(fetch, " during the session")
-                if time.monotonic() > s.deadline:
-                    raise LiveTimeLimit(f"the web session did not finish within the run's time bound ({limit:g} s); logs in {out}")
-                time.sleep(0.05)
-            if fetch.popen.returncode != 0:
-                raise s.failure(fetch)
-            s.finish(server)
-        finally:
-            tb.teardown()
-            sock.unlink(missing_ok=True)
+    with built_testbed(plan, step, by_role, remove=hints_socket) as tb:
+        sock = hints_socket(tb)
+        s = Session(plan, scn, out, tb, limit, step)
+        s.emulator(policy)
+        if policy == "cc":
+            s.agent(extra=("--hints", str(sock)))
+        s.capture()
+        idle = max(10.0, min(limit, 60.0))
+        step("starting the web server")
+        argv = [s.exe, "web-serve", *scn, "--listen", f"{netns.SERVER_ADDR}:{plan['port']}",
+                "--time-limit", f"{limit + idle:.3f}", "--report", str(out / "web_server.json")]
+        server = s.start("the server", "server", argv, "web_server.out", "web_server.log")
+        s.ready(server, "web_server.out", "ready")
+        s.deadline = time.monotonic() + limit
+        time.sleep(plan["start_s"])  # at most the bound (time_bound)
+        step("browsing")
+        argv = [s.exe, "web-fetch", *scn, "--connect", f"{netns.SERVER_ADDR}:{plan['port']}",
+                "--idle-timeout", f"{idle:.3f}", "--time-limit", f"{limit:.3f}", "--report", str(out / "web_fetch.json")]
+        if policy == "cc":
+            argv += ["--hints", str(sock)]
+        fetch = s.start("the browser", "client", argv, None, "web_fetch.log")
+        while fetch.popen.poll() is None:
+            s.check_others(fetch, " during the session")
+            if time.monotonic() > s.deadline:
+                raise LiveTimeLimit(f"the web session did not finish within the run's time bound ({limit:g} s); logs in {out}")
+            time.sleep(0.05)
+        if fetch.popen.returncode != 0:
+            raise s.failure(fetch)
+        s.finish(server)
 
 
 def notes(plan: dict) -> list[str]:
@@ -248,7 +212,7 @@ def run(plan: dict, path: Path, policy: str, ov: list[str], out: Path, by_role: 
         res.window_energy = cost(plan, out, policy, capture="client_window.pcap", into="energy_window")
     res.wall_time_s = time.monotonic() - started
     res.pages.to_csv(out / "pages.csv", index=False)
-    (out / "summary.json").write_text(json.dumps(res.summary(), indent=2, default=str) + "\n")
+    res.write_summary()
     return res
 
 
@@ -356,8 +320,9 @@ def print_compare(console, df: pd.DataFrame, name: str) -> None:
     print_table(console, g, keys=2)
 
 
-def print_result(console, res: WebLiveResult, note: Callable, warn: Callable, quiet: bool = False) -> None:
-    """A live web run: pages, load times, energy, the agent's counters (RTT cache)."""
+def print_result(console, res: WebLiveResult, note: Callable, quiet: bool = False) -> None:
+    """A live web run: pages, load times, energy, the agent's counters (RTT cache); the CLI
+    prints the end every run shares (lateness, warnings, notes, where the results are)."""
     from rich.markup import escape
 
     from wattlab import report as rpt
@@ -387,10 +352,3 @@ def print_result(console, res: WebLiveResult, note: Callable, warn: Callable, qu
         a, h = res.agent["agent"], res.agent["host"]
         note(f"RTT cache: {a['rtt_cache_hits']} hits, {a['rtt_cache_misses']} misses; hints applied: {h['hints_new_page']} new pages, "
              f"{h['hints_response']} response lengths", quiet)
-    if res.host_late_max_ms > 5.0:
-        warn(f"the host ran up to {res.host_late_max_ms:.1f} ms behind the model: packets met delays the scenario does not have")
-    for w in res.warnings:
-        warn(w)
-    for n in res.notes:
-        note(f"note: {n}", quiet)
-    note(f"results in {res.out_dir}", quiet)

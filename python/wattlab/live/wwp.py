@@ -11,16 +11,16 @@ receiver's progress samples, so a run compares with the simulator's delivered by
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from wattlab.live import netns
-from wattlab.live.session import Session, sigterm_interrupts, report as session_report
-from wattlab.live.netns import LiveError, LiveTimeLimit, Testbed
+from wattlab.live.session import Session, built_testbed, report as session_report
+from wattlab.live.netns import LiveError, LiveTimeLimit
 from wattlab.live.radio_table import radio_table
+from wattlab.live.result import LiveRunInfo
 
 CLOSE_GRACE_S = 15.0
 """How long the WWP processes may run past the run's bound to close the connection (FIN,
@@ -43,8 +43,9 @@ def delivered_at(progress: list, t_ns: int) -> int:
 
 
 @dataclass
-class WwpLiveResult:
-    """Everything a live WWP run produced (files are in ``out_dir``)."""
+class WwpLiveResult(LiveRunInfo):
+    """Everything a live WWP run produced (files are in ``out_dir``); the shared tail (energy,
+    out_dir, wall time, notes, warnings) is :class:`~wattlab.live.result.LiveRunInfo`'s."""
 
     plan: dict
     """What ran (``wattlab-live plan``), with the flow's ``wwp`` part."""
@@ -58,16 +59,6 @@ class WwpLiveResult:
     """Unix ns of the emulator's time 0 (the scenario's time 0)."""
     expected_sha256: str
     """SHA-256 of the first ``delivered_bytes`` bytes of the payload."""
-    energy: object | None
-    """:class:`wattlab.trace.TraceEnergy` of the client's capture (None if it could not be costed)."""
-    out_dir: Path
-    """Where the reports, logs and capture are."""
-    wall_time_s: float = 0.0
-    """Wall-clock time of the whole run."""
-    notes: list[str] = field(default_factory=list)
-    """What differs from the simulator."""
-    warnings: list[str] = field(default_factory=list)
-    """What makes this run differ from the scenario."""
 
     @property
     def flow(self) -> dict:
@@ -170,11 +161,7 @@ class WwpLiveResult:
             "receiver": self.receiver,
             "emulator": self.emulator,
             "origin_ns": self.origin_ns,
-            "energy": self.energy.summary() if self.energy is not None else None,
-            "host_late_max_ms": self.host_late_max_ms,
-            "wall_time_s": self.wall_time_s,
-            "notes": self.notes,
-            "warnings": self.warnings,
+            **self.summary_tail(host_late_max_ms=self.host_late_max_ms),
         }
 
 
@@ -234,18 +221,11 @@ def run_flow(session, limit: float) -> int:
 
 def live(plan: dict, scn: list[str], out: Path, by_role: dict, limit: float, step: Callable[[str], None]) -> int:
     """Build the testbed, run the WWP flow through the emulator, and remove it whatever happens."""
-    tb = Testbed(sysctls=by_role)
-    with sigterm_interrupts():
-        try:
-            tb.claim()
-            step("building namespaces")
-            tb.build(plan)
-            s = Session(plan, scn, out, tb, limit, step)
-            s.emulator("always-on")
-            s.capture()
-            return run_flow(s, limit)
-        finally:
-            tb.teardown()
+    with built_testbed(plan, step, by_role) as tb:
+        s = Session(plan, scn, out, tb, limit, step)
+        s.emulator("always-on")
+        s.capture()
+        return run_flow(s, limit)
 
 
 def report(out: Path, name: str) -> dict:
@@ -263,8 +243,3 @@ def time_bound(plan: dict, limit: float | None) -> float:
     if bound <= float(plan["start_s"]):
         raise LiveInputError(f"the WWP flow starts at {plan['start_s']:g} s, not before the run's bound of {bound:g} s: raise --time-limit")
     return bound
-
-
-def write_summary(res: WwpLiveResult) -> None:
-    """Write ``summary.json``."""
-    (res.out_dir / "summary.json").write_text(json.dumps(res.summary(), indent=2, default=str) + "\n")

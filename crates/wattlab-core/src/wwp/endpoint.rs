@@ -26,6 +26,19 @@ pub enum WwpState {
     Failed(WwpFailure),
 }
 
+impl WwpState {
+    /// The state's name in reports and result columns (`handshaking`, `established`,
+    /// `closed`, `failed`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            WwpState::Handshaking => "handshaking",
+            WwpState::Established => "established",
+            WwpState::Closed => "closed",
+            WwpState::Failed(_) => "failed",
+        }
+    }
+}
+
 /// Why a connection failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WwpFailure {

@@ -707,3 +707,10 @@ fn config_validation() {
     let bad = WwpConfig { recv_buffer_segments: 20, ..WwpConfig::default() };
     assert!(WwpEndpoint::listen(bad, 0, Time::ZERO).is_err());
 }
+
+#[test]
+fn each_state_has_its_report_name() {
+    // The names the simulator's columns and the live host's report print (`WwpState::name`).
+    let names = [WwpState::Handshaking, WwpState::Established, WwpState::Closed, WwpState::Failed(WwpFailure::Idle)].map(WwpState::name);
+    assert_eq!(names, ["handshaking", "established", "closed", "failed"]);
+}

@@ -2,6 +2,7 @@
 //! lookups, the host stack (listeners, bound sockets), the RNG streams, the paths its packets
 //! need, and errors located at its keys.
 
+use super::FlowRecord;
 use crate::rng::RngStreams;
 use crate::scenario::flow::tcp::{max_window, MAX_WINDOW_SCALE};
 use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
@@ -71,6 +72,19 @@ impl BuildCx<'_> {
     /// The flow's start time (0 by default).
     pub fn start(&self) -> Time {
         self.cfg.start.map(|d| Time(d.0)).unwrap_or(Time::ZERO)
+    }
+
+    /// The flow's record from node `a` (its sender) to node `b` (its receiver), starting at
+    /// `start`: name, kind and nodes filled in, the rest (`target_bytes`, `finite`) the kind's.
+    pub fn record(&self, a: u32, b: u32, start: Time) -> FlowRecord {
+        FlowRecord {
+            name: self.name(),
+            kind: self.cfg.kind(),
+            sender: self.node_names[a as usize].clone(),
+            receiver: self.node_names[b as usize].clone(),
+            start,
+            ..Default::default()
+        }
     }
 
     /// Packets go from `a` to `b` (and back if `both`); `field` names `b`'s key in errors.

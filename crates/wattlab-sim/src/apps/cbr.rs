@@ -34,15 +34,7 @@ pub(super) fn build(cx: &mut BuildCx, f: &CbrFlow) -> Result<(Flow, FlowRecord),
     let Some(sink) = sink else { return Err(cx.error("port", "two UDP flows to the same node and port")) };
     let src = Endpoint::new(cx.addrs[a as usize], 10_000 + cx.index as u16);
     let source = cx.stack.bind_datagram(a, src, owner).ok_or_else(|| cx.error("from", format!("port {} of the sender is taken", src.port)))?;
-    let record = FlowRecord {
-        name: cx.name(),
-        kind: cx.cfg.kind(),
-        sender: cx.node_names[a as usize].clone(),
-        receiver: cx.node_names[b as usize].clone(),
-        start,
-        finite: f.duration.is_some(),
-        ..Default::default()
-    };
+    let record = FlowRecord { finite: f.duration.is_some(), ..cx.record(a, b, start) };
     let interval = Duration::transmission(size, rate.bps());
     let dst = Endpoint::new(cx.addrs[b as usize], port);
     Ok((Flow::Cbr(Cbr::new(a, [source, sink], dst, interval, size as u32, [start, stop])), record))

@@ -34,16 +34,8 @@ pub(super) fn build(cx: &mut BuildCx, f: &EchoFlow) -> Result<(Flow, FlowRecord)
     let src = Endpoint::new(cx.addrs[a as usize], 30_000 + cx.index as u16);
     let server = cx.stack.bind_engine(b, dst, None, EchoEngine::server(), None, owner).ok_or_else(|| cx.error("port", "two UDP flows to the same node and port"))?;
     let client = cx.stack.bind_engine(a, src, Some(dst), client, None, owner).ok_or_else(|| cx.error("from", format!("port {} of the client is taken", src.port)))?;
-    let record = FlowRecord {
-        name: cx.name(),
-        kind: cx.cfg.kind(),
-        sender: cx.node_names[a as usize].clone(),
-        receiver: cx.node_names[b as usize].clone(),
-        start: cx.start(),
-        target_bytes: Some(u64::from(cfg.count) * cfg.size as u64),
-        finite: true,
-        ..Default::default()
-    };
+    let target = Some(u64::from(cfg.count) * cfg.size as u64);
+    let record = FlowRecord { target_bytes: target, finite: true, ..cx.record(a, b, cx.start()) };
     Ok((Flow::Echo(Echo { client, server, cfg, rtt_sum: Duration::ZERO }), record))
 }
 

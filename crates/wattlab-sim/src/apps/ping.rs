@@ -31,15 +31,7 @@ pub(super) fn build(cx: &mut BuildCx, f: &PingFlow) -> Result<(Flow, FlowRecord)
     let owner = cx.index as u32;
     let src = Endpoint::new(cx.addrs[a as usize], id);
     let pinger = cx.stack.bind_ping(a, src, owner).ok_or_else(|| cx.error("port", format!("echo identifier {id} is taken on the pinger's node")))?;
-    let record = FlowRecord {
-        name: cx.name(),
-        kind: cx.cfg.kind(),
-        sender: cx.node_names[a as usize].clone(),
-        receiver: cx.node_names[b as usize].clone(),
-        start: cx.start(),
-        finite: true,
-        ..Default::default()
-    };
+    let record = FlowRecord { finite: true, ..cx.record(a, b, cx.start()) };
     Ok((Flow::Ping(Ping::new(a, pinger, cx.addrs[b as usize], interval, size as u32, count)), record))
 }
 

@@ -99,15 +99,7 @@ pub(super) fn build(cx: &mut BuildCx, f: &UdpRrFlow) -> Result<(Flow, FlowRecord
     let server = cx.stack.bind_datagram(b, dst, owner).ok_or_else(|| cx.error("port", "two UDP flows to the same node and port"))?;
     let src = Endpoint::new(cx.addrs[a as usize], 30_000 + cx.index as u16);
     let client = cx.stack.bind_datagram(a, src, owner).ok_or_else(|| cx.error("from", format!("port {} of the client is taken", src.port)))?;
-    let record = FlowRecord {
-        name: cx.name(),
-        kind: cx.cfg.kind(),
-        sender: cx.node_names[a as usize].clone(),
-        receiver: cx.node_names[b as usize].clone(),
-        start,
-        finite: true,
-        ..Default::default()
-    };
+    let record = FlowRecord { finite: true, ..cx.record(a, b, start) };
     let nodes = [a, b];
     let sizes = [request, response];
     Ok((Flow::UdpRr(UdpRr::new(nodes, [client, server], dst, sizes, count, interval, timeout, stop)), record))

@@ -61,16 +61,7 @@ pub(super) fn build(cx: &mut BuildCx, f: &WwpBulkFlow) -> Result<(Flow, FlowReco
         .bind_engine(a, src, Some(dst), ep_a, Some(Box::new(source)), owner)
         .ok_or_else(|| cx.error("from", format!("port {} of the sender is taken", src.port)))?;
     let target = f.bytes.map(|b| b.bytes());
-    let record = FlowRecord {
-        name,
-        kind: cx.cfg.kind(),
-        sender: cx.node_names[a as usize].clone(),
-        receiver: cx.node_names[b as usize].clone(),
-        target_bytes: target,
-        start,
-        finite: target.is_some(),
-        ..Default::default()
-    };
+    let record = FlowRecord { target_bytes: target, finite: target.is_some(), ..cx.record(a, b, start) };
     let mut flow = WwpBulk::new(tx, rx, stop);
     flow.costs = costs;
     Ok((Flow::Wwp(flow), record))
@@ -331,16 +322,6 @@ pub struct WwpMetrics {
     pub closed: bool,
 }
 
-/// A state's name in the columns.
-fn state_name(s: WwpState) -> &'static str {
-    match s {
-        WwpState::Handshaking => "handshaking",
-        WwpState::Established => "established",
-        WwpState::Closed => "closed",
-        WwpState::Failed(_) => "failed",
-    }
-}
-
 impl WwpMetrics {
     /// The columns of the transfer from socket `tx` to socket `rx`.
     pub fn of(stack: &Stack, tx: SockId, rx: SockId) -> WwpMetrics {
@@ -366,8 +347,8 @@ impl WwpMetrics {
             probes_sent: sa.probes_sent,
             nacked_segments: sb.nacked_segments,
             duplicate_segments: sb.duplicate_segments,
-            sender_state: state_name(a.state()),
-            receiver_state: state_name(b.state()),
+            sender_state: a.state().name(),
+            receiver_state: b.state().name(),
             closed: a.state() == WwpState::Closed && b.state() == WwpState::Closed,
         }
     }

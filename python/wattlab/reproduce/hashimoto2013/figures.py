@@ -223,6 +223,30 @@ def q_multipliers(qc: pd.DataFrame, mc: pd.DataFrame, out: Path) -> Path:
                   "Closed-form model; no error bars (no randomness). Dotted: multiplier 0.05.", ncol=5)
 
 
+def _mix_panel(ax, g: pd.DataFrame, title: str) -> None:
+    """One panel of Figs. 2.9 and 2.12 over ``g``'s mixes: per scheme (Reno, the ACK-loss-aware
+    Reno) the mean upstream and downstream flow's throughput (bars) and the total (line, with
+    its 95 % t-interval over seeds)."""
+    mixes = list(dict.fromkeys(g["mix"]))
+    x = np.arange(len(mixes))
+    for i, scheme in enumerate(("reno", "ackloss")):
+        r = g[g["scheme"] == scheme].set_index("mix").reindex(mixes)
+        if r.empty:
+            continue
+        off = (i - 0.5) * 0.4
+        ax.bar(x + off - 0.1, r["up_per_flow_mbps"].fillna(0), 0.2, color=COLORS[scheme], alpha=0.9,
+               label=f"{scheme}: per upstream flow")
+        ax.bar(x + off + 0.1, r["down_per_flow_mbps"].fillna(0), 0.2, color=COLORS[scheme], alpha=0.4, hatch="//",
+               label=f"{scheme}: per downstream flow")
+        ax.errorbar(x, r["total_mbps"], yerr=stats.yerr(r["total_mbps"], r["total_mbps_lo"], r["total_mbps_hi"]),
+                    color=COLORS[scheme], marker="o", ms=3, capsize=2, label=f"{scheme}: total")
+    ax.set_xticks(x, mixes, rotation=45, fontsize=8)
+    ax.set_xlabel("flows (u = upstream, d = downstream)")
+    ax.set_ylabel("throughput (Mb/s)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3, axis="y")
+
+
 def testbed(tb: pd.DataFrame, out: Path) -> Path:
     """Fig. 2.9 in the simulator: per AP, the mean upstream and downstream flow's throughput (bars)
     and the total (lines) over the mixes, Reno and the ACK-loss-aware Reno."""
@@ -230,22 +254,7 @@ def testbed(tb: pd.DataFrame, out: Path) -> Path:
     fig, axes = plt.subplots(1, max(len(aps), 1), figsize=(5 * max(len(aps), 1), 4), squeeze=False)
     for ax, ap in zip(axes[0], aps):
         g = tb[tb["ap"] == ap]
-        mixes = list(dict.fromkeys(g["mix"]))
-        x = np.arange(len(mixes))
-        for i, scheme in enumerate(("reno", "ackloss")):
-            d = g[g["scheme"] == scheme].set_index("mix").reindex(mixes)
-            off = (i - 0.5) * 0.4
-            ax.bar(x + off - 0.1, d["up_per_flow_mbps"].fillna(0), 0.2, color=COLORS[scheme], alpha=0.9,
-                   label=f"{scheme}: per upstream flow")
-            ax.bar(x + off + 0.1, d["down_per_flow_mbps"].fillna(0), 0.2, color=COLORS[scheme], alpha=0.4, hatch="//",
-                   label=f"{scheme}: per downstream flow")
-            ax.errorbar(x, d["total_mbps"], yerr=stats.yerr(d["total_mbps"], d["total_mbps_lo"], d["total_mbps_hi"]),
-                        color=COLORS[scheme], marker="o", ms=3, capsize=2, label=f"{scheme}: total")
-        ax.set_xticks(x, mixes, rotation=45, fontsize=8)
-        ax.set_xlabel("flows (u = upstream, d = downstream)")
-        ax.set_ylabel("throughput (Mb/s)")
-        ax.set_title(f"{ap}-AP ({int(g['ap_buffer'].iloc[0])}-packet buffer)", fontsize=10)
-        ax.grid(alpha=0.3, axis="y")
+        _mix_panel(ax, g, f"{ap}-AP ({int(g['ap_buffer'].iloc[0])}-packet buffer)")
     return finish(fig, out / NAMES[9], "Paper 002 Fig. 2.9 in the simulator (10 clients, delayed ACK off)",
                   "Bars: mean per-flow throughput; lines: total with the 95 % t-interval of the mean over seeds.", ncol=3)
 
@@ -262,25 +271,7 @@ def testbed50(t: pd.DataFrame, out: Path) -> Path:
     fig, axes = plt.subplots(1, 2 + len(swm_mixes), figsize=(5 * (2 + len(swm_mixes)), 4), squeeze=False)
     delay = f"{t['delay_ms'].iloc[0]:g} ms"
     for ax, d in zip(axes[0], (False, True)):
-        g = t[t["delayed_ack"] == d]
-        mixes = list(dict.fromkeys(g["mix"]))
-        x = np.arange(len(mixes))
-        for i, scheme in enumerate(("reno", "ackloss")):
-            r = g[g["scheme"] == scheme].set_index("mix").reindex(mixes)
-            if r.empty:
-                continue
-            off = (i - 0.5) * 0.4
-            ax.bar(x + off - 0.1, r["up_per_flow_mbps"].fillna(0), 0.2, color=COLORS[scheme], alpha=0.9,
-                   label=f"{scheme}: per upstream flow")
-            ax.bar(x + off + 0.1, r["down_per_flow_mbps"].fillna(0), 0.2, color=COLORS[scheme], alpha=0.4, hatch="//",
-                   label=f"{scheme}: per downstream flow")
-            ax.errorbar(x, r["total_mbps"], yerr=stats.yerr(r["total_mbps"], r["total_mbps_lo"], r["total_mbps_hi"]),
-                        color=COLORS[scheme], marker="o", ms=3, capsize=2, label=f"{scheme}: total")
-        ax.set_xticks(x, mixes, rotation=45, fontsize=8)
-        ax.set_xlabel("flows (u = upstream, d = downstream)")
-        ax.set_ylabel("throughput (Mb/s)")
-        ax.set_title(f"Fig. 2.12: {'delack' if d else 'nodelack'}", fontsize=10)
-        ax.grid(alpha=0.3, axis="y")
+        _mix_panel(ax, t[t["delayed_ack"] == d], f"Fig. 2.12: {'delack' if d else 'nodelack'}")
     for ax, mix in zip(axes[0][2:], swm_mixes):
         cols = [c for c in t.columns if c.startswith("swm_") and not c.endswith(("_ci", "_lo", "_hi"))]
         w = [float(c[4:-1]) for c in cols]

@@ -1,0 +1,88 @@
+"""What every live run's result shares: the costed capture, where the files are, how long the
+run took, and how it differs from the simulator and the scenario (:class:`LiveRunInfo`); and
+what a run with the cc agent or none shares (:class:`AgentRunMixin`: the download's and the
+web session's). The kind's own result (:class:`wattlab.live.runner.LiveResult`, ``WebLiveResult``,
+``PsnaLiveResult``, ``WwpLiveResult``) adds its processes' reports and its summary."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from wattlab.live.radio_table import radio_table
+
+
+@dataclass(kw_only=True)
+class LiveRunInfo:
+    """The fields every live run's result ends with (keyword-only, after the kind's own)."""
+
+    energy: object | None
+    """:class:`wattlab.trace.TraceEnergy` of the client's capture (None where it could not be
+    costed: a WWP or PSNA run keeps its reports then; a download or web run fails instead)."""
+    out_dir: Path
+    """Where the capture, reports, logs and tables are."""
+    wall_time_s: float = 0.0
+    """Wall-clock time of the whole run (setup, transfer, analysis)."""
+    notes: list[str] = field(default_factory=list)
+    """What the live run does differently from the simulator."""
+    warnings: list[str] = field(default_factory=list)
+    """What makes this run differ from the scenario (e.g. a ``--sysctl`` replacing a testbed setting)."""
+
+    def summary(self) -> dict:
+        """The run as one JSON-able dict (written as ``summary.json``); each kind defines it."""
+        raise NotImplementedError
+
+    def summary_tail(self, **between) -> dict:
+        """The last keys of :meth:`summary`, in this order: ``energy`` (the costing's summary, or
+        None), then ``between`` (e.g. ``host_late_max_ms``), ``wall_time_s``, ``notes``, ``warnings``."""
+        return {
+            "energy": self.energy.summary() if self.energy is not None else None,
+            **between,
+            "wall_time_s": self.wall_time_s,
+            "notes": self.notes,
+            "warnings": self.warnings,
+        }
+
+    def write_summary(self) -> None:
+        """Write :meth:`summary` to ``out_dir/summary.json``."""
+        (self.out_dir / "summary.json").write_text(json.dumps(self.summary(), indent=2, default=str) + "\n")
+
+
+class AgentRunMixin:
+    """Properties of a run whose client's radio is always on or follows the cc agent (a download,
+    a web session): it has ``plan`` (with ``policy`` and ``client``), ``emulator``, ``agent``
+    (the agent host's report, None without the agent) and ``energy``."""
+
+    plan: dict
+    emulator: dict
+    agent: dict | None
+    energy: object
+
+    @property
+    def policy_label(self) -> str:
+        """Label of the run's own policy in ``energy``: ``replay`` for cc and psm."""
+        return "always-on" if self.plan["policy"] == "always-on" else "replay"
+
+    @property
+    def energy_j(self) -> float:
+        """Energy of the client's radio under the run's own policy (J)."""
+        e = self.energy.energy
+        return float(e[e.policy == self.policy_label].energy_j.iloc[0])
+
+    @property
+    def host_late_max_ms(self) -> float:
+        """The testbed's worst timing error (ms): the latest emulator verdict or agent timer
+        behind the model's time. Milliseconds here mean the run was disturbed (the machine was
+        busy or the VM stalled) and its packets met delays the scenario does not have."""
+        late = self.emulator["host"]["late_max_us"]
+        if self.agent:
+            late = max(late, self.agent["host"]["timer_late_max_us"])
+        return late / 1e3
+
+    def radios(self) -> pd.DataFrame:
+        """The energy table in the layout of ``wattlab run``'s radios (node, profile, policy...),
+        the replayed schedule named after the run's policy."""
+        return radio_table(self.energy, self.plan["client"], self.plan["policy"])
