@@ -198,6 +198,8 @@ def _print_result(res, quiet: bool = False) -> None:
     )
     print_table(console, t, keys=1)
     report.print_energy(console, res.radios().to_dict("records"))
+    note(f"energy from the SYN to the last byte (the simulator's metered span, what compare and the grid judge): "
+         f"{res.energy_j:.3f} J; the whole capture above (with the close): {res.capture_energy_j:.3f} J", quiet)
     if res.agent:
         row = {"node": p["client"], "detection": p.get("detection") or "active", **res.agent["agent"]}
         report.print_agents(console, [row])

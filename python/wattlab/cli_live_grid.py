@@ -180,7 +180,8 @@ def _rejudge(stored, out, scenario, rates, rtts, losses, profiles, sim_set, time
                        time_tol_pct=time_tol, saving_tol_pp=saving_tol, verdict_max_loss_pct=verdict_max_loss)
         note(f"rejudge: {len(spec.shapes())} shapes of {stored} × {len(spec.modes)} modes: the stored live runs against "
              f"{len(spec.shapes()) * len(spec.modes) * len(spec.profiles) * spec.runs} simulations, into {out}", quiet)
-        tally, table = rj.rejudge(spec, stored, out, on_progress=say, resim=resim, no_live=[s.key for s in no_live])
+        tally, table = rj.rejudge(spec, stored, out, on_progress=say, resim=resim, no_live=[s.key for s in no_live],
+                                  on_note=note)  # said even with --quiet: it changes what is judged
     except (LiveError, ScenarioError) as e:
         fail(str(e), code=getattr(e, "code", EXIT_USAGE))
     print((out / "grid.txt").read_text(), end="")

@@ -440,6 +440,13 @@ def test_always_on_download_is_intact_at_the_emulated_rate(tmp_path, tcpdump, ru
     e = res.energy.energy.set_index("policy")
     assert e.loc["oracle", "energy_j"] < e.loc["always-on", "energy_j"]
     assert (out / "summary.json").is_file() and (out / "energy" / "energy.csv").is_file()
+    # The judged energy is the SYN-to-last-byte window's; the capture goes on with the close
+    # (the client's FIN and the server's ACK, awake always-on), kept as capture_energy_j.
+    s = json.loads((out / "summary.json").read_text())
+    assert s["window_ns"] == [res.fetch["connect_ns"], res.fetch["done_ns"]]
+    assert s["capture_energy_j"] == pytest.approx(float(e.loc["always-on", "energy_j"]))
+    assert s["capture_energy_j"] > s["energy_j"] == pytest.approx(res.energy_j)
+    assert (out / "energy_window" / "energy.csv").is_file()
 
 
 def _payload_bytes(n: int, key: int) -> bytes:

@@ -38,7 +38,7 @@ def _stored(tmp_path, scale_on: float = 1.0, scale_cc: float = 1.0):
         rundir.mkdir(parents=True)
         (rundir / "tcp_settings.json").write_text(json.dumps({"kernel": {"release": "test"}}))
         rec = {**sim, "side": "live", "profile": "live", "verified": True, "time_s": sim["time_s"] * scale[mode],
-               "energy_j": sim["energy_j"] * scale[mode], "host_late_max_ms": 0.5, "load1_before": 1.0, "load1_after": 1.0,
+               "energy_j": sim["energy_j"] * scale[mode], "capture_energy_j": sim["energy_j"] * scale[mode] * 1.05, "host_late_max_ms": 0.5, "load1_before": 1.0, "load1_after": 1.0,
                "dir": "/elsewhere/where/the/grid/ran", "started_utc": "2026-11-28T01:00:00Z", "shape": SHAPE.key,
                "rate_mbps": 20.0, "rtt_ms": 20.0, "loss_pct": 0.0, "size": SIZE, "key": key}
         (stored / "records" / f"{key}.json").write_text(json.dumps(rec))

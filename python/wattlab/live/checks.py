@@ -39,7 +39,7 @@ MAX_SCENARIO_BYTES = 1 << 20
 OUTPUTS = (
     "plan.json", "client.pcap", "fetch.json", "server.json", "emulator.json", "agent.json", "agent_events.csv",
     "transitions.csv", "summary.json", "energy", "emulator.out", "emulator.log", "agent.out", "agent.log",
-    "tcpdump.log", "server.out", "server.log", "fetch.log", "tcp_settings.json",
+    "tcpdump.log", "server.out", "server.log", "fetch.log", "tcp_settings.json", "client_window.pcap", "energy_window",
     "wwp_sender.json", "wwp_receiver.json", "wwp_sender.out", "wwp_sender.log", "wwp_receiver.out", "wwp_receiver.log",
 )
 """Every file or directory a live run writes in its output directory."""

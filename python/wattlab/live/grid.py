@@ -215,6 +215,7 @@ def run_live(spec: GridSpec, shape: Shape, mode: str, run: int, out: Path, step:
         **agent_fields((res.agent or {}).get("agent")),
         "side": "live", "profile": "live", "mode": mode, "run": run, "seed": run, "completed": True,
         "verified": bool(res.verified), "time_s": res.transfer_time_s, "energy_j": res.energy_j,
+        "capture_energy_j": res.capture_energy_j, "window_ns": list(res.window_ns),
         "retransmitted": int(res.server["retransmitted_segments"]), "srtt_ms": res.server.get("srtt_ms"),
         "host_late_max_ms": res.host_late_max_ms, "load1_before": load0[0], "load1_after": load1[0],
         "load5_before": load0[1], "load5_after": load1[1], "started_utc": started, "wall_s": time.monotonic() - t0,

@@ -139,6 +139,40 @@ def live_records(stored: Path, spec: grid.GridSpec) -> dict[tuple[str, str, int]
     return out
 
 
+WINDOW_DIR = "live-window"
+"""Where ``--rejudge`` re-costs stored live runs over their window (under ``--out``)."""
+
+
+def recost_window(rec: dict, dest: Path) -> tuple[dict, str | None]:
+    """A stored live record of a grid made before the judged energy was the download's window
+    (it has no ``capture_energy_j``: its ``energy_j`` is the whole capture's, the close
+    included) with its capture (``rec["dir"]/client.pcap``, read only) re-costed over the
+    window the simulator meters, from the SYN to the last byte (``fetch.json``'s
+    ``connect_ns``, ``done_ns``; :attr:`wattlab.live.runner.LiveResult.window_ns`), the cut
+    capture and its tables written under ``dest``. Returns the record with ``energy_j`` the
+    window's and ``capture_energy_j`` the stored whole capture's, and None; or the record
+    unchanged and why it could not be re-costed."""
+    from wattlab.live import runner
+    from wattlab.live.netns import LiveError
+
+    run_dir = Path(str(rec.get("dir") or ""))
+    try:
+        plan = json.loads((run_dir / "plan.json").read_text())
+        fetch = json.loads((run_dir / "fetch.json").read_text())
+        window = (int(fetch["connect_ns"]), int(fetch["done_ns"]))
+        if not (run_dir / "client.pcap").is_file():
+            return rec, f"{run_dir / 'client.pcap'} is missing"
+        energy = runner.cost_window(plan, run_dir, plan["policy"], window, dest)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        return rec, f"{run_dir}: {e}"
+    except LiveError as e:
+        return rec, str(e)
+    e = energy.energy
+    own = e[e.policy == ("always-on" if plan["policy"] == "always-on" else "replay")]
+    return {**rec, "energy_j": float(own.energy_j.iloc[0]), "capture_energy_j": rec.get("energy_j"),
+            "window_ns": list(window), "energy_window_recosted": str(dest)}, None
+
+
 def verdict_counts(table, profile: str) -> dict[str, int]:
     """How many shapes got each verdict for ``profile`` (pass, fail, report, incomplete)."""
     col = table.get(f"{profile}_verdict")
@@ -146,17 +180,21 @@ def verdict_counts(table, profile: str) -> dict[str, int]:
 
 
 def rejudge(spec: grid.GridSpec, stored: Path, out: Path, on_progress: Callable[[str], None] | None = None,
-            resim: bool = False, no_live: list[str] | None = None) -> tuple[grid.Tally, "pd.DataFrame"]:
+            resim: bool = False, no_live: list[str] | None = None,
+            on_note: Callable[[str], None] | None = None) -> tuple[grid.Tally, "pd.DataFrame"]:
     """Simulate ``spec``'s shapes into ``out`` (stored as each ends, resumable, keyed by the
     build and the ``--sim-set`` overrides), copy the stored grid's matching live records into
     ``out/records`` (run directories left where they are) and write the tables, figure and
     provenance (which names ``stored``, the live records' commits and ``no_live``: the requested
-    shapes left out for want of a stored live run). Returns the tally and
-    the per-shape table."""
+    shapes left out for want of a stored live run). A live record stored before the judged
+    energy was the download's window (no ``capture_energy_j``) is re-costed over its window
+    (:func:`recost_window`, into ``out/live-window``), and ``on_note`` (stderr in the CLI) says
+    how many were and which could not be. Returns the tally and the per-shape table."""
     from wattlab import api
     from wattlab.study import store
 
     say = on_progress or (lambda _m: None)
+    tell = on_note or (lambda _m: None)
     stored, out = Path(stored), Path(out)
     if out.resolve() == stored.resolve():
         raise LiveInputError(f"--rejudge {stored}: give another --out (the stored grid is read, never written)")
@@ -186,14 +224,30 @@ def rejudge(spec: grid.GridSpec, stored: Path, out: Path, on_progress: Callable[
             rec.update({"shape": shape.key, "rate_mbps": shape.rate_mbps, "rtt_ms": shape.rtt_ms, "loss_pct": shape.loss_pct,
                         "size": spec.size, "scenario_hash": scenario_hash, "key": key})
             store.atomic_write(path, (json.dumps(rec, indent=1, default=str) + "\n").encode())
+        recosted, kept = 0, []
         for (shape_key, mode, run), rec in sorted(live.items()):
+            if rec.get("capture_energy_j") is None:  # an older record: its energy_j is the whole capture's
+                say(f"re-costing {shape_key} {mode} run {run} over the SYN to the last byte")
+                rec, why = recost_window(rec, out / WINDOW_DIR / shape_key / f"{mode}-{run}")
+                if why is None:
+                    recosted += 1
+                else:
+                    kept.append(f"{shape_key} {mode}-{run}: {why}")
             rec = {**rec, "rejudged_from": str(stored.resolve())}
             store.atomic_write(recdir / f"{rec['key']}.json", (json.dumps(rec, indent=1, default=str) + "\n").encode())
             shape = next(s for s in spec.shapes() if s.key == shape_key)
             jobs.append(("live", shape, mode, None, run, rec["key"]))
             tally.live_stored += 1
+        if recosted:
+            tell(f"rejudge: {recosted} stored live run(s) had their whole capture's energy (the close included): re-costed "
+                 f"each capture from the SYN to the last byte (fetch.json connect_ns to done_ns, the span the simulator "
+                 f"meters) into {out / WINDOW_DIR}, the stored value kept as capture_energy_j; {stored} is not written")
+        if kept:
+            tell(f"rejudge: {len(kept)} stored live run(s) could not be re-costed over their window, their whole "
+                 "capture's energy is judged: " + "; ".join(kept))
         tally.wall_s = time.monotonic() - t0
         extra = {"rejudged": {"live_from": str(stored.resolve()), "live_records": len(live),
+                              "recosted_window": recosted, "not_recosted": kept,
                               "live_commits": sorted({str(r.get("wattlab_commit")) for r in live.values()}),
                               "sim_sets": [list(x) for x in spec.sim_sets], "no_live_runs": list(no_live or [])}}
         return tally, grid.write_outputs(spec, out, jobs, tally, extra)

@@ -60,17 +60,37 @@ class AgentRunMixin:
     emulator: dict
     agent: dict | None
     energy: object
+    window_energy: object
+    """:class:`wattlab.trace.TraceEnergy` of the capture cut to the kind's ``window_ns`` (the
+    span the simulator meters), or None where no window was costed."""
 
     @property
     def policy_label(self) -> str:
         """Label of the run's own policy in ``energy``: ``replay`` for cc and psm."""
         return "always-on" if self.plan["policy"] == "always-on" else "replay"
 
+    def _own(self, energy) -> pd.Series:
+        """The row of the run's own policy in ``energy``'s table."""
+        e = energy.energy
+        return e[e.policy == self.policy_label].iloc[0]
+
     @property
     def energy_j(self) -> float:
-        """Energy of the client's radio under the run's own policy (J)."""
-        e = self.energy.energy
-        return float(e[e.policy == self.policy_label].energy_j.iloc[0])
+        """Energy of the client's radio under the run's own policy over the window (J; the
+        whole capture's when no window was costed): what a comparison with the simulator judges."""
+        return float(self._own(self.window_energy or self.energy).energy_j)
+
+    @property
+    def sleep_s(self) -> float:
+        """Time asleep under the run's own policy over the window (s; the whole capture's when
+        no window was costed)."""
+        return float(self._own(self.window_energy or self.energy).time_sleep_s)
+
+    @property
+    def capture_energy_j(self) -> float:
+        """Energy under the run's own policy over the whole capture (J): the window plus what
+        the capture holds around it (the close after the last byte, its resent FINs)."""
+        return float(self._own(self.energy).energy_j)
 
     @property
     def host_late_max_ms(self) -> float:

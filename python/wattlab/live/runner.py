@@ -62,6 +62,21 @@ class LiveResult(AgentRunMixin, LiveRunInfo):
     """Length of the payload served."""
     expected_sha256: str
     """SHA-256 of the payload (``wattlab-live payload``: the generator's stream, hashed as it is made)."""
+    window_energy: object = None
+    """:class:`wattlab.trace.TraceEnergy` of the capture cut to :attr:`window_ns` (the span the
+    simulator meters); :attr:`energy` has the whole capture."""
+
+    @property
+    def window_ns(self) -> tuple[int, int]:
+        """The download's window (Unix ns): from the client's ``connect`` (its SYN) to the end
+        of the response (``done_ns``: the read that returns the server's FIN, which follows the
+        last byte). It is the span the simulator meters: its radio meters start at time zero,
+        where the flow (``start_s`` 0) sends its SYN, and the run ends (``done_at``, the meters'
+        end) when the client's application has read the last byte (``Bulk::read`` →
+        ``finish_flow``). The capture goes on past it: the close (the client's FIN and the
+        server's ACK, one round trip) and, under the cc agent, the client's FIN resent after a
+        timeout because the server's ACK of it arrives while the agent sleeps."""
+        return int(self.fetch["connect_ns"]), int(self.fetch["done_ns"])
 
     @property
     def verified(self) -> bool:
@@ -88,6 +103,8 @@ class LiveResult(AgentRunMixin, LiveRunInfo):
             "transfer_time_s": self.transfer_time_s,
             "goodput_bps": self.goodput_bps,
             "energy_j": self.energy_j,
+            "capture_energy_j": self.capture_energy_j,
+            "window_ns": list(self.window_ns),
             "fetch": self.fetch,
             "server": self.server,
             "emulator": self.emulator,
@@ -137,14 +154,15 @@ def _profile_warnings(plan: dict) -> list[str]:
             f"built-in profile {plan['profile']} as it is"]
 
 
-def _cost(plan: dict, out: Path, policy: str, capture: str = "client.pcap", into: str = "energy"):
+def _cost(plan: dict, out: Path, policy: str, capture: str = "client.pcap", into: str = "energy", src: Path | None = None):
     """The trace analyzer's energy of the client's capture (``out/capture``), written to
-    ``out/into``."""
+    ``out/into``; the radio schedule replayed is ``src/transitions.csv`` (``src``: the run's
+    directory, ``out`` unless given)."""
     from wattlab import trace
 
     replay = checks.family(policy) in checks.REPLAYED
     policies = ["always-on", "oracle"] + (["replay"] if replay else [])
-    transitions = out / "transitions.csv" if replay else None
+    transitions = (src or out) / "transitions.csv" if replay else None
     try:
         energy = trace.energy(out / capture, client=netns.CLIENT_ADDR, profile=plan["profile"], policies=policies,
                               phy=f"link@{plan['hop_rate_bps'] / 1e6:g}", transitions=transitions, timeline=False)
@@ -152,6 +170,20 @@ def _cost(plan: dict, out: Path, policy: str, capture: str = "client.pcap", into
         raise LiveError(f"costing {out / capture} failed: {e}") from None
     energy.write(out / into, formats=("csv",))
     return energy
+
+
+def cost_window(plan: dict, run_dir: Path, policy: str, window_ns: tuple[int, int], dest: Path | None = None):
+    """The energy of the run's capture (``run_dir/client.pcap``) cut to ``window_ns`` (both
+    ends included), costed as the whole capture is (the same replayed schedule): the cut
+    capture goes to ``dest/client_window.pcap`` and its tables to ``dest/energy_window``
+    (``dest``: ``run_dir`` unless given; a stored run is re-costed into another directory)."""
+    from wattlab.live.tunnel import trim_pcap
+
+    run_dir = Path(run_dir)
+    dest = Path(dest) if dest is not None else run_dir
+    dest.mkdir(parents=True, exist_ok=True)
+    trim_pcap(run_dir / "client.pcap", dest / "client_window.pcap", window_ns[0], window_ns[1] + 1)
+    return _cost(plan, dest, policy, capture="client_window.pcap", into="energy_window", src=run_dir)
 
 
 def run(
@@ -214,6 +246,8 @@ def run(
         expected_bytes=int(plan["bytes"]), expected_sha256=payload_digest(int(plan["bytes"]), int(plan["seed"])),
         out_dir=out, notes=_notes(plan), warnings=checks.sysctl_warnings(by_role) + _profile_warnings(plan),
     )
+    # The judged energy is the window's (the span the simulator meters), the whole capture's is kept.
+    res.window_energy = cost_window(plan, out, policy, res.window_ns)
     res.wall_time_s = time.monotonic() - started
     res.write_summary()
     return res
@@ -347,12 +381,11 @@ def compare(
             "retransmitted": int(flow["retransmitted_segments"]), "verified": True, "host_late_max_ms": 0.0,
         })
         res = run(path, policy, out_dir=root / f"live-{policy}", overrides=ov, time_limit=time_limit, overwrite=overwrite, on_step=lambda s, p=policy: step(f"live {p}: {s}"), sysctls=sysctls)
-        e = res.energy.energy
-        own = e[e.policy == res.policy_label].iloc[0]
         a = (res.agent or {}).get("agent")
+        # Judged over the download's window (SYN to last byte), the span the simulator meters.
         rows.append({
             "mode": "live", "policy": policy, "transfer_time_s": res.transfer_time_s, "goodput_mbps": res.goodput_bps / 1e6,
-            "energy_j": float(own.energy_j), "sleep_s": float(own.time_sleep_s),
+            "energy_j": res.energy_j, "sleep_s": res.sleep_s,
             "closed_acks": None if a is None else int(a["closed_acks"]), "open_acks": None if a is None else int(a["open_acks"]),
             "probes": None if a is None else int(a["probes"]), "lost_asleep": None if a is None else int(a["dropped_asleep"]),
             "retransmitted": int(res.server["retransmitted_segments"]), "verified": res.verified,

@@ -25,8 +25,7 @@ from wattlab.live.netns import LiveError, LiveInputError, LiveTimeLimit, Testbed
 from wattlab.live.result import AgentRunMixin, LiveRunInfo
 from wattlab.live.session import Session, built_testbed, report
 
-OUTPUTS = ("web_fetch.json", "web_fetch.log", "web_server.json", "web_server.out", "web_server.log", "pages.csv",
-           "client_window.pcap", "energy_window")
+OUTPUTS = ("web_fetch.json", "web_fetch.log", "web_server.json", "web_server.out", "web_server.log", "pages.csv")
 """Files a web run writes besides the common ones (:data:`wattlab.live.checks.OUTPUTS`)."""
 
 DEFAULT_BOUND_FACTOR = 3.0
@@ -117,26 +116,6 @@ class WebLiveResult(AgentRunMixin, LiveRunInfo):
     def transfer_time_s(self) -> float:
         """From the first page's start to the last page's end (the simulator's completion time)."""
         return (self.fetch["end_ns"] - self.fetch["start_ns"]) / 1e9
-
-    def _own(self, energy) -> pd.Series:
-        e = energy.energy
-        return e[e.policy == self.policy_label].iloc[0]
-
-    @property
-    def energy_j(self) -> float:
-        """Energy of the client's radio under the run's own policy over the session window (J;
-        the whole capture's when no window was costed)."""
-        return float(self._own(self.window_energy or self.energy).energy_j)
-
-    @property
-    def sleep_s(self) -> float:
-        """Time asleep under the run's own policy over the session window (s)."""
-        return float(self._own(self.window_energy or self.energy).time_sleep_s)
-
-    @property
-    def capture_energy_j(self) -> float:
-        """Energy over the whole capture (J), the closes after the last page included."""
-        return float(self._own(self.energy).energy_j)
 
     def summary(self) -> dict:
         """The run as one JSON-able dict (``summary.json``)."""
