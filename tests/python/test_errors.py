@@ -73,6 +73,12 @@ def test_unknown_congestion_control_lists_valid_ones():
     pytest.param('slow_start_after_idle = "yes"', "slow_start_after_idle", "expected a boolean", id="tcp-switch-not-a-boolean"),
     pytest.param("rack = true", "rack", "needs SACK", id="rack-without-sack"),
     pytest.param("tlp = true", "tlp", "needs SACK", id="tlp-without-sack"),
+    pytest.param('cc = "cubic", cubic = "bic"', "cubic", "unknown cubic `bic` (known: rfc9438, linux)", id="unknown-cubic-variant-lists-known-ones"),
+    pytest.param('cubic = "linux"', "cubic", 'set tcp.cc = "cubic" (it is newreno)', id="cubic-variant-without-cubic"),
+    pytest.param('rto = "bsd"', "rto", "unknown rto `bsd` (known: rfc6298, linux)", id="unknown-rto-lists-known-ones"),
+    pytest.param('rto = "linux", timer_tick = "500ms"', "rto", "remove tcp.timer_tick", id="linux-rto-with-a-coarse-timer"),
+    pytest.param('profile = "linux", ooo_limit = "ranges64"', "ooo_limit", "unknown ooo_limit `ranges64` (known: ranges32, rcvbuf)",
+                 id="unknown-ooo-limit-lists-known-ones"),
 ])
 def test_a_bad_tcp_setting_names_field_and_line(tcp, key, says):
     """Each bad ``tcp`` setting of a flow is refused naming ``flow[0].tcp.KEY``, at the line of
@@ -138,28 +144,3 @@ def test_hystart_errors_name_field_and_line():
     assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"fast"' in l)
     e = _error_for(BASE + 'tcp = { hystart = "linux" }\n')
     assert "flow[0].tcp.hystart" in str(e) and 'set tcp.cc = "cubic"' in e.message
-
-
-def test_cubic_variant_errors_name_field_and_line():
-    text = BASE + 'tcp = { cc = "cubic", cubic = "bic" }\n'
-    e = _error_for(text)
-    assert "flow[0].tcp.cubic" in str(e) and "unknown cubic `bic` (known: rfc9438, linux)" in e.message
-    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"bic"' in l)
-    e = _error_for(BASE + 'tcp = { cubic = "linux" }\n')
-    assert "flow[0].tcp.cubic" in str(e) and 'set tcp.cc = "cubic" (it is newreno)' in e.message
-
-
-def test_rto_errors_name_field_and_line():
-    text = BASE + 'tcp = { rto = "bsd" }\n'
-    e = _error_for(text)
-    assert "flow[0].tcp.rto" in str(e) and "unknown rto `bsd` (known: rfc6298, linux)" in e.message
-    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"bsd"' in l)
-    e = _error_for(BASE + 'tcp = { rto = "linux", timer_tick = "500ms" }\n')
-    assert "flow[0].tcp.rto" in str(e) and "remove tcp.timer_tick" in e.message
-
-
-def test_ooo_limit_errors_name_field_and_line():
-    text = BASE + 'tcp = { profile = "linux", ooo_limit = "ranges64" }\n'
-    e = _error_for(text)
-    assert "flow[0].tcp.ooo_limit" in str(e) and "unknown ooo_limit `ranges64` (known: ranges32, rcvbuf)" in e.message
-    assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"ranges64"' in l)
