@@ -7,6 +7,7 @@ web session's). The kind's own result (:class:`wattlab.live.runner.LiveResult`, 
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from wattlab.live.radio_table import radio_table
 
 
 @dataclass(kw_only=True)
-class LiveRunInfo:
+class LiveRunInfo(ABC):
     """The fields every live run's result ends with (keyword-only, after the kind's own)."""
 
     energy: object | None
@@ -31,9 +32,9 @@ class LiveRunInfo:
     warnings: list[str] = field(default_factory=list)
     """What makes this run differ from the scenario (e.g. a ``--sysctl`` replacing a testbed setting)."""
 
+    @abstractmethod
     def summary(self) -> dict:
         """The run as one JSON-able dict (written as ``summary.json``); each kind defines it."""
-        raise NotImplementedError
 
     def summary_tail(self, **between) -> dict:
         """The last keys of :meth:`summary`, in this order: ``energy`` (the costing's summary, or
