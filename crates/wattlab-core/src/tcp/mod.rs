@@ -59,6 +59,7 @@ pub mod coarse_rtt;
 pub mod config;
 pub mod connection;
 pub mod idle_restart;
+mod named_option;
 pub mod ooo_limit;
 pub mod profile;
 pub mod prr;

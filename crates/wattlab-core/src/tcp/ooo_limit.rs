@@ -15,50 +15,26 @@
 //!   detects a receiver that pruned (reneged on) SACKed data as Linux does
 //!   (`tcp_check_sack_reneging`, `tcp_timeout_mark_lost`; see `connection/sack.rs`).
 
-/// How the out-of-order queue and the SACK scoreboard are bounded.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum OooLimit {
-    /// At most [`RANGES32`] disjoint ranges on each side (the model's original bound).
-    #[default]
-    Ranges32,
-    /// The receive buffer's bytes bound the receiver's queue (pruned from the top when
-    /// exceeded); the scoreboard is unbounded by count (Linux).
-    Rcvbuf,
+use super::named_option::named_option;
+
+named_option! {
+    /// How the out-of-order queue and the SACK scoreboard are bounded.
+    pub enum OooLimit("ooo_limit") {
+        /// At most [`RANGES32`] disjoint ranges on each side (the model's original bound).
+        #[default]
+        Ranges32 = "ranges32",
+        /// The receive buffer's bytes bound the receiver's queue (pruned from the top when
+        /// exceeded); the scoreboard is unbounded by count (Linux).
+        Rcvbuf = "rcvbuf",
+    }
+    /// A name that matches no [`OooLimit`].
+    error UnknownOooLimit;
 }
 
 /// The range count of [`OooLimit::Ranges32`].
 pub const RANGES32: usize = 32;
 
-/// A name that matches no [`OooLimit`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownOooLimit(pub String);
-
-impl std::fmt::Display for UnknownOooLimit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "unknown ooo_limit `{}` (known: ranges32, rcvbuf)", self.0)
-    }
-}
-
-impl std::error::Error for UnknownOooLimit {}
-
 impl OooLimit {
-    /// Every bound.
-    pub const ALL: [OooLimit; 2] = [OooLimit::Ranges32, OooLimit::Rcvbuf];
-
-    /// Canonical name, as in scenarios.
-    pub const fn name(self) -> &'static str {
-        match self {
-            OooLimit::Ranges32 => "ranges32",
-            OooLimit::Rcvbuf => "rcvbuf",
-        }
-    }
-
-    /// Parse a name, case-insensitively.
-    pub fn from_name(name: &str) -> Result<Self, UnknownOooLimit> {
-        let n = name.trim();
-        OooLimit::ALL.into_iter().find(|m| m.name().eq_ignore_ascii_case(n)).ok_or_else(|| UnknownOooLimit(name.to_string()))
-    }
-
     /// Most SACKed ranges the sender's scoreboard keeps.
     pub const fn scoreboard_ranges(self) -> usize {
         match self {

@@ -8,17 +8,21 @@
 use super::cc::{CubicVariant, HyStartMode, VegasRetransmit};
 use super::rto_linux::RtoMode;
 use super::config::{CongestionControlKind, TcpConfig};
+use super::named_option::named_option;
 use super::ooo_limit::OooLimit;
 use crate::time::Duration;
 
-/// A named starting configuration.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum TcpProfile {
-    /// The RFC textbook stack ([`TcpConfig::default`]): what the seeds' ns-2/testbed stacks do.
-    #[default]
-    Textbook,
-    /// Linux 6.x defaults (see the module docs and [`LINUX_NOT_MODELLED`]).
-    Linux,
+named_option! {
+    /// A named starting configuration.
+    pub enum TcpProfile("TCP profile") {
+        /// The RFC textbook stack ([`TcpConfig::default`]): what the seeds' ns-2/testbed stacks do.
+        #[default]
+        Textbook = "textbook",
+        /// Linux 6.x defaults (see the module docs and [`LINUX_NOT_MODELLED`]).
+        Linux = "linux",
+    }
+    /// A profile name that matches no [`TcpProfile`].
+    error UnknownProfile;
 }
 
 /// Linux default behaviours the model does not have yet, as (mechanism, its Linux switch).
@@ -32,35 +36,7 @@ pub const LINUX_NOT_MODELLED: [(&str, &str); 7] = [
     ("Minshall's Nagle, autocorking, TSO/TSQ", "TCP_NODELAY off, tcp_autocorking = 1"),
 ];
 
-/// A profile name that matches no [`TcpProfile`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownProfile(pub String);
-
-impl std::fmt::Display for UnknownProfile {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "unknown TCP profile `{}` (known: textbook, linux)", self.0)
-    }
-}
-
-impl std::error::Error for UnknownProfile {}
-
 impl TcpProfile {
-    /// Canonical lower-case name, as in scenarios.
-    pub const fn name(self) -> &'static str {
-        match self {
-            TcpProfile::Textbook => "textbook",
-            TcpProfile::Linux => "linux",
-        }
-    }
-
-    /// Parse a name, case-insensitively.
-    pub fn from_name(name: &str) -> Result<Self, UnknownProfile> {
-        [TcpProfile::Textbook, TcpProfile::Linux]
-            .into_iter()
-            .find(|p| p.name().eq_ignore_ascii_case(name.trim()))
-            .ok_or_else(|| UnknownProfile(name.to_string()))
-    }
-
     /// The configuration this profile starts from.
     pub fn config(self) -> TcpConfig {
         match self {

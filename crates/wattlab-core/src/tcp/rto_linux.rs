@@ -28,50 +28,23 @@
 //! acknowledged never-retransmitted segment (µs, `tcp_clean_rtx_queue`'s `first_ackt`) and
 //! falls back to TSecr only when that is missing; that preference is not modelled.
 
+use super::named_option::named_option;
 use crate::time::Duration;
 
 /// One jiffy of the testbed kernel (CONFIG_HZ = 250): Linux keeps `icsk_rto` in jiffies.
 pub const LINUX_JIFFY: Duration = Duration::from_millis(4);
 
-/// Which retransmission-timeout formula the sender uses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum RtoMode {
-    /// RFC 6298: RTO = max(rto_min, SRTT + max(G, 4·RTTVAR)), the textbook default.
-    #[default]
-    Rfc6298,
-    /// Linux 6.18's `tcp_rtt_estimator` + `__tcp_set_rto`: RTO = SRTT + rttvar, rttvar ≥ rto_min.
-    Linux,
-}
-
-/// A name that matches no [`RtoMode`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownRto(pub String);
-
-impl std::fmt::Display for UnknownRto {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "unknown rto `{}` (known: rfc6298, linux)", self.0)
+named_option! {
+    /// Which retransmission-timeout formula the sender uses.
+    pub enum RtoMode("rto") {
+        /// RFC 6298: RTO = max(rto_min, SRTT + max(G, 4·RTTVAR)), the textbook default.
+        #[default]
+        Rfc6298 = "rfc6298",
+        /// Linux 6.18's `tcp_rtt_estimator` + `__tcp_set_rto`: RTO = SRTT + rttvar, rttvar ≥ rto_min.
+        Linux = "linux",
     }
-}
-
-impl std::error::Error for UnknownRto {}
-
-impl RtoMode {
-    /// Every mode.
-    pub const ALL: [RtoMode; 2] = [RtoMode::Rfc6298, RtoMode::Linux];
-
-    /// Canonical name, as in scenarios.
-    pub const fn name(self) -> &'static str {
-        match self {
-            RtoMode::Rfc6298 => "rfc6298",
-            RtoMode::Linux => "linux",
-        }
-    }
-
-    /// Parse a name, case-insensitively.
-    pub fn from_name(name: &str) -> Result<Self, UnknownRto> {
-        let n = name.trim();
-        RtoMode::ALL.into_iter().find(|m| m.name().eq_ignore_ascii_case(n)).ok_or_else(|| UnknownRto(name.to_string()))
-    }
+    /// A name that matches no [`RtoMode`].
+    error UnknownRto;
 }
 
 /// Linux's RTT estimator state (`struct tcp_sock` fields of the same names, all in µs).

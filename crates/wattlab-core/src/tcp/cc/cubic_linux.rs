@@ -32,50 +32,21 @@
 //! [`LinuxCubic::on_tx_start`] (option `cubic_idle_shift`).
 
 use super::aimd::Aimd;
+use crate::tcp::named_option::named_option;
 use crate::time::{Duration, Time};
 
-/// Whose window arithmetic CUBIC follows (`TcpConfig::cubic`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum CubicVariant {
-    /// RFC 9438 in floating point ([`super::cubic`]): the textbook default.
-    #[default]
-    Rfc9438,
-    /// Linux's `tcp_cubic.c` (this module): on in the `linux` profile.
-    Linux,
-}
-
-/// A name that matches no [`CubicVariant`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownCubicVariant(pub String);
-
-impl std::fmt::Display for UnknownCubicVariant {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "unknown cubic `{}` (known: rfc9438, linux)", self.0)
+named_option! {
+    /// Whose window arithmetic CUBIC follows (`TcpConfig::cubic`; "rfc" is an alias of "rfc9438").
+    pub enum CubicVariant("cubic") {
+        /// RFC 9438 in floating point ([`super::cubic`]): the textbook default.
+        #[default]
+        Rfc9438 = "rfc9438",
+        /// Linux's `tcp_cubic.c` (this module): on in the `linux` profile.
+        Linux = "linux",
     }
-}
-
-impl std::error::Error for UnknownCubicVariant {}
-
-impl CubicVariant {
-    /// Every variant, default first.
-    pub const ALL: [CubicVariant; 2] = [CubicVariant::Rfc9438, CubicVariant::Linux];
-
-    /// Canonical lower-case name, as in scenarios.
-    pub const fn name(self) -> &'static str {
-        match self {
-            CubicVariant::Rfc9438 => "rfc9438",
-            CubicVariant::Linux => "linux",
-        }
-    }
-
-    /// Parse a name, case-insensitively ("rfc" is accepted for `rfc9438`).
-    pub fn from_name(name: &str) -> Result<Self, UnknownCubicVariant> {
-        let n = name.trim();
-        if n.eq_ignore_ascii_case("rfc") {
-            return Ok(CubicVariant::Rfc9438);
-        }
-        CubicVariant::ALL.into_iter().find(|v| v.name().eq_ignore_ascii_case(n)).ok_or_else(|| UnknownCubicVariant(name.to_string()))
-    }
+    aliases { "rfc" => Rfc9438 }
+    /// A name that matches no [`CubicVariant`].
+    error UnknownCubicVariant;
 }
 
 /// Timer frequency of the jiffies clock (`CONFIG_HZ`): 250, the live testbed's kernel

@@ -26,6 +26,7 @@
 //! RTT falls below the RTT that started CSS goes back to slow start; after CSS_ROUNDS = 5
 //! rounds ssthresh = cwnd (congestion avoidance). A loss or RTO ends it for good.
 
+use crate::tcp::named_option::named_option;
 use crate::time::{Duration, Time};
 
 /// Send times kept for RTT samples (new segments in flight during slow start).
@@ -49,51 +50,20 @@ pub const HSPP_ABC_LIMIT: u32 = 8;
 /// Linux's `sk_gso_max_size` on veth and most NICs (`GSO_LEGACY_MAX_SIZE`), for the ack delay.
 pub const GSO_MAX_SIZE: u64 = 65_536;
 
-/// Which slow-start exit CUBIC uses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum HyStartMode {
-    /// Standard slow start until loss (RFC 5681), the textbook default.
-    #[default]
-    Off,
-    /// Linux's HyStart (ACK train and delay increase), on by default in Linux's CUBIC.
-    Linux,
-    /// RFC 9406 HyStart++ (delay increase, then Conservative Slow Start).
-    HyStartPlusPlus,
-}
-
-/// A name that matches no [`HyStartMode`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownHyStart(pub String);
-
-impl std::fmt::Display for UnknownHyStart {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "unknown hystart `{}` (known: off, linux, hystart++)", self.0)
+named_option! {
+    /// Which slow-start exit CUBIC uses ("hystartpp" is an alias of "hystart++").
+    pub enum HyStartMode("hystart") {
+        /// Standard slow start until loss (RFC 5681), the textbook default.
+        #[default]
+        Off = "off",
+        /// Linux's HyStart (ACK train and delay increase), on by default in Linux's CUBIC.
+        Linux = "linux",
+        /// RFC 9406 HyStart++ (delay increase, then Conservative Slow Start).
+        HyStartPlusPlus = "hystart++",
     }
-}
-
-impl std::error::Error for UnknownHyStart {}
-
-impl HyStartMode {
-    /// Every mode.
-    pub const ALL: [HyStartMode; 3] = [HyStartMode::Off, HyStartMode::Linux, HyStartMode::HyStartPlusPlus];
-
-    /// Canonical name, as in scenarios.
-    pub const fn name(self) -> &'static str {
-        match self {
-            HyStartMode::Off => "off",
-            HyStartMode::Linux => "linux",
-            HyStartMode::HyStartPlusPlus => "hystart++",
-        }
-    }
-
-    /// Parse a name, case-insensitively ("hystartpp" is an alias of "hystart++").
-    pub fn from_name(name: &str) -> Result<Self, UnknownHyStart> {
-        let n = name.trim();
-        if n.eq_ignore_ascii_case("hystartpp") {
-            return Ok(HyStartMode::HyStartPlusPlus);
-        }
-        HyStartMode::ALL.into_iter().find(|m| m.name().eq_ignore_ascii_case(n)).ok_or_else(|| UnknownHyStart(name.to_string()))
-    }
+    aliases { "hystartpp" => HyStartPlusPlus }
+    /// A name that matches no [`HyStartMode`].
+    error UnknownHyStart;
 }
 
 /// Send times of new segments, oldest first, in a fixed ring (no allocation per segment).

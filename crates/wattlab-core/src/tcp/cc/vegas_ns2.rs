@@ -22,54 +22,22 @@
 //! doubles the coarse RTO), and its quirk of leaving cwnd inflated by DupThresh when exactly
 //! DupThresh duplicates arrived.
 
+use crate::tcp::named_option::named_option;
 use crate::time::{Duration, Time};
 
-/// Which fine-grained retransmission rules Vegas follows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum VegasRetransmit {
-    /// wattlab's default (see [`super::vegas`]): RFC 6298 arithmetic on the fine samples,
-    /// checks on duplicate ACKs before recovery, FlightSize/2 on the third duplicate.
-    #[default]
-    Rfc,
-    /// ns-2.35's `Agent/TCP/Vegas` rules (this module).
-    Ns2,
-}
-
-/// A name that matches no [`VegasRetransmit`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownVegasRetransmit(pub String);
-
-impl std::fmt::Display for UnknownVegasRetransmit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "unknown vegas_retransmit `{}` (known: rfc, ns2)", self.0)
+named_option! {
+    /// Which fine-grained retransmission rules Vegas follows ("ns-2" is an alias of "ns2").
+    pub enum VegasRetransmit("vegas_retransmit") {
+        /// wattlab's default (see [`super::vegas`]): RFC 6298 arithmetic on the fine samples,
+        /// checks on duplicate ACKs before recovery, FlightSize/2 on the third duplicate.
+        #[default]
+        Rfc = "rfc",
+        /// ns-2.35's `Agent/TCP/Vegas` rules (this module).
+        Ns2 = "ns2",
     }
-}
-
-impl std::error::Error for UnknownVegasRetransmit {}
-
-impl VegasRetransmit {
-    /// Every mode, default first.
-    pub const ALL: [VegasRetransmit; 2] = [VegasRetransmit::Rfc, VegasRetransmit::Ns2];
-
-    /// Canonical lower-case name, as in scenarios.
-    pub const fn name(self) -> &'static str {
-        match self {
-            VegasRetransmit::Rfc => "rfc",
-            VegasRetransmit::Ns2 => "ns2",
-        }
-    }
-
-    /// Parse a name, case-insensitively ("ns-2" is accepted for `ns2`).
-    pub fn from_name(name: &str) -> Result<Self, UnknownVegasRetransmit> {
-        let n = name.trim();
-        if n.eq_ignore_ascii_case("ns-2") {
-            return Ok(VegasRetransmit::Ns2);
-        }
-        VegasRetransmit::ALL
-            .into_iter()
-            .find(|m| m.name().eq_ignore_ascii_case(n))
-            .ok_or_else(|| UnknownVegasRetransmit(name.to_string()))
-    }
+    aliases { "ns-2" => Ns2 }
+    /// A name that matches no [`VegasRetransmit`].
+    error UnknownVegasRetransmit;
 }
 
 /// ns-2's fine-grained timeout estimator (`v_sa_`, `v_sd_`, `v_timeout_`), in seconds.
