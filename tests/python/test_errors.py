@@ -79,6 +79,9 @@ def test_unknown_congestion_control_lists_valid_ones():
     pytest.param('rto = "linux", timer_tick = "500ms"', "rto", "remove tcp.timer_tick", id="linux-rto-with-a-coarse-timer"),
     pytest.param('profile = "linux", ooo_limit = "ranges64"', "ooo_limit", "unknown ooo_limit `ranges64` (known: ranges32, rcvbuf)",
                  id="unknown-ooo-limit-lists-known-ones"),
+    pytest.param('profile = "linux", prr_variant = "bsd"', "prr_variant", "unknown prr_variant `bsd` (known: rfc6937, linux)",
+                 id="unknown-prr-variant-lists-known-ones"),
+    pytest.param('prr_variant = "linux"', "prr_variant", "set tcp.prr = true", id="prr-variant-without-prr"),
 ])
 def test_a_bad_tcp_setting_names_field_and_line(tcp, key, says):
     """Each bad ``tcp`` setting of a flow is refused naming ``flow[0].tcp.KEY``, at the line of

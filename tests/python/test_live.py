@@ -200,6 +200,11 @@ def test_linux_profile_reaches_the_live_plan_and_unturnable_switches_are_refused
     with pytest.raises(live.LiveError, match="tcp.ooo_limit: a live run uses Linux's TCP"):
         runner.load_plan(YAN, "cc", ['flow.0.tcp.ooo_limit="ranges32"'])
     assert runner.load_plan(YAN, "cc", ['flow.0.tcp.ooo_limit="rcvbuf"'])["cc"] == "reno"
+    # Linux's PRR is tcp_cwnd_reduction's: the RFC's pseudocode is refused.
+    prr = ["flow.0.tcp.sack=true", "flow.0.tcp.prr=true"]
+    with pytest.raises(live.LiveError, match="tcp.prr_variant: a live run uses Linux's TCP"):
+        runner.load_plan(YAN, "cc", [*prr, 'flow.0.tcp.prr_variant="rfc6937"'])
+    assert runner.load_plan(YAN, "cc", [*prr, 'flow.0.tcp.prr_variant="linux"'])["cc"] == "reno"
 
 
 def test_plan_errors_name_the_problem(tmp_path):

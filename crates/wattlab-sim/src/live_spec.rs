@@ -198,6 +198,9 @@ impl Simulation {
         if written.prr == Some(false) {
             return Err(format!("flow `{}`.tcp.prr: a live run uses Linux's TCP, which always reduces its window by PRR (RFC 6937) in recovery; remove prr = false", name.as_deref().unwrap_or("flow0")));
         }
+        if let Some(v) = written.prr_variant.as_deref().filter(|_| tcp.prr_variant != wattlab_core::tcp::PrrVariant::Linux) {
+            return Err(format!("flow `{}`.tcp.prr_variant: a live run uses Linux's TCP, whose PRR follows `tcp_cwnd_reduction` (`linux`); `{v}` is not available there", name.as_deref().unwrap_or("flow0")));
+        }
         if written.cubic_idle_shift == Some(false) && tcp.congestion_control == wattlab_core::tcp::CongestionControlKind::Cubic {
             return Err(format!("flow `{}`.tcp.cubic_idle_shift: a live run uses Linux's CUBIC, which always shifts its growth epoch after idle (CA_EVENT_TX_START); remove cubic_idle_shift = false", name.as_deref().unwrap_or("flow0")));
         }

@@ -2,6 +2,7 @@
 
 use super::cc::{CubicVariant, HyStartMode, VegasRetransmit};
 use super::ooo_limit::OooLimit;
+use super::prr::PrrVariant;
 use super::rto_linux::RtoMode;
 use crate::time::Duration;
 
@@ -123,6 +124,10 @@ pub struct TcpConfig {
     /// recovery instead of RFC 6675's cwnd = ssthresh (Linux's default since 3.2). Off by
     /// default: the textbook stacks the seeds model have none. Without SACK it has no effect.
     pub prr: bool,
+    /// Which rules PRR follows: RFC 6937's pseudocode (default) or Linux's
+    /// `tcp_cwnd_reduction` ([`PrrVariant::Linux`]: RecoverFS = cwnd at entry, the slow-start
+    /// bound's extra segment only on an ACK that advances snd_una and marks no new loss).
+    pub prr_variant: PrrVariant,
     /// Linux's quick-ACK mode: the first in-order data, and data after a silence longer than
     /// the RTO, start a run of immediate ACKs (min(rcv_wnd / 2·MSS, 16), 2 if that is 0; Linux's
     /// `tcp_incr_quickack`), so the sender's slow start is not slowed by delayed ACKs. Off by
@@ -211,6 +216,7 @@ impl Default for TcpConfig {
             timestamps: true,
             sack: false,
             prr: false,
+            prr_variant: PrrVariant::Rfc6937,
             quick_ack: false,
             slow_start_after_idle: false,
             cubic_idle_shift: false,

@@ -17,7 +17,7 @@ use super::cc::{AckInfo, CongestionControl, RecoveryStyle, VegasRetransmit};
 use super::config::TcpConfig;
 use super::idle_restart;
 use super::ooo_limit::OooLimit;
-use super::prr::Prr;
+use super::prr::{Prr, PrrAck};
 use super::rack::Rack;
 use super::reassembly::Reassembly;
 use super::recovery::{DupAckAction, LossRecovery, NewAckAction};
@@ -748,7 +748,7 @@ impl TcpConnection {
         let style = self.recovery_style();
         // PRR's DeliveredData (RFC 6937 §3.1): the change in snd_una plus in SACKed bytes.
         let prr = self.cfg.prr && style == RecoveryStyle::Sack;
-        let before = if prr { (self.snd_una, self.sb.sacked_bytes()) } else { (0, 0) };
+        let before = if prr { (self.snd_una, self.sb.sacked_bytes(), self.rack.stats().marked_lost) } else { (0, 0, 0) };
         let una0 = self.snd_una;
         let mut new_sack = false;
         // Duplicate ACK per RFC 5681 §2: outstanding data, no payload, no SYN/FIN,
@@ -913,7 +913,9 @@ impl TcpConnection {
         }
         if prr && self.recovery.in_recovery() {
             let delivered = (self.snd_una - before.0 + self.sb.sacked_bytes()).saturating_sub(before.1);
-            self.prr_on_ack(delivered);
+            // Linux's rs->losses: segments loss detection (RACK here) marked on this ACK.
+            let newly_lost = self.rack.stats().marked_lost > before.2;
+            self.prr_on_ack(PrrAck { delivered, una_advanced: self.snd_una > before.0, newly_lost });
         }
         if self.snd_wnd > 0 {
             self.persist_at = None; // window open: normal sending (or sender SWS) takes over

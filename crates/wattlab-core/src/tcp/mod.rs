@@ -78,6 +78,7 @@ mod tests;
 pub use cc::{AckInfo, CongestionControl, CubicVariant, HyStartMode, RecoveryStyle, UnknownCubicVariant, UnknownHyStart, UnknownVegasRetransmit, VegasRetransmit};
 pub use config::{CongestionControlKind, TcpConfig, UnknownCongestionControl};
 pub use ooo_limit::{OooLimit, UnknownOooLimit};
+pub use prr::{PrrVariant, UnknownPrrVariant};
 pub use rto_linux::{RtoMode, UnknownRto};
 pub use profile::{TcpProfile, UnknownProfile, LINUX_NOT_MODELLED};
 pub use connection::TcpConnection;

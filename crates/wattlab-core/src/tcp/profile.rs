@@ -10,6 +10,7 @@ use super::rto_linux::RtoMode;
 use super::config::{CongestionControlKind, TcpConfig};
 use super::named_option::named_option;
 use super::ooo_limit::OooLimit;
+use super::prr::PrrVariant;
 use crate::time::Duration;
 
 named_option! {
@@ -52,6 +53,7 @@ fn linux() -> TcpConfig {
         mss: 1460,                      // 1500-byte MTU; segments carry 1448 B with timestamps
         sack: true,                     // net.ipv4.tcp_sack = 1
         prr: true,                      // tcp_cwnd_reduction(): PRR-SSRB, always on since 3.2
+        prr_variant: PrrVariant::Linux, // its rules: prior_cwnd, +1 only if snd_una advanced, no new loss
         // net.ipv4.tcp_recovery = 1: RACK on since 4.4, the only SACK loss detection since 4.18
         // (tcp_time_to_recover: lost_out, no dupthresh count; reo_wnd 0 at sacked_out >= 3)
         rack: true,
@@ -116,6 +118,7 @@ mod tests {
         assert_eq!(c.hystart, HyStartMode::Linux);
         assert_eq!(c.cubic, CubicVariant::Linux);
         assert_eq!(c.rto, RtoMode::Linux);
+        assert_eq!((c.prr_variant, TcpConfig::default().prr_variant), (PrrVariant::Linux, PrrVariant::Rfc6937));
         assert_eq!((c.initial_cwnd, c.dupack_threshold, c.ack_every), (10, 3, 2));
         assert_eq!((c.min_rto, c.initial_rto, c.max_rto), (Duration::from_millis(200), Duration::from_secs(1), Duration::from_secs(120)));
         assert_eq!(c.delayed_ack_timeout, Duration::from_millis(40));

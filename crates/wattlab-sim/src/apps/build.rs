@@ -9,7 +9,7 @@ use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
 use crate::stack::Stack;
 use std::net::Ipv4Addr;
 use wattlab_core::tcp::{
-    CongestionControlKind, CubicVariant, HyStartMode, OooLimit, RtoMode, TcpConfig, TcpProfile, VegasRetransmit,
+    CongestionControlKind, CubicVariant, HyStartMode, OooLimit, PrrVariant, RtoMode, TcpConfig, TcpProfile, VegasRetransmit,
 };
 use wattlab_core::Time;
 
@@ -174,6 +174,15 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
     }
     if let Some(v) = t.prr {
         c.prr = v;
+    }
+    if let Some(v) = &t.prr_variant {
+        c.prr_variant = PrrVariant::from_name(v).map_err(|e| ("tcp.prr_variant", e.to_string()))?;
+        if c.prr_variant != PrrVariant::Rfc6937 && !c.prr {
+            return Err(("tcp.prr_variant", format!(
+                "prr_variant = \"{}\" is PRR's rules: set tcp.prr = true (or profile = \"linux\")",
+                c.prr_variant.name()
+            )));
+        }
     }
     if let Some(v) = t.quick_ack {
         c.quick_ack = v;
@@ -345,6 +354,21 @@ mod tests {
         let t = TcpSettings { cc: Some("reno".into()), vegas_retransmit: Some("rfc".into()), ..Default::default() };
         assert_eq!(tcp_config(&t).map(|c| c.vegas_retransmit), Ok(VegasRetransmit::Rfc));
         assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.vegas_retransmit), Ok(VegasRetransmit::Rfc));
+    }
+
+    #[test]
+    fn prr_variant_names_are_checked_need_prr_and_the_profiles_set_it() {
+        let t = TcpSettings { prr_variant: Some("bsd".into()), prr: Some(true), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.prr_variant", "unknown prr_variant `bsd` (known: rfc6937, linux)".into())));
+        let t = TcpSettings { prr_variant: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).unwrap_err().0, "tcp.prr_variant", "textbook has no PRR");
+        let t = TcpSettings { prr_variant: Some("Linux".into()), prr: Some(true), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.prr_variant), Ok(PrrVariant::Linux));
+        let linux = TcpSettings { profile: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&linux).map(|c| c.prr_variant), Ok(PrrVariant::Linux));
+        let t = TcpSettings { prr_variant: Some("rfc6937".into()), ..linux };
+        assert_eq!(tcp_config(&t).map(|c| c.prr_variant), Ok(PrrVariant::Rfc6937), "a written key overrides the profile");
+        assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.prr_variant), Ok(PrrVariant::Rfc6937));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::TcpConnection;
 use crate::packet::{Packet, SackBlock, TcpHeader, TcpOptions, MAX_SACK_BLOCKS};
 use crate::tcp::cc::RecoveryStyle;
 use crate::tcp::ooo_limit::OooLimit;
+use crate::tcp::prr::PrrAck;
 use crate::tcp::scoreboard::NextSeg;
 use crate::time::Time;
 
@@ -88,10 +89,12 @@ impl TcpConnection {
     /// (step 2); retransmit the first segment at HighACK (step 3); the rest follows the pipe.
     pub(super) fn enter_sack_recovery(&mut self) {
         let flight = self.flight_size();
+        let prior_cwnd = self.cc.cwnd();
         self.cc.enter_sack_recovery(flight);
         self.sb.start_recovery();
         if self.cfg.prr {
-            self.prr.start(flight as u64); // RecoverFS = FlightSize (RFC 6937 §3.1)
+            // RecoverFS = FlightSize (RFC 6937 §3.1) or the cwnd before the cut (Linux).
+            self.prr.start(self.cfg.prr_variant, flight as u64, prior_cwnd as u64);
         }
         // RACK: the first segment it marked (the head, unless the head is a probe in flight).
         let head = if self.rack_on { self.rack.next_lost(1).map_or(self.snd_una, |l| l.0) } else { self.snd_una };
@@ -103,13 +106,14 @@ impl TcpConnection {
         self.stats.sack_recoveries += 1;
     }
 
-    /// PRR (RFC 6937 §3.1) on an ACK during SACK recovery that reported `delivered` bytes:
-    /// cwnd = pipe + sndcnt, so `sack_transmit` sends exactly sndcnt more (rounded to
-    /// segments; the remainder carries over through prr_delivered − prr_out).
-    pub(super) fn prr_on_ack(&mut self, delivered: u64) {
+    /// PRR (RFC 6937 §3.1) on an ACK during SACK recovery: cwnd = pipe + sndcnt, so
+    /// `sack_transmit` sends exactly sndcnt more (rounded to segments; the remainder carries
+    /// over through prr_delivered − prr_out); Linux's variant may leave cwnd as it was.
+    pub(super) fn prr_on_ack(&mut self, ack: PrrAck) {
         let pipe = self.recovery_pipe();
-        let sndcnt = self.prr.on_ack(delivered, pipe, self.cc.ssthresh() as u64, self.eff_mss as u64);
-        self.cc.set_recovery_cwnd((pipe + sndcnt).min(u32::MAX as u64) as u32);
+        if let Some(sndcnt) = self.prr.on_ack(ack, pipe, self.cc.ssthresh() as u64, self.eff_mss as u64) {
+            self.cc.set_recovery_cwnd((pipe + sndcnt).min(u32::MAX as u64) as u32);
+        }
     }
 
     /// After an ACK was processed: start recovery if the scoreboard deems the first

@@ -25,6 +25,11 @@ pub struct TcpSettings {
     /// Offer RFC 6937 Proportional Rate Reduction in SACK recovery (default off; on in `linux`).
     #[serde(default)]
     pub prr: Option<bool>,
+    /// PRR's rules: `rfc6937` (default; RFC 6937's pseudocode) or `linux` (Linux's
+    /// `tcp_cwnd_reduction`: RecoverFS = cwnd at entry, the slow-start bound's extra segment
+    /// only on an ACK that advances snd_una and marks no new loss; on in `linux`); needs PRR.
+    #[serde(default)]
+    pub prr_variant: Option<String>,
     /// Linux's quick-ACK mode: immediate ACKs for the first data and after a silence longer
     /// than the RTO (default off; on in `linux`).
     #[serde(default)]
