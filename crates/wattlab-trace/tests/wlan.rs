@@ -375,6 +375,19 @@ fn ppi_and_avs_headers() {
     }
 }
 
+/// A record whose original length is u32::MAX (a capture header's claim, found by the fuzz
+/// smoke run) is read without overflow, in both seeds (radiotap without FCS, plain 802.11).
+#[test]
+fn a_huge_original_length_does_not_overflow() {
+    for seed in fuzz::wlan_seeds() {
+        let mut bytes = seed.clone();
+        let le = bytes[..4] == [0xd4, 0xc3, 0xb2, 0xa1] || bytes[..4] == [0x4d, 0x3c, 0xb2, 0xa1];
+        let max = if le { u32::MAX.to_le_bytes() } else { u32::MAX.to_be_bytes() };
+        bytes[36..40].copy_from_slice(&max); // the first record's orig_len
+        assert!(fuzz::check_wlan(&bytes).unwrap() > 0, "the other frames are still read");
+    }
+}
+
 /// The 802.11 reader over mutated radiotap and 802.11 captures (a smoke run: 20,000 inputs or
 /// 5 s; `examples/fuzz_trace.rs -- --wlan` runs 10^6): no panic, no reading past an error,
 /// frames counted as yielded.

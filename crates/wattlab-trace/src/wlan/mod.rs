@@ -226,7 +226,8 @@ pub(crate) fn parse_record(kind: phy_header::WlanHeader, data: &[u8], orig_len: 
         body_at = body_at.div_ceil(4) * 4;
     }
     let on_air = orig_len.saturating_sub(hdr.len as u32);
-    let mpdu_len = if hdr.fcs { on_air } else { on_air + FCS_LEN as u32 };
+    // orig_len is the capture's claim, up to u32::MAX: never overflow on it.
+    let mpdu_len = if hdr.fcs { on_air } else { on_air.saturating_add(FCS_LEN as u32) };
     Ok(Parsed {
         phy: hdr.phy,
         mac,
