@@ -96,6 +96,34 @@ def test_verdict_reaches_each_value(case, want):
         assert t.loc[0, "linux_saving_gap_pp"] == pytest.approx(0.0)
 
 
+def _seeded_frame(live_cc, sim_cc, reverted=((1, 1, 1), (1, 1, 1))):
+    """One shape, three seeds: the cc times per seed (always-on equal on both sides)."""
+    frames = []
+    for seed, (lc, sc) in enumerate(zip(live_cc, sim_cc), start=1):
+        f = _runs_frame(live_on=1.0, live_cc=lc, sim_on=1.0, sim_cc=sc)
+        f["run"], f["seed"] = seed, seed
+        f["agent_reverted"] = [None, reverted[0][seed - 1], None, reverted[1][seed - 1]]
+        frames.append(f)
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.mark.parametrize("live_cc, sim_cc, medians, paired", [
+    # Seed 2's run is far slower simulated: the medians (live 4.0, simulated 8.16) fail;
+    # paired, the per-seed gaps +2 %, +400 %, +2 % have the median +2 %: pass.
+    ((1.0, 4.0, 8.0), (1.02, 20.0, 8.16), "fail", "pass"),
+    ((1.0, 4.0, 8.0), (1.5, 4.0, 12.0), "pass", "fail"),  # same medians, each seed +50 % / 0 / +50 %
+    ((1.0, 4.0, 8.0), (1.02, 4.08, 8.16), "pass", "pass"),
+])
+def test_the_paired_verdict_compares_seed_with_seed(live_cc, sim_cc, medians, paired):
+    spec = grid.GridSpec(rates_mbps=(20,), rtts_ms=(20,), losses_pct=(0.0,), runs=3, profiles=("linux",))
+    t = grid.summarize(spec, _seeded_frame(live_cc, sim_cc, reverted=((1, 0, 1), (1, 1, 1))))
+    assert (t.loc[0, "linux_verdict"], t.loc[0, "linux_paired_verdict"]) == (medians, paired)
+    assert t.loc[0, "linux_paired_cc_seeds"] == 3 and t.loc[0, "linux_paired_cc_same_decision"] == 2
+    text = grid.text_tables(spec, t)
+    assert "Paired by seed" in text and " 2/3 " in text
+    assert max(len(line) for line in text.splitlines()) <= 80, text
+
+
 def test_a_live_record_is_keyed_by_the_plan_the_hosts_get():
     """A build that changes what the live hosts do (here the client's receive buffer) must not
     reuse live records made with the old plan; the scenario's own name does not matter."""

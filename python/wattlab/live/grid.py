@@ -491,18 +491,74 @@ def summarize(spec: GridSpec, runs: pd.DataFrame) -> pd.DataFrame:
                 a, b = r.get(f"{profile}_saving_pct"), r.get("live_saving_pct")
                 r[f"{profile}_saving_gap_pp"] = None if a is None or b is None else a - b
         for profile in spec.profiles:
+            r.update(paired(spec, sub, profile))
             r[f"{profile}_verdict"] = verdict(spec, r, profile)
+            r[f"{profile}_paired_verdict"] = verdict(spec, r, profile, paired=True)
         rows.append(r)
     return pd.DataFrame(rows)
 
 
-def verdict(spec: GridSpec, row: dict, profile: str) -> str:
+def _by_seed(rows: pd.DataFrame, live: bool) -> dict[int, dict]:
+    """Per seed (the live run's number is its seed): time, energy and whether the agent reverted."""
+    if live and "verified" in rows:
+        rows = rows[rows["verified"] == True]  # noqa: E712 (a column of objects)
+    out = {}
+    for rec in rows.to_dict("records"):
+        seed = int(rec["run"] if live else rec["seed"])
+        rev = rec.get("agent_reverted")
+        out[seed] = {"time_s": rec["time_s"], "energy_j": rec["energy_j"],
+                     "reverted": None if _missing(rev) else bool(rev > 0)}
+    return out
+
+
+def paired(spec: GridSpec, sub: pd.DataFrame, profile: str) -> dict:
+    """The same comparison paired by seed: the emulator draws the losses of the simulation of
+    the same seed, so comparing seed with seed removes the loss pattern's spread (at 0.5 % loss
+    the same shape's downloads differ 4× between seeds, on both sides alike). Per mode the
+    median over seeds of the per-seed time gap (%); the median of the per-seed saving gaps
+    (pp, each seed's saving 1 − E_cc / E_always-on on its own side); the seeds compared; and in
+    how many of them both agents made the same reversion decision."""
+    r: dict = {}
+    if not len(sub):
+        return r
+    side = {m: (_by_seed(sub[(sub["side"] == "live") & (sub["mode"] == m)], True),
+                _by_seed(sub[(sub["side"] == "sim") & (sub["mode"] == m) & (sub["profile"] == profile)], False))
+            for m in spec.modes}
+    for m, (live, sim) in side.items():
+        seeds = sorted(set(live) & set(sim))
+        gaps = [_gap(sim[s]["time_s"], live[s]["time_s"]) for s in seeds]
+        r[f"{profile}_paired_{m}_time_gap_pct"] = _med(gaps)[0]
+        r[f"{profile}_paired_{m}_seeds"] = len(seeds)
+        decided = [s for s in seeds if live[s]["reverted"] is not None and sim[s]["reverted"] is not None]
+        if decided:
+            r[f"{profile}_paired_{m}_same_decision"] = sum(live[s]["reverted"] == sim[s]["reverted"] for s in decided)
+    if "always-on" in side and "cc" in side:
+        (lon, son), (lcc, scc) = side["always-on"], side["cc"]
+        seeds = sorted(set(lon) & set(son) & set(lcc) & set(scc))
+
+        def saving(on: dict, cc: dict, s: int) -> float | None:
+            return 100.0 * (1.0 - cc[s]["energy_j"] / on[s]["energy_j"]) if on[s]["energy_j"] else None
+
+        gaps = []
+        for s in seeds:
+            a, b = saving(son, scc, s), saving(lon, lcc, s)
+            gaps.append(None if a is None or b is None else a - b)
+        r[f"{profile}_paired_saving_gap_pp"] = _med(gaps)[0]
+    return r
+
+
+def verdict(spec: GridSpec, row: dict, profile: str, paired: bool = False) -> str:
     """``pass``/``fail`` against the tolerances at a shape whose loss is at most
     ``verdict_max_loss_pct`` (every mode's completion time within ±time_tol of the live median,
     the saving within ±saving_tol pp); ``report`` above it (the gap is reported, not judged);
-    ``incomplete`` when a number is missing (no verified live run, say)."""
-    gaps = [row.get(f"{profile}_{m}_time_s_gap_pct") for m in spec.modes]
-    sav = row.get(f"{profile}_saving_gap_pp") if len(spec.modes) > 1 else 0.0
+    ``incomplete`` when a number is missing (no verified live run, say). ``paired``: the same
+    tolerances on the medians of the per-seed gaps (:func:`paired`)."""
+    if paired:
+        gaps = [row.get(f"{profile}_paired_{m}_time_gap_pct") for m in spec.modes]
+        sav = row.get(f"{profile}_paired_saving_gap_pp") if len(spec.modes) > 1 else 0.0
+    else:
+        gaps = [row.get(f"{profile}_{m}_time_s_gap_pct") for m in spec.modes]
+        sav = row.get(f"{profile}_saving_gap_pp") if len(spec.modes) > 1 else 0.0
     if any(g is None for g in gaps) or sav is None:
         return "incomplete"
     if row["loss_pct"] > spec.verdict_max_loss_pct:
@@ -558,7 +614,28 @@ def text_tables(spec: GridSpec, table: pd.DataFrame) -> str:
             e = f"{_f(r.get('live_always-on_energy_j'), '.2f')}/{_f(r.get('live_cc_energy_j'), '.2f')}".replace("-/-", "-")
             cells = "".join(f" {_pair(r.get(f'{p}_saving_pct'), '.1f', r.get(f'{p}_saving_gap_pp'), 'pp', '%'):>13}" for p in prof)
             lines.append(f"{shape_label(r):<15} {e:<13} {_f(r.get('live_saving_pct'), '.1f') + ('' if _missing(r.get('live_saving_pct')) else '%'):>7}{cells} {r.get(prof[0] + '_verdict', ''):>10}")
+        lines += paired_table(spec, table, prof[0])
     return "\n".join(lines)
+
+
+def paired_table(spec: GridSpec, table: pd.DataFrame, profile: str) -> list[str]:
+    """The third table: ``profile`` against live paired by seed (medians of per-seed gaps,
+    the seeds compared, the agents' same reversion decisions) and the paired verdict."""
+    lines = ["", f"Paired by seed ({profile}; a live run draws the losses of the simulation of its",
+             "seed): median of the per-seed gaps; cc agents deciding alike (revert or not)"]
+    head = f"{'shape':<15} {'seeds':>5} {'always-on':>10} {'cc':>8} {'saving':>9} {'alike':>6} {'verdict':>10}"
+    lines += [head, "-" * len(head)]
+    for r in table.to_dict("records"):
+        n = r.get(f"{profile}_paired_cc_seeds", r.get(f"{profile}_paired_always-on_seeds"))
+        alike = r.get(f"{profile}_paired_cc_same_decision")
+        cells = [_f(r.get(f"{profile}_paired_{m}_time_gap_pct"), "+.1f") + ("%" if not _missing(r.get(f"{profile}_paired_{m}_time_gap_pct")) else "")
+                 for m in ("always-on", "cc")]
+        sav = r.get(f"{profile}_paired_saving_gap_pp")
+        lines.append(f"{shape_label(r):<15} {_f(n, 'd'):>5} {cells[0]:>10} {cells[1]:>8} "
+                     f"{_f(sav, '+.1f') + ('' if _missing(sav) else 'pp'):>9} "
+                     f"{'-' if _missing(alike) or _missing(n) else f'{int(alike)}/{int(n)}':>6} "
+                     f"{r.get(profile + '_paired_verdict', ''):>10}")
+    return lines
 
 
 def shape_label(r: dict) -> str:
