@@ -211,7 +211,12 @@ def rejudge(spec: grid.GridSpec, stored: Path, out: Path, on_progress: Callable[
         recdir = out / grid.RECORDS
         recdir.mkdir(exist_ok=True)
         scenario_hash = grid._file_hash(spec.scenario)
-        jobs = grid.plan_jobs(replace(spec, live=False), scenario_hash, "")
+        # The simulator runs the seeds live ran at each shape (a shape may have more runs stored
+        # than another: a grid measured in parts), so each side's median is over the same seeds.
+        seeds_at: dict[str, set[int]] = {}
+        for shape_key, _mode, run in live:
+            seeds_at.setdefault(shape_key, set()).add(run)
+        jobs = [j for j in grid.plan_jobs(replace(spec, live=False), scenario_hash, "") if j[4] in seeds_at.get(j[1].key, ())]
         tally = grid.Tally()
         for n, (_, shape, mode, profile, seed, key) in enumerate(jobs, 1):
             path = recdir / f"{key}.json"
