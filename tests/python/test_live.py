@@ -205,6 +205,10 @@ def test_linux_profile_reaches_the_live_plan_and_unturnable_switches_are_refused
     with pytest.raises(live.LiveError, match="tcp.prr_variant: a live run uses Linux's TCP"):
         runner.load_plan(YAN, "cc", [*prr, 'flow.0.tcp.prr_variant="rfc6937"'])
     assert runner.load_plan(YAN, "cc", [*prr, 'flow.0.tcp.prr_variant="linux"'])["cc"] == "reno"
+    # Linux restarts its retransmission timer on resending snd_una's segment: RFC 6298's rule is refused.
+    with pytest.raises(live.LiveError, match="tcp.rto_rearm: a live run uses Linux's TCP"):
+        runner.load_plan(YAN, "cc", ['flow.0.tcp.rto_rearm="rfc6298"'])
+    assert runner.load_plan(YAN, "cc", ['flow.0.tcp.rto_rearm="linux"'])["cc"] == "reno"
 
 
 def test_plan_errors_name_the_problem(tmp_path):

@@ -204,6 +204,9 @@ impl Simulation {
         if written.cubic_idle_shift == Some(false) && tcp.congestion_control == wattlab_core::tcp::CongestionControlKind::Cubic {
             return Err(format!("flow `{}`.tcp.cubic_idle_shift: a live run uses Linux's CUBIC, which always shifts its growth epoch after idle (CA_EVENT_TX_START); remove cubic_idle_shift = false", name.as_deref().unwrap_or("flow0")));
         }
+        if let Some(r) = written.rto_rearm.as_deref().filter(|_| tcp.rto_rearm != wattlab_core::tcp::RtoRearm::Linux) {
+            return Err(format!("flow `{}`.tcp.rto_rearm: a live run uses Linux's TCP, which also restarts its retransmission timer when it resends snd_una's segment and on SACKs of older data (`linux`); `{r}` is not available there", name.as_deref().unwrap_or("flow0")));
+        }
         if let Some(r) = written.rto.as_deref().filter(|_| tcp.rto != wattlab_core::tcp::RtoMode::Linux) {
             return Err(format!("flow `{}`.tcp.rto: a live run uses Linux's TCP, whose retransmission timeout is its own estimator (`linux`: SRTT + rttvar, rttvar ≥ rto_min); `{r}` is not available there", name.as_deref().unwrap_or("flow0")));
         }

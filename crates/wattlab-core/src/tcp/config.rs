@@ -4,6 +4,7 @@ use super::cc::{CubicVariant, HyStartMode, VegasRetransmit};
 use super::ooo_limit::OooLimit;
 use super::prr::PrrVariant;
 use super::rto_linux::RtoMode;
+use super::rto_rearm::RtoRearm;
 use crate::time::Duration;
 
 /// Congestion-control algorithm of a connection (see [`super::cc`] for the extension points).
@@ -179,6 +180,10 @@ pub struct TcpConfig {
     /// Retransmission-timeout formula: RFC 6298's (default) or Linux's (`RtoMode::Linux`: RTO =
     /// SRTT + rttvar with rttvar ≥ `min_rto`, see [`super::rto_linux`]).
     pub rto: RtoMode,
+    /// When the retransmission timer restarts: RFC 6298's rules (default) or Linux's
+    /// (`RtoRearm::Linux`: also when snd_una's segment is resent and on SACKs of data sent
+    /// before it was, see [`super::rto_rearm`]).
+    pub rto_rearm: RtoRearm,
     /// Upper RTO clamp, also the cap of the persist-timer backoff: 60 s (RFC 6298 §2.5).
     pub max_rto: Duration,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2).
@@ -230,6 +235,7 @@ impl Default for TcpConfig {
             min_rto: Duration::from_millis(200),
             timer_tick: None,
             rto: RtoMode::Rfc6298,
+            rto_rearm: RtoRearm::Rfc6298,
             max_rto: Duration::from_secs(60),
             dupack_threshold: 3,
             congestion_control: CongestionControlKind::NewReno,

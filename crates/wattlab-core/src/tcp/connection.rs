@@ -19,6 +19,7 @@ use super::idle_restart;
 use super::ooo_limit::OooLimit;
 use super::prr::{Prr, PrrAck};
 use super::rack::Rack;
+use super::rto_rearm::RtoRearm;
 use super::reassembly::Reassembly;
 use super::recovery::{DupAckAction, LossRecovery, NewAckAction};
 use super::rtt::RttEstimator;
@@ -1261,6 +1262,10 @@ impl TcpConnection {
             if self.sack_recovery_enabled() {
                 self.sb.on_retransmit(end); // SACK: HighRxt (RFC 6675 §5 step 3, C.2)
                 self.stats.sack_retransmits += 1;
+            }
+            if pos == self.snd_una && self.cfg.rto_rearm == RtoRearm::Linux {
+                // Linux's tcp_xmit_retransmit_queue: resending the head restarts the RTO.
+                self.rto_at = Some(self.rtt.rto_deadline(now));
             }
         }
         if self.cfg.prr && self.recovery.in_recovery() {

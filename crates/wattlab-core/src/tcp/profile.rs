@@ -11,6 +11,7 @@ use super::config::{CongestionControlKind, TcpConfig};
 use super::named_option::named_option;
 use super::ooo_limit::OooLimit;
 use super::prr::PrrVariant;
+use super::rto_rearm::RtoRearm;
 use crate::time::Duration;
 
 named_option! {
@@ -78,6 +79,7 @@ fn linux() -> TcpConfig {
         max_rto: Duration::from_secs(120),   // TCP_RTO_MAX
         timer_tick: None,               // RTT in µs (tcp_mstamp), RTO timer in 1-4 ms jiffies
         rto: RtoMode::Linux,            // tcp_rtt_estimator + __tcp_set_rto: SRTT + rttvar, rttvar ≥ rto_min
+        rto_rearm: RtoRearm::Linux,     // tcp_xmit_retransmit_queue (head resent), tcp_clean_rtx_queue (SACK of older data)
         dupack_threshold: 3,            // net.ipv4.tcp_reordering = 3
         congestion_control: CongestionControlKind::Cubic, // CONFIG_DEFAULT_TCP_CONG = "cubic"
         hystart: HyStartMode::Linux,    // tcp_cubic hystart = 1, hystart_detect = 3 (train + delay)
@@ -118,6 +120,7 @@ mod tests {
         assert_eq!(c.hystart, HyStartMode::Linux);
         assert_eq!(c.cubic, CubicVariant::Linux);
         assert_eq!(c.rto, RtoMode::Linux);
+        assert_eq!((c.rto_rearm, TcpConfig::default().rto_rearm), (RtoRearm::Linux, RtoRearm::Rfc6298));
         assert_eq!((c.prr_variant, TcpConfig::default().prr_variant), (PrrVariant::Linux, PrrVariant::Rfc6937));
         assert_eq!((c.initial_cwnd, c.dupack_threshold, c.ack_every), (10, 3, 2));
         assert_eq!((c.min_rto, c.initial_rto, c.max_rto), (Duration::from_millis(200), Duration::from_secs(1), Duration::from_secs(120)));

@@ -90,6 +90,9 @@ pub struct Rack {
     tlp: Option<(u64, bool)>,
     /// PTO deadline.
     pto: Option<Time>,
+    /// Send time of the lowest never-retransmitted segment the last ACK newly SACKed (Linux's
+    /// `first_sackt`, for `rto_rearm = "linux"`).
+    first_sackt: Option<Time>,
     stats: RackStats,
 }
 
@@ -108,6 +111,7 @@ impl Default for Rack {
             reo_timer: None,
             tlp: None,
             pto: None,
+            first_sackt: None,
             stats: RackStats::default(),
         }
     }
@@ -127,6 +131,17 @@ impl Rack {
     /// Counters.
     pub fn stats(&self) -> &RackStats {
         &self.stats
+    }
+
+    /// Send time of the lowest never-retransmitted segment the last ACK newly SACKed (Linux's
+    /// `first_sackt` in `tcp_sacktag_one`), if any.
+    pub fn first_sackt(&self) -> Option<Time> {
+        self.first_sackt
+    }
+
+    /// When the lowest outstanding segment (snd_una's) was last (re)transmitted.
+    pub fn head_xmit(&self) -> Option<Time> {
+        self.segs.front().map(|s| s.xmit_ts)
     }
 
     /// The sent queue, in sequence order.
@@ -288,6 +303,7 @@ impl Rack {
     pub fn on_ack(&mut self, now: Time, una: u64, blocks: &[(u64, u64)]) -> bool {
         let mut best: Option<SentSeg> = None;
         let mut delivered = false;
+        self.first_sackt = None;
         // Cumulatively acknowledged records, lowest first.
         while let Some(&s) = self.segs.front() {
             if s.start >= una {
@@ -335,6 +351,9 @@ impl Rack {
                     if s.lost {
                         r.lost = false;
                         self.lost_bytes -= s.len();
+                    }
+                    if !s.retransmitted && self.first_sackt.is_none() {
+                        self.first_sackt = Some(s.xmit_ts);
                     }
                     delivered = true;
                     self.delivered(s, now, &mut best);

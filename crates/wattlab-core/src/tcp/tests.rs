@@ -1641,4 +1641,5 @@ mod linux;
 mod ooo;
 mod slowstart;
 mod rack;
+mod rto_rearm;
 mod vegas_ns2;

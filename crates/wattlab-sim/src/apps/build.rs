@@ -9,7 +9,7 @@ use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
 use crate::stack::Stack;
 use std::net::Ipv4Addr;
 use wattlab_core::tcp::{
-    CongestionControlKind, CubicVariant, HyStartMode, OooLimit, PrrVariant, RtoMode, TcpConfig, TcpProfile, VegasRetransmit,
+    CongestionControlKind, CubicVariant, HyStartMode, OooLimit, PrrVariant, RtoMode, RtoRearm, TcpConfig, TcpProfile, VegasRetransmit,
 };
 use wattlab_core::Time;
 
@@ -171,6 +171,9 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
         if c.rto == RtoMode::Linux && c.timer_tick.is_some() {
             return Err(("tcp.rto", "rto = \"linux\" is Linux's fine-grained estimator: remove tcp.timer_tick (a coarse timer has its own RTO)".into()));
         }
+    }
+    if let Some(r) = &t.rto_rearm {
+        c.rto_rearm = RtoRearm::from_name(r).map_err(|e| ("tcp.rto_rearm", e.to_string()))?;
     }
     if let Some(v) = t.prr {
         c.prr = v;
@@ -428,6 +431,19 @@ mod tests {
         let (field, msg) = tcp_config(&t).unwrap_err();
         assert_eq!(field, "tcp.rto");
         assert!(msg.contains("remove tcp.timer_tick"), "{msg}");
+    }
+
+    #[test]
+    fn rto_rearm_names_and_profiles_are_checked() {
+        assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.rto_rearm), Ok(RtoRearm::Rfc6298));
+        let linux = TcpSettings { profile: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&linux).map(|c| c.rto_rearm), Ok(RtoRearm::Linux));
+        let t = TcpSettings { rto_rearm: Some("RFC6298".into()), ..linux };
+        assert_eq!(tcp_config(&t).map(|c| c.rto_rearm), Ok(RtoRearm::Rfc6298), "a written key overrides the profile");
+        let t = TcpSettings { rto_rearm: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.rto_rearm), Ok(RtoRearm::Linux), "also without SACK (the head rule)");
+        let t = TcpSettings { rto_rearm: Some("bsd".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.rto_rearm", "unknown rto_rearm `bsd` (known: rfc6298, linux)".into())));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 use super::TcpConnection;
 use crate::packet::{Packet, TcpHeader};
 use crate::tcp::rack::RackStats;
+use crate::tcp::rto_rearm::{self, RtoRearm};
 use crate::tcp::scoreboard::NextSeg;
 use crate::time::Time;
 
@@ -19,12 +20,13 @@ impl TcpConnection {
         self.rack.stats()
     }
 
-    /// At the handshake: RACK and TLP run if configured and SACK recovery is on.
+    /// At the handshake: RACK and TLP run if configured and SACK recovery is on; the record of
+    /// send times is also kept for `rto_rearm = "linux"`'s SACK rule.
     pub(super) fn rack_setup(&mut self) {
         let sack = self.sack_recovery_enabled();
         self.rack_on = self.cfg.rack && sack;
         self.tlp_on = self.cfg.tlp && sack;
-        self.rack_track = self.rack_on || self.tlp_on;
+        self.rack_track = self.rack_on || self.tlp_on || (sack && self.cfg.rto_rearm == RtoRearm::Linux);
         if self.rack_track {
             self.rack.reserve();
         }
@@ -53,6 +55,14 @@ impl TcpConnection {
             }
         }
         self.rack.on_ack(now, self.snd_una, &blocks[..n]);
+        if self.cfg.rto_rearm == RtoRearm::Linux
+            && self.snd_una == una0
+            && rto_rearm::sack_restarts_timer(self.rack.first_sackt(), self.rack.head_xmit())
+        {
+            // Linux's tcp_clean_rtx_queue: a SACK of data sent before the head's last
+            // transmission shows the repair progressing: FLAG_SET_XMIT_TIMER, RTO from now.
+            self.rto_at = Some(self.rtt.rto_deadline(now));
+        }
         if self.rack_on {
             self.rack_detect(now, false);
         }

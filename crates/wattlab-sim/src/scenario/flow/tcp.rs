@@ -117,6 +117,12 @@ pub struct TcpSettings {
     /// `linux`). Not with `timer_tick`.
     #[serde(default)]
     pub rto: Option<String>,
+    /// When the retransmission timer restarts: `rfc6298` (default; on sending with none
+    /// running and on each ACK of new data) or `linux` (also when snd_una's segment is resent
+    /// and on SACKs of data sent before it was: `tcp_xmit_retransmit_queue`,
+    /// `tcp_clean_rtx_queue`; on in `linux`).
+    #[serde(default)]
+    pub rto_rearm: Option<String>,
 }
 
 impl TcpSettings {
