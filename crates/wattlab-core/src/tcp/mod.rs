@@ -79,6 +79,7 @@ pub use cc::{AckInfo, CongestionControl, CubicVariant, HyStartMode, RecoveryStyl
 pub use config::{CongestionControlKind, TcpConfig, UnknownCongestionControl};
 pub use ooo_limit::{OooLimit, UnknownOooLimit};
 pub use prr::{PrrVariant, UnknownPrrVariant};
+pub use recovery::{RecoveryPoint, UnknownRecoveryPoint};
 pub use rto_linux::{RtoMode, UnknownRto};
 pub use profile::{TcpProfile, UnknownProfile, LINUX_NOT_MODELLED};
 pub use connection::TcpConnection;
