@@ -85,6 +85,9 @@ def test_unknown_congestion_control_lists_valid_ones():
     pytest.param('profile = "linux", recovery_point = "bsd"', "recovery_point",
                  "unknown recovery_point `bsd` (known: rfc6675, linux)", id="unknown-recovery-point-lists-known-ones"),
     pytest.param('recovery_point = "linux"', "recovery_point", "set tcp.sack = true", id="recovery-point-without-sack"),
+    pytest.param('profile = "linux", rto_restart = "bsd"', "rto_restart",
+                 "unknown rto_restart `bsd` (known: rfc6298, linux)", id="unknown-rto-restart-lists-known-ones"),
+    pytest.param('rto_restart = "linux"', "rto_restart", "set tcp.sack = true", id="rto-restart-without-sack"),
 ])
 def test_a_bad_tcp_setting_names_field_and_line(tcp, key, says):
     """Each bad ``tcp`` setting of a flow is refused naming ``flow[0].tcp.KEY``, at the line of

@@ -205,6 +205,12 @@ def test_linux_profile_reaches_the_live_plan_and_unturnable_switches_are_refused
     with pytest.raises(live.LiveError, match="tcp.prr_variant: a live run uses Linux's TCP"):
         runner.load_plan(YAN, "cc", [*prr, 'flow.0.tcp.prr_variant="rfc6937"'])
     assert runner.load_plan(YAN, "cc", [*prr, 'flow.0.tcp.prr_variant="linux"'])["cc"] == "reno"
+    # Linux restarts SACK recovery at the recovery point and re-arms the RTO on resending the head.
+    sack = ["flow.0.tcp.sack=true"]
+    for key, rfc in (("recovery_point", "rfc6675"), ("rto_restart", "rfc6298")):
+        with pytest.raises(live.LiveError, match=f"tcp.{key}: a live run uses Linux's TCP"):
+            runner.load_plan(YAN, "cc", [*sack, f'flow.0.tcp.{key}="{rfc}"'])
+        assert runner.load_plan(YAN, "cc", [*sack, f'flow.0.tcp.{key}="linux"'])["cc"] == "reno"
 
 
 def test_plan_errors_name_the_problem(tmp_path):

@@ -204,6 +204,9 @@ impl Simulation {
         if let Some(v) = written.recovery_point.as_deref().filter(|_| tcp.recovery_point != wattlab_core::tcp::RecoveryPoint::Linux) {
             return Err(format!("flow `{}`.tcp.recovery_point: a live run uses Linux's TCP, which is back in Open once snd_una reaches the recovery point (`linux`); `{v}` is not available there", name.as_deref().unwrap_or("flow0")));
         }
+        if let Some(v) = written.rto_restart.as_deref().filter(|_| tcp.rto_restart != wattlab_core::tcp::RtoRestart::Linux) {
+            return Err(format!("flow `{}`.tcp.rto_restart: a live run uses Linux's TCP, which restarts the RTO when recovery resends the head (`linux`); `{v}` is not available there", name.as_deref().unwrap_or("flow0")));
+        }
         if written.cubic_idle_shift == Some(false) && tcp.congestion_control == wattlab_core::tcp::CongestionControlKind::Cubic {
             return Err(format!("flow `{}`.tcp.cubic_idle_shift: a live run uses Linux's CUBIC, which always shifts its growth epoch after idle (CA_EVENT_TX_START); remove cubic_idle_shift = false", name.as_deref().unwrap_or("flow0")));
         }

@@ -4,7 +4,7 @@ use super::cc::{CubicVariant, HyStartMode, VegasRetransmit};
 use super::ooo_limit::OooLimit;
 use super::prr::PrrVariant;
 use super::recovery::RecoveryPoint;
-use super::rto_linux::RtoMode;
+use super::rto_linux::{RtoMode, RtoRestart};
 use crate::time::Duration;
 
 /// Congestion-control algorithm of a connection (see [`super::cc`] for the extension points).
@@ -134,6 +134,10 @@ pub struct TcpConfig {
     /// snd_una reaches `high_seq`, so a loss of the first segment sent in the last recovery
     /// starts the next one instead of waiting for the RTO).
     pub recovery_point: RecoveryPoint,
+    /// When the retransmission timer restarts: RFC 6298's ACK of new data (default), or also
+    /// when SACK recovery resends the first unacknowledged segment ([`RtoRestart::Linux`],
+    /// `tcp_xmit_retransmit_queue`).
+    pub rto_restart: RtoRestart,
     /// Linux's quick-ACK mode: the first in-order data, and data after a silence longer than
     /// the RTO, start a run of immediate ACKs (min(rcv_wnd / 2·MSS, 16), 2 if that is 0; Linux's
     /// `tcp_incr_quickack`), so the sender's slow start is not slowed by delayed ACKs. Off by
@@ -224,6 +228,7 @@ impl Default for TcpConfig {
             prr: false,
             prr_variant: PrrVariant::Rfc6937,
             recovery_point: RecoveryPoint::Rfc6675,
+            rto_restart: RtoRestart::Rfc6298,
             quick_ack: false,
             slow_start_after_idle: false,
             cubic_idle_shift: false,

@@ -21,6 +21,7 @@ use super::prr::{Prr, PrrAck};
 use super::rack::Rack;
 use super::reassembly::Reassembly;
 use super::recovery::{DupAckAction, LossRecovery, NewAckAction};
+use super::rto_linux::RtoRestart;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::seq::{self, SeqSpace};
@@ -1278,6 +1279,8 @@ impl TcpConnection {
         }
         if self.rto_at.is_none() {
             self.rto_at = Some(self.rtt.rto_deadline(now)); // RFC 6298 §5.1
+        } else if retransmission && pos == self.snd_una && self.cfg.rto_restart == RtoRestart::Linux {
+            self.rto_restart_on_head_resend(now);
         }
         if self.rack_track {
             self.rack_on_sent(now, pos, end, !retransmission); // RACK: xmit_ts per segment

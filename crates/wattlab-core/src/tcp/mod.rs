@@ -80,7 +80,7 @@ pub use config::{CongestionControlKind, TcpConfig, UnknownCongestionControl};
 pub use ooo_limit::{OooLimit, UnknownOooLimit};
 pub use prr::{PrrVariant, UnknownPrrVariant};
 pub use recovery::{RecoveryPoint, UnknownRecoveryPoint};
-pub use rto_linux::{RtoMode, UnknownRto};
+pub use rto_linux::{RtoMode, RtoRestart, UnknownRto, UnknownRtoRestart};
 pub use profile::{TcpProfile, UnknownProfile, LINUX_NOT_MODELLED};
 pub use connection::TcpConnection;
 pub use state::{TcpEvent, TcpState, TcpStats};

@@ -6,7 +6,7 @@
 //! lists the rest. Each value's source is beside it (sysctl or `include/net/tcp.h` constant).
 
 use super::cc::{CubicVariant, HyStartMode, VegasRetransmit};
-use super::rto_linux::RtoMode;
+use super::rto_linux::{RtoMode, RtoRestart};
 use super::config::{CongestionControlKind, TcpConfig};
 use super::named_option::named_option;
 use super::ooo_limit::OooLimit;
@@ -83,7 +83,10 @@ fn linux() -> TcpConfig {
         min_rto: Duration::from_millis(200), // TCP_RTO_MIN
         max_rto: Duration::from_secs(120),   // TCP_RTO_MAX
         timer_tick: None,               // RTT in µs (tcp_mstamp), RTO timer in 1-4 ms jiffies
-        rto: RtoMode::Linux,            // tcp_rtt_estimator + __tcp_set_rto: SRTT + rttvar, rttvar ≥ rto_min
+        rto: RtoMode::Linux,
+        // tcp_xmit_retransmit_queue: resending the head (rtx_head) with no RACK reordering
+        // timer pending re-arms the RTO from now
+        rto_restart: RtoRestart::Linux,            // tcp_rtt_estimator + __tcp_set_rto: SRTT + rttvar, rttvar ≥ rto_min
         dupack_threshold: 3,            // net.ipv4.tcp_reordering = 3
         congestion_control: CongestionControlKind::Cubic, // CONFIG_DEFAULT_TCP_CONG = "cubic"
         hystart: HyStartMode::Linux,    // tcp_cubic hystart = 1, hystart_detect = 3 (train + delay)
@@ -126,6 +129,7 @@ mod tests {
         assert_eq!(c.rto, RtoMode::Linux);
         assert_eq!((c.prr_variant, TcpConfig::default().prr_variant), (PrrVariant::Linux, PrrVariant::Rfc6937));
         assert_eq!((c.recovery_point, TcpConfig::default().recovery_point), (RecoveryPoint::Linux, RecoveryPoint::Rfc6675));
+        assert_eq!((c.rto_restart, TcpConfig::default().rto_restart), (RtoRestart::Linux, RtoRestart::Rfc6298));
         assert_eq!((c.initial_cwnd, c.dupack_threshold, c.ack_every), (10, 3, 2));
         assert_eq!((c.min_rto, c.initial_rto, c.max_rto), (Duration::from_millis(200), Duration::from_secs(1), Duration::from_secs(120)));
         assert_eq!(c.delayed_ack_timeout, Duration::from_millis(40));

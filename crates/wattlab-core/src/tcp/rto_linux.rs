@@ -35,6 +35,24 @@ use crate::time::Duration;
 pub const LINUX_JIFFY: Duration = Duration::from_millis(4);
 
 named_option! {
+    /// When the retransmission timer restarts (`TcpConfig::rto_restart`).
+    pub enum RtoRestart("rto_restart") {
+        /// RFC 6298 §5.2–5.3: when an ACK acknowledges new data (and when it is not running).
+        #[default]
+        Rfc6298 = "rfc6298",
+        /// Linux 6.18 also restarts it when SACK recovery resends the first unacknowledged
+        /// segment (net/ipv4/tcp_output.c `tcp_xmit_retransmit_queue`: `skb == rtx_head` and no
+        /// RACK reordering timer pending → `tcp_reset_xmit_timer(ICSK_TIME_RETRANS, icsk_rto)`),
+        /// so a lost retransmission that RACK repairs does not also run into the RTO armed by
+        /// the first one.
+        Linux = "linux",
+    }
+    aliases { "rfc" => Rfc6298 }
+    /// A name that matches no [`RtoRestart`].
+    error UnknownRtoRestart;
+}
+
+named_option! {
     /// Which retransmission-timeout formula the sender uses.
     pub enum RtoMode("rto") {
         /// RFC 6298: RTO = max(rto_min, SRTT + max(G, 4·RTTVAR)), the textbook default.

@@ -9,7 +9,7 @@ use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
 use crate::stack::Stack;
 use std::net::Ipv4Addr;
 use wattlab_core::tcp::{
-    CongestionControlKind, CubicVariant, HyStartMode, OooLimit, PrrVariant, RecoveryPoint, RtoMode, TcpConfig, TcpProfile, VegasRetransmit,
+    CongestionControlKind, CubicVariant, HyStartMode, OooLimit, PrrVariant, RecoveryPoint, RtoMode, RtoRestart, TcpConfig, TcpProfile, VegasRetransmit,
 };
 use wattlab_core::Time;
 
@@ -258,6 +258,15 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
             )));
         }
     }
+    if let Some(v) = &t.rto_restart {
+        c.rto_restart = RtoRestart::from_name(v).map_err(|e| ("tcp.rto_restart", e.to_string()))?;
+        if c.rto_restart != RtoRestart::Rfc6298 && !c.sack {
+            return Err(("tcp.rto_restart", format!(
+                "rto_restart = \"{}\" restarts the RTO on SACK recovery's resend of the head: set tcp.sack = true (or profile = \"linux\")",
+                c.rto_restart.name()
+            )));
+        }
+    }
     // RACK-TLP works on SACK information (RFC 8985 §2, as in Linux): a written `true` without
     // SACK would do nothing, so it is refused.
     for (key, v, set) in [("tcp.rack", t.rack, &mut c.rack as &mut bool), ("tcp.tlp", t.tlp, &mut c.tlp)] {
@@ -393,6 +402,21 @@ mod tests {
         let t = TcpSettings { recovery_point: Some("rfc6675".into()), ..linux };
         assert_eq!(tcp_config(&t).map(|c| c.recovery_point), Ok(RecoveryPoint::Rfc6675), "a written key overrides the profile");
         assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.recovery_point), Ok(RecoveryPoint::Rfc6675));
+    }
+
+    #[test]
+    fn rto_restart_names_are_checked_need_sack_and_the_profiles_set_it() {
+        let t = TcpSettings { rto_restart: Some("bsd".into()), sack: Some(true), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.rto_restart", "unknown rto_restart `bsd` (known: rfc6298, linux)".into())));
+        let t = TcpSettings { rto_restart: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).unwrap_err().0, "tcp.rto_restart", "textbook has no SACK");
+        let t = TcpSettings { rto_restart: Some("LINUX".into()), sack: Some(true), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.rto_restart), Ok(RtoRestart::Linux));
+        let linux = TcpSettings { profile: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&linux).map(|c| c.rto_restart), Ok(RtoRestart::Linux));
+        let t = TcpSettings { rto_restart: Some("rfc6298".into()), ..linux };
+        assert_eq!(tcp_config(&t).map(|c| c.rto_restart), Ok(RtoRestart::Rfc6298), "a written key overrides the profile");
+        assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.rto_restart), Ok(RtoRestart::Rfc6298));
     }
 
     #[test]

@@ -144,6 +144,15 @@ impl TcpConnection {
         }
     }
 
+    /// `rto_restart = "linux"`: SACK recovery (or the recovery after an RTO) just resent the
+    /// first unacknowledged segment; re-arm the RTO from now unless RACK's reordering timer is
+    /// pending (Linux's `tcp_xmit_retransmit_queue`, which shares one timer between the two).
+    pub(super) fn rto_restart_on_head_resend(&mut self, now: Time) {
+        if self.sack_pipe_mode() && self.rack.reo_timer().is_none() {
+            self.rto_at = Some(self.rtt.rto_deadline(now));
+        }
+    }
+
     /// Sending is paced by pipe and driven by `NextSeg()`: during SACK recovery, and after an
     /// RTO until the data outstanding at the timeout is acknowledged.
     pub(super) fn sack_pipe_mode(&self) -> bool {

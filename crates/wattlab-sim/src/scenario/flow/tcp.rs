@@ -35,6 +35,11 @@ pub struct TcpSettings {
     /// in `linux`); needs SACK.
     #[serde(default)]
     pub recovery_point: Option<String>,
+    /// When the RTO restarts: `rfc6298` (default; an ACK of new data) or `linux` (also when
+    /// SACK recovery resends the first unacknowledged segment, `tcp_xmit_retransmit_queue`;
+    /// on in `linux`); needs SACK.
+    #[serde(default)]
+    pub rto_restart: Option<String>,
     /// Linux's quick-ACK mode: immediate ACKs for the first data and after a silence longer
     /// than the RTO (default off; on in `linux`).
     #[serde(default)]
