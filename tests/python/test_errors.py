@@ -84,6 +84,9 @@ def test_unknown_congestion_control_lists_valid_ones():
     pytest.param('prr_variant = "linux"', "prr_variant", "set tcp.prr = true", id="prr-variant-without-prr"),
     pytest.param('profile = "linux", rto_rearm = "bsd"', "rto_rearm", "unknown rto_rearm `bsd` (known: rfc6298, linux)",
                  id="unknown-rto-rearm-lists-known-ones"),
+    pytest.param('profile = "linux", recovery_point = "bsd"', "recovery_point",
+                 "unknown recovery_point `bsd` (known: rfc6675, linux)", id="unknown-recovery-point-lists-known-ones"),
+    pytest.param('recovery_point = "linux"', "recovery_point", "set tcp.sack = true", id="recovery-point-without-sack"),
 ])
 def test_a_bad_tcp_setting_names_field_and_line(tcp, key, says):
     """Each bad ``tcp`` setting of a flow is refused naming ``flow[0].tcp.KEY``, at the line of

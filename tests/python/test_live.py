@@ -209,6 +209,12 @@ def test_linux_profile_reaches_the_live_plan_and_unturnable_switches_are_refused
     with pytest.raises(live.LiveError, match="tcp.rto_rearm: a live run uses Linux's TCP"):
         runner.load_plan(YAN, "cc", ['flow.0.tcp.rto_rearm="rfc6298"'])
     assert runner.load_plan(YAN, "cc", ['flow.0.tcp.rto_rearm="linux"'])["cc"] == "reno"
+    # Linux restarts SACK recovery at the recovery point.
+    sack = ["flow.0.tcp.sack=true"]
+    for key, rfc in (("recovery_point", "rfc6675"),):
+        with pytest.raises(live.LiveError, match=f"tcp.{key}: a live run uses Linux's TCP"):
+            runner.load_plan(YAN, "cc", [*sack, f'flow.0.tcp.{key}="{rfc}"'])
+        assert runner.load_plan(YAN, "cc", [*sack, f'flow.0.tcp.{key}="linux"'])["cc"] == "reno"
 
 
 def test_plan_errors_name_the_problem(tmp_path):

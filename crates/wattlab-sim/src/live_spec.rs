@@ -201,6 +201,9 @@ impl Simulation {
         if let Some(v) = written.prr_variant.as_deref().filter(|_| tcp.prr_variant != wattlab_core::tcp::PrrVariant::Linux) {
             return Err(format!("flow `{}`.tcp.prr_variant: a live run uses Linux's TCP, whose PRR follows `tcp_cwnd_reduction` (`linux`); `{v}` is not available there", name.as_deref().unwrap_or("flow0")));
         }
+        if let Some(v) = written.recovery_point.as_deref().filter(|_| tcp.recovery_point != wattlab_core::tcp::RecoveryPoint::Linux) {
+            return Err(format!("flow `{}`.tcp.recovery_point: a live run uses Linux's TCP, which is back in Open once snd_una reaches the recovery point (`linux`); `{v}` is not available there", name.as_deref().unwrap_or("flow0")));
+        }
         if written.cubic_idle_shift == Some(false) && tcp.congestion_control == wattlab_core::tcp::CongestionControlKind::Cubic {
             return Err(format!("flow `{}`.tcp.cubic_idle_shift: a live run uses Linux's CUBIC, which always shifts its growth epoch after idle (CA_EVENT_TX_START); remove cubic_idle_shift = false", name.as_deref().unwrap_or("flow0")));
         }

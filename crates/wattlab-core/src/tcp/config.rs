@@ -5,6 +5,7 @@ use super::ooo_limit::OooLimit;
 use super::prr::PrrVariant;
 use super::rto_linux::RtoMode;
 use super::rto_rearm::RtoRearm;
+use super::recovery::RecoveryPoint;
 use crate::time::Duration;
 
 /// Congestion-control algorithm of a connection (see [`super::cc`] for the extension points).
@@ -129,6 +130,11 @@ pub struct TcpConfig {
     /// `tcp_cwnd_reduction` ([`PrrVariant::Linux`]: RecoverFS = cwnd at entry, the slow-start
     /// bound's extra segment only on an ACK that advances snd_una and marks no new loss).
     pub prr_variant: PrrVariant,
+    /// When SACK recovery may start again: RFC 6675's cumulative ACK beyond RecoveryPoint
+    /// (default) or Linux's at RecoveryPoint ([`RecoveryPoint::Linux`]: Open again once
+    /// snd_una reaches `high_seq`, so a loss of the first segment sent in the last recovery
+    /// starts the next one instead of waiting for the RTO).
+    pub recovery_point: RecoveryPoint,
     /// Linux's quick-ACK mode: the first in-order data, and data after a silence longer than
     /// the RTO, start a run of immediate ACKs (min(rcv_wnd / 2·MSS, 16), 2 if that is 0; Linux's
     /// `tcp_incr_quickack`), so the sender's slow start is not slowed by delayed ACKs. Off by
@@ -222,6 +228,7 @@ impl Default for TcpConfig {
             sack: false,
             prr: false,
             prr_variant: PrrVariant::Rfc6937,
+            recovery_point: RecoveryPoint::Rfc6675,
             quick_ack: false,
             slow_start_after_idle: false,
             cubic_idle_shift: false,

@@ -169,6 +169,7 @@ impl TcpConnection {
     fn new(cfg: TcpConfig, state: TcpState, local: Endpoint, remote: Endpoint, isn: u32) -> Self {
         let mss = cfg.mss.max(1) as u32;
         let autotune = cfg.autotune.then(|| Box::new(Autotune::new(mss, cfg.recv_buffer as u64)));
+        let recovery = LossRecovery::new(cfg.recovery_point);
         TcpConnection {
             rtt: RttEstimator::with_mode(cfg.rto, cfg.timer_tick, cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             cc: {
@@ -213,7 +214,7 @@ impl TcpConnection {
             retries: 0,
             syn_retransmitted: false,
             rtt_timing: None,
-            recovery: LossRecovery::default(),
+            recovery,
             prr: Prr::default(),
             last_data_sent: None,
             restart_checked: None,

@@ -82,6 +82,7 @@ pub use ooo_limit::{OooLimit, UnknownOooLimit};
 pub use prr::{PrrVariant, UnknownPrrVariant};
 pub use rto_linux::{RtoMode, UnknownRto};
 pub use rto_rearm::{RtoRearm, UnknownRtoRearm};
+pub use recovery::{RecoveryPoint, UnknownRecoveryPoint};
 pub use profile::{TcpProfile, UnknownProfile, LINUX_NOT_MODELLED};
 pub use connection::TcpConnection;
 pub use state::{TcpEvent, TcpState, TcpStats};

@@ -12,6 +12,7 @@ use super::named_option::named_option;
 use super::ooo_limit::OooLimit;
 use super::prr::PrrVariant;
 use super::rto_rearm::RtoRearm;
+use super::recovery::RecoveryPoint;
 use crate::time::Duration;
 
 named_option! {
@@ -58,6 +59,11 @@ fn linux() -> TcpConfig {
         // net.ipv4.tcp_recovery = 1: RACK on since 4.4, the only SACK loss detection since 4.18
         // (tcp_time_to_recover: lost_out, no dupthresh count; reo_wnd 0 at sacked_out >= 3)
         rack: true,
+        // tcp_fastretrans_alert: Recovery ends when snd_una reaches high_seq, and SACK TCP goes
+        // straight back to Open (tcp_try_undo_recovery: "SACK TCP is safe"; after an RTO,
+        // tcp_process_loss), so a new loss at high_seq starts recovery at once (no RFC 6675
+        // "HighACK > RecoveryPoint" test)
+        recovery_point: RecoveryPoint::Linux,
         tlp: true,                      // net.ipv4.tcp_early_retrans = 3: TLP, default since 3.10
         timestamps: true,               // net.ipv4.tcp_timestamps = 1
         // Autotuning (tcp_moderate_rcvbuf = 1): the window starts at ~64 KB and follows the
@@ -122,6 +128,7 @@ mod tests {
         assert_eq!(c.rto, RtoMode::Linux);
         assert_eq!((c.rto_rearm, TcpConfig::default().rto_rearm), (RtoRearm::Linux, RtoRearm::Rfc6298));
         assert_eq!((c.prr_variant, TcpConfig::default().prr_variant), (PrrVariant::Linux, PrrVariant::Rfc6937));
+        assert_eq!((c.recovery_point, TcpConfig::default().recovery_point), (RecoveryPoint::Linux, RecoveryPoint::Rfc6675));
         assert_eq!((c.initial_cwnd, c.dupack_threshold, c.ack_every), (10, 3, 2));
         assert_eq!((c.min_rto, c.initial_rto, c.max_rto), (Duration::from_millis(200), Duration::from_secs(1), Duration::from_secs(120)));
         assert_eq!(c.delayed_ack_timeout, Duration::from_millis(40));

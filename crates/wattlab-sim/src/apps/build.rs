@@ -9,7 +9,7 @@ use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
 use crate::stack::Stack;
 use std::net::Ipv4Addr;
 use wattlab_core::tcp::{
-    CongestionControlKind, CubicVariant, HyStartMode, OooLimit, PrrVariant, RtoMode, RtoRearm, TcpConfig, TcpProfile, VegasRetransmit,
+    CongestionControlKind, CubicVariant, HyStartMode, OooLimit, PrrVariant, RecoveryPoint, RtoMode, RtoRearm, TcpConfig, TcpProfile, VegasRetransmit,
 };
 use wattlab_core::Time;
 
@@ -252,6 +252,15 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
         }
         c.sack = v;
     }
+    if let Some(v) = &t.recovery_point {
+        c.recovery_point = RecoveryPoint::from_name(v).map_err(|e| ("tcp.recovery_point", e.to_string()))?;
+        if c.recovery_point != RecoveryPoint::Rfc6675 && !c.sack {
+            return Err(("tcp.recovery_point", format!(
+                "recovery_point = \"{}\" is a rule of SACK recovery: set tcp.sack = true (or profile = \"linux\")",
+                c.recovery_point.name()
+            )));
+        }
+    }
     // RACK-TLP works on SACK information (RFC 8985 §2, as in Linux): a written `true` without
     // SACK would do nothing, so it is refused.
     for (key, v, set) in [("tcp.rack", t.rack, &mut c.rack as &mut bool), ("tcp.tlp", t.tlp, &mut c.tlp)] {
@@ -372,6 +381,21 @@ mod tests {
         let t = TcpSettings { prr_variant: Some("rfc6937".into()), ..linux };
         assert_eq!(tcp_config(&t).map(|c| c.prr_variant), Ok(PrrVariant::Rfc6937), "a written key overrides the profile");
         assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.prr_variant), Ok(PrrVariant::Rfc6937));
+    }
+
+    #[test]
+    fn recovery_point_names_are_checked_need_sack_and_the_profiles_set_it() {
+        let t = TcpSettings { recovery_point: Some("bsd".into()), sack: Some(true), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.recovery_point", "unknown recovery_point `bsd` (known: rfc6675, linux)".into())));
+        let t = TcpSettings { recovery_point: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).unwrap_err().0, "tcp.recovery_point", "textbook has no SACK");
+        let t = TcpSettings { recovery_point: Some("Linux".into()), sack: Some(true), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.recovery_point), Ok(RecoveryPoint::Linux));
+        let linux = TcpSettings { profile: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&linux).map(|c| c.recovery_point), Ok(RecoveryPoint::Linux));
+        let t = TcpSettings { recovery_point: Some("rfc6675".into()), ..linux };
+        assert_eq!(tcp_config(&t).map(|c| c.recovery_point), Ok(RecoveryPoint::Rfc6675), "a written key overrides the profile");
+        assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.recovery_point), Ok(RecoveryPoint::Rfc6675));
     }
 
     #[test]

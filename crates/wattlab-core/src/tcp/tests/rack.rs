@@ -231,3 +231,50 @@ fn random_losses_rack_tlp_needs_no_more_timeouts_than_rfc6675() {
     }
 }
 
+
+/// `rto_rearm` (the head-resend rule): at a 300 ms RTT Linux's RTO (SRTT + rttvar ≥ rto_min) is about two RTTs. A
+/// hole's retransmission is lost too; RACK resends it about one RTT later. Under RFC 6298 the
+/// RTO still runs from the last ACK of new data before the hole and expires before the second
+/// retransmission's ACK returns: a spurious timeout that resends it again. Linux
+/// re-arms the RTO when it resends the head (`tcp_xmit_retransmit_queue`): no timeout.
+#[test]
+fn linux_rearms_the_rto_when_it_resends_the_head() {
+    use crate::tcp::{RtoRearm, TcpProfile};
+    let bytes = 1_500_000;
+    let run = |restart: RtoRearm| {
+        let c = TcpConfig { rto_rearm: restart, ..TcpProfile::Linux.config() };
+        let mk = || {
+            let mut h = Harness::new(c.clone(), c.clone(), 10, 20, ms(150));
+            h.rate_bps = Some(20_000_000);
+            h
+        };
+        let hole = (A_TO_B, 300);
+        let mut dry = mk();
+        dry.drops.push(hole);
+        dry.a.send(bytes);
+        until_read(&mut dry, bytes);
+        let mut seen = std::collections::HashSet::new();
+        let first_rtx = dry
+            .sent(A_TO_B)
+            .filter(|s| s.pkt.payload_len > 0)
+            .enumerate()
+            .find(|(_, s)| !seen.insert(hdr(&s.pkt).seq))
+            .map(|(i, _)| i as u64 + 1)
+            .unwrap();
+        let mut h = mk();
+        h.drops.extend([hole, (A_TO_B, first_rtx)]);
+        h.a.send(bytes);
+        until_read(&mut h, bytes);
+        h
+    };
+    let rfc = run(RtoRearm::Rfc6298);
+    let linux = run(RtoRearm::Linux);
+    let (s, r) = (linux.a.stats(), linux.a.rack_stats());
+    assert_eq!(s.timeouts, 0, "{s:?} {r:?}");
+    assert_eq!(r.lost_retransmissions, 1, "{r:?}");
+    assert_eq!(linux.b.stats().duplicate_bytes_received, 0, "nothing resent that had arrived");
+    assert_eq!(rfc.a.stats().timeouts, 1, "{:?} {:?}", rfc.a.stats(), rfc.a.rack_stats());
+    // The timeout fired with the second retransmission in flight: it is resent once more, and
+    // the window restarts from one segment, so the transfer ends later.
+    assert!(rfc.a.stats().retransmitted_segments > s.retransmitted_segments, "{:?}", rfc.a.stats());
+}

@@ -30,6 +30,11 @@ pub struct TcpSettings {
     /// only on an ACK that advances snd_una and marks no new loss; on in `linux`); needs PRR.
     #[serde(default)]
     pub prr_variant: Option<String>,
+    /// When SACK recovery may start again: `rfc6675` (default; an ACK beyond RecoveryPoint)
+    /// or `linux` (already at it: Linux is back in Open once snd_una reaches `high_seq`; on
+    /// in `linux`); needs SACK.
+    #[serde(default)]
+    pub recovery_point: Option<String>,
     /// Linux's quick-ACK mode: immediate ACKs for the first data and after a silence longer
     /// than the RTO (default off; on in `linux`).
     #[serde(default)]
