@@ -82,6 +82,9 @@ def test_unknown_congestion_control_lists_valid_ones():
     pytest.param('profile = "linux", prr_variant = "bsd"', "prr_variant", "unknown prr_variant `bsd` (known: rfc6937, linux)",
                  id="unknown-prr-variant-lists-known-ones"),
     pytest.param('prr_variant = "linux"', "prr_variant", "set tcp.prr = true", id="prr-variant-without-prr"),
+    pytest.param('profile = "linux", scaling_ratio = 300', "scaling_ratio", "out of range: must be 0..=255/256", id="scaling-ratio-out-of-range"),
+    pytest.param("scaling_ratio = 162", "scaling_ratio", "set tcp.autotune = true", id="scaling-ratio-without-autotune"),
+    pytest.param('profile = "linux", ack_pushed = 1', "ack_pushed", "expected a boolean", id="ack-pushed-not-a-boolean"),
 ])
 def test_a_bad_tcp_setting_names_field_and_line(tcp, key, says):
     """Each bad ``tcp`` setting of a flow is refused naming ``flow[0].tcp.KEY``, at the line of
