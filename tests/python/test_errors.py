@@ -87,6 +87,9 @@ def test_unknown_congestion_control_lists_valid_ones():
     pytest.param('profile = "linux", recovery_point = "bsd"', "recovery_point",
                  "unknown recovery_point `bsd` (known: rfc6675, linux)", id="unknown-recovery-point-lists-known-ones"),
     pytest.param('recovery_point = "linux"', "recovery_point", "set tcp.sack = true", id="recovery-point-without-sack"),
+    pytest.param('profile = "linux", scaling_ratio = 300', "scaling_ratio", "out of range: must be 0..=255/256", id="scaling-ratio-out-of-range"),
+    pytest.param("scaling_ratio = 162", "scaling_ratio", "set tcp.autotune = true", id="scaling-ratio-without-autotune"),
+    pytest.param('profile = "linux", ack_pushed = 1', "ack_pushed", "expected a boolean", id="ack-pushed-not-a-boolean"),
 ])
 def test_a_bad_tcp_setting_names_field_and_line(tcp, key, says):
     """Each bad ``tcp`` setting of a flow is refused naming ``flow[0].tcp.KEY``, at the line of

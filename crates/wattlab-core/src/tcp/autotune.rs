@@ -4,8 +4,13 @@
 //! The model (Linux 6.18's `tcp_input.c`: `tcp_init_buffer_space`, `tcp_grow_window`,
 //! `tcp_rcv_space_adjust` / `tcp_rcvbuf_grow`, `tcp_rcv_rtt_update`; `net.ipv4.tcp_rmem =
 //! 4096 131072 33554432`, `tcp_moderate_rcvbuf = 1`), in window bytes:
-//! - Memory turns into window at Linux's default scaling ratio of 1/2 (`tcp_win_from_space`;
-//!   Linux refines it per packet from len/truesize, which the simulator has no notion of).
+//! - Memory turns into window at Linux's default scaling ratio of 1/2 (`tcp_win_from_space`,
+//!   `TCP_DEFAULT_SCALING_RATIO`). Linux refines it from len/truesize of the first full-sized
+//!   segment (`tcp_measure_rcv_mss`: `scaling_ratio`, in 1/256) and moves the clamp to the
+//!   buffer's window at that ratio (`tcp_set_window_clamp`, which also raises `rcv_ssthresh` to
+//!   min(rcv_wnd, clamp)). The simulator has no skb truesize: with `scaling_ratio = Some(r)`
+//!   the first in-order segment longer than the initial `rcv_mss` (536 B) sets the ratio to
+//!   r/256 and does that; `None` keeps 1/2 throughout (see [`Autotune::with_scaling_ratio`]).
 //! - Start: the buffer is `tcp_rmem[1]` = 128 KiB, 64 KiB of window; the SYN offers that
 //!   rounded down to whole MSS and at most 65535 (64240 B for MSS 1460,
 //!   `tcp_select_initial_window`); the clamp keeps one MSS in reserve (65536 − MSS,
@@ -44,6 +49,16 @@ pub const fn win_from_space(space: u64) -> u64 {
     space / 2
 }
 
+/// Linux's `TCP_MSS_DEFAULT`: the receiver's `icsk_ack.rcv_mss` before it has seen data
+/// (`tcp_initialize_rcv_mss`); a longer segment is the one `tcp_measure_rcv_mss` measures.
+pub const RCV_MSS_INITIAL: u32 = 536;
+
+/// Window bytes a buffer of `space` bytes holds at scaling ratio `ratio`/256
+/// (`tcp_win_from_space`: space · ratio >> 8).
+pub const fn win_from_space_at(space: u64, ratio: u8) -> u64 {
+    (space * ratio as u64) >> 8
+}
+
 /// Autotuning state of one receiver.
 #[derive(Clone, Debug)]
 pub struct Autotune {
@@ -67,6 +82,10 @@ pub struct Autotune {
     win_time: Option<Time>,
     /// Measurements that grew the clamp.
     grows: u32,
+    /// The scaling ratio (1/256) the first full-sized segment sets; `None`: 1/2 throughout.
+    scaling_ratio: Option<u8>,
+    /// The first full-sized segment has set the ratio (Linux measures it once per rcv_mss).
+    ratio_set: bool,
 }
 
 impl Autotune {
@@ -89,7 +108,45 @@ impl Autotune {
             win_seq: 0,
             win_time: None,
             grows: 0,
+            scaling_ratio: None,
+            ratio_set: false,
         }
+    }
+
+    /// The same receiver whose first full-sized segment sets the scaling ratio to `ratio`/256
+    /// (Linux's measured len/truesize; `None` keeps 1/2, the model without it).
+    pub fn with_scaling_ratio(mut self, ratio: Option<u8>) -> Self {
+        self.scaling_ratio = ratio.filter(|&r| r > 0);
+        self
+    }
+
+    /// Window bytes of a buffer of `space` bytes at the ratio in force.
+    fn win_of(&self, space: u64) -> u64 {
+        match self.scaling_ratio {
+            Some(r) if self.ratio_set => win_from_space_at(space, r),
+            _ => win_from_space(space),
+        }
+    }
+
+    /// Linux's `tcp_measure_rcv_mss` on the first segment longer than the initial rcv_mss:
+    /// the ratio becomes r/256 and `tcp_set_window_clamp` moves the clamp to the buffer's
+    /// window (`tcp_rmem[1]` until the first growth), raising `rcv_ssthresh` to
+    /// min(rcv_wnd, clamp) when the clamp grows, lowering it to the clamp when it shrinks.
+    fn set_scaling_ratio(&mut self, len: u32, rcv_wnd: u64) {
+        if self.ratio_set || self.scaling_ratio.is_none() || len <= RCV_MSS_INITIAL.min(self.advmss) {
+            return;
+        }
+        self.ratio_set = true;
+        if self.grows > 0 {
+            return; // the buffer has grown: the clamp already follows the reads
+        }
+        let clamp = self.win_of(TCP_RMEM_DEFAULT);
+        if clamp < self.clamp {
+            self.rcv_ssthresh = self.rcv_ssthresh.min(clamp);
+        } else {
+            self.rcv_ssthresh = self.rcv_ssthresh.max(rcv_wnd.min(clamp));
+        }
+        self.clamp = clamp;
     }
 
     /// The window offered on the SYN: the initial buffer's window rounded down to whole MSS,
@@ -154,6 +211,9 @@ impl Autotune {
     /// when the segment raised `rcv_ssthresh` (Linux then ACKs it at once: `tcp_grow_window`
     /// sets `icsk_ack.quick |= 1`).
     pub fn on_data(&mut self, now: Time, len: u32, ts_echo_age: Option<Duration>, rcv_nxt: u64, rcv_wnd: u64) -> bool {
+        if !self.ratio_set && self.scaling_ratio.is_some() {
+            self.set_scaling_ratio(len, rcv_wnd);
+        }
         match ts_echo_age {
             Some(age) if len >= self.advmss.min(536) => self.rtt_sample(age),
             Some(_) => {}
@@ -200,7 +260,7 @@ impl Autotune {
             self.space = copied;
             let rcvwin = 2 * copied;
             let grow = rcvwin.saturating_mul(copied - old) / old;
-            let want = rcvwin.saturating_add(2 * grow).saturating_add(ooo_span).min(win_from_space(TCP_RMEM_MAX));
+            let want = rcvwin.saturating_add(2 * grow).saturating_add(ooo_span).min(self.win_of(TCP_RMEM_MAX));
             if want > self.clamp {
                 self.clamp = want;
                 self.grows += 1;
@@ -288,6 +348,35 @@ mod tests {
         assert_eq!(clamps[0], 65_536 - 1448, "2·15928 + growth stays under the first clamp");
         assert!(clamps[1].abs_diff(171_389) <= 4, "{clamps:?}");
         assert!(clamps[2].abs_diff(292_929) <= 8, "{clamps:?}");
+    }
+
+    /// `scaling_ratio = Some(162)` (the testbed's veth): the first full-sized segment moves the
+    /// clamp to 131072·162/256 = 82944, the kernel trace's first window_clamp, raises
+    /// rcv_ssthresh to the offered window and lets it grow to the clamp (live: 81920 offered
+    /// after 6 segments); a shorter first segment (≤ 536 B) does not measure; `None` keeps
+    /// 65536 − MSS.
+    #[test]
+    fn measured_scaling_ratio_moves_the_first_clamp() {
+        let t0 = Time::from_secs_f64(1.0);
+        let grow = |ratio: Option<u8>, first_len: u32| {
+            let mut a = Autotune::new(1460, 1 << 30).with_scaling_ratio(ratio);
+            a.on_established(t0, 0, 1448);
+            a.on_data(t0, first_len, None, first_len as u64, 64_512);
+            let after_first = (a.clamp(), a.rcv_ssthresh());
+            for i in 2..=8u64 {
+                a.on_data(t0, 1448, None, i * 1448, 64_512);
+            }
+            (after_first, a.window_limit())
+        };
+        let ((clamp, ssthresh), limit) = grow(Some(162), 1448);
+        assert_eq!(clamp, 82_944);
+        assert_eq!(ssthresh, 64_512 + 2 * 1448, "raised to rcv_wnd, then grown by this segment");
+        assert_eq!(limit, 82_944);
+        assert_eq!(grow(None, 1448), ((65_536 - 1448, 65_536 - 1448), 65_536 - 1448));
+        assert_eq!(grow(Some(162), 500).0 .0, 65_536 - 1448, "a short segment does not measure");
+        assert_eq!(grow(Some(0), 1448), grow(None, 1448), "0 is no ratio");
+        // A ratio below 1/2 shrinks the clamp and rcv_ssthresh with it.
+        assert_eq!(grow(Some(100), 1448).1, 131_072 * 100 / 256);
     }
 
     #[test]

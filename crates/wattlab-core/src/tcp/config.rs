@@ -115,6 +115,11 @@ pub struct TcpConfig {
     /// window starts near 64 KB and grows with what the application reads per RTT, up to
     /// `recv_buffer`. Off by default: the full `recv_buffer` from the start.
     pub autotune: bool,
+    /// With `autotune`: the scaling ratio (len/truesize, in 1/256) Linux measures on the first
+    /// full-sized segment (`tcp_measure_rcv_mss`) and turns the initial buffer into window
+    /// with (`tcp_set_window_clamp`); it depends on the receiving NIC's skb truesize. `None`
+    /// (default): 1/2, Linux's `TCP_DEFAULT_SCALING_RATIO`, throughout (see [`super::autotune`]).
+    pub scaling_ratio: Option<u8>,
     /// Our window-scale shift (RFC 7323 §2); `None` = do not offer window scaling.
     pub window_scale: Option<u8>,
     /// Offer RFC 7323 timestamps (used if both SYNs carry them); TS clock = 1 ms ticks of `now`.
@@ -140,6 +145,16 @@ pub struct TcpConfig {
     /// `tcp_incr_quickack`), so the sender's slow start is not slowed by delayed ACKs. Off by
     /// default (RFC 1122's receiver delays from the first segment).
     pub quick_ack: bool,
+    /// Linux's ACK at read for pushed data (`__tcp_cleanup_rbuf` with `ICSK_ACK_PUSHED`, set
+    /// by `tcp_measure_rcv_mss` for a full-sized segment with PSH, 6.18): when in-order data
+    /// carrying PSH has arrived and a read empties the receive buffer, an ACK the delayed-ACK
+    /// rule still holds goes out at once. Off by default (RFC 1122's receiver ignores PSH).
+    pub ack_pushed: bool,
+    /// The sender marks PSH on each segment that fills its window (the last one an ACK lets
+    /// go), besides the stream's last segment: what the live testbed's Linux server sends
+    /// (its client captures show PSH on every second segment in slow start). Off by default
+    /// (PSH only at the end of the data).
+    pub push_window_end: bool,
     /// Linux's cwnd restart after idle (`net.ipv4.tcp_slow_start_after_idle = 1`): new data
     /// sent with nothing in flight more than an RTO after the last data segment first sets
     /// ssthresh = max(ssthresh, ¾·cwnd) and halves cwnd once per RTO idle, not below
@@ -223,6 +238,7 @@ impl Default for TcpConfig {
             mss: 1460,
             recv_buffer: 65535,
             autotune: false,
+            scaling_ratio: None,
             window_scale: None,
             timestamps: true,
             sack: false,
@@ -230,6 +246,8 @@ impl Default for TcpConfig {
             prr_variant: PrrVariant::Rfc6937,
             recovery_point: RecoveryPoint::Rfc6675,
             quick_ack: false,
+            ack_pushed: false,
+            push_window_end: false,
             slow_start_after_idle: false,
             cubic_idle_shift: false,
             rack: false,

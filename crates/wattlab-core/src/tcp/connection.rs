@@ -146,6 +146,11 @@ pub struct TcpConnection {
     dupack_first: bool,
     ack_pending_segs: u32,
     window_update_pending: bool,
+    /// In-order data with PSH arrived since our last ACK (`cfg.ack_pushed`: Linux's
+    /// `ICSK_ACK_PUSHED`); a read that empties the buffer then ACKs at once.
+    ack_pushed: bool,
+    /// The segment `try_send` emits next fills the window (`cfg.push_window_end`): mark PSH.
+    push_next: bool,
     /// Immediate ACKs left in the current quick-ACK run (`cfg.quick_ack`).
     quickacks: u32,
     /// When in-order data last arrived (`cfg.quick_ack`: a longer silence than the RTO
@@ -168,7 +173,7 @@ pub struct TcpConnection {
 impl TcpConnection {
     fn new(cfg: TcpConfig, state: TcpState, local: Endpoint, remote: Endpoint, isn: u32) -> Self {
         let mss = cfg.mss.max(1) as u32;
-        let autotune = cfg.autotune.then(|| Box::new(Autotune::new(mss, cfg.recv_buffer as u64)));
+        let autotune = cfg.autotune.then(|| Box::new(Autotune::new(mss, cfg.recv_buffer as u64).with_scaling_ratio(cfg.scaling_ratio)));
         let recovery = LossRecovery::new(cfg.recovery_point);
         TcpConnection {
             rtt: RttEstimator::with_mode(cfg.rto, cfg.timer_tick, cfg.initial_rto, cfg.min_rto, cfg.max_rto),
@@ -235,6 +240,8 @@ impl TcpConnection {
             ack_now: false,
             dupack_first: false,
             ack_pending_segs: 0,
+            ack_pushed: false,
+            push_next: false,
             window_update_pending: false,
             quickacks: 0,
             last_data_rx: None,
@@ -390,6 +397,13 @@ impl TcpConnection {
             // ACK carries the new window anyway.
             let cur = self.rcv_adv.saturating_sub(self.rcv_nxt);
             let new = self.window_value();
+            if self.ack_pushed && self.unread == 0 && (self.ack_pending_segs > 0 || self.delack_at.is_some()) {
+                // Linux's `__tcp_cleanup_rbuf` (tcp.c, 6.18): an ACK is scheduled, data with
+                // PSH arrived (`ICSK_ACK_PUSHED`, set by `tcp_measure_rcv_mss`), the
+                // connection is not interactive and this read emptied the receive queue:
+                // ACK now rather than on the delayed-ACK timer.
+                self.ack_now = true;
+            }
             if new > cur && new >= 2 * cur {
                 self.ack_now = true;
                 self.window_update_pending = true;
@@ -705,6 +719,9 @@ impl TcpConnection {
 
         let rcv_nxt = self.rcv_nxt;
         self.process_data(now, seq_pos, payload_len, fin);
+        if self.cfg.ack_pushed && self.rcv_nxt > rcv_nxt && h.flags.contains(TcpFlags::PSH) {
+            self.ack_pushed = true;
+        }
         if self.autotune.is_some() && self.rcv_nxt > rcv_nxt {
             self.autotune_on_data(now, h, payload_len);
         }
@@ -1191,6 +1208,9 @@ impl TcpConnection {
             return None;
         }
         self.force_send = false;
+        if self.cfg.push_window_end && (usable - len < mss || len == avail) {
+            self.push_next = true; // the last segment these windows let go now
+        }
         Some(self.emit_from(now, self.snd_nxt, len, true))
     }
 
@@ -1233,9 +1253,10 @@ impl TcpConnection {
         let data_end = self.data_end();
         let mut end = pos + len;
         let mut flags = TcpFlags::ACK;
-        if len > 0 && end == data_end {
+        if len > 0 && (end == data_end || self.push_next) {
             flags = flags | TcpFlags::PSH;
         }
+        self.push_next = false;
         if self.fin_queued && end == data_end && fin_allowed(self.state) {
             flags = flags | TcpFlags::FIN;
             end += 1;
@@ -1372,6 +1393,7 @@ impl TcpConnection {
             self.last_ack_sent = self.rcv_nxt;
             self.ack_now = false;
             self.ack_pending_segs = 0;
+            self.ack_pushed = false; // inet_csk_clear_xmit_timer(ICSK_TIME_DACK): pending = 0
             self.delack_at = None;
             self.window_update_pending = false;
         }

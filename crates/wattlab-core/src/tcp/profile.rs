@@ -72,9 +72,23 @@ fn linux() -> TcpConfig {
         // ilog2(32 MiB) - 15 = 10 (tcp_select_initial_window).
         recv_buffer: 16 << 20,
         autotune: true,
+        // tcp_measure_rcv_mss sets scaling_ratio = len·256/truesize on the first full-sized
+        // segment and tcp_set_window_clamp moves the clamp to tcp_rmem[1] at that ratio (6.18).
+        // The ratio is the receiving NIC's: 162/256 on the testbed's veth (a 6.18.44 client's
+        // tcp_rcvbuf_grow trace: window_clamp 82944 = 131072·162/256; the grid's live clients
+        // offer 81920 after 6 segments); another driver's skb truesize gives another ratio.
+        scaling_ratio: Some(162),
         window_scale: Some(10),         // net.ipv4.tcp_window_scaling = 1
         delayed_ack: true,
         quick_ack: true,                // tcp_incr_quickack(): TCP_MAX_QUICKACKS = 16
+        // tcp_measure_rcv_mss sets ICSK_ACK_PUSHED for data with PSH; __tcp_cleanup_rbuf then
+        // ACKs at the read that empties the queue (tcp_input.c / tcp.c, 6.18)
+        ack_pushed: true,
+        // PSH on the segment that fills the window: what the testbed's Linux 6.18 server sends
+        // (the grid's client captures: PSH on every second segment in slow start, 2-segment
+        // gaps 775 of 1106 over a whole 50 Mb/s 90 ms run); the kernel path that marks it
+        // (tcp_push at the writer's wait, TSO/GSO splits) is not pinned down
+        push_window_end: true,
         slow_start_after_idle: true,    // net.ipv4.tcp_slow_start_after_idle = 1 (tcp_cwnd_restart)
         cubic_idle_shift: true,         // tcp_cubic.c cubictcp_cwnd_event(CA_EVENT_TX_START), since 4.3
         delayed_ack_timeout: Duration::from_millis(40), // TCP_DELACK_MIN (ato's floor)

@@ -190,11 +190,28 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
     if let Some(v) = t.quick_ack {
         c.quick_ack = v;
     }
+    if let Some(v) = t.ack_pushed {
+        c.ack_pushed = v;
+    }
+    if let Some(v) = t.push_window_end {
+        c.push_window_end = v;
+    }
     if let Some(v) = t.slow_start_after_idle {
         c.slow_start_after_idle = v;
     }
     if let Some(v) = t.autotune {
         c.autotune = v;
+    }
+    if let Some(r) = t.scaling_ratio {
+        let Ok(r) = u8::try_from(r) else {
+            return Err(("tcp.scaling_ratio", format!("{r}/256 is out of range: must be 0..=255/256")));
+        };
+        if r > 0 && !c.autotune {
+            return Err(("tcp.scaling_ratio", format!(
+                "scaling_ratio = {r} is autotuning's buffer-to-window ratio: set tcp.autotune = true (or profile = \"linux\"), or remove it"
+            )));
+        }
+        c.scaling_ratio = (r > 0).then_some(r);
     }
     if let Some(v) = t.cubic_idle_shift {
         if v && c.congestion_control != CongestionControlKind::Cubic {
@@ -366,6 +383,23 @@ mod tests {
         let t = TcpSettings { cc: Some("reno".into()), vegas_retransmit: Some("rfc".into()), ..Default::default() };
         assert_eq!(tcp_config(&t).map(|c| c.vegas_retransmit), Ok(VegasRetransmit::Rfc));
         assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.vegas_retransmit), Ok(VegasRetransmit::Rfc));
+    }
+
+    #[test]
+    fn scaling_ratio_needs_autotune_is_range_checked_and_linux_sets_it() {
+        let linux = TcpSettings { profile: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&linux).map(|c| (c.scaling_ratio, c.ack_pushed, c.push_window_end)), Ok((Some(162), true, true)));
+        let t = TcpSettings { scaling_ratio: Some(0), ..linux.clone() };
+        assert_eq!(tcp_config(&t).map(|c| c.scaling_ratio), Ok(None), "0 keeps 1/2");
+        let t = TcpSettings { scaling_ratio: Some(300), ..linux.clone() };
+        assert_eq!(tcp_config(&t).unwrap_err().0, "tcp.scaling_ratio");
+        let t = TcpSettings { scaling_ratio: Some(160), ..Default::default() };
+        let e = tcp_config(&t).unwrap_err();
+        assert!(e.0 == "tcp.scaling_ratio" && e.1.contains("set tcp.autotune = true"), "{e:?}");
+        let t = TcpSettings { ack_pushed: Some(false), push_window_end: Some(false), ..linux };
+        assert_eq!(tcp_config(&t).map(|c| (c.ack_pushed, c.push_window_end)), Ok((false, false)));
+        let c = tcp_config(&TcpSettings::default()).unwrap();
+        assert_eq!((c.scaling_ratio, c.ack_pushed, c.push_window_end), (None, false, false), "textbook: none of them");
     }
 
     #[test]

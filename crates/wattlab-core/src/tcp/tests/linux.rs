@@ -185,3 +185,51 @@ fn cubic_idle_shift_moves_the_epoch_by_the_time_since_the_last_send() {
     assert_eq!(after_off, epoch_off, "option off: the epoch stays");
     assert!(cwnd1_off > cwnd1, "without the shift t counts the idle 2 s: {cwnd1_off} vs {cwnd1} (from {cwnd0})");
 }
+
+/// Data segments A sent in its first flight (before any ACK came back), and which had PSH.
+fn first_flight_push(push_window_end: bool) -> Vec<bool> {
+    let cfg = TcpConfig { push_window_end, initial_cwnd: 10, ..big_window() };
+    let mut h = Harness::new(cfg.clone(), cfg, 10, 20, ms(20));
+    h.run_until(Time::ZERO + ms(100)); // handshake
+    h.a.send(100 * 1448);
+    h.run_until(Time::ZERO + ms(139)); // the first ACK is back at 140 ms
+    h.sent(A_TO_B).filter(|s| s.pkt.payload_len > 0).map(|s| hdr(&s.pkt).flags.contains(TcpFlags::PSH)).collect()
+}
+
+/// `push_window_end`: the segment that fills the window (the 10th of IW 10) carries PSH and
+/// the others do not; off, no segment before the data's end does.
+#[test]
+fn push_window_end_marks_the_segment_that_fills_the_window() {
+    let on = first_flight_push(true);
+    assert_eq!(on.len(), 10);
+    assert_eq!(on.iter().filter(|&&p| p).count(), 1, "{on:?}");
+    assert!(on[9], "{on:?}");
+    assert!(first_flight_push(false).iter().all(|&p| !p));
+}
+
+/// B's pure ACKs of a 12-segment first flight whose last segment A marks with PSH, and when
+/// the last of them left (relative to the burst's start).
+fn odd_flight_acks(ack_pushed: bool) -> (usize, Duration) {
+    let a = TcpConfig { push_window_end: true, initial_cwnd: 12, ..big_window() };
+    let b = TcpConfig { ack_pushed, ..big_window() }; // no quick-ACK: every second segment
+    let mut h = Harness::new(a, b, 10, 20, ms(50));
+    h.run_until(Time::ZERO + ms(200));
+    let t = h.now;
+    h.a.send(100 * 1448);
+    h.run_until(t + ms(139)); // the second flight reaches B at t + 150 ms
+    let acks: Vec<Time> = h.sent(B_TO_A).filter(|s| s.pkt.payload_len == 0 && s.at >= t).map(|s| s.at).collect();
+    (acks.len(), acks.last().map_or(Duration::ZERO, |&l| l - t))
+}
+
+/// `ack_pushed` (Linux's `ICSK_ACK_PUSHED` + `__tcp_cleanup_rbuf`): B ACKs the flight's first
+/// segment alone and then every second one, so the 12th is left over; it carries PSH and is
+/// read at once, so B ACKs it on arrival (6 ACKs, the last ~50 ms after the send: one-way delay 50 ms);
+/// without the rule it waits for the 40 ms delayed-ACK timer (the 6th ACK ~90 ms after).
+#[test]
+fn ack_pushed_acks_a_pushed_odd_segment_at_the_read() {
+    let (n_on, last_on) = odd_flight_acks(true);
+    let (n_off, last_off) = odd_flight_acks(false);
+    assert_eq!((n_on, n_off), (7, 7));
+    assert!(last_on < ms(55), "{last_on:?}");
+    assert!(last_off >= ms(88) && last_off < ms(95), "{last_off:?}");
+}

@@ -39,6 +39,15 @@ pub struct TcpSettings {
     /// than the RTO (default off; on in `linux`).
     #[serde(default)]
     pub quick_ack: Option<bool>,
+    /// Linux's ACK at read for pushed data: once in-order data with PSH has arrived, a read
+    /// that empties the receive buffer sends the ACK the delayed-ACK rule holds (default off;
+    /// on in `linux`).
+    #[serde(default)]
+    pub ack_pushed: Option<bool>,
+    /// The sender marks PSH on each segment that fills its window, as the live testbed's
+    /// server does (default off: PSH only on the data's last segment).
+    #[serde(default)]
+    pub push_window_end: Option<bool>,
     /// Linux's cwnd restart after an idle period longer than the RTO (default off; on in
     /// `linux`; live: the testbed's `net.ipv4.tcp_slow_start_after_idle`).
     #[serde(default)]
@@ -65,6 +74,11 @@ pub struct TcpSettings {
     /// reads per RTT up to `recv_buffer` (default off; on in `linux`).
     #[serde(default)]
     pub autotune: Option<bool>,
+    /// With autotuning, the receiver's scaling ratio in 1/256 (Linux's `scaling_ratio`:
+    /// len/truesize of the first full-sized segment, the NIC's; 162 in `linux`, the testbed's
+    /// veth); 0 keeps 1/2 throughout (the default, Linux before it has measured).
+    #[serde(default)]
+    pub scaling_ratio: Option<u32>,
     /// What bounds out-of-order data: `ranges32` (default: at most 32 disjoint ranges in the
     /// receiver's out-of-order queue and in the sender's SACK scoreboard) or `rcvbuf` (Linux:
     /// the queue bounded by the receive buffer's bytes, pruned from the highest sequence when
@@ -162,6 +176,7 @@ impl TcpSettings {
             }
         }
         c.dur(&format!("{key}.delayed_ack_timeout"), self.delayed_ack_timeout, 1_000, 500 * MS);
+        c.num(&format!("{key}.scaling_ratio"), self.scaling_ratio.map(u64::from), 0, 255, "/256");
         c.num(&format!("{key}.ack_every"), self.ack_every.map(u64::from), 1, 64, " segments");
         c.num(&format!("{key}.initial_cwnd"), self.initial_cwnd.map(u64::from), 1, 1000, " segments");
         c.dur(&format!("{key}.min_rto"), self.min_rto, MS, 60 * S);
