@@ -195,6 +195,14 @@ impl Simulation {
                 return Err(format!("flow `{}`.tcp.{key}: a live run uses Linux's TCP, which {what}, and the testbed does not change that sysctl; remove {key} = false", name.as_deref().unwrap_or("flow0")));
             }
         }
+        for (key, off, what) in [
+            ("ack_pushed", written.ack_pushed == Some(false), "ACKs pushed data when the application's read empties the queue (__tcp_cleanup_rbuf)"),
+            ("push_window_end", written.push_window_end == Some(false), "marks PSH on the segment that fills its window (the testbed's server, measured)"),
+        ] {
+            if off {
+                return Err(format!("flow `{}`.tcp.{key}: a live run uses Linux's TCP, which {what}; that cannot be turned off; remove {key} = false", name.as_deref().unwrap_or("flow0")));
+            }
+        }
         if written.prr == Some(false) {
             return Err(format!("flow `{}`.tcp.prr: a live run uses Linux's TCP, which always reduces its window by PRR (RFC 6937) in recovery; remove prr = false", name.as_deref().unwrap_or("flow0")));
         }
