@@ -207,6 +207,18 @@ impl Harness {
     }
 }
 
+/// The 1-based index, among A's data segments of a finished run `h`, of the first one that
+/// resends a sequence number (its first retransmission), for a rerun that also drops it.
+fn first_resent_index(h: &Harness) -> u64 {
+    let mut seen = std::collections::HashSet::new();
+    h.sent(A_TO_B)
+        .filter(|s| s.pkt.payload_len > 0)
+        .enumerate()
+        .find(|(_, s)| !seen.insert(hdr(&s.pkt).seq))
+        .map(|(i, _)| i as u64 + 1)
+        .expect("the run resent a segment")
+}
+
 fn hdr(p: &Packet) -> &TcpHeader {
     p.tcp_header().expect("tcp")
 }

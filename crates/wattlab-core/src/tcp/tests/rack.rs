@@ -253,14 +253,7 @@ fn linux_rearms_the_rto_when_it_resends_the_head() {
         dry.drops.push(hole);
         dry.a.send(bytes);
         until_read(&mut dry, bytes);
-        let mut seen = std::collections::HashSet::new();
-        let first_rtx = dry
-            .sent(A_TO_B)
-            .filter(|s| s.pkt.payload_len > 0)
-            .enumerate()
-            .find(|(_, s)| !seen.insert(hdr(&s.pkt).seq))
-            .map(|(i, _)| i as u64 + 1)
-            .unwrap();
+        let first_rtx = first_resent_index(&dry);
         let mut h = mk();
         h.drops.extend([hole, (A_TO_B, first_rtx)]);
         h.a.send(bytes);

@@ -29,14 +29,7 @@ fn run(rearm: RtoRearm, drop_rtx: bool) -> (Harness, Time) {
     if drop_rtx {
         let mut dry = make();
         finish(&mut dry);
-        let mut seen = std::collections::HashSet::new();
-        let first_rtx = dry
-            .sent(A_TO_B)
-            .filter(|s| s.pkt.payload_len > 0)
-            .enumerate()
-            .find(|(_, s)| !seen.insert(hdr(&s.pkt).seq))
-            .map(|(i, _)| i as u64 + 1)
-            .unwrap();
+        let first_rtx = first_resent_index(&dry);
         h.drops.push((A_TO_B, first_rtx));
     }
     let done = finish(&mut h);
