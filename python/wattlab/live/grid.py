@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from wattlab.live import checks, grid_provenance
+from wattlab.live import checks, grid_provenance, grid_stats
 from wattlab.live.netns import LiveError, LiveInputError
 
 DEFAULT_SCENARIO = Path(__file__).resolve().parents[3] / "scenarios" / "live-grid.toml"
@@ -544,6 +544,13 @@ def paired(spec: GridSpec, sub: pd.DataFrame, profile: str) -> dict:
             a, b = saving(son, scc, s), saving(lon, lcc, s)
             gaps.append(None if a is None or b is None else a - b)
         r[f"{profile}_paired_saving_gap_pp"] = _med(gaps)[0]
+    ci = grid_stats.intervals({m: live for m, (live, _) in side.items()}, {m: sim for m, (_, sim) in side.items()})
+    for k, v in ci.items():
+        r[f"{profile}_ci_{k}"] = v
+    places = [grid_stats.placement(ci.get(f"{m}_time_gap_lo"), ci.get(f"{m}_time_gap_hi"), spec.time_tol_pct) for m in spec.modes]
+    if len(spec.modes) > 1:
+        places.append(grid_stats.placement(ci.get("saving_gap_lo"), ci.get("saving_gap_hi"), spec.saving_tol_pp))
+    r[f"{profile}_ci_settled"] = grid_stats.settled(places, ci.get("seeds", 0))
     return r
 
 
@@ -615,6 +622,7 @@ def text_tables(spec: GridSpec, table: pd.DataFrame) -> str:
             cells = "".join(f" {_pair(r.get(f'{p}_saving_pct'), '.1f', r.get(f'{p}_saving_gap_pp'), 'pp', '%'):>13}" for p in prof)
             lines.append(f"{shape_label(r):<15} {e:<13} {_f(r.get('live_saving_pct'), '.1f') + ('' if _missing(r.get('live_saving_pct')) else '%'):>7}{cells} {r.get(prof[0] + '_verdict', ''):>10}")
         lines += paired_table(spec, table, prof[0])
+        lines += interval_table(spec, table, prof[0])
     return "\n".join(lines)
 
 
@@ -635,6 +643,32 @@ def paired_table(spec: GridSpec, table: pd.DataFrame, profile: str) -> list[str]
                      f"{_f(sav, '+.1f') + ('' if _missing(sav) else 'pp'):>9} "
                      f"{'-' if _missing(alike) or _missing(n) else f'{int(alike)}/{int(n)}':>6} "
                      f"{r.get(profile + '_paired_verdict', ''):>10}")
+    return lines
+
+
+def interval_table(spec: GridSpec, table: pd.DataFrame, profile: str) -> list[str]:
+    """The fourth table: each medians gap with its 95 % paired-bootstrap interval over the
+    seeds (:mod:`wattlab.live.grid_stats`) and what sampling leaves of the verdict on medians."""
+    lines = ["", f"Medians' gaps ({profile}) with 95 % intervals from resampling the n seeds",
+             f"({grid_stats.RESAMPLES} paired resamples): pass/fail when every interval lies inside/one",
+             "lies outside the tolerance, open when one straddles it (more seeds decide);",
+             f"not judged below {grid_stats.MIN_SEEDS} seeds"]
+    head = f"{'shape':<15} {'n':>3} {'always-on %':>15} {'cc %':>15} {'saving pp':>15}  {'sampled':>7}"
+    lines += [head, "-" * len(head)]
+
+    def cell(gap, lo, hi) -> str:
+        if _missing(gap) or _missing(lo) or _missing(hi):
+            return "-"
+        return f"{gap:+.1f} [{lo:+.0f},{hi:+.0f}]"
+
+    for r in table.to_dict("records"):
+        p = f"{profile}_ci_"
+        cells = [cell(r.get(f"{profile}_{m}_time_s_gap_pct"), r.get(f"{p}{m}_time_gap_lo"), r.get(f"{p}{m}_time_gap_hi"))
+                 for m in ("always-on", "cc")]
+        cells.append(cell(r.get(f"{profile}_saving_gap_pp"), r.get(f"{p}saving_gap_lo"), r.get(f"{p}saving_gap_hi")))
+        settled = r.get(f"{p}settled")
+        lines.append(f"{shape_label(r):<15} {_f(r.get(f'{p}seeds'), 'd'):>3} {cells[0]:>15} {cells[1]:>15} {cells[2]:>15}  "
+                     f"{'-' if _missing(settled) else settled:>7}")
     return lines
 
 
