@@ -600,9 +600,10 @@ def _pair(value, fmt: str, gap, gap_unit: str, unit: str = "") -> str:
 
 
 def text_tables(spec: GridSpec, table: pd.DataFrame) -> str:
-    """The grid as two tables of at most 80 columns: completion time per shape and mode (live
+    """The grid as tables of at most 80 columns: completion time per shape and mode (live
     median ± half its min-max range, each profile's median and gap), then energy, the
-    agent's saving and the verdict per shape."""
+    agent's saving and the verdict per shape, the same paired by seed, and the medians gaps'
+    sampling intervals."""
     prof = list(spec.profiles)[:2]
     lines = ["Completion time (s): live median ± half the min-max range over runs; simulated",
              "median over the same seeds and its gap in % of the live median"]
