@@ -4,24 +4,13 @@
 
 use super::FlowRecord;
 use crate::rng::RngStreams;
-use crate::scenario::flow::tcp::{max_window, MAX_WINDOW_SCALE};
-use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
+use crate::scenario::{FlowConfig, ScenarioError};
 use crate::stack::Stack;
 use std::net::Ipv4Addr;
-use wattlab_core::tcp::{
-    CongestionControlKind, CubicVariant, HyStartMode, OooLimit, PrrVariant, RecoveryPoint, RtoMode, RtoRearm, TcpConfig, TcpProfile, VegasRetransmit,
-};
+use wattlab_core::tcp::TcpConfig;
 use wattlab_core::Time;
 
-/// Congestion-control names accepted in scenarios: every `CongestionControlKind::name()`
-/// (aliases "westwood+" and "new-reno" are accepted too but not listed).
-pub const CC_NAMES: &[&str] = &[
-    "tahoe", "reno", "newreno", "sack", "vegas", "westwood", "cubic", "ackloss",
-];
-
-/// The scenario name `sack`: ns-2's `Sack1` sender, i.e. Reno's window arithmetic with SACK
-/// negotiated, so recovery follows RFC 6675 (see `tcp.sack` to add SACK to any algorithm).
-const SACK_NAME: &str = "sack";
+pub use super::tcp_keys::{tcp_config, CC_NAMES};
 
 /// A path the flow's packets take: (from, to, flow index, key of the far end, both ways).
 pub type Path = (u32, u32, usize, &'static str, bool);
@@ -99,202 +88,11 @@ impl BuildCx<'_> {
     }
 }
 
-/// TCP settings of a flow; errors are (field, message) for the caller to locate.
-pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> {
-    let mut c = match &t.profile {
-        Some(p) => TcpProfile::from_name(p).map_err(|e| ("tcp.profile", e.to_string()))?.config(),
-        None => TcpConfig::default(),
-    };
-    if let Some(cc) = &t.cc {
-        c.congestion_control = match CongestionControlKind::from_name(cc) {
-            Ok(kind) => kind,
-            Err(_) if cc.eq_ignore_ascii_case(SACK_NAME) => {
-                c.sack = true;
-                CongestionControlKind::Reno
-            }
-            Err(_) => {
-                return Err(("tcp.cc", format!("unknown congestion control `{cc}` (known: {})", CC_NAMES.join(", "))))
-            }
-        };
-    }
-    if let Some(m) = t.mss {
-        if m < 88 {
-            return Err(("tcp.mss", "must be at least 88 bytes".into()));
-        }
-        c.mss = m;
-    }
-    if let Some(b) = t.recv_buffer {
-        let ws = t.effective_window_scale();
-        if b.bytes() < 1 || b.bytes() > max_window(ws) {
-            return Err(("tcp.recv_buffer", format!("must be 1..={} bytes with this window_scale (65535 × 2^window_scale)", max_window(ws))));
-        }
-        c.recv_buffer = b.bytes() as u32;
-    }
-    if let Some(s) = t.window_scale {
-        if s > MAX_WINDOW_SCALE {
-            return Err(("tcp.window_scale", "must be 0..=14 (RFC 7323)".into()));
-        }
-        c.window_scale = Some(s);
-    }
-    if let Some(v) = t.timestamps {
-        c.timestamps = v;
-    }
-    if let Some(v) = t.delayed_ack {
-        c.delayed_ack = v;
-    }
-    if let Some(v) = t.delayed_ack_timeout {
-        c.delayed_ack_timeout = v.get();
-    }
-    if let Some(v) = t.ack_every {
-        if !(1..=64).contains(&v) {
-            return Err(("tcp.ack_every", "must be 1..=64 segments".into()));
-        }
-        if v > 2 && !c.delayed_ack {
-            return Err(("tcp.ack_every", "tcp.ack_every > 2 needs delayed ACK: remove tcp.delayed_ack = false".into()));
-        }
-        c.ack_every = v;
-    }
-    if let Some(v) = t.initial_cwnd {
-        if v == 0 {
-            return Err(("tcp.initial_cwnd", "must be at least 1 segment".into()));
-        }
-        c.initial_cwnd = v;
-    }
-    if let Some(v) = t.min_rto {
-        c.min_rto = v.get();
-    }
-    if let Some(v) = t.timer_tick {
-        c.timer_tick = Some(v.get());
-    }
-    if let Some(r) = &t.rto {
-        c.rto = RtoMode::from_name(r).map_err(|e| ("tcp.rto", e.to_string()))?;
-        if c.rto == RtoMode::Linux && c.timer_tick.is_some() {
-            return Err(("tcp.rto", "rto = \"linux\" is Linux's fine-grained estimator: remove tcp.timer_tick (a coarse timer has its own RTO)".into()));
-        }
-    }
-    if let Some(r) = &t.rto_rearm {
-        c.rto_rearm = RtoRearm::from_name(r).map_err(|e| ("tcp.rto_rearm", e.to_string()))?;
-    }
-    if let Some(v) = t.prr {
-        c.prr = v;
-    }
-    if let Some(v) = &t.prr_variant {
-        c.prr_variant = PrrVariant::from_name(v).map_err(|e| ("tcp.prr_variant", e.to_string()))?;
-        if c.prr_variant != PrrVariant::Rfc6937 && !c.prr {
-            return Err(("tcp.prr_variant", format!(
-                "prr_variant = \"{}\" is PRR's rules: set tcp.prr = true (or profile = \"linux\")",
-                c.prr_variant.name()
-            )));
-        }
-    }
-    if let Some(v) = t.quick_ack {
-        c.quick_ack = v;
-    }
-    if let Some(v) = t.ack_pushed {
-        c.ack_pushed = v;
-    }
-    if let Some(v) = t.push_window_end {
-        c.push_window_end = v;
-    }
-    if let Some(v) = t.slow_start_after_idle {
-        c.slow_start_after_idle = v;
-    }
-    if let Some(v) = t.autotune {
-        c.autotune = v;
-    }
-    if let Some(r) = t.scaling_ratio {
-        let Ok(r) = u8::try_from(r) else {
-            return Err(("tcp.scaling_ratio", format!("{r}/256 is out of range: must be 0..=255/256")));
-        };
-        if r > 0 && !c.autotune {
-            return Err(("tcp.scaling_ratio", format!(
-                "scaling_ratio = {r} is autotuning's buffer-to-window ratio: set tcp.autotune = true (or profile = \"linux\"), or remove it"
-            )));
-        }
-        c.scaling_ratio = (r > 0).then_some(r);
-    }
-    if let Some(v) = t.cubic_idle_shift {
-        if v && c.congestion_control != CongestionControlKind::Cubic {
-            return Err(("tcp.cubic_idle_shift", format!(
-                "cubic_idle_shift = true shifts CUBIC's growth epoch: set tcp.cc = \"cubic\" (it is {})",
-                c.congestion_control.name()
-            )));
-        }
-        c.cubic_idle_shift = v;
-    }
-    if let Some(h) = &t.hystart {
-        c.hystart = HyStartMode::from_name(h).map_err(|e| ("tcp.hystart", e.to_string()))?;
-        if c.hystart != HyStartMode::Off && c.congestion_control != CongestionControlKind::Cubic {
-            return Err(("tcp.hystart", format!(
-                "hystart = \"{}\" is CUBIC's slow-start exit: set tcp.cc = \"cubic\" (it is {})",
-                c.hystart.name(),
-                c.congestion_control.name()
-            )));
-        }
-    }
-    if let Some(v) = &t.cubic {
-        c.cubic = CubicVariant::from_name(v).map_err(|e| ("tcp.cubic", e.to_string()))?;
-        if c.cubic != CubicVariant::Rfc9438 && c.congestion_control != CongestionControlKind::Cubic {
-            return Err(("tcp.cubic", format!(
-                "cubic = \"{}\" is CUBIC's window arithmetic: set tcp.cc = \"cubic\" (it is {})",
-                c.cubic.name(),
-                c.congestion_control.name()
-            )));
-        }
-    }
-    if let Some(m) = &t.vegas_retransmit {
-        c.vegas_retransmit = VegasRetransmit::from_name(m).map_err(|e| ("tcp.vegas_retransmit", e.to_string()))?;
-        if c.vegas_retransmit != VegasRetransmit::Rfc && c.congestion_control != CongestionControlKind::Vegas {
-            return Err(("tcp.vegas_retransmit", format!(
-                "vegas_retransmit = \"{}\" is Vegas's loss recovery: set tcp.cc = \"vegas\" (it is {})",
-                c.vegas_retransmit.name(),
-                c.congestion_control.name()
-            )));
-        }
-    }
-    if let Some(m) = &t.ooo_limit {
-        c.ooo_limit = OooLimit::from_name(m).map_err(|e| ("tcp.ooo_limit", e.to_string()))?;
-    }
-    if c.recv_buffer as u64 > max_window(c.window_scale) {
-        // Only a profile's buffer can get here: a written one was checked above.
-        return Err(("tcp.window_scale", format!(
-            "the profile's recv_buffer of {} B needs a window_scale of at least {}: raise tcp.window_scale or set tcp.recv_buffer too",
-            c.recv_buffer,
-            (0..=MAX_WINDOW_SCALE).find(|&s| max_window(Some(s)) >= c.recv_buffer as u64).unwrap_or(MAX_WINDOW_SCALE)
-        )));
-    }
-    if let Some(v) = t.sack {
-        if !v && t.cc.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(SACK_NAME)) {
-            return Err(("tcp.sack", "cc = \"sack\" needs SACK: remove tcp.sack = false".into()));
-        }
-        c.sack = v;
-    }
-    if let Some(v) = &t.recovery_point {
-        c.recovery_point = RecoveryPoint::from_name(v).map_err(|e| ("tcp.recovery_point", e.to_string()))?;
-        if c.recovery_point != RecoveryPoint::Rfc6675 && !c.sack {
-            return Err(("tcp.recovery_point", format!(
-                "recovery_point = \"{}\" is a rule of SACK recovery: set tcp.sack = true (or profile = \"linux\")",
-                c.recovery_point.name()
-            )));
-        }
-    }
-    // RACK-TLP works on SACK information (RFC 8985 §2, as in Linux): a written `true` without
-    // SACK would do nothing, so it is refused.
-    for (key, v, set) in [("tcp.rack", t.rack, &mut c.rack as &mut bool), ("tcp.tlp", t.tlp, &mut c.tlp)] {
-        if let Some(v) = v {
-            if v && !c.sack {
-                return Err((key, format!("{key} = true needs SACK: set tcp.sack = true (or profile = \"linux\")")));
-            }
-            *set = v;
-        }
-    }
-    Ok(c)
-}
-
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::TcpSettings;
+    use wattlab_core::tcp::{CongestionControlKind, CubicVariant, HyStartMode, OooLimit, PrrVariant, RecoveryPoint, RtoMode, RtoRearm, TcpProfile, VegasRetransmit};
 
     #[test]
     fn every_congestion_control_name_is_accepted_and_listed() {
