@@ -180,7 +180,7 @@ impl Simulation {
         };
         let name = &flow.name;
         let written = flow.settings.tcp().cloned().unwrap_or_default();
-        let tcp = crate::apps::build::tcp_config(&written).map_err(|(field, m)| format!("flow `{}`.{field}: {m}", name.as_deref().unwrap_or("flow0")))?;
+        let tcp = crate::apps::tcp_keys::tcp_config(&written).map_err(|(field, m)| format!("flow `{}`.{field}: {m}", name.as_deref().unwrap_or("flow0")))?;
         if let Some(m) = crate::apps::tcp_keys::live_refusal(&written, &tcp) {
             return Err(format!("flow `{}`.{m}", name.as_deref().unwrap_or("flow0")));
         }
