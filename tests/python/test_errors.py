@@ -90,6 +90,11 @@ def test_unknown_congestion_control_lists_valid_ones():
     pytest.param('profile = "linux", scaling_ratio = 300', "scaling_ratio", "out of range: must be 0..=255/256", id="scaling-ratio-out-of-range"),
     pytest.param("scaling_ratio = 162", "scaling_ratio", "set tcp.autotune = true", id="scaling-ratio-without-autotune"),
     pytest.param('profile = "linux", ack_pushed = 1', "ack_pushed", "expected a boolean", id="ack-pushed-not-a-boolean"),
+    pytest.param('cc = "bbr9"', "cc", "unknown congestion control `bbr9` (known: tahoe, reno, newreno, sack, vegas, westwood, cubic, ackloss)",
+                 id="unknown-cc-lists-known-ones"),
+    pytest.param("cubic_idle_shift = true", "cubic_idle_shift", 'set tcp.cc = "cubic" (it is newreno)', id="cubic-idle-shift-without-cubic"),
+    pytest.param('cc = "sack", sack = false', "sack", 'cc = "sack" needs SACK: remove tcp.sack = false', id="sack-cc-without-sack"),
+    pytest.param("ack_every = 4, delayed_ack = false", "ack_every", "tcp.ack_every > 2 needs delayed ACK", id="ack-every-without-delayed-ack"),
 ])
 def test_a_bad_tcp_setting_names_field_and_line(tcp, key, says):
     """Each bad ``tcp`` setting of a flow is refused naming ``flow[0].tcp.KEY``, at the line of

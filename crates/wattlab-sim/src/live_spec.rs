@@ -180,58 +180,9 @@ impl Simulation {
         };
         let name = &flow.name;
         let written = flow.settings.tcp().cloned().unwrap_or_default();
-        let tcp = crate::apps::build::tcp_config(&written).map_err(|(field, m)| format!("flow `{}`.{field}: {m}", name.as_deref().unwrap_or("flow0")))?;
-        if written.timer_tick.is_some() {
-            return Err(format!("flow `{}`.tcp.timer_tick: a live run uses Linux's TCP, whose retransmission timer is fine-grained; remove the coarse timer", name.as_deref().unwrap_or("flow0")));
-        }
-        if written.quick_ack == Some(false) {
-            return Err(format!("flow `{}`.tcp.quick_ack: a live run uses Linux's TCP, whose receiver always starts in quick-ACK mode; remove quick_ack = false", name.as_deref().unwrap_or("flow0")));
-        }
-        for (key, off, what) in [
-            ("rack", written.rack == Some(false), "marks losses with RACK (net.ipv4.tcp_recovery = 1)"),
-            ("tlp", written.tlp == Some(false), "sends tail loss probes (net.ipv4.tcp_early_retrans = 3)"),
-        ] {
-            if off {
-                return Err(format!("flow `{}`.tcp.{key}: a live run uses Linux's TCP, which {what}, and the testbed does not change that sysctl; remove {key} = false", name.as_deref().unwrap_or("flow0")));
-            }
-        }
-        for (key, off, what) in [
-            ("ack_pushed", written.ack_pushed == Some(false), "ACKs pushed data when the application's read empties the queue (__tcp_cleanup_rbuf)"),
-            ("push_window_end", written.push_window_end == Some(false), "marks PSH on the segment that fills its window (the testbed's server, measured)"),
-        ] {
-            if off {
-                return Err(format!("flow `{}`.tcp.{key}: a live run uses Linux's TCP, which {what}; that cannot be turned off; remove {key} = false", name.as_deref().unwrap_or("flow0")));
-            }
-        }
-        if written.prr == Some(false) {
-            return Err(format!("flow `{}`.tcp.prr: a live run uses Linux's TCP, which always reduces its window by PRR (RFC 6937) in recovery; remove prr = false", name.as_deref().unwrap_or("flow0")));
-        }
-        if let Some(v) = written.prr_variant.as_deref().filter(|_| tcp.prr_variant != wattlab_core::tcp::PrrVariant::Linux) {
-            return Err(format!("flow `{}`.tcp.prr_variant: a live run uses Linux's TCP, whose PRR follows `tcp_cwnd_reduction` (`linux`); `{v}` is not available there", name.as_deref().unwrap_or("flow0")));
-        }
-        if let Some(v) = written.recovery_point.as_deref().filter(|_| tcp.recovery_point != wattlab_core::tcp::RecoveryPoint::Linux) {
-            return Err(format!("flow `{}`.tcp.recovery_point: a live run uses Linux's TCP, which is back in Open once snd_una reaches the recovery point (`linux`); `{v}` is not available there", name.as_deref().unwrap_or("flow0")));
-        }
-        if written.cubic_idle_shift == Some(false) && tcp.congestion_control == wattlab_core::tcp::CongestionControlKind::Cubic {
-            return Err(format!("flow `{}`.tcp.cubic_idle_shift: a live run uses Linux's CUBIC, which always shifts its growth epoch after idle (CA_EVENT_TX_START); remove cubic_idle_shift = false", name.as_deref().unwrap_or("flow0")));
-        }
-        if let Some(r) = written.rto_rearm.as_deref().filter(|_| tcp.rto_rearm != wattlab_core::tcp::RtoRearm::Linux) {
-            return Err(format!("flow `{}`.tcp.rto_rearm: a live run uses Linux's TCP, which also restarts its retransmission timer when it resends snd_una's segment and on SACKs of older data (`linux`); `{r}` is not available there", name.as_deref().unwrap_or("flow0")));
-        }
-        if let Some(r) = written.rto.as_deref().filter(|_| tcp.rto != wattlab_core::tcp::RtoMode::Linux) {
-            return Err(format!("flow `{}`.tcp.rto: a live run uses Linux's TCP, whose retransmission timeout is its own estimator (`linux`: SRTT + rttvar, rttvar ≥ rto_min); `{r}` is not available there", name.as_deref().unwrap_or("flow0")));
-        }
-        if let Some(h) = written.hystart.as_deref().filter(|_| tcp.hystart != wattlab_core::tcp::HyStartMode::Linux) {
-            return Err(format!("flow `{}`.tcp.hystart: a live run uses Linux's CUBIC, whose slow-start exit is its HyStart (`linux`); `{h}` is not available there (Linux has no HyStart++, and HyStart is switched off only host-wide, by the tcp_cubic module's `hystart` parameter)", name.as_deref().unwrap_or("flow0")));
-        }
-        if let Some(v) = written.cubic.as_deref().filter(|_| tcp.cubic != wattlab_core::tcp::CubicVariant::Linux) {
-            return Err(format!("flow `{}`.tcp.cubic: a live run uses Linux's CUBIC, whose window arithmetic is `linux` (tcp_cubic.c); `{v}` is not available there", name.as_deref().unwrap_or("flow0")));
-        }
-        if let Some(m) = written.vegas_retransmit.as_deref().filter(|_| tcp.vegas_retransmit != wattlab_core::tcp::cc::VegasRetransmit::Rfc) {
-            return Err(format!("flow `{}`.tcp.vegas_retransmit: a live run uses Linux's Vegas, which keeps Linux's loss recovery (no Vegas fine-grained retransmission); `{m}` is not available there", name.as_deref().unwrap_or("flow0")));
-        }
-        if let Some(m) = written.ooo_limit.as_deref().filter(|_| tcp.ooo_limit != wattlab_core::tcp::OooLimit::Rcvbuf) {
-            return Err(format!("flow `{}`.tcp.ooo_limit: a live run uses Linux's TCP, whose out-of-order queue is bounded by the receive buffer's memory and whose scoreboard by nothing (`rcvbuf`); `{m}` is not available there", name.as_deref().unwrap_or("flow0")));
+        let tcp = crate::apps::tcp_keys::tcp_config(&written).map_err(|(field, m)| format!("flow `{}`.{field}: {m}", name.as_deref().unwrap_or("flow0")))?;
+        if let Some(m) = crate::apps::tcp_keys::live_refusal(&written, &tcp) {
+            return Err(format!("flow `{}`.{m}", name.as_deref().unwrap_or("flow0")));
         }
         let mut spec = self.path_spec(client, server)?;
         spec.flow = name.clone().unwrap_or_else(|| "flow0".into());

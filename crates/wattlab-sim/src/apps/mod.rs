@@ -21,6 +21,7 @@ pub mod metrics;
 pub mod ping;
 pub mod psna;
 pub mod reader;
+pub mod tcp_keys;
 pub mod udp_rr;
 pub mod web;
 pub mod wwp_bulk;
