@@ -190,6 +190,7 @@ impl Simulation {
         for (key, off, what) in [
             ("rack", written.rack == Some(false), "marks losses with RACK (net.ipv4.tcp_recovery = 1)"),
             ("tlp", written.tlp == Some(false), "sends tail loss probes (net.ipv4.tcp_early_retrans = 3)"),
+            ("sack_compress", written.sack_compress == Some(false), "compresses SACKs (net.ipv4.tcp_comp_sack_nr = 44)"),
         ] {
             if off {
                 return Err(format!("flow `{}`.tcp.{key}: a live run uses Linux's TCP, which {what}, and the testbed does not change that sysctl; remove {key} = false", name.as_deref().unwrap_or("flow0")));

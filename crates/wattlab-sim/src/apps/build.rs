@@ -278,9 +278,14 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
             )));
         }
     }
-    // RACK-TLP works on SACK information (RFC 8985 §2, as in Linux): a written `true` without
+    // RACK-TLP works on SACK information (RFC 8985 §2, as in Linux), and Linux compresses only
+    // SACKs (`__tcp_ack_snd_check`: `!tcp_is_sack(tp)` sends at once): a written `true` without
     // SACK would do nothing, so it is refused.
-    for (key, v, set) in [("tcp.rack", t.rack, &mut c.rack as &mut bool), ("tcp.tlp", t.tlp, &mut c.tlp)] {
+    for (key, v, set) in [
+        ("tcp.rack", t.rack, &mut c.rack as &mut bool),
+        ("tcp.tlp", t.tlp, &mut c.tlp),
+        ("tcp.sack_compress", t.sack_compress, &mut c.sack_compress),
+    ] {
         if let Some(v) = v {
             if v && !c.sack {
                 return Err((key, format!("{key} = true needs SACK: set tcp.sack = true (or profile = \"linux\")")));
@@ -396,10 +401,18 @@ mod tests {
         let t = TcpSettings { scaling_ratio: Some(160), ..Default::default() };
         let e = tcp_config(&t).unwrap_err();
         assert!(e.0 == "tcp.scaling_ratio" && e.1.contains("set tcp.autotune = true"), "{e:?}");
-        let t = TcpSettings { ack_pushed: Some(false), push_window_end: Some(false), ..linux };
+        let t = TcpSettings { ack_pushed: Some(false), push_window_end: Some(false), ..linux.clone() };
         assert_eq!(tcp_config(&t).map(|c| (c.ack_pushed, c.push_window_end)), Ok((false, false)));
+        assert_eq!(tcp_config(&linux).map(|c| c.sack_compress), Ok(true), "linux compresses SACKs");
+        let t = TcpSettings { sack_compress: Some(false), ..linux.clone() };
+        assert_eq!(tcp_config(&t).map(|c| c.sack_compress), Ok(false));
+        let t = TcpSettings { sack_compress: Some(true), ..Default::default() };
+        let e = tcp_config(&t).unwrap_err();
+        assert!(e.0 == "tcp.sack_compress" && e.1.contains("needs SACK"), "{e:?}");
+        let t = TcpSettings { sack_compress: Some(true), sack: Some(true), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.sack_compress), Ok(true));
         let c = tcp_config(&TcpSettings::default()).unwrap();
-        assert_eq!((c.scaling_ratio, c.ack_pushed, c.push_window_end), (None, false, false), "textbook: none of them");
+        assert_eq!((c.scaling_ratio, c.ack_pushed, c.push_window_end, c.sack_compress), (None, false, false, false), "textbook: none of them");
     }
 
     #[test]
