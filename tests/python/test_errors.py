@@ -73,6 +73,7 @@ def test_unknown_congestion_control_lists_valid_ones():
     pytest.param('slow_start_after_idle = "yes"', "slow_start_after_idle", "expected a boolean", id="tcp-switch-not-a-boolean"),
     pytest.param("rack = true", "rack", "needs SACK", id="rack-without-sack"),
     pytest.param("tlp = true", "tlp", "needs SACK", id="tlp-without-sack"),
+    pytest.param("sack_compress = true", "sack_compress", "needs SACK", id="sack-compress-without-sack"),
     pytest.param('cc = "cubic", cubic = "bic"', "cubic", "unknown cubic `bic` (known: rfc9438, linux)", id="unknown-cubic-variant-lists-known-ones"),
     pytest.param('cubic = "linux"', "cubic", 'set tcp.cc = "cubic" (it is newreno)', id="cubic-variant-without-cubic"),
     pytest.param('rto = "bsd"', "rto", "unknown rto `bsd` (known: rfc6298, linux)", id="unknown-rto-lists-known-ones"),

@@ -175,7 +175,7 @@ def test_linux_profile_reaches_the_live_plan_and_unturnable_switches_are_refused
     assert p["slow_start_after_idle"] is True
     assert runner.load_plan(YAN, "cc")["slow_start_after_idle"] is False
     assert runner.load_plan(YAN, "cc", ['flow.0.tcp.profile="linux"', "flow.0.tcp.slow_start_after_idle=false"])["slow_start_after_idle"] is False
-    for key in ("prr", "quick_ack", "rack", "tlp"):
+    for key in ("prr", "quick_ack", "rack", "tlp", "sack_compress"):
         with pytest.raises(live.LiveError, match=f"tcp.{key}: a live run uses Linux's TCP"):
             runner.load_plan(YAN, "cc", [f"flow.0.tcp.{key}=false"])
     cubic = ['flow.0.tcp.profile="linux"', 'flow.0.tcp.cc="cubic"']

@@ -150,6 +150,11 @@ pub struct TcpConfig {
     /// carrying PSH has arrived and a read empties the receive buffer, an ACK the delayed-ACK
     /// rule still holds goes out at once. Off by default (RFC 1122's receiver ignores PSH).
     pub ack_pushed: bool,
+    /// Linux's SACK compression (`__tcp_ack_snd_check`, 6.18; see [`super::sack_compress`]):
+    /// with out-of-order data held, the first 3 duplicate ACKs after each advance of rcv_nxt
+    /// go at once, the next ones are held for min(1 ms, RTT/20) (at most 44). Off by default
+    /// (RFC 5681 §4.2: an immediate duplicate ACK for every out-of-order segment); needs SACK.
+    pub sack_compress: bool,
     /// The sender marks PSH on each segment that fills its window (the last one an ACK lets
     /// go), besides the stream's last segment: what the live testbed's Linux server sends
     /// (its client captures show PSH on every second segment in slow start). Off by default
@@ -247,6 +252,7 @@ impl Default for TcpConfig {
             recovery_point: RecoveryPoint::Rfc6675,
             quick_ack: false,
             ack_pushed: false,
+            sack_compress: false,
             push_window_end: false,
             slow_start_after_idle: false,
             cubic_idle_shift: false,

@@ -18,6 +18,7 @@ use super::config::TcpConfig;
 use super::idle_restart;
 use super::ooo_limit::OooLimit;
 use super::prr::{Prr, PrrAck};
+use super::sack_compress::SackCompress;
 use super::rack::Rack;
 use super::rto_rearm::RtoRearm;
 use super::reassembly::Reassembly;
@@ -149,6 +150,8 @@ pub struct TcpConnection {
     /// In-order data with PSH arrived since our last ACK (`cfg.ack_pushed`: Linux's
     /// `ICSK_ACK_PUSHED`); a read that empties the buffer then ACKs at once.
     ack_pushed: bool,
+    /// Duplicate ACKs held by SACK compression (`cfg.sack_compress`) and their timer.
+    sack_compress: SackCompress,
     /// The segment `try_send` emits next fills the window (`cfg.push_window_end`): mark PSH.
     push_next: bool,
     /// Immediate ACKs left in the current quick-ACK run (`cfg.quick_ack`).
@@ -241,6 +244,7 @@ impl TcpConnection {
             dupack_first: false,
             ack_pending_segs: 0,
             ack_pushed: false,
+            sack_compress: SackCompress::default(),
             push_next: false,
             window_update_pending: false,
             quickacks: 0,
@@ -433,9 +437,13 @@ impl TcpConnection {
 
     // ------------------------------------------------------------------ timers
 
-    /// Earliest armed timer (RTO, persist, delayed ACK, TIME_WAIT; RACK's reordering timer and PTO).
+    /// Earliest armed timer (RTO, persist, delayed ACK, TIME_WAIT; SACK compression's hold;
+    /// RACK's reordering timer and PTO).
     pub fn poll_timeout(&self) -> Option<Time> {
-        let t = [self.rto_at, self.persist_at, self.delack_at, self.time_wait_at].into_iter().flatten().min();
+        let mut t = [self.rto_at, self.persist_at, self.delack_at, self.time_wait_at].into_iter().flatten().min();
+        if self.cfg.sack_compress {
+            t = [t, self.sack_compress.deadline()].into_iter().flatten().min(); // held duplicate ACK
+        }
         if !self.rack_track {
             return t;
         }
@@ -449,6 +457,9 @@ impl TcpConnection {
             if self.ack_pending_segs > 0 {
                 self.ack_now = true;
             }
+        }
+        if self.cfg.sack_compress && self.sack_compress.on_timer(now) {
+            self.ack_now = true; // tcp_compressed_ack_kick: the held duplicate ACK goes out
         }
         if self.rack_track {
             // RACK: reordering timer and PTO; a PTO due with the RTO wins (it is never armed
@@ -1024,7 +1035,11 @@ impl TcpConnection {
                     } else if !self.ooo.insert(s as u64, e as u64) {
                         self.stats.ooo_dropped_segments += 1; // no 33rd range
                     }
-                    self.ack_now = true; // out of order: immediate duplicate ACK (RFC 5681 §4.2)
+                    if !self.cfg.sack_compress || !self.sack_ok || self.quickacks > 0 {
+                        self.ack_now = true; // out of order: immediate duplicate ACK (RFC 5681 §4.2)
+                    } else if self.sack_compress.on_out_of_order(now, self.rcv_nxt, self.rtt.srtt()) {
+                        self.ack_now = true; // Linux: the first 3 after an advance, or 44 held
+                    }
                 }
             }
         }
@@ -1394,6 +1409,9 @@ impl TcpConnection {
             self.ack_now = false;
             self.ack_pending_segs = 0;
             self.ack_pushed = false; // inet_csk_clear_xmit_timer(ICSK_TIME_DACK): pending = 0
+            if self.cfg.sack_compress {
+                self.sack_compress.on_ack_sent(); // tcp_event_ack_sent: compressed_ack = 0, timer off
+            }
             self.delack_at = None;
             self.window_update_pending = false;
         }

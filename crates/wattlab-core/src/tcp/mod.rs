@@ -12,7 +12,7 @@
 //! SACK scoreboard: IsLost, pipe, NextSeg), [`prr`] (RFC 6937 Proportional Rate Reduction,
 //! option `prr`), [`autotune`] (Linux's receive-window autotuning, option `autotune`),
 //! [`rack`] (RFC 8985 RACK-TLP, options `rack` and `tlp`), [`idle_restart`] (Linux's cwnd
-//! restart after idle, option `slow_start_after_idle`), [`reassembly`] (out-of-order intervals, SACK block
+//! restart after idle, option `slow_start_after_idle`), [`sack_compress`] (Linux's spacing of duplicate ACKs, option `sack_compress`), [`reassembly`] (out-of-order intervals, SACK block
 //! order), [`ooo_limit`] (what bounds the out-of-order queue and the scoreboard, option
 //! `ooo_limit`), [`state`] (states, events, counters), [`connection`].
 //!
@@ -68,6 +68,7 @@ pub mod reassembly;
 pub mod recovery;
 pub mod rto_linux;
 pub mod rto_rearm;
+pub mod sack_compress;
 pub mod rtt;
 pub mod scoreboard;
 pub mod seq;

@@ -84,6 +84,10 @@ fn linux() -> TcpConfig {
         // tcp_measure_rcv_mss sets ICSK_ACK_PUSHED for data with PSH; __tcp_cleanup_rbuf then
         // ACKs at the read that empties the queue (tcp_input.c / tcp.c, 6.18)
         ack_pushed: true,
+        // __tcp_ack_snd_check (tcp_input.c, 6.18): after 3 immediate duplicate ACKs, SACKs are
+        // held min(tcp_comp_sack_delay_ns = 1 ms, RTT/20), at most tcp_comp_sack_nr = 44
+        // (the testbed's client: net.ipv4.tcp_comp_sack_nr = 44, tcp_settings.json)
+        sack_compress: true,
         // PSH on the segment that fills the window: what the testbed's Linux 6.18 server sends
         // (the grid's client captures: PSH on every second segment in slow start, 2-segment
         // gaps 775 of 1106 over a whole 50 Mb/s 90 ms run); the kernel path that marks it

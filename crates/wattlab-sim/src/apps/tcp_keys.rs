@@ -280,6 +280,10 @@ pub const KEYS: &[TcpKey] = &[
     switch!(tlp,
         needs |c| c.sack => "tcp.tlp = true needs SACK: set tcp.sack = true (or profile = \"linux\")",
         live off => "a live run uses Linux's TCP, which sends tail loss probes (net.ipv4.tcp_early_retrans = 3), and the testbed does not change that sysctl; remove tlp = false"),
+    // Linux compresses only SACKs (`__tcp_ack_snd_check`: `!tcp_is_sack(tp)` sends at once).
+    switch!(sack_compress,
+        needs |c| c.sack => "tcp.sack_compress = true needs SACK: set tcp.sack = true (or profile = \"linux\")",
+        live off => "a live run uses Linux's TCP, which compresses SACKs (net.ipv4.tcp_comp_sack_nr = 44), and the testbed does not change that sysctl; remove sack_compress = false"),
 ];
 
 /// TCP settings of a flow: the profile's config with every written key applied in [`KEYS`]'
@@ -513,10 +517,18 @@ mod tests {
         let t = TcpSettings { scaling_ratio: Some(160), ..Default::default() };
         let e = tcp_config(&t).unwrap_err();
         assert!(e.0 == "tcp.scaling_ratio" && e.1.contains("set tcp.autotune = true"), "{e:?}");
-        let t = TcpSettings { ack_pushed: Some(false), push_window_end: Some(false), ..linux };
+        let t = TcpSettings { ack_pushed: Some(false), push_window_end: Some(false), ..linux.clone() };
         assert_eq!(tcp_config(&t).map(|c| (c.ack_pushed, c.push_window_end)), Ok((false, false)));
+        assert_eq!(tcp_config(&linux).map(|c| c.sack_compress), Ok(true), "linux compresses SACKs");
+        let t = TcpSettings { sack_compress: Some(false), ..linux.clone() };
+        assert_eq!(tcp_config(&t).map(|c| c.sack_compress), Ok(false));
+        let t = TcpSettings { sack_compress: Some(true), ..Default::default() };
+        let e = tcp_config(&t).unwrap_err();
+        assert!(e.0 == "tcp.sack_compress" && e.1.contains("needs SACK"), "{e:?}");
+        let t = TcpSettings { sack_compress: Some(true), sack: Some(true), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.sack_compress), Ok(true));
         let c = tcp_config(&TcpSettings::default()).unwrap();
-        assert_eq!((c.scaling_ratio, c.ack_pushed, c.push_window_end), (None, false, false), "textbook: none of them");
+        assert_eq!((c.scaling_ratio, c.ack_pushed, c.push_window_end, c.sack_compress), (None, false, false, false), "textbook: none of them");
     }
 
     #[test]

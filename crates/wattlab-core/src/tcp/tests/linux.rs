@@ -233,3 +233,34 @@ fn ack_pushed_acks_a_pushed_odd_segment_at_the_read() {
     assert!(last_on < ms(55), "{last_on:?}");
     assert!(last_off >= ms(88) && last_off < ms(95), "{last_off:?}");
 }
+
+/// B's duplicate ACKs (pure ACKs carrying SACK blocks) while A repairs one drop at 100 Mb/s
+/// (a segment every 0.12 ms), and the shortest gap between two of them after the first three.
+fn dupacks_after_one_drop(sack_compress: bool) -> (usize, Duration) {
+    let cfg = TcpConfig { sack_compress, ..sack_cfg() };
+    let mut h = Harness::new(cfg.clone(), cfg, 10, 20, ms(20));
+    h.rate_bps = Some(100_000_000);
+    h.drops.push((A_TO_B, 60));
+    h.a.send(3_000_000);
+    h.run_until(Time::from_secs_f64(60.0));
+    assert_eq!(h.b.stats().bytes_read, 3_000_000, "same work done");
+    assert_eq!(h.a.stats().timeouts, 0);
+    let dup: Vec<Time> = h.sent(B_TO_A).filter(|s| s.pkt.payload_len == 0 && hdr(&s.pkt).options.sack_len > 0).map(|s| s.at).collect();
+    let gap = dup.windows(2).skip(2).map(|w| w[1] - w[0]).min().unwrap_or(Duration::MAX);
+    (dup.len(), gap)
+}
+
+/// `sack_compress` (Linux's `__tcp_ack_snd_check`): with out-of-order data held, B sends the
+/// first 3 duplicate ACKs at once and then one per min(1 ms, RTT/20) = 1 ms (RTT 40 ms), so
+/// A hears of the segments behind the hole in fewer, larger SACKs (~8 segments per held ACK)
+/// and the repair still ends without a timeout; off, every out-of-order segment gets its own
+/// duplicate ACK.
+#[test]
+fn sack_compress_holds_duplicate_acks_after_the_first_three() {
+    let (n_off, gap_off) = dupacks_after_one_drop(false);
+    let (n_on, gap_on) = dupacks_after_one_drop(true);
+    assert!(n_off >= 30, "one duplicate ACK per segment behind the hole: {n_off}");
+    assert!(n_on >= 4 && n_on * 4 < n_off, "{n_on} vs {n_off}");
+    assert!(gap_off < ms(1), "{gap_off:?}");
+    assert!(gap_on >= ms(1), "held at least the 1 ms timer: {gap_on:?}");
+}

@@ -44,6 +44,10 @@ pub struct TcpSettings {
     /// on in `linux`).
     #[serde(default)]
     pub ack_pushed: Option<bool>,
+    /// Linux's SACK compression: after 3 immediate duplicate ACKs the receiver holds the next
+    /// ones min(1 ms, RTT/20), at most 44 (default off; on in `linux`); needs SACK.
+    #[serde(default)]
+    pub sack_compress: Option<bool>,
     /// The sender marks PSH on each segment that fills its window, as the live testbed's
     /// server does (default off: PSH only on the data's last segment).
     #[serde(default)]
