@@ -363,3 +363,25 @@ fn the_agents_processing_time_is_range_checked() {
         assert!(e.to_string().contains(&format!("wireless[0].agent.{key}")) && e.to_string().contains("out of range"), "{e}");
     }
 }
+
+#[test]
+fn the_agents_processing_time_applies_on_a_bss_and_a_hop() {
+    // A ping from the station: the request waits `outgoing_delay` in the agent, the reply
+    // `incoming_delay`: every round trip 0.7 ms longer (the BSS's backoff draws may differ by
+    // a slot or two: 20 us each at 802.11g).
+    for hop in ["wlan", "wireless"] {
+        let plain = run_text(&station_scenario(hop, "cc", PING_OUT));
+        let held = station_scenario(hop, "cc", PING_OUT).replacen(
+            "power_save = \"cc\"",
+            "power_save = \"cc\"\nagent = { incoming_delay = \"400us\", outgoing_delay = \"300us\" }",
+            1,
+        );
+        let held = run_text(&held);
+        let (a, b) = (plain.flows[0].rtt_ms(), held.flows[0].rtt_ms());
+        assert_eq!(a.len(), 5, "{hop}");
+        assert_eq!(b.len(), 5, "{hop}");
+        for (x, y) in a.iter().zip(b) {
+            assert!((y - x - 0.7).abs() < 0.1, "{hop}: rtt {x:.3} -> {y:.3} ms");
+        }
+    }
+}
