@@ -70,8 +70,34 @@ def test_sim_set_applies_to_its_profile_and_keys_the_simulation():
     assert spec.sim_overrides("textbook") == ["flow.0.tcp.sack=true"]
     plain = grid.GridSpec()
     assert grid.sim_key(spec, SHAPE, "cc", "linux", 1, "h") != grid.sim_key(plain, SHAPE, "cc", "linux", 1, "h")
-    # Without --sim-set a key is what it was before the option existed (stored grids resume).
-    assert grid.sim_key(plain, SHAPE, "cc", "linux", 1, "h") == f"sim-{SHAPE.key}-cc-linux-1-" + grid._hash(["h", "5MB", grid._core()])
+    # Without --sim-set an always-on key is what it was before the option existed (stored
+    # grids resume); a cc key also names the simulated agent's processing times (SIM_AGENT).
+    assert grid.sim_key(plain, SHAPE, "always-on", "linux", 1, "h") == f"sim-{SHAPE.key}-always-on-linux-1-" + grid._hash(["h", "5MB", grid._core()])
+    assert grid.sim_key(plain, SHAPE, "cc", "linux", 1, "h") == f"sim-{SHAPE.key}-cc-linux-1-" + grid._hash(["h", "5MB", grid._core(), grid.SIM_AGENT["cc"]])
+
+
+def test_the_cc_simulations_carry_the_live_agents_processing_time(monkeypatch):
+    seen = {}
+
+    class Sim:
+        summary = {"flows": [{"completion_time_s": 1.0, "retransmitted_segments": 0, "completed": True}]}
+        radios = pd.DataFrame([{"policy": "cc", "energy_j": 1.0}, {"policy": "always-on", "energy_j": 2.0}])
+        agents = pd.DataFrame()
+
+    def run(scenario, overrides):
+        seen[overrides[0]] = list(overrides)
+        return Sim()
+
+    monkeypatch.setattr("wattlab.api.run", run)
+    spec = grid.GridSpec(sim_sets=(("linux", 'wireless.0.agent.incoming_delay="0us"'),))
+    grid.simulate(spec, SHAPE, "cc", "linux", 1)
+    grid.simulate(spec, SHAPE, "always-on", "linux", 1)
+    cc, cam = seen['wireless.0.power_save="cc"'], seen['wireless.0.power_save="cam"']
+    assert all(o in cc for o in grid.SIM_AGENT["cc"])
+    # Always-on has no agent: only the --sim-set override (which a real always-on run refuses).
+    assert [o for o in cam if "agent." in o] == ['wireless.0.agent.incoming_delay="0us"']
+    # --sim-set comes after the agent's times, so it can replace them.
+    assert cc.index('wireless.0.agent.incoming_delay="0us"') > cc.index(grid.SIM_AGENT["cc"][0])
 
 
 def test_rejudge_passes_against_its_own_numbers_and_leaves_the_stored_grid_alone(tmp_path):

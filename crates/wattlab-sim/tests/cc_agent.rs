@@ -299,3 +299,89 @@ fn cc_on_the_80211ax_web_of_modern_phone_loses_nothing_and_completes_every_page(
         assert!(energy(&cc, "cc") < 0.5 * energy(&cam, "always-on"), "seed {seed}: and saves");
     }
 }
+
+/// The client's capture of the handshake under `agent` settings: (SYN-ACK arrival, the
+/// client's next packet leaving) in seconds.
+fn handshake_turnaround(agent: &str, tag: &str) -> (f64, f64) {
+    use pcap_file::pcap::PcapReader;
+    use wattlab_core::packet::TcpFlags;
+    use wattlab_core::wire::decode_ethernet;
+    let dir = std::env::temp_dir().join(format!("wattlab-agent-delay-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let opts = BuildOptions { out_dir: Some(dir.clone()), pcaps: vec!["client:wlan0".into()], timeseries: false, ..Default::default() };
+    let sets = vec!["flow.ftp.bytes=\"100kB\"".to_string(), format!("wireless.hop.agent={agent}")];
+    let sim = Simulation::from_toml(SCENARIO, "yan-cc-download.toml", None, &sets, &opts).expect("builds");
+    assert!(sim.run().expect("runs").summary.completed);
+    let mut reader = PcapReader::new(std::fs::File::open(dir.join("client-wlan0.pcap")).unwrap()).unwrap();
+    let mut synack = None;
+    let mut next = None;
+    while let Some(pkt) = reader.next_packet() {
+        let pkt = pkt.unwrap();
+        let p = decode_ethernet(&pkt.data).unwrap();
+        let h = *p.tcp_header().unwrap();
+        let t = pkt.timestamp.as_secs_f64();
+        if synack.is_none() && h.flags.contains(TcpFlags::SYN) && h.flags.contains(TcpFlags::ACK) {
+            synack = Some(t);
+        } else if synack.is_some() && next.is_none() && !h.flags.contains(TcpFlags::SYN) {
+            next = Some(t);
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    (synack.expect("a SYN-ACK"), next.expect("the client's ACK"))
+}
+
+#[test]
+fn the_agents_processing_time_holds_each_packet_in_and_out() {
+    // With the medium idle after the SYN-ACK, the client's ACK leaves as soon as its stack
+    // sends it: at once without a processing time; 38 µs (the SYN-ACK's verdict) + 16 µs (the
+    // ACK's) later with one. The capture sees ingress before the agent and egress after it.
+    let (a0, b0) = handshake_turnaround("{}", "none");
+    let (a1, b1) = handshake_turnaround("{ incoming_delay = \"38us\", outgoing_delay = \"16us\" }", "held");
+    assert!((b0 - a0).abs() < 1e-9, "no processing time: turnaround {:.1} us", 1e6 * (b0 - a0));
+    assert!(((b1 - a1) - 54e-6).abs() < 1e-9, "turnaround {:.1} us", 1e6 * (b1 - a1));
+    // The SYN was held 16 µs on its way out, so its answer comes back 16 µs later.
+    assert!(((a1 - a0) - 16e-6).abs() < 1e-9, "SYN-ACK {:.1} us later", 1e6 * (a1 - a0));
+    // Zero times are the default: the same bytes.
+    let zero = run(&["flow.ftp.bytes=\"1MB\"", "wireless.hop.agent={ incoming_delay = \"0us\", outgoing_delay = \"0us\" }"]);
+    let body = |s: &Summary| {
+        let mut v: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
+        v.as_object_mut().unwrap().remove("provenance"); // the overrides differ
+        v
+    };
+    assert_eq!(body(&zero), body(&run(&["flow.ftp.bytes=\"1MB\""])));
+    // A processing time slows the download a little (every ACK later) and loses nothing.
+    let held = run(&["flow.ftp.bytes=\"1MB\"", "wireless.hop.agent={ incoming_delay = \"38us\", outgoing_delay = \"16us\" }"]);
+    assert!(held.completed && held.flows[0].bytes_delivered == 1_000_000);
+    assert!(time(&held) > time(&zero), "{} vs {}", time(&held), time(&zero));
+}
+
+#[test]
+fn the_agents_processing_time_is_range_checked() {
+    for key in ["incoming_delay", "outgoing_delay"] {
+        let sets = vec![format!("wireless.hop.agent={{ {key} = \"11ms\" }}")];
+        let e = Simulation::from_toml(SCENARIO, "yan-cc-download.toml", None, &sets, &BuildOptions::default()).err().expect("rejected");
+        assert!(e.to_string().contains(&format!("wireless[0].agent.{key}")) && e.to_string().contains("out of range"), "{e}");
+    }
+}
+
+#[test]
+fn the_agents_processing_time_applies_on_a_bss_and_a_hop() {
+    // A ping from the station: the request waits `outgoing_delay` in the agent, the reply
+    // `incoming_delay`: every round trip 0.7 ms longer (the BSS's backoff draws may differ by
+    // a slot or two: 20 us each at 802.11g).
+    for hop in ["wlan", "wireless"] {
+        let plain = run_text(&station_scenario(hop, "cc", PING_OUT));
+        let held = station_scenario(hop, "cc", PING_OUT).replacen(
+            "power_save = \"cc\"",
+            "power_save = \"cc\"\nagent = { incoming_delay = \"400us\", outgoing_delay = \"300us\" }",
+            1,
+        );
+        let held = run_text(&held);
+        let (a, b) = (plain.flows[0].rtt_ms(), held.flows[0].rtt_ms());
+        assert_eq!(a.len(), 5, "{hop}");
+        assert_eq!(b.len(), 5, "{hop}");
+        for (x, y) in a.iter().zip(b) {
+            assert!((y - x - 0.7).abs() < 0.1, "{hop}: rtt {x:.3} -> {y:.3} ms");
+        }
+    }
+}

@@ -36,6 +36,12 @@ LIVE_PROFILE = "linux"
 window scaling, congestion control, initial window and minimum RTO)."""
 RECORDS = grid_provenance.RECORDS
 SIM_POWER_SAVE = {"always-on": "cam", "cc": "cc"}
+SIM_AGENT = {"cc": ['wireless.0.agent.incoming_delay="38us"', 'wireless.0.agent.outgoing_delay="13us"']}
+"""Overrides of the simulated agent per mode: the live agent's processing time per packet (its
+NFQUEUE verdict: 38 µs for a packet reaching the client, 13 µs for one leaving it; medians of
+three runs, their sum 51 µs is the turnaround the twelve stored cc runs add over always-on), measured on
+the testbed at 20 Mb/s 20 ms 0.5 % with the kernel's tcp:tcp_probe against the client's capture
+(docs/live.md, *HyStart's ACK train at 20 Mb/s 20 ms*). ``--sim-set`` comes after them."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +173,7 @@ def sim_key(spec: GridSpec, shape: Shape, mode: str, profile: str, seed: int, sc
     """A simulation's record key: what ran (with the ``--sim-set`` overrides of its profile, if
     any) and the wattlab build that ran it."""
     what = [scenario_hash, spec.size, _core()] + ([spec.sim_overrides(profile)] if spec.sim_overrides(profile) else [])
+    what += [SIM_AGENT[mode]] if SIM_AGENT.get(mode) else []
     return f"sim-{shape.key}-{mode}-{profile}-{seed}-" + _hash(what)
 
 
@@ -181,7 +188,7 @@ def simulate(spec: GridSpec, shape: Shape, mode: str, profile: str, seed: int) -
     from wattlab import api
 
     ov = [f'wireless.0.power_save="{SIM_POWER_SAVE[mode]}"', *shape.overrides(spec.size, seed), f'flow.0.tcp.profile="{profile}"',
-          *spec.sim_overrides(profile)]
+          *SIM_AGENT.get(mode, []), *spec.sim_overrides(profile)]
     t0 = time.monotonic()
     sim = api.run(spec.scenario, overrides=ov)
     flow = sim.summary["flows"][0]

@@ -4,6 +4,7 @@
 use super::topology::Topology;
 use super::Ctx;
 use crate::middlebox::cc_agent::{agent_config, CcHost};
+use crate::middlebox::delay::Hold;
 use crate::middlebox::{Middlebox, MiddleboxSlot};
 use crate::net::link::{Channel, IfaceId};
 use crate::power::hop::HopHost;
@@ -290,7 +291,9 @@ fn attach(sim: &mut Simulation, cx: &Ctx, a: Agent) -> Result<(), ScenarioError>
     let agent = wattlab_core::agent::CcAgent::new(cfg).map_err(|e| ScenarioError::general(cx.origin, Some(a.key.clone()), e.0))?;
     sim.net.ifaces[a.iface as usize].middlebox = Some(sim.mboxes.len() as u32);
     let host = CcHost { node: a.station, iface: a.iface, link: a.name, agent, log: Vec::new() };
-    sim.mboxes.push(MiddleboxSlot { mbox: Middlebox::Cc(host), timer_at: None });
+    let delay = |d: Option<crate::scenario::units::Dur>| d.map_or(Duration::ZERO, |d| d.get());
+    let hold = Hold::new(delay(a.settings.and_then(|s| s.incoming_delay)), delay(a.settings.and_then(|s| s.outgoing_delay)));
+    sim.mboxes.push(MiddleboxSlot { mbox: Middlebox::Cc(host), timer_at: None, hold });
     Ok(())
 }
 

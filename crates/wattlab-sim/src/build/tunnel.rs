@@ -6,6 +6,7 @@ use super::paths::PathNeed;
 use super::topology::Topology;
 use super::Ctx;
 use crate::middlebox::tunnel::{Side, TunnelHost};
+use crate::middlebox::delay::Hold;
 use crate::middlebox::{Middlebox, MiddleboxSlot};
 use crate::scenario::{Scenario, ScenarioError, TunnelSettings};
 use crate::sim::{Event, Simulation, TimerOwner, WlanHost, NO_STA};
@@ -96,7 +97,7 @@ pub(crate) fn attach_tunnels(sim: &mut Simulation, scn: &Scenario, cx: &Ctx) -> 
             sim.net.ifaces[h.iface as usize].middlebox = Some(m);
             // The client's INIT is due at time zero: the association starts before the flows.
             let due = h.endpoint.poll_timeout(Time::ZERO);
-            sim.mboxes.push(MiddleboxSlot { mbox: Middlebox::Tunnel(h), timer_at: due });
+            sim.mboxes.push(MiddleboxSlot { mbox: Middlebox::Tunnel(h), timer_at: due, hold: Hold::new(Duration::ZERO, Duration::ZERO) });
             if let Some(at) = due {
                 sim.sched.schedule(at, Event::Timer { owner: TimerOwner::Middlebox(m), at });
             }

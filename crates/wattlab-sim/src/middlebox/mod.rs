@@ -8,6 +8,7 @@
 //! [`Middlebox::poll_radio`], [`Middlebox::poll_timeout`]) once the event is over.
 
 pub mod cc_agent;
+pub mod delay;
 pub mod tunnel;
 
 use crate::net::link::IfaceId;
@@ -52,6 +53,8 @@ pub struct MiddleboxSlot {
     pub mbox: Middlebox,
     /// Time of the timer event scheduled for it, if any.
     pub timer_at: Option<Time>,
+    /// Packets held for its processing time (`agent.incoming_delay` / `outgoing_delay`).
+    pub hold: delay::Hold,
 }
 
 impl Middlebox {

@@ -15,6 +15,8 @@ use super::units::Size;
 pub const MAX_DELAY_NS: u64 = 60 * S;
 /// Beacon intervals, PSM release and U-APSD trigger periods: 1 ms..=60 s.
 pub const PERIOD_RANGE_NS: (u64, u64) = (MS, 60 * S);
+/// Longest per-packet time in a client-centered agent (`agent.incoming_delay`, `outgoing_delay`): 10 ms.
+pub const MAX_AGENT_DELAY_NS: u64 = 10 * MS;
 /// Time-series sampling interval: 100 µs..=1 h.
 pub const SAMPLE_RANGE_NS: (u64, u64) = (100_000, 3600 * S);
 /// Queue limits in packets or frames: 1..=10^6.
@@ -50,6 +52,9 @@ impl Check<'_> {
             ("probe_delay_floor", a.probe_delay_floor),
         ] {
             self.dur(&format!("{key}.{name}"), d, 0, 60 * S);
+        }
+        for (name, d) in [("incoming_delay", a.incoming_delay), ("outgoing_delay", a.outgoing_delay)] {
+            self.dur(&format!("{key}.{name}"), d, 0, MAX_AGENT_DELAY_NS);
         }
         for (name, v) in [
             ("wake_var_factor", a.wake_var_factor),

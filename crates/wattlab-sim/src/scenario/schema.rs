@@ -361,6 +361,14 @@ pub struct AgentSettings {
     /// seed's "no in-order window for 3 consecutive windows").
     #[serde(default)]
     pub lossy_windows_to_revert: Option<u32>,
+    /// Time a packet reaching the station spends in the agent before the stack gets it (a
+    /// userspace agent's NFQUEUE round trip; default 0).
+    #[serde(default)]
+    pub incoming_delay: Option<Dur>,
+    /// Time a packet the station sends spends in the agent before the interface gets it
+    /// (default 0).
+    #[serde(default)]
+    pub outgoing_delay: Option<Dur>,
 }
 
 fn yes() -> bool {

@@ -2,6 +2,7 @@
 //! and what they ask for once an event is over (packets to send, radio commands, a timer).
 
 use super::{Event, Simulation, TimerOwner};
+use crate::middlebox::delay::Onward;
 use crate::net::link::IfaceId;
 use wattlab_core::agent::Verdict;
 use wattlab_core::{Packet, Time};
@@ -34,6 +35,29 @@ impl Simulation {
         let taken = self.mboxes[m as usize].mbox.consume_incoming(now, p, &self.net.arena);
         self.mboxes_dirty |= taken;
         taken
+    }
+
+    /// Holds `p` in the middlebox on `iface` for its processing time, if it has one in this
+    /// direction (true: held, it goes `onward` when [`Event::Release`] fires).
+    pub(crate) fn mbox_hold(&mut self, now: Time, iface: IfaceId, onward: Onward, p: Packet) -> bool {
+        let Some(m) = self.net.ifaces[iface as usize].middlebox else { return false };
+        let hold = &mut self.mboxes[m as usize].hold;
+        if !hold.holds(matches!(onward, Onward::Up { .. })) {
+            return false;
+        }
+        let at = hold.push(now, onward, p);
+        self.sched.schedule(at, Event::Release(m));
+        true
+    }
+
+    /// Middlebox `m`'s processing time of its oldest held packets is over: they go on.
+    pub(super) fn on_mbox_release(&mut self, now: Time, m: u32) {
+        while let Some((onward, p)) = self.mboxes[m as usize].hold.pop_due(now) {
+            match onward {
+                Onward::Up { node } => self.receive(now, node, p),
+                Onward::Out { iface, next_hop } => self.send_on(iface, next_hop, p),
+            }
+        }
     }
 
     /// The timer of middlebox `m` scheduled for `at` fired.

@@ -77,6 +77,8 @@ pub enum Event {
     },
     /// Take a time-series sample.
     Sample,
+    /// Middlebox `m` releases the packets it held whose processing time is over.
+    Release(u32),
 }
 
 /// A built scenario, ready to run.
@@ -218,6 +220,7 @@ impl Simulation {
                 Event::Mac { bss, timer } => self.on_wlan_timer(now, bss, timer),
                 Event::Station { hop } => self.on_hop_timer(now, hop),
                 Event::Sample => self.on_sample(now),
+                Event::Release(m) => self.on_mbox_release(now, m),
             }
             // Delivering a tunnel's inner packets can make the node send into a middlebox
             // again at the same instant; bounded, as every loop here is.

@@ -5,7 +5,8 @@
 use super::app_glue::Call;
 use super::{Event, Simulation};
 use crate::flow_energy::NO_FLOW;
-use crate::net::link::ChannelId;
+use crate::middlebox::delay::Onward;
+use crate::net::link::{ChannelId, IfaceId};
 use crate::scenario::NodeKind;
 use crate::stack::Demux;
 use wattlab_core::energy::Activity;
@@ -28,9 +29,20 @@ impl Simulation {
             self.net.drops.unroutable += 1;
             return;
         };
-        if through_middlebox && !self.mbox_outgoing(self.sched.now(), iface, &mut p) {
-            return;
+        if through_middlebox {
+            let now = self.sched.now();
+            if !self.mbox_outgoing(now, iface, &mut p) {
+                return;
+            }
+            if self.mbox_hold(now, iface, Onward::Out { iface, next_hop }, p) {
+                return;
+            }
         }
+        self.send_on(iface, next_hop, p);
+    }
+
+    /// Sends `p` out of `iface` towards `next_hop` (its middlebox already passed it).
+    pub(crate) fn send_on(&mut self, iface: IfaceId, next_hop: u32, p: Packet) {
         if let Some((bss, sta)) = self.net.ifaces[iface as usize].wlan {
             self.wlan_send(bss as usize, sta, next_hop, p);
             return;
@@ -141,7 +153,7 @@ impl Simulation {
         let to = c.to;
         self.net.capture_at_peer(to, now, &p, false);
         let node = self.net.ifaces[to as usize].node;
-        if !self.mbox_consume(now, to, &p) {
+        if !self.mbox_consume(now, to, &p) && !self.mbox_hold(now, to, Onward::Up { node }, p) {
             self.receive(now, node, p);
         }
         if let Some(h) = hop {

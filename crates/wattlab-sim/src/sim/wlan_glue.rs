@@ -91,7 +91,9 @@ impl Simulation {
                         continue; // a tunnel packet: its inner packet comes out of the middlebox
                     }
                     let node = self.net.ifaces[to_if as usize].node;
-                    self.receive(now, node, packet);
+                    if !self.mbox_hold(now, to_if, crate::middlebox::delay::Onward::Up { node }, packet) {
+                        self.receive(now, node, packet);
+                    }
                 }
                 MacOutput::Activity { sta, start, end, kind, shape, tag } => {
                     if let Some(r) = self.net.ifaces[self.wlans[b].sta_iface[sta as usize] as usize].radio {
