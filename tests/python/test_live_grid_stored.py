@@ -18,24 +18,27 @@ STORED = ROOT / "data" / "live-grid-2026-11-28"
 # lottery at 3 runs (docs/live.md, "Twelve runs at the lottery shapes").
 TWELVE = {"r5-d20-l0.5", "r5-d90-l0.5", "r5-d200-l0.5", "r20-d20-l0.5", "r20-d90-l0.5", "r20-d200-l0.5",
           "r50-d20-l0.5", "r50-d90-l0.5", "r50-d200-l0.5", "r50-d90-l0", "r50-d200-l0"}
-# The always-on downloads' bound (time gap to the live median, %): ±5 everywhere but at 50 Mb/s
-# 20 ms 0.5 %, where the simulated download is faster than live at 11 of 12 seeds (-5.4 % on
-# medians, -3.3 % paired; docs/live.md): guarded there at its measured gap so it cannot grow.
-ALWAYS_ON_BOUND = {"r50-d20-l0.5": 5.5}
+# The always-on downloads' bound (time gap to the live median, %): ±5 at every shape. (At 50 Mb/s
+# 20 ms 0.5 % the simulated download is faster than live's at 11 of 12 seeds: -3.8 % on medians
+# with Linux's SACK compression, -5.4 % without; docs/live.md, wt-perseed.)
+ALWAYS_ON_BOUND: dict[str, float] = {}
 # Shapes (rate, RTT, loss) where `linux` passes the issue's verdict (medians: time ±5 %, saving
-# ±3 pp) after session 43: Linux's PRR rules (`prr_variant`), RTO restarts (`rto_rearm`), recovery
-# point (`recovery_point`) and the flight's last segment (`ack_pushed`, `push_window_end`,
-# `scaling_ratio`); docs/live.md "Session 43" has each shape's before and after.
+# ±3 pp) after session 44: Linux's PRR rules (`prr_variant`), RTO restarts (`rto_rearm`), recovery
+# point (`recovery_point`), the flight's last segment (`ack_pushed`, `push_window_end`,
+# `scaling_ratio`), SACK compression (`sack_compress`) and the testbed agent's processing time
+# per packet (grid.SIM_AGENT); docs/live.md "Session 44" has each shape's before and after.
+# 50/90/0.5 left this set with `sack_compress` (cc +4.6 -> +6.4 %, inside its sampling interval
+# [-8, +17]; paired +1.9 %), 20/20/0.5 joined and left it again (+4.7 / +5.4 %, interval [-1, +18]).
 PASSED = {"r5-d20-l0", "r5-d20-l0.5", "r5-d90-l0", "r5-d90-l0.5", "r5-d200-l0", "r20-d20-l0", "r20-d90-l0",
-          "r20-d90-l0.5", "r20-d200-l0", "r50-d20-l0", "r50-d90-l0.5", "r50-d200-l0.5"}
+          "r20-d90-l0.5", "r20-d200-l0", "r50-d20-l0", "r50-d200-l0.5"}
 # Shapes whose medians gap lies wholly outside the tolerance in the seeds' bootstrap interval
 # (wattlab.live.grid_stats): a model gap that more seeds would not close. Every other 12-seed
 # shape is "pass" or "open" (sampling alone can move its verdict).
-SETTLED_FAIL = {"r20-d20-l0.5", "r50-d90-l0"}
+SETTLED_FAIL = {"r50-d90-l0", "r50-d200-l0"}
 # Shapes where the paired verdict (median of per-seed gaps, same tolerances) passes.
 PASSED_PAIRED = {"r5-d20-l0", "r5-d20-l0.5", "r5-d90-l0", "r5-d90-l0.5", "r5-d200-l0", "r5-d200-l0.5", "r20-d20-l0",
-                 "r20-d90-l0.5", "r20-d200-l0", "r20-d200-l0.5", "r50-d20-l0", "r50-d20-l0.5", "r50-d90-l0.5",
-                 "r50-d200-l0.5"}
+                 "r20-d20-l0.5", "r20-d90-l0", "r20-d90-l0.5", "r20-d200-l0", "r20-d200-l0.5", "r50-d20-l0",
+                 "r50-d20-l0.5", "r50-d90-l0.5", "r50-d200-l0.5"}
 
 
 def test_linux_profile_against_the_stored_live_grid(tmp_path):
