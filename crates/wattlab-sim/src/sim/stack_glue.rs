@@ -9,12 +9,27 @@ use wattlab_core::Time;
 impl Simulation {
     /// Flushes socket `s`: sends what it queued, hands its events to its flow (whose handlers
     /// may queue more), until it has nothing left; then re-arms its timer.
+    /// With a paced transmit path (`node.tx_time`) only what the path can take now is sent;
+    /// the socket is driven again when the path is free (its timer), so a TCP decides each
+    /// further segment after the ACKs that arrived meanwhile (Linux's TSQ; `stack::TxPath`).
     pub(crate) fn drive(&mut self, now: Time, s: SockId) {
+        let node = self.stack.sockets[s as usize].node;
+        let paced = self.stack.tx_paths[node as usize].paced();
+        let mut blocked = false;
         loop {
-            let node = self.stack.sockets[s as usize].node;
             // The flow's DSCP, as `IP_TOS` on the socket would set it.
             let dscp = self.flow_dscp.get(self.stack.sockets[s as usize].owner as usize).copied();
-            while let Some(mut p) = self.stack.sockets[s as usize].socket.poll_transmit(now) {
+            loop {
+                if paced && !self.stack.tx_paths[node as usize].ready(now) {
+                    blocked = true;
+                    break;
+                }
+                let Some(mut p) = self.stack.sockets[s as usize].socket.poll_transmit(now) else {
+                    break;
+                };
+                if paced {
+                    self.stack.tx_paths[node as usize].take(now);
+                }
                 if let Some(d) = dscp {
                     p.dscp = d;
                 }
@@ -33,8 +48,12 @@ impl Simulation {
                 break;
             }
         }
+        let free_at = self.stack.tx_paths[node as usize].free_at();
         let slot = &mut self.stack.sockets[s as usize];
-        if let Some(t) = slot.socket.poll_timeout() {
+        let due = slot.socket.poll_timeout();
+        // Blocked on the transmit path: be driven again when it is free.
+        let next = if blocked { Some(due.map_or(free_at, |t| t.min(free_at))) } else { due };
+        if let Some(t) = next {
             let t = t.max(now);
             if slot.timer_at.is_none_or(|x| t < x) {
                 slot.timer_at = Some(t);
