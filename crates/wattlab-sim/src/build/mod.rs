@@ -99,6 +99,7 @@ pub fn build_with(scn: &Scenario, source: &str, origin: &str, provenance: Proven
     for (path, n) in stack.tx_paths.iter_mut().zip(&scn.nodes) {
         *path = TxPath::new(n.tx_time.map(|d| d.get()).unwrap_or(Duration::ZERO));
     }
+    stack.paced = stack.tx_paths.iter().any(TxPath::paced);
     go_on()?;
     let f = flows::build(scn, &cx, &t, &mut stack, &streams)?;
     power::check_psna_modes(scn, &cx, &t, &wlans)?;

@@ -217,6 +217,8 @@ pub struct Stack {
     next_ip_id: Vec<u16>,
     /// Each node's transmit path (`node.tx_time`; not paced unless set).
     pub tx_paths: Vec<TxPath>,
+    /// Some node's transmit path is paced (sockets are then driven by `drive_paced`).
+    pub paced: bool,
     isn_rng: StreamRng,
 }
 
@@ -232,6 +234,7 @@ impl Stack {
             next_port: vec![49152; nodes],
             next_ip_id: vec![1; nodes],
             tx_paths: vec![TxPath::default(); nodes],
+            paced: false,
             isn_rng,
         }
     }
