@@ -161,3 +161,17 @@ def test_hystart_errors_name_field_and_line():
     assert e.line == next(i for i, l in enumerate(text.splitlines(), 1) if '"fast"' in l)
     e = _error_for(BASE + 'tcp = { hystart = "linux" }\n')
     assert "flow[0].tcp.hystart" in str(e) and 'set tcp.cc = "cubic"' in e.message
+
+
+def test_a_nodes_tx_time_is_range_checked_with_node_and_line():
+    # node.tx_time (a host's transmit time per packet, `stack::TxPath`): 0..=1 ms, with a unit.
+    lines = BASE.splitlines()
+    at = lines.index('kind = "host"')
+    node = sum(1 for l in lines[:at] if l == "[[node]]") - 1
+    for value, says in (('"2ms"', "out of range: must be"), ('"5"', "has no unit")):
+        text = "\n".join([*lines[: at + 1], f"tx_time = {value}", *lines[at + 1 :]]) + "\n"
+        e = _error_for(text)
+        assert f"node[{node}].tx_time" in str(e) and says in e.message
+        assert e.line == at + 2
+    ok = "\n".join([*lines[: at + 1], 'tx_time = "5us"', *lines[at + 1 :]]) + "\n"
+    wattlab.validate(text=ok)

@@ -243,6 +243,15 @@ def test_plan_errors_name_the_problem(tmp_path):
         runner.load_plan(YAN, "always-on", ['flow.0.tcp.timer_tick="500ms"'])
 
 
+def test_a_hosts_modelled_transmit_time_is_refused_live():
+    # node.tx_time models a host's transmit path in the simulator; live, the host's own is used.
+    if not (ROOT / "target" / "release" / "wattlab-live").is_file():
+        pytest.skip("target/release/wattlab-live is not built (make setup builds it)")
+    with pytest.raises(live.LiveError, match="node `server`.tx_time: a live run sends through the hosts' own transmit paths"):
+        runner.load_plan(YAN, "cc", ['node.0.tx_time="5us"'])
+    assert runner.load_plan(YAN, "cc", ['node.0.tx_time="0s"'])["power_save"] == "cc"
+
+
 # ---- hostile input (issue 16, item 9): refused before anything runs, root or not -------
 
 

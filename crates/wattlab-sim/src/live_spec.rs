@@ -285,6 +285,12 @@ impl Simulation {
         if self.mboxes.iter().any(|m| matches!(m.mbox, crate::middlebox::Middlebox::Tunnel(_))) {
             return Err("a live run does not yet run the SCTP tunnel ([[tunnel]]): simulate it".into());
         }
+        if let Some(i) = self.stack.tx_paths.iter().position(|p| p.paced()) {
+            return Err(format!(
+                "node `{}`.tx_time: a live run sends through the hosts' own transmit paths (the testbed's server sends about one packet per 3.5-5.6 us, docs/live.md); it cannot be set; remove tx_time",
+                self.net.nodes[i].name
+            ));
+        }
         let agent = self.mboxes.iter().find_map(|m| match &m.mbox {
             crate::middlebox::Middlebox::Cc(h) => Some(h.agent.config().clone()),
             crate::middlebox::Middlebox::Tunnel(_) => None,

@@ -20,7 +20,7 @@ use crate::provenance::Provenance;
 use crate::scenario::{ParsedScenario, Scenario, ScenarioError, ScenarioSource};
 use crate::series::TimeSeries;
 use crate::sim::Simulation;
-use crate::stack::Stack;
+use crate::stack::{Stack, TxPath};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -96,6 +96,10 @@ pub fn build_with(scn: &Scenario, source: &str, origin: &str, provenance: Proven
     let mut radios = power::radios(scn, &cx, &mut t, &wlans, profiles)?;
     let overrides = paths::route_overrides(scn, &cx, &t)?;
     let mut stack = Stack::new(t.nodes.len(), streams.stream("tcp-isn"));
+    for (path, n) in stack.tx_paths.iter_mut().zip(&scn.nodes) {
+        *path = TxPath::new(n.tx_time.map(|d| d.get()).unwrap_or(Duration::ZERO));
+    }
+    stack.paced = stack.tx_paths.iter().any(TxPath::paced);
     go_on()?;
     let f = flows::build(scn, &cx, &t, &mut stack, &streams)?;
     power::check_psna_modes(scn, &cx, &t, &wlans)?;

@@ -19,6 +19,9 @@ pub const PERIOD_RANGE_NS: (u64, u64) = (MS, 60 * S);
 pub const MAX_AGENT_DELAY_NS: u64 = 10 * MS;
 /// Time-series sampling interval: 100 µs..=1 h.
 pub const SAMPLE_RANGE_NS: (u64, u64) = (100_000, 3600 * S);
+/// A host's transmit time per packet (`node.tx_time`): 0..=1 ms (a 12 kbit/s NIC's 1500-byte
+/// frame; a host's own path takes microseconds).
+pub const MAX_TX_TIME_NS: u64 = MS;
 /// Queue limits in packets or frames: 1..=10^6.
 pub const MAX_QUEUE_PACKETS: u64 = 1_000_000;
 /// Queue limit in bytes: 1500 B..=1 GB.
@@ -121,6 +124,9 @@ pub fn check(scn: &Scenario, source: &str, origin: &str) -> Result<(), ScenarioE
         262_144,
         " B",
     );
+    for (i, n) in scn.nodes.iter().enumerate() {
+        c.dur(&format!("node[{i}].tx_time"), n.tx_time, 0, MAX_TX_TIME_NS);
+    }
     for (i, l) in scn.links.iter().enumerate() {
         let k = format!("link[{i}]");
         c.dur(&format!("{k}.delay"), Some(l.delay), 0, MAX_DELAY_NS);

@@ -98,6 +98,12 @@ pub struct NodeConfig {
     /// `[wlan.propagation]` needs one for every member).
     #[serde(default)]
     pub position: Option<Spanned<Vec<f64>>>,
+    /// Time each packet the node's own sockets send takes to leave it, one at a time (the
+    /// host's transmit path; forwarded packets are not affected); what waits stays in the
+    /// socket (Linux's TSQ), so a TCP decides each segment as it leaves (`stack::TxPath`).
+    /// Absent or 0: every packet leaves at once.
+    #[serde(default)]
+    pub tx_time: Option<Dur>,
 }
 
 /// A node's radio: device profile and the power policies to account it under.

@@ -8,8 +8,12 @@ use wattlab_core::Time;
 
 impl Simulation {
     /// Flushes socket `s`: sends what it queued, hands its events to its flow (whose handlers
-    /// may queue more), until it has nothing left; then re-arms its timer.
+    /// may queue more), until it has nothing left; then re-arms its timer. With a paced node in
+    /// the scenario, [`Self::drive_paced`] does it (the unpaced path stays as it was).
     pub(crate) fn drive(&mut self, now: Time, s: SockId) {
+        if self.stack.paced {
+            return self.drive_paced(now, s);
+        }
         loop {
             let node = self.stack.sockets[s as usize].node;
             // The flow's DSCP, as `IP_TOS` on the socket would set it.
@@ -35,6 +39,60 @@ impl Simulation {
         }
         let slot = &mut self.stack.sockets[s as usize];
         if let Some(t) = slot.socket.poll_timeout() {
+            let t = t.max(now);
+            if slot.timer_at.is_none_or(|x| t < x) {
+                slot.timer_at = Some(t);
+                self.sched.schedule(t, Event::Timer { owner: TimerOwner::Socket(s), at: t });
+            }
+        }
+    }
+
+    /// [`Self::drive`] when some node's transmit path is paced (`node.tx_time`): only what the
+    /// socket's node's path can take now is sent; the socket is driven again when the path is
+    /// free (its timer), so a TCP decides each further segment after the ACKs that arrived
+    /// meanwhile (Linux's TSQ; `stack::TxPath`). An unpaced node's sockets flush as in `drive`.
+    fn drive_paced(&mut self, now: Time, s: SockId) {
+        let node = self.stack.sockets[s as usize].node;
+        let paced = self.stack.tx_paths[node as usize].paced();
+        let mut blocked = false;
+        loop {
+            // The flow's DSCP, as `IP_TOS` on the socket would set it.
+            let dscp = self.flow_dscp.get(self.stack.sockets[s as usize].owner as usize).copied();
+            loop {
+                if paced && !self.stack.tx_paths[node as usize].ready(now) {
+                    blocked = true;
+                    break;
+                }
+                let Some(mut p) = self.stack.sockets[s as usize].socket.poll_transmit(now) else {
+                    break;
+                };
+                if paced {
+                    self.stack.tx_paths[node as usize].take(now);
+                }
+                if let Some(d) = dscp {
+                    p.dscp = d;
+                }
+                let st = &mut self.stack.sockets[s as usize].stats;
+                st.wire_bytes += p.ip_len() as u64;
+                st.wire_packets += 1;
+                self.send_from(node, p);
+            }
+            let mut any = false;
+            while let Some(ev) = self.stack.sockets[s as usize].socket.poll_event() {
+                any = true;
+                let owner = self.stack.sockets[s as usize].owner;
+                self.run_flow(now, owner, Call::Socket(s, ev));
+            }
+            if !any {
+                break;
+            }
+        }
+        let free_at = self.stack.tx_paths[node as usize].free_at();
+        let slot = &mut self.stack.sockets[s as usize];
+        let due = slot.socket.poll_timeout();
+        // Blocked on the transmit path: be driven again when it is free.
+        let next = if blocked { Some(due.map_or(free_at, |t| t.min(free_at))) } else { due };
+        if let Some(t) = next {
             let t = t.max(now);
             if slot.timer_at.is_none_or(|x| t < x) {
                 slot.timer_at = Some(t);

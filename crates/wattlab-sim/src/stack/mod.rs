@@ -17,10 +17,12 @@
 mod datagram;
 mod engine;
 mod tcp;
+mod tx_path;
 
 pub use datagram::{DatagramProto, DatagramSocket, DATAGRAM_RCVBUF};
 pub use engine::{EngineSocket, Feed, TAIL_RING};
 pub use tcp::{ConnHints, Listener};
+pub use tx_path::TxPath;
 
 use crate::rng::StreamRng;
 use rand::Rng;
@@ -213,6 +215,10 @@ pub struct Stack {
     pub listeners: Vec<Listener>,
     next_port: Vec<u16>,
     next_ip_id: Vec<u16>,
+    /// Each node's transmit path (`node.tx_time`; not paced unless set).
+    pub tx_paths: Vec<TxPath>,
+    /// Some node's transmit path is paced (sockets are then driven by `drive_paced`).
+    pub paced: bool,
     isn_rng: StreamRng,
 }
 
@@ -227,6 +233,8 @@ impl Stack {
             listeners: Vec::new(),
             next_port: vec![49152; nodes],
             next_ip_id: vec![1; nodes],
+            tx_paths: vec![TxPath::default(); nodes],
+            paced: false,
             isn_rng,
         }
     }
