@@ -218,6 +218,15 @@ impl Simulation {
         if let Some(r) = written.rto_rearm.as_deref().filter(|_| tcp.rto_rearm != wattlab_core::tcp::RtoRearm::Linux) {
             return Err(format!("flow `{}`.tcp.rto_rearm: a live run uses Linux's TCP, which also restarts its retransmission timer when it resends snd_una's segment and on SACKs of older data (`linux`); `{r}` is not available there", name.as_deref().unwrap_or("flow0")));
         }
+        if let Some(r) = written.rto_timer.as_deref().filter(|_| tcp.rto_timer != wattlab_core::tcp::RtoTimer::Linux) {
+            return Err(format!("flow `{}`.tcp.rto_timer: a live run uses Linux's TCP, whose retransmission timer fires on the kernel's jiffies timer wheel (`linux`); `{r}` is not available there", name.as_deref().unwrap_or("flow0")));
+        }
+        if let Some(r) = written.rtt_sample.as_deref().filter(|_| tcp.rtt_sample != wattlab_core::tcp::RttSample::Linux) {
+            return Err(format!("flow `{}`.tcp.rtt_sample: a live run uses Linux's TCP, which times every ACK by the send times of the segments it acknowledges or SACKs (`linux`); `{r}` is not available there", name.as_deref().unwrap_or("flow0")));
+        }
+        if let Some(r) = written.in_flight.as_deref().filter(|_| tcp.in_flight != wattlab_core::tcp::InFlight::Linux) {
+            return Err(format!("flow `{}`.tcp.in_flight: a live run uses Linux's TCP, which leaves SACKed segments out of its flight in every state (`linux`, tcp_packets_in_flight); `{r}` is not available there", name.as_deref().unwrap_or("flow0")));
+        }
         if let Some(r) = written.rto.as_deref().filter(|_| tcp.rto != wattlab_core::tcp::RtoMode::Linux) {
             return Err(format!("flow `{}`.tcp.rto: a live run uses Linux's TCP, whose retransmission timeout is its own estimator (`linux`: SRTT + rttvar, rttvar ≥ rto_min); `{r}` is not available there", name.as_deref().unwrap_or("flow0")));
         }

@@ -9,7 +9,8 @@ use crate::scenario::{FlowConfig, ScenarioError, TcpSettings};
 use crate::stack::Stack;
 use std::net::Ipv4Addr;
 use wattlab_core::tcp::{
-    CongestionControlKind, CubicVariant, HyStartMode, OooLimit, PrrVariant, RecoveryPoint, RtoMode, RtoRearm, TcpConfig, TcpProfile, VegasRetransmit,
+    CongestionControlKind, CubicVariant, HyStartMode, InFlight, OooLimit, PrrVariant, RecoveryPoint, RtoMode, RtoRearm, RtoTimer, RttSample, TcpConfig,
+    TcpProfile, VegasRetransmit,
 };
 use wattlab_core::Time;
 
@@ -175,6 +176,15 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
     if let Some(r) = &t.rto_rearm {
         c.rto_rearm = RtoRearm::from_name(r).map_err(|e| ("tcp.rto_rearm", e.to_string()))?;
     }
+    if let Some(r) = &t.rto_timer {
+        c.rto_timer = RtoTimer::from_name(r).map_err(|e| ("tcp.rto_timer", e.to_string()))?;
+        if c.rto_timer == RtoTimer::Linux && c.timer_tick.is_some() {
+            return Err(("tcp.rto_timer", "rto_timer = \"linux\" is Linux's jiffies timer wheel: remove tcp.timer_tick (a coarse timer fires on its own ticks)".into()));
+        }
+    }
+    if let Some(r) = &t.rtt_sample {
+        c.rtt_sample = RttSample::from_name(r).map_err(|e| ("tcp.rtt_sample", e.to_string()))?;
+    }
     if let Some(v) = t.prr {
         c.prr = v;
     }
@@ -275,6 +285,15 @@ pub fn tcp_config(t: &TcpSettings) -> Result<TcpConfig, (&'static str, String)> 
             return Err(("tcp.recovery_point", format!(
                 "recovery_point = \"{}\" is a rule of SACK recovery: set tcp.sack = true (or profile = \"linux\")",
                 c.recovery_point.name()
+            )));
+        }
+    }
+    if let Some(v) = &t.in_flight {
+        c.in_flight = InFlight::from_name(v).map_err(|e| ("tcp.in_flight", e.to_string()))?;
+        if c.in_flight != InFlight::Rfc5681 && !c.sack {
+            return Err(("tcp.in_flight", format!(
+                "in_flight = \"{}\" subtracts SACKed data: set tcp.sack = true (or profile = \"linux\")",
+                c.in_flight.name()
             )));
         }
     }
@@ -430,6 +449,52 @@ mod tests {
         let t = TcpSettings { recovery_point: Some("rfc6675".into()), ..linux };
         assert_eq!(tcp_config(&t).map(|c| c.recovery_point), Ok(RecoveryPoint::Rfc6675), "a written key overrides the profile");
         assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.recovery_point), Ok(RecoveryPoint::Rfc6675));
+    }
+
+    #[test]
+    fn rtt_sample_names_are_checked_and_the_profiles_set_it() {
+        let t = TcpSettings { rtt_sample: Some("bsd".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.rtt_sample", "unknown rtt_sample `bsd` (known: rfc, linux)".into())));
+        let t = TcpSettings { rtt_sample: Some("Linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.rtt_sample), Ok(RttSample::Linux), "also without SACK (first_ackt)");
+        let linux = TcpSettings { profile: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&linux).map(|c| c.rtt_sample), Ok(RttSample::Linux));
+        let t = TcpSettings { rtt_sample: Some("rfc".into()), ..linux };
+        assert_eq!(tcp_config(&t).map(|c| c.rtt_sample), Ok(RttSample::Rfc), "a written key overrides the profile");
+        assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.rtt_sample), Ok(RttSample::Rfc));
+    }
+
+    #[test]
+    fn rto_timer_names_are_checked_refuse_a_coarse_tick_and_the_profiles_set_it() {
+        let t = TcpSettings { rto_timer: Some("jiffies".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.rto_timer", "unknown rto_timer `jiffies` (known: exact, linux)".into())));
+        let t = TcpSettings { rto_timer: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.rto_timer), Ok(RtoTimer::Linux));
+        let tick = crate::scenario::units::Dur::parse("500ms").unwrap();
+        let t = TcpSettings { rto_timer: Some("linux".into()), timer_tick: Some(tick), ..Default::default() };
+        let (field, msg) = tcp_config(&t).unwrap_err();
+        assert_eq!(field, "tcp.rto_timer");
+        assert!(msg.contains("remove tcp.timer_tick"), "{msg}");
+        let linux = TcpSettings { profile: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&linux).map(|c| c.rto_timer), Ok(RtoTimer::Linux));
+        let t = TcpSettings { rto_timer: Some("Exact".into()), ..linux };
+        assert_eq!(tcp_config(&t).map(|c| c.rto_timer), Ok(RtoTimer::Exact), "a written key overrides the profile");
+        assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.rto_timer), Ok(RtoTimer::Exact));
+    }
+
+    #[test]
+    fn in_flight_names_are_checked_need_sack_and_the_profiles_set_it() {
+        let t = TcpSettings { in_flight: Some("pipe".into()), sack: Some(true), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.in_flight", "unknown in_flight `pipe` (known: rfc5681, linux)".into())));
+        let t = TcpSettings { in_flight: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).unwrap_err().0, "tcp.in_flight", "textbook has no SACK");
+        let t = TcpSettings { in_flight: Some("LINUX".into()), sack: Some(true), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.in_flight), Ok(InFlight::Linux));
+        let linux = TcpSettings { profile: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&linux).map(|c| c.in_flight), Ok(InFlight::Linux));
+        let t = TcpSettings { in_flight: Some("rfc5681".into()), ..linux };
+        assert_eq!(tcp_config(&t).map(|c| c.in_flight), Ok(InFlight::Rfc5681), "a written key overrides the profile");
+        assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.in_flight), Ok(InFlight::Rfc5681));
     }
 
     #[test]
