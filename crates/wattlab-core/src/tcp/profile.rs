@@ -105,7 +105,11 @@ fn linux() -> TcpConfig {
         rto_rearm: RtoRearm::Linux,     // tcp_xmit_retransmit_queue (head resent), tcp_clean_rtx_queue (SACK of older data)
         rto_timer: RtoTimer::Linux,     // icsk_retransmit_timer is a timer_list: jiffies (CONFIG_HZ = 250), calc_wheel_index rounding
         rtt_sample: RttSample::Linux,   // tcp_clean_rtx_queue first_ackt / tcp_sacktag_one first_sackt, TSecr as fallback (tcp_ack_update_rtt)
-        in_flight: InFlight::Linux,     // tcp_cwnd_test: tcp_packets_in_flight (sacked_out counted in every state)
+        // Linux's cwnd test counts SACKed segments out of the flight in every state
+        // (tcp_cwnd_test → tcp_packets_in_flight): `InFlight::Linux`. Not in the profile yet:
+        // alone it loses two shapes of the stored live grid (docs/tcp.md, "Flight outside
+        // recovery"), so something that offsets it in Linux is still missing.
+        in_flight: InFlight::Rfc5681,
         dupack_threshold: 3,            // net.ipv4.tcp_reordering = 3
         congestion_control: CongestionControlKind::Cubic, // CONFIG_DEFAULT_TCP_CONG = "cubic"
         hystart: HyStartMode::Linux,    // tcp_cubic hystart = 1, hystart_detect = 3 (train + delay)
@@ -149,7 +153,7 @@ mod tests {
         assert_eq!((c.rto_rearm, TcpConfig::default().rto_rearm), (RtoRearm::Linux, RtoRearm::Rfc6298));
         assert_eq!((c.rto_timer, TcpConfig::default().rto_timer), (RtoTimer::Linux, RtoTimer::Exact));
         assert_eq!((c.rtt_sample, TcpConfig::default().rtt_sample), (RttSample::Linux, RttSample::Rfc));
-        assert_eq!((c.in_flight, TcpConfig::default().in_flight), (InFlight::Linux, InFlight::Rfc5681));
+        assert_eq!((c.in_flight, TcpConfig::default().in_flight), (InFlight::Rfc5681, InFlight::Rfc5681), "not yet: see the profile");
         assert_eq!((c.prr_variant, TcpConfig::default().prr_variant), (PrrVariant::Linux, PrrVariant::Rfc6937));
         assert_eq!((c.recovery_point, TcpConfig::default().recovery_point), (RecoveryPoint::Linux, RecoveryPoint::Rfc6675));
         assert_eq!((c.initial_cwnd, c.dupack_threshold, c.ack_every), (10, 3, 2));
