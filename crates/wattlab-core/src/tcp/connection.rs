@@ -18,7 +18,7 @@ use super::config::TcpConfig;
 use super::idle_restart;
 use super::ooo_limit::OooLimit;
 use super::prr::{Prr, PrrAck};
-use super::rack::{AckSendTimes, Rack};
+use super::rack::Rack;
 use super::in_flight::{self, InFlight};
 use super::rto_rearm::RtoRearm;
 use super::rto_timer::RtoTimer;
@@ -128,6 +128,8 @@ pub struct TcpConnection {
     rearm_sack: bool,
     /// `rtt_sample = "linux"`: RTT samples from the send times of what each ACK newly covers.
     linux_rtt: bool,
+    /// `linux_rtt || rearm_sack`: each ACK's send times are read before it is applied.
+    ack_times: bool,
     /// `in_flight = "linux"` with SACK: SACKed bytes leave the flight also outside recovery.
     sacked_leave_flight: bool,
     /// The PTO fired with new data to send: the next segment is a new-data probe.
@@ -242,6 +244,7 @@ impl TcpConnection {
             rack_track: false,
             rearm_sack: false,
             linux_rtt: false,
+            ack_times: false,
             sacked_leave_flight: false,
             tlp_new_pending: false,
             rx: SeqSpace::new(0),
@@ -786,8 +789,6 @@ impl TcpConnection {
         let prr = self.cfg.prr && style == RecoveryStyle::Sack;
         let before = if prr { (self.snd_una, self.sb.sacked_bytes(), self.rack.stats().marked_lost) } else { (0, 0, 0) };
         let una0 = self.snd_una;
-        // Linux's send times of what this ACK newly covers, read before it is applied.
-        let times = if self.linux_rtt || self.rearm_sack { self.ack_send_times(h, ack) } else { AckSendTimes::default() };
         let mut new_sack = false;
         // Duplicate ACK per RFC 5681 §2: outstanding data, no payload, no SYN/FIN,
         // same ACK, same window. SACK: an ACK not advancing snd_una that SACKs new data
@@ -821,7 +822,7 @@ impl TcpConnection {
             // The timed segment's nanosecond RTT, for delay-based congestion control (with
             // timestamps on it is timed for the controller only).
             let fine_rtt = self.rtt_timing.filter(|&(end, _)| ack >= end).map(|(_, sent)| now.saturating_since(sent));
-            let sample = if self.linux_rtt { self.take_linux_rtt_sample(now, h, times) } else { self.take_rtt_sample(now, h, ack) };
+            let sample = if self.linux_rtt { self.take_linux_rtt_sample(now, h, ack) } else { self.take_rtt_sample(now, h, ack) };
             if fine_rtt.is_some() {
                 self.rtt_timing = None;
             }
@@ -943,13 +944,14 @@ impl TcpConnection {
                 DupAckAction::None => {}
             }
         }
-        if self.linux_rtt && self.snd_una == una0 {
-            if let Some(sent) = times.first_sackt {
-                self.record_rtt_sample(now, now.saturating_since(sent)); // Linux: a SACK-only ACK's sample
-            }
+        // Linux's send time of the first segment a SACK-only ACK newly SACKs (RACK's records
+        // are applied only in `rack_on_ack`, so they are still as before the ACK here).
+        let first_sackt = if self.ack_times && self.snd_una == una0 { self.ack_send_times(h, ack).first_sackt } else { None };
+        if let Some(sent) = first_sackt.filter(|_| self.linux_rtt) {
+            self.record_rtt_sample(now, now.saturating_since(sent)); // Linux: a SACK-only ACK's sample
         }
         if self.rack_track {
-            self.rack_on_ack(now, h, una0, new_sack, payload_len, times.first_sackt); // RACK: detect loss, TLP
+            self.rack_on_ack(now, h, una0, new_sack, payload_len, first_sackt); // RACK: detect loss, TLP
         }
         if style == RecoveryStyle::Sack && !self.rack_on {
             self.sack_check_loss(); // SACK: IsLost(HighACK+1) also starts recovery (RFC 6675 §5)
@@ -985,7 +987,9 @@ impl TcpConnection {
     /// `rtt_sample = "linux"` on an ACK that advanced snd_una (`tcp_ack_update_rtt`): the age of
     /// the first never-retransmitted segment it acknowledges cumulatively, else of the first it
     /// newly SACKs, else the TSecr echo (see [`super::rtt_sample`]).
-    fn take_linux_rtt_sample(&mut self, now: Time, h: &TcpHeader, times: AckSendTimes) -> Option<Duration> {
+    #[inline(never)]
+    fn take_linux_rtt_sample(&mut self, now: Time, h: &TcpHeader, ack: u64) -> Option<Duration> {
+        let times = self.ack_send_times(h, ack); // RACK's records are still as before this ACK
         let tsecr = if self.ts_ok { tsecr_sample(now, h) } else { None };
         let sample = rtt_sample::linux_sample(now, times, tsecr)?;
         Some(self.record_rtt_sample(now, sample))
@@ -1227,7 +1231,7 @@ impl TcpConnection {
         let usable = if self.sack_pipe_mode() {
             self.sack_usable()
         } else if self.sacked_leave_flight {
-            in_flight::usable(self.cc.cwnd() as u64, self.snd_wnd as u64, flight, self.sb.sacked_bytes())
+            self.usable_linux(flight)
         } else {
             wnd.saturating_sub(flight)
         };
@@ -1251,6 +1255,14 @@ impl TcpConnection {
             self.push_next = true; // the last segment these windows let go now
         }
         Some(self.emit_from(now, self.snd_nxt, len, true))
+    }
+
+    /// Room for new data outside recovery with `in_flight = "linux"`: SACKed bytes are out of
+    /// the flight (out of line, so the default path's `try_send` stays as it was).
+    #[cold]
+    #[inline(never)]
+    fn usable_linux(&self, flight: u64) -> u64 {
+        in_flight::usable(self.cc.cwnd() as u64, self.snd_wnd as u64, flight, self.sb.sacked_bytes())
     }
 
     /// New data with nothing in flight (`cfg.slow_start_after_idle`): if the last data segment

@@ -30,7 +30,8 @@ impl TcpConnection {
         self.tlp_on = self.cfg.tlp && sack;
         self.rearm_sack = sack && self.cfg.rto_rearm == RtoRearm::Linux;
         self.linux_rtt = self.cfg.rtt_sample == RttSample::Linux;
-        self.rack_track = self.rack_on || self.tlp_on || self.rearm_sack || self.linux_rtt;
+        self.ack_times = self.rearm_sack || self.linux_rtt;
+        self.rack_track = self.rack_on || self.tlp_on || self.ack_times;
         if self.rack_track {
             self.rack.reserve();
         }
@@ -38,6 +39,7 @@ impl TcpConnection {
 
     /// Linux's send times of the segments this ACK (cumulative point `ack`) newly acknowledges
     /// or SACKs, read before the ACK is applied (one walk for `rto_rearm` and `rtt_sample`).
+    #[inline(never)]
     pub(super) fn ack_send_times(&self, h: &TcpHeader, ack: u64) -> AckSendTimes {
         let (blocks, n) = self.unwrapped_sack_blocks(h);
         self.rack.ack_send_times(ack, &blocks[..n])
