@@ -38,7 +38,8 @@ impl TcpConnection {
     }
 
     /// Linux's send times of the segments this ACK (cumulative point `ack`) newly acknowledges
-    /// or SACKs, read before the ACK is applied (one walk for `rto_rearm` and `rtt_sample`).
+    /// or SACKs, read while RACK's records are still as before it (they are applied in
+    /// `rack_on_ack`); one walk for `rto_rearm` and `rtt_sample`.
     #[inline(never)]
     pub(super) fn ack_send_times(&self, h: &TcpHeader, ack: u64) -> AckSendTimes {
         let (blocks, n) = self.unwrapped_sack_blocks(h);
