@@ -209,6 +209,11 @@ def test_linux_profile_reaches_the_live_plan_and_unturnable_switches_are_refused
     with pytest.raises(live.LiveError, match="tcp.rto_rearm: a live run uses Linux's TCP"):
         runner.load_plan(YAN, "cc", ['flow.0.tcp.rto_rearm="rfc6298"'])
     assert runner.load_plan(YAN, "cc", ['flow.0.tcp.rto_rearm="linux"'])["cc"] == "reno"
+    # Linux's RTO fires on the jiffies wheel and is fed by its own RTT samples: the RFC ones are refused.
+    for key, rfc in (("rto_timer", "exact"), ("rtt_sample", "rfc")):
+        with pytest.raises(live.LiveError, match=f"tcp.{key}: a live run uses Linux's TCP"):
+            runner.load_plan(YAN, "cc", [f'flow.0.tcp.{key}="{rfc}"'])
+        assert runner.load_plan(YAN, "cc", [f'flow.0.tcp.{key}="linux"'])["cc"] == "reno"
     # Linux ACKs pushed data at the read and its server pushes at the window's end: not switchable.
     for key in ("ack_pushed", "push_window_end"):
         with pytest.raises(live.LiveError, match=f"tcp.{key}: a live run uses Linux's TCP"):
@@ -216,7 +221,7 @@ def test_linux_profile_reaches_the_live_plan_and_unturnable_switches_are_refused
         assert runner.load_plan(YAN, "cc", [f"flow.0.tcp.{key}=true"])["cc"] == "reno"
     # Linux restarts SACK recovery at the recovery point.
     sack = ["flow.0.tcp.sack=true"]
-    for key, rfc in (("recovery_point", "rfc6675"),):
+    for key, rfc in (("recovery_point", "rfc6675"), ("in_flight", "rfc5681")):
         with pytest.raises(live.LiveError, match=f"tcp.{key}: a live run uses Linux's TCP"):
             runner.load_plan(YAN, "cc", [*sack, f'flow.0.tcp.{key}="{rfc}"'])
         assert runner.load_plan(YAN, "cc", [*sack, f'flow.0.tcp.{key}="linux"'])["cc"] == "reno"

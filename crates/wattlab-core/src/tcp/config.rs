@@ -4,7 +4,10 @@ use super::cc::{CubicVariant, HyStartMode, VegasRetransmit};
 use super::ooo_limit::OooLimit;
 use super::prr::PrrVariant;
 use super::rto_linux::RtoMode;
+use super::in_flight::InFlight;
 use super::rto_rearm::RtoRearm;
+use super::rto_timer::RtoTimer;
+use super::rtt_sample::RttSample;
 use super::recovery::RecoveryPoint;
 use crate::time::Duration;
 
@@ -210,6 +213,18 @@ pub struct TcpConfig {
     /// (`RtoRearm::Linux`: also when snd_una's segment is resent and on SACKs of data sent
     /// before it was, see [`super::rto_rearm`]).
     pub rto_rearm: RtoRearm,
+    /// When an armed retransmission timer fires: at now + RTO (default) or on Linux's jiffies
+    /// timer wheel (`RtoTimer::Linux`: rounded up to the wheel level's granule, see
+    /// [`super::rto_timer`]).
+    pub rto_timer: RtoTimer,
+    /// Which ACKs give the RTO estimator RTT samples: RFC 7323/6298's (default) or Linux's
+    /// (`RttSample::Linux`: the send time of the first never-retransmitted segment an ACK newly
+    /// acknowledges or SACKs, SACK-only ACKs too; see [`super::rtt_sample`]).
+    pub rtt_sample: RttSample,
+    /// What counts as in flight for new data outside recovery: RFC 5681's FlightSize (default)
+    /// or Linux's `tcp_packets_in_flight` (`InFlight::Linux`: SACKed bytes excluded; see
+    /// [`super::in_flight`]).
+    pub in_flight: InFlight,
     /// Upper RTO clamp, also the cap of the persist-timer backoff: 60 s (RFC 6298 §2.5).
     pub max_rto: Duration,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2).
@@ -267,6 +282,9 @@ impl Default for TcpConfig {
             timer_tick: None,
             rto: RtoMode::Rfc6298,
             rto_rearm: RtoRearm::Rfc6298,
+            rto_timer: RtoTimer::Exact,
+            rtt_sample: RttSample::Rfc,
+            in_flight: InFlight::Rfc5681,
             max_rto: Duration::from_secs(60),
             dupack_threshold: 3,
             congestion_control: CongestionControlKind::NewReno,

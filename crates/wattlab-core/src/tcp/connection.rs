@@ -20,10 +20,13 @@ use super::ooo_limit::OooLimit;
 use super::prr::{Prr, PrrAck};
 use super::sack_compress::SackCompress;
 use super::rack::Rack;
+use super::in_flight::{self, InFlight};
 use super::rto_rearm::RtoRearm;
+use super::rto_timer::RtoTimer;
 use super::reassembly::Reassembly;
 use super::recovery::{DupAckAction, LossRecovery, NewAckAction};
 use super::rtt::RttEstimator;
+use super::rtt_sample;
 use super::scoreboard::Scoreboard;
 use super::seq::{self, SeqSpace};
 use super::state::{TcpEvent, TcpState, TcpStats};
@@ -122,6 +125,14 @@ pub struct TcpConnection {
     rack_on: bool,
     tlp_on: bool,
     rack_track: bool,
+    /// `rto_rearm = "linux"` with SACK: SACKs of data older than the head's resend restart the RTO.
+    rearm_sack: bool,
+    /// `rtt_sample = "linux"`: RTT samples from the send times of what each ACK newly covers.
+    linux_rtt: bool,
+    /// `linux_rtt || rearm_sack`: each ACK's send times are read before it is applied.
+    ack_times: bool,
+    /// `in_flight = "linux"` with SACK: SACKed bytes leave the flight also outside recovery.
+    sacked_leave_flight: bool,
     /// The PTO fired with new data to send: the next segment is a new-data probe.
     tlp_new_pending: bool,
 
@@ -179,7 +190,11 @@ impl TcpConnection {
         let autotune = cfg.autotune.then(|| Box::new(Autotune::new(mss, cfg.recv_buffer as u64).with_scaling_ratio(cfg.scaling_ratio)));
         let recovery = LossRecovery::new(cfg.recovery_point);
         TcpConnection {
-            rtt: RttEstimator::with_mode(cfg.rto, cfg.timer_tick, cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+            rtt: {
+                let mut rtt = RttEstimator::with_mode(cfg.rto, cfg.timer_tick, cfg.initial_rto, cfg.min_rto, cfg.max_rto);
+                rtt.set_timer_wheel(cfg.rto_timer == RtoTimer::Linux);
+                rtt
+            },
             cc: {
                 let mut cc = CongestionControl::new(cfg.congestion_control, mss, cfg.initial_cwnd);
                 cc.set_abc_limit(cfg.ack_every);
@@ -230,6 +245,10 @@ impl TcpConnection {
             rack_on: false,
             tlp_on: false,
             rack_track: false,
+            rearm_sack: false,
+            linux_rtt: false,
+            ack_times: false,
+            sacked_leave_flight: false,
             tlp_new_pending: false,
             rx: SeqSpace::new(0),
             rcv_nxt: 0,
@@ -601,6 +620,7 @@ impl TcpConnection {
         self.cc.set_mss(self.eff_mss, self.cfg.initial_cwnd);
         self.sb.set_mss(self.eff_mss);
         self.rack_setup(); // RACK: on if configured and SACK was negotiated
+        self.sacked_leave_flight = self.cfg.in_flight == InFlight::Linux && self.sack_recovery_enabled();
         // The window on a SYN is never scaled (RFC 7323 §2.2).
         self.snd_wnd = h.window as u32;
         self.max_snd_wnd = self.snd_wnd;
@@ -813,7 +833,7 @@ impl TcpConnection {
             // The timed segment's nanosecond RTT, for delay-based congestion control (with
             // timestamps on it is timed for the controller only).
             let fine_rtt = self.rtt_timing.filter(|&(end, _)| ack >= end).map(|(_, sent)| now.saturating_since(sent));
-            let sample = self.take_rtt_sample(now, h, ack);
+            let sample = if self.linux_rtt { self.take_linux_rtt_sample(now, h, ack) } else { self.take_rtt_sample(now, h, ack) };
             if fine_rtt.is_some() {
                 self.rtt_timing = None;
             }
@@ -935,8 +955,14 @@ impl TcpConnection {
                 DupAckAction::None => {}
             }
         }
+        // Linux's send time of the first segment a SACK-only ACK newly SACKs (RACK's records
+        // are applied only in `rack_on_ack`, so they are still as before the ACK here).
+        let first_sackt = if self.ack_times && self.snd_una == una0 { self.ack_send_times(h, ack).first_sackt } else { None };
+        if let Some(sent) = first_sackt.filter(|_| self.linux_rtt) {
+            self.record_rtt_sample(now, now.saturating_since(sent)); // Linux: a SACK-only ACK's sample
+        }
         if self.rack_track {
-            self.rack_on_ack(now, h, una0, new_sack, payload_len); // RACK: detect loss, TLP
+            self.rack_on_ack(now, h, una0, new_sack, payload_len, first_sackt); // RACK: detect loss, TLP
         }
         if style == RecoveryStyle::Sack && !self.rack_on {
             self.sack_check_loss(); // SACK: IsLost(HighACK+1) also starts recovery (RFC 6675 §5)
@@ -957,12 +983,7 @@ impl TcpConnection {
     /// from the Karn-timed segment (RFC 6298 §3).
     fn take_rtt_sample(&mut self, now: Time, h: &TcpHeader, ack: u64) -> Option<Duration> {
         let sample = if self.ts_ok {
-            let ts = h.options.timestamps?;
-            let elapsed = ts_clock(now).wrapping_sub(ts.tsecr);
-            if elapsed > i32::MAX as u32 {
-                return None; // echo from the future: ignore
-            }
-            Duration::from_millis(elapsed as u64)
+            tsecr_sample(now, h)?
         } else {
             let (end, sent) = self.rtt_timing?;
             if ack < end {
@@ -971,12 +992,28 @@ impl TcpConnection {
             self.rtt_timing = None;
             now.saturating_since(sent)
         };
+        Some(self.record_rtt_sample(now, sample))
+    }
+
+    /// `rtt_sample = "linux"` on an ACK that advanced snd_una (`tcp_ack_update_rtt`): the age of
+    /// the first never-retransmitted segment it acknowledges cumulatively, else of the first it
+    /// newly SACKs, else the TSecr echo (see [`super::rtt_sample`]).
+    #[inline(never)]
+    fn take_linux_rtt_sample(&mut self, now: Time, h: &TcpHeader, ack: u64) -> Option<Duration> {
+        let times = self.ack_send_times(h, ack); // RACK's records are still as before this ACK
+        let tsecr = if self.ts_ok { tsecr_sample(now, h) } else { None };
+        let sample = rtt_sample::linux_sample(now, times, tsecr)?;
+        Some(self.record_rtt_sample(now, sample))
+    }
+
+    /// Feed one RTT sample to the estimator; returns the stack's own measurement of it.
+    fn record_rtt_sample(&mut self, now: Time, sample: Duration) -> Duration {
         // The statistics keep the path's RTT; the estimator and congestion control see the
         // stack's own measurement (whole ticks with a coarse timer).
         let measured = self.rtt.measure(now, sample, self.snd_una, self.snd_nxt);
         self.stats.rtt_samples += 1;
         self.stats.rtt_sample_sum_ns = self.stats.rtt_sample_sum_ns.saturating_add(sample.as_nanos());
-        Some(measured)
+        measured
     }
 
     fn our_fin_acked(&mut self, now: Time) {
@@ -1206,7 +1243,13 @@ impl TcpConnection {
         let avail = data_end - self.snd_nxt;
         let flight = self.snd_nxt - self.snd_una;
         let wnd = self.cc.cwnd().min(self.snd_wnd) as u64;
-        let usable = if self.sack_pipe_mode() { self.sack_usable() } else { wnd.saturating_sub(flight) };
+        let usable = if self.sack_pipe_mode() {
+            self.sack_usable()
+        } else if self.sacked_leave_flight {
+            self.usable_linux(flight)
+        } else {
+            wnd.saturating_sub(flight)
+        };
         let mss = self.seg_mss() as u64;
         let len = mss.min(avail).min(usable);
         if len == 0 {
@@ -1227,6 +1270,14 @@ impl TcpConnection {
             self.push_next = true; // the last segment these windows let go now
         }
         Some(self.emit_from(now, self.snd_nxt, len, true))
+    }
+
+    /// Room for new data outside recovery with `in_flight = "linux"`: SACKed bytes are out of
+    /// the flight (out of line, so the default path's `try_send` stays as it was).
+    #[cold]
+    #[inline(never)]
+    fn usable_linux(&self, flight: u64) -> u64 {
+        in_flight::usable(self.cc.cwnd() as u64, self.snd_wnd as u64, flight, self.sb.sacked_bytes())
     }
 
     /// New data with nothing in flight (`cfg.slow_start_after_idle`): if the last data segment
@@ -1503,6 +1554,14 @@ impl TcpConnection {
 /// FIN may ride on a segment only once the application closed and the handshake is done.
 fn fin_allowed(state: TcpState) -> bool {
     matches!(state, TcpState::FinWait1 | TcpState::Closing | TcpState::LastAck)
+}
+
+/// The RTT an ACK's TSecr echoes (whole milliseconds of [`ts_clock`]), unless it echoes the
+/// future.
+fn tsecr_sample(now: Time, h: &TcpHeader) -> Option<Duration> {
+    let ts = h.options.timestamps?;
+    let elapsed = ts_clock(now).wrapping_sub(ts.tsecr);
+    (elapsed <= i32::MAX as u32).then(|| Duration::from_millis(elapsed as u64))
 }
 
 /// RFC 7323 timestamp clock: 1 ms ticks of `now`, wrapping.

@@ -11,7 +11,10 @@ use super::config::{CongestionControlKind, TcpConfig};
 use super::named_option::named_option;
 use super::ooo_limit::OooLimit;
 use super::prr::PrrVariant;
+use super::in_flight::InFlight;
 use super::rto_rearm::RtoRearm;
+use super::rto_timer::RtoTimer;
+use super::rtt_sample::RttSample;
 use super::recovery::RecoveryPoint;
 use crate::time::Duration;
 
@@ -101,9 +104,12 @@ fn linux() -> TcpConfig {
         initial_rto: Duration::from_secs(1), // TCP_TIMEOUT_INIT (RFC 6298), since 3.1
         min_rto: Duration::from_millis(200), // TCP_RTO_MIN
         max_rto: Duration::from_secs(120),   // TCP_RTO_MAX
-        timer_tick: None,               // RTT in µs (tcp_mstamp), RTO timer in 1-4 ms jiffies
+        timer_tick: None,               // RTT in µs (tcp_mstamp); the RTO's jiffies are rto and rto_timer
         rto: RtoMode::Linux,            // tcp_rtt_estimator + __tcp_set_rto: SRTT + rttvar, rttvar ≥ rto_min
         rto_rearm: RtoRearm::Linux,     // tcp_xmit_retransmit_queue (head resent), tcp_clean_rtx_queue (SACK of older data)
+        rto_timer: RtoTimer::Linux,     // icsk_retransmit_timer is a timer_list: jiffies (CONFIG_HZ = 250), calc_wheel_index rounding
+        rtt_sample: RttSample::Linux,   // tcp_clean_rtx_queue first_ackt / tcp_sacktag_one first_sackt, TSecr as fallback (tcp_ack_update_rtt)
+        in_flight: InFlight::Linux,     // tcp_cwnd_test → tcp_packets_in_flight: SACKed segments out of the flight in every state
         dupack_threshold: 3,            // net.ipv4.tcp_reordering = 3
         congestion_control: CongestionControlKind::Cubic, // CONFIG_DEFAULT_TCP_CONG = "cubic"
         hystart: HyStartMode::Linux,    // tcp_cubic hystart = 1, hystart_detect = 3 (train + delay)
@@ -145,6 +151,9 @@ mod tests {
         assert_eq!(c.cubic, CubicVariant::Linux);
         assert_eq!(c.rto, RtoMode::Linux);
         assert_eq!((c.rto_rearm, TcpConfig::default().rto_rearm), (RtoRearm::Linux, RtoRearm::Rfc6298));
+        assert_eq!((c.rto_timer, TcpConfig::default().rto_timer), (RtoTimer::Linux, RtoTimer::Exact));
+        assert_eq!((c.rtt_sample, TcpConfig::default().rtt_sample), (RttSample::Linux, RttSample::Rfc));
+        assert_eq!((c.in_flight, TcpConfig::default().in_flight), (InFlight::Linux, InFlight::Rfc5681));
         assert_eq!((c.prr_variant, TcpConfig::default().prr_variant), (PrrVariant::Linux, PrrVariant::Rfc6937));
         assert_eq!((c.recovery_point, TcpConfig::default().recovery_point), (RecoveryPoint::Linux, RecoveryPoint::Rfc6675));
         assert_eq!((c.initial_cwnd, c.dupack_threshold, c.ack_every), (10, 3, 2));

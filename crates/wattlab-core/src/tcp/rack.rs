@@ -48,6 +48,17 @@ impl SentSeg {
     }
 }
 
+/// What an ACK's newly acknowledged records say about when they were sent (see
+/// [`Rack::ack_send_times`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckSendTimes {
+    /// Send time of the lowest never-retransmitted record acknowledged cumulatively (Linux's
+    /// `first_ackt`); `None` also when the ACK covers a retransmitted record.
+    pub first_ackt: Option<Time>,
+    /// Send time of the lowest never-retransmitted record newly SACKed (Linux's `first_sackt`).
+    pub first_sackt: Option<Time>,
+}
+
 /// Counters of RACK-TLP's decisions over a connection.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RackStats {
@@ -90,9 +101,6 @@ pub struct Rack {
     tlp: Option<(u64, bool)>,
     /// PTO deadline.
     pto: Option<Time>,
-    /// Send time of the lowest never-retransmitted segment the last ACK newly SACKed (Linux's
-    /// `first_sackt`, for `rto_rearm = "linux"`).
-    first_sackt: Option<Time>,
     stats: RackStats,
 }
 
@@ -111,7 +119,6 @@ impl Default for Rack {
             reo_timer: None,
             tlp: None,
             pto: None,
-            first_sackt: None,
             stats: RackStats::default(),
         }
     }
@@ -133,10 +140,40 @@ impl Rack {
         &self.stats
     }
 
-    /// Send time of the lowest never-retransmitted segment the last ACK newly SACKed (Linux's
-    /// `first_sackt` in `tcp_sacktag_one`), if any.
-    pub fn first_sackt(&self) -> Option<Time> {
-        self.first_sackt
+    /// The send times Linux reads off an ACK about to be applied (cumulative point `una`, SACK
+    /// `blocks`, unwrapped, any order), one walk for `rto_rearm` and `rtt_sample` (Linux 6.18,
+    /// net/ipv4/tcp_input.c):
+    /// - `first_ackt`: `tcp_clean_rtx_queue`'s — the send time of the lowest record the ACK
+    ///   acknowledges cumulatively that was neither SACKed before nor ever retransmitted; `None`
+    ///   if any record it acknowledges cumulatively was retransmitted (`FLAG_RETRANS_DATA_ACKED`:
+    ///   Karn). A record only partly acknowledged counts as not acknowledged (Linux frees whole
+    ///   skbs; a one-segment skb partly acknowledged ends the walk).
+    /// - `first_sackt`: `tcp_sacktag_one`'s — the send time of the lowest never-retransmitted
+    ///   record the ACK newly SACKs (blocks are walked in ascending order, as
+    ///   `tcp_sacktag_write_queue` sorts them).
+    pub fn ack_send_times(&self, una: u64, blocks: &[(u64, u64)]) -> AckSendTimes {
+        let mut t = AckSendTimes::default();
+        let mut retransmitted = false;
+        for s in self.segs.iter().take_while(|s| s.end <= una) {
+            if s.retransmitted {
+                retransmitted = true;
+            } else if !s.sacked && t.first_ackt.is_none() {
+                t.first_ackt = Some(s.xmit_ts);
+            }
+        }
+        if retransmitted {
+            t.first_ackt = None;
+        }
+        let mut lowest: Option<(u64, Time)> = None;
+        for &(bs, be) in blocks {
+            let from = self.segs.partition_point(|s| s.start < bs.max(una));
+            let first = self.segs.range(from..).take_while(|s| s.end <= be).find(|s| !s.sacked && !s.retransmitted);
+            if let Some(s) = first.filter(|s| lowest.is_none_or(|(start, _)| s.start < start)) {
+                lowest = Some((s.start, s.xmit_ts));
+            }
+        }
+        t.first_sackt = lowest.map(|(_, t)| t);
+        t
     }
 
     /// When the lowest outstanding segment (snd_una's) was last (re)transmitted.
@@ -303,7 +340,6 @@ impl Rack {
     pub fn on_ack(&mut self, now: Time, una: u64, blocks: &[(u64, u64)]) -> bool {
         let mut best: Option<SentSeg> = None;
         let mut delivered = false;
-        self.first_sackt = None;
         // Cumulatively acknowledged records, lowest first.
         while let Some(&s) = self.segs.front() {
             if s.start >= una {
@@ -351,9 +387,6 @@ impl Rack {
                     if s.lost {
                         r.lost = false;
                         self.lost_bytes -= s.len();
-                    }
-                    if !s.retransmitted && self.first_sackt.is_none() {
-                        self.first_sackt = Some(s.xmit_ts);
                     }
                     delivered = true;
                     self.delivered(s, now, &mut best);
@@ -510,6 +543,35 @@ mod tests {
 
     fn seg(i: u64) -> (u64, u64) {
         (1 + i * MSS, 1 + (i + 1) * MSS)
+    }
+
+    /// Linux's send times of an ACK (`ack_send_times`): `first_ackt` is the lowest cumulatively
+    /// acknowledged never-retransmitted, not-yet-SACKed segment, and none at all if the ACK
+    /// covers a retransmitted one (Karn, `FLAG_RETRANS_DATA_ACKED`); `first_sackt` the lowest
+    /// newly SACKed never-retransmitted one, whatever the order of the blocks.
+    #[test]
+    fn ack_send_times_follow_first_ackt_and_first_sackt() {
+        let mut r = sent(8);
+        // Cumulative ACK of 0..2: segment 0 (sent at 0 ms) is the first.
+        assert_eq!(r.ack_send_times(seg(2).0, &[]), AckSendTimes { first_ackt: Some(t(0)), first_sackt: None });
+        // SACKs of 6 and of 3..4 (listed high block first): the lowest newly SACKed is 3.
+        let times = r.ack_send_times(seg(0).0, &[seg(6), (seg(3).0, seg(4).1)]);
+        assert_eq!(times, AckSendTimes { first_ackt: None, first_sackt: Some(t(3)) });
+        r.on_ack(t(50), seg(0).0, &[seg(3), seg(4)]);
+        // 3 and 4 are SACKed now: a cumulative ACK past them times segment 0, and re-SACKing
+        // them gives no SACK sample; SACKed records below the ACK are skipped for first_ackt.
+        assert_eq!(r.ack_send_times(seg(0).0, &[(seg(3).0, seg(4).1)]).first_sackt, None);
+        assert_eq!(r.ack_send_times(seg(5).0, &[]).first_ackt, Some(t(0)));
+        // Segment 1 resent at 60 ms: an ACK covering it gives no cumulative sample, even though
+        // segment 0 below it was never resent; a new SACK still gives its sample.
+        r.on_sent(seg(1).0, seg(1).1, t(60));
+        let times = r.ack_send_times(seg(2).0, &[seg(6)]);
+        assert_eq!(times, AckSendTimes { first_ackt: None, first_sackt: Some(t(6)) });
+        // Resent data SACKed gives no SACK sample either.
+        r.on_sent(seg(5).0, seg(5).1, t(61));
+        assert_eq!(r.ack_send_times(seg(0).0, &[seg(5)]).first_sackt, None);
+        // A partly acknowledged segment is not acknowledged.
+        assert_eq!(r.ack_send_times(seg(0).0 + 10, &[]).first_ackt, None);
     }
 
     /// RFC 8985 §3.3.1's example: segments P1..P3 sent, P1 lost; the SACK of P3 (sent later)

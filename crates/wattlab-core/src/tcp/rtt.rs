@@ -4,6 +4,7 @@
 
 use super::coarse_rtt::CoarseRtt;
 use super::rto_linux::{LinuxRto, RtoMode};
+use super::rto_timer;
 use crate::time::{Duration, Time};
 
 /// Clock granularity G of RFC 6298 §2: our timestamp clock ticks every millisecond.
@@ -57,12 +58,14 @@ pub struct RttEstimator {
     coarse: Option<Box<CoarseRtt>>,
     /// Set by `tcp.rto = "linux"`: samples, SRTT and the RTO come from it (backoff stays here).
     linux: Option<LinuxRto>,
+    /// Set by `tcp.rto_timer = "linux"`: the RTO fires on Linux's jiffies timer wheel.
+    wheel: bool,
 }
 
 impl RttEstimator {
     /// Estimator with no sample yet: RTO = `initial` (RFC 6298 §2.1).
     pub fn new(initial: Duration, min_rto: Duration, max_rto: Duration) -> Self {
-        RttEstimator { smoothed: SmoothedRtt::default(), rto: initial, min_rto, max_rto, coarse: None, linux: None }
+        RttEstimator { smoothed: SmoothedRtt::default(), rto: initial, min_rto, max_rto, coarse: None, linux: None, wheel: false }
     }
 
     /// Estimator ticking every `tick` when given (see [`CoarseRtt`]), else RFC 6298's.
@@ -111,8 +114,17 @@ impl RttEstimator {
         }
     }
 
+    /// Fire the RTO on Linux's jiffies timer wheel (`tcp.rto_timer = "linux"`; ignored with a
+    /// coarse tick, whose own boundaries rule).
+    pub fn set_timer_wheel(&mut self, on: bool) {
+        self.wheel = on && self.coarse.is_none();
+    }
+
     /// When the retransmission timer armed at `now` expires.
     pub fn rto_deadline(&self, now: Time) -> Time {
+        if self.wheel {
+            return rto_timer::linux_expiry(now, self.rto());
+        }
         self.deadline(now, self.rto())
     }
 

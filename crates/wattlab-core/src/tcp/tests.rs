@@ -1654,4 +1654,5 @@ mod ooo;
 mod slowstart;
 mod rack;
 mod rto_rearm;
+mod linux_timing;
 mod vegas_ns2;

@@ -13,7 +13,8 @@
 use crate::scenario::flow::tcp::{max_window, MAX_WINDOW_SCALE};
 use crate::scenario::TcpSettings;
 use wattlab_core::tcp::{
-    CongestionControlKind, CubicVariant, HyStartMode, OooLimit, PrrVariant, RecoveryPoint, RtoMode, RtoRearm, TcpConfig, TcpProfile, VegasRetransmit,
+    CongestionControlKind, CubicVariant, HyStartMode, InFlight, OooLimit, PrrVariant, RecoveryPoint, RtoMode, RtoRearm, RtoTimer, RttSample, TcpConfig,
+    TcpProfile, VegasRetransmit,
 };
 
 /// Congestion-control names accepted in scenarios: every `CongestionControlKind::name()`
@@ -218,6 +219,11 @@ pub const KEYS: &[TcpKey] = &[
         live unless Linux => "a live run uses Linux's TCP, whose retransmission timeout is its own estimator (`linux`: SRTT + rttvar, rttvar ≥ rto_min); `{v}` is not available there"),
     named!(rto_rearm: RtoRearm,
         live unless Linux => "a live run uses Linux's TCP, which also restarts its retransmission timer when it resends snd_una's segment and on SACKs of older data (`linux`); `{v}` is not available there"),
+    named!(rto_timer: RtoTimer,
+        needs |c| c.timer_tick.is_none() => "rto_timer = \"{v}\" is Linux's jiffies timer wheel: remove tcp.timer_tick (a coarse timer fires on its own ticks)",
+        live unless Linux => "a live run uses Linux's TCP, whose retransmission timer fires on the kernel's jiffies timer wheel (`linux`); `{v}` is not available there"),
+    named!(rtt_sample: RttSample,
+        live unless Linux => "a live run uses Linux's TCP, which times every ACK by the send times of the segments it acknowledges or SACKs (`linux`); `{v}` is not available there"),
     named!(prr_variant: PrrVariant,
         needs |c| c.prr => "prr_variant = \"{v}\" is PRR's rules: set tcp.prr = true (or profile = \"linux\")",
         live unless Linux => "a live run uses Linux's TCP, whose PRR follows `tcp_cwnd_reduction` (`linux`); `{v}` is not available there"),
@@ -272,6 +278,9 @@ pub const KEYS: &[TcpKey] = &[
     named!(recovery_point: RecoveryPoint,
         needs |c| c.sack => "recovery_point = \"{v}\" is a rule of SACK recovery: set tcp.sack = true (or profile = \"linux\")",
         live unless Linux => "a live run uses Linux's TCP, which is back in Open once snd_una reaches the recovery point (`linux`); `{v}` is not available there"),
+    named!(in_flight: InFlight,
+        needs |c| c.sack => "in_flight = \"{v}\" subtracts SACKed data: set tcp.sack = true (or profile = \"linux\")",
+        live unless Linux => "a live run uses Linux's TCP, which leaves SACKed segments out of its flight in every state (`linux`, tcp_packets_in_flight); `{v}` is not available there"),
     // RACK-TLP works on SACK information (RFC 8985 §2, as in Linux): a written `true` without
     // SACK would do nothing, so it is refused.
     switch!(rack,
@@ -543,5 +552,51 @@ mod tests {
         // A written buffer is checked against the profile's shift (10), not against "none".
         let t = TcpSettings { profile: Some("linux".into()), recv_buffer: Some(crate::scenario::units::Size(1 << 20)), ..Default::default() };
         assert_eq!(tcp_config(&t).map(|c| c.recv_buffer), Ok(1 << 20));
+    }
+
+    #[test]
+    fn rtt_sample_names_are_checked_and_the_profiles_set_it() {
+        let t = TcpSettings { rtt_sample: Some("bsd".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.rtt_sample", "unknown rtt_sample `bsd` (known: rfc, linux)".into())));
+        let t = TcpSettings { rtt_sample: Some("Linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.rtt_sample), Ok(RttSample::Linux), "also without SACK (first_ackt)");
+        let linux = TcpSettings { profile: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&linux).map(|c| c.rtt_sample), Ok(RttSample::Linux));
+        let t = TcpSettings { rtt_sample: Some("rfc".into()), ..linux };
+        assert_eq!(tcp_config(&t).map(|c| c.rtt_sample), Ok(RttSample::Rfc), "a written key overrides the profile");
+        assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.rtt_sample), Ok(RttSample::Rfc));
+    }
+
+    #[test]
+    fn rto_timer_names_are_checked_refuse_a_coarse_tick_and_the_profiles_set_it() {
+        let t = TcpSettings { rto_timer: Some("jiffies".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.rto_timer", "unknown rto_timer `jiffies` (known: exact, linux)".into())));
+        let t = TcpSettings { rto_timer: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.rto_timer), Ok(RtoTimer::Linux));
+        let tick = crate::scenario::units::Dur::parse("500ms").unwrap();
+        let t = TcpSettings { rto_timer: Some("linux".into()), timer_tick: Some(tick), ..Default::default() };
+        let (field, msg) = tcp_config(&t).unwrap_err();
+        assert_eq!(field, "tcp.rto_timer");
+        assert!(msg.contains("remove tcp.timer_tick"), "{msg}");
+        let linux = TcpSettings { profile: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&linux).map(|c| c.rto_timer), Ok(RtoTimer::Linux));
+        let t = TcpSettings { rto_timer: Some("Exact".into()), ..linux };
+        assert_eq!(tcp_config(&t).map(|c| c.rto_timer), Ok(RtoTimer::Exact), "a written key overrides the profile");
+        assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.rto_timer), Ok(RtoTimer::Exact));
+    }
+
+    #[test]
+    fn in_flight_names_are_checked_need_sack_and_linux_sets_it() {
+        let t = TcpSettings { in_flight: Some("pipe".into()), sack: Some(true), ..Default::default() };
+        assert_eq!(tcp_config(&t), Err(("tcp.in_flight", "unknown in_flight `pipe` (known: rfc5681, linux)".into())));
+        let t = TcpSettings { in_flight: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&t).unwrap_err().0, "tcp.in_flight", "textbook has no SACK");
+        let t = TcpSettings { in_flight: Some("LINUX".into()), sack: Some(true), ..Default::default() };
+        assert_eq!(tcp_config(&t).map(|c| c.in_flight), Ok(InFlight::Linux));
+        let linux = TcpSettings { profile: Some("linux".into()), ..Default::default() };
+        assert_eq!(tcp_config(&linux).map(|c| c.in_flight), Ok(InFlight::Linux), "tcp_packets_in_flight");
+        let t = TcpSettings { in_flight: Some("rfc5681".into()), ..linux };
+        assert_eq!(tcp_config(&t).map(|c| c.in_flight), Ok(InFlight::Rfc5681), "a written key overrides the profile");
+        assert_eq!(tcp_config(&TcpSettings::default()).map(|c| c.in_flight), Ok(InFlight::Rfc5681));
     }
 }

@@ -9,8 +9,9 @@
 
 use super::TcpConnection;
 use crate::packet::{Packet, TcpHeader};
-use crate::tcp::rack::RackStats;
+use crate::tcp::rack::{AckSendTimes, RackStats};
 use crate::tcp::rto_rearm::{self, RtoRearm};
+use crate::tcp::rtt_sample::RttSample;
 use crate::tcp::scoreboard::NextSeg;
 use crate::time::Time;
 
@@ -21,15 +22,43 @@ impl TcpConnection {
     }
 
     /// At the handshake: RACK and TLP run if configured and SACK recovery is on; the record of
-    /// send times is also kept for `rto_rearm = "linux"`'s SACK rule.
+    /// send times is also kept for `rto_rearm = "linux"`'s SACK rule and for
+    /// `rtt_sample = "linux"` (which times segments with or without SACK).
     pub(super) fn rack_setup(&mut self) {
         let sack = self.sack_recovery_enabled();
         self.rack_on = self.cfg.rack && sack;
         self.tlp_on = self.cfg.tlp && sack;
-        self.rack_track = self.rack_on || self.tlp_on || (sack && self.cfg.rto_rearm == RtoRearm::Linux);
+        self.rearm_sack = sack && self.cfg.rto_rearm == RtoRearm::Linux;
+        self.linux_rtt = self.cfg.rtt_sample == RttSample::Linux;
+        self.ack_times = self.rearm_sack || self.linux_rtt;
+        self.rack_track = self.rack_on || self.tlp_on || self.ack_times;
         if self.rack_track {
             self.rack.reserve();
         }
+    }
+
+    /// Linux's send times of the segments this ACK (cumulative point `ack`) newly acknowledges
+    /// or SACKs, read while RACK's records are still as before it (they are applied in
+    /// `rack_on_ack`); one walk for `rto_rearm` and `rtt_sample`.
+    #[inline(never)]
+    pub(super) fn ack_send_times(&self, h: &TcpHeader, ack: u64) -> AckSendTimes {
+        let (blocks, n) = self.unwrapped_sack_blocks(h);
+        self.rack.ack_send_times(ack, &blocks[..n])
+    }
+
+    /// The ACK's SACK blocks unwrapped against snd_una (those that make sense), and their count.
+    fn unwrapped_sack_blocks(&self, h: &TcpHeader) -> ([(u64, u64); crate::packet::MAX_SACK_BLOCKS], usize) {
+        let mut blocks = [(0u64, 0u64); crate::packet::MAX_SACK_BLOCKS];
+        let mut n = 0;
+        for b in h.options.sack_blocks() {
+            let s = self.tx.unwrap(b.left, self.snd_una);
+            let e = self.tx.unwrap(b.right, self.snd_una);
+            if s >= 0 && e > s && n < blocks.len() {
+                blocks[n] = (s as u64, e as u64);
+                n += 1;
+            }
+        }
+        (blocks, n)
     }
 
     /// A data segment `[pos, end)` left; `new_data`: it was not a retransmission.
@@ -41,24 +70,13 @@ impl TcpConnection {
     }
 
     /// After an ACK was processed (snd_una already moved; `una0` was it before; `new_sack`:
-    /// it SACKed new data; `payload_len`: its data): RACK update and loss detection, TLP loss
-    /// detection and the PTO.
-    pub(super) fn rack_on_ack(&mut self, now: Time, h: &TcpHeader, una0: u64, new_sack: bool, payload_len: u32) {
-        let mut blocks = [(0u64, 0u64); crate::packet::MAX_SACK_BLOCKS];
-        let mut n = 0;
-        for b in h.options.sack_blocks() {
-            let s = self.tx.unwrap(b.left, self.snd_una);
-            let e = self.tx.unwrap(b.right, self.snd_una);
-            if s >= 0 && e > s && n < blocks.len() {
-                blocks[n] = (s as u64, e as u64);
-                n += 1;
-            }
-        }
+    /// it SACKed new data; `payload_len`: its data; `first_sackt`: Linux's, from
+    /// [`Self::ack_send_times`] before the ACK, when `rto_rearm = "linux"` runs with SACK):
+    /// RACK update and loss detection, TLP loss detection and the PTO.
+    pub(super) fn rack_on_ack(&mut self, now: Time, h: &TcpHeader, una0: u64, new_sack: bool, payload_len: u32, first_sackt: Option<Time>) {
+        let (blocks, n) = self.unwrapped_sack_blocks(h);
         self.rack.on_ack(now, self.snd_una, &blocks[..n]);
-        if self.cfg.rto_rearm == RtoRearm::Linux
-            && self.snd_una == una0
-            && rto_rearm::sack_restarts_timer(self.rack.first_sackt(), self.rack.head_xmit())
-        {
+        if self.rearm_sack && self.snd_una == una0 && rto_rearm::sack_restarts_timer(first_sackt, self.rack.head_xmit()) {
             // Linux's tcp_clean_rtx_queue: a SACK of data sent before the head's last
             // transmission shows the repair progressing: FLAG_SET_XMIT_TIMER, RTO from now.
             self.rto_at = Some(self.rtt.rto_deadline(now));

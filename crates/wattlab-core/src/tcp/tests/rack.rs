@@ -242,7 +242,10 @@ fn linux_rearms_the_rto_when_it_resends_the_head() {
     use crate::tcp::{RtoRearm, TcpProfile};
     let bytes = 1_500_000;
     let run = |restart: RtoRearm| {
-        let c = TcpConfig { rto_rearm: restart, ..TcpProfile::Linux.config() };
+        // The exact timer: on the jiffies wheel (`rto_timer = "linux"`) RFC 6298's timer here
+        // fires up to 32 ms later, after the second retransmission's ACK (measured: no
+        // timeout either way), which would hide the rule this test is about.
+        let c = TcpConfig { rto_rearm: restart, rto_timer: crate::tcp::RtoTimer::Exact, ..TcpProfile::Linux.config() };
         let mk = || {
             let mut h = Harness::new(c.clone(), c.clone(), 10, 20, ms(150));
             h.rate_bps = Some(20_000_000);

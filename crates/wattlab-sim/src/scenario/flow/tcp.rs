@@ -146,6 +146,22 @@ pub struct TcpSettings {
     /// `tcp_clean_rtx_queue`; on in `linux`).
     #[serde(default)]
     pub rto_rearm: Option<String>,
+    /// When an armed retransmission timer fires: `exact` (default; now + RTO) or `linux` (on
+    /// Linux's jiffies timer wheel, CONFIG_HZ = 250: rounded up to the wheel level's granule,
+    /// 4 ms below 252 ms, 32 ms up to 2 s; on in `linux`). Not with `timer_tick`.
+    #[serde(default)]
+    pub rto_timer: Option<String>,
+    /// Which ACKs give the RTO estimator RTT samples: `rfc` (default; the TSecr of an ACK that
+    /// advances snd_una, or Karn's timed segment) or `linux` (every ACK, SACK-only ones too: the
+    /// send time of the first never-retransmitted segment it newly acknowledges or SACKs,
+    /// `tcp_clean_rtx_queue`/`tcp_sacktag_one`; on in `linux`).
+    #[serde(default)]
+    pub rtt_sample: Option<String>,
+    /// What counts as in flight for new data outside recovery: `rfc5681` (default; snd_nxt −
+    /// snd_una) or `linux` (SACKed bytes excluded, `tcp_packets_in_flight`; on in `linux`);
+    /// `linux` needs SACK.
+    #[serde(default)]
+    pub in_flight: Option<String>,
 }
 
 impl TcpSettings {
