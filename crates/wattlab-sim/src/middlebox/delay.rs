@@ -7,6 +7,13 @@
 //! agent is one thread: packets wait for the ones before them, in order
 //! (release = max(arrival, previous release) + own delay). Both zero (the default): no packet
 //! is held and the packet path is unchanged.
+//!
+//! What the agent sends itself (open ACKs, probes and their closed ACKs) is made by the same
+//! thread: the live agent sends it once it has given the verdict of the packet it was handling
+//! (`wattlab-live` `client_agent::run`: verdict, then `Outputs::flush`), so it never overtakes
+//! a packet the agent decided before. It waits behind every packet held when it is made, with
+//! no time of its own ([`Hold::push_behind`]); without that, a closed ACK the agent decided
+//! first reached the server after the open ACK it made next, and closed the window again.
 
 use crate::net::link::IfaceId;
 use std::collections::VecDeque;
@@ -56,6 +63,18 @@ impl Hold {
         self.busy_until = at;
         self.held.push_back((at, onward, p));
         at
+    }
+
+    /// Queues `p`, which the middlebox made itself at `now`, behind the packets it holds (its
+    /// one thread sends it after their verdicts; it takes no processing time of its own). False:
+    /// nothing is held past `now`, so it leaves at once and the caller sends it. True: it is
+    /// released with the last held packet, whose release is already scheduled.
+    pub fn push_behind(&mut self, now: Time, onward: Onward, p: Packet) -> bool {
+        if self.busy_until <= now {
+            return false;
+        }
+        self.held.push_back((self.busy_until, onward, p));
+        true
     }
 
     /// The next packet due at or before `now`, if any.
@@ -115,5 +134,30 @@ mod tests {
         assert_eq!(h.pop_due(t0 + Duration::from_micros(54)).map(|x| x.0), Some(out));
         assert_eq!(h.pop_due(later + Duration::from_micros(16)).map(|x| x.0), Some(out));
         assert!(h.is_empty());
+    }
+
+    #[test]
+    fn what_the_middlebox_makes_waits_behind_what_it_holds() {
+        let mut h = Hold::new(Duration::from_micros(38), Duration::from_micros(13));
+        let t0 = Time::from_secs_f64(1.0);
+        let out = Onward::Out { iface: 3, next_hop: 1 };
+        let up = Onward::Up { node: 2 };
+        // Idle: an open ACK made now leaves at once (the caller sends it).
+        assert!(!h.push_behind(t0, out, pkt()));
+        assert!(h.is_empty());
+        // The stack's ACK (decided closed) is held 13 us; a probe response arriving 4 us later
+        // makes the agent send its open ACK: the ACK's verdict comes first, then the
+        // response's (38 us), then the open ACK, with no time of its own.
+        let ack_at = h.push(t0, out, pkt());
+        let resp_at = h.push(t0 + Duration::from_micros(4), up, pkt());
+        assert_eq!(resp_at, t0 + Duration::from_micros(51));
+        assert!(h.push_behind(t0 + Duration::from_micros(4), out, pkt()));
+        assert_eq!(h.pop_due(ack_at).map(|x| x.0), Some(out));
+        assert_eq!(h.pop_due(ack_at), None);
+        assert_eq!(h.pop_due(resp_at).map(|x| x.0), Some(up));
+        assert_eq!(h.pop_due(resp_at).map(|x| x.0), Some(out));
+        assert!(h.is_empty());
+        // It took no time: a packet after it waits only for the response's verdict.
+        assert_eq!(h.push(resp_at - Duration::from_micros(1), out, pkt()), resp_at + Duration::from_micros(13));
     }
 }

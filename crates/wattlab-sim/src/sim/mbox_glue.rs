@@ -50,6 +50,20 @@ impl Simulation {
         true
     }
 
+    /// Sends packet `p` that middlebox `m` made itself (an open ACK, a probe, a tunnel packet):
+    /// behind the packets it holds for their processing time, if any (one thread: it sends
+    /// what it made after their verdicts), else at once past it.
+    fn mbox_inject(&mut self, now: Time, m: usize, p: Packet) {
+        let node = self.mboxes[m].mbox.node();
+        let Some((iface, next_hop)) = self.net.route(node, p.dst) else {
+            self.net.drops.unroutable += 1;
+            return;
+        };
+        if !self.mboxes[m].hold.push_behind(now, Onward::Out { iface, next_hop }, p) {
+            self.send_on(iface, next_hop, p);
+        }
+    }
+
     /// Middlebox `m`'s processing time of its oldest held packets is over: they go on.
     pub(super) fn on_mbox_release(&mut self, now: Time, m: u32) {
         while let Some((onward, p)) = self.mboxes[m as usize].hold.pop_due(now) {
@@ -77,8 +91,7 @@ impl Simulation {
         self.mboxes_dirty = false;
         for m in 0..self.mboxes.len() {
             while let Some(p) = self.mboxes[m].mbox.poll_transmit(now, &mut self.net.arena) {
-                let node = self.mboxes[m].mbox.node();
-                self.route_and_send(node, p);
+                self.mbox_inject(now, m, p);
             }
             while let Some(p) = self.mboxes[m].mbox.poll_deliver() {
                 let node = self.mboxes[m].mbox.node();

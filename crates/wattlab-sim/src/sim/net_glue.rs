@@ -14,29 +14,19 @@ use wattlab_core::{Packet, Time};
 
 impl Simulation {
     /// Hands `p` to the node's routing: out of the interface towards its destination, past
-    /// the middlebox on that interface if there is one.
-    pub(crate) fn send_from(&mut self, node: u32, p: Packet) {
-        self.send_routed(node, p, true);
-    }
-
-    /// Sends a packet a node's middlebox injected (it does not pass the middlebox again).
-    pub(crate) fn route_and_send(&mut self, node: u32, p: Packet) {
-        self.send_routed(node, p, false);
-    }
-
-    fn send_routed(&mut self, node: u32, mut p: Packet, through_middlebox: bool) {
+    /// the middlebox on that interface if there is one (what a middlebox makes itself goes
+    /// through `mbox_inject`).
+    pub(crate) fn send_from(&mut self, node: u32, mut p: Packet) {
         let Some((iface, next_hop)) = self.net.route(node, p.dst) else {
             self.net.drops.unroutable += 1;
             return;
         };
-        if through_middlebox {
-            let now = self.sched.now();
-            if !self.mbox_outgoing(now, iface, &mut p) {
-                return;
-            }
-            if self.mbox_hold(now, iface, Onward::Out { iface, next_hop }, p) {
-                return;
-            }
+        let now = self.sched.now();
+        if !self.mbox_outgoing(now, iface, &mut p) {
+            return;
+        }
+        if self.mbox_hold(now, iface, Onward::Out { iface, next_hop }, p) {
+            return;
         }
         self.send_on(iface, next_hop, p);
     }
