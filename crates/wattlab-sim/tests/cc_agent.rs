@@ -428,7 +428,7 @@ fn what_the_agent_sends_never_overtakes_a_packet_it_decided_before() {
     // ACK of the same data, 21 µs behind it, closed the server's window again (17 times in this
     // download; never in live captures). A server that sends its window at once had sent it all
     // in those 21 µs; one paced by its transmit path (`node.tx_time`) stopped after 5 segments
-    // and waited for the agent's next probe: the download took 7.27 s instead of 5.15 s.
+    // and waited for the agent's next probe: the download took 7.06 s instead of 5.15 s.
     let (held, acks) = live_grid_cc(&[AGENT_TIMES], "held");
     let mut opens = 0;
     for w in acks.windows(2) {
