@@ -37,17 +37,19 @@ impl Simulation {
         taken
     }
 
-    /// Holds `p` in the middlebox on `iface` for its processing time, if it has one in this
-    /// direction (true: held, it goes `onward` when [`Event::Release`] fires).
-    pub(crate) fn mbox_hold(&mut self, now: Time, iface: IfaceId, onward: Onward, p: Packet) -> bool {
-        let Some(m) = self.net.ifaces[iface as usize].middlebox else { return false };
-        let hold = &mut self.mboxes[m as usize].hold;
-        if !hold.holds(matches!(onward, Onward::Up { .. })) {
-            return false;
-        }
-        let at = hold.push(now, onward, p);
+    /// The middlebox on `iface` if it holds packets going up (`up`) or out for a processing
+    /// time; checked before a packet is handed over, so the common path copies nothing.
+    #[inline]
+    pub(crate) fn mbox_holding(&self, iface: IfaceId, up: bool) -> Option<u32> {
+        let m = self.net.ifaces[iface as usize].middlebox?;
+        self.mboxes[m as usize].hold.holds(up).then_some(m)
+    }
+
+    /// Holds `p` in middlebox `m` (from [`Self::mbox_holding`]) for its processing time; it
+    /// goes `onward` when [`Event::Release`] fires.
+    pub(crate) fn mbox_hold(&mut self, now: Time, m: u32, onward: Onward, p: Packet) {
+        let at = self.mboxes[m as usize].hold.push(now, onward, p);
         self.sched.schedule(at, Event::Release(m));
-        true
     }
 
     /// Sends packet `p` that middlebox `m` made itself (an open ACK, a probe, a tunnel packet):

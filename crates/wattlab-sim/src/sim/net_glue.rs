@@ -25,7 +25,8 @@ impl Simulation {
         if !self.mbox_outgoing(now, iface, &mut p) {
             return;
         }
-        if self.mbox_hold(now, iface, Onward::Out { iface, next_hop }, p) {
+        if let Some(m) = self.mbox_holding(iface, false) {
+            self.mbox_hold(now, m, Onward::Out { iface, next_hop }, p);
             return;
         }
         self.send_on(iface, next_hop, p);
@@ -143,8 +144,11 @@ impl Simulation {
         let to = c.to;
         self.net.capture_at_peer(to, now, &p, false);
         let node = self.net.ifaces[to as usize].node;
-        if !self.mbox_consume(now, to, &p) && !self.mbox_hold(now, to, Onward::Up { node }, p) {
-            self.receive(now, node, p);
+        if !self.mbox_consume(now, to, &p) {
+            match self.mbox_holding(to, true) {
+                Some(m) => self.mbox_hold(now, m, Onward::Up { node }, p),
+                None => self.receive(now, node, p),
+            }
         }
         if let Some(h) = hop {
             self.hop_on_arrived(now, h, ch);

@@ -91,8 +91,9 @@ impl Simulation {
                         continue; // a tunnel packet: its inner packet comes out of the middlebox
                     }
                     let node = self.net.ifaces[to_if as usize].node;
-                    if !self.mbox_hold(now, to_if, crate::middlebox::delay::Onward::Up { node }, packet) {
-                        self.receive(now, node, packet);
+                    match self.mbox_holding(to_if, true) {
+                        Some(m) => self.mbox_hold(now, m, crate::middlebox::delay::Onward::Up { node }, packet),
+                        None => self.receive(now, node, packet),
                     }
                 }
                 MacOutput::Activity { sta, start, end, kind, shape, tag } => {
