@@ -70,10 +70,10 @@ def test_sim_set_applies_to_its_profile_and_keys_the_simulation():
     assert spec.sim_overrides("textbook") == ["flow.0.tcp.sack=true"]
     plain = grid.GridSpec()
     assert grid.sim_key(spec, SHAPE, "cc", "linux", 1, "h") != grid.sim_key(plain, SHAPE, "cc", "linux", 1, "h")
-    # Without --sim-set an always-on key is what it was before the option existed (stored
-    # grids resume); a cc key also names the simulated agent's processing times (SIM_AGENT).
-    assert grid.sim_key(plain, SHAPE, "always-on", "linux", 1, "h") == f"sim-{SHAPE.key}-always-on-linux-1-" + grid._hash(["h", "5MB", grid._core()])
-    assert grid.sim_key(plain, SHAPE, "cc", "linux", 1, "h") == f"sim-{SHAPE.key}-cc-linux-1-" + grid._hash(["h", "5MB", grid._core(), grid.SIM_AGENT["cc"]])
+    # Every key names the simulated server's transmit path (SIM_HOST); a cc key also the
+    # simulated agent's processing times (SIM_AGENT).
+    assert grid.sim_key(plain, SHAPE, "always-on", "linux", 1, "h") == f"sim-{SHAPE.key}-always-on-linux-1-" + grid._hash(["h", "5MB", grid._core(), grid.SIM_HOST])
+    assert grid.sim_key(plain, SHAPE, "cc", "linux", 1, "h") == f"sim-{SHAPE.key}-cc-linux-1-" + grid._hash(["h", "5MB", grid._core(), grid.SIM_HOST, grid.SIM_AGENT["cc"]])
 
 
 def test_the_cc_simulations_carry_the_live_agents_processing_time(monkeypatch):
@@ -93,7 +93,7 @@ def test_the_cc_simulations_carry_the_live_agents_processing_time(monkeypatch):
     grid.simulate(spec, SHAPE, "cc", "linux", 1)
     grid.simulate(spec, SHAPE, "always-on", "linux", 1)
     cc, cam = seen['wireless.0.power_save="cc"'], seen['wireless.0.power_save="cam"']
-    assert all(o in cc for o in grid.SIM_AGENT["cc"])
+    assert all(o in cc for o in grid.SIM_AGENT["cc"]) and all(o in cc and o in cam for o in grid.SIM_HOST)
     # Always-on has no agent: only the --sim-set override (which a real always-on run refuses).
     assert [o for o in cam if "agent." in o] == ['wireless.0.agent.incoming_delay="0us"']
     # --sim-set comes after the agent's times, so it can replace them.
@@ -187,3 +187,14 @@ def test_a_grid_run_in_parts_is_judged_on_every_part(tmp_path):
     assert (spec.rates_mbps, spec.rtts_ms, spec.losses_pct, spec.runs) == ((20.0,), (20.0,), (0.0,), 1)
     assert sorted(grid_rejudge.live_records(stored, grid_rejudge.narrow(spec, rates_mbps=(20,), rtts_ms=(20,)))) == [
         (SHAPE.key, "always-on", 1), (SHAPE.key, "cc", 1)]
+
+
+def test_a_scenario_whose_first_node_is_not_the_server_is_refused(tmp_path):
+    """SIM_HOST addresses the server as node 0."""
+    body = '[[node]]\nname = "{0}"\n[[node]]\nname = "{1}"\n[[flow]]\nclient = "client"\nserver = "server"\n'
+    bad, good = tmp_path / "bad.toml", tmp_path / "good.toml"
+    bad.write_text(body.format("client", "server"))
+    good.write_text(body.format("server", "client"))
+    with pytest.raises(LiveInputError, match="as node 0.*put the flow's server `server` first"):
+        grid._check_server_first(bad)
+    grid._check_server_first(good)

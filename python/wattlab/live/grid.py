@@ -36,6 +36,12 @@ LIVE_PROFILE = "linux"
 window scaling, congestion control, initial window and minimum RTO)."""
 RECORDS = grid_provenance.RECORDS
 SIM_POWER_SAVE = {"always-on": "cam", "cc": "cc"}
+SIM_HOST = ['node.0.tx_time="5us"']
+"""Overrides of the simulated server host (node 0, which :func:`check` requires to be the
+flow's server) in every mode: the testbed server's transmit path hands the device one segment
+per 5 µs (Linux's TSQ; the median spacing of the dumps a newer ACK interrupted in the stored
+live captures, 3.5–5.6 µs; docs/live.md, *The server's transmit path*). ``--sim-set`` comes
+after them."""
 SIM_AGENT = {"cc": ['wireless.0.agent.incoming_delay="38us"', 'wireless.0.agent.outgoing_delay="13us"']}
 """Overrides of the simulated agent per mode: the live agent's processing time per packet (its
 NFQUEUE verdict: 38 µs for a packet reaching the client, 13 µs for one leaving it; medians of
@@ -173,7 +179,7 @@ def sim_key(spec: GridSpec, shape: Shape, mode: str, profile: str, seed: int, sc
     """A simulation's record key: what ran (with the ``--sim-set`` overrides of its profile, if
     any) and the wattlab build that ran it."""
     what = [scenario_hash, spec.size, _core()] + ([spec.sim_overrides(profile)] if spec.sim_overrides(profile) else [])
-    what += [SIM_AGENT[mode]] if SIM_AGENT.get(mode) else []
+    what += [SIM_HOST] + ([SIM_AGENT[mode]] if SIM_AGENT.get(mode) else [])
     return f"sim-{shape.key}-{mode}-{profile}-{seed}-" + _hash(what)
 
 
@@ -188,7 +194,7 @@ def simulate(spec: GridSpec, shape: Shape, mode: str, profile: str, seed: int) -
     from wattlab import api
 
     ov = [f'wireless.0.power_save="{SIM_POWER_SAVE[mode]}"', *shape.overrides(spec.size, seed), f'flow.0.tcp.profile="{profile}"',
-          *SIM_AGENT.get(mode, []), *spec.sim_overrides(profile)]
+          *SIM_HOST, *SIM_AGENT.get(mode, []), *spec.sim_overrides(profile)]
     t0 = time.monotonic()
     sim = api.run(spec.scenario, overrides=ov)
     flow = sim.summary["flows"][0]
@@ -340,6 +346,20 @@ def check(spec: GridSpec) -> None:
             if plan.get("kind") != "bulk-download":
                 raise LiveInputError(f"{path}: the grid runs a bulk download; this scenario's flow is {plan.get('kind')}")
             checks.time_bound(plan, spec.time_limit)
+    _check_server_first(path)
+
+
+def _check_server_first(path: Path) -> None:
+    """:data:`SIM_HOST` addresses the server as node 0: refuse a scenario whose first node is
+    not its first flow's server."""
+    import tomllib
+
+    doc = tomllib.loads(path.read_text())
+    nodes, flows = doc.get("node") or [{}], doc.get("flow") or [{}]
+    first, server = nodes[0].get("name"), flows[0].get("server")
+    if first != server:
+        raise LiveInputError(f"{path}: the grid simulates the testbed's server as node 0 ([[node]] `{first}`); "
+                             f"put the flow's server `{server}` first")
 
 
 def run_grid(spec: GridSpec, out: Path, on_progress: Callable[[str], None] | None = None, max_runs: int | None = None,
