@@ -111,7 +111,11 @@ def grid_cmd(out, scenario, rates, rtts, losses, runs, modes, profiles, size, ti
     median completion time (min-max over runs), each profile's median and its gap in % of live,
     the energies, the agent's saving (1 - E_cc / E_always-on, medians, each side against its own
     always-on) and its gap in percentage points, and the verdict (pass/fail at loss <=
-    --verdict-max-loss, `report` above). Progress on stderr; each run is stored when it ends,
+    --verdict-max-loss, `report` above); then the same paired by seed (the median of per-seed
+    gaps), and each medians gap with its 95 % interval from resampling the seeds and the
+    verdict sampling leaves (pass, fail, open). The simulations carry the testbed's own
+    measured times: the server's transmit path (every mode) and the cc agent's processing
+    per packet (docs/live.md, "Session 44"). Progress on stderr; each run is stored when it ends,
     so the same command continues an interrupted grid. Needs root (unless --sim-only).
     The full default grid (27 shapes, 162 live runs of 5 MB, 324 simulations) took about 70 minutes on a loaded 2-core VM (docs/live.md)."""
     from wattlab.live import grid
